@@ -1,0 +1,29 @@
+# gpsvm developer targets.  The README's two commands are `make demo` and
+# `make check`; each installs what it needs first.
+LIB := $(CURDIR)/.lib
+R_WITH_LIB := R_LIBS="$(LIB):$${R_LIBS:-}" Rscript --vanilla
+
+.PHONY: demo check bench deps install docs clean
+
+deps:
+	bash tools/install-deps.sh
+
+install: deps
+	mkdir -p $(LIB)
+	R CMD INSTALL --no-test-load --library=$(LIB) . >$(LIB)/install.log 2>&1 || \
+	  (cat $(LIB)/install.log; exit 1)
+
+demo: install
+	$(R_WITH_LIB) -e 'demo("gpsvm", package = "gpsvm", ask = FALSE, echo = TRUE)'
+
+check:
+	bash tools/check.sh
+
+bench: install
+	$(R_WITH_LIB) bench/run.R
+
+docs: deps
+	Rscript --vanilla -e 'Rcpp::compileAttributes(); roxygen2::roxygenise(load_code = roxygen2::load_source)'
+
+clean:
+	rm -rf $(LIB) src/*.o src/*.so src/*.dll

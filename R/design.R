@@ -1,0 +1,112 @@
+# The pieces every model's R layer shares: formula -> design, newdata ->
+# matrix, intervals, logLik objects.  A model's formula method calls
+# .formula_design(), its default method .as_input_matrix() / .check_targets(),
+# and its predict method .newdata_matrix() and .interval_table().
+
+# Evaluate model.frame() in the caller's caller, as lm() does, and return the
+# numeric design (no intercept column: kernels need none), the response and
+# what predict() needs to rebuild the design for new data.
+.formula_design <- function(call, env) {
+  mf_call <- call[c(1L, match(c("formula", "data", "subset", "na.action"), names(call), 0L))]
+  mf_call$drop.unused.levels <- TRUE
+  mf_call[[1L]] <- quote(stats::model.frame)
+  mf <- eval(mf_call, env)
+  terms <- attr(mf, "terms")
+  attr(terms, "intercept") <- 0L
+  x <- stats::model.matrix(terms, mf)
+  attr(x, "assign") <- NULL
+  attr(x, "contrasts") <- NULL
+  list(x = x, y = stats::model.response(mf), terms = terms,
+       xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"))
+}
+
+# Attach the formula pieces to a fit made by the default method.
+.add_formula_parts <- function(fit, design, call) {
+  fit$terms <- design$terms
+  fit$xlevels <- design$xlevels
+  fit$na.action <- design$na.action
+  fit$call <- call
+  fit
+}
+
+# Numeric targets: finite, one per row of x.
+.check_targets <- function(y, n, arg = "y") {
+  if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
+  if (!is.numeric(y) || !is.null(dim(y)) && NCOL(y) != 1L) {
+    .stop(sprintf("'%s' must be a numeric vector", arg))
+  }
+  y <- as.double(y)
+  if (length(y) != n) {
+    .stop(sprintf("'%s' has %d values but 'x' has %d rows", arg, length(y), n))
+  }
+  if (anyNA(y)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
+  if (any(!is.finite(y))) .stop(sprintf("'%s' contains infinite values", arg))
+  y
+}
+
+# The input matrix for predict(): the training inputs when newdata is NULL,
+# else newdata through the stored terms (formula fits) or as a matrix with
+# the training columns.
+.newdata_matrix <- function(object, newdata) {
+  if (is.null(newdata)) return(object$x)
+  if (!is.null(object$terms)) {
+    if (!is.data.frame(newdata) && !is.list(newdata)) {
+      .stop("'newdata' must be a data frame for a model fitted with a formula")
+    }
+    tt <- stats::delete.response(object$terms)
+    mf <- tryCatch(
+      stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
+      error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
+                                        conditionMessage(e))))
+    x <- stats::model.matrix(tt, mf)
+    attr(x, "assign") <- NULL
+    attr(x, "contrasts") <- NULL
+    return(.as_input_matrix(x, "newdata"))
+  }
+  x <- .as_input_matrix(newdata, "newdata")
+  p <- ncol(object$x)
+  if (ncol(x) != p) {
+    # a plain vector of new 1-D points arrives as one column already; a
+    # vector for a p-column model is one new point
+    if (is.null(dim(newdata)) && length(newdata) == p) {
+      x <- matrix(x, nrow = 1L)
+    } else {
+      .stop(sprintf("'newdata' must have %d column(s) like the training inputs, not %d",
+                    p, ncol(x)))
+    }
+  }
+  cn <- colnames(object$x)
+  if (!is.null(cn) && !is.null(colnames(x)) && !setequal(cn, colnames(x))) {
+    .stop(sprintf("'newdata' has columns %s but the model was fitted on %s",
+                  paste(colnames(x), collapse = ", "), paste(cn, collapse = ", ")))
+  }
+  if (!is.null(cn) && !is.null(colnames(x))) x <- x[, cn, drop = FALSE]
+  x
+}
+
+# predict.lm-style output: a vector, or a fit/lwr/upr matrix, or a list with
+# se.fit.  'lower' and 'upper' are the interval ends when an interval is asked.
+.prediction_output <- function(fit, se = NULL, lower = NULL, upper = NULL,
+                               se.fit = FALSE, interval = "none", names = NULL) {
+  fit <- stats::setNames(as.vector(fit), names)
+  value <- if (interval == "none") {
+    fit
+  } else {
+    m <- cbind(fit = fit, lwr = as.vector(lower), upr = as.vector(upper))
+    rownames(m) <- names
+    m
+  }
+  if (se.fit) list(fit = value, se.fit = stats::setNames(as.vector(se), names)) else value
+}
+
+# A "logLik" object, so that AIC() and BIC() work.
+.as_logLik <- function(value, df, nobs) {
+  structure(value, df = df, nobs = nobs, class = "logLik")
+}
+
+# Check a confidence level.
+.check_level <- function(level) {
+  .check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) .stop("'level' must lie in (0, 1)")
+  level
+}

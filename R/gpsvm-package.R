@@ -1,0 +1,23 @@
+#' gpsvm: support vector machines as Gaussian processes
+#'
+#' Support vector regression and classification read as Gaussian process
+#' models, with posterior error bars, an evidence for hyperparameters,
+#' leave-one-out estimates at the cost of one fit, and smooth sparse fits.
+#'
+#' The papers the package implements:
+#' * Gao, Gunn and Harris (2002), mean-field support vector regression:
+#'   `mfsvr()`.
+#' * Gao, Gunn, Harris and Brown (2002), a probabilistic framework for support
+#'   vector regression: `svr()`.
+#' * Opper and Winther (2000), Gaussian processes and SVM, mean field and
+#'   leave-one-out: `gpc()`, `svc()`, `loo_error()`.
+#' * ter Borg and Rothkrantz (2005), smooth Bayesian kernel machines:
+#'   `srvm()`, `rvm()`.
+#'
+#' Every model takes its kernel from one vocabulary: [rbf_kernel()],
+#' [poly_kernel()], [linear_kernel()], evaluated by [kernel_matrix()].
+#'
+#' @keywords internal
+#' @useDynLib gpsvm, .registration = TRUE
+#' @importFrom Rcpp sourceCpp
+"_PACKAGE"

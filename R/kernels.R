@@ -1,0 +1,129 @@
+#' Kernels
+#'
+#' The kernels every gpsvm model accepts. Each returns a small object of class
+#' `gpsvm_kernel` that is evaluated in C++ by [kernel_matrix()] and by the
+#' model fitting functions.
+#'
+#' * `rbf_kernel(sigma)`: the Gaussian kernel
+#'   \eqn{k(x, x') = \exp(-|x - x'|^2 / (2\sigma^2))}. The papers write widths
+#'   differently: Gao, Gunn and Harris (2002) use \eqn{\exp(-|x-x'|^2/\tau^2)},
+#'   which is `rbf_kernel(tau / sqrt(2))`.
+#' * `poly_kernel(degree, scale, offset)`: \eqn{(s \langle x, x'\rangle + c)^d}.
+#' * `linear_kernel()`: \eqn{\langle x, x' \rangle}, the polynomial kernel of
+#'   degree 1 with scale 1 and offset 0.
+#'
+#' @param sigma Width of the Gaussian kernel, a positive number.
+#' @param degree Degree of the polynomial kernel, a positive whole number.
+#' @param scale Multiplier of the inner product.
+#' @param offset Constant added to the scaled inner product.
+#' @param x A `gpsvm_kernel` object.
+#' @param ... Ignored.
+#' @return An object of class `gpsvm_kernel`: a list holding `type` and the
+#'   parameters.
+#' @seealso [kernel_matrix()]
+#' @examples
+#' k <- rbf_kernel(0.5)
+#' k
+#' kernel_matrix(k, c(0, 0.5, 1))
+#' poly_kernel(3, scale = 0.5)
+#' @name kernels
+NULL
+
+.new_kernel <- function(type, ..., subclass) {
+  structure(list(type = type, ...), class = c(subclass, "gpsvm_kernel"))
+}
+
+#' @rdname kernels
+#' @export
+rbf_kernel <- function(sigma = 1) {
+  sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
+  .new_kernel("rbf", sigma = sigma, subclass = "rbf_kernel")
+}
+
+#' @rdname kernels
+#' @export
+poly_kernel <- function(degree, scale = 1, offset = 1) {
+  degree <- .check_count(degree, "degree", lower = 1L)
+  scale <- .check_number(scale, "scale")
+  offset <- .check_number(offset, "offset")
+  .new_kernel("polynomial", degree = degree, scale = scale, offset = offset,
+              subclass = "poly_kernel")
+}
+
+#' @rdname kernels
+#' @export
+linear_kernel <- function() {
+  .new_kernel("linear", degree = 1L, scale = 1, offset = 0, subclass = "linear_kernel")
+}
+
+#' @rdname kernels
+#' @export
+print.gpsvm_kernel <- function(x, ...) {
+  cat(format(x), sep = "\n")
+  invisible(x)
+}
+
+#' @export
+format.gpsvm_kernel <- function(x, ...) {
+  switch(x$type,
+    rbf = c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
+            sprintf("  sigma = %s", format(x$sigma))),
+    polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
+                   sprintf("  degree = %d, scale = %s, offset = %s",
+                           x$degree, format(x$scale), format(x$offset))),
+    linear = "Linear kernel: k(x, x') = <x, x'>"
+  )
+}
+
+.check_kernel <- function(kernel, arg = "kernel") {
+  if (!inherits(kernel, "gpsvm_kernel")) {
+    .stop(sprintf("'%s' must be a kernel such as rbf_kernel(1), poly_kernel(2) or linear_kernel()",
+                  arg))
+  }
+  kernel
+}
+
+#' Kernel matrices and their derivatives
+#'
+#' Evaluates a kernel between two sets of points, or its partial derivative
+#' of order `deriv` in coordinate `wrt` of the first argument. For the
+#' Gaussian kernel the n-th derivative is
+#' \eqn{(-1/\sigma)^n He_n(u) k(x, x')} with \eqn{u = (x_j - x'_j)/\sigma} and
+#' \eqn{He_n} the probabilists' Hermite polynomial, for any order; for the
+#' polynomial kernel the closed form is used, which is zero past the degree.
+#'
+#' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
+#'   [linear_kernel()].
+#' @param x Points as rows: a numeric vector (one coordinate), matrix or data
+#'   frame of numbers.
+#' @param y Optional second set of points with the same columns as `x`. When
+#'   `NULL` and `deriv = 0` the symmetric Gram matrix of `x` is returned, each
+#'   pair evaluated once.
+#' @param deriv Order of the derivative, a whole number >= 0.
+#' @param wrt Column of `x` (the first argument) to differentiate in.
+#' @return A `nrow(x)` by `nrow(y)` matrix with entries
+#'   \eqn{\partial^n k(x_i, y_j) / \partial x_{i,wrt}^n}.
+#' @examples
+#' x <- seq(-2, 2, length.out = 5)
+#' kernel_matrix(rbf_kernel(1), x)
+#' # second derivative of the Gaussian kernel in its first argument
+#' kernel_matrix(rbf_kernel(1), x, 0, deriv = 2)
+#' @export
+kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
+  .check_kernel(kernel)
+  x <- .as_input_matrix(x, "x")
+  if (!is.null(y)) {
+    y <- .as_input_matrix(y, "y")
+    if (ncol(y) != ncol(x)) {
+      .stop(sprintf("'y' must have as many columns as 'x' (%d), not %d", ncol(x), ncol(y)))
+    }
+  }
+  deriv <- .check_count(deriv, "deriv")
+  wrt <- .check_count(wrt, "wrt", lower = 1L)
+  if (wrt > ncol(x)) .stop(sprintf("'wrt' must be a column of 'x' (1 to %d)", ncol(x)))
+  out <- cpp_kernel_matrix(kernel, x, y, deriv, wrt)
+  names_x <- rownames(x)
+  names_y <- rownames(if (is.null(y)) x else y)
+  if (!is.null(names_x) || !is.null(names_y)) dimnames(out) <- list(names_x, names_y)
+  out
+}

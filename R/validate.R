@@ -1,0 +1,61 @@
+# Input checks shared by every model.  Each error names the argument and what
+# was expected, and is raised without the internal call.
+
+.stop <- function(...) stop(..., call. = FALSE)
+
+# A numeric input matrix from a vector, matrix or data frame of numbers.
+.as_input_matrix <- function(x, arg = "x") {
+  if (is.data.frame(x)) {
+    ok <- vapply(x, function(col) is.numeric(col) && !is.object(col), logical(1))
+    if (!all(ok)) {
+      .stop(sprintf("'%s' must contain only numeric columns; not numeric: %s",
+                    arg, paste(names(x)[!ok], collapse = ", ")))
+    }
+    x <- as.matrix(x)
+  } else if (is.null(dim(x))) {
+    if (!is.numeric(x)) .stop(sprintf("'%s' must be numeric, not %s", arg, class(x)[1]))
+    x <- matrix(x, ncol = 1L, dimnames = list(names(x), NULL))
+  }
+  if (!is.numeric(x) || length(dim(x)) != 2L) {
+    .stop(sprintf("'%s' must be a numeric vector, matrix or data frame", arg))
+  }
+  if (nrow(x) < 1L || ncol(x) < 1L) .stop(sprintf("'%s' has no data", arg))
+  if (anyNA(x)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
+  if (any(!is.finite(x))) .stop(sprintf("'%s' contains infinite values", arg))
+  storage.mode(x) <- "double"
+  x
+}
+
+# A single finite number within [lower, upper] (or the open interval).
+.check_number <- function(x, arg, lower = -Inf, upper = Inf, open_lower = FALSE,
+                          allow_inf = FALSE) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x)) {
+    .stop(sprintf("'%s' must be a single number", arg))
+  }
+  if (!allow_inf && !is.finite(x)) .stop(sprintf("'%s' must be finite", arg))
+  bad <- if (open_lower) x <= lower else x < lower
+  if (bad || x > upper) {
+    range <- sprintf("%s%s, %s]", if (open_lower) "(" else "[", format(lower), format(upper))
+    .stop(sprintf("'%s' must lie in %s, not %s", arg, range, format(x)))
+  }
+  as.double(x)
+}
+
+# A single whole number >= lower.
+.check_count <- function(x, arg, lower = 0L) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
+      x != round(x) || x < lower) {
+    .stop(sprintf("'%s' must be a whole number >= %d", arg, lower))
+  }
+  as.integer(x)
+}
+
+# Unknown arguments swallowed by '...' are an error, not silence.
+.check_dots_empty <- function(...) {
+  if (...length() > 0L) {
+    nms <- names(list(...))
+    shown <- if (is.null(nms)) "unnamed" else paste0("'", nms, "'", collapse = ", ")
+    .stop(sprintf("unknown argument(s): %s", shown))
+  }
+  invisible(TRUE)
+}

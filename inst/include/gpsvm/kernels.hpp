@@ -1,0 +1,204 @@
+// The kernel vocabulary shared by every model: Gaussian RBF, polynomial and
+// linear kernels, and their partial derivatives of any order in one
+// coordinate of the first argument.  Pure C++17 + Eigen: no R headers.
+//
+// Inputs follow R's layout, one point per row of an n x d matrix.  The
+// evaluators transpose once to d x n so that each point is contiguous.
+#ifndef GPSVM_KERNELS_HPP
+#define GPSVM_KERNELS_HPP
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace gpsvm {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using ConstMatrixRef = Eigen::Ref<const MatrixXd>;
+using ConstVectorRef = Eigen::Ref<const VectorXd>;
+
+enum class KernelFamily { rbf, polynomial };
+
+// Probabilists' Hermite polynomial He_n(u) by the three-term recurrence
+// He_{k+1}(u) = u He_k(u) - k He_{k-1}(u).
+inline double hermite_he(int n, double u) {
+  double previous = 1.0, current = u;
+  if (n == 0) return previous;
+  for (int k = 1; k < n; ++k) {
+    const double next = u * current - k * previous;
+    previous = current;
+    current = next;
+  }
+  return current;
+}
+
+struct Kernel {
+  KernelFamily family = KernelFamily::rbf;
+  double sigma = 1.0;   // RBF: exp(-|x - y|^2 / (2 sigma^2))
+  int degree = 1;       // polynomial: (scale <x, y> + offset)^degree
+  double scale = 1.0;
+  double offset = 0.0;
+
+  static Kernel rbf(double sigma) {
+    Kernel k;
+    k.family = KernelFamily::rbf;
+    k.sigma = sigma;
+    k.validate();
+    return k;
+  }
+  static Kernel polynomial(int degree, double scale, double offset) {
+    Kernel k;
+    k.family = KernelFamily::polynomial;
+    k.degree = degree;
+    k.scale = scale;
+    k.offset = offset;
+    k.validate();
+    return k;
+  }
+  static Kernel linear() { return polynomial(1, 1.0, 0.0); }
+
+  void validate() const {
+    if (family == KernelFamily::rbf) {
+      if (!(sigma > 0.0) || !std::isfinite(sigma))
+        throw std::invalid_argument("kernel width 'sigma' must be a positive finite number");
+    } else {
+      if (degree < 1) throw std::invalid_argument("kernel 'degree' must be a positive integer");
+      if (!std::isfinite(scale) || !std::isfinite(offset))
+        throw std::invalid_argument("kernel 'scale' and 'offset' must be finite");
+    }
+  }
+
+  // k(x, y) for two points of dimension d.
+  double operator()(const double* x, const double* y, Index d) const {
+    if (family == KernelFamily::rbf) {
+      double sq = 0.0;
+      for (Index j = 0; j < d; ++j) {
+        const double diff = x[j] - y[j];
+        sq += diff * diff;
+      }
+      return std::exp(-sq / (2.0 * sigma * sigma));
+    }
+    return std::pow(scale * dot(x, y, d) + offset, degree);
+  }
+
+  // d^order / dx_coord^order k(x, y): the derivative in one coordinate of
+  // the FIRST argument.
+  //   RBF: with u = (x_c - y_c) / sigma, (-1 / sigma)^n He_n(u) k(x, y).
+  //   polynomial: deg! / (deg - n)! (scale y_c)^n (scale <x,y> + offset)^(deg - n),
+  //   and 0 once n exceeds the degree.
+  double derivative(const double* x, const double* y, Index d, int order,
+                    Index coord) const {
+    if (order == 0) return (*this)(x, y, d);
+    if (family == KernelFamily::rbf) {
+      const double u = (x[coord] - y[coord]) / sigma;
+      const double sign = (order % 2 == 0) ? 1.0 : -1.0;
+      return sign * std::pow(sigma, -order) * hermite_he(order, u) * (*this)(x, y, d);
+    }
+    if (order > degree) return 0.0;
+    double falling = 1.0;  // deg (deg - 1) ... (deg - n + 1)
+    for (int k = 0; k < order; ++k) falling *= degree - k;
+    return falling * std::pow(scale * y[coord], order) *
+           std::pow(scale * dot(x, y, d) + offset, degree - order);
+  }
+
+ private:
+  static double dot(const double* x, const double* y, Index d) {
+    double s = 0.0;
+    for (Index j = 0; j < d; ++j) s += x[j] * y[j];
+    return s;
+  }
+};
+
+// Evaluates a kernel on a fixed set of points (rows of an n x d matrix), one
+// entry, one column or the whole Gram matrix at a time.  Solvers that cannot
+// hold the n x n matrix (SMO on large n) use column().
+class KernelEvaluator {
+ public:
+  KernelEvaluator(const Kernel& kernel, const ConstMatrixRef& x)
+      : kernel_(kernel), points_(x.transpose()) {
+    kernel_.validate();
+  }
+
+  Index size() const { return points_.cols(); }
+  Index dimension() const { return points_.rows(); }
+  const Kernel& kernel() const { return kernel_; }
+
+  double operator()(Index i, Index j) const {
+    return kernel_(point(i), point(j), dimension());
+  }
+
+  // out[i] = k(x_i, x_j) for all i.
+  void column(Index j, double* out) const {
+    const double* xj = point(j);
+    for (Index i = 0; i < size(); ++i) out[i] = kernel_(point(i), xj, dimension());
+  }
+
+  // The symmetric Gram matrix, each pair evaluated once.
+  MatrixXd gram() const {
+    const Index n = size();
+    MatrixXd k(n, n);
+    for (Index j = 0; j < n; ++j) {
+      for (Index i = 0; i <= j; ++i) {
+        const double v = (*this)(i, j);
+        k(i, j) = v;
+        k(j, i) = v;
+      }
+    }
+    return k;
+  }
+
+  VectorXd diagonal() const {
+    VectorXd out(size());
+    for (Index i = 0; i < size(); ++i) out[i] = (*this)(i, i);
+    return out;
+  }
+
+  // Cross matrix K(i, j) = d^order/dz_coord^order k(z_i, x_j) between new
+  // points z (rows of an m x d matrix, differentiated) and these points.
+  MatrixXd cross(const ConstMatrixRef& z, int order = 0, Index coord = 0) const {
+    check_cross(z, order, coord);
+    const MatrixXd zt = z.transpose();
+    MatrixXd k(z.rows(), size());
+    for (Index j = 0; j < size(); ++j) {
+      for (Index i = 0; i < z.rows(); ++i) {
+        k(i, j) = kernel_.derivative(zt.col(i).data(), point(j), dimension(), order, coord);
+      }
+    }
+    return k;
+  }
+
+ private:
+  const double* point(Index i) const { return points_.col(i).data(); }
+
+  void check_cross(const ConstMatrixRef& z, int order, Index coord) const {
+    if (z.cols() != dimension())
+      throw std::invalid_argument("new points have " + std::to_string(z.cols()) +
+                                  " columns but the kernel's points have " +
+                                  std::to_string(dimension()));
+    if (order < 0) throw std::invalid_argument("derivative order must be >= 0");
+    if (coord < 0 || coord >= dimension())
+      throw std::invalid_argument("derivative coordinate is out of range");
+  }
+
+  Kernel kernel_;
+  MatrixXd points_;  // d x n: one point per column
+};
+
+// Convenience forms: the Gram matrix of x, and the (derivative) cross matrix
+// between x (differentiated, rows) and y (columns).
+inline MatrixXd kernel_matrix(const Kernel& kernel, const ConstMatrixRef& x) {
+  return KernelEvaluator(kernel, x).gram();
+}
+
+inline MatrixXd kernel_matrix(const Kernel& kernel, const ConstMatrixRef& x,
+                              const ConstMatrixRef& y, int order = 0, Index coord = 0) {
+  return KernelEvaluator(kernel, y).cross(x, order, coord);
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_KERNELS_HPP

@@ -1,0 +1,4 @@
+library(testthat)
+library(gpsvm)
+
+test_check("gpsvm")

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The full check, as CI runs it:
+#   1. install missing dependencies (tools/install-deps.sh);
+#   2. fail if re-running roxygen2 or Rcpp::compileAttributes() would change
+#      man/, NAMESPACE or the Rcpp exports;
+#   3. R CMD build, then R CMD check --as-cran --no-manual with every test and
+#      vignette;
+#   4. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
+#      on the allow-list tools/check-notes-allowed.txt;
+#   5. print one closing line 'tests: N passed, N failed' from testthat.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-check.XXXXXX")
+status=0
+fail() { echo "check: FAIL: $*"; status=1; }
+
+# A hermetic --as-cran check: no CRAN/Bioconductor index look-ups, no clock
+# look-ups, and shared objects stripped of debug symbols (the machine's default
+# -g flags otherwise inflate the installed size past the size NOTE).
+export _R_CHECK_CRAN_INCOMING_REMOTE_=false
+export _R_CHECK_SYSTEM_CLOCK_=0
+export _R_SHLIB_STRIP_=true
+export _R_CHECK_FORCE_SUGGESTS_=true
+
+bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+
+echo "check: documentation and exports up to date?"
+mkdir -p "$work/src-copy"
+git ls-files -z 2>/dev/null | xargs -0 -I{} cp --parents {} "$work/src-copy" 2>/dev/null ||
+  cp -r . "$work/src-copy"
+(cd "$work/src-copy" && Rscript --vanilla -e '
+  invisible(Rcpp::compileAttributes("."))
+  suppressMessages(roxygen2::roxygenise(".", load_code = roxygen2::load_source))' \
+  >"$work/roxygen.log" 2>&1) || { cat "$work/roxygen.log"; fail "roxygen2 failed"; }
+for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
+  if ! diff -r "$f" "$work/src-copy/$f" >"$work/drift.diff" 2>&1; then
+    cat "$work/drift.diff"
+    fail "$f is out of date: run roxygen2::roxygenise() and Rcpp::compileAttributes()"
+  fi
+done
+
+echo "check: R CMD build"
+(cd "$work" && R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
+tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
+
+if [ -n "$tarball" ]; then
+  echo "check: R CMD check --as-cran --no-manual $(basename "$tarball")"
+  start=$(date +%s)
+  (cd "$work" && R CMD check --as-cran --no-manual "$tarball") >"$work/check.log" 2>&1
+  echo "check: R CMD check took $(( $(date +%s) - start )) s"
+  log="$work/gpsvm.Rcheck/00check.log"
+  [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
+  [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
+else
+  fail "no tarball was built"
+fi
+
+# testthat's summary line: [ FAIL n | WARN n | SKIP n | PASS n ]
+rout=$(ls "$work"/gpsvm.Rcheck/tests/testthat.Rout* 2>/dev/null | head -n 1)
+passed=0; failed=0
+if [ -n "$rout" ] && summary=$(grep -E '\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]' "$rout" | tail -n 1); then
+  failed=$(sed -E 's/.*FAIL ([0-9]+).*/\1/' <<<"$summary")
+  passed=$(sed -E 's/.*PASS ([0-9]+).*/\1/' <<<"$summary")
+  case "$rout" in *.fail) tail -n 60 "$rout" ;; esac
+else
+  fail "no testthat summary found"
+  [ -n "$rout" ] && tail -n 60 "$rout"
+fi
+[ "$failed" -eq 0 ] || fail "$failed test(s) failed"
+[ "$status" -eq 0 ] && echo "check: OK (logs in $work)" || echo "check: logs in $work"
+echo "tests: $passed passed, $failed failed"
+exit "$status"
