@@ -2,10 +2,10 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
-    .Call('_gpsvm_cpp_kernel_matrix', PACKAGE = 'gpsvm', kernel, x, y, deriv, wrt)
+    .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }
 
 cpp_special <- function(name, x, y) {
-    .Call('_gpsvm_cpp_special', PACKAGE = 'gpsvm', name, x, y)
+    .Call(`_gpsvm_cpp_special`, name, x, y)
 }
 

@@ -11,17 +11,11 @@ x <- c(-1, 0, 0.5, 2)
 cat("\nGram matrix of", length(x), "points:\n")
 print(round(kernel_matrix(k, x), 4))
 
-z <- seq(-4, 4, length.out = 401)
-start <- proc.time()[["elapsed"]]
-curves <- sapply(c(0, 2, 4), function(n) kernel_matrix(k, z, 0, deriv = n))
-cat(sprintf("\nKernel and derivatives of orders 2 and 4 at %d points: %.3f s\n",
-            length(z), proc.time()[["elapsed"]] - start))
-
 png_file <- file.path(tempdir(), "gpsvm-kernel.png")
 grDevices::png(png_file, width = 800, height = 500)
-matplot(z, curves, type = "l", lty = 1, lwd = 2, col = c("black", "steelblue", "firebrick"),
-        xlab = "x - x'", ylab = "value", main = "Gaussian kernel (sigma = 1) and its derivatives")
-legend("topright", c("k", "d^2 k / dx^2", "d^4 k / dx^4"), lwd = 2,
-       col = c("black", "steelblue", "firebrick"), bty = "n")
+start <- proc.time()[["elapsed"]]
+plot(k, deriv = c(0, 2, 4), main = "Gaussian kernel (sigma = 1) and its derivatives")
+cat(sprintf("\nKernel and derivatives of orders 2 and 4 at 401 points: %.3f s\n",
+            proc.time()[["elapsed"]] - start))
 grDevices::dev.off()
 cat("Plot written to", png_file, "\n")
