@@ -11,7 +11,8 @@ x <- c(-1, 0, 0.5, 2)
 cat("\nGram matrix of", length(x), "points:\n")
 print(round(kernel_matrix(k, x), 4))
 
-png_file <- file.path(tempdir(), "gpsvm-kernel.png")
+# `make demo` sets GPSVM_DEMO_PNG so the picture lands in the working tree.
+png_file <- Sys.getenv("GPSVM_DEMO_PNG", file.path(tempdir(), "gpsvm-demo.png"))
 grDevices::png(png_file, width = 800, height = 500)
 start <- proc.time()[["elapsed"]]
 plot(k, deriv = c(0, 2, 4), main = "Gaussian kernel (sigma = 1) and its derivatives")
