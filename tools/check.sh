@@ -38,6 +38,21 @@ for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
   fi
 done
 
+echo "check: the C++ core compiles and runs without R?"
+# Every core header must stand alone on Eigen: no R headers, no SEXP.
+if grep -nE '#include *[<"](Rcpp|R\.h|Rmath|Rinternals|RcppEigen)|SEXP' inst/include/gpsvm/*.hpp; then
+  fail "the core in inst/include/gpsvm/ must not use R"
+fi
+eigen=$(Rscript --vanilla -e 'cat(system.file("include", package = "RcppEigen"))')
+for h in inst/include/gpsvm/*.hpp; do echo "#include <gpsvm/$(basename "$h")>"; done >"$work/all-headers.cpp"
+cat "$work/all-headers.cpp" tools/core-standalone.cpp >"$work/core.cpp"
+if ${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$eigen" \
+    -o "$work/core" "$work/core.cpp" >"$work/core.log" 2>&1; then
+  "$work/core" || fail "core-standalone checks"
+else
+  cat "$work/core.log"; fail "the core does not compile without R"
+fi
+
 echo "check: R CMD build"
 (cd "$work" && R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
 tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)

@@ -54,7 +54,8 @@ if [ -n "$missing" ]; then
       repos <- getOption("repos")
     }
     lib <- Sys.getenv("R_LIBS_USER")
-    if (!file.access(.libPaths()[1], 2) == 0) {
+    writable <- file.access(.libPaths()[1], mode = 2) == 0
+    if (!writable) {
       dir.create(lib, recursive = TRUE, showWarnings = FALSE)
       .libPaths(c(lib, .libPaths()))
     }
