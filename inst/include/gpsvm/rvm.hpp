@@ -252,9 +252,11 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
 // and Rothkrantz, started from all n + 1 basis functions.  With
 // learn_lambda = false and lambda_init = 0 it is Tipping's (2001) RVM.
 //
-// lambda_init is relative: the starting lambda is
-// lambda_init * tr(A) / tr(P), so that the two parts of the prior precision
-// start with equal traces whatever the scale of the penalty.
+// When lambda is learned, lambda_init is relative: the starting lambda is
+// lambda_init * tr(A) / tr(P), i.e. lambda_init times the value that gives
+// the two parts of the prior precision equal traces, whatever the scale of
+// the penalty.  When it is not learned, lambda_init is the fixed lambda in
+// the units of y.
 inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
                           const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen,
                           const RvmControl& ctl, const std::function<void()>& interrupt) {
@@ -276,7 +278,11 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   VectorXd alpha = VectorXd::Constant(n + 1, ctl.alpha_init);
   double lambda = 0.0;
   const double tr_p = p_full.trace();
-  if (ctl.lambda_init > 0.0 && tr_p > 0.0) lambda = ctl.lambda_init * alpha.sum() / tr_p;
+  if (!ctl.learn_lambda) {
+    lambda = ctl.lambda_init * scale * scale;  // fixed, in the units of y
+  } else if (ctl.lambda_init > 0.0 && tr_p > 0.0) {
+    lambda = ctl.lambda_init * alpha.sum() / tr_p;
+  }
   const double var_y = detail::variance(y);
   double sigma2 = std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
 
