@@ -20,7 +20,8 @@
 #'
 #' Convergence: no basis function can be added or deleted with a gain, and
 #' every kept \eqn{\log \alpha_i} and \eqn{\log \sigma^2} would change by less
-#' than `control$tol`. A basis function whose optimal \eqn{\alpha} exceeds
+#' than `control$tol`; or no step can raise the log marginal likelihood by
+#' more than `control$tol_evidence`. A basis function whose optimal \eqn{\alpha} exceeds
 #' `control$prune_alpha` (for targets divided by their root mean square, so
 #' the threshold does not depend on the units of `y`) counts as absent.
 #'
@@ -84,6 +85,9 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @param max_iter Maximum number of add/re-estimate/delete steps.
 #' @param tol Convergence tolerance on the largest change of a kept
 #'   \eqn{\log \alpha_i} and of \eqn{\log \sigma^2}.
+#' @param tol_evidence The iteration also stops when no step can raise the
+#'   log marginal likelihood by more than this (e.g. constant targets fitted
+#'   exactly by the bias, whose own alpha is then free).
 #' @param prune_alpha A basis function whose \eqn{\alpha} would exceed this
 #'   is left out (the targets are divided by their root mean square first).
 #' @param sigma2_init Initial noise variance as a fraction of the variance
@@ -95,11 +99,12 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @examples
 #' rvm_control(tol = 1e-8)
 #' @export
-rvm_control <- function(max_iter = 10000, tol = 1e-6, prune_alpha = 1e9, sigma2_init = 0.1,
-                        min_sigma2 = 1e-10) {
+rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-9, prune_alpha = 1e9,
+                        sigma2_init = 0.1, min_sigma2 = 1e-10) {
   structure(list(
     max_iter = .check_count(max_iter, "max_iter", lower = 1L),
     tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
+    tol_evidence = .check_number(tol_evidence, "tol_evidence", lower = 0),
     prune_alpha = .check_number(prune_alpha, "prune_alpha", lower = 0, open_lower = TRUE),
     sigma2_init = .check_number(sigma2_init, "sigma2_init", lower = 0, open_lower = TRUE),
     min_sigma2 = .check_number(min_sigma2, "min_sigma2", lower = 0, open_lower = TRUE)
@@ -108,7 +113,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, prune_alpha = 1e9, sigma2_
 
 # The control list the C++ core reads (every field, whatever the model).
 .core_control <- function(control, ...) {
-  base <- list(max_iter = 10000L, tol = 1e-6, prune_alpha = 1e9, min_alpha = 1e-10,
+  base <- list(max_iter = 10000L, tol = 1e-6, tol_evidence = 1e-9, prune_alpha = 1e9, min_alpha = 1e-10,
                alpha_init = 1, lambda_init = 0, sigma2_init = 0.1, min_sigma2 = 1e-10,
                learn_lambda = FALSE, learn_sigma2 = TRUE)
   utils::modifyList(base, c(unclass(control)[intersect(names(control), names(base))], list(...)))
@@ -135,7 +140,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, prune_alpha = 1e9, sigma2_
   names_w <- c("(Intercept)", if (!is.null(rownames(x))) rownames(x)[rv] else paste0("x", rv))
   names_w <- names_w[seq_along(active)]
   mu <- stats::setNames(core$mu, names_w)
-  design <- cbind(1, kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
+  design <- cbind(1, if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
   fitted <- drop(design %*% mu)
   names(fitted) <- rownames(x)
   fit <- list(

@@ -28,7 +28,9 @@
 #' may also fall to `control$min_alpha`: that weight is then governed by the
 #' penalty alone. The iteration stops when no basis function was pruned and
 #' the largest change of a kept \eqn{\log \alpha_i}, of \eqn{\log \lambda}
-#' and of \eqn{\log \sigma^2} is below `control$tol`.
+#' and of \eqn{\log \sigma^2} is below `control$tol`, or when the log
+#' marginal likelihood changes by less than `control$tol_evidence` in one
+#' iteration.
 #'
 #' Starting point: the evidence has several local maxima in \eqn{\lambda}.
 #' `control$lambda_init` is relative (1 gives \eqn{\lambda L'L} and \eqn{A}
@@ -81,6 +83,10 @@ srvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @inheritParams rvm_control
 #' @param tol Convergence tolerance on the largest change of a kept
 #'   \eqn{\log \alpha_i}, of \eqn{\log \lambda} and of \eqn{\log \sigma^2}.
+#' @param tol_evidence The iteration also stops when the log marginal
+#'   likelihood changes by less than this in one iteration: a weight whose
+#'   \eqn{\alpha} creeps towards the pruning threshold changes neither the
+#'   evidence nor the fit, and would otherwise take thousands of iterations.
 #' @param min_alpha Floor of \eqn{\alpha} (targets scaled to unit root mean
 #'   square): a weight at the floor is left to the penalty alone.
 #' @param alpha_init Initial \eqn{\alpha} of every weight (scaled targets).
@@ -96,12 +102,13 @@ srvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @examples
 #' srvm_control(lambda = 0)  # plain RVM by the original updates
 #' @export
-srvm_control <- function(max_iter = 10000, tol = 1e-6, prune_alpha = 1e9, min_alpha = 1e-10,
+srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-9, prune_alpha = 1e9, min_alpha = 1e-10,
                          alpha_init = 1, lambda_init = 1e4, lambda = NULL, sigma2 = NULL,
                          sigma2_init = 0.1, min_sigma2 = 1e-10) {
   out <- list(
     max_iter = .check_count(max_iter, "max_iter", lower = 1L),
     tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
+    tol_evidence = .check_number(tol_evidence, "tol_evidence", lower = 0),
     prune_alpha = .check_number(prune_alpha, "prune_alpha", lower = 0, open_lower = TRUE),
     min_alpha = .check_number(min_alpha, "min_alpha", lower = 0, open_lower = TRUE),
     alpha_init = .check_number(alpha_init, "alpha_init", lower = 0, open_lower = TRUE),

@@ -11,6 +11,7 @@ gpsvm::RvmControl rvm_control_from_r(const Rcpp::List& c) {
   gpsvm::RvmControl out;
   out.max_iter = Rcpp::as<int>(c["max_iter"]);
   out.tol = Rcpp::as<double>(c["tol"]);
+  out.tol_evidence = Rcpp::as<double>(c["tol_evidence"]);
   out.prune_alpha = Rcpp::as<double>(c["prune_alpha"]);
   out.min_alpha = Rcpp::as<double>(c["min_alpha"]);
   out.alpha_init = Rcpp::as<double>(c["alpha_init"]);
