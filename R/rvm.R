@@ -21,7 +21,8 @@
 #' Convergence: no basis function can be added or deleted with a gain, and
 #' every kept \eqn{\log \alpha_i} and \eqn{\log \sigma^2} would change by less
 #' than `control$tol`; or no step can raise the log marginal likelihood by
-#' more than `control$tol_evidence`. A basis function whose optimal \eqn{\alpha} exceeds
+#' more than `control$tol_evidence`; or nothing can enter or leave and the
+#' log marginal likelihood changed by less than `control$tol_evidence`. A basis function whose optimal \eqn{\alpha} exceeds
 #' `control$prune_alpha` (for targets divided by their root mean square, so
 #' the threshold does not depend on the units of `y`) counts as absent.
 #'
@@ -87,7 +88,10 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #'   \eqn{\log \alpha_i} and of \eqn{\log \sigma^2}.
 #' @param tol_evidence The iteration also stops when no step can raise the
 #'   log marginal likelihood by more than this (e.g. constant targets fitted
-#'   exactly by the bias, whose own alpha is then free).
+#'   exactly by the bias, whose own alpha is then free), or when no basis
+#'   function can enter or leave and the log marginal likelihood changed by
+#'   less than this in the last step (two nearly collinear columns trading
+#'   weight).
 #' @param prune_alpha A basis function whose \eqn{\alpha} would exceed this
 #'   is left out (the targets are divided by their root mean square first).
 #' @param sigma2_init Initial noise variance as a fraction of the variance
@@ -99,7 +103,7 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @examples
 #' rvm_control(tol = 1e-8)
 #' @export
-rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-9, prune_alpha = 1e9,
+rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9,
                         sigma2_init = 0.1, min_sigma2 = 1e-10) {
   structure(list(
     max_iter = .check_count(max_iter, "max_iter", lower = 1L),
@@ -113,7 +117,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-9, prune
 
 # The control list the C++ core reads (every field, whatever the model).
 .core_control <- function(control, ...) {
-  base <- list(max_iter = 10000L, tol = 1e-6, tol_evidence = 1e-9, prune_alpha = 1e9, min_alpha = 1e-10,
+  base <- list(max_iter = 10000L, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9, min_alpha = 1e-10,
                alpha_init = 1, lambda_init = 0, sigma2_init = 0.1, min_sigma2 = 1e-10,
                learn_lambda = FALSE, learn_sigma2 = TRUE)
   utils::modifyList(base, c(unclass(control)[intersect(names(control), names(base))], list(...)))

@@ -102,7 +102,7 @@ srvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @examples
 #' srvm_control(lambda = 0)  # plain RVM by the original updates
 #' @export
-srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-9, prune_alpha = 1e9, min_alpha = 1e-10,
+srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9, min_alpha = 1e-10,
                          alpha_init = 1, lambda_init = 1e4, lambda = NULL, sigma2 = NULL,
                          sigma2_init = 0.1, min_sigma2 = 1e-10) {
   out <- list(
