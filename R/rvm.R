@@ -141,8 +141,8 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
 .new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL) {
   active <- core$active                   # 0 = bias, j = training row j
   rv <- active[active > 0]
-  names_w <- c("(Intercept)", if (!is.null(rownames(x))) rownames(x)[rv] else paste0("x", rv))
-  names_w <- names_w[seq_along(active)]
+  names_rv <- if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv)
+  names_w <- c("(Intercept)", names_rv)
   mu <- stats::setNames(core$mu, names_w)
   design <- cbind(1, if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
   fitted <- drop(design %*% mu)

@@ -234,7 +234,7 @@ test_that("methods print and summarise", {
   expect_output(print(s), "sigma\\^2")
   expect_equal(AIC(fit), -2 * fit$log_lik + 2 * attr(logLik(fit), "df"))
   pdf(NULL)
-  on.exit(grDevices::dev.off())
+  on.exit(dev.off())
   expect_invisible(plot(fit))
   expect_invisible(plot(fit, deriv = 4, truth = function(x) x))
 })

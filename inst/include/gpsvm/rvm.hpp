@@ -291,7 +291,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   RvmResult res;
   const double tiny = std::numeric_limits<double>::min();
   for (int it = 1; it <= ctl.max_iter; ++it) {
-    if (it % 16 == 0) interrupt();
+    interrupt();  // cheap next to the factorisations of each step
     const MatrixXd hth = detail::select(hth_full, active);
     const VectorXd hty = detail::select(hty_full, active);
     const MatrixXd p = detail::select(p_full, active);
@@ -450,7 +450,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
   RvmResult res;
   detail::Posterior post;
   for (int it = 1; it <= ctl.max_iter; ++it) {
-    if (it % 16 == 0) interrupt();
+    interrupt();  // cheap next to the factorisations of each step
     const double beta = 1.0 / sigma2;
     const MatrixXd hth = detail::select_rows(g, active);  // H_active' H_active
     const VectorXd htya = detail::select(hty, active);
