@@ -263,3 +263,21 @@ test_that("bad input gives clear errors", {
   expect_error(predict(fit, 0, interval = "confidence", level = 2), "'level'")
   expect_error(plot(rvm(matrix(rnorm(40), 20), d$y)), "one input column")
 })
+
+test_that("fixed lambda and noise variance are kept and used", {
+  d <- rvm_sinc_data(30, seed = 12)
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(2),
+              control = srvm_control(lambda = 0.5, sigma2 = 0.02))
+  expect_equal(fit$lambda, 0.5)
+  expect_equal(fit$sigma2, 0.02)
+  # the alphas satisfy update (7) at these fixed lambda and sigma2
+  keep <- c(1L, fit$relevance_vectors + 1L)
+  H <- cbind(1, rbf_deriv_r(d$x, d$x, sigma_k, 0))[, keep]
+  P <- crossprod(cbind(0, rbf_deriv_r(d$x, d$x, sigma_k, 2))[, keep])
+  ref <- srvm_updates_r(H, P, d$y, unname(fit$alpha), 0.5, 0.02, 1, learn_lambda = FALSE)
+  # alphas at the floor are left to the penalty; a capped bias alpha or one
+  # still creeping towards the pruning threshold (stopped by tol_evidence)
+  # is not at its fixed point
+  free <- fit$alpha > 1e-6 & fit$alpha < 1e4
+  expect_equal(ref$alpha[free], unname(fit$alpha[free]), tolerance = 1e-4)
+})
