@@ -51,6 +51,7 @@ print.roughness_penalty <- function(x, ...) {
   invisible(x)
 }
 
+#' @rdname roughness_penalty
 #' @export
 format.roughness_penalty <- function(x, ...) {
   terms <- sprintf("%s D^%d", format(x$weights), x$orders)

@@ -77,6 +77,7 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   cbind(if (deriv == 0L) 1 else 0, k)
 }
 
+#' @rdname summary.rvm
 #' @export
 print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   smooth <- inherits(x, "srvm")
@@ -98,12 +99,17 @@ print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 
 #' Summaries of (smooth) relevance vector machine fits
 #'
+#' @name summary.rvm
 #' @param object,x A fit from [rvm()] or [srvm()], or its summary.
 #' @param digits Significant digits to print.
 #' @param ... Unused.
 #' @return `summary()` returns an object of class `summary.rvm` holding the
 #'   table of kept weights (relevance vector, input, posterior mean, posterior
 #'   sd, alpha), the hyperparameters, the evidence and the convergence record.
+#'   `print()` methods return their argument invisibly. `logLik()` returns the
+#'   log marginal likelihood (the evidence) as a `"logLik"` object whose `df`
+#'   counts the kept weights' alphas, the noise variance and, for `srvm`,
+#'   lambda; `nobs()` the number of training points.
 #' @examples
 #' set.seed(1)
 #' x <- runif(50, -10, 10)
@@ -151,9 +157,11 @@ print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   invisible(x)
 }
 
+#' @rdname summary.rvm
 #' @export
 nobs.rvm <- function(object, ...) nrow(object$x)
 
+#' @rdname summary.rvm
 #' @export
 logLik.rvm <- function(object, ...) {
   # estimated: the kept weights' alphas, sigma^2, and lambda for srvm
