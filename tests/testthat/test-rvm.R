@@ -281,3 +281,40 @@ test_that("fixed lambda and noise variance are kept and used", {
   free <- fit$alpha > 1e-6 & fit$alpha < 1e4
   expect_equal(ref$alpha[free], unname(fit$alpha[free]), tolerance = 1e-4)
 })
+
+test_that("fits are equivariant under rescaling y (tiny and huge units)", {
+  d <- rvm_sinc_data(40, seed = 13)
+  z <- seq(-9, 9, length.out = 25)
+  for (fitter in list(function(y) rvm(d$x, y, kernel = rbf_kernel(sigma_k)),
+                      function(y) srvm(d$x, y, kernel = rbf_kernel(sigma_k),
+                                       penalty = roughness_penalty(10)))) {
+    base <- fitter(d$y)
+    for (s in c(1e-8, 1e8)) {
+      f <- fitter(s * d$y)
+      expect_identical(f$relevance_vectors, base$relevance_vectors)
+      expect_equal(predict(f, z, deriv = 2) / s, predict(base, z, deriv = 2), tolerance = 1e-6)
+      expect_equal(f$sigma2 / s^2, base$sigma2, tolerance = 1e-6)
+      # log N(s y | 0, s^2 C) = log N(y | 0, C) - N log s
+      expect_equal(as.numeric(logLik(f)), as.numeric(logLik(base)) - 40 * log(s), tolerance = 1e-8)
+    }
+  }
+})
+
+test_that("other kernels and penalty orders work", {
+  d <- rvm_sin_data(30, seed = 14)
+  fit <- srvm(d$x, d$y, kernel = poly_kernel(5, scale = 0.2), penalty = roughness_penalty(3))
+  z <- c(-2, 0, 2)
+  h <- 1e-4
+  expect_equal(predict(fit, z, deriv = 1),
+               (predict(fit, z + h) - predict(fit, z - h)) / (2 * h), tolerance = 1e-6)
+  # a penalty past the polynomial degree is zero: the fit is the plain RVM's
+  flat <- srvm(d$x, d$y, kernel = poly_kernel(2), penalty = roughness_penalty(3))
+  expect_equal(flat$lambda, 0)
+  g0 <- srvm(d$x, d$y, kernel = poly_kernel(2), penalty = roughness_penalty(3),
+             control = srvm_control(lambda = 0))
+  expect_equal(predict(flat, z), predict(g0, z))
+  # order 0 penalises the function values themselves (ridge-like shrinkage)
+  r0 <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(0))
+  expect_true(r0$convergence$converged)
+  expect_lt(sqrt(mean((predict(r0, z) - sin(z))^2)), 0.3)
+})
