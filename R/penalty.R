@@ -3,8 +3,8 @@
 #' Specifies the linear differential operator
 #' \eqn{L y(x) = \sum_n c_n D^n y(x)} of ter Borg and Rothkrantz (2005,
 #' eq. 4) whose squared size \eqn{|L w|^2} the smooth RVM penalises. It is
-#' applied to the design \eqn{H = [1\; K]} through derivative kernels
-#' (\eqn{D^n H = [0\; D^n K]} for \eqn{n \ge 1}), evaluated at a set of
+#' applied to the design \eqn{H = [1, K]} through derivative kernels
+#' (\eqn{D^n H = [0, D^n K]} for \eqn{n \ge 1}), evaluated at a set of
 #' points: the training inputs by default, or the points given in `at` (a
 #' dense grid approximates the integral of \eqn{(Ly)^2} over the input range).
 #' For inputs with several columns the penalty is the sum of the penalties of

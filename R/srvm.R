@@ -1,7 +1,7 @@
 #' Smooth relevance vector machine regression
 #'
 #' Fits the smooth relevance vector machine of ter Borg and Rothkrantz (2005):
-#' the kernel model \eqn{y = H w + e}, \eqn{H = [1\; K]}, with noise
+#' the kernel model \eqn{y = H w + e}, \eqn{H = [1, K]}, with noise
 #' \eqn{e \sim N(0, \sigma^2 I)} and the prior
 #' \eqn{w \sim N(0, (\lambda L'L + A)^{-1})} (their eq. 6), where
 #' \eqn{A = diag(\alpha)} is the relevance vector machine's sparsity prior and
@@ -12,9 +12,9 @@
 #' \eqn{\alpha}, \eqn{\lambda} and \eqn{\sigma^2} maximise the marginal
 #' likelihood by the fixed-point updates (7)-(9) of the paper, started from
 #' all basis functions:
-#' \deqn{\alpha_i \leftarrow \alpha_i (S_{ii} - \Sigma_{ii}) / \mu_i^2,\quad
-#'   \lambda \leftarrow tr((S - \Sigma)\lambda L'L) / \mu' L'L \mu,\quad
-#'   \sigma^2 \leftarrow |y - H\mu|^2 / (N - tr(\Sigma H'H)/\sigma^2)}
+#' \deqn{\alpha_i \leftarrow \alpha_i (S_{ii} - \Sigma_{ii}) / \mu_i^2}{alpha_i <- alpha_i (S_ii - Sigma_ii) / mu_i^2}
+#' \deqn{\lambda \leftarrow tr((S - \Sigma) \lambda L'L) / \mu' L'L \mu}{lambda <- tr((S - Sigma) lambda L'L) / (mu' L'L mu)}
+#' \deqn{\sigma^2 \leftarrow |y - H\mu|^2 / (N - tr(\Sigma H'H) / \sigma^2)}{sigma^2 <- |y - H mu|^2 / (N - tr(Sigma H'H) / sigma^2)}
 #' with \eqn{S = (\lambda L'L + A)^{-1}} and \eqn{\Sigma}, \eqn{\mu} the
 #' posterior covariance and mean of \eqn{w}. The paper writes \eqn{N} for the
 #' number of weights in the trace identities; here it is the number of weights
@@ -37,7 +37,8 @@
 #' equal traces); the default start with a strong penalty (`1e4`) ends in a
 #' smooth optimum and reproduces the paper's results (see
 #' `vignette("srvm")`), while a weak start usually ends in a rougher, sparser
-#' optimum, sometimes with a slightly higher evidence. Compare [logLik()].
+#' optimum, on the paper's data with a slightly higher evidence on average.
+#' Compare [logLik()].
 #'
 #' @inheritParams rvm
 #' @param penalty A [roughness_penalty()].
