@@ -199,6 +199,14 @@ inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const Matri
   return out;
 }
 
+// A'A for a tall or square A, forming only one triangle (half the flops of
+// a general product).
+inline MatrixXd crossprod(const MatrixXd& a) {
+  MatrixXd out = MatrixXd::Zero(a.cols(), a.cols());
+  out.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
+  return out.selfadjointView<Eigen::Lower>();
+}
+
 inline MatrixXd select(const MatrixXd& m, const std::vector<Index>& idx) {
   MatrixXd out(idx.size(), idx.size());
   for (size_t j = 0; j < idx.size(); ++j)
@@ -270,10 +278,10 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   const VectorXd y = y_in / scale;
 
   const MatrixXd h = detail::design(ev);
-  const MatrixXd hth_full = h.transpose() * h;
+  const MatrixXd hth_full = detail::crossprod(h);
   const VectorXd hty_full = h.transpose() * y;
   const MatrixXd lh = roughness_design(ev, penalty_points, pen);
-  const MatrixXd p_full = lh.transpose() * lh;
+  const MatrixXd p_full = detail::crossprod(lh);
 
   std::vector<Index> active(n + 1);
   for (Index i = 0; i <= n; ++i) active[i] = i;
