@@ -160,7 +160,8 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     log_lik = core$log_lik,
     control = control,
     convergence = list(converged = core$converged, iterations = core$iterations,
-                       residual = core$residual, tolerance = control$tol)
+                       residual = core$residual, tolerance = control$tol,
+                       tolerance_evidence = control$tol_evidence)
   )
   if (!core$converged) {
     warning(sprintf("%s did not converge in %d iterations (largest change of a log hyperparameter %.3g > tol = %.3g)",
