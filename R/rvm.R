@@ -44,7 +44,8 @@
 #'   * `Sigma`: the posterior covariance of the kept weights;
 #'   * `fitted.values`, `residuals`, `x`, `y`, `kernel`, `log_lik` (the log
 #'     marginal likelihood), `control`, `convergence` (`converged`,
-#'     `iterations`, `residual`, `tolerance`), `call`.
+#'     `iterations`, `residual` (the last largest change of a log
+#'     hyperparameter), `tolerance`, `tolerance_evidence`), `call`.
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,
 #'   211-244.
