@@ -9,3 +9,11 @@ cpp_special <- function(name, x, y) {
     .Call(`_gpsvm_cpp_special`, name, x, y)
 }
 
+cpp_srvm_fit <- function(kernel, x, y, points, orders, weights, control) {
+    .Call(`_gpsvm_cpp_srvm_fit`, kernel, x, y, points, orders, weights, control)
+}
+
+cpp_rvm_fast_fit <- function(kernel, x, y, control) {
+    .Call(`_gpsvm_cpp_rvm_fast_fit`, kernel, x, y, control)
+}
+
