@@ -12,7 +12,7 @@
 #' * Opper and Winther (2000), Gaussian processes and SVM, mean field and
 #'   leave-one-out: `gpc()`, `svc()`, `loo_error()`.
 #' * ter Borg and Rothkrantz (2005), smooth Bayesian kernel machines:
-#'   `srvm()`, `rvm()`.
+#'   [srvm()], [rvm()], [roughness_penalty()].
 #'
 #' Every model takes its kernel from one vocabulary: [rbf_kernel()],
 #' [poly_kernel()], [linear_kernel()], evaluated by [kernel_matrix()].

@@ -124,14 +124,9 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   utils::modifyList(base, c(unclass(control)[intersect(names(control), names(base))], list(...)))
 }
 
-.check_control <- function(control, class, maker) {
-  if (!inherits(control, class)) .stop(sprintf("'control' must come from %s()", maker))
-  control
-}
-
 .rvm_fit <- function(x, y, kernel, control) {
   .check_kernel(kernel)
-  .check_control(control, "rvm_control", "rvm_control")
+  .check_control(control, "rvm_control")
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   core <- cpp_rvm_fast_fit(kernel, x, y, .core_control(control))

@@ -126,7 +126,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 .srvm_fit <- function(x, y, kernel, penalty, control) {
   .check_kernel(kernel)
   .check_penalty(penalty)
-  .check_control(control, "srvm_control", "srvm_control")
+  .check_control(control, "srvm_control")
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   points <- .penalty_points(penalty, x)
