@@ -20,4 +20,5 @@
 #' @keywords internal
 #' @useDynLib gpsvm, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats coef fitted logLik nobs predict residuals
 "_PACKAGE"
