@@ -24,10 +24,9 @@ export _R_CHECK_SYSTEM_CLOCK_=0
 # trips the installed-size NOTE.  R's own strip step (_R_SHLIB_STRIP_) is
 # pointed at 'strip --strip-debug' instead of its default --strip-unneeded:
 # that drops only the debug sections and keeps the symbol table, which the
-# check's native-registration scan reads.
+# check's native-registration scan reads (R_STRIP_SHARED_LIB, see etc/Renviron).
 if strip --version 2>/dev/null | grep -q GNU; then
-  printf 'STRIP_SHARED_LIB = strip --strip-debug\n' >"$work/Makevars-check"
-  export R_MAKEVARS_USER="$work/Makevars-check"
+  export R_STRIP_SHARED_LIB="strip --strip-debug"
   export _R_SHLIB_STRIP_=true
 fi
 export _R_CHECK_FORCE_SUGGESTS_=true
