@@ -1,0 +1,217 @@
+// Leave-one-out margins for the classifiers of Opper and Winther (2000):
+// the linear-response approximations of sections 17.5 and 17.6 and exact
+// refits without each point.
+//
+// Everything returns the leave-one-out margin y_i f^(-i)(x_i) of each point;
+// a point counts as a leave-one-out error when its margin is <= 0.  The
+// matrix k is the covariance of the noisy process (noise on the diagonal);
+// off the diagonal it equals the noise-free kernel, so sums over j != i give
+// the noise-free prediction at x_i.
+#ifndef GPSVM_LOO_HPP
+#define GPSVM_LOO_HPP
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "adatron.hpp"
+#include "classifier.hpp"
+#include "naive_mf.hpp"
+
+namespace gpsvm {
+
+namespace detail {
+
+// Diagonal of the inverse of a symmetric matrix: by Cholesky when it is
+// positive definite, else by LU (the naive mean-field matrix Omega + K can be
+// indefinite when kappa > 0).  Throws when the matrix is singular.
+inline VectorXd inverse_diagonal(const MatrixXd& a) {
+  const Index m = a.rows();
+  if (m == 0) return VectorXd();
+  Eigen::LLT<MatrixXd> llt(a);
+  MatrixXd inv;
+  if (llt.info() == Eigen::Success) {
+    inv = llt.solve(MatrixXd::Identity(m, m));
+  } else {
+    Eigen::PartialPivLU<MatrixXd> lu(a);
+    inv = lu.solve(MatrixXd::Identity(m, m));
+  }
+  VectorXd d = inv.diagonal();
+  if (!d.allFinite() || (d.array() == 0.0).any())
+    throw std::runtime_error("leave-one-out matrix is singular");
+  return d;
+}
+
+}  // namespace detail
+
+// SVM without bias, eqs. (17.26)-(17.31).  Groups by alpha: alpha = 0
+// non-support vectors (margin unchanged), 0 < alpha < C margin support
+// vectors (eq. 17.29: y_i f_i - alpha_i / [K_mSV^-1]_ii), alpha = C bounded
+// ("misclassified") vectors (eq. 17.31: y_i f_i + (k_i' K_mSV^-1 k_i - k_ii)
+// alpha_i).  The adatron clips alpha to 0 and C exactly, so the groups are
+// read off without a threshold.  Here f = K (y * alpha) with the noisy K.
+inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+                               const ConstVectorRef& alpha, double C) {
+  const Index n = k.rows();
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  const VectorXd field = k * (y.array() * alpha.array()).matrix();
+  VectorXd margin = (y.array() * field.array()).matrix();
+  std::vector<Index> sv, bounded;
+  for (Index i = 0; i < n; ++i) {
+    if (alpha[i] <= 0.0) continue;
+    if (alpha[i] < C) sv.push_back(i); else bounded.push_back(i);
+  }
+  const Index m = static_cast<Index>(sv.size());
+  MatrixXd ks(m, m);
+  for (Index a = 0; a < m; ++a)
+    for (Index b = 0; b < m; ++b) ks(a, b) = k(sv[a], sv[b]);
+  Eigen::LLT<MatrixXd> llt;
+  if (m > 0) {
+    llt.compute(ks);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error("kernel matrix of the margin support vectors is not positive definite");
+    const VectorXd dinv = llt.solve(MatrixXd::Identity(m, m)).diagonal();
+    for (Index a = 0; a < m; ++a) margin[sv[a]] -= alpha[sv[a]] / dinv[a];
+  }
+  for (Index i : bounded) {
+    double explained = 0.0;  // k_i' K_mSV^-1 k_i
+    if (m > 0) {
+      VectorXd ki(m);
+      for (Index a = 0; a < m; ++a) ki[a] = k(sv[a], i);
+      const VectorXd w = llt.matrixL().solve(ki);
+      explained = w.squaredNorm();
+    }
+    margin[i] += (explained - k(i, i)) * alpha[i];
+  }
+  return margin;
+}
+
+// Naive mean field, eqs. (17.41)-(17.42):
+//   margin_i = y_i <f_i> - (1 / [(Omega + K)^-1]_ii - Omega_i) alpha_i.
+// Omega_i is the linear response of the mean-field map alpha_i = G(z_i)/sqrt(k_ii):
+// Omega_i = -k_ii (1 + 1/G'(z_i)) = k_ii (1 / (G(z_i) (z_i + G(z_i))) - 1),
+// which at the fixed point equals the paper's k_ii (1 / (y_i alpha_i <f_i>) - 1)
+// (there y_i <f_i> = sqrt(k_ii) (z_i + G(z_i)) and alpha_i = G(z_i) / sqrt(k_ii))
+// but, unlike it, does not divide by y_i <f_i>, which may vanish before
+// convergence.  Points whose response underflows (G (z + G) = 0, far on the
+// right side) have Omega_i = Inf: they drop out of the matrix and keep their
+// margin.
+inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+                                    const ConstVectorRef& alpha, double kappa) {
+  const Index n = k.rows();
+  check_gram(k);
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  VectorXd field(n), z(n), delta(n);
+  detail::naive_mf_delta(k, y, kappa, alpha, field, z, delta);
+  VectorXd margin = (y.array() * field.array()).matrix();
+  VectorXd omega(n);
+  std::vector<Index> active;
+  for (Index i = 0; i < n; ++i) {
+    const double response = -mf_embedding_derivative(z[i], kappa);  // G (z + G)
+    omega[i] = response == 0.0 ? std::numeric_limits<double>::infinity()
+                               : k(i, i) * (1.0 / response - 1.0);
+    if (std::isfinite(omega[i])) active.push_back(i);
+  }
+  const Index m = static_cast<Index>(active.size());
+  MatrixXd a(m, m);
+  for (Index p = 0; p < m; ++p) {
+    for (Index q = 0; q < m; ++q) a(p, q) = k(active[p], active[q]);
+    a(p, p) += omega[active[p]];
+  }
+  const VectorXd dinv = detail::inverse_diagonal(a);
+  for (Index p = 0; p < m; ++p) {
+    const Index i = active[p];
+    margin[i] -= (1.0 / dinv[p] - omega[i]) * alpha[i];
+  }
+  return margin;
+}
+
+// Exact leave-one-out by refitting without each point in `which` (0-based),
+// each refit warm-started from the full solution with that point removed.
+// The margin is y_i sum_{j != i} k_ij y_j alpha_j^(-i).  Returns the margins
+// and, in `iterations`, the iterations of each refit; refits that hit the
+// iteration cap are counted in `not_converged`.
+struct LooRefits {
+  VectorXd margin;
+  std::vector<int> iterations;
+  int not_converged = 0;
+};
+
+namespace detail {
+
+template <typename Refit>
+LooRefits loo_refit_loop(const ConstMatrixRef& k, const ConstVectorRef& y,
+                         const ConstVectorRef& alpha, const std::vector<Index>& which,
+                         Refit refit, const std::function<void()>& interrupt) {
+  const Index n = k.rows();
+  LooRefits out;
+  out.margin.resize(static_cast<Index>(which.size()));
+  for (std::size_t w = 0; w < which.size(); ++w) {
+    const Index i = which[w];
+    if (i < 0 || i >= n) throw std::invalid_argument("leave-one-out index out of range");
+    if (interrupt) interrupt();
+    if (n == 1) {  // nothing left to learn from: the prediction is 0
+      out.margin[static_cast<Index>(w)] = 0.0;
+      out.iterations.push_back(0);
+      continue;
+    }
+    const MatrixXd ki = drop_one(k, i);
+    const VectorXd yi = drop_one(y, i);
+    const VectorXd start = drop_one(alpha, i);
+    VectorXd alpha_i;
+    SolverStatus status;
+    refit(ki, yi, start, alpha_i, status);
+    double f = 0.0;
+    for (Index j = 0, jj = 0; j < n; ++j) {
+      if (j == i) continue;
+      f += k(i, j) * yi[jj] * alpha_i[jj];
+      ++jj;
+    }
+    out.margin[static_cast<Index>(w)] = y[i] * f;
+    out.iterations.push_back(status.iterations);
+    if (!status.converged) ++out.not_converged;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+inline LooRefits svc_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
+                               const ConstVectorRef& alpha, const AdatronControl& control,
+                               const std::vector<Index>& which,
+                               const std::function<void()>& interrupt = {}) {
+  control.validate();
+  check_labels(y, k.rows());
+  auto refit = [&](const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    AdatronResult r = adatron_fit(ki, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+}
+
+inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
+                                    const ConstVectorRef& alpha, const NaiveMfControl& control,
+                                    const std::vector<Index>& which,
+                                    const std::function<void()>& interrupt = {}) {
+  control.validate();
+  check_labels(y, k.rows());
+  auto refit = [&](const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    NaiveMfResult r = naive_mf_fit(ki, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_LOO_HPP
