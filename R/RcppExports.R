@@ -29,6 +29,10 @@ cpp_gpc_naive_loo_exact <- function(kernel, x, y, noise, alpha, kappa, control, 
     .Call(`_gpsvm_cpp_gpc_naive_loo_exact`, kernel, x, y, noise, alpha, kappa, control, which)
 }
 
+cpp_kernel_diagonal <- function(kernel, x) {
+    .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x)
+}
+
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }

@@ -126,6 +126,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kernel_diagonal
+Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x);
+RcppExport SEXP _gpsvm_cpp_kernel_diagonal(SEXP kernelSEXP, SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal(kernel, x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::Nullable<Rcpp::NumericMatrix> y, int deriv, int wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_matrix(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP derivSEXP, SEXP wrtSEXP) {
@@ -163,6 +175,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_naive_loo_approx", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_approx, 6},
     {"_gpsvm_cpp_svc_loo_exact", (DL_FUNC) &_gpsvm_cpp_svc_loo_exact, 8},
     {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
+    {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 2},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
     {NULL, NULL, 0}
