@@ -1,0 +1,380 @@
+// One TAP mean-field / expectation-propagation engine for Gaussian-process
+// models with a factorising likelihood, templated on the likelihood.
+//
+// TAP mean field (Opper and Winther 2000; Gao, Gunn and Harris 2002, eqs.
+// 3.7-3.11) and EP have the same fixed point: with cavity N(m_i, v_i) at
+// training point i and a Gaussian site of precision tau_i and
+// precision-times-mean nu_i,
+//   w_i   = d log Z_i / d m_i            (the TAP weights, posterior mean K w),
+//   1/tau_i = -1 / (d2 log Z_i / dm_i^2) - v_i   (Sigma_i of eq. 3.11).
+// Sites are stored as (tau_i >= 0, nu_i), never as variances 1/tau_i, which
+// are infinite for points deep inside the epsilon tube.  The posterior is
+// computed from the Cholesky factor L of B = I + S^1/2 K S^1/2, S = diag(tau),
+// whose eigenvalues are >= 1, and (K + S^-1)^-1 = S^1/2 B^-1 S^1/2.
+//
+// A Likelihood provides
+//   SiteMoments moments(double target, double cavity_mean, double cavity_var) const
+// returning log Z = log integral p(target | f) N(f; m, v) df and its first
+// and second derivatives in m.
+//
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_TAP_HPP
+#define GPSVM_TAP_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "likelihoods.hpp"
+
+namespace gpsvm {
+
+enum class EpSchedule { parallel, sequential };
+
+struct EpControl {
+  // parallel: all sites updated from one posterior, then one refactorisation
+  // per sweep (damped; the step adapts, see ep_fit).  sequential: sites in a
+  // random order (seeded) with rank-one updates of the posterior covariance
+  // and a full refactorisation after each sweep.
+  EpSchedule schedule = EpSchedule::parallel;
+  int max_sweeps = 500;
+  // Converged when, between two sweeps, no posterior mean at a training point
+  // moves by more than tolerance posterior standard deviations and no
+  // posterior variance changes by more than tolerance relatively.  With a
+  // damped step d the test is against tolerance * d, so that small damped
+  // steps do not look converged early.
+  double tolerance = 1e-9;
+  double damping = 1.0;  // first step of the parallel schedule, in (0, 1]
+  std::uint32_t seed = 1;
+};
+
+struct EpResult {
+  Eigen::VectorXd site_precision;  // tau_i >= 0
+  Eigen::VectorXd site_nu;         // tau_i * site mean
+  Eigen::VectorXd cavity_mean;
+  Eigen::VectorXd cavity_var;
+  Eigen::VectorXd weights;         // w = (K + S^-1)^-1 S^-1 nu; posterior mean K w
+  Eigen::VectorXd mean;            // posterior means at the training points
+  Eigen::VectorXd variance;        // posterior variances at the training points
+  Eigen::MatrixXd chol;            // lower Cholesky factor of B (upper part unused)
+  double log_evidence = 0.0;
+  int sweeps = 0;
+  bool converged = false;
+  double change = 0.0;             // last convergence measure
+  double final_damping = 1.0;
+};
+
+namespace tap_detail {
+
+inline void check_inputs(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets) {
+  if (K.rows() != K.cols()) throw std::invalid_argument("kernel matrix must be square");
+  if (K.rows() != targets.size())
+    throw std::invalid_argument("kernel matrix and targets differ in size");
+  if (K.rows() < 1) throw std::invalid_argument("no training points");
+  if (!K.allFinite() || !targets.allFinite())
+    throw std::invalid_argument("kernel matrix and targets must be finite");
+}
+
+// The Gaussian posterior N(mu, Sigma), Sigma = (K^-1 + S)^-1, of given sites:
+// L, weights, means and the variances at the training points.  Work: one
+// Cholesky of B and one triangular solve with n right-hand sides.
+inline void posterior(const Eigen::MatrixXd& K, const Eigen::VectorXd& tau,
+                      const Eigen::VectorXd& nu, EpResult& r, Eigen::MatrixXd& work) {
+  const Eigen::Index n = K.rows();
+  const Eigen::VectorXd sw = tau.cwiseSqrt();
+  r.chol.resize(n, n);
+  r.chol.triangularView<Eigen::Lower>() =
+      (sw.asDiagonal() * K * sw.asDiagonal()).triangularView<Eigen::Lower>();
+  r.chol.diagonal().array() += 1.0;
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
+  if (llt.info() != Eigen::Success)
+    throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
+  const Eigen::VectorXd Knu = K * nu;
+  Eigen::VectorXd tmp = sw.cwiseProduct(Knu);
+  llt.solveInPlace(tmp);
+  r.weights = nu - sw.cwiseProduct(tmp);
+  r.mean = K * r.weights;
+  // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.
+  work = sw.asDiagonal() * K;
+  r.chol.triangularView<Eigen::Lower>().solveInPlace(work);
+  r.variance.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v = K(i, i) - work.col(i).squaredNorm();
+    // rounding can only matter when the posterior is pinned by the site
+    r.variance[i] = v > 1e-300 ? v : 1e-300;
+  }
+}
+
+// Cavity of each site from the posterior marginals.
+inline void cavities(const EpResult& post, const Eigen::VectorXd& tau, const Eigen::VectorXd& nu,
+                     Eigen::VectorXd& m, Eigen::VectorXd& v) {
+  const Eigen::Index n = tau.size();
+  m.resize(n);
+  v.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double s2 = post.variance[i];
+    double denom = 1.0 - tau[i] * s2;  // tau_cavity * s2
+    if (denom < 1e-12) denom = 1e-12;
+    v[i] = s2 / denom;
+    // m = nu_cavity / tau_cavity with nu_cavity = mu / s2 - nu
+    m[i] = (post.mean[i] - s2 * nu[i]) / denom;
+  }
+}
+
+// New site (tau, nu) for one cavity: the precision from the curvature,
+// clamped at 0, and nu such that the posterior mean m + v d1 is matched
+// whatever the clamping did.
+inline void site_from_moments(const SiteMoments& mo, double m, double v, double* tau,
+                              double* nu) {
+  double t = -mo.d2log_z / (1.0 + mo.d2log_z * v);
+  if (!(t >= 0.0) || !std::isfinite(t)) t = t > 0.0 ? 1e300 : 0.0;
+  *tau = t;
+  *nu = t * m + mo.dlog_z * (1.0 + t * v);
+}
+
+// Largest standardised change of the posterior marginals.
+inline double marginal_change(const EpResult& a, const Eigen::VectorXd& old_mean,
+                              const Eigen::VectorXd& old_var) {
+  double change = 0.0;
+  for (Eigen::Index i = 0; i < a.mean.size(); ++i) {
+    const double dm = std::fabs(a.mean[i] - old_mean[i]) / std::sqrt(a.variance[i]);
+    const double dv = std::fabs(a.variance[i] / old_var[i] - 1.0);
+    change = std::max(change, std::max(dm, dv));
+  }
+  return change;
+}
+
+// Cavities, the EP log evidence and the final bookkeeping.  The evidence
+//   log Z_EP = sum_i log Z_i - sum_i log L_ii + 1/2 sum_i log(1 + tau_i v_i)
+//              + 1/2 nu' mu + sum_i (tau_i m_i^2 - 2 m_i nu_i - nu_i^2 v_i) / (2 (1 + tau_i v_i))
+// is Rasmussen and Williams' eq. (3.65) with the 1/tau_i terms cancelled
+// analytically (nu' Sigma nu = nu' mu), so tau_i = 0 needs no special case.
+template <class Likelihood>
+void finish(const Eigen::VectorXd& targets, const Likelihood& lik, EpResult& r) {
+  cavities(r, r.site_precision, r.site_nu, r.cavity_mean, r.cavity_var);
+  double lz = 0.0, quad = 0.0, logdet = 0.0, logterm = 0.0;
+  for (Eigen::Index i = 0; i < targets.size(); ++i) {
+    const double m = r.cavity_mean[i], v = r.cavity_var[i];
+    const double tau = r.site_precision[i], nu = r.site_nu[i];
+    lz += lik.moments(targets[i], m, v).log_z;
+    logdet += std::log(r.chol(i, i));
+    logterm += 0.5 * std::log1p(tau * v);
+    quad += (tau * m * m - 2.0 * m * nu - nu * nu * v) / (2.0 * (1.0 + tau * v));
+  }
+  r.log_evidence = lz - logdet + logterm + 0.5 * r.site_nu.dot(r.mean) + quad;
+}
+
+inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng) {
+  std::vector<Eigen::Index> order(n);
+  for (Eigen::Index i = 0; i < n; ++i) order[i] = i;
+  for (Eigen::Index i = n - 1; i > 0; --i) {  // Fisher-Yates, portable
+    const Eigen::Index j = static_cast<Eigen::Index>(rng() % static_cast<std::uint32_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
+}  // namespace tap_detail
+
+// EP / TAP fit of a zero-mean GP with kernel matrix K.
+//
+// parallel schedule: every sweep computes all cavities from the current
+// posterior, moves each site a fraction d of the way to its update, and
+// refactors B once.  d starts at control.damping, grows by 1.1 (up to 1)
+// after a sweep that reduced the change and halves after one that did not,
+// so the undamped (fastest) step is used whenever it is stable.
+//
+// sequential schedule: sites updated one at a time in a seeded random order,
+// the posterior covariance kept by rank-one updates, and recomputed from a
+// fresh factorisation after each sweep (long chains of rank-one updates lose
+// precision).
+template <class Likelihood>
+EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
+                const EpControl& control, const std::function<void()>& interrupt) {
+  tap_detail::check_inputs(K, targets);
+  if (!(control.damping > 0.0 && control.damping <= 1.0))
+    throw std::invalid_argument("EP damping must lie in (0, 1]");
+  if (!(control.tolerance > 0.0)) throw std::invalid_argument("EP tolerance must be positive");
+  if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
+  const Eigen::Index n = K.rows();
+  EpResult r;
+  r.site_precision = Eigen::VectorXd::Zero(n);
+  r.site_nu = Eigen::VectorXd::Zero(n);
+  Eigen::MatrixXd work;
+  tap_detail::posterior(K, r.site_precision, r.site_nu, r, work);
+
+  Eigen::VectorXd m, v, old_mean, old_var;
+  double d = control.damping;
+  double previous_change = std::numeric_limits<double>::infinity();
+  std::mt19937 rng(control.seed);
+
+  for (int sweep = 1; sweep <= control.max_sweeps; ++sweep) {
+    if (interrupt) interrupt();
+    old_mean = r.mean;
+    old_var = r.variance;
+    if (control.schedule == EpSchedule::parallel) {
+      tap_detail::cavities(r, r.site_precision, r.site_nu, m, v);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        double tau, nu;
+        tap_detail::site_from_moments(lik.moments(targets[i], m[i], v[i]), m[i], v[i], &tau, &nu);
+        r.site_precision[i] = (1.0 - d) * r.site_precision[i] + d * tau;
+        r.site_nu[i] = (1.0 - d) * r.site_nu[i] + d * nu;
+      }
+    } else {
+      // Sigma = K - V'V from the current factorisation (work holds V).
+      Eigen::MatrixXd sigma = K;
+      sigma.noalias() -= work.transpose() * work;
+      Eigen::VectorXd mu = r.mean;
+      const std::vector<Eigen::Index> order = tap_detail::random_order(n, rng);
+      for (Eigen::Index k = 0; k < n; ++k) {
+        if (interrupt && k % 256 == 255) interrupt();
+        const Eigen::Index i = order[k];
+        const double s2 = std::max(sigma(i, i), 1e-300);
+        double denom = std::max(1.0 - r.site_precision[i] * s2, 1e-12);
+        const double vi = s2 / denom;
+        const double mi = (mu[i] - s2 * r.site_nu[i]) / denom;
+        double tau, nu;
+        tap_detail::site_from_moments(lik.moments(targets[i], mi, vi), mi, vi, &tau, &nu);
+        tau = (1.0 - d) * r.site_precision[i] + d * tau;
+        nu = (1.0 - d) * r.site_nu[i] + d * nu;
+        const double dtau = tau - r.site_precision[i];
+        r.site_precision[i] = tau;
+        r.site_nu[i] = nu;
+        const Eigen::VectorXd si = sigma.col(i);
+        const double scale = dtau / (1.0 + dtau * s2);
+        sigma.noalias() -= scale * si * si.transpose();
+        mu.noalias() = sigma * r.site_nu;
+      }
+    }
+    tap_detail::posterior(K, r.site_precision, r.site_nu, r, work);
+    r.change = tap_detail::marginal_change(r, old_mean, old_var);
+    r.sweeps = sweep;
+    r.final_damping = d;
+    if (!std::isfinite(r.change))
+      throw std::runtime_error("EP produced non-finite posterior moments");
+    if (r.change < control.tolerance * d) {
+      r.converged = true;
+      break;
+    }
+    if (control.schedule == EpSchedule::parallel) {
+      d = r.change < previous_change ? std::min(1.0, d * 1.1) : d * 0.5;
+      if (d < 1e-3) d = 1e-3;
+    }
+    previous_change = r.change;
+  }
+  tap_detail::finish(targets, lik, r);
+  return r;
+}
+
+// Gao, Gunn and Harris' section 4 iteration, kept for comparison: inner
+// updates w_i += eta (F_i / G_i - w_i) of all weights at once from the
+// cavity means <y_i>_i = (K w)_i - sigma_i^2 w_i, and every M inner steps an
+// outer update of Sigma_i and the cavity variances sigma_i^2 (eq. 3.11).  The
+// learning rate adapts as in Opper and Winther's algorithm (times 1.1 when the
+// error sum_i (F_i/G_i - w_i)^2 fell, halved otherwise), since the fixed eta = 0.05
+// diverges on the paper's own example for C >= 2 (DESIGN.md errata 8).
+struct PaperControl {
+  double eta = 0.05;
+  int inner = 30;          // M
+  int max_outer = 2000;
+  double tolerance = 1e-9; // on max_i |F_i/G_i - w_i| / C-scale and on sigma^2
+  bool adaptive = true;
+  std::uint32_t seed = 1;
+};
+
+template <class Likelihood>
+EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
+                   const PaperControl& control, const std::function<void()>& interrupt) {
+  tap_detail::check_inputs(K, targets);
+  if (!(control.eta > 0.0) || control.inner < 1 || control.max_outer < 1)
+    throw std::invalid_argument("invalid control of the paper's iteration");
+  const Eigen::Index n = K.rows();
+  std::mt19937 rng(control.seed);
+  std::uniform_real_distribution<double> unif(-1e-3, 1e-3);
+  Eigen::VectorXd w(n);
+  for (Eigen::Index i = 0; i < n; ++i) w[i] = unif(rng);
+  Eigen::VectorXd sigma2 = K.diagonal();
+  Eigen::VectorXd tau = Eigen::VectorXd::Zero(n), cav(n), alpha(n);
+  double eta = control.eta;
+  double previous_sq = std::numeric_limits<double>::infinity();
+  EpResult r;
+  Eigen::MatrixXd work;
+  double scale = 0.0;  // size of the weights, for a relative test
+  for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::fabs(targets[i]));
+  for (int outer = 1; outer <= control.max_outer; ++outer) {
+    if (interrupt) interrupt();
+    double step = 0.0;
+    // each outer update moves the fixed point of the inner iteration, so
+    // the error is compared within one inner cycle only
+    previous_sq = std::numeric_limits<double>::infinity();
+    for (int it = 0; it < control.inner; ++it) {
+      cav.noalias() = K * w;
+      cav -= sigma2.cwiseProduct(w);
+      for (Eigen::Index i = 0; i < n; ++i)
+        alpha[i] = lik.moments(targets[i], cav[i], sigma2[i]).dlog_z;
+      const Eigen::VectorXd delta = alpha - w;
+      step = delta.cwiseAbs().maxCoeff();
+      w += eta * delta;
+      const double sq = delta.squaredNorm();  // Opper and Winther's error
+      if (control.adaptive) {
+        eta = sq < previous_sq ? std::min(1.0, eta * 1.1) : std::max(eta * 0.5, 1e-6);
+        previous_sq = sq;
+      }
+    }
+    // outer update: Sigma_i from the curvature, then sigma_i^2 (eq. 3.11)
+    cav.noalias() = K * w;
+    cav -= sigma2.cwiseProduct(w);
+    Eigen::VectorXd nu(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const SiteMoments mo = lik.moments(targets[i], cav[i], sigma2[i]);
+      tap_detail::site_from_moments(mo, cav[i], sigma2[i], &tau[i], &nu[i]);
+    }
+    tap_detail::posterior(K, tau, nu, r, work);
+    double var_change = 0.0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double s2 = r.variance[i];
+      const double denom = std::max(1.0 - tau[i] * s2, 1e-12);
+      const double updated = s2 / denom;
+      var_change = std::max(var_change, std::fabs(updated / sigma2[i] - 1.0));
+      sigma2[i] = updated;
+    }
+    r.sweeps = outer;
+    r.change = std::max(step / (1.0 + scale), var_change);
+    if (!std::isfinite(r.change)) {
+      r.converged = false;
+      break;
+    }
+    if (r.change < control.tolerance) {
+      r.converged = true;
+      break;
+    }
+  }
+  r.final_damping = eta;
+  // Report the paper's own weights; the sites reproduce them at the fixed
+  // point, and the evidence and posterior marginals are computed from them.
+  cav.noalias() = K * w;
+  cav -= sigma2.cwiseProduct(w);
+  Eigen::VectorXd nu(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const SiteMoments mo = lik.moments(targets[i], cav[i], sigma2[i]);
+    tap_detail::site_from_moments(mo, cav[i], sigma2[i], &tau[i], &nu[i]);
+  }
+  r.site_precision = tau;
+  r.site_nu = nu;
+  tap_detail::posterior(K, tau, nu, r, work);
+  tap_detail::finish(targets, lik, r);
+  r.weights = w;
+  r.mean.noalias() = K * w;
+  return r;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_TAP_HPP
