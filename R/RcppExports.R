@@ -33,6 +33,22 @@ cpp_kernel_diagonal <- function(kernel, x) {
     .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x)
 }
 
+cpp_gpc_tap_fit <- function(kernel, x, y, noise, kappa, control) {
+    .Call(`_gpsvm_cpp_gpc_tap_fit`, kernel, x, y, noise, kappa, control)
+}
+
+cpp_gpc_tap_predict <- function(kernel, x, weights, site_precision, chol, z) {
+    .Call(`_gpsvm_cpp_gpc_tap_predict`, kernel, x, weights, site_precision, chol, z)
+}
+
+cpp_gpc_tap_loo_exact <- function(kernel, x, y, noise, kappa, control, which) {
+    .Call(`_gpsvm_cpp_gpc_tap_loo_exact`, kernel, x, y, noise, kappa, control, which)
+}
+
+cpp_probit_flip_moments <- function(target, mean, var, kappa, noise) {
+    .Call(`_gpsvm_cpp_probit_flip_moments`, target, mean, var, kappa, noise)
+}
+
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }

@@ -6,7 +6,8 @@
 # Two-class labels as -1/+1 and the level names they stand for.  A factor's
 # first level is -1 and its second +1 (as glm() takes the second level as
 # "success"); numbers must be -1 or +1; logicals and characters go through
-# factor().
+# factor().  Data from one class only are allowed: the models are defined
+# for them, and a leave-one-out or cross-validation subset may be one.
 .classif_labels <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
   if (!is.null(dim(y)) && NCOL(y) != 1L) .stop(sprintf("'%s' must be a vector of labels", arg))
@@ -16,10 +17,12 @@
   if (anyNA(y)) .stop(sprintf("'%s' contains missing values", arg))
   if (is.logical(y) || is.character(y)) y <- factor(y)
   if (is.factor(y)) {
-    lev <- levels(droplevels(y))
-    if (length(levels(y)) > 2L || length(lev) != 2L) {
-      .stop(sprintf("'%s' must have exactly two classes; it has %d (%s)", arg, length(lev),
-                    paste(lev, collapse = ", ")))
+    # the levels define the classes, so a factor may leave one class unused
+    # (a one-point fit, or a subset of the data)
+    lev <- levels(y)
+    if (length(lev) != 2L) {
+      .stop(sprintf("'%s' must have exactly two classes (levels); it has %d (%s)", arg,
+                    length(lev), paste(lev, collapse = ", ")))
     }
     return(list(y = ifelse(y == lev[2L], 1, -1), levels = lev))
   }
@@ -27,7 +30,6 @@
   if (!all(y %in% c(-1, 1))) {
     .stop(sprintf("numeric '%s' must hold only -1 and +1; use a factor for other codes", arg))
   }
-  if (length(unique(y)) != 2L) .stop(sprintf("'%s' must contain both classes", arg))
   list(y = as.double(y), levels = c("-1", "1"))
 }
 

@@ -24,10 +24,15 @@
 #'   function of eq. (17.40); at the fixed point this equals the paper's
 #'   \eqn{k_{ii}(1/(y_i\alpha_i\langle f_i\rangle) - 1)} but does not divide by
 #'   a margin that may vanish before convergence.
+#' * [gpc()] with `method = "tap"`: the TAP analogue. The cavity distribution
+#'   of case \eqn{i} is TAP's approximation to the posterior of its activation
+#'   without case \eqn{i}, so the margin is \eqn{y_i} times the cavity mean; it
+#'   comes with the fit at no extra cost.
 #'
 #' `method = "exact"` refits the model without each case, starting from the
 #' full solution with that case removed (a warm start, as the paper
-#' suggests), with the fit's own settings. Refits run in chunks, so that a
+#' suggests), with the fit's own settings. TAP refits start from fresh
+#' sites (the EP engine takes no warm start), so they cost a full fit each. Refits run in chunks, so that a
 #' progress bar can be shown and the chunks can go to several cores
 #' (`cores`, by forking with [parallel::mclapply()]) or to a cluster (`cl`,
 #' with [parallel::parLapply()]; the workers need gpsvm installed). The
@@ -91,13 +96,14 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
 }
 
 .loo_model_name <- function(fit) {
-  if (inherits(fit, "svc")) "svc (kernel adatron)" else sprintf("gpc (%s mean field)", fit$method)
+  if (inherits(fit, "svc")) "svc (kernel adatron)" else sprintf("gpc (%s)", .gpc_method_label(fit$method))
 }
 
 .loo_approx <- function(fit) {
   if (inherits(fit, "svc")) {
     return(cpp_svc_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C))
   }
+  if (fit$method == "tap") return(fit$y * fit$cavity_mean)
   cpp_gpc_naive_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa)
 }
 
@@ -107,6 +113,8 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
   ctl <- unclass(fit$control)
   if (inherits(fit, "svc")) {
     cpp_svc_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C, ctl, which)
+  } else if (fit$method == "tap") {
+    cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa, ctl, which)
   } else {
     cpp_gpc_naive_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa, ctl,
                             which)

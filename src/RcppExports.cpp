@@ -138,6 +138,70 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_gpc_tap_fit
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_fit(kernel, x, y, noise, kappa, control));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_tap_predict
+Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP zSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type site_precision(site_precisionSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_predict(kernel, x, weights, site_precision, chol, z));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_tap_loo_exact
+Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, Rcpp::IntegerVector which);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP whichSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_loo_exact(kernel, x, y, noise, kappa, control, which));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_probit_flip_moments
+Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::NumericVector mean, Rcpp::NumericVector var, double kappa, double noise);
+RcppExport SEXP _gpsvm_cpp_probit_flip_moments(SEXP targetSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP kappaSEXP, SEXP noiseSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type var(varSEXP);
+    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_probit_flip_moments(target, mean, var, kappa, noise));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::Nullable<Rcpp::NumericMatrix> y, int deriv, int wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_matrix(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP derivSEXP, SEXP wrtSEXP) {
@@ -255,6 +319,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_svc_loo_exact", (DL_FUNC) &_gpsvm_cpp_svc_loo_exact, 8},
     {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 2},
+    {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
+    {"_gpsvm_cpp_gpc_tap_predict", (DL_FUNC) &_gpsvm_cpp_gpc_tap_predict, 6},
+    {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 7},
+    {"_gpsvm_cpp_probit_flip_moments", (DL_FUNC) &_gpsvm_cpp_probit_flip_moments, 5},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},

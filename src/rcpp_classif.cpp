@@ -6,7 +6,9 @@
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
 #include <gpsvm/loo.hpp>
+#include <gpsvm/mfsvr.hpp>
 #include <gpsvm/naive_mf.hpp>
+#include <gpsvm/tap_classifier.hpp>
 
 #include <vector>
 
@@ -29,6 +31,18 @@ gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   c.ftol = Rcpp::as<double>(control["ftol"]);
   c.eta = Rcpp::as<double>(control["eta"]);
   c.maxit = Rcpp::as<int>(control["maxit"]);
+  return c;
+}
+
+gpsvm::EpControl ep_control(const Rcpp::List& control) {
+  gpsvm::EpControl c;
+  const std::string schedule = Rcpp::as<std::string>(control["schedule"]);
+  c.schedule = schedule == "sequential" ? gpsvm::EpSchedule::sequential
+                                        : gpsvm::EpSchedule::parallel;
+  c.max_sweeps = Rcpp::as<int>(control["max_sweeps"]);
+  c.tolerance = Rcpp::as<double>(control["tol"]);
+  c.damping = Rcpp::as<double>(control["damping"]);
+  c.seed = static_cast<std::uint32_t>(Rcpp::as<double>(control["seed"]));
   return c;
 }
 
@@ -124,4 +138,62 @@ Rcpp::List cpp_gpc_naive_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd
 // [[Rcpp::export]]
 Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x) {
   return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).diagonal();
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                           Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
+                           Rcpp::List control) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  const gpsvm::EpControl c = ep_control(control);
+  const gpsvm::EpResult r =
+      gpsvm::tap_classifier_fit(k, y, kappa, c, gpsvm_glue::interrupt_callback());
+  gpsvm::SolverStatus s;
+  s.converged = r.converged;
+  s.iterations = r.sweeps;
+  s.residual = r.change;
+  s.tolerance = c.tolerance;
+  return Rcpp::List::create(
+      Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
+      Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
+      Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
+      Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
+      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("status") = status_list(s));
+}
+
+// Posterior mean and variance of the latent function at new points z from
+// the EP sites (the same computation as the regression model's).
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                               Eigen::Map<Eigen::VectorXd> weights,
+                               Eigen::Map<Eigen::VectorXd> site_precision,
+                               Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z) {
+  Eigen::VectorXd mean, var;
+  gpsvm::mfsvr_predict(x, gpsvm_glue::kernel_from_r(kernel), weights, site_precision, chol, z,
+                       true, mean, var);
+  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                 Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
+                                 Rcpp::List control, Rcpp::IntegerVector which) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control), zero_based(which),
+                                          gpsvm_glue::interrupt_callback()));
+}
+
+// Site moments of the probit-with-flip likelihood, for the tests.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::NumericVector mean,
+                                            Rcpp::NumericVector var, double kappa, double noise) {
+  const gpsvm::ProbitFlip lik(kappa, noise);
+  Rcpp::NumericMatrix out(target.size(), 3);
+  for (R_xlen_t i = 0; i < target.size(); ++i) {
+    const gpsvm::SiteMoments m = lik.moments(target[i], mean[i], var[i]);
+    out(i, 0) = m.log_z;
+    out(i, 1) = m.dlog_z;
+    out(i, 2) = m.d2log_z;
+  }
+  return out;
 }

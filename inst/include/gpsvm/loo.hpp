@@ -21,6 +21,7 @@
 #include "adatron.hpp"
 #include "classifier.hpp"
 #include "naive_mf.hpp"
+#include "tap_classifier.hpp"
 
 namespace gpsvm {
 
@@ -113,7 +114,7 @@ inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRe
   VectorXd omega(n);
   std::vector<Index> active;
   for (Index i = 0; i < n; ++i) {
-    const double response = -mf_embedding_derivative(z[i], kappa);  // G (z + G)
+    const double response = flip_mills_curvature(z[i], kappa);  // G (z + G) = -G'(z)
     omega[i] = response == 0.0 ? std::numeric_limits<double>::infinity()
                                : k(i, i) * (1.0 / response - 1.0);
     if (std::isfinite(omega[i])) active.push_back(i);
@@ -210,6 +211,25 @@ inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRe
     status = r.status;
   };
   return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+}
+
+// TAP: refits from fresh sites (the EP engine has no warm start), margin
+// y_i sum_{j != i} k_ij w_j^(-i).
+inline LooRefits tap_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y, double kappa,
+                               const EpControl& control, const std::vector<Index>& which,
+                               const std::function<void()>& interrupt = {}) {
+  check_labels(y, k.rows());
+  auto refit = [&](const MatrixXd& ki, const VectorXd& yi, const VectorXd&, VectorXd& w,
+                   SolverStatus& status) {
+    EpResult r = tap_classifier_fit(ki, yi, kappa, control, interrupt);
+    // weights w play the role of y * alpha; the loop multiplies by y again
+    w = (r.weights.array() * yi.array()).matrix();
+    status.converged = r.converged;
+    status.iterations = r.sweeps;
+    status.residual = r.change;
+    status.tolerance = control.tolerance;
+  };
+  return detail::loo_refit_loop(k, y, VectorXd::Zero(k.rows()), which, refit, interrupt);
 }
 
 }  // namespace gpsvm

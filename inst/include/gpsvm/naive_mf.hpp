@@ -7,8 +7,8 @@
 //   G(z) = (1 - 2 kappa) phi(z) / (kappa + (1 - 2 kappa) Phi(z)),
 // with kappa the output flip probability (eq. 17.17) and k the covariance of
 // the noisy process (noise variance on the diagonal, eq. 17.16).  G is
-// evaluated in logs (and as the Mills ratio for kappa = 0), so that far
-// points neither overflow nor give 0/0.
+// special.hpp's flip_mills_ratio, evaluated in logs (the Mills ratio for
+// kappa = 0), so that far points neither overflow nor give 0/0.
 //
 // Algorithm 17.1: alpha from 0; all delta alpha_i = G(z_i)/sqrt(k_ii) - alpha_i
 // computed in parallel; alpha += eta * delta alpha; eta *= 1.1 when
@@ -57,21 +57,6 @@ struct NaiveMfResult {
   SolverStatus status;
 };
 
-// G(z) = (1 - 2 kappa) phi(z) / (kappa + (1 - 2 kappa) Phi(z)).
-inline double mf_embedding(double z, double kappa) {
-  if (kappa == 0.0) return mills_ratio(z);
-  const double log_w = std::log1p(-2.0 * kappa);
-  const double log_den = log_sum_exp(std::log(kappa), log_w + log_norm_cdf(z));
-  return std::exp(log_w + log_norm_pdf(z) - log_den);
-}
-
-// G'(z) = -G(z) (z + G(z)): phi' = -z phi and the denominator's derivative is
-// (1 - 2 kappa) phi, so the same identity holds for every kappa.
-inline double mf_embedding_derivative(double z, double kappa) {
-  const double g = mf_embedding(z, kappa);
-  return -g * (z + g);
-}
-
 namespace detail {
 
 // delta alpha for the current alpha; fills field, z and delta.
@@ -82,7 +67,7 @@ inline void naive_mf_delta(const ConstMatrixRef& k, const ConstVectorRef& y, dou
   for (Index i = 0; i < alpha.size(); ++i) {
     const double s = std::sqrt(k(i, i));
     z[i] = (y[i] * field[i] - k(i, i) * alpha[i]) / s;
-    delta[i] = mf_embedding(z[i], kappa) / s - alpha[i];
+    delta[i] = flip_mills_ratio(z[i], kappa) / s - alpha[i];
   }
 }
 
