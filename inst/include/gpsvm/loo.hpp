@@ -12,6 +12,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -27,21 +28,37 @@ namespace gpsvm {
 
 namespace detail {
 
-// Diagonal of the inverse of a symmetric matrix: by Cholesky when it is
-// positive definite, else by LU (the naive mean-field matrix Omega + K can be
-// indefinite when kappa > 0).  Throws when the matrix is singular.
+// Diagonal of the inverse of a symmetric matrix.  Positive definite: with
+// A = L L', [A^-1]_ii is the squared norm of column i of L^-1, and columns
+// j0..j1 of L^-1 are zero above row j0, so they come from a triangular solve
+// with the trailing block of L only: n^3 / 3 flops on top of the Cholesky,
+// instead of the 2 n^3 of solving A X = I.  Otherwise (the naive mean-field
+// matrix Omega + K can be indefinite when kappa > 0) by LU.  Throws when the
+// matrix is singular.
+inline VectorXd inverse_diagonal_from_cholesky(const MatrixXd& l) {  // lower triangle: L
+  const Index m = l.rows();
+  VectorXd d(m);
+  const Index block = 64;
+  for (Index j0 = 0; j0 < m; j0 += block) {
+    const Index b = std::min(block, m - j0), rows = m - j0;
+    MatrixXd x = MatrixXd::Identity(rows, b);
+    l.bottomRightCorner(rows, rows).triangularView<Eigen::Lower>().solveInPlace(x);
+    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+  }
+  return d;
+}
+
 inline VectorXd inverse_diagonal(const MatrixXd& a) {
   const Index m = a.rows();
   if (m == 0) return VectorXd();
+  VectorXd d(m);
   Eigen::LLT<MatrixXd> llt(a);
-  MatrixXd inv;
   if (llt.info() == Eigen::Success) {
-    inv = llt.solve(MatrixXd::Identity(m, m));
+    d = inverse_diagonal_from_cholesky(llt.matrixLLT());
   } else {
     Eigen::PartialPivLU<MatrixXd> lu(a);
-    inv = lu.solve(MatrixXd::Identity(m, m));
+    d = lu.solve(MatrixXd::Identity(m, m)).diagonal();
   }
-  VectorXd d = inv.diagonal();
   if (!d.allFinite() || (d.array() == 0.0).any())
     throw std::runtime_error("leave-one-out matrix is singular");
   return d;
@@ -76,7 +93,7 @@ inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
     llt.compute(ks);
     if (llt.info() != Eigen::Success)
       throw std::runtime_error("kernel matrix of the margin support vectors is not positive definite");
-    const VectorXd dinv = llt.solve(MatrixXd::Identity(m, m)).diagonal();
+    const VectorXd dinv = detail::inverse_diagonal_from_cholesky(llt.matrixLLT());
     for (Index a = 0; a < m; ++a) margin[sv[a]] -= alpha[sv[a]] / dinv[a];
   }
   for (Index i : bounded) {
