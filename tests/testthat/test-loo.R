@@ -118,3 +118,26 @@ test_that("bad input to loo_error() gives clear errors", {
   expect_error(loo_error(fit, cl = 2), "'cl'")
   expect_error(loo_error(fit, seed = 1), "unknown argument")
 })
+
+test_that("duplicated inputs without noise: a singular K_mSV is handled in the limit", {
+  d <- two_class_data(30, 29)
+  ctl <- svc_control(ftol = 1e-22, maxit = 200000)
+  base <- svc(d$x, d$y, rbf_kernel(1), control = ctl)
+  twins <- which(base$alpha > 0)[1:3]
+  x <- rbind(d$x, d$x[twins, ])  # exact duplicates of three support vectors
+  y <- c(d$y, d$y[twins])
+  # hard margin (C = Inf): the twin can take over the whole alpha of the
+  # point left out; with a finite C it may hit the bound instead
+  fit <- svc(x, y, rbf_kernel(1), control = ctl)
+  approx <- loo_error(fit)
+  exact <- loo_error(fit, "exact", progress = FALSE)
+  expect_true(all(is.finite(approx$margins)))
+  # a duplicated margin support vector keeps margin 1 when left out: its
+  # twin takes over, exactly as the refit finds
+  dup <- c(twins, 31:33)
+  on_margin <- dup[fit$alpha[dup] > 0]
+  expect_gt(length(on_margin), 0)
+  expect_equal(unname(approx$margins[on_margin]), rep(1, length(on_margin)), tolerance = 1e-6)
+  expect_equal(unname(exact$margins[on_margin]), rep(1, length(on_margin)), tolerance = 1e-6)
+  expect_lte(abs(approx$count - exact$count), 1)
+})

@@ -90,9 +90,23 @@ inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
     for (Index b = 0; b < m; ++b) ks(a, b) = k(sv[a], sv[b]);
   Eigen::LLT<MatrixXd> llt;
   if (m > 0) {
-    llt.compute(ks);
-    if (llt.info() != Eigen::Success)
-      throw std::runtime_error("kernel matrix of the margin support vectors is not positive definite");
+    // Duplicated inputs (common in real data) make K_mSV singular when there
+    // is no noise on the diagonal.  Then a jitter that grows from 1e-12 of
+    // the mean diagonal is added: in its limit a duplicated point's term
+    // alpha_i / [K^-1]_ii goes to 0, which is the exact answer (its twin takes
+    // over when it is left out).
+    const double scale = ks.diagonal().mean();
+    double jitter = 0.0;
+    for (;;) {
+      MatrixXd kj = ks;
+      kj.diagonal().array() += jitter;
+      llt.compute(kj);
+      if (llt.info() == Eigen::Success) break;
+      jitter = jitter == 0.0 ? 1e-12 * scale : jitter * 10.0;
+      if (jitter > 1e-4 * scale)
+        throw std::runtime_error(
+            "kernel matrix of the margin support vectors is not positive definite");
+    }
     const VectorXd dinv = detail::inverse_diagonal_from_cholesky(llt.matrixLLT());
     for (Index a = 0; a < m; ++a) margin[sv[a]] -= alpha[sv[a]] / dinv[a];
   }
