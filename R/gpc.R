@@ -233,7 +233,7 @@ predict.gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"
 print.gpc <- function(x, ...) {
   cat(sprintf("Gaussian process classifier (%s)\n", .gpc_method_label(x$method)))
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
-  cat("Kernel: ", .format_kernel_line(x$kernel), "\n", sep = "")
+  cat(.format_kernel_line(x$kernel), "\n", sep = "")
   cat(sprintf("noise variance = %s, flip probability kappa = %s\n", format(x$noise),
               format(x$kappa)))
   cat(sprintf("%d cases; embedding strengths alpha in [%.3g, %.3g]\n", length(x$y),

@@ -176,7 +176,7 @@ predict.svc <- function(object, newdata = NULL, type = c("class", "link"), ...) 
 print.svc <- function(x, ...) {
   cat("Support vector classifier (kernel adatron, no bias)\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
-  cat("Kernel: ", .format_kernel_line(x$kernel), "\n", sep = "")
+  cat(.format_kernel_line(x$kernel), "\n", sep = "")
   cat(sprintf("C = %s, noise variance = %s\n", format(x$C), format(x$noise)))
   g <- .svc_groups(x)
   cat(sprintf("%d cases, %d support vectors (%d on the margin, %d at C)\n",
