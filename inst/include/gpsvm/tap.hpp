@@ -188,8 +188,8 @@ inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng)
 // parallel schedule: every sweep computes all cavities from the current
 // posterior, moves each site a fraction d of the way to its update, and
 // refactors B once.  d starts at control.damping, grows by 1.1 (up to 1)
-// after a sweep that reduced the change and halves after one that did not,
-// so the undamped (fastest) step is used whenever it is stable.
+// after a sweep that reduced the residual (change / d) and halves after one
+// that did not, so the undamped (fastest) step is used whenever it is stable.
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
 // the posterior covariance kept by rank-one updates, and recomputed from a
@@ -259,15 +259,18 @@ EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const 
     r.final_damping = d;
     if (!std::isfinite(r.change))
       throw std::runtime_error("EP produced non-finite posterior moments");
-    if (r.change < control.tolerance * d) {
+    // A damped sweep moves the marginals by about d times the undamped
+    // update; residual = change / d estimates the latter, so that neither
+    // the convergence test nor the step rule is fooled by small steps.
+    const double residual = r.change / d;
+    if (residual < control.tolerance) {
       r.converged = true;
       break;
     }
     if (control.schedule == EpSchedule::parallel) {
-      d = r.change < previous_change ? std::min(1.0, d * 1.1) : d * 0.5;
-      if (d < 1e-3) d = 1e-3;
+      d = residual < previous_change ? std::min(1.0, d * 1.1) : std::max(d * 0.5, 1e-3);
     }
-    previous_change = r.change;
+    previous_change = residual;
   }
   tap_detail::finish(targets, lik, r);
   return r;
