@@ -386,3 +386,31 @@ test_that("bad input gives clear errors naming the argument", {
   expect_error(predict(fit, level = 1.5), "'level'")
   expect_error(plot(fit), "one input")
 })
+
+test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel matrix", {
+  d <- sinc_data(200, seed = 6)
+  k <- rbf_kernel(sqrt(2))
+  lr <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k)
+  dn <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, control = mfsvr_control(rank_tol = 0))
+  sq <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k,
+              control = mfsvr_control(schedule = "sequential"))
+  expect_false(is.null(lr$rank))
+  expect_lt(lr$rank, 200 / 4)
+  expect_null(dn$rank)
+  # the factor reproduces K to the requested accuracy
+  K <- kernel_matrix(k, d$x)
+  expect_lt(max(abs(K - tcrossprod(lr$factor))), 1e-12)
+  for (other in list(dn, sq)) {
+    expect_lt(max(abs(coef(lr) - coef(other))), 1e-7)
+    expect_equal(lr$log_evidence, other$log_evidence, tolerance = 1e-9)
+    expect_equal(lr$variance, other$variance, tolerance = 1e-7)
+  }
+  xn <- c(-15, -2.5, 0, 9.9)
+  a <- predict(lr, xn, se.fit = TRUE)
+  b <- predict(dn, xn, se.fit = TRUE)
+  expect_equal(a$fit, b$fit, tolerance = 1e-8)
+  expect_equal(a$se.fit, b$se.fit, tolerance = 1e-7)
+  ga <- mfsvr_evidence(d$x, d$y, 5, 0.1, k)$gradient
+  gb <- mfsvr_evidence(d$x, d$y, 5, 0.1, k, control = mfsvr_control(rank_tol = 0))$gradient
+  expect_equal(ga, gb, tolerance = 1e-7)
+})
