@@ -414,3 +414,23 @@ test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel 
   gb <- mfsvr_evidence(d$x, d$y, 5, 0.1, k, control = mfsvr_control(rank_tol = 0))$gradient
   expect_equal(ga, gb, tolerance = 1e-7)
 })
+
+test_that("sites deep inside a wide tube have precision exactly 0 and leave the prior untouched", {
+  d <- sinc_data(15)
+  C <- 2; eps <- 100
+  fit <- mfsvr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1))
+  expect_true(all(fit$site_precision == 0))
+  expect_equal(unname(fitted(fit)), rep(0, 15), tolerance = 1e-12)
+  expect_equal(fit$variance, rep(1, 15), tolerance = 1e-12)
+  # the likelihood is the constant C / (2 (eps C + 1)) wherever the prior has mass
+  expect_equal(fit$log_evidence, 15 * log(C / (2 * (eps * C + 1))), tolerance = 1e-12)
+})
+
+test_that("non-convergence of EP is a warning naming the iterations and the change", {
+  d <- sinc_data(40)
+  expect_warning(f <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)),
+                            control = mfsvr_control(max_iter = 2)),
+                 "did not converge in 2 iterations \\(change [0-9.e-]+, tolerance 1e-09\\)")
+  expect_false(f$convergence$converged)
+  expect_identical(f$convergence$iterations, 2L)
+})
