@@ -25,10 +25,10 @@
   cache <- new.env(parent = emptyenv())
   evaluate <- function(par) {
     if (!identical(cache$par, par)) {
-      h <- .mfsvr_unpack(par, names, epsilon, kernel)
-      fit <- tryCatch(
-        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE),
-        error = function(e) NULL)
+      fit <- tryCatch({
+        h <- .mfsvr_unpack(par, names, epsilon, kernel)
+        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE)
+      }, error = function(e) NULL)
       cache$par <- par
       cache$fit <- fit
     }
@@ -45,12 +45,21 @@
     if (is.null(fit)) return(rep(0, length(par)))
     -fit$gradient[keep]
   }
-  opt <- stats::optim(start, value, gradient, method = "BFGS",
-                      control = list(maxit = 200L, reltol = 1e-10))
+  # L-BFGS-B within a factor exp(12) (about 1.6e5) of the start: the evidence
+  # can keep rising slowly towards degenerate limits (an infinitely wide
+  # kernel, say), and unbounded steps there overflow.
+  opt <- stats::optim(start, value, gradient, method = "L-BFGS-B",
+                      lower = start - 12, upper = start + 12,
+                      control = list(maxit = 200L, factr = 1e5))
   h <- .mfsvr_unpack(opt$par, names, epsilon, kernel)
   if (opt$convergence != 0L) {
-    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)",
-                    opt$convergence, opt$counts[["function"]]), call. = FALSE)
+    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations: %s)",
+                    opt$convergence, opt$counts[["function"]], opt$message), call. = FALSE)
+  }
+  at_bound <- abs(opt$par - start) > 12 - 1e-6
+  if (any(at_bound)) {
+    warning(sprintf("evidence maximisation stopped at the search bound for %s (a factor exp(12) from the start)",
+                    paste(names[at_bound], collapse = ", ")), call. = FALSE)
   }
   fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE)
   opt$par <- stats::setNames(opt$par, names)
