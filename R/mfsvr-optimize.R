@@ -35,30 +35,39 @@
     cache$fit
   }
   keep <- c(TRUE, epsilon > 0, kernel$type == "rbf")
+  # An EP run that did not converge has no evidence to speak of (far from
+  # the data's scales it can report nonsense): treat it as a failed point,
+  # so the line search steps back.
+  usable <- function(fit) {
+    !is.null(fit) && fit$convergence$converged && is.finite(fit$log_evidence) &&
+      all(is.finite(fit$gradient))
+  }
   value <- function(par) {
+    if (any(abs(par - start) > 12)) return(1e300)
     fit <- evaluate(par)
-    if (is.null(fit) || !is.finite(fit$log_evidence)) return(1e300)
+    if (!usable(fit)) return(1e300)
     -fit$log_evidence
   }
   gradient <- function(par) {
+    if (any(abs(par - start) > 12)) return(rep(0, length(par)))
     fit <- evaluate(par)
-    if (is.null(fit)) return(rep(0, length(par)))
+    if (!usable(fit)) return(rep(0, length(par)))
     -fit$gradient[keep]
   }
-  # L-BFGS-B within a factor exp(12) (about 1.6e5) of the start: the evidence
+  # BFGS, whose line search steps back from failed points; the search stays
+  # within a factor exp(12) (about 1.6e5) of the start, since the evidence
   # can keep rising slowly towards degenerate limits (an infinitely wide
-  # kernel, say), and unbounded steps there overflow.
-  opt <- stats::optim(start, value, gradient, method = "L-BFGS-B",
-                      lower = start - 12, upper = start + 12,
-                      control = list(maxit = 200L, factr = 1e5))
+  # kernel, say) where EP stops converging.
+  opt <- stats::optim(start, value, gradient, method = "BFGS",
+                      control = list(maxit = 200L, reltol = 1e-10))
   h <- .mfsvr_unpack(opt$par, names, epsilon, kernel)
   if (opt$convergence != 0L) {
-    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations: %s)",
-                    opt$convergence, opt$counts[["function"]], opt$message), call. = FALSE)
+    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)",
+                    opt$convergence, opt$counts[["function"]]), call. = FALSE)
   }
-  at_bound <- abs(opt$par - start) > 12 - 1e-6
+  at_bound <- abs(opt$par - start) > 11
   if (any(at_bound)) {
-    warning(sprintf("evidence maximisation stopped at the search bound for %s (a factor exp(12) from the start)",
+    warning(sprintf("evidence maximisation stopped near the search bound for %s (a factor exp(12) from the start)",
                     paste(names[at_bound], collapse = ", ")), call. = FALSE)
   }
   fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE)

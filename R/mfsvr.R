@@ -19,10 +19,10 @@
 #' effectively infinite, are handled exactly.
 #'
 #' With `optimize = TRUE` the hyperparameters are chosen by maximising the EP
-#' evidence with [stats::optim()] (L-BFGS-B on `log C`, `log epsilon` and,
-#' for [rbf_kernel()], `log sigma`, each within a factor \eqn{e^{12}} of its
+#' evidence with [stats::optim()] (BFGS on `log C`, `log epsilon` and, for
+#' [rbf_kernel()], `log sigma`, each kept within a factor \eqn{e^{12}} of its
 #' starting value), using the analytic gradient of the evidence at the EP
-#' fixed point. The values passed in are the starting point; an `epsilon` of
+#' fixed point. Points where EP does not converge count as failures. The values passed in are the starting point; an `epsilon` of
 #' 0 stays 0. A warning says when the search stops at a bound or does not
 #' converge. This goes beyond the paper, whose conclusion asks for it.
 #'
