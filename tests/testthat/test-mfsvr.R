@@ -373,6 +373,14 @@ test_that("hard cases: one point, duplicates, constant targets, tiny and huge C,
     expect_true(f$convergence$converged, info = paste("C =", C))
     expect_true(is.finite(f$log_evidence))
   }
+  # a nearly box-shaped likelihood: parallel EP oscillates and hands over to
+  # sequential sweeps; both representations reach the same fixed point
+  d2 <- sinc_data(200, seed = 7)
+  box <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)))
+  expect_true(box$convergence$converged)
+  box_seq <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)),
+                   control = mfsvr_control(schedule = "sequential"))
+  expect_lt(max(abs(fitted(box) - fitted(box_seq))), 1e-8)
   far <- mfsvr(d$x, d$y + c(1e3, rep(0, 39)), C = 5, kernel = rbf_kernel(sqrt(2)))
   expect_true(far$convergence$converged)
   # the outlier pulls with at most weight C

@@ -52,6 +52,9 @@ struct EpControl {
   // steps do not look converged early.
   double tolerance = 1e-9;
   double damping = 1.0;  // first step of the parallel schedule, in (0, 1]
+  // the parallel schedule switches to sequential sweeps once its adaptive
+  // step falls below this
+  double min_parallel_damping = 0.05;
   std::uint32_t seed = 1;
 };
 
@@ -113,17 +116,61 @@ class DensePrior {
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
     if (llt.info() != Eigen::Success)
       throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
-    const Eigen::VectorXd Knu = K_ * nu;
-    Eigen::VectorXd tmp = sw.cwiseProduct(Knu);
-    llt.solveInPlace(tmp);
-    r.weights = nu - sw.cwiseProduct(tmp);
+    // w = (K + S^-1)^-1 S^-1 nu = S^1/2 B^-1 S^-1/2 nu for sites with
+    // tau > 0: no cancellation however large tau is (the textbook form
+    // nu - S^1/2 B^-1 S^1/2 K nu subtracts numbers of size tau).  Sites
+    // clamped at tau = 0 with nu != 0 (a pure linear tilt) take the textbook
+    // form, which is exact for them and small.
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(n), tilt = Eigen::VectorXd::Zero(n);
+    bool any_tilt = false;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (sw[i] > 0.0) {
+        b[i] = nu[i] / sw[i];
+      } else if (nu[i] != 0.0) {
+        tilt[i] = nu[i];
+        any_tilt = true;
+      }
+    }
+    llt.solveInPlace(b);
+    r.weights = sw.cwiseProduct(b);
+    if (any_tilt) {
+      Eigen::VectorXd tmp = sw.cwiseProduct(K_ * tilt);
+      llt.solveInPlace(tmp);
+      r.weights += tilt - sw.cwiseProduct(tmp);
+    }
     r.mean.noalias() = K_ * r.weights;
     // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.
     work_ = sw.asDiagonal() * K_;
     r.chol.triangularView<Eigen::Lower>().solveInPlace(work_);
     r.variance.resize(n);
     for (Eigen::Index i = 0; i < n; ++i) r.variance[i] = K_(i, i) - work_.col(i).squaredNorm();
+    refine_tight_variances(tau, r);
     r.log_det_half = r.chol.diagonal().array().log().sum();
+  }
+
+  // K_ii - |V_i|^2 loses log10(K_ii / Sigma_ii) digits, which matters for
+  // sites that pin the posterior (huge C: Sigma_ii ~ 1e-6 K_ii).  For those,
+  // Sigma_ii = (1 - (B^-1)_ii) / tau_i, from (K^-1 + S)^-1 = S^-1/2 (I - B^-1)
+  // S^-1/2, loses only log10(1 / (tau_i Sigma_ii)) digits; it is used where
+  // that is the smaller loss.  Work: one triangular solve per such site.
+  void refine_tight_variances(const Eigen::VectorXd& tau, EpResult& r) const {
+    std::vector<Eigen::Index> tight;
+    for (Eigen::Index i = 0; i < tau.size(); ++i) {
+      const double s2 = r.variance[i];
+      if (tau[i] > 0.0 && s2 > 0.0 && K_(i, i) > 1e3 * s2 && tau[i] * s2 > 1e-2 &&
+          (1.0 - tau[i] * s2) / (tau[i] * s2) < K_(i, i) / s2)
+        tight.push_back(i);
+    }
+    if (tight.empty()) return;
+    const Eigen::Index n = tau.size();
+    Eigen::MatrixXd e = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(tight.size()));
+    for (std::size_t j = 0; j < tight.size(); ++j) e(tight[j], static_cast<Eigen::Index>(j)) = 1.0;
+    r.chol.triangularView<Eigen::Lower>().solveInPlace(e);
+    for (std::size_t j = 0; j < tight.size(); ++j) {
+      const Eigen::Index i = tight[j];
+      const double binv = e.col(static_cast<Eigen::Index>(j)).squaredNorm();
+      r.variance[i] = (1.0 - binv) / tau[i];
+    }
   }
 
   // Sequential schedule: Sigma = K - V'V from the last posterior, then
@@ -321,12 +368,13 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
   double d = control.damping;
   double previous_change = std::numeric_limits<double>::infinity();
   std::mt19937 rng(control.seed);
+  EpSchedule schedule = control.schedule;
 
   for (int sweep = 1; sweep <= control.max_sweeps; ++sweep) {
     if (interrupt) interrupt();
     old_mean = r.mean;
     old_var = r.variance;
-    if (control.schedule == EpSchedule::parallel) {
+    if (schedule == EpSchedule::parallel) {
       cavities(r, r.site_precision, r.site_nu, m, v);
       for (Eigen::Index i = 0; i < n; ++i) {
         double tau, nu;
@@ -373,8 +421,15 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
       r.converged = true;
       break;
     }
-    if (control.schedule == EpSchedule::parallel) {
-      d = residual < previous_change ? std::min(1.0, d * 1.1) : std::max(d * 0.5, 1e-3);
+    if (schedule == EpSchedule::parallel) {
+      d = residual < previous_change ? std::min(1.0, d * 1.1) : d * 0.5;
+      // Parallel updates that need heavy damping are oscillating (a nearly
+      // box-shaped likelihood, huge C): finish with sequential sweeps, which
+      // have the same fixed point and do not oscillate.
+      if (d < control.min_parallel_damping) {
+        schedule = EpSchedule::sequential;
+        d = control.damping;
+      }
     }
     previous_change = residual;
   }
@@ -390,7 +445,9 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
 // posterior, moves each site a fraction d of the way to its update, and
 // refactors B once.  d starts at control.damping, grows by 1.1 (up to 1)
 // after a sweep that reduced the residual (change / d) and halves after one
-// that did not, so the undamped (fastest) step is used whenever it is stable.
+// that did not, so the undamped (fastest) step is used whenever it is stable;
+// once d falls below control.min_parallel_damping the fit continues with
+// sequential sweeps (same fixed point; they do not oscillate).
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
 // the posterior covariance kept by rank-one updates, and recomputed from a
