@@ -14,7 +14,7 @@ install: deps
 	  (cat $(LIB)/install.log; exit 1)
 
 demo: install
-	$(R_WITH_LIB) -e 'demo("gpsvm", package = "gpsvm", ask = FALSE, echo = TRUE)'
+	GPSVM_DEMO_PNG=$(CURDIR)/gpsvm-demo.png $(R_WITH_LIB) -e 'demo("gpsvm", package = "gpsvm", ask = FALSE, echo = TRUE)'
 
 check:
 	bash tools/check.sh

@@ -61,8 +61,8 @@ cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
 }
 
-cpp_mfsvr_predict <- function(kernel, x, weights, site_precision, chol, z, want_var) {
-    .Call(`_gpsvm_cpp_mfsvr_predict`, kernel, x, weights, site_precision, chol, z, want_var)
+cpp_mfsvr_predict <- function(kernel, x, weights, site_precision, chol, factor, z, want_var) {
+    .Call(`_gpsvm_cpp_mfsvr_predict`, kernel, x, weights, site_precision, chol, factor, z, want_var)
 }
 
 cpp_mfsvr_quantile <- function(p, mean, var, C, epsilon) {
@@ -73,7 +73,7 @@ cpp_epsins <- function(t, m, v, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins`, t, m, v, C, epsilon)
 }
 
-cpp_ep_epsins <- function(K, y, C, epsilon, control) {
-    .Call(`_gpsvm_cpp_ep_epsins`, K, y, C, epsilon, control)
+cpp_ep_epsins <- function(K, y, C, epsilon, control, low_rank = FALSE) {
+    .Call(`_gpsvm_cpp_ep_epsins`, K, y, C, epsilon, control, low_rank)
 }
 

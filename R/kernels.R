@@ -76,7 +76,7 @@ format.gpsvm_kernel <- function(x, ...) {
 }
 
 .check_kernel <- function(kernel, arg = "kernel") {
-  if (!inherits(kernel, "gpsvm_kernel")) {
+  if (!inherits(kernel, "gpsvm_kernel") || !utils::hasName(kernel, "type")) {
     .stop(sprintf("'%s' must be a kernel such as rbf_kernel(1), poly_kernel(2) or linear_kernel()",
                   arg))
   }
@@ -126,4 +126,43 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
   names_y <- rownames(if (is.null(y)) x else y)
   if (!is.null(names_x) || !is.null(names_y)) dimnames(out) <- list(names_x, names_y)
   out
+}
+
+#' Plot a kernel and its derivatives
+#'
+#' Draws \eqn{z \mapsto k(z, x')} for a one-dimensional kernel, and its
+#' derivatives of the given orders in \eqn{z}, as functions of \eqn{z - x'}
+#' (at \eqn{x' = 0}, or \eqn{x' = 1} for the polynomial kernels).
+#'
+#' @param x A kernel from [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
+#' @param deriv Derivative orders to draw; 0 is the kernel itself.
+#' @param from,to Range of \eqn{z}; by default four widths either side for the
+#'   Gaussian kernel, \[-2, 2\] otherwise.
+#' @param n Number of points.
+#' @param col,lwd Colours and line width, recycled over `deriv`.
+#' @param xlab,ylab,... Passed to [graphics::matplot()].
+#' @return The drawn values, invisibly: a matrix with one column per order.
+#' @examples
+#' plot(rbf_kernel(1), deriv = c(0, 2, 4))
+#' @export
+plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
+                              col = c("black", "steelblue", "firebrick", "darkgreen"),
+                              lwd = 2, xlab = "z - x'", ylab = "value", ...) {
+  width <- if (x$type == "rbf") 4 * x$sigma else 2
+  from <- if (is.null(from)) -width else .check_number(from, "from")
+  to <- if (is.null(to)) width else .check_number(to, "to")
+  if (to <= from) .stop("'to' must be greater than 'from'")
+  n <- .check_count(n, "n", lower = 2L)
+  orders <- vapply(deriv, .check_count, integer(1), arg = "deriv")
+  centre <- if (x$type == "rbf") 0 else 1
+  z <- seq(from, to, length.out = n)
+  values <- vapply(orders, function(k) kernel_matrix(x, z + centre, centre, deriv = k)[, 1],
+                   numeric(n))
+  values <- matrix(values, nrow = n, dimnames = list(NULL, paste0("deriv_", orders)))
+  col <- rep_len(col, length(orders))
+  graphics::matplot(z, values, type = "l", lty = 1, lwd = lwd, col = col,
+                    xlab = xlab, ylab = ylab, ...)
+  graphics::legend("topright", ifelse(orders == 0, "k", paste0("order ", orders)),
+                   col = col, lwd = lwd, bty = "n")
+  invisible(values)
 }

@@ -155,7 +155,7 @@ predict.mfsvr <- function(object, newdata = NULL, se.fit = FALSE,
   z <- .newdata_matrix(object, newdata)
   want_var <- se.fit || interval != "none"
   p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
-                         object$chol, z, want_var)
+                         object$chol, object$factor, z, want_var)
   lower <- upper <- NULL
   if (interval == "confidence") {
     half <- stats::qnorm((1 + level) / 2) * sqrt(p$var)

@@ -25,32 +25,50 @@
   cache <- new.env(parent = emptyenv())
   evaluate <- function(par) {
     if (!identical(cache$par, par)) {
-      h <- .mfsvr_unpack(par, names, epsilon, kernel)
-      fit <- tryCatch(
-        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE),
-        error = function(e) NULL)
+      fit <- tryCatch({
+        h <- .mfsvr_unpack(par, names, epsilon, kernel)
+        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE)
+      }, error = function(e) NULL)
       cache$par <- par
       cache$fit <- fit
     }
     cache$fit
   }
   keep <- c(TRUE, epsilon > 0, kernel$type == "rbf")
+  # An EP run that did not converge has no evidence to speak of (far from
+  # the data's scales it can report nonsense): treat it as a failed point,
+  # so the line search steps back.
+  usable <- function(fit) {
+    !is.null(fit) && fit$convergence$converged && is.finite(fit$log_evidence) &&
+      all(is.finite(fit$gradient))
+  }
   value <- function(par) {
+    if (any(abs(par - start) > 12)) return(1e300)
     fit <- evaluate(par)
-    if (is.null(fit) || !is.finite(fit$log_evidence)) return(1e300)
+    if (!usable(fit)) return(1e300)
     -fit$log_evidence
   }
   gradient <- function(par) {
+    if (any(abs(par - start) > 12)) return(rep(0, length(par)))
     fit <- evaluate(par)
-    if (is.null(fit)) return(rep(0, length(par)))
+    if (!usable(fit)) return(rep(0, length(par)))
     -fit$gradient[keep]
   }
+  # BFGS, whose line search steps back from failed points; the search stays
+  # within a factor exp(12) (about 1.6e5) of the start, since the evidence
+  # can keep rising slowly towards degenerate limits (an infinitely wide
+  # kernel, say) where EP stops converging.
   opt <- stats::optim(start, value, gradient, method = "BFGS",
                       control = list(maxit = 200L, reltol = 1e-10))
   h <- .mfsvr_unpack(opt$par, names, epsilon, kernel)
   if (opt$convergence != 0L) {
     warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)",
                     opt$convergence, opt$counts[["function"]]), call. = FALSE)
+  }
+  at_bound <- abs(opt$par - start) > 11
+  if (any(at_bound)) {
+    warning(sprintf("evidence maximisation stopped near the search bound for %s (a factor exp(12) from the start)",
+                    paste(names[at_bound], collapse = ", ")), call. = FALSE)
   }
   fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE)
   opt$par <- stats::setNames(opt$par, names)

@@ -248,8 +248,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_mfsvr_predict
-Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z, bool want_var);
-RcppExport SEXP _gpsvm_cpp_mfsvr_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP zSEXP, SEXP want_varSEXP) {
+Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor, Eigen::Map<Eigen::MatrixXd> z, bool want_var);
+RcppExport SEXP _gpsvm_cpp_mfsvr_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP factorSEXP, SEXP zSEXP, SEXP want_varSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -258,9 +258,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type site_precision(site_precisionSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type factor(factorSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
     Rcpp::traits::input_parameter< bool >::type want_var(want_varSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_predict(kernel, x, weights, site_precision, chol, z, want_var));
+    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_predict(kernel, x, weights, site_precision, chol, factor, z, want_var));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -295,8 +296,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_ep_epsins
-Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control);
-RcppExport SEXP _gpsvm_cpp_ep_epsins(SEXP KSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP) {
+Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, bool low_rank);
+RcppExport SEXP _gpsvm_cpp_ep_epsins(SEXP KSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP, SEXP low_rankSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -305,7 +306,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type C(CSEXP);
     Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_ep_epsins(K, y, C, epsilon, control));
+    Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_epsins(K, y, C, epsilon, control, low_rank));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -326,10 +328,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
-    {"_gpsvm_cpp_mfsvr_predict", (DL_FUNC) &_gpsvm_cpp_mfsvr_predict, 7},
+    {"_gpsvm_cpp_mfsvr_predict", (DL_FUNC) &_gpsvm_cpp_mfsvr_predict, 8},
     {"_gpsvm_cpp_mfsvr_quantile", (DL_FUNC) &_gpsvm_cpp_mfsvr_quantile, 5},
     {"_gpsvm_cpp_epsins", (DL_FUNC) &_gpsvm_cpp_epsins, 5},
-    {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 5},
+    {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
     {NULL, NULL, 0}
 };
 

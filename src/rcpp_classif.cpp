@@ -169,8 +169,9 @@ Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                Eigen::Map<Eigen::VectorXd> site_precision,
                                Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z) {
   Eigen::VectorXd mean, var;
-  gpsvm::mfsvr_predict(x, gpsvm_glue::kernel_from_r(kernel), weights, site_precision, chol, z,
-                       true, mean, var);
+  const Eigen::MatrixXd dense;  // no low-rank factor: the fit used the full kernel matrix
+  gpsvm::mfsvr_predict(x, gpsvm_glue::kernel_from_r(kernel), weights, site_precision, chol, dense,
+                       z, true, mean, var);
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
 }
 

@@ -29,6 +29,7 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.paper.tolerance = Rcpp::as<double>(c["tol"]);
   out.paper.adaptive = Rcpp::as<bool>(c["adaptive_eta"]);
   out.paper.seed = out.ep.seed;
+  out.rank_tol = Rcpp::as<double>(c["rank_tol"]);
   return out;
 }
 
@@ -49,9 +50,9 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
-      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("iterations") = r.sweeps,
-      Rcpp::Named("converged") = r.converged, Rcpp::Named("change") = r.change,
-      Rcpp::Named("final_step") = r.final_damping,
+      Rcpp::Named("factor") = r.factor, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged,
+      Rcpp::Named("change") = r.change, Rcpp::Named("final_step") = r.final_damping,
       Rcpp::Named("gradient") = Eigen::VectorXd(fit.gradient));
 }
 
@@ -59,11 +60,11 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
 Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                              Eigen::Map<Eigen::VectorXd> weights,
                              Eigen::Map<Eigen::VectorXd> site_precision,
-                             Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z,
-                             bool want_var) {
+                             Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor,
+                             Eigen::Map<Eigen::MatrixXd> z, bool want_var) {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   Eigen::VectorXd mean, var;
-  gpsvm::mfsvr_predict(x, k, weights, site_precision, chol, z, want_var, mean, var);
+  gpsvm::mfsvr_predict(x, k, weights, site_precision, chol, factor, z, want_var, mean, var);
   if (!want_var) return Rcpp::List::create(Rcpp::Named("mean") = mean);
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
 }
@@ -105,18 +106,21 @@ Rcpp::NumericMatrix cpp_epsins(Rcpp::NumericVector t, Rcpp::NumericVector m,
   return out;
 }
 
-// The generic engine on a given kernel matrix (tests compare schedules).
+// The generic engine on a given kernel matrix K, or on a factor G with
+// K = G G' when low_rank (tests compare schedules and representations).
 // [[Rcpp::export]]
 Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double C,
-                         double epsilon, Rcpp::List control) {
+                         double epsilon, Rcpp::List control, bool low_rank = false) {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
   const gpsvm::MfsvrControl ctrl = control_from_r(control);
   const Eigen::MatrixXd Km = K;
   const Eigen::VectorXd t = y;
+  const auto interrupt = gpsvm_glue::interrupt_callback();
   const gpsvm::EpResult r =
-      ctrl.algorithm == gpsvm::MfsvrAlgorithm::paper
-          ? gpsvm::paper_fit(Km, t, lik, ctrl.paper, gpsvm_glue::interrupt_callback())
-          : gpsvm::ep_fit(Km, t, lik, ctrl.ep, gpsvm_glue::interrupt_callback());
+      low_rank ? gpsvm::ep_fit_low_rank(Km, t, lik, ctrl.ep, interrupt)
+      : ctrl.algorithm == gpsvm::MfsvrAlgorithm::paper
+          ? gpsvm::paper_fit(Km, t, lik, ctrl.paper, interrupt)
+          : gpsvm::ep_fit(Km, t, lik, ctrl.ep, interrupt);
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("mean") = r.mean,

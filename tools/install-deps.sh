@@ -24,13 +24,15 @@ is_debian_root() {
 }
 
 missing=$(missing_r_packages)
-need_pandoc=no
-command -v pandoc >/dev/null || need_pandoc=yes
+# System tools: pandoc builds the vignettes, qpdf is what R CMD check
+# --as-cran uses to check PDF sizes.
+tools_missing=""
+for t in pandoc qpdf; do command -v "$t" >/dev/null || tools_missing="$tools_missing $t"; done
 
-if { [ -n "$missing" ] || [ "$need_pandoc" = yes ]; } && is_debian_root; then
+if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""
   for p in $missing; do debs="$debs r-cran-$(echo "$p" | tr '[:upper:]' '[:lower:]')"; done
-  [ "$need_pandoc" = yes ] && debs="$debs pandoc"
+  debs="$debs$tools_missing"
   echo "install-deps: apt-get install$debs"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -52,7 +54,8 @@ if [ -n "$missing" ]; then
       repos <- getOption("repos")
     }
     lib <- Sys.getenv("R_LIBS_USER")
-    if (!file.access(.libPaths()[1], 2) == 0) {
+    writable <- file.access(.libPaths()[1], mode = 2) == 0
+    if (!writable) {
       dir.create(lib, recursive = TRUE, showWarnings = FALSE)
       .libPaths(c(lib, .libPaths()))
     }
@@ -63,8 +66,10 @@ if [ -n "$missing" ]; then
     exit 1
   fi
 fi
-if ! command -v pandoc >/dev/null; then
-  echo "install-deps: pandoc is needed to build the vignettes; install it (Debian: apt-get install pandoc)" >&2
-  exit 1
-fi
+for t in pandoc qpdf; do
+  if ! command -v "$t" >/dev/null; then
+    echo "install-deps: $t is needed by the check; install it (Debian: apt-get install $t)" >&2
+    exit 1
+  fi
+done
 echo "install-deps: all dependencies present"

@@ -30,6 +30,7 @@ epsins_log_z_quad <- function(t, m, v, C, eps) {
 
 ep_control_list <- function(...) {
   modifyList(list(algorithm = "ep", schedule = "parallel", max_iter = 1000L, tol = 1e-10,
-                  damping = 1, seed = 1, eta = 0.05, inner = 30L, adaptive_eta = TRUE),
+                  damping = 1, seed = 1, rank_tol = 0, eta = 0.05, inner = 30L,
+                  adaptive_eta = TRUE),
              list(...))
 }

@@ -145,3 +145,13 @@ test_that("one data point and far-apart points are handled", {
   expect_identical(kernel_matrix(rbf_kernel(0.01), c(0, 100))[1, 2], 0)
   expect_false(anyNA(kernel_matrix(rbf_kernel(0.01), c(0, 100), deriv = 10)))
 })
+
+test_that("plot() draws the kernel and its derivatives", {
+  pdf(NULL)
+  on.exit(dev.off())
+  v <- plot(rbf_kernel(2), deriv = c(0, 4), n = 11)
+  z <- seq(-8, 8, length.out = 11)
+  expect_equal(v[, 1], exp(-z^2 / 8), tolerance = 1e-14)
+  expect_equal(v[, 2], (z^4 / 16 - 6 * z^2 / 4 + 3) / 16 * exp(-z^2 / 8), tolerance = 1e-12)
+  expect_error(plot(rbf_kernel(1), from = 1, to = 0), "'to' must be greater")
+})

@@ -215,3 +215,242 @@ test_that("EP converges where the paper's iteration does not (C = 100) and handl
   expect_true(b$converged)
   expect_true(all(is.finite(b$weights)))
 })
+
+# ---- the fitted model ------------------------------------------------------
+
+test_that("logLik() is exact for one data point and within 1e-3 of 2-D quadrature for two", {
+  fit1 <- mfsvr(0.8, 0.35, C = 4, epsilon = 0.2, kernel = rbf_kernel(1))
+  expect_equal(as.numeric(logLik(fit1)),
+               epsins_log_z_quad(0.35, 0, 1, 4, 0.2), tolerance = 1e-9)
+  expect_identical(attr(logLik(fit1), "nobs"), 1L)
+  # two points, kernel variance 1, correlation exp(-0.7^2 / 2)
+  x <- c(-0.3, 0.4); y <- c(0.5, 0.1); C <- 3; eps <- 0.1
+  fit2 <- mfsvr(x, y, C = C, epsilon = eps, kernel = rbf_kernel(1))
+  K <- exp(-outer(x, x, "-")^2 / 2)
+  inner <- function(f1) vapply(f1, function(a) {
+    cond_m <- K[2, 1] * a; cond_v <- 1 - K[2, 1]^2
+    integrate(function(b) epsins_density(y[2], b, C, eps) * dnorm(b, cond_m, sqrt(cond_v)),
+              -Inf, Inf, rel.tol = 1e-10)$value
+  }, 0)
+  z <- integrate(function(a) epsins_density(y[1], a, C, eps) * dnorm(a) * inner(a),
+                 -Inf, Inf, rel.tol = 1e-10)$value
+  expect_lt(abs(as.numeric(logLik(fit2)) - log(z)), 1e-3)
+})
+
+test_that("predict() gives eq. 3.2 and eq. 5.1 computed with plain-R linear algebra", {
+  d <- sinc_data(25, seed = 2)
+  fit <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
+  xn <- c(-12, -3.3, 0, 0.01, 7.5)
+  K <- kernel_matrix(rbf_kernel(sqrt(2)), d$x)
+  Ks <- kernel_matrix(rbf_kernel(sqrt(2)), xn, d$x)
+  S <- diag(fit$site_precision)
+  # (K + Sigma)^-1 = S^1/2 (I + S^1/2 K S^1/2)^-1 S^1/2
+  R <- sqrt(S) %*% solve(diag(25) + sqrt(S) %*% K %*% sqrt(S)) %*% sqrt(S)
+  mean_ref <- drop(Ks %*% coef(fit))
+  sd_ref <- sqrt(1 - rowSums((Ks %*% R) * Ks))
+  p <- predict(fit, xn, se.fit = TRUE)
+  expect_equal(p$fit, mean_ref, tolerance = 1e-10)
+  expect_equal(p$se.fit, sd_ref, tolerance = 1e-8)
+  ci <- predict(fit, xn, interval = "confidence", level = 0.9)
+  expect_equal(unname(ci[, "upr"]), mean_ref + qnorm(0.95) * sd_ref, tolerance = 1e-8)
+  # fitted values and training-point variances agree with predict()
+  expect_equal(unname(fitted(fit)), predict(fit), tolerance = 1e-10)
+  expect_equal(sqrt(fit$variance), predict(fit, se.fit = TRUE)$se.fit, tolerance = 1e-8)
+  expect_equal(unname(residuals(fit)), d$y - unname(fitted(fit)))
+  expect_identical(nobs(fit), 25L)
+  expect_identical(coef(fit), fit$coefficients)
+})
+
+test_that("prediction intervals are exact quantiles of the latent Gaussian convolved with the noise", {
+  d <- sinc_data(30, seed = 4)
+  fit <- mfsvr(d$x, d$y, C = 2, epsilon = 0.3, kernel = rbf_kernel(1.5))
+  xn <- c(-11, 0.5, 4)
+  p <- predict(fit, xn, interval = "prediction", level = 0.8)
+  s <- predict(fit, xn, se.fit = TRUE)
+  # noise CDF by integrating the density by hand, checked against integrate()
+  C <- 2; eps <- 0.3; k <- 1 / (2 * (eps * C + 1))
+  noise_cdf <- function(u) ifelse(u < -eps, k * exp(C * (u + eps)),
+                                  ifelse(u > eps, 1 - k * exp(-C * (u - eps)),
+                                         k + C * k * (u + eps)))
+  for (u in c(-1, 0.1, 0.7)) {
+    expect_equal(noise_cdf(u), integrate(function(e) epsins_density(0, e, C, eps), -Inf, u,
+                                         rel.tol = 1e-12)$value, tolerance = 1e-10)
+  }
+  # P(f + e <= q) = E_f[F_e(q - f)]
+  cdf <- function(q, mu, sd) {
+    integrate(function(f) noise_cdf(q - f) * dnorm(f, mu, sd), -Inf, Inf, rel.tol = 1e-11)$value
+  }
+  for (i in seq_along(xn)) {
+    lo <- uniroot(function(q) cdf(q, s$fit[i], s$se.fit[i]) - 0.1,
+                  s$fit[i] + c(-10, 10), tol = 1e-10)$root
+    hi <- uniroot(function(q) cdf(q, s$fit[i], s$se.fit[i]) - 0.9,
+                  s$fit[i] + c(-10, 10), tol = 1e-10)$root
+    expect_equal(unname(p[i, "lwr"]), lo, tolerance = 1e-6)
+    expect_equal(unname(p[i, "upr"]), hi, tolerance = 1e-6)
+  }
+  # and they are not mean +- z sd of the total variance
+  naive <- s$fit + qnorm(0.9) * sqrt(s$se.fit^2 + fit$noise_variance)
+  expect_gt(max(abs(p[, "upr"] - naive)), 1e-3)
+})
+
+test_that("the evidence gradient matches central finite differences", {
+  d <- sinc_data(30, seed = 5)
+  at <- function(lc, le, ls) {
+    mfsvr_evidence(d$x, d$y, C = exp(lc), epsilon = exp(le), kernel = rbf_kernel(exp(ls)),
+                   control = mfsvr_control(tol = 1e-12))
+  }
+  p0 <- c(log(3), log(0.2), log(1.2))
+  g <- do.call(at, as.list(p0))$gradient
+  h <- 1e-5
+  for (j in 1:3) {
+    up <- p0; up[j] <- up[j] + h
+    dn <- p0; dn[j] <- dn[j] - h
+    fd <- (do.call(at, as.list(up))$log_evidence - do.call(at, as.list(dn))$log_evidence) / (2 * h)
+    expect_equal(unname(g[j]), fd, tolerance = 1e-6)
+  }
+})
+
+test_that("optimize = TRUE finds a stationary point that beats the starting evidence", {
+  d <- sinc_data(40)
+  start <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
+  opt <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), optimize = TRUE)
+  expect_gt(opt$log_evidence, start$log_evidence)
+  expect_lt(max(abs(opt$optimization$gradient)), 1e-3)
+  # the optimum is a maximum along each coordinate
+  for (j in 1:3) {
+    par <- opt$optimization$par
+    for (step in c(-0.05, 0.05)) {
+      p <- par; p[j] <- p[j] + step
+      e <- mfsvr_evidence(d$x, d$y, exp(p[1]), exp(p[2]), rbf_kernel(exp(p[3])))$log_evidence
+      expect_lt(e, opt$log_evidence)
+    }
+  }
+})
+
+test_that("optimize = TRUE survives steps towards degenerate hyperparameters", {
+  # from sigma = 1 the first BFGS steps on these data head for huge widths,
+  # where EP stops converging; those points must count as failures
+  set.seed(1)
+  d <- data.frame(u = runif(30, -5, 5))
+  d$v <- sin(d$u) + rnorm(30, sd = 0.1)
+  f <- mfsvr(v ~ u, data = d, C = 5, optimize = TRUE)
+  expect_true(f$convergence$converged)
+  expect_lt(max(abs(f$optimization$gradient)), 1e-3)
+  expect_gt(f$log_evidence, mfsvr(v ~ u, data = d, C = 5)$log_evidence)
+})
+
+test_that("the formula interface matches the matrix interface", {
+  d <- sinc_data(20)
+  a <- mfsvr(y ~ x, data = d, C = 5, kernel = rbf_kernel(sqrt(2)))
+  b <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  expect_equal(unname(coef(a)), unname(coef(b)))
+  expect_equal(unname(predict(a, data.frame(x = c(0, 1)))), predict(b, c(0, 1)))
+  expect_error(predict(a, data.frame(z = 1)), "newdata")
+})
+
+test_that("the paper's algorithm gives the EP weights through mfsvr() and warns when it fails", {
+  d <- sinc_data(40)
+  a <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  p <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)),
+             control = mfsvr_control(algorithm = "paper", max_iter = 2000))
+  expect_lt(max(abs(coef(a) - coef(p))), 1e-6)
+  expect_warning(mfsvr(d$x, d$y, C = 100, kernel = rbf_kernel(sqrt(2)),
+                       control = mfsvr_control(algorithm = "paper", max_iter = 20)),
+                 "did not converge in 20 iterations")
+})
+
+test_that("hard cases: one point, duplicates, constant targets, tiny and huge C, far targets", {
+  expect_s3_class(mfsvr(1, 2, C = 1), "mfsvr")
+  x <- rep(c(0, 1, 2), each = 3)
+  fit <- mfsvr(x, x + rep(c(-0.1, 0, 0.1), 3), C = 10, epsilon = 0.05)
+  expect_true(fit$convergence$converged)
+  expect_equal(unname(fitted(fit)[1:3]), rep(fitted(fit)[1], 3))
+  cst <- mfsvr(1:10, rep(3, 10), C = 2, kernel = rbf_kernel(3))
+  expect_true(all(is.finite(coef(cst))))
+  d <- sinc_data(40)
+  for (C in c(1e-3, 1e3)) {
+    f <- mfsvr(d$x, d$y, C = C, kernel = rbf_kernel(sqrt(2)))
+    expect_true(f$convergence$converged, info = paste("C =", C))
+    expect_true(is.finite(f$log_evidence))
+  }
+  # a nearly box-shaped likelihood: parallel EP oscillates and hands over to
+  # sequential sweeps; both representations reach the same fixed point
+  d2 <- sinc_data(200, seed = 7)
+  box <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)))
+  expect_true(box$convergence$converged)
+  box_seq <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)),
+                   control = mfsvr_control(schedule = "sequential"))
+  expect_lt(max(abs(fitted(box) - fitted(box_seq))), 1e-8)
+  far <- mfsvr(d$x, d$y + c(1e3, rep(0, 39)), C = 5, kernel = rbf_kernel(sqrt(2)))
+  expect_true(far$convergence$converged)
+  # the outlier pulls with at most weight C
+  expect_lte(max(abs(coef(far))), 5 + 1e-8)
+})
+
+test_that("bad input gives clear errors naming the argument", {
+  expect_error(mfsvr(c(1, NA, 3), 1:3), "'x' contains missing")
+  expect_error(mfsvr(1:3, c(1, Inf, 3)), "'y' contains infinite")
+  expect_error(mfsvr(letters[1:3], 1:3), "'x' must be numeric")
+  expect_error(mfsvr(1:3, 1:4), "'y' has 4 values")
+  expect_error(mfsvr(1:3, 1:3, C = 0), "'C' must lie in")
+  expect_error(mfsvr(1:3, 1:3, C = -1), "'C'")
+  expect_error(mfsvr(1:3, 1:3, epsilon = -0.1), "'epsilon' must lie in")
+  expect_error(mfsvr(1:3, 1:3, kernel = "rbf"), "'kernel'")
+  expect_error(mfsvr(1:3, 1:3, control = list()), "'control'")
+  expect_error(mfsvr(1:3, 1:3, foo = 1), "unknown argument")
+  expect_error(mfsvr_control(algorithm = "newton"), "should be one of")
+  expect_error(mfsvr_control(damping = 0), "'damping'")
+  fit <- mfsvr(cbind(a = 1:5, b = c(2, 1, 4, 3, 5)), 1:5)
+  expect_error(predict(fit, matrix(1:6, ncol = 3)), "'newdata' must have 2 column")
+  expect_error(predict(fit, interval = "both"), "should be one of")
+  expect_error(predict(fit, level = 1.5), "'level'")
+  expect_error(plot(fit), "one input")
+})
+
+test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel matrix", {
+  d <- sinc_data(200, seed = 6)
+  k <- rbf_kernel(sqrt(2))
+  lr <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k)
+  dn <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, control = mfsvr_control(rank_tol = 0))
+  sq <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k,
+              control = mfsvr_control(schedule = "sequential"))
+  expect_false(is.null(lr$rank))
+  expect_lt(lr$rank, 200 / 4)
+  expect_null(dn$rank)
+  # the factor reproduces K to the requested accuracy
+  K <- kernel_matrix(k, d$x)
+  expect_lt(max(abs(K - tcrossprod(lr$factor))), 1e-12)
+  for (other in list(dn, sq)) {
+    expect_lt(max(abs(coef(lr) - coef(other))), 1e-7)
+    expect_equal(lr$log_evidence, other$log_evidence, tolerance = 1e-9)
+    expect_equal(lr$variance, other$variance, tolerance = 1e-7)
+  }
+  xn <- c(-15, -2.5, 0, 9.9)
+  a <- predict(lr, xn, se.fit = TRUE)
+  b <- predict(dn, xn, se.fit = TRUE)
+  expect_equal(a$fit, b$fit, tolerance = 1e-8)
+  expect_equal(a$se.fit, b$se.fit, tolerance = 1e-7)
+  ga <- mfsvr_evidence(d$x, d$y, 5, 0.1, k)$gradient
+  gb <- mfsvr_evidence(d$x, d$y, 5, 0.1, k, control = mfsvr_control(rank_tol = 0))$gradient
+  expect_equal(ga, gb, tolerance = 1e-7)
+})
+
+test_that("sites deep inside a wide tube have precision exactly 0 and leave the prior untouched", {
+  d <- sinc_data(15)
+  C <- 2; eps <- 100
+  fit <- mfsvr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1))
+  expect_true(all(fit$site_precision == 0))
+  expect_equal(unname(fitted(fit)), rep(0, 15), tolerance = 1e-12)
+  expect_equal(fit$variance, rep(1, 15), tolerance = 1e-12)
+  # the likelihood is the constant C / (2 (eps C + 1)) wherever the prior has mass
+  expect_equal(fit$log_evidence, 15 * log(C / (2 * (eps * C + 1))), tolerance = 1e-12)
+})
+
+test_that("non-convergence of EP is a warning naming the iterations and the change", {
+  d <- sinc_data(40)
+  expect_warning(f <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)),
+                            control = mfsvr_control(max_iter = 2)),
+                 "did not converge in 2 iterations \\(change [0-9.e-]+, tolerance 1e-09\\)")
+  expect_false(f$convergence$converged)
+  expect_identical(f$convergence$iterations, 2L)
+})

@@ -9,12 +9,15 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <vector>
 #include <stdexcept>
 
 #include "kernels.hpp"
 #include "likelihoods.hpp"
+#include "lowrank.hpp"
 #include "tap.hpp"
 
 namespace gpsvm {
@@ -26,6 +29,12 @@ struct MfsvrControl {
   EpControl ep;
   PaperControl paper;
   bool gradient = false;  // also compute the evidence gradient
+  // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
+  // numerical rank <= max_rank_fraction * n at relative tolerance rank_tol
+  // (every entry of K - G G' at most rank_tol * max K_ii); rank_tol = 0
+  // always uses the dense K.
+  double rank_tol = 1e-13;
+  double max_rank_fraction = 0.25;
 };
 
 struct MfsvrFit {
@@ -39,24 +48,19 @@ namespace mfsvr_detail {
 
 // d log Z_EP / d log sigma of the Gaussian kernel at the EP fixed point:
 //   1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma,
-//   R = S^1/2 B^-1 S^1/2,  dK_ij / d log sigma = K_ij |x_i - x_j|^2 / sigma^2.
-inline double log_sigma_gradient(const Eigen::MatrixXd& K, const ConstMatrixRef& x,
-                                 const Kernel& kernel, const EpResult& r) {
-  const Eigen::Index n = K.rows();
-  const Eigen::VectorXd sw = r.site_precision.cwiseSqrt();
-  // B^-1 from the Cholesky factor, then R in place.
-  Eigen::MatrixXd binv = Eigen::MatrixXd::Identity(n, n);
-  const auto L = r.chol.triangularView<Eigen::Lower>();
-  L.solveInPlace(binv);
-  L.transpose().solveInPlace(binv);
+//   R = (K + S^-1)^-1,  dK_ij / d log sigma = K_ij |x_i - x_j|^2 / sigma^2.
+inline double log_sigma_gradient(const ConstMatrixRef& x, const Kernel& kernel,
+                                 const EpResult& r) {
+  const Eigen::Index n = x.rows();
+  const Eigen::MatrixXd R = ep_site_inverse(r);
   const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
   const Eigen::MatrixXd xt = x.transpose();
   double total = 0.0;
   for (Eigen::Index j = 0; j < n; ++j) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const double dist2 = (xt.col(i) - xt.col(j)).squaredNorm();
-      const double rij = sw[i] * binv(i, j) * sw[j];
-      total += (r.weights[i] * r.weights[j] - rij) * K(i, j) * dist2 * inv_s2;
+      const double kij = std::exp(-0.5 * dist2 * inv_s2);
+      total += (r.weights[i] * r.weights[j] - R(i, j)) * kij * dist2 * inv_s2;
     }
   }
   return 0.5 * total;
@@ -69,11 +73,25 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
                           const std::function<void()>& interrupt) {
   if (x.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
   const EpsilonInsensitive lik(C, epsilon);
-  const Eigen::MatrixXd K = kernel_matrix(kernel, x);
+  const KernelEvaluator ev(kernel, x);
   const Eigen::VectorXd t = y;
   MfsvrFit fit;
-  fit.ep = control.algorithm == MfsvrAlgorithm::ep ? ep_fit(K, t, lik, control.ep, interrupt)
-                                                   : paper_fit(K, t, lik, control.paper, interrupt);
+  bool done = false;
+  if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0) {
+    Eigen::MatrixXd G;
+    std::vector<Eigen::Index> pivots;
+    const auto max_rank =
+        static_cast<Eigen::Index>(control.max_rank_fraction * static_cast<double>(x.rows()));
+    if (max_rank >= 1 && pivoted_cholesky(ev, control.rank_tol, max_rank, G, pivots, interrupt)) {
+      fit.ep = ep_fit_low_rank(G, t, lik, control.ep, interrupt);
+      done = true;
+    }
+  }
+  if (!done) {
+    const Eigen::MatrixXd K = ev.gram();
+    fit.ep = control.algorithm == MfsvrAlgorithm::ep ? ep_fit(K, t, lik, control.ep, interrupt)
+                                                     : paper_fit(K, t, lik, control.paper, interrupt);
+  }
   if (control.gradient) {
     double gC = 0.0, geps = 0.0;
     for (Eigen::Index i = 0; i < t.size(); ++i) {
@@ -85,32 +103,55 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     fit.gradient[0] = C * gC;
     fit.gradient[1] = epsilon * geps;
     if (kernel.family == KernelFamily::rbf)
-      fit.gradient[2] = mfsvr_detail::log_sigma_gradient(K, x, kernel, fit.ep);
+      fit.gradient[2] = mfsvr_detail::log_sigma_gradient(x, kernel, fit.ep);
   }
   return fit;
 }
 
 // Posterior mean and latent variance at new points z:
-//   mean = k_z' w,  var = k(z, z) - |L^-1 S^1/2 k_z|^2  (Gao et al. eq. 5.1).
+//   mean = k_z' w,  var = k(z, z) - k_z' (K + S^-1)^-1 k_z  (Gao et al. eq. 5.1),
+// with (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from the dense factor L of B, or
+// S - S G A^-1 G' S from the low-rank factor (factor = G, chol = L_A).
+// Work per point: O(n^2) dense, O(n r) low-rank.
 inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
                           const ConstVectorRef& weights, const ConstVectorRef& site_precision,
-                          const ConstMatrixRef& chol, const ConstMatrixRef& z, bool want_var,
-                          Eigen::VectorXd& mean, Eigen::VectorXd& var) {
+                          const ConstMatrixRef& chol, const ConstMatrixRef& factor,
+                          const ConstMatrixRef& z, bool want_var, Eigen::VectorXd& mean,
+                          Eigen::VectorXd& var) {
   const KernelEvaluator ev(kernel, x);
-  Eigen::MatrixXd kz = ev.cross(z);  // m x n
-  mean.noalias() = kz * weights;
-  if (!want_var) return;
-  const Eigen::VectorXd sw = site_precision.cwiseSqrt();
-  // rows of kz scaled by sw, solved: L V = S^1/2 kz'
-  Eigen::MatrixXd v = sw.asDiagonal() * kz.transpose();
-  kz.resize(0, 0);
-  chol.triangularView<Eigen::Lower>().solveInPlace(v);
-  var.resize(z.rows());
+  const Eigen::Index m = z.rows();
   const Eigen::MatrixXd zt = z.transpose();
-  for (Eigen::Index i = 0; i < z.rows(); ++i) {
-    const double kzz = kernel(zt.col(i).data(), zt.col(i).data(), zt.rows());
-    const double value = kzz - v.col(i).squaredNorm();
-    var[i] = value > 0.0 ? value : 0.0;
+  mean.resize(m);
+  if (want_var) var.resize(m);
+  const Eigen::VectorXd sw = site_precision.cwiseSqrt();
+  const auto L = chol.triangularView<Eigen::Lower>();
+  const bool low_rank = factor.size() > 0;
+  // blocks of new points keep the cross-kernel matrix small
+  const Eigen::Index block = 512;
+  for (Eigen::Index start = 0; start < m; start += block) {
+    const Eigen::Index len = std::min(block, m - start);
+    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len));  // len x n
+    mean.segment(start, len).noalias() = kz * weights;
+    if (!want_var) continue;
+    Eigen::VectorXd reduction(len);
+    if (low_rank) {
+      // k' S k - |L_A^-1 G' S k|^2
+      const Eigen::MatrixXd sk = site_precision.asDiagonal() * kz.transpose();  // n x len
+      Eigen::MatrixXd u = factor.transpose() * sk;                             // r x len
+      L.solveInPlace(u);
+      const Eigen::VectorXd quad =
+          (kz.transpose().array() * sk.array()).colwise().sum().matrix().transpose();
+      reduction = quad - u.colwise().squaredNorm().transpose();
+    } else {
+      Eigen::MatrixXd v = sw.asDiagonal() * kz.transpose();
+      L.solveInPlace(v);
+      reduction = v.colwise().squaredNorm().transpose();
+    }
+    for (Eigen::Index i = 0; i < len; ++i) {
+      const double* zi = zt.col(start + i).data();
+      const double value = kernel(zi, zi, zt.rows()) - reduction[i];
+      var[start + i] = value > 0.0 ? value : 0.0;
+    }
   }
 }
 

@@ -52,6 +52,9 @@ struct EpControl {
   // steps do not look converged early.
   double tolerance = 1e-9;
   double damping = 1.0;  // first step of the parallel schedule, in (0, 1]
+  // the parallel schedule switches to sequential sweeps once its adaptive
+  // step falls below this
+  double min_parallel_damping = 0.05;
   std::uint32_t seed = 1;
 };
 
@@ -63,7 +66,12 @@ struct EpResult {
   Eigen::VectorXd weights;         // w = (K + S^-1)^-1 S^-1 nu; posterior mean K w
   Eigen::VectorXd mean;            // posterior means at the training points
   Eigen::VectorXd variance;        // posterior variances at the training points
-  Eigen::MatrixXd chol;            // lower Cholesky factor of B (upper part unused)
+  // Dense prior: lower Cholesky factor of B = I + S^1/2 K S^1/2 (n x n).
+  // Low-rank prior K = G G': lower Cholesky factor of A = I + G' S G (r x r),
+  // with G in 'factor'.  Upper triangles unused.
+  Eigen::MatrixXd chol;
+  Eigen::MatrixXd factor;          // G for a low-rank prior; empty when dense
+  double log_det_half = 0.0;       // 1/2 log det B (= 1/2 log det A)
   double log_evidence = 0.0;
   int sweeps = 0;
   bool converged = false;
@@ -82,34 +90,189 @@ inline void check_inputs(const Eigen::MatrixXd& K, const Eigen::VectorXd& target
     throw std::invalid_argument("kernel matrix and targets must be finite");
 }
 
-// The Gaussian posterior N(mu, Sigma), Sigma = (K^-1 + S)^-1, of given sites:
-// L, weights, means and the variances at the training points.  Work: one
-// Cholesky of B and one triangular solve with n right-hand sides.
-inline void posterior(const Eigen::MatrixXd& K, const Eigen::VectorXd& tau,
-                      const Eigen::VectorXd& nu, EpResult& r, Eigen::MatrixXd& work) {
-  const Eigen::Index n = K.rows();
-  const Eigen::VectorXd sw = tau.cwiseSqrt();
-  r.chol.resize(n, n);
-  r.chol.triangularView<Eigen::Lower>() =
-      (sw.asDiagonal() * K * sw.asDiagonal()).triangularView<Eigen::Lower>();
-  r.chol.diagonal().array() += 1.0;
-  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
-  if (llt.info() != Eigen::Success)
-    throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
-  const Eigen::VectorXd Knu = K * nu;
-  Eigen::VectorXd tmp = sw.cwiseProduct(Knu);
-  llt.solveInPlace(tmp);
-  r.weights = nu - sw.cwiseProduct(tmp);
-  r.mean = K * r.weights;
-  // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.
-  work = sw.asDiagonal() * K;
-  r.chol.triangularView<Eigen::Lower>().solveInPlace(work);
-  r.variance.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double v = K(i, i) - work.col(i).squaredNorm();
-    // rounding can only matter when the posterior is pinned by the site
-    r.variance[i] = v > 1e-300 ? v : 1e-300;
+}  // namespace tap_detail
+
+// The prior covariance in one of two representations.  Each computes the
+// Gaussian posterior N(mu, Sigma), Sigma = (K^-1 + S)^-1, of given sites (the
+// weights, means and variances at the training points, 1/2 log det B) and
+// supports the sequential schedule through marginal() / update_site().
+
+// K held densely.  Work per posterior: one Cholesky of B and one triangular
+// solve with n right-hand sides.
+class DensePrior {
+ public:
+  explicit DensePrior(const Eigen::MatrixXd& K) : K_(K) {}
+  Eigen::Index size() const { return K_.rows(); }
+  const Eigen::MatrixXd& matrix() const { return K_; }
+
+  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpResult& r) {
+    const Eigen::Index n = K_.rows();
+    const Eigen::VectorXd sw = tau.cwiseSqrt();
+    r.factor.resize(0, 0);
+    r.chol.resize(n, n);
+    r.chol.triangularView<Eigen::Lower>() =
+        (sw.asDiagonal() * K_ * sw.asDiagonal()).triangularView<Eigen::Lower>();
+    r.chol.diagonal().array() += 1.0;
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
+    // w = (K + S^-1)^-1 S^-1 nu = S^1/2 B^-1 S^-1/2 nu for sites with
+    // tau > 0: no cancellation however large tau is (the textbook form
+    // nu - S^1/2 B^-1 S^1/2 K nu subtracts numbers of size tau).  Sites
+    // clamped at tau = 0 with nu != 0 (a pure linear tilt) take the textbook
+    // form, which is exact for them and small.
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(n), tilt = Eigen::VectorXd::Zero(n);
+    bool any_tilt = false;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (sw[i] > 0.0) {
+        b[i] = nu[i] / sw[i];
+      } else if (nu[i] != 0.0) {
+        tilt[i] = nu[i];
+        any_tilt = true;
+      }
+    }
+    llt.solveInPlace(b);
+    r.weights = sw.cwiseProduct(b);
+    if (any_tilt) {
+      Eigen::VectorXd tmp = sw.cwiseProduct(K_ * tilt);
+      llt.solveInPlace(tmp);
+      r.weights += tilt - sw.cwiseProduct(tmp);
+    }
+    r.mean.noalias() = K_ * r.weights;
+    // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.
+    work_ = sw.asDiagonal() * K_;
+    r.chol.triangularView<Eigen::Lower>().solveInPlace(work_);
+    r.variance.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) r.variance[i] = K_(i, i) - work_.col(i).squaredNorm();
+    refine_tight_variances(tau, r);
+    r.log_det_half = r.chol.diagonal().array().log().sum();
   }
+
+  // K_ii - |V_i|^2 loses log10(K_ii / Sigma_ii) digits, which matters for
+  // sites that pin the posterior (huge C: Sigma_ii ~ 1e-6 K_ii).  For those,
+  // Sigma_ii = (1 - (B^-1)_ii) / tau_i, from (K^-1 + S)^-1 = S^-1/2 (I - B^-1)
+  // S^-1/2, loses only log10(1 / (tau_i Sigma_ii)) digits; it is used where
+  // that is the smaller loss.  Work: one triangular solve per such site.
+  void refine_tight_variances(const Eigen::VectorXd& tau, EpResult& r) const {
+    std::vector<Eigen::Index> tight;
+    for (Eigen::Index i = 0; i < tau.size(); ++i) {
+      const double s2 = r.variance[i];
+      if (tau[i] > 0.0 && s2 > 0.0 && K_(i, i) > 1e3 * s2 && tau[i] * s2 > 1e-2 &&
+          (1.0 - tau[i] * s2) / (tau[i] * s2) < K_(i, i) / s2)
+        tight.push_back(i);
+    }
+    if (tight.empty()) return;
+    const Eigen::Index n = tau.size();
+    Eigen::MatrixXd e = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(tight.size()));
+    for (std::size_t j = 0; j < tight.size(); ++j) e(tight[j], static_cast<Eigen::Index>(j)) = 1.0;
+    r.chol.triangularView<Eigen::Lower>().solveInPlace(e);
+    for (std::size_t j = 0; j < tight.size(); ++j) {
+      const Eigen::Index i = tight[j];
+      const double binv = e.col(static_cast<Eigen::Index>(j)).squaredNorm();
+      r.variance[i] = (1.0 - binv) / tau[i];
+    }
+  }
+
+  // Sequential schedule: Sigma = K - V'V from the last posterior, then
+  // rank-one updates.
+  void begin_sequential(const EpResult& r) {
+    sigma_ = K_;
+    sigma_.noalias() -= work_.transpose() * work_;
+    mu_ = r.mean;
+  }
+  void marginal(Eigen::Index i, double* var, double* mean) const {
+    *var = sigma_(i, i);
+    *mean = mu_[i];
+  }
+  void update_site(Eigen::Index i, double dtau, double /*dnu*/, const Eigen::VectorXd& nu) {
+    const Eigen::VectorXd si = sigma_.col(i);
+    const double scale = dtau / (1.0 + dtau * si[i]);
+    sigma_.noalias() -= scale * si * si.transpose();
+    mu_.noalias() = sigma_ * nu;
+  }
+  void end_sequential() {
+    sigma_.resize(0, 0);
+  }
+
+ private:
+  const Eigen::MatrixXd& K_;
+  Eigen::MatrixXd work_, sigma_;
+  Eigen::VectorXd mu_;
+};
+
+// K = G G' with G n x r (a pivoted Cholesky factor, lowrank.hpp).  With
+// f = G u, u ~ N(0, I), the posterior of u has precision A = I + G' S G, so
+// Sigma = G A^-1 G' and, by Woodbury, B^-1 = I - S^1/2 G A^-1 G' S^1/2 and
+// det B = det A.  Work per posterior: O(n r^2); per sequential site update
+// O(r^2).
+class LowRankPrior {
+ public:
+  explicit LowRankPrior(const Eigen::MatrixXd& G) : G_(G) {}
+  Eigen::Index size() const { return G_.rows(); }
+
+  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpResult& r) {
+    const Eigen::Index n = G_.rows(), rank = G_.cols();
+    r.factor = G_;
+    r.chol = Eigen::MatrixXd::Identity(rank, rank);
+    r.chol.selfadjointView<Eigen::Lower>().rankUpdate(
+        (tau.cwiseSqrt().asDiagonal() * G_).transpose());
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error("Cholesky factorisation of I + G' S G failed");
+    const auto L = r.chol.triangularView<Eigen::Lower>();
+    // V = L^-1 G' (r x n): Sigma_ii = |V_i|^2, mu = V' V nu.
+    work_ = G_.transpose();
+    L.solveInPlace(work_);
+    r.variance = work_.colwise().squaredNorm().transpose();
+    const Eigen::VectorXd Vnu = work_ * nu;
+    r.mean.noalias() = work_.transpose() * Vnu;
+    // w = nu - S^1/2 B^-1 S^1/2 K nu, with B^-1 z = z - S^1/2 G A^-1 G' S^1/2 z
+    const Eigen::VectorXd sw = tau.cwiseSqrt();
+    const Eigen::VectorXd z = sw.cwiseProduct(G_ * (G_.transpose() * nu));
+    Eigen::VectorXd h = G_.transpose() * sw.cwiseProduct(z);
+    llt.solveInPlace(h);
+    const Eigen::VectorXd binv_z = z - sw.cwiseProduct(G_ * h);
+    r.weights = nu - sw.cwiseProduct(binv_z);
+    r.log_det_half = r.chol.diagonal().array().log().sum();
+    (void)n;
+  }
+
+  // Sequential schedule: keep P = A^-1 and h = G' nu; Sigma_ii = g_i' P g_i,
+  // mu_i = g_i' P h.
+  void begin_sequential(const EpResult& r) {
+    const Eigen::Index rank = G_.cols();
+    const auto L = r.chol.triangularView<Eigen::Lower>();
+    p_ = Eigen::MatrixXd::Identity(rank, rank);
+    L.solveInPlace(p_);
+    p_ = (p_.transpose() * p_).eval();
+    h_ = G_.transpose() * r.site_nu;
+  }
+  void marginal(Eigen::Index i, double* var, double* mean) const {
+    const Eigen::VectorXd pg = p_ * G_.row(i).transpose();
+    *var = G_.row(i).dot(pg);
+    *mean = pg.dot(h_);
+  }
+  void update_site(Eigen::Index i, double dtau, double dnu, const Eigen::VectorXd& /*nu*/) {
+    const Eigen::VectorXd g = G_.row(i).transpose();
+    const Eigen::VectorXd pg = p_ * g;
+    const double scale = dtau / (1.0 + dtau * g.dot(pg));
+    p_.noalias() -= scale * pg * pg.transpose();
+    h_ += dnu * g;
+  }
+  void end_sequential() {}
+
+ private:
+  const Eigen::MatrixXd& G_;
+  Eigen::MatrixXd work_, p_;
+  Eigen::VectorXd h_;
+};
+
+namespace tap_detail {
+
+inline void floor_variances(EpResult& r) {
+  // rounding can only matter when the posterior is pinned by the site
+  for (Eigen::Index i = 0; i < r.variance.size(); ++i)
+    if (!(r.variance[i] > 1e-300)) r.variance[i] = 1e-300;
 }
 
 // Cavity of each site from the posterior marginals.
@@ -159,16 +322,15 @@ inline double marginal_change(const EpResult& a, const Eigen::VectorXd& old_mean
 template <class Likelihood>
 void finish(const Eigen::VectorXd& targets, const Likelihood& lik, EpResult& r) {
   cavities(r, r.site_precision, r.site_nu, r.cavity_mean, r.cavity_var);
-  double lz = 0.0, quad = 0.0, logdet = 0.0, logterm = 0.0;
+  double lz = 0.0, quad = 0.0, logterm = 0.0;
   for (Eigen::Index i = 0; i < targets.size(); ++i) {
     const double m = r.cavity_mean[i], v = r.cavity_var[i];
     const double tau = r.site_precision[i], nu = r.site_nu[i];
     lz += lik.moments(targets[i], m, v).log_z;
-    logdet += std::log(r.chol(i, i));
     logterm += 0.5 * std::log1p(tau * v);
     quad += (tau * m * m - 2.0 * m * nu - nu * nu * v) / (2.0 * (1.0 + tau * v));
   }
-  r.log_evidence = lz - logdet + logterm + 0.5 * r.site_nu.dot(r.mean) + quad;
+  r.log_evidence = lz - r.log_det_half + logterm + 0.5 * r.site_nu.dot(r.mean) + quad;
 }
 
 inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng) {
@@ -183,13 +345,109 @@ inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng)
 
 }  // namespace tap_detail
 
+namespace tap_detail {
+
+template <class Likelihood, class Prior>
+EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+                const EpControl& control, const std::function<void()>& interrupt) {
+  if (prior.size() != targets.size())
+    throw std::invalid_argument("kernel matrix and targets differ in size");
+  if (!targets.allFinite()) throw std::invalid_argument("targets must be finite");
+  if (!(control.damping > 0.0 && control.damping <= 1.0))
+    throw std::invalid_argument("EP damping must lie in (0, 1]");
+  if (!(control.tolerance > 0.0)) throw std::invalid_argument("EP tolerance must be positive");
+  if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
+  const Eigen::Index n = prior.size();
+  EpResult r;
+  r.site_precision = Eigen::VectorXd::Zero(n);
+  r.site_nu = Eigen::VectorXd::Zero(n);
+  prior.posterior(r.site_precision, r.site_nu, r);
+  floor_variances(r);
+
+  Eigen::VectorXd m, v, old_mean, old_var;
+  double d = control.damping;
+  double previous_change = std::numeric_limits<double>::infinity();
+  std::mt19937 rng(control.seed);
+  EpSchedule schedule = control.schedule;
+
+  for (int sweep = 1; sweep <= control.max_sweeps; ++sweep) {
+    if (interrupt) interrupt();
+    old_mean = r.mean;
+    old_var = r.variance;
+    if (schedule == EpSchedule::parallel) {
+      cavities(r, r.site_precision, r.site_nu, m, v);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        double tau, nu;
+        site_from_moments(lik.moments(targets[i], m[i], v[i]), m[i], v[i], &tau, &nu);
+        r.site_precision[i] = (1.0 - d) * r.site_precision[i] + d * tau;
+        r.site_nu[i] = (1.0 - d) * r.site_nu[i] + d * nu;
+      }
+    } else {
+      prior.begin_sequential(r);
+      const std::vector<Eigen::Index> order = random_order(n, rng);
+      for (Eigen::Index k = 0; k < n; ++k) {
+        if (interrupt && k % 256 == 255) interrupt();
+        const Eigen::Index i = order[k];
+        double s2, mu;
+        prior.marginal(i, &s2, &mu);
+        s2 = std::max(s2, 1e-300);
+        const double denom = std::max(1.0 - r.site_precision[i] * s2, 1e-12);
+        const double vi = s2 / denom;
+        const double mi = (mu - s2 * r.site_nu[i]) / denom;
+        double tau, nu;
+        site_from_moments(lik.moments(targets[i], mi, vi), mi, vi, &tau, &nu);
+        tau = (1.0 - d) * r.site_precision[i] + d * tau;
+        nu = (1.0 - d) * r.site_nu[i] + d * nu;
+        const double dtau = tau - r.site_precision[i];
+        const double dnu = nu - r.site_nu[i];
+        r.site_precision[i] = tau;
+        r.site_nu[i] = nu;
+        prior.update_site(i, dtau, dnu, r.site_nu);
+      }
+      prior.end_sequential();
+    }
+    prior.posterior(r.site_precision, r.site_nu, r);
+    floor_variances(r);
+    r.change = marginal_change(r, old_mean, old_var);
+    r.sweeps = sweep;
+    r.final_damping = d;
+    if (!std::isfinite(r.change))
+      throw std::runtime_error("EP produced non-finite posterior moments");
+    // A damped sweep moves the marginals by about d times the undamped
+    // update; residual = change / d estimates the latter, so that neither
+    // the convergence test nor the step rule is fooled by small steps.
+    const double residual = r.change / d;
+    if (residual < control.tolerance) {
+      r.converged = true;
+      break;
+    }
+    if (schedule == EpSchedule::parallel) {
+      d = residual < previous_change ? std::min(1.0, d * 1.1) : d * 0.5;
+      // Parallel updates that need heavy damping are oscillating (a nearly
+      // box-shaped likelihood, huge C): finish with sequential sweeps, which
+      // have the same fixed point and do not oscillate.
+      if (d < control.min_parallel_damping) {
+        schedule = EpSchedule::sequential;
+        d = control.damping;
+      }
+    }
+    previous_change = residual;
+  }
+  finish(targets, lik, r);
+  return r;
+}
+
+}  // namespace tap_detail
+
 // EP / TAP fit of a zero-mean GP with kernel matrix K.
 //
 // parallel schedule: every sweep computes all cavities from the current
 // posterior, moves each site a fraction d of the way to its update, and
 // refactors B once.  d starts at control.damping, grows by 1.1 (up to 1)
-// after a sweep that reduced the change and halves after one that did not,
-// so the undamped (fastest) step is used whenever it is stable.
+// after a sweep that reduced the residual (change / d) and halves after one
+// that did not, so the undamped (fastest) step is used whenever it is stable;
+// once d falls below control.min_parallel_damping the fit continues with
+// sequential sweeps (same fixed point; they do not oscillate).
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
 // the posterior covariance kept by rank-one updates, and recomputed from a
@@ -199,78 +457,45 @@ template <class Likelihood>
 EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
                 const EpControl& control, const std::function<void()>& interrupt) {
   tap_detail::check_inputs(K, targets);
-  if (!(control.damping > 0.0 && control.damping <= 1.0))
-    throw std::invalid_argument("EP damping must lie in (0, 1]");
-  if (!(control.tolerance > 0.0)) throw std::invalid_argument("EP tolerance must be positive");
-  if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
-  const Eigen::Index n = K.rows();
-  EpResult r;
-  r.site_precision = Eigen::VectorXd::Zero(n);
-  r.site_nu = Eigen::VectorXd::Zero(n);
-  Eigen::MatrixXd work;
-  tap_detail::posterior(K, r.site_precision, r.site_nu, r, work);
+  DensePrior prior(K);
+  return tap_detail::ep_run(prior, targets, lik, control, interrupt);
+}
 
-  Eigen::VectorXd m, v, old_mean, old_var;
-  double d = control.damping;
-  double previous_change = std::numeric_limits<double>::infinity();
-  std::mt19937 rng(control.seed);
+// The same fit with the prior covariance given as K = G G' (G n x r, e.g. a
+// pivoted Cholesky factor from lowrank.hpp): every sweep costs O(n r^2)
+// instead of O(n^3).  result.factor holds G and result.chol the factor of
+// A = I + G' S G.
+template <class Likelihood>
+EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& targets,
+                         const Likelihood& lik, const EpControl& control,
+                         const std::function<void()>& interrupt) {
+  if (G.rows() < 1 || G.cols() < 1) throw std::invalid_argument("empty low-rank factor");
+  if (!G.allFinite()) throw std::invalid_argument("low-rank factor must be finite");
+  LowRankPrior prior(G);
+  return tap_detail::ep_run(prior, targets, lik, control, interrupt);
+}
 
-  for (int sweep = 1; sweep <= control.max_sweeps; ++sweep) {
-    if (interrupt) interrupt();
-    old_mean = r.mean;
-    old_var = r.variance;
-    if (control.schedule == EpSchedule::parallel) {
-      tap_detail::cavities(r, r.site_precision, r.site_nu, m, v);
-      for (Eigen::Index i = 0; i < n; ++i) {
-        double tau, nu;
-        tap_detail::site_from_moments(lik.moments(targets[i], m[i], v[i]), m[i], v[i], &tau, &nu);
-        r.site_precision[i] = (1.0 - d) * r.site_precision[i] + d * tau;
-        r.site_nu[i] = (1.0 - d) * r.site_nu[i] + d * nu;
-      }
-    } else {
-      // Sigma = K - V'V from the current factorisation (work holds V).
-      Eigen::MatrixXd sigma = K;
-      sigma.noalias() -= work.transpose() * work;
-      Eigen::VectorXd mu = r.mean;
-      const std::vector<Eigen::Index> order = tap_detail::random_order(n, rng);
-      for (Eigen::Index k = 0; k < n; ++k) {
-        if (interrupt && k % 256 == 255) interrupt();
-        const Eigen::Index i = order[k];
-        const double s2 = std::max(sigma(i, i), 1e-300);
-        double denom = std::max(1.0 - r.site_precision[i] * s2, 1e-12);
-        const double vi = s2 / denom;
-        const double mi = (mu[i] - s2 * r.site_nu[i]) / denom;
-        double tau, nu;
-        tap_detail::site_from_moments(lik.moments(targets[i], mi, vi), mi, vi, &tau, &nu);
-        tau = (1.0 - d) * r.site_precision[i] + d * tau;
-        nu = (1.0 - d) * r.site_nu[i] + d * nu;
-        const double dtau = tau - r.site_precision[i];
-        r.site_precision[i] = tau;
-        r.site_nu[i] = nu;
-        const Eigen::VectorXd si = sigma.col(i);
-        const double scale = dtau / (1.0 + dtau * s2);
-        sigma.noalias() -= scale * si * si.transpose();
-        mu.noalias() = sigma * r.site_nu;
-      }
-    }
-    tap_detail::posterior(K, r.site_precision, r.site_nu, r, work);
-    r.change = tap_detail::marginal_change(r, old_mean, old_var);
-    r.sweeps = sweep;
-    r.final_damping = d;
-    if (!std::isfinite(r.change))
-      throw std::runtime_error("EP produced non-finite posterior moments");
-    if (r.change < control.tolerance * d) {
-      r.converged = true;
-      break;
-    }
-    if (control.schedule == EpSchedule::parallel) {
-      d = r.change < previous_change ? std::min(1.0, d * 1.1) : d * 0.5;
-      if (d < 1e-3) d = 1e-3;
-    }
-    previous_change = r.change;
+// (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a fit (dense or low-rank), the
+// matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  O(n^3) or
+// O(n^2 r); used only for hyperparameter gradients.
+inline Eigen::MatrixXd ep_site_inverse(const EpResult& r) {
+  const Eigen::Index n = r.site_precision.size();
+  const Eigen::VectorXd sw = r.site_precision.cwiseSqrt();
+  const auto L = r.chol.triangularView<Eigen::Lower>();
+  if (r.factor.size() == 0) {
+    Eigen::MatrixXd m = sw.asDiagonal();  // L^-1 S^1/2
+    L.solveInPlace(m);
+    Eigen::MatrixXd out(n, n);
+    out.setZero();
+    out.selfadjointView<Eigen::Lower>().rankUpdate(m.transpose());
+    return out.selfadjointView<Eigen::Lower>();
   }
-  tap_detail::finish(targets, lik, r);
-  return r;
+  // R = S - S G A^-1 G' S
+  Eigen::MatrixXd m = r.factor.transpose() * r.site_precision.asDiagonal();
+  L.solveInPlace(m);
+  Eigen::MatrixXd out = -(m.transpose() * m);
+  out.diagonal() += r.site_precision;
+  return out;
 }
 
 // Gao, Gunn and Harris' section 4 iteration, kept for comparison: inner
@@ -305,7 +530,7 @@ EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
   double eta = control.eta;
   double previous_sq = std::numeric_limits<double>::infinity();
   EpResult r;
-  Eigen::MatrixXd work;
+  DensePrior prior(K);
   double scale = 0.0;  // size of the weights, for a relative test
   for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::fabs(targets[i]));
   for (int outer = 1; outer <= control.max_outer; ++outer) {
@@ -336,7 +561,8 @@ EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
       const SiteMoments mo = lik.moments(targets[i], cav[i], sigma2[i]);
       tap_detail::site_from_moments(mo, cav[i], sigma2[i], &tau[i], &nu[i]);
     }
-    tap_detail::posterior(K, tau, nu, r, work);
+    prior.posterior(tau, nu, r);
+    tap_detail::floor_variances(r);
     double var_change = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
       const double s2 = r.variance[i];
@@ -368,7 +594,8 @@ EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
   }
   r.site_precision = tau;
   r.site_nu = nu;
-  tap_detail::posterior(K, tau, nu, r, work);
+  prior.posterior(tau, nu, r);
+  tap_detail::floor_variances(r);
   tap_detail::finish(targets, lik, r);
   r.weights = w;
   r.mean.noalias() = K * w;
