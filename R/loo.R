@@ -165,7 +165,11 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
 #' @rdname loo_error
 #' @export
 print.gpsvm_loo <- function(x, ...) {
-  what <- if (x$method == "approx") "approximate (linear response)" else "exact (refits)"
+  what <- if (x$method == "exact") "exact (refits)" else if (grepl("TAP", x$model)) {
+    "approximate (TAP cavity means)"
+  } else {
+    "approximate (linear response)"
+  }
   cat(sprintf("Leave-one-out error of %s, %s\n", x$model, what))
   cat(sprintf("  error = %.4f (%d of %d cases misclassified when left out)\n", x$error, x$count,
               length(x$margins)))
