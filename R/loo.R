@@ -89,14 +89,20 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
            out[setdiff(names(out), "margins")],
            list(time = proc.time()[["elapsed"]] - start))
   if (!is.null(res$not_converged) && res$not_converged > 0) {
-    warning(sprintf("%d of %d leave-one-out refits did not converge within maxit = %d",
-                    res$not_converged, length(margins), fit$control$maxit), call. = FALSE)
+    cap <- if (inherits(fit, "gpc") && fit$method == "tap") {
+      sprintf("max_sweeps = %d", fit$control$max_sweeps)
+    } else {
+      sprintf("maxit = %d", fit$control$maxit)
+    }
+    warning(sprintf("%d of %d leave-one-out refits did not converge within %s",
+                    res$not_converged, length(margins), cap), call. = FALSE)
   }
   structure(res, class = "gpsvm_loo")
 }
 
 .loo_model_name <- function(fit) {
-  if (inherits(fit, "svc")) "svc (kernel adatron)" else sprintf("gpc (%s)", .gpc_method_label(fit$method))
+  if (inherits(fit, "svc")) return("svc (kernel adatron)")
+  sprintf("gpc (%s)", .gpc_method_label(fit$method))
 }
 
 .loo_approx <- function(fit) {

@@ -141,3 +141,14 @@ test_that("duplicated inputs without noise: a singular K_mSV is handled in the l
   expect_equal(unname(exact$margins[on_margin]), rep(1, length(on_margin)), tolerance = 1e-6)
   expect_lte(abs(approx$count - exact$count), 1)
 })
+
+test_that("refits that hit the iteration cap are counted and warned about", {
+  d <- two_class_data(20, 30)
+  fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5,
+             control = svc_control(ftol = 1e-22, maxit = 500))
+  capped <- fit
+  capped$control <- svc_control(ftol = 1e-30, maxit = 2)
+  expect_warning(loo <- loo_error(capped, "exact", progress = FALSE),
+                 "did not converge within maxit = 2")
+  expect_gt(loo$not_converged, 0)
+})
