@@ -299,7 +299,8 @@ print.summary.gpc <- function(x, ...) {
 logLik.gpc <- function(object, ...) {
   .check_dots_empty(...)
   if (object$method != "tap") {
-    .stop("logLik() needs a gpc() fit with method = \"tap\"; the naive mean field gives no evidence")
+    .stop(paste("logLik() needs a gpc() fit with method = \"tap\";",
+                "the naive mean field gives no evidence"))
   }
   .as_logLik(object$log_evidence, df = 0, nobs = length(object$y))
 }

@@ -32,8 +32,8 @@
 #' `method = "exact"` refits the model without each case, starting from the
 #' full solution with that case removed (a warm start, as the paper
 #' suggests), with the fit's own settings. TAP refits start from fresh
-#' sites (the EP engine takes no warm start), so they cost a full fit each. Refits run in chunks, so that a
-#' progress bar can be shown and the chunks can go to several cores
+#' sites (the EP engine takes no warm start), so they cost a full fit each.
+#' Refits run in chunks, so that a progress bar can be shown and the chunks can go to several cores
 #' (`cores`, by forking with [parallel::mclapply()]) or to a cluster (`cl`,
 #' with [parallel::parLapply()]; the workers need gpsvm installed). The
 #' result does not depend on how the work is split.

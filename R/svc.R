@@ -156,7 +156,8 @@ svc_control <- function(ftol = 1e-5, maxit = 10000) {
 predict.svc <- function(object, newdata = NULL, type = c("class", "link"), ...) {
   .check_dots_empty(...)
   if (identical(type, "prob")) {
-    .stop("'type = \"prob\"' is not available for svc(): a support vector machine gives no class probabilities; use gpc()")
+    .stop(paste("'type = \"prob\"' is not available for svc(): a support vector machine",
+                "gives no class probabilities; use gpc()"))
   }
   type <- match.arg(type)
   x <- .newdata_matrix(object, newdata)
