@@ -1,0 +1,225 @@
+// Likelihoods for the TAP / EP engine (tap.hpp).
+//
+// A likelihood p(t | f) enters EP only through the log partition function of
+// its tilted distribution,
+//   log Z(m, v) = log  integral  p(t | f) N(f; m, v) df,
+// and its first two derivatives in the cavity mean m (the parameterisation of
+// Rasmussen and Williams' GPML code).  The site update follows from them:
+//   site precision  = -d2 / (1 + d2 v)   (clamped at 0),
+//   posterior mean  = m + v d1.
+// Pure C++17: no R headers.
+#ifndef GPSVM_LIKELIHOODS_HPP
+#define GPSVM_LIKELIHOODS_HPP
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "special.hpp"
+
+namespace gpsvm {
+
+// log Z and its derivatives d/dm, d^2/dm^2 in the cavity mean.
+struct SiteMoments {
+  double log_z = 0.0;
+  double dlog_z = 0.0;
+  double d2log_z = 0.0;
+};
+
+// log(Phi(hi) - Phi(lo)) for hi >= lo, accurate in both tails: when both
+// arguments are positive the difference is taken between the upper tails.
+inline double log_norm_interval(double lo, double hi) {
+  if (!(hi > lo)) return -std::numeric_limits<double>::infinity();
+  if (lo > 0.0) return log_diff_exp(log_norm_cdf(-lo), log_norm_cdf(-hi));
+  return log_diff_exp(log_norm_cdf(hi), log_norm_cdf(lo));
+}
+
+// log( exp(C (eps - a) + C^2 v / 2) Phi(g) ),  g = (a - eps - C v) / s,
+// the integral of exp(-C (u - eps)) N(u; a, v) over u > eps.  Completing the
+// square gives exp(...) = phi((a - eps) / s) / phi(g), so for g < 0 the value
+// is log phi((a - eps)/s) - log(phi(g)/Phi(g)), which never forms exp(large)
+// times tiny (Gao et al.'s eq. (3.8)-(3.9) do, errata 3).  For g >= 0 the
+// exponent is <= -C^2 v / 2 and the direct form is safe.
+inline double log_tail_mass(double a, double eps, double C, double v, double s) {
+  const double g = (a - eps - C * v) / s;
+  if (g < 0.0) return log_norm_pdf((a - eps) / s) - std::log(mills_ratio(g));
+  return C * (eps - a) + 0.5 * C * C * v + log_norm_cdf(g);
+}
+
+// Vapnik's epsilon-insensitive likelihood (Gao, Gunn and Harris 2002, eq. 2.2)
+//   p(t | f) = C / (2 (eps C + 1)) exp(-C max(|t - f| - eps, 0)).
+//
+// With u = t - f ~ N(a, v), a = t - m, the tilted mass splits into three
+// pieces: inside the tube (Z1), u > eps (Z2) and u < -eps (Z3), each in closed
+// form (see log_tail_mass).  With r_k = Z_k / (Z1 + Z2 + Z3) and
+// p = (phi(b0) + phi(b1)) / (s (Z1 + Z2 + Z3)), b1 = (eps - a)/s, b0 = (-eps - a)/s:
+//   d log Z / dm   = C (r2 - r3),
+//   d2 log Z / dm2 = C^2 [r1 (r2 + r3) + 4 r2 r3] - C p.
+// The second form is C^2 (r2 + r3) - C p - (d log Z/dm)^2 rearranged so that
+// it does not cancel when one tail holds all the mass.  (The paper's
+// eq. 3.12 for this derivative is not shift invariant and is wrong, errata 2.)
+class EpsilonInsensitive {
+ public:
+  EpsilonInsensitive(double C, double epsilon) : C_(C), eps_(epsilon) {
+    if (!(C > 0.0) || !std::isfinite(C))
+      throw std::invalid_argument("'C' must be a positive finite number");
+    if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+      throw std::invalid_argument("'epsilon' must be a non-negative finite number");
+  }
+
+  double C() const { return C_; }
+  double epsilon() const { return eps_; }
+
+  // log of the normaliser C / (2 (eps C + 1)).
+  double log_normaliser() const { return std::log(C_) - kLog2 - std::log1p(eps_ * C_); }
+
+  // Variance of the noise density (Gao et al. 2002b, eq. 29; the
+  // mean-field paper's eq. 5.3 is wrong, errata 1).
+  double noise_variance() const {
+    return 2.0 / (C_ * C_) + eps_ * eps_ * (eps_ * C_ + 3.0) / (3.0 * (eps_ * C_ + 1.0));
+  }
+
+  double log_likelihood(double t, double f) const {
+    const double u = std::fabs(t - f) - eps_;
+    return log_normaliser() - (u > 0.0 ? C_ * u : 0.0);
+  }
+
+  SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
+    const Pieces p = pieces(target, cavity_mean, cavity_var);
+    SiteMoments out;
+    out.log_z = log_normaliser() + p.log_total;
+    out.dlog_z = C_ * (p.r2 - p.r3);
+    out.d2log_z = C_ * C_ * (p.r1 * (p.r2 + p.r3) + 4.0 * p.r2 * p.r3) - C_ * p.p;
+    if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: only rounding can make it > 0
+    return out;
+  }
+
+  // d log Z / dC and d log Z / d eps at a fixed cavity: the evidence
+  // gradient in the likelihood's parameters at the EP fixed point.
+  void parameter_gradient(double target, double cavity_mean, double cavity_var, double* d_C,
+                          double* d_eps) const {
+    const Pieces p = pieces(target, cavity_mean, cavity_var);
+    const double a = target - cavity_mean;
+    const double denom = eps_ * C_ + 1.0;
+    *d_eps = -C_ / denom + C_ * (p.r2 + p.r3);
+    *d_C = 1.0 / C_ - eps_ / denom + (eps_ + C_ * cavity_var) * (p.r2 + p.r3) -
+           a * (p.r2 - p.r3) - cavity_var * p.p;
+  }
+
+  // P(T <= q) for a new target T = f + e, f ~ N(mean, var), e the noise.
+  // With x = q - f ~ N(a, v) and k = 1 / (2 (eps C + 1)) the noise CDF is
+  // k e^{C(x + eps)} below -eps, k + c (x + eps) inside the tube and
+  // 1 - k e^{-C(x - eps)} above eps, so its Gaussian average is
+  //   k Z3 + (k + c (a + eps)) Z1 + c s (phi(b0) - phi(b1)) + Phi(-b1) - k Z2.
+  double predictive_cdf(double q, double mean, double var) const {
+    const double s = std::sqrt(var);
+    const double a = q - mean;
+    const double k = 0.5 / (eps_ * C_ + 1.0);
+    const double c = C_ * k;
+    const double b1 = (eps_ - a) / s, b0 = (-eps_ - a) / s;
+    const double z1 = std::exp(log_norm_interval(b0, b1));
+    const double z2 = std::exp(log_tail_mass(a, eps_, C_, var, s));
+    const double z3 = std::exp(log_tail_mass(-a, eps_, C_, var, s));
+    const double inside = (k + c * (a + eps_)) * z1 +
+                          c * s * (std::exp(log_norm_pdf(b0)) - std::exp(log_norm_pdf(b1)));
+    const double value = k * z3 + inside + norm_cdf(-b1) - k * z2;
+    return value < 0.0 ? 0.0 : (value > 1.0 ? 1.0 : value);
+  }
+
+  // The predictive density at q: the tilted normaliser with target q.
+  double predictive_density(double q, double mean, double var) const {
+    return std::exp(moments(q, mean, var).log_z);
+  }
+
+ private:
+  struct Pieces {
+    double log_total, r1, r2, r3, p;
+  };
+
+  Pieces pieces(double t, double m, double v) const {
+    if (!(v > 0.0) || !std::isfinite(v))
+      throw std::invalid_argument("cavity variance must be positive and finite");
+    const double s = std::sqrt(v);
+    const double a = t - m;
+    const double b1 = (eps_ - a) / s, b0 = (-eps_ - a) / s;
+    const double l1 = log_norm_interval(b0, b1);
+    const double l2 = log_tail_mass(a, eps_, C_, v, s);
+    const double l3 = log_tail_mass(-a, eps_, C_, v, s);
+    const double total = log_sum_exp(log_sum_exp(l1, l2), l3);
+    Pieces out;
+    out.log_total = total;
+    out.r1 = std::exp(l1 - total);
+    out.r2 = std::exp(l2 - total);
+    out.r3 = std::exp(l3 - total);
+    out.p = std::exp(log_norm_pdf(b0) - std::log(s) - total) +
+            std::exp(log_norm_pdf(b1) - std::log(s) - total);
+    return out;
+  }
+
+  double C_;
+  double eps_;
+};
+
+// Probit likelihood with label flips (Opper and Winther 2000, eqs. 17.15 and
+// 17.17) for labels t in {-1, +1}:
+//   p(t | f) = kappa + (1 - 2 kappa) Phi(t f / sqrt(noise)),
+// kappa the flip probability in [0, 1/2) and noise the variance of Gaussian
+// input noise; noise = 0 is the step kappa + (1 - 2 kappa) Theta(t f).  The
+// same model is the noisy process f + xi with noise on the kernel's diagonal
+// (eq. 17.16) and the step likelihood; gpc() uses that form (noise = 0 here).
+//
+// With cavity N(m, v) and a = 1 / sqrt(noise + v), z = t m a:
+//   log Z = log(kappa + (1 - 2 kappa) Phi(z)),
+//   d log Z / dm   = t a G(z),
+//   d2 log Z / dm2 = -a^2 G(z) (z + G(z)),
+// G = flip_mills_ratio (special.hpp), the curvature from flip_mills_curvature,
+// which stays accurate where z + G(z) cancels.
+class ProbitFlip {
+ public:
+  ProbitFlip(double kappa, double noise) : kappa_(kappa), noise_(noise) {
+    if (!(kappa >= 0.0 && kappa < 0.5))
+      throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
+    if (!(noise >= 0.0) || !std::isfinite(noise))
+      throw std::invalid_argument("'noise' must be a non-negative finite number");
+  }
+
+  double kappa() const { return kappa_; }
+  double noise() const { return noise_; }
+
+  double log_likelihood(double t, double f) const {
+    const double u = t * f;
+    if (noise_ == 0.0) {
+      if (u > 0.0) return std::log1p(-kappa_);
+      return u < 0.0 ? std::log(kappa_) : std::log(0.5);
+    }
+    return log_mix(u / std::sqrt(noise_));
+  }
+
+  SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
+    const double total = noise_ + cavity_var;
+    if (!(total > 0.0) || !std::isfinite(total))
+      throw std::invalid_argument("cavity variance plus noise must be positive and finite");
+    const double a = 1.0 / std::sqrt(total);
+    const double z = target * cavity_mean * a;
+    SiteMoments out;
+    out.log_z = log_mix(z);
+    out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
+    out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
+    if (kappa_ == 0.0 && out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: rounding only
+    return out;
+  }
+
+ private:
+  // log(kappa + (1 - 2 kappa) Phi(z)).
+  double log_mix(double z) const {
+    if (kappa_ == 0.0) return log_norm_cdf(z);
+    return log_sum_exp(std::log(kappa_), std::log1p(-2.0 * kappa_) + log_norm_cdf(z));
+  }
+
+  double kappa_;
+  double noise_;
+};
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_LIKELIHOODS_HPP

@@ -1,0 +1,36 @@
+# Shared data and plain-R references for the mfsvr tests.
+
+# The paper's sinc experiment (Gao, Gunn and Harris 2002, section 6):
+# 40 inputs uniform on [-10, 10], sinc(x) = sin(x)/x, noise sd 0.1.
+sinc_data <- function(n = 40, seed = 1) {
+  set.seed(seed)
+  x <- runif(n, -10, 10)
+  data.frame(x = x, y = sin(x) / x + rnorm(n, sd = 0.1))
+}
+
+# The epsilon-insensitive likelihood (eq. 2.2), written out in plain R.
+epsins_density <- function(t, f, C, eps) {
+  C / (2 * (eps * C + 1)) * exp(-C * pmax(abs(t - f) - eps, 0))
+}
+
+# log of int p(t | f) N(f; m, v) df by quadrature, split at the kinks.
+epsins_log_z_quad <- function(t, m, v, C, eps) {
+  s <- sqrt(v)
+  g <- function(f) epsins_density(t, f, C, eps) * dnorm(f, m, s)
+  lo <- min(m - 40 * s, t - eps - 40 / C); hi <- max(m + 40 * s, t + eps + 40 / C)
+  cuts <- sort(unique(c(lo, t - eps, t + eps, m - 8 * s, m, m + 8 * s, hi)))
+  cuts <- cuts[cuts >= lo & cuts <= hi]
+  total <- 0
+  for (k in seq_len(length(cuts) - 1L)) {
+    total <- total + integrate(g, cuts[k], cuts[k + 1L], rel.tol = 1e-12,
+                               subdivisions = 1000L)$value
+  }
+  log(total)
+}
+
+ep_control_list <- function(...) {
+  modifyList(list(algorithm = "ep", schedule = "parallel", max_iter = 1000L, tol = 1e-10,
+                  damping = 1, seed = 1, rank_tol = 0, eta = 0.05, inner = 30L,
+                  adaptive_eta = TRUE),
+             list(...))
+}
