@@ -6,11 +6,11 @@
 #'
 #' The papers the package implements:
 #' * Gao, Gunn and Harris (2002), mean-field support vector regression:
-#'   `mfsvr()`.
+#'   [mfsvr()].
 #' * Gao, Gunn, Harris and Brown (2002), a probabilistic framework for support
 #'   vector regression: `svr()`.
 #' * Opper and Winther (2000), Gaussian processes and SVM, mean field and
-#'   leave-one-out: `gpc()`, `svc()`, `loo_error()`.
+#'   leave-one-out: [gpc()], [svc()], [loo_error()].
 #' * ter Borg and Rothkrantz (2005), smooth Bayesian kernel machines:
 #'   [srvm()], [rvm()], [roughness_penalty()].
 #'

@@ -112,14 +112,6 @@ svc_control <- function(ftol = 1e-5, maxit = 10000) {
             class = "svc_control")
 }
 
-# A control list made by its constructor.
-.check_control <- function(control, constructor) {
-  if (!inherits(control, constructor)) {
-    .stop(sprintf("'control' must come from %s()", constructor))
-  }
-  control
-}
-
 # The adatron on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
   res <- cpp_svc_fit(kernel, x, y, noise, C, unclass(control), start)
