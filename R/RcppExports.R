@@ -2,10 +2,14 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
-    .Call('_gpsvm_cpp_kernel_matrix', PACKAGE = 'gpsvm', kernel, x, y, deriv, wrt)
+    .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }
 
 cpp_special <- function(name, x, y) {
-    .Call('_gpsvm_cpp_special', PACKAGE = 'gpsvm', name, x, y)
+    .Call(`_gpsvm_cpp_special`, name, x, y)
+}
+
+cpp_svr_fit <- function(kernel, x, y, control) {
+    .Call(`_gpsvm_cpp_svr_fit`, kernel, x, y, control)
 }
 

@@ -1,0 +1,426 @@
+// Dual solvers for epsilon-insensitive support vector regression.
+//
+//   min_beta  1/2 beta' K beta - y' beta + eps sum_i |beta_i|,
+//   -C <= beta_i <= C,   and, with a bias, sum_i beta_i = 0.
+//
+// Written with beta_i = alpha_i^+ - alpha_i^- this is the usual 2n-variable
+// QP  min 1/2 a' Q a + p' a,  0 <= a <= C  (s' a = 0 with a bias), where the
+// variable t = (i, +) has sign s_t = +1, the variable t = (i, -) has s_t = -1,
+// Q_tu = s_t s_u K_{i(t) i(u)} and p_t = eps - s_t y_i.  Its gradient is
+// G_(i,+) = eps - r_i and G_(i,-) = eps + r_i with r_i = y_i - (K beta)_i the
+// residual without the bias, so the solver stores the n residuals only.
+//
+// * bias = true: sequential minimal optimisation on the 2n variables with the
+//   second-order working-set selection of Fan, Chen and Lin (2005, JMLR 6),
+//   derived here in residual form:
+//     -s_t G_t = r_i - eps for (i,+),  r_i + eps for (i,-);
+//     I_up  = {(i,+): a < C} u {(i,-): a > 0},  I_low = {(i,+): a > 0} u {(i,-): a < C};
+//     m = max_{I_up} -s G,  M = min_{I_low} -s G.
+//   The KKT conditions hold iff m <= M; the solver stops when m - M < tol,
+//   the same test (and meaning of tol) as libsvm's eps.  Working pair: t from
+//   I_up attaining m; u from I_low minimising -(m + s_u G_u)^2 / a_tu with
+//   a_tu = K_ii + K_jj - 2 K_ij (tau when not positive).  Moving
+//   a_t += s_t d, a_u -= s_u d keeps s' a fixed and changes the objective by
+//   -d b + d^2 a / 2 with b = m + s_u G_u > 0, so d = b / a clipped to the box.
+//   The bias is the average of -s_t G_t over free variables (the midpoint of
+//   [M, m] when none is free).
+// * bias = false: exact greedy coordinate descent on beta.  For point k the
+//   one-dimensional problem  min_b 1/2 K_kk (b - beta_k)^2 - r_k (b - beta_k)
+//   + eps |b|, |b| <= C  is solved by soft thresholding; the coordinate with
+//   the largest decrease of the objective is updated.  It stops when every
+//   point's KKT violation (in residual units: |r_k| - eps for beta_k = 0,
+//   |r_k - sign(beta_k) eps| for 0 < |beta_k| < C, and the one-sided version
+//   at |beta_k| = C) is below tol.
+//
+// Kernel columns come from an LRU cache of KernelEvaluator::column(), so the
+// n x n Gram matrix is never formed.  With shrinking, variables that sit at a
+// bound and would stay there (libsvm's rule, restated in residual form) are
+// left out of the selection and of the residual update; the full residual is
+// rebuilt before the final check, so the reported solution always satisfies
+// the tolerance on all n points.
+#ifndef GPSVM_SMO_HPP
+#define GPSVM_SMO_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <list>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace gpsvm {
+
+struct SvrControl {
+  double C = 1.0;
+  double epsilon = 0.1;
+  bool bias = false;
+  double tolerance = 1e-3;       // KKT tolerance (libsvm's eps for bias = true)
+  long max_iterations = 10000000;
+  double cache_mb = 100.0;       // kernel-column cache size
+  bool shrinking = true;
+  double tau = 1e-12;            // curvature floor for non-positive a_tu
+
+  void validate() const {
+    if (!(C > 0.0) || !std::isfinite(C)) throw std::invalid_argument("'C' must be a positive finite number");
+    if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+      throw std::invalid_argument("'epsilon' must be a non-negative finite number");
+    if (!(tolerance > 0.0)) throw std::invalid_argument("'tolerance' must be positive");
+    if (max_iterations < 1) throw std::invalid_argument("'max_iterations' must be positive");
+    if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
+  }
+};
+
+struct SvrResult {
+  Eigen::VectorXd alpha_plus, alpha_minus, beta;
+  Eigen::VectorXd fitted;   // (K beta)_i + b
+  double b = 0.0;
+  double objective = 0.0;   // 1/2 beta' K beta - y' beta + eps |beta|_1
+  long iterations = 0;
+  bool converged = false;
+  double kkt = 0.0;         // final KKT measure (m - M, or the largest violation)
+};
+
+// Least-recently-used cache of kernel columns, keyed by the data index.  A
+// returned pointer stays valid until two further distinct columns have been
+// requested (capacity is at least 2).
+class KernelColumnCache {
+ public:
+  KernelColumnCache(const KernelEvaluator& kernel, double megabytes)
+      : kernel_(kernel), n_(kernel.size()), slot_of_(static_cast<size_t>(n_), -1) {
+    const double bytes_per_column = 8.0 * static_cast<double>(std::max<Index>(n_, 1));
+    double cap = std::floor(megabytes * 1048576.0 / bytes_per_column);
+    cap = std::max(2.0, std::min(cap, static_cast<double>(n_)));
+    capacity_ = static_cast<Index>(cap);
+  }
+
+  const double* column(Index j) {
+    int s = slot_of_[static_cast<size_t>(j)];
+    if (s >= 0) {
+      lru_.splice(lru_.begin(), lru_, where_[static_cast<size_t>(s)]);
+      return data_[static_cast<size_t>(s)].data();
+    }
+    if (static_cast<Index>(data_.size()) < capacity_) {
+      s = static_cast<int>(data_.size());
+      data_.emplace_back(static_cast<size_t>(n_));
+      owner_.push_back(j);
+      lru_.push_front(s);
+      where_.push_back(lru_.begin());
+    } else {
+      s = lru_.back();
+      slot_of_[static_cast<size_t>(owner_[static_cast<size_t>(s)])] = -1;
+      owner_[static_cast<size_t>(s)] = j;
+      lru_.splice(lru_.begin(), lru_, where_[static_cast<size_t>(s)]);
+    }
+    slot_of_[static_cast<size_t>(j)] = s;
+    kernel_.column(j, data_[static_cast<size_t>(s)].data());
+    ++computed_;
+    return data_[static_cast<size_t>(s)].data();
+  }
+
+  long columns_computed() const { return computed_; }
+
+ private:
+  const KernelEvaluator& kernel_;
+  Index n_;
+  Index capacity_ = 2;
+  std::vector<int> slot_of_;
+  std::vector<Index> owner_;
+  std::vector<std::vector<double>> data_;
+  std::list<int> lru_;
+  std::vector<std::list<int>::iterator> where_;
+  long computed_ = 0;
+};
+
+namespace detail {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Shared state: the two halves of alpha, the residuals r = y - K beta and the
+// kernel diagonal.
+struct SvrState {
+  const ConstVectorRef& y;
+  const SvrControl& ctl;
+  KernelColumnCache& cache;
+  Eigen::VectorXd ap, am, r, kdiag;
+  std::vector<Index> active;  // indices of points still in play
+
+  SvrState(const ConstVectorRef& y_, const SvrControl& ctl_, KernelColumnCache& cache_,
+           const KernelEvaluator& k)
+      : y(y_), ctl(ctl_), cache(cache_), ap(Eigen::VectorXd::Zero(y_.size())),
+        am(Eigen::VectorXd::Zero(y_.size())), r(y_), kdiag(k.diagonal()) {
+    active.resize(static_cast<size_t>(y_.size()));
+    for (Index i = 0; i < y_.size(); ++i) active[static_cast<size_t>(i)] = i;
+  }
+
+  Index n() const { return y.size(); }
+
+  // Rebuild every residual from beta (after shrinking left some stale).
+  void rebuild_residuals() {
+    r = y;
+    for (Index j = 0; j < n(); ++j) {
+      const double bj = ap[j] - am[j];
+      if (bj == 0.0) continue;
+      const double* kj = cache.column(j);
+      for (Index i = 0; i < n(); ++i) r[i] -= bj * kj[i];
+    }
+  }
+
+  void restore_active() {
+    active.resize(static_cast<size_t>(n()));
+    for (Index i = 0; i < n(); ++i) active[static_cast<size_t>(i)] = i;
+  }
+};
+
+// ---- bias = true: SMO on the 2n variables -------------------------------
+
+struct PairGap {
+  double m = -kInf, M = kInf;
+  Index t_point = -1;
+  int t_sign = 0;
+};
+
+// m over I_up (with its maximiser) and M over I_low, on the active points.
+inline PairGap bias_gap(const SvrState& st) {
+  const double C = st.ctl.C, eps = st.ctl.epsilon;
+  PairGap g;
+  for (Index k : st.active) {
+    const double vp = st.r[k] - eps, vm = st.r[k] + eps;
+    if (st.ap[k] < C && vp >= g.m) { g.m = vp; g.t_point = k; g.t_sign = +1; }
+    if (st.am[k] > 0.0 && vm >= g.m) { g.m = vm; g.t_point = k; g.t_sign = -1; }
+    if (st.ap[k] > 0.0 && vp < g.M) g.M = vp;
+    if (st.am[k] < C && vm < g.M) g.M = vm;
+  }
+  return g;
+}
+
+// libsvm's shrinking rule in residual form: a variable at a bound whose
+// gradient pushes it further into the bound, beyond the current [M, m]
+// window, is frozen.  A point leaves the active set when both its variables
+// are frozen.
+inline void bias_shrink(SvrState& st, double m, double M) {
+  const double C = st.ctl.C, eps = st.ctl.epsilon;
+  auto frozen = [&](double a, double v, int s) {
+    // s = +1 variable: in I_up only if a < C, in I_low only if a > 0.
+    const bool up = (s > 0) ? (a < C) : (a > 0.0);
+    const bool low = (s > 0) ? (a > 0.0) : (a < C);
+    if (up && low) return false;          // free
+    if (up) return v < M;                 // only in I_up, cannot attain m ... and below M
+    return v > m;                         // only in I_low and above m
+  };
+  std::vector<Index> keep;
+  keep.reserve(st.active.size());
+  for (Index k : st.active) {
+    const bool fp = frozen(st.ap[k], st.r[k] - eps, +1);
+    const bool fm = frozen(st.am[k], st.r[k] + eps, -1);
+    if (!(fp && fm)) keep.push_back(k);
+  }
+  st.active.swap(keep);
+}
+
+inline void solve_with_bias(SvrState& st, SvrResult& res, const std::function<void()>& interrupt) {
+  const double C = st.ctl.C, tol = st.ctl.tolerance, tau = st.ctl.tau;
+  const Index n = st.n();
+  long iter = 0;
+  bool unshrunk = false;
+  const long shrink_every = std::min<long>(static_cast<long>(n), 1000);
+  long counter = shrink_every;
+  double m = -kInf, M = kInf;
+  while (true) {
+    if (st.ctl.shrinking && --counter == 0) {
+      counter = shrink_every;
+      PairGap g = bias_gap(st);
+      if (!unshrunk && g.m - g.M <= 10.0 * tol) {
+        // near the end: bring every point back once, with exact residuals
+        unshrunk = true;
+        st.rebuild_residuals();
+        st.restore_active();
+      }
+      g = bias_gap(st);
+      bias_shrink(st, g.m, g.M);
+    }
+    PairGap g = bias_gap(st);
+    m = g.m;
+    M = g.M;
+    if (g.t_point < 0 || !(m - M >= tol)) {
+      if (st.active.size() == static_cast<size_t>(n)) break;
+      // converged on the active set: check all points with exact residuals
+      st.rebuild_residuals();
+      st.restore_active();
+      counter = shrink_every;
+      g = bias_gap(st);
+      m = g.m;
+      M = g.M;
+      if (g.t_point < 0 || !(m - M >= tol)) break;
+    }
+    if (iter >= st.ctl.max_iterations) break;
+    if ((iter & 1023) == 0 && interrupt) interrupt();
+    ++iter;
+
+    const Index i = g.t_point;
+    const int si = g.t_sign;
+    const double* ki = st.cache.column(i);
+    const double eps = st.ctl.epsilon;
+    // second-order choice of the partner u in I_low
+    Index j = -1;
+    int sj = 0;
+    double best = kInf, best_b = 0.0, best_a = 1.0;
+    for (Index k : st.active) {
+      const double curv = std::max(st.kdiag[i] + st.kdiag[k] - 2.0 * ki[k], tau);
+      if (st.ap[k] > 0.0) {
+        const double b = m - (st.r[k] - eps);
+        if (b > 0.0) {
+          const double v = -b * b / curv;
+          if (v <= best) { best = v; j = k; sj = +1; best_b = b; best_a = curv; }
+        }
+      }
+      if (st.am[k] < C) {
+        const double b = m - (st.r[k] + eps);
+        if (b > 0.0) {
+          const double v = -b * b / curv;
+          if (v <= best) { best = v; j = k; sj = -1; best_b = b; best_a = curv; }
+        }
+      }
+    }
+    if (j < 0) break;  // cannot happen when m - M >= tol > 0
+    // step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box
+    double d = best_b / best_a;
+    d = std::min(d, si > 0 ? C - st.ap[i] : st.am[i]);
+    d = std::min(d, sj > 0 ? st.ap[j] : C - st.am[j]);
+    if (si > 0) st.ap[i] += d; else st.am[i] -= d;
+    if (sj > 0) st.ap[j] -= d; else st.am[j] += d;
+    // snap to the bounds so that set membership is exact
+    for (Index k : {i, j}) {
+      if (st.ap[k] > C - 1e-12 * C) st.ap[k] = C;
+      if (st.am[k] > C - 1e-12 * C) st.am[k] = C;
+      if (st.ap[k] < 1e-12 * C) st.ap[k] = 0.0;
+      if (st.am[k] < 1e-12 * C) st.am[k] = 0.0;
+    }
+    // beta_i rises by d and beta_j falls by d (whatever the signs), so
+    // r -= d (K_i - K_j)
+    if (i != j) {
+      const double* kj = st.cache.column(j);
+      ki = st.cache.column(i);  // still cached: capacity >= 2
+      for (Index k : st.active) st.r[k] -= d * (ki[k] - kj[k]);
+    }
+  }
+  if (st.active.size() != static_cast<size_t>(n)) {
+    st.rebuild_residuals();
+    st.restore_active();
+  }
+  const PairGap g = bias_gap(st);
+  res.kkt = (g.t_point < 0) ? 0.0 : std::max(0.0, g.m - g.M);
+  res.converged = res.kkt < tol;
+  res.iterations = iter;
+  // bias: average over free variables, else the midpoint of [M, m]
+  const double eps = st.ctl.epsilon;
+  double sum = 0.0;
+  long nfree = 0;
+  for (Index k = 0; k < n; ++k) {
+    if (st.ap[k] > 0.0 && st.ap[k] < C) { sum += st.r[k] - eps; ++nfree; }
+    if (st.am[k] > 0.0 && st.am[k] < C) { sum += st.r[k] + eps; ++nfree; }
+  }
+  if (nfree > 0) {
+    res.b = sum / static_cast<double>(nfree);
+  } else {
+    const double lo = std::isfinite(g.M) ? g.M : g.m, hi = std::isfinite(g.m) ? g.m : g.M;
+    res.b = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : 0.0;
+  }
+}
+
+// ---- bias = false: greedy exact coordinate descent on beta --------------
+
+inline double point_violation(double beta, double r, double C, double eps) {
+  if (beta == 0.0) return std::max(0.0, std::fabs(r) - eps);
+  if (beta > 0.0) return beta < C ? std::fabs(r - eps) : std::max(0.0, eps - r);
+  return beta > -C ? std::fabs(r + eps) : std::max(0.0, r + eps);
+}
+
+// The exact minimiser of the one-dimensional problem for point k.
+inline double coordinate_minimiser(double beta, double r, double kkk, double C, double eps,
+                                   double tau) {
+  const double h = std::max(kkk, tau);
+  const double z = beta + r / h;
+  double b = std::max(std::fabs(z) - eps / h, 0.0);
+  b = std::min(b, C);
+  return z < 0.0 ? -b : b;
+}
+
+inline void solve_without_bias(SvrState& st, SvrResult& res,
+                               const std::function<void()>& interrupt) {
+  const double C = st.ctl.C, eps = st.ctl.epsilon, tol = st.ctl.tolerance, tau = st.ctl.tau;
+  const Index n = st.n();
+  Eigen::VectorXd beta = Eigen::VectorXd::Zero(n);
+  long iter = 0;
+  double worst = 0.0;
+  while (true) {
+    // pick the coordinate with the largest exact decrease among violators
+    Index best_k = -1;
+    double best_gain = 0.0, best_b = 0.0;
+    worst = 0.0;
+    for (Index k = 0; k < n; ++k) {
+      const double v = point_violation(beta[k], st.r[k], C, eps);
+      if (v > worst) worst = v;
+      if (v < tol) continue;
+      const double h = std::max(st.kdiag[k], tau);
+      const double bnew = coordinate_minimiser(beta[k], st.r[k], st.kdiag[k], C, eps, tau);
+      const double delta = bnew - beta[k];
+      // decrease = phi(beta_k) - phi(bnew)
+      const double gain = st.r[k] * delta - 0.5 * h * delta * delta +
+                          eps * (std::fabs(beta[k]) - std::fabs(bnew));
+      if (gain > best_gain) { best_gain = gain; best_k = k; best_b = bnew; }
+    }
+    if (worst < tol || best_k < 0) break;
+    if (iter >= st.ctl.max_iterations) break;
+    if ((iter & 1023) == 0 && interrupt) interrupt();
+    ++iter;
+    const double delta = best_b - beta[best_k];
+    beta[best_k] = best_b;
+    const double* kk = st.cache.column(best_k);
+    for (Index i = 0; i < n; ++i) st.r[i] -= delta * kk[i];
+  }
+  st.ap = beta.cwiseMax(0.0);
+  st.am = (-beta).cwiseMax(0.0);
+  res.kkt = worst;
+  res.converged = worst < tol;
+  res.iterations = iter;
+  res.b = 0.0;
+}
+
+}  // namespace detail
+
+// Fit epsilon-SVR on the rows of x with targets y.
+inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y,
+                           const SvrControl& ctl,
+                           const std::function<void()>& interrupt = nullptr) {
+  ctl.validate();
+  if (x.rows() != y.size())
+    throw std::invalid_argument("'x' has " + std::to_string(x.rows()) + " rows but 'y' has " +
+                                std::to_string(y.size()) + " values");
+  if (x.rows() < 1) throw std::invalid_argument("no data");
+  const KernelEvaluator k(kernel, x);
+  KernelColumnCache cache(k, ctl.cache_mb);
+  detail::SvrState st(y, ctl, cache, k);
+  SvrResult res;
+  if (ctl.bias) {
+    detail::solve_with_bias(st, res, interrupt);
+  } else {
+    detail::solve_without_bias(st, res, interrupt);
+  }
+  res.alpha_plus = st.ap;
+  res.alpha_minus = st.am;
+  res.beta = st.ap - st.am;
+  // r = y - K beta, so 1/2 beta'K beta - y'beta = -1/2 beta'(y + r)
+  res.objective = -0.5 * res.beta.dot(y + st.r) + ctl.epsilon * res.beta.cwiseAbs().sum();
+  res.fitted = y - st.r + Eigen::VectorXd::Constant(y.size(), res.b);
+  return res;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_SMO_HPP
