@@ -48,6 +48,7 @@
 #include <functional>
 #include <limits>
 #include <list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,57 +85,143 @@ struct SvrResult {
   long iterations = 0;
   bool converged = false;
   double kkt = 0.0;         // final KKT measure (m - M, or the largest violation)
+  long kernel_columns = 0;  // kernel columns computed (cache misses)
 };
 
 // Least-recently-used cache of kernel columns, keyed by the data index.  A
 // returned pointer stays valid until two further distinct columns have been
 // requested (capacity is at least 2).
+//
+// A column may be requested for a subset of rows only (the active set of a
+// shrinking solver): then only those rows are computed, and the column is
+// tagged with the caller's epoch.  Within one epoch the active set only
+// shrinks, so such a partial column stays valid until the epoch changes; a
+// full column is valid for ever.
+//
+// Gaussian columns are computed as exp(-(|x_i|^2 + |x_j|^2 - 2 <x_i, x_j>) /
+// (2 sigma^2)) with a matrix-vector product and a vectorised exp (the same
+// expansion libsvm uses; the squared distance is clamped at 0), several times
+// faster than point-by-point evaluation; other kernels use
+// KernelEvaluator::column() or operator().
 class KernelColumnCache {
  public:
-  KernelColumnCache(const KernelEvaluator& kernel, double megabytes)
+  KernelColumnCache(const KernelEvaluator& kernel, const ConstMatrixRef& x, double megabytes)
       : kernel_(kernel), n_(kernel.size()), slot_of_(static_cast<size_t>(n_), -1) {
     const double bytes_per_column = 8.0 * static_cast<double>(std::max<Index>(n_, 1));
     double cap = std::floor(megabytes * 1048576.0 / bytes_per_column);
     cap = std::max(2.0, std::min(cap, static_cast<double>(n_)));
     capacity_ = static_cast<Index>(cap);
+    if (kernel.kernel().family == KernelFamily::rbf) {
+      rbf_ = true;
+      points_ = x.transpose();
+      sqnorm_ = points_.colwise().squaredNorm().transpose();
+      const double s = kernel.kernel().sigma;
+      half_inv_s2_ = 1.0 / (2.0 * s * s);
+    }
   }
 
-  const double* column(Index j) {
+  // The full column j.
+  const double* column(Index j) { return column(j, nullptr, 0); }
+
+  // Column j, valid at least on the rows in 'rows' (all rows when null).
+  const double* column(Index j, const std::vector<Index>* rows, long epoch) {
+    const bool want_full = rows == nullptr || static_cast<Index>(rows->size()) == n_;
     int s = slot_of_[static_cast<size_t>(j)];
     if (s >= 0) {
-      lru_.splice(lru_.begin(), lru_, where_[static_cast<size_t>(s)]);
-      return data_[static_cast<size_t>(s)].data();
-    }
-    if (static_cast<Index>(data_.size()) < capacity_) {
-      s = static_cast<int>(data_.size());
-      data_.emplace_back(static_cast<size_t>(n_));
-      owner_.push_back(j);
+      Slot& sl = slots_[static_cast<size_t>(s)];
+      lru_.splice(lru_.begin(), lru_, sl.where);
+      if (sl.full || (!want_full && sl.epoch == epoch)) return sl.data.get();
+    } else if (static_cast<Index>(slots_.size()) < capacity_) {
+      s = static_cast<int>(slots_.size());
+      slots_.emplace_back();
+      Slot& sl = slots_.back();
+      sl.data.reset(new double[static_cast<size_t>(n_)]);  // uninitialised until computed
       lru_.push_front(s);
-      where_.push_back(lru_.begin());
+      sl.where = lru_.begin();
     } else {
       s = lru_.back();
-      slot_of_[static_cast<size_t>(owner_[static_cast<size_t>(s)])] = -1;
-      owner_[static_cast<size_t>(s)] = j;
-      lru_.splice(lru_.begin(), lru_, where_[static_cast<size_t>(s)]);
+      Slot& sl = slots_[static_cast<size_t>(s)];
+      slot_of_[static_cast<size_t>(sl.owner)] = -1;
+      lru_.splice(lru_.begin(), lru_, sl.where);
     }
+    Slot& sl = slots_[static_cast<size_t>(s)];
+    sl.owner = j;
+    sl.full = want_full;
+    sl.epoch = epoch;
     slot_of_[static_cast<size_t>(j)] = s;
-    kernel_.column(j, data_[static_cast<size_t>(s)].data());
+    if (want_full) compute_full(j, sl.data.get()); else compute_rows(j, *rows, sl.data.get());
     ++computed_;
-    return data_[static_cast<size_t>(s)].data();
+    return sl.data.get();
   }
 
   long columns_computed() const { return computed_; }
 
  private:
+  struct Slot {
+    std::unique_ptr<double[]> data;
+    Index owner = -1;
+    bool full = false;
+    long epoch = -1;
+    std::list<int>::iterator where;
+  };
+
+  void compute_full(Index j, double* out) const {
+    if (!rbf_) {
+      kernel_.column(j, out);
+      return;
+    }
+    Eigen::Map<Eigen::VectorXd> o(out, n_);
+    o.noalias() = points_.transpose() * points_.col(j);
+    o = ((sqnorm_.array() + (sqnorm_[j] - 2.0 * o.array())).max(0.0) * (-half_inv_s2_)).exp();
+  }
+
+  void compute_rows(Index j, const std::vector<Index>& rows, double* out) {
+    const Index m = static_cast<Index>(rows.size());
+    if (buffer_.size() < m) buffer_.resize(m);
+    kernel_rows(j, rows, buffer_.data());
+    for (Index t = 0; t < m; ++t) out[rows[static_cast<size_t>(t)]] = buffer_[t];
+  }
+
+ public:
+  // out[t] = k(x_rows[t], x_j), bypassing the cache.
+  void kernel_rows(Index j, const std::vector<Index>& rows, double* out) const {
+    const Index m = static_cast<Index>(rows.size());
+    if (!rbf_) {
+      for (Index t = 0; t < m; ++t) out[t] = kernel_(rows[static_cast<size_t>(t)], j);
+      return;
+    }
+    const Index d = points_.rows();
+    const double* xj = points_.col(j).data();
+    for (Index t = 0; t < m; ++t) {
+      const double* xk = points_.col(rows[static_cast<size_t>(t)]).data();
+      double dot = 0.0;
+      for (Index c = 0; c < d; ++c) dot += xk[c] * xj[c];
+      out[t] = sqnorm_[rows[static_cast<size_t>(t)]] + sqnorm_[j] - 2.0 * dot;
+    }
+    Eigen::Map<Eigen::ArrayXd> o(out, m);
+    o = (o.max(0.0) * (-half_inv_s2_)).exp();
+  }
+
+  // The cached column j when it is complete, else null.
+  const double* cached_full(Index j) const {
+    const int s = slot_of_[static_cast<size_t>(j)];
+    if (s < 0 || !slots_[static_cast<size_t>(s)].full) return nullptr;
+    return slots_[static_cast<size_t>(s)].data.get();
+  }
+
+ private:
+
   const KernelEvaluator& kernel_;
   Index n_;
   Index capacity_ = 2;
   std::vector<int> slot_of_;
-  std::vector<Index> owner_;
-  std::vector<std::vector<double>> data_;
+  std::vector<Slot> slots_;
   std::list<int> lru_;
-  std::vector<std::list<int>::iterator> where_;
   long computed_ = 0;
+  bool rbf_ = false;
+  Eigen::MatrixXd points_;
+  Eigen::VectorXd sqnorm_, buffer_;
+  double half_inv_s2_ = 0.0;
 };
 
 namespace detail {
@@ -149,6 +236,10 @@ struct SvrState {
   KernelColumnCache& cache;
   Eigen::VectorXd ap, am, r, kdiag;
   std::vector<Index> active;  // indices of points still in play
+  long epoch = 0;             // bumped whenever the active set grows back
+
+  // Kernel column of point j on (at least) the active points.
+  const double* active_column(Index j) { return cache.column(j, &active, epoch); }
 
   SvrState(const ConstVectorRef& y_, const SvrControl& ctl_, KernelColumnCache& cache_,
            const KernelEvaluator& k)
@@ -160,18 +251,58 @@ struct SvrState {
 
   Index n() const { return y.size(); }
 
-  // Rebuild every residual from beta (after shrinking left some stale).
+  // The part of beta_k held at a bound, C (1[a+ = C] - 1[a- = C]), and the
+  // residual contribution of all such parts, rbound = K (bound parts), kept
+  // current on every point (libsvm's G_bar).  Rebuilding stale residuals
+  // then needs only the columns of the free coefficients.
+  Eigen::VectorXd rbound;
+  bool track_bound = false;
+
+  double bound_part(Index k) const {
+    const double C = ctl.C;
+    return C * ((ap[k] == C ? 1.0 : 0.0) - (am[k] == C ? 1.0 : 0.0));
+  }
+
+  void update_bound(Index k, double old_part) {
+    const double delta = bound_part(k) - old_part;
+    if (!track_bound || delta == 0.0) return;
+    const double* col = cache.column(k);
+    for (Index i = 0; i < n(); ++i) rbound[i] += delta * col[i];
+  }
+
+  // Recompute the residuals of the inactive points (the active ones are
+  // current): r = y - rbound - K (free parts), on the stale rows only.
   void rebuild_residuals() {
-    r = y;
-    for (Index j = 0; j < n(); ++j) {
-      const double bj = ap[j] - am[j];
-      if (bj == 0.0) continue;
-      const double* kj = cache.column(j);
-      for (Index i = 0; i < n(); ++i) r[i] -= bj * kj[i];
+    if (active.size() == static_cast<size_t>(n())) return;
+    std::vector<Index> stale;
+    stale.reserve(static_cast<size_t>(n()) - active.size());
+    {
+      std::vector<char> is_active(static_cast<size_t>(n()), 0);
+      for (Index k : active) is_active[static_cast<size_t>(k)] = 1;
+      for (Index k = 0; k < n(); ++k)
+        if (!is_active[static_cast<size_t>(k)]) stale.push_back(k);
     }
+    const Index m = static_cast<Index>(stale.size());
+    Eigen::VectorXd acc(m), col(m);
+    for (Index t = 0; t < m; ++t) {
+      const Index k = stale[static_cast<size_t>(t)];
+      acc[t] = y[k] - (track_bound ? rbound[k] : 0.0);
+    }
+    for (Index j = 0; j < n(); ++j) {
+      const double bj = ap[j] - am[j] - (track_bound ? bound_part(j) : 0.0);
+      if (bj == 0.0) continue;
+      if (const double* kj = cache.cached_full(j)) {
+        for (Index t = 0; t < m; ++t) acc[t] -= bj * kj[stale[static_cast<size_t>(t)]];
+      } else {
+        cache.kernel_rows(j, stale, col.data());
+        acc -= bj * col;
+      }
+    }
+    for (Index t = 0; t < m; ++t) r[stale[static_cast<size_t>(t)]] = acc[t];
   }
 
   void restore_active() {
+    ++epoch;
     active.resize(static_cast<size_t>(n()));
     for (Index i = 0; i < n(); ++i) active[static_cast<size_t>(i)] = i;
   }
@@ -231,10 +362,14 @@ inline void solve_with_bias(SvrState& st, SvrResult& res, const std::function<vo
   const long shrink_every = std::min<long>(static_cast<long>(n), 1000);
   long counter = shrink_every;
   double m = -kInf, M = kInf;
+  st.track_bound = st.ctl.shrinking;
+  if (st.track_bound) st.rbound = Eigen::VectorXd::Zero(n);
+  PairGap g;
+  bool fresh = false;  // g already holds the gap of the current state
   while (true) {
     if (st.ctl.shrinking && --counter == 0) {
       counter = shrink_every;
-      PairGap g = bias_gap(st);
+      g = bias_gap(st);
       if (!unshrunk && g.m - g.M <= 10.0 * tol) {
         // near the end: bring every point back once, with exact residuals
         unshrunk = true;
@@ -244,7 +379,7 @@ inline void solve_with_bias(SvrState& st, SvrResult& res, const std::function<vo
       g = bias_gap(st);
       bias_shrink(st, g.m, g.M);
     }
-    PairGap g = bias_gap(st);
+    if (fresh) fresh = false; else g = bias_gap(st);
     m = g.m;
     M = g.M;
     if (g.t_point < 0 || !(m - M >= tol)) {
@@ -264,7 +399,8 @@ inline void solve_with_bias(SvrState& st, SvrResult& res, const std::function<vo
 
     const Index i = g.t_point;
     const int si = g.t_sign;
-    const double* ki = st.cache.column(i);
+    const double old_bound_i = st.bound_part(i);
+    const double* ki = st.active_column(i);
     const double eps = st.ctl.epsilon;
     // second-order choice of the partner u in I_low
     Index j = -1;
@@ -288,6 +424,7 @@ inline void solve_with_bias(SvrState& st, SvrResult& res, const std::function<vo
       }
     }
     if (j < 0) break;  // cannot happen when m - M >= tol > 0
+    const double old_bound_j = st.bound_part(j);
     // step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box
     double d = best_b / best_a;
     d = std::min(d, si > 0 ? C - st.ap[i] : st.am[i]);
@@ -302,18 +439,34 @@ inline void solve_with_bias(SvrState& st, SvrResult& res, const std::function<vo
       if (st.am[k] < 1e-12 * C) st.am[k] = 0.0;
     }
     // beta_i rises by d and beta_j falls by d (whatever the signs), so
-    // r -= d (K_i - K_j)
+    // r -= d (K_i - K_j); the next gap is gathered in the same pass
     if (i != j) {
-      const double* kj = st.cache.column(j);
-      ki = st.cache.column(i);  // still cached: capacity >= 2
-      for (Index k : st.active) st.r[k] -= d * (ki[k] - kj[k]);
+      const double* kj = st.active_column(j);
+      ki = st.active_column(i);  // still cached: capacity >= 2
+      PairGap h;
+      for (Index k : st.active) {
+        const double rk = st.r[k] - d * (ki[k] - kj[k]);
+        st.r[k] = rk;
+        const double vp = rk - eps, vm = rk + eps;
+        const double apk = st.ap[k], amk = st.am[k];
+        if (apk < C && vp >= h.m) { h.m = vp; h.t_point = k; h.t_sign = +1; }
+        if (amk > 0.0 && vm >= h.m) { h.m = vm; h.t_point = k; h.t_sign = -1; }
+        if (apk > 0.0 && vp < h.M) h.M = vp;
+        if (amk < C && vm < h.M) h.M = vm;
+      }
+      g = h;
+      fresh = true;
+    }
+    if (st.track_bound) {
+      st.update_bound(i, old_bound_i);
+      if (j != i) st.update_bound(j, old_bound_j);
     }
   }
   if (st.active.size() != static_cast<size_t>(n)) {
     st.rebuild_residuals();
     st.restore_active();
   }
-  const PairGap g = bias_gap(st);
+  g = bias_gap(st);
   res.kkt = (g.t_point < 0) ? 0.0 : std::max(0.0, g.m - g.M);
   res.converged = res.kkt < tol;
   res.iterations = iter;
@@ -404,7 +557,7 @@ inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const 
                                 std::to_string(y.size()) + " values");
   if (x.rows() < 1) throw std::invalid_argument("no data");
   const KernelEvaluator k(kernel, x);
-  KernelColumnCache cache(k, ctl.cache_mb);
+  KernelColumnCache cache(k, x, ctl.cache_mb);
   detail::SvrState st(y, ctl, cache, k);
   SvrResult res;
   if (ctl.bias) {
@@ -417,6 +570,7 @@ inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const 
   res.beta = st.ap - st.am;
   // r = y - K beta, so 1/2 beta'K beta - y'beta = -1/2 beta'(y + r)
   res.objective = -0.5 * res.beta.dot(y + st.r) + ctl.epsilon * res.beta.cwiseAbs().sum();
+  res.kernel_columns = cache.columns_computed();
   res.fitted = y - st.r + Eigen::VectorXd::Constant(y.size(), res.b);
   return res;
 }
