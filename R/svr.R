@@ -11,12 +11,14 @@
 #'
 #' The solution is \eqn{a(x) = \sum_i \beta_i k(x_i, x) + b} with
 #' \eqn{\beta_i = \alpha_i^+ - \alpha_i^-}, \eqn{|\beta_i| \le C}.
-#' With `bias = FALSE` (the paper's model) \eqn{b = 0} and the dual has box
-#' constraints only; it is solved by exact greedy coordinate descent on
-#' \eqn{\beta}. With `bias = TRUE` (libsvm's eps-SVR) the dual carries the
-#' equality constraint \eqn{\sum_i \beta_i = 0} and is solved by sequential
-#' minimal optimisation with second-order working-set selection (Fan, Chen and
-#' Lin, 2005) and shrinking. Kernel columns are computed on demand and kept in
+#' With `bias = TRUE` (libsvm's eps-SVR) the dual carries the equality
+#' constraint \eqn{\sum_i \beta_i = 0} and is solved by sequential minimal
+#' optimisation (SMO) with second-order working-set selection (Fan, Chen and
+#' Lin, 2005) and shrinking. With `bias = FALSE` (the paper's model)
+#' \eqn{b = 0} and the dual has box constraints only; the same SMO solver
+#' is used with one extra unbounded variable whose kernel column is zero, so
+#' that pairing with it is an exact one-coefficient step and the equality
+#' constraint is void. Kernel columns are computed on demand and kept in
 #' a cache of `control$cache_mb` megabytes, so large `n` does not need the
 #' `n` x `n` Gram matrix.
 #'
@@ -122,14 +124,20 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 
 #' Control settings for svr()
 #'
-#' @param tolerance KKT tolerance of the dual solver. With `bias = TRUE` it
-#'   has libsvm's meaning (the solver stops when the largest violating pair's
-#'   gap \eqn{m - M} falls below it; libsvm's `eps`, default 1e-3); with
-#'   `bias = FALSE` every point's violation of the optimality conditions, in
-#'   residual units, must fall below it.
+#' @param tolerance KKT tolerance of the dual solver, with the meaning of
+#'   libsvm's `eps` (default 1e-3). With residuals
+#'   \eqn{r_i = y_i - \sum_j \beta_j k(x_i, x_j)} (bias excluded), let
+#'   \eqn{m} be the largest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ < C}
+#'   and \eqn{r_i + \epsilon} over \eqn{\alpha_i^- > 0}, and \eqn{M} the
+#'   smallest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ > 0} and
+#'   \eqn{r_i + \epsilon} over \eqn{\alpha_i^- < C}. The solution is optimal
+#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tolerance`.
+#'   With `bias = FALSE` the value 0 joins both sets (the bias is fixed at 0).
 #' @param max_iterations Cap on solver iterations.
 #' @param cache_mb Size of the kernel-column cache in megabytes.
-#' @param shrinking Whether the `bias = TRUE` solver may shrink the active set.
+#' @param shrinking Whether the solver may set aside points that sit at a
+#'   bound and look like staying there (libsvm's heuristic; every point is
+#'   re-checked before the solver stops).
 #' @param margin_tol A coefficient within `margin_tol * C` of 0 or `C` counts
 #'   as being at that bound when the training set is split into `X_0`, `X_C`
 #'   and the margin sets.

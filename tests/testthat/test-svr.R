@@ -364,3 +364,21 @@ test_that("large n uses the column cache without the Gram matrix and matches a s
   expect_equal(a$objective, b$objective, tolerance = 1e-7)
   expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
 })
+
+test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk optimum", {
+  set.seed(13)
+  x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
+  a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
+           control = svr_control(tolerance = 1e-6, cache_mb = 0.1))
+  b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
+           control = svr_control(tolerance = 1e-6, shrinking = FALSE))
+  expect_true(a$convergence$converged)
+  expect_equal(a$objective, b$objective, tolerance = 1e-8)
+  expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
+  # the reported residuals are exact on every point, shrunk or not
+  r <- y - drop(kernel_matrix(rbf_kernel(1), x, x[a$beta != 0, , drop = FALSE]) %*%
+                  a$beta[a$beta != 0])
+  expect_equal(unname(residuals(a)), r, tolerance = 1e-9)
+  expect_lt(svr_kkt_violation(a$beta, r, 5, 0.05), 1e-6)
+})
