@@ -81,8 +81,11 @@
 #' fit
 #' logLik(fit)
 #' head(predict(fit, interval = "prediction"))
-#' fp <- svr(x, y, C = 10, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)),
-#'           select_C = "fixed_point")
+#' # C by the eq. (17) fixed point, from C = 10, on another draw
+#' set.seed(3)
+#' y3 <- sin(x) + rnorm(100, sd = sqrt(0.5))
+#' fp <- svr(x, y3, C = 10, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)),
+#'           select_C = "fixed_point", control = svr_control(tolerance = 1e-8))
 #' fp$C_path
 #' @export
 svr <- function(x, ...) UseMethod("svr")
