@@ -139,6 +139,8 @@ logLik.svr <- function(object, ...) {
 #' @param C Positive grid of regularisation constants.
 #' @param epsilon,kernel,bias,control As for [svr()].
 #' @param method `"eq16"`, `"refined"`, or both.
+#' @param progress Show a text progress bar over the data sets (by default
+#'   in interactive sessions with more than one data set).
 #' @return A data frame with one row per `C` and method: `C`, `method`,
 #'   `log_evidence` (mean over data sets), `se` (its standard error; `NA` for
 #'   one data set) and `sets`; the per-set values are attribute `values`
@@ -152,7 +154,9 @@ logLik.svr <- function(object, ...) {
 #' @export
 evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1),
                            bias = FALSE, method = c("eq16", "refined"),
-                           control = svr_control()) {
+                           control = svr_control(),
+                           progress = interactive() && length(x) > 1L && is.list(x) &&
+                             !is.data.frame(x)) {
   sets <- if (is.list(x) && !is.data.frame(x)) x else list(list(x = x, y = y))
   if (length(sets) == 0L) .stop("'x' holds no data sets")
   if (!is.numeric(C) || length(C) < 1L || anyNA(C) || any(!is.finite(C)) || any(C <= 0)) {
@@ -163,9 +167,15 @@ evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
   if (!inherits(control, "svr_control")) .stop("'control' must come from svr_control()")
+  if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
+    .stop("'progress' must be TRUE or FALSE")
+  }
   values <- lapply(method, function(m) matrix(NA_real_, length(C), length(sets)))
   names(values) <- method
+  bar <- if (progress) utils::txtProgressBar(max = length(sets), style = 3) else NULL
+  if (!is.null(bar)) on.exit(close(bar), add = TRUE)
   for (s in seq_along(sets)) {
+    if (!is.null(bar)) utils::setTxtProgressBar(bar, s - 1L)
     set <- sets[[s]]
     if (!is.list(set) || is.null(set$x) || is.null(set$y)) {
       .stop(sprintf("data set %d must be a list with components 'x' and 'y'", s))

@@ -229,5 +229,10 @@ plot.svr <- function(x, level = 0.95, bound = FALSE, n_grid = 200, ...) {
     graphics::lines(grid, bb[, "lwr"], lty = 4, col = "grey30")
     graphics::lines(grid, bb[, "upr"], lty = 4, col = "grey30")
   }
+  labels <- c("fit", sprintf("%g%% band, eq. (30)", 100 * level),
+              if (bound) sprintf("%g%% band, eq. (31)", 100 * level), "support vector")
+  graphics::legend("topright", legend = labels, bty = "n", cex = 0.8,
+                   lty = c(1, 3, if (bound) 4, NA), lwd = c(2, 1, if (bound) 1, NA),
+                   pch = c(NA, NA, if (bound) NA, 1))
   invisible(NULL)
 }

@@ -341,6 +341,8 @@ test_that("input validation gives clear errors", {
   expect_error(predict(fit, matrix(1, 2, 2)), "'newdata'")
   expect_error(evidence(fit, method = "laplace"), "'method'")
   expect_error(evidence_curve(d$x, d$y, C = -1), "'C'")
+  expect_error(evidence_curve(d$x, d$y, C = 1, progress = NA), "'progress'")
+  expect_error(evidence_curve(list(list(x = 1:3)), C = 1), "data set 1")
 })
 
 test_that("the solver stops at its iteration cap with a warning", {
