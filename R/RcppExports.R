@@ -85,3 +85,7 @@ cpp_rvm_fast_fit <- function(kernel, x, y, control) {
     .Call(`_gpsvm_cpp_rvm_fast_fit`, kernel, x, y, control)
 }
 
+cpp_svr_fit <- function(kernel, x, y, control) {
+    .Call(`_gpsvm_cpp_svr_fit`, kernel, x, y, control)
+}
+

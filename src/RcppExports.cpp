@@ -342,6 +342,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_svr_fit
+Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control);
+RcppExport SEXP _gpsvm_cpp_svr_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svr_fit(kernel, x, y, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_noisy_gram", (DL_FUNC) &_gpsvm_cpp_noisy_gram, 3},
@@ -365,6 +379,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
     {"_gpsvm_cpp_srvm_fit", (DL_FUNC) &_gpsvm_cpp_srvm_fit, 7},
     {"_gpsvm_cpp_rvm_fast_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fast_fit, 4},
+    {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {NULL, NULL, 0}
 };
 

@@ -1,0 +1,386 @@
+# svr(): the dual solvers against plain-R references and e1071, the evidence
+# (eq. 16 and refined) against plain-R evaluation and integrate(), the noise
+# variance (eq. 29) against integrate(), error bars, C selection, edge cases.
+
+sigma_paper <- sqrt(0.8)
+k_paper <- rbf_kernel(sigma_paper)
+tight <- svr_control(tolerance = 1e-9)
+
+test_that("bias = FALSE solves the dual: objective and KKT against plain-R coordinate descent", {
+  d <- svr_sine_data(40)
+  K <- svr_rbf_gram(d$x, sigma_paper)
+  for (C in c(0.3, 2.1, 50)) {
+    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, control = tight)
+    ref <- svr_cd_reference(K, d$y, C, 0.4)
+    obj_ref <- svr_dual_objective(ref, K, d$y, 0.4)
+    expect_equal(fit$objective, svr_dual_objective(fit$beta, K, d$y, 0.4), tolerance = 1e-10)
+    expect_lt(abs(fit$objective - obj_ref), 1e-6 * max(1, abs(obj_ref)))
+    expect_true(all(abs(fit$beta) <= C))
+    expect_equal(fit$b, 0)
+    r <- d$y - drop(K %*% fit$beta)
+    expect_equal(unname(fit$residuals), unname(r), tolerance = 1e-8)
+    expect_lt(svr_kkt_violation(fit$beta, r, C, 0.4), 1e-9)
+  }
+  # the default tolerance 1e-3 holds in the documented sense
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper)
+  r <- d$y - drop(K %*% fit$beta)
+  expect_lt(svr_kkt_violation(fit$beta, r, 2.1, 0.4), 1e-3)
+  expect_true(fit$convergence$converged)
+})
+
+test_that("bias = TRUE satisfies the equality constraint and the pair KKT condition", {
+  d <- svr_sine_data(60, seed = 4)
+  K <- svr_rbf_gram(d$x, 1)
+  C <- 3
+  eps <- 0.2
+  for (tol in c(1e-3, 1e-8)) {
+    fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), bias = TRUE,
+               control = svr_control(tolerance = tol))
+    expect_equal(sum(fit$beta), 0, tolerance = 1e-10)
+    r <- d$y - drop(K %*% fit$beta)  # residual without the bias
+    ap <- fit$alpha_plus
+    am <- fit$alpha_minus
+    up <- c(r[ap < C] - eps, r[am > 0] + eps)
+    low <- c(r[ap > 0] - eps, r[am < C] + eps)
+    expect_lt(max(up) - min(low), tol)
+    expect_equal(fit$objective, svr_dual_objective(fit$beta, K, d$y, eps), tolerance = 1e-10)
+  }
+  # a tight solution and the plain-R objective of the reference with the
+  # constraint: compare with a projected solve through the no-bias reference
+  # on centred data is not exact, so check optimality against perturbations:
+  fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), bias = TRUE, control = tight)
+  obj <- fit$objective
+  set.seed(9)
+  for (k in 1:50) {
+    ij <- sample(length(d$y), 2)
+    for (step in c(-1e-3, 1e-3)) {
+      b2 <- fit$beta
+      b2[ij] <- b2[ij] + c(step, -step)
+      if (all(abs(b2) <= C)) expect_gte(svr_dual_objective(b2, K, d$y, eps), obj - 1e-12)
+    }
+  }
+})
+
+test_that("bias = TRUE predictions agree with e1071::svm", {
+  skip_if_not_installed("e1071")
+  d <- svr_sine_data(80, seed = 2)
+  for (C in c(0.5, 2.1, 20)) {
+    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, bias = TRUE,
+               control = svr_control(tolerance = 1e-8))
+    ref <- e1071::svm(d$x, d$y, type = "eps-regression", kernel = "radial",
+                      gamma = 1 / (2 * 0.8), cost = C, epsilon = 0.4, scale = FALSE,
+                      tolerance = 1e-8)
+    xt <- seq(-1, 4 * pi + 1, length.out = 57)
+    expect_equal(predict(fit, xt), as.vector(predict(ref, xt)), tolerance = 1e-3)
+    expect_equal(fit$b, -ref$rho, tolerance = 1e-3)
+  }
+})
+
+test_that("eq. (16) evidence equals a plain-R evaluation", {
+  d <- svr_sine_data(50, seed = 3)
+  K <- svr_rbf_gram(d$x, sigma_paper)
+  C <- 2.1
+  eps <- 0.4
+  fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight)
+  beta <- fit$beta
+  r <- d$y - drop(K %*% beta)
+  a <- abs(beta)
+  M <- a > 1e-8 * C & a < C * (1 - 1e-8)
+  XC <- a >= C * (1 - 1e-8)
+  expect_equal(unname(which(M)), which(fit$partition %in% c("X_M-", "X_M+")))
+  # margin vectors sit on the tube edge, with the sign of beta
+  expect_equal(unname(r[M]), eps * sign(beta[M]), tolerance = 1e-7)
+  n <- length(d$y)
+  ref <- -0.5 * sum(beta * (K %*% beta)) -
+    0.5 * as.numeric(determinant(2 * pi * K[M, M], logarithm = TRUE)$modulus) +
+    n * log(C / (2 * (eps * C + 1))) - C * sum(abs(r[XC]) - eps) +
+    sum(log(C / (a[M] * (C - a[M]))))
+  expect_equal(evidence(fit), ref, tolerance = 1e-10)
+  ll <- logLik(fit)
+  expect_s3_class(ll, "logLik")
+  expect_equal(as.numeric(ll), ref, tolerance = 1e-10)
+  expect_equal(attr(ll, "nobs"), n)
+  expect_true(is.finite(AIC(ll)))
+})
+
+test_that("refined evidence: per-margin integrals against integrate()", {
+  d <- svr_sine_data(50, seed = 3)
+  C <- 2.1
+  fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, control = tight)
+  M <- fit$partition %in% c("X_M-", "X_M+")
+  K <- svr_rbf_gram(d$x, sigma_paper)
+  h <- diag(solve(K[M, M]))
+  beta <- fit$beta[M]
+  terms <- numeric(sum(M))
+  for (i in seq_along(beta)) {
+    # the paper's integrand: tails exp(-beta d) and exp(-(beta +/- C) d) on the
+    # two sides of the kink, with the diagonal quadratic term
+    if (beta[i] < 0) {
+      left <- function(u) exp(-beta[i] * u - h[i] * u^2 / 2)            # delta < 0
+      right <- function(u) exp(-(beta[i] + C) * u - h[i] * u^2 / 2)     # delta > 0
+    } else {
+      left <- function(u) exp(-(beta[i] - C) * u - h[i] * u^2 / 2)
+      right <- function(u) exp(-beta[i] * u - h[i] * u^2 / 2)
+    }
+    terms[i] <- log(integrate(left, -Inf, 0, rel.tol = 1e-12)$value +
+                    integrate(right, 0, Inf, rel.tol = 1e-12)$value)
+  }
+  a <- abs(beta)
+  expect_equal(unname(gpsvm:::.log_margin_integral(a, C - a, h)), unname(terms), tolerance = 1e-9)
+  # the whole refined evidence: eq. (16) with those terms instead of log(C / (a (C - a)))
+  expect_equal(evidence(fit, "refined"),
+               evidence(fit, "eq16") - sum(log(C / (a * (C - a)))) + sum(terms),
+               tolerance = 1e-9)
+  # tiny h gives back eq. (16)'s term; h = 0-limit at a bound stays finite
+  expect_equal(gpsvm:::.log_margin_integral(0.3, C - 0.3, 1e-12), log(1 / 0.3 + 1 / (C - 0.3)),
+               tolerance = 1e-6)
+  far <- gpsvm:::.log_margin_integral(c(0, 1e-300, 50), c(C, C, 1e4), c(1, 1, 1e-6))
+  ref_far <- c(log(sqrt(pi / 2) + integrate(function(u) exp(-C * u - u^2 / 2), 0, Inf)$value),
+               log(sqrt(pi / 2) + integrate(function(u) exp(-C * u - u^2 / 2), 0, Inf)$value),
+               log(integrate(function(u) exp(-50 * u - 1e-6 * u^2 / 2), 0, 2,
+                             rel.tol = 1e-12)$value +
+                   integrate(function(u) exp(-1e4 * u - 1e-6 * u^2 / 2), 0, 2e-2,
+                             rel.tol = 1e-12)$value))
+  expect_equal(far, ref_far, tolerance = 1e-8)
+})
+
+test_that("eq. (29) noise variance is the likelihood's second moment", {
+  for (pars in list(c(2.1, 0.4), c(0.05, 3), c(100, 0), c(1e3, 0.01))) {
+    C <- pars[1]
+    eps <- pars[2]
+    dens <- function(u) C / (2 * (eps * C + 1)) * exp(-C * pmax(abs(u) - eps, 0))
+    # tails integrated over 200 decay lengths (the rest is below 1e-80)
+    tail <- 200 / C
+    piece <- function(g, lo, hi) integrate(g, lo, hi, rel.tol = 1e-12)$value
+    whole <- function(g) {
+      piece(g, -eps - tail, -eps) + (if (eps > 0) piece(g, -eps, eps) else 0) +
+        piece(g, eps, eps + tail)
+    }
+    expect_equal(whole(dens), 1, tolerance = 1e-10)
+    m2 <- whole(function(u) u^2 * dens(u))
+    expect_equal(svr_noise_variance(C, eps), m2, tolerance = 1e-8)
+  }
+})
+
+test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R", {
+  d <- svr_sine_data(50, seed = 5)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight)
+  z <- c(-2, 0.5, 3.3, 7, 15)
+  M <- fit$partition %in% c("X_M-", "X_M+")
+  xm <- d$x[M]
+  kz <- exp(-outer(z, xm, "-")^2 / 1.6)
+  v22 <- 1 - rowSums((kz %*% solve(svr_rbf_gram(xm, sigma_paper))) * kz)
+  p <- predict(fit, z, se.fit = TRUE, interval = "prediction", level = 0.9)
+  mean_ref <- drop(exp(-outer(z, d$x, "-")^2 / 1.6) %*% fit$beta)
+  expect_equal(unname(p$fit[, "fit"]), mean_ref, tolerance = 1e-12)
+  expect_equal(unname(p$se.fit), sqrt(pmax(v22, 0)), tolerance = 1e-6)
+  noise <- 2 / 2.1^2 + 0.16 * (0.4 * 2.1 + 3) / (3 * (0.4 * 2.1 + 1))
+  expect_equal(p$residual.scale, sqrt(noise))
+  expect_equal(unname(p$fit[, "upr"] - p$fit[, "fit"]), qnorm(0.95) * sqrt(v22 + noise),
+               tolerance = 1e-6)
+  pc <- predict(fit, z, interval = "confidence")
+  expect_equal(unname(pc[, "upr"] - pc[, "fit"]), qnorm(0.975) * sqrt(v22), tolerance = 1e-6)
+  expect_true(all(predict(fit, z, se.fit = TRUE, bound = TRUE)$se.fit <= p$se.fit + 1e-8))
+  # the bound uses the full kernel matrix; on a well-conditioned problem
+  d <- svr_sine_data(15, seed = 5)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight)
+  Kx <- svr_rbf_gram(d$x, sigma_paper)
+  kx <- exp(-outer(z, d$x, "-")^2 / 1.6)
+  vb <- 1 - rowSums((kx %*% solve(Kx)) * kx)
+  pb <- predict(fit, z, se.fit = TRUE, bound = TRUE, interval = "prediction")
+  expect_equal(unname(pb$se.fit^2), pmax(vb, 0), tolerance = 1e-8)
+  expect_equal(unname(pb$fit[, "upr"] - pb$fit[, "fit"]), qnorm(0.975) * sqrt(pmax(vb, 0) + noise),
+               tolerance = 1e-8)
+  # far from the data the latent variance returns to k(z, z) = 1
+  expect_equal(unname(predict(fit, 100, se.fit = TRUE)$se.fit), 1, tolerance = 1e-12)
+})
+
+test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits", {
+  d <- svr_sine_data(30, seed = 6)
+  K <- svr_rbf_gram(d$x, sigma_paper)
+  eps <- 0.4
+  ctl <- svr_control(tolerance = 1e-10, max_steps = 4, fixed_point_tol = 1e-12)
+  fp <- suppressWarnings(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
+                             select_C = "fixed_point", control = ctl))
+  expect_equal(fp$C_path[1], 10)
+  expect_length(fp$C_path, 5)
+  n <- length(d$y)
+  for (k in 1:4) {
+    C <- fp$C_path[k]
+    beta <- svr_cd_reference(K, d$y, C, eps)
+    r <- d$y - drop(K %*% beta)
+    a <- abs(beta)
+    M <- a > 1e-8 * C & a < C * (1 - 1e-8)
+    XC <- a >= C * (1 - 1e-8)
+    C_new <- (n + sum(M)) / (sum(abs(r[XC]) - eps) + sum(1 / (C - a[M])) + n * eps / (eps * C + 1))
+    expect_equal(fp$C_path[k + 1], C_new, tolerance = 1e-6)
+  }
+  expect_equal(fp$C, fp$C_path[5])
+  expect_warning(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
+                     select_C = "fixed_point", control = ctl), "did not settle")
+  # with the paper's tolerance it settles on this problem
+  ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point")
+  expect_true(ok$C_selection$converged)
+  expect_lt(abs(diff(tail(ok$C_path, 2))), 0.05)
+})
+
+test_that("evidence maximisation returns the best evidence it saw; evidence_curve averages", {
+  d <- svr_sine_data(40, seed = 7)
+  fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
+            control = svr_control(C_interval = c(0.2, 20), grid_size = 15))
+  seen <- fe$C_selection$evaluations
+  expect_equal(evidence(fe), max(seen$log_evidence), tolerance = 1e-8)
+  expect_true(fe$C >= 0.2 && fe$C <= 20)
+  sets <- list(svr_sine_data(30, 1), svr_sine_data(30, 2), svr_sine_data(30, 3))
+  Cs <- c(0.5, 2, 8)
+  ec <- evidence_curve(sets, C = Cs, epsilon = 0.4, kernel = k_paper,
+                       method = c("eq16", "refined"))
+  expect_equal(nrow(ec), 6)
+  each <- sapply(sets, function(s) {
+    sapply(Cs, function(C) evidence(svr(s$x, s$y, C = C, epsilon = 0.4, kernel = k_paper)))
+  })
+  expect_equal(ec$log_evidence[ec$method == "eq16"], rowMeans(each), tolerance = 1e-10)
+  expect_equal(ec$se[ec$method == "eq16"], apply(each, 1, sd) / sqrt(3), tolerance = 1e-10)
+})
+
+test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and huge C", {
+  d <- svr_sine_data(40, seed = 8)
+  for (C in exp(seq(log(1e-4), log(1e4), length.out = 30))) {
+    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper)
+    e16 <- evidence(fit)
+    ref <- evidence(fit, "refined")
+    expect_true(is.finite(e16), info = paste("C =", C))
+    expect_true(is.finite(ref), info = paste("C =", C))
+    p <- predict(fit, c(0, 5), se.fit = TRUE, interval = "prediction")
+    expect_false(anyNA(unlist(p)))
+  }
+  # a margin coefficient forced next to a bound: eq. (16) large but finite
+  fit <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, control = tight)
+  M <- which(fit$partition %in% c("X_M-", "X_M+"))
+  fit$beta[M[1]] <- sign(fit$beta[M[1]]) * 2 * (1 - 1e-7)
+  expect_true(is.finite(evidence(fit)))
+  expect_true(is.finite(evidence(fit, "refined")))
+  expect_gt(evidence(fit), evidence(fit, "refined"))
+})
+
+test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
+  one <- svr(1, 2, C = 1, epsilon = 0.1, kernel = rbf_kernel(1))
+  # one point: beta = min(C, y - eps) with K = 1
+  expect_equal(unname(one$beta), 1)
+  expect_true(is.finite(evidence(one)))
+  one_b <- svr(1, 2, C = 1, epsilon = 0.1, bias = TRUE)
+  expect_equal(unname(one_b$beta), 0)
+  expect_equal(unname(fitted(one_b)), 2)
+  one_s <- svr(1, 0.5, C = 10, epsilon = 0.1)
+  expect_equal(unname(one_s$beta), 0.4, tolerance = 1e-12)
+  expect_equal(as.character(one_s$partition), "X_M+")
+  expect_true(is.finite(evidence(one_s, "refined")))
+  # duplicated inputs: the Gram matrix is singular
+  x <- c(1, 1, 2, 2, 3, 3, 4)
+  y <- c(0.1, 1.5, 0.2, -1, 0.3, 0.9, 0)
+  K <- svr_rbf_gram(x, 1)
+  for (bias in c(FALSE, TRUE)) {
+    fit <- svr(x, y, C = 5, epsilon = 0.1, bias = bias, control = tight)
+    expect_true(fit$convergence$converged)
+    expect_true(is.finite(evidence(fit)) && is.finite(evidence(fit, "refined")))
+    expect_false(anyNA(predict(fit, c(1, 1.5), interval = "prediction", bound = TRUE)))
+  }
+  fit <- svr(x, y, C = 5, epsilon = 0.1, control = tight)
+  ref <- svr_cd_reference(K, y, 5, 0.1)
+  expect_equal(fit$objective, svr_dual_objective(ref, K, y, 0.1), tolerance = 1e-8)
+  # tiny C: every point outside the tube sits at the bound
+  tiny <- svr(x, y, C = 1e-8, epsilon = 0.1)
+  expect_true(all(abs(tiny$beta) <= 1e-8))
+  expect_true(all(tiny$partition[abs(y) > 0.1 + 1e-6] == "X_C"))
+  # huge C: interpolation within the tube where possible
+  d <- svr_sine_data(20, seed = 10)
+  huge <- svr(d$x, d$y, C = 1e6, epsilon = 0.4, kernel = k_paper, control = tight)
+  expect_true(all(abs(residuals(huge)) <= 0.4 + 1e-6))
+  expect_true(is.finite(evidence(huge)))
+})
+
+test_that("methods, formula interface and partition", {
+  d <- svr_sine_data(40, seed = 11)
+  df <- data.frame(t = d$x, y = d$y)
+  f1 <- svr(y ~ t, data = df, C = 2, epsilon = 0.4, kernel = k_paper)
+  f2 <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper)
+  expect_equal(unname(coef(f1)), unname(coef(f2)))
+  expect_equal(unname(predict(f1, data.frame(t = c(1, 2)))), unname(predict(f2, c(1, 2))))
+  expect_equal(unname(fitted(f2) + residuals(f2)), d$y)
+  expect_equal(nobs(f2), 40L)
+  expect_equal(levels(f2$partition), c("X_0", "X_C", "X_M-", "X_M+"))
+  expect_equal(unname(f2$partition == "X_0"), unname(coef(f2) == 0))
+  expect_output(print(f2), "Support vectors")
+  expect_output(print(summary(f2)), "Log evidence")
+  expect_output(expect_invisible(print(f2)))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_silent(plot(f1, bound = TRUE))
+  p <- predict(f2, interval = "confidence")
+  expect_equal(dim(p), c(40L, 3L))
+  expect_equal(unname(p[, "fit"]), unname(fitted(f2)), tolerance = 1e-10)
+})
+
+test_that("input validation gives clear errors", {
+  d <- svr_sine_data(10)
+  expect_error(svr(d$x, d$y, C = -1), "'C'")
+  expect_error(svr(d$x, d$y, C = Inf), "'C'")
+  expect_error(svr(d$x, d$y, epsilon = -0.1), "'epsilon'")
+  expect_error(svr(d$x, d$y[-1]), "'y' has 9 values")
+  expect_error(svr(d$x, d$y, kernel = "rbf"), "'kernel'")
+  expect_error(svr(d$x, d$y, bias = NA), "'bias'")
+  expect_error(svr(d$x, d$y, select_C = "cv"), "'select_C' must be one of")
+  expect_error(svr(d$x, d$y, control = list()), "'control'")
+  expect_error(svr(d$x, d$y, foo = 1), "unknown argument")
+  expect_error(svr(c(d$x[-1], NA), d$y), "missing")
+  expect_error(svr_control(tolerance = 0), "'tolerance'")
+  expect_error(svr_control(C_interval = c(2, 1)), "'C_interval'")
+  fit <- svr(d$x, d$y)
+  expect_error(predict(fit, interval = "both"), "'interval'")
+  expect_error(predict(fit, level = 1.5), "'level'")
+  expect_error(predict(fit, matrix(1, 2, 2)), "'newdata'")
+  expect_error(evidence(fit, method = "laplace"), "'method'")
+  expect_error(evidence_curve(d$x, d$y, C = -1), "'C'")
+  expect_error(evidence_curve(d$x, d$y, C = 1, progress = NA), "'progress'")
+  expect_error(evidence_curve(list(list(x = 1:3)), C = 1), "data set 1")
+})
+
+test_that("the solver stops at its iteration cap with a warning", {
+  d <- svr_sine_data(60)
+  expect_warning(fit <- svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper,
+                            control = svr_control(max_iterations = 5)),
+                 "stopped after 5 iterations")
+  expect_false(fit$convergence$converged)
+  expect_warning(svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper, bias = TRUE,
+                     control = svr_control(max_iterations = 5)), "stopped after 5 iterations")
+})
+
+test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
+  set.seed(12)
+  x <- matrix(runif(3000 * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(3000, sd = 0.1)
+  a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
+           control = svr_control(tolerance = 1e-6, cache_mb = 0.1))
+  b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
+           control = svr_control(tolerance = 1e-6, shrinking = FALSE))
+  expect_equal(a$objective, b$objective, tolerance = 1e-7)
+  expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
+})
+
+test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk optimum", {
+  set.seed(13)
+  x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
+  a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
+           control = svr_control(tolerance = 1e-6, cache_mb = 0.1))
+  b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
+           control = svr_control(tolerance = 1e-6, shrinking = FALSE))
+  expect_true(a$convergence$converged)
+  expect_equal(a$objective, b$objective, tolerance = 1e-8)
+  expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
+  # the reported residuals are exact on every point, shrunk or not
+  r <- y - drop(kernel_matrix(rbf_kernel(1), x, x[a$beta != 0, , drop = FALSE]) %*%
+                  a$beta[a$beta != 0])
+  expect_equal(unname(residuals(a)), r, tolerance = 1e-9)
+  expect_lt(svr_kkt_violation(a$beta, r, 5, 0.05), 1e-6)
+})
