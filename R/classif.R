@@ -72,7 +72,7 @@ nobs.gpsvm_classifier <- function(object, ...) length(object$y)
 #' @export
 fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), ...) {
   .check_dots_empty(...)
-  type <- match.arg(type)
+  type <- .match_choice(type)
   stats::predict(object, type = type)
 }
 

@@ -83,7 +83,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(1), noise = 0, kappa = 0,
   noise <- .check_number(noise, "noise", lower = 0)
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
   if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
-  method <- match.arg(method)
+  method <- .match_choice(method)
   control <- .check_control(control, "gpc_control")
   fit <- .gpc_fit(x, labels$y, kernel, noise, kappa, method, control)
   fit$levels <- labels$levels
@@ -132,7 +132,7 @@ gpc_control <- function(ftol = 1e-5, eta = 0.05, maxit = 10000, tol = 1e-9, max_
                  maxit = .check_count(maxit, "maxit", lower = 0L),
                  tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
                  max_sweeps = .check_count(max_sweeps, "max_sweeps", lower = 1L),
-                 schedule = match.arg(schedule), damping = damping,
+                 schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed")),
             class = "gpc_control")
 }
@@ -207,7 +207,7 @@ gpc_control <- function(ftol = 1e-5, eta = 0.05, maxit = 10000, tol = 1e-9, max_
 predict.gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"),
                         se.fit = FALSE, ...) {
   .check_dots_empty(...)
-  type <- match.arg(type)
+  type <- .match_choice(type)
   if (!isTRUE(se.fit) && !isFALSE(se.fit)) .stop("'se.fit' must be TRUE or FALSE")
   if (se.fit && (type != "link" || object$method != "tap")) {
     .stop("'se.fit = TRUE' needs type = \"link\" and a fit with method = \"tap\"")

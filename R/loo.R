@@ -69,7 +69,7 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
                       cores = 1L, cl = NULL, ...) {
   .check_dots_empty(...)
   if (!inherits(fit, c("svc", "gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
-  method <- match.arg(method)
+  method <- .match_choice(method)
   if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
     .stop("'progress' must be TRUE or FALSE")
   }

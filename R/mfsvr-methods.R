@@ -147,7 +147,7 @@ logLik.mfsvr <- function(object, ...) {
 predict.mfsvr <- function(object, newdata = NULL, se.fit = FALSE,
                           interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   .check_dots_empty(...)
-  interval <- match.arg(interval)
+  interval <- .match_choice(interval)
   level <- .check_level(level)
   if (!is.logical(se.fit) || length(se.fit) != 1L || is.na(se.fit)) {
     .stop("'se.fit' must be TRUE or FALSE")

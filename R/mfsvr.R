@@ -153,8 +153,8 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel", "sequential"),
                           tol = 1e-9, max_iter = 500, damping = 1, seed = 1, rank_tol = 1e-13,
                           eta = 0.05, inner = 30, adaptive_eta = TRUE) {
-  algorithm <- match.arg(algorithm)
-  schedule <- match.arg(schedule)
+  algorithm <- .match_choice(algorithm)
+  schedule <- .match_choice(schedule)
   tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
   max_iter <- .check_count(max_iter, "max_iter", lower = 1L)
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)

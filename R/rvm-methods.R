@@ -41,7 +41,7 @@
 predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   .check_dots_empty(...)
-  interval <- match.arg(interval)
+  interval <- .match_choice(interval)
   deriv <- .check_count(deriv, "deriv")
   wrt <- .check_count(wrt, "wrt", lower = 1L)
   if (wrt > ncol(object$x)) .stop(sprintf("'wrt' must be an input column (1 to %d)", ncol(object$x)))

@@ -151,7 +151,7 @@ predict.svc <- function(object, newdata = NULL, type = c("class", "link"), ...) 
     .stop(paste("'type = \"prob\"' is not available for svc(): a support vector machine",
                 "gives no class probabilities; use gpc()"))
   }
-  type <- match.arg(type)
+  type <- .match_choice(type)
   x <- .newdata_matrix(object, newdata)
   f <- if (is.null(newdata)) object$fitted.values else .classif_link(object, x)
   names(f) <- rownames(x)

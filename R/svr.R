@@ -284,13 +284,3 @@ svr_control <- function(tolerance = 1e-3, max_iterations = 1e7, cache_mb = 100,
                           evaluations = seen, converged = TRUE)
   fit
 }
-
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
-# match.arg() with an error that names the argument.
-.match_choice <- function(x, choices, arg, several.ok = FALSE) {
-  if (!several.ok && identical(x, choices)) return(choices[1])
-  tryCatch(match.arg(x, choices, several.ok = several.ok), error = function(e) {
-    .stop(sprintf("'%s' must be one of %s", arg, paste0('"', choices, '"', collapse = ", ")))
-  })
-}

@@ -67,3 +67,19 @@
   }
   control
 }
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# match.arg() whose error names the argument ("'interval' must be one of
+# ...") instead of match.arg's generic 'arg'.  Without 'choices' it takes them
+# from the calling function's default, as match.arg() does.
+.match_choice <- function(x, choices, arg = deparse(substitute(x)), several.ok = FALSE) {
+  if (missing(choices)) {
+    caller <- sys.function(sys.parent())
+    choices <- eval(formals(caller)[[arg]], envir = parent.frame())
+  }
+  if (!several.ok && identical(x, choices)) return(choices[1])
+  tryCatch(match.arg(x, choices, several.ok = several.ok), error = function(e) {
+    .stop(sprintf("'%s' must be one of %s", arg, paste0('"', choices, '"', collapse = ", ")))
+  })
+}

@@ -155,3 +155,10 @@ test_that("plot() draws the kernel and its derivatives", {
   expect_equal(v[, 2], (z^4 / 16 - 6 * z^2 / 4 + 3) / 16 * exp(-z^2 / 8), tolerance = 1e-12)
   expect_error(plot(rbf_kernel(1), from = 1, to = 0), "'to' must be greater")
 })
+
+test_that(".match_choice() names the argument and takes defaults from the caller", {
+  f <- function(interval = c("none", "confidence")) gpsvm:::.match_choice(interval)
+  expect_identical(f(), "none")
+  expect_identical(f("conf"), "confidence")
+  expect_error(f("bogus"), "'interval' must be one of \"none\", \"confidence\"")
+})

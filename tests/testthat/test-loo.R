@@ -112,7 +112,7 @@ test_that("bad input to loo_error() gives clear errors", {
   d <- two_class_data(20, 28)
   fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_error(loo_error(lm(d$y ~ d$x)), "svc\\(\\) or gpc\\(\\)")
-  expect_error(loo_error(fit, "jackknife"), "'arg'")
+  expect_error(loo_error(fit, "jackknife"), "'method' must be one of")
   expect_error(loo_error(fit, cores = 0), "'cores'")
   expect_error(loo_error(fit, progress = NA), "'progress'")
   expect_error(loo_error(fit, cl = 2), "'cl'")

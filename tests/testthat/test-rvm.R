@@ -258,7 +258,7 @@ test_that("bad input gives clear errors", {
   fit <- rvm(d$x, d$y)
   expect_error(predict(fit, 0, deriv = -1), "'deriv'")
   expect_error(predict(fit, 0, deriv = 1, interval = "prediction"), "deriv = 0 only")
-  expect_error(predict(fit, 0, interval = "wrong"), "should be one of")
+  expect_error(predict(fit, 0, interval = "wrong"), "'interval' must be one of")
   expect_error(predict(fit, 0, wrt = 2), "'wrt'")
   expect_error(predict(fit, 0, interval = "confidence", level = 2), "'level'")
   expect_error(plot(rvm(matrix(rnorm(40), 20), d$y)), "one input column")

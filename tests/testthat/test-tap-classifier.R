@@ -154,6 +154,6 @@ test_that("TAP leave-one-out: cavity margins against exact refits, and methods",
   expect_error(predict(fit, type = "prob", se.fit = TRUE), "type = \"link\"")
   p <- predict(fit, rbind(c(1e6, 0), c(-50, 50)), type = "prob")
   expect_true(all(is.finite(p) & p >= 0 & p <= 1))
-  expect_error(gpc_control(schedule = "random"), "'arg'")
+  expect_error(gpc_control(schedule = "random"), "'schedule' must be one of")
   expect_error(gpc_control(damping = 0), "'damping'")
 })
