@@ -25,10 +25,14 @@
   cache <- new.env(parent = emptyenv())
   evaluate <- function(par) {
     if (!identical(cache$par, par)) {
+      # warm start from the last usable fit: nearby hyperparameters have
+      # nearby EP sites, so a few sweeps suffice (same fixed point)
       fit <- tryCatch({
         h <- .mfsvr_unpack(par, names, epsilon, kernel)
-        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE)
+        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE,
+                   start = cache$last_good)
       }, error = function(e) NULL)
+      if (usable(fit)) cache$last_good <- fit
       cache$par <- par
       cache$fit <- fit
     }

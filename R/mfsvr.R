@@ -174,8 +174,14 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
 }
 
 # One fit at fixed hyperparameters: call the core, build the object.
-.mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE) {
-  res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, unclass(control), gradient)
+.mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
+                       start = NULL) {
+  ctl <- unclass(control)
+  if (!is.null(start)) {  # EP warm start from an earlier fit's sites
+    ctl$start_precision <- start$site_precision
+    ctl$start_nu <- start$site_nu
+  }
+  res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
   convergence <- list(converged = res$converged, iterations = res$iterations,
                       residual = res$change, tolerance = control$tol)
   if (warn && !res$converged) {

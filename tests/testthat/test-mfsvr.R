@@ -454,3 +454,19 @@ test_that("non-convergence of EP is a warning naming the iterations and the chan
   expect_false(f$convergence$converged)
   expect_identical(f$convergence$iterations, 2L)
 })
+
+test_that("a warm start from nearby hyperparameters reaches the same fixed point in fewer sweeps", {
+  d <- sinc_data(40)
+  for (ctl in list(mfsvr_control(), mfsvr_control(schedule = "sequential"))) {
+    near <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5.5, 0.11, rbf_kernel(1.5), ctl)
+    cold <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(sqrt(2)), ctl)
+    warm <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(sqrt(2)), ctl, start = near)
+    expect_true(warm$convergence$converged)
+    expect_lt(warm$convergence$iterations, cold$convergence$iterations)
+    expect_lt(max(abs(coef(warm) - coef(cold))), 1e-7)
+    expect_equal(warm$log_evidence, cold$log_evidence, tolerance = 1e-9)
+  }
+  bad <- list(site_precision = c(-1, rep(0, 39)), site_nu = rep(0, 40))
+  expect_error(gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(1), mfsvr_control(),
+                                  start = bad), "precisions >= 0")
+})

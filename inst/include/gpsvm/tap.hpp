@@ -56,6 +56,10 @@ struct EpControl {
   // step falls below this
   double min_parallel_damping = 0.05;
   std::uint32_t seed = 1;
+  // Optional warm start (e.g. the sites of a fit at nearby hyperparameters);
+  // empty vectors mean all sites start at 0 (the prior).
+  Eigen::VectorXd initial_precision;
+  Eigen::VectorXd initial_nu;
 };
 
 struct EpResult {
@@ -359,8 +363,18 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
   if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
   const Eigen::Index n = prior.size();
   EpResult r;
-  r.site_precision = Eigen::VectorXd::Zero(n);
-  r.site_nu = Eigen::VectorXd::Zero(n);
+  if (control.initial_precision.size() == 0) {
+    r.site_precision = Eigen::VectorXd::Zero(n);
+    r.site_nu = Eigen::VectorXd::Zero(n);
+  } else {
+    if (control.initial_precision.size() != n || control.initial_nu.size() != n)
+      throw std::invalid_argument("initial EP sites differ in size from the data");
+    if (!control.initial_precision.allFinite() || !control.initial_nu.allFinite() ||
+        control.initial_precision.minCoeff() < 0.0)
+      throw std::invalid_argument("initial EP sites must be finite with precisions >= 0");
+    r.site_precision = control.initial_precision;
+    r.site_nu = control.initial_nu;
+  }
   prior.posterior(r.site_precision, r.site_nu, r);
   floor_variances(r);
 
