@@ -29,3 +29,7 @@ cpp_ep_epsins <- function(K, y, C, epsilon, control, low_rank = FALSE) {
     .Call(`_gpsvm_cpp_ep_epsins`, K, y, C, epsilon, control, low_rank)
 }
 
+cpp_ep_gaussian <- function(K, y, noise_var, low_rank = FALSE) {
+    .Call(`_gpsvm_cpp_ep_gaussian`, K, y, noise_var, low_rank)
+}
+
