@@ -6,13 +6,13 @@
 #'
 #' The papers the package implements:
 #' * Gao, Gunn and Harris (2002), mean-field support vector regression:
-#'   `mfsvr()`.
+#'   [mfsvr()].
 #' * Gao, Gunn, Harris and Brown (2002), a probabilistic framework for support
 #'   vector regression: `svr()`.
 #' * Opper and Winther (2000), Gaussian processes and SVM, mean field and
-#'   leave-one-out: `gpc()`, `svc()`, `loo_error()`.
+#'   leave-one-out: [gpc()], [svc()], [loo_error()].
 #' * ter Borg and Rothkrantz (2005), smooth Bayesian kernel machines:
-#'   `srvm()`, `rvm()`.
+#'   [srvm()], [rvm()], [roughness_penalty()].
 #'
 #' Every model takes its kernel from one vocabulary: [rbf_kernel()],
 #' [poly_kernel()], [linear_kernel()], evaluated by [kernel_matrix()].
@@ -20,4 +20,5 @@
 #' @keywords internal
 #' @useDynLib gpsvm, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats coef fitted logLik nobs predict residuals
 "_PACKAGE"

@@ -59,3 +59,11 @@
   }
   invisible(TRUE)
 }
+
+# A control list made by its constructor, e.g. .check_control(control, "svr_control").
+.check_control <- function(control, constructor) {
+  if (!inherits(control, constructor)) {
+    .stop(sprintf("'control' must come from %s()", constructor))
+  }
+  control
+}

@@ -29,6 +29,8 @@ Rcpp::NumericVector cpp_special(std::string name, Rcpp::NumericVector x,
     else if (name == "erfcx") out[i] = gpsvm::erfcx(a);
     else if (name == "log_erfc") out[i] = gpsvm::log_erfc(a);
     else if (name == "log_exp_erfc") out[i] = gpsvm::log_exp_erfc(a, y[i]);
+    else if (name == "flip_mills_ratio") out[i] = gpsvm::flip_mills_ratio(a, y[i]);
+    else if (name == "flip_mills_curvature") out[i] = gpsvm::flip_mills_curvature(a, y[i]);
     else Rcpp::stop("unknown special function '" + name + "'");
   }
   return out;

@@ -46,3 +46,22 @@ test_that("erfcx is continuous across its branch points", {
                tolerance = 1e-12)
   expect_equal(special("erfcx", -1), 2 * exp(1) - exp(1) * 2 * pnorm(-sqrt(2)), tolerance = 1e-14)
 })
+
+test_that("the flip Mills ratio and its curvature are right across their branches", {
+  sp <- function(name, z, kappa) gpsvm:::cpp_special(name, z, rep(kappa, length(z)))
+  z <- c(-50, -8, -1, 0, 2, 9)
+  for (kappa in c(0, 1e-8, 0.2)) {
+    ref <- exp(log1p(-2 * kappa) + dnorm(z, log = TRUE) -
+                 log(kappa + (1 - 2 * kappa) * pnorm(z)))
+    if (kappa == 0) ref <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE))
+    expect_equal(sp("flip_mills_ratio", z, kappa), ref, tolerance = 1e-12)
+    # -G'(z) by central differences
+    h <- 1e-5
+    fd <- -(sp("flip_mills_ratio", z + h, kappa) - sp("flip_mills_ratio", z - h, kappa)) / (2 * h)
+    expect_equal(sp("flip_mills_curvature", z, kappa), fd, tolerance = 1e-7)
+  }
+  # continuity where the series takes over
+  zz <- c(-1e4 * (1 + 1e-12), -1e4, -1e4 * (1 - 1e-12))
+  cz <- sp("flip_mills_curvature", zz, 0)
+  expect_lt(diff(range(cz)) / mean(cz), 1e-7)
+})

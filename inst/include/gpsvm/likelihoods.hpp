@@ -182,6 +182,66 @@ class EpsilonInsensitive {
   double eps_;
 };
 
+// Probit likelihood with label flips (Opper and Winther 2000, eqs. 17.15 and
+// 17.17) for labels t in {-1, +1}:
+//   p(t | f) = kappa + (1 - 2 kappa) Phi(t f / sqrt(noise)),
+// kappa the flip probability in [0, 1/2) and noise the variance of Gaussian
+// input noise; noise = 0 is the step kappa + (1 - 2 kappa) Theta(t f).  The
+// same model is the noisy process f + xi with noise on the kernel's diagonal
+// (eq. 17.16) and the step likelihood; gpc() uses that form (noise = 0 here).
+//
+// With cavity N(m, v) and a = 1 / sqrt(noise + v), z = t m a:
+//   log Z = log(kappa + (1 - 2 kappa) Phi(z)),
+//   d log Z / dm   = t a G(z),
+//   d2 log Z / dm2 = -a^2 G(z) (z + G(z)),
+// G = flip_mills_ratio (special.hpp), the curvature from flip_mills_curvature,
+// which stays accurate where z + G(z) cancels.
+class ProbitFlip {
+ public:
+  ProbitFlip(double kappa, double noise) : kappa_(kappa), noise_(noise) {
+    if (!(kappa >= 0.0 && kappa < 0.5))
+      throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
+    if (!(noise >= 0.0) || !std::isfinite(noise))
+      throw std::invalid_argument("'noise' must be a non-negative finite number");
+  }
+
+  double kappa() const { return kappa_; }
+  double noise() const { return noise_; }
+
+  double log_likelihood(double t, double f) const {
+    const double u = t * f;
+    if (noise_ == 0.0) {
+      if (u > 0.0) return std::log1p(-kappa_);
+      return u < 0.0 ? std::log(kappa_) : std::log(0.5);
+    }
+    return log_mix(u / std::sqrt(noise_));
+  }
+
+  SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
+    const double total = noise_ + cavity_var;
+    if (!(total > 0.0) || !std::isfinite(total))
+      throw std::invalid_argument("cavity variance plus noise must be positive and finite");
+    const double a = 1.0 / std::sqrt(total);
+    const double z = target * cavity_mean * a;
+    SiteMoments out;
+    out.log_z = log_mix(z);
+    out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
+    out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
+    if (kappa_ == 0.0 && out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: rounding only
+    return out;
+  }
+
+ private:
+  // log(kappa + (1 - 2 kappa) Phi(z)).
+  double log_mix(double z) const {
+    if (kappa_ == 0.0) return log_norm_cdf(z);
+    return log_sum_exp(std::log(kappa_), std::log1p(-2.0 * kappa_) + log_norm_cdf(z));
+  }
+
+  double kappa_;
+  double noise_;
+};
+
 }  // namespace gpsvm
 
 #endif  // GPSVM_LIKELIHOODS_HPP

@@ -96,6 +96,32 @@ inline double log_diff_exp(double a, double b) {
   return a + (d > -kLog2 ? std::log(-std::expm1(d)) : std::log1p(-std::exp(d)));
 }
 
+// The flip-noise Mills ratio G(z) = (1 - 2 kappa) phi(z) / (kappa + (1 - 2 kappa) Phi(z)),
+// kappa in [0, 1/2): d/dz log(kappa + (1 - 2 kappa) Phi(z)), the "embedding
+// function" of Opper and Winther's eq. (17.40).  kappa = 0 is the Mills
+// ratio phi/Phi; otherwise the ratio is formed in logs, so that it decays to
+// 0 in both tails without 0/0.
+inline double flip_mills_ratio(double z, double kappa) {
+  if (kappa == 0.0) return mills_ratio(z);
+  const double log_w = std::log1p(-2.0 * kappa);
+  const double log_den = log_sum_exp(std::log(kappa), log_w + log_norm_cdf(z));
+  return std::exp(log_w + log_norm_pdf(z) - log_den);
+}
+
+// G(z) (z + G(z)) = -G'(z): phi' = -z phi and the denominator's derivative is
+// (1 - 2 kappa) phi, so G' = -z G - G^2 for every kappa.  For kappa = 0 it is 1 - Var[u | u <= z],
+// u ~ N(0, 1), so it lies in (0, 1).  For kappa = 0 and z < -1e4, z + G(z) cancels to nothing in double precision,
+// so the asymptotic series z + G = 1/x - 2/x^3 + 10/x^5 - 74/x^7 (x = -z),
+// from G = x (1 + x^-2 - 2 x^-4 + 10 x^-6 - 74 x^-8 + ...), is used there.
+inline double flip_mills_curvature(double z, double kappa) {
+  const double g = flip_mills_ratio(z, kappa);
+  if (kappa == 0.0 && z < -1e4) {
+    const double x = -z, u = 1.0 / (x * x);
+    return g * (1.0 + u * (-2.0 + u * (10.0 - 74.0 * u))) / x;
+  }
+  return g * (z + g);
+}
+
 }  // namespace gpsvm
 
 #endif  // GPSVM_SPECIAL_HPP

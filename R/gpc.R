@@ -1,0 +1,306 @@
+#' Gaussian process classification by mean-field theory
+#'
+#' Fits the Gaussian process classifier of Opper and Winther (2000). The
+#' latent activation has a Gaussian process prior with covariance
+#' \eqn{k(x, x') + v \delta_{xx'}} (the "noisy process" of eq. 17.16, `noise` =
+#' \eqn{v}), and each label is flipped with probability \eqn{\kappa}
+#' (`kappa`), so that \eqn{p(y | f) = \kappa + (1 - 2\kappa) \Theta(y f)}
+#' (eq. 17.17). Integrating the input noise out instead gives the equivalent
+#' likelihood \eqn{\kappa + (1 - 2\kappa)\Phi(y f / \sqrt v)} (eq. 17.15).
+#'
+#' * `method = "naive"` solves the naive mean-field equations (17.40) by
+#'   Algorithm 17.1 exactly: \eqn{\alpha = 0} at the start, all
+#'   \eqn{\delta\alpha_i} computed in parallel, \eqn{\alpha \leftarrow \alpha +
+#'   \eta\,\delta\alpha}, \eqn{\eta} multiplied by 1.1 when
+#'   \eqn{\sum_i \delta\alpha_i^2} fell and halved otherwise, stopping when
+#'   \eqn{\max_i \delta\alpha_i^2 <} `ftol`. The posterior mean activation is
+#'   \eqn{\langle f(x)\rangle = \sum_i k(x, x_i) y_i \alpha_i} (eq. 17.35). The
+#'   ratio \eqn{\phi(z)/(\kappa/(1-2\kappa) + \Phi(z))} is evaluated in logs, so
+#'   points far on either side of the boundary are handled without overflow.
+#' * `method = "tap"` is the TAP mean-field classifier, i.e. expectation
+#'   propagation (Opper and Winther's "more advanced" theory, footnote 2 and
+#'   section 17.7), run by the package's one TAP/EP engine (the one behind
+#'   [mfsvr()]) with the flip-noise step likelihood on the noisy process. It
+#'   gives a posterior variance for the activation and an evidence
+#'   ([logLik()][logLik.gpc]); `alpha` is \eqn{y_i} times the EP weights, so
+#'   that the posterior mean again has the form of eq. (17.35).
+#'
+#' Class probabilities of the naive method follow the approximation itself:
+#' it replaces the local field of a point by its mean and keeps the prior
+#' spread, so a new point has \eqn{p(y = +1 | x) = \kappa + (1 - 2\kappa)
+#' \Phi(\langle f(x)\rangle / \sqrt{k(x, x) + v})}, the quantity in the
+#' denominator of eq. (17.40). The TAP method integrates the likelihood over
+#' its Gaussian posterior \eqn{N(m(x), s^2(x))} of the activation:
+#' \eqn{\kappa + (1 - 2\kappa)\Phi(m(x) / \sqrt{s^2(x) + v})}.
+#'
+#' @inheritParams svc
+#' @param noise Input-noise variance \eqn{v \ge 0}, added to the kernel's
+#'   diagonal (eq. 17.16). With `noise = 0` the kernel's own diagonal must be
+#'   positive.
+#' @param kappa Output flip probability \eqn{\kappa \in [0, 1/2)} (eq. 17.17).
+#' @param method `"naive"` (Algorithm 17.1) or `"tap"` (TAP mean field /
+#'   expectation propagation).
+#' @param control Solver settings from [gpc_control()].
+#' @return An object of class `c("gpc", "gpsvm_classifier")`: a list with
+#'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
+#'   activation at the training inputs), `x`, `y` (coded -1/+1), `levels`,
+#'   `kernel`, `noise`, `kappa`, `method`, `control`, `convergence`
+#'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`; with
+#'   `method = "tap"` also the EP sites (`site_precision`, `site_nu`), the
+#'   cavity means and variances, the Cholesky factor `chol` of
+#'   \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`. Methods:
+#'   [predict.gpc()], [loo_error()], `print`, `summary`,
+#'   [fitted()][fitted.gpsvm_classifier], `nobs` and
+#'   [plot()][plot.gpsvm_classifier] for two inputs.
+#' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
+#'   mean field results and leave-one-out. In Smola, Bartlett, Schoelkopf and
+#'   Schuurmans (eds.), *Advances in Large Margin Classifiers*, MIT Press,
+#'   311-326. Sections 17.3 and 17.6, Algorithm 17.1.
+#' @seealso [svc()] for the support vector machine, [loo_error()] for
+#'   leave-one-out errors.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(200), 100, 2)
+#' y <- factor(ifelse(x[, 1]^2 + x[, 2]^2 > 1.4, "out", "in"))
+#' fit <- gpc(x, y, rbf_kernel(1), noise = 0.5)
+#' fit
+#' predict(fit, rbind(c(0, 0), c(2, 2)), type = "prob")
+#' loo_error(fit)
+#' tap <- gpc(x, y, rbf_kernel(1), noise = 0.5, method = "tap")
+#' predict(tap, rbind(c(0, 0), c(2, 2)), type = "prob")
+#' logLik(tap)
+#' @export
+gpc <- function(x, ...) UseMethod("gpc")
+
+#' @rdname gpc
+#' @export
+gpc.default <- function(x, y, kernel = rbf_kernel(1), noise = 0, kappa = 0,
+                        method = c("naive", "tap"), control = gpc_control(), ...) {
+  .check_dots_empty(...)
+  x <- .as_input_matrix(x, "x")
+  labels <- .classif_labels(y, nrow(x))
+  .check_kernel(kernel)
+  noise <- .check_number(noise, "noise", lower = 0)
+  kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
+  if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
+  method <- match.arg(method)
+  control <- .check_control(control, "gpc_control")
+  fit <- .gpc_fit(x, labels$y, kernel, noise, kappa, method, control)
+  fit$levels <- labels$levels
+  fit$call <- match.call()
+  .warn_not_converged(if (method == "naive") "gpc: the naive mean-field iteration" else
+                        "gpc: TAP mean field (EP)", fit$convergence)
+  fit
+}
+
+#' @rdname gpc
+#' @export
+gpc.formula <- function(formula, data, subset, na.action, ...) {
+  call <- match.call()
+  design <- .formula_design(call, parent.frame())
+  fit <- gpc.default(design$x, design$y, ...)
+  .add_formula_parts(fit, design, call)
+}
+
+#' Settings for the mean-field classifiers
+#'
+#' @param ftol Convergence tolerance of Algorithm 17.1 (`method = "naive"`):
+#'   stop when \eqn{\max_i \delta\alpha_i^2 <} `ftol` (the paper's
+#'   \eqn{10^{-5}}).
+#' @param eta Initial learning rate of Algorithm 17.1 (the paper's 0.05).
+#' @param maxit Maximum number of iterations of Algorithm 17.1.
+#' @param tol Convergence tolerance of TAP / EP (`method = "tap"`): stop when
+#'   no posterior mean at a training point moves by more than `tol` posterior
+#'   standard deviations, and no posterior variance changes by more than `tol`
+#'   relatively, in one sweep (times the damping of that sweep).
+#' @param max_sweeps Maximum number of EP sweeps.
+#' @param schedule EP site updates: `"parallel"` (all sites from one
+#'   posterior, adaptively damped) or `"sequential"` (one at a time in a
+#'   seeded random order).
+#' @param damping Initial damping of the parallel schedule, in (0, 1].
+#' @param seed Seed of the sequential schedule's random order.
+#' @return A list of class `gpc_control`.
+#' @examples
+#' gpc_control(ftol = 1e-12, maxit = 5000)
+#' gpc_control(tol = 1e-6, schedule = "sequential")
+#' @export
+gpc_control <- function(ftol = 1e-5, eta = 0.05, maxit = 10000, tol = 1e-9, max_sweeps = 500,
+                        schedule = c("parallel", "sequential"), damping = 1, seed = 1) {
+  damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
+  structure(list(ftol = .check_number(ftol, "ftol", lower = 0, open_lower = TRUE),
+                 eta = .check_number(eta, "eta", lower = 0, open_lower = TRUE),
+                 maxit = .check_count(maxit, "maxit", lower = 0L),
+                 tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
+                 max_sweeps = .check_count(max_sweeps, "max_sweeps", lower = 1L),
+                 schedule = match.arg(schedule), damping = damping,
+                 seed = .check_count(seed, "seed")),
+            class = "gpc_control")
+}
+
+# The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
+.gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL) {
+  ctl <- unclass(control)
+  if (method == "naive") {
+    res <- cpp_gpc_naive_fit(kernel, x, y, noise, kappa, ctl, start)
+    alpha <- res$alpha
+    extra <- list()
+  } else {
+    res <- cpp_gpc_tap_fit(kernel, x, y, noise, kappa, ctl)
+    alpha <- y * res$weights
+    res$field <- res$mean
+    extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
+                   "log_evidence")]
+  }
+  # <f_i> with the noise-free kernel: the activation a new case at x_i gets
+  f <- stats::setNames(res$field - noise * y * alpha, rownames(x))
+  structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
+                   y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
+                   control = control, convergence = res$status),
+              extra),
+            class = c("gpc", "gpsvm_classifier"))
+}
+
+# Posterior mean and variance of the TAP activation at inputs x (rows).
+.gpc_tap_moments <- function(object, x) {
+  cpp_gpc_tap_predict(object$kernel, object$x, object$y * object$alpha, object$site_precision,
+                      object$chol, x)
+}
+
+# Probability of the second class at inputs x (rows).
+.gpc_prob <- function(object, x, f = NULL) {
+  if (object$method == "tap") {
+    mo <- .gpc_tap_moments(object, x)
+    return(.flip_probit(mo$mean, sqrt(mo$variance + object$noise), object$kappa))
+  }
+  if (is.null(f)) f <- .classif_link(object, x)
+  spread <- sqrt(cpp_kernel_diagonal(object$kernel, x) + object$noise)
+  .flip_probit(f, spread, object$kappa)
+}
+
+#' Predict with a Gaussian process classifier
+#'
+#' @param object A fit from [gpc()].
+#' @param newdata New inputs: a matrix or data frame with the training
+#'   columns (a data frame for formula fits). `NULL` means the training inputs.
+#' @param type `"class"` (a factor with the training levels), `"prob"` (the
+#'   probability of the second level, as in [stats::glm()]) or `"link"` (the
+#'   posterior mean activation \eqn{\langle f(x) \rangle}).
+#' @param se.fit For `type = "link"` and `method = "tap"`: also return the
+#'   posterior standard deviation of the activation. The naive method has no
+#'   posterior variance.
+#' @param ... Not used; unknown arguments are an error.
+#' @return A factor or numeric vector, one element per row of `newdata`; with
+#'   `se.fit = TRUE` a list with `fit` and `se.fit`.
+#' @details With `method = "naive"` the probability is
+#'   \eqn{\kappa + (1 - 2\kappa)\Phi(\langle f(x)\rangle / \sqrt{k(x, x) + v})},
+#'   with `method = "tap"` it is
+#'   \eqn{\kappa + (1 - 2\kappa)\Phi(m(x) / \sqrt{s^2(x) + v})} for the
+#'   posterior mean \eqn{m(x)} and variance \eqn{s^2(x)} of the activation;
+#'   see [gpc()]. Both lie in \eqn{[\kappa, 1 - \kappa]}.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(100), 50, 2)
+#' y <- factor(ifelse(x[, 1] > 0, "b", "a"))
+#' fit <- gpc(x, y, rbf_kernel(2), noise = 0.2)
+#' predict(fit, rbind(c(-1, 0), c(0, 0), c(1, 0)), type = "prob")
+#' @export
+predict.gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"),
+                        se.fit = FALSE, ...) {
+  .check_dots_empty(...)
+  type <- match.arg(type)
+  if (!isTRUE(se.fit) && !isFALSE(se.fit)) .stop("'se.fit' must be TRUE or FALSE")
+  if (se.fit && (type != "link" || object$method != "tap")) {
+    .stop("'se.fit = TRUE' needs type = \"link\" and a fit with method = \"tap\"")
+  }
+  x <- .newdata_matrix(object, newdata)
+  f <- if (is.null(newdata)) object$fitted.values else .classif_link(object, x)
+  names(f) <- rownames(x)
+  if (se.fit) {
+    se <- sqrt(.gpc_tap_moments(object, x)$variance)
+    return(list(fit = f, se.fit = stats::setNames(se, rownames(x))))
+  }
+  switch(type,
+    link = f,
+    prob = stats::setNames(.gpc_prob(object, x, f), rownames(x)),
+    class = .classif_class(object, f, rownames(x)))
+}
+
+.gpc_method_label <- function(method) {
+  if (method == "naive") "naive mean field" else "TAP mean field / EP"
+}
+
+#' @export
+print.gpc <- function(x, ...) {
+  cat(sprintf("Gaussian process classifier (%s)\n", .gpc_method_label(x$method)))
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
+  cat(.format_kernel_line(x$kernel), "\n", sep = "")
+  cat(sprintf("noise variance = %s, flip probability kappa = %s\n", format(x$noise),
+              format(x$kappa)))
+  cat(sprintf("%d cases; embedding strengths alpha in [%.3g, %.3g]\n", length(x$y),
+              min(x$alpha), max(x$alpha)))
+  if (x$method == "tap") cat(sprintf("log evidence (EP) = %.6g\n", x$log_evidence))
+  .print_convergence(x$convergence)
+  invisible(x)
+}
+
+#' Summarise a Gaussian process classifier
+#'
+#' Adds to the printed fit the training confusion table and the approximate
+#' leave-one-out error: eqs. (17.41)-(17.42) for the naive method, which
+#' cost one inverse of an n by n matrix, and the cavity means for TAP, which
+#' come with the fit.
+#'
+#' @param object A fit from [gpc()].
+#' @param x A `summary.gpc` object.
+#' @param ... Not used.
+#' @return An object of class `summary.gpc`.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(100), 50, 2)
+#' y <- factor(ifelse(x[, 1] + rnorm(50, sd = 0.3) > 0, "b", "a"))
+#' summary(gpc(x, y, rbf_kernel(1), noise = 0.5))
+#' @export
+summary.gpc <- function(object, ...) {
+  .check_dots_empty(...)
+  structure(list(fit = object, training = .classif_training(object),
+                 loo = loo_error(object, "approx")),
+            class = "summary.gpc")
+}
+
+#' @rdname summary.gpc
+#' @export
+print.summary.gpc <- function(x, ...) {
+  print(x$fit)
+  cat(sprintf("Training error: %.4f\n", x$training$error))
+  print(x$training$table)
+  cat(sprintf("Approximate leave-one-out error: %.4f (%d of %d)\n", x$loo$error, x$loo$count,
+              length(x$loo$margins)))
+  invisible(x)
+}
+
+#' Evidence of a TAP Gaussian process classifier
+#'
+#' The expectation-propagation (TAP) approximation to the log marginal
+#' likelihood \eqn{\log p(y)} of a [gpc()] fit with `method = "tap"`, for
+#' comparing kernels, noise levels and flip probabilities. The naive mean
+#' field gives no evidence.
+#'
+#' @param object A fit from [gpc()] with `method = "tap"`.
+#' @param ... Not used.
+#' @return A `"logLik"` object with `df` = 0 (the hyperparameters are not
+#'   fitted) and `nobs`.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(100), 50, 2)
+#' y <- factor(ifelse(x[, 1] > 0, "b", "a"))
+#' sapply(c(0.5, 1, 2), function(s)
+#'   logLik(gpc(x, y, rbf_kernel(s), noise = 0.1, method = "tap")))
+#' @export
+logLik.gpc <- function(object, ...) {
+  .check_dots_empty(...)
+  if (object$method != "tap") {
+    .stop(paste("logLik() needs a gpc() fit with method = \"tap\";",
+                "the naive mean field gives no evidence"))
+  }
+  .as_logLik(object$log_evidence, df = 0, nobs = length(object$y))
+}

@@ -1,0 +1,187 @@
+#' Leave-one-out error of a kernel classifier
+#'
+#' Estimates the leave-one-out error of an [svc()] or [gpc()] fit, either by
+#' the linear-response approximations of Opper and Winther (2000) at the cost
+#' of about one matrix inverse, or exactly by refitting without each case.
+#'
+#' For every case the leave-one-out margin \eqn{y_i f^{(-i)}(x_i)} is
+#' computed, where \eqn{f^{(-i)}} is the decision function (or posterior mean
+#' activation) learned without case \eqn{i}; a margin \eqn{\le 0} is a
+#' leave-one-out error (eq. 17.26).
+#'
+#' `method = "approx"`:
+#' * [svc()]: eqs. (17.26)-(17.31). Each other case is assumed to stay in its
+#'   group (non-support vector, margin support vector with \eqn{0 < \alpha < C},
+#'   or bounded vector with \eqn{\alpha = C}). A margin support vector's margin
+#'   becomes \eqn{y_i f_i - \alpha_i / [K_{mSV}^{-1}]_{ii}}, a bounded vector's
+#'   \eqn{y_i f_i + (k_i^T K_{mSV}^{-1} k_i - k_{ii}) \alpha_i}, a non-support
+#'   vector's is unchanged. Here \eqn{f_i} and \eqn{K} carry the input noise on
+#'   the diagonal, as the derivation requires.
+#' * [gpc()] with `method = "naive"`: eqs. (17.41)-(17.42),
+#'   \eqn{y_i\langle f_i\rangle - (1/[(\Omega + K)^{-1}]_{ii} - \Omega_i)\alpha_i}.
+#'   \eqn{\Omega_i} is computed as the linear response of the mean-field map,
+#'   \eqn{k_{ii}(1/(G(z_i)(z_i + G(z_i))) - 1)} with \eqn{G} the embedding
+#'   function of eq. (17.40); at the fixed point this equals the paper's
+#'   \eqn{k_{ii}(1/(y_i\alpha_i\langle f_i\rangle) - 1)} but does not divide by
+#'   a margin that may vanish before convergence.
+#' * [gpc()] with `method = "tap"`: the TAP analogue. The cavity distribution
+#'   of case \eqn{i} is TAP's approximation to the posterior of its activation
+#'   without case \eqn{i}, so the margin is \eqn{y_i} times the cavity mean; it
+#'   comes with the fit at no extra cost.
+#'
+#' `method = "exact"` refits the model without each case, starting from the
+#' full solution with that case removed (a warm start, as the paper
+#' suggests), with the fit's own settings. TAP refits start from fresh
+#' sites (the EP engine takes no warm start), so they cost a full fit each.
+#' Refits run in chunks, so that a progress bar can be shown and the chunks can go to several cores
+#' (`cores`, by forking with [parallel::mclapply()]) or to a cluster (`cl`,
+#' with [parallel::parLapply()]; the workers need gpsvm installed). The
+#' result does not depend on how the work is split.
+#'
+#' @param fit A fit from [svc()] or [gpc()].
+#' @param method `"approx"` (linear response) or `"exact"` (refits).
+#' @param progress Show a progress bar for `method = "exact"` (serial runs
+#'   only).
+#' @param cores Number of cores for the exact refits (forked processes; 1 on
+#'   Windows).
+#' @param cl A cluster from [parallel::makeCluster()] for the exact refits,
+#'   or `NULL`.
+#' @param x A `gpsvm_loo` object.
+#' @param ... Not used; unknown arguments are an error.
+#' @return An object of class `gpsvm_loo`: a list with `error` (the
+#'   leave-one-out error rate), `count` (the number of cases misclassified when
+#'   left out), `margins` (the leave-one-out margins \eqn{y_i f^{(-i)}(x_i)}),
+#'   `method`, `model` (the fit's class and method) and `time` (seconds); for
+#'   exact refits also `iterations` (per refit) and `not_converged` (the
+#'   number of refits that hit the iteration cap, with a warning).
+#' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
+#'   mean field results and leave-one-out. In *Advances in Large Margin
+#'   Classifiers*, MIT Press. Sections 17.5 and 17.6.
+#' @examples
+#' set.seed(3)
+#' x <- matrix(rnorm(120), 60, 2)
+#' y <- factor(ifelse(x[, 1] + x[, 2] + rnorm(60, sd = 0.5) > 0, "b", "a"))
+#' fit <- svc(x, y, rbf_kernel(1.5), noise = 0.5)
+#' loo_error(fit)
+#' loo_error(fit, "exact", progress = FALSE)
+#' @export
+loo_error <- function(fit, method = c("approx", "exact"), progress = interactive(),
+                      cores = 1L, cl = NULL, ...) {
+  .check_dots_empty(...)
+  if (!inherits(fit, c("svc", "gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
+  method <- match.arg(method)
+  if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
+    .stop("'progress' must be TRUE or FALSE")
+  }
+  cores <- .check_count(cores, "cores", lower = 1L)
+  if (!is.null(cl) && !inherits(cl, "cluster")) {
+    .stop("'cl' must be a cluster from parallel::makeCluster() or NULL")
+  }
+  start <- proc.time()[["elapsed"]]
+  out <- if (method == "approx") {
+    list(margins = .loo_approx(fit))
+  } else {
+    .loo_exact(fit, progress, cores, cl)
+  }
+  margins <- stats::setNames(out$margins, rownames(fit$x))
+  res <- c(list(error = mean(margins <= 0), count = sum(margins <= 0), margins = margins,
+                method = method, model = .loo_model_name(fit)),
+           out[setdiff(names(out), "margins")],
+           list(time = proc.time()[["elapsed"]] - start))
+  if (!is.null(res$not_converged) && res$not_converged > 0) {
+    cap <- if (inherits(fit, "gpc") && fit$method == "tap") {
+      sprintf("max_sweeps = %d", fit$control$max_sweeps)
+    } else {
+      sprintf("maxit = %d", fit$control$maxit)
+    }
+    warning(sprintf("%d of %d leave-one-out refits did not converge within %s",
+                    res$not_converged, length(margins), cap), call. = FALSE)
+  }
+  structure(res, class = "gpsvm_loo")
+}
+
+.loo_model_name <- function(fit) {
+  if (inherits(fit, "svc")) return("svc (kernel adatron)")
+  sprintf("gpc (%s)", .gpc_method_label(fit$method))
+}
+
+.loo_approx <- function(fit) {
+  if (inherits(fit, "svc")) {
+    return(cpp_svc_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C))
+  }
+  if (fit$method == "tap") return(fit$y * fit$cavity_mean)
+  cpp_gpc_naive_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa)
+}
+
+# The refits for the cases in `which` (1-based); returns margins, iterations
+# and the count of refits that hit maxit.
+.loo_refit_chunk <- function(fit, which) {
+  ctl <- unclass(fit$control)
+  if (inherits(fit, "svc")) {
+    cpp_svc_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C, ctl, which)
+  } else if (fit$method == "tap") {
+    cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa, ctl, which)
+  } else {
+    cpp_gpc_naive_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa, ctl,
+                            which)
+  }
+}
+
+.loo_exact <- function(fit, progress, cores, cl) {
+  n <- length(fit$y)
+  # about 50 chunks: fine enough for the progress bar, coarse enough that the
+  # per-call set-up (the Gram matrix) stays small next to the refits
+  chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
+  worker <- .loo_worker(fit)
+  parts <- if (!is.null(cl)) {
+    parallel::parLapply(cl, chunks, worker)
+  } else if (cores > 1L && .Platform$OS.type != "windows") {
+    parallel::mclapply(chunks, worker, mc.cores = cores)
+  } else {
+    .lapply_progress(chunks, worker, progress)
+  }
+  failed <- vapply(parts, inherits, logical(1), what = "try-error")
+  if (any(failed)) {
+    .stop(sprintf("leave-one-out refits failed: %s", as.character(parts[[which(failed)[1]]])))
+  }
+  list(margins = unlist(lapply(parts, `[[`, "margins")),
+       iterations = unlist(lapply(parts, `[[`, "iterations")),
+       not_converged = sum(vapply(parts, `[[`, numeric(1), "not_converged")))
+}
+
+# A closure holding only the fit, so that sending it to cluster workers
+# serialises nothing else.
+.loo_worker <- function(fit) {
+  force(fit)
+  function(which) .loo_refit_chunk(fit, which)
+}
+
+.lapply_progress <- function(xs, f, progress) {
+  if (!progress) return(lapply(xs, f))
+  bar <- utils::txtProgressBar(min = 0, max = length(xs), style = 3)
+  on.exit(close(bar))
+  out <- vector("list", length(xs))
+  for (i in seq_along(xs)) {
+    out[[i]] <- f(xs[[i]])
+    utils::setTxtProgressBar(bar, i)
+  }
+  out
+}
+
+#' @rdname loo_error
+#' @export
+print.gpsvm_loo <- function(x, ...) {
+  what <- if (x$method == "exact") "exact (refits)" else if (grepl("TAP", x$model)) {
+    "approximate (TAP cavity means)"
+  } else {
+    "approximate (linear response)"
+  }
+  cat(sprintf("Leave-one-out error of %s, %s\n", x$model, what))
+  cat(sprintf("  error = %.4f (%d of %d cases misclassified when left out)\n", x$error, x$count,
+              length(x$margins)))
+  if (!is.null(x$iterations)) {
+    cat(sprintf("  refits: %d iterations on average\n", round(mean(x$iterations))))
+  }
+  cat(sprintf("  time: %.3g s\n", x$time))
+  invisible(x)
+}

@@ -1,0 +1,167 @@
+#' Relevance vector machine regression
+#'
+#' Fits Tipping's (2001) relevance vector machine: the model
+#' \eqn{y = w_0 + \sum_j w_j k(x, x_j) + e}, \eqn{e \sim N(0, \sigma^2)},
+#' with an independent prior \eqn{w_i \sim N(0, 1/\alpha_i)} on every weight
+#' and \eqn{\alpha}, \eqn{\sigma^2} chosen by maximising the marginal
+#' likelihood (type-II maximum likelihood). Most \eqn{\alpha_i} diverge and
+#' their basis functions drop out; the training points kept are the
+#' *relevance vectors*. This is the smooth RVM of [srvm()] with the penalty
+#' weight \eqn{\lambda = 0}.
+#'
+#' The fit uses the fast marginal-likelihood algorithm of Tipping and Faul
+#' (2003): it starts from the bias alone and, at each step, adds, re-estimates
+#' or deletes the one basis function that raises the marginal likelihood most
+#' (the single-\eqn{\alpha} optimum is closed-form), then re-estimates
+#' \eqn{\sigma^2}. Each step refactorises the posterior of the kept weights by
+#' Cholesky, so the cost per step is small when the model is sparse. The bias
+#' \eqn{w_0} is always kept (its \eqn{\alpha} may grow to the pruning
+#' threshold, which makes it practically zero).
+#'
+#' Convergence: no basis function can be added or deleted with a gain, and
+#' every kept \eqn{\log \alpha_i} and \eqn{\log \sigma^2} would change by less
+#' than `control$tol`; or no step can raise the log marginal likelihood by
+#' more than `control$tol_evidence`; or nothing can enter or leave and the
+#' log marginal likelihood changed by less than `control$tol_evidence`. A basis function whose optimal \eqn{\alpha} exceeds
+#' `control$prune_alpha` (for targets divided by their root mean square, so
+#' the threshold does not depend on the units of `y`) counts as absent.
+#'
+#' @param x Inputs: a numeric vector, matrix or data frame (one row per
+#'   observation), or for the formula method a model formula.
+#' @param y Numeric targets, one per row of `x`.
+#' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
+#'   [linear_kernel()].
+#' @param control A list from [rvm_control()].
+#' @param formula A model formula such as `y ~ x`.
+#' @param data,subset,na.action As in [stats::lm()].
+#' @param ... For the formula method, arguments passed to the default method;
+#'   otherwise unused (an error if given).
+#' @return An object of class `rvm`: a list with
+#'   * `coefficients`: posterior means of the kept weights, the bias first;
+#'   * `relevance_vectors`: row indices of the training points kept;
+#'   * `alpha`: their ARD precisions (bias first); `sigma2`: the noise
+#'     variance; `lambda`: 0;
+#'   * `Sigma`: the posterior covariance of the kept weights;
+#'   * `fitted.values`, `residuals`, `x`, `y`, `kernel`, `log_lik` (the log
+#'     marginal likelihood), `control`, `convergence` (`converged`,
+#'     `iterations`, `residual` (the last largest change of a log
+#'     hyperparameter), `tolerance`, `tolerance_evidence`), `call`.
+#' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
+#'   relevance vector machine. *Journal of Machine Learning Research* 1,
+#'   211-244.
+#'
+#'   Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
+#'   maximisation for sparse Bayesian models. *Proceedings of the Ninth
+#'   International Workshop on Artificial Intelligence and Statistics*.
+#' @seealso [srvm()], [predict.rvm()]
+#' @examples
+#' set.seed(1)
+#' x <- runif(50, -10, 10)
+#' y <- sin(x) / x + rnorm(50, sd = 0.1)
+#' fit <- rvm(x, y, kernel = rbf_kernel(1.6))
+#' fit
+#' predict(fit, c(-1, 0, 1), interval = "confidence")
+#' @export
+rvm <- function(x, ...) UseMethod("rvm")
+
+#' @rdname rvm
+#' @export
+rvm.default <- function(x, y, kernel = rbf_kernel(1), control = rvm_control(), ...) {
+  .check_dots_empty(...)
+  fit <- .rvm_fit(x, y, kernel, control)
+  fit$call <- match.call()
+  fit
+}
+
+#' @rdname rvm
+#' @export
+rvm.formula <- function(formula, data, subset, na.action, ...) {
+  call <- match.call()
+  design <- .formula_design(call, parent.frame())
+  fit <- rvm.default(design$x, design$y, ...)
+  .add_formula_parts(fit, design, call)
+}
+
+#' Control settings for rvm()
+#'
+#' @param max_iter Maximum number of add/re-estimate/delete steps.
+#' @param tol Convergence tolerance on the largest change of a kept
+#'   \eqn{\log \alpha_i} and of \eqn{\log \sigma^2}.
+#' @param tol_evidence The iteration also stops when no step can raise the
+#'   log marginal likelihood by more than this (e.g. constant targets fitted
+#'   exactly by the bias, whose own alpha is then free), or when no basis
+#'   function can enter or leave and the log marginal likelihood changed by
+#'   less than this in the last step (two nearly collinear columns trading
+#'   weight).
+#' @param prune_alpha A basis function whose \eqn{\alpha} would exceed this
+#'   is left out (the targets are divided by their root mean square first).
+#' @param sigma2_init Initial noise variance as a fraction of the variance
+#'   of `y`.
+#' @param min_sigma2 Floor of the noise variance, relative to the mean square
+#'   of `y` (it keeps the evidence finite for targets the model fits
+#'   exactly, such as a constant).
+#' @return A list of class `rvm_control`.
+#' @examples
+#' rvm_control(tol = 1e-8)
+#' @export
+rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9,
+                        sigma2_init = 0.1, min_sigma2 = 1e-10) {
+  structure(list(
+    max_iter = .check_count(max_iter, "max_iter", lower = 1L),
+    tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
+    tol_evidence = .check_number(tol_evidence, "tol_evidence", lower = 0),
+    prune_alpha = .check_number(prune_alpha, "prune_alpha", lower = 0, open_lower = TRUE),
+    sigma2_init = .check_number(sigma2_init, "sigma2_init", lower = 0, open_lower = TRUE),
+    min_sigma2 = .check_number(min_sigma2, "min_sigma2", lower = 0, open_lower = TRUE)
+  ), class = "rvm_control")
+}
+
+# The control list the C++ core reads (every field, whatever the model).
+.core_control <- function(control, ...) {
+  base <- list(max_iter = 10000L, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9, min_alpha = 1e-10,
+               alpha_init = 1, lambda_init = 0, sigma2_init = 0.1, min_sigma2 = 1e-10,
+               learn_lambda = FALSE, learn_sigma2 = TRUE)
+  utils::modifyList(base, c(unclass(control)[intersect(names(control), names(base))], list(...)))
+}
+
+.rvm_fit <- function(x, y, kernel, control) {
+  .check_kernel(kernel)
+  .check_control(control, "rvm_control")
+  x <- .as_input_matrix(x, "x")
+  y <- .check_targets(y, nrow(x))
+  core <- cpp_rvm_fast_fit(kernel, x, y, .core_control(control))
+  .new_rvm(core, x, y, kernel, control, class = "rvm")
+}
+
+# Build the fitted object from the core's result (shared by rvm and srvm).
+.new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL) {
+  active <- core$active                   # 0 = bias, j = training row j
+  rv <- active[active > 0]
+  names_rv <- if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv)
+  names_w <- c("(Intercept)", names_rv)
+  mu <- stats::setNames(core$mu, names_w)
+  design <- cbind(1, if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
+  fitted <- drop(design %*% mu)
+  names(fitted) <- rownames(x)
+  fit <- list(
+    coefficients = mu,
+    relevance_vectors = rv,
+    alpha = stats::setNames(core$alpha, names_w),
+    lambda = core$lambda,
+    sigma2 = core$sigma2,
+    Sigma = structure(core$Sigma, dimnames = list(names_w, names_w)),
+    fitted.values = fitted,
+    residuals = stats::setNames(y - fitted, rownames(x)),
+    x = x, y = y, kernel = kernel, penalty = penalty,
+    log_lik = core$log_lik,
+    control = control,
+    convergence = list(converged = core$converged, iterations = core$iterations,
+                       residual = core$residual, tolerance = control$tol,
+                       tolerance_evidence = control$tol_evidence)
+  )
+  if (!core$converged) {
+    warning(sprintf("%s did not converge in %d iterations (largest change of a log hyperparameter %.3g > tol = %.3g)",
+                    class, core$iterations, core$residual, control$tol), call. = FALSE)
+  }
+  structure(fit, class = if (class == "srvm") c("srvm", "rvm") else "rvm")
+}

@@ -1,0 +1,140 @@
+# Benchmark of svc(), gpc() and loo_error() on the Wisconsin breast cancer
+# data (Opper and Winther 2000, section 17.7), with e1071 and kernlab in the
+# same process.
+#
+#   R_LIBS=... Rscript bench/bench-classif.R
+#   GPSVM_BENCH_MIN_TIME=1 Rscript bench/bench-classif.R   # seconds per fast timing
+#   GPSVM_BENCH_TAP_EXACT=1 Rscript bench/bench-classif.R  # all 614 TAP refits (minutes)
+#
+# Data: mlbench::BreastCancer without the 16 incomplete cases (683), inputs
+# standardised; the fold-1 training set (614 cases) of a seeded 10-fold
+# split, as in the vignette.  The paper's hyperparameters: Gaussian kernel
+# with sigma^2 = 0.15 N (N = 9 inputs; the paper's "0.15/N", see the
+# vignette), input noise v = 1.3 on the diagonal, kappa = 0.
+#
+# Timings are CPU seconds (user) per call: fast calls are repeated in a loop
+# until the loop takes GPSVM_BENCH_MIN_TIME seconds (the timer ticks in
+# milliseconds, about the time of one fit); exact leave-one-out runs once.  Peers: e1071::svm and
+# kernlab::ksvm (C-classification with a bias and the linear slack penalty,
+# cost C = 1), fitted on the same inputs and kernel; e1071::svm(cross = n)
+# is e1071's own exact leave-one-out (cold refits).  gpsvm's svc() is timed
+# with the paper's quadratic slack (C = Inf, noise = 1.3) and, for a fit
+# like the peers', with C = 1 and no noise.
+
+suppressPackageStartupMessages(library(gpsvm))
+if (!requireNamespace("mlbench", quietly = TRUE)) stop("bench-classif.R needs mlbench")
+min_time <- as.numeric(Sys.getenv("GPSVM_BENCH_MIN_TIME", "0.5"))
+tap_exact_all <- Sys.getenv("GPSVM_BENCH_TAP_EXACT", "0") == "1"
+have_e1071 <- requireNamespace("e1071", quietly = TRUE)
+have_kernlab <- requireNamespace("kernlab", quietly = TRUE)
+
+data(BreastCancer, package = "mlbench")
+bc <- na.omit(BreastCancer)
+x_all <- scale(sapply(bc[, 2:10], function(v) as.numeric(as.character(v))))
+y_all <- factor(bc$Class, levels = c("benign", "malignant"))
+set.seed(1)
+fold <- sample(rep(1:10, length.out = nrow(x_all)))
+x <- x_all[fold != 1, ]
+y <- y_all[fold != 1]
+n <- nrow(x)
+sigma2 <- 0.15 * ncol(x)
+kern <- rbf_kernel(sqrt(sigma2))
+gamma <- 1 / (2 * sigma2)  # e1071 radial and kernlab rbfdot: exp(-gamma |x - x'|^2)
+
+cpu <- function(f, once = FALSE) {
+  value <- f()  # warm-up, and the value to report
+  calls <- 1L
+  repeat {
+    gc(FALSE)
+    t <- system.time(for (i in seq_len(calls)) value <- f())[["user.self"]]
+    if (once || t >= min_time || calls >= 4096L) break
+    calls <- calls * 4L
+  }
+  list(value = value, time = t / calls)
+}
+
+cat(sprintf("Wisconsin breast cancer, training set of %d cases, %d inputs; sigma^2 = %.2f, noise = 1.3\n",
+            n, ncol(x), sigma2))
+cat(sprintf("R %s, BLAS: %s\n\n", getRversion(), basename(sessionInfo()$BLAS)))
+
+rows <- list()
+add <- function(name, fit, approx, exact, errors_approx, errors_exact, iterations, note = "") {
+  rows[[name]] <<- data.frame(fit = fit, approx_loo = approx, exact_loo = exact,
+                              errors_approx = errors_approx, errors_exact = errors_exact,
+                              iterations = iterations, note = note, row.names = name)
+}
+
+# svc: the paper's model
+s_fit <- cpu(function() svc(x, y, kern, noise = 1.3))
+s_apx <- cpu(function() loo_error(s_fit$value))
+s_ex <- cpu(function() loo_error(s_fit$value, "exact", progress = FALSE), once = TRUE)
+add("svc (adatron, C = Inf, v = 1.3)", s_fit$time, s_apx$time, s_ex$time, s_apx$value$count,
+    s_ex$value$count, s_fit$value$convergence$iterations)
+
+# gpc naive: Algorithm 17.1
+g_fit <- cpu(function() gpc(x, y, kern, noise = 1.3))
+g_apx <- cpu(function() loo_error(g_fit$value))
+g_ex <- cpu(function() loo_error(g_fit$value, "exact", progress = FALSE), once = TRUE)
+add("gpc naive mean field", g_fit$time, g_apx$time, g_ex$time, g_apx$value$count,
+    g_ex$value$count, g_fit$value$convergence$iterations)
+
+# gpc TAP: the cavity margins come with the fit; exact refits are cold
+t_fit <- cpu(function() gpc(x, y, kern, noise = 1.3, method = "tap"))
+t_apx <- cpu(function() loo_error(t_fit$value))
+if (tap_exact_all) {
+  t_ex <- cpu(function() loo_error(t_fit$value, "exact", progress = FALSE), once = TRUE)
+  add("gpc TAP / EP", t_fit$time, t_apx$time, t_ex$time, t_apx$value$count, t_ex$value$count,
+      t_fit$value$convergence$iterations)
+} else {
+  # 30 of the refits, scaled to n (set GPSVM_BENCH_TAP_EXACT=1 for all)
+  some <- round(seq(1, n, length.out = 30))
+  t_some <- cpu(function() gpsvm:::.loo_refit_chunk(t_fit$value, some), once = TRUE)
+  add("gpc TAP / EP", t_fit$time, t_apx$time, t_some$time * n / length(some),
+      t_apx$value$count, NA, t_fit$value$convergence$iterations,
+      "exact LOO time extrapolated from 30 refits")
+}
+
+# like-for-like with the peers: linear slack C = 1, no noise
+s1_fit <- cpu(function() svc(x, y, kern, C = 1))
+s1_apx <- cpu(function() loo_error(s1_fit$value))
+s1_ex <- cpu(function() loo_error(s1_fit$value, "exact", progress = FALSE), once = TRUE)
+add("svc (adatron, C = 1, v = 0)", s1_fit$time, s1_apx$time, s1_ex$time, s1_apx$value$count,
+    s1_ex$value$count, s1_fit$value$convergence$iterations)
+
+if (have_e1071) {
+  e_fit <- cpu(function() e1071::svm(x, y, kernel = "radial", gamma = gamma, cost = 1,
+                                     scale = FALSE, type = "C-classification"))
+  e_loo <- cpu(function() e1071::svm(x, y, kernel = "radial", gamma = gamma, cost = 1,
+                                     scale = FALSE, type = "C-classification", cross = n), once = TRUE)
+  add("e1071::svm (C = 1)", e_fit$time, NA, e_loo$time, NA,
+      round(n * (1 - e_loo$value$tot.accuracy / 100)), NA, "exact LOO = svm(cross = n)")
+}
+if (have_kernlab) {
+  k_fit <- cpu(function() kernlab::ksvm(x, y, kernel = "rbfdot", kpar = list(sigma = gamma),
+                                        C = 1, scaled = FALSE, type = "C-svc"))
+  add("kernlab::ksvm (C = 1)", k_fit$time, NA, NA, NA, NA, NA)
+}
+
+tab <- do.call(rbind, rows)
+options(width = 160)
+print(format(tab, digits = 3), right = FALSE)
+
+cat("\nRatios\n")
+ratio <- function(label, a, b) cat(sprintf("  %-58s %8.1f\n", label, a / b))
+ratio("svc: exact LOO time / approximate LOO time", s_ex$time, s_apx$time)
+ratio("svc: exact LOO time / (fit + approximate LOO) time", s_ex$time, s_fit$time + s_apx$time)
+ratio("gpc naive: exact LOO time / approximate LOO time", g_ex$time, g_apx$time)
+ratio("gpc naive: exact LOO time / (fit + approximate LOO) time", g_ex$time,
+      g_fit$time + g_apx$time)
+ratio("gpc TAP: exact LOO time / (fit + approximate LOO) time",
+      tab["gpc TAP / EP", "exact_loo"], t_fit$time + t_apx$time)
+ratio("svc (C = 1): exact LOO time / approximate LOO time", s1_ex$time, s1_apx$time)
+ratio("adatron fit time / naive mean-field fit time (paper: ~4)", s_fit$time, g_fit$time)
+ratio("gpc naive with LOO / svc with LOO (paper: 16/5 = 3.2)", g_fit$time + g_apx$time,
+      s_fit$time + s_apx$time)
+if (have_e1071) {
+  ratio("e1071::svm fit / svc (C = 1) fit", e_fit$time, s1_fit$time)
+  ratio("e1071::svm(cross = n) / svc approximate LOO incl. fit (C = 1)", e_loo$time,
+        s1_fit$time + s1_apx$time)
+}
+if (have_kernlab) ratio("kernlab::ksvm fit / svc (C = 1) fit", k_fit$time, s1_fit$time)

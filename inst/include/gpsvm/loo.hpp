@@ -1,0 +1,268 @@
+// Leave-one-out margins for the classifiers of Opper and Winther (2000):
+// the linear-response approximations of sections 17.5 and 17.6 and exact
+// refits without each point.
+//
+// Everything returns the leave-one-out margin y_i f^(-i)(x_i) of each point;
+// a point counts as a leave-one-out error when its margin is <= 0.  The
+// matrix k is the covariance of the noisy process (noise on the diagonal);
+// off the diagonal it equals the noise-free kernel, so sums over j != i give
+// the noise-free prediction at x_i.
+#ifndef GPSVM_LOO_HPP
+#define GPSVM_LOO_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "adatron.hpp"
+#include "classifier.hpp"
+#include "naive_mf.hpp"
+#include "tap_classifier.hpp"
+
+namespace gpsvm {
+
+namespace detail {
+
+// Diagonal of the inverse of a symmetric matrix.  Positive definite: with
+// A = L L', [A^-1]_ii is the squared norm of column i of L^-1, and columns
+// j0..j1 of L^-1 are zero above row j0, so they come from a triangular solve
+// with the trailing block of L only: n^3 / 3 flops on top of the Cholesky,
+// instead of the 2 n^3 of solving A X = I.  Otherwise (the naive mean-field
+// matrix Omega + K can be indefinite when kappa > 0) by LU.  Throws when the
+// matrix is singular.
+inline VectorXd inverse_diagonal_from_cholesky(const MatrixXd& l) {  // lower triangle: L
+  const Index m = l.rows();
+  VectorXd d(m);
+  const Index block = 64;
+  for (Index j0 = 0; j0 < m; j0 += block) {
+    const Index b = std::min(block, m - j0), rows = m - j0;
+    MatrixXd x = MatrixXd::Identity(rows, b);
+    l.bottomRightCorner(rows, rows).triangularView<Eigen::Lower>().solveInPlace(x);
+    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+  }
+  return d;
+}
+
+inline VectorXd inverse_diagonal(const MatrixXd& a) {
+  const Index m = a.rows();
+  if (m == 0) return VectorXd();
+  VectorXd d(m);
+  Eigen::LLT<MatrixXd> llt(a);
+  if (llt.info() == Eigen::Success) {
+    d = inverse_diagonal_from_cholesky(llt.matrixLLT());
+  } else {
+    Eigen::PartialPivLU<MatrixXd> lu(a);
+    d = lu.solve(MatrixXd::Identity(m, m)).diagonal();
+  }
+  if (!d.allFinite() || (d.array() == 0.0).any())
+    throw std::runtime_error("leave-one-out matrix is singular");
+  return d;
+}
+
+}  // namespace detail
+
+// SVM without bias, eqs. (17.26)-(17.31).  Groups by alpha: alpha = 0
+// non-support vectors (margin unchanged), 0 < alpha < C margin support
+// vectors (eq. 17.29: y_i f_i - alpha_i / [K_mSV^-1]_ii), alpha = C bounded
+// ("misclassified") vectors (eq. 17.31: y_i f_i + (k_i' K_mSV^-1 k_i - k_ii)
+// alpha_i).  The adatron clips alpha to 0 and C exactly, so the groups are
+// read off without a threshold.  Here f = K (y * alpha) with the noisy K.
+inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+                               const ConstVectorRef& alpha, double C) {
+  const Index n = k.rows();
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  const VectorXd field = k * (y.array() * alpha.array()).matrix();
+  VectorXd margin = (y.array() * field.array()).matrix();
+  std::vector<Index> sv, bounded;
+  for (Index i = 0; i < n; ++i) {
+    if (alpha[i] <= 0.0) continue;
+    if (alpha[i] < C) sv.push_back(i); else bounded.push_back(i);
+  }
+  const Index m = static_cast<Index>(sv.size());
+  MatrixXd ks(m, m);
+  for (Index a = 0; a < m; ++a)
+    for (Index b = 0; b < m; ++b) ks(a, b) = k(sv[a], sv[b]);
+  Eigen::LLT<MatrixXd> llt;
+  if (m > 0) {
+    // Duplicated inputs (common in real data) make K_mSV singular when there
+    // is no noise on the diagonal.  Then a jitter that grows from 1e-12 of
+    // the mean diagonal is added: in its limit a duplicated point's term
+    // alpha_i / [K^-1]_ii goes to 0, which is the exact answer (its twin takes
+    // over when it is left out).
+    const double scale = ks.diagonal().mean();
+    double jitter = 0.0;
+    for (;;) {
+      MatrixXd kj = ks;
+      kj.diagonal().array() += jitter;
+      llt.compute(kj);
+      if (llt.info() == Eigen::Success) break;
+      jitter = jitter == 0.0 ? 1e-12 * scale : jitter * 10.0;
+      if (jitter > 1e-4 * scale)
+        throw std::runtime_error(
+            "kernel matrix of the margin support vectors is not positive definite");
+    }
+    const VectorXd dinv = detail::inverse_diagonal_from_cholesky(llt.matrixLLT());
+    for (Index a = 0; a < m; ++a) margin[sv[a]] -= alpha[sv[a]] / dinv[a];
+  }
+  for (Index i : bounded) {
+    double explained = 0.0;  // k_i' K_mSV^-1 k_i
+    if (m > 0) {
+      VectorXd ki(m);
+      for (Index a = 0; a < m; ++a) ki[a] = k(sv[a], i);
+      const VectorXd w = llt.matrixL().solve(ki);
+      explained = w.squaredNorm();
+    }
+    margin[i] += (explained - k(i, i)) * alpha[i];
+  }
+  return margin;
+}
+
+// Naive mean field, eqs. (17.41)-(17.42):
+//   margin_i = y_i <f_i> - (1 / [(Omega + K)^-1]_ii - Omega_i) alpha_i.
+// Omega_i is the linear response of the mean-field map alpha_i = G(z_i)/sqrt(k_ii):
+// Omega_i = -k_ii (1 + 1/G'(z_i)) = k_ii (1 / (G(z_i) (z_i + G(z_i))) - 1),
+// which at the fixed point equals the paper's k_ii (1 / (y_i alpha_i <f_i>) - 1)
+// (there y_i <f_i> = sqrt(k_ii) (z_i + G(z_i)) and alpha_i = G(z_i) / sqrt(k_ii))
+// but, unlike it, does not divide by y_i <f_i>, which may vanish before
+// convergence.  Points whose response underflows (G (z + G) = 0, far on the
+// right side) have Omega_i = Inf: they drop out of the matrix and keep their
+// margin.
+inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+                                    const ConstVectorRef& alpha, double kappa) {
+  const Index n = k.rows();
+  check_gram(k);
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  VectorXd field(n), z(n), delta(n);
+  detail::naive_mf_delta(k, y, kappa, alpha, field, z, delta);
+  VectorXd margin = (y.array() * field.array()).matrix();
+  VectorXd omega(n);
+  std::vector<Index> active;
+  for (Index i = 0; i < n; ++i) {
+    const double response = flip_mills_curvature(z[i], kappa);  // G (z + G) = -G'(z)
+    omega[i] = response == 0.0 ? std::numeric_limits<double>::infinity()
+                               : k(i, i) * (1.0 / response - 1.0);
+    if (std::isfinite(omega[i])) active.push_back(i);
+  }
+  const Index m = static_cast<Index>(active.size());
+  MatrixXd a(m, m);
+  for (Index p = 0; p < m; ++p) {
+    for (Index q = 0; q < m; ++q) a(p, q) = k(active[p], active[q]);
+    a(p, p) += omega[active[p]];
+  }
+  const VectorXd dinv = detail::inverse_diagonal(a);
+  for (Index p = 0; p < m; ++p) {
+    const Index i = active[p];
+    margin[i] -= (1.0 / dinv[p] - omega[i]) * alpha[i];
+  }
+  return margin;
+}
+
+// Exact leave-one-out by refitting without each point in `which` (0-based),
+// each refit warm-started from the full solution with that point removed.
+// The margin is y_i sum_{j != i} k_ij y_j alpha_j^(-i).  Returns the margins
+// and, in `iterations`, the iterations of each refit; refits that hit the
+// iteration cap are counted in `not_converged`.
+struct LooRefits {
+  VectorXd margin;
+  std::vector<int> iterations;
+  int not_converged = 0;
+};
+
+namespace detail {
+
+template <typename Refit>
+LooRefits loo_refit_loop(const ConstMatrixRef& k, const ConstVectorRef& y,
+                         const ConstVectorRef& alpha, const std::vector<Index>& which,
+                         Refit refit, const std::function<void()>& interrupt) {
+  const Index n = k.rows();
+  LooRefits out;
+  out.margin.resize(static_cast<Index>(which.size()));
+  for (std::size_t w = 0; w < which.size(); ++w) {
+    const Index i = which[w];
+    if (i < 0 || i >= n) throw std::invalid_argument("leave-one-out index out of range");
+    if (interrupt) interrupt();
+    if (n == 1) {  // nothing left to learn from: the prediction is 0
+      out.margin[static_cast<Index>(w)] = 0.0;
+      out.iterations.push_back(0);
+      continue;
+    }
+    const MatrixXd ki = drop_one(k, i);
+    const VectorXd yi = drop_one(y, i);
+    const VectorXd start = drop_one(alpha, i);
+    VectorXd alpha_i;
+    SolverStatus status;
+    refit(ki, yi, start, alpha_i, status);
+    double f = 0.0;
+    for (Index j = 0, jj = 0; j < n; ++j) {
+      if (j == i) continue;
+      f += k(i, j) * yi[jj] * alpha_i[jj];
+      ++jj;
+    }
+    out.margin[static_cast<Index>(w)] = y[i] * f;
+    out.iterations.push_back(status.iterations);
+    if (!status.converged) ++out.not_converged;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+inline LooRefits svc_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
+                               const ConstVectorRef& alpha, const AdatronControl& control,
+                               const std::vector<Index>& which,
+                               const std::function<void()>& interrupt = {}) {
+  control.validate();
+  check_labels(y, k.rows());
+  auto refit = [&](const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    AdatronResult r = adatron_fit(ki, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+}
+
+inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
+                                    const ConstVectorRef& alpha, const NaiveMfControl& control,
+                                    const std::vector<Index>& which,
+                                    const std::function<void()>& interrupt = {}) {
+  control.validate();
+  check_labels(y, k.rows());
+  auto refit = [&](const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    NaiveMfResult r = naive_mf_fit(ki, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+}
+
+// TAP: refits from fresh sites (the EP engine has no warm start), margin
+// y_i sum_{j != i} k_ij w_j^(-i).
+inline LooRefits tap_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y, double kappa,
+                               const EpControl& control, const std::vector<Index>& which,
+                               const std::function<void()>& interrupt = {}) {
+  check_labels(y, k.rows());
+  auto refit = [&](const MatrixXd& ki, const VectorXd& yi, const VectorXd&, VectorXd& w,
+                   SolverStatus& status) {
+    EpResult r = tap_classifier_fit(ki, yi, kappa, control, interrupt);
+    // weights w play the role of y * alpha; the loop multiplies by y again
+    w = (r.weights.array() * yi.array()).matrix();
+    status.converged = r.converged;
+    status.iterations = r.sweeps;
+    status.residual = r.change;
+    status.tolerance = control.tolerance;
+  };
+  return detail::loo_refit_loop(k, y, VectorXd::Zero(k.rows()), which, refit, interrupt);
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_LOO_HPP

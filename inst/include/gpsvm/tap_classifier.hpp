@@ -1,0 +1,39 @@
+// The TAP mean-field Gaussian process classifier (Opper and Winther 2000,
+// section 17.6 footnote; Opper and Winther 1999), on the shared TAP / EP
+// engine of tap.hpp.  The noisy process of eq. (17.16) carries the input
+// noise on the kernel's diagonal, and the likelihood is the flip-noise step
+// kappa + (1 - 2 kappa) Theta(y f) (eq. 17.17), i.e. ProbitFlip(kappa, 0).
+// Pure C++17 + Eigen.
+#ifndef GPSVM_TAP_CLASSIFIER_HPP
+#define GPSVM_TAP_CLASSIFIER_HPP
+
+#include <Eigen/Dense>
+
+#include <functional>
+
+#include "classifier.hpp"
+#include "likelihoods.hpp"
+#include "tap.hpp"
+
+namespace gpsvm {
+
+// EP fit on the noisy kernel matrix k (noise already on the diagonal).
+// The TAP approximation to the leave-one-out predictive of point i is its
+// cavity N(cavity_mean_i, cavity_var_i), so y_i cavity_mean_i is its
+// leave-one-out margin.
+inline EpResult tap_classifier_fit(const ConstMatrixRef& k, const ConstVectorRef& y,
+                                   double kappa, const EpControl& control,
+                                   const std::function<void()>& interrupt = {}) {
+  check_gram(k);
+  check_labels(y, k.rows());
+  const ProbitFlip lik(kappa, 0.0);
+  return ep_fit(MatrixXd(k), VectorXd(y), lik, control, interrupt);
+}
+
+inline VectorXd tap_loo_approx(const EpResult& fit, const ConstVectorRef& y) {
+  return (y.array() * fit.cavity_mean.array()).matrix();
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_TAP_CLASSIFIER_HPP

@@ -1,0 +1,203 @@
+// Glue for the classifiers of Opper and Winther (2000): svc() (kernel
+// adatron), gpc() (naive mean field) and their leave-one-out estimators.
+// Converts, calls the core in inst/include/gpsvm/, wraps.  No algorithm here.
+#include <gpsvm/adatron.hpp>
+#include <gpsvm/classifier.hpp>
+#include <gpsvm/loo.hpp>
+#include <gpsvm/mfsvr.hpp>
+#include <gpsvm/naive_mf.hpp>
+#include <gpsvm/tap_classifier.hpp>
+#include <vector>
+
+#include "gpsvm_glue.h"
+
+// [[Rcpp::depends(RcppEigen)]]
+
+namespace {
+
+gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
+  gpsvm::AdatronControl c;
+  c.C = C;
+  c.ftol = Rcpp::as<double>(control["ftol"]);
+  c.maxit = Rcpp::as<int>(control["maxit"]);
+  return c;
+}
+
+gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
+  gpsvm::NaiveMfControl c;
+  c.kappa = kappa;
+  c.ftol = Rcpp::as<double>(control["ftol"]);
+  c.eta = Rcpp::as<double>(control["eta"]);
+  c.maxit = Rcpp::as<int>(control["maxit"]);
+  return c;
+}
+
+gpsvm::EpControl ep_control(const Rcpp::List& control) {
+  gpsvm::EpControl c;
+  const std::string schedule = Rcpp::as<std::string>(control["schedule"]);
+  c.schedule =
+      schedule == "sequential" ? gpsvm::EpSchedule::sequential : gpsvm::EpSchedule::parallel;
+  c.max_sweeps = Rcpp::as<int>(control["max_sweeps"]);
+  c.tolerance = Rcpp::as<double>(control["tol"]);
+  c.damping = Rcpp::as<double>(control["damping"]);
+  c.seed = static_cast<std::uint32_t>(Rcpp::as<double>(control["seed"]));
+  return c;
+}
+
+Eigen::VectorXd start_vector(const Rcpp::Nullable<Rcpp::NumericVector>& start) {
+  if (start.isNull()) return Eigen::VectorXd();
+  return Rcpp::as<Eigen::VectorXd>(start.get());
+}
+
+Rcpp::List status_list(const gpsvm::SolverStatus& s) {
+  return Rcpp::List::create(
+      Rcpp::Named("converged") = s.converged, Rcpp::Named("iterations") = s.iterations,
+      Rcpp::Named("residual") = s.residual, Rcpp::Named("tolerance") = s.tolerance);
+}
+
+std::vector<Eigen::Index> zero_based(const Rcpp::IntegerVector& which) {
+  std::vector<Eigen::Index> out;
+  out.reserve(which.size());
+  for (int w : which) out.push_back(static_cast<Eigen::Index>(w) - 1);
+  return out;
+}
+
+Rcpp::List refits_list(const gpsvm::LooRefits& r) {
+  return Rcpp::List::create(Rcpp::Named("margins") = r.margin,
+                            Rcpp::Named("iterations") = Rcpp::wrap(r.iterations),
+                            Rcpp::Named("not_converged") = r.not_converged);
+}
+
+}  // namespace
+
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_noisy_gram(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, double noise) {
+  return gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_svc_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                       Eigen::Map<Eigen::VectorXd> y, double noise, double C, Rcpp::List control,
+                       Rcpp::Nullable<Rcpp::NumericVector> start) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  const gpsvm::AdatronResult r = gpsvm::adatron_fit(
+      k, y, adatron_control(control, C), start_vector(start), gpsvm_glue::interrupt_callback());
+  return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
+                            Rcpp::Named("objective") = r.objective, Rcpp::Named("eta") = r.eta,
+                            Rcpp::Named("status") = status_list(r.status));
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_naive_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                             Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
+                             Rcpp::List control, Rcpp::Nullable<Rcpp::NumericVector> start) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  const gpsvm::NaiveMfResult r = gpsvm::naive_mf_fit(
+      k, y, naive_control(control, kappa), start_vector(start), gpsvm_glue::interrupt_callback());
+  return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
+                            Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
+                            Rcpp::Named("status") = status_list(r.status));
+}
+
+// [[Rcpp::export]]
+Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                   Eigen::Map<Eigen::VectorXd> y, double noise,
+                                   Eigen::Map<Eigen::VectorXd> alpha, double C) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  return gpsvm::svc_loo_approx(k, y, alpha, C);
+}
+
+// [[Rcpp::export]]
+Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                         Eigen::Map<Eigen::VectorXd> y, double noise,
+                                         Eigen::Map<Eigen::VectorXd> alpha, double kappa) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  return gpsvm::naive_mf_loo_approx(k, y, alpha, kappa);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_svc_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                             Eigen::Map<Eigen::VectorXd> y, double noise,
+                             Eigen::Map<Eigen::VectorXd> alpha, double C, Rcpp::List control,
+                             Rcpp::IntegerVector which) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  return refits_list(gpsvm::svc_loo_exact(k, y, alpha, adatron_control(control, C),
+                                          zero_based(which), gpsvm_glue::interrupt_callback()));
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_naive_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                   Eigen::Map<Eigen::VectorXd> y, double noise,
+                                   Eigen::Map<Eigen::VectorXd> alpha, double kappa,
+                                   Rcpp::List control, Rcpp::IntegerVector which) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  return refits_list(gpsvm::naive_mf_loo_exact(k, y, alpha, naive_control(control, kappa),
+                                               zero_based(which),
+                                               gpsvm_glue::interrupt_callback()));
+}
+
+// k(x_i, x_i) for each row of x: the prior variance of the latent function
+// at new points, needed by the class probabilities.
+// [[Rcpp::export]]
+Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x) {
+  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).diagonal();
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                           Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
+                           Rcpp::List control) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  const gpsvm::EpControl c = ep_control(control);
+  const gpsvm::EpResult r =
+      gpsvm::tap_classifier_fit(k, y, kappa, c, gpsvm_glue::interrupt_callback());
+  gpsvm::SolverStatus s;
+  s.converged = r.converged;
+  s.iterations = r.sweeps;
+  s.residual = r.change;
+  s.tolerance = c.tolerance;
+  return Rcpp::List::create(
+      Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
+      Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
+      Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
+      Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
+      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("status") = status_list(s));
+}
+
+// Posterior mean and variance of the latent function at new points z from
+// the EP sites (the same computation as the regression model's).
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                               Eigen::Map<Eigen::VectorXd> weights,
+                               Eigen::Map<Eigen::VectorXd> site_precision,
+                               Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z) {
+  Eigen::VectorXd mean, var;
+  const Eigen::MatrixXd dense;  // no low-rank factor: the fit used the full kernel matrix
+  gpsvm::mfsvr_predict(x, gpsvm_glue::kernel_from_r(kernel), weights, site_precision, chol, dense,
+                       z, true, mean, var);
+  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                 Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
+                                 Rcpp::List control, Rcpp::IntegerVector which) {
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control), zero_based(which),
+                                          gpsvm_glue::interrupt_callback()));
+}
+
+// Site moments of the probit-with-flip likelihood, for the tests.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::NumericVector mean,
+                                            Rcpp::NumericVector var, double kappa, double noise) {
+  const gpsvm::ProbitFlip lik(kappa, noise);
+  Rcpp::NumericMatrix out(target.size(), 3);
+  for (R_xlen_t i = 0; i < target.size(); ++i) {
+    const gpsvm::SiteMoments m = lik.moments(target[i], mean[i], var[i]);
+    out(i, 0) = m.log_z;
+    out(i, 1) = m.dlog_z;
+    out(i, 2) = m.d2log_z;
+  }
+  return out;
+}

@@ -1,0 +1,113 @@
+# gpc(): the naive mean-field classifier against Algorithm 17.1 written out
+# in plain R, the fixed-point equations (17.40), and its predictions.
+
+test_that("Algorithm 17.1 matches a plain-R transcription step for step", {
+  d <- two_class_data(40, 11)
+  for (setting in list(list(kappa = 0, noise = 0.5), list(kappa = 0.1, noise = 0),
+                       list(kappa = 0.02, noise = 1.3))) {
+    fit <- gpc(d$x, d$y, rbf_kernel(0.9), noise = setting$noise, kappa = setting$kappa)
+    K <- rbf_gram(d$x, 0.9) + diag(setting$noise, 40)
+    ref <- naive_mf_r(K, d$y, kappa = setting$kappa)
+    expect_identical(fit$convergence$iterations, as.integer(ref$iterations))
+    # the core evaluates G(z) in logs and R as a plain ratio; the iteration
+    # amplifies that last-digit difference to about 1e-11 over ~40 steps
+    expect_equal(unname(fit$alpha), ref$alpha, tolerance = 1e-9)
+  }
+})
+
+test_that("the converged alpha solves the mean-field equations (17.40)", {
+  d <- two_class_data(60, 12)
+  fit <- gpc(d$x, d$y, rbf_kernel(1.5), noise = 0.3, kappa = 0.05,
+             control = gpc_control(ftol = 1e-28, maxit = 100000))
+  expect_true(fit$convergence$converged)
+  K <- rbf_gram(d$x, 1.5) + diag(0.3, 60)
+  f <- drop(K %*% (d$y * fit$alpha))
+  z <- (d$y * f - diag(K) * fit$alpha) / sqrt(diag(K))
+  rhs <- 0.9 * dnorm(z) / (0.05 + 0.9 * pnorm(z)) / sqrt(diag(K))
+  expect_lt(max(abs(unname(fit$alpha) - rhs)), 1e-12)
+  # the posterior mean activation of eq. (17.35), noise-free kernel
+  expect_equal(unname(fitted(fit, type = "link")),
+               drop(rbf_gram(d$x, 1.5) %*% (d$y * fit$alpha)), tolerance = 1e-12)
+})
+
+test_that("points far from the boundary neither overflow nor give NaN", {
+  # a mislabelled point deep in the other class sits at z = -30, where
+  # phi(z) / Phi(z) must come from the tails, not from 0 / 0
+  x <- c(-30, -20, -10, 10, 20, 30, -15)
+  y <- c(-1, -1, -1, 1, 1, 1, 1)
+  fit <- gpc(x, y, linear_kernel(), noise = 1, control = gpc_control(ftol = 1e-22))
+  K <- outer(x, x) + diag(1, 7)
+  z <- (y * drop(K %*% (y * fit$alpha)) - diag(K) * fit$alpha) / sqrt(diag(K))
+  expect_lt(min(z), -25)
+  rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
+  expect_lt(max(abs(unname(fit$alpha) - rhs) / rhs), 1e-10)
+  # predictions far out: probabilities stay in [0, 1] and follow pnorm
+  new <- c(-1e6, -50, 0, 50, 1e6)
+  p <- predict(fit, new, type = "prob")
+  f <- predict(fit, new, type = "link")
+  expect_true(all(is.finite(p)) && all(p >= 0 & p <= 1))
+  expect_equal(unname(p), pnorm(f / sqrt(new^2 + 1)), tolerance = 1e-14)
+  fk <- gpc(x, y, linear_kernel(), noise = 1, kappa = 0.05)
+  expect_true(all(is.finite(fk$alpha)))
+  pk <- predict(fk, new, type = "prob")
+  expect_equal(unname(pk), 0.05 + 0.9 * pnorm(predict(fk, new, type = "link") / sqrt(new^2 + 1)),
+               tolerance = 1e-14)
+  expect_true(all(pk >= 0.05 & pk <= 0.95))
+})
+
+test_that("class probabilities follow the naive predictive of the paper's model", {
+  d <- two_class_data(50, 13)
+  y <- factor(ifelse(d$y > 0, "yes", "no"), levels = c("no", "yes"))
+  fit <- gpc(d$x, y, rbf_kernel(1), noise = 0.4, kappa = 0.03)
+  z <- matrix(rnorm(30), 15, 2)
+  f <- drop(rbf_gram(z, 1, d$x) %*% (d$y * fit$alpha))
+  expect_equal(unname(predict(fit, z, type = "link")), f, tolerance = 1e-12)
+  expect_equal(unname(predict(fit, z, type = "prob")),
+               0.03 + 0.94 * pnorm(f / sqrt(1 + 0.4)), tolerance = 1e-12)
+  expect_equal(as.character(predict(fit, z)), ifelse(f >= 0, "yes", "no"))
+  expect_equal(levels(fitted(fit)), c("no", "yes"))
+})
+
+test_that("the formula method matches the matrix method", {
+  d <- two_class_data(30, 14)
+  df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = d$y)
+  f1 <- gpc(cls ~ u + v, data = df, kernel = rbf_kernel(1), noise = 0.5)
+  f2 <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  expect_equal(unname(f1$alpha), unname(f2$alpha))
+  expect_equal(unname(predict(f1, data.frame(u = 0.3, v = -1), type = "prob")),
+               unname(predict(f2, cbind(0.3, -1), type = "prob")))
+})
+
+test_that("non-convergence is a warning naming the iterations and residual", {
+  d <- two_class_data(30, 15)
+  expect_warning(fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5,
+                            control = gpc_control(maxit = 3)),
+                 "did not converge in 3 iterations \\(residual")
+  expect_false(fit$convergence$converged)
+})
+
+test_that("print, summary and plot work", {
+  d <- two_class_data(30, 16)
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  expect_output(expect_identical(print(fit), fit), "naive mean field")
+  expect_output(print(summary(fit)), "leave-one-out")
+  expect_identical(nobs(fit), 30L)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(fit, grid = 15), fit)
+})
+
+test_that("bad input gives clear errors", {
+  d <- two_class_data(20, 17)
+  expect_error(gpc(d$x, d$y, kappa = 0.5), "'kappa'")
+  expect_error(gpc(d$x, d$y, kappa = -0.1), "'kappa'")
+  expect_error(gpc(d$x, d$y, noise = NA), "'noise'")
+  expect_error(gpc(d$x, d$y, method = "exact"), "'arg'")
+  expect_error(gpc(d$x, d$y, control = svc_control()), "gpc_control")
+  expect_error(gpc_control(eta = 0), "'eta'")
+  expect_error(gpc(d$x, c("a", "b")), "'y' has 2 labels")
+  expect_error(gpc(d$x, d$y, foo = 1), "unknown argument")
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  expect_error(predict(fit, type = "response"), "'arg'")
+  expect_error(fitted(fit, type = "x"), "'arg'")
+})

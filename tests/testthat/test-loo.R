@@ -1,0 +1,154 @@
+# loo_error(): the linear-response formulas of sections 17.5-17.6 against
+# plain-R transcriptions, exact refits against plain-R refit loops, and the
+# approximation against the exact answer.
+
+svc_tight <- svc_control(ftol = 1e-22, maxit = 200000)
+gpc_tight <- gpc_control(ftol = 1e-24, maxit = 100000)
+
+test_that("svc approximate margins are eqs. (17.29) and (17.31)", {
+  d <- two_class_data(60, 21)
+  C <- 3
+  fit <- svc(d$x, d$y, rbf_kernel(0.8), C = C, noise = 0.2, control = svc_tight)
+  a <- unname(fit$alpha)
+  K <- rbf_gram(d$x, 0.8) + diag(0.2, 60)
+  m <- d$y * drop(K %*% (d$y * a))
+  sv <- which(a > 0 & a < C)
+  bnd <- which(a == C)
+  expect_true(length(sv) > 0 && length(bnd) > 0)
+  Kinv <- solve(K[sv, sv])
+  ref <- m
+  ref[sv] <- m[sv] - a[sv] / diag(Kinv)
+  for (i in bnd) ref[i] <- m[i] + (K[i, sv] %*% Kinv %*% K[sv, i] - K[i, i]) * a[i]
+  loo <- loo_error(fit)
+  expect_equal(unname(loo$margins), ref, tolerance = 1e-10)
+  expect_identical(loo$count, sum(ref <= 0))
+  expect_equal(loo$error, mean(ref <= 0))
+})
+
+test_that("naive mean-field approximate margins are eqs. (17.41) and (17.42)", {
+  d <- two_class_data(50, 22)
+  for (kappa in c(0, 0.05)) {
+    fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5, kappa = kappa, control = gpc_tight)
+    a <- unname(fit$alpha)
+    K <- rbf_gram(d$x, 1) + diag(0.5, 50)
+    f <- drop(K %*% (d$y * a))
+    omega <- diag(K) * (1 / (d$y * a * f) - 1)  # eq. (17.42)
+    ref <- d$y * f - (1 / diag(solve(diag(omega) + K)) - omega) * a  # eq. (17.41)
+    expect_equal(unname(loo_error(fit)$margins), ref, tolerance = 1e-8)
+  }
+})
+
+test_that("exact svc refits match a plain-R refit loop", {
+  d <- two_class_data(30, 23)
+  fit <- svc(d$x, d$y, rbf_kernel(1), C = 5, noise = 0.3, control = svc_tight)
+  K <- rbf_gram(d$x, 1) + diag(0.3, 30)
+  ref <- vapply(seq_len(30), function(i) {
+    a <- svm_dual_cd(K[-i, -i], d$y[-i], 5)
+    d$y[i] * sum(K[i, -i] * d$y[-i] * a)
+  }, numeric(1))
+  loo <- loo_error(fit, "exact", progress = FALSE)
+  expect_equal(unname(loo$margins), ref, tolerance = 1e-7)
+  expect_identical(loo$count, sum(ref <= 0))
+  expect_identical(loo$not_converged, 0)
+})
+
+test_that("exact naive mean-field refits match plain-R Algorithm 17.1 from scratch", {
+  d <- two_class_data(30, 24)
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5, kappa = 0.02, control = gpc_tight)
+  K <- rbf_gram(d$x, 1) + diag(0.5, 30)
+  ref <- vapply(seq_len(30), function(i) {
+    a <- naive_mf_r(K[-i, -i], d$y[-i], kappa = 0.02, ftol = 1e-24, maxit = 100000)$alpha
+    d$y[i] * sum(K[i, -i] * d$y[-i] * a)
+  }, numeric(1))
+  loo <- loo_error(fit, "exact", progress = FALSE)
+  expect_equal(unname(loo$margins), ref, tolerance = 1e-8)
+})
+
+test_that("the svc approximation is exact where no other point changes group", {
+  d <- two_class_data(50, 25)
+  C <- 2
+  fit <- svc(d$x, d$y, rbf_kernel(1.2), C = C, noise = 0.2, control = svc_tight)
+  K <- rbf_gram(d$x, 1.2) + diag(0.2, 50)
+  group <- function(a) ifelse(a == 0, 0L, ifelse(a >= C, 2L, 1L))
+  g <- group(unname(fit$alpha))
+  same <- vapply(seq_len(50), function(i) {
+    a <- svm_dual_cd(K[-i, -i], d$y[-i], C)
+    identical(group(a), g[-i])
+  }, logical(1))
+  expect_gt(sum(same), 25)  # the assumption of section 17.5 holds for most points
+  approx <- loo_error(fit)$margins
+  exact <- loo_error(fit, "exact", progress = FALSE)$margins
+  expect_equal(unname(approx[same]), unname(exact[same]), tolerance = 1e-7)
+})
+
+test_that("approximate and exact leave-one-out agree on small data", {
+  d <- two_class_data(80, 26, noise = 0.6)
+  s <- svc(d$x, d$y, rbf_kernel(1), noise = 0.8)
+  g <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.8)
+  for (fit in list(s, g)) {
+    approx <- loo_error(fit)
+    exact <- loo_error(fit, "exact", progress = FALSE)
+    expect_gt(exact$count, 3)  # a test with errors to count
+    expect_lte(abs(approx$count - exact$count), 1)
+    expect_gt(cor(approx$margins, exact$margins), 0.99)
+  }
+})
+
+test_that("parallel and chunked refits give the serial answer", {
+  d <- two_class_data(40, 27)
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  serial <- loo_error(fit, "exact", progress = FALSE)
+  if (.Platform$OS.type != "windows") {
+    forked <- loo_error(fit, "exact", cores = 2)
+    expect_identical(forked$margins, serial$margins)
+  }
+  expect_output(shown <- loo_error(fit, "exact", progress = TRUE), "100%")
+  expect_identical(shown$margins, serial$margins)
+  expect_output(print(serial), "exact \\(refits\\)")
+  expect_s3_class(serial, "gpsvm_loo")
+})
+
+test_that("bad input to loo_error() gives clear errors", {
+  d <- two_class_data(20, 28)
+  fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  expect_error(loo_error(lm(d$y ~ d$x)), "svc\\(\\) or gpc\\(\\)")
+  expect_error(loo_error(fit, "jackknife"), "'arg'")
+  expect_error(loo_error(fit, cores = 0), "'cores'")
+  expect_error(loo_error(fit, progress = NA), "'progress'")
+  expect_error(loo_error(fit, cl = 2), "'cl'")
+  expect_error(loo_error(fit, seed = 1), "unknown argument")
+})
+
+test_that("duplicated inputs without noise: a singular K_mSV is handled in the limit", {
+  d <- two_class_data(30, 29)
+  ctl <- svc_control(ftol = 1e-22, maxit = 200000)
+  base <- svc(d$x, d$y, rbf_kernel(1), control = ctl)
+  twins <- which(base$alpha > 0)[1:3]
+  x <- rbind(d$x, d$x[twins, ])  # exact duplicates of three support vectors
+  y <- c(d$y, d$y[twins])
+  # hard margin (C = Inf): the twin can take over the whole alpha of the
+  # point left out; with a finite C it may hit the bound instead
+  fit <- svc(x, y, rbf_kernel(1), control = ctl)
+  approx <- loo_error(fit)
+  exact <- loo_error(fit, "exact", progress = FALSE)
+  expect_true(all(is.finite(approx$margins)))
+  # a duplicated margin support vector keeps margin 1 when left out: its
+  # twin takes over, exactly as the refit finds
+  dup <- c(twins, 31:33)
+  on_margin <- dup[fit$alpha[dup] > 0]
+  expect_gt(length(on_margin), 0)
+  expect_equal(unname(approx$margins[on_margin]), rep(1, length(on_margin)), tolerance = 1e-6)
+  expect_equal(unname(exact$margins[on_margin]), rep(1, length(on_margin)), tolerance = 1e-6)
+  expect_lte(abs(approx$count - exact$count), 1)
+})
+
+test_that("refits that hit the iteration cap are counted and warned about", {
+  d <- two_class_data(20, 30)
+  fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5,
+             control = svc_control(ftol = 1e-22, maxit = 500))
+  capped <- fit
+  capped$control <- svc_control(ftol = 1e-30, maxit = 2)
+  expect_warning(loo <- loo_error(capped, "exact", progress = FALSE),
+                 "did not converge within maxit = 2")
+  expect_gt(loo$not_converged, 0)
+})

@@ -1,0 +1,159 @@
+# gpc(method = "tap"): the probit-with-flip site moments against integrate(),
+# the whole fit against a plain-R EP and, for one point, against quadrature.
+
+moments <- function(t, m, v, kappa, noise) gpsvm:::cpp_probit_flip_moments(t, m, v, kappa, noise)
+
+# log Z and its m-derivatives by quadrature: d log Z/dm = (E f - m)/v and
+# d2 log Z/dm2 = (Var f - v)/v^2 under the tilted density.
+moments_quad <- function(t, m, v, kappa, noise) {
+  lik <- function(f) {
+    if (noise == 0) kappa + (1 - 2 * kappa) * (t * f > 0) else
+      kappa + (1 - 2 * kappa) * pnorm(t * f / sqrt(noise))
+  }
+  s <- sqrt(v)
+  # in u = (f - m) / s, split at u = 0 (where (f - m)^p changes sign) and at
+  # the step f = 0
+  w <- function(u, p) lik(m + s * u) * dnorm(u) * (s * u)^p
+  brk <- sort(unique(c(-12, 0, min(max(-m / s, -12), 12), 12)))
+  q <- function(p) sum(vapply(seq_len(length(brk) - 1), function(k)
+    integrate(w, brk[k], brk[k + 1], p = p, rel.tol = 1e-10)$value, numeric(1)))
+  z0 <- q(0); e1 <- q(1) / z0; e2 <- q(2) / z0
+  c(log(z0), e1 / v, (e2 - e1^2 - v) / v^2)
+}
+
+test_that("site moments match integrate() for the step and probit forms", {
+  cases <- expand.grid(t = c(-1, 1), m = c(-2.5, -0.3, 0.7, 3), v = c(0.2, 1.7),
+                       kappa = c(0, 0.1), noise = c(0, 0.6))
+  for (r in seq_len(nrow(cases))) {
+    cs <- cases[r, ]
+    got <- moments(cs$t, cs$m, cs$v, cs$kappa, cs$noise)
+    ref <- moments_quad(cs$t, cs$m, cs$v, cs$kappa, cs$noise)
+    expect_equal(as.vector(got), ref, tolerance = 1e-7, info = paste(unlist(cs), collapse = " "))
+  }
+})
+
+test_that("site moments are finite and right in the far tails", {
+  # z = t m / sqrt(v + noise) from -1e6 to +40: log Phi, the Mills ratio and
+  # the curvature against R's log-scale pnorm/dnorm and the tail series
+  z <- c(-1e6, -1e5, -2e4, -1e3, -40, 40)
+  got <- moments(rep(1, 6), z, rep(1, 6), 0, 0)
+  expect_true(all(is.finite(got)))
+  expect_equal(got[, 1], pnorm(z, log.p = TRUE), tolerance = 1e-13)
+  lam <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE))
+  lam[z < -100] <- -z[z < -100] * (1 + 1 / z[z < -100]^2 - 2 / z[z < -100]^4)
+  expect_equal(got[, 2], lam, tolerance = 1e-12)
+  # d2 = -lambda (z + lambda); z + lambda ~ 1/x - 2/x^3 for x = -z large
+  x <- -z[1:4]
+  expect_equal(-got[1:4, 3], lam[1:4] * (1 / x - 2 / x^3 + 10 / x^5), tolerance = 1e-9)
+  expect_true(all(got[, 3] <= 0))
+  # with flips the far wrong side is an outlier: weight and curvature vanish
+  gk <- moments(c(1, 1), c(-1e3, 1e3), c(1, 1), 0.05, 0)
+  expect_equal(gk[, 1], log(c(0.05, 0.95)), tolerance = 1e-14)
+  expect_true(all(abs(gk[, 2:3]) < 1e-300))
+})
+
+# Plain-R EP for the flip-step likelihood on the noisy kernel (Rasmussen and
+# Williams, Algorithm 3.5 with the flip-noise moments), sequential sweeps.
+ep_r <- function(K, y, kappa, sweeps = 200) {
+  n <- length(y)
+  tau <- numeric(n); nu <- numeric(n)
+  Sigma <- K; mu <- numeric(n)
+  for (s in seq_len(sweeps)) {
+    old <- mu
+    for (i in seq_len(n)) {
+      tc <- 1 / Sigma[i, i] - tau[i]; nc <- mu[i] / Sigma[i, i] - nu[i]
+      m <- nc / tc; v <- 1 / tc
+      z <- y[i] * m / sqrt(v)
+      logZ <- log(kappa + (1 - 2 * kappa) * pnorm(z))
+      G <- (1 - 2 * kappa) * dnorm(z) / exp(logZ)
+      d1 <- y[i] * G / sqrt(v); d2 <- -G * (z + G) / v
+      tnew <- max(-d2 / (1 + d2 * v), 0)
+      nnew <- tnew * m + d1 * (1 + tnew * v)
+      dt <- tnew - tau[i]
+      tau[i] <- tnew; nu[i] <- nnew
+      si <- Sigma[, i]
+      Sigma <- Sigma - dt / (1 + dt * si[i]) * si %*% t(si)
+      mu <- drop(Sigma %*% nu)
+    }
+    Sigma <- solve(solve(K) + diag(tau)); mu <- drop(Sigma %*% nu)
+    if (max(abs(mu - old)) < 1e-13) break
+  }
+  tc <- 1 / diag(Sigma) - tau
+  list(mean = mu, cavity_mean = (mu / diag(Sigma) - nu) / tc, Sigma = Sigma)
+}
+
+test_that("the TAP classifier reaches the plain-R EP fixed point", {
+  d <- two_class_data(12, 31)
+  for (kappa in c(0, 0.1)) {
+    K <- rbf_gram(d$x, 1) + diag(0.4, 12)
+    ref <- ep_r(K, d$y, kappa)
+    for (schedule in c("parallel", "sequential")) {
+      fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.4, kappa = kappa, method = "tap",
+                 control = gpc_control(tol = 1e-12, schedule = schedule))
+      w <- d$y * unname(fit$alpha)
+      expect_equal(drop(K %*% w), ref$mean, tolerance = 1e-8)
+      expect_equal(fit$cavity_mean, ref$cavity_mean, tolerance = 1e-8)
+      # posterior variance of the latent at a training input, noise-free
+      K0 <- rbf_gram(d$x, 1)
+      se <- predict(fit, d$x, type = "link", se.fit = TRUE)$se.fit
+      # Sigma is the posterior of g = f + xi; f = g - xi has the same cross
+      # covariance with the data as the noise-free kernel column
+      Kinv <- solve(K)
+      var_f <- diag(K0) - diag(K0 %*% (Kinv - Kinv %*% ref$Sigma %*% Kinv) %*% K0)
+      expect_equal(unname(se), sqrt(var_f), tolerance = 1e-7)
+    }
+  }
+})
+
+test_that("with one point TAP is exact: mean, variance and evidence by quadrature", {
+  for (setting in list(list(kappa = 0, noise = 0.3, y = 1), list(kappa = 0.2, noise = 1, y = -1),
+                       list(kappa = 0, noise = 0, y = -1))) {
+    x <- matrix(c(0.3, -0.2), 1)
+    k <- poly_kernel(2, 1, 1)  # k(x, x) = (0.13 + 1)^2
+    kxx <- (sum(x^2) + 1)^2
+    s2 <- kxx + setting$noise
+    lik <- function(g) setting$kappa + (1 - 2 * setting$kappa) * (setting$y * g > 0)
+    q <- function(p) integrate(function(g) g^p * lik(g) * dnorm(g, 0, sqrt(s2)), -Inf, 0,
+                               rel.tol = 1e-12)$value +
+      integrate(function(g) g^p * lik(g) * dnorm(g, 0, sqrt(s2)), 0, Inf, rel.tol = 1e-12)$value
+    Z <- q(0); Eg <- q(1) / Z; Vg <- q(2) / Z - Eg^2
+    fit <- gpc(x, setting$y, k, noise = setting$noise, kappa = setting$kappa, method = "tap",
+               control = gpc_control(tol = 1e-12))
+    expect_equal(as.numeric(logLik(fit)), log(Z), tolerance = 1e-9)
+    # f = g - xi: E f = r E g, Var f = kxx - r kxx + r^2 Vg with r = kxx / s2
+    r <- kxx / s2
+    p <- predict(fit, x, type = "link", se.fit = TRUE)
+    expect_equal(unname(p$fit), r * Eg, tolerance = 1e-9)
+    expect_equal(unname(p$se.fit), sqrt(kxx - r * kxx + r^2 * Vg), tolerance = 1e-9)
+    # the class probability integrates the likelihood over the predictive
+    expect_equal(unname(predict(fit, x, type = "prob")),
+                 setting$kappa + (1 - 2 * setting$kappa) *
+                   pnorm(r * Eg / sqrt(kxx - r * kxx + r^2 * Vg + setting$noise)),
+                 tolerance = 1e-9)
+  }
+})
+
+test_that("TAP leave-one-out: cavity margins against exact refits, and methods", {
+  d <- two_class_data(60, 32, noise = 0.6)
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.6, method = "tap")
+  approx <- loo_error(fit)
+  exact <- loo_error(fit, "exact", progress = FALSE)
+  expect_gt(exact$count, 3)
+  expect_lte(abs(approx$count - exact$count), 1)
+  expect_gt(cor(approx$margins, exact$margins), 0.99)
+  # exact refits against plain-R EP without each point
+  K <- rbf_gram(d$x, 1) + diag(0.6, 60)
+  for (i in c(1, 17, 60)) {
+    r <- ep_r(K[-i, -i], d$y[-i], 0)
+    w <- solve(K[-i, -i], r$mean)
+    expect_equal(unname(exact$margins[i]), d$y[i] * sum(K[i, -i] * w), tolerance = 1e-7)
+  }
+  expect_output(print(fit), "TAP")
+  expect_s3_class(logLik(fit), "logLik")
+  expect_error(logLik(gpc(d$x, d$y, rbf_kernel(1), noise = 0.6)), "method = \"tap\"")
+  expect_error(predict(fit, type = "prob", se.fit = TRUE), "type = \"link\"")
+  p <- predict(fit, rbind(c(1e6, 0), c(-50, 50)), type = "prob")
+  expect_true(all(is.finite(p) & p >= 0 & p <= 1))
+  expect_error(gpc_control(schedule = "random"), "'arg'")
+  expect_error(gpc_control(damping = 0), "'damping'")
+})
