@@ -139,7 +139,7 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param rank_tol EP runs on a pivoted Cholesky factor \eqn{G} of the kernel
 #'   matrix, \eqn{K \approx G G^T}, when this reaches relative accuracy
 #'   `rank_tol` (every entry of \eqn{K - G G^T} at most `rank_tol` times the
-#'   largest \eqn{K_{ii}}) with at most `n / 4` columns; a sweep then costs
+#'   largest \eqn{K_{ii}}) with at most `n / 2` columns; a sweep then costs
 #'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
 #'   inputs usually qualify. `rank_tol = 0` always uses the dense matrix (as
 #'   does `algorithm = "paper"`).

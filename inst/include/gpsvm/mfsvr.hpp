@@ -34,7 +34,7 @@ struct MfsvrControl {
   // (every entry of K - G G' at most rank_tol * max K_ii); rank_tol = 0
   // always uses the dense K.
   double rank_tol = 1e-13;
-  double max_rank_fraction = 0.25;
+  double max_rank_fraction = 0.5;
 };
 
 struct MfsvrFit {
