@@ -77,6 +77,10 @@ cpp_ep_epsins <- function(K, y, C, epsilon, control, low_rank = FALSE) {
     .Call(`_gpsvm_cpp_ep_epsins`, K, y, C, epsilon, control, low_rank)
 }
 
+cpp_ep_gaussian <- function(K, y, noise_var, low_rank = FALSE) {
+    .Call(`_gpsvm_cpp_ep_gaussian`, K, y, noise_var, low_rank)
+}
+
 cpp_srvm_fit <- function(kernel, x, y, points, orders, weights, control) {
     .Call(`_gpsvm_cpp_srvm_fit`, kernel, x, y, points, orders, weights, control)
 }

@@ -1,6 +1,29 @@
 # Methods for "mfsvr" objects: print, summary, coef, fitted, residuals, nobs,
 # logLik, predict, plot.
 
+#' Basic methods for mean-field SVR fits
+#'
+#' `print()` shows the hyperparameters, the log evidence and the solver's
+#' convergence and returns the fit invisibly; `coef()` returns the weights
+#' \eqn{w} of the posterior mean \eqn{\sum_i k(x, x_i) w_i}; `fitted()` the
+#' posterior means at the training inputs; `residuals()` the targets minus
+#' those; `nobs()` the number of observations.
+#'
+#' @param x,object An `mfsvr` fit.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return See the description.
+#' @examples
+#' set.seed(1)
+#' x <- runif(30, -10, 10)
+#' fit <- mfsvr(x, sin(x) / x + rnorm(30, sd = 0.1), C = 5, kernel = rbf_kernel(sqrt(2)))
+#' fit
+#' head(coef(fit))
+#' nobs(fit)
+#' @name mfsvr-methods
+NULL
+
+#' @rdname mfsvr-methods
 #' @export
 print.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Mean-field support vector regression (TAP / EP)\n")
@@ -77,15 +100,19 @@ print.summary.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), .
   invisible(x)
 }
 
+#' @rdname mfsvr-methods
 #' @export
 coef.mfsvr <- function(object, ...) object$coefficients
 
+#' @rdname mfsvr-methods
 #' @export
 fitted.mfsvr <- function(object, ...) object$fitted.values
 
+#' @rdname mfsvr-methods
 #' @export
 residuals.mfsvr <- function(object, ...) object$residuals
 
+#' @rdname mfsvr-methods
 #' @export
 nobs.mfsvr <- function(object, ...) length(object$y)
 

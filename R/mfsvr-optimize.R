@@ -23,12 +23,21 @@
   # optim() asks for the value and the gradient at the same point in turn:
   # fit once per point.
   cache <- new.env(parent = emptyenv())
+  # Points where EP needs very many sweeps lie towards degenerate limits and
+  # count as failures anyway; cap the sweeps during the search so that they
+  # stay cheap (the final fit uses the full control).
+  search_control <- control
+  search_control$max_iter <- min(control$max_iter, 60L)
   evaluate <- function(par) {
     if (!identical(cache$par, par)) {
+      # warm start from the last usable fit: nearby hyperparameters have
+      # nearby EP sites, so a few sweeps suffice (same fixed point)
       fit <- tryCatch({
         h <- .mfsvr_unpack(par, names, epsilon, kernel)
-        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE, warn = FALSE)
+        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, search_control, gradient = TRUE,
+                   warn = FALSE, start = cache$last_good)
       }, error = function(e) NULL)
+      if (usable(fit)) cache$last_good <- fit
       cache$par <- par
       cache$fit <- fit
     }
@@ -58,8 +67,11 @@
   # within a factor exp(12) (about 1.6e5) of the start, since the evidence
   # can keep rising slowly towards degenerate limits (an infinitely wide
   # kernel, say) where EP stops converging.
+  # The evidence grows with n; per observation, its gradient in the log
+  # parameters is of order 1, so BFGS's first step (along the raw gradient)
+  # stays at a sensible scale instead of jumping by factors like exp(17).
   opt <- stats::optim(start, value, gradient, method = "BFGS",
-                      control = list(maxit = 200L, reltol = 1e-10))
+                      control = list(maxit = 200L, reltol = 1e-12, fnscale = length(y)))
   h <- .mfsvr_unpack(opt$par, names, epsilon, kernel)
   if (opt$convergence != 0L) {
     warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)",

@@ -120,8 +120,10 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param schedule For `"ep"`: `"parallel"` updates every site from one
 #'   posterior and refactors once per sweep, with a step that starts at
 #'   `damping`, grows by 1.1 (up to 1) after a sweep that reduced the change
-#'   and halves otherwise; `"sequential"` updates the sites one at a time in
-#'   a random order (from `seed`) and refactors after each sweep.
+#'   and halves otherwise, and hands over to sequential sweeps if it falls
+#'   below 0.05 (oscillation, e.g. at very large `C`); `"sequential"` updates
+#'   the sites one at a time in a random order (from `seed`) and refactors
+#'   after each sweep. Both reach the same fixed point.
 #' @param tol Convergence tolerance. EP stops when no posterior mean at a
 #'   training input moves by more than `tol` posterior standard deviations
 #'   and no posterior variance changes by more than `tol` relatively in one
@@ -137,7 +139,7 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param rank_tol EP runs on a pivoted Cholesky factor \eqn{G} of the kernel
 #'   matrix, \eqn{K \approx G G^T}, when this reaches relative accuracy
 #'   `rank_tol` (every entry of \eqn{K - G G^T} at most `rank_tol` times the
-#'   largest \eqn{K_{ii}}) with at most `n / 4` columns; a sweep then costs
+#'   largest \eqn{K_{ii}}) with at most `n / 2` columns; a sweep then costs
 #'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
 #'   inputs usually qualify. `rank_tol = 0` always uses the dense matrix (as
 #'   does `algorithm = "paper"`).
@@ -172,15 +174,24 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
 }
 
 # One fit at fixed hyperparameters: call the core, build the object.
-.mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE) {
-  res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, unclass(control), gradient)
+.mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
+                       start = NULL) {
+  ctl <- unclass(control)
+  if (!is.null(start)) {  # EP warm start from an earlier fit's sites
+    ctl$start_precision <- start$site_precision
+    ctl$start_nu <- start$site_nu
+  }
+  res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
   convergence <- list(converged = res$converged, iterations = res$iterations,
                       residual = res$change, tolerance = control$tol)
   if (warn && !res$converged) {
-    warning(sprintf(paste0("mfsvr() did not converge in %d iterations (change %.3g, ",
-                           "tolerance %.3g); try mfsvr_control(algorithm = \"ep\") or a ",
-                           "larger 'max_iter'"),
-                    res$iterations, res$change, control$tol), call. = FALSE)
+    hint <- if (control$algorithm == "paper") {
+      "the default mfsvr_control(algorithm = \"ep\") converges more reliably"
+    } else {
+      "try a larger 'max_iter' or 'tol' in mfsvr_control()"
+    }
+    warning(sprintf("mfsvr() did not converge in %d iterations (change %.3g, tolerance %.3g); %s",
+                    res$iterations, res$change, control$tol, hint), call. = FALSE)
   }
   names_y <- rownames(x)
   fit <- list(

@@ -311,6 +311,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_ep_gaussian
+Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double noise_var, bool low_rank);
+RcppExport SEXP _gpsvm_cpp_ep_gaussian(SEXP KSEXP, SEXP ySEXP, SEXP noise_varSEXP, SEXP low_rankSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< double >::type noise_var(noise_varSEXP);
+    Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_gaussian(K, y, noise_var, low_rank));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_srvm_fit
 Rcpp::List cpp_srvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Eigen::Map<Eigen::MatrixXd> points, Rcpp::IntegerVector orders, Rcpp::NumericVector weights, Rcpp::List control);
 RcppExport SEXP _gpsvm_cpp_srvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP pointsSEXP, SEXP ordersSEXP, SEXP weightsSEXP, SEXP controlSEXP) {
@@ -377,6 +391,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_mfsvr_quantile", (DL_FUNC) &_gpsvm_cpp_mfsvr_quantile, 5},
     {"_gpsvm_cpp_epsins", (DL_FUNC) &_gpsvm_cpp_epsins, 5},
     {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
+    {"_gpsvm_cpp_ep_gaussian", (DL_FUNC) &_gpsvm_cpp_ep_gaussian, 4},
     {"_gpsvm_cpp_srvm_fit", (DL_FUNC) &_gpsvm_cpp_srvm_fit, 7},
     {"_gpsvm_cpp_rvm_fast_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fast_fit, 4},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},

@@ -30,6 +30,11 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.paper.adaptive = Rcpp::as<bool>(c["adaptive_eta"]);
   out.paper.seed = out.ep.seed;
   out.rank_tol = Rcpp::as<double>(c["rank_tol"]);
+  // internal warm start: the sites of an earlier fit (evidence optimisation)
+  if (c.containsElementNamed("start_precision") && !Rf_isNull(c["start_precision"])) {
+    out.ep.initial_precision = Rcpp::as<Eigen::VectorXd>(c["start_precision"]);
+    out.ep.initial_nu = Rcpp::as<Eigen::VectorXd>(c["start_nu"]);
+  }
   return out;
 }
 
@@ -127,4 +132,22 @@ Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vector
       Rcpp::Named("variance") = r.variance, Rcpp::Named("log_evidence") = r.log_evidence,
       Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("change") = r.change);
+}
+
+// The engine with Gaussian noise (exact GP regression), for the tests.
+// [[Rcpp::export]]
+Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y,
+                           double noise_var, bool low_rank = false) {
+  const gpsvm::GaussianNoise lik(noise_var);
+  gpsvm::EpControl control;
+  control.tolerance = 1e-12;
+  const Eigen::MatrixXd Km = K;
+  const Eigen::VectorXd t = y;
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const gpsvm::EpResult r = low_rank ? gpsvm::ep_fit_low_rank(Km, t, lik, control, interrupt)
+                                     : gpsvm::ep_fit(Km, t, lik, control, interrupt);
+  return Rcpp::List::create(
+      Rcpp::Named("weights") = r.weights, Rcpp::Named("mean") = r.mean,
+      Rcpp::Named("variance") = r.variance, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged);
 }

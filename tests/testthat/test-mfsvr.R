@@ -454,3 +454,39 @@ test_that("non-convergence of EP is a warning naming the iterations and the chan
   expect_false(f$convergence$converged)
   expect_identical(f$convergence$iterations, 2L)
 })
+
+test_that("a warm start from nearby hyperparameters reaches the same fixed point in fewer sweeps", {
+  d <- sinc_data(40)
+  for (ctl in list(mfsvr_control(), mfsvr_control(schedule = "sequential"))) {
+    near <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5.5, 0.11, rbf_kernel(1.5), ctl)
+    cold <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(sqrt(2)), ctl)
+    warm <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(sqrt(2)), ctl, start = near)
+    expect_true(warm$convergence$converged)
+    expect_lt(warm$convergence$iterations, cold$convergence$iterations)
+    expect_lt(max(abs(coef(warm) - coef(cold))), 1e-7)
+    expect_equal(warm$log_evidence, cold$log_evidence, tolerance = 1e-9)
+  }
+  bad <- list(site_precision = c(-1, rep(0, 39)), site_nu = rep(0, 40))
+  expect_error(gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(1), mfsvr_control(),
+                                  start = bad), "precisions >= 0")
+})
+
+test_that("with Gaussian noise the engine is exact GP regression (dense and low-rank)", {
+  d <- sinc_data(30, seed = 8)
+  K <- exp(-outer(d$x, d$x, "-")^2 / 4)
+  s2 <- 0.05
+  A <- K + diag(s2, 30)
+  w_ref <- drop(solve(A, d$y))
+  var_ref <- diag(K - K %*% solve(A, K))
+  ev_ref <- -0.5 * sum(d$y * w_ref) - sum(log(diag(chol(A)))) - 15 * log(2 * pi)
+  G <- t(chol(K + diag(1e-10, 30)))  # a factor with K ~ G G'
+  for (lr in c(FALSE, TRUE)) {
+    fit <- gpsvm:::cpp_ep_gaussian(if (lr) G else K, d$y, s2, lr)
+    expect_true(fit$converged)
+    expect_lte(fit$iterations, 3L)
+    expect_equal(fit$weights, w_ref, tolerance = 1e-6)
+    expect_equal(fit$mean, drop(K %*% w_ref), tolerance = 1e-8)
+    expect_equal(fit$variance, var_ref, tolerance = 1e-7)
+    expect_equal(fit$log_evidence, ev_ref, tolerance = 1e-8)
+  }
+})

@@ -46,6 +46,28 @@ inline double log_tail_mass(double a, double eps, double C, double v, double s) 
   return C * (eps - a) + 0.5 * C * C * v + log_norm_cdf(g);
 }
 
+// Gaussian noise N(t; f, noise_var): EP is exact after one sweep and gives
+// GP regression, an independent check of the engine's linear algebra.
+class GaussianNoise {
+ public:
+  explicit GaussianNoise(double noise_var) : s2_(noise_var) {
+    if (!(noise_var > 0.0) || !std::isfinite(noise_var))
+      throw std::invalid_argument("noise variance must be positive and finite");
+  }
+  SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
+    const double total = cavity_var + s2_;
+    const double r = target - cavity_mean;
+    SiteMoments out;
+    out.log_z = -0.5 * r * r / total - 0.5 * std::log(total) - kLogSqrt2Pi;
+    out.dlog_z = r / total;
+    out.d2log_z = -1.0 / total;
+    return out;
+  }
+
+ private:
+  double s2_;
+};
+
 // Vapnik's epsilon-insensitive likelihood (Gao, Gunn and Harris 2002, eq. 2.2)
 //   p(t | f) = C / (2 (eps C + 1)) exp(-C max(|t - f| - eps, 0)).
 //

@@ -34,7 +34,7 @@ struct MfsvrControl {
   // (every entry of K - G G' at most rank_tol * max K_ii); rank_tol = 0
   // always uses the dense K.
   double rank_tol = 1e-13;
-  double max_rank_fraction = 0.25;
+  double max_rank_fraction = 0.5;
 };
 
 struct MfsvrFit {
@@ -126,6 +126,8 @@ inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
   const Eigen::VectorXd sw = site_precision.cwiseSqrt();
   const auto L = chol.triangularView<Eigen::Lower>();
   const bool low_rank = factor.size() > 0;
+  const Eigen::MatrixXd sg =
+      low_rank ? Eigen::MatrixXd(site_precision.asDiagonal() * factor) : Eigen::MatrixXd();
   // blocks of new points keep the cross-kernel matrix small
   const Eigen::Index block = 512;
   for (Eigen::Index start = 0; start < m; start += block) {
@@ -135,17 +137,15 @@ inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
     if (!want_var) continue;
     Eigen::VectorXd reduction(len);
     if (low_rank) {
-      // k' S k - |L_A^-1 G' S k|^2
-      const Eigen::MatrixXd sk = site_precision.asDiagonal() * kz.transpose();  // n x len
-      Eigen::MatrixXd u = factor.transpose() * sk;                             // r x len
-      L.solveInPlace(u);
-      const Eigen::VectorXd quad =
-          (kz.transpose().array() * sk.array()).colwise().sum().matrix().transpose();
-      reduction = quad - u.colwise().squaredNorm().transpose();
+      // k' S k - |L_A^-1 G' S k|^2, as row operations on kz (no transposes)
+      Eigen::MatrixXd u = kz * sg;  // len x r: rows (G' S k)'
+      L.transpose().solveInPlace<Eigen::OnTheRight>(u);  // rows (L_A^-1 G' S k)'
+      reduction = kz.cwiseAbs2() * site_precision - u.rowwise().squaredNorm();
     } else {
-      Eigen::MatrixXd v = sw.asDiagonal() * kz.transpose();
-      L.solveInPlace(v);
-      reduction = v.colwise().squaredNorm().transpose();
+      // rows (L^-1 S^1/2 k)' = k' S^1/2 L^-T
+      Eigen::MatrixXd v = kz * sw.asDiagonal();
+      L.transpose().solveInPlace<Eigen::OnTheRight>(v);
+      reduction = v.rowwise().squaredNorm();
     }
     for (Eigen::Index i = 0; i < len; ++i) {
       const double* zi = zt.col(start + i).data();

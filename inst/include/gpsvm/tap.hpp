@@ -10,7 +10,9 @@
 // Sites are stored as (tau_i >= 0, nu_i), never as variances 1/tau_i, which
 // are infinite for points deep inside the epsilon tube.  The posterior is
 // computed from the Cholesky factor L of B = I + S^1/2 K S^1/2, S = diag(tau),
-// whose eigenvalues are >= 1, and (K + S^-1)^-1 = S^1/2 B^-1 S^1/2.
+// whose eigenvalues are >= 1, and (K + S^-1)^-1 = S^1/2 B^-1 S^1/2; or,
+// when the caller has a factor K = G G' with few columns (lowrank.hpp), from
+// the r x r matrix A = I + G' S G (ep_fit_low_rank), O(n r^2) per sweep.
 //
 // A Likelihood provides
 //   SiteMoments moments(double target, double cavity_mean, double cavity_var) const
@@ -48,14 +50,19 @@ struct EpControl {
   // Converged when, between two sweeps, no posterior mean at a training point
   // moves by more than tolerance posterior standard deviations and no
   // posterior variance changes by more than tolerance relatively.  With a
-  // damped step d the test is against tolerance * d, so that small damped
-  // steps do not look converged early.
+  // damped step d the change is divided by d before the test (equivalently,
+  // tested against tolerance * d), so that small damped steps do not look
+  // converged early.
   double tolerance = 1e-9;
   double damping = 1.0;  // first step of the parallel schedule, in (0, 1]
   // the parallel schedule switches to sequential sweeps once its adaptive
   // step falls below this
   double min_parallel_damping = 0.05;
   std::uint32_t seed = 1;
+  // Optional warm start (e.g. the sites of a fit at nearby hyperparameters);
+  // empty vectors mean all sites start at 0 (the prior).
+  Eigen::VectorXd initial_precision;
+  Eigen::VectorXd initial_nu;
 };
 
 struct EpResult {
@@ -359,8 +366,18 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
   if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
   const Eigen::Index n = prior.size();
   EpResult r;
-  r.site_precision = Eigen::VectorXd::Zero(n);
-  r.site_nu = Eigen::VectorXd::Zero(n);
+  if (control.initial_precision.size() == 0) {
+    r.site_precision = Eigen::VectorXd::Zero(n);
+    r.site_nu = Eigen::VectorXd::Zero(n);
+  } else {
+    if (control.initial_precision.size() != n || control.initial_nu.size() != n)
+      throw std::invalid_argument("initial EP sites differ in size from the data");
+    if (!control.initial_precision.allFinite() || !control.initial_nu.allFinite() ||
+        control.initial_precision.minCoeff() < 0.0)
+      throw std::invalid_argument("initial EP sites must be finite with precisions >= 0");
+    r.site_precision = control.initial_precision;
+    r.site_nu = control.initial_nu;
+  }
   prior.posterior(r.site_precision, r.site_nu, r);
   floor_variances(r);
 
