@@ -121,6 +121,10 @@ class KernelEvaluator {
   KernelEvaluator(const Kernel& kernel, const ConstMatrixRef& x)
       : kernel_(kernel), points_(x.transpose()) {
     kernel_.validate();
+    if (kernel_.family == KernelFamily::rbf) {
+      squared_norms_ = points_.colwise().squaredNorm().transpose();
+      half_inv_sigma2_ = 1.0 / (2.0 * kernel_.sigma * kernel_.sigma);
+    }
   }
 
   Index size() const { return points_.cols(); }
@@ -135,6 +139,38 @@ class KernelEvaluator {
   void column(Index j, double* out) const {
     const double* xj = point(j);
     for (Index i = 0; i < size(); ++i) out[i] = kernel_(point(i), xj, dimension());
+  }
+
+  // Fast forms for solvers that evaluate many columns (SMO).  Gaussian
+  // columns use the expansion |x_i - x_j|^2 = |x_i|^2 + |x_j|^2 - 2 <x_i, x_j>
+  // (clamped at 0): one matrix-vector product and a vectorised exp, several
+  // times faster than point by point.  The price is an absolute rounding
+  // error of about 1e-16 (|x_i|^2 + |x_j|^2) in the squared distance, so
+  // column(), gram() and cross() keep the direct differences.  Other kernels
+  // fall back to the exact forms.
+  void fast_column(Index j, double* out) const {
+    if (kernel_.family != KernelFamily::rbf) return column(j, out);
+    Eigen::Map<VectorXd> o(out, size());
+    o.noalias() = points_.transpose() * points_.col(j);
+    o = ((squared_norms_.array() + (squared_norms_[j] - 2.0 * o.array())).max(0.0) *
+         (-half_inv_sigma2_)).exp();
+  }
+
+  // out[t] = k(x_rows[t], x_j) for t < m, in the fast form above.
+  void fast_rows(Index j, const Index* rows, Index m, double* out) const {
+    if (kernel_.family != KernelFamily::rbf) {
+      for (Index t = 0; t < m; ++t) out[t] = (*this)(rows[t], j);
+      return;
+    }
+    const double* xj = point(j);
+    for (Index t = 0; t < m; ++t) {
+      const double* xk = point(rows[t]);
+      double dot = 0.0;
+      for (Index c = 0; c < dimension(); ++c) dot += xk[c] * xj[c];
+      out[t] = squared_norms_[rows[t]] + squared_norms_[j] - 2.0 * dot;
+    }
+    Eigen::Map<Eigen::ArrayXd> o(out, m);
+    o = (o.max(0.0) * (-half_inv_sigma2_)).exp();
   }
 
   // The symmetric Gram matrix, each pair evaluated once.
@@ -185,7 +221,9 @@ class KernelEvaluator {
   }
 
   Kernel kernel_;
-  MatrixXd points_;  // d x n: one point per column
+  MatrixXd points_;          // d x n: one point per column
+  VectorXd squared_norms_;   // |x_i|^2, Gaussian kernel only (fast forms)
+  double half_inv_sigma2_ = 0.0;
 };
 
 // Convenience forms: the Gram matrix of x, and the (derivative) cross matrix

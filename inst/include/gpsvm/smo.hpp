@@ -102,26 +102,16 @@ struct SvrResult {
 // shrinks, so such a partial column stays valid until the epoch changes; a
 // full column is valid for ever.
 //
-// Gaussian columns are computed as exp(-(|x_i|^2 + |x_j|^2 - 2 <x_i, x_j>) /
-// (2 sigma^2)) with a matrix-vector product and a vectorised exp (the same
-// expansion libsvm uses; the squared distance is clamped at 0), several times
-// faster than point-by-point evaluation; other kernels use
-// KernelEvaluator::column() or operator().
+// Columns come from KernelEvaluator's fast forms (a matrix-vector product and
+// a vectorised exp for the Gaussian kernel).
 class KernelColumnCache {
  public:
-  KernelColumnCache(const KernelEvaluator& kernel, const ConstMatrixRef& x, double megabytes)
+  KernelColumnCache(const KernelEvaluator& kernel, double megabytes)
       : kernel_(kernel), n_(kernel.size()), slot_of_(static_cast<size_t>(n_), -1) {
     const double bytes_per_column = 8.0 * static_cast<double>(std::max<Index>(n_, 1));
     double cap = std::floor(megabytes * 1048576.0 / bytes_per_column);
     cap = std::max(2.0, std::min(cap, static_cast<double>(n_)));
     capacity_ = static_cast<Index>(cap);
-    if (kernel.kernel().family == KernelFamily::rbf) {
-      rbf_ = true;
-      points_ = x.transpose();
-      sqnorm_ = points_.colwise().squaredNorm().transpose();
-      const double s = kernel.kernel().sigma;
-      half_inv_s2_ = 1.0 / (2.0 * s * s);
-    }
   }
 
   // The full column j.
@@ -169,15 +159,7 @@ class KernelColumnCache {
     std::list<int>::iterator where;
   };
 
-  void compute_full(Index j, double* out) const {
-    if (!rbf_) {
-      kernel_.column(j, out);
-      return;
-    }
-    Eigen::Map<Eigen::VectorXd> o(out, n_);
-    o.noalias() = points_.transpose() * points_.col(j);
-    o = ((sqnorm_.array() + (sqnorm_[j] - 2.0 * o.array())).max(0.0) * (-half_inv_s2_)).exp();
-  }
+  void compute_full(Index j, double* out) const { kernel_.fast_column(j, out); }
 
   void compute_rows(Index j, const std::vector<Index>& rows, double* out) {
     const Index m = static_cast<Index>(rows.size());
@@ -189,21 +171,7 @@ class KernelColumnCache {
  public:
   // out[t] = k(x_rows[t], x_j), bypassing the cache.
   void kernel_rows(Index j, const std::vector<Index>& rows, double* out) const {
-    const Index m = static_cast<Index>(rows.size());
-    if (!rbf_) {
-      for (Index t = 0; t < m; ++t) out[t] = kernel_(rows[static_cast<size_t>(t)], j);
-      return;
-    }
-    const Index d = points_.rows();
-    const double* xj = points_.col(j).data();
-    for (Index t = 0; t < m; ++t) {
-      const double* xk = points_.col(rows[static_cast<size_t>(t)]).data();
-      double dot = 0.0;
-      for (Index c = 0; c < d; ++c) dot += xk[c] * xj[c];
-      out[t] = sqnorm_[rows[static_cast<size_t>(t)]] + sqnorm_[j] - 2.0 * dot;
-    }
-    Eigen::Map<Eigen::ArrayXd> o(out, m);
-    o = (o.max(0.0) * (-half_inv_s2_)).exp();
+    kernel_.fast_rows(j, rows.data(), static_cast<Index>(rows.size()), out);
   }
 
   // The cached column j when it is complete, else null.
@@ -222,10 +190,7 @@ class KernelColumnCache {
   std::vector<Slot> slots_;
   std::list<int> lru_;
   long computed_ = 0;
-  bool rbf_ = false;
-  Eigen::MatrixXd points_;
-  Eigen::VectorXd sqnorm_, buffer_;
-  double half_inv_s2_ = 0.0;
+  Eigen::VectorXd buffer_;
 };
 
 namespace detail {
@@ -526,7 +491,7 @@ inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const 
                                 std::to_string(y.size()) + " values");
   if (x.rows() < 1) throw std::invalid_argument("no data");
   const KernelEvaluator k(kernel, x);
-  KernelColumnCache cache(k, x, ctl.cache_mb);
+  KernelColumnCache cache(k, ctl.cache_mb);
   detail::SvrState st(y, ctl, cache, k);
   SvrResult res;
   detail::solve_smo(st, res, interrupt);
