@@ -110,3 +110,10 @@
   if (level >= 1) .stop("'level' must lie in (0, 1)")
   level
 }
+
+# The central `level` band fit +- z sd of a Gaussian: confidence intervals of
+# every model, and prediction intervals where the noise is Gaussian (rvm).
+.gaussian_interval <- function(fit, sd, level) {
+  half <- stats::qnorm((1 + level) / 2) * sd
+  list(lower = fit - half, upper = fit + half)
+}

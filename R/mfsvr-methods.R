@@ -149,8 +149,9 @@ logLik.mfsvr <- function(object, ...) {
 #' `"prediction"` the band for a new target. The prediction interval's ends
 #' are exact quantiles of the predictive distribution, the Gaussian latent
 #' convolved with the epsilon-insensitive noise (whose CDF is in closed
-#' form), found by safeguarded Newton iteration; its variance is the latent
-#' variance plus \eqn{2/C^2 + \epsilon^2(\epsilon C+3)/(3(\epsilon C+1))}.
+#' form), found by safeguarded Newton iteration, the same computation as for
+#' [predict.svr()]; its variance is the latent variance plus
+#' [svr_noise_variance()], \eqn{2/C^2 + \epsilon^2(\epsilon C+3)/(3(\epsilon C+1))}.
 #'
 #' @param object An `mfsvr` fit.
 #' @param newdata New inputs: a data frame for formula fits, else a vector or
@@ -183,17 +184,11 @@ predict.mfsvr <- function(object, newdata = NULL, se.fit = FALSE,
   want_var <- se.fit || interval != "none"
   p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
                          object$chol, object$factor, z, want_var)
-  lower <- upper <- NULL
-  if (interval == "confidence") {
-    half <- stats::qnorm((1 + level) / 2) * sqrt(p$var)
-    lower <- p$mean - half
-    upper <- p$mean + half
-  } else if (interval == "prediction") {
-    alpha <- (1 - level) / 2
-    lower <- cpp_mfsvr_quantile(alpha, p$mean, p$var, object$C, object$epsilon)
-    upper <- cpp_mfsvr_quantile(1 - alpha, p$mean, p$var, object$C, object$epsilon)
-  }
-  .prediction_output(p$mean, if (se.fit) sqrt(p$var), lower, upper, se.fit, interval,
+  band <- switch(interval,
+    none = list(),
+    confidence = .gaussian_interval(p$mean, sqrt(p$var), level),
+    prediction = .epsins_prediction_interval(p$mean, p$var, object$C, object$epsilon, level))
+  .prediction_output(p$mean, if (se.fit) sqrt(p$var), band$lower, band$upper, se.fit, interval,
                      rownames(z))
 }
 

@@ -59,14 +59,11 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   if (se.fit || interval != "none") {
     se <- sqrt(pmax(rowSums((h %*% object$Sigma) * h), 0))
   }
-  lower <- upper <- NULL
-  if (interval != "none") {
-    spread <- if (interval == "prediction") sqrt(se^2 + object$sigma2) else se
-    q <- stats::qnorm((1 + level) / 2)
-    lower <- fit - q * spread
-    upper <- fit + q * spread
-  }
-  .prediction_output(fit, se, lower, upper, se.fit, interval, rownames(z))
+  band <- switch(interval,
+    none = list(),
+    confidence = .gaussian_interval(fit, se, level),
+    prediction = .gaussian_interval(fit, sqrt(se^2 + object$sigma2), level))
+  .prediction_output(fit, se, band$lower, band$upper, se.fit, interval, rownames(z))
 }
 
 # The rows h(z) of the (derivative) design at new inputs, kept weights only.

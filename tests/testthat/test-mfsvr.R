@@ -99,7 +99,7 @@ test_that("the noise variance is eq. (29) of Gao et al. (2002b), not eq. (5.3) o
     C <- p[1]; eps <- p[2]
     ref <- integrate(function(u) u^2 * epsins_density(0, u, C, eps), -Inf, Inf,
                      rel.tol = 1e-12)$value
-    expect_equal(gpsvm:::.mfsvr_noise_variance(C, eps), ref, tolerance = 1e-9)
+    expect_equal(svr_noise_variance(C, eps), ref, tolerance = 1e-9)
   }
 })
 
