@@ -221,11 +221,9 @@ plot.mfsvr <- function(x, level = 0.95, n = 200, xlim = NULL, ylim = NULL, truth
   level <- .check_level(level)
   n <- .check_count(n, "n", lower = 2L)
   if (is.null(xlim)) xlim <- range(x$x)
-  grid <- matrix(seq(xlim[1], xlim[2], length.out = n), ncol = 1L,
-                 dimnames = list(NULL, colnames(x$x)))
-  newdata <- if (!is.null(x$terms)) {
-    stats::setNames(data.frame(grid[, 1]), attr(stats::delete.response(x$terms), "term.labels")[1])
-  } else grid
+  g <- .plot_grid(x, n, xlim)
+  grid <- g$grid
+  newdata <- g$newdata
   conf <- predict(x, newdata, interval = "confidence", level = level)
   pred <- predict(x, newdata, interval = "prediction", level = level)
   if (is.null(ylim)) ylim <- range(x$y, pred[, c("lwr", "upr")])
@@ -237,7 +235,7 @@ plot.mfsvr <- function(x, level = 0.95, n = 200, xlim = NULL, ylim = NULL, truth
                     col = "#4682B459", border = NA)
   graphics::points(x$x[, 1], x$y)
   graphics::lines(grid, conf[, "fit"], lwd = 2, col = "navy")
-  if (!is.null(truth)) graphics::lines(grid, truth(grid[, 1]), lty = 3)
+  if (!is.null(truth)) graphics::lines(grid, truth(grid), lty = 3)
   if (!is.null(legend)) {
     graphics::legend(legend, bty = "n",
                      legend = c("posterior mean", sprintf("%g%% latent band", 100 * level),

@@ -194,9 +194,10 @@ plot.rvm <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, truth = N
   deriv <- .check_count(deriv, "deriv")
   n <- .check_count(n, "n", lower = 2L)
   if (is.null(xlim)) xlim <- range(x$x)
-  grid <- seq(xlim[1], xlim[2], length.out = n)
+  g <- .plot_grid(x, n, xlim)
+  grid <- g$grid
   band <- !is.na(level)
-  p <- predict(x, grid, deriv = deriv, interval = if (band) "confidence" else "none",
+  p <- predict(x, g$newdata, deriv = deriv, interval = if (band) "confidence" else "none",
                level = if (band) level else 0.95)
   p <- if (band) p else cbind(fit = p, lwr = p, upr = p)
   ylab <- if (deriv == 0L) "y" else sprintf("d^%d y / dx^%d", deriv, deriv)

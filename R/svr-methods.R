@@ -219,13 +219,9 @@ plot.svr <- function(x, level = 0.95, bound = FALSE, n_grid = 200, ...) {
   if (ncol(x$x) != 1L) .stop("plot() for svr fits needs one input variable")
   n_grid <- .check_count(n_grid, "n_grid", lower = 2L)
   xs <- x$x[, 1]
-  span <- range(xs)
-  grid <- seq(span[1], span[2], length.out = n_grid)
-  newdata <- if (!is.null(x$terms)) {
-    stats::setNames(data.frame(grid), all.vars(stats::delete.response(x$terms))[1])
-  } else {
-    grid
-  }
+  g <- .plot_grid(x, n_grid)
+  grid <- g$grid
+  newdata <- g$newdata
   band <- predict(x, newdata, interval = "prediction", level = level)
   ylim <- range(x$y, band)
   graphics::plot(xs, x$y, ylim = ylim, xlab = colnames(x$x)[1] %||% "x", ylab = "y",

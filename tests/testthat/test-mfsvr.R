@@ -407,6 +407,16 @@ test_that("bad input gives clear errors naming the argument", {
   expect_error(plot(fit), "one input")
 })
 
+test_that("plot() draws matrix and formula fits", {
+  d <- sinc_data(20, seed = 12)
+  pdf(NULL)
+  on.exit(dev.off())
+  fit <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  expect_invisible(plot(fit, truth = function(x) sin(x) / x))
+  df <- data.frame(u = d$x, v = d$y)
+  expect_invisible(plot(mfsvr(v ~ u, data = df, C = 5, kernel = rbf_kernel(sqrt(2))), n = 30))
+})
+
 test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel matrix", {
   d <- sinc_data(200, seed = 6)
   k <- rbf_kernel(sqrt(2))
