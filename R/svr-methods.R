@@ -25,9 +25,10 @@
 #' whose CDF is in closed form (solved by safeguarded Newton iteration, the
 #' same computation as [predict.mfsvr()]). Eq. (30) is that distribution's
 #' variance, but the distribution is not Gaussian: with small `C` its tails
-#' are exponential, so mean \eqn{\pm} 1.96 \eqn{\sigma_t} can be too wide at
-#' 95% and too narrow far out (e.g. at 99.9%); with `epsilon` large against
-#' the latent spread its centre is flat.
+#' are exponential, so mean \eqn{\pm} the normal quantile times
+#' \eqn{\sigma_t} is too wide at moderate levels (e.g. 80%) and too narrow
+#' far out (e.g. 99.9%); with `epsilon` large against the latent spread its
+#' centre is flat.
 #'
 #' @param object An `svr` fit.
 #' @param newdata New inputs (matrix, vector or data frame for matrix fits; a
