@@ -65,10 +65,6 @@ cpp_mfsvr_predict <- function(kernel, x, weights, site_precision, chol, factor, 
     .Call(`_gpsvm_cpp_mfsvr_predict`, kernel, x, weights, site_precision, chol, factor, z, want_var)
 }
 
-cpp_mfsvr_quantile <- function(p, mean, var, C, epsilon) {
-    .Call(`_gpsvm_cpp_mfsvr_quantile`, p, mean, var, C, epsilon)
-}
-
 cpp_epsins <- function(t, m, v, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins`, t, m, v, C, epsilon)
 }
@@ -79,6 +75,14 @@ cpp_ep_epsins <- function(K, y, C, epsilon, control, low_rank = FALSE) {
 
 cpp_ep_gaussian <- function(K, y, noise_var, low_rank = FALSE) {
     .Call(`_gpsvm_cpp_ep_gaussian`, K, y, noise_var, low_rank)
+}
+
+cpp_epsins_noise_variance <- function(C, epsilon) {
+    .Call(`_gpsvm_cpp_epsins_noise_variance`, C, epsilon)
+}
+
+cpp_epsins_quantile <- function(p, mean, var, C, epsilon) {
+    .Call(`_gpsvm_cpp_epsins_quantile`, p, mean, var, C, epsilon)
 }
 
 cpp_srvm_fit <- function(kernel, x, y, points, orders, weights, control) {

@@ -110,3 +110,20 @@
   if (level >= 1) .stop("'level' must lie in (0, 1)")
   level
 }
+
+# The central `level` band fit +- z sd of a Gaussian: confidence intervals of
+# every model, and prediction intervals where the noise is Gaussian (rvm).
+.gaussian_interval <- function(fit, sd, level) {
+  half <- stats::qnorm((1 + level) / 2) * sd
+  list(lower = fit - half, upper = fit + half)
+}
+
+# An evenly spaced grid over the one input of a 1-D fit, for the plot
+# methods' curves and bands, and the same grid as predict()'s newdata: a data
+# frame named after the input variable for formula fits, else the vector.
+.plot_grid <- function(object, n, xlim = range(object$x[, 1])) {
+  grid <- seq(xlim[1], xlim[2], length.out = n)
+  newdata <- if (is.null(object$terms)) grid else
+    stats::setNames(data.frame(grid), all.vars(stats::delete.response(object$terms))[1])
+  list(grid = grid, newdata = newdata)
+}

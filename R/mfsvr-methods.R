@@ -149,8 +149,9 @@ logLik.mfsvr <- function(object, ...) {
 #' `"prediction"` the band for a new target. The prediction interval's ends
 #' are exact quantiles of the predictive distribution, the Gaussian latent
 #' convolved with the epsilon-insensitive noise (whose CDF is in closed
-#' form), found by safeguarded Newton iteration; its variance is the latent
-#' variance plus \eqn{2/C^2 + \epsilon^2(\epsilon C+3)/(3(\epsilon C+1))}.
+#' form), found by safeguarded Newton iteration, the same computation as for
+#' [predict.svr()]; its variance is the latent variance plus
+#' [svr_noise_variance()], \eqn{2/C^2 + \epsilon^2(\epsilon C+3)/(3(\epsilon C+1))}.
 #'
 #' @param object An `mfsvr` fit.
 #' @param newdata New inputs: a data frame for formula fits, else a vector or
@@ -183,17 +184,11 @@ predict.mfsvr <- function(object, newdata = NULL, se.fit = FALSE,
   want_var <- se.fit || interval != "none"
   p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
                          object$chol, object$factor, z, want_var)
-  lower <- upper <- NULL
-  if (interval == "confidence") {
-    half <- stats::qnorm((1 + level) / 2) * sqrt(p$var)
-    lower <- p$mean - half
-    upper <- p$mean + half
-  } else if (interval == "prediction") {
-    alpha <- (1 - level) / 2
-    lower <- cpp_mfsvr_quantile(alpha, p$mean, p$var, object$C, object$epsilon)
-    upper <- cpp_mfsvr_quantile(1 - alpha, p$mean, p$var, object$C, object$epsilon)
-  }
-  .prediction_output(p$mean, if (se.fit) sqrt(p$var), lower, upper, se.fit, interval,
+  band <- switch(interval,
+    none = list(),
+    confidence = .gaussian_interval(p$mean, sqrt(p$var), level),
+    prediction = .epsins_prediction_interval(p$mean, p$var, object$C, object$epsilon, level))
+  .prediction_output(p$mean, if (se.fit) sqrt(p$var), band$lower, band$upper, se.fit, interval,
                      rownames(z))
 }
 
@@ -226,11 +221,9 @@ plot.mfsvr <- function(x, level = 0.95, n = 200, xlim = NULL, ylim = NULL, truth
   level <- .check_level(level)
   n <- .check_count(n, "n", lower = 2L)
   if (is.null(xlim)) xlim <- range(x$x)
-  grid <- matrix(seq(xlim[1], xlim[2], length.out = n), ncol = 1L,
-                 dimnames = list(NULL, colnames(x$x)))
-  newdata <- if (!is.null(x$terms)) {
-    stats::setNames(data.frame(grid[, 1]), attr(stats::delete.response(x$terms), "term.labels")[1])
-  } else grid
+  g <- .plot_grid(x, n, xlim)
+  grid <- g$grid
+  newdata <- g$newdata
   conf <- predict(x, newdata, interval = "confidence", level = level)
   pred <- predict(x, newdata, interval = "prediction", level = level)
   if (is.null(ylim)) ylim <- range(x$y, pred[, c("lwr", "upr")])
@@ -242,7 +235,7 @@ plot.mfsvr <- function(x, level = 0.95, n = 200, xlim = NULL, ylim = NULL, truth
                     col = "#4682B459", border = NA)
   graphics::points(x$x[, 1], x$y)
   graphics::lines(grid, conf[, "fit"], lwd = 2, col = "navy")
-  if (!is.null(truth)) graphics::lines(grid, truth(grid[, 1]), lty = 3)
+  if (!is.null(truth)) graphics::lines(grid, truth(grid), lty = 3)
   if (!is.null(legend)) {
     graphics::legend(legend, bty = "n",
                      legend = c("posterior mean", sprintf("%g%% latent band", 100 * level),

@@ -203,7 +203,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     cavity_mean = res$cavity_mean, cavity_var = res$cavity_var,
     log_evidence = res$log_evidence,
     C = C, epsilon = epsilon, kernel = kernel,
-    noise_variance = .mfsvr_noise_variance(C, epsilon),
+    noise_variance = svr_noise_variance(C, epsilon),
     chol = res$chol, factor = res$factor, rank = if (length(res$factor)) ncol(res$factor),
     x = x, y = y,
     convergence = convergence, control = control

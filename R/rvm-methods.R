@@ -59,14 +59,11 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   if (se.fit || interval != "none") {
     se <- sqrt(pmax(rowSums((h %*% object$Sigma) * h), 0))
   }
-  lower <- upper <- NULL
-  if (interval != "none") {
-    spread <- if (interval == "prediction") sqrt(se^2 + object$sigma2) else se
-    q <- stats::qnorm((1 + level) / 2)
-    lower <- fit - q * spread
-    upper <- fit + q * spread
-  }
-  .prediction_output(fit, se, lower, upper, se.fit, interval, rownames(z))
+  band <- switch(interval,
+    none = list(),
+    confidence = .gaussian_interval(fit, se, level),
+    prediction = .gaussian_interval(fit, sqrt(se^2 + object$sigma2), level))
+  .prediction_output(fit, se, band$lower, band$upper, se.fit, interval, rownames(z))
 }
 
 # The rows h(z) of the (derivative) design at new inputs, kept weights only.
@@ -197,9 +194,10 @@ plot.rvm <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, truth = N
   deriv <- .check_count(deriv, "deriv")
   n <- .check_count(n, "n", lower = 2L)
   if (is.null(xlim)) xlim <- range(x$x)
-  grid <- seq(xlim[1], xlim[2], length.out = n)
+  g <- .plot_grid(x, n, xlim)
+  grid <- g$grid
   band <- !is.na(level)
-  p <- predict(x, grid, deriv = deriv, interval = if (band) "confidence" else "none",
+  p <- predict(x, g$newdata, deriv = deriv, interval = if (band) "confidence" else "none",
                level = if (band) level else 0.95)
   p <- if (band) p else cbind(fit = p, lwr = p, upr = p)
   ylab <- if (deriv == 0L) "y" else sprintf("d^%d y / dx^%d", deriv, deriv)

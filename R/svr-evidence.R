@@ -196,23 +196,3 @@ evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1)
   attr(out, "values") <- values
   out
 }
-
-#' Noise variance of the epsilon-insensitive likelihood
-#'
-#' The variance of the density \eqn{C/(2(\epsilon C+1))
-#' \exp(-C L_\epsilon(u))}, eq. (29) of Gao et al. (2002):
-#' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}. (Eq. 5.3 of
-#' Gao, Gunn and Harris's mean-field paper gives a different target-noise
-#' term that does not follow from the likelihood; this one does, and is
-#' checked against numerical integration in the tests.)
-#'
-#' @param C,epsilon Positive regularisation constant and insensitive width.
-#' @return The variance, a number.
-#' @examples
-#' svr_noise_variance(2.1, 0.4)
-#' @export
-svr_noise_variance <- function(C, epsilon) {
-  C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
-  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
-  2 / C^2 + epsilon^2 * (epsilon * C + 3) / (3 * (epsilon * C + 1))
-}

@@ -17,9 +17,18 @@
 #'   \eqn{\sigma^2_K \le \sigma^2_{K_M}} always (conditioning on more points),
 #'   so this "bound" band lies inside the eq. (22) band.
 #'
-#' Intervals are mean \eqn{\pm} the normal quantile times the standard
-#' deviation; the exact predictive density (eq. 28) is not Gaussian, so for
-#' the "prediction" interval this is an approximation.
+#' The `"confidence"` interval is the Gaussian band of the latent function,
+#' mean \eqn{\pm} the normal quantile times the eq. (22) (or eq. 31) standard
+#' deviation. The `"prediction"` interval's ends are exact quantiles of the
+#' predictive distribution of a new target, eq. (28): the Gaussian latent
+#' \eqn{N(a^*(z), \sigma^2)} convolved with the epsilon-insensitive noise,
+#' whose CDF is in closed form (solved by safeguarded Newton iteration, the
+#' same computation as [predict.mfsvr()]). Eq. (30) is that distribution's
+#' variance, but the distribution is not Gaussian: with small `C` its tails
+#' are exponential, so mean \eqn{\pm} the normal quantile times
+#' \eqn{\sigma_t} is too wide at moderate levels (e.g. 80%) and too narrow
+#' far out (e.g. 99.9%); with `epsilon` large against the latent spread its
+#' centre is flat.
 #'
 #' @param object An `svr` fit.
 #' @param newdata New inputs (matrix, vector or data frame for matrix fits; a
@@ -58,9 +67,11 @@ predict.svr <- function(object, newdata = NULL, se.fit = FALSE,
   if (!se.fit && interval == "none") return(.prediction_output(mean, names = rownames(z)))
   latent <- .svr_latent_variance(object, z, bound)
   noise <- svr_noise_variance(object$C, object$epsilon)
-  sd <- sqrt(latent + if (interval == "prediction") noise else 0)
-  q <- stats::qnorm((1 + level) / 2)
-  out <- .prediction_output(mean, se = sqrt(latent), lower = mean - q * sd, upper = mean + q * sd,
+  band <- switch(interval,
+    none = list(),
+    confidence = .gaussian_interval(mean, sqrt(latent), level),
+    prediction = .epsins_prediction_interval(mean, latent, object$C, object$epsilon, level))
+  out <- .prediction_output(mean, se = sqrt(latent), lower = band$lower, upper = band$upper,
                             se.fit = se.fit, interval = interval, names = rownames(z))
   if (se.fit) out$residual.scale <- sqrt(noise)
   out
@@ -106,8 +117,9 @@ predict.svr <- function(object, newdata = NULL, se.fit = FALSE,
 #' training point; the threshold is `fit$b`), `fitted`, `residuals`, `nobs`,
 #' `logLik` (the eq. 16 log evidence as a `"logLik"` object whose `df` counts
 #' the bias and a selected `C`, so [AIC()] works), and `plot` (1-D inputs:
-#' data, support vectors circled, the fit, the eq. (30) prediction band and,
-#' optionally, the eq. (31) band).
+#' data, support vectors circled, the fit, the prediction band of
+#' [predict.svr()] (exact quantiles of eq. 28 with the eq. 22 latent variance)
+#' and, optionally, the same with the eq. (31) variance).
 #'
 #' @param x,object An `svr` fit (or its summary for `print`).
 #' @param level Coverage of the plotted band.
@@ -208,13 +220,9 @@ plot.svr <- function(x, level = 0.95, bound = FALSE, n_grid = 200, ...) {
   if (ncol(x$x) != 1L) .stop("plot() for svr fits needs one input variable")
   n_grid <- .check_count(n_grid, "n_grid", lower = 2L)
   xs <- x$x[, 1]
-  span <- range(xs)
-  grid <- seq(span[1], span[2], length.out = n_grid)
-  newdata <- if (!is.null(x$terms)) {
-    stats::setNames(data.frame(grid), all.vars(stats::delete.response(x$terms))[1])
-  } else {
-    grid
-  }
+  g <- .plot_grid(x, n_grid)
+  grid <- g$grid
+  newdata <- g$newdata
   band <- predict(x, newdata, interval = "prediction", level = level)
   ylim <- range(x$y, band)
   graphics::plot(xs, x$y, ylim = ylim, xlab = colnames(x$x)[1] %||% "x", ylab = "y",
@@ -229,8 +237,8 @@ plot.svr <- function(x, level = 0.95, bound = FALSE, n_grid = 200, ...) {
     graphics::lines(grid, bb[, "lwr"], lty = 4, col = "grey30")
     graphics::lines(grid, bb[, "upr"], lty = 4, col = "grey30")
   }
-  labels <- c("fit", sprintf("%g%% band, eq. (30)", 100 * level),
-              if (bound) sprintf("%g%% band, eq. (31)", 100 * level), "support vector")
+  labels <- c("fit", sprintf("%g%% prediction band, eq. (22)", 100 * level),
+              if (bound) sprintf("%g%% prediction band, eq. (31)", 100 * level), "support vector")
   graphics::legend("topright", legend = labels, bty = "n", cex = 0.8,
                    lty = c(1, 3, if (bound) 4, NA), lwd = c(2, 1, if (bound) 1, NA),
                    pch = c(NA, NA, if (bound) NA, 1))

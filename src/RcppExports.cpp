@@ -265,21 +265,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_mfsvr_quantile
-Rcpp::NumericVector cpp_mfsvr_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean, Rcpp::NumericVector var, double C, double epsilon);
-RcppExport SEXP _gpsvm_cpp_mfsvr_quantile(SEXP pSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type p(pSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type var(varSEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
-    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_quantile(p, mean, var, C, epsilon));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_epsins
 Rcpp::NumericMatrix cpp_epsins(Rcpp::NumericVector t, Rcpp::NumericVector m, Rcpp::NumericVector v, double C, double epsilon);
 RcppExport SEXP _gpsvm_cpp_epsins(SEXP tSEXP, SEXP mSEXP, SEXP vSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
@@ -322,6 +307,33 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type noise_var(noise_varSEXP);
     Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_ep_gaussian(K, y, noise_var, low_rank));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_epsins_noise_variance
+double cpp_epsins_noise_variance(double C, double epsilon);
+RcppExport SEXP _gpsvm_cpp_epsins_noise_variance(SEXP CSEXP, SEXP epsilonSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type C(CSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_epsins_noise_variance(C, epsilon));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_epsins_quantile
+Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean, Rcpp::NumericVector var, double C, double epsilon);
+RcppExport SEXP _gpsvm_cpp_epsins_quantile(SEXP pSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type p(pSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type var(varSEXP);
+    Rcpp::traits::input_parameter< double >::type C(CSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_epsins_quantile(p, mean, var, C, epsilon));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -388,10 +400,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
     {"_gpsvm_cpp_mfsvr_predict", (DL_FUNC) &_gpsvm_cpp_mfsvr_predict, 8},
-    {"_gpsvm_cpp_mfsvr_quantile", (DL_FUNC) &_gpsvm_cpp_mfsvr_quantile, 5},
     {"_gpsvm_cpp_epsins", (DL_FUNC) &_gpsvm_cpp_epsins, 5},
     {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
     {"_gpsvm_cpp_ep_gaussian", (DL_FUNC) &_gpsvm_cpp_ep_gaussian, 4},
+    {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
+    {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
     {"_gpsvm_cpp_srvm_fit", (DL_FUNC) &_gpsvm_cpp_srvm_fit, 7},
     {"_gpsvm_cpp_rvm_fast_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fast_fit, 4},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},

@@ -74,19 +74,6 @@ Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
 }
 
-// Quantiles of the predictive distribution of new targets.
-// [[Rcpp::export]]
-Rcpp::NumericVector cpp_mfsvr_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean,
-                                       Rcpp::NumericVector var, double C, double epsilon) {
-  const gpsvm::EpsilonInsensitive lik(C, epsilon);
-  Rcpp::NumericVector out(mean.size());
-  for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    out[i] = gpsvm::mfsvr_predictive_quantile(lik, p[i % p.size()], mean[i],
-                                              std::max(var[i], 1e-300));
-  }
-  return out;
-}
-
 // The likelihood's tilted moments, parameter gradient, predictive CDF and
 // density, vectorised for the tests.
 // [[Rcpp::export]]

@@ -51,3 +51,37 @@ svr_kkt_violation <- function(beta, r, C, eps, tol_bound = 1e-12) {
               abs(r - sign(beta) * eps))))
   max(v)
 }
+
+# Tail probability of a new target t = f + e, f ~ N(mu, s^2) and e with the
+# epsilon-insensitive density C / (2 (eps C + 1)) exp(-C L_eps(e)) (eq. 28),
+# by integrate() over the noise of its density times the Gaussian CDF:
+# P(t <= q) = int dens(e) pnorm(q - e; mu, s) de (upper = TRUE: P(t > q)).
+# The pieces are cut at the kinks +-eps and around e = q - mu, where the
+# Gaussian factor turns, so that neither scale is missed.
+svr_pred_tail <- function(q, mu, s, C, eps, upper = FALSE) {
+  dens <- function(e) C / (2 * (eps * C + 1)) * exp(-C * pmax(abs(e) - eps, 0))
+  g <- function(e) dens(e) * pnorm(q - e, mu, s, lower.tail = !upper)
+  tail <- 60 / C  # exp(-60) ~ 1e-26 of the mass lies beyond
+  lo <- -eps - tail - 40 * s
+  hi <- eps + tail + 40 * s
+  cuts <- c(lo, -eps, eps, hi, q - mu + s * c(-40, -8, -2, 0, 2, 8, 40),
+            -eps - c(1, 5, 20) / C, eps + c(1, 5, 20) / C)
+  cuts <- sort(unique(cuts[cuts >= lo & cuts <= hi]))
+  total <- 0
+  for (k in seq_len(length(cuts) - 1L)) {
+    total <- total + integrate(g, cuts[k], cuts[k + 1], rel.tol = 1e-12,
+                               abs.tol = 1e-17, subdivisions = 1000L)$value
+  }
+  total
+}
+
+# Its level-p quantile by uniroot(), the lower or upper tail integrated
+# (whichever is the smaller probability, so far quantiles keep their digits).
+svr_pred_quantile_ref <- function(p, mu, s, C, eps) {
+  sd_t <- sqrt(s^2 + 2 / C^2 + eps^2 * (eps * C + 3) / (3 * (eps * C + 1)))
+  f <- if (p < 0.5) function(q) svr_pred_tail(q, mu, s, C, eps) - p else
+    function(q) (1 - p) - svr_pred_tail(q, mu, s, C, eps, upper = TRUE)
+  # Chebyshev: the quantile lies within mu +- sd_t / sqrt(min(p, 1 - p))
+  width <- 1.01 * sd_t / sqrt(min(p, 1 - p))
+  uniroot(f, mu + c(-width, width), tol = 1e-13 * (abs(mu) + width))$root
+}

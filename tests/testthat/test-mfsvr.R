@@ -99,7 +99,7 @@ test_that("the noise variance is eq. (29) of Gao et al. (2002b), not eq. (5.3) o
     C <- p[1]; eps <- p[2]
     ref <- integrate(function(u) u^2 * epsins_density(0, u, C, eps), -Inf, Inf,
                      rel.tol = 1e-12)$value
-    expect_equal(gpsvm:::.mfsvr_noise_variance(C, eps), ref, tolerance = 1e-9)
+    expect_equal(svr_noise_variance(C, eps), ref, tolerance = 1e-9)
   }
 })
 
@@ -405,6 +405,16 @@ test_that("bad input gives clear errors naming the argument", {
   expect_error(predict(fit, interval = "both"), "'interval' must be one of")
   expect_error(predict(fit, level = 1.5), "'level'")
   expect_error(plot(fit), "one input")
+})
+
+test_that("plot() draws matrix and formula fits", {
+  d <- sinc_data(20, seed = 12)
+  pdf(NULL)
+  on.exit(dev.off())
+  fit <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  expect_invisible(plot(fit, truth = function(x) sin(x) / x))
+  df <- data.frame(u = d$x, v = d$y)
+  expect_invisible(plot(mfsvr(v ~ u, data = df, C = 5, kernel = rbf_kernel(sqrt(2))), n = 30))
 })
 
 test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel matrix", {

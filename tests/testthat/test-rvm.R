@@ -239,6 +239,16 @@ test_that("methods print and summarise", {
   expect_invisible(plot(fit, deriv = 4, truth = function(x) x))
 })
 
+test_that("plot() draws formula fits on the grid of the input variable", {
+  set.seed(11)
+  d <- data.frame(u = runif(25, -4, 4))
+  d$v <- sin(d$u) + rnorm(25, sd = 0.1)
+  fit <- rvm(v ~ u, data = d, kernel = rbf_kernel(1))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(fit))
+})
+
 test_that("bad input gives clear errors", {
   d <- rvm_sin_data(20)
   expect_error(srvm(d$x, d$y[-1]), "'y' has 19 values")

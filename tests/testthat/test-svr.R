@@ -176,8 +176,10 @@ test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R
   expect_equal(unname(p$se.fit), sqrt(pmax(v22, 0)), tolerance = 1e-6)
   noise <- 2 / 2.1^2 + 0.16 * (0.4 * 2.1 + 3) / (3 * (0.4 * 2.1 + 1))
   expect_equal(p$residual.scale, sqrt(noise))
-  expect_equal(unname(p$fit[, "upr"] - p$fit[, "fit"]), qnorm(0.95) * sqrt(v22 + noise),
-               tolerance = 1e-6)
+  # the prediction interval: exact eq. (28) quantiles with the eq. (22) variance
+  upr_ref <- mapply(function(mu, v) svr_pred_quantile_ref(0.95, mu, sqrt(max(v, 0)), 2.1, 0.4),
+                    mean_ref, v22)
+  expect_equal(unname(p$fit[, "upr"]), upr_ref, tolerance = 1e-6)
   pc <- predict(fit, z, interval = "confidence")
   expect_equal(unname(pc[, "upr"] - pc[, "fit"]), qnorm(0.975) * sqrt(v22), tolerance = 1e-6)
   expect_true(all(predict(fit, z, se.fit = TRUE, bound = TRUE)$se.fit <= p$se.fit + 1e-8))
@@ -189,10 +191,70 @@ test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R
   vb <- 1 - rowSums((kx %*% solve(Kx)) * kx)
   pb <- predict(fit, z, se.fit = TRUE, bound = TRUE, interval = "prediction")
   expect_equal(unname(pb$se.fit^2), pmax(vb, 0), tolerance = 1e-8)
-  expect_equal(unname(pb$fit[, "upr"] - pb$fit[, "fit"]), qnorm(0.975) * sqrt(pmax(vb, 0) + noise),
-               tolerance = 1e-8)
+  lwr_ref <- mapply(function(mu, v) svr_pred_quantile_ref(0.025, mu, sqrt(max(v, 0)), 2.1, 0.4),
+                    pb$fit[, "fit"], vb)
+  expect_equal(unname(pb$fit[, "lwr"]), lwr_ref, tolerance = 1e-8)
   # far from the data the latent variance returns to k(z, z) = 1
   expect_equal(unname(predict(fit, 100, se.fit = TRUE)$se.fit), 1, tolerance = 1e-12)
+})
+
+test_that("prediction intervals are exact eq. (28) quantiles: far levels, tiny and huge C, bound", {
+  d <- svr_sine_data(40, seed = 8)
+  z <- c(-3, 1.1, 6.2, 20)
+  for (pars in list(c(2.1, 0.4), c(1e-3, 0.4), c(1e4, 0.4), c(50, 0))) {
+    C <- pars[1]
+    eps <- pars[2]
+    fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight)
+    for (bound in c(FALSE, TRUE)) {
+      # the latent variances (eqs. 22 and 31) are checked against plain R
+      # above; here they are the input of the convolution
+      s <- predict(fit, z, se.fit = TRUE, bound = bound)
+      mu <- s$fit
+      for (level in c(0.8, 0.999)) {
+        p <- predict(fit, z, interval = "prediction", level = level, bound = bound)
+        lwr <- mapply(function(m, sd) svr_pred_quantile_ref((1 - level) / 2, m, sd, C, eps),
+                      mu, s$se.fit)
+        upr <- mapply(function(m, sd) svr_pred_quantile_ref((1 + level) / 2, m, sd, C, eps),
+                      mu, s$se.fit)
+        expect_equal(unname(p[, "lwr"]), lwr, tolerance = 1e-10)
+        expect_equal(unname(p[, "upr"]), upr, tolerance = 1e-10)
+        # sensible: symmetric about the mean, wider than either part alone
+        # (Anderson's theorem: both parts are symmetric and unimodal), and
+        # within Chebyshev's bound on the eq. (30) variance
+        half <- unname(p[, "upr"] - p[, "fit"])
+        expect_equal(unname(p[, "fit"] - p[, "lwr"]), half, tolerance = 1e-9)
+        k <- 1 / (2 * (eps * C + 1))
+        alpha <- (1 - level) / 2
+        noise_q <- if (alpha < k) eps + log(k / alpha) / C else (0.5 - alpha) / (C * k)
+        expect_true(all(half >= qnorm(1 - alpha) * s$se.fit * (1 - 1e-9)))
+        expect_true(all(half >= noise_q * (1 - 1e-9)))
+        expect_true(all(half <= sqrt((s$se.fit^2 + svr_noise_variance(C, eps)) / (1 - level))))
+      }
+    }
+  }
+  # where the noise dominates, the Gaussian band of eq. (30) misses the
+  # exponential tails at 99.9% (and is too wide at 80%)
+  fit <- svr(d$x, d$y, C = 0.5, epsilon = 0.1, kernel = k_paper, control = tight)
+  s <- predict(fit, z, se.fit = TRUE)
+  sd_t <- sqrt(s$se.fit^2 + svr_noise_variance(0.5, 0.1))
+  far <- predict(fit, z, interval = "prediction", level = 0.999)
+  expect_true(all(far[, "upr"] - far[, "fit"] > qnorm(0.9995) * sd_t * 1.05))
+  mid <- predict(fit, z, interval = "prediction", level = 0.8)
+  expect_true(all(mid[, "upr"] - mid[, "fit"] < qnorm(0.9) * sd_t))
+})
+
+test_that("with no latent variance the predictive quantile is the noise quantile", {
+  # the noise CDF inverted by hand: k = 1 / (2 (eps C + 1)) of the mass in each tail
+  for (pars in list(c(2.1, 0.4), c(1e-3, 0.4), c(1e4, 0.01), c(3, 0))) {
+    C <- pars[1]
+    eps <- pars[2]
+    k <- 1 / (2 * (eps * C + 1))
+    p <- c(1e-6, 0.01, 0.3, 0.5, 0.8, 0.9995)
+    ref <- ifelse(p < k, -eps - log(k / p) / C,
+                  ifelse(p > 1 - k, eps + log(k / (1 - p)) / C, -eps + (p - k) / (C * k)))
+    got <- gpsvm:::.epsins_predictive_quantile(p, rep(1.5, length(p)), rep(0, length(p)), C, eps)
+    expect_equal(got, 1.5 + ref, tolerance = 1e-9)
+  }
 })
 
 test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits", {

@@ -153,6 +153,37 @@ class EpsilonInsensitive {
     return std::exp(moments(q, mean, var).log_z);
   }
 
+  // The level-p quantile of that predictive distribution (Gao et al. 2002b,
+  // eq. 28: the Gaussian latent convolved with this noise), by Newton's
+  // method on the closed-form CDF, safeguarded by bisection on a bracket.  A
+  // latent variance of 0 (a prediction at a margin vector) is floored at
+  // 1e-300, which leaves the noise quantile shifted by the mean.
+  double predictive_quantile(double p, double mean, double var) const {
+    if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("quantile level must lie in (0, 1)");
+    if (!(var >= 0.0) || !std::isfinite(var))
+      throw std::invalid_argument("latent variance must be non-negative and finite");
+    if (var < 1e-300) var = 1e-300;
+    const double sd = std::sqrt(var + noise_variance());
+    double lo = mean - sd, hi = mean + sd;
+    while (predictive_cdf(lo, mean, var) > p) lo -= 2.0 * (hi - lo);
+    while (predictive_cdf(hi, mean, var) < p) hi += 2.0 * (hi - lo);
+    double x = 0.5 * (lo + hi);
+    for (int it = 0; it < 200; ++it) {
+      const double f = predictive_cdf(x, mean, var) - p;
+      if (f > 0.0) hi = x; else lo = x;
+      const double dens = predictive_density(x, mean, var);
+      double next = dens > 0.0 ? x - f / dens : 0.5 * (lo + hi);
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (std::fabs(next - x) <= 1e-14 * (1.0 + std::fabs(x)) ||
+          hi - lo < 1e-15 * (1.0 + std::fabs(x))) {
+        x = next;
+        break;
+      }
+      x = next;
+    }
+    return x;
+  }
+
  private:
   struct Pieces {
     double log_total, r1, r2, r3, p;

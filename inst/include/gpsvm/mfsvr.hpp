@@ -155,32 +155,6 @@ inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
   }
 }
 
-// The q-quantile of the predictive distribution of a new target (Gaussian
-// latent N(mean, var) plus epsilon-insensitive noise), by Newton's method on
-// the closed-form CDF, safeguarded by bisection on a bracket.
-inline double mfsvr_predictive_quantile(const EpsilonInsensitive& lik, double q, double mean,
-                                        double var) {
-  if (!(q > 0.0 && q < 1.0)) throw std::invalid_argument("quantile level must lie in (0, 1)");
-  const double sd = std::sqrt(var + lik.noise_variance());
-  double lo = mean - sd, hi = mean + sd;
-  while (lik.predictive_cdf(lo, mean, var) > q) lo -= 2.0 * (hi - lo);
-  while (lik.predictive_cdf(hi, mean, var) < q) hi += 2.0 * (hi - lo);
-  double x = 0.5 * (lo + hi);
-  for (int it = 0; it < 200; ++it) {
-    const double f = lik.predictive_cdf(x, mean, var) - q;
-    if (f > 0.0) hi = x; else lo = x;
-    const double dens = lik.predictive_density(x, mean, var);
-    double next = dens > 0.0 ? x - f / dens : 0.5 * (lo + hi);
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    if (std::fabs(next - x) <= 1e-14 * (1.0 + std::fabs(x)) || hi - lo < 1e-15 * (1.0 + std::fabs(x))) {
-      x = next;
-      break;
-    }
-    x = next;
-  }
-  return x;
-}
-
 }  // namespace gpsvm
 
 #endif  // GPSVM_MFSVR_HPP

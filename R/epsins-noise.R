@@ -1,0 +1,54 @@
+# The epsilon-insensitive noise model shared by svr() and mfsvr(): the density
+# C / (2 (eps C + 1)) exp(-C L_eps(u)), its variance, and the quantiles of the
+# predictive distribution of a new target (a Gaussian latent convolved with
+# this noise, eq. 28 of Gao, Gunn, Harris and Brown 2002).  The computations
+# are gpsvm::EpsilonInsensitive in likelihoods.hpp; this file is the R face.
+
+#' Noise variance of the epsilon-insensitive likelihood
+#'
+#' The variance of the noise density \eqn{C/(2(\epsilon C+1))
+#' \exp(-C L_\epsilon(u))} that both [svr()] and [mfsvr()] assume, eq. (29)
+#' of Gao et al. (2002):
+#' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}. It is the
+#' noise part of the prediction variance of both models (`fit$noise_variance`
+#' of an `mfsvr` fit, `residual.scale^2` of `predict.svr(se.fit = TRUE)`).
+#' (Eq. 5.3 of Gao, Gunn and Harris's mean-field paper gives a different
+#' target-noise term that does not follow from the likelihood; this one does,
+#' and is checked against numerical integration in the tests.)
+#'
+#' The noise is not Gaussian, so neither is a new target's predictive
+#' distribution: the `"prediction"` intervals of [predict.svr()] and
+#' [predict.mfsvr()] are its exact quantiles, not mean \eqn{\pm} a normal
+#' quantile times the square root of this variance plus the latent one.
+#'
+#' @param C,epsilon Positive regularisation constant and non-negative
+#'   insensitive width.
+#' @return The variance, a number.
+#' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
+#'   A probabilistic framework for SVM regression and error bar estimation.
+#'   *Machine Learning* 46, 71-89.
+#' @examples
+#' svr_noise_variance(2.1, 0.4)
+#' # the noise alone: a Laplace density as epsilon -> 0, variance 2 / C^2
+#' svr_noise_variance(10, 0)
+#' @export
+svr_noise_variance <- function(C, epsilon) {
+  C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
+  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  cpp_epsins_noise_variance(C, epsilon)
+}
+
+# Level-p quantiles of a new target t = f + e, f ~ N(mean, var) and e the
+# epsilon-insensitive noise, for each (mean, var); p is recycled.  Exact up to
+# the root finder's 1e-14 relative step.
+.epsins_predictive_quantile <- function(p, mean, var, C, epsilon) {
+  cpp_epsins_quantile(p, mean, var, C, epsilon)
+}
+
+# The central `level` interval of that distribution: the predict() methods'
+# interval = "prediction" for both svr and mfsvr fits.
+.epsins_prediction_interval <- function(mean, var, C, epsilon, level) {
+  alpha <- (1 - level) / 2
+  list(lower = .epsins_predictive_quantile(alpha, mean, var, C, epsilon),
+       upper = .epsins_predictive_quantile(1 - alpha, mean, var, C, epsilon))
+}

@@ -1,0 +1,27 @@
+// Glue for the epsilon-insensitive noise model shared by svr() and mfsvr():
+// its variance and the quantiles of the predictive distribution of a new
+// target.  The model itself is gpsvm::EpsilonInsensitive (likelihoods.hpp).
+#include "gpsvm_glue.h"
+
+#include <gpsvm/likelihoods.hpp>
+
+// [[Rcpp::depends(RcppEigen)]]
+
+// Variance of the noise density (eq. 29 of Gao et al. 2002b).
+// [[Rcpp::export]]
+double cpp_epsins_noise_variance(double C, double epsilon) {
+  return gpsvm::EpsilonInsensitive(C, epsilon).noise_variance();
+}
+
+// Level-p quantiles of N(mean, var) + noise; p is recycled over mean and var.
+// [[Rcpp::export]]
+Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean,
+                                        Rcpp::NumericVector var, double C, double epsilon) {
+  const gpsvm::EpsilonInsensitive lik(C, epsilon);
+  Rcpp::NumericVector out(mean.size());
+  for (R_xlen_t i = 0; i < mean.size(); ++i) {
+    if (i % 1024 == 0) Rcpp::checkUserInterrupt();
+    out[i] = lik.predictive_quantile(p[i % p.size()], mean[i], var[i]);
+  }
+  return out;
+}
