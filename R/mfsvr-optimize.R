@@ -6,20 +6,42 @@
 # likelihood's d log Z_i at fixed cavities, and 1/2 tr((w w' - R) dK)); the
 # core computes it with the fit.
 
-.mfsvr_hyper_names <- function(epsilon, kernel) {
-  c("log_C", if (epsilon > 0) "log_epsilon", if (kernel$type == "rbf") "log_sigma")
+# The log-scale parameters searched: those asked for in 'which' that exist
+# (epsilon = 0 stays 0; only the Gaussian kernel has a width).
+.mfsvr_hyper_names <- function(epsilon, kernel, which = c("C", "epsilon", "sigma")) {
+  c(if ("C" %in% which) "log_C", if (epsilon > 0 && "epsilon" %in% which) "log_epsilon",
+    if (kernel$type == "rbf" && "sigma" %in% which) "log_sigma")
 }
 
-.mfsvr_unpack <- function(par, names, epsilon, kernel) {
+.mfsvr_unpack <- function(par, names, C, epsilon, kernel) {
   p <- stats::setNames(exp(par), names)
-  list(C = p[["log_C"]],
+  list(C = if ("log_C" %in% names) p[["log_C"]] else C,
        epsilon = if ("log_epsilon" %in% names) p[["log_epsilon"]] else epsilon,
        kernel = if ("log_sigma" %in% names) rbf_kernel(p[["log_sigma"]]) else kernel)
 }
 
-.mfsvr_optimize <- function(x, y, C, epsilon, kernel, control) {
-  names <- .mfsvr_hyper_names(epsilon, kernel)
-  start <- log(c(C, if (epsilon > 0) epsilon, if (kernel$type == "rbf") kernel$sigma))
+# optimize = TRUE / FALSE, or which of "C", "epsilon", "sigma" to choose.
+.mfsvr_which_hyper <- function(optimize, epsilon, kernel) {
+  all <- c("C", "epsilon", "sigma")
+  which <- if (isTRUE(optimize)) all else if (isFALSE(optimize)) character(0) else {
+    if (!is.character(optimize) || length(optimize) == 0L || anyNA(optimize) ||
+        !all(optimize %in% all)) {
+      .stop("'optimize' must be TRUE, FALSE or a subset of \"C\", \"epsilon\", \"sigma\"")
+    }
+    unique(optimize)
+  }
+  if (length(which) > 0L && length(.mfsvr_hyper_names(epsilon, kernel, which)) == 0L) {
+    .stop(sprintf("'optimize' = %s leaves nothing to optimise (epsilon = 0 stays 0; only rbf_kernel() has a width)",
+                  paste0("\"", which, "\"", collapse = ", ")))
+  }
+  which
+}
+
+.mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
+                            which = c("C", "epsilon", "sigma")) {
+  names <- .mfsvr_hyper_names(epsilon, kernel, which)
+  keep <- c("log_C", "log_epsilon", "log_sigma") %in% names  # entries of fit$gradient
+  start <- log(c(C, epsilon, if (kernel$type == "rbf") kernel$sigma else 1))[keep]
   # optim() asks for the value and the gradient at the same point in turn:
   # fit once per point.
   cache <- new.env(parent = emptyenv())
@@ -33,7 +55,7 @@
       # warm start from the last usable fit: nearby hyperparameters have
       # nearby EP sites, so a few sweeps suffice (same fixed point)
       fit <- tryCatch({
-        h <- .mfsvr_unpack(par, names, epsilon, kernel)
+        h <- .mfsvr_unpack(par, names, C, epsilon, kernel)
         .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, search_control, gradient = TRUE,
                    warn = FALSE, start = cache$last_good)
       }, error = function(e) NULL)
@@ -43,7 +65,6 @@
     }
     cache$fit
   }
-  keep <- c(TRUE, epsilon > 0, kernel$type == "rbf")
   # An EP run that did not converge has no evidence to speak of (far from
   # the data's scales it can report nonsense): treat it as a failed point,
   # so the line search steps back.
@@ -72,7 +93,7 @@
   # stays at a sensible scale instead of jumping by factors like exp(17).
   opt <- stats::optim(start, value, gradient, method = "BFGS",
                       control = list(maxit = 200L, reltol = 1e-12, fnscale = length(y)))
-  h <- .mfsvr_unpack(opt$par, names, epsilon, kernel)
+  h <- .mfsvr_unpack(opt$par, names, C, epsilon, kernel)
   if (opt$convergence != 0L) {
     warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)",
                     opt$convergence, opt$counts[["function"]]), call. = FALSE)

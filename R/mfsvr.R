@@ -22,8 +22,11 @@
 #' evidence with [stats::optim()] (BFGS on `log C`, `log epsilon` and, for
 #' [rbf_kernel()], `log sigma`, each kept within a factor \eqn{e^{12}} of its
 #' starting value), using the analytic gradient of the evidence at the EP
-#' fixed point. Points where EP does not converge count as failures. The values passed in are the starting point; an `epsilon` of
-#' 0 stays 0. A warning says when the search stops at a bound or does not
+#' fixed point. Points where EP does not converge count as failures. The
+#' values passed in are the starting point; an `epsilon` of 0 stays 0. With
+#' `optimize` a subset of `c("C", "epsilon", "sigma")` only those are
+#' chosen and the others stay as given (e.g. a kernel width fixed by the
+#' problem). A warning says when the search stops at a bound or does not
 #' converge. This goes beyond the paper, whose conclusion asks for it.
 #'
 #' The target noise variance used for prediction bands is
@@ -42,7 +45,8 @@
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
-#'   width by maximising the evidence, starting from the values given.
+#'   width by maximising the evidence, starting from the values given; a
+#'   subset of `c("C", "epsilon", "sigma")` chooses only those.
 #' @param formula A formula `y ~ x1 + x2 ...`.
 #' @param data,subset,na.action As in [stats::lm()].
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
@@ -90,11 +94,9 @@ mfsvr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(1),
   if (!inherits(control, "mfsvr_control")) {
     .stop("'control' must come from mfsvr_control()")
   }
-  if (!is.logical(optimize) || length(optimize) != 1L || is.na(optimize)) {
-    .stop("'optimize' must be TRUE or FALSE")
-  }
-  fit <- if (optimize) {
-    .mfsvr_optimize(x, y, C, epsilon, kernel, control)
+  which <- .mfsvr_which_hyper(optimize, epsilon, kernel)
+  fit <- if (length(which) > 0L) {
+    .mfsvr_optimize(x, y, C, epsilon, kernel, control, which)
   } else {
     .mfsvr_fit(x, y, C, epsilon, kernel, control)
   }

@@ -327,6 +327,31 @@ test_that("optimize = TRUE finds a stationary point that beats the starting evid
   }
 })
 
+test_that("optimize = c(\"C\", \"epsilon\") keeps the kernel width and maximises over the rest", {
+  d <- sinc_data(40)
+  k <- rbf_kernel(1.6)
+  opt <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, optimize = c("C", "epsilon"))
+  expect_identical(opt$kernel$sigma, 1.6)
+  expect_named(opt$optimization$par, c("log_C", "log_epsilon"))
+  expect_lt(max(abs(opt$optimization$gradient)), 1e-3)
+  # a maximum along each searched coordinate, by independent evidence calls
+  par <- opt$optimization$par
+  for (j in 1:2) for (step in c(-0.05, 0.05)) {
+    p <- par; p[j] <- p[j] + step
+    e <- mfsvr_evidence(d$x, d$y, exp(p[1]), exp(p[2]), k)$log_evidence
+    expect_lt(e, opt$log_evidence)
+  }
+  # C alone: epsilon stays as given
+  only_c <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, optimize = "C")
+  expect_identical(only_c$epsilon, 0.1)
+  expect_lt(abs(mfsvr_evidence(d$x, d$y, only_c$C, 0.1, k)$gradient[["log_C"]]), 1e-3)
+  expect_error(mfsvr(d$x, d$y, optimize = "width"), "'optimize' must be TRUE, FALSE or a subset")
+  expect_error(mfsvr(d$x, d$y, optimize = NA), "'optimize'")
+  expect_error(mfsvr(d$x, d$y, kernel = poly_kernel(2), optimize = "sigma"),
+               "leaves nothing to optimise")
+  expect_error(mfsvr(d$x, d$y, epsilon = 0, optimize = "epsilon"), "leaves nothing to optimise")
+})
+
 test_that("optimize = TRUE survives steps towards degenerate hyperparameters", {
   # from sigma = 1 the first BFGS steps on these data head for huge widths,
   # where EP stops converging; those points must count as failures
