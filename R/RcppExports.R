@@ -29,10 +29,6 @@ cpp_gpc_naive_loo_exact <- function(kernel, x, y, noise, alpha, kappa, control, 
     .Call(`_gpsvm_cpp_gpc_naive_loo_exact`, kernel, x, y, noise, alpha, kappa, control, which)
 }
 
-cpp_kernel_diagonal <- function(kernel, x) {
-    .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x)
-}
-
 cpp_gpc_tap_fit <- function(kernel, x, y, noise, kappa, control) {
     .Call(`_gpsvm_cpp_gpc_tap_fit`, kernel, x, y, noise, kappa, control)
 }
@@ -53,6 +49,10 @@ cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }
 
+cpp_kernel_diagonal <- function(kernel, x, deriv = 0L, wrt = 1L) {
+    .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x, deriv, wrt)
+}
+
 cpp_special <- function(name, x, y) {
     .Call(`_gpsvm_cpp_special`, name, x, y)
 }
@@ -61,8 +61,8 @@ cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
 }
 
-cpp_mfsvr_predict <- function(kernel, x, weights, site_precision, chol, factor, z, want_var) {
-    .Call(`_gpsvm_cpp_mfsvr_predict`, kernel, x, weights, site_precision, chol, factor, z, want_var)
+cpp_mfsvr_predict <- function(kernel, x, weights, site_precision, chol, factor, z, want_var, deriv = 0L, wrt = 1L) {
+    .Call(`_gpsvm_cpp_mfsvr_predict`, kernel, x, weights, site_precision, chol, factor, z, want_var, deriv, wrt)
 }
 
 cpp_epsins <- function(t, m, v, C, epsilon) {

@@ -99,6 +99,28 @@
   if (se.fit) list(fit = value, se.fit = stats::setNames(as.vector(se), names)) else value
 }
 
+# The 'deriv' and 'wrt' arguments of the predict() methods: a whole order,
+# and an input column by number or by name (a column of the design matrix
+# fit$x, so for formula fits the name of a model-matrix column).  Targets
+# carry the noise, derivatives do not: no prediction interval for them.
+.check_deriv <- function(deriv, wrt, interval, x) {
+  deriv <- .check_count(deriv, "deriv")
+  if (is.character(wrt) && length(wrt) == 1L && !is.na(wrt)) {
+    col <- match(wrt, colnames(x))
+    if (is.na(col)) {
+      .stop(sprintf("'wrt' = \"%s\" is not an input column; the columns are %s", wrt,
+                    paste(colnames(x), collapse = ", ")))
+    }
+    wrt <- col
+  }
+  wrt <- .check_count(wrt, "wrt", lower = 1L)
+  if (wrt > ncol(x)) .stop(sprintf("'wrt' must be an input column (1 to %d)", ncol(x)))
+  if (interval == "prediction" && deriv > 0L) {
+    .stop("'interval = \"prediction\"' is defined for deriv = 0 only; use \"confidence\"")
+  }
+  list(deriv = deriv, wrt = wrt)
+}
+
 # A "logLik" object, so that AIC() and BIC() work.
 .as_logLik <- function(value, df, nobs) {
   structure(value, df = df, nobs = nobs, class = "logLik")

@@ -153,9 +153,19 @@ logLik.mfsvr <- function(object, ...) {
 #' [predict.svr()]; its variance is the latent variance plus
 #' [svr_noise_variance()], \eqn{2/C^2 + \epsilon^2(\epsilon C+3)/(3(\epsilon C+1))}.
 #'
+#' With `deriv = n > 0`, the posterior of the `n`-th partial derivative of
+#' the latent function in input column `wrt`: the derivative of a Gaussian
+#' process is one, with mean \eqn{\sum_i D^n k(x, x_i) w_i} and variance
+#' \eqn{D^n D'^n k(x, x) - d_x^T (K + \Sigma)^{-1} d_x},
+#' \eqn{d_x = (D^n k(x, x_i))_i}. Only the `"confidence"` interval exists for
+#' a derivative (the noise is on the targets).
+#'
 #' @param object An `mfsvr` fit.
 #' @param newdata New inputs: a data frame for formula fits, else a vector or
 #'   matrix with the training columns. `NULL` means the training inputs.
+#' @param deriv Order of the derivative to predict, a whole number >= 0.
+#' @param wrt The input column to differentiate in: a number, or a column
+#'   name of the fit's design matrix `object$x`.
 #' @param se.fit If `TRUE`, also return the latent posterior standard
 #'   deviations.
 #' @param interval `"none"`, `"confidence"` or `"prediction"`.
@@ -171,11 +181,13 @@ logLik.mfsvr <- function(object, ...) {
 #' predict(fit, c(-12, 0, 3), interval = "confidence")
 #' predict(fit, c(-12, 0, 3), interval = "prediction", level = 0.9)
 #' predict(fit, c(-12, 0, 3), se.fit = TRUE)
+#' predict(fit, c(-12, 0, 3), deriv = 2, interval = "confidence")
 #' @export
-predict.mfsvr <- function(object, newdata = NULL, se.fit = FALSE,
+predict.mfsvr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                           interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   .check_dots_empty(...)
   interval <- .match_choice(interval)
+  d <- .check_deriv(deriv, wrt, interval, object$x)
   level <- .check_level(level)
   if (!is.logical(se.fit) || length(se.fit) != 1L || is.na(se.fit)) {
     .stop("'se.fit' must be TRUE or FALSE")
@@ -183,7 +195,7 @@ predict.mfsvr <- function(object, newdata = NULL, se.fit = FALSE,
   z <- .newdata_matrix(object, newdata)
   want_var <- se.fit || interval != "none"
   p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
-                         object$chol, object$factor, z, want_var)
+                         object$chol, object$factor, z, want_var, d$deriv, d$wrt)
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(p$mean, sqrt(p$var), level),

@@ -16,7 +16,8 @@
 #' @param newdata New inputs (a vector, matrix or data frame; a data frame for
 #'   formula fits). `NULL` predicts at the training inputs.
 #' @param deriv Order of the derivative, a whole number >= 0.
-#' @param wrt The input column to differentiate in.
+#' @param wrt The input column to differentiate in: a number, or a column
+#'   name of the fit's design matrix `object$x`.
 #' @param se.fit Return the posterior standard deviations as well?
 #' @param interval `"none"`, `"confidence"` (the band of the function or
 #'   derivative) or `"prediction"` (adds the noise variance; only for
@@ -42,18 +43,13 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
                         interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   .check_dots_empty(...)
   interval <- .match_choice(interval)
-  deriv <- .check_count(deriv, "deriv")
-  wrt <- .check_count(wrt, "wrt", lower = 1L)
-  if (wrt > ncol(object$x)) .stop(sprintf("'wrt' must be an input column (1 to %d)", ncol(object$x)))
+  d <- .check_deriv(deriv, wrt, interval, object$x)
   if (!is.logical(se.fit) || length(se.fit) != 1L || is.na(se.fit)) {
     .stop("'se.fit' must be TRUE or FALSE")
   }
-  if (interval == "prediction" && deriv > 0L) {
-    .stop("'interval = \"prediction\"' is defined for deriv = 0 only; use \"confidence\"")
-  }
   if (interval != "none") level <- .check_level(level)
   z <- .newdata_matrix(object, newdata)
-  h <- .rvm_basis(object, z, deriv, wrt)
+  h <- .rvm_basis(object, z, d$deriv, d$wrt)
   fit <- drop(h %*% object$coefficients)
   se <- NULL
   if (se.fit || interval != "none") {

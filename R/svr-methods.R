@@ -30,9 +30,21 @@
 #' far out (e.g. 99.9%); with `epsilon` large against the latent spread its
 #' centre is flat.
 #'
+#' With `deriv = n > 0` the same is given for the `n`-th partial derivative
+#' of the function in input column `wrt`: the mean
+#' \eqn{\sum_i \beta_i D^n k(z, x_i)} (the bias drops out), and the latent
+#' variance of eq. (22) or (31) with the derivative kernel in place of the
+#' kernel, \eqn{D^n D'^n k(z, z) - d_M(z)' K_{MM}^{-1} d_M(z)},
+#' \eqn{d_M(z) = (D^n k(z, x_i))_{i \in M}}: the posterior of a derivative
+#' of the Gaussian process under the same Gaussian approximation. A
+#' derivative has no noise, so only the `"confidence"` interval exists for it.
+#'
 #' @param object An `svr` fit.
 #' @param newdata New inputs (matrix, vector or data frame for matrix fits; a
 #'   data frame for formula fits); `NULL` for the training inputs.
+#' @param deriv Order of the derivative to predict, a whole number >= 0.
+#' @param wrt The input column to differentiate in: a number, or a column
+#'   name of the fit's design matrix `object$x`.
 #' @param se.fit Whether to return standard errors of the latent function.
 #' @param interval `"none"`, `"confidence"` (latent function) or
 #'   `"prediction"` (a new target).
@@ -49,12 +61,15 @@
 #' fit <- svr(x, y, C = 2.1, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)))
 #' predict(fit, c(1, 2, 3), interval = "prediction")
 #' predict(fit, c(1, 2, 3), se.fit = TRUE)
+#' # the slope, against the true cos(x)
+#' cbind(predict(fit, c(1, 2, 3), deriv = 1, interval = "confidence"), truth = cos(1:3))
 #' @export
-predict.svr <- function(object, newdata = NULL, se.fit = FALSE,
+predict.svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
                         bound = FALSE, ...) {
   .check_dots_empty(...)
   interval <- .match_choice(interval, c("none", "confidence", "prediction"), "interval")
+  d <- .check_deriv(deriv, wrt, interval, object$x)
   if (!is.logical(se.fit) || length(se.fit) != 1L || is.na(se.fit)) {
     .stop("'se.fit' must be TRUE or FALSE")
   }
@@ -63,9 +78,9 @@ predict.svr <- function(object, newdata = NULL, se.fit = FALSE,
   }
   level <- .check_level(level)
   z <- .newdata_matrix(object, newdata)
-  mean <- .svr_mean(object, z)
+  mean <- .svr_mean(object, z, d$deriv, d$wrt)
   if (!se.fit && interval == "none") return(.prediction_output(mean, names = rownames(z)))
-  latent <- .svr_latent_variance(object, z, bound)
+  latent <- .svr_latent_variance(object, z, bound, d$deriv, d$wrt)
   noise <- svr_noise_variance(object$C, object$epsilon)
   band <- switch(interval,
     none = list(),
@@ -77,37 +92,34 @@ predict.svr <- function(object, newdata = NULL, se.fit = FALSE,
   out
 }
 
-# a*(z) from the support vectors, in blocks so that large newdata stays small.
-.svr_mean <- function(object, z) {
+# a*(z), or its deriv-th derivative in column wrt (no bias then), from the
+# support vectors, in blocks so that large newdata stays small.
+.svr_mean <- function(object, z, deriv = 0L, wrt = 1L) {
+  bias <- if (deriv == 0L) object$b else 0
   sv <- which(object$beta != 0)
   out <- numeric(nrow(z))
-  if (length(sv) == 0L) return(out + object$b)
+  if (length(sv) == 0L) return(out + bias)
   xs <- object$x[sv, , drop = FALSE]
   bs <- object$beta[sv]
   block <- max(1L, floor(2e6 / length(sv)))
   for (start in seq(1L, nrow(z), by = block)) {
     rows <- start:min(nrow(z), start + block - 1L)
-    out[rows] <- kernel_matrix(object$kernel, z[rows, , drop = FALSE], xs) %*% bs
+    out[rows] <- kernel_matrix(object$kernel, z[rows, , drop = FALSE], xs, deriv = deriv,
+                               wrt = wrt) %*% bs
   }
-  out + object$b
+  out + bias
 }
 
-# k(z, z) for each row of z.
-.kernel_diag <- function(kernel, z) {
-  switch(kernel$type,
-    rbf = rep(1, nrow(z)),
-    polynomial = (kernel$scale * rowSums(z^2) + kernel$offset)^kernel$degree,
-    linear = rowSums(z^2))
-}
-
-# Eq. (22) over the margin vectors, or (bound = TRUE) the full-K variance.
-.svr_latent_variance <- function(object, z, bound = FALSE) {
+# Eq. (22) over the margin vectors, or (bound = TRUE) the full-K variance, of
+# the function or of its deriv-th derivative.
+.svr_latent_variance <- function(object, z, bound = FALSE, deriv = 0L, wrt = 1L) {
   keep <- if (bound) rep(TRUE, length(object$y)) else .svr_margin(object)
-  kzz <- .kernel_diag(object$kernel, z)
+  kzz <- cpp_kernel_diagonal(object$kernel, z, deriv, wrt)
   if (!any(keep)) return(kzz)
   xm <- object$x[keep, , drop = FALSE]
   R <- .chol_jitter(kernel_matrix(object$kernel, xm))
-  A <- backsolve(R, t(kernel_matrix(object$kernel, z, xm)), transpose = TRUE)
+  A <- backsolve(R, t(kernel_matrix(object$kernel, z, xm, deriv = deriv, wrt = wrt)),
+                 transpose = TRUE)
   pmax(kzz - colSums(A^2), 0)
 }
 

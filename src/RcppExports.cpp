@@ -126,18 +126,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_kernel_diagonal
-Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x);
-RcppExport SEXP _gpsvm_cpp_kernel_diagonal(SEXP kernelSEXP, SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal(kernel, x));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_gpc_tap_fit
 Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control);
 RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP) {
@@ -217,6 +205,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kernel_diagonal
+Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, int deriv, int wrt);
+RcppExport SEXP _gpsvm_cpp_kernel_diagonal(SEXP kernelSEXP, SEXP xSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal(kernel, x, deriv, wrt));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_special
 Rcpp::NumericVector cpp_special(std::string name, Rcpp::NumericVector x, Rcpp::NumericVector y);
 RcppExport SEXP _gpsvm_cpp_special(SEXP nameSEXP, SEXP xSEXP, SEXP ySEXP) {
@@ -248,8 +250,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_mfsvr_predict
-Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor, Eigen::Map<Eigen::MatrixXd> z, bool want_var);
-RcppExport SEXP _gpsvm_cpp_mfsvr_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP factorSEXP, SEXP zSEXP, SEXP want_varSEXP) {
+Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor, Eigen::Map<Eigen::MatrixXd> z, bool want_var, int deriv, int wrt);
+RcppExport SEXP _gpsvm_cpp_mfsvr_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP factorSEXP, SEXP zSEXP, SEXP want_varSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -261,7 +263,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type factor(factorSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
     Rcpp::traits::input_parameter< bool >::type want_var(want_varSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_predict(kernel, x, weights, site_precision, chol, factor, z, want_var));
+    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_predict(kernel, x, weights, site_precision, chol, factor, z, want_var, deriv, wrt));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -391,15 +395,15 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_naive_loo_approx", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_approx, 6},
     {"_gpsvm_cpp_svc_loo_exact", (DL_FUNC) &_gpsvm_cpp_svc_loo_exact, 8},
     {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
-    {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 2},
     {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
     {"_gpsvm_cpp_gpc_tap_predict", (DL_FUNC) &_gpsvm_cpp_gpc_tap_predict, 6},
     {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 7},
     {"_gpsvm_cpp_probit_flip_moments", (DL_FUNC) &_gpsvm_cpp_probit_flip_moments, 5},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
+    {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
     {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
-    {"_gpsvm_cpp_mfsvr_predict", (DL_FUNC) &_gpsvm_cpp_mfsvr_predict, 8},
+    {"_gpsvm_cpp_mfsvr_predict", (DL_FUNC) &_gpsvm_cpp_mfsvr_predict, 10},
     {"_gpsvm_cpp_epsins", (DL_FUNC) &_gpsvm_cpp_epsins, 5},
     {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
     {"_gpsvm_cpp_ep_gaussian", (DL_FUNC) &_gpsvm_cpp_ep_gaussian, 4},

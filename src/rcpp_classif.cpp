@@ -136,13 +136,6 @@ Rcpp::List cpp_gpc_naive_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd
                                                gpsvm_glue::interrupt_callback()));
 }
 
-// k(x_i, x_i) for each row of x: the prior variance of the latent function
-// at new points, needed by the class probabilities.
-// [[Rcpp::export]]
-Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x) {
-  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).diagonal();
-}
-
 // [[Rcpp::export]]
 Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,

@@ -17,6 +17,15 @@ Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
   return gpsvm::kernel_matrix(k, x, ye, deriv, wrt - 1);
 }
 
+// k(x_i, x_i) for each row of x, the prior variance of the latent function
+// there; with deriv = n > 0 the prior variance of its n-th derivative in
+// input column `wrt`.
+// [[Rcpp::export]]
+Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                    int deriv = 0, int wrt = 1) {
+  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).diagonal(deriv, wrt - 1);
+}
+
 // Vectorised special functions, exposed for the tests and the R layer.
 // [[Rcpp::export]]
 Rcpp::NumericVector cpp_special(std::string name, Rcpp::NumericVector x,

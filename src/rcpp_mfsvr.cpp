@@ -66,10 +66,12 @@ Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                              Eigen::Map<Eigen::VectorXd> weights,
                              Eigen::Map<Eigen::VectorXd> site_precision,
                              Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor,
-                             Eigen::Map<Eigen::MatrixXd> z, bool want_var) {
+                             Eigen::Map<Eigen::MatrixXd> z, bool want_var, int deriv = 0,
+                             int wrt = 1) {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   Eigen::VectorXd mean, var;
-  gpsvm::mfsvr_predict(x, k, weights, site_precision, chol, factor, z, want_var, mean, var);
+  gpsvm::mfsvr_predict(x, k, weights, site_precision, chol, factor, z, want_var, mean, var,
+                       deriv, wrt - 1);
   if (!want_var) return Rcpp::List::create(Rcpp::Named("mean") = mean);
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
 }

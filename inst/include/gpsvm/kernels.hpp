@@ -105,6 +105,38 @@ struct Kernel {
            std::pow(scale * dot(x, y, d) + offset, degree - order);
   }
 
+  // d^order/dx_c^order d^order/dy_c^order k(x, y) at y = x: the prior
+  // variance of the order-th derivative of f at x (the diagonal that the
+  // posterior variance of a derivative starts from).
+  //   RBF: with t = x_c - y_c, d/dy_c = -d/dt, so this is (-1)^n d^2n/dt^2n
+  //   exp(-t^2 / (2 sigma^2)) at 0 = (-1)^n He_2n(0) / sigma^2n = (2n-1)!! / sigma^2n.
+  //   polynomial: write scale <x, y> + offset = s p q + c with p = x_c,
+  //   q = y_c; expanding (s p q + c)^deg binomially and differentiating each
+  //   term p^j q^j n times in p and in q gives, at p = q = x_c,
+  //   sum_{j >= n} C(deg, j) s^j c^(deg - j) (j! / (j - n)!)^2 x_c^(2(j - n)),
+  //   with c = s (|x|^2 - x_c^2) + offset.
+  double mixed_derivative_diagonal(const double* x, Index d, int order, Index coord) const {
+    if (order == 0) return (*this)(x, x, d);
+    if (family == KernelFamily::rbf) {
+      const double sign = (order % 2 == 0) ? 1.0 : -1.0;
+      return sign * hermite_he(2 * order, 0.0) * std::pow(sigma, -2 * order);
+    }
+    if (order > degree) return 0.0;
+    const double t = x[coord];
+    const double c = scale * (dot(x, x, d) - t * t) + offset;
+    double sum = 0.0;
+    double binom = 1.0;  // C(deg, j), updated as j grows
+    for (int j = 0; j <= degree; ++j) {
+      if (j > 0) binom *= static_cast<double>(degree - j + 1) / j;
+      if (j < order) continue;
+      double falling = 1.0;  // j! / (j - n)!
+      for (int k = 0; k < order; ++k) falling *= j - k;
+      sum += binom * std::pow(scale, j) * std::pow(c, degree - j) * falling * falling *
+             std::pow(t, 2 * (j - order));
+    }
+    return sum;
+  }
+
  private:
   static double dot(const double* x, const double* y, Index d) {
     double s = 0.0;
@@ -187,9 +219,13 @@ class KernelEvaluator {
     return k;
   }
 
-  VectorXd diagonal() const {
+  // k(x_i, x_i), or with order > 0 the prior variance of the order-th
+  // derivative in coordinate `coord` at each point (mixed_derivative_diagonal).
+  VectorXd diagonal(int order = 0, Index coord = 0) const {
+    check_derivative(order, coord);
     VectorXd out(size());
-    for (Index i = 0; i < size(); ++i) out[i] = (*this)(i, i);
+    for (Index i = 0; i < size(); ++i)
+      out[i] = kernel_.mixed_derivative_diagonal(point(i), dimension(), order, coord);
     return out;
   }
 
@@ -215,6 +251,10 @@ class KernelEvaluator {
       throw std::invalid_argument("new points have " + std::to_string(z.cols()) +
                                   " columns but the kernel's points have " +
                                   std::to_string(dimension()));
+    check_derivative(order, coord);
+  }
+
+  void check_derivative(int order, Index coord) const {
     if (order < 0) throw std::invalid_argument("derivative order must be >= 0");
     if (coord < 0 || coord >= dimension())
       throw std::invalid_argument("derivative coordinate is out of range");

@@ -112,12 +112,15 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
 //   mean = k_z' w,  var = k(z, z) - k_z' (K + S^-1)^-1 k_z  (Gao et al. eq. 5.1),
 // with (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from the dense factor L of B, or
 // S - S G A^-1 G' S from the low-rank factor (factor = G, chol = L_A).
-// Work per point: O(n^2) dense, O(n r) low-rank.
+// With order n > 0 the same for the n-th derivative in coordinate `coord`
+// (differentiation is linear, so the derivative of a GP is a GP): k_z
+// becomes the derivative cross-kernel D^n k(z, x_i) and k(z, z) the mixed
+// derivative D^n D'^n k(z, z).  Work per point: O(n^2) dense, O(n r) low-rank.
 inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
                           const ConstVectorRef& weights, const ConstVectorRef& site_precision,
                           const ConstMatrixRef& chol, const ConstMatrixRef& factor,
                           const ConstMatrixRef& z, bool want_var, Eigen::VectorXd& mean,
-                          Eigen::VectorXd& var) {
+                          Eigen::VectorXd& var, int order = 0, Eigen::Index coord = 0) {
   const KernelEvaluator ev(kernel, x);
   const Eigen::Index m = z.rows();
   const Eigen::MatrixXd zt = z.transpose();
@@ -132,7 +135,7 @@ inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
   const Eigen::Index block = 512;
   for (Eigen::Index start = 0; start < m; start += block) {
     const Eigen::Index len = std::min(block, m - start);
-    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len));  // len x n
+    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x n
     mean.segment(start, len).noalias() = kz * weights;
     if (!want_var) continue;
     Eigen::VectorXd reduction(len);
@@ -149,7 +152,8 @@ inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
     }
     for (Eigen::Index i = 0; i < len; ++i) {
       const double* zi = zt.col(start + i).data();
-      const double value = kernel(zi, zi, zt.rows()) - reduction[i];
+      const double value =
+          kernel.mixed_derivative_diagonal(zi, zt.rows(), order, coord) - reduction[i];
       var[start + i] = value > 0.0 ? value : 0.0;
     }
   }
