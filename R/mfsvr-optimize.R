@@ -94,16 +94,21 @@
   opt <- stats::optim(start, value, gradient, method = "BFGS",
                       control = list(maxit = 200L, reltol = 1e-12, fnscale = length(y)))
   h <- .mfsvr_unpack(opt$par, names, C, epsilon, kernel)
+  fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE)
   if (opt$convergence != 0L) {
-    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)",
-                    opt$convergence, opt$counts[["function"]]), call. = FALSE)
+    # A common cause: the evidence keeps rising with C, whose limit C = Inf
+    # is uniform noise on [-epsilon, epsilon]; BFGS creeps along that ridge.
+    rising_c <- "log_C" %in% names && fit$gradient[1] > 0 && h$C > 10 * C
+    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)%s",
+                    opt$convergence, opt$counts[["function"]],
+                    if (rising_c) sprintf("; the evidence still rises as C grows (C = %.3g at the stop): the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]", h$C) else ""),
+            call. = FALSE)
   }
   at_bound <- abs(opt$par - start) > 11
   if (any(at_bound)) {
     warning(sprintf("evidence maximisation stopped near the search bound for %s (a factor exp(12) from the start)",
                     paste(names[at_bound], collapse = ", ")), call. = FALSE)
   }
-  fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE)
   opt$par <- stats::setNames(opt$par, names)
   opt$start <- stats::setNames(start, names)
   opt$gradient <- stats::setNames(fit$gradient[keep], names)

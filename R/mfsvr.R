@@ -27,7 +27,12 @@
 #' `optimize` a subset of `c("C", "epsilon", "sigma")` only those are
 #' chosen and the others stay as given (e.g. a kernel width fixed by the
 #' problem). A warning says when the search stops at a bound or does not
-#' converge. This goes beyond the paper, whose conclusion asks for it.
+#' converge. On some data the evidence rises without end as `C` grows (with
+#' `epsilon` adjusting): the likelihood's limit `C = Inf` is uniform noise on
+#' \eqn{[-\epsilon, \epsilon]}, and the data favour it. The search then
+#' creeps along that ridge until its iteration cap, and the warning says so;
+#' the fit at the stop is close to that limit. This goes beyond the paper,
+#' whose conclusion asks for it.
 #'
 #' The target noise variance used for prediction bands is
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}, eq. (29) of

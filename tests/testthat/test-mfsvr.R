@@ -352,6 +352,25 @@ test_that("optimize = c(\"C\", \"epsilon\") keeps the kernel width and maximises
   expect_error(mfsvr(d$x, d$y, epsilon = 0, optimize = "epsilon"), "leaves nothing to optimise")
 })
 
+test_that("an evidence search that creeps towards C = Inf says so", {
+  # sinc data where the evidence at sigma = 1.6 keeps rising with C (found
+  # in the srvm experiment): the warning names the uniform-noise limit, and
+  # the evidence there is indeed still increasing in C: profiled over
+  # epsilon (by optimize()), it is higher at 3 C than at the stop
+  set.seed(4)
+  x <- runif(50, -10, 10)
+  y <- sin(x) / x + rnorm(50, sd = 0.1)
+  k <- rbf_kernel(1.6)
+  expect_warning(f <- mfsvr(x, y, C = 10, epsilon = 0.1, kernel = k, optimize = c("C", "epsilon")),
+                 "still rises as C grows")
+  expect_gt(f$C, 100)
+  profile <- function(C) {
+    optimize(function(le) mfsvr_evidence(x, y, C, exp(le), k)$log_evidence,
+             log(c(0.1, 0.2)), maximum = TRUE)$objective
+  }
+  expect_gt(profile(3 * f$C), f$log_evidence)
+})
+
 test_that("optimize = TRUE survives steps towards degenerate hyperparameters", {
   # from sigma = 1 the first BFGS steps on these data head for huge widths,
   # where EP stops converging; those points must count as failures
