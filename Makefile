@@ -20,7 +20,7 @@ check:
 	bash tools/check.sh
 
 bench: install
-	$(R_WITH_LIB) bench/run.R
+	BENCH="$(BENCH)" $(R_WITH_LIB) bench/run.R
 
 docs: deps
 	Rscript --vanilla -e 'Rcpp::compileAttributes(); roxygen2::roxygenise(load_code = roxygen2::load_source)'
