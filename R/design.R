@@ -121,6 +121,16 @@
   list(deriv = deriv, wrt = wrt)
 }
 
+# High derivatives of the Gaussian kernel grow like (2n-1)!! / sigma^2n and
+# overflow double precision (around n = 150 for sigma = 1); say so instead of
+# returning Inf or NaN.
+.check_finite_prediction <- function(fit, se, deriv) {
+  if (all(is.finite(fit)) && all(is.finite(se))) return(invisible())
+  .stop(sprintf(if (deriv > 0L) {
+    "the derivative of order %d overflows double precision at these inputs; use a lower 'deriv'"
+  } else "the prediction is not finite at these inputs", deriv))
+}
+
 # A "logLik" object, so that AIC() and BIC() work.
 .as_logLik <- function(value, df, nobs) {
   structure(value, df = df, nobs = nobs, class = "logLik")

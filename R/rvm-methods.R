@@ -55,6 +55,7 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   if (se.fit || interval != "none") {
     se <- sqrt(pmax(rowSums((h %*% object$Sigma) * h), 0))
   }
+  .check_finite_prediction(fit, se, d$deriv)
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(fit, se, level),

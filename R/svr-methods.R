@@ -79,8 +79,12 @@ predict.svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   level <- .check_level(level)
   z <- .newdata_matrix(object, newdata)
   mean <- .svr_mean(object, z, d$deriv, d$wrt)
-  if (!se.fit && interval == "none") return(.prediction_output(mean, names = rownames(z)))
+  if (!se.fit && interval == "none") {
+    .check_finite_prediction(mean, NULL, d$deriv)
+    return(.prediction_output(mean, names = rownames(z)))
+  }
   latent <- .svr_latent_variance(object, z, bound, d$deriv, d$wrt)
+  .check_finite_prediction(mean, latent, d$deriv)
   noise <- svr_noise_variance(object$C, object$epsilon)
   band <- switch(interval,
     none = list(),

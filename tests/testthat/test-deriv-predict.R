@@ -184,6 +184,14 @@ test_that("derivative predictions validate deriv, wrt and the interval", {
     expect_error(predict(f, nd, deriv = 1, wrt = "c"), "'wrt' = \"c\" is not an input column",
                  info = name)
   }
+  # far orders overflow double precision: an error, not Inf, NaN or a zero sd
+  x1 <- seq(-3, 3, length.out = 25)
+  y1 <- sin(x1)
+  for (f in list(svr(x1, y1, C = 5, epsilon = 0.05), mfsvr(x1, y1, C = 5, epsilon = 0.05),
+                 rvm(x1, y1))) {
+    expect_error(predict(f, c(0, 1), deriv = 200, se.fit = TRUE), "overflows double precision")
+    expect_error(predict(f, c(0, 1), deriv = 200, interval = "confidence"), "overflows")
+  }
   # deriv = 0 is the ordinary prediction
   expect_equal(predict(fits$svr, nd, deriv = 0), predict(fits$svr, nd))
 })

@@ -154,7 +154,7 @@ inline void mfsvr_predict(const ConstMatrixRef& x, const Kernel& kernel,
       const double* zi = zt.col(start + i).data();
       const double value =
           kernel.mixed_derivative_diagonal(zi, zt.rows(), order, coord) - reduction[i];
-      var[start + i] = value > 0.0 ? value : 0.0;
+      var[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN (overflow) stays
     }
   }
 }
