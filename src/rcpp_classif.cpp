@@ -171,13 +171,18 @@ Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
 }
 
+// Refits warm-started from the full fit's sites (site_precision, site_nu),
+// or from fresh sites when they are NULL.
 // [[Rcpp::export]]
 Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                  Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
-                                 Rcpp::List control, Rcpp::IntegerVector which) {
+                                 Rcpp::List control, Rcpp::IntegerVector which,
+                                 Rcpp::Nullable<Rcpp::NumericVector> site_precision,
+                                 Rcpp::Nullable<Rcpp::NumericVector> site_nu) {
   const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control), zero_based(which),
-                                          gpsvm_glue::interrupt_callback()));
+  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control),
+                                          start_vector(site_precision), start_vector(site_nu),
+                                          zero_based(which), gpsvm_glue::interrupt_callback()));
 }
 
 // Site moments of the probit-with-flip likelihood, for the tests.
