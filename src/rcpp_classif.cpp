@@ -111,8 +111,9 @@ Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd
 Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                          Eigen::Map<Eigen::VectorXd> y, double noise,
                                          Eigen::Map<Eigen::VectorXd> alpha, double kappa) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return gpsvm::naive_mf_loo_approx(k, y, alpha, kappa);
+  // the Gram matrix is the computation's workspace: passed as a temporary
+  return gpsvm::naive_mf_loo_approx(
+      gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise), y, alpha, kappa);
 }
 
 // [[Rcpp::export]]

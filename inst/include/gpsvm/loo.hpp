@@ -31,32 +31,44 @@ namespace detail {
 // Diagonal of the inverse of a symmetric matrix.  Positive definite: with
 // A = L L', [A^-1]_ii is the squared norm of column i of L^-1, and columns
 // j0..j1 of L^-1 are zero above row j0, so they come from a triangular solve
-// with the trailing block of L only: n^3 / 3 flops on top of the Cholesky,
-// instead of the 2 n^3 of solving A X = I.  Otherwise (the naive mean-field
-// matrix Omega + K can be indefinite when kappa > 0) by LU.  Throws when the
-// matrix is singular.
-inline VectorXd inverse_diagonal_from_cholesky(const MatrixXd& l) {  // lower triangle: L
-  const Index m = l.rows();
+// with the trailing block of L only: n^3 / 3 flops on top of the Cholesky's
+// n^3 / 3, instead of the 2 n^3 of solving A X = I.  Otherwise (the naive
+// mean-field matrix Omega + K can be indefinite when kappa > 0) by LU.
+// Throws when the matrix is singular.
+//
+// The blocks share one workspace of 64 columns: large temporaries are what
+// costs inside R, whose heap is trimmed and grown again around them (page
+// faults, several milliseconds at n = 614).
+inline VectorXd inverse_diagonal_from_cholesky(const Eigen::Ref<const MatrixXd>& l) {
+  const Index m = l.rows();  // lower triangle: L
   VectorXd d(m);
   const Index block = 64;
+  MatrixXd work(m, std::min(block, m));
   for (Index j0 = 0; j0 < m; j0 += block) {
     const Index b = std::min(block, m - j0), rows = m - j0;
-    MatrixXd x = MatrixXd::Identity(rows, b);
+    auto x = work.topLeftCorner(rows, b);
+    x.setIdentity();
     l.bottomRightCorner(rows, rows).triangularView<Eigen::Lower>().solveInPlace(x);
     d.segment(j0, b) = x.colwise().squaredNorm().transpose();
   }
   return d;
 }
 
-inline VectorXd inverse_diagonal(const MatrixXd& a) {
+// The same for the symmetric matrix in a (both triangles), factored in place:
+// a is overwritten.  The Cholesky factor takes the lower triangle and the
+// diagonal; the strict upper triangle still holds A for the LU fallback.
+inline VectorXd inverse_diagonal_in_place(Eigen::Ref<MatrixXd> a) {
   const Index m = a.rows();
   if (m == 0) return VectorXd();
-  VectorXd d(m);
-  Eigen::LLT<MatrixXd> llt(a);
+  const VectorXd diagonal = a.diagonal();
+  Eigen::LLT<Eigen::Ref<MatrixXd>, Eigen::Lower> llt(a);
+  VectorXd d;
   if (llt.info() == Eigen::Success) {
-    d = inverse_diagonal_from_cholesky(llt.matrixLLT());
+    d = inverse_diagonal_from_cholesky(a);
   } else {
-    Eigen::PartialPivLU<MatrixXd> lu(a);
+    MatrixXd full = a.selfadjointView<Eigen::Upper>();
+    full.diagonal() = diagonal;
+    Eigen::PartialPivLU<MatrixXd> lu(full);
     d = lu.solve(MatrixXd::Identity(m, m)).diagonal();
   }
   if (!d.allFinite() || (d.array() == 0.0).any())
@@ -133,7 +145,12 @@ inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
 // convergence.  Points whose response underflows (G (z + G) = 0, far on the
 // right side) have Omega_i = Inf: they drop out of the matrix and keep their
 // margin.
-inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+//
+// The work is one Cholesky factorisation of Omega + K (n^3 / 3 flops) and
+// the diagonal of its inverse (another n^3 / 3); this form takes k as its
+// workspace (k is overwritten by Omega + K and its factor), so that no other
+// n x n matrix is allocated.  The overload below copies k first.
+inline VectorXd naive_mf_loo_approx(MatrixXd&& k, const ConstVectorRef& y,
                                     const ConstVectorRef& alpha, double kappa) {
   const Index n = k.rows();
   check_gram(k);
@@ -144,24 +161,34 @@ inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRe
   VectorXd margin = (y.array() * field.array()).matrix();
   VectorXd omega(n);
   std::vector<Index> active;
+  active.reserve(static_cast<std::size_t>(n));
   for (Index i = 0; i < n; ++i) {
     const double response = flip_mills_curvature(z[i], kappa);  // G (z + G) = -G'(z)
     omega[i] = response == 0.0 ? std::numeric_limits<double>::infinity()
                                : k(i, i) * (1.0 / response - 1.0);
     if (std::isfinite(omega[i])) active.push_back(i);
   }
+  // k is no longer needed: gather the active rows and columns into its top
+  // left corner, in place (column by column, each entry moves up and left:
+  // active[p] >= p, so no entry is overwritten before it is read), and add
+  // Omega to the diagonal.
   const Index m = static_cast<Index>(active.size());
-  MatrixXd a(m, m);
-  for (Index p = 0; p < m; ++p) {
-    for (Index q = 0; q < m; ++q) a(p, q) = k(active[p], active[q]);
-    a(p, p) += omega[active[p]];
+  if (m < n) {
+    for (Index q = 0; q < m; ++q)
+      for (Index p = 0; p < m; ++p) k(p, q) = k(active[p], active[q]);
   }
-  const VectorXd dinv = detail::inverse_diagonal(a);
+  for (Index p = 0; p < m; ++p) k(p, p) += omega[active[p]];
+  const VectorXd dinv = detail::inverse_diagonal_in_place(k.topLeftCorner(m, m));
   for (Index p = 0; p < m; ++p) {
     const Index i = active[p];
     margin[i] -= (1.0 / dinv[p] - omega[i]) * alpha[i];
   }
   return margin;
+}
+
+inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+                                    const ConstVectorRef& alpha, double kappa) {
+  return naive_mf_loo_approx(MatrixXd(k), y, alpha, kappa);
 }
 
 // Exact leave-one-out by refitting without each point in `which` (0-based),
