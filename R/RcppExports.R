@@ -37,8 +37,8 @@ cpp_gpc_tap_predict <- function(kernel, x, weights, site_precision, chol, z) {
     .Call(`_gpsvm_cpp_gpc_tap_predict`, kernel, x, weights, site_precision, chol, z)
 }
 
-cpp_gpc_tap_loo_exact <- function(kernel, x, y, noise, kappa, control, which) {
-    .Call(`_gpsvm_cpp_gpc_tap_loo_exact`, kernel, x, y, noise, kappa, control, which)
+cpp_gpc_tap_loo_exact <- function(kernel, x, y, noise, kappa, control, which, site_precision, site_nu) {
+    .Call(`_gpsvm_cpp_gpc_tap_loo_exact`, kernel, x, y, noise, kappa, control, which, site_precision, site_nu)
 }
 
 cpp_probit_flip_moments <- function(target, mean, var, kappa, noise) {

@@ -31,8 +31,10 @@
 #'
 #' `method = "exact"` refits the model without each case, starting from the
 #' full solution with that case removed (a warm start, as the paper
-#' suggests), with the fit's own settings. TAP refits start from fresh
-#' sites (the EP engine takes no warm start), so they cost a full fit each.
+#' suggests), with the fit's own settings. For TAP the warm start is the
+#' full fit's EP sites without the case left out; it changes only the number
+#' of sweeps, not the answer (sites that cannot be used, e.g. a negative
+#' precision in an edited fit, fall back to fresh sites).
 #' Refits run in chunks, so that a progress bar can be shown and the chunks can go to several cores
 #' (`cores`, by forking with [parallel::mclapply()]) or to a cluster (`cl`,
 #' with [parallel::parLapply()]; the workers need gpsvm installed). The
@@ -120,7 +122,9 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
   if (inherits(fit, "svc")) {
     cpp_svc_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C, ctl, which)
   } else if (fit$method == "tap") {
-    cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa, ctl, which)
+    # warm start from the full fit's EP sites without the case left out
+    cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa, ctl, which,
+                          fit$site_precision, fit$site_nu)
   } else {
     cpp_gpc_naive_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa, ctl,
                             which)

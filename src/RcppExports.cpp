@@ -159,8 +159,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_gpc_tap_loo_exact
-Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, Rcpp::IntegerVector which);
-RcppExport SEXP _gpsvm_cpp_gpc_tap_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP whichSEXP) {
+Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, Rcpp::IntegerVector which, Rcpp::Nullable<Rcpp::NumericVector> site_precision, Rcpp::Nullable<Rcpp::NumericVector> site_nu);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP whichSEXP, SEXP site_precisionSEXP, SEXP site_nuSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -171,7 +171,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_loo_exact(kernel, x, y, noise, kappa, control, which));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type site_precision(site_precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type site_nu(site_nuSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_loo_exact(kernel, x, y, noise, kappa, control, which, site_precision, site_nu));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -397,7 +399,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
     {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
     {"_gpsvm_cpp_gpc_tap_predict", (DL_FUNC) &_gpsvm_cpp_gpc_tap_predict, 6},
-    {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 7},
+    {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 9},
     {"_gpsvm_cpp_probit_flip_moments", (DL_FUNC) &_gpsvm_cpp_probit_flip_moments, 5},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},

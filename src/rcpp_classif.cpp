@@ -111,8 +111,9 @@ Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd
 Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                          Eigen::Map<Eigen::VectorXd> y, double noise,
                                          Eigen::Map<Eigen::VectorXd> alpha, double kappa) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return gpsvm::naive_mf_loo_approx(k, y, alpha, kappa);
+  // the Gram matrix is the computation's workspace: passed as a temporary
+  return gpsvm::naive_mf_loo_approx(
+      gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise), y, alpha, kappa);
 }
 
 // [[Rcpp::export]]
@@ -171,13 +172,18 @@ Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
 }
 
+// Refits warm-started from the full fit's sites (site_precision, site_nu),
+// or from fresh sites when they are NULL.
 // [[Rcpp::export]]
 Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                  Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
-                                 Rcpp::List control, Rcpp::IntegerVector which) {
+                                 Rcpp::List control, Rcpp::IntegerVector which,
+                                 Rcpp::Nullable<Rcpp::NumericVector> site_precision,
+                                 Rcpp::Nullable<Rcpp::NumericVector> site_nu) {
   const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control), zero_based(which),
-                                          gpsvm_glue::interrupt_callback()));
+  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control),
+                                          start_vector(site_precision), start_vector(site_nu),
+                                          zero_based(which), gpsvm_glue::interrupt_callback()));
 }
 
 // Site moments of the probit-with-flip likelihood, for the tests.

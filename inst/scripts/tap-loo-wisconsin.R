@@ -1,6 +1,7 @@
 # Exact leave-one-out of the TAP classifier on the Wisconsin data, for the
-# classification vignette (too slow to run there: 614 cold EP refits, several
-# minutes).  Run from the package source directory:
+# classification vignette (too slow to run there: 614 EP refits, each
+# warm-started from the full fit's sites, about three minutes).  Run from the
+# package source directory:
 #
 #   Rscript inst/scripts/tap-loo-wisconsin.R
 #

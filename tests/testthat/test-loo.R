@@ -38,6 +38,40 @@ test_that("naive mean-field approximate margins are eqs. (17.41) and (17.42)", {
   }
 })
 
+test_that("eqs. (17.41)-(17.42) with points whose response underflows, and indefinite Omega + K", {
+  # Four points (interleaved with the others) get alpha = 20 in a tight
+  # cluster: their z is about 45, G (z + G) underflows to 0, Omega = Inf, so
+  # they leave the matrix and keep y_i <f_i>.  The formula is a function of
+  # any alpha, so alpha need not be a fixed point here.  With kappa = 0.05
+  # some Omega_i + k_ii < 0: the matrix is indefinite (the LU path).
+  d <- two_class_data(36, 35)
+  base <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  far <- c(3L, 12L, 25L, 38L)
+  x <- matrix(0, 40, 2)
+  y <- a <- numeric(40)
+  x[-far, ] <- d$x
+  y[-far] <- d$y
+  a[-far] <- base$alpha
+  x[far, ] <- cbind(3 + (1:4) / 100, 3)
+  y[far] <- 1
+  a[far] <- 20
+  K <- rbf_gram(x, 1) + diag(0.5, 40)
+  for (kappa in c(0, 0.05)) {
+    f <- drop(K %*% (y * a))
+    z <- (y * f - diag(K) * a) / sqrt(diag(K))
+    G <- (1 - 2 * kappa) * dnorm(z) / (kappa + (1 - 2 * kappa) * pnorm(z))
+    omega <- diag(K) * (1 / (G * (z + G)) - 1)
+    act <- which(is.finite(omega))
+    expect_identical(which(!is.finite(omega)), far)
+    if (kappa > 0) expect_true(any(omega[act] + diag(K)[act] < 0))
+    ref <- y * f
+    ref[act] <- ref[act] -
+      (1 / diag(solve(diag(omega[act]) + K[act, act])) - omega[act]) * a[act]
+    got <- gpsvm:::cpp_gpc_naive_loo_approx(rbf_kernel(1), x, y, 0.5, a, kappa)
+    expect_equal(got, ref, tolerance = 1e-10)
+  }
+})
+
 test_that("exact svc refits match a plain-R refit loop", {
   d <- two_class_data(30, 23)
   fit <- svc(d$x, d$y, rbf_kernel(1), C = 5, noise = 0.3, control = svc_tight)

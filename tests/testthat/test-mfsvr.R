@@ -520,9 +520,17 @@ test_that("a warm start from nearby hyperparameters reaches the same fixed point
     expect_lt(max(abs(coef(warm) - coef(cold))), 1e-7)
     expect_equal(warm$log_evidence, cold$log_evidence, tolerance = 1e-9)
   }
+  # unusable sites (a negative precision) are ignored: the fit starts from
+  # the prior, exactly as without a start; sites of the wrong length are a bug
   bad <- list(site_precision = c(-1, rep(0, 39)), site_nu = rep(0, 40))
+  fresh <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(1), mfsvr_control())
+  ignored <- gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(1), mfsvr_control(),
+                                start = bad)
+  expect_identical(coef(ignored), coef(fresh))
+  expect_identical(ignored$convergence$iterations, fresh$convergence$iterations)
+  short <- list(site_precision = rep(0, 39), site_nu = rep(0, 39))
   expect_error(gpsvm:::.mfsvr_fit(matrix(d$x), d$y, 5, 0.1, rbf_kernel(1), mfsvr_control(),
-                                  start = bad), "precisions >= 0")
+                                  start = short), "differ in size")
 })
 
 test_that("with Gaussian noise the engine is exact GP regression (dense and low-rank)", {

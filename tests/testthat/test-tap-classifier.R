@@ -133,6 +133,63 @@ test_that("with one point TAP is exact: mean, variance and evidence by quadratur
   }
 })
 
+# Exact TAP refits for every case, from the given sites (NULL: fresh sites).
+tap_refits <- function(fit, site_precision, site_nu) {
+  gpsvm:::cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa,
+                                unclass(fit$control), seq_along(fit$y), site_precision, site_nu)
+}
+
+test_that("warm-started TAP refits equal cold refits and gpc() refits without the case", {
+  d <- two_class_data(40, 33, noise = 0.6)
+  for (kappa in c(0, 0.05)) {
+    fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.6, kappa = kappa, method = "tap",
+               control = gpc_control(tol = 1e-11))
+    warm <- loo_error(fit, "exact", progress = FALSE)
+    cold <- tap_refits(fit, NULL, NULL)
+    expect_lt(max(abs(unname(warm$margins) - cold$margins)), 1e-6)
+    expect_identical(warm$not_converged, 0)
+    # the warm start saves sweeps
+    expect_lt(mean(warm$iterations), mean(cold$iterations))
+    # independent reference: fit without case i from scratch by the user-level
+    # function and predict the activation at x_i
+    ref <- vapply(seq_len(40), function(i) {
+      g <- gpc(d$x[-i, ], d$y[-i], rbf_kernel(1), noise = 0.6, kappa = kappa, method = "tap",
+               control = gpc_control(tol = 1e-11))
+      d$y[i] * unname(predict(g, d$x[i, , drop = FALSE], type = "link"))
+    }, numeric(1))
+    expect_lt(max(abs(unname(warm$margins) - ref)), 1e-6)
+  }
+})
+
+test_that("unusable warm-start sites fall back to fresh sites", {
+  d <- two_class_data(40, 33, noise = 0.6)
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.6, method = "tap")
+  cold <- tap_refits(fit, NULL, NULL)
+  # a negative precision: every refit but the one that drops it starts cold,
+  # exactly as without a warm start
+  neg <- replace(fit$site_precision, 3, -1)
+  r <- tap_refits(fit, neg, fit$site_nu)
+  expect_identical(r$margins[-3], cold$margins[-3])
+  expect_identical(r$iterations[-3], cold$iterations[-3])
+  expect_lt(abs(r$margins[3] - cold$margins[3]), 1e-6)
+  # non-finite sites, and finite ones so extreme that the warm run breaks
+  # down (NaN posterior means, which must not pass as converged)
+  for (bad in list(list(fit$site_precision, replace(fit$site_nu, 5, NaN)),
+                   list(replace(fit$site_precision, 7, Inf), fit$site_nu),
+                   list(rep(1e300, 40), fit$site_nu))) {
+    r <- tap_refits(fit, bad[[1]], bad[[2]])
+    expect_true(all(is.finite(r$margins)))
+    expect_lt(max(abs(r$margins - cold$margins)), 1e-6)
+    expect_identical(r$not_converged, 0L)
+  }
+  # through loo_error() with an edited fit
+  edited <- fit
+  edited$site_precision[3] <- -1
+  loo <- loo_error(edited, "exact", progress = FALSE)
+  expect_identical(unname(loo$margins[-3]), cold$margins[-3])
+  expect_error(tap_refits(fit, fit$site_precision[-1], fit$site_nu), "wrong length")
+})
+
 test_that("TAP leave-one-out: cavity margins against exact refits, and methods", {
   d <- two_class_data(60, 32, noise = 0.6)
   fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.6, method = "tap")

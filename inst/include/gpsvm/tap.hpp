@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -59,8 +60,15 @@ struct EpControl {
   // step falls below this
   double min_parallel_damping = 0.05;
   std::uint32_t seed = 1;
-  // Optional warm start (e.g. the sites of a fit at nearby hyperparameters);
-  // empty vectors mean all sites start at 0 (the prior).
+  // Optional warm start from given sites (precision tau_i, tau_i times mean
+  // nu_i), e.g. the sites of a fit at nearby hyperparameters, or of the full
+  // data set for a leave-one-out refit; empty vectors mean all sites start
+  // at 0 (the prior).  The fixed point does not depend on the start, only
+  // the number of sweeps does.  A warm start is a hint, never a risk: sites
+  // that are not finite or have a negative precision are ignored, and a run
+  // from them that throws (a failed factorisation, non-finite moments) is
+  // repeated from the prior; EpResult::warm_start says which start the
+  // result came from.  Vectors of the wrong length are an error.
   Eigen::VectorXd initial_precision;
   Eigen::VectorXd initial_nu;
 };
@@ -84,6 +92,7 @@ struct EpResult {
   bool converged = false;
   double change = 0.0;             // last convergence measure
   double final_damping = 1.0;
+  bool warm_start = false;         // started from EpControl's initial sites
 };
 
 namespace tap_detail {
@@ -309,13 +318,16 @@ inline void site_from_moments(const SiteMoments& mo, double m, double v, double*
   *nu = t * m + mo.dlog_z * (1.0 + t * v);
 }
 
-// Largest standardised change of the posterior marginals.
+// Largest standardised change of the posterior marginals; infinite when a
+// marginal is not finite (std::max would silently drop a NaN, and a run
+// whose means had become NaN would look converged).
 inline double marginal_change(const EpResult& a, const Eigen::VectorXd& old_mean,
                               const Eigen::VectorXd& old_var) {
   double change = 0.0;
   for (Eigen::Index i = 0; i < a.mean.size(); ++i) {
     const double dm = std::fabs(a.mean[i] - old_mean[i]) / std::sqrt(a.variance[i]);
     const double dv = std::fabs(a.variance[i] / old_var[i] - 1.0);
+    if (!std::isfinite(dm) || !std::isfinite(dv)) return std::numeric_limits<double>::infinity();
     change = std::max(change, std::max(dm, dv));
   }
   return change;
@@ -354,30 +366,16 @@ inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng)
 
 namespace tap_detail {
 
+// Sites a run can start from: finite, with precisions >= 0.
+inline bool usable_sites(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu) {
+  return tau.allFinite() && nu.allFinite() && (tau.size() == 0 || tau.minCoeff() >= 0.0);
+}
+
+// The EP iteration from the sites in r (site_precision and site_nu set).
 template <class Likelihood, class Prior>
-EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
-                const EpControl& control, const std::function<void()>& interrupt) {
-  if (prior.size() != targets.size())
-    throw std::invalid_argument("kernel matrix and targets differ in size");
-  if (!targets.allFinite()) throw std::invalid_argument("targets must be finite");
-  if (!(control.damping > 0.0 && control.damping <= 1.0))
-    throw std::invalid_argument("EP damping must lie in (0, 1]");
-  if (!(control.tolerance > 0.0)) throw std::invalid_argument("EP tolerance must be positive");
-  if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
+void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+                const EpControl& control, const std::function<void()>& interrupt, EpResult& r) {
   const Eigen::Index n = prior.size();
-  EpResult r;
-  if (control.initial_precision.size() == 0) {
-    r.site_precision = Eigen::VectorXd::Zero(n);
-    r.site_nu = Eigen::VectorXd::Zero(n);
-  } else {
-    if (control.initial_precision.size() != n || control.initial_nu.size() != n)
-      throw std::invalid_argument("initial EP sites differ in size from the data");
-    if (!control.initial_precision.allFinite() || !control.initial_nu.allFinite() ||
-        control.initial_precision.minCoeff() < 0.0)
-      throw std::invalid_argument("initial EP sites must be finite with precisions >= 0");
-    r.site_precision = control.initial_precision;
-    r.site_nu = control.initial_nu;
-  }
   prior.posterior(r.site_precision, r.site_nu, r);
   floor_variances(r);
 
@@ -451,6 +449,42 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
     previous_change = residual;
   }
   finish(targets, lik, r);
+}
+
+template <class Likelihood, class Prior>
+EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+                const EpControl& control, const std::function<void()>& interrupt) {
+  if (prior.size() != targets.size())
+    throw std::invalid_argument("kernel matrix and targets differ in size");
+  if (!targets.allFinite()) throw std::invalid_argument("targets must be finite");
+  if (!(control.damping > 0.0 && control.damping <= 1.0))
+    throw std::invalid_argument("EP damping must lie in (0, 1]");
+  if (!(control.tolerance > 0.0)) throw std::invalid_argument("EP tolerance must be positive");
+  if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
+  const Eigen::Index n = prior.size();
+  const bool given = control.initial_precision.size() != 0 || control.initial_nu.size() != 0;
+  if (given && (control.initial_precision.size() != n || control.initial_nu.size() != n))
+    throw std::invalid_argument("initial EP sites differ in size from the data");
+  if (given && usable_sites(control.initial_precision, control.initial_nu)) {
+    EpResult warm;
+    warm.site_precision = control.initial_precision;
+    warm.site_nu = control.initial_nu;
+    warm.warm_start = true;
+    try {
+      ep_iterate(prior, targets, lik, control, interrupt, warm);
+      return warm;
+    } catch (const std::exception&) {
+      // The given sites led where the posterior or a site's moments cannot
+      // be formed (extreme sites: precisions near the 1e300 clamp, huge
+      // means).  The inputs were checked above, so start again from the
+      // prior; a failure there is reported.  (R's interrupt is not a
+      // std::exception and passes through.)
+    }
+  }
+  EpResult r;
+  r.site_precision = Eigen::VectorXd::Zero(n);
+  r.site_nu = Eigen::VectorXd::Zero(n);
+  ep_iterate(prior, targets, lik, control, interrupt, r);
   return r;
 }
 
