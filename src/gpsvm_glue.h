@@ -9,6 +9,7 @@
 #include <string>
 
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/tap.hpp>
 
 namespace gpsvm_glue {
 
@@ -21,6 +22,20 @@ inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
                                      Rcpp::as<double>(k["offset"]));
   if (type == "linear") return gpsvm::Kernel::linear();
   Rcpp::stop("unknown kernel type '" + type + "'");
+}
+
+// The EP engine's settings from an R control list (gpc_control() or
+// mfsvr_control(); they name the sweep cap differently).
+inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c, const char* sweeps_key) {
+  gpsvm::EpControl out;
+  const std::string schedule = Rcpp::as<std::string>(c["schedule"]);
+  out.schedule =
+      schedule == "sequential" ? gpsvm::EpSchedule::sequential : gpsvm::EpSchedule::parallel;
+  out.max_sweeps = Rcpp::as<int>(c[sweeps_key]);
+  out.tolerance = Rcpp::as<double>(c["tol"]);
+  out.damping = Rcpp::as<double>(c["damping"]);
+  out.seed = static_cast<std::uint32_t>(Rcpp::as<double>(c["seed"]));
+  return out;
 }
 
 // The core's long loops call this between iterations so Ctrl-C works.

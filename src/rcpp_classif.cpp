@@ -33,15 +33,7 @@ gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
 }
 
 gpsvm::EpControl ep_control(const Rcpp::List& control) {
-  gpsvm::EpControl c;
-  const std::string schedule = Rcpp::as<std::string>(control["schedule"]);
-  c.schedule =
-      schedule == "sequential" ? gpsvm::EpSchedule::sequential : gpsvm::EpSchedule::parallel;
-  c.max_sweeps = Rcpp::as<int>(control["max_sweeps"]);
-  c.tolerance = Rcpp::as<double>(control["tol"]);
-  c.damping = Rcpp::as<double>(control["damping"]);
-  c.seed = static_cast<std::uint32_t>(Rcpp::as<double>(control["seed"]));
-  return c;
+  return gpsvm_glue::ep_control_from_r(control, "max_sweeps");
 }
 
 Eigen::VectorXd start_vector(const Rcpp::Nullable<Rcpp::NumericVector>& start) {

@@ -16,13 +16,7 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   gpsvm::MfsvrControl out;
   const std::string algorithm = Rcpp::as<std::string>(c["algorithm"]);
   out.algorithm = algorithm == "paper" ? gpsvm::MfsvrAlgorithm::paper : gpsvm::MfsvrAlgorithm::ep;
-  const std::string schedule = Rcpp::as<std::string>(c["schedule"]);
-  out.ep.schedule =
-      schedule == "sequential" ? gpsvm::EpSchedule::sequential : gpsvm::EpSchedule::parallel;
-  out.ep.max_sweeps = Rcpp::as<int>(c["max_iter"]);
-  out.ep.tolerance = Rcpp::as<double>(c["tol"]);
-  out.ep.damping = Rcpp::as<double>(c["damping"]);
-  out.ep.seed = static_cast<std::uint32_t>(Rcpp::as<double>(c["seed"]));
+  out.ep = gpsvm_glue::ep_control_from_r(c, "max_iter");
   out.paper.eta = Rcpp::as<double>(c["eta"]);
   out.paper.inner = Rcpp::as<int>(c["inner"]);
   out.paper.max_outer = Rcpp::as<int>(c["max_iter"]);
