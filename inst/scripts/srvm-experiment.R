@@ -81,10 +81,12 @@ srvm_experiment_rep <- function(seed, n = 50, noise_sd = 0.1, sigma = 1.6, order
   makers <- srvm_experiment_methods(sigma, order, control)[methods]
   rows <- lapply(methods, function(m) {
     warned <- FALSE
+    # gcFirst = FALSE: a full garbage collection per fit would cost more
+    # than the fits themselves
     seconds <- system.time(f <- withCallingHandlers(makers[[m]](x, y), warning = function(w) {
       warned <<- TRUE
       invokeRestart("muffleWarning")
-    }))[["elapsed"]]
+    }), gcFirst = FALSE)[["elapsed"]]
     rmse <- function(z, d) sqrt(mean((stats::predict(f, z, deriv = d) - sinc_deriv(z, d))^2))
     field <- function(v) if (is.null(v)) NA_real_ else as.numeric(v)
     data.frame(seed = seed, method = m, bvs = srvm_experiment_bvs(f),
