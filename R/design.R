@@ -86,8 +86,10 @@
 
 # predict.lm-style output: a vector, or a fit/lwr/upr matrix, or a list with
 # se.fit.  'lower' and 'upper' are the interval ends when an interval is asked.
+# Nothing non-finite is returned ('deriv' words the error).
 .prediction_output <- function(fit, se = NULL, lower = NULL, upper = NULL,
-                               se.fit = FALSE, interval = "none", names = NULL) {
+                               se.fit = FALSE, interval = "none", names = NULL, deriv = 0L) {
+  .check_finite_prediction(c(fit, se, lower, upper), deriv)
   fit <- stats::setNames(as.vector(fit), names)
   value <- if (interval == "none") {
     fit
@@ -124,8 +126,8 @@
 # High derivatives of the Gaussian kernel grow like (2n-1)!! / sigma^2n and
 # overflow double precision (around n = 150 for sigma = 1); say so instead of
 # returning Inf or NaN.
-.check_finite_prediction <- function(fit, se, deriv) {
-  if (all(is.finite(fit)) && all(is.finite(se))) return(invisible())
+.check_finite_prediction <- function(values, deriv) {
+  if (all(is.finite(values))) return(invisible())
   .stop(sprintf(if (deriv > 0L) {
     "the derivative of order %d overflows double precision at these inputs; use a lower 'deriv'"
   } else "the prediction is not finite at these inputs", deriv))

@@ -196,13 +196,12 @@ predict.mfsvr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = F
   want_var <- se.fit || interval != "none"
   p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
                          object$chol, object$factor, z, want_var, d$deriv, d$wrt)
-  .check_finite_prediction(p$mean, p$var, d$deriv)
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(p$mean, sqrt(p$var), level),
     prediction = .epsins_prediction_interval(p$mean, p$var, object$C, object$epsilon, level))
   .prediction_output(p$mean, if (se.fit) sqrt(p$var), band$lower, band$upper, se.fit, interval,
-                     rownames(z))
+                     rownames(z), d$deriv)
 }
 
 #' Plot a one-dimensional mean-field SVR fit

@@ -55,12 +55,11 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   if (se.fit || interval != "none") {
     se <- sqrt(pmax(rowSums((h %*% object$Sigma) * h), 0))
   }
-  .check_finite_prediction(fit, se, d$deriv)
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(fit, se, level),
     prediction = .gaussian_interval(fit, sqrt(se^2 + object$sigma2), level))
-  .prediction_output(fit, se, band$lower, band$upper, se.fit, interval, rownames(z))
+  .prediction_output(fit, se, band$lower, band$upper, se.fit, interval, rownames(z), d$deriv)
 }
 
 # The rows h(z) of the (derivative) design at new inputs, kept weights only.

@@ -80,18 +80,17 @@ predict.svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   z <- .newdata_matrix(object, newdata)
   mean <- .svr_mean(object, z, d$deriv, d$wrt)
   if (!se.fit && interval == "none") {
-    .check_finite_prediction(mean, NULL, d$deriv)
-    return(.prediction_output(mean, names = rownames(z)))
+    return(.prediction_output(mean, names = rownames(z), deriv = d$deriv))
   }
   latent <- .svr_latent_variance(object, z, bound, d$deriv, d$wrt)
-  .check_finite_prediction(mean, latent, d$deriv)
   noise <- svr_noise_variance(object$C, object$epsilon)
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(mean, sqrt(latent), level),
     prediction = .epsins_prediction_interval(mean, latent, object$C, object$epsilon, level))
   out <- .prediction_output(mean, se = sqrt(latent), lower = band$lower, upper = band$upper,
-                            se.fit = se.fit, interval = interval, names = rownames(z))
+                            se.fit = se.fit, interval = interval, names = rownames(z),
+                            deriv = d$deriv)
   if (se.fit) out$residual.scale <- sqrt(noise)
   out
 }
