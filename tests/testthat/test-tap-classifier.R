@@ -105,6 +105,22 @@ test_that("the TAP classifier reaches the plain-R EP fixed point", {
   }
 })
 
+test_that("duplicated inputs with both labels: right with noise, a clear error without", {
+  # every input twice, once per label: the noise-free kernel matrix is
+  # singular and the noise-free data have zero likelihood
+  x <- matrix(rep(c(-1, 0, 1.5), each = 2), 6, 1)
+  y <- rep(c(-1, 1), 3)
+  for (noise in c(1e-3, 0.5)) {
+    K <- rbf_gram(x, 1) + diag(noise, 6)
+    ref <- ep_r(K, y, 0)
+    fit <- gpc(x, y, rbf_kernel(1), noise = noise, method = "tap",
+               control = gpc_control(tol = 1e-12))
+    expect_equal(drop(K %*% (y * unname(fit$alpha))), ref$mean, tolerance = 1e-8)
+    expect_equal(fit$cavity_mean, ref$cavity_mean, tolerance = 1e-8)
+  }
+  expect_error(gpc(x, y, rbf_kernel(1), method = "tap"), "'noise' > 0")
+})
+
 test_that("with one point TAP is exact: mean, variance and evidence by quadrature", {
   for (setting in list(list(kappa = 0, noise = 0.3, y = 1), list(kappa = 0.2, noise = 1, y = -1),
                        list(kappa = 0, noise = 0, y = -1))) {

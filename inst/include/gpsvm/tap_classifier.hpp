@@ -10,6 +10,8 @@
 #include <Eigen/Dense>
 
 #include <functional>
+#include <stdexcept>
+#include <string>
 
 #include "classifier.hpp"
 #include "likelihoods.hpp"
@@ -27,7 +29,19 @@ inline EpResult tap_classifier_fit(const ConstMatrixRef& k, const ConstVectorRef
   check_gram(k);
   check_labels(y, k.rows());
   const ProbitFlip lik(kappa, 0.0);
-  return ep_fit(MatrixXd(k), VectorXd(y), lik, control, interrupt);
+  try {
+    return ep_fit(MatrixXd(k), VectorXd(y), lik, control, interrupt);
+  } catch (const std::runtime_error& e) {
+    // Seen with (nearly) identical inputs carrying both labels and no noise:
+    // the data then have (almost) zero likelihood, the sites that pin the
+    // activations grow without bound and B = I + S^1/2 K S^1/2 stops being
+    // numerically positive definite.  Say what the user can change.
+    throw std::runtime_error(
+        std::string(e.what()) +
+        "; the kernel matrix may be (nearly) singular, e.g. identical inputs with different "
+        "labels, which a noise-free model cannot fit: add input noise ('noise' > 0) or a "
+        "flip probability ('kappa' > 0)");
+  }
 }
 
 inline VectorXd tap_loo_approx(const EpResult& fit, const ConstVectorRef& y) {
