@@ -18,7 +18,9 @@
 #' the kernel matrix, where every step is guaranteed to ascend. The iteration
 #' stops when \eqn{\max_i |\mathrm{clip}(\alpha_i + 1 - y_i f_i) - \alpha_i|^2}
 #' (the paper's \eqn{\max_i |\delta\alpha_i|^2} at unit rate, zero exactly at the
-#' Kuhn-Tucker point) falls below `ftol`.
+#' Kuhn-Tucker point) falls below `ftol`; for `C < 1` the step is measured in
+#' units of `C`, the width of the box the \eqn{\alpha_i} live in (otherwise
+#' \eqn{\alpha = 0} would pass the test whenever \eqn{C^2 <} `ftol`).
 #'
 #' With `C = Inf` and `noise = 0` (the hard margin) the problem has a solution
 #' only if the classes are separable in the kernel's feature space; otherwise
@@ -100,7 +102,8 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
 #'
 #' @param ftol Convergence tolerance: the iteration stops when the largest
 #'   squared unit-rate adatron step \eqn{\max_i |\delta\alpha_i|^2} is below
-#'   `ftol` (the paper's criterion, with its default \eqn{10^{-5}}).
+#'   `ftol` (the paper's criterion, with its default \eqn{10^{-5}}); for
+#'   `C < 1` the step is divided by `C` first.
 #' @param maxit Maximum number of parallel adatron steps.
 #' @return A list of class `svc_control`.
 #' @examples

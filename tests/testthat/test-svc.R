@@ -18,6 +18,21 @@ test_that("the adatron reaches the dual optimum of a plain-R coordinate-ascent s
   }
 })
 
+test_that("a tiny C at the default tolerance reaches the box, not alpha = 0", {
+  # with C^2 below ftol an absolute stopping test accepts the start alpha = 0
+  d <- two_class_data(40, 1)
+  K <- rbf_gram(d$x, 0.8)
+  for (C in c(1e-8, 1e-4, 0.05)) {
+    fit <- svc(d$x, d$y, rbf_kernel(0.8), C = C)
+    ref <- svm_dual_cd(K, d$y, C)
+    expect_true(fit$convergence$converged)
+    expect_lt(max(abs(fit$alpha - ref)), 1e-2 * C)
+    expect_equal(fit$objective, svm_dual_objective(ref, K, d$y), tolerance = 1e-4)
+  }
+  # the leave-one-out margins follow: no case has margin 0 from alpha = 0
+  expect_true(all(loo_error(svc(d$x, d$y, rbf_kernel(0.8), C = 1e-6))$margins != 0))
+})
+
 test_that("the adatron matches kernlab::ipop on the same QP", {
   skip_if_not_installed("kernlab")
   d <- two_class_data(30, 2)

@@ -21,7 +21,10 @@
 // g_i = 1 - y_i f_i, the paper's criterion max |delta alpha_i|^2 < ftol
 // evaluated with unit learning rate.  This "natural residual" is zero exactly
 // at the Kuhn-Tucker points and, unlike the step actually taken, does not
-// shrink with eta.
+// shrink with eta.  For C < 1 it is measured in units of C (divided by C
+// before squaring): alpha lives in [0, C], and an absolute test accepts
+// alpha = 0 as converged as soon as C^2 < ftol, although every alpha_i then
+// belongs at C.
 #ifndef GPSVM_ADATRON_HPP
 #define GPSVM_ADATRON_HPP
 
@@ -63,9 +66,10 @@ namespace detail {
 inline double clip(double a, double C) { return a < 0.0 ? 0.0 : (a > C ? C : a); }
 
 inline double natural_residual(const VectorXd& alpha, const VectorXd& gradient, double C) {
+  const double unit = C > 0.0 ? std::min(1.0, C) : 1.0;  // C = 0: every step is 0
   double worst = 0.0;
   for (Index i = 0; i < alpha.size(); ++i) {
-    const double r = clip(alpha[i] + gradient[i], C) - alpha[i];
+    const double r = (clip(alpha[i] + gradient[i], C) - alpha[i]) / unit;
     worst = std::max(worst, r * r);
   }
   return worst;
