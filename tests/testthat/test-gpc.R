@@ -47,7 +47,9 @@ test_that("points far from the boundary neither overflow nor give NaN", {
   f <- predict(fit, new, type = "link")
   expect_true(all(is.finite(p)) && all(p >= 0 & p <= 1))
   expect_equal(unname(p), pnorm(f / sqrt(new^2 + 1)), tolerance = 1e-14)
-  fk <- gpc(x, y, linear_kernel(), noise = 1, kappa = 0.05)
+  # k(x, x) up to 901 here: the paper's ftol stops at a step of 4% of the
+  # largest alpha, which is said
+  expect_warning(fk <- gpc(x, y, linear_kernel(), noise = 1, kappa = 0.05), "too coarse")
   expect_true(all(is.finite(fk$alpha)))
   pk <- predict(fk, new, type = "prob")
   expect_equal(unname(pk), 0.05 + 0.9 * pnorm(predict(fk, new, type = "link") / sqrt(new^2 + 1)),
@@ -84,6 +86,21 @@ test_that("non-convergence is a warning naming the iterations and residual", {
                             control = gpc_control(maxit = 3)),
                  "did not converge in 3 iterations \\(residual")
   expect_false(fit$convergence$converged)
+})
+
+test_that("a kernel of large scale: the paper's absolute ftol warns, a smaller one is right", {
+  # k(x, x) ~ 1e6: alpha_i ~ 1e-3 and the start alpha = 0 passes ftol = 1e-5
+  d <- two_class_data(30, 17)
+  kern <- rbf_kernel(1)
+  expect_warning(fit <- gpc(d$x, d$y, kern, noise = 1e6), "too coarse for this kernel's scale")
+  expect_identical(fit$convergence$iterations, 0L)
+  K <- rbf_gram(d$x, 1) + diag(1e6, 30)
+  fine <- expect_silent(gpc(d$x, d$y, kern, noise = 1e6, control = gpc_control(ftol = 1e-20)))
+  ref <- naive_mf_r(K, d$y, ftol = 1e-20)
+  expect_equal(unname(fine$alpha), ref$alpha, tolerance = 1e-10)
+  expect_identical(fine$convergence$iterations, as.integer(ref$iterations))
+  # the paper's setting does not warn
+  expect_silent(gpc(d$x, d$y, rbf_kernel(1), noise = 1.3))
 })
 
 test_that("print, summary and plot work", {
