@@ -142,7 +142,7 @@ cat(sprintf("  %-58s %8.1f\n", "gpc naive: approximate LOO GFLOP/s (2 n^3 / 3 fl
 # of the (n - 1) x (n - 1) kernel matrix with a vector per iteration, plus
 # one (the residual of the returned alpha), 2 (n - 1)^2 flops each.  Both
 # sides are O(n^3), so their ratio is about 3 (mean iterations + 1) times the
-# ratio of the two kernels' flop rates, whatever n is.
+# ratio of the two kernels' flop rates and does not grow with n.
 refit_products <- mean(g_ex$value$iterations) + 1
 exact_flops <- n * refit_products * 2 * (n - 1)^2
 cat(sprintf("  %-58s %8.1f / %.0f\n", "gpc naive: exact refit iterations, mean / median",
