@@ -60,7 +60,7 @@ nobs.gpsvm_classifier <- function(object, ...) length(object$y)
 #'
 #' @param object A fit from [svc()] or [gpc()].
 #' @param type `"class"`, `"link"` or (for [gpc()] fits) `"prob"`; see
-#'   [predict.gpc()].
+#'   [predict.gpsvm_gpc()].
 #' @param ... Not used; unknown arguments are an error.
 #' @return A factor of classes or a numeric vector, named by the training rows.
 #' @examples
@@ -114,7 +114,7 @@ plot.gpsvm_classifier <- function(x, grid = 80, col = c("#1b9e77", "#d95f02"), .
   graphics::plot(xs[, 1], xs[, 2], col = col[cls], pch = c(1, 3)[cls], xlab = labs[1],
                  ylab = labs[2], ...)
   graphics::contour(g1, g2, f, levels = 0, drawlabels = FALSE, add = TRUE, lwd = 2)
-  if (inherits(object, "svc")) {
+  if (inherits(object, "gpsvm_svc")) {
     graphics::contour(g1, g2, f, levels = c(-1, 1), drawlabels = FALSE, add = TRUE, lty = 2)
     sv <- object$alpha > 0
     graphics::points(xs[sv, 1], xs[sv, 2], cex = 1.8, col = "grey40")

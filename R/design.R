@@ -20,6 +20,14 @@
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"))
 }
 
+# The call a fit stores, named after the generic (svr(...), not
+# svr.formula(...)), so that print() shows what the user typed and update()
+# re-dispatches on the new arguments.
+.generic_call <- function(call, generic) {
+  call[[1L]] <- as.name(generic)
+  call
+}
+
 # Attach the formula pieces to a fit made by the default method.
 .add_formula_parts <- function(fit, design, call) {
   fit$terms <- design$terms

@@ -11,14 +11,14 @@
 #' of Gao et al. (2002):
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}. It is the
 #' noise part of the prediction variance of both models (`fit$noise_variance`
-#' of an `mfsvr` fit, `residual.scale^2` of `predict.svr(se.fit = TRUE)`).
+#' of an `mfsvr` fit, `residual.scale^2` of `predict.gpsvm_svr(se.fit = TRUE)`).
 #' (Eq. 5.3 of Gao, Gunn and Harris's mean-field paper gives a different
 #' target-noise term that does not follow from the likelihood; this one does,
 #' and is checked against numerical integration in the tests.)
 #'
 #' The noise is not Gaussian, so neither is a new target's predictive
-#' distribution: the `"prediction"` intervals of [predict.svr()] and
-#' [predict.mfsvr()] are its exact quantiles, not mean \eqn{\pm} a normal
+#' distribution: the `"prediction"` intervals of [predict.gpsvm_svr()] and
+#' [predict.gpsvm_mfsvr()] are its exact quantiles, not mean \eqn{\pm} a normal
 #' quantile times the square root of this variance plus the latent one.
 #'
 #' @param C,epsilon Positive regularisation constant and non-negative

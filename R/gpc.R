@@ -13,7 +13,7 @@
 #'   \eqn{\delta\alpha_i} computed in parallel, \eqn{\alpha \leftarrow \alpha +
 #'   \eta\,\delta\alpha}, \eqn{\eta} multiplied by 1.1 when
 #'   \eqn{\sum_i \delta\alpha_i^2} fell and halved otherwise, stopping when
-#'   \eqn{\max_i \delta\alpha_i^2 <} `ftol`. The posterior mean activation is
+#'   \eqn{\max_i \delta\alpha_i^2 <} `tol` (the paper's `ftol`, [gpc_control()]). The posterior mean activation is
 #'   \eqn{\langle f(x)\rangle = \sum_i k(x, x_i) y_i \alpha_i} (eq. 17.35). The
 #'   ratio \eqn{\phi(z)/(\kappa/(1-2\kappa) + \Phi(z))} is evaluated in logs, so
 #'   points far on either side of the boundary are handled without overflow.
@@ -22,7 +22,7 @@
 #'   section 17.7), run by the package's one TAP/EP engine (the one behind
 #'   [mfsvr()]) with the flip-noise step likelihood on the noisy process. It
 #'   gives a posterior variance for the activation and an evidence
-#'   ([logLik()][logLik.gpc]); `alpha` is \eqn{y_i} times the EP weights, so
+#'   ([logLik()][logLik.gpsvm_gpc]); `alpha` is \eqn{y_i} times the EP weights, so
 #'   that the posterior mean again has the form of eq. (17.35).
 #'
 #' Class probabilities of the naive method follow the approximation itself:
@@ -41,7 +41,7 @@
 #' @param method `"naive"` (Algorithm 17.1) or `"tap"` (TAP mean field /
 #'   expectation propagation).
 #' @param control Solver settings from [gpc_control()].
-#' @return An object of class `c("gpc", "gpsvm_classifier")`: a list with
+#' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x`, `y` (coded -1/+1), `levels`,
 #'   `kernel`, `noise`, `kappa`, `method`, `control`, `convergence`
@@ -49,7 +49,7 @@
 #'   `method = "tap"` also the EP sites (`site_precision`, `site_nu`), the
 #'   cavity means and variances, the Cholesky factor `chol` of
 #'   \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`. Methods:
-#'   [predict.gpc()], [loo_error()], `print`, `summary`,
+#'   [predict.gpsvm_gpc()], [loo_error()], `print`, `summary`,
 #'   [fitted()][fitted.gpsvm_classifier], `nobs` and
 #'   [plot()][plot.gpsvm_classifier] for two inputs.
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
@@ -84,36 +84,36 @@ gpc.default <- function(x, y, kernel = rbf_kernel(1), noise = 0, kappa = 0,
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
   if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
   method <- .match_choice(method)
-  control <- .check_control(control, "gpc_control")
+  control <- .gpc_resolve_control(.check_control(control, "gpc_control"), method)
   fit <- .gpc_fit(x, labels$y, kernel, noise, kappa, method, control)
   fit$levels <- labels$levels
-  fit$call <- match.call()
+  fit$call <- .generic_call(match.call(), "gpc")
   .warn_not_converged(if (method == "naive") "gpc: the naive mean-field iteration" else
                         "gpc: TAP mean field (EP)", fit$convergence)
-  if (method == "naive") .warn_coarse_ftol(fit)
+  if (method == "naive") .warn_coarse_tol(fit)
   fit
 }
 
-# Algorithm 17.1 stops on an absolute step, max delta alpha_i^2 < ftol, but
+# Algorithm 17.1 stops on an absolute step, max delta alpha_i^2 < tol (the paper's ftol), but
 # alpha_i is of order 1 / sqrt(k_ii): with a large kernel diagonal (a
 # polynomial kernel on wide inputs, a huge noise variance) the test can pass
 # long before alpha settles, even at the start alpha = 0.  The paper's rule
 # stays; the user is told when it has said nothing.
-.warn_coarse_ftol <- function(fit) {
+.warn_coarse_tol <- function(fit) {
   step <- sqrt(fit$convergence$residual)
   largest <- max(fit$alpha)
   if (!isTRUE(fit$convergence$converged) || step <= 0.01 * largest) return(invisible())
   warning(sprintf(paste("gpc: Algorithm 17.1 stopped with a step of %.3g, not small against",
-                        "the largest alpha (%.3g): ftol = %.3g is too coarse for this kernel's",
+                        "the largest alpha (%.3g): tol = %.3g is too coarse for this kernel's",
                         "scale (alpha is of order 1 / sqrt(k(x, x) + noise)); use a smaller",
-                        "gpc_control(ftol = )"),
-                  step, largest, fit$control$ftol), call. = FALSE)
+                        "gpc_control(tol = )"),
+                  step, largest, fit$control$tol), call. = FALSE)
 }
 
 #' @rdname gpc
 #' @export
 gpc.formula <- function(formula, data, subset, na.action, ...) {
-  call <- match.call()
+  call <- .generic_call(match.call(), "gpc")
   design <- .formula_design(call, parent.frame())
   fit <- gpc.default(design$x, design$y, ...)
   .add_formula_parts(fit, design, call)
@@ -121,40 +121,55 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 
 #' Settings for the mean-field classifiers
 #'
-#' @param ftol Convergence tolerance of Algorithm 17.1 (`method = "naive"`):
-#'   stop when \eqn{\max_i \delta\alpha_i^2 <} `ftol` (the paper's
+#' @param tol Convergence tolerance; `NULL` means the method's default,
+#'   `1e-5` for `"naive"` and `1e-9` for `"tap"`.
+#'   * `method = "naive"`: Algorithm 17.1 stops when
+#'   \eqn{\max_i \delta\alpha_i^2 <} `tol` (the paper's `ftol`,
 #'   \eqn{10^{-5}}). The test is absolute while \eqn{\alpha_i} is of order
 #'   \eqn{1/\sqrt{k_{ii}}}: with a large kernel diagonal [gpc()] warns when
-#'   the last step is over 1% of the largest \eqn{\alpha_i}, and `ftol` should
+#'   the last step is over 1% of the largest \eqn{\alpha_i}, and `tol` should
 #'   be lowered.
+#'   * `method = "tap"`: EP stops when no posterior mean at a training point
+#'   moves by more than `tol` posterior standard deviations, and no posterior
+#'   variance changes by more than `tol` relatively, in one sweep (times the
+#'   damping of that sweep).
+#' @param max_iter Maximum number of iterations of Algorithm 17.1, or of EP
+#'   sweeps; `NULL` means the method's default, 10000 for `"naive"` and 500
+#'   for `"tap"`.
 #' @param eta Initial learning rate of Algorithm 17.1 (the paper's 0.05).
-#' @param maxit Maximum number of iterations of Algorithm 17.1.
-#' @param tol Convergence tolerance of TAP / EP (`method = "tap"`): stop when
-#'   no posterior mean at a training point moves by more than `tol` posterior
-#'   standard deviations, and no posterior variance changes by more than `tol`
-#'   relatively, in one sweep (times the damping of that sweep).
-#' @param max_sweeps Maximum number of EP sweeps.
 #' @param schedule EP site updates: `"parallel"` (all sites from one
 #'   posterior, adaptively damped) or `"sequential"` (one at a time in a
 #'   seeded random order).
 #' @param damping Initial damping of the parallel schedule, in (0, 1].
 #' @param seed Seed of the sequential schedule's random order.
-#' @return A list of class `gpc_control`.
+#' @return A list of class `gpsvm_gpc_control`.
 #' @examples
-#' gpc_control(ftol = 1e-12, maxit = 5000)
+#' gpc_control(tol = 1e-12, max_iter = 5000)
 #' gpc_control(tol = 1e-6, schedule = "sequential")
 #' @export
-gpc_control <- function(ftol = 1e-5, eta = 0.05, maxit = 10000, tol = 1e-9, max_sweeps = 500,
+gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                         schedule = c("parallel", "sequential"), damping = 1, seed = 1) {
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
-  structure(list(ftol = .check_number(ftol, "ftol", lower = 0, open_lower = TRUE),
+  structure(list(tol = if (!is.null(tol)) .check_number(tol, "tol", lower = 0, open_lower = TRUE),
+                 max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 0L),
                  eta = .check_number(eta, "eta", lower = 0, open_lower = TRUE),
-                 maxit = .check_count(maxit, "maxit", lower = 0L),
-                 tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
-                 max_sweeps = .check_count(max_sweeps, "max_sweeps", lower = 1L),
                  schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed")),
-            class = "gpc_control")
+            class = c("gpsvm_gpc_control", "gpsvm_control"))
+}
+
+# The defaults of gpc_control()'s 'tol' and 'max_iter', which depend on the
+# method: Algorithm 17.1's absolute test on the squared step, and EP's on
+# standardised changes of the marginals.
+.gpc_method_defaults <- list(naive = list(tol = 1e-5, max_iter = 10000L),
+                             tap = list(tol = 1e-9, max_iter = 500L))
+
+# The control with the method's defaults filled in (what the fit stores).
+.gpc_resolve_control <- function(control, method) {
+  defaults <- .gpc_method_defaults[[method]]
+  control$tol <- control$tol %||% defaults$tol
+  control$max_iter <- control$max_iter %||% defaults$max_iter
+  control
 }
 
 # The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
@@ -177,7 +192,7 @@ gpc_control <- function(ftol = 1e-5, eta = 0.05, maxit = 10000, tol = 1e-9, max_
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
                    control = control, convergence = res$status),
               extra),
-            class = c("gpc", "gpsvm_classifier"))
+            class = c("gpsvm_gpc", "gpsvm_classifier"))
 }
 
 # Posterior mean and variance of the TAP activation at inputs x (rows).
@@ -224,7 +239,7 @@ gpc_control <- function(ftol = 1e-5, eta = 0.05, maxit = 10000, tol = 1e-9, max_
 #' fit <- gpc(x, y, rbf_kernel(2), noise = 0.2)
 #' predict(fit, rbind(c(-1, 0), c(0, 0), c(1, 0)), type = "prob")
 #' @export
-predict.gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"),
+predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"),
                         se.fit = FALSE, ...) {
   .check_dots_empty(...)
   type <- .match_choice(type)
@@ -250,7 +265,7 @@ predict.gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"
 }
 
 #' @export
-print.gpc <- function(x, ...) {
+print.gpsvm_gpc <- function(x, ...) {
   cat(sprintf("Gaussian process classifier (%s)\n", .gpc_method_label(x$method)))
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(.format_kernel_line(x$kernel), "\n", sep = "")
@@ -271,25 +286,25 @@ print.gpc <- function(x, ...) {
 #' come with the fit.
 #'
 #' @param object A fit from [gpc()].
-#' @param x A `summary.gpc` object.
+#' @param x A `summary.gpsvm_gpc` object.
 #' @param ... Not used.
-#' @return An object of class `summary.gpc`.
+#' @return An object of class `summary.gpsvm_gpc`.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(100), 50, 2)
 #' y <- factor(ifelse(x[, 1] + rnorm(50, sd = 0.3) > 0, "b", "a"))
 #' summary(gpc(x, y, rbf_kernel(1), noise = 0.5))
 #' @export
-summary.gpc <- function(object, ...) {
+summary.gpsvm_gpc <- function(object, ...) {
   .check_dots_empty(...)
   structure(list(fit = object, training = .classif_training(object),
                  loo = loo_error(object, "approx")),
-            class = "summary.gpc")
+            class = "summary.gpsvm_gpc")
 }
 
-#' @rdname summary.gpc
+#' @rdname summary.gpsvm_gpc
 #' @export
-print.summary.gpc <- function(x, ...) {
+print.summary.gpsvm_gpc <- function(x, ...) {
   print(x$fit)
   cat(sprintf("Training error: %.4f\n", x$training$error))
   print(x$training$table)
@@ -316,7 +331,7 @@ print.summary.gpc <- function(x, ...) {
 #' sapply(c(0.5, 1, 2), function(s)
 #'   logLik(gpc(x, y, rbf_kernel(s), noise = 0.1, method = "tap")))
 #' @export
-logLik.gpc <- function(object, ...) {
+logLik.gpsvm_gpc <- function(object, ...) {
   .check_dots_empty(...)
   if (object$method != "tap") {
     .stop(paste("logLik() needs a gpc() fit with method = \"tap\";",

@@ -37,7 +37,7 @@ NULL
 #' @export
 rbf_kernel <- function(sigma = 1) {
   sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
-  .new_kernel("rbf", sigma = sigma, subclass = "rbf_kernel")
+  .new_kernel("rbf", sigma = sigma, subclass = "gpsvm_rbf_kernel")
 }
 
 #' @rdname kernels
@@ -47,13 +47,13 @@ poly_kernel <- function(degree, scale = 1, offset = 1) {
   scale <- .check_number(scale, "scale")
   offset <- .check_number(offset, "offset")
   .new_kernel("polynomial", degree = degree, scale = scale, offset = offset,
-              subclass = "poly_kernel")
+              subclass = "gpsvm_poly_kernel")
 }
 
 #' @rdname kernels
 #' @export
 linear_kernel <- function() {
-  .new_kernel("linear", degree = 1L, scale = 1, offset = 0, subclass = "linear_kernel")
+  .new_kernel("linear", degree = 1L, scale = 1, offset = 0, subclass = "gpsvm_linear_kernel")
 }
 
 #' @rdname kernels

@@ -70,7 +70,7 @@
 loo_error <- function(fit, method = c("approx", "exact"), progress = interactive(),
                       cores = 1L, cl = NULL, ...) {
   .check_dots_empty(...)
-  if (!inherits(fit, c("svc", "gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
+  if (!inherits(fit, c("gpsvm_svc", "gpsvm_gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
   method <- .match_choice(method)
   if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
     .stop("'progress' must be TRUE or FALSE")
@@ -91,11 +91,7 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
            out[setdiff(names(out), "margins")],
            list(time = proc.time()[["elapsed"]] - start))
   if (!is.null(res$not_converged) && res$not_converged > 0) {
-    cap <- if (inherits(fit, "gpc") && fit$method == "tap") {
-      sprintf("max_sweeps = %d", fit$control$max_sweeps)
-    } else {
-      sprintf("maxit = %d", fit$control$maxit)
-    }
+    cap <- sprintf("max_iter = %d", fit$control$max_iter)
     warning(sprintf("%d of %d leave-one-out refits did not converge within %s",
                     res$not_converged, length(margins), cap), call. = FALSE)
   }
@@ -103,12 +99,12 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
 }
 
 .loo_model_name <- function(fit) {
-  if (inherits(fit, "svc")) return("svc (kernel adatron)")
+  if (inherits(fit, "gpsvm_svc")) return("svc (kernel adatron)")
   sprintf("gpc (%s)", .gpc_method_label(fit$method))
 }
 
 .loo_approx <- function(fit) {
-  if (inherits(fit, "svc")) {
+  if (inherits(fit, "gpsvm_svc")) {
     return(cpp_svc_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C))
   }
   if (fit$method == "tap") return(fit$y * fit$cavity_mean)
@@ -116,10 +112,10 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
 }
 
 # The refits for the cases in `which` (1-based); returns margins, iterations
-# and the count of refits that hit maxit.
+# and the count of refits that hit max_iter.
 .loo_refit_chunk <- function(fit, which) {
   ctl <- unclass(fit$control)
-  if (inherits(fit, "svc")) {
+  if (inherits(fit, "gpsvm_svc")) {
     cpp_svc_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C, ctl, which)
   } else if (fit$method == "tap") {
     # warm start from the full fit's EP sites without the case left out

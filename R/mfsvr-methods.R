@@ -1,4 +1,4 @@
-# Methods for "mfsvr" objects: print, summary, coef, fitted, residuals, nobs,
+# Methods for "gpsvm_mfsvr" objects: print, summary, coef, fitted, residuals, nobs,
 # logLik, predict, plot.
 
 #' Basic methods for mean-field SVR fits
@@ -25,7 +25,7 @@ NULL
 
 #' @rdname mfsvr-methods
 #' @export
-print.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.gpsvm_mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Mean-field support vector regression (TAP / EP)\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(sprintf("  %d observations, C = %s, epsilon = %s\n", length(x$y),
@@ -46,7 +46,7 @@ print.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 #' @param object,x An `mfsvr` fit, or its summary.
 #' @param digits Significant digits to print.
 #' @param ... Unused.
-#' @return `summary()` returns an object of class `summary.mfsvr` holding the
+#' @return `summary()` returns an object of class `summary.gpsvm_mfsvr` holding the
 #'   call, hyperparameters, residual quantiles, weight summary, posterior
 #'   standard deviations at the training inputs, the log evidence and the
 #'   convergence record; its print method returns it invisibly.
@@ -56,7 +56,7 @@ print.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 #' fit <- mfsvr(x, sin(x) / x + rnorm(40, sd = 0.1), C = 5, kernel = rbf_kernel(sqrt(2)))
 #' summary(fit)
 #' @export
-summary.mfsvr <- function(object, ...) {
+summary.gpsvm_mfsvr <- function(object, ...) {
   w <- object$coefficients
   structure(list(
     call = object$call, n = length(object$y), C = object$C, epsilon = object$epsilon,
@@ -68,12 +68,12 @@ summary.mfsvr <- function(object, ...) {
     noise_sd = sqrt(object$noise_variance),
     log_evidence = object$log_evidence, convergence = object$convergence,
     algorithm = object$control$algorithm, optimization = object$optimization
-  ), class = "summary.mfsvr")
+  ), class = "summary.gpsvm_mfsvr")
 }
 
-#' @rdname summary.mfsvr
+#' @rdname summary.gpsvm_mfsvr
 #' @export
-print.summary.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.gpsvm_mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Mean-field support vector regression (TAP / EP)\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(sprintf("\n%d observations; C = %s, epsilon = %s\n", x$n, format(x$C, digits = digits),
@@ -102,19 +102,19 @@ print.summary.mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), .
 
 #' @rdname mfsvr-methods
 #' @export
-coef.mfsvr <- function(object, ...) object$coefficients
+coef.gpsvm_mfsvr <- function(object, ...) object$coefficients
 
 #' @rdname mfsvr-methods
 #' @export
-fitted.mfsvr <- function(object, ...) object$fitted.values
+fitted.gpsvm_mfsvr <- function(object, ...) object$fitted.values
 
 #' @rdname mfsvr-methods
 #' @export
-residuals.mfsvr <- function(object, ...) object$residuals
+residuals.gpsvm_mfsvr <- function(object, ...) object$residuals
 
 #' @rdname mfsvr-methods
 #' @export
-nobs.mfsvr <- function(object, ...) length(object$y)
+nobs.gpsvm_mfsvr <- function(object, ...) length(object$y)
 
 #' The evidence of a mean-field SVR as a log-likelihood
 #'
@@ -134,7 +134,7 @@ nobs.mfsvr <- function(object, ...) length(object$y)
 #' fit <- mfsvr(x, sin(x) / x + rnorm(40, sd = 0.1), C = 5, kernel = rbf_kernel(sqrt(2)))
 #' logLik(fit)
 #' @export
-logLik.mfsvr <- function(object, ...) {
+logLik.gpsvm_mfsvr <- function(object, ...) {
   k <- object$kernel
   df <- 2L + switch(k$type, rbf = 1L, polynomial = 3L, linear = 0L)
   .as_logLik(object$log_evidence, df = df, nobs = length(object$y))
@@ -150,7 +150,7 @@ logLik.mfsvr <- function(object, ...) {
 #' are exact quantiles of the predictive distribution, the Gaussian latent
 #' convolved with the epsilon-insensitive noise (whose CDF is in closed
 #' form), found by safeguarded Newton iteration, the same computation as for
-#' [predict.svr()]; its variance is the latent variance plus
+#' [predict.gpsvm_svr()]; its variance is the latent variance plus
 #' [svr_noise_variance()], \eqn{2/C^2 + \epsilon^2(\epsilon C+3)/(3(\epsilon C+1))}.
 #'
 #' With `deriv = n > 0`, the posterior of the `n`-th partial derivative of
@@ -183,7 +183,7 @@ logLik.mfsvr <- function(object, ...) {
 #' predict(fit, c(-12, 0, 3), se.fit = TRUE)
 #' predict(fit, c(-12, 0, 3), deriv = 2, interval = "confidence")
 #' @export
-predict.mfsvr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
+predict.gpsvm_mfsvr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                           interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   .check_dots_empty(...)
   interval <- .match_choice(interval)
@@ -226,7 +226,7 @@ predict.mfsvr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = F
 #' fit <- mfsvr(x, sin(x) / x + rnorm(40, sd = 0.1), C = 5, kernel = rbf_kernel(sqrt(2)))
 #' plot(fit, truth = function(x) sin(x) / x)
 #' @export
-plot.mfsvr <- function(x, level = 0.95, n = 200, xlim = NULL, ylim = NULL, truth = NULL,
+plot.gpsvm_mfsvr <- function(x, level = 0.95, n = 200, xlim = NULL, ylim = NULL, truth = NULL,
                        legend = "topright", xlab = "x", ylab = "y",
                        main = "Mean-field SVR", ...) {
   if (ncol(x$x) != 1L) .stop("plot() needs a fit with one input; use predict() for more")

@@ -56,7 +56,7 @@
 #' @param data,subset,na.action As in [stats::lm()].
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
-#' @return An object of class `mfsvr`: a list with `coefficients` (the
+#' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list with `coefficients` (the
 #'   weights \eqn{w}), `fitted.values` (posterior means at the training
 #'   inputs), `residuals`, `variance` (latent posterior variances at the
 #'   training inputs), `site_precision`, `site_nu`, `cavity_mean`,
@@ -73,7 +73,7 @@
 #'
 #'   M. Opper and O. Winther (2000). Gaussian processes for classification:
 #'   mean field algorithms. *Neural Computation* 12.
-#' @seealso [predict.mfsvr()], [mfsvr_control()]
+#' @seealso [predict.gpsvm_mfsvr()], [mfsvr_control()]
 #' @examples
 #' set.seed(1)
 #' x <- runif(40, -10, 10)
@@ -96,23 +96,21 @@ mfsvr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(1),
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
-  if (!inherits(control, "mfsvr_control")) {
-    .stop("'control' must come from mfsvr_control()")
-  }
+  .check_control(control, "mfsvr_control")
   which <- .mfsvr_which_hyper(optimize, epsilon, kernel)
   fit <- if (length(which) > 0L) {
     .mfsvr_optimize(x, y, C, epsilon, kernel, control, which)
   } else {
     .mfsvr_fit(x, y, C, epsilon, kernel, control)
   }
-  fit$call <- match.call()
+  fit$call <- .generic_call(match.call(), "mfsvr")
   fit
 }
 
 #' @rdname mfsvr
 #' @export
 mfsvr.formula <- function(formula, data, subset, na.action, ...) {
-  call <- match.call()
+  call <- .generic_call(match.call(), "mfsvr")
   design <- .formula_design(call, parent.frame())
   fit <- mfsvr.default(design$x, design$y, ...)
   .add_formula_parts(fit, design, call)
@@ -155,7 +153,7 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   (times 1.1 when \eqn{\sum_i (F_i/G_i - w_i)^2} fell, halved otherwise,
 #'   as in Opper and Winther's algorithm); with the fixed `eta = 0.05` the
 #'   paper's iteration diverges on its own example for `C >= 2`.
-#' @return A list of class `mfsvr_control`.
+#' @return A list of class `gpsvm_mfsvr_control`.
 #' @examples
 #' mfsvr_control(algorithm = "paper")
 #' @export
@@ -177,7 +175,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
   structure(list(algorithm = algorithm, schedule = schedule, tol = tol, max_iter = max_iter,
                  damping = damping, seed = seed, rank_tol = rank_tol, eta = eta, inner = inner,
                  adaptive_eta = adaptive_eta),
-            class = "mfsvr_control")
+            class = c("gpsvm_mfsvr_control", "gpsvm_control"))
 }
 
 # One fit at fixed hyperparameters: call the core, build the object.
@@ -216,6 +214,6 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     convergence = convergence, control = control
   )
   if (gradient) fit$gradient <- res$gradient
-  class(fit) <- "mfsvr"
+  class(fit) <- c("gpsvm_mfsvr", "gpsvm_regression")
   fit
 }

@@ -15,9 +15,9 @@
 #' @param at `NULL` (the training inputs) or the points at which to evaluate
 #'   the operator: a numeric vector (one input column) or matrix with the
 #'   training inputs' columns.
-#' @param x A `roughness_penalty` object.
+#' @param x A `gpsvm_penalty` object.
 #' @param ... Ignored.
-#' @return An object of class `roughness_penalty`: a list with `orders`,
+#' @return An object of class `gpsvm_penalty`: a list with `orders`,
 #'   `weights` and `at`.
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
 #'   kernel machines. In *Knowledge-Based Intelligent Information and
@@ -41,19 +41,19 @@ roughness_penalty <- function(orders = 2, weights = rep(1, length(orders)), at =
   if (all(weights == 0)) .stop("'weights' must not all be zero")
   if (!is.null(at)) at <- .as_input_matrix(at, "at")
   structure(list(orders = as.integer(orders), weights = as.double(weights), at = at),
-            class = "roughness_penalty")
+            class = "gpsvm_penalty")
 }
 
 #' @rdname roughness_penalty
 #' @export
-print.roughness_penalty <- function(x, ...) {
+print.gpsvm_penalty <- function(x, ...) {
   cat(format(x), sep = "\n")
   invisible(x)
 }
 
 #' @rdname roughness_penalty
 #' @export
-format.roughness_penalty <- function(x, ...) {
+format.gpsvm_penalty <- function(x, ...) {
   terms <- sprintf("%s D^%d", format(x$weights), x$orders)
   where <- if (is.null(x$at)) "the training inputs" else sprintf("%d given points", nrow(x$at))
   c(sprintf("Roughness penalty |L y|^2, L = %s", paste(terms, collapse = " + ")),
@@ -61,7 +61,7 @@ format.roughness_penalty <- function(x, ...) {
 }
 
 .check_penalty <- function(penalty) {
-  if (!inherits(penalty, "roughness_penalty")) {
+  if (!inherits(penalty, "gpsvm_penalty")) {
     .stop("'penalty' must be a roughness_penalty(), e.g. roughness_penalty(2)")
   }
   penalty

@@ -1,5 +1,5 @@
-# Methods shared by rvm() and srvm() fits (class "rvm"; srvm fits are
-# c("srvm", "rvm")).
+# Methods shared by rvm() and srvm() fits (class "gpsvm_rvm"; srvm fits are
+# c("gpsvm_srvm", "gpsvm_rvm")).
 
 #' Predictions and derivatives from a (smooth) relevance vector machine
 #'
@@ -39,7 +39,7 @@
 #' cbind(fit = predict(fit, z, deriv = 1), truth = cos(z))
 #' predict(fit, z, deriv = 2, interval = "confidence")
 #' @export
-predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
+predict.gpsvm_rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   .check_dots_empty(...)
   interval <- .match_choice(interval)
@@ -70,10 +70,10 @@ predict.rvm <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
   cbind(if (deriv == 0L) 1 else 0, k)
 }
 
-#' @rdname summary.rvm
+#' @rdname summary.gpsvm_rvm
 #' @export
-print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  smooth <- inherits(x, "srvm")
+print.gpsvm_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  smooth <- inherits(x, "gpsvm_srvm")
   cat(if (smooth) "Smooth relevance vector machine" else "Relevance vector machine", "\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(format(x$kernel), sep = "\n")
@@ -92,11 +92,11 @@ print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 
 #' Summaries of (smooth) relevance vector machine fits
 #'
-#' @name summary.rvm
+#' @name summary.gpsvm_rvm
 #' @param object,x A fit from [rvm()] or [srvm()], or its summary.
 #' @param digits Significant digits to print.
 #' @param ... Unused.
-#' @return `summary()` returns an object of class `summary.rvm` holding the
+#' @return `summary()` returns an object of class `summary.gpsvm_rvm` holding the
 #'   table of kept weights (relevance vector, input, posterior mean, posterior
 #'   sd, alpha), the hyperparameters, the evidence and the convergence record.
 #'   `print()` methods return their argument invisibly. `logLik()` returns the
@@ -109,7 +109,7 @@ print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 #' y <- sin(x) / x + rnorm(50, sd = 0.1)
 #' summary(rvm(x, y, kernel = rbf_kernel(1.6)))
 #' @export
-summary.rvm <- function(object, ...) {
+summary.gpsvm_rvm <- function(object, ...) {
   .check_dots_empty(...)
   idx <- c(NA_integer_, object$relevance_vectors)
   inputs <- rbind(NA, object$x[object$relevance_vectors, , drop = FALSE])
@@ -119,17 +119,17 @@ summary.rvm <- function(object, ...) {
   table <- data.frame(row = idx, inputs, estimate = unname(object$coefficients),
                       sd = sqrt(pmax(diag(object$Sigma), 0)), alpha = unname(object$alpha),
                       row.names = names(object$coefficients), check.names = FALSE)
-  structure(list(call = object$call, smooth = inherits(object, "srvm"), weights = table,
+  structure(list(call = object$call, smooth = inherits(object, "gpsvm_srvm"), weights = table,
                  n = nrow(object$x), lambda = object$lambda, sigma2 = object$sigma2,
                  log_lik = object$log_lik, kernel = object$kernel, penalty = object$penalty,
                  convergence = object$convergence,
                  residuals = stats::quantile(object$residuals)),
-            class = "summary.rvm")
+            class = "summary.gpsvm_rvm")
 }
 
-#' @rdname summary.rvm
+#' @rdname summary.gpsvm_rvm
 #' @export
-print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.gpsvm_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(if (x$smooth) "Smooth relevance vector machine" else "Relevance vector machine", "\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(format(x$kernel), sep = "\n")
@@ -150,15 +150,15 @@ print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   invisible(x)
 }
 
-#' @rdname summary.rvm
+#' @rdname summary.gpsvm_rvm
 #' @export
-nobs.rvm <- function(object, ...) nrow(object$x)
+nobs.gpsvm_rvm <- function(object, ...) nrow(object$x)
 
-#' @rdname summary.rvm
+#' @rdname summary.gpsvm_rvm
 #' @export
-logLik.rvm <- function(object, ...) {
+logLik.gpsvm_rvm <- function(object, ...) {
   # estimated: the kept weights' alphas, sigma^2, and lambda for srvm
-  df <- length(object$alpha) + 1L + inherits(object, "srvm")
+  df <- length(object$alpha) + 1L + inherits(object, "gpsvm_srvm")
   .as_logLik(object$log_lik, df = df, nobs = nrow(object$x))
 }
 
@@ -185,7 +185,7 @@ logLik.rvm <- function(object, ...) {
 #' plot(fit, truth = function(x) sin(x) / x)
 #' plot(fit, deriv = 2)
 #' @export
-plot.rvm <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, truth = NULL, ...) {
+plot.gpsvm_rvm <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, truth = NULL, ...) {
   if (ncol(x$x) != 1L) .stop("plot() draws fits with one input column only")
   deriv <- .check_count(deriv, "deriv")
   n <- .check_count(n, "n", lower = 2L)

@@ -36,7 +36,7 @@
 #' @param data,subset,na.action As in [stats::lm()].
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (an error if given).
-#' @return An object of class `rvm`: a list with
+#' @return An object of class `c("gpsvm_rvm", "gpsvm_regression")`: a list with
 #'   * `coefficients`: posterior means of the kept weights, the bias first;
 #'   * `relevance_vectors`: row indices of the training points kept;
 #'   * `alpha`: their ARD precisions (bias first); `sigma2`: the noise
@@ -53,7 +53,7 @@
 #'   Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
 #'   maximisation for sparse Bayesian models. *Proceedings of the Ninth
 #'   International Workshop on Artificial Intelligence and Statistics*.
-#' @seealso [srvm()], [predict.rvm()]
+#' @seealso [srvm()], [predict.gpsvm_rvm()]
 #' @examples
 #' set.seed(1)
 #' x <- runif(50, -10, 10)
@@ -69,14 +69,14 @@ rvm <- function(x, ...) UseMethod("rvm")
 rvm.default <- function(x, y, kernel = rbf_kernel(1), control = rvm_control(), ...) {
   .check_dots_empty(...)
   fit <- .rvm_fit(x, y, kernel, control)
-  fit$call <- match.call()
+  fit$call <- .generic_call(match.call(), "rvm")
   fit
 }
 
 #' @rdname rvm
 #' @export
 rvm.formula <- function(formula, data, subset, na.action, ...) {
-  call <- match.call()
+  call <- .generic_call(match.call(), "rvm")
   design <- .formula_design(call, parent.frame())
   fit <- rvm.default(design$x, design$y, ...)
   .add_formula_parts(fit, design, call)
@@ -100,7 +100,7 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @param min_sigma2 Floor of the noise variance, relative to the mean square
 #'   of `y` (it keeps the evidence finite for targets the model fits
 #'   exactly, such as a constant).
-#' @return A list of class `rvm_control`.
+#' @return A list of class `gpsvm_rvm_control`.
 #' @examples
 #' rvm_control(tol = 1e-8)
 #' @export
@@ -113,7 +113,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     prune_alpha = .check_number(prune_alpha, "prune_alpha", lower = 0, open_lower = TRUE),
     sigma2_init = .check_number(sigma2_init, "sigma2_init", lower = 0, open_lower = TRUE),
     min_sigma2 = .check_number(min_sigma2, "min_sigma2", lower = 0, open_lower = TRUE)
-  ), class = "rvm_control")
+  ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
 # The control list the C++ core reads (every field, whatever the model).
@@ -163,5 +163,5 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     warning(sprintf("%s did not converge in %d iterations (largest change of a log hyperparameter %.3g > tol = %.3g)",
                     class, core$iterations, core$residual, control$tol), call. = FALSE)
   }
-  structure(fit, class = if (class == "srvm") c("srvm", "rvm") else "rvm")
+  structure(fit, class = c(if (class == "srvm") "gpsvm_srvm", "gpsvm_rvm", "gpsvm_regression"))
 }

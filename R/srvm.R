@@ -43,12 +43,12 @@
 #' @inheritParams rvm
 #' @param penalty A [roughness_penalty()].
 #' @param control A list from [srvm_control()].
-#' @return An object of class `c("srvm", "rvm")`, as described in [rvm()],
+#' @return An object of class `c("gpsvm_srvm", "gpsvm_rvm", "gpsvm_regression")`, as described in [rvm()],
 #'   with the learned `lambda` and the `penalty`.
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
 #'   kernel machines. In *Knowledge-Based Intelligent Information and
 #'   Engineering Systems*, Lecture Notes in Computer Science 3682, Springer.
-#' @seealso [rvm()], [predict.rvm()], [roughness_penalty()]
+#' @seealso [rvm()], [predict.gpsvm_rvm()], [roughness_penalty()]
 #' @examples
 #' set.seed(1)
 #' x <- runif(50, -10, 10)
@@ -66,14 +66,14 @@ srvm.default <- function(x, y, kernel = rbf_kernel(1), penalty = roughness_penal
                          control = srvm_control(), ...) {
   .check_dots_empty(...)
   fit <- .srvm_fit(x, y, kernel, penalty, control)
-  fit$call <- match.call()
+  fit$call <- .generic_call(match.call(), "srvm")
   fit
 }
 
 #' @rdname srvm
 #' @export
 srvm.formula <- function(formula, data, subset, na.action, ...) {
-  call <- match.call()
+  call <- .generic_call(match.call(), "srvm")
   design <- .formula_design(call, parent.frame())
   fit <- srvm.default(design$x, design$y, ...)
   .add_formula_parts(fit, design, call)
@@ -99,7 +99,7 @@ srvm.formula <- function(formula, data, subset, na.action, ...) {
 #'   gives the relevance vector machine fitted by the original updates of
 #'   Tipping (2001).
 #' @param sigma2 `NULL` to learn the noise variance, or a fixed value > 0.
-#' @return A list of class `srvm_control`.
+#' @return A list of class `gpsvm_srvm_control`.
 #' @examples
 #' srvm_control(lambda = 0)  # plain RVM by the original updates
 #' @export
@@ -120,7 +120,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
     min_sigma2 = .check_number(min_sigma2, "min_sigma2", lower = 0, open_lower = TRUE)
   )
   if (out$min_alpha >= out$prune_alpha) .stop("'min_alpha' must be below 'prune_alpha'")
-  structure(out, class = "srvm_control")
+  structure(out, class = c("gpsvm_srvm_control", "gpsvm_control"))
 }
 
 .srvm_fit <- function(x, y, kernel, penalty, control) {

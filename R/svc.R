@@ -18,13 +18,13 @@
 #' the kernel matrix, where every step is guaranteed to ascend. The iteration
 #' stops when \eqn{\max_i |\mathrm{clip}(\alpha_i + 1 - y_i f_i) - \alpha_i|^2}
 #' (the paper's \eqn{\max_i |\delta\alpha_i|^2} at unit rate, zero exactly at the
-#' Kuhn-Tucker point) falls below `ftol`; for `C < 1` the step is measured in
+#' Kuhn-Tucker point) falls below `tol` (the paper's `ftol`); for `C < 1` the step is measured in
 #' units of `C`, the width of the box the \eqn{\alpha_i} live in (otherwise
-#' \eqn{\alpha = 0} would pass the test whenever \eqn{C^2 <} `ftol`).
+#' \eqn{\alpha = 0} would pass the test whenever \eqn{C^2 <} `tol`).
 #'
 #' With `C = Inf` and `noise = 0` (the hard margin) the problem has a solution
 #' only if the classes are separable in the kernel's feature space; otherwise
-#' the iteration runs to `maxit` and warns.
+#' the iteration runs to `max_iter` and warns.
 #'
 #' @param x A numeric matrix or data frame of inputs (one row per case), or a
 #'   formula `class ~ inputs` for the formula method.
@@ -42,12 +42,12 @@
 #' @param data,subset,na.action As in [stats::lm()].
 #' @param ... For the formula method, arguments of the default method; for
 #'   the default method, nothing (unknown arguments are an error).
-#' @return An object of class `c("svc", "gpsvm_classifier")`, a list with
+#' @return An object of class `c("gpsvm_svc", "gpsvm_classifier")`, a list with
 #'   `alpha` (the dual variables), `fitted.values` (the decision function at
 #'   the training inputs), `objective` (the dual objective \eqn{W}), `x`, `y`
 #'   (coded -1/+1), `levels`, `kernel`, `C`, `noise`, `control`, `convergence`
 #'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`. Methods:
-#'   [predict.svc()], [loo_error()], `print`, `summary`, [fitted()][fitted.gpsvm_classifier],
+#'   [predict.gpsvm_svc()], [loo_error()], `print`, `summary`, [fitted()][fitted.gpsvm_classifier],
 #'   `nobs` and [plot()][plot.gpsvm_classifier] for two inputs.
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
 #'   mean field results and leave-one-out. In Smola, Bartlett, Schoelkopf and
@@ -84,7 +84,7 @@ svc.default <- function(x, y, kernel = rbf_kernel(1), C = Inf, noise = 0,
   control <- .check_control(control, "svc_control")
   fit <- .svc_fit(x, labels$y, kernel, C, noise, control)
   fit$levels <- labels$levels
-  fit$call <- match.call()
+  fit$call <- .generic_call(match.call(), "svc")
   .warn_not_converged("svc: the kernel adatron", fit$convergence)
   fit
 }
@@ -92,7 +92,7 @@ svc.default <- function(x, y, kernel = rbf_kernel(1), C = Inf, noise = 0,
 #' @rdname svc
 #' @export
 svc.formula <- function(formula, data, subset, na.action, ...) {
-  call <- match.call()
+  call <- .generic_call(match.call(), "svc")
   design <- .formula_design(call, parent.frame())
   fit <- svc.default(design$x, design$y, ...)
   .add_formula_parts(fit, design, call)
@@ -100,19 +100,19 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
 
 #' Settings for the kernel adatron
 #'
-#' @param ftol Convergence tolerance: the iteration stops when the largest
+#' @param tol Convergence tolerance: the iteration stops when the largest
 #'   squared unit-rate adatron step \eqn{\max_i |\delta\alpha_i|^2} is below
-#'   `ftol` (the paper's criterion, with its default \eqn{10^{-5}}); for
+#'   `tol` (the paper's `ftol`'s criterion, with its default \eqn{10^{-5}}); for
 #'   `C < 1` the step is divided by `C` first.
-#' @param maxit Maximum number of parallel adatron steps.
-#' @return A list of class `svc_control`.
+#' @param max_iter Maximum number of parallel adatron steps.
+#' @return A list of class `gpsvm_svc_control`.
 #' @examples
-#' svc_control(ftol = 1e-10)
+#' svc_control(tol = 1e-10)
 #' @export
-svc_control <- function(ftol = 1e-5, maxit = 10000) {
-  structure(list(ftol = .check_number(ftol, "ftol", lower = 0, open_lower = TRUE),
-                 maxit = .check_count(maxit, "maxit", lower = 1L)),
-            class = "svc_control")
+svc_control <- function(tol = 1e-5, max_iter = 10000) {
+  structure(list(tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
+                 max_iter = .check_count(max_iter, "max_iter", lower = 1L)),
+            class = c("gpsvm_svc_control", "gpsvm_control"))
 }
 
 # The adatron on -1/+1 labels; `start` warm-starts alpha.
@@ -125,7 +125,7 @@ svc_control <- function(ftol = 1e-5, maxit = 10000) {
   structure(list(alpha = alpha, fitted.values = f, objective = res$objective, x = x, y = y,
                  kernel = kernel, C = C, noise = noise, control = control,
                  convergence = res$status),
-            class = c("svc", "gpsvm_classifier"))
+            class = c("gpsvm_svc", "gpsvm_classifier"))
 }
 
 #' Predict with a support vector classifier
@@ -148,7 +148,7 @@ svc_control <- function(ftol = 1e-5, maxit = 10000) {
 #' predict(fit, rbind(c(-1, 0), c(1, 0)))
 #' predict(fit, rbind(c(-1, 0), c(1, 0)), type = "link")
 #' @export
-predict.svc <- function(object, newdata = NULL, type = c("class", "link"), ...) {
+predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"), ...) {
   .check_dots_empty(...)
   if (identical(type, "prob")) {
     .stop(paste("'type = \"prob\"' is not available for svc(): a support vector machine",
@@ -169,7 +169,7 @@ predict.svc <- function(object, newdata = NULL, type = c("class", "link"), ...) 
 }
 
 #' @export
-print.svc <- function(x, ...) {
+print.gpsvm_svc <- function(x, ...) {
   cat("Support vector classifier (kernel adatron, no bias)\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(.format_kernel_line(x$kernel), "\n", sep = "")
@@ -194,26 +194,26 @@ print.svc <- function(x, ...) {
 #' costs one inverse of the margin support vectors' kernel matrix.
 #'
 #' @param object A fit from [svc()].
-#' @param x A `summary.svc` object.
+#' @param x A `summary.gpsvm_svc` object.
 #' @param ... Not used.
-#' @return An object of class `summary.svc`.
+#' @return An object of class `summary.gpsvm_svc`.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(100), 50, 2)
 #' y <- factor(ifelse(x[, 1] + rnorm(50, sd = 0.3) > 0, "b", "a"))
 #' summary(svc(x, y, rbf_kernel(1), noise = 0.5))
 #' @export
-summary.svc <- function(object, ...) {
+summary.gpsvm_svc <- function(object, ...) {
   .check_dots_empty(...)
   train <- .classif_training(object)
   structure(list(fit = object, groups = .svc_groups(object), objective = object$objective,
                  training = train, loo = loo_error(object, "approx")),
-            class = "summary.svc")
+            class = "summary.gpsvm_svc")
 }
 
-#' @rdname summary.svc
+#' @rdname summary.gpsvm_svc
 #' @export
-print.summary.svc <- function(x, ...) {
+print.summary.gpsvm_svc <- function(x, ...) {
   print(x$fit)
   cat(sprintf("Dual objective W(alpha) = %.6g\n", x$objective))
   cat(sprintf("Training error: %.4f\n", x$training$error))

@@ -53,14 +53,14 @@ evidence <- function(object, ...) UseMethod("evidence")
 
 #' @rdname evidence
 #' @export
-evidence.svr <- function(object, method = c("eq16", "refined"), ...) {
+evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
   .check_dots_empty(...)
   .svr_log_evidence(object, .match_choice(method, c("eq16", "refined"), "method"))
 }
 
 #' @rdname svr-methods
 #' @export
-logLik.svr <- function(object, ...) {
+logLik.gpsvm_svr <- function(object, ...) {
   .check_dots_empty(...)
   df <- as.integer(object$bias) + as.integer(!is.null(object$C_path))
   .as_logLik(.svr_log_evidence(object, "eq16"), df = df, nobs = length(object$y))
@@ -166,7 +166,7 @@ evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1)
     .match_choice(method, c("eq16", "refined"), "method", several.ok = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
-  if (!inherits(control, "svr_control")) .stop("'control' must come from svr_control()")
+  .check_control(control, "svr_control")
   if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
     .stop("'progress' must be TRUE or FALSE")
   }

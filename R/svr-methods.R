@@ -1,4 +1,4 @@
-# Methods for "svr" fits: prediction with error bars (eqs. 22, 29-31), and the
+# Methods for "gpsvm_svr" fits: prediction with error bars (eqs. 22, 29-31), and the
 # lm-like accessors.
 
 #' Predictions and error bars from an SVR fit
@@ -23,7 +23,7 @@
 #' predictive distribution of a new target, eq. (28): the Gaussian latent
 #' \eqn{N(a^*(z), \sigma^2)} convolved with the epsilon-insensitive noise,
 #' whose CDF is in closed form (solved by safeguarded Newton iteration, the
-#' same computation as [predict.mfsvr()]). Eq. (30) is that distribution's
+#' same computation as [predict.gpsvm_mfsvr()]). Eq. (30) is that distribution's
 #' variance, but the distribution is not Gaussian: with small `C` its tails
 #' are exponential, so mean \eqn{\pm} the normal quantile times
 #' \eqn{\sigma_t} is too wide at moderate levels (e.g. 80%) and too narrow
@@ -64,7 +64,7 @@
 #' # the slope, against the true cos(x)
 #' cbind(predict(fit, c(1, 2, 3), deriv = 1, interval = "confidence"), truth = cos(1:3))
 #' @export
-predict.svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
+predict.gpsvm_svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
                         bound = FALSE, ...) {
   .check_dots_empty(...)
@@ -133,7 +133,7 @@ predict.svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
 #' `logLik` (the eq. 16 log evidence as a `"logLik"` object whose `df` counts
 #' the bias and a selected `C`, so [AIC()] works), and `plot` (1-D inputs:
 #' data, support vectors circled, the fit, the prediction band of
-#' [predict.svr()] (exact quantiles of eq. 28 with the eq. 22 latent variance)
+#' [predict.gpsvm_svr()] (exact quantiles of eq. 28 with the eq. 22 latent variance)
 #' and, optionally, the same with the eq. (31) variance).
 #'
 #' @param x,object An `svr` fit (or its summary for `print`).
@@ -142,7 +142,7 @@ predict.svr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FAL
 #' @param n_grid Number of grid points for the plotted curves.
 #' @param ... Unused, or passed to [graphics::plot()] by `plot`.
 #' @return `print` returns its argument invisibly; `summary` an object of
-#'   class `summary.svr`; `plot` `NULL` invisibly.
+#'   class `summary.gpsvm_svr`; `plot` `NULL` invisibly.
 #' @examples
 #' set.seed(1)
 #' x <- seq(0, 4 * pi, length.out = 100)
@@ -155,7 +155,7 @@ NULL
 
 #' @rdname svr-methods
 #' @export
-print.svr <- function(x, ...) {
+print.gpsvm_svr <- function(x, ...) {
   cat("Support vector regression (GP MAP estimate)\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(sprintf("n = %d, C = %s, epsilon = %s, bias = %s\n", length(x$y), format(x$C, digits = 5),
@@ -172,7 +172,7 @@ print.svr <- function(x, ...) {
 
 #' @rdname svr-methods
 #' @export
-summary.svr <- function(object, ...) {
+summary.gpsvm_svr <- function(object, ...) {
   .check_dots_empty(...)
   structure(list(
     call = object$call, n = length(object$y), C = object$C, epsilon = object$epsilon,
@@ -182,12 +182,12 @@ summary.svr <- function(object, ...) {
                      refined = .svr_log_evidence(object, "refined")),
     noise_variance = svr_noise_variance(object$C, object$epsilon),
     residuals = stats::quantile(object$residuals), C_path = object$C_path,
-    convergence = object$convergence), class = "summary.svr")
+    convergence = object$convergence), class = "summary.gpsvm_svr")
 }
 
 #' @rdname svr-methods
 #' @export
-print.summary.svr <- function(x, ...) {
+print.summary.gpsvm_svr <- function(x, ...) {
   cat("Support vector regression (GP MAP estimate)\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   cat(format(x$kernel), sep = "\n")
@@ -215,23 +215,23 @@ print.summary.svr <- function(x, ...) {
 
 #' @rdname svr-methods
 #' @export
-coef.svr <- function(object, ...) object$beta
+coef.gpsvm_svr <- function(object, ...) object$beta
 
 #' @rdname svr-methods
 #' @export
-fitted.svr <- function(object, ...) object$fitted.values
+fitted.gpsvm_svr <- function(object, ...) object$fitted.values
 
 #' @rdname svr-methods
 #' @export
-residuals.svr <- function(object, ...) object$residuals
+residuals.gpsvm_svr <- function(object, ...) object$residuals
 
 #' @rdname svr-methods
 #' @export
-nobs.svr <- function(object, ...) length(object$y)
+nobs.gpsvm_svr <- function(object, ...) length(object$y)
 
 #' @rdname svr-methods
 #' @export
-plot.svr <- function(x, level = 0.95, bound = FALSE, n_grid = 200, ...) {
+plot.gpsvm_svr <- function(x, level = 0.95, bound = FALSE, n_grid = 200, ...) {
   if (ncol(x$x) != 1L) .stop("plot() for svr fits needs one input variable")
   n_grid <- .check_count(n_grid, "n_grid", lower = 2L)
   xs <- x$x[, 1]

@@ -5,9 +5,9 @@
 #' (MAP) estimate of a Gaussian-process model (Gao, Gunn, Harris and Brown,
 #' 2002): a zero-mean GP prior with covariance `kernel` and the likelihood
 #' \eqn{C / (2(\epsilon C + 1)) \exp(-C L_\epsilon(y - a(x)))}. On top of the
-#' fit this gives the evidence of eq. (16) ([logLik.svr()], [evidence()]), a
+#' fit this gives the evidence of eq. (16) ([logLik.gpsvm_svr()], [evidence()]), a
 #' choice of `C` by evidence (eq. 17 or direct maximisation), and error bars
-#' (eqs. 22, 29-31, [predict.svr()]).
+#' (eqs. 22, 29-31, [predict.gpsvm_svr()]).
 #'
 #' The solution is \eqn{a(x) = \sum_i \beta_i k(x_i, x) + b} with
 #' \eqn{\beta_i = \alpha_i^+ - \alpha_i^-}, \eqn{|\beta_i| \le C}.
@@ -58,7 +58,7 @@
 #' @param formula A model formula such as `y ~ x1 + x2`.
 #' @param data,subset,na.action As in [stats::lm()].
 #' @param ... Unused; unknown arguments are an error.
-#' @return An object of class `svr`: a list with `beta`, `alpha_plus`,
+#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with `beta`, `alpha_plus`,
 #'   `alpha_minus`, `b`, `fitted.values`, `residuals`, `objective` (the dual
 #'   objective \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}),
 #'   `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`), `C`,
@@ -72,7 +72,7 @@
 #'   Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection
 #'   using second order information for training support vector machines.
 #'   *Journal of Machine Learning Research* 6, 1889-1918.
-#' @seealso [predict.svr()], [evidence()], [evidence_curve()], [svr_control()]
+#' @seealso [predict.gpsvm_svr()], [evidence()], [evidence_curve()], [svr_control()]
 #' @examples
 #' set.seed(1)
 #' x <- seq(0, 4 * pi, length.out = 100)
@@ -85,7 +85,7 @@
 #' set.seed(3)
 #' y3 <- sin(x) + rnorm(100, sd = sqrt(0.5))
 #' fp <- svr(x, y3, C = 10, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)),
-#'           select_C = "fixed_point", control = svr_control(tolerance = 1e-8))
+#'           select_C = "fixed_point", control = svr_control(tol = 1e-8))
 #' fp$C_path
 #' @export
 svr <- function(x, ...) UseMethod("svr")
@@ -105,21 +105,21 @@ svr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(1), bias
     .stop("'bias' must be TRUE or FALSE")
   }
   select_C <- .match_choice(select_C, c("none", "fixed_point", "evidence"), "select_C")
-  if (!inherits(control, "svr_control")) .stop("'control' must come from svr_control()")
+  .check_control(control, "svr_control")
   fit <- switch(select_C,
     none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
     fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control),
     evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control)
   )
   fit$select_C <- select_C
-  fit$call <- match.call()
+  fit$call <- .generic_call(match.call(), "svr")
   fit
 }
 
 #' @rdname svr
 #' @export
 svr.formula <- function(formula, data, subset, na.action, ...) {
-  call <- match.call()
+  call <- .generic_call(match.call(), "svr")
   design <- .formula_design(call, parent.frame())
   fit <- svr.default(design$x, design$y, ...)
   .add_formula_parts(fit, design, call)
@@ -151,16 +151,16 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param C_interval Search interval for `select_C = "evidence"`; `NULL`
 #'   means `C / 100` to `100 C` around the starting `C`.
 #' @param grid_size Number of log-spaced grid points of that search.
-#' @return An object of class `svr_control`.
+#' @return A list of class `gpsvm_svr_control`.
 #' @examples
-#' svr_control(tolerance = 1e-6)
+#' svr_control(tol = 1e-6)
 #' @export
-svr_control <- function(tolerance = 1e-3, max_iterations = 1e7, cache_mb = 100,
+svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
                         shrinking = TRUE, margin_tol = 1e-8,
                         evidence = c("eq16", "refined"), fixed_point_tol = 0.05,
                         max_steps = 50, C_interval = NULL, grid_size = 25) {
-  tolerance <- .check_number(tolerance, "tolerance", lower = 0, open_lower = TRUE)
-  max_iterations <- .check_number(max_iterations, "max_iterations", lower = 1)
+  tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
+  max_iter <- .check_number(max_iter, "max_iter", lower = 1)
   cache_mb <- .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)
   if (!is.logical(shrinking) || length(shrinking) != 1L || is.na(shrinking)) {
     .stop("'shrinking' must be TRUE or FALSE")
@@ -177,18 +177,18 @@ svr_control <- function(tolerance = 1e-3, max_iterations = 1e7, cache_mb = 100,
     }
   }
   grid_size <- .check_count(grid_size, "grid_size", lower = 3L)
-  structure(list(tolerance = tolerance, max_iterations = max_iterations, cache_mb = cache_mb,
+  structure(list(tol = tol, max_iter = max_iter, cache_mb = cache_mb,
                  shrinking = shrinking, margin_tol = margin_tol, evidence = evidence,
                  fixed_point_tol = fixed_point_tol, max_steps = max_steps,
                  C_interval = C_interval, grid_size = grid_size),
-            class = "svr_control")
+            class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 
 # One fit at a fixed C: solve the dual in C++, then split the training set.
 .svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE) {
   res <- cpp_svr_fit(kernel, x, y, list(
-    C = C, epsilon = epsilon, bias = bias, tolerance = control$tolerance,
-    max_iterations = control$max_iterations, cache_mb = control$cache_mb,
+    C = C, epsilon = epsilon, bias = bias, tol = control$tol,
+    max_iter = control$max_iter, cache_mb = control$cache_mb,
     shrinking = control$shrinking))
   nm <- rownames(x)
   fitted <- stats::setNames(res$fitted, nm)
@@ -198,14 +198,14 @@ svr_control <- function(tolerance = 1e-3, max_iterations = 1e7, cache_mb = 100,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
     convergence = list(converged = res$converged, iterations = res$iterations,
-                       kkt = res$kkt, tolerance = control$tolerance),
+                       kkt = res$kkt, tolerance = control$tol),
     control = control)
   fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
-  class(fit) <- "svr"
+  class(fit) <- c("gpsvm_svr", "gpsvm_regression")
   if (warn && !res$converged) {
     warning(sprintf(paste0("svr(): the dual solver stopped after %.0f iterations with KKT ",
                            "measure %.3g (tolerance %.3g)"),
-                    res$iterations, res$kkt, control$tolerance), call. = FALSE)
+                    res$iterations, res$kkt, control$tol), call. = FALSE)
   }
   fit
 }

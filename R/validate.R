@@ -60,9 +60,10 @@
   invisible(TRUE)
 }
 
-# A control list made by its constructor, e.g. .check_control(control, "svr_control").
+# A control list made by its constructor, e.g. .check_control(control, "svr_control")
+# (whose class is "gpsvm_svr_control").
 .check_control <- function(control, constructor) {
-  if (!inherits(control, constructor)) {
+  if (!inherits(control, paste0("gpsvm_", constructor))) {
     .stop(sprintf("'control' must come from %s()", constructor))
   }
   control

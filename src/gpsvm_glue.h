@@ -25,13 +25,13 @@ inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
 }
 
 // The EP engine's settings from an R control list (gpc_control() or
-// mfsvr_control(); they name the sweep cap differently).
-inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c, const char* sweeps_key) {
+// mfsvr_control()).
+inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   gpsvm::EpControl out;
   const std::string schedule = Rcpp::as<std::string>(c["schedule"]);
   out.schedule =
       schedule == "sequential" ? gpsvm::EpSchedule::sequential : gpsvm::EpSchedule::parallel;
-  out.max_sweeps = Rcpp::as<int>(c[sweeps_key]);
+  out.max_sweeps = Rcpp::as<int>(c["max_iter"]);
   out.tolerance = Rcpp::as<double>(c["tol"]);
   out.damping = Rcpp::as<double>(c["damping"]);
   out.seed = static_cast<std::uint32_t>(Rcpp::as<double>(c["seed"]));

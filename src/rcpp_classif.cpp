@@ -18,22 +18,22 @@ namespace {
 gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   gpsvm::AdatronControl c;
   c.C = C;
-  c.ftol = Rcpp::as<double>(control["ftol"]);
-  c.maxit = Rcpp::as<int>(control["maxit"]);
+  c.ftol = Rcpp::as<double>(control["tol"]);
+  c.maxit = Rcpp::as<int>(control["max_iter"]);
   return c;
 }
 
 gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   gpsvm::NaiveMfControl c;
   c.kappa = kappa;
-  c.ftol = Rcpp::as<double>(control["ftol"]);
+  c.ftol = Rcpp::as<double>(control["tol"]);
   c.eta = Rcpp::as<double>(control["eta"]);
-  c.maxit = Rcpp::as<int>(control["maxit"]);
+  c.maxit = Rcpp::as<int>(control["max_iter"]);
   return c;
 }
 
 gpsvm::EpControl ep_control(const Rcpp::List& control) {
-  return gpsvm_glue::ep_control_from_r(control, "max_sweeps");
+  return gpsvm_glue::ep_control_from_r(control);
 }
 
 Eigen::VectorXd start_vector(const Rcpp::Nullable<Rcpp::NumericVector>& start) {

@@ -16,7 +16,7 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   gpsvm::MfsvrControl out;
   const std::string algorithm = Rcpp::as<std::string>(c["algorithm"]);
   out.algorithm = algorithm == "paper" ? gpsvm::MfsvrAlgorithm::paper : gpsvm::MfsvrAlgorithm::ep;
-  out.ep = gpsvm_glue::ep_control_from_r(c, "max_iter");
+  out.ep = gpsvm_glue::ep_control_from_r(c);
   out.paper.eta = Rcpp::as<double>(c["eta"]);
   out.paper.inner = Rcpp::as<int>(c["inner"]);
   out.paper.max_outer = Rcpp::as<int>(c["max_iter"]);

@@ -13,8 +13,8 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   ctl.C = Rcpp::as<double>(control["C"]);
   ctl.epsilon = Rcpp::as<double>(control["epsilon"]);
   ctl.bias = Rcpp::as<bool>(control["bias"]);
-  ctl.tolerance = Rcpp::as<double>(control["tolerance"]);
-  ctl.max_iterations = static_cast<long>(Rcpp::as<double>(control["max_iterations"]));
+  ctl.tolerance = Rcpp::as<double>(control["tol"]);
+  ctl.max_iterations = static_cast<long>(Rcpp::as<double>(control["max_iter"]));
   ctl.cache_mb = Rcpp::as<double>(control["cache_mb"]);
   ctl.shrinking = Rcpp::as<bool>(control["shrinking"]);
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);

@@ -63,8 +63,8 @@ srvm_experiment_methods <- function(sigma = 1.6, order = 10, control = gpsvm::sr
 # relevance vectors, support vectors (beta != 0), or every training point for
 # the mean-field SVR, whose weights are all non-zero.
 srvm_experiment_bvs <- function(fit) {
-  if (inherits(fit, "rvm")) return(length(fit$relevance_vectors))
-  if (inherits(fit, "svr")) return(sum(fit$beta != 0))
+  if (inherits(fit, "gpsvm_rvm")) return(length(fit$relevance_vectors))
+  if (inherits(fit, "gpsvm_svr")) return(sum(fit$beta != 0))
   length(fit$y)
 }
 

@@ -18,7 +18,7 @@ test_that("Algorithm 17.1 matches a plain-R transcription step for step", {
 test_that("the converged alpha solves the mean-field equations (17.40)", {
   d <- two_class_data(60, 12)
   fit <- gpc(d$x, d$y, rbf_kernel(1.5), noise = 0.3, kappa = 0.05,
-             control = gpc_control(ftol = 1e-28, maxit = 100000))
+             control = gpc_control(tol = 1e-28, max_iter = 100000))
   expect_true(fit$convergence$converged)
   K <- rbf_gram(d$x, 1.5) + diag(0.3, 60)
   f <- drop(K %*% (d$y * fit$alpha))
@@ -35,7 +35,7 @@ test_that("points far from the boundary neither overflow nor give NaN", {
   # phi(z) / Phi(z) must come from the tails, not from 0 / 0
   x <- c(-30, -20, -10, 10, 20, 30, -15)
   y <- c(-1, -1, -1, 1, 1, 1, 1)
-  fit <- gpc(x, y, linear_kernel(), noise = 1, control = gpc_control(ftol = 1e-22))
+  fit <- gpc(x, y, linear_kernel(), noise = 1, control = gpc_control(tol = 1e-22))
   K <- outer(x, x) + diag(1, 7)
   z <- (y * drop(K %*% (y * fit$alpha)) - diag(K) * fit$alpha) / sqrt(diag(K))
   expect_lt(min(z), -25)
@@ -83,7 +83,7 @@ test_that("the formula method matches the matrix method", {
 test_that("non-convergence is a warning naming the iterations and residual", {
   d <- two_class_data(30, 15)
   expect_warning(fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5,
-                            control = gpc_control(maxit = 3)),
+                            control = gpc_control(max_iter = 3)),
                  "did not converge in 3 iterations \\(residual")
   expect_false(fit$convergence$converged)
 })
@@ -95,7 +95,7 @@ test_that("a kernel of large scale: the paper's absolute ftol warns, a smaller o
   expect_warning(fit <- gpc(d$x, d$y, kern, noise = 1e6), "too coarse for this kernel's scale")
   expect_identical(fit$convergence$iterations, 0L)
   K <- rbf_gram(d$x, 1) + diag(1e6, 30)
-  fine <- expect_silent(gpc(d$x, d$y, kern, noise = 1e6, control = gpc_control(ftol = 1e-20)))
+  fine <- expect_silent(gpc(d$x, d$y, kern, noise = 1e6, control = gpc_control(tol = 1e-20)))
   ref <- naive_mf_r(K, d$y, ftol = 1e-20)
   expect_equal(unname(fine$alpha), ref$alpha, tolerance = 1e-10)
   expect_identical(fine$convergence$iterations, as.integer(ref$iterations))

@@ -2,8 +2,8 @@
 # plain-R transcriptions, exact refits against plain-R refit loops, and the
 # approximation against the exact answer.
 
-svc_tight <- svc_control(ftol = 1e-22, maxit = 200000)
-gpc_tight <- gpc_control(ftol = 1e-24, maxit = 100000)
+svc_tight <- svc_control(tol = 1e-22, max_iter = 200000)
+gpc_tight <- gpc_control(tol = 1e-24, max_iter = 100000)
 
 test_that("svc approximate margins are eqs. (17.29) and (17.31)", {
   d <- two_class_data(60, 21)
@@ -155,7 +155,7 @@ test_that("bad input to loo_error() gives clear errors", {
 
 test_that("duplicated inputs without noise: a singular K_mSV is handled in the limit", {
   d <- two_class_data(30, 29)
-  ctl <- svc_control(ftol = 1e-22, maxit = 200000)
+  ctl <- svc_control(tol = 1e-22, max_iter = 200000)
   base <- svc(d$x, d$y, rbf_kernel(1), control = ctl)
   twins <- which(base$alpha > 0)[1:3]
   x <- rbind(d$x, d$x[twins, ])  # exact duplicates of three support vectors
@@ -179,10 +179,10 @@ test_that("duplicated inputs without noise: a singular K_mSV is handled in the l
 test_that("refits that hit the iteration cap are counted and warned about", {
   d <- two_class_data(20, 30)
   fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5,
-             control = svc_control(ftol = 1e-22, maxit = 500))
+             control = svc_control(tol = 1e-22, max_iter = 500))
   capped <- fit
-  capped$control <- svc_control(ftol = 1e-30, maxit = 2)
+  capped$control <- svc_control(tol = 1e-30, max_iter = 2)
   expect_warning(loo <- loo_error(capped, "exact", progress = FALSE),
-                 "did not converge within maxit = 2")
+                 "did not converge within max_iter = 2")
   expect_gt(loo$not_converged, 0)
 })

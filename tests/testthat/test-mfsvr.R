@@ -404,7 +404,7 @@ test_that("the paper's algorithm gives the EP weights through mfsvr() and warns 
 })
 
 test_that("hard cases: one point, duplicates, constant targets, tiny and huge C, far targets", {
-  expect_s3_class(mfsvr(1, 2, C = 1), "mfsvr")
+  expect_s3_class(mfsvr(1, 2, C = 1), "gpsvm_mfsvr")
   x <- rep(c(0, 1, 2), each = 3)
   fit <- mfsvr(x, x + rep(c(-0.1, 0, 0.1), 3), C = 10, epsilon = 0.05)
   expect_true(fit$convergence$converged)

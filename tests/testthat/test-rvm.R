@@ -229,7 +229,7 @@ test_that("methods print and summarise", {
   expect_output(print(fit), "lambda")
   expect_output(expect_invisible(print(fit)))
   s <- summary(fit)
-  expect_s3_class(s, "summary.rvm")
+  expect_s3_class(s, "summary.gpsvm_rvm")
   expect_equal(nrow(s$weights), length(fit$relevance_vectors) + 1L)
   expect_output(print(s), "sigma\\^2")
   expect_equal(AIC(fit), -2 * fit$log_lik + 2 * attr(logLik(fit), "df"))

@@ -1,7 +1,7 @@
 # svc(): the kernel adatron against independent QP solutions of the same
 # dual problem, Kuhn-Tucker conditions, predictions and methods.
 
-tight <- svc_control(ftol = 1e-22, maxit = 200000)
+tight <- svc_control(tol = 1e-22, max_iter = 200000)
 
 test_that("the adatron reaches the dual optimum of a plain-R coordinate-ascent solver", {
   d <- two_class_data(40, 1)
@@ -101,7 +101,7 @@ test_that("the formula method matches the matrix method", {
 test_that("a hard margin on non-separable data warns instead of hanging", {
   x <- rbind(c(0, 0), c(0, 0))
   expect_warning(fit <- svc(x, c(1, -1), rbf_kernel(1), noise = 0,
-                            control = svc_control(maxit = 50)),
+                            control = svc_control(max_iter = 50)),
                  "did not converge in 50 iterations")
   expect_false(fit$convergence$converged)
 })
@@ -111,7 +111,7 @@ test_that("print, summary and plot work and return what they should", {
   fit <- svc(d$x, d$y, rbf_kernel(1), C = 10, noise = 0.1)
   expect_output(expect_identical(print(fit), fit), "support vectors")
   s <- summary(fit)
-  expect_s3_class(s, "summary.svc")
+  expect_s3_class(s, "summary.gpsvm_svc")
   expect_output(print(s), "leave-one-out")
   expect_equal(s$loo$error, loo_error(fit)$error)
   grDevices::pdf(NULL)
@@ -131,10 +131,10 @@ test_that("bad input gives clear errors", {
   expect_error(svc(d$x, d$y, C = -1), "'C'")
   expect_error(svc(d$x, d$y, noise = -1), "'noise'")
   expect_error(svc(d$x, d$y, kernel = "rbf"), "'kernel'")
-  expect_error(svc(d$x, d$y, control = list(ftol = 1)), "svc_control")
+  expect_error(svc(d$x, d$y, control = list(tol = 1)), "svc_control")
   expect_error(svc(d$x, d$y, cost = 1), "unknown argument")
-  expect_error(svc_control(ftol = 0), "'ftol'")
-  expect_error(svc_control(maxit = 0.5), "'maxit'")
+  expect_error(svc_control(tol = 0), "'tol'")
+  expect_error(svc_control(max_iter = 0.5), "'max_iter'")
   expect_error(svc(replace(d$x, 1, NA), d$y), "missing")
   fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_error(predict(fit, d$x, type = "prob"), "no class probabilities")

@@ -4,7 +4,7 @@
 
 sigma_paper <- sqrt(0.8)
 k_paper <- rbf_kernel(sigma_paper)
-tight <- svr_control(tolerance = 1e-9)
+tight <- svr_control(tol = 1e-9)
 
 test_that("bias = FALSE solves the dual: objective and KKT against plain-R coordinate descent", {
   d <- svr_sine_data(40)
@@ -35,7 +35,7 @@ test_that("bias = TRUE satisfies the equality constraint and the pair KKT condit
   eps <- 0.2
   for (tol in c(1e-3, 1e-8)) {
     fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), bias = TRUE,
-               control = svr_control(tolerance = tol))
+               control = svr_control(tol = tol))
     expect_equal(sum(fit$beta), 0, tolerance = 1e-10)
     r <- d$y - drop(K %*% fit$beta)  # residual without the bias
     ap <- fit$alpha_plus
@@ -66,7 +66,7 @@ test_that("bias = TRUE predictions agree with e1071::svm", {
   d <- svr_sine_data(80, seed = 2)
   for (C in c(0.5, 2.1, 20)) {
     fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, bias = TRUE,
-               control = svr_control(tolerance = 1e-8))
+               control = svr_control(tol = 1e-8))
     ref <- e1071::svm(d$x, d$y, type = "eps-regression", kernel = "radial",
                       gamma = 1 / (2 * 0.8), cost = C, epsilon = 0.4, scale = FALSE,
                       tolerance = 1e-8)
@@ -261,7 +261,7 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   d <- svr_sine_data(30, seed = 6)
   K <- svr_rbf_gram(d$x, sigma_paper)
   eps <- 0.4
-  ctl <- svr_control(tolerance = 1e-10, max_steps = 4, fixed_point_tol = 1e-12)
+  ctl <- svr_control(tol = 1e-10, max_steps = 4, fixed_point_tol = 1e-12)
   fp <- suppressWarnings(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
                              select_C = "fixed_point", control = ctl))
   expect_equal(fp$C_path[1], 10)
@@ -395,7 +395,7 @@ test_that("input validation gives clear errors", {
   expect_error(svr(d$x, d$y, control = list()), "'control'")
   expect_error(svr(d$x, d$y, foo = 1), "unknown argument")
   expect_error(svr(c(d$x[-1], NA), d$y), "missing")
-  expect_error(svr_control(tolerance = 0), "'tolerance'")
+  expect_error(svr_control(tol = 0), "'tol'")
   expect_error(svr_control(C_interval = c(2, 1)), "'C_interval'")
   fit <- svr(d$x, d$y)
   expect_error(predict(fit, interval = "both"), "'interval'")
@@ -410,11 +410,11 @@ test_that("input validation gives clear errors", {
 test_that("the solver stops at its iteration cap with a warning", {
   d <- svr_sine_data(60)
   expect_warning(fit <- svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper,
-                            control = svr_control(max_iterations = 5)),
+                            control = svr_control(max_iter = 5)),
                  "stopped after 5 iterations")
   expect_false(fit$convergence$converged)
   expect_warning(svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper, bias = TRUE,
-                     control = svr_control(max_iterations = 5)), "stopped after 5 iterations")
+                     control = svr_control(max_iter = 5)), "stopped after 5 iterations")
 })
 
 test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
@@ -422,9 +422,9 @@ test_that("large n uses the column cache without the Gram matrix and matches a s
   x <- matrix(runif(3000 * 2, -3, 3), ncol = 2)
   y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(3000, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tolerance = 1e-6, cache_mb = 0.1))
+           control = svr_control(tol = 1e-6, cache_mb = 0.1))
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tolerance = 1e-6, shrinking = FALSE))
+           control = svr_control(tol = 1e-6, shrinking = FALSE))
   expect_equal(a$objective, b$objective, tolerance = 1e-7)
   expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
 })
@@ -434,9 +434,9 @@ test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk op
   x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
   y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tolerance = 1e-6, cache_mb = 0.1))
+           control = svr_control(tol = 1e-6, cache_mb = 0.1))
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tolerance = 1e-6, shrinking = FALSE))
+           control = svr_control(tol = 1e-6, shrinking = FALSE))
   expect_true(a$convergence$converged)
   expect_equal(a$objective, b$objective, tolerance = 1e-8)
   expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
