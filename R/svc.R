@@ -102,7 +102,7 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
 #'
 #' @param tol Convergence tolerance: the iteration stops when the largest
 #'   squared unit-rate adatron step \eqn{\max_i |\delta\alpha_i|^2} is below
-#'   `tol` (the paper's `ftol`'s criterion, with its default \eqn{10^{-5}}); for
+#'   `tol` (the paper's criterion `ftol`, with its default \eqn{10^{-5}}); for
 #'   `C < 1` the step is divided by `C` first.
 #' @param max_iter Maximum number of parallel adatron steps.
 #' @return A list of class `gpsvm_svc_control`.
