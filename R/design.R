@@ -14,9 +14,13 @@
   terms <- attr(mf, "terms")
   attr(terms, "intercept") <- 0L
   x <- stats::model.matrix(terms, mf)
+  # columns coding factors (dummies) are not standardised, as in e1071's
+  # formula interface
+  factor_terms <- which(attr(terms, "term.labels") %in% names(attr(x, "contrasts")))
+  factor_column <- attr(x, "assign") %in% factor_terms
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
-  list(x = x, y = stats::model.response(mf), terms = terms,
+  list(x = x, y = stats::model.response(mf), terms = terms, factor_column = factor_column,
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"))
 }
 
@@ -54,7 +58,8 @@
 
 # The input matrix for predict(): the training inputs when newdata is NULL,
 # else newdata through the stored terms (formula fits) or as a matrix with
-# the training columns.
+# the training columns, on the original scale; rows of newdata may hold
+# missing values (see .prediction_inputs()).
 .newdata_matrix <- function(object, newdata) {
   if (is.null(newdata)) return(object$x)
   if (!is.null(object$terms)) {
@@ -69,9 +74,9 @@
     x <- stats::model.matrix(tt, mf)
     attr(x, "assign") <- NULL
     attr(x, "contrasts") <- NULL
-    return(.as_input_matrix(x, "newdata"))
+    return(.as_input_matrix(x, "newdata", allow_na = TRUE))
   }
-  x <- .as_input_matrix(newdata, "newdata")
+  x <- .as_input_matrix(newdata, "newdata", allow_na = TRUE)
   p <- ncol(object$x)
   if (ncol(x) != p) {
     # a plain vector of new 1-D points arrives as one column already; a
@@ -168,4 +173,34 @@
   newdata <- if (is.null(object$terms)) grid else
     stats::setNames(data.frame(grid), all.vars(stats::delete.response(object$terms))[1])
   list(grid = grid, newdata = newdata)
+}
+
+# The rows a predict() method computes at, on the scale the model was fitted
+# on: the training inputs (object$x, stored scaled) when newdata is NULL,
+# else the complete rows of newdata, scaled with the fit's input scaling.
+# `keep` marks the rows of newdata that were complete (NULL for the training
+# inputs); .pad_rows() puts NA back where rows were set aside, as predict.lm()
+# does for NA rows of newdata.
+.prediction_inputs <- function(object, newdata) {
+  if (is.null(newdata)) return(list(x = object$x, keep = NULL, names = rownames(object$x)))
+  x <- .newdata_matrix(object, newdata)
+  keep <- stats::complete.cases(x)
+  list(x = .scale_inputs(x[keep, , drop = FALSE], object$scaling), keep = keep,
+       names = rownames(x))
+}
+
+# Values computed at the kept rows (a vector, factor or matrix with one row
+# per kept row) spread over all rows, NA where a row was set aside.
+.pad_rows <- function(values, keep, names = NULL) {
+  if (is.null(keep) || all(keep)) {
+    if (!is.null(names)) {
+      if (is.matrix(values)) rownames(values) <- names else names(values) <- names
+    }
+    return(values)
+  }
+  idx <- rep(NA_integer_, length(keep))
+  idx[keep] <- seq_len(sum(keep))
+  out <- if (is.matrix(values)) values[idx, , drop = FALSE] else values[idx]
+  if (is.matrix(out)) rownames(out) <- names else names(out) <- names
+  out
 }

@@ -12,7 +12,34 @@
 #' * `linear_kernel()`: \eqn{\langle x, x' \rangle}, the polynomial kernel of
 #'   degree 1 with scale 1 and offset 0.
 #'
-#' @param sigma Width of the Gaussian kernel, a positive number.
+#' @section Choosing the width:
+#' `rbf_kernel()` without `sigma` asks the model to choose the width when it
+#' is fitted, from the training inputs after scaling (see the `scale`
+#' argument of the models): kernlab's `sigest()` rule, written in this
+#' package's convention. With \eqn{q_{0.1}} and \eqn{q_{0.9}} the 10% and 90%
+#' quantiles of the non-zero squared distances \eqn{|x_i - x_j|^2} between
+#' training inputs (all rows up to 1000, else 1000 evenly spaced rows, so the
+#' choice does not depend on the random seed), \eqn{s = (1/q_{0.9} +
+#' 1/q_{0.1})/2} and \eqn{\sigma = 1/\sqrt{2s}}. The fit stores the kernel
+#' it used (`fit$kernel`), and `print()` shows the width. With
+#' `optimize = TRUE` in the models that have an evidence, this width is the
+#' starting point of the search.
+#'
+#' @section Conversions:
+#' * kernlab's `rbfdot(sigma = s)`, \eqn{\exp(-s|x - x'|^2)}, is
+#'   `rbf_kernel(1 / sqrt(2 * s))`; conversely `rbf_kernel(sigma)` is
+#'   `rbfdot(sigma = 1 / (2 * sigma^2))`.
+#' * e1071's radial kernel with `gamma = g`, \eqn{\exp(-g|u - v|^2)}, is
+#'   `rbf_kernel(1 / sqrt(2 * g))`; its default `gamma = 1 / p` (p input
+#'   columns) is `rbf_kernel(sqrt(p / 2))`.
+#' * e1071's and kernlab's polynomial kernels \eqn{(\gamma\langle u, v\rangle +
+#'   c_0)^d} are `poly_kernel(d, scale = gamma, offset = c0)`.
+#' * Gao, Gunn and Harris (2002) write \eqn{\exp(-|x - x'|^2/\tau^2)}, which
+#'   is `rbf_kernel(tau / sqrt(2))`.
+#'
+#' @param sigma Width of the Gaussian kernel, a positive number; `NULL` (the
+#'   default) means "choose it from the data when a model is fitted": see
+#'   "Choosing the width" below.
 #' @param degree Degree of the polynomial kernel, a positive whole number.
 #' @param scale Multiplier of the inner product.
 #' @param offset Constant added to the scaled inner product.
@@ -35,8 +62,8 @@ NULL
 
 #' @rdname kernels
 #' @export
-rbf_kernel <- function(sigma = 1) {
-  sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
+rbf_kernel <- function(sigma = NULL) {
+  if (!is.null(sigma)) sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
   .new_kernel("rbf", sigma = sigma, subclass = "gpsvm_rbf_kernel")
 }
 
@@ -67,7 +94,9 @@ print.gpsvm_kernel <- function(x, ...) {
 format.gpsvm_kernel <- function(x, ...) {
   switch(x$type,
     rbf = c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
-            sprintf("  sigma = %s", format(x$sigma))),
+            if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
+              sprintf("  sigma = %s%s", format(x$sigma),
+                      if (identical(x$sigma_rule, "data")) " (chosen from the data)" else "")),
     polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
                    sprintf("  degree = %d, scale = %s, offset = %s",
                            x$degree, format(x$scale), format(x$offset))),
@@ -75,10 +104,16 @@ format.gpsvm_kernel <- function(x, ...) {
   )
 }
 
-.check_kernel <- function(kernel, arg = "kernel") {
+# A kernel object; with resolved = TRUE also one that can be evaluated (a
+# Gaussian kernel with a width).
+.check_kernel <- function(kernel, arg = "kernel", resolved = FALSE) {
   if (!inherits(kernel, "gpsvm_kernel") || !utils::hasName(kernel, "type")) {
     .stop(sprintf("'%s' must be a kernel such as rbf_kernel(1), poly_kernel(2) or linear_kernel()",
                   arg))
+  }
+  if (resolved && kernel$type == "rbf" && is.null(kernel$sigma)) {
+    .stop(sprintf(paste("'%s' has no width: rbf_kernel() without 'sigma' gets one from the data",
+                        "when a model is fitted; give one here, e.g. rbf_kernel(1)"), arg))
   }
   kernel
 }
@@ -110,7 +145,7 @@ format.gpsvm_kernel <- function(x, ...) {
 #' kernel_matrix(rbf_kernel(1), x, 0, deriv = 2)
 #' @export
 kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
-  .check_kernel(kernel)
+  .check_kernel(kernel, resolved = TRUE)
   x <- .as_input_matrix(x, "x")
   if (!is.null(y)) {
     y <- .as_input_matrix(y, "y")
@@ -148,6 +183,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
 plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
                               col = c("black", "steelblue", "firebrick", "darkgreen"),
                               lwd = 2, xlab = "z - x'", ylab = "value", ...) {
+  .check_kernel(x, "x", resolved = TRUE)
   width <- if (x$type == "rbf") 4 * x$sigma else 2
   from <- if (is.null(from)) -width else .check_number(from, "from")
   to <- if (is.null(to)) width else .check_number(to, "to")

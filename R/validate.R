@@ -4,7 +4,9 @@
 .stop <- function(...) stop(..., call. = FALSE)
 
 # A numeric input matrix from a vector, matrix or data frame of numbers.
-.as_input_matrix <- function(x, arg = "x") {
+# With allow_na = TRUE, missing values pass (rows of new data to predict at,
+# which get NA predictions); infinite values never do.
+.as_input_matrix <- function(x, arg = "x", allow_na = FALSE) {
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) is.numeric(col) && !is.object(col), logical(1))
     if (!all(ok)) {
@@ -20,8 +22,8 @@
     .stop(sprintf("'%s' must be a numeric vector, matrix or data frame", arg))
   }
   if (nrow(x) < 1L || ncol(x) < 1L) .stop(sprintf("'%s' has no data", arg))
-  if (anyNA(x)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
-  if (any(!is.finite(x))) .stop(sprintf("'%s' contains infinite values", arg))
+  if (!allow_na && anyNA(x)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
+  if (any(is.infinite(x))) .stop(sprintf("'%s' contains infinite values", arg))
   storage.mode(x) <- "double"
   x
 }

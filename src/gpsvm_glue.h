@@ -16,7 +16,10 @@ namespace gpsvm_glue {
 // A 'gpsvm_kernel' R object (list with 'type' and parameters) as a core Kernel.
 inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
   const std::string type = Rcpp::as<std::string>(k["type"]);
-  if (type == "rbf") return gpsvm::Kernel::rbf(Rcpp::as<double>(k["sigma"]));
+  if (type == "rbf") {
+    if (Rf_isNull(k["sigma"])) Rcpp::stop("the Gaussian kernel has no width ('sigma')");
+    return gpsvm::Kernel::rbf(Rcpp::as<double>(k["sigma"]));
+  }
   if (type == "polynomial")
     return gpsvm::Kernel::polynomial(Rcpp::as<int>(k["degree"]), Rcpp::as<double>(k["scale"]),
                                      Rcpp::as<double>(k["offset"]));

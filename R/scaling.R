@@ -1,0 +1,83 @@
+# Data as users bring it.  Like e1071::svm() and kernlab::ksvm(), every fitter
+# standardises the numeric input columns (and, for the regression models, the
+# response) before fitting when scale = TRUE, stores the scaling in the fit,
+# and undoes it in everything the user sees.  These are the pieces every
+# model shares: the scalings themselves and a Gaussian kernel width chosen
+# from the (scaled) inputs when rbf_kernel() was given none.
+
+# TRUE or FALSE, nothing else.
+.check_flag <- function(x, arg) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) .stop(sprintf("'%s' must be TRUE or FALSE", arg))
+  x
+}
+
+# Centre and scale of each input column, or NULL when scale = FALSE.
+# Constant columns (no spread, or a single row) are left alone (centre 0,
+# scale 1), with a warning naming them when there are rows to compare;
+# columns flagged in `skip` (a formula's factor dummies) are left alone too.
+.input_scaling <- function(x, scale, skip = rep(FALSE, ncol(x))) {
+  .check_flag(scale, "scale")
+  if (!scale) return(NULL)
+  center <- colMeans(x)
+  spread <- if (nrow(x) > 1L) apply(x, 2L, stats::sd) else rep(NA_real_, ncol(x))
+  constant <- !(spread > 0) | is.na(spread)
+  leave <- constant | skip
+  center[leave] <- 0
+  spread[leave] <- 1
+  names_x <- colnames(x) %||% paste0("column ", seq_len(ncol(x)))
+  if (nrow(x) > 1L && any(constant & !skip)) {
+    warning(sprintf("constant input column(s) left unscaled: %s",
+                    paste(names_x[constant & !skip], collapse = ", ")), call. = FALSE)
+  }
+  list(center = stats::setNames(center, colnames(x)), scale = stats::setNames(spread, colnames(x)),
+       constant = names_x[constant])
+}
+
+# The inputs on the scale the model was fitted on.
+.scale_inputs <- function(x, scaling) {
+  if (is.null(scaling)) return(x)
+  out <- sweep(sweep(x, 2L, scaling$center, "-", check.margin = FALSE), 2L, scaling$scale, "/",
+               check.margin = FALSE)
+  dimnames(out) <- dimnames(x)
+  out
+}
+
+# Centre and scale of a numeric response, or NULL when scale = FALSE.  A
+# response with no spread (or a single value) is only centred.
+.response_scaling <- function(y, scale) {
+  .check_flag(scale, "scale")
+  if (!scale) return(NULL)
+  spread <- if (length(y) > 1L) stats::sd(y) else NA_real_
+  list(center = mean(y), scale = if (isTRUE(spread > 0)) spread else 1)
+}
+
+.scale_response <- function(y, scaling) {
+  if (is.null(scaling)) y else (y - scaling$center) / scaling$scale
+}
+
+# A Gaussian kernel width for the (scaled) inputs, when rbf_kernel() was
+# given none: kernlab's sigest() rule written in gpsvm's convention.  With
+# q_0.1 and q_0.9 the 10% and 90% quantiles of the non-zero squared
+# distances between training inputs, kernlab's exp(-s |x - x'|^2) uses
+# s = (1/q_0.9 + 1/q_0.1) / 2, which is sigma = 1 / sqrt(2 s) here.  Unlike
+# sigest() it looks at a fixed subset of rows (all of them up to 1000), so the
+# width does not depend on the random seed.
+.data_driven_width <- function(x) {
+  rows <- if (nrow(x) > 1000L) unique(round(seq(1, nrow(x), length.out = 1000L))) else seq_len(nrow(x))
+  d2 <- as.vector(stats::dist(x[rows, , drop = FALSE]))^2
+  d2 <- d2[d2 > 0]
+  if (length(d2) == 0L) return(1)  # one distinct input: any width fits it
+  q <- stats::quantile(d2, c(0.1, 0.9), names = FALSE)
+  s <- (1 / q[2] + 1 / q[1]) / 2
+  1 / sqrt(2 * s)
+}
+
+# The kernel a fit uses: a Gaussian kernel without a width gets one from the
+# (scaled) training inputs, and records that it was chosen.
+.resolve_kernel <- function(kernel, x) {
+  .check_kernel(kernel)
+  if (kernel$type != "rbf" || !is.null(kernel$sigma)) return(kernel)
+  kernel$sigma <- .data_driven_width(x)
+  kernel$sigma_rule <- "data"
+  kernel
+}
