@@ -133,13 +133,4 @@ plot.gpsvm_classifier <- function(x, grid = 80, col = c("#1b9e77", "#d95f02"), .
   list(table = table(predicted = pred, observed = truth), error = mean(pred != truth))
 }
 
-# The non-convergence warning every solver gives.
-.warn_not_converged <- function(what, convergence) {
-  if (!convergence$converged) {
-    warning(sprintf("%s did not converge in %d iterations (residual %.3g, tolerance %.3g)",
-                    what, convergence$iterations, convergence$residual, convergence$tolerance),
-            call. = FALSE)
-  }
-}
-
 .format_kernel_line <- function(kernel) paste(trimws(format(kernel)), collapse = "; ")

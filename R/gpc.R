@@ -100,7 +100,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(1), noise = 0, kappa = 0,
 # long before alpha settles, even at the start alpha = 0.  The paper's rule
 # stays; the user is told when it has said nothing.
 .warn_coarse_tol <- function(fit) {
-  step <- sqrt(fit$convergence$residual)
+  step <- sqrt(fit$convergence$change)
   largest <- max(fit$alpha)
   if (!isTRUE(fit$convergence$converged) || step <= 0.01 * largest) return(invisible())
   warning(sprintf(paste("gpc: Algorithm 17.1 stopped with a step of %.3g, not small against",
@@ -190,7 +190,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   f <- stats::setNames(res$field - noise * y * alpha, rownames(x))
   structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
-                   control = control, convergence = res$status),
+                   control = control, convergence = .status_convergence(res$status)),
               extra),
             class = c("gpsvm_gpc", "gpsvm_classifier"))
 }
@@ -274,7 +274,7 @@ print.gpsvm_gpc <- function(x, ...) {
   cat(sprintf("%d cases; embedding strengths alpha in [%.3g, %.3g]\n", length(x$y),
               min(x$alpha), max(x$alpha)))
   if (x$method == "tap") cat(sprintf("log evidence (EP) = %.6g\n", x$log_evidence))
-  .print_convergence(x$convergence)
+  cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }
 

@@ -33,11 +33,7 @@ print.gpsvm_mfsvr <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   cat(paste0("  ", format(x$kernel)), sep = "\n")
   cat(sprintf("  log evidence %s; noise sd %s\n", format(x$log_evidence, digits = digits),
               format(sqrt(x$noise_variance), digits = digits)))
-  cv <- x$convergence
-  cat(sprintf("  %s after %d %s (change %s)\n",
-              if (cv$converged) "converged" else "NOT converged", cv$iterations,
-              if (x$control$algorithm == "ep") "EP sweeps" else "outer iterations",
-              format(cv$residual, digits = 2)))
+  cat("  ", .format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }
 
@@ -93,10 +89,7 @@ print.summary.gpsvm_mfsvr <- function(x, digits = max(3L, getOption("digits") - 
     cat(sprintf("Hyperparameters by evidence maximisation (optim BFGS, %d evaluations, code %d)\n",
                 x$optimization$counts[["function"]], x$optimization$convergence))
   }
-  cv <- x$convergence
-  cat(sprintf("Solver '%s': %s after %d iterations (change %s, tolerance %s)\n", x$algorithm,
-              if (cv$converged) "converged" else "NOT converged", cv$iterations,
-              format(cv$residual, digits = 2), format(cv$tolerance, digits = 2)))
+  cat(sprintf("Solver '%s': %s\n", x$algorithm, .format_convergence(x$convergence)))
   invisible(x)
 }
 

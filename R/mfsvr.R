@@ -62,7 +62,7 @@
 #'   training inputs), `site_precision`, `site_nu`, `cavity_mean`,
 #'   `cavity_var`, `log_evidence`, `C`, `epsilon`, `kernel`, `noise_variance`,
 #'   `x`, `y`, `convergence` (a list with `converged`, `iterations`,
-#'   `residual`, `tolerance`), `control`, `call`, and `optimization` (the
+#'   `change`, `tol`, `reason`), `control`, `call`, and `optimization` (the
 #'   [stats::optim()] result when `optimize = TRUE`).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.
@@ -187,16 +187,13 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     ctl$start_nu <- start$site_nu
   }
   res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
-  convergence <- list(converged = res$converged, iterations = res$iterations,
-                      residual = res$change, tolerance = control$tol)
-  if (warn && !res$converged) {
-    hint <- if (control$algorithm == "paper") {
+  convergence <- .convergence(res$converged, res$iterations, res$change, control$tol)
+  if (warn) {
+    .warn_not_converged("mfsvr()", convergence, if (control$algorithm == "paper") {
       "the default mfsvr_control(algorithm = \"ep\") converges more reliably"
     } else {
       "try a larger 'max_iter' or 'tol' in mfsvr_control()"
-    }
-    warning(sprintf("mfsvr() did not converge in %d iterations (change %.3g, tolerance %.3g); %s",
-                    res$iterations, res$change, control$tol, hint), call. = FALSE)
+    })
   }
   names_y <- rownames(x)
   fit <- list(

@@ -143,10 +143,7 @@ print.summary.gpsvm_rvm <- function(x, digits = max(3L, getOption("digits") - 3L
   cat(sprintf("\nsigma^2: %s (sd %s)\n", format(x$sigma2, digits = digits),
               format(sqrt(x$sigma2), digits = digits)))
   cat(sprintf("Log marginal likelihood: %s\n", format(x$log_lik, digits = digits + 2L)))
-  cv <- x$convergence
-  cat(sprintf("%s after %d iterations (largest log change %.2g, tol %.2g)\n",
-              if (cv$converged) "Converged" else "NOT converged", cv$iterations, cv$residual,
-              cv$tolerance))
+  cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }
 

@@ -44,8 +44,8 @@
 #'   * `Sigma`: the posterior covariance of the kept weights;
 #'   * `fitted.values`, `residuals`, `x`, `y`, `kernel`, `log_lik` (the log
 #'     marginal likelihood), `control`, `convergence` (`converged`,
-#'     `iterations`, `residual` (the last largest change of a log
-#'     hyperparameter), `tolerance`, `tolerance_evidence`), `call`.
+#'     `iterations`, `change` (the last largest change of a log
+#'     hyperparameter), `tol`, `reason`), `call`.
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,
 #'   211-244.
@@ -155,13 +155,9 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     x = x, y = y, kernel = kernel, penalty = penalty,
     log_lik = core$log_lik,
     control = control,
-    convergence = list(converged = core$converged, iterations = core$iterations,
-                       residual = core$residual, tolerance = control$tol,
-                       tolerance_evidence = control$tol_evidence)
+    convergence = .convergence(core$converged, core$iterations, core$residual, control$tol)
   )
-  if (!core$converged) {
-    warning(sprintf("%s did not converge in %d iterations (largest change of a log hyperparameter %.3g > tol = %.3g)",
-                    class, core$iterations, core$residual, control$tol), call. = FALSE)
-  }
+  .warn_not_converged(paste0(class, "()"), fit$convergence,
+                      "the change is the largest change of a log hyperparameter")
   structure(fit, class = c(if (class == "srvm") "gpsvm_srvm", "gpsvm_rvm", "gpsvm_regression"))
 }

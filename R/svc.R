@@ -124,7 +124,7 @@ svc_control <- function(tol = 1e-5, max_iter = 10000) {
   f <- stats::setNames(res$field - noise * y * res$alpha, rownames(x))
   structure(list(alpha = alpha, fitted.values = f, objective = res$objective, x = x, y = y,
                  kernel = kernel, C = C, noise = noise, control = control,
-                 convergence = res$status),
+                 convergence = .status_convergence(res$status)),
             class = c("gpsvm_svc", "gpsvm_classifier"))
 }
 
@@ -177,14 +177,13 @@ print.gpsvm_svc <- function(x, ...) {
   g <- .svc_groups(x)
   cat(sprintf("%d cases, %d support vectors (%d on the margin, %d at C)\n",
               length(x$y), sum(g), g[["margin"]], g[["bound"]]))
-  .print_convergence(x$convergence)
+  cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }
 
-.print_convergence <- function(conv) {
-  cat(sprintf("%s after %d iterations (residual %.3g, tolerance %.3g)\n",
-              if (conv$converged) "Converged" else "NOT converged", conv$iterations,
-              conv$residual, conv$tolerance))
+# The convergence record from a core SolverStatus list.
+.status_convergence <- function(status) {
+  .convergence(status$converged, status$iterations, status$residual, status$tolerance)
 }
 
 #' Summarise a support vector classifier

@@ -206,10 +206,7 @@ print.summary.gpsvm_svr <- function(x, ...) {
   if (!is.null(x$C_path)) {
     cat("C path: ", paste(format(x$C_path, digits = 5), collapse = ", "), "\n", sep = "")
   }
-  cv <- x$convergence
-  cat(sprintf("Solver: %s after %.0f iterations (KKT %.3g, tolerance %.3g)\n",
-              if (cv$converged) "converged" else "NOT converged", cv$iterations, cv$kkt,
-              cv$tolerance))
+  cat("Solver: ", .format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }
 

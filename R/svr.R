@@ -63,7 +63,8 @@
 #'   objective \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}),
 #'   `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`), `C`,
 #'   `epsilon`, `kernel`, `bias`, `x`, `y`, `C_path` (when selecting),
-#'   `convergence` (`converged`, `iterations`, `kkt`, `tolerance`), `control`
+#'   `convergence` (`converged`, `iterations`, `change` (the KKT gap), `tol`,
+#'   `reason`), `control`
 #'   and `call`.
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
@@ -197,15 +198,13 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
-    convergence = list(converged = res$converged, iterations = res$iterations,
-                       kkt = res$kkt, tolerance = control$tol),
+    convergence = .convergence(res$converged, res$iterations, res$kkt, control$tol),
     control = control)
   fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")
-  if (warn && !res$converged) {
-    warning(sprintf(paste0("svr(): the dual solver stopped after %.0f iterations with KKT ",
-                           "measure %.3g (tolerance %.3g)"),
-                    res$iterations, res$kkt, control$tol), call. = FALSE)
+  if (warn) {
+    .warn_not_converged("svr(): the dual solver", fit$convergence,
+                        "the change is the KKT gap; try a larger 'max_iter' in svr_control()")
   }
   fit
 }

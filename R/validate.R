@@ -86,3 +86,33 @@
     .stop(sprintf("'%s' must be one of %s", arg, paste0('"', choices, '"', collapse = ", ")))
   })
 }
+
+# One convergence record for every solver: whether it converged, its
+# iterations, the last value of its own stopping measure ('change'), the
+# tolerance that measure is held to, and why it stopped early (NA when it
+# did not, or when the cap was the only reason).
+.convergence <- function(converged, iterations, change, tol, reason = NA_character_) {
+  list(converged = isTRUE(converged), iterations = as.integer(iterations),
+       change = as.double(change), tol = as.double(tol), reason = as.character(reason))
+}
+
+# "converged after 12 iterations (change 3e-10, tolerance 1e-09)": the line
+# print() and summary() show for every model.
+.format_convergence <- function(convergence) {
+  cv <- convergence
+  sprintf("%s after %d iterations (change %.3g, tolerance %.3g)%s",
+          if (cv$converged) "converged" else "NOT converged", cv$iterations, cv$change, cv$tol,
+          if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "")
+}
+
+# The non-convergence warning every solver gives, in one wording; `hint`
+# says what to try.
+.warn_not_converged <- function(what, convergence, hint = NULL) {
+  if (convergence$converged) return(invisible(FALSE))
+  cv <- convergence
+  warning(sprintf("%s did not converge in %d iterations (change %.3g, tolerance %.3g)%s%s",
+                  what, cv$iterations, cv$change, cv$tol,
+                  if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "",
+                  if (!is.null(hint)) paste0("; ", hint) else ""), call. = FALSE)
+  invisible(TRUE)
+}

@@ -84,7 +84,7 @@ test_that("non-convergence is a warning naming the iterations and residual", {
   d <- two_class_data(30, 15)
   expect_warning(fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5,
                             control = gpc_control(max_iter = 3)),
-                 "did not converge in 3 iterations \\(residual")
+                 "did not converge in 3 iterations \\(change")
   expect_false(fit$convergence$converged)
 })
 

@@ -411,10 +411,10 @@ test_that("the solver stops at its iteration cap with a warning", {
   d <- svr_sine_data(60)
   expect_warning(fit <- svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper,
                             control = svr_control(max_iter = 5)),
-                 "stopped after 5 iterations")
+                 "did not converge in 5 iterations")
   expect_false(fit$convergence$converged)
   expect_warning(svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper, bias = TRUE,
-                     control = svr_control(max_iter = 5)), "stopped after 5 iterations")
+                     control = svr_control(max_iter = 5)), "did not converge in 5 iterations")
 })
 
 test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
