@@ -45,7 +45,7 @@
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x`, `y` (coded -1/+1), `levels`,
 #'   `kernel`, `noise`, `kappa`, `method`, `control`, `convergence`
-#'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`; with
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`) and `call`; with
 #'   `method = "tap"` also the EP sites (`site_precision`, `site_nu`), the
 #'   cavity means and variances, the Cholesky factor `chol` of
 #'   \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`. Methods:
@@ -190,7 +190,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   f <- stats::setNames(res$field - noise * y * alpha, rownames(x))
   structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
-                   control = control, convergence = .status_convergence(res$status)),
+                   control = control, convergence = res$convergence),
               extra),
             class = c("gpsvm_gpc", "gpsvm_classifier"))
 }

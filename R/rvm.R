@@ -155,7 +155,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     x = x, y = y, kernel = kernel, penalty = penalty,
     log_lik = core$log_lik,
     control = control,
-    convergence = .convergence(core$converged, core$iterations, core$residual, control$tol)
+    convergence = core$convergence
   )
   .warn_not_converged(paste0(class, "()"), fit$convergence,
                       "the change is the largest change of a log hyperparameter")

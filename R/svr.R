@@ -198,7 +198,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
-    convergence = .convergence(res$converged, res$iterations, res$kkt, control$tol),
+    convergence = res$convergence,
     control = control)
   fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/solver_status.hpp>
 #include <gpsvm/tap.hpp>
 
 namespace gpsvm_glue {
@@ -39,6 +40,18 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   out.damping = Rcpp::as<double>(c["damping"]);
   out.seed = static_cast<std::uint32_t>(Rcpp::as<double>(c["seed"]));
   return out;
+}
+
+// A solver's status as R's convergence record, with exactly the fields of
+// .convergence() in R/validate.R: converged, iterations, change, tol, reason
+// (NA when the solver gave none).
+inline Rcpp::List convergence_to_r(const gpsvm::SolverStatus& s) {
+  return Rcpp::List::create(
+      Rcpp::Named("converged") = s.converged,
+      Rcpp::Named("iterations") = static_cast<int>(s.iterations),
+      Rcpp::Named("change") = s.change, Rcpp::Named("tol") = s.tol,
+      Rcpp::Named("reason") = s.reason.empty() ? Rcpp::CharacterVector::create(NA_STRING)
+                                               : Rcpp::CharacterVector::create(s.reason));
 }
 
 // The core's long loops call this between iterations so Ctrl-C works.

@@ -41,12 +41,6 @@ Eigen::VectorXd start_vector(const Rcpp::Nullable<Rcpp::NumericVector>& start) {
   return Rcpp::as<Eigen::VectorXd>(start.get());
 }
 
-Rcpp::List status_list(const gpsvm::SolverStatus& s) {
-  return Rcpp::List::create(
-      Rcpp::Named("converged") = s.converged, Rcpp::Named("iterations") = s.iterations,
-      Rcpp::Named("residual") = s.residual, Rcpp::Named("tolerance") = s.tolerance);
-}
-
 std::vector<Eigen::Index> zero_based(const Rcpp::IntegerVector& which) {
   std::vector<Eigen::Index> out;
   out.reserve(which.size());
@@ -76,7 +70,7 @@ Rcpp::List cpp_svc_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       k, y, adatron_control(control, C), start_vector(start), gpsvm_glue::interrupt_callback());
   return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
                             Rcpp::Named("objective") = r.objective, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("status") = status_list(r.status));
+                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
 }
 
 // [[Rcpp::export]]
@@ -88,7 +82,7 @@ Rcpp::List cpp_gpc_naive_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       k, y, naive_control(control, kappa), start_vector(start), gpsvm_glue::interrupt_callback());
   return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
                             Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("status") = status_list(r.status));
+                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
 }
 
 // [[Rcpp::export]]
@@ -137,17 +131,12 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   const gpsvm::EpControl c = ep_control(control);
   const gpsvm::EpResult r =
       gpsvm::tap_classifier_fit(k, y, kappa, c, gpsvm_glue::interrupt_callback());
-  gpsvm::SolverStatus s;
-  s.converged = r.converged;
-  s.iterations = r.sweeps;
-  s.residual = r.change;
-  s.tolerance = c.tolerance;
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
-      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("status") = status_list(s));
+      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
 }
 
 // Posterior mean and variance of the latent function at new points z from

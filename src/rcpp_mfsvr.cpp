@@ -50,8 +50,7 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
       Rcpp::Named("factor") = r.factor, Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged,
-      Rcpp::Named("change") = r.change, Rcpp::Named("final_step") = r.final_damping,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status),
       Rcpp::Named("gradient") = Eigen::VectorXd(fit.gradient));
 }
 
@@ -107,14 +106,14 @@ Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vector
   const gpsvm::EpResult r =
       low_rank ? gpsvm::ep_fit_low_rank(Km, t, lik, ctrl.ep, interrupt)
       : ctrl.algorithm == gpsvm::MfsvrAlgorithm::paper
-          ? gpsvm::paper_fit(Km, t, lik, ctrl.paper, interrupt)
+          ? gpsvm::paper_fit(Km, t, lik, ctrl.paper, interrupt).ep
           : gpsvm::ep_fit(Km, t, lik, ctrl.ep, interrupt);
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged,
-      Rcpp::Named("change") = r.change);
+      Rcpp::Named("iterations") = r.status.iterations, Rcpp::Named("converged") = r.status.converged,
+      Rcpp::Named("change") = r.status.change);
 }
 
 // The engine with Gaussian noise (exact GP regression), for the tests.
@@ -132,5 +131,5 @@ Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vect
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged);
+      Rcpp::Named("iterations") = r.status.iterations, Rcpp::Named("converged") = r.status.converged);
 }

@@ -30,8 +30,7 @@ Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
       Rcpp::Named("active") = active, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
       Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda,
       Rcpp::Named("sigma2") = r.sigma2, Rcpp::Named("log_lik") = r.log_lik,
-      Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
-      Rcpp::Named("residual") = r.residual,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status),
       Rcpp::Named("trace_log_lik") = Rcpp::wrap(r.trace_log_lik));
 }
 

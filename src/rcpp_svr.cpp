@@ -28,7 +28,6 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("alpha_plus") = res.alpha_plus, Rcpp::Named("alpha_minus") = res.alpha_minus,
       Rcpp::Named("beta") = res.beta, Rcpp::Named("b") = res.b,
       Rcpp::Named("fitted") = res.fitted, Rcpp::Named("objective") = res.objective,
-      Rcpp::Named("iterations") = static_cast<double>(res.iterations),
-      Rcpp::Named("converged") = res.converged, Rcpp::Named("kkt") = res.kkt,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(res.status),
       Rcpp::Named("kernel_columns") = static_cast<double>(res.kernel_columns));
 }

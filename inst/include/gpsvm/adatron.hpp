@@ -143,8 +143,8 @@ inline AdatronResult adatron_fit(const ConstMatrixRef& k, const ConstVectorRef& 
   out.eta = eta;
   out.status.converged = residual < control.ftol;
   out.status.iterations = it;
-  out.status.residual = residual;
-  out.status.tolerance = control.ftol;
+  out.status.change = residual;
+  out.status.tol = control.ftol;
   return out;
 }
 

@@ -42,6 +42,8 @@ struct MfsvrFit {
   // d log Z_EP / d (log C, log epsilon, log sigma); the last is 0 unless
   // the kernel is Gaussian.  Filled when control.gradient.
   Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
+  // algorithm = paper: the learning rate eta the iteration ended with
+  double paper_eta = 0.0;
 };
 
 namespace mfsvr_detail {
@@ -89,8 +91,13 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   }
   if (!done) {
     const Eigen::MatrixXd K = ev.gram();
-    fit.ep = control.algorithm == MfsvrAlgorithm::ep ? ep_fit(K, t, lik, control.ep, interrupt)
-                                                     : paper_fit(K, t, lik, control.paper, interrupt);
+    if (control.algorithm == MfsvrAlgorithm::ep) {
+      fit.ep = ep_fit(K, t, lik, control.ep, interrupt);
+    } else {
+      PaperFit paper = paper_fit(K, t, lik, control.paper, interrupt);
+      fit.ep = std::move(paper.ep);
+      fit.paper_eta = paper.eta;
+    }
   }
   if (control.gradient) {
     double gC = 0.0, geps = 0.0;

@@ -117,8 +117,8 @@ inline NaiveMfResult naive_mf_fit(const ConstMatrixRef& k, const ConstVectorRef&
   out.eta = eta;
   out.status.converged = worst < control.ftol;
   out.status.iterations = it;
-  out.status.residual = worst;
-  out.status.tolerance = control.ftol;
+  out.status.change = worst;
+  out.status.tol = control.ftol;
   return out;
 }
 

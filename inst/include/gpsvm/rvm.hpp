@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "solver_status.hpp"
 
 namespace gpsvm {
 
@@ -62,9 +63,8 @@ struct RvmResult {
   double lambda = 0.0;
   double sigma2 = 0.0;
   double log_lik = 0.0;        // log marginal likelihood of y
-  int iterations = 0;
-  bool converged = false;
-  double residual = 0.0;       // the last max |change| of the log hyperparameters
+  // change is the last largest change of a log hyperparameter
+  SolverStatus status;
   std::vector<double> trace_log_lik;
 };
 
@@ -297,6 +297,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   double sigma2 = std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
 
   RvmResult res;
+  res.status.tol = ctl.tol;
   const double tiny = std::numeric_limits<double>::min();
   for (int it = 1; it <= ctl.max_iter; ++it) {
     interrupt();  // cheap next to the factorisations of each step
@@ -345,8 +346,8 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
       sigma2_new = std::max(sigma2_new, ctl.min_sigma2);
       change = std::max(change, std::fabs(std::log(sigma2_new / sigma2)));
     }
-    res.iterations = it;
-    res.residual = change;
+    res.status.iterations = it;
+    res.status.change = change;
 
     // prune (never the bias, column 0)
     std::vector<Index> keep_active;
@@ -370,7 +371,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
     const bool flat = nt >= 2 && std::fabs(res.trace_log_lik[nt - 1] - res.trace_log_lik[nt - 2]) <
                                      ctl.tol_evidence;
     if (!pruned && (change < ctl.tol || flat)) {
-      res.converged = true;
+      res.status.converged = true;
       break;
     }
   }
@@ -456,6 +457,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
   };
 
   RvmResult res;
+  res.status.tol = ctl.tol;
   detail::Posterior post;
   for (int it = 1; it <= ctl.max_iter; ++it) {
     interrupt();  // cheap next to the factorisations of each step
@@ -531,8 +533,8 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
       sigma2_new = dof > 0.0 ? std::max(post.rss / dof, ctl.min_sigma2) : sigma2;
       change = std::max(change, std::fabs(std::log(sigma2_new / sigma2)));
     }
-    res.iterations = it;
-    res.residual = change;
+    res.status.iterations = it;
+    res.status.change = change;
     // stop when no basis function can enter or leave and alpha, sigma2
     // settle, or when no step can raise the evidence by tol_evidence (e.g.
     // the bias alone fitting constant targets, where alpha_0 is free)
@@ -546,7 +548,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
                                      ctl.tol_evidence;
     if ((!structural && (change < ctl.tol || flat)) ||
         (best_gain < ctl.tol_evidence && sigma_change < ctl.tol)) {
-      res.converged = true;
+      res.status.converged = true;
       break;
     }
     if (best >= 0) {

@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "solver_status.hpp"
 
 namespace gpsvm {
 
@@ -86,9 +87,8 @@ struct SvrResult {
   Eigen::VectorXd fitted;   // (K beta)_i + b
   double b = 0.0;
   double objective = 0.0;   // 1/2 beta' K beta - y' beta + eps |beta|_1
-  long iterations = 0;
-  bool converged = false;
-  double kkt = 0.0;         // final KKT measure (m - M, or the largest violation)
+  // iterations are pair steps; change is the final KKT gap m - M
+  SolverStatus status;
   long kernel_columns = 0;  // kernel columns computed (cache misses)
 };
 
@@ -417,7 +417,10 @@ inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>&
       const double v = -m * m / curv;
       if (v <= best) { best = v; j = kVirtual; sj = +1; best_b = m; best_a = curv; }
     }
-    if (j == -1) break;  // cannot happen when m - M >= tol > 0
+    if (j == -1) {  // cannot happen when m - M >= tol > 0; rounding only
+      res.status.reason = "no working pair could improve the objective";
+      break;
+    }
     const double old_bound_j = j == kVirtual ? 0.0 : st.bound_part(j);
     // step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box
     double d = best_b / best_a;
@@ -457,9 +460,10 @@ inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>&
     st.restore_active();
   }
   g = pair_gap(st);
-  res.kkt = (g.t_point == -1) ? 0.0 : std::max(0.0, g.m - g.M);
-  res.converged = res.kkt < tol;
-  res.iterations = iter;
+  res.status.change = (g.t_point == -1) ? 0.0 : std::max(0.0, g.m - g.M);
+  res.status.converged = res.status.change < tol;
+  res.status.iterations = iter;
+  res.status.tol = tol;
   if (fixed_bias) {
     res.b = 0.0;
     return;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "likelihoods.hpp"
+#include "solver_status.hpp"
 
 namespace gpsvm {
 
@@ -88,10 +89,12 @@ struct EpResult {
   Eigen::MatrixXd factor;          // G for a low-rank prior; empty when dense
   double log_det_half = 0.0;       // 1/2 log det B (= 1/2 log det A)
   double log_evidence = 0.0;
-  int sweeps = 0;
-  bool converged = false;
-  double change = 0.0;             // last convergence measure
-  double final_damping = 1.0;
+  // iterations are sweeps; change is the largest standardised change of a
+  // posterior marginal in the last sweep, divided by its damping
+  SolverStatus status;
+  // The damping d of the last sweep: the fraction of the way each site moved
+  // towards its update (1 = undamped EP).  The parallel schedule adapts it.
+  double last_damping = 1.0;
   bool warm_start = false;         // started from EpControl's initial sites
 };
 
@@ -376,6 +379,7 @@ template <class Likelihood, class Prior>
 void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
                 const EpControl& control, const std::function<void()>& interrupt, EpResult& r) {
   const Eigen::Index n = prior.size();
+  r.status.tol = control.tolerance;
   prior.posterior(r.site_precision, r.site_nu, r);
   floor_variances(r);
 
@@ -423,17 +427,18 @@ void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
     }
     prior.posterior(r.site_precision, r.site_nu, r);
     floor_variances(r);
-    r.change = marginal_change(r, old_mean, old_var);
-    r.sweeps = sweep;
-    r.final_damping = d;
-    if (!std::isfinite(r.change))
+    const double change = marginal_change(r, old_mean, old_var);
+    r.status.iterations = sweep;
+    r.last_damping = d;
+    if (!std::isfinite(change))
       throw std::runtime_error("EP produced non-finite posterior moments");
     // A damped sweep moves the marginals by about d times the undamped
     // update; residual = change / d estimates the latter, so that neither
     // the convergence test nor the step rule is fooled by small steps.
-    const double residual = r.change / d;
+    const double residual = change / d;
+    r.status.change = residual;
     if (residual < control.tolerance) {
-      r.converged = true;
+      r.status.converged = true;
       break;
     }
     if (schedule == EpSchedule::parallel) {
@@ -565,8 +570,15 @@ struct PaperControl {
   std::uint32_t seed = 1;
 };
 
+// The result: the EP record at the paper's weights (its sites, evidence and
+// posterior marginals), and the learning rate eta the iteration ended with.
+struct PaperFit {
+  EpResult ep;
+  double eta = 0.0;
+};
+
 template <class Likelihood>
-EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
+PaperFit paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
                    const PaperControl& control, const std::function<void()>& interrupt) {
   tap_detail::check_inputs(K, targets);
   if (!(control.eta > 0.0) || control.inner < 1 || control.max_outer < 1)
@@ -622,18 +634,18 @@ EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
       var_change = std::max(var_change, std::fabs(updated / sigma2[i] - 1.0));
       sigma2[i] = updated;
     }
-    r.sweeps = outer;
-    r.change = std::max(step / (1.0 + scale), var_change);
-    if (!std::isfinite(r.change)) {
-      r.converged = false;
+    r.status.iterations = outer;
+    r.status.change = std::max(step / (1.0 + scale), var_change);
+    if (!std::isfinite(r.status.change)) {
+      r.status.reason = "the iteration diverged (non-finite weights or variances)";
       break;
     }
-    if (r.change < control.tolerance) {
-      r.converged = true;
+    if (r.status.change < control.tolerance) {
+      r.status.converged = true;
       break;
     }
   }
-  r.final_damping = eta;
+  r.status.tol = control.tolerance;
   // Report the paper's own weights; the sites reproduce them at the fixed
   // point, and the evidence and posterior marginals are computed from them.
   cav.noalias() = K * w;
@@ -650,7 +662,10 @@ EpResult paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
   tap_detail::finish(targets, lik, r);
   r.weights = w;
   r.mean.noalias() = K * w;
-  return r;
+  PaperFit out;
+  out.ep = std::move(r);
+  out.eta = eta;
+  return out;
 }
 
 }  // namespace gpsvm
