@@ -130,16 +130,6 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   points <- .penalty_points(penalty, x)
-  core_control <- .core_control(control, learn_lambda = is.null(control$lambda),
-                                learn_sigma2 = is.null(control$sigma2))
-  if (!is.null(control$lambda)) core_control$lambda_init <- control$lambda
-  if (!is.null(control$sigma2)) {
-    # the core starts from sigma2_init * var(y), or sigma2_init * mean(y^2)
-    # (1 for y = 0) when y has no variance; it keeps that value when not learning
-    v <- if (length(y) > 1L) stats::var(y) else 0
-    ref <- if (v > 0) v else if (any(y != 0)) mean(y^2) else 1
-    core_control$sigma2_init <- control$sigma2 / ref
-  }
-  core <- cpp_srvm_fit(kernel, x, y, points, penalty$orders, penalty$weights, core_control)
+  core <- cpp_srvm_fit(kernel, x, y, points, penalty$orders, penalty$weights, unclass(control))
   .new_rvm(core, x, y, kernel, control, class = "srvm", penalty = penalty)
 }

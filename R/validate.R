@@ -43,12 +43,14 @@
   as.double(x)
 }
 
-# A single whole number >= lower.
-.check_count <- function(x, arg, lower = 0L) {
+# A single whole number >= lower that R can hold as an integer (at most
+# upper, .Machine$integer.max by default).
+.check_count <- function(x, arg, lower = 0L, upper = .Machine$integer.max) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != round(x) || x < lower) {
     .stop(sprintf("'%s' must be a whole number >= %d", arg, lower))
   }
+  if (x > upper) .stop(sprintf("'%s' must be at most %d, not %s", arg, upper, format(x)))
   as.integer(x)
 }
 

@@ -15,20 +15,22 @@
 
 namespace {
 
+using gpsvm_glue::element;
+
 gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   gpsvm::AdatronControl c;
   c.C = C;
-  c.ftol = Rcpp::as<double>(control["tol"]);
-  c.maxit = Rcpp::as<int>(control["max_iter"]);
+  c.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
   return c;
 }
 
 gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   gpsvm::NaiveMfControl c;
   c.kappa = kappa;
-  c.ftol = Rcpp::as<double>(control["tol"]);
-  c.eta = Rcpp::as<double>(control["eta"]);
-  c.maxit = Rcpp::as<int>(control["max_iter"]);
+  c.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.eta = gpsvm_glue::number_in(element(control, "eta"), "eta", 0.0, R_PosInf);
+  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 0, gpsvm_glue::kMaxInt);
   return c;
 }
 

@@ -13,17 +13,19 @@
 namespace {
 
 gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
+  using gpsvm_glue::element;
   gpsvm::MfsvrControl out;
-  const std::string algorithm = Rcpp::as<std::string>(c["algorithm"]);
-  out.algorithm = algorithm == "paper" ? gpsvm::MfsvrAlgorithm::paper : gpsvm::MfsvrAlgorithm::ep;
+  out.algorithm = gpsvm_glue::choice(element(c, "algorithm"), "algorithm", {"ep", "paper"}) == 1
+                      ? gpsvm::MfsvrAlgorithm::paper
+                      : gpsvm::MfsvrAlgorithm::ep;
   out.ep = gpsvm_glue::ep_control_from_r(c);
-  out.paper.eta = Rcpp::as<double>(c["eta"]);
-  out.paper.inner = Rcpp::as<int>(c["inner"]);
-  out.paper.max_outer = Rcpp::as<int>(c["max_iter"]);
-  out.paper.tolerance = Rcpp::as<double>(c["tol"]);
-  out.paper.adaptive = Rcpp::as<bool>(c["adaptive_eta"]);
+  out.paper.eta = gpsvm_glue::number_in(element(c, "eta"), "eta", 0.0, 1.0);
+  out.paper.inner = gpsvm_glue::int_in(element(c, "inner"), "inner", 1, gpsvm_glue::kMaxInt);
+  out.paper.max_iter = out.ep.max_iter;
+  out.paper.tol = out.ep.tol;
+  out.paper.adaptive = gpsvm_glue::flag(element(c, "adaptive_eta"), "adaptive_eta");
   out.paper.seed = out.ep.seed;
-  out.rank_tol = Rcpp::as<double>(c["rank_tol"]);
+  out.rank_tol = gpsvm_glue::number_in(element(c, "rank_tol"), "rank_tol", 0.0, 1.0);
   // internal warm start: the sites of an earlier fit (evidence optimisation)
   if (c.containsElementNamed("start_precision") && !Rf_isNull(c["start_precision"])) {
     out.ep.initial_precision = Rcpp::as<Eigen::VectorXd>(c["start_precision"]);
@@ -122,7 +124,11 @@ Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vect
                            double noise_var, bool low_rank = false) {
   const gpsvm::GaussianNoise lik(noise_var);
   gpsvm::EpControl control;
-  control.tolerance = 1e-12;
+  control.schedule = gpsvm::EpSchedule::parallel;
+  control.max_iter = 500;
+  control.tol = 1e-12;
+  control.damping = 1.0;
+  control.seed = 1;
   const Eigen::MatrixXd Km = K;
   const Eigen::VectorXd t = y;
   const auto interrupt = gpsvm_glue::interrupt_callback();

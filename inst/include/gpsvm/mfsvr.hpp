@@ -24,17 +24,21 @@ namespace gpsvm {
 
 enum class MfsvrAlgorithm { ep, paper };
 
+// EP runs on a pivoted Cholesky factor only when its rank is at most this
+// fraction of n; above it the dense form is as cheap.
+constexpr double kMaxLowRankFraction = 0.5;
+
 struct MfsvrControl {
+  // No defaults here (see solver_status.hpp): mfsvr_control() holds them.
   MfsvrAlgorithm algorithm = MfsvrAlgorithm::ep;
   EpControl ep;
   PaperControl paper;
   bool gradient = false;  // also compute the evidence gradient
   // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
-  // numerical rank <= max_rank_fraction * n at relative tolerance rank_tol
+  // numerical rank <= kMaxLowRankFraction * n at relative tolerance rank_tol
   // (every entry of K - G G' at most rank_tol * max K_ii); rank_tol = 0
   // always uses the dense K.
-  double rank_tol = 1e-13;
-  double max_rank_fraction = 0.5;
+  double rank_tol = kUnset;
 };
 
 struct MfsvrFit {
@@ -74,6 +78,8 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
                           double C, double epsilon, const MfsvrControl& control,
                           const std::function<void()>& interrupt) {
   if (x.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
+  if (!(control.rank_tol >= 0.0 && control.rank_tol <= 1.0))
+    throw std::invalid_argument("'rank_tol' must lie in [0, 1]");
   const EpsilonInsensitive lik(C, epsilon);
   const KernelEvaluator ev(kernel, x);
   const Eigen::VectorXd t = y;
@@ -83,7 +89,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     Eigen::MatrixXd G;
     std::vector<Eigen::Index> pivots;
     const auto max_rank =
-        static_cast<Eigen::Index>(control.max_rank_fraction * static_cast<double>(x.rows()));
+        static_cast<Eigen::Index>(kMaxLowRankFraction * static_cast<double>(x.rows()));
     if (max_rank >= 1 && pivoted_cholesky(ev, control.rank_tol, max_rank, G, pivots, interrupt)) {
       fit.ep = ep_fit_low_rank(G, t, lik, control.ep, interrupt);
       done = true;

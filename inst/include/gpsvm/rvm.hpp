@@ -26,6 +26,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,18 +42,24 @@ struct RoughnessPenalty {
   std::vector<double> weights;
 };
 
+// Settings of both fitters.  No defaults here (see solver_status.hpp):
+// rvm_control() and srvm_control() hold them.
 struct RvmControl {
-  int max_iter = 5000;
-  double tol = 1e-6;           // on max |change| of log alpha, log lambda, log sigma2
-  double tol_evidence = 1e-8;  // or: the log evidence moves less than this in a step
-  double prune_alpha = 1e9;    // alpha above this (for RMS-scaled y) removes a basis function
-  double min_alpha = 1e-10;    // srvm: floor of alpha (a weight left to the penalty alone)
-  double alpha_init = 1.0;     // srvm: initial alpha (scaled y)
-  double lambda_init = 1.0;    // srvm: initial lambda, relative (see srvm_fit)
-  double sigma2_init = 0.1;    // initial noise variance as a fraction of var(y scaled)
-  double min_sigma2 = 1e-10;   // floor of the noise variance (scaled y)
-  bool learn_lambda = true;
-  bool learn_sigma2 = true;
+  int max_iter = 0;
+  double tol = kUnset;           // on max |change| of log alpha, log lambda, log sigma2
+  double tol_evidence = kUnset;  // or: the log evidence moves less than this in a step
+  double prune_alpha = kUnset;   // alpha above this (for RMS-scaled y) removes a basis function
+  double sigma2_init = kUnset;   // initial noise variance as a fraction of var(y)
+  double min_sigma2 = kUnset;    // floor of the noise variance (RMS-scaled y)
+};
+
+// The smooth RVM's further settings.
+struct SrvmControl : RvmControl {
+  double min_alpha = kUnset;     // floor of alpha (a weight left to the penalty alone)
+  double alpha_init = kUnset;    // initial alpha (RMS-scaled y)
+  double lambda_init = kUnset;   // initial lambda when it is learned, relative (see srvm_fit)
+  std::optional<double> lambda;  // a fixed lambda in the units of y; empty: learn it
+  std::optional<double> sigma2;  // a fixed noise variance in the units of y; empty: learn it
 };
 
 struct RvmResult {
@@ -78,6 +85,13 @@ inline double rms(const VectorXd& y) {
 inline double variance(const VectorXd& y) {
   const double m = y.mean();
   return (y.array() - m).square().sum() / std::max<double>(1.0, y.size() - 1.0);
+}
+
+// The starting noise variance for RMS-scaled targets y: sigma2_init times
+// their variance (1 when they have none), at least min_sigma2.
+inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
+  const double var_y = variance(y);
+  return std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
 }
 
 // The design H = [1 K] of the training inputs.
@@ -113,12 +127,20 @@ inline void check_control(const RvmControl& c) {
   if (!(c.tol > 0.0)) throw std::invalid_argument("'tol' must be > 0");
   if (!(c.tol_evidence >= 0.0)) throw std::invalid_argument("'tol_evidence' must be >= 0");
   if (!(c.prune_alpha > 0.0)) throw std::invalid_argument("'prune_alpha' must be > 0");
+  if (!(c.sigma2_init > 0.0)) throw std::invalid_argument("'sigma2_init' must be > 0");
+  if (!(c.min_sigma2 > 0.0)) throw std::invalid_argument("'min_sigma2' must be > 0");
+}
+
+inline void check_control(const SrvmControl& c) {
+  check_control(static_cast<const RvmControl&>(c));
   if (!(c.min_alpha > 0.0) || !(c.min_alpha < c.prune_alpha))
     throw std::invalid_argument("'min_alpha' must be > 0 and below 'prune_alpha'");
   if (!(c.alpha_init > 0.0)) throw std::invalid_argument("'alpha_init' must be > 0");
   if (!(c.lambda_init >= 0.0)) throw std::invalid_argument("'lambda_init' must be >= 0");
-  if (!(c.sigma2_init > 0.0)) throw std::invalid_argument("'sigma2_init' must be > 0");
-  if (!(c.min_sigma2 > 0.0)) throw std::invalid_argument("'min_sigma2' must be > 0");
+  if (c.lambda && !(*c.lambda >= 0.0 && std::isfinite(*c.lambda)))
+    throw std::invalid_argument("a fixed 'lambda' must be finite and >= 0");
+  if (c.sigma2 && !(*c.sigma2 > 0.0 && std::isfinite(*c.sigma2)))
+    throw std::invalid_argument("a fixed 'sigma2' must be finite and > 0");
 }
 
 // Everything the updates need about the posterior at given hyperparameters,
@@ -260,16 +282,15 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
 
 // Smooth RVM by the type-II maximum likelihood updates (7)-(9) of ter Borg
 // and Rothkrantz, started from all n + 1 basis functions.  With
-// learn_lambda = false and lambda_init = 0 it is Tipping's (2001) RVM.
+// a fixed lambda = 0 it is Tipping's (2001) RVM.
 //
 // When lambda is learned, lambda_init is relative: the starting lambda is
 // lambda_init * tr(A) / tr(P), i.e. lambda_init times the value that gives
 // the two parts of the prior precision equal traces, whatever the scale of
-// the penalty.  When it is not learned, lambda_init is the fixed lambda in
-// the units of y.
+// the penalty.  A fixed lambda or sigma2 is given in the units of y.
 inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
                           const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen,
-                          const RvmControl& ctl, const std::function<void()>& interrupt) {
+                          const SrvmControl& ctl, const std::function<void()>& interrupt) {
   detail::check_data(x, y_in);
   detail::check_control(ctl);
   const KernelEvaluator ev(kernel, x);
@@ -288,17 +309,16 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   VectorXd alpha = VectorXd::Constant(n + 1, ctl.alpha_init);
   double lambda = 0.0;
   const double tr_p = p_full.trace();
-  if (!ctl.learn_lambda) {
-    lambda = ctl.lambda_init * scale * scale;  // fixed, in the units of y
+  if (ctl.lambda) {
+    lambda = *ctl.lambda * scale * scale;  // the scaled targets' lambda
   } else if (ctl.lambda_init > 0.0 && tr_p > 0.0) {
     lambda = ctl.lambda_init * alpha.sum() / tr_p;
   }
-  const double var_y = detail::variance(y);
-  double sigma2 = std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
+  double sigma2 = ctl.sigma2 ? std::max(*ctl.sigma2 / (scale * scale), ctl.min_sigma2)
+                            : detail::initial_noise(y, ctl);
 
   RvmResult res;
   res.status.tol = ctl.tol;
-  const double tiny = std::numeric_limits<double>::min();
   for (int it = 1; it <= ctl.max_iter; ++it) {
     interrupt();  // cheap next to the factorisations of each step
     const MatrixXd hth = detail::select(hth_full, active);
@@ -331,14 +351,14 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
     const double tr_sigma_a = (ad2.array() * post.Binv.diagonal().array()).sum();
     const double tr_s_lp = static_cast<double>(m) - tr_sa;
     const double tr_sigma_lp = lambda * post.trace_sigma_p;
-    if (ctl.learn_lambda && lambda > 0.0) {
+    if (!ctl.lambda && lambda > 0.0) {
       const double num = std::max(tr_s_lp - tr_sigma_lp, 0.0);
       lambda_new = (post.pen > 0.0) ? num / post.pen : lambda;
       if (!(lambda_new > 0.0) || !std::isfinite(lambda_new)) lambda_new = lambda * 1e-3;
       change = std::max(change, std::fabs(std::log(lambda_new / lambda)));
     }
     double sigma2_new = sigma2;
-    if (ctl.learn_sigma2) {
+    if (!ctl.sigma2) {
       // tr(Sigma beta H'H) = m - tr(Sigma A) - tr(Sigma lambda P)
       const double well = static_cast<double>(m) - tr_sigma_a - tr_sigma_lp;
       const double dof = static_cast<double>(n) - well;
@@ -417,8 +437,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
   const MatrixXd h = detail::design(ev);  // n x (n + 1)
   const VectorXd hty = h.transpose() * y;
   const VectorXd hh = h.colwise().squaredNorm().transpose();
-  const double var_y = detail::variance(y);
-  double sigma2 = std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
+  double sigma2 = detail::initial_noise(y, ctl);
 
   // Active set: its columns of H, and G = H' H_active ((n+1) x m), grown
   // and shrunk column by column.
@@ -524,22 +543,18 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
       }
     }
 
-    double sigma2_new = sigma2;
-    if (ctl.learn_sigma2) {
-      // gamma_i = 1 - alpha_i Sigma_ii
-      const double gamma_sum = static_cast<double>(active.size()) - post.Binv.diagonal().sum();
-      // (with lambda = 0, D = A^-1/2 and alpha_i Sigma_ii = [B^-1]_ii)
-      const double dof = static_cast<double>(n) - gamma_sum;
-      sigma2_new = dof > 0.0 ? std::max(post.rss / dof, ctl.min_sigma2) : sigma2;
-      change = std::max(change, std::fabs(std::log(sigma2_new / sigma2)));
-    }
+    // gamma_i = 1 - alpha_i Sigma_ii
+    const double gamma_sum = static_cast<double>(active.size()) - post.Binv.diagonal().sum();
+    // (with lambda = 0, D = A^-1/2 and alpha_i Sigma_ii = [B^-1]_ii)
+    const double dof = static_cast<double>(n) - gamma_sum;
+    const double sigma2_new = dof > 0.0 ? std::max(post.rss / dof, ctl.min_sigma2) : sigma2;
+    change = std::max(change, std::fabs(std::log(sigma2_new / sigma2)));
     res.status.iterations = it;
     res.status.change = change;
     // stop when no basis function can enter or leave and alpha, sigma2
     // settle, or when no step can raise the evidence by tol_evidence (e.g.
     // the bias alone fitting constant targets, where alpha_0 is free)
-    const double sigma_change =
-        ctl.learn_sigma2 ? std::fabs(std::log(sigma2_new / sigma2)) : 0.0;
+    const double sigma_change = std::fabs(std::log(sigma2_new / sigma2));
     // (or when nothing can enter or leave and the evidence has stopped
     // moving: two nearly collinear kept columns can trade weight for
     // thousands of steps, each raising the evidence by ~1e-9)

@@ -62,22 +62,26 @@
 
 namespace gpsvm {
 
+// Curvature used for a working pair whose a_tu = K_ii + K_jj - 2 K_ij is not
+// positive (identical inputs): the step then goes to the box.
+constexpr double kSmoCurvatureFloor = 1e-12;
+
 struct SvrControl {
-  double C = 1.0;
-  double epsilon = 0.1;
+  // No defaults here (see solver_status.hpp): svr() and svr_control() hold them.
+  double C = kUnset;
+  double epsilon = kUnset;
   bool bias = false;
-  double tolerance = 1e-3;       // KKT tolerance (libsvm's eps for bias = true)
-  long max_iterations = 10000000;
-  double cache_mb = 100.0;       // kernel-column cache size
+  double tol = kUnset;     // KKT tolerance (libsvm's eps for bias = true)
+  long max_iter = 0;       // cap on pair steps
+  double cache_mb = kUnset;  // kernel-column cache size
   bool shrinking = true;
-  double tau = 1e-12;            // curvature floor for non-positive a_tu
 
   void validate() const {
     if (!(C > 0.0) || !std::isfinite(C)) throw std::invalid_argument("'C' must be a positive finite number");
     if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
       throw std::invalid_argument("'epsilon' must be a non-negative finite number");
-    if (!(tolerance > 0.0)) throw std::invalid_argument("'tolerance' must be positive");
-    if (max_iterations < 1) throw std::invalid_argument("'max_iterations' must be positive");
+    if (!(tol > 0.0)) throw std::invalid_argument("'tol' must be positive");
+    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
     if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
   }
 };
@@ -342,7 +346,7 @@ inline void shrink(SvrState& st, double m, double M) {
 }
 
 inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>& interrupt) {
-  const double C = st.ctl.C, eps = st.ctl.epsilon, tol = st.ctl.tolerance, tau = st.ctl.tau;
+  const double C = st.ctl.C, eps = st.ctl.epsilon, tol = st.ctl.tol, tau = kSmoCurvatureFloor;
   const bool fixed_bias = !st.ctl.bias;
   const Index n = st.n();
   const std::vector<double> zeros(static_cast<size_t>(n), 0.0);  // the virtual column
@@ -380,7 +384,7 @@ inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>&
       g = pair_gap(st);
       if (g.t_point == -1 || !(g.m - g.M >= tol)) break;
     }
-    if (iter >= st.ctl.max_iterations) break;
+    if (iter >= st.ctl.max_iter) break;
     if ((iter & 1023) == 0 && interrupt) interrupt();
     ++iter;
 

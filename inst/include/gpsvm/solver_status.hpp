@@ -5,9 +5,19 @@
 #ifndef GPSVM_SOLVER_STATUS_HPP
 #define GPSVM_SOLVER_STATUS_HPP
 
+#include <limits>
 #include <string>
 
 namespace gpsvm {
+
+// Control structs (EpControl, SvrControl, ...) carry no defaults: the
+// defaults live in one place, the R constructors (mfsvr_control(),
+// svr_control(), ...), and the glue copies every field from R.  A C++ caller
+// sets every field itself (tools/core-standalone.cpp shows how).  Numbers
+// start unset (kUnset, or an impossible count) and each solver's checks
+// reject them, so a forgotten field is an error, never a silent second
+// default.  Switches (schedules, flags) have no unset state.
+constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
 
 struct SolverStatus {
   bool converged = false;

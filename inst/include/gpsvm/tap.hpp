@@ -42,25 +42,27 @@ namespace gpsvm {
 
 enum class EpSchedule { parallel, sequential };
 
+// The parallel schedule hands over to sequential sweeps once its adaptive
+// damping falls below this (a property of the algorithm, not a setting).
+constexpr double kMinParallelDamping = 0.05;
+
 struct EpControl {
   // parallel: all sites updated from one posterior, then one refactorisation
   // per sweep (damped; the step adapts, see ep_fit).  sequential: sites in a
   // random order (seeded) with rank-one updates of the posterior covariance
   // and a full refactorisation after each sweep.
+  // No defaults here (see solver_status.hpp): mfsvr_control() and
+  // gpc_control() hold them.
   EpSchedule schedule = EpSchedule::parallel;
-  int max_sweeps = 500;
+  int max_iter = 0;  // cap on sweeps, >= 1
   // Converged when, between two sweeps, no posterior mean at a training point
-  // moves by more than tolerance posterior standard deviations and no
-  // posterior variance changes by more than tolerance relatively.  With a
-  // damped step d the change is divided by d before the test (equivalently,
-  // tested against tolerance * d), so that small damped steps do not look
-  // converged early.
-  double tolerance = 1e-9;
-  double damping = 1.0;  // first step of the parallel schedule, in (0, 1]
-  // the parallel schedule switches to sequential sweeps once its adaptive
-  // step falls below this
-  double min_parallel_damping = 0.05;
-  std::uint32_t seed = 1;
+  // moves by more than tol posterior standard deviations and no posterior
+  // variance changes by more than tol relatively.  With a damped step d the
+  // change is divided by d before the test (equivalently, tested against
+  // tol * d), so that small damped steps do not look converged early.
+  double tol = kUnset;
+  double damping = kUnset;  // first step of the parallel schedule, in (0, 1]
+  std::uint32_t seed = 0;
   // Optional warm start from given sites (precision tau_i, tau_i times mean
   // nu_i), e.g. the sites of a fit at nearby hyperparameters, or of the full
   // data set for a leave-one-out refit; empty vectors mean all sites start
@@ -379,7 +381,7 @@ template <class Likelihood, class Prior>
 void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
                 const EpControl& control, const std::function<void()>& interrupt, EpResult& r) {
   const Eigen::Index n = prior.size();
-  r.status.tol = control.tolerance;
+  r.status.tol = control.tol;
   prior.posterior(r.site_precision, r.site_nu, r);
   floor_variances(r);
 
@@ -389,7 +391,7 @@ void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
   std::mt19937 rng(control.seed);
   EpSchedule schedule = control.schedule;
 
-  for (int sweep = 1; sweep <= control.max_sweeps; ++sweep) {
+  for (int sweep = 1; sweep <= control.max_iter; ++sweep) {
     if (interrupt) interrupt();
     old_mean = r.mean;
     old_var = r.variance;
@@ -437,7 +439,7 @@ void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
     // the convergence test nor the step rule is fooled by small steps.
     const double residual = change / d;
     r.status.change = residual;
-    if (residual < control.tolerance) {
+    if (residual < control.tol) {
       r.status.converged = true;
       break;
     }
@@ -446,7 +448,7 @@ void ep_iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
       // Parallel updates that need heavy damping are oscillating (a nearly
       // box-shaped likelihood, huge C): finish with sequential sweeps, which
       // have the same fixed point and do not oscillate.
-      if (d < control.min_parallel_damping) {
+      if (d < kMinParallelDamping) {
         schedule = EpSchedule::sequential;
         d = control.damping;
       }
@@ -464,8 +466,8 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
   if (!targets.allFinite()) throw std::invalid_argument("targets must be finite");
   if (!(control.damping > 0.0 && control.damping <= 1.0))
     throw std::invalid_argument("EP damping must lie in (0, 1]");
-  if (!(control.tolerance > 0.0)) throw std::invalid_argument("EP tolerance must be positive");
-  if (control.max_sweeps < 1) throw std::invalid_argument("EP needs at least one sweep");
+  if (!(control.tol > 0.0)) throw std::invalid_argument("EP's 'tol' must be positive");
+  if (control.max_iter < 1) throw std::invalid_argument("EP's 'max_iter' must be >= 1");
   const Eigen::Index n = prior.size();
   const bool given = control.initial_precision.size() != 0 || control.initial_nu.size() != 0;
   if (given && (control.initial_precision.size() != n || control.initial_nu.size() != n))
@@ -502,7 +504,7 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
 // refactors B once.  d starts at control.damping, grows by 1.1 (up to 1)
 // after a sweep that reduced the residual (change / d) and halves after one
 // that did not, so the undamped (fastest) step is used whenever it is stable;
-// once d falls below control.min_parallel_damping the fit continues with
+// once d falls below kMinParallelDamping the fit continues with
 // sequential sweeps (same fixed point; they do not oscillate).
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
@@ -562,12 +564,13 @@ inline Eigen::MatrixXd ep_site_inverse(const EpResult& r) {
 // error sum_i (F_i/G_i - w_i)^2 fell, halved otherwise), since the fixed eta = 0.05
 // diverges on the paper's own example for C >= 2 (DESIGN.md errata 8).
 struct PaperControl {
-  double eta = 0.05;
-  int inner = 30;          // M
-  int max_outer = 2000;
-  double tolerance = 1e-9; // on max_i |F_i/G_i - w_i| / C-scale and on sigma^2
-  bool adaptive = true;
-  std::uint32_t seed = 1;
+  // No defaults here (see solver_status.hpp): mfsvr_control() holds them.
+  double eta = kUnset;      // first learning rate, in (0, 1]
+  int inner = 0;            // M, inner steps per outer one
+  int max_iter = 0;         // cap on outer iterations
+  double tol = kUnset;      // on max_i |F_i/G_i - w_i| / (1 + max |y|) and on sigma^2
+  bool adaptive = true;     // eta x 1.1 / 2 as the error falls / rises
+  std::uint32_t seed = 0;   // of the random starting weights
 };
 
 // The result: the EP record at the paper's weights (its sites, evidence and
@@ -581,8 +584,11 @@ template <class Likelihood>
 PaperFit paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
                    const PaperControl& control, const std::function<void()>& interrupt) {
   tap_detail::check_inputs(K, targets);
-  if (!(control.eta > 0.0) || control.inner < 1 || control.max_outer < 1)
-    throw std::invalid_argument("invalid control of the paper's iteration");
+  if (!(control.eta > 0.0 && control.eta <= 1.0) || control.inner < 1 || control.max_iter < 1 ||
+      !(control.tol > 0.0))
+    throw std::invalid_argument(
+        "the paper's iteration needs 'eta' in (0, 1], 'inner' >= 1, 'max_iter' >= 1 and "
+        "'tol' > 0");
   const Eigen::Index n = K.rows();
   std::mt19937 rng(control.seed);
   std::uniform_real_distribution<double> unif(-1e-3, 1e-3);
@@ -596,7 +602,7 @@ PaperFit paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
   DensePrior prior(K);
   double scale = 0.0;  // size of the weights, for a relative test
   for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::fabs(targets[i]));
-  for (int outer = 1; outer <= control.max_outer; ++outer) {
+  for (int outer = 1; outer <= control.max_iter; ++outer) {
     if (interrupt) interrupt();
     double step = 0.0;
     // each outer update moves the fixed point of the inner iteration, so
@@ -640,12 +646,12 @@ PaperFit paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
       r.status.reason = "the iteration diverged (non-finite weights or variances)";
       break;
     }
-    if (r.status.change < control.tolerance) {
+    if (r.status.change < control.tol) {
       r.status.converged = true;
       break;
     }
   }
-  r.status.tol = control.tolerance;
+  r.status.tol = control.tol;
   // Report the paper's own weights; the sites reproduce them at the fixed
   // point, and the evidence and posterior marginals are computed from them.
   cav.noalias() = K * w;
