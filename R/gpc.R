@@ -197,8 +197,9 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 
 # Posterior mean and variance of the TAP activation at inputs x (rows).
 .gpc_tap_moments <- function(object, x) {
-  cpp_gpc_tap_predict(object$kernel, object$x, object$y * object$alpha, object$site_precision,
-                      object$chol, x)
+  cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$y * object$alpha,
+                      site_precision = object$site_precision, chol = object$chol),
+                 x, TRUE)
 }
 
 # Probability of the second class at inputs x (rows).

@@ -14,7 +14,7 @@
 
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/solver_status.hpp>
-#include <gpsvm/tap.hpp>
+#include <gpsvm/ep_engine.hpp>
 
 namespace gpsvm_glue {
 
@@ -98,6 +98,25 @@ inline int choice(SEXP value, const char* name, std::initializer_list<const char
 // The seed of a seeded schedule: a whole number in [0, 2^31 - 1].
 inline std::uint32_t seed_from_r(const Rcpp::List& c) {
   return static_cast<std::uint32_t>(count_in(element(c, "seed"), "seed", 0, kMaxInt));
+}
+
+// A numeric vector element of a list, mapped without a copy (the list keeps
+// it alive).
+inline Eigen::Map<const Eigen::VectorXd> vector_element(const Rcpp::List& list, const char* name) {
+  SEXP v = element(list, name);
+  if (!Rf_isReal(v)) Rcpp::stop("'%s' must be a numeric vector", name);
+  return Eigen::Map<const Eigen::VectorXd>(REAL(v), Rf_xlength(v));
+}
+
+// A numeric matrix element of a list, mapped without a copy; NULL or absent
+// (when `optional`) is a 0 x 0 matrix.
+inline Eigen::Map<const Eigen::MatrixXd> matrix_element(const Rcpp::List& list, const char* name,
+                                                       bool optional = false) {
+  if (optional && (!list.containsElementNamed(name) || Rf_isNull(list[name])))
+    return Eigen::Map<const Eigen::MatrixXd>(nullptr, 0, 0);
+  SEXP v = element(list, name);
+  if (!Rf_isReal(v) || !Rf_isMatrix(v)) Rcpp::stop("'%s' must be a numeric matrix", name);
+  return Eigen::Map<const Eigen::MatrixXd>(REAL(v), Rf_nrows(v), Rf_ncols(v));
 }
 
 // The EP engine's settings from an R control list (gpc_control() or

@@ -4,7 +4,6 @@
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
 #include <gpsvm/loo.hpp>
-#include <gpsvm/mfsvr.hpp>
 #include <gpsvm/naive_mf.hpp>
 #include <gpsvm/tap_classifier.hpp>
 #include <vector>
@@ -139,20 +138,6 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
       Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-}
-
-// Posterior mean and variance of the latent function at new points z from
-// the EP sites (the same computation as the regression model's).
-// [[Rcpp::export]]
-Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                               Eigen::Map<Eigen::VectorXd> weights,
-                               Eigen::Map<Eigen::VectorXd> site_precision,
-                               Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z) {
-  Eigen::VectorXd mean, var;
-  const Eigen::MatrixXd dense;  // no low-rank factor: the fit used the full kernel matrix
-  gpsvm::mfsvr_predict(x, gpsvm_glue::kernel_from_r(kernel), weights, site_precision, chol, dense,
-                       z, true, mean, var);
-  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
 }
 
 // Refits warm-started from the full fit's sites (site_precision, site_nu),

@@ -3,7 +3,7 @@
 
 #include <gpsvm/likelihoods.hpp>
 #include <gpsvm/mfsvr.hpp>
-#include <gpsvm/tap.hpp>
+#include <gpsvm/ep_priors.hpp>
 
 #include <algorithm>
 #include <string>
@@ -56,21 +56,6 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("gradient") = Eigen::VectorXd(fit.gradient));
 }
 
-// [[Rcpp::export]]
-Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                             Eigen::Map<Eigen::VectorXd> weights,
-                             Eigen::Map<Eigen::VectorXd> site_precision,
-                             Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor,
-                             Eigen::Map<Eigen::MatrixXd> z, bool want_var, int deriv = 0,
-                             int wrt = 1) {
-  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  Eigen::VectorXd mean, var;
-  gpsvm::mfsvr_predict(x, k, weights, site_precision, chol, factor, z, want_var, mean, var,
-                       deriv, wrt - 1);
-  if (!want_var) return Rcpp::List::create(Rcpp::Named("mean") = mean);
-  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
-}
-
 // The likelihood's tilted moments, parameter gradient, predictive CDF and
 // density, vectorised for the tests.
 // [[Rcpp::export]]
@@ -108,7 +93,7 @@ Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vector
   const gpsvm::EpResult r =
       low_rank ? gpsvm::ep_fit_low_rank(Km, t, lik, ctrl.ep, interrupt)
       : ctrl.algorithm == gpsvm::MfsvrAlgorithm::paper
-          ? gpsvm::paper_fit(Km, t, lik, ctrl.paper, interrupt).ep
+          ? gpsvm::mfsvr_paper_fit(Km, t, lik, ctrl.paper, interrupt).ep
           : gpsvm::ep_fit(Km, t, lik, ctrl.ep, interrupt);
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,

@@ -137,6 +137,16 @@ struct Kernel {
     return sum;
   }
 
+  // d k(x, y) / d log sigma of the Gaussian kernel,
+  // k(x, y) |x - y|^2 / sigma^2; 0 for the families without a width.
+  double log_width_derivative(const double* x, const double* y, Index d) const {
+    if (family != KernelFamily::rbf) return 0.0;
+    const Eigen::Map<const VectorXd> a(x, d), b(y, d);
+    const double dist2 = (a - b).squaredNorm();
+    const double inv_s2 = 1.0 / (sigma * sigma);
+    return std::exp(-0.5 * dist2 * inv_s2) * dist2 * inv_s2;
+  }
+
  private:
   static double dot(const double* x, const double* y, Index d) {
     double s = 0.0;
@@ -165,6 +175,11 @@ class KernelEvaluator {
 
   double operator()(Index i, Index j) const {
     return kernel_(point(i), point(j), dimension());
+  }
+
+  // d k(x_i, x_j) / d log sigma (Kernel::log_width_derivative).
+  double log_width_derivative(Index i, Index j) const {
+    return kernel_.log_width_derivative(point(i), point(j), dimension());
   }
 
   // out[i] = k(x_i, x_j) for all i.
