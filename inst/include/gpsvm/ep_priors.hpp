@@ -57,6 +57,7 @@ class DensePrior {
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
     if (llt.info() != Eigen::Success)
       throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
+    r.chol.triangularView<Eigen::StrictlyUpper>().setZero();  // unused, but not left unset
     r.weights = weights(sw, nu, llt);
     r.mean.noalias() = K_ * r.weights;
     // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.

@@ -59,13 +59,11 @@ namespace mfsvr_detail {
 //   1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma,  R = (K + S^-1)^-1.
 inline double log_sigma_gradient(const ConstMatrixRef& x, const Kernel& kernel,
                                  const EpResult& r) {
-  const KernelEvaluator ev(kernel, x);
   const Eigen::MatrixXd R = ep_site_inverse(r);
-  double total = 0.0;
-  for (Eigen::Index j = 0; j < ev.size(); ++j)
-    for (Eigen::Index i = 0; i < ev.size(); ++i)
-      total += (r.weights[i] * r.weights[j] - R(i, j)) * ev.log_width_derivative(i, j);
-  return 0.5 * total;
+  const auto coefficient = [&](Eigen::Index i, Eigen::Index j) {
+    return r.weights[i] * r.weights[j] - R(i, j);
+  };
+  return 0.5 * KernelEvaluator(kernel, x).log_width_contraction(coefficient);
 }
 
 // The fit itself: EP on a low-rank factor when the kernel matrix has a small
