@@ -19,7 +19,7 @@
 #' posterior covariance and mean of \eqn{w}. The paper writes \eqn{N} for the
 #' number of weights in the trace identities; here it is the number of weights
 #' still in the model. All inverses are Cholesky factors of Jacobi-scaled
-#' matrices (see `inst/include/gpsvm/rvm.hpp`), never of
+#' matrices (see `inst/include/gpsvm/rvm_posterior.hpp`), never of
 #' \eqn{\lambda L'L + A} directly, which is singular to machine precision.
 #'
 #' Pruning and convergence: a basis function leaves when its \eqn{\alpha}

@@ -1,7 +1,8 @@
 // Glue for the relevance vector machines: convert, call the core, wrap.
 #include "gpsvm_glue.h"
 
-#include <gpsvm/rvm.hpp>
+#include <gpsvm/rvm_fast.hpp>
+#include <gpsvm/srvm.hpp>
 
 #include <optional>
 
