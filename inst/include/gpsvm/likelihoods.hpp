@@ -101,11 +101,6 @@ class EpsilonInsensitive {
     return 2.0 / (C_ * C_) + eps_ * eps_ * (eps_ * C_ + 3.0) / (3.0 * (eps_ * C_ + 1.0));
   }
 
-  double log_likelihood(double t, double f) const {
-    const double u = std::fabs(t - f) - eps_;
-    return log_normaliser() - (u > 0.0 ? C_ * u : 0.0);
-  }
-
   SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
     const Pieces p = pieces(target, cavity_mean, cavity_var);
     SiteMoments out;
@@ -238,15 +233,6 @@ class ProbitFlip {
 
   double kappa() const { return kappa_; }
   double noise() const { return noise_; }
-
-  double log_likelihood(double t, double f) const {
-    const double u = t * f;
-    if (noise_ == 0.0) {
-      if (u > 0.0) return std::log1p(-kappa_);
-      return u < 0.0 ? std::log(kappa_) : std::log(0.5);
-    }
-    return log_mix(u / std::sqrt(noise_));
-  }
 
   SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
     const double total = noise_ + cavity_var;
