@@ -47,6 +47,8 @@ inline double hermite_he(int n, double u) {
   return current;
 }
 
+// The papers write the Gaussian kernel's width in other ways; see
+// ?gpsvm_corrections, item 5, for the conversions.
 struct Kernel {
   KernelFamily family = KernelFamily::rbf;
   double sigma = 1.0;   // RBF: exp(-|x - y|^2 / (2 sigma^2))

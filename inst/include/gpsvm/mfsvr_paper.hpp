@@ -5,9 +5,9 @@
 // outer update of Sigma_i and the cavity variances sigma_i^2 (eq. 3.11).  The
 // learning rate adapts as in Opper and Winther's algorithm (times 1.1 when
 // the error sum_i (F_i/G_i - w_i)^2 fell, halved otherwise), since the fixed
-// eta = 0.05 diverges on the paper's own example for C >= 2 (DESIGN.md
-// errata 8).  Its fixed point is EP's; the result is reported in the EP
-// engine's terms (sites, cavities, evidence).
+// eta = 0.05 diverges on the paper's own example for C >= 2 (see
+// ?gpsvm_corrections, item 8).  Its fixed point is EP's; the result is
+// reported in the EP engine's terms (sites, cavities, evidence).
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_MFSVR_PAPER_HPP
 #define GPSVM_MFSVR_PAPER_HPP
