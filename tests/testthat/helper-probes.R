@@ -12,6 +12,7 @@ core_probe <- local({
 })
 
 compile_core_probes <- function() {
+  skip_if_not_installed("RcppEigen")
   # small code that runs on small data: compile it quickly (-O1, no debug
   # information) and quietly (Eigen's SSE types trip -Wignored-attributes)
   makevars <- tempfile("Makevars")
