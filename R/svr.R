@@ -128,16 +128,16 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 
 #' Control settings for svr()
 #'
-#' @param tolerance KKT tolerance of the dual solver, with the meaning of
+#' @param tol KKT tolerance of the dual solver, with the meaning of
 #'   libsvm's `eps` (default 1e-3). With residuals
 #'   \eqn{r_i = y_i - \sum_j \beta_j k(x_i, x_j)} (bias excluded), let
 #'   \eqn{m} be the largest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ < C}
 #'   and \eqn{r_i + \epsilon} over \eqn{\alpha_i^- > 0}, and \eqn{M} the
 #'   smallest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ > 0} and
 #'   \eqn{r_i + \epsilon} over \eqn{\alpha_i^- < C}. The solution is optimal
-#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tolerance`.
+#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tol`.
 #'   With `bias = FALSE` the value 0 joins both sets (the bias is fixed at 0).
-#' @param max_iterations Cap on solver iterations.
+#' @param max_iter Cap on solver iterations.
 #' @param cache_mb Size of the kernel-column cache in megabytes.
 #' @param shrinking Whether the solver may set aside points that sit at a
 #'   bound and look like staying there (libsvm's heuristic; every point is
