@@ -14,7 +14,7 @@
 #      R_MAKEVARS_USER; src/Makevars stays portable) and run the testthat
 #      suite, without the vignettes, with gcc's libasan preloaded
 #      (ASAN_OPTIONS=detect_leaks=0, UBSan printing stacks).  Any ASan or
-#      UBSan report fails the check and counts as a failed test;
+#      UBSan report fails the check, counts as a failed test and is printed;
 #   6. print one closing line 'tests: N passed, N failed': the passes of
 #      R CMD check's testthat run, and the failures of that run plus those
 #      of the sanitizer stage.

@@ -14,12 +14,16 @@
 #    (tools/sanitize-tests.R) with gcc's libasan preloaded (R itself is not
 #    instrumented, and the ASan run-time must be loaded first),
 #    ASAN_OPTIONS=detect_leaks=0 (R's own allocations are never freed at
-#    exit) and UBSan printing stacks.  Both sanitizers write their reports
-#    to files (log_path), so a report from a forked or cluster worker is
-#    caught too.
+#    exit) and UBSan printing stacks.  ASan writes its reports to files
+#    (log_path), so a report from a forked or cluster worker is caught too;
+#    UBSan ignores log_path when it runs inside ASan's run-time (gcc 12) and
+#    reports on stderr, which is scanned for 'runtime error:'.  (A UBSan
+#    report in a cluster worker, whose stderr R discards, still ends the
+#    worker and so fails its test.)
 # 3. A test file counts one failed test for a sanitizer report (which ends
 #    its process) or for a process that died without finishing, on top of
-#    the expectations testthat counted as failed.
+#    the expectations testthat counted as failed.  The start of each report
+#    (the error and its innermost frames) is printed.
 #
 # Prints the reports and ends with one line
 #   sanitize: N passed, N failed
@@ -69,6 +73,7 @@ tar -xzf "$tarball" -C "$work" gpsvm/tests
 tests="$work/gpsvm/tests/testthat"
 reports="$work/sanitize-reports"
 mkdir -p "$reports"
+report_pattern='runtime error:|ERROR: (Address|Leak)Sanitizer|SUMMARY: (Address|UndefinedBehavior)Sanitizer'
 passed=0
 failed=0
 start=$(date +%s)
@@ -78,7 +83,7 @@ for file in "$tests"/test-*.R; do
   rm -f "$reports"/*
   LD_PRELOAD="$asan" \
     ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:log_path=$reports/asan" \
-    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
     timeout 1200 Rscript --vanilla "$root/tools/sanitize-tests.R" "$file" >"$log" 2>&1
   code=$?
@@ -86,10 +91,20 @@ for file in "$tests"/test-*.R; do
   p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${result:-x 0 passed}")
   f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"${result:-x 0 failed}")
   note=""
-  if ls "$reports"/* >/dev/null 2>&1; then
+  # the first line of a report on stderr (UBSan's)
+  first=$(grep -nE "$report_pattern" "$log" | head -n 1 | cut -d: -f1)
+  if ls "$reports"/* >/dev/null 2>&1 || [ -n "$first" ]; then
     note=" + 1 for a sanitizer report"
     f=$((f + 1))
-    for r in "$reports"/*; do echo "---- $name: $(basename "$r")"; head -n 80 "$r"; done
+    for r in "$reports"/*; do
+      [ -e "$r" ] || continue
+      echo "---- $name: $(basename "$r")"
+      head -n 40 "$r"
+    done
+    if [ -n "$first" ]; then
+      echo "---- $name: stderr"
+      tail -n +"$first" "$log" | head -n 40
+    fi
   elif [ -z "$result" ] || [ "$code" -ne 0 ]; then
     note=" + 1: the R process ended with status $code before finishing"
     f=$((f + 1))
