@@ -3,7 +3,7 @@
 LIB := $(CURDIR)/.lib
 R_WITH_LIB := R_LIBS="$(LIB):$${R_LIBS:-}" Rscript --vanilla
 
-.PHONY: demo check bench deps install docs clean
+.PHONY: demo check sanitize bench deps install docs clean
 
 deps:
 	bash tools/install-deps.sh
@@ -18,6 +18,10 @@ demo: install
 
 check:
 	bash tools/check.sh
+
+# The check's sanitizer stage alone: the tests on an ASan + UBSan build.
+sanitize: deps
+	bash tools/sanitize.sh
 
 bench: install
 	BENCH="$(BENCH)" $(R_WITH_LIB) bench/run.R

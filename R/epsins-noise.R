@@ -21,6 +21,7 @@
 #' [predict.gpsvm_mfsvr()] are its exact quantiles, not mean \eqn{\pm} a normal
 #' quantile times the square root of this variance plus the latent one.
 #'
+#' @seealso [gpsvm_corrections], item 1.
 #' @param C,epsilon Positive regularisation constant and non-negative
 #'   insensitive width.
 #' @return The variance, a number.

@@ -57,7 +57,8 @@
 #'   Schuurmans (eds.), *Advances in Large Margin Classifiers*, MIT Press,
 #'   311-326. Sections 17.3 and 17.6, Algorithm 17.1.
 #' @seealso [svc()] for the support vector machine, [loo_error()] for
-#'   leave-one-out errors.
+#'   leave-one-out errors; [gpsvm_corrections] (items 5, 10 and 12) for where
+#'   the fit departs from the paper.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(200), 100, 2)

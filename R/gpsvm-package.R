@@ -17,6 +17,10 @@
 #' Every model takes its kernel from one vocabulary: [rbf_kernel()],
 #' [poly_kernel()], [linear_kernel()], evaluated by [kernel_matrix()].
 #'
+#' The papers contain wrong formulas, ambiguous settings and iterations that
+#' fail on some inputs. Every place where gpsvm departs from them is listed,
+#' with the reason and the test that checks it, in [gpsvm_corrections].
+#'
 #' @keywords internal
 #' @useDynLib gpsvm, .registration = TRUE
 #' @importFrom Rcpp sourceCpp

@@ -48,7 +48,7 @@
 #' @param ... Ignored.
 #' @return An object of class `gpsvm_kernel`: a list holding `type` and the
 #'   parameters.
-#' @seealso [kernel_matrix()]
+#' @seealso [kernel_matrix()]; [gpsvm_corrections], items 5 and 19.
 #' @examples
 #' k <- rbf_kernel(0.5)
 #' k

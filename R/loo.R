@@ -59,6 +59,7 @@
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
 #'   mean field results and leave-one-out. In *Advances in Large Margin
 #'   Classifiers*, MIT Press. Sections 17.5 and 17.6.
+#' @seealso [gpsvm_corrections], items 17 and 18.
 #' @examples
 #' set.seed(3)
 #' x <- matrix(rnorm(120), 60, 2)

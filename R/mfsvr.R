@@ -73,7 +73,8 @@
 #'
 #'   M. Opper and O. Winther (2000). Gaussian processes for classification:
 #'   mean field algorithms. *Neural Computation* 12.
-#' @seealso [predict.gpsvm_mfsvr()], [mfsvr_control()]
+#' @seealso [predict.gpsvm_mfsvr()], [mfsvr_control()]; [gpsvm_corrections] (items 1-3,
+#'   8, 12 and 16) for where the fit departs from the paper.
 #' @examples
 #' set.seed(1)
 #' x <- runif(40, -10, 10)

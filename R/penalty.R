@@ -23,7 +23,7 @@
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
 #'   kernel machines. In *Knowledge-Based Intelligent Information and
 #'   Engineering Systems*, Lecture Notes in Computer Science 3682, Springer.
-#' @seealso [srvm()]
+#' @seealso [srvm()]; [gpsvm_corrections], item 19.
 #' @examples
 #' roughness_penalty(10)                  # the paper's penalty on D^10
 #' roughness_penalty(c(2, 4), c(1, 0.5))  # D^2 + 0.5 D^4

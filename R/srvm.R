@@ -48,7 +48,9 @@
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
 #'   kernel machines. In *Knowledge-Based Intelligent Information and
 #'   Engineering Systems*, Lecture Notes in Computer Science 3682, Springer.
-#' @seealso [rvm()], [predict.gpsvm_rvm()], [roughness_penalty()]
+#' @seealso [rvm()], [predict.gpsvm_rvm()], [roughness_penalty()];
+#'   [gpsvm_corrections] (items 6, 13 and 19) for where the fit departs from the
+#'   paper.
 #' @examples
 #' set.seed(1)
 #' x <- runif(50, -10, 10)

@@ -58,7 +58,8 @@
 #'   algorithm: a fast and simple learning procedure for support vector
 #'   machines. *Proceedings of ICML 15*.
 #' @seealso [gpc()] for the Gaussian process classifier, [loo_error()] for
-#'   leave-one-out errors.
+#'   leave-one-out errors; [gpsvm_corrections] (items 5 and 11) for where the
+#'   adatron departs from the paper.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(200), 100, 2)

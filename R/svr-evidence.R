@@ -34,6 +34,7 @@
 #' When \eqn{K_{MM}} is numerically singular (duplicated inputs) a small
 #' multiple of the identity is added before its Cholesky factorisation.
 #'
+#' @seealso [gpsvm_corrections], items 4 and 14.
 #' @param object A fitted model, e.g. from [svr()].
 #' @param method `"eq16"` or `"refined"`.
 #' @param ... Unused.

@@ -73,7 +73,9 @@
 #'   Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection
 #'   using second order information for training support vector machines.
 #'   *Journal of Machine Learning Research* 6, 1889-1918.
-#' @seealso [predict.gpsvm_svr()], [evidence()], [evidence_curve()], [svr_control()]
+#' @seealso [predict.gpsvm_svr()], [evidence()], [evidence_curve()], [svr_control()];
+#'   [gpsvm_corrections] (items 1, 4, 9 and 14-16) for where the fit departs from
+#'   the paper.
 #' @examples
 #' set.seed(1)
 #' x <- seq(0, 4 * pi, length.out = 100)

@@ -7,7 +7,17 @@
 #      vignette;
 #   4. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
-#   5. print one closing line 'tests: N passed, N failed' from testthat.
+#   5. the sanitizer stage (tools/sanitize.sh), run in the background while
+#      R CMD check runs, on the same tarball: install it into a private
+#      library with -fsanitize=address,undefined,float-cast-overflow
+#      -fno-sanitize-recover=all (flags from tools/sanitize.Makevars through
+#      R_MAKEVARS_USER; src/Makevars stays portable) and run the testthat
+#      suite, without the vignettes, with gcc's libasan preloaded
+#      (ASAN_OPTIONS=detect_leaks=0, UBSan printing stacks).  Any ASan or
+#      UBSan report fails the check, counts as a failed test and is printed;
+#   6. print one closing line 'tests: N passed, N failed': the passes of
+#      R CMD check's testthat run, and the failures of that run plus those
+#      of the sanitizer stage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -67,7 +77,14 @@ echo "check: R CMD build"
 (cd "$work" && R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
 tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
 
+sanitize_pid=""
 if [ -n "$tarball" ]; then
+  # The sanitizer build compiles on the second core while R CMD check,
+  # which is mostly serial, uses the first.
+  echo "check: sanitizer build and tests started (log $work/sanitize.log)"
+  bash tools/sanitize.sh "$tarball" "$work/sanitize" >"$work/sanitize.log" 2>&1 &
+  sanitize_pid=$!
+  trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null' EXIT
   echo "check: R CMD check --as-cran --no-manual $(basename "$tarball")"
   start=$(date +%s)
   (cd "$work" && R CMD check --as-cran --no-manual "$tarball") >"$work/check.log" 2>&1
@@ -91,6 +108,22 @@ else
   [ -n "$rout" ] && tail -n 60 "$rout"
 fi
 [ "$failed" -eq 0 ] || fail "$failed test(s) failed"
+
+if [ -n "$sanitize_pid" ]; then
+  echo "check: waiting for the sanitizer stage"
+  wait "$sanitize_pid"
+  sanitize_status=$?
+  sanitize_pid=""
+  grep -v '^sanitize: test-' "$work/sanitize.log"
+  summary=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' "$work/sanitize.log" | tail -n 1)
+  sanitize_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-sanitize: 0 passed, 1 failed}")
+  [ "$sanitize_status" -eq 0 ] || [ "$sanitize_failed" -gt 0 ] || sanitize_failed=1
+  if [ "$sanitize_failed" -gt 0 ]; then
+    grep '^sanitize: test-' "$work/sanitize.log"
+    fail "sanitizer stage: $sanitize_failed failed (log $work/sanitize.log)"
+  fi
+  failed=$((failed + sanitize_failed))
+fi
 [ "$status" -eq 0 ] && echo "check: OK (logs in $work)" || echo "check: logs in $work"
 echo "tests: $passed passed, $failed failed"
 exit "$status"
