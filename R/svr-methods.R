@@ -70,7 +70,7 @@
   cat("\nPartition of the training set (eqs. 8-11):\n")
   print(d$partition)
   cat(sprintf("\nDual objective: %s\n", format(d$objective, digits = digits + 3L)))
-  cat(sprintf("Log evidence: %s (eq. 16), %s (refined)\n",
+  cat(sprintf("Evidence approximations: %s (eq. 16, logLik), %s (refined)\n",
               format(d$log_evidence[["eq16"]], digits = digits + 2L),
               format(d$log_evidence[["refined"]], digits = digits + 2L)))
 }
