@@ -70,6 +70,18 @@ test_that("scale = TRUE is the model fitted to data standardised by hand, report
   }
 })
 
+test_that("a penalty's own points are given in the data's units and scaled with the inputs", {
+  d <- awkward_data(seed = 19)
+  grid <- seq(400, 1600, length.out = 50)
+  fit <- srvm(d$a, d$y, penalty = roughness_penalty(2, at = grid))
+  xs <- (d$a - mean(d$a)) / sd(d$a)
+  ref <- srvm(xs, (d$y - mean(d$y)) / sd(d$y), kernel = fit$kernel, scale = FALSE,
+              penalty = roughness_penalty(2, at = (grid - mean(d$a)) / sd(d$a)))
+  expect_identical(fit$relevance_vectors, ref$relevance_vectors)
+  expect_equal(fit$lambda, ref$lambda, tolerance = 1e-8)
+  expect_equal(unname(coef(fit)), unname(coef(ref)), tolerance = 1e-8)
+})
+
 test_that("derivatives on the data's scale match central differences of the predictions", {
   d <- awkward_data(seed = 2)
   x <- as.matrix(d[c("a", "b")])
