@@ -273,46 +273,60 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
 # (beta = 0), X_C (|beta| = C) and the margin vectors M, optimality says
 # the margin vectors' residuals are exactly +-epsilon:
 #   K_MM beta_M + b 1 = y_M - epsilon sign(beta_M) - K_MC beta_C,
-# with, for bias = TRUE, sum(beta_M) = -sum(beta_C) as well.  Solve that
-# linear system; the result is the optimum when it keeps the split (margin
-# coefficients strictly inside (0, C) with their signs) and the other points
-# satisfy their KKT conditions (|r| <= epsilon in X_0, r beyond the tube on
-# beta's side in X_C), both to rounding.  Where it does not, the points that
-# break them change sets (a margin coefficient that left (0, C) goes to its
-# bound, a point on the wrong side of the tube becomes a margin vector) and
-# the system is solved again: an active-set method started from the
-# solver's split, which near the optimum needs a round or two.  Returns the
-# solver's result with beta, b, fitted, objective and the KKT gap replaced,
-# or NULL when `rounds` are not enough or K_MM is numerically singular.
-.svr_polish <- function(res, x, y, C, epsilon, kernel, bias, margin_tol, rounds = 10L) {
+# with, for bias = TRUE, sum(beta_M) = -sum(beta_C) as well; with the signs
+# fixed this is the minimum of the dual objective over beta_M.  Its solution
+# is the optimum when it keeps the split (margin coefficients inside (0, C)
+# with their signs) and the other points satisfy their KKT conditions
+# (|r| <= epsilon in X_0, r beyond the tube on beta's side in X_C), both to
+# rounding.  Otherwise a primal active-set method takes over from the
+# solver's split, as Lawson and Hanson's for non-negative least squares: it
+# steps from the current coefficients towards the solution until the first
+# margin coefficient reaches 0 or C, which then leaves the margin; when the
+# solution is inside, the point furthest on the wrong side of the tube joins
+# the margin.  Each step lowers the dual objective, and near the optimum a
+# few steps suffice.  Returns the solver's result with beta, b, fitted,
+# objective and the KKT gap replaced, or NULL when `rounds` are not enough
+# or K_MM is numerically singular.
+.svr_polish <- function(res, x, y, C, epsilon, kernel, bias, margin_tol, rounds = 50L) {
   part <- .svr_partition(res$beta, C, margin_tol)
-  # side: the sign of beta (or of the residual) for margin and bound points
-  side <- sign(res$beta)
-  at_c <- part == "X_C"
+  side <- sign(res$beta)  # the sign of beta (or of the residual) in X_C and M
   margin <- part %in% c("X_M-", "X_M+")
+  beta <- ifelse(part == "X_C", side * C, ifelse(margin, res$beta, 0))
+  b <- res$b
   slack <- sqrt(.Machine$double.eps) * max(1, abs(y))
   # K beta from the solver's, updated by the coefficients that change
   start_beta <- res$beta
   start_latent <- res$fitted - res$b
   for (round in seq_len(rounds)) {
-    beta <- ifelse(at_c, side * C, 0)
-    b <- res$b
     M <- which(margin)
     if (length(M) > 0L) {
       step <- .svr_margin_solve(x, y, beta, M, side[M], epsilon, kernel, bias)
       if (is.null(step)) return(NULL)
+      now <- side[M] * beta[M]
+      target <- side[M] * step$beta
+      # the largest step in [0, 1] that keeps 0 <= side * beta <= C
+      t_zero <- ifelse(target < 0, now / (now - target), Inf)
+      t_bound <- ifelse(target > C, (C - now) / (target - now), Inf)
+      t <- min(1, t_zero, t_bound)
+      if (t < 1) {
+        beta[M] <- beta[M] + t * (step$beta - beta[M])
+        out_zero <- M[t_zero == t]
+        out_bound <- M[t_bound == t]
+        beta[out_zero] <- 0
+        beta[out_bound] <- side[out_bound] * C
+        margin[c(out_zero, out_bound)] <- FALSE
+        next
+      }
       beta[M] <- step$beta
-      if (bias) b <- step$b
+      b <- step$b %||% b
     }
     moved <- which(beta != start_beta)
     latent <- start_latent + .kernel_expansion(kernel, x, x[moved, , drop = FALSE],
                                                beta[moved] - start_beta[moved])
     r <- y - latent - b
-    leave_0 <- margin & side * beta <= 0
-    leave_c <- margin & side * beta >= C
-    enter_0 <- !margin & !at_c & abs(r) > epsilon + slack
-    enter_c <- at_c & side * r < epsilon - slack
-    if (!any(leave_0, leave_c, enter_0, enter_c)) {
+    at_c <- !margin & beta != 0
+    wrong <- ifelse(margin, 0, ifelse(at_c, epsilon - side * r, abs(r) - epsilon))
+    if (all(wrong <= slack)) {
       res$beta <- beta
       res$alpha_plus <- pmax(beta, 0)
       res$alpha_minus <- pmax(-beta, 0)
@@ -323,26 +337,27 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
       res$polished <- TRUE
       return(res)
     }
-    margin <- (margin & !leave_0 & !leave_c) | enter_0 | enter_c
-    at_c <- (at_c & !enter_c) | leave_c
-    side[enter_0] <- sign(r[enter_0])
+    worst <- which.max(wrong)
+    if (!at_c[worst]) side[worst] <- sign(r[worst])
+    margin[worst] <- TRUE
   }
   NULL
 }
 
 # The margin vectors' coefficients (and b, with a bias) that put their
-# residuals exactly on the tube's edges, given the coefficients at bounds in
-# `beta`; NULL when K_MM is numerically singular (duplicated margin inputs).
+# residuals exactly on the tube's edges, given the coefficients of the other
+# points in `beta`; NULL when K_MM is numerically singular (duplicated margin
+# inputs).
 .svr_margin_solve <- function(x, y, beta, M, side, epsilon, kernel, bias) {
   xm <- x[M, , drop = FALSE]
   R <- tryCatch(chol(kernel_matrix(kernel, xm)), error = function(e) NULL)
   if (is.null(R) || min(diag(R)) < 1e-7 * max(diag(R))) return(NULL)
-  fixed <- which(beta != 0)
+  fixed <- setdiff(which(beta != 0), M)
   rhs <- y[M] - epsilon * side -
     .kernel_expansion(kernel, xm, x[fixed, , drop = FALSE], beta[fixed])
   solve_k <- function(v) backsolve(R, backsolve(R, v, transpose = TRUE))
-  if (!bias) return(list(beta = solve_k(rhs), b = 0))
-  # beta_M = K^-1 (rhs - b 1) with 1' beta_M = -sum(beta_C)
+  if (!bias) return(list(beta = solve_k(rhs), b = NULL))
+  # beta_M = K^-1 (rhs - b 1) with 1' beta_M = -sum(beta_fixed)
   k_rhs <- solve_k(rhs)
   k_one <- solve_k(rep(1, length(M)))
   b <- (sum(k_rhs) + sum(beta[fixed])) / sum(k_one)

@@ -237,6 +237,28 @@ test_that("the polished svr solution satisfies the KKT conditions to rounding", 
     expect_lt(fit$convergence$change, 1e-9)
     expect_equal(fit$objective, svr_dual_objective(fit$beta, K, d$y, 0.3), tolerance = 1e-12)
   }
+  # dense inputs, where the split at the default tolerance is wrong in
+  # several places and the active-set steps move a dozen points
+  set.seed(1)
+  x <- runif(600, -10, 10)
+  y <- sin(x) / x + rnorm(600, sd = 0.1)
+  K <- svr_rbf_gram(x, 1)
+  for (bias in c(FALSE, TRUE)) {
+    fit <- svr(x, y, C = 10, epsilon = 0.05, kernel = rbf_kernel(1), bias = bias, scale = FALSE)
+    expect_true(fit$polished)
+    r <- y - drop(K %*% fit$beta)
+    if (bias) {
+      expect_equal(sum(fit$beta), 0, tolerance = 1e-12)
+      expect_lt(svr_kkt_violation(fit$beta, r - fit$b, 10, 0.05), 1e-9)
+    } else {
+      expect_lt(svr_kkt_violation(fit$beta, r, 10, 0.05), 1e-9)
+    }
+    ex <- gpsvm:::cpp_svr_fit(rbf_kernel(1), matrix(x), y,
+                              list(C = 10, epsilon = 0.05, bias = bias, tol = 1e-12, max_iter = 1e8,
+                                   cache_mb = 100, shrinking = TRUE))
+    ref <- svr_eq16_r(ex$beta, K, y, 10, 0.05, ex$b)
+    expect_lt(abs(as.numeric(logLik(fit)) - ref), 1e-6 * abs(ref))
+  }
 })
 
 test_that("the df of logLik() counts what was estimated from the response", {
