@@ -13,8 +13,9 @@
 
 .log_evidence.gpsvm_mfsvr <- function(object) object$log_evidence
 
-# the hyperparameters an evidence search chose
-.response_df.gpsvm_mfsvr <- function(object) length(object$optimization$par)
+# nothing of its own: what optimize = TRUE chose is counted for every model
+# from fit$optimization$par
+.response_df.gpsvm_mfsvr <- function(object) 0L
 
 .model_lines.gpsvm_mfsvr <- function(object, digits) {
   sprintf("%d observations, C = %s, epsilon = %s", length(object$y),

@@ -130,7 +130,8 @@
 #' * hyperparameters chosen by the evidence or its fixed point: `C` with
 #'   `svr(select_C = "fixed_point")` or `"evidence"`, each of `C`,
 #'   `epsilon` and the kernel width searched by `mfsvr(optimize = ...)`, and
-#'   any other evidence search a model offers;
+#'   whatever any other search by evidence chose (the names in
+#'   `fit$optimization$par`);
 #' * the relevance vector machines' kept weight precisions \eqn{\alpha_i}
 #'   (bias included), their noise variance and, for `srvm()`,
 #'   \eqn{\lambda}, each when learned rather than fixed in the control;
@@ -201,9 +202,10 @@ sigma.gpsvm_regression <- function(object, ...) {
 #' @export
 logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  # a search by evidence records what it chose in fit$optimization$par
+  estimated <- c(.response_df(object), searched = length(object$optimization$par))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
-             df = .evidence_df(.response_df(object), object$response_scaling),
-             nobs = length(object$y))
+             df = .evidence_df(estimated, object$response_scaling), nobs = length(object$y))
 }
 
 #' @rdname regression-methods
