@@ -45,7 +45,7 @@
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x`, `y` (coded -1/+1), `levels`,
 #'   `kernel`, `noise`, `kappa`, `method`, `control`, `convergence`
-#'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`; with
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`) and `call`; with
 #'   `method = "tap"` also the EP sites (`site_precision`, `site_nu`), the
 #'   cavity means and variances, the Cholesky factor `chol` of
 #'   \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`. Methods:
@@ -174,13 +174,12 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 
 # The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
 .gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL) {
-  ctl <- unclass(control)
+  model <- list(method = method, kernel = kernel, noise = noise, kappa = kappa)
+  res <- cpp_classifier("fit", model, x, y, unclass(control), list(alpha = start))
   if (method == "naive") {
-    res <- cpp_gpc_naive_fit(kernel, x, y, noise, kappa, ctl, start)
     alpha <- res$alpha
     extra <- list()
   } else {
-    res <- cpp_gpc_tap_fit(kernel, x, y, noise, kappa, ctl)
     alpha <- y * res$weights
     res$field <- res$mean
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
@@ -190,15 +189,16 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   f <- stats::setNames(res$field - noise * y * alpha, rownames(x))
   structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
-                   control = control, convergence = .status_convergence(res$status)),
+                   control = control, convergence = res$convergence),
               extra),
             class = c("gpsvm_gpc", "gpsvm_classifier"))
 }
 
 # Posterior mean and variance of the TAP activation at inputs x (rows).
 .gpc_tap_moments <- function(object, x) {
-  cpp_gpc_tap_predict(object$kernel, object$x, object$y * object$alpha, object$site_precision,
-                      object$chol, x)
+  cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$y * object$alpha,
+                      site_precision = object$site_precision, chol = object$chol),
+                 x, TRUE, 0L, 1L)
 }
 
 # Probability of the second class at inputs x (rows).
@@ -208,7 +208,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     return(.flip_probit(mo$mean, sqrt(mo$variance + object$noise), object$kappa))
   }
   if (is.null(f)) f <- .classif_link(object, x)
-  spread <- sqrt(cpp_kernel_diagonal(object$kernel, x) + object$noise)
+  spread <- sqrt(cpp_kernel_diagonal(object$kernel, x, 0L, 1L) + object$noise)
   .flip_probit(f, spread, object$kappa)
 }
 

@@ -6,9 +6,11 @@
 # (5.1): sum_i D^n k(z, x_i) w_i and D^n D'^n k(z, z) - d_z' (K + Sigma)^-1 d_z.
 .latent_moments.gpsvm_mfsvr <- function(object, z, deriv, wrt, want_var, ...) {
   .check_dots_empty(...)
-  p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
-                         object$chol, object$factor, z, want_var, deriv, wrt)
-  list(mean = p$mean, var = if (want_var) p$var)
+  p <- cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$coefficients,
+                           site_precision = object$site_precision, chol = object$chol,
+                           factor = object$factor),
+                      z, want_var, deriv, wrt)
+  list(mean = p$mean, var = if (want_var) p$variance)
 }
 
 .log_evidence.gpsvm_mfsvr <- function(object) object$log_evidence

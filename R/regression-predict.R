@@ -57,7 +57,8 @@
 #' @param object A fit from [svr()], [mfsvr()], [rvm()] or [srvm()].
 #' @param newdata New inputs: a data frame for formula fits, else a vector
 #'   or matrix with the training columns. `NULL` means the training inputs.
-#' @param deriv Order of the derivative to predict, a whole number >= 0.
+#' @param deriv Order of the derivative to predict, a whole number from 0 to
+#'   1000.
 #' @param wrt The input column to differentiate in: a number, or a column
 #'   name of the fit's design matrix (for formula fits, a column of the
 #'   model matrix, such as `"log(x)"`).
@@ -199,7 +200,7 @@ plot.gpsvm_svr <- function(x, bound = FALSE, ...) {
 .plot_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
                              truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
                              main = NULL, extra = NULL, ...) {
-  deriv <- .check_count(deriv, "deriv")
+  deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
   n <- .check_count(n, "n", lower = 2L)
   band <- !(length(level) == 1L && is.na(level))
   if (band) level <- .check_level(level)

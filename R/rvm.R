@@ -135,14 +135,9 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
-# One fit of the fast RVM to (scaled) data.  The core reads one control
-# struct for both machines; the smooth RVM's settings that the fast algorithm
-# has no use for are fixed here (any valid values: it never reads them).
+# One fit of the fast RVM to (scaled) data.
 .rvm_fit <- function(x, y, kernel, control) {
-  core_control <- c(unclass(control),
-                    list(min_alpha = control$prune_alpha / 2, alpha_init = 1, lambda_init = 0,
-                         learn_lambda = FALSE, learn_sigma2 = TRUE))
-  core <- cpp_rvm_fast_fit(kernel, x, y, core_control)
+  core <- cpp_rvm_fit(kernel, x, y, unclass(control))
   .new_rvm(core, x, y, kernel, control, class = "rvm")
 }
 
@@ -168,7 +163,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     x = x, y = y, kernel = kernel, penalty = penalty,
     log_lik = core$log_lik,
     control = control,
-    convergence = .convergence(core$converged, core$iterations, core$residual, control$tol)
+    convergence = core$convergence
   )
   .warn_not_converged(paste0(class, "()"), fit$convergence,
                       "the change is the largest change of a log hyperparameter")

@@ -46,7 +46,7 @@
 #'   `alpha` (the dual variables), `fitted.values` (the decision function at
 #'   the training inputs), `objective` (the dual objective \eqn{W}), `x`, `y`
 #'   (coded -1/+1), `levels`, `kernel`, `C`, `noise`, `control`, `convergence`
-#'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`. Methods:
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`) and `call`. Methods:
 #'   [predict.gpsvm_svc()], [loo_error()], `print`, `summary`, [fitted()][fitted.gpsvm_classifier],
 #'   `nobs` and [plot()][plot.gpsvm_classifier] for two inputs.
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
@@ -117,14 +117,15 @@ svc_control <- function(tol = 1e-5, max_iter = 10000) {
 
 # The adatron on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
-  res <- cpp_svc_fit(kernel, x, y, noise, C, unclass(control), start)
+  res <- cpp_classifier("fit", list(method = "svc", kernel = kernel, noise = noise, C = C), x, y,
+                        unclass(control), list(alpha = start))
   alpha <- stats::setNames(res$alpha, rownames(x))
   # the field K (y alpha) includes the noise on the diagonal; the decision
   # function at x_i uses the noise-free kernel
   f <- stats::setNames(res$field - noise * y * res$alpha, rownames(x))
   structure(list(alpha = alpha, fitted.values = f, objective = res$objective, x = x, y = y,
                  kernel = kernel, C = C, noise = noise, control = control,
-                 convergence = .status_convergence(res$status)),
+                 convergence = res$convergence),
             class = c("gpsvm_svc", "gpsvm_classifier"))
 }
 
@@ -179,11 +180,6 @@ print.gpsvm_svc <- function(x, ...) {
               length(x$y), sum(g), g[["margin"]], g[["bound"]]))
   cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
-}
-
-# The convergence record from a core SolverStatus list.
-.status_convergence <- function(status) {
-  .convergence(status$converged, status$iterations, status$residual, status$tolerance)
 }
 
 #' Summarise a support vector classifier

@@ -179,7 +179,8 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tol`. The
 #'   solution is then polished to the exact optimum (see [svr()]).
 #'   With `bias = FALSE` the value 0 joins both sets (the bias is fixed at 0).
-#' @param max_iter Cap on solver iterations.
+#' @param max_iter Cap on solver iterations (pair steps), a whole number up to
+#'   `.Machine$integer.max`.
 #' @param cache_mb Size of the kernel-column cache in megabytes.
 #' @param shrinking Whether the solver may set aside points that sit at a
 #'   bound and look like staying there (libsvm's heuristic; every point is
@@ -203,7 +204,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
                         evidence = c("eq16", "refined"), fixed_point_tol = 0.05,
                         max_steps = 50, C_interval = NULL, grid_size = 25) {
   tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
-  max_iter <- .check_number(max_iter, "max_iter", lower = 1)
+  max_iter <- .check_count(max_iter, "max_iter", lower = 1L)
   cache_mb <- .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)
   if (!is.logical(shrinking) || length(shrinking) != 1L || is.na(shrinking)) {
     .stop("'shrinking' must be TRUE or FALSE")
@@ -236,14 +237,14 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
       cache_mb = control$cache_mb, shrinking = control$shrinking))
   }
   res <- solve(control$tol)
-  tol <- control$tol
-  if (res$converged) {
+  if (res$convergence$converged) {
     polished <- .svr_polish(res, x, y, C, epsilon, kernel, bias, control$margin_tol)
-    if (is.null(polished) && tol > 1e-10) {
-      # the partition was not yet the optimum's: solve more exactly
-      tol <- 1e-10
-      res <- solve(tol)
-      if (res$converged) {
+    if (is.null(polished) && control$tol > 1e-10) {
+      # the active-set steps could not finish from this split: solve more
+      # exactly (the record keeps the tolerance asked for)
+      res <- solve(1e-10)
+      res$convergence$tol <- control$tol
+      if (res$convergence$converged) {
         polished <- .svr_polish(res, x, y, C, epsilon, kernel, bias, control$margin_tol)
       }
     }
@@ -256,10 +257,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
-    convergence = .convergence(res$converged, res$iterations, res$kkt, control$tol,
-                               if (tol < control$tol) sprintf("re-solved at tolerance %g", tol) else
-                                 NA_character_),
-    polished = isTRUE(res$polished), control = control)
+    convergence = res$convergence, polished = isTRUE(res$polished), control = control)
   fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")
   if (warn) {
@@ -333,7 +331,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
       res$b <- b
       res$fitted <- latent + b
       res$objective <- 0.5 * sum(beta * latent) - sum(y * beta) + epsilon * sum(abs(beta))
-      res$kkt <- .svr_kkt_gap(beta, y - latent, C, epsilon, bias)
+      res$convergence$change <- .svr_kkt_gap(beta, y - latent, C, epsilon, bias)
       res$polished <- TRUE
       return(res)
     }

@@ -194,7 +194,7 @@ test_that("logLik() of svr() is the evidence at the exact optimum at the default
     ex <- gpsvm:::cpp_svr_fit(k, matrix(x), y, list(C = C, epsilon = eps, bias = bias,
                                                     tol = 1e-12, max_iter = 1e8, cache_mb = 100,
                                                     shrinking = TRUE))
-    expect_true(ex$converged)
+    expect_true(ex$convergence$converged)
     svr_eq16_r(ex$beta, K, y, C, eps, ex$b)
   }
   cases <- list(list(seed = 1, C = 50, sweeps = 0), list(seed = 2, C = 50, sweeps = 2e4),
@@ -308,19 +308,15 @@ test_that("scale = FALSE gives exactly the fits of the internal fitters on the d
     expect_identical(a[[f]], b[[f]], info = f)
   }
   expect_identical(as.numeric(logLik(a)), b$log_evidence)
-  # the relevance vector machines, against the core called with the control
-  # list of the earlier R layer
-  old <- list(max_iter = 10000L, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9,
-              min_alpha = 1e-10, alpha_init = 1, lambda_init = 0, sigma2_init = 0.1,
-              min_sigma2 = 1e-10, learn_lambda = FALSE, learn_sigma2 = TRUE)
+  # the relevance vector machines, against the core called directly
   a <- rvm(d$x, d$y, kernel = k, scale = FALSE)
-  core <- gpsvm:::cpp_rvm_fast_fit(k, x, d$y, old)
+  core <- gpsvm:::cpp_rvm_fit(k, x, d$y, unclass(rvm_control()))
   expect_identical(unname(coef(a)), core$mu)
   expect_identical(a$sigma2, core$sigma2)
   expect_identical(as.numeric(logLik(a)), core$log_lik)
   a <- srvm(d$x, d$y, kernel = k, scale = FALSE)
-  core <- gpsvm:::cpp_srvm_fit(k, x, d$y, x, 2L, 1, modifyList(old, list(lambda_init = 1e4,
-                                                                          learn_lambda = TRUE)))
+  core <- gpsvm:::cpp_rvm_fit(k, x, d$y, unclass(srvm_control()),
+                              list(points = x, orders = 2L, weights = 1))
   expect_identical(unname(coef(a)), core$mu)
   expect_identical(a$lambda, core$lambda)
   expect_identical(as.numeric(logLik(a)), core$log_lik)
