@@ -187,7 +187,7 @@ plot.gpsvm_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NU
 
 #' @rdname plot.gpsvm_regression
 #' @export
-plot.gpsvm_svr <- function(x, bound = FALSE, ...) {
+plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   .check_flag(bound, "bound")
   extra <- if (bound) {
     function(z, level) c(.predict_rows(x, z, list(deriv = 0L, wrt = 1L), TRUE, "prediction",
