@@ -44,7 +44,7 @@
 #' and 0.0878; at \eqn{C = 0.5}, \eqn{\epsilon = 2}{eps = 2}, 21.3 and 10.7.
 #'
 #' *gpsvm.* Eq. (29) everywhere: [svr_noise_variance()], `fit$noise_variance`
-#' of [mfsvr()], `residual.scale` of [predict.gpsvm_svr()], and the noise in
+#' of [mfsvr()], `residual.scale` of [predict()][predict.gpsvm_regression] for svr fits, and the noise in
 #' the prediction intervals of both models (item 16).
 #'
 #' *Tests.* `test-mfsvr.R`: "the noise variance is eq. (29) of Gao et al.
@@ -423,7 +423,7 @@
 #' Gaussian density, which does not bound the variance.
 #'
 #' *gpsvm.* `predict(fit, bound = TRUE)` gives eq. (31) as defined, and
-#' [predict.gpsvm_svr()] documents that it is the narrower band.
+#' [predict.gpsvm_regression()] documents that it is the narrower band.
 #'
 #' *Tests.* `test-svr.R`: "error bars: eq. (22), eq. (30) and the eq. (31)
 #' bound against plain R" (checks both variances and the ordering).
@@ -440,8 +440,8 @@
 #' levels and too narrow far out (`vignette("svr-evidence")` shows half-widths
 #' at 95.4, 99.9 and 99.999 in 100).
 #'
-#' *gpsvm.* `interval = "prediction"` in [predict.gpsvm_svr()] and
-#' [predict.gpsvm_mfsvr()] returns exact quantiles of the convolution, from
+#' *gpsvm.* `interval = "prediction"` in [predict()][predict.gpsvm_regression] of svr and
+#' mfsvr fits returns exact quantiles of the convolution, from
 #' its closed-form distribution function by safeguarded Newton steps; the
 #' variance (latent plus eq. 29) is still what `se.fit` and
 #' `residual.scale` report.
