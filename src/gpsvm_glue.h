@@ -13,18 +13,28 @@
 
 namespace gpsvm_glue {
 
-// A 'gpsvm_kernel' R object (list with 'type' and parameters) as a core Kernel.
+// A 'gpsvm_kernel' R object (list with 'type' and parameters) as a core Kernel;
+// an optional element 'constant' is added to every entry (the classifiers'
+// bias).
 inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
   const std::string type = Rcpp::as<std::string>(k["type"]);
+  gpsvm::Kernel out;
   if (type == "rbf") {
     if (Rf_isNull(k["sigma"])) Rcpp::stop("the Gaussian kernel has no width ('sigma')");
-    return gpsvm::Kernel::rbf(Rcpp::as<double>(k["sigma"]));
+    out = gpsvm::Kernel::rbf(Rcpp::as<double>(k["sigma"]));
+  } else if (type == "polynomial") {
+    out = gpsvm::Kernel::polynomial(Rcpp::as<int>(k["degree"]), Rcpp::as<double>(k["scale"]),
+                                    Rcpp::as<double>(k["offset"]));
+  } else if (type == "linear") {
+    out = gpsvm::Kernel::linear();
+  } else {
+    Rcpp::stop("unknown kernel type '" + type + "'");
   }
-  if (type == "polynomial")
-    return gpsvm::Kernel::polynomial(Rcpp::as<int>(k["degree"]), Rcpp::as<double>(k["scale"]),
-                                     Rcpp::as<double>(k["offset"]));
-  if (type == "linear") return gpsvm::Kernel::linear();
-  Rcpp::stop("unknown kernel type '" + type + "'");
+  if (k.containsElementNamed("constant") && !Rf_isNull(k["constant"])) {
+    out.constant = Rcpp::as<double>(k["constant"]);
+    out.validate();
+  }
+  return out;
 }
 
 // The EP engine's settings from an R control list (gpc_control() or
