@@ -248,7 +248,6 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
 #' x <- matrix(rnorm(80), 40, 2)
 #' y <- factor(ifelse(x[, 1]^2 + x[, 2]^2 > 1.4, "out", "in"))
 #' plot(svc(x, y))
-#' plot(gpc(Petal.Width ~ Petal.Length + Sepal.Width, iris), grid = 40)
 #' plot(gpc(Species ~ Petal.Length + Sepal.Width, iris), grid = 40)
 #' @export
 plot.gpsvm_classifier <- function(x, grid = 80, col = NULL, ...) {
