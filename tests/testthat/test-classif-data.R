@@ -301,14 +301,12 @@ test_that("every classifier method works with kernlab and e1071 attached", {
     library(kernlab)
     library(e1071)
   })
-  withr::defer({
-    detach("package:kernlab")
-    detach("package:e1071")
-  })
+  on.exit(detach("package:kernlab"), add = TRUE)
+  on.exit(detach("package:e1071"), add = TRUE)
   d2 <- two_class_data(40, 52)
   d3 <- three_class_data(45, 53)
   grDevices::pdf(NULL)
-  withr::defer(grDevices::dev.off())
+  on.exit(grDevices::dev.off(), add = TRUE)
   for (fit in list(gpc(d2$x, d2$y), gpc(d2$x, d2$y, method = "naive"), svc(d2$x, d2$y),
                    gpc(d3$x, d3$y), gpc(d3$x, d3$y, method = "naive"), svc(d3$x, d3$y))) {
     k <- length(fit$levels)
