@@ -1,13 +1,20 @@
-# What svc() and gpc() share: labels, the latent function at new points,
-# class output, fitted(), nobs() and the 2-D plot.  Both fits carry class
-# "gpsvm_classifier" after their own class and store x, y (as -1/+1), levels,
-# kernel, noise and alpha.
+# What svc() and gpc() share: labels, input scaling and the bias, one binary
+# model or K one-vs-rest models, decision values and classes at new inputs,
+# the prediction pipeline (NA rows, na.exclude), fitted(), nobs(), the 2-D
+# plot and the training confusion table.
+#
+# A two-class fit is one binary model: a list with alpha, fitted.values, x,
+# y (coded -1/+1) and the model's settings.  With K >= 3 classes the fit
+# holds the settings, x and `models`, K binary fits of "class k against the
+# rest" named by the levels, and its fitted.values are an n x K matrix.  Both
+# carry class "gpsvm_classifier" after their own class, `levels`, `classes`
+# (the training labels as a factor), `scaling` and `bias`.
 
-# Two-class labels as -1/+1 and the level names they stand for.  A factor's
-# first level is -1 and its second +1 (as glm() takes the second level as
-# "success"); numbers must be -1 or +1; logicals and characters go through
-# factor().  Data from one class only are allowed: the models are defined
-# for them, and a leave-one-out or cross-validation subset may be one.
+# The classes as a factor and its levels.  A factor keeps its levels (the
+# first is coded -1 and the second +1 in two-class fits, as glm() takes the
+# second level as "success"); logicals and characters go through factor();
+# numbers must be 0/1 or -1/+1.  Every level must occur, and there must be
+# two of them at least.
 .classif_labels <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
   if (!is.null(dim(y)) && NCOL(y) != 1L) .stop(sprintf("'%s' must be a vector of labels", arg))
@@ -15,59 +22,195 @@
     .stop(sprintf("'%s' has %d labels but 'x' has %d rows", arg, length(y), n))
   }
   if (anyNA(y)) .stop(sprintf("'%s' contains missing values", arg))
+  if (is.numeric(y) && !is.object(y)) y <- .numeric_labels(y, arg)
   if (is.logical(y) || is.character(y)) y <- factor(y)
-  if (is.factor(y)) {
-    # the levels define the classes, so a factor may leave one class unused
-    # (a one-point fit, or a subset of the data)
-    lev <- levels(y)
-    if (length(lev) != 2L) {
-      .stop(sprintf("'%s' must have exactly two classes (levels); it has %d (%s)", arg,
-                    length(lev), paste(lev, collapse = ", ")))
-    }
-    return(list(y = ifelse(y == lev[2L], 1, -1), levels = lev))
+  if (!is.factor(y)) {
+    .stop(sprintf("'%s' must be a factor, a character or logical vector, or 0/1 or -1/+1 numbers",
+                  arg))
   }
-  if (!is.numeric(y)) .stop(sprintf("'%s' must be a two-level factor or -1/+1 numbers", arg))
-  if (!all(y %in% c(-1, 1))) {
-    .stop(sprintf("numeric '%s' must hold only -1 and +1; use a factor for other codes", arg))
+  y <- factor(y, levels = levels(y))  # an ordered factor's classes are unordered here
+  lev <- levels(y)
+  counts <- tabulate(y, length(lev))
+  if (sum(counts > 0L) < 2L) {
+    .stop(sprintf("'%s' has one class only (%s); a classifier needs two or more", arg,
+                  paste0("'", lev[counts > 0L], "'", collapse = "")))
   }
-  list(y = as.double(y), levels = c("-1", "1"))
+  if (any(counts == 0L)) {
+    .stop(sprintf("'%s' has no cases of level(s) %s; drop unused levels with droplevels()", arg,
+                  paste0("'", lev[counts == 0L], "'", collapse = ", ")))
+  }
+  list(classes = y, levels = lev)
 }
 
+# Numeric labels as a factor: 0/1 or -1/+1 codes only, since other numbers
+# (1, 2, 3 or a continuous response) are more likely a mistake than classes.
+.numeric_labels <- function(y, arg) {
+  if (all(y %in% c(-1, 1))) return(factor(y, levels = intersect(c(-1, 1), y)))
+  if (all(y %in% c(0, 1))) return(factor(y, levels = intersect(c(0, 1), y)))
+  .stop(sprintf(paste("numeric '%s' must hold only 0 and 1, or -1 and +1; use a factor for",
+                      "other codes"), arg))
+}
+
+# -1/+1 codes of one binary problem: +1 for `positive`, -1 for the rest.
+.binary_codes <- function(classes, positive) ifelse(classes == positive, 1, -1)
+
+# The formula methods mark the design columns that code factors, which are
+# not standardised (as in e1071), on the matrix they pass to the default
+# method, which scales.
+.mark_factor_columns <- function(x, flags) {
+  attr(x, "gpsvm_factor_column") <- flags
+  x
+}
+
+# Shared by gpc() and svc(): check the labels, scale the inputs, choose the
+# kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
+# classes) or once per class against the rest.  `what` names the solver in
+# non-convergence warnings.
+.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what) {
+  skip <- attr(x, "gpsvm_factor_column")
+  x <- .as_input_matrix(x, "x")
+  attr(x, "gpsvm_factor_column") <- NULL
+  labels <- .classif_labels(y, nrow(x))
+  .check_kernel(kernel)
+  bias <- .check_number(bias, "bias", lower = 0)
+  scaling <- .input_scaling(x, scale, skip %||% rep(FALSE, ncol(x)))
+  x <- .scale_inputs(x, scaling)
+  kernel <- .with_bias(.resolve_kernel(kernel, x), bias)
+  lev <- labels$levels
+  if (length(lev) == 2L) {
+    fit <- fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
+    .warn_not_converged(what, fit$convergence)
+  } else {
+    fit <- .one_vs_rest(x, labels, kernel, fit_binary, what)
+  }
+  fit$levels <- lev
+  fit$classes <- stats::setNames(labels$classes, rownames(x))
+  fit$scaling <- scaling
+  fit$bias <- bias
+  fit
+}
+
+# The kernel the solvers see: the user's kernel plus the constant `bias`, the
+# prior variance of an offset b shared by all activations, f(x) = b + g(x)
+# with b ~ N(0, bias).  This is the mean of the Gaussian process that Opper
+# and Winther (2000, section 17.3) identify with the SVM's threshold, given a
+# Gaussian prior; bias = 0 is their zero-mean process.
+.with_bias <- function(kernel, bias) {
+  kernel$constant <- if (bias > 0) bias else NULL
+  kernel
+}
+
+# K >= 3 classes: one binary model per class against the rest, all on the
+# same inputs and kernel.  The fit keeps the settings the models share.
+.one_vs_rest <- function(x, labels, kernel, fit_binary, what) {
+  lev <- labels$levels
+  models <- lapply(lev, function(l) fit_binary(x, .binary_codes(labels$classes, l), kernel))
+  names(models) <- lev
+  for (l in lev) {
+    .warn_not_converged(sprintf("%s (class '%s' against the rest)", what, l), models[[l]]$convergence)
+  }
+  shared <- c("x", "kernel", "noise", "kappa", "C", "method", "control")
+  fit <- models[[1L]][intersect(shared, names(models[[1L]]))]
+  fit$models <- models
+  fit$fitted.values <- .decision_matrix(models, lapply(models, `[[`, "fitted.values"), rownames(x))
+  fit$convergence <- .combined_convergence(models)
+  structure(fit, class = class(models[[1L]]))
+}
+
+# Column k holds model k's values (one per input row).
+.decision_matrix <- function(models, values, rows) {
+  matrix(unlist(values, use.names = FALSE), ncol = length(models),
+         dimnames = list(rows, names(models)))
+}
+
+# One convergence record for K models: converged when all did, with the
+# largest iteration count and change.
+.combined_convergence <- function(models) {
+  cv <- lapply(models, `[[`, "convergence")
+  ok <- vapply(cv, `[[`, logical(1), "converged")
+  .convergence(all(ok), max(vapply(cv, `[[`, integer(1), "iterations")),
+               max(vapply(cv, `[[`, numeric(1), "change")), cv[[1L]]$tol,
+               if (all(ok)) NA_character_ else
+                 sprintf("not for class(es) %s", paste0("'", names(models)[!ok], "'", collapse = ", ")))
+}
+
+# The binary models of a fit: itself for two classes, else its K models.
+.binary_models <- function(object) {
+  if (is.null(object$models)) list(object) else object$models
+}
+
+.is_multiclass <- function(object) !is.null(object$models)
+
 # The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20, 17.35)
-# at new inputs, with the noise-free kernel.
+# of one binary model at new (scaled) inputs, with the noise-free kernel.
 .classif_link <- function(object, x) {
   drop(kernel_matrix(object$kernel, x, object$x) %*% (object$y * object$alpha))
 }
 
-# Labels from activations: the second level where f > 0 (ties go there too).
-.classif_class <- function(object, f, names = NULL) {
-  stats::setNames(factor(object$levels[ifelse(f >= 0, 2L, 1L)], levels = object$levels), names)
+# Decision values at scaled inputs: a vector for two classes, an n x K
+# matrix (one column per class against the rest) otherwise.
+.classif_decision <- function(object, x) {
+  if (!.is_multiclass(object)) return(stats::setNames(.classif_link(object, x), rownames(x)))
+  .decision_matrix(object$models, lapply(object$models, .classif_link, x = x), rownames(x))
 }
 
-# kappa + (1 - 2 kappa) Phi(f / s): probability of the second level under the
+# Classes from decision values: for two classes the second level where
+# f >= 0; for K classes the one whose model against the rest gives the
+# largest activation (the first on ties).
+.classif_class <- function(object, f) {
+  lev <- object$levels
+  idx <- if (is.matrix(f)) max.col(f, ties.method = "first") else ifelse(f >= 0, 2L, 1L)
+  stats::setNames(factor(lev[idx], levels = lev), if (is.matrix(f)) rownames(f) else names(f))
+}
+
+# kappa + (1 - 2 kappa) Phi(f / s): probability of the label +1 under the
 # flip-noise probit likelihood, with s the spread of the local field.
 .flip_probit <- function(f, s, kappa) {
   kappa + (1 - 2 * kappa) * stats::pnorm(f / s)
 }
 
+# Predictions at newdata (NULL: the training inputs): `what(x, f)` turns the
+# scaled inputs and their decision values into the output (a vector, factor
+# or matrix with one row per input, or a list of those).  Rows of newdata
+# with missing values get NA, as in predict.lm(); at the training inputs,
+# rows dropped by na.action = na.exclude get NA.
+.classif_predict <- function(object, newdata, what) {
+  inputs <- .prediction_inputs(object, newdata)
+  if (is.null(newdata)) {
+    value <- what(object$x, object$fitted.values)
+    return(.map_output(value, function(v) stats::napredict(object$na.action, v)))
+  }
+  x <- inputs$x
+  # with no complete row, compute at one training input and keep none of it
+  f <- .classif_decision(object, if (nrow(x) > 0L) x else object$x[1L, , drop = FALSE])
+  value <- what(if (nrow(x) > 0L) x else object$x[1L, , drop = FALSE], f)
+  .map_output(value, function(v) .pad_rows(v, inputs$keep, inputs$names))
+}
+
+.map_output <- function(value, f) {
+  if (is.list(value) && !is.data.frame(value)) lapply(value, f) else f(value)
+}
+
 #' @export
-nobs.gpsvm_classifier <- function(object, ...) length(object$y)
+nobs.gpsvm_classifier <- function(object, ...) length(object$classes)
 
 #' Fitted values of a kernel classifier
 #'
 #' The predictions at the training inputs: `fitted(object, type)` is
-#' `predict(object, type = type)`.
+#' `predict(object, type = type)`. With `na.action = na.exclude` in the
+#' formula, the cases left out get `NA`, as in [stats::lm()].
 #'
 #' @param object A fit from [svc()] or [gpc()].
 #' @param type `"class"`, `"link"` or (for [gpc()] fits) `"prob"`; see
-#'   [predict.gpsvm_gpc()].
+#'   [predict.gpsvm_gpc()] and [predict.gpsvm_svc()].
 #' @param ... Not used; unknown arguments are an error.
-#' @return A factor of classes or a numeric vector, named by the training rows.
+#' @return A factor of classes, a vector or matrix of decision values, or a
+#'   matrix of class probabilities, one element or row per training case.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(40), 20, 2)
 #' y <- factor(ifelse(x[, 1] + x[, 2] > 0, "b", "a"))
-#' fit <- gpc(x, y, rbf_kernel(1), noise = 0.5)
+#' fit <- gpc(x, y)
 #' table(fitted(fit), y)
 #' @export
 fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), ...) {
@@ -76,61 +219,107 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   stats::predict(object, type = type)
 }
 
+# The training inputs on the scale the user gave them.
+.original_inputs <- function(object) {
+  s <- object$scaling
+  if (is.null(s)) return(object$x)
+  out <- sweep(sweep(object$x, 2L, s$scale, "*", check.margin = FALSE), 2L, s$center, "+",
+               check.margin = FALSE)
+  dimnames(out) <- dimnames(object$x)
+  out
+}
+
 #' Plot a kernel classifier on two-dimensional inputs
 #'
-#' Draws the training points (coloured and shaped by class) and the decision
-#' boundary f(x) = 0 on a grid. Support vector fits also show the margins
-#' f(x) = -1 and +1 (dashed) and circle the support vectors; Gaussian process
-#' fits also show the contours where the probability of the second class is
-#' 0.1 and 0.9 (dashed).
+#' Draws the training points (coloured and shaped by class) on the inputs'
+#' own scale. With two classes it adds the decision boundary f(x) = 0; support
+#' vector fits also show the margins f(x) = -1 and +1 (dashed) and circle the
+#' support vectors, and Gaussian process fits the contours where the
+#' probability of the second class is 0.1 and 0.9 (dashed). With three or
+#' more classes it shades the region each class is predicted in.
 #'
 #' @param x A fit from [svc()] or [gpc()] on inputs with two columns.
 #' @param grid Number of grid points along each axis.
-#' @param col Two colours, for the first and second class.
+#' @param col One colour per class; `NULL` chooses them.
 #' @param ... Further graphical parameters passed to [graphics::plot()].
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(2)
 #' x <- matrix(rnorm(80), 40, 2)
 #' y <- factor(ifelse(x[, 1]^2 + x[, 2]^2 > 1.4, "out", "in"))
-#' plot(svc(x, y, rbf_kernel(1), noise = 0.3))
+#' plot(svc(x, y))
+#' plot(gpc(Species ~ Petal.Length + Sepal.Width, iris), grid = 40)
 #' @export
-plot.gpsvm_classifier <- function(x, grid = 80, col = c("#1b9e77", "#d95f02"), ...) {
+plot.gpsvm_classifier <- function(x, grid = 80, col = NULL, ...) {
   object <- x
   if (ncol(object$x) != 2L) {
     .stop(sprintf("plot() needs a fit on two input columns; this one has %d", ncol(object$x)))
   }
   grid <- .check_count(grid, "grid", lower = 2L)
-  if (length(col) != 2L) .stop("'col' must give two colours")
-  xs <- object$x
-  labs <- colnames(xs)
-  if (is.null(labs)) labs <- c("x1", "x2")
+  k <- length(object$levels)
+  col <- col %||% (if (k == 2L) c("#1b9e77", "#d95f02") else grDevices::hcl.colors(k, "Dark 3"))
+  if (length(col) != k) .stop(sprintf("'col' must give %d colours, one per class", k))
+  xs <- .original_inputs(object)
+  labs <- colnames(xs) %||% c("x1", "x2")
   pad <- function(v) range(v) + c(-0.05, 0.05) * diff(range(v))
   g1 <- seq(pad(xs[, 1])[1], pad(xs[, 1])[2], length.out = grid)
   g2 <- seq(pad(xs[, 2])[1], pad(xs[, 2])[2], length.out = grid)
-  pts <- as.matrix(expand.grid(g1, g2))
-  f <- matrix(.classif_link(object, pts), grid, grid)
-  cls <- ifelse(object$y > 0, 2L, 1L)
-  graphics::plot(xs[, 1], xs[, 2], col = col[cls], pch = c(1, 3)[cls], xlab = labs[1],
-                 ylab = labs[2], ...)
+  pts <- .scale_inputs(as.matrix(expand.grid(g1, g2)), object$scaling)
+  f <- .classif_decision(object, pts)
+  cls <- as.integer(object$classes)
+  graphics::plot(xs[, 1], xs[, 2], type = "n", xlab = labs[1], ylab = labs[2], ...)
+  if (k == 2L) {
+    .plot_binary_contours(object, g1, g2, matrix(f, grid, grid), pts)
+  } else {
+    graphics::image(g1, g2, matrix(max.col(f, ties.method = "first"), grid, grid),
+                    col = grDevices::adjustcolor(col, alpha.f = 0.25), breaks = seq(0.5, k + 0.5),
+                    add = TRUE)
+  }
+  pch <- if (k == 2L) c(1, 3) else seq_len(k) %% 26
+  graphics::points(xs[, 1], xs[, 2], col = col[cls], pch = pch[cls])
+  graphics::legend("topright", legend = object$levels, col = col, pch = pch, bty = "n")
+  invisible(x)
+}
+
+.plot_binary_contours <- function(object, g1, g2, f, pts) {
   graphics::contour(g1, g2, f, levels = 0, drawlabels = FALSE, add = TRUE, lwd = 2)
   if (inherits(object, "gpsvm_svc")) {
     graphics::contour(g1, g2, f, levels = c(-1, 1), drawlabels = FALSE, add = TRUE, lty = 2)
     sv <- object$alpha > 0
+    xs <- .original_inputs(object)
     graphics::points(xs[sv, 1], xs[sv, 2], cex = 1.8, col = "grey40")
   } else {
-    p <- matrix(.gpc_prob(object, pts), grid, grid)
+    p <- matrix(.gpc_prob(object, pts, as.vector(f))[, 2L], length(g1), length(g2))
     graphics::contour(g1, g2, p, levels = c(0.1, 0.9), add = TRUE, lty = 2)
   }
-  graphics::legend("topright", legend = object$levels, col = col, pch = c(1, 3), bty = "n")
-  invisible(x)
 }
 
 # Training confusion table and error, for summaries.
 .classif_training <- function(object) {
   pred <- stats::predict(object, type = "class")
-  truth <- factor(object$levels[ifelse(object$y > 0, 2L, 1L)], levels = object$levels)
+  if (!is.null(object$na.action)) pred <- pred[!is.na(pred)]
+  truth <- object$classes
   list(table = table(predicted = pred, observed = truth), error = mean(pred != truth))
 }
 
+# The first lines of print(): title, call, kernel (with the width chosen),
+# bias, scaling.
+.print_classifier_header <- function(x, title) {
+  cat(title, "\n", sep = "")
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
+  cat(.format_kernel_line(x$kernel), "\n", sep = "")
+  cat(.format_scaling_line(x$scaling), "\n", sep = "")
+  k <- length(x$levels)
+  cat(sprintf("%d cases, %d classes: %s%s\n", length(x$classes), k,
+              paste(x$levels, collapse = ", "),
+              if (k > 2L) " (one model per class against the rest)" else ""))
+}
+
 .format_kernel_line <- function(kernel) paste(trimws(format(kernel)), collapse = "; ")
+
+.format_scaling_line <- function(scaling) {
+  if (is.null(scaling)) return("inputs used as given (scale = FALSE)")
+  sprintf("inputs centred and scaled%s", if (length(scaling$constant) > 0L) {
+    sprintf(" (constant column(s) left alone: %s)", paste(scaling$constant, collapse = ", "))
+  } else "")
+}

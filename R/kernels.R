@@ -99,7 +99,7 @@ print.gpsvm_kernel <- function(x, ...) {
 
 #' @export
 format.gpsvm_kernel <- function(x, ...) {
-  switch(x$type,
+  out <- switch(x$type,
     rbf = c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
             if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
               sprintf("  sigma = %s%s", format(x$sigma),
@@ -109,6 +109,11 @@ format.gpsvm_kernel <- function(x, ...) {
                            x$degree, format(x$scale), format(x$offset))),
     linear = "Linear kernel: k(x, x') = <x, x'>"
   )
+  # a classifier's bias enters its prior covariance as a constant
+  if (!is.null(x$constant)) {
+    out <- c(out, sprintf("  plus a constant %s (the prior variance of a bias)", format(x$constant)))
+  }
+  out
 }
 
 # A kernel object; with resolved = TRUE also one that can be evaluated (a

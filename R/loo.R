@@ -40,6 +40,13 @@
 #' with [parallel::parLapply()]; the workers need gpsvm installed). The
 #' result does not depend on how the work is split.
 #'
+#' With three or more classes, every one-vs-rest model is left without case
+#' \eqn{i} (by the approximation or by refits) and gives its decision value
+#' \eqn{f_k^{(-i)}(x_i)}; the case is an error when the largest of them is
+#' not its own class's, which is what `predict(type = "class")` would say
+#' without the case. Its margin is \eqn{f_{y_i}^{(-i)}(x_i) - \max_{k \ne y_i}
+#' f_k^{(-i)}(x_i)}, again an error when \eqn{\le 0}.
+#'
 #' @param fit A fit from [svc()] or [gpc()].
 #' @param method `"approx"` (linear response) or `"exact"` (refits).
 #' @param progress Show a progress bar for `method = "exact"` (serial runs
@@ -52,10 +59,13 @@
 #' @param ... Not used; unknown arguments are an error.
 #' @return An object of class `gpsvm_loo`: a list with `error` (the
 #'   leave-one-out error rate), `count` (the number of cases misclassified when
-#'   left out), `margins` (the leave-one-out margins \eqn{y_i f^{(-i)}(x_i)}),
-#'   `method`, `model` (the fit's class and method) and `time` (seconds); for
-#'   exact refits also `iterations` (per refit) and `not_converged` (the
-#'   number of refits that hit the iteration cap, with a warning).
+#'   left out), `margins` (the leave-one-out margins: \eqn{y_i f^{(-i)}(x_i)}
+#'   for two classes, the multi-class margin above otherwise), `method`,
+#'   `model` (the fit's class and method) and `time` (seconds); with three or
+#'   more classes also `decision`, the n by K matrix of leave-one-out decision
+#'   values; for exact refits also `iterations` (per refit; a matrix with one
+#'   column per class for three or more) and `not_converged` (the number of
+#'   refits that hit the iteration cap, with a warning).
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
 #'   mean field results and leave-one-out. In *Advances in Large Margin
 #'   Classifiers*, MIT Press. Sections 17.5 and 17.6.
@@ -64,29 +74,30 @@
 #' set.seed(3)
 #' x <- matrix(rnorm(120), 60, 2)
 #' y <- factor(ifelse(x[, 1] + x[, 2] + rnorm(60, sd = 0.5) > 0, "b", "a"))
-#' fit <- svc(x, y, rbf_kernel(1.5), noise = 0.5)
+#' fit <- svc(x, y)
 #' loo_error(fit)
 #' loo_error(fit, "exact", progress = FALSE)
+#' loo_error(gpc(Species ~ ., data = iris))
 #' @export
 loo_error <- function(fit, method = c("approx", "exact"), progress = interactive(),
                       cores = 1L, cl = NULL, ...) {
   .check_dots_empty(...)
   if (!inherits(fit, c("gpsvm_svc", "gpsvm_gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
   method <- .match_choice(method)
-  if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
-    .stop("'progress' must be TRUE or FALSE")
-  }
+  .check_flag(progress, "progress")
   cores <- .check_count(cores, "cores", lower = 1L)
   if (!is.null(cl) && !inherits(cl, "cluster")) {
     .stop("'cl' must be a cluster from parallel::makeCluster() or NULL")
   }
   start <- proc.time()[["elapsed"]]
+  models <- .binary_models(fit)
   out <- if (method == "approx") {
-    list(margins = .loo_approx(fit))
+    list(margins = lapply(models, .loo_approx))
   } else {
-    .loo_exact(fit, progress, cores, cl)
+    .loo_exact(models, progress, cores, cl)
   }
-  margins <- stats::setNames(out$margins, rownames(fit$x))
+  out <- c(.loo_margins(fit, out$margins), out[setdiff(names(out), "margins")])
+  margins <- out$margins
   res <- c(list(error = mean(margins <= 0), count = sum(margins <= 0), margins = margins,
                 method = method, model = .loo_model_name(fit)),
            out[setdiff(names(out), "margins")],
@@ -94,17 +105,33 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
   if (!is.null(res$not_converged) && res$not_converged > 0) {
     cap <- sprintf("max_iter = %d", fit$control$max_iter)
     warning(sprintf("%d of %d leave-one-out refits did not converge within %s",
-                    res$not_converged, length(margins), cap), call. = FALSE)
+                    res$not_converged, length(margins) * length(models), cap), call. = FALSE)
   }
   structure(res, class = "gpsvm_loo")
 }
 
-.loo_model_name <- function(fit) {
-  if (inherits(fit, "gpsvm_svc")) return("svc (kernel adatron)")
-  sprintf("gpc (%s)", .gpc_method_label(fit$method))
+# The leave-one-out margins of a fit from those of its binary models: the
+# one model's for two classes; for K classes the decision values
+# f_k(x_i) = (y_k)_i m_k,i and the margin of the true class over the best
+# other one.
+.loo_margins <- function(fit, binary) {
+  rows <- rownames(fit$x)
+  if (!.is_multiclass(fit)) return(list(margins = stats::setNames(binary[[1L]], rows)))
+  decision <- .decision_matrix(fit$models, Map(function(m, b) m$y * b, fit$models, binary), rows)
+  truth <- as.integer(fit$classes)
+  own <- decision[cbind(seq_along(truth), truth)]
+  others <- decision
+  others[cbind(seq_along(truth), truth)] <- -Inf
+  list(margins = stats::setNames(own - apply(others, 1L, max), rows), decision = decision)
 }
 
-# The model of a classifier fit as the core reads it (cpp_classifier()).
+.loo_model_name <- function(fit) {
+  name <- if (inherits(fit, "gpsvm_svc")) "svc (kernel adatron)" else
+    sprintf("gpc (%s)", .gpc_method_label(fit$method))
+  if (.is_multiclass(fit)) sprintf("%s, %d classes one-vs-rest", name, length(fit$levels)) else name
+}
+
+# The model of a binary classifier fit as the core reads it (cpp_classifier()).
 .loo_model <- function(fit) {
   if (inherits(fit, "gpsvm_svc")) {
     return(list(method = "svc", kernel = fit$kernel, noise = fit$noise, C = fit$C))
@@ -112,15 +139,27 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
   list(method = fit$method, kernel = fit$kernel, noise = fit$noise, kappa = fit$kappa)
 }
 
+# Approximate leave-one-out margins of one binary model.
 .loo_approx <- function(fit) {
-  if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") return(fit$y * fit$cavity_mean)
+  if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") {
+    # the cavity means are TAP's leave-one-out predictions (an edited fit must
+    # not recycle them silently)
+    n <- nrow(fit$x)
+    if (length(fit$y) != n) .stop(sprintf("there are %d labels for %d points", length(fit$y), n))
+    if (length(fit$cavity_mean) != n) {
+      .stop(sprintf("there are %d cavity means for %d points", length(fit$cavity_mean), n))
+    }
+    return(fit$y * fit$cavity_mean)
+  }
   cpp_classifier("loo_approx", .loo_model(fit), fit$x, fit$y, unclass(fit$control),
                  list(alpha = fit$alpha))
 }
 
-# The refits for the cases in `which` (1-based); returns margins, iterations
-# and the count of refits that hit max_iter.  They start from the full fit
-# without the case left out: its alpha, or for TAP its EP sites.
+# The refits of one binary model for the cases in `which` (1-based); returns
+# margins, iterations and the count of refits that hit max_iter.  They start
+# from the full fit without the case left out: its alpha, or for TAP its EP
+# sites.  A refit may see one class only (a class with one case, left out),
+# which the solvers handle.
 .loo_refit_chunk <- function(fit, which) {
   state <- if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") {
     list(site_precision = fit$site_precision, site_nu = fit$site_nu)
@@ -130,33 +169,44 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
   cpp_classifier("loo_exact", .loo_model(fit), fit$x, fit$y, unclass(fit$control), state, which)
 }
 
-.loo_exact <- function(fit, progress, cores, cl) {
-  n <- length(fit$y)
-  # about 50 chunks: fine enough for the progress bar, coarse enough that the
-  # per-call set-up (the Gram matrix) stays small next to the refits
+# Exact refits of every binary model, as one list of tasks (model, chunk of
+# cases), so that the progress bar and the workers cover all of them.
+.loo_exact <- function(models, progress, cores, cl) {
+  n <- length(models[[1L]]$y)
+  # about 50 chunks per model: fine enough for the progress bar, coarse
+  # enough that the per-call set-up (the Gram matrix) stays small next to the
+  # refits
   chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
-  worker <- .loo_worker(fit)
+  tasks <- unlist(lapply(seq_along(models), function(k) {
+    lapply(chunks, function(which) list(model = k, which = which))
+  }), recursive = FALSE)
+  worker <- .loo_worker(models)
   parts <- if (!is.null(cl)) {
-    parallel::parLapply(cl, chunks, worker)
+    parallel::parLapply(cl, tasks, worker)
   } else if (cores > 1L && .Platform$OS.type != "windows") {
-    parallel::mclapply(chunks, worker, mc.cores = cores)
+    parallel::mclapply(tasks, worker, mc.cores = cores)
   } else {
-    .lapply_progress(chunks, worker, progress)
+    .lapply_progress(tasks, worker, progress)
   }
   failed <- vapply(parts, inherits, logical(1), what = "try-error")
   if (any(failed)) {
     .stop(sprintf("leave-one-out refits failed: %s", as.character(parts[[which(failed)[1]]])))
   }
-  list(margins = unlist(lapply(parts, `[[`, "margins")),
-       iterations = unlist(lapply(parts, `[[`, "iterations")),
+  model_of <- vapply(tasks, `[[`, integer(1), "model")
+  collect <- function(field) {
+    lapply(seq_along(models), function(k) unlist(lapply(parts[model_of == k], `[[`, field)))
+  }
+  iterations <- collect("iterations")
+  list(margins = collect("margins"),
+       iterations = if (length(models) == 1L) iterations[[1L]] else do.call(cbind, iterations),
        not_converged = sum(vapply(parts, `[[`, numeric(1), "not_converged")))
 }
 
-# A closure holding only the fit, so that sending it to cluster workers
-# serialises nothing else.
-.loo_worker <- function(fit) {
-  force(fit)
-  function(which) .loo_refit_chunk(fit, which)
+# A closure holding only the binary models, so that sending it to cluster
+# workers serialises nothing else.
+.loo_worker <- function(models) {
+  force(models)
+  function(task) .loo_refit_chunk(models[[task$model]], task$which)
 }
 
 .lapply_progress <- function(xs, f, progress) {

@@ -137,20 +137,29 @@ inline Eigen::VectorXd optional_vector(const Rcpp::List& list, const char* name)
 // A 'gpsvm_kernel' R object (a list with 'type' and its parameters) as a
 // core Kernel; parameters are range-checked here (the degree within the
 // core's kMaxPolynomialDegree) and the Kernel checks the rest.
+// An optional element 'constant' is added to every entry (the classifiers'
+// bias).
 inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
   if (!Rf_inherits(k, "gpsvm_kernel")) Rcpp::stop("'kernel' must be a kernel from rbf_kernel(), poly_kernel() or linear_kernel()");
   const int type = choice(element(k, "type"), "type", {"rbf", "polynomial", "linear"});
+  gpsvm::Kernel out;
   if (type == 0) {
     if (!k.containsElementNamed("sigma") || Rf_isNull(k["sigma"]))
       Rcpp::stop("the Gaussian kernel has no width ('sigma')");
-    return gpsvm::Kernel::rbf(number_in(k["sigma"], "sigma", 0.0, R_PosInf));
-  }
-  if (type == 1)
-    return gpsvm::Kernel::polynomial(
+    out = gpsvm::Kernel::rbf(number_in(k["sigma"], "sigma", 0.0, R_PosInf));
+  } else if (type == 1) {
+    out = gpsvm::Kernel::polynomial(
         int_in(element(k, "degree"), "degree", 1, gpsvm::kMaxPolynomialDegree),
         number_in(element(k, "scale"), "scale", R_NegInf, R_PosInf),
         number_in(element(k, "offset"), "offset", R_NegInf, R_PosInf));
-  return gpsvm::Kernel::linear();
+  } else {
+    out = gpsvm::Kernel::linear();
+  }
+  if (k.containsElementNamed("constant") && !Rf_isNull(k["constant"])) {
+    out.constant = number_in(k["constant"], "constant", 0.0, R_PosInf);
+    out.validate();
+  }
+  return out;
 }
 
 // A derivative order from R, within the core's limit.

@@ -16,7 +16,8 @@ y <- factor(bc$Class, levels = c("benign", "malignant"))
 set.seed(1)
 fold <- sample(rep(1:10, length.out = nrow(x)))
 train <- fold != 1
-fit <- gpc(x[train, ], y[train], rbf_kernel(sqrt(0.15 * 9)), noise = 1.3, method = "tap")
+fit <- gpc(x[train, ], y[train], rbf_kernel(sqrt(0.15 * 9)), noise = 1.3, method = "tap",
+           bias = 0, scale = FALSE)
 approx <- loo_error(fit)
 exact <- loo_error(fit, "exact", progress = interactive())
 saveRDS(list(approx = unname(approx$margins), exact = unname(exact$margins),

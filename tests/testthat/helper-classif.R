@@ -61,3 +61,13 @@ naive_mf_r <- function(K, y, kappa = 0, eta = 0.05, ftol = 1e-5, maxit = 10000, 
   }
   list(alpha = alpha, iterations = it, field = f)
 }
+
+# The paper's settings, which the solver tests compare with plain-R
+# references on the inputs as given: no scaling, no bias, no noise unless
+# asked, and gpc()'s naive mean field.
+gpc_paper <- function(..., noise = 0, bias = 0, method = "naive", scale = FALSE) {
+  gpc(..., noise = noise, bias = bias, method = method, scale = scale)
+}
+svc_paper <- function(..., noise = 0, bias = 0, scale = FALSE) {
+  svc(..., noise = noise, bias = bias, scale = scale)
+}

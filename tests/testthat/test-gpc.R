@@ -1,11 +1,11 @@
-# gpc(): the naive mean-field classifier against Algorithm 17.1 written out
+# gpc_paper(): the naive mean-field classifier against Algorithm 17.1 written out
 # in plain R, the fixed-point equations (17.40), and its predictions.
 
 test_that("Algorithm 17.1 matches a plain-R transcription step for step", {
   d <- two_class_data(40, 11)
   for (setting in list(list(kappa = 0, noise = 0.5), list(kappa = 0.1, noise = 0),
                        list(kappa = 0.02, noise = 1.3))) {
-    fit <- gpc(d$x, d$y, rbf_kernel(0.9), noise = setting$noise, kappa = setting$kappa)
+    fit <- gpc_paper(d$x, d$y, rbf_kernel(0.9), noise = setting$noise, kappa = setting$kappa)
     K <- rbf_gram(d$x, 0.9) + diag(setting$noise, 40)
     ref <- naive_mf_r(K, d$y, kappa = setting$kappa)
     expect_identical(fit$convergence$iterations, as.integer(ref$iterations))
@@ -17,7 +17,7 @@ test_that("Algorithm 17.1 matches a plain-R transcription step for step", {
 
 test_that("the converged alpha solves the mean-field equations (17.40)", {
   d <- two_class_data(60, 12)
-  fit <- gpc(d$x, d$y, rbf_kernel(1.5), noise = 0.3, kappa = 0.05,
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1.5), noise = 0.3, kappa = 0.05,
              control = gpc_control(tol = 1e-28, max_iter = 100000))
   expect_true(fit$convergence$converged)
   K <- rbf_gram(d$x, 1.5) + diag(0.3, 60)
@@ -35,7 +35,7 @@ test_that("points far from the boundary neither overflow nor give NaN", {
   # phi(z) / Phi(z) must come from the tails, not from 0 / 0
   x <- c(-30, -20, -10, 10, 20, 30, -15)
   y <- c(-1, -1, -1, 1, 1, 1, 1)
-  fit <- gpc(x, y, linear_kernel(), noise = 1, control = gpc_control(tol = 1e-22))
+  fit <- gpc_paper(x, y, linear_kernel(), noise = 1, control = gpc_control(tol = 1e-22))
   K <- outer(x, x) + diag(1, 7)
   z <- (y * drop(K %*% (y * fit$alpha)) - diag(K) * fit$alpha) / sqrt(diag(K))
   expect_lt(min(z), -25)
@@ -46,12 +46,14 @@ test_that("points far from the boundary neither overflow nor give NaN", {
   p <- predict(fit, new, type = "prob")
   f <- predict(fit, new, type = "link")
   expect_true(all(is.finite(p)) && all(p >= 0 & p <= 1))
-  expect_equal(unname(p), pnorm(f / sqrt(new^2 + 1)), tolerance = 1e-14)
+  expect_equal(unname(p[, "1"]), pnorm(f / sqrt(new^2 + 1)), tolerance = 1e-14)
+  # the first class's column is computed directly, not as 1 - p
+  expect_equal(unname(p[, "-1"]), pnorm(-f / sqrt(new^2 + 1)), tolerance = 1e-14)
   # k(x, x) up to 901 here: the paper's ftol stops at a step of 4% of the
   # largest alpha, which is said
-  expect_warning(fk <- gpc(x, y, linear_kernel(), noise = 1, kappa = 0.05), "too coarse")
+  expect_warning(fk <- gpc_paper(x, y, linear_kernel(), noise = 1, kappa = 0.05), "too coarse")
   expect_true(all(is.finite(fk$alpha)))
-  pk <- predict(fk, new, type = "prob")
+  pk <- predict(fk, new, type = "prob")[, "1"]
   expect_equal(unname(pk), 0.05 + 0.9 * pnorm(predict(fk, new, type = "link") / sqrt(new^2 + 1)),
                tolerance = 1e-14)
   expect_true(all(pk >= 0.05 & pk <= 0.95))
@@ -60,12 +62,15 @@ test_that("points far from the boundary neither overflow nor give NaN", {
 test_that("class probabilities follow the naive predictive of the paper's model", {
   d <- two_class_data(50, 13)
   y <- factor(ifelse(d$y > 0, "yes", "no"), levels = c("no", "yes"))
-  fit <- gpc(d$x, y, rbf_kernel(1), noise = 0.4, kappa = 0.03)
+  fit <- gpc_paper(d$x, y, rbf_kernel(1), noise = 0.4, kappa = 0.03)
   z <- matrix(rnorm(30), 15, 2)
   f <- drop(rbf_gram(z, 1, d$x) %*% (d$y * fit$alpha))
   expect_equal(unname(predict(fit, z, type = "link")), f, tolerance = 1e-12)
-  expect_equal(unname(predict(fit, z, type = "prob")),
-               0.03 + 0.94 * pnorm(f / sqrt(1 + 0.4)), tolerance = 1e-12)
+  p <- predict(fit, z, type = "prob")
+  expect_identical(colnames(p), c("no", "yes"))
+  expect_equal(unname(p[, "yes"]), 0.03 + 0.94 * pnorm(f / sqrt(1 + 0.4)), tolerance = 1e-12)
+  expect_equal(unname(p[, "no"]), 0.03 + 0.94 * pnorm(-f / sqrt(1 + 0.4)), tolerance = 1e-12)
+  expect_equal(unname(rowSums(p)), rep(1, 15), tolerance = 1e-14)
   expect_equal(as.character(predict(fit, z)), ifelse(f >= 0, "yes", "no"))
   expect_equal(levels(fitted(fit)), c("no", "yes"))
 })
@@ -73,8 +78,8 @@ test_that("class probabilities follow the naive predictive of the paper's model"
 test_that("the formula method matches the matrix method", {
   d <- two_class_data(30, 14)
   df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = d$y)
-  f1 <- gpc(cls ~ u + v, data = df, kernel = rbf_kernel(1), noise = 0.5)
-  f2 <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  f1 <- gpc_paper(cls ~ u + v, data = df, kernel = rbf_kernel(1), noise = 0.5)
+  f2 <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_equal(unname(f1$alpha), unname(f2$alpha))
   expect_equal(unname(predict(f1, data.frame(u = 0.3, v = -1), type = "prob")),
                unname(predict(f2, cbind(0.3, -1), type = "prob")))
@@ -82,7 +87,7 @@ test_that("the formula method matches the matrix method", {
 
 test_that("non-convergence is a warning naming the iterations and residual", {
   d <- two_class_data(30, 15)
-  expect_warning(fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5,
+  expect_warning(fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5,
                             control = gpc_control(max_iter = 3)),
                  "did not converge in 3 iterations \\(change")
   expect_false(fit$convergence$converged)
@@ -92,20 +97,20 @@ test_that("a kernel of large scale: the paper's absolute ftol warns, a smaller o
   # k(x, x) ~ 1e6: alpha_i ~ 1e-3 and the start alpha = 0 passes ftol = 1e-5
   d <- two_class_data(30, 17)
   kern <- rbf_kernel(1)
-  expect_warning(fit <- gpc(d$x, d$y, kern, noise = 1e6), "too coarse for this kernel's scale")
+  expect_warning(fit <- gpc_paper(d$x, d$y, kern, noise = 1e6), "too coarse for this kernel's scale")
   expect_identical(fit$convergence$iterations, 0L)
   K <- rbf_gram(d$x, 1) + diag(1e6, 30)
-  fine <- expect_silent(gpc(d$x, d$y, kern, noise = 1e6, control = gpc_control(tol = 1e-20)))
+  fine <- expect_silent(gpc_paper(d$x, d$y, kern, noise = 1e6, control = gpc_control(tol = 1e-20)))
   ref <- naive_mf_r(K, d$y, ftol = 1e-20)
   expect_equal(unname(fine$alpha), ref$alpha, tolerance = 1e-10)
   expect_identical(fine$convergence$iterations, as.integer(ref$iterations))
   # the paper's setting does not warn
-  expect_silent(gpc(d$x, d$y, rbf_kernel(1), noise = 1.3))
+  expect_silent(gpc_paper(d$x, d$y, rbf_kernel(1), noise = 1.3))
 })
 
 test_that("print, summary and plot work", {
   d <- two_class_data(30, 16)
-  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_output(expect_identical(print(fit), fit), "naive mean field")
   expect_output(print(summary(fit)), "leave-one-out")
   expect_identical(nobs(fit), 30L)
@@ -116,15 +121,20 @@ test_that("print, summary and plot work", {
 
 test_that("bad input gives clear errors", {
   d <- two_class_data(20, 17)
-  expect_error(gpc(d$x, d$y, kappa = 0.5), "'kappa'")
-  expect_error(gpc(d$x, d$y, kappa = -0.1), "'kappa'")
-  expect_error(gpc(d$x, d$y, noise = NA), "'noise'")
-  expect_error(gpc(d$x, d$y, method = "exact"), "'method' must be one of")
-  expect_error(gpc(d$x, d$y, control = svc_control()), "gpc_control")
+  expect_error(gpc_paper(d$x, d$y, kappa = 0.5), "'kappa'")
+  expect_error(gpc_paper(d$x, d$y, kappa = -0.1), "'kappa'")
+  expect_error(gpc_paper(d$x, d$y, noise = NA), "'noise'")
+  expect_error(gpc_paper(d$x, d$y, method = "exact"), "'method' must be one of")
+  expect_error(gpc_paper(d$x, d$y, control = svc_control()), "gpc_control")
   expect_error(gpc_control(eta = 0), "'eta'")
-  expect_error(gpc(d$x, c("a", "b")), "'y' has 2 labels")
-  expect_error(gpc(d$x, d$y, foo = 1), "unknown argument")
-  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  expect_error(gpc_paper(d$x, c("a", "b")), "'y' has 2 labels")
+  expect_error(gpc_paper(d$x, d$y, foo = 1), "unknown argument")
+  expect_error(gpc(d$x, d$y, bias = NA), "'bias'")
+  expect_error(gpc(d$x, d$y, scale = "yes"), "'scale'")
+  expect_error(gpc(d$x, rep(TRUE, 20)), "'y' has one class only \\('TRUE'\\)")
+  expect_error(gpc(d$x, factor(d$y, levels = c(-1, 0, 1))), "no cases of level\\(s\\) '0'")
+  expect_error(gpc(d$x, d$y + 5), "only 0 and 1, or -1 and \\+1")
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_error(predict(fit, type = "response"), "'type' must be one of")
   expect_error(fitted(fit, type = "x"), "'type' must be one of")
 })

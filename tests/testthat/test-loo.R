@@ -8,7 +8,7 @@ gpc_tight <- gpc_control(tol = 1e-24, max_iter = 100000)
 test_that("svc approximate margins are eqs. (17.29) and (17.31)", {
   d <- two_class_data(60, 21)
   C <- 3
-  fit <- svc(d$x, d$y, rbf_kernel(0.8), C = C, noise = 0.2, control = svc_tight)
+  fit <- svc_paper(d$x, d$y, rbf_kernel(0.8), C = C, noise = 0.2, control = svc_tight)
   a <- unname(fit$alpha)
   K <- rbf_gram(d$x, 0.8) + diag(0.2, 60)
   m <- d$y * drop(K %*% (d$y * a))
@@ -28,7 +28,7 @@ test_that("svc approximate margins are eqs. (17.29) and (17.31)", {
 test_that("naive mean-field approximate margins are eqs. (17.41) and (17.42)", {
   d <- two_class_data(50, 22)
   for (kappa in c(0, 0.05)) {
-    fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5, kappa = kappa, control = gpc_tight)
+    fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5, kappa = kappa, control = gpc_tight)
     a <- unname(fit$alpha)
     K <- rbf_gram(d$x, 1) + diag(0.5, 50)
     f <- drop(K %*% (d$y * a))
@@ -45,7 +45,7 @@ test_that("eqs. (17.41)-(17.42) with points whose response underflows, and indef
   # any alpha, so alpha need not be a fixed point here.  With kappa = 0.05
   # some Omega_i + k_ii < 0: the matrix is indefinite (the LU path).
   d <- two_class_data(36, 35)
-  base <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  base <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   far <- c(3L, 12L, 25L, 38L)
   x <- matrix(0, 40, 2)
   y <- a <- numeric(40)
@@ -76,7 +76,7 @@ test_that("eqs. (17.41)-(17.42) with points whose response underflows, and indef
 
 test_that("exact svc refits match a plain-R refit loop", {
   d <- two_class_data(30, 23)
-  fit <- svc(d$x, d$y, rbf_kernel(1), C = 5, noise = 0.3, control = svc_tight)
+  fit <- svc_paper(d$x, d$y, rbf_kernel(1), C = 5, noise = 0.3, control = svc_tight)
   K <- rbf_gram(d$x, 1) + diag(0.3, 30)
   ref <- vapply(seq_len(30), function(i) {
     a <- svm_dual_cd(K[-i, -i], d$y[-i], 5)
@@ -90,7 +90,7 @@ test_that("exact svc refits match a plain-R refit loop", {
 
 test_that("exact naive mean-field refits match plain-R Algorithm 17.1 from scratch", {
   d <- two_class_data(30, 24)
-  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5, kappa = 0.02, control = gpc_tight)
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5, kappa = 0.02, control = gpc_tight)
   K <- rbf_gram(d$x, 1) + diag(0.5, 30)
   ref <- vapply(seq_len(30), function(i) {
     a <- naive_mf_r(K[-i, -i], d$y[-i], kappa = 0.02, ftol = 1e-24, maxit = 100000)$alpha
@@ -103,7 +103,7 @@ test_that("exact naive mean-field refits match plain-R Algorithm 17.1 from scrat
 test_that("the svc approximation is exact where no other point changes group", {
   d <- two_class_data(50, 25)
   C <- 2
-  fit <- svc(d$x, d$y, rbf_kernel(1.2), C = C, noise = 0.2, control = svc_tight)
+  fit <- svc_paper(d$x, d$y, rbf_kernel(1.2), C = C, noise = 0.2, control = svc_tight)
   K <- rbf_gram(d$x, 1.2) + diag(0.2, 50)
   group <- function(a) ifelse(a == 0, 0L, ifelse(a >= C, 2L, 1L))
   g <- group(unname(fit$alpha))
@@ -119,8 +119,8 @@ test_that("the svc approximation is exact where no other point changes group", {
 
 test_that("approximate and exact leave-one-out agree on small data", {
   d <- two_class_data(80, 26, noise = 0.6)
-  s <- svc(d$x, d$y, rbf_kernel(1), noise = 0.8)
-  g <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.8)
+  s <- svc_paper(d$x, d$y, rbf_kernel(1), noise = 0.8)
+  g <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.8)
   for (fit in list(s, g)) {
     approx <- loo_error(fit)
     exact <- loo_error(fit, "exact", progress = FALSE)
@@ -132,7 +132,7 @@ test_that("approximate and exact leave-one-out agree on small data", {
 
 test_that("parallel and chunked refits give the serial answer", {
   d <- two_class_data(40, 27)
-  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   serial <- loo_error(fit, "exact", progress = FALSE)
   if (.Platform$OS.type != "windows") {
     forked <- loo_error(fit, "exact", cores = 2)
@@ -146,7 +146,7 @@ test_that("parallel and chunked refits give the serial answer", {
 
 test_that("bad input to loo_error() gives clear errors", {
   d <- two_class_data(20, 28)
-  fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5)
+  fit <- svc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_error(loo_error(lm(d$y ~ d$x)), "svc\\(\\) or gpc\\(\\)")
   expect_error(loo_error(fit, "jackknife"), "'method' must be one of")
   expect_error(loo_error(fit, cores = 0), "'cores'")
@@ -158,13 +158,13 @@ test_that("bad input to loo_error() gives clear errors", {
 test_that("duplicated inputs without noise: a singular K_mSV is handled in the limit", {
   d <- two_class_data(30, 29)
   ctl <- svc_control(tol = 1e-22, max_iter = 200000)
-  base <- svc(d$x, d$y, rbf_kernel(1), control = ctl)
+  base <- svc_paper(d$x, d$y, rbf_kernel(1), control = ctl)
   twins <- which(base$alpha > 0)[1:3]
   x <- rbind(d$x, d$x[twins, ])  # exact duplicates of three support vectors
   y <- c(d$y, d$y[twins])
   # hard margin (C = Inf): the twin can take over the whole alpha of the
   # point left out; with a finite C it may hit the bound instead
-  fit <- svc(x, y, rbf_kernel(1), control = ctl)
+  fit <- svc_paper(x, y, rbf_kernel(1), control = ctl)
   approx <- loo_error(fit)
   exact <- loo_error(fit, "exact", progress = FALSE)
   expect_true(all(is.finite(approx$margins)))
@@ -180,7 +180,7 @@ test_that("duplicated inputs without noise: a singular K_mSV is handled in the l
 
 test_that("refits that hit the iteration cap are counted and warned about", {
   d <- two_class_data(20, 30)
-  fit <- svc(d$x, d$y, rbf_kernel(1), noise = 0.5,
+  fit <- svc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5,
              control = svc_control(tol = 1e-22, max_iter = 500))
   capped <- fit
   capped$control <- svc_control(tol = 1e-30, max_iter = 2)

@@ -55,6 +55,11 @@ struct Kernel {
   int degree = 1;       // polynomial: (scale <x, y> + offset)^degree
   double scale = 1.0;
   double offset = 0.0;
+  // A constant added to either family: the prior variance of an offset b
+  // shared by every point, f(x) = b + g(x) with b ~ N(0, constant).  The
+  // classifiers use it as the threshold of the SVM (a bias with a Gaussian
+  // prior); derivatives of order >= 1 do not see it.
+  double constant = 0.0;
 
   static Kernel rbf(double sigma) {
     Kernel k;
@@ -75,6 +80,8 @@ struct Kernel {
   static Kernel linear() { return polynomial(1, 1.0, 0.0); }
 
   void validate() const {
+    if (!(constant >= 0.0) || !std::isfinite(constant))
+      throw std::invalid_argument("kernel 'constant' must be a finite number >= 0");
     if (family == KernelFamily::rbf) {
       if (!(sigma > 0.0) || !std::isfinite(sigma))
         throw std::invalid_argument("kernel width 'sigma' must be a positive finite number");
@@ -95,9 +102,9 @@ struct Kernel {
         const double diff = x[j] - y[j];
         sq += diff * diff;
       }
-      return std::exp(-sq / (2.0 * sigma * sigma));
+      return std::exp(-sq / (2.0 * sigma * sigma)) + constant;
     }
-    return std::pow(scale * dot(x, y, d) + offset, degree);
+    return std::pow(scale * dot(x, y, d) + offset, degree) + constant;
   }
 
   // d^order / dx_coord^order k(x, y): the derivative in one coordinate of
@@ -112,7 +119,7 @@ struct Kernel {
     if (family == KernelFamily::rbf) {
       const double u = (x[coord] - y[coord]) / sigma;
       const double sign = (order % 2 == 0) ? 1.0 : -1.0;
-      return sign * std::pow(sigma, -order) * hermite_he(order, u) * (*this)(x, y, d);
+      return sign * std::pow(sigma, -order) * hermite_he(order, u) * ((*this)(x, y, d) - constant);
     }
     if (order > degree) return 0.0;
     double falling = 1.0;  // deg (deg - 1) ... (deg - n + 1)
@@ -227,7 +234,7 @@ class KernelEvaluator {
     Eigen::Map<VectorXd> o(out, size());
     o.noalias() = points_.transpose() * points_.col(j);
     o = ((squared_norms_.array() + (squared_norms_[j] - 2.0 * o.array())).max(0.0) *
-         (-half_inv_sigma2_)).exp();
+         (-half_inv_sigma2_)).exp() + kernel_.constant;
   }
 
   // out[t] = k(x_rows[t], x_j) for t < m, in the fast form above.
@@ -244,7 +251,7 @@ class KernelEvaluator {
       out[t] = squared_norms_[rows[t]] + squared_norms_[j] - 2.0 * dot;
     }
     Eigen::Map<Eigen::ArrayXd> o(out, m);
-    o = (o.max(0.0) * (-half_inv_sigma2_)).exp();
+    o = (o.max(0.0) * (-half_inv_sigma2_)).exp() + kernel_.constant;
   }
 
   // For each point, the first point (lowest index) with exactly the same

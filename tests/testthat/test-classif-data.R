@@ -1,0 +1,374 @@
+# The classifiers on data as users bring it: input scaling, the bias, three
+# or more classes (one-vs-rest) and their leave-one-out errors, R's modelling
+# conventions (update, na.action, NA rows of newdata) and bad input.  The
+# references are plain-R solvers on hand-built kernel matrices
+# (helper-classif.R) and refits by hand.
+
+three_class_data <- function(n, seed) {
+  set.seed(seed)
+  x <- matrix(rnorm(2 * n), n, 2)
+  score <- cbind(x[, 1], -0.5 * x[, 1] + 0.9 * x[, 2], -0.5 * x[, 1] - 0.9 * x[, 2])
+  cls <- max.col(score + matrix(rnorm(3 * n, sd = 0.4), n, 3))
+  list(x = x, y = factor(c("a", "b", "c")[cls]))
+}
+
+# Plain-R naive mean field (Algorithm 17.1 on K + bias + noise) for one
+# binary problem, with the class probability of the paper's predictive.
+naive_binary_r <- function(x, y, sigma, noise, bias, z) {
+  K <- rbf_gram(x, sigma) + bias + diag(noise, nrow(x))
+  a <- naive_mf_r(K, y, ftol = 1e-24, maxit = 100000)$alpha
+  f <- drop((rbf_gram(z, sigma, x) + bias) %*% (y * a))
+  list(alpha = a, f = f, p = pnorm(f / sqrt(1 + bias + noise)))
+}
+
+test_that("scale = TRUE is the fit on inputs standardised by hand, applied to new data too", {
+  d <- two_class_data(40, 41)
+  x <- cbind(d$x[, 1] * 100 + 50, d$x[, 2] / 10)
+  centre <- colMeans(x)
+  spread <- apply(x, 2, sd)
+  z <- cbind(rnorm(7, 50, 100), rnorm(7, 0, 0.1))
+  hand <- function(v) sweep(sweep(v, 2, centre), 2, spread, "/")
+  for (fitter in list(gpc, svc)) {
+    fit <- fitter(x, d$y, rbf_kernel(1.3))
+    ref <- fitter(hand(x), d$y, rbf_kernel(1.3), scale = FALSE)
+    expect_equal(unname(fit$alpha), unname(ref$alpha), tolerance = 1e-10)
+    expect_equal(unname(predict(fit, z, type = "link")), unname(predict(ref, hand(z), type = "link")),
+                 tolerance = 1e-10)
+    expect_equal(unname(fit$scaling$center), centre)
+    expect_equal(unname(fit$scaling$scale), spread)
+  }
+  # the width chosen from the data is chosen on the scaled inputs
+  expect_equal(gpc(x, d$y)$kernel$sigma, gpc(hand(x), d$y, scale = FALSE)$kernel$sigma)
+  expect_output(print(gpc(x, d$y)), "chosen from the data")
+  expect_output(print(svc(x, d$y)), "inputs centred and scaled")
+})
+
+test_that("constant columns and a formula's factor columns are not scaled", {
+  d <- two_class_data(40, 42)
+  df <- data.frame(u = d$x[, 1] * 5, g = factor(rep(c("p", "q", "r", "s"), 10)), k = 2,
+                   cls = factor(d$y))
+  expect_warning(fit <- gpc(cls ~ u + g + k, data = df), "constant input column\\(s\\) left unscaled: k")
+  s <- fit$scaling
+  dummies <- grep("^g", names(s$scale))
+  expect_equal(unname(s$scale[dummies]), rep(1, length(dummies)))
+  expect_equal(unname(s$center[dummies]), rep(0, length(dummies)))
+  expect_equal(unname(s$scale["u"]), sd(df$u))
+  expect_equal(unname(s$center[c("k")]), 0)
+  # predictions on new data use the stored scaling
+  new <- data.frame(u = c(-3, 4), g = factor(c("q", "s"), levels = c("p", "q", "r", "s")), k = 2)
+  hand <- gpc(cls ~ u + g + k, data = transform(df, u = (u - mean(u)) / sd(u)),
+               kernel = rbf_kernel(fit$kernel$sigma), scale = FALSE)
+  expect_equal(unname(predict(fit, new, type = "link")),
+               unname(predict(hand, transform(new, u = (u - mean(df$u)) / sd(df$u)), type = "link")),
+               tolerance = 1e-10)
+  # a level of a factor input that training never saw
+  expect_error(predict(fit, data.frame(u = 1, g = "z", k = 2)), "'newdata' does not fit the model")
+})
+
+test_that("the bias is a constant added to the kernel: plain-R solvers on K + bias", {
+  d <- two_class_data(35, 43)
+  z <- matrix(rnorm(16), 8, 2)
+  for (bias in c(0.3, 2)) {
+    fit <- gpc_paper(d$x, d$y, rbf_kernel(0.9), noise = 0.4, bias = bias,
+                     control = gpc_control(tol = 1e-24, max_iter = 100000))
+    ref <- naive_binary_r(d$x, d$y, 0.9, 0.4, bias, z)
+    expect_equal(unname(fit$alpha), ref$alpha, tolerance = 1e-9)
+    expect_equal(unname(predict(fit, z, type = "link")), ref$f, tolerance = 1e-9)
+    expect_equal(unname(predict(fit, z, type = "prob")[, "1"]), ref$p, tolerance = 1e-9)
+    s <- svc_paper(d$x, d$y, rbf_kernel(0.9), C = 5, noise = 0.2, bias = bias,
+                   control = svc_control(tol = 1e-22, max_iter = 200000))
+    K <- rbf_gram(d$x, 0.9) + bias + diag(0.2, 35)
+    a <- svm_dual_cd(K, d$y, 5)
+    expect_lt(max(abs(s$alpha - a)), 1e-6)
+    expect_equal(unname(predict(s, z, type = "link")),
+                 drop((rbf_gram(z, 0.9, d$x) + bias) %*% (d$y * a)), tolerance = 1e-6)
+    # leave-one-out formulas see the same kernel: eq. (17.29) for margin SVs
+    sv <- which(a > 1e-8 & a < 5 - 1e-8)
+    m <- d$y * drop(K %*% (d$y * a))
+    expect_equal(unname(loo_error(s)$margins[sv]), m[sv] - a[sv] / diag(solve(K[sv, sv])),
+                 tolerance = 1e-5)
+  }
+  # the constant does not enter derivatives of the kernel
+  k <- gpsvm:::.with_bias(rbf_kernel(0.7), 3)
+  expect_equal(kernel_matrix(k, z, d$x), kernel_matrix(rbf_kernel(0.7), z, d$x) + 3)
+  expect_equal(kernel_matrix(k, z, d$x, deriv = 2, wrt = 2),
+               kernel_matrix(rbf_kernel(0.7), z, d$x, deriv = 2, wrt = 2))
+  expect_output(print(k), "plus a constant 3")
+})
+
+test_that("a one-sided class structure needs the bias: far points follow the prior mean", {
+  # class "in" compact at the origin, "out" scattered far away: without a
+  # bias, a new point far from all training points has f = 0 and is called
+  # "out" only by the tie rule; with one, the offset learned makes it "out"
+  set.seed(44)
+  inner <- matrix(rnorm(60, sd = 0.5), 30, 2)
+  outer <- matrix(runif(60, -8, 8), 30, 2)
+  outer <- outer[rowSums(outer^2) > 9, ]
+  x <- rbind(inner, outer)
+  y <- factor(c(rep("in", 30), rep("out", nrow(outer))), levels = c("out", "in"))
+  fit <- gpc(x, y, rbf_kernel(0.5), scale = FALSE)
+  far <- rbind(c(20, 20), c(-20, 5))
+  expect_true(all(predict(fit, far, type = "link") < 0))
+  expect_identical(as.character(predict(fit, far)), c("out", "out"))
+  flat <- gpc(x, y, rbf_kernel(0.5), bias = 0, scale = FALSE)
+  expect_equal(unname(predict(flat, far, type = "link")), c(0, 0), tolerance = 1e-12)
+})
+
+test_that("three classes: one-vs-rest naive models against plain R, normalised probabilities", {
+  d <- three_class_data(45, 45)
+  z <- matrix(rnorm(20), 10, 2)
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.3, bias = 0.5,
+                   control = gpc_control(tol = 1e-24, max_iter = 100000))
+  expect_named(fit$models, c("a", "b", "c"))
+  ref <- lapply(levels(d$y), function(l)
+    naive_binary_r(d$x, ifelse(d$y == l, 1, -1), 1, 0.3, 0.5, z))
+  f_ref <- sapply(ref, `[[`, "f")
+  p_ref <- sapply(ref, `[[`, "p")
+  link <- predict(fit, z, type = "link")
+  expect_identical(dim(link), c(10L, 3L))
+  expect_identical(colnames(link), c("a", "b", "c"))
+  expect_equal(unname(link), f_ref, tolerance = 1e-9)
+  p <- predict(fit, z, type = "prob")
+  expect_identical(colnames(p), c("a", "b", "c"))
+  expect_equal(unname(p), p_ref / rowSums(p_ref), tolerance = 1e-9)
+  cls <- predict(fit, z)
+  expect_identical(levels(cls), c("a", "b", "c"))
+  expect_identical(as.character(cls), c("a", "b", "c")[max.col(f_ref)])
+  expect_identical(dim(fitted(fit, type = "link")), c(45L, 3L))
+  expect_identical(nobs(fit), 45L)
+  # the same through the formula interface and a character response
+  df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = as.character(d$y))
+  f2 <- gpc_paper(cls ~ u + v, data = df, kernel = rbf_kernel(1), noise = 0.3, bias = 0.5,
+                  control = gpc_control(tol = 1e-24, max_iter = 100000))
+  expect_equal(unname(predict(f2, data.frame(u = z[, 1], v = z[, 2]), type = "prob")),
+               unname(p), tolerance = 1e-12)
+})
+
+test_that("three classes: TAP and svc columns are the binary fits of each class against the rest", {
+  d <- three_class_data(40, 46)
+  z <- matrix(rnorm(12), 6, 2)
+  tap <- gpc(d$x, d$y, rbf_kernel(1), scale = FALSE)
+  s <- svc_paper(d$x, d$y, rbf_kernel(1), C = 3, noise = 0.2, bias = 1,
+                 control = svc_control(tol = 1e-22, max_iter = 200000))
+  K <- rbf_gram(d$x, 1) + 1 + diag(0.2, 40)
+  for (l in levels(d$y)) {
+    yl <- ifelse(d$y == l, 1, -1)
+    one <- gpc(d$x, factor(yl), rbf_kernel(1), scale = FALSE)
+    expect_equal(predict(tap, z, type = "link")[, l], predict(one, z, type = "link"),
+                 tolerance = 1e-12)
+    expect_equal(predict(tap, z, type = "link", se.fit = TRUE)$se.fit[, l],
+                 predict(one, z, type = "link", se.fit = TRUE)$se.fit, tolerance = 1e-12)
+    a <- svm_dual_cd(K, yl, 3)
+    expect_equal(unname(predict(s, z, type = "link")[, l]),
+                 drop((rbf_gram(z, 1, d$x) + 1) %*% (yl * a)), tolerance = 1e-6)
+  }
+  p <- predict(tap, z, type = "prob")
+  expect_equal(unname(rowSums(p)), rep(1, 6), tolerance = 1e-14)
+  expect_error(logLik(tap), "two-class fit")
+  expect_error(predict(s, z, type = "prob"), "no class probabilities")
+})
+
+test_that("three-class probabilities do not underflow far from every class", {
+  d <- three_class_data(30, 47)
+  fit <- gpc_paper(d$x, d$y, linear_kernel(), noise = 0.01, method = "tap")
+  p <- predict(fit, rbind(c(1e4, 1e4), c(-1e5, 3e4)), type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(unname(rowSums(p)), c(1, 1), tolerance = 1e-14)
+})
+
+# Exact multi-class leave-one-out by hand: refit without case i with the
+# user-level function and take the argmax of the decision values at x_i.
+loo_by_refits <- function(fitter, x, y, ...) {
+  t(vapply(seq_len(nrow(x)), function(i) {
+    refit <- fitter(x[-i, ], droplevels(y[-i]), ...)
+    f <- predict(refit, x[i, , drop = FALSE], type = "link")
+    out <- stats::setNames(rep(NA_real_, nlevels(y)), levels(y))
+    out[colnames(f)] <- f
+    out
+  }, numeric(nlevels(y))))
+}
+
+test_that("three classes: exact leave-one-out equals refits by hand, approx is close", {
+  d <- three_class_data(36, 48)
+  tight <- gpc_control(tol = 1e-20, max_iter = 100000)
+  fits <- list(naive = function(x, y) gpc_paper(x, y, rbf_kernel(1), noise = 0.3, bias = 0.5,
+                                                control = tight),
+               tap = function(x, y) gpc(x, y, rbf_kernel(1), scale = FALSE,
+                                        control = gpc_control(tol = 1e-11)),
+               svc = function(x, y) svc_paper(x, y, rbf_kernel(1), C = 4, noise = 0.2, bias = 0.5,
+                                              control = svc_control(tol = 1e-22, max_iter = 200000)))
+  truth <- as.integer(d$y)
+  for (name in names(fits)) {
+    fit <- fits[[name]](d$x, d$y)
+    exact <- loo_error(fit, "exact", progress = FALSE)
+    ref <- loo_by_refits(fits[[name]], d$x, d$y)
+    expect_equal(unname(exact$decision), unname(ref), tolerance = 1e-6, info = name)
+    own <- ref[cbind(1:36, truth)]
+    other <- apply(replace(ref, cbind(1:36, truth), -Inf), 1, max)
+    expect_equal(unname(exact$margins), own - other, tolerance = 1e-6, info = name)
+    expect_identical(exact$count, sum(max.col(ref, ties.method = "first") != truth), info = name)
+    expect_identical(dim(exact$iterations), c(36L, 3L))
+    approx <- loo_error(fit)
+    expect_lte(abs(approx$count - exact$count), 2)
+    # the SVM's approximation (section 17.5) assumes that no other case
+    # changes group when one is left out; here a few do, and their decision
+    # values move by up to 3
+    expect_gt(cor(as.vector(approx$decision), as.vector(exact$decision)),
+              if (name == "svc") 0.9 else 0.98)
+  }
+  expect_output(print(exact), "3 classes one-vs-rest, exact")
+})
+
+test_that("a class with one case: its leave-one-out refit sees one class and still works", {
+  d <- three_class_data(30, 49)
+  y <- factor(as.character(d$y), levels = c("a", "b", "c", "d"))
+  y[7] <- "d"
+  fit <- svc_paper(d$x, y, rbf_kernel(1), C = 2, noise = 0.2,
+                   control = svc_control(tol = 1e-22, max_iter = 200000))
+  exact <- loo_error(fit, "exact", progress = FALSE)
+  # without case 7 the model "d against the rest" has only -1 labels; its
+  # plain-R refit is the same dual problem
+  K <- rbf_gram(d$x, 1) + diag(0.2, 30)
+  yd <- ifelse(y == "d", 1, -1)
+  a <- svm_dual_cd(K[-7, -7], yd[-7], 2)
+  expect_equal(unname(exact$decision[7, "d"]), sum(K[7, -7] * yd[-7] * a), tolerance = 1e-7)
+  expect_true(all(is.finite(exact$margins)))
+  g <- gpc_paper(d$x, y, rbf_kernel(1), noise = 0.3, method = "tap")
+  expect_true(all(is.finite(loo_error(g, "exact", progress = FALSE)$margins)))
+})
+
+test_that("update() works for both fitters and both interfaces", {
+  d <- two_class_data(30, 50)
+  df <- data.frame(u = d$x[, 1], v = d$x[, 2], w = rnorm(30), cls = factor(d$y))
+  for (fitter in c("gpc", "svc")) {
+    f <- get(fitter)
+    m1 <- f(d$x, d$y, noise = 0.5)
+    u1 <- update(m1, noise = 0.2)
+    expect_identical(u1$call[[1]], as.name(fitter))
+    expect_equal(u1$alpha, f(d$x, d$y, noise = 0.2)$alpha)
+    m2 <- f(cls ~ u + v + w, data = df)
+    u2 <- update(m2, . ~ . - w)
+    expect_equal(u2$alpha, f(cls ~ u + v, data = df)$alpha)
+    expect_identical(colnames(u2$x), c("u", "v"))
+    u3 <- update(m2, scale = FALSE, bias = 0)
+    expect_null(u3$scaling)
+    expect_identical(u3$bias, 0)
+  }
+})
+
+test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata give NA", {
+  d <- three_class_data(40, 51)
+  df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = d$y)
+  df$u[c(4, 17)] <- NA
+  for (fitter in list(gpc, svc)) {
+    ex <- fitter(cls ~ u + v, data = df, na.action = na.exclude)
+    om <- fitter(cls ~ u + v, data = df)
+    expect_identical(nobs(ex), 38L)
+    cls <- fitted(ex)
+    expect_length(cls, 40)
+    expect_identical(unname(which(is.na(cls))), c(4L, 17L))
+    expect_identical(as.character(cls[-c(4, 17)]), as.character(fitted(om)))
+    link <- predict(ex, type = "link")
+    expect_identical(dim(link), c(40L, 3L))
+    expect_true(all(is.na(link[c(4, 17), ])))
+    expect_length(fitted(om), 38)
+    # newdata with missing values: NA rows, the others as without them
+    new <- data.frame(u = c(0.1, NA, -1), v = c(0.5, 0.2, NA))
+    p <- predict(om, new, type = "link")
+    expect_identical(dim(p), c(3L, 3L))
+    expect_true(all(is.na(p[2:3, ])))
+    expect_equal(p[1, ], predict(om, new[1, ], type = "link")[1, ])
+    expect_identical(unname(is.na(predict(om, new))), c(FALSE, TRUE, TRUE))
+    all_na <- predict(om, new[2:3, ])
+    expect_true(all(is.na(all_na)) && length(all_na) == 2L && is.factor(all_na))
+  }
+  g <- gpc(cls ~ u + v, data = df, na.action = na.exclude)
+  p <- fitted(g, type = "prob")
+  expect_identical(dim(p), c(40L, 3L))
+  expect_true(all(is.na(p[c(4, 17), ])))
+  two <- gpc(d$x, d$y == "a")
+  pr <- predict(two, rbind(c(0, 0), c(NA, 1)), type = "prob")
+  expect_identical(colnames(pr), c("FALSE", "TRUE"))
+  expect_true(all(is.na(pr[2, ])) && all(!is.na(pr[1, ])))
+  se <- predict(two, rbind(c(0, 0), c(NA, 1)), type = "link", se.fit = TRUE)
+  expect_true(is.na(se$se.fit[2]) && is.finite(se$se.fit[1]))
+})
+
+test_that("every classifier method works with kernlab and e1071 attached", {
+  skip_if_not_installed("kernlab")
+  skip_if_not_installed("e1071")
+  suppressPackageStartupMessages({
+    library(kernlab)
+    library(e1071)
+  })
+  on.exit(detach("package:kernlab"), add = TRUE)
+  on.exit(detach("package:e1071"), add = TRUE)
+  d2 <- two_class_data(40, 52)
+  d3 <- three_class_data(45, 53)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  for (fit in list(gpc(d2$x, d2$y), gpc(d2$x, d2$y, method = "naive"), svc(d2$x, d2$y),
+                   gpc(d3$x, d3$y), gpc(d3$x, d3$y, method = "naive"), svc(d3$x, d3$y))) {
+    k <- length(fit$levels)
+    expect_s3_class(fit, "gpsvm_classifier")
+    expect_length(predict(fit), nrow(fit$x))
+    expect_length(fitted(fit), nrow(fit$x))
+    expect_identical(NROW(predict(fit, d3$x[1:5, ], type = "link")), 5L)
+    if (inherits(fit, "gpsvm_gpc")) {
+      expect_identical(dim(predict(fit, d3$x[1:5, ], type = "prob")), c(5L, k))
+    }
+    expect_output(print(fit), "classes")
+    expect_output(print(summary(fit)), "leave-one-out")
+    expect_identical(nobs(fit), nrow(fit$x))
+    expect_s3_class(loo_error(fit), "gpsvm_loo")
+    expect_identical(plot(fit, grid = 10), fit)
+    expect_s3_class(update(fit), class(fit)[1])
+  }
+  ll <- logLik(gpc(d2$x, d2$y))
+  expect_identical(attr(ll, "df"), 0)
+  expect_true(is.finite(AIC(ll)))
+})
+
+test_that("labels in every form, and subsets through the formula", {
+  d <- two_class_data(30, 54)
+  ref <- gpc(d$x, factor(d$y))
+  expect_identical(ref$levels, c("-1", "1"))
+  expect_equal(gpc(d$x, d$y)$alpha, ref$alpha)
+  expect_equal(gpc(d$x, (d$y + 1) / 2)$alpha, ref$alpha)
+  expect_equal(gpc(d$x, d$y > 0)$alpha, ref$alpha)
+  expect_equal(gpc(d$x, ifelse(d$y > 0, "yes", "no"))$alpha, ref$alpha)
+  # an ordered factor is a set of classes
+  expect_equal(gpc(d$x, factor(d$y, ordered = TRUE))$alpha, ref$alpha)
+  # a subset leaving out a class drops its level, as model.frame() does
+  sub <- gpc(Species ~ ., data = iris, subset = Species != "setosa")
+  expect_identical(sub$levels, c("versicolor", "virginica"))
+  expect_null(sub$models)
+  two <- factor(rep(c("setosa", "virginica"), 75), levels = levels(iris$Species))
+  expect_error(gpc(iris[, 1:4], two), "no cases of level\\(s\\) 'versicolor'")
+})
+
+test_that("defaults on real data: calibrated, not degenerate, and near e1071's accuracy", {
+  skip_if_not_installed("mlbench")
+  skip_if_not_installed("e1071")
+  data(PimaIndiansDiabetes, package = "mlbench", envir = environment())
+  pima <- PimaIndiansDiabetes
+  set.seed(3)
+  train <- sample(nrow(pima), 512)
+  fit <- gpc(diabetes ~ ., data = pima[train, ])
+  p <- predict(fit, pima[-train, ], type = "prob")
+  # not every probability 0.5, and not every training case a support vector
+  expect_gt(sd(p[, "pos"]), 0.1)
+  expect_lt(mean(fitted(fit) == pima$diabetes[train]), 0.95)
+  acc_gpc <- mean(predict(fit, pima[-train, ]) == pima$diabetes[-train])
+  acc_svc <- mean(predict(svc(diabetes ~ ., data = pima[train, ]), pima[-train, ]) ==
+                    pima$diabetes[-train])
+  e <- e1071::svm(diabetes ~ ., data = pima[train, ])
+  acc_e <- mean(predict(e, pima[-train, ]) == pima$diabetes[-train])
+  expect_gt(acc_gpc, acc_e - 0.03)
+  expect_gt(acc_svc, acc_e - 0.03)
+  # the log loss of the probabilities beats the prevalence alone
+  truth <- pima$diabetes[-train]
+  base <- mean(truth == "pos")
+  expect_lt(-mean(log(p[cbind(seq_along(truth), as.integer(truth))])),
+            -mean(ifelse(truth == "pos", log(base), log(1 - base))) - 0.1)
+})
