@@ -29,8 +29,8 @@ cpp_gpc_naive_loo_exact <- function(kernel, x, y, noise, alpha, kappa, control, 
     .Call(`_gpsvm_cpp_gpc_naive_loo_exact`, kernel, x, y, noise, alpha, kappa, control, which)
 }
 
-cpp_gpc_tap_fit <- function(kernel, x, y, noise, kappa, control) {
-    .Call(`_gpsvm_cpp_gpc_tap_fit`, kernel, x, y, noise, kappa, control)
+cpp_gpc_tap_fit <- function(kernel, x, y, noise, kappa, control, gradient = FALSE) {
+    .Call(`_gpsvm_cpp_gpc_tap_fit`, kernel, x, y, noise, kappa, control, gradient)
 }
 
 cpp_gpc_tap_predict <- function(kernel, x, weights, site_precision, chol, z) {

@@ -127,8 +127,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_gpc_tap_fit
-Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control);
-RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP) {
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, bool gradient);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -138,7 +138,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
     Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_fit(kernel, x, y, noise, kappa, control));
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_fit(kernel, x, y, noise, kappa, control, gradient));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -397,7 +398,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_naive_loo_approx", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_approx, 6},
     {"_gpsvm_cpp_svc_loo_exact", (DL_FUNC) &_gpsvm_cpp_svc_loo_exact, 8},
     {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
-    {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
+    {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 7},
     {"_gpsvm_cpp_gpc_tap_predict", (DL_FUNC) &_gpsvm_cpp_gpc_tap_predict, 6},
     {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 9},
     {"_gpsvm_cpp_probit_flip_moments", (DL_FUNC) &_gpsvm_cpp_probit_flip_moments, 5},

@@ -38,6 +38,11 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   out.tolerance = Rcpp::as<double>(c["tol"]);
   out.damping = Rcpp::as<double>(c["damping"]);
   out.seed = static_cast<std::uint32_t>(Rcpp::as<double>(c["seed"]));
+  // internal warm start: the sites of an earlier fit (evidence searches)
+  if (c.containsElementNamed("start_precision") && !Rf_isNull(c["start_precision"])) {
+    out.initial_precision = Rcpp::as<Eigen::VectorXd>(c["start_precision"]);
+    out.initial_nu = Rcpp::as<Eigen::VectorXd>(c["start_nu"]);
+  }
   return out;
 }
 

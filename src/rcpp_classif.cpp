@@ -3,6 +3,7 @@
 // Converts, calls the core in inst/include/gpsvm/, wraps.  No algorithm here.
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
+#include <gpsvm/ep_gradient.hpp>
 #include <gpsvm/loo.hpp>
 #include <gpsvm/mfsvr.hpp>
 #include <gpsvm/naive_mf.hpp>
@@ -129,14 +130,22 @@ Rcpp::List cpp_gpc_naive_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd
                                                gpsvm_glue::interrupt_callback()));
 }
 
+// With gradient = TRUE also d log Z_EP / d (log sigma, log noise, kappa) and
+// the number of clamped sites (where that gradient is approximate);
+// control may carry warm-start sites (start_precision, start_nu).
 // [[Rcpp::export]]
 Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
-                           Rcpp::List control) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
+                           Rcpp::List control, bool gradient = false) {
+  const gpsvm::Kernel kern = gpsvm_glue::kernel_from_r(kernel);
+  const Eigen::MatrixXd k = gpsvm::noisy_gram(kern, x, noise);
   const gpsvm::EpControl c = ep_control(control);
   const gpsvm::EpResult r =
       gpsvm::tap_classifier_fit(k, y, kappa, c, gpsvm_glue::interrupt_callback());
+  const Eigen::VectorXd grad =
+      gradient ? Eigen::VectorXd(gpsvm::tap_classifier_gradient(x, y, kern, noise, kappa, r))
+               : Eigen::VectorXd();
+  const int clamped = gradient ? gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(kappa, 0.0), y, r) : 0;
   gpsvm::SolverStatus s;
   s.converged = r.converged;
   s.iterations = r.sweeps;
@@ -147,7 +156,8 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
-      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("status") = status_list(s));
+      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("status") = status_list(s),
+      Rcpp::Named("gradient") = grad, Rcpp::Named("clamped_sites") = clamped);
 }
 
 // Posterior mean and variance of the latent function at new points z from

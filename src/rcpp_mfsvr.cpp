@@ -24,11 +24,6 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.paper.adaptive = Rcpp::as<bool>(c["adaptive_eta"]);
   out.paper.seed = out.ep.seed;
   out.rank_tol = Rcpp::as<double>(c["rank_tol"]);
-  // internal warm start: the sites of an earlier fit (evidence optimisation)
-  if (c.containsElementNamed("start_precision") && !Rf_isNull(c["start_precision"])) {
-    out.ep.initial_precision = Rcpp::as<Eigen::VectorXd>(c["start_precision"]);
-    out.ep.initial_nu = Rcpp::as<Eigen::VectorXd>(c["start_nu"]);
-  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 #include <stdexcept>
 
+#include "ep_gradient.hpp"
 #include "kernels.hpp"
 #include "likelihoods.hpp"
 #include "lowrank.hpp"
@@ -43,30 +44,6 @@ struct MfsvrFit {
   // the kernel is Gaussian.  Filled when control.gradient.
   Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
 };
-
-namespace mfsvr_detail {
-
-// d log Z_EP / d log sigma of the Gaussian kernel at the EP fixed point:
-//   1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma,
-//   R = (K + S^-1)^-1,  dK_ij / d log sigma = K_ij |x_i - x_j|^2 / sigma^2.
-inline double log_sigma_gradient(const ConstMatrixRef& x, const Kernel& kernel,
-                                 const EpResult& r) {
-  const Eigen::Index n = x.rows();
-  const Eigen::MatrixXd R = ep_site_inverse(r);
-  const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
-  const Eigen::MatrixXd xt = x.transpose();
-  double total = 0.0;
-  for (Eigen::Index j = 0; j < n; ++j) {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const double dist2 = (xt.col(i) - xt.col(j)).squaredNorm();
-      const double kij = std::exp(-0.5 * dist2 * inv_s2);
-      total += (r.weights[i] * r.weights[j] - R(i, j)) * kij * dist2 * inv_s2;
-    }
-  }
-  return 0.5 * total;
-}
-
-}  // namespace mfsvr_detail
 
 inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, const Kernel& kernel,
                           double C, double epsilon, const MfsvrControl& control,
@@ -103,7 +80,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     fit.gradient[0] = C * gC;
     fit.gradient[1] = epsilon * geps;
     if (kernel.family == KernelFamily::rbf)
-      fit.gradient[2] = mfsvr_detail::log_sigma_gradient(x, kernel, fit.ep);
+      fit.gradient[2] = ep_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
   }
   return fit;
 }
