@@ -86,8 +86,8 @@ print.summary.gpsvm_mfsvr <- function(x, digits = max(3L, getOption("digits") - 
   cat(sprintf("Noise sd (eq. 29 of Gao et al. 2002b): %s\n", format(x$noise_sd, digits = digits)))
   cat(sprintf("\nLog evidence (EP): %s\n", format(x$log_evidence, digits = digits + 3L)))
   if (!is.null(x$optimization)) {
-    cat(sprintf("Hyperparameters by evidence maximisation (optim BFGS, %d evaluations, code %d)\n",
-                x$optimization$counts[["function"]], x$optimization$convergence))
+    cat(sprintf("Hyperparameters by evidence maximisation: %s\n",
+                .format_convergence(x$optimization$convergence)))
   }
   cat(sprintf("Solver '%s': %s\n", x$algorithm, .format_convergence(x$convergence)))
   invisible(x)
