@@ -43,6 +43,8 @@
 #' @inheritParams rvm
 #' @param penalty A [roughness_penalty()].
 #' @param control A list from [srvm_control()].
+#' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
+#'   [rbf_kernel()] by maximising the log marginal likelihood, as in [rvm()].
 #' @return An object of class `c("gpsvm_srvm", "gpsvm_rvm", "gpsvm_regression")`, as described in [rvm()],
 #'   with the learned `lambda` and the `penalty`.
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
@@ -63,9 +65,10 @@ srvm <- function(x, ...) UseMethod("srvm")
 #' @rdname srvm
 #' @export
 srvm.default <- function(x, y, kernel = rbf_kernel(1), penalty = roughness_penalty(2),
-                         control = srvm_control(), ...) {
+                         control = srvm_control(), optimize = FALSE, ...) {
   .check_dots_empty(...)
-  fit <- .srvm_fit(x, y, kernel, penalty, control)
+  fit <- .rvm_optimize(x, kernel, optimize, control,
+                       function(k, ctl) .srvm_fit(x, y, k, penalty, ctl), "srvm()")
   fit$call <- .generic_call(match.call(), "srvm")
   fit
 }
