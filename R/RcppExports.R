@@ -33,16 +33,16 @@ cpp_gpc_tap_fit <- function(kernel, x, y, noise, kappa, control, gradient = FALS
     .Call(`_gpsvm_cpp_gpc_tap_fit`, kernel, x, y, noise, kappa, control, gradient)
 }
 
-cpp_gpc_tap_predict <- function(kernel, x, weights, site_precision, chol, z) {
-    .Call(`_gpsvm_cpp_gpc_tap_predict`, kernel, x, weights, site_precision, chol, z)
-}
-
 cpp_gpc_tap_loo_exact <- function(kernel, x, y, noise, kappa, control, which, site_precision, site_nu) {
     .Call(`_gpsvm_cpp_gpc_tap_loo_exact`, kernel, x, y, noise, kappa, control, which, site_precision, site_nu)
 }
 
 cpp_probit_flip_moments <- function(target, mean, var, kappa, noise) {
     .Call(`_gpsvm_cpp_probit_flip_moments`, target, mean, var, kappa, noise)
+}
+
+cpp_ep_predict <- function(fit, z, want_variance, deriv = 0L, wrt = 1L) {
+    .Call(`_gpsvm_cpp_ep_predict`, fit, z, want_variance, deriv, wrt)
 }
 
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
@@ -59,10 +59,6 @@ cpp_special <- function(name, x, y) {
 
 cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
-}
-
-cpp_mfsvr_predict <- function(kernel, x, weights, site_precision, chol, factor, z, want_var, deriv = 0L, wrt = 1L) {
-    .Call(`_gpsvm_cpp_mfsvr_predict`, kernel, x, weights, site_precision, chol, factor, z, want_var, deriv, wrt)
 }
 
 cpp_epsins <- function(t, m, v, C, epsilon) {

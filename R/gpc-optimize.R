@@ -57,13 +57,13 @@
     h <- at(par)
     res <- ep_at(h, ctl, warm, TRUE)
     if (inherits(res, "error")) return(.search_point(res))
-    if (first) cap <<- max(60L, 3L * res$status$iterations)
+    if (first) cap <<- max(60L, 3L * res$convergence$iterations)
     gradient <- chain(res$gradient, h)
-    if (res$status$converged && res$clamped_sites > 0L) {
+    if (res$convergence$converged && res$clamped_sites > 0L) {
       gradient <- .gpc_numeric_gradient(par, at, ep_at, search_control, res)
     }
-    .search_point(res, res$log_evidence, gradient, res$status$converged,
-                  res$status$iterations, "EP")
+    .search_point(res, res$log_evidence, gradient, res$convergence$converged,
+                  res$convergence$iterations, "EP")
   }
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
@@ -84,7 +84,7 @@
   step <- 1e-3
   evidence <- function(p) {
     res <- ep_at(at(p), control, centre, FALSE)
-    if (inherits(res, "error") || !res$status$converged) NA_real_ else res$log_evidence
+    if (inherits(res, "error") || !res$convergence$converged) NA_real_ else res$log_evidence
   }
   vapply(seq_along(par), function(k) {
     e <- replace(numeric(length(par)), k, step)

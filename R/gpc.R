@@ -53,7 +53,7 @@
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x`, `y` (coded -1/+1), `levels`,
 #'   `kernel`, `noise`, `kappa`, `method`, `control`, `convergence`
-#'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`; with
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`) and `call`; with
 #'   `method = "tap"` also the EP sites (`site_precision`, `site_nu`), the
 #'   cavity means and variances, the Cholesky factor `chol` of
 #'   \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`. Methods:
@@ -199,15 +199,16 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   f <- stats::setNames(res$field - noise * y * alpha, rownames(x))
   structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
-                   control = control, convergence = .status_convergence(res$status)),
+                   control = control, convergence = res$convergence),
               extra),
             class = c("gpsvm_gpc", "gpsvm_classifier"))
 }
 
 # Posterior mean and variance of the TAP activation at inputs x (rows).
 .gpc_tap_moments <- function(object, x) {
-  cpp_gpc_tap_predict(object$kernel, object$x, object$y * object$alpha, object$site_precision,
-                      object$chol, x)
+  cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$y * object$alpha,
+                      site_precision = object$site_precision, chol = object$chol),
+                 x, TRUE)
 }
 
 # Probability of the second class at inputs x (rows).

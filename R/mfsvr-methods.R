@@ -187,13 +187,15 @@ predict.gpsvm_mfsvr <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.f
   }
   z <- .newdata_matrix(object, newdata)
   want_var <- se.fit || interval != "none"
-  p <- cpp_mfsvr_predict(object$kernel, object$x, object$coefficients, object$site_precision,
-                         object$chol, object$factor, z, want_var, d$deriv, d$wrt)
+  p <- cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$coefficients,
+                           site_precision = object$site_precision, chol = object$chol,
+                           factor = object$factor),
+                      z, want_var, d$deriv, d$wrt)
   band <- switch(interval,
     none = list(),
-    confidence = .gaussian_interval(p$mean, sqrt(p$var), level),
-    prediction = .epsins_prediction_interval(p$mean, p$var, object$C, object$epsilon, level))
-  .prediction_output(p$mean, if (se.fit) sqrt(p$var), band$lower, band$upper, se.fit, interval,
+    confidence = .gaussian_interval(p$mean, sqrt(p$variance), level),
+    prediction = .epsins_prediction_interval(p$mean, p$variance, object$C, object$epsilon, level))
+  .prediction_output(p$mean, if (se.fit) sqrt(p$variance), band$lower, band$upper, se.fit, interval,
                      rownames(z), d$deriv)
 }
 

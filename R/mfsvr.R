@@ -203,7 +203,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     ctl$start_nu <- start$site_nu
   }
   res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
-  convergence <- .convergence(res$converged, res$iterations, res$change, control$tol)
+  convergence <- res$convergence
   if (warn) {
     .warn_not_converged("mfsvr()", convergence, if (control$algorithm == "paper") {
       "the default mfsvr_control(algorithm = \"ep\") converges more reliably"

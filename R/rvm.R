@@ -126,20 +126,12 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
-# The control list the C++ core reads (every field, whatever the model).
-.core_control <- function(control, ...) {
-  base <- list(max_iter = 10000L, tol = 1e-6, tol_evidence = 1e-8, prune_alpha = 1e9, min_alpha = 1e-10,
-               alpha_init = 1, lambda_init = 0, sigma2_init = 0.1, min_sigma2 = 1e-10,
-               learn_lambda = FALSE, learn_sigma2 = TRUE)
-  utils::modifyList(base, c(unclass(control)[intersect(names(control), names(base))], list(...)))
-}
-
 .rvm_fit <- function(x, y, kernel, control) {
   .check_kernel(kernel)
   .check_control(control, "rvm_control")
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
-  core <- cpp_rvm_fast_fit(kernel, x, y, .core_control(control))
+  core <- cpp_rvm_fast_fit(kernel, x, y, unclass(control))
   .new_rvm(core, x, y, kernel, control, class = "rvm")
 }
 
@@ -165,7 +157,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
     x = x, y = y, kernel = kernel, penalty = penalty,
     log_lik = core$log_lik,
     control = control,
-    convergence = .convergence(core$converged, core$iterations, core$residual, control$tol)
+    convergence = core$convergence
   )
   .warn_not_converged(paste0(class, "()"), fit$convergence,
                       "the change is the largest change of a log hyperparameter")

@@ -19,7 +19,7 @@
 #' posterior covariance and mean of \eqn{w}. The paper writes \eqn{N} for the
 #' number of weights in the trace identities; here it is the number of weights
 #' still in the model. All inverses are Cholesky factors of Jacobi-scaled
-#' matrices (see `inst/include/gpsvm/rvm.hpp`), never of
+#' matrices (see `inst/include/gpsvm/rvm_posterior.hpp`), never of
 #' \eqn{\lambda L'L + A} directly, which is singular to machine precision.
 #'
 #' Pruning and convergence: a basis function leaves when its \eqn{\alpha}
@@ -133,16 +133,6 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   points <- .penalty_points(penalty, x)
-  core_control <- .core_control(control, learn_lambda = is.null(control$lambda),
-                                learn_sigma2 = is.null(control$sigma2))
-  if (!is.null(control$lambda)) core_control$lambda_init <- control$lambda
-  if (!is.null(control$sigma2)) {
-    # the core starts from sigma2_init * var(y), or sigma2_init * mean(y^2)
-    # (1 for y = 0) when y has no variance; it keeps that value when not learning
-    v <- if (length(y) > 1L) stats::var(y) else 0
-    ref <- if (v > 0) v else if (any(y != 0)) mean(y^2) else 1
-    core_control$sigma2_init <- control$sigma2 / ref
-  }
-  core <- cpp_srvm_fit(kernel, x, y, points, penalty$orders, penalty$weights, core_control)
+  core <- cpp_srvm_fit(kernel, x, y, points, penalty$orders, penalty$weights, unclass(control))
   .new_rvm(core, x, y, kernel, control, class = "srvm", penalty = penalty)
 }

@@ -46,7 +46,7 @@
 #'   `alpha` (the dual variables), `fitted.values` (the decision function at
 #'   the training inputs), `objective` (the dual objective \eqn{W}), `x`, `y`
 #'   (coded -1/+1), `levels`, `kernel`, `C`, `noise`, `control`, `convergence`
-#'   (`converged`, `iterations`, `residual`, `tolerance`) and `call`. Methods:
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`) and `call`. Methods:
 #'   [predict.gpsvm_svc()], [loo_error()], `print`, `summary`, [fitted()][fitted.gpsvm_classifier],
 #'   `nobs` and [plot()][plot.gpsvm_classifier] for two inputs.
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
@@ -124,7 +124,7 @@ svc_control <- function(tol = 1e-5, max_iter = 10000) {
   f <- stats::setNames(res$field - noise * y * res$alpha, rownames(x))
   structure(list(alpha = alpha, fitted.values = f, objective = res$objective, x = x, y = y,
                  kernel = kernel, C = C, noise = noise, control = control,
-                 convergence = .status_convergence(res$status)),
+                 convergence = res$convergence),
             class = c("gpsvm_svc", "gpsvm_classifier"))
 }
 
@@ -179,11 +179,6 @@ print.gpsvm_svc <- function(x, ...) {
               length(x$y), sum(g), g[["margin"]], g[["bound"]]))
   cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
-}
-
-# The convergence record from a core SolverStatus list.
-.status_convergence <- function(status) {
-  .convergence(status$converged, status$iterations, status$residual, status$tolerance)
 }
 
 #' Summarise a support vector classifier

@@ -128,16 +128,17 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 
 #' Control settings for svr()
 #'
-#' @param tolerance KKT tolerance of the dual solver, with the meaning of
+#' @param tol KKT tolerance of the dual solver, with the meaning of
 #'   libsvm's `eps` (default 1e-3). With residuals
 #'   \eqn{r_i = y_i - \sum_j \beta_j k(x_i, x_j)} (bias excluded), let
 #'   \eqn{m} be the largest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ < C}
 #'   and \eqn{r_i + \epsilon} over \eqn{\alpha_i^- > 0}, and \eqn{M} the
 #'   smallest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ > 0} and
 #'   \eqn{r_i + \epsilon} over \eqn{\alpha_i^- < C}. The solution is optimal
-#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tolerance`.
+#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tol`.
 #'   With `bias = FALSE` the value 0 joins both sets (the bias is fixed at 0).
-#' @param max_iterations Cap on solver iterations.
+#' @param max_iter Cap on solver iterations (pair steps), a whole number up to
+#'   `.Machine$integer.max`.
 #' @param cache_mb Size of the kernel-column cache in megabytes.
 #' @param shrinking Whether the solver may set aside points that sit at a
 #'   bound and look like staying there (libsvm's heuristic; every point is
@@ -161,7 +162,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
                         evidence = c("eq16", "refined"), fixed_point_tol = 0.05,
                         max_steps = 50, C_interval = NULL, grid_size = 25) {
   tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
-  max_iter <- .check_number(max_iter, "max_iter", lower = 1)
+  max_iter <- .check_count(max_iter, "max_iter", lower = 1L)
   cache_mb <- .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)
   if (!is.logical(shrinking) || length(shrinking) != 1L || is.na(shrinking)) {
     .stop("'shrinking' must be TRUE or FALSE")
@@ -198,7 +199,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
-    convergence = .convergence(res$converged, res$iterations, res$kkt, control$tol),
+    convergence = res$convergence,
     control = control)
   fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")

@@ -43,12 +43,14 @@
   as.double(x)
 }
 
-# A single whole number >= lower.
-.check_count <- function(x, arg, lower = 0L) {
+# A single whole number >= lower that R can hold as an integer (at most
+# upper, .Machine$integer.max by default).
+.check_count <- function(x, arg, lower = 0L, upper = .Machine$integer.max) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != round(x) || x < lower) {
     .stop(sprintf("'%s' must be a whole number >= %d", arg, lower))
   }
+  if (x > upper) .stop(sprintf("'%s' must be at most %d, not %s", arg, upper, format(x)))
   as.integer(x)
 }
 
@@ -90,7 +92,8 @@
 # One convergence record for every solver: whether it converged, its
 # iterations, the last value of its own stopping measure ('change'), the
 # tolerance that measure is held to, and why it stopped early (NA when it
-# did not, or when the cap was the only reason).
+# did not, or when the cap was the only reason).  The glue builds the same
+# record from a core solver's status (convergence_to_r() in src/gpsvm_glue.h).
 .convergence <- function(converged, iterations, change, tol, reason = NA_character_) {
   list(converged = isTRUE(converged), iterations = as.integer(iterations),
        change = as.double(change), tol = as.double(tol), reason = as.character(reason))

@@ -143,22 +143,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_gpc_tap_predict
-Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z);
-RcppExport SEXP _gpsvm_cpp_gpc_tap_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP zSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type site_precision(site_precisionSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_predict(kernel, x, weights, site_precision, chol, z));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_gpc_tap_loo_exact
 Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, Rcpp::IntegerVector which, Rcpp::Nullable<Rcpp::NumericVector> site_precision, Rcpp::Nullable<Rcpp::NumericVector> site_nu);
 RcppExport SEXP _gpsvm_cpp_gpc_tap_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP whichSEXP, SEXP site_precisionSEXP, SEXP site_nuSEXP) {
@@ -190,6 +174,21 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
     Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_probit_flip_moments(target, mean, var, kappa, noise));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_ep_predict
+Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance, int deriv, int wrt);
+RcppExport SEXP _gpsvm_cpp_ep_predict(SEXP fitSEXP, SEXP zSEXP, SEXP want_varianceSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type fit(fitSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< bool >::type want_variance(want_varianceSEXP);
+    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_predict(fit, z, want_variance, deriv, wrt));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -249,26 +248,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_fit(kernel, x, y, C, epsilon, control, gradient));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_mfsvr_predict
-Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::VectorXd> site_precision, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor, Eigen::Map<Eigen::MatrixXd> z, bool want_var, int deriv, int wrt);
-RcppExport SEXP _gpsvm_cpp_mfsvr_predict(SEXP kernelSEXP, SEXP xSEXP, SEXP weightsSEXP, SEXP site_precisionSEXP, SEXP cholSEXP, SEXP factorSEXP, SEXP zSEXP, SEXP want_varSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type site_precision(site_precisionSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type factor(factorSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
-    Rcpp::traits::input_parameter< bool >::type want_var(want_varSEXP);
-    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
-    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_predict(kernel, x, weights, site_precision, chol, factor, z, want_var, deriv, wrt));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -399,14 +378,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_svc_loo_exact", (DL_FUNC) &_gpsvm_cpp_svc_loo_exact, 8},
     {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
     {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 7},
-    {"_gpsvm_cpp_gpc_tap_predict", (DL_FUNC) &_gpsvm_cpp_gpc_tap_predict, 6},
     {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 9},
     {"_gpsvm_cpp_probit_flip_moments", (DL_FUNC) &_gpsvm_cpp_probit_flip_moments, 5},
+    {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
     {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
-    {"_gpsvm_cpp_mfsvr_predict", (DL_FUNC) &_gpsvm_cpp_mfsvr_predict, 10},
     {"_gpsvm_cpp_epsins", (DL_FUNC) &_gpsvm_cpp_epsins, 5},
     {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
     {"_gpsvm_cpp_ep_gaussian", (DL_FUNC) &_gpsvm_cpp_ep_gaussian, 4},

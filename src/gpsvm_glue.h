@@ -5,11 +5,16 @@
 
 #include <RcppEigen.h>
 
+#include <cmath>
+#include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <limits>
 #include <string>
 
 #include <gpsvm/kernels.hpp>
-#include <gpsvm/tap.hpp>
+#include <gpsvm/solver_status.hpp>
+#include <gpsvm/ep_engine.hpp>
 
 namespace gpsvm_glue {
 
@@ -27,23 +32,122 @@ inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
   Rcpp::stop("unknown kernel type '" + type + "'");
 }
 
+// ---- Values from R, checked before any cast ------------------------------
+// Every setting the core reads comes through these, so that a hand-made or
+// edited control list gives an R error naming the setting, never an
+// overflowing cast or an out-of-range value inside the core.
+
+// The element `name` of a list; an absent one is an error naming it.
+inline SEXP element(const Rcpp::List& list, const char* name) {
+  if (!list.containsElementNamed(name)) Rcpp::stop("'%s' is missing", name);
+  return list[name];
+}
+
+// A single number (integer or double, not NA/NaN).
+inline double single_number(SEXP value, const char* name) {
+  if (!(Rf_isReal(value) || Rf_isInteger(value)) || Rf_xlength(value) != 1)
+    Rcpp::stop("'%s' must be a single number", name);
+  const double v = Rf_asReal(value);
+  if (ISNAN(v)) Rcpp::stop("'%s' must be a single number, not NA", name);
+  return v;
+}
+
+// A number in [lower, upper] (bounds may be infinite).
+inline double number_in(SEXP value, const char* name, double lower, double upper) {
+  const double v = single_number(value, name);
+  if (!(v >= lower && v <= upper))
+    Rcpp::stop("'%s' must lie in [%.15g, %.15g], not %.15g", name, lower, upper, v);
+  return v;
+}
+
+// A whole number in [lower, upper], range-checked as a double, then cast.
+inline long count_in(SEXP value, const char* name, long lower, long upper) {
+  const double v = single_number(value, name);
+  if (!(v >= static_cast<double>(lower) && v <= static_cast<double>(upper)) || v != std::floor(v))
+    Rcpp::stop("'%s' must be a whole number in [%ld, %ld], not %.15g", name, lower, upper, v);
+  return static_cast<long>(v);
+}
+
+inline int int_in(SEXP value, const char* name, int lower, int upper) {
+  return static_cast<int>(count_in(value, name, lower, upper));
+}
+
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+
+inline bool flag(SEXP value, const char* name) {
+  if (!Rf_isLogical(value) || Rf_xlength(value) != 1 || LOGICAL(value)[0] == NA_LOGICAL)
+    Rcpp::stop("'%s' must be TRUE or FALSE", name);
+  return LOGICAL(value)[0] != 0;
+}
+
+// One of `choices`, returned as its position.
+inline int choice(SEXP value, const char* name, std::initializer_list<const char*> choices) {
+  if (Rf_isString(value) && Rf_xlength(value) == 1 && STRING_ELT(value, 0) != NA_STRING) {
+    const std::string v = CHAR(STRING_ELT(value, 0));
+    int k = 0;
+    for (const char* c : choices) {
+      if (v == c) return k;
+      ++k;
+    }
+  }
+  std::string all;
+  for (const char* c : choices) all += std::string(all.empty() ? "" : ", ") + "\"" + c + "\"";
+  Rcpp::stop("'%s' must be one of %s", name, all);
+}
+
+// The seed of a seeded schedule: a whole number in [0, 2^31 - 1].
+inline std::uint32_t seed_from_r(const Rcpp::List& c) {
+  return static_cast<std::uint32_t>(count_in(element(c, "seed"), "seed", 0, kMaxInt));
+}
+
+// A numeric vector element of a list, mapped without a copy (the list keeps
+// it alive).
+inline Eigen::Map<const Eigen::VectorXd> vector_element(const Rcpp::List& list, const char* name) {
+  SEXP v = element(list, name);
+  if (!Rf_isReal(v)) Rcpp::stop("'%s' must be a numeric vector", name);
+  return Eigen::Map<const Eigen::VectorXd>(REAL(v), Rf_xlength(v));
+}
+
+// A numeric matrix element of a list, mapped without a copy; NULL or absent
+// (when `optional`) is a 0 x 0 matrix.
+inline Eigen::Map<const Eigen::MatrixXd> matrix_element(const Rcpp::List& list, const char* name,
+                                                       bool optional = false) {
+  if (optional && (!list.containsElementNamed(name) || Rf_isNull(list[name])))
+    return Eigen::Map<const Eigen::MatrixXd>(nullptr, 0, 0);
+  SEXP v = element(list, name);
+  if (!Rf_isReal(v) || !Rf_isMatrix(v)) Rcpp::stop("'%s' must be a numeric matrix", name);
+  return Eigen::Map<const Eigen::MatrixXd>(REAL(v), Rf_nrows(v), Rf_ncols(v));
+}
+
 // The EP engine's settings from an R control list (gpc_control() or
-// mfsvr_control()).
+// mfsvr_control(), which name them alike).
 inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   gpsvm::EpControl out;
-  const std::string schedule = Rcpp::as<std::string>(c["schedule"]);
-  out.schedule =
-      schedule == "sequential" ? gpsvm::EpSchedule::sequential : gpsvm::EpSchedule::parallel;
-  out.max_sweeps = Rcpp::as<int>(c["max_iter"]);
-  out.tolerance = Rcpp::as<double>(c["tol"]);
-  out.damping = Rcpp::as<double>(c["damping"]);
-  out.seed = static_cast<std::uint32_t>(Rcpp::as<double>(c["seed"]));
+  out.schedule = choice(element(c, "schedule"), "schedule", {"parallel", "sequential"}) == 1
+                     ? gpsvm::EpSchedule::sequential
+                     : gpsvm::EpSchedule::parallel;
+  out.max_iter = int_in(element(c, "max_iter"), "max_iter", 1, kMaxInt);
+  out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
+  out.damping = number_in(element(c, "damping"), "damping", 0.0, 1.0);
+  out.seed = seed_from_r(c);
   // internal warm start: the sites of an earlier fit (evidence searches)
   if (c.containsElementNamed("start_precision") && !Rf_isNull(c["start_precision"])) {
-    out.initial_precision = Rcpp::as<Eigen::VectorXd>(c["start_precision"]);
-    out.initial_nu = Rcpp::as<Eigen::VectorXd>(c["start_nu"]);
+    out.initial_precision = vector_element(c, "start_precision");
+    out.initial_nu = vector_element(c, "start_nu");
   }
   return out;
+}
+
+// A solver's status as R's convergence record, with exactly the fields of
+// .convergence() in R/validate.R: converged, iterations, change, tol, reason
+// (NA when the solver gave none).
+inline Rcpp::List convergence_to_r(const gpsvm::SolverStatus& s) {
+  return Rcpp::List::create(
+      Rcpp::Named("converged") = s.converged,
+      Rcpp::Named("iterations") = static_cast<int>(s.iterations),
+      Rcpp::Named("change") = s.change, Rcpp::Named("tol") = s.tol,
+      Rcpp::Named("reason") = s.reason.empty() ? Rcpp::CharacterVector::create(NA_STRING)
+                                               : Rcpp::CharacterVector::create(s.reason));
 }
 
 // The core's long loops call this between iterations so Ctrl-C works.

@@ -5,7 +5,6 @@
 #include <gpsvm/classifier.hpp>
 #include <gpsvm/ep_gradient.hpp>
 #include <gpsvm/loo.hpp>
-#include <gpsvm/mfsvr.hpp>
 #include <gpsvm/naive_mf.hpp>
 #include <gpsvm/tap_classifier.hpp>
 #include <vector>
@@ -16,20 +15,22 @@
 
 namespace {
 
+using gpsvm_glue::element;
+
 gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   gpsvm::AdatronControl c;
   c.C = C;
-  c.ftol = Rcpp::as<double>(control["tol"]);
-  c.maxit = Rcpp::as<int>(control["max_iter"]);
+  c.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
   return c;
 }
 
 gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   gpsvm::NaiveMfControl c;
   c.kappa = kappa;
-  c.ftol = Rcpp::as<double>(control["tol"]);
-  c.eta = Rcpp::as<double>(control["eta"]);
-  c.maxit = Rcpp::as<int>(control["max_iter"]);
+  c.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.eta = gpsvm_glue::number_in(element(control, "eta"), "eta", 0.0, R_PosInf);
+  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 0, gpsvm_glue::kMaxInt);
   return c;
 }
 
@@ -40,12 +41,6 @@ gpsvm::EpControl ep_control(const Rcpp::List& control) {
 Eigen::VectorXd start_vector(const Rcpp::Nullable<Rcpp::NumericVector>& start) {
   if (start.isNull()) return Eigen::VectorXd();
   return Rcpp::as<Eigen::VectorXd>(start.get());
-}
-
-Rcpp::List status_list(const gpsvm::SolverStatus& s) {
-  return Rcpp::List::create(
-      Rcpp::Named("converged") = s.converged, Rcpp::Named("iterations") = s.iterations,
-      Rcpp::Named("residual") = s.residual, Rcpp::Named("tolerance") = s.tolerance);
 }
 
 std::vector<Eigen::Index> zero_based(const Rcpp::IntegerVector& which) {
@@ -77,7 +72,7 @@ Rcpp::List cpp_svc_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       k, y, adatron_control(control, C), start_vector(start), gpsvm_glue::interrupt_callback());
   return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
                             Rcpp::Named("objective") = r.objective, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("status") = status_list(r.status));
+                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
 }
 
 // [[Rcpp::export]]
@@ -89,7 +84,7 @@ Rcpp::List cpp_gpc_naive_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       k, y, naive_control(control, kappa), start_vector(start), gpsvm_glue::interrupt_callback());
   return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
                             Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("status") = status_list(r.status));
+                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
 }
 
 // [[Rcpp::export]]
@@ -146,32 +141,14 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       gradient ? Eigen::VectorXd(gpsvm::tap_classifier_gradient(x, y, kern, noise, kappa, r))
                : Eigen::VectorXd();
   const int clamped = gradient ? gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(kappa, 0.0), y, r) : 0;
-  gpsvm::SolverStatus s;
-  s.converged = r.converged;
-  s.iterations = r.sweeps;
-  s.residual = r.change;
-  s.tolerance = c.tolerance;
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
-      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("status") = status_list(s),
+      Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status),
       Rcpp::Named("gradient") = grad, Rcpp::Named("clamped_sites") = clamped);
-}
-
-// Posterior mean and variance of the latent function at new points z from
-// the EP sites (the same computation as the regression model's).
-// [[Rcpp::export]]
-Rcpp::List cpp_gpc_tap_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                               Eigen::Map<Eigen::VectorXd> weights,
-                               Eigen::Map<Eigen::VectorXd> site_precision,
-                               Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> z) {
-  Eigen::VectorXd mean, var;
-  const Eigen::MatrixXd dense;  // no low-rank factor: the fit used the full kernel matrix
-  gpsvm::mfsvr_predict(x, gpsvm_glue::kernel_from_r(kernel), weights, site_precision, chol, dense,
-                       z, true, mean, var);
-  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = var);
 }
 
 // Refits warm-started from the full fit's sites (site_precision, site_nu),

@@ -3,7 +3,7 @@
 
 #include <gpsvm/likelihoods.hpp>
 #include <gpsvm/mfsvr.hpp>
-#include <gpsvm/tap.hpp>
+#include <gpsvm/ep_priors.hpp>
 
 #include <algorithm>
 #include <string>
@@ -13,17 +13,19 @@
 namespace {
 
 gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
+  using gpsvm_glue::element;
   gpsvm::MfsvrControl out;
-  const std::string algorithm = Rcpp::as<std::string>(c["algorithm"]);
-  out.algorithm = algorithm == "paper" ? gpsvm::MfsvrAlgorithm::paper : gpsvm::MfsvrAlgorithm::ep;
+  out.algorithm = gpsvm_glue::choice(element(c, "algorithm"), "algorithm", {"ep", "paper"}) == 1
+                      ? gpsvm::MfsvrAlgorithm::paper
+                      : gpsvm::MfsvrAlgorithm::ep;
   out.ep = gpsvm_glue::ep_control_from_r(c);
-  out.paper.eta = Rcpp::as<double>(c["eta"]);
-  out.paper.inner = Rcpp::as<int>(c["inner"]);
-  out.paper.max_outer = Rcpp::as<int>(c["max_iter"]);
-  out.paper.tolerance = Rcpp::as<double>(c["tol"]);
-  out.paper.adaptive = Rcpp::as<bool>(c["adaptive_eta"]);
+  out.paper.eta = gpsvm_glue::number_in(element(c, "eta"), "eta", 0.0, 1.0);
+  out.paper.inner = gpsvm_glue::int_in(element(c, "inner"), "inner", 1, gpsvm_glue::kMaxInt);
+  out.paper.max_iter = out.ep.max_iter;
+  out.paper.tol = out.ep.tol;
+  out.paper.adaptive = gpsvm_glue::flag(element(c, "adaptive_eta"), "adaptive_eta");
   out.paper.seed = out.ep.seed;
-  out.rank_tol = Rcpp::as<double>(c["rank_tol"]);
+  out.rank_tol = gpsvm_glue::number_in(element(c, "rank_tol"), "rank_tol", 0.0, 1.0);
   return out;
 }
 
@@ -45,24 +47,8 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
       Rcpp::Named("factor") = r.factor, Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged,
-      Rcpp::Named("change") = r.change, Rcpp::Named("final_step") = r.final_damping,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status),
       Rcpp::Named("gradient") = Eigen::VectorXd(fit.gradient));
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_mfsvr_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                             Eigen::Map<Eigen::VectorXd> weights,
-                             Eigen::Map<Eigen::VectorXd> site_precision,
-                             Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> factor,
-                             Eigen::Map<Eigen::MatrixXd> z, bool want_var, int deriv = 0,
-                             int wrt = 1) {
-  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  Eigen::VectorXd mean, var;
-  gpsvm::mfsvr_predict(x, k, weights, site_precision, chol, factor, z, want_var, mean, var,
-                       deriv, wrt - 1);
-  if (!want_var) return Rcpp::List::create(Rcpp::Named("mean") = mean);
-  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
 }
 
 // The likelihood's tilted moments, parameter gradient, predictive CDF and
@@ -102,14 +88,14 @@ Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vector
   const gpsvm::EpResult r =
       low_rank ? gpsvm::ep_fit_low_rank(Km, t, lik, ctrl.ep, interrupt)
       : ctrl.algorithm == gpsvm::MfsvrAlgorithm::paper
-          ? gpsvm::paper_fit(Km, t, lik, ctrl.paper, interrupt)
+          ? gpsvm::mfsvr_paper_fit(Km, t, lik, ctrl.paper, interrupt).ep
           : gpsvm::ep_fit(Km, t, lik, ctrl.ep, interrupt);
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged,
-      Rcpp::Named("change") = r.change);
+      Rcpp::Named("iterations") = r.status.iterations, Rcpp::Named("converged") = r.status.converged,
+      Rcpp::Named("change") = r.status.change);
 }
 
 // The engine with Gaussian noise (exact GP regression), for the tests.
@@ -118,7 +104,11 @@ Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vect
                            double noise_var, bool low_rank = false) {
   const gpsvm::GaussianNoise lik(noise_var);
   gpsvm::EpControl control;
-  control.tolerance = 1e-12;
+  control.schedule = gpsvm::EpSchedule::parallel;
+  control.max_iter = 500;
+  control.tol = 1e-12;
+  control.damping = 1.0;
+  control.seed = 1;
   const Eigen::MatrixXd Km = K;
   const Eigen::VectorXd t = y;
   const auto interrupt = gpsvm_glue::interrupt_callback();
@@ -127,5 +117,5 @@ Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vect
   return Rcpp::List::create(
       Rcpp::Named("weights") = r.weights, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("iterations") = r.sweeps, Rcpp::Named("converged") = r.converged);
+      Rcpp::Named("iterations") = r.status.iterations, Rcpp::Named("converged") = r.status.converged);
 }

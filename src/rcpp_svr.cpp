@@ -9,14 +9,15 @@
 // [[Rcpp::export]]
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) {
+  using gpsvm_glue::element;
   gpsvm::SvrControl ctl;
-  ctl.C = Rcpp::as<double>(control["C"]);
-  ctl.epsilon = Rcpp::as<double>(control["epsilon"]);
-  ctl.bias = Rcpp::as<bool>(control["bias"]);
-  ctl.tolerance = Rcpp::as<double>(control["tol"]);
-  ctl.max_iterations = static_cast<long>(Rcpp::as<double>(control["max_iter"]));
-  ctl.cache_mb = Rcpp::as<double>(control["cache_mb"]);
-  ctl.shrinking = Rcpp::as<bool>(control["shrinking"]);
+  ctl.C = gpsvm_glue::number_in(element(control, "C"), "C", 0.0, R_PosInf);
+  ctl.epsilon = gpsvm_glue::number_in(element(control, "epsilon"), "epsilon", 0.0, R_PosInf);
+  ctl.bias = gpsvm_glue::flag(element(control, "bias"), "bias");
+  ctl.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  ctl.max_iter = gpsvm_glue::count_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
+  ctl.cache_mb = gpsvm_glue::number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
+  ctl.shrinking = gpsvm_glue::flag(element(control, "shrinking"), "shrinking");
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   gpsvm::SvrResult res;
   try {
@@ -28,7 +29,6 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("alpha_plus") = res.alpha_plus, Rcpp::Named("alpha_minus") = res.alpha_minus,
       Rcpp::Named("beta") = res.beta, Rcpp::Named("b") = res.b,
       Rcpp::Named("fitted") = res.fitted, Rcpp::Named("objective") = res.objective,
-      Rcpp::Named("iterations") = static_cast<double>(res.iterations),
-      Rcpp::Named("converged") = res.converged, Rcpp::Named("kkt") = res.kkt,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(res.status),
       Rcpp::Named("kernel_columns") = static_cast<double>(res.kernel_columns));
 }

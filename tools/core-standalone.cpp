@@ -1,6 +1,7 @@
 // Compiles every header of the C++ core without R, proving the core has no
 // R dependency, and runs a few sanity checks on it.  Built by tools/check.sh.
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/smo.hpp>
 #include <gpsvm/special.hpp>
 
 #include <cmath>
@@ -33,6 +34,35 @@ int main() {
   try {
     gpsvm::Kernel::rbf(-1.0);
     expect(false, "negative sigma throws");
+  } catch (const std::invalid_argument&) {
+  }
+  // Control structs have no defaults (R's constructors hold them): a core
+  // user sets every field, and a forgotten number is an error.
+  gpsvm::SvrControl svr;
+  svr.C = 10.0;
+  svr.epsilon = 0.1;
+  svr.bias = false;
+  svr.tol = 1e-6;
+  svr.max_iter = 1000;
+  svr.cache_mb = 1.0;
+  svr.shrinking = true;
+  Eigen::VectorXd y(3);
+  y << 0.0, 1.0, 0.0;
+  const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, svr);
+  expect(fit.status.converged && fit.status.change < 1e-6 && fit.status.tol == 1e-6,
+         "svr status");
+  // r = y - K beta: every point within eps of the fit or at a bound
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    const double r = y[i] - (k.row(i) * fit.beta)(0, 0);
+    const double b = fit.beta[i];
+    const bool ok = (b == 0.0 && std::fabs(r) <= 0.1 + 1e-6) ||
+                    (std::fabs(b) == 10.0) || std::fabs(std::fabs(r) - 0.1) <= 1e-6;
+    expect(ok, "svr KKT conditions");
+  }
+  gpsvm::SvrControl unset;
+  try {
+    gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, unset);
+    expect(false, "an unset control throws");
   } catch (const std::invalid_argument&) {
   }
   return failures == 0 ? 0 : 1;

@@ -30,7 +30,7 @@ test_that("the TAP evidence gradient equals central differences where no site is
                    c(sigma = 2, noise = 1, kappa = 0.02), c(sigma = 3, noise = 1, kappa = 0.1))
   for (s in settings) {
     fit <- tap_evidence(d$x, d$y, s[["sigma"]], s[["noise"]], s[["kappa"]])
-    expect_true(fit$status$converged)
+    expect_true(fit$convergence$converged)
     expect_identical(fit$clamped_sites, 0L)
     fd <- tap_fd_gradient(d$x, d$y, s[["sigma"]], s[["noise"]], s[["kappa"]], which = 1:2)
     expect_equal(fit$gradient[1:2], fd, tolerance = 1e-6)

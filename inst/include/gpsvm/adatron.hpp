@@ -17,13 +17,13 @@
 // never falls below 1 / (max absolute row sum of K), a Gershgorin bound for
 // 1 / lambda_max at which every projected step ascends.
 //
-// Stopping: max_i |clip(alpha_i + g_i) - alpha_i|^2 < ftol with
+// Stopping: max_i |clip(alpha_i + g_i) - alpha_i|^2 < tol with
 // g_i = 1 - y_i f_i, the paper's criterion max |delta alpha_i|^2 < ftol
 // evaluated with unit learning rate.  This "natural residual" is zero exactly
 // at the Kuhn-Tucker points and, unlike the step actually taken, does not
 // shrink with eta.  For C < 1 it is measured in units of C (divided by C
 // before squaring): alpha lives in [0, C], and an absolute test accepts
-// alpha = 0 as converged as soon as C^2 < ftol, although every alpha_i then
+// alpha = 0 as converged as soon as C^2 < tol, although every alpha_i then
 // belongs at C.
 #ifndef GPSVM_ADATRON_HPP
 #define GPSVM_ADATRON_HPP
@@ -41,15 +41,16 @@
 namespace gpsvm {
 
 struct AdatronControl {
-  double C = std::numeric_limits<double>::infinity();  // box bound on alpha
-  double ftol = 1e-5;   // stop when max_i (natural residual_i)^2 < ftol
-  int maxit = 100000;   // cap on parallel steps (including undone ones)
+  // No defaults here (see solver_status.hpp): svc() and svc_control() hold them.
+  double C = kUnset;    // box bound on alpha (Inf: hard margin)
+  double tol = kUnset;  // stop when max_i (natural residual_i)^2 < tol (the paper's ftol)
+  int max_iter = 0;     // cap on parallel steps (including undone ones)
 
   void validate() const {
     if (!(C >= 0.0)) throw std::invalid_argument("'C' must be >= 0");
-    if (!(ftol > 0.0) || !std::isfinite(ftol))
-      throw std::invalid_argument("'ftol' must be a positive finite number");
-    if (maxit < 1) throw std::invalid_argument("'maxit' must be >= 1");
+    if (!(tol > 0.0) || !std::isfinite(tol))
+      throw std::invalid_argument("'tol' must be a positive finite number");
+    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be >= 1");
   }
 };
 
@@ -109,7 +110,7 @@ inline AdatronResult adatron_fit(const ConstMatrixRef& k, const ConstVectorRef& 
 
   int it = 0;
   VectorXd trial(n), step(n), dfield(n);
-  while (residual >= control.ftol && it < control.maxit) {
+  while (residual >= control.tol && it < control.max_iter) {
     if (interrupt && it % 16 == 0) interrupt();
     ++it;
     for (Index i = 0; i < n; ++i) trial[i] = detail::clip(alpha[i] + eta * gradient[i], C);
@@ -141,10 +142,10 @@ inline AdatronResult adatron_fit(const ConstMatrixRef& k, const ConstVectorRef& 
   out.field = field;
   out.objective = objective;
   out.eta = eta;
-  out.status.converged = residual < control.ftol;
+  out.status.converged = residual < control.tol;
   out.status.iterations = it;
-  out.status.residual = residual;
-  out.status.tolerance = control.ftol;
+  out.status.change = residual;
+  out.status.tol = control.tol;
   return out;
 }
 

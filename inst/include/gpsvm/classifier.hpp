@@ -1,6 +1,6 @@
 // Pieces shared by the kernel classifiers of Opper and Winther (2000):
 // label checks, the covariance of the noisy process (eq. 17.16) and the
-// solver status every classifier reports.  Pure C++17 + Eigen.
+// kernel matrix without one point.  Pure C++17 + Eigen.
 #ifndef GPSVM_CLASSIFIER_HPP
 #define GPSVM_CLASSIFIER_HPP
 
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels.hpp"
+#include "solver_status.hpp"
 
 namespace gpsvm {
 
@@ -69,14 +70,6 @@ inline VectorXd drop_one(const ConstVectorRef& v, Index drop) {
   out.tail(n - 1 - drop) = v.tail(n - 1 - drop);
   return out;
 }
-
-// What every iterative solver reports.
-struct SolverStatus {
-  bool converged = false;
-  int iterations = 0;
-  double residual = 0.0;   // the quantity compared with the tolerance
-  double tolerance = 0.0;
-};
 
 }  // namespace gpsvm
 

@@ -7,7 +7,7 @@
 //   d log Z_EP / d theta = 1/2 tr((w w' - R) dK / d theta)
 //                          + sum_i d log Z_i / d theta  (cavities held fixed),
 // with w the EP weights (posterior mean K w) and R = (K + S^-1)^-1
-// (ep_site_inverse, tap.hpp).  The kernel part covers the Gaussian kernel's
+// (ep_site_inverse, ep_priors.hpp).  The kernel part covers the Gaussian kernel's
 // width and a variance added to the diagonal of K (the noisy process of the
 // TAP classifier, dK / dv = I); the likelihood part is the model's own (the
 // epsilon-insensitive likelihood's in likelihoods.hpp, the flip probability's
@@ -25,28 +25,22 @@
 #include "kernels.hpp"
 #include "likelihoods.hpp"
 #include "special.hpp"
-#include "tap.hpp"
+#include "ep_engine.hpp"
+#include "ep_priors.hpp"
 
 namespace gpsvm {
 
-// 1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma for the Gaussian kernel,
-// dK_ij / d log sigma = K_ij |x_i - x_j|^2 / sigma^2 (zero on the diagonal,
-// so a variance added there does not change it).  O(n^2 p).
+// 1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma for the Gaussian kernel
+// (the kernel's own contraction, kernels.hpp); dK_ij / d log sigma is zero on
+// the diagonal, so a variance added there does not change it.  O(n^2 p).
 inline double ep_log_width_gradient(const ConstMatrixRef& x, const Kernel& kernel,
                                     const EpResult& r, const Eigen::MatrixXd& R) {
   if (kernel.family != KernelFamily::rbf)
     throw std::invalid_argument("only the Gaussian kernel has a width");
-  const Eigen::Index n = x.rows();
-  const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
-  const Eigen::MatrixXd xt = x.transpose();
-  double total = 0.0;
-  for (Eigen::Index j = 0; j < n; ++j) {
-    for (Eigen::Index i = 0; i < j; ++i) {  // symmetric: each pair once, twice over
-      const double u = (xt.col(i) - xt.col(j)).squaredNorm() * inv_s2;
-      total += 2.0 * (r.weights[i] * r.weights[j] - R(i, j)) * std::exp(-0.5 * u) * u;
-    }
-  }
-  return 0.5 * total;
+  const auto coefficient = [&](Eigen::Index i, Eigen::Index j) {
+    return r.weights[i] * r.weights[j] - R(i, j);
+  };
+  return 0.5 * KernelEvaluator(kernel, x).log_width_contraction(coefficient);
 }
 
 // 1/2 (w'w - tr R): the derivative in a variance v added to the diagonal of

@@ -167,6 +167,25 @@ class KernelEvaluator {
     return kernel_(point(i), point(j), dimension());
   }
 
+  // sum_ij a(i, j) dK_ij / d log sigma for the Gaussian kernel, where
+  // dK_ij / d log sigma = K_ij |x_i - x_j|^2 / sigma^2: the contraction an
+  // evidence gradient in the kernel width needs (a(i, j) = w_i w_j - R_ij
+  // for EP).  0 for the families without a width.
+  template <class Coefficient>
+  double log_width_contraction(const Coefficient& a) const {
+    if (kernel_.family != KernelFamily::rbf) return 0.0;
+    const double inv_s2 = 1.0 / (kernel_.sigma * kernel_.sigma);
+    double total = 0.0;
+    for (Index j = 0; j < size(); ++j) {
+      for (Index i = 0; i < size(); ++i) {
+        const double dist2 = (points_.col(i) - points_.col(j)).squaredNorm();
+        const double kij = std::exp(-0.5 * dist2 * inv_s2);
+        total += a(i, j) * kij * dist2 * inv_s2;
+      }
+    }
+    return total;
+  }
+
   // out[i] = k(x_i, x_j) for all i.
   void column(Index j, double* out) const {
     const double* xj = point(j);

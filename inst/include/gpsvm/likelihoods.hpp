@@ -1,4 +1,4 @@
-// Likelihoods for the TAP / EP engine (tap.hpp).
+// Likelihoods for the EP engine (ep_engine.hpp).
 //
 // A likelihood p(t | f) enters EP only through the log partition function of
 // its tilted distribution,

@@ -234,7 +234,7 @@ LooRefits loo_refit_loop(const ConstMatrixRef& k, const ConstVectorRef& y,
       ++jj;
     }
     out.margin[static_cast<Index>(w)] = y[i] * f;
-    out.iterations.push_back(status.iterations);
+    out.iterations.push_back(static_cast<int>(status.iterations));
     if (!status.converged) ++out.not_converged;
   }
   return out;
@@ -297,10 +297,7 @@ inline LooRefits tap_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
     EpResult r = tap_classifier_fit(ki, yi, kappa, c, interrupt);
     // weights w play the role of y * alpha; the loop multiplies by y again
     w = (r.weights.array() * yi.array()).matrix();
-    status.converged = r.converged;
-    status.iterations = r.sweeps;
-    status.residual = r.change;
-    status.tolerance = control.tolerance;
+    status = r.status;
   };
   return detail::loo_refit_loop(k, y, VectorXd::Zero(k.rows()), which, refit, interrupt);
 }

@@ -13,7 +13,7 @@
 // Algorithm 17.1: alpha from 0; all delta alpha_i = G(z_i)/sqrt(k_ii) - alpha_i
 // computed in parallel; alpha += eta * delta alpha; eta *= 1.1 when
 // sum_i delta alpha_i^2 fell since the previous sweep, eta /= 2 otherwise;
-// stop when max_i delta alpha_i^2 < ftol.  Here the test is made on the
+// stop when max_i delta alpha_i^2 < ftol (control.tol).  Here the test is made on the
 // delta alpha of the alpha that is returned, so the returned alpha is the one
 // whose fixed-point residual was measured.
 #ifndef GPSVM_NAIVE_MF_HPP
@@ -33,19 +33,20 @@
 namespace gpsvm {
 
 struct NaiveMfControl {
-  double kappa = 0.0;   // output flip probability, in [0, 1/2)
-  double ftol = 1e-5;   // stop when max_i delta alpha_i^2 < ftol
-  double eta = 0.05;    // initial learning rate
-  int maxit = 10000;    // cap on parallel updates
+  // No defaults here (see solver_status.hpp): gpc() and gpc_control() hold them.
+  double kappa = kUnset;  // output flip probability, in [0, 1/2)
+  double tol = kUnset;    // stop when max_i delta alpha_i^2 < tol (the paper's ftol)
+  double eta = kUnset;    // initial learning rate
+  int max_iter = -1;      // cap on parallel updates, >= 0
 
   void validate() const {
     if (!(kappa >= 0.0 && kappa < 0.5))
       throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
-    if (!(ftol > 0.0) || !std::isfinite(ftol))
-      throw std::invalid_argument("'ftol' must be a positive finite number");
+    if (!(tol > 0.0) || !std::isfinite(tol))
+      throw std::invalid_argument("'tol' must be a positive finite number");
     if (!(eta > 0.0) || !std::isfinite(eta))
       throw std::invalid_argument("'eta' must be a positive finite number");
-    if (maxit < 0) throw std::invalid_argument("'maxit' must be >= 0");
+    if (max_iter < 0) throw std::invalid_argument("'max_iter' must be >= 0");
   }
 };
 
@@ -102,7 +103,7 @@ inline NaiveMfResult naive_mf_fit(const ConstMatrixRef& k, const ConstVectorRef&
     worst = delta.cwiseAbs2().maxCoeff();
     if (!std::isfinite(worst))
       throw std::runtime_error("naive mean-field iteration produced a non-finite update");
-    if (worst < control.ftol || it >= control.maxit) break;
+    if (worst < control.tol || it >= control.max_iter) break;
     const double error = delta.squaredNorm();
     if (it > 0) eta = error < previous_error ? 1.1 * eta : 0.5 * eta;
     previous_error = error;
@@ -115,10 +116,10 @@ inline NaiveMfResult naive_mf_fit(const ConstMatrixRef& k, const ConstVectorRef&
   out.field = field;
   out.z = z;
   out.eta = eta;
-  out.status.converged = worst < control.ftol;
+  out.status.converged = worst < control.tol;
   out.status.iterations = it;
-  out.status.residual = worst;
-  out.status.tolerance = control.ftol;
+  out.status.change = worst;
+  out.status.tol = control.tol;
   return out;
 }
 

@@ -34,7 +34,7 @@
 //   summed over the worst one on each side is below tol.  (Plain coordinate
 //   descent needs orders of magnitude more steps on dense Gram matrices.)
 //
-// Kernel columns come from an LRU cache (KernelColumnCache below), so the
+// Kernel columns come from an LRU cache (KernelColumnCache, kernel_cache.hpp), so the
 // n x n Gram matrix is never formed.  With shrinking, variables that sit at a
 // bound and would stay there (libsvm's rule, restated in residual form) are
 // left out of the selection and of the residual update, and only the active
@@ -51,32 +51,36 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <list>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "kernel_cache.hpp"
 #include "kernels.hpp"
+#include "solver_status.hpp"
 
 namespace gpsvm {
 
+// Curvature used for a working pair whose a_tu = K_ii + K_jj - 2 K_ij is not
+// positive (identical inputs): the step then goes to the box.
+constexpr double kSmoCurvatureFloor = 1e-12;
+
 struct SvrControl {
-  double C = 1.0;
-  double epsilon = 0.1;
+  // No defaults here (see solver_status.hpp): svr() and svr_control() hold them.
+  double C = kUnset;
+  double epsilon = kUnset;
   bool bias = false;
-  double tolerance = 1e-3;       // KKT tolerance (libsvm's eps for bias = true)
-  long max_iterations = 10000000;
-  double cache_mb = 100.0;       // kernel-column cache size
+  double tol = kUnset;     // KKT tolerance (libsvm's eps for bias = true)
+  long max_iter = 0;       // cap on pair steps
+  double cache_mb = kUnset;  // kernel-column cache size
   bool shrinking = true;
-  double tau = 1e-12;            // curvature floor for non-positive a_tu
 
   void validate() const {
     if (!(C > 0.0) || !std::isfinite(C)) throw std::invalid_argument("'C' must be a positive finite number");
     if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
       throw std::invalid_argument("'epsilon' must be a non-negative finite number");
-    if (!(tolerance > 0.0)) throw std::invalid_argument("'tolerance' must be positive");
-    if (max_iterations < 1) throw std::invalid_argument("'max_iterations' must be positive");
+    if (!(tol > 0.0)) throw std::invalid_argument("'tol' must be positive");
+    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
     if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
   }
 };
@@ -86,111 +90,9 @@ struct SvrResult {
   Eigen::VectorXd fitted;   // (K beta)_i + b
   double b = 0.0;
   double objective = 0.0;   // 1/2 beta' K beta - y' beta + eps |beta|_1
-  long iterations = 0;
-  bool converged = false;
-  double kkt = 0.0;         // final KKT measure (m - M, or the largest violation)
+  // iterations are pair steps; change is the final KKT gap m - M
+  SolverStatus status;
   long kernel_columns = 0;  // kernel columns computed (cache misses)
-};
-
-// Least-recently-used cache of kernel columns, keyed by the data index.  A
-// returned pointer stays valid until two further distinct columns have been
-// requested (capacity is at least 2).
-//
-// A column may be requested for a subset of rows only (the active set of a
-// shrinking solver): then only those rows are computed, and the column is
-// tagged with the caller's epoch.  Within one epoch the active set only
-// shrinks, so such a partial column stays valid until the epoch changes; a
-// full column is valid for ever.
-//
-// Columns come from KernelEvaluator's fast forms (a matrix-vector product and
-// a vectorised exp for the Gaussian kernel).
-class KernelColumnCache {
- public:
-  KernelColumnCache(const KernelEvaluator& kernel, double megabytes)
-      : kernel_(kernel), n_(kernel.size()), slot_of_(static_cast<size_t>(n_), -1) {
-    const double bytes_per_column = 8.0 * static_cast<double>(std::max<Index>(n_, 1));
-    double cap = std::floor(megabytes * 1048576.0 / bytes_per_column);
-    cap = std::max(2.0, std::min(cap, static_cast<double>(n_)));
-    capacity_ = static_cast<Index>(cap);
-  }
-
-  // The full column j.
-  const double* column(Index j) { return column(j, nullptr, 0); }
-
-  // Column j, valid at least on the rows in 'rows' (all rows when null).
-  const double* column(Index j, const std::vector<Index>* rows, long epoch) {
-    const bool want_full = rows == nullptr || static_cast<Index>(rows->size()) == n_;
-    int s = slot_of_[static_cast<size_t>(j)];
-    if (s >= 0) {
-      Slot& sl = slots_[static_cast<size_t>(s)];
-      lru_.splice(lru_.begin(), lru_, sl.where);
-      if (sl.full || (!want_full && sl.epoch == epoch)) return sl.data.get();
-    } else if (static_cast<Index>(slots_.size()) < capacity_) {
-      s = static_cast<int>(slots_.size());
-      slots_.emplace_back();
-      Slot& sl = slots_.back();
-      sl.data.reset(new double[static_cast<size_t>(n_)]);  // uninitialised until computed
-      lru_.push_front(s);
-      sl.where = lru_.begin();
-    } else {
-      s = lru_.back();
-      Slot& sl = slots_[static_cast<size_t>(s)];
-      slot_of_[static_cast<size_t>(sl.owner)] = -1;
-      lru_.splice(lru_.begin(), lru_, sl.where);
-    }
-    Slot& sl = slots_[static_cast<size_t>(s)];
-    sl.owner = j;
-    sl.full = want_full;
-    sl.epoch = epoch;
-    slot_of_[static_cast<size_t>(j)] = s;
-    if (want_full) compute_full(j, sl.data.get()); else compute_rows(j, *rows, sl.data.get());
-    ++computed_;
-    return sl.data.get();
-  }
-
-  long columns_computed() const { return computed_; }
-
- private:
-  struct Slot {
-    std::unique_ptr<double[]> data;
-    Index owner = -1;
-    bool full = false;
-    long epoch = -1;
-    std::list<int>::iterator where;
-  };
-
-  void compute_full(Index j, double* out) const { kernel_.fast_column(j, out); }
-
-  void compute_rows(Index j, const std::vector<Index>& rows, double* out) {
-    const Index m = static_cast<Index>(rows.size());
-    if (buffer_.size() < m) buffer_.resize(m);
-    kernel_rows(j, rows, buffer_.data());
-    for (Index t = 0; t < m; ++t) out[rows[static_cast<size_t>(t)]] = buffer_[t];
-  }
-
- public:
-  // out[t] = k(x_rows[t], x_j), bypassing the cache.
-  void kernel_rows(Index j, const std::vector<Index>& rows, double* out) const {
-    kernel_.fast_rows(j, rows.data(), static_cast<Index>(rows.size()), out);
-  }
-
-  // The cached column j when it is complete, else null.
-  const double* cached_full(Index j) const {
-    const int s = slot_of_[static_cast<size_t>(j)];
-    if (s < 0 || !slots_[static_cast<size_t>(s)].full) return nullptr;
-    return slots_[static_cast<size_t>(s)].data.get();
-  }
-
- private:
-
-  const KernelEvaluator& kernel_;
-  Index n_;
-  Index capacity_ = 2;
-  std::vector<int> slot_of_;
-  std::vector<Slot> slots_;
-  std::list<int> lru_;
-  long computed_ = 0;
-  Eigen::VectorXd buffer_;
 };
 
 namespace detail {
@@ -206,6 +108,7 @@ struct SvrState {
   Eigen::VectorXd ap, am, r, kdiag;
   std::vector<Index> active;  // indices of points still in play
   long epoch = 0;             // bumped whenever the active set grows back
+  std::vector<double> zeros;  // the virtual variable's kernel column
 
   // Kernel column of point j on (at least) the active points.
   const double* active_column(Index j) { return cache.column(j, &active, epoch); }
@@ -213,7 +116,8 @@ struct SvrState {
   SvrState(const ConstVectorRef& y_, const SvrControl& ctl_, KernelColumnCache& cache_,
            const KernelEvaluator& k)
       : y(y_), ctl(ctl_), cache(cache_), ap(Eigen::VectorXd::Zero(y_.size())),
-        am(Eigen::VectorXd::Zero(y_.size())), r(y_), kdiag(k.diagonal()) {
+        am(Eigen::VectorXd::Zero(y_.size())), r(y_), kdiag(k.diagonal()),
+        zeros(static_cast<size_t>(y_.size()), 0.0) {
     active.resize(static_cast<size_t>(y_.size()));
     for (Index i = 0; i < y_.size(); ++i) active[static_cast<size_t>(i)] = i;
   }
@@ -341,142 +245,189 @@ inline void shrink(SvrState& st, double m, double M) {
   st.active.swap(keep);
 }
 
-inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>& interrupt) {
-  const double C = st.ctl.C, eps = st.ctl.epsilon, tol = st.ctl.tolerance, tau = st.ctl.tau;
-  const bool fixed_bias = !st.ctl.bias;
-  const Index n = st.n();
-  const std::vector<double> zeros(static_cast<size_t>(n), 0.0);  // the virtual column
-  long iter = 0;
-  bool unshrunk = false;
-  const long shrink_every = std::min<long>(static_cast<long>(n), 1000);
-  long counter = shrink_every;
-  st.track_bound = st.ctl.shrinking;
-  if (st.track_bound) st.rbound = Eigen::VectorXd::Zero(n);
-  PairGap g(fixed_bias);
-  bool fresh = false;  // g already holds the gap of the current state
-  auto column = [&](Index p) { return p == kVirtual ? zeros.data() : st.active_column(p); };
-  auto kdiag = [&](Index p) { return p == kVirtual ? 0.0 : st.kdiag[p]; };
-  while (true) {
-    if (st.ctl.shrinking && --counter == 0) {
-      counter = shrink_every;
-      g = pair_gap(st);
-      if (!unshrunk && g.m - g.M <= 10.0 * tol) {
-        // near the end: bring every point back once, with exact residuals
-        unshrunk = true;
-        st.rebuild_residuals();
-        st.restore_active();
-        g = pair_gap(st);
-      }
-      shrink(st, g.m, g.M);
-      fresh = false;
-    }
-    if (fresh) fresh = false; else g = pair_gap(st);
-    if (g.t_point == -1 || !(g.m - g.M >= tol)) {
-      if (st.active.size() == static_cast<size_t>(n)) break;
-      // converged on the active set: check all points with exact residuals
-      st.rebuild_residuals();
-      st.restore_active();
-      counter = shrink_every;
-      g = pair_gap(st);
-      if (g.t_point == -1 || !(g.m - g.M >= tol)) break;
-    }
-    if (iter >= st.ctl.max_iterations) break;
-    if ((iter & 1023) == 0 && interrupt) interrupt();
-    ++iter;
+// The working pair: variable t = (i, si) from I_up attaining m, and its
+// partner u = (j, sj) from I_low chosen by second-order information, with
+// b = m + s_u G_u > 0 and the curvature a = a_tu.  kVirtual stands for the
+// virtual variable of the bias-free problem; j = -1 means no partner.
+struct WorkingPair {
+  Index i = -1, j = -1;
+  int si = 0, sj = 0;
+  double b = 0.0, a = 1.0;
+};
 
-    const double m = g.m;
-    const Index i = g.t_point;
-    const int si = g.t_sign;
-    const double old_bound_i = i == kVirtual ? 0.0 : st.bound_part(i);
-    const double* ki = column(i);
-    const double kii = kdiag(i);
-    // second-order choice of the partner u in I_low
-    Index j = -1;
-    int sj = 0;
-    double best = kInf, best_b = 0.0, best_a = 1.0;
-    for (Index k : st.active) {
-      const double curv = std::max(kii + st.kdiag[k] - 2.0 * ki[k], tau);
-      if (st.ap[k] > 0.0) {
-        const double b = m - (st.r[k] - eps);
-        if (b > 0.0) {
-          const double v = -b * b / curv;
-          if (v <= best) { best = v; j = k; sj = +1; best_b = b; best_a = curv; }
-        }
-      }
-      if (st.am[k] < C) {
-        const double b = m - (st.r[k] + eps);
-        if (b > 0.0) {
-          const double v = -b * b / curv;
-          if (v <= best) { best = v; j = k; sj = -1; best_b = b; best_a = curv; }
-        }
-      }
+// The kernel column and diagonal of a real variable, or zeros for the
+// virtual one.
+inline const double* column_of(SvrState& st, Index p) {
+  return p == kVirtual ? st.zeros.data() : st.active_column(p);
+}
+inline double kdiag_of(const SvrState& st, Index p) { return p == kVirtual ? 0.0 : st.kdiag[p]; }
+
+// Fan, Chen and Lin's second-order choice of the partner of g.t_point among
+// the active points (and, without a bias, the virtual variable).
+inline WorkingPair select_pair(SvrState& st, const PairGap& g) {
+  const double C = st.ctl.C, eps = st.ctl.epsilon, m = g.m;
+  WorkingPair p;
+  p.i = g.t_point;
+  p.si = g.t_sign;
+  const double* ki = column_of(st, p.i);
+  const double kii = kdiag_of(st, p.i);
+  double best = kInf;
+  auto consider = [&](Index k, int sk, double b, double curv) {
+    const double v = -b * b / curv;
+    if (v <= best) { best = v; p.j = k; p.sj = sk; p.b = b; p.a = curv; }
+  };
+  for (Index k : st.active) {
+    const double curv = std::max(kii + st.kdiag[k] - 2.0 * ki[k], kSmoCurvatureFloor);
+    if (st.ap[k] > 0.0) {
+      const double b = m - (st.r[k] - eps);
+      if (b > 0.0) consider(k, +1, b, curv);
     }
-    if (fixed_bias && i != kVirtual && m > 0.0) {
-      // the virtual partner: a move of variable t alone
-      const double curv = std::max(kii, tau);
-      const double v = -m * m / curv;
-      if (v <= best) { best = v; j = kVirtual; sj = +1; best_b = m; best_a = curv; }
-    }
-    if (j == -1) break;  // cannot happen when m - M >= tol > 0
-    const double old_bound_j = j == kVirtual ? 0.0 : st.bound_part(j);
-    // step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box
-    double d = best_b / best_a;
-    if (i != kVirtual) d = std::min(d, si > 0 ? C - st.ap[i] : st.am[i]);
-    if (j != kVirtual) d = std::min(d, sj > 0 ? st.ap[j] : C - st.am[j]);
-    if (i != kVirtual) { if (si > 0) st.ap[i] += d; else st.am[i] -= d; }
-    if (j != kVirtual) { if (sj > 0) st.ap[j] -= d; else st.am[j] += d; }
-    // snap to the bounds so that set membership is exact
-    for (Index k : {i, j}) {
-      if (k == kVirtual) continue;
-      if (st.ap[k] > C - 1e-12 * C) st.ap[k] = C;
-      if (st.am[k] > C - 1e-12 * C) st.am[k] = C;
-      if (st.ap[k] < 1e-12 * C) st.ap[k] = 0.0;
-      if (st.am[k] < 1e-12 * C) st.am[k] = 0.0;
-    }
-    // beta_i rises by d and beta_j falls by d (whatever the signs), so
-    // r -= d (K_i - K_j); the next gap is gathered in the same pass
-    if (i != j) {
-      const double* kj = column(j);
-      ki = column(i);  // still cached: capacity >= 2
-      PairGap h(fixed_bias);
-      for (Index k : st.active) {
-        const double rk = st.r[k] - d * (ki[k] - kj[k]);
-        st.r[k] = rk;
-        h.add(k, rk, st.ap[k], st.am[k], C, eps);
-      }
-      g = h;
-      fresh = true;
-    }
-    if (st.track_bound) {
-      if (i != kVirtual) st.update_bound(i, old_bound_i);
-      if (j != kVirtual && j != i) st.update_bound(j, old_bound_j);
+    if (st.am[k] < C) {
+      const double b = m - (st.r[k] + eps);
+      if (b > 0.0) consider(k, -1, b, curv);
     }
   }
-  if (st.active.size() != static_cast<size_t>(n)) {
-    st.rebuild_residuals();
-    st.restore_active();
+  if (!st.ctl.bias && p.i != kVirtual && m > 0.0)  // the virtual partner: a move of t alone
+    consider(kVirtual, +1, m, std::max(kii, kSmoCurvatureFloor));
+  return p;
+}
+
+// The step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box and
+// taken; alphas within 1e-12 C of a bound are snapped to it, so that set
+// membership is exact.
+inline double take_step(SvrState& st, const WorkingPair& p) {
+  const double C = st.ctl.C;
+  double d = p.b / p.a;
+  if (p.i != kVirtual) d = std::min(d, p.si > 0 ? C - st.ap[p.i] : st.am[p.i]);
+  if (p.j != kVirtual) d = std::min(d, p.sj > 0 ? st.ap[p.j] : C - st.am[p.j]);
+  if (p.i != kVirtual) { if (p.si > 0) st.ap[p.i] += d; else st.am[p.i] -= d; }
+  if (p.j != kVirtual) { if (p.sj > 0) st.ap[p.j] -= d; else st.am[p.j] += d; }
+  for (Index k : {p.i, p.j}) {
+    if (k == kVirtual) continue;
+    if (st.ap[k] > C - 1e-12 * C) st.ap[k] = C;
+    if (st.am[k] > C - 1e-12 * C) st.am[k] = C;
+    if (st.ap[k] < 1e-12 * C) st.ap[k] = 0.0;
+    if (st.am[k] < 1e-12 * C) st.am[k] = 0.0;
   }
+  return d;
+}
+
+// beta_i rose by d and beta_j fell by d (whatever the signs), so
+// r -= d (K_i - K_j) on the active points; the next gap is gathered in the
+// same pass.
+inline PairGap move_residuals(SvrState& st, const WorkingPair& p, double d) {
+  const double* kj = column_of(st, p.j);
+  const double* ki = column_of(st, p.i);  // still cached: capacity >= 2
+  PairGap h(!st.ctl.bias);
+  for (Index k : st.active) {
+    const double rk = st.r[k] - d * (ki[k] - kj[k]);
+    st.r[k] = rk;
+    h.add(k, rk, st.ap[k], st.am[k], st.ctl.C, st.ctl.epsilon);
+  }
+  return h;
+}
+
+// Every point back in play, with exact residuals.
+inline void unshrink(SvrState& st) {
+  st.rebuild_residuals();
+  st.restore_active();
+}
+
+// libsvm's shrinking schedule: every min(n, 1000) steps, set aside the
+// points that sit at a bound and would stay there; the first time the gap
+// is within 10 tol, bring every point back once first.
+struct ShrinkSchedule {
+  long every = 1, counter = 1;
+  bool unshrunk = false;
+
+  explicit ShrinkSchedule(Index n) : every(std::min<long>(static_cast<long>(n), 1000)), counter(every) {}
+
+  // Returns true when it ran (and left the current gap in g).
+  bool tick(SvrState& st, PairGap& g) {
+    if (--counter != 0) return false;
+    counter = every;
+    g = pair_gap(st);
+    if (!unshrunk && g.m - g.M <= 10.0 * st.ctl.tol) {
+      unshrunk = true;
+      unshrink(st);
+      g = pair_gap(st);
+    }
+    shrink(st, g.m, g.M);
+    return true;
+  }
+};
+
+inline bool gap_closed(const PairGap& g, double tol) { return g.t_point == -1 || !(g.m - g.M >= tol); }
+
+// Whether the KKT conditions hold within tol: on the active set, then, if
+// points were set aside, on all of them with exact residuals.
+inline bool optimal(SvrState& st, PairGap& g, ShrinkSchedule& sched) {
+  if (!gap_closed(g, st.ctl.tol)) return false;
+  if (st.active.size() == static_cast<size_t>(st.n())) return true;
+  unshrink(st);
+  sched.counter = sched.every;
   g = pair_gap(st);
-  res.kkt = (g.t_point == -1) ? 0.0 : std::max(0.0, g.m - g.M);
-  res.converged = res.kkt < tol;
-  res.iterations = iter;
-  if (fixed_bias) {
-    res.b = 0.0;
-    return;
-  }
-  // bias: average over free variables, else the midpoint of [M, m]
+  return gap_closed(g, st.ctl.tol);
+}
+
+// The bias: the average of -s_t G_t over free variables, else the midpoint
+// of [M, m].
+inline double free_bias(const SvrState& st, const PairGap& g) {
+  const double C = st.ctl.C, eps = st.ctl.epsilon;
   double sum = 0.0;
   long nfree = 0;
-  for (Index k = 0; k < n; ++k) {
+  for (Index k = 0; k < st.n(); ++k) {
     if (st.ap[k] > 0.0 && st.ap[k] < C) { sum += st.r[k] - eps; ++nfree; }
     if (st.am[k] > 0.0 && st.am[k] < C) { sum += st.r[k] + eps; ++nfree; }
   }
-  if (nfree > 0) {
-    res.b = sum / static_cast<double>(nfree);
-  } else {
-    const double lo = std::isfinite(g.M) ? g.M : g.m, hi = std::isfinite(g.m) ? g.m : g.M;
-    res.b = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : 0.0;
+  if (nfree > 0) return sum / static_cast<double>(nfree);
+  const double lo = std::isfinite(g.M) ? g.M : g.m, hi = std::isfinite(g.m) ? g.m : g.M;
+  return std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : 0.0;
+}
+
+// The final check on all points, the status and the bias.
+inline void finish(SvrState& st, long iterations, SvrResult& res) {
+  if (st.active.size() != static_cast<size_t>(st.n())) unshrink(st);
+  const PairGap g = pair_gap(st);
+  res.status.change = (g.t_point == -1) ? 0.0 : std::max(0.0, g.m - g.M);
+  res.status.converged = res.status.change < st.ctl.tol;
+  res.status.iterations = iterations;
+  res.status.tol = st.ctl.tol;
+  res.b = st.ctl.bias ? free_bias(st, g) : 0.0;
+}
+
+inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>& interrupt) {
+  ShrinkSchedule sched(st.n());
+  st.track_bound = st.ctl.shrinking;
+  if (st.track_bound) st.rbound = Eigen::VectorXd::Zero(st.n());
+  PairGap g(!st.ctl.bias);
+  bool fresh = false;  // g already holds the gap of the current state
+  long iter = 0;
+  while (true) {
+    if (st.ctl.shrinking && sched.tick(st, g)) fresh = false;
+    if (!fresh) g = pair_gap(st);
+    fresh = false;
+    if (optimal(st, g, sched) || iter >= st.ctl.max_iter) break;
+    if ((iter & 1023) == 0 && interrupt) interrupt();
+    ++iter;
+    const WorkingPair p = select_pair(st, g);
+    if (p.j == -1) {  // cannot happen when m - M >= tol > 0; rounding only
+      res.status.reason = "no working pair could improve the objective";
+      break;
+    }
+    const double old_bound_i = p.i == kVirtual ? 0.0 : st.bound_part(p.i);
+    const double old_bound_j = p.j == kVirtual ? 0.0 : st.bound_part(p.j);
+    const double d = take_step(st, p);
+    if (p.i != p.j) {
+      g = move_residuals(st, p, d);
+      fresh = true;
+    }
+    if (st.track_bound) {
+      if (p.i != kVirtual) st.update_bound(p.i, old_bound_i);
+      if (p.j != kVirtual && p.j != p.i) st.update_bound(p.j, old_bound_j);
+    }
   }
+  finish(st, iter, res);
 }
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 // The TAP mean-field Gaussian process classifier (Opper and Winther 2000,
-// section 17.6 footnote; Opper and Winther 1999), on the shared TAP / EP
-// engine of tap.hpp.  The noisy process of eq. (17.16) carries the input
+// section 17.6 footnote; Opper and Winther 1999), on the shared EP engine
+// (ep_engine.hpp) with a dense prior (ep_priors.hpp); its predictions are
+// the engine's (ep_predict.hpp).  The noisy process of eq. (17.16) carries the input
 // noise on the kernel's diagonal, and the likelihood is the flip-noise step
 // kappa + (1 - 2 kappa) Theta(y f) (eq. 17.17), i.e. ProbitFlip(kappa, 0).
 // Pure C++17 + Eigen.
@@ -15,7 +16,8 @@
 
 #include "classifier.hpp"
 #include "likelihoods.hpp"
-#include "tap.hpp"
+#include "ep_engine.hpp"
+#include "ep_priors.hpp"
 
 namespace gpsvm {
 

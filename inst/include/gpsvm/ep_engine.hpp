@@ -1,0 +1,358 @@
+// The expectation-propagation (EP) engine shared by mfsvr() and the TAP
+// classifier: the iteration over Gaussian sites, the site updates from a
+// likelihood's tilted moments, and the EP evidence.  It is generic in two
+// things: the Likelihood (likelihoods.hpp) and the representation of the
+// prior covariance (ep_priors.hpp: dense K, or a low-rank factor K = G G').
+//
+// TAP mean field (Opper and Winther 2000; Gao, Gunn and Harris 2002, eqs.
+// 3.7-3.11) and EP have the same fixed point: with cavity N(m_i, v_i) at
+// training point i and a Gaussian site of precision tau_i and
+// precision-times-mean nu_i,
+//   w_i   = d log Z_i / d m_i            (the TAP weights, posterior mean K w),
+//   1/tau_i = -1 / (d2 log Z_i / dm_i^2) - v_i   (Sigma_i of eq. 3.11).
+// Sites are stored as (tau_i >= 0, nu_i), never as variances 1/tau_i, which
+// are infinite for points deep inside the epsilon tube.
+//
+// A Likelihood provides
+//   SiteMoments moments(double target, double cavity_mean, double cavity_var) const
+// returning log Z = log integral p(target | f) N(f; m, v) df and its first
+// and second derivatives in m.  A Prior is described in ep_priors.hpp.
+//
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_EP_ENGINE_HPP
+#define GPSVM_EP_ENGINE_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "likelihoods.hpp"
+#include "solver_status.hpp"
+
+namespace gpsvm {
+
+enum class EpSchedule { parallel, sequential };
+
+// The parallel schedule hands over to sequential sweeps once its adaptive
+// damping falls below this (a property of the algorithm, not a setting).
+constexpr double kMinParallelDamping = 0.05;
+
+struct EpControl {
+  // parallel: all sites updated from one posterior, then one refactorisation
+  // per sweep (damped; the step adapts, see ep_run).  sequential: sites in a
+  // random order (seeded) with rank-one updates of the posterior covariance
+  // and a full refactorisation after each sweep.
+  // No defaults here (see solver_status.hpp): mfsvr_control() and
+  // gpc_control() hold them.
+  EpSchedule schedule = EpSchedule::parallel;
+  int max_iter = 0;  // cap on sweeps, >= 1
+  // Converged when, between two sweeps, no posterior mean at a training point
+  // moves by more than tol posterior standard deviations and no posterior
+  // variance changes by more than tol relatively.  With a damped step d the
+  // change is divided by d before the test (equivalently, tested against
+  // tol * d), so that small damped steps do not look converged early.
+  double tol = kUnset;
+  double damping = kUnset;  // first step of the parallel schedule, in (0, 1]
+  std::uint32_t seed = 0;
+  // Optional warm start from given sites (precision tau_i, tau_i times mean
+  // nu_i), e.g. the sites of a fit at nearby hyperparameters, or of the full
+  // data set for a leave-one-out refit; empty vectors mean all sites start
+  // at 0 (the prior).  The fixed point does not depend on the start, only
+  // the number of sweeps does.  A warm start is a hint, never a risk: sites
+  // that are not finite or have a negative precision are ignored, and a run
+  // from them that throws (a failed factorisation, non-finite moments) is
+  // repeated from the prior; EpResult::warm_start says which start the
+  // result came from.  Vectors of the wrong length are an error.
+  Eigen::VectorXd initial_precision;
+  Eigen::VectorXd initial_nu;
+};
+
+// The Gaussian posterior N(mu, Sigma), Sigma = (K^-1 + S)^-1, mu = Sigma nu,
+// of given sites, at the training points: what a prior representation
+// computes (ep_priors.hpp), and what predictions need (ep_predict.hpp).
+struct EpPosterior {
+  Eigen::VectorXd weights;   // w = (K + S^-1)^-1 S^-1 nu; posterior mean K w
+  Eigen::VectorXd mean;      // posterior means at the training points
+  Eigen::VectorXd variance;  // posterior variances at the training points
+  // Dense prior: lower Cholesky factor of B = I + S^1/2 K S^1/2 (n x n).
+  // Low-rank prior K = G G': lower Cholesky factor of A = I + G' S G (r x r),
+  // with G in 'factor'.  Upper triangles unused.
+  Eigen::MatrixXd chol;
+  Eigen::MatrixXd factor;    // G for a low-rank prior; empty when dense
+  double log_det_half = 0.0; // 1/2 log det B (= 1/2 log det A)
+};
+
+struct EpResult : EpPosterior {
+  Eigen::VectorXd site_precision;  // tau_i >= 0
+  Eigen::VectorXd site_nu;         // tau_i * site mean
+  Eigen::VectorXd cavity_mean;
+  Eigen::VectorXd cavity_var;
+  double log_evidence = 0.0;
+  // iterations are sweeps; change is the largest standardised change of a
+  // posterior marginal in the last sweep, divided by its damping
+  SolverStatus status;
+  // The damping d of the last sweep: the fraction of the way each site moved
+  // towards its update (1 = undamped EP).  The parallel schedule adapts it.
+  double last_damping = 1.0;
+  bool warm_start = false;         // started from EpControl's initial sites
+};
+
+namespace ep_detail {
+
+// Rounding can only make a variance <= 0 when the posterior is pinned by
+// its site; keep it positive.
+inline void floor_variances(EpPosterior& post) {
+  for (Eigen::Index i = 0; i < post.variance.size(); ++i)
+    if (!(post.variance[i] > 1e-300)) post.variance[i] = 1e-300;
+}
+
+// The cavity N(m, v) of site i, from its posterior marginal (s2, mu) and its
+// site (tau, nu): precisions and precision-means subtract.
+inline void cavity(double s2, double mu, double tau, double nu, double* m, double* v) {
+  double denom = 1.0 - tau * s2;  // tau_cavity * s2
+  if (denom < 1e-12) denom = 1e-12;
+  *v = s2 / denom;
+  *m = (mu - s2 * nu) / denom;  // nu_cavity / tau_cavity, nu_cavity = mu / s2 - nu
+}
+
+inline void cavities(const EpPosterior& post, const Eigen::VectorXd& tau, const Eigen::VectorXd& nu,
+                     Eigen::VectorXd& m, Eigen::VectorXd& v) {
+  const Eigen::Index n = tau.size();
+  m.resize(n);
+  v.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    cavity(post.variance[i], post.mean[i], tau[i], nu[i], &m[i], &v[i]);
+}
+
+// New site (tau, nu) for one cavity: the precision from the curvature,
+// clamped at 0, and nu such that the posterior mean m + v d1 is matched
+// whatever the clamping did.
+inline void site_from_moments(const SiteMoments& mo, double m, double v, double* tau,
+                              double* nu) {
+  double t = -mo.d2log_z / (1.0 + mo.d2log_z * v);
+  if (!(t >= 0.0) || !std::isfinite(t)) t = t > 0.0 ? 1e300 : 0.0;
+  *tau = t;
+  *nu = t * m + mo.dlog_z * (1.0 + t * v);
+}
+
+// Largest standardised change of the posterior marginals; infinite when a
+// marginal is not finite (std::max would silently drop a NaN, and a run
+// whose means had become NaN would look converged).
+inline double marginal_change(const EpPosterior& a, const Eigen::VectorXd& old_mean,
+                              const Eigen::VectorXd& old_var) {
+  double change = 0.0;
+  for (Eigen::Index i = 0; i < a.mean.size(); ++i) {
+    const double dm = std::fabs(a.mean[i] - old_mean[i]) / std::sqrt(a.variance[i]);
+    const double dv = std::fabs(a.variance[i] / old_var[i] - 1.0);
+    if (!std::isfinite(dm) || !std::isfinite(dv)) return std::numeric_limits<double>::infinity();
+    change = std::max(change, std::max(dm, dv));
+  }
+  return change;
+}
+
+inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng) {
+  std::vector<Eigen::Index> order(n);
+  for (Eigen::Index i = 0; i < n; ++i) order[i] = i;
+  for (Eigen::Index i = n - 1; i > 0; --i) {  // Fisher-Yates, portable
+    const Eigen::Index j = static_cast<Eigen::Index>(rng() % static_cast<std::uint32_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
+// Sites a run can start from: finite, with precisions >= 0.
+inline bool usable_sites(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu) {
+  return tau.allFinite() && nu.allFinite() && (tau.size() == 0 || tau.minCoeff() >= 0.0);
+}
+
+// Moves site i a fraction d of the way to its update from cavity (m, v).
+template <class Likelihood>
+void damped_site_update(const Likelihood& lik, double target, double m, double v, double d,
+                        double* tau, double* nu) {
+  double t, u;
+  site_from_moments(lik.moments(target, m, v), m, v, &t, &u);
+  *tau = (1.0 - d) * *tau + d * t;
+  *nu = (1.0 - d) * *nu + d * u;
+}
+
+// One parallel sweep: every site from the cavities of the current posterior.
+template <class Likelihood>
+void parallel_sweep(const Eigen::VectorXd& targets, const Likelihood& lik, double d,
+                    EpResult& r) {
+  Eigen::VectorXd m, v;
+  cavities(r, r.site_precision, r.site_nu, m, v);
+  for (Eigen::Index i = 0; i < targets.size(); ++i)
+    damped_site_update(lik, targets[i], m[i], v[i], d, &r.site_precision[i], &r.site_nu[i]);
+}
+
+// One sequential sweep in a random order, the prior keeping the posterior
+// current by rank-one updates.
+template <class Likelihood, class Prior>
+void sequential_sweep(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+                      double d, std::mt19937& rng, const std::function<void()>& interrupt,
+                      EpResult& r) {
+  const Eigen::Index n = targets.size();
+  prior.begin_sequential(r, r.site_nu);
+  const std::vector<Eigen::Index> order = random_order(n, rng);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    if (interrupt && k % 256 == 255) interrupt();
+    const Eigen::Index i = order[k];
+    double s2, mu, m, v;
+    prior.marginal(i, &s2, &mu);
+    cavity(std::max(s2, 1e-300), mu, r.site_precision[i], r.site_nu[i], &m, &v);
+    const double old_tau = r.site_precision[i], old_nu = r.site_nu[i];
+    damped_site_update(lik, targets[i], m, v, d, &r.site_precision[i], &r.site_nu[i]);
+    prior.update_site(i, r.site_precision[i] - old_tau, r.site_nu[i] - old_nu, r.site_nu);
+  }
+  prior.end_sequential();
+}
+
+// The posterior of the current sites, from a fresh factorisation.
+template <class Prior>
+void refresh_posterior(Prior& prior, EpResult& r) {
+  prior.posterior(r.site_precision, r.site_nu, r);
+  floor_variances(r);
+}
+
+// The EP log evidence of a fit whose sites, posterior and cavities are set,
+//   log Z_EP = sum_i log Z_i - sum_i log L_ii + 1/2 sum_i log(1 + tau_i v_i)
+//              + 1/2 nu' mu + sum_i (tau_i m_i^2 - 2 m_i nu_i - nu_i^2 v_i) / (2 (1 + tau_i v_i)),
+// Rasmussen and Williams' eq. (3.65) with the 1/tau_i terms cancelled
+// analytically (nu' Sigma nu = nu' mu), so tau_i = 0 needs no special case.
+template <class Likelihood>
+double log_evidence(const Eigen::VectorXd& targets, const Likelihood& lik, const EpResult& r) {
+  double lz = 0.0, quad = 0.0, logterm = 0.0;
+  for (Eigen::Index i = 0; i < targets.size(); ++i) {
+    const double m = r.cavity_mean[i], v = r.cavity_var[i];
+    const double tau = r.site_precision[i], nu = r.site_nu[i];
+    lz += lik.moments(targets[i], m, v).log_z;
+    logterm += 0.5 * std::log1p(tau * v);
+    quad += (tau * m * m - 2.0 * m * nu - nu * nu * v) / (2.0 * (1.0 + tau * v));
+  }
+  return lz - r.log_det_half + logterm + 0.5 * r.site_nu.dot(r.mean) + quad;
+}
+
+// The cavities and the evidence of a fit whose sites and posterior are set.
+template <class Likelihood>
+void add_cavities_and_evidence(const Eigen::VectorXd& targets, const Likelihood& lik,
+                               EpResult& r) {
+  cavities(r, r.site_precision, r.site_nu, r.cavity_mean, r.cavity_var);
+  r.log_evidence = log_evidence(targets, lik, r);
+}
+
+// The EP iteration from the sites in r (site_precision and site_nu set).
+//
+// parallel schedule: every sweep computes all cavities from the current
+// posterior, moves each site a fraction d of the way to its update, and
+// refactors once.  d starts at control.damping, grows by 1.1 (up to 1)
+// after a sweep that reduced the residual (change / d) and halves after one
+// that did not, so the undamped (fastest) step is used whenever it is stable;
+// once d falls below kMinParallelDamping the fit continues with sequential
+// sweeps (same fixed point; they do not oscillate).
+//
+// sequential schedule: sites updated one at a time in a seeded random order,
+// the posterior covariance kept by rank-one updates, and recomputed from a
+// fresh factorisation after each sweep (long chains of rank-one updates lose
+// precision).
+template <class Likelihood, class Prior>
+void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+             const EpControl& control, const std::function<void()>& interrupt, EpResult& r) {
+  r.status.tol = control.tol;
+  refresh_posterior(prior, r);
+  Eigen::VectorXd old_mean, old_var;
+  double d = control.damping;
+  double previous_residual = std::numeric_limits<double>::infinity();
+  std::mt19937 rng(control.seed);
+  EpSchedule schedule = control.schedule;
+  for (int sweep = 1; sweep <= control.max_iter; ++sweep) {
+    if (interrupt) interrupt();
+    old_mean = r.mean;
+    old_var = r.variance;
+    if (schedule == EpSchedule::parallel) parallel_sweep(targets, lik, d, r);
+    else sequential_sweep(prior, targets, lik, d, rng, interrupt, r);
+    refresh_posterior(prior, r);
+    const double change = marginal_change(r, old_mean, old_var);
+    r.status.iterations = sweep;
+    r.last_damping = d;
+    if (!std::isfinite(change))
+      throw std::runtime_error("EP produced non-finite posterior moments");
+    // A damped sweep moves the marginals by about d times the undamped
+    // update; residual = change / d estimates the latter, so that neither
+    // the convergence test nor the step rule is fooled by small steps.
+    const double residual = change / d;
+    r.status.change = residual;
+    if (residual < control.tol) {
+      r.status.converged = true;
+      break;
+    }
+    if (schedule == EpSchedule::parallel) {
+      d = residual < previous_residual ? std::min(1.0, d * 1.1) : d * 0.5;
+      // Parallel updates that need heavy damping are oscillating (a nearly
+      // box-shaped likelihood, huge C): finish with sequential sweeps, which
+      // have the same fixed point and do not oscillate.
+      if (d < kMinParallelDamping) {
+        schedule = EpSchedule::sequential;
+        d = control.damping;
+      }
+    }
+    previous_residual = residual;
+  }
+  add_cavities_and_evidence(targets, lik, r);
+}
+
+inline void check_control(const EpControl& control, Eigen::Index n) {
+  if (!(control.damping > 0.0 && control.damping <= 1.0))
+    throw std::invalid_argument("EP damping must lie in (0, 1]");
+  if (!(control.tol > 0.0)) throw std::invalid_argument("EP's 'tol' must be positive");
+  if (control.max_iter < 1) throw std::invalid_argument("EP's 'max_iter' must be >= 1");
+  const bool given = control.initial_precision.size() != 0 || control.initial_nu.size() != 0;
+  if (given && (control.initial_precision.size() != n || control.initial_nu.size() != n))
+    throw std::invalid_argument("initial EP sites differ in size from the data");
+}
+
+}  // namespace ep_detail
+
+// EP with the prior covariance represented by `prior` (ep_priors.hpp), from
+// the warm start in `control` when it has one, else from sites at 0.
+template <class Likelihood, class Prior>
+EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+                const EpControl& control, const std::function<void()>& interrupt) {
+  if (prior.size() != targets.size())
+    throw std::invalid_argument("kernel matrix and targets differ in size");
+  if (!targets.allFinite()) throw std::invalid_argument("targets must be finite");
+  const Eigen::Index n = prior.size();
+  ep_detail::check_control(control, n);
+  if (control.initial_precision.size() == n &&
+      ep_detail::usable_sites(control.initial_precision, control.initial_nu)) {
+    EpResult warm;
+    warm.site_precision = control.initial_precision;
+    warm.site_nu = control.initial_nu;
+    warm.warm_start = true;
+    try {
+      ep_detail::iterate(prior, targets, lik, control, interrupt, warm);
+      return warm;
+    } catch (const std::exception&) {
+      // The given sites led where the posterior or a site's moments cannot
+      // be formed (extreme sites: precisions near the 1e300 clamp, huge
+      // means).  The inputs were checked above, so start again from the
+      // prior; a failure there is reported.  (R's interrupt is not a
+      // std::exception and passes through.)
+    }
+  }
+  EpResult r;
+  r.site_precision = Eigen::VectorXd::Zero(n);
+  r.site_nu = Eigen::VectorXd::Zero(n);
+  ep_detail::iterate(prior, targets, lik, control, interrupt, r);
+  return r;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_EP_ENGINE_HPP

@@ -1,0 +1,119 @@
+// Predictions from an EP fit (ep_engine.hpp), for every model on the engine
+// (mfsvr() and the TAP classifier): the posterior mean and latent variance
+// of the function, or of one of its derivatives, at new inputs.
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_EP_PREDICT_HPP
+#define GPSVM_EP_PREDICT_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "kernels.hpp"
+
+namespace gpsvm {
+
+// What a prediction reads from a fit: views of the training inputs, the
+// weights and site precisions, and the factors the prior representation
+// left (see EpPosterior): dense, chol is the n x n factor of
+// B = I + S^1/2 K S^1/2 and factor is empty; low rank, factor is G (n x r)
+// and chol the r x r factor of A = I + G' S G.
+struct EpFitView {
+  const Kernel& kernel;
+  ConstMatrixRef x;               // training inputs, n x d
+  ConstVectorRef weights;         // w, n
+  ConstVectorRef site_precision;  // tau >= 0, n
+  ConstMatrixRef chol;
+  ConstMatrixRef factor;
+
+  bool low_rank() const { return factor.size() > 0; }
+
+  // Every size the prediction indexes, so that a damaged fit (a vector
+  // shortened or a factor replaced) is an error, never a read out of bounds.
+  void check() const {
+    const Index n = x.rows();
+    auto fail = [](const std::string& what) {
+      throw std::invalid_argument("the fit is inconsistent: " + what);
+    };
+    if (n < 1) fail("it has no training inputs");
+    if (weights.size() != n)
+      fail(std::to_string(weights.size()) + " weights for " + std::to_string(n) +
+           " training inputs");
+    if (site_precision.size() != n)
+      fail(std::to_string(site_precision.size()) + " site precisions for " +
+           std::to_string(n) + " training inputs");
+    if (!(site_precision.allFinite() && site_precision.minCoeff() >= 0.0))
+      fail("site precisions must be finite and >= 0");
+    const Index r = low_rank() ? factor.cols() : n;
+    if (low_rank() && factor.rows() != n)
+      fail("the low-rank factor has " + std::to_string(factor.rows()) + " rows for " +
+           std::to_string(n) + " training inputs");
+    if (chol.rows() != r || chol.cols() != r)
+      fail("the Cholesky factor is " + std::to_string(chol.rows()) + " x " +
+           std::to_string(chol.cols()) + ", not " + std::to_string(r) + " x " +
+           std::to_string(r));
+  }
+};
+
+struct EpPrediction {
+  Eigen::VectorXd mean;
+  Eigen::VectorXd variance;  // empty unless asked for
+};
+
+// Posterior mean and latent variance at new points z (rows):
+//   mean = k_z' w,  var = k(z, z) - k_z' (K + S^-1)^-1 k_z  (Gao et al. eq. 5.1),
+// with (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from the dense factor L of B, or
+// S - S G A^-1 G' S from the low-rank factor.  With order n > 0 the same for
+// the n-th derivative in coordinate `coord` (differentiation is linear, so
+// the derivative of a GP is a GP): k_z becomes the derivative cross-kernel
+// D^n k(z, x_i) and k(z, z) the mixed derivative D^n D'^n k(z, z).  Work per
+// point: O(n^2) dense, O(n r) low-rank.  A variance that overflows is NaN.
+inline EpPrediction ep_predict(const EpFitView& fit, const ConstMatrixRef& z, bool want_variance,
+                               int order = 0, Index coord = 0) {
+  fit.check();
+  const KernelEvaluator ev(fit.kernel, fit.x);
+  const Index m = z.rows();
+  const Eigen::MatrixXd zt = z.transpose();
+  EpPrediction out;
+  out.mean.resize(m);
+  if (want_variance) out.variance.resize(m);
+  const Eigen::VectorXd sw = fit.site_precision.cwiseSqrt();
+  const auto L = fit.chol.triangularView<Eigen::Lower>();
+  const Eigen::MatrixXd sg = fit.low_rank()
+                                 ? Eigen::MatrixXd(fit.site_precision.asDiagonal() * fit.factor)
+                                 : Eigen::MatrixXd();
+  // blocks of new points keep the cross-kernel matrix small
+  const Index block = 512;
+  for (Index start = 0; start < m; start += block) {
+    const Index len = std::min(block, m - start);
+    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x n
+    out.mean.segment(start, len).noalias() = kz * fit.weights;
+    if (!want_variance) continue;
+    Eigen::VectorXd reduction(len);
+    if (fit.low_rank()) {
+      // k' S k - |L_A^-1 G' S k|^2, as row operations on kz (no transposes)
+      Eigen::MatrixXd u = kz * sg;  // len x r: rows (G' S k)'
+      L.transpose().solveInPlace<Eigen::OnTheRight>(u);  // rows (L_A^-1 G' S k)'
+      reduction = kz.cwiseAbs2() * fit.site_precision - u.rowwise().squaredNorm();
+    } else {
+      // rows (L^-1 S^1/2 k)' = k' S^1/2 L^-T
+      Eigen::MatrixXd v = kz * sw.asDiagonal();
+      L.transpose().solveInPlace<Eigen::OnTheRight>(v);
+      reduction = v.rowwise().squaredNorm();
+    }
+    for (Index i = 0; i < len; ++i) {
+      const double* zi = zt.col(start + i).data();
+      const double value =
+          fit.kernel.mixed_derivative_diagonal(zi, zt.rows(), order, coord) - reduction[i];
+      out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
+    }
+  }
+  return out;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_EP_PREDICT_HPP

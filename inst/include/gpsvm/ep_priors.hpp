@@ -1,0 +1,280 @@
+// Representations of the prior covariance K for the EP engine
+// (ep_engine.hpp).  Each turns sites (tau, nu) into the Gaussian posterior
+// N(mu, Sigma), Sigma = (K^-1 + S)^-1, mu = Sigma nu, S = diag(tau), at the
+// training points, without ever forming 1/tau (which is infinite for sites
+// at tau = 0).
+//
+// The interface a Prior offers the engine:
+//
+//   Eigen::Index size() const;
+//       the number of training points (sites).
+//   void posterior(const VectorXd& tau, const VectorXd& nu, EpPosterior& post);
+//       the posterior of these sites from a fresh factorisation: fills
+//       post.weights, post.mean, post.variance, post.log_det_half = 1/2 log
+//       det(I + S^1/2 K S^1/2) and the representation's own factors (chol,
+//       factor), which predictions use (ep_predict.hpp); throws
+//       std::runtime_error when a factorisation fails.
+//   void begin_sequential(const EpPosterior& post, const VectorXd& nu);
+//   void marginal(Index i, double* var, double* mean) const;
+//   void update_site(Index i, double dtau, double dnu, const VectorXd& nu);
+//   void end_sequential();
+//       the sequential schedule: starting from `post` (the posterior of the
+//       sites nu), the current marginal of site i, and a rank-one update
+//       after site i changed by (dtau, dnu) (nu already holds the new value).
+//
+// Two representations are here: DensePrior (K itself, O(n^3) per
+// posterior) and LowRankPrior (K = G G' with G n x r, O(n r^2)).  A new one
+// (e.g. inducing points) implements the same six members, and, if its
+// factors differ from these two, a case in ep_predict() and
+// ep_site_inverse().
+//
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_EP_PRIORS_HPP
+#define GPSVM_EP_PRIORS_HPP
+
+#include <Eigen/Dense>
+
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "ep_engine.hpp"
+
+namespace gpsvm {
+
+// K held densely.  The posterior comes from the Cholesky factor L of
+// B = I + S^1/2 K S^1/2, whose eigenvalues are >= 1, and
+// (K + S^-1)^-1 = S^1/2 B^-1 S^1/2.  Work per posterior: one Cholesky of B
+// and one triangular solve with n right-hand sides.
+class DensePrior {
+ public:
+  explicit DensePrior(const Eigen::MatrixXd& K) : K_(K) {}
+  Eigen::Index size() const { return K_.rows(); }
+
+  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r) {
+    const Eigen::VectorXd sw = tau.cwiseSqrt();
+    factor_b(sw, r);
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
+    r.chol.triangularView<Eigen::StrictlyUpper>().setZero();  // unused, but not left unset
+    r.weights = weights(sw, nu, llt);
+    r.mean.noalias() = K_ * r.weights;
+    // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.
+    const Eigen::Index n = K_.rows();
+    work_ = sw.asDiagonal() * K_;
+    r.chol.triangularView<Eigen::Lower>().solveInPlace(work_);
+    r.variance.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) r.variance[i] = K_(i, i) - work_.col(i).squaredNorm();
+    refine_tight_variances(tau, r);
+    r.log_det_half = r.chol.diagonal().array().log().sum();
+  }
+
+  // Sequential schedule: Sigma = K - V'V from the last posterior, then
+  // rank-one updates.
+  void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& /*nu*/) {
+    sigma_ = K_;
+    sigma_.noalias() -= work_.transpose() * work_;
+    mu_ = r.mean;
+  }
+  void marginal(Eigen::Index i, double* var, double* mean) const {
+    *var = sigma_(i, i);
+    *mean = mu_[i];
+  }
+  void update_site(Eigen::Index i, double dtau, double /*dnu*/, const Eigen::VectorXd& nu) {
+    const Eigen::VectorXd si = sigma_.col(i);
+    const double scale = dtau / (1.0 + dtau * si[i]);
+    sigma_.noalias() -= scale * si * si.transpose();
+    mu_.noalias() = sigma_ * nu;
+  }
+  void end_sequential() { sigma_.resize(0, 0); }
+
+ private:
+  // The lower triangle of B = I + S^1/2 K S^1/2 in r.chol (no low-rank factor).
+  void factor_b(const Eigen::VectorXd& sw, EpPosterior& r) const {
+    const Eigen::Index n = K_.rows();
+    r.factor.resize(0, 0);
+    r.chol.resize(n, n);
+    r.chol.triangularView<Eigen::Lower>() =
+        (sw.asDiagonal() * K_ * sw.asDiagonal()).triangularView<Eigen::Lower>();
+    r.chol.diagonal().array() += 1.0;
+  }
+
+  // w = (K + S^-1)^-1 S^-1 nu = S^1/2 B^-1 S^-1/2 nu for sites with tau > 0:
+  // no cancellation however large tau is (the textbook form
+  // nu - S^1/2 B^-1 S^1/2 K nu subtracts numbers of size tau).  Sites
+  // clamped at tau = 0 with nu != 0 (a pure linear tilt) take the textbook
+  // form, which is exact for them and small.
+  Eigen::VectorXd weights(const Eigen::VectorXd& sw, const Eigen::VectorXd& nu,
+                          const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower>& llt) const {
+    const Eigen::Index n = K_.rows();
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(n), tilt = Eigen::VectorXd::Zero(n);
+    bool any_tilt = false;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (sw[i] > 0.0) {
+        b[i] = nu[i] / sw[i];
+      } else if (nu[i] != 0.0) {
+        tilt[i] = nu[i];
+        any_tilt = true;
+      }
+    }
+    llt.solveInPlace(b);
+    Eigen::VectorXd w = sw.cwiseProduct(b);
+    if (any_tilt) {
+      Eigen::VectorXd tmp = sw.cwiseProduct(K_ * tilt);
+      llt.solveInPlace(tmp);
+      w += tilt - sw.cwiseProduct(tmp);
+    }
+    return w;
+  }
+
+  // K_ii - |V_i|^2 loses log10(K_ii / Sigma_ii) digits, which matters for
+  // sites that pin the posterior (huge C: Sigma_ii ~ 1e-6 K_ii).  For those,
+  // Sigma_ii = (1 - (B^-1)_ii) / tau_i, from (K^-1 + S)^-1 = S^-1/2 (I - B^-1)
+  // S^-1/2, loses only log10(1 / (tau_i Sigma_ii)) digits; it is used where
+  // that is the smaller loss.  Work: one triangular solve per such site.
+  void refine_tight_variances(const Eigen::VectorXd& tau, EpPosterior& r) const {
+    std::vector<Eigen::Index> tight;
+    for (Eigen::Index i = 0; i < tau.size(); ++i) {
+      const double s2 = r.variance[i];
+      if (tau[i] > 0.0 && s2 > 0.0 && K_(i, i) > 1e3 * s2 && tau[i] * s2 > 1e-2 &&
+          (1.0 - tau[i] * s2) / (tau[i] * s2) < K_(i, i) / s2)
+        tight.push_back(i);
+    }
+    if (tight.empty()) return;
+    const Eigen::Index n = tau.size();
+    Eigen::MatrixXd e = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(tight.size()));
+    for (std::size_t j = 0; j < tight.size(); ++j) e(tight[j], static_cast<Eigen::Index>(j)) = 1.0;
+    r.chol.triangularView<Eigen::Lower>().solveInPlace(e);
+    for (std::size_t j = 0; j < tight.size(); ++j) {
+      const Eigen::Index i = tight[j];
+      const double binv = e.col(static_cast<Eigen::Index>(j)).squaredNorm();
+      r.variance[i] = (1.0 - binv) / tau[i];
+    }
+  }
+
+  const Eigen::MatrixXd& K_;
+  Eigen::MatrixXd work_, sigma_;
+  Eigen::VectorXd mu_;
+};
+
+// K = G G' with G n x r (a pivoted Cholesky factor, lowrank.hpp).  With
+// f = G u, u ~ N(0, I), the posterior of u has precision A = I + G' S G, so
+// Sigma = G A^-1 G' and, by Woodbury, B^-1 = I - S^1/2 G A^-1 G' S^1/2 and
+// det B = det A.  Work per posterior: O(n r^2); per sequential site update
+// O(r^2).
+class LowRankPrior {
+ public:
+  explicit LowRankPrior(const Eigen::MatrixXd& G) : G_(G) {}
+  Eigen::Index size() const { return G_.rows(); }
+
+  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r) {
+    const Eigen::Index rank = G_.cols();
+    r.factor = G_;
+    r.chol = Eigen::MatrixXd::Identity(rank, rank);
+    r.chol.selfadjointView<Eigen::Lower>().rankUpdate(
+        (tau.cwiseSqrt().asDiagonal() * G_).transpose());
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error("Cholesky factorisation of I + G' S G failed");
+    const auto L = r.chol.triangularView<Eigen::Lower>();
+    // V = L^-1 G' (r x n): Sigma_ii = |V_i|^2, mu = V' V nu.
+    work_ = G_.transpose();
+    L.solveInPlace(work_);
+    r.variance = work_.colwise().squaredNorm().transpose();
+    const Eigen::VectorXd Vnu = work_ * nu;
+    r.mean.noalias() = work_.transpose() * Vnu;
+    // w = nu - S^1/2 B^-1 S^1/2 K nu, with B^-1 z = z - S^1/2 G A^-1 G' S^1/2 z
+    const Eigen::VectorXd sw = tau.cwiseSqrt();
+    const Eigen::VectorXd z = sw.cwiseProduct(G_ * (G_.transpose() * nu));
+    Eigen::VectorXd h = G_.transpose() * sw.cwiseProduct(z);
+    llt.solveInPlace(h);
+    const Eigen::VectorXd binv_z = z - sw.cwiseProduct(G_ * h);
+    r.weights = nu - sw.cwiseProduct(binv_z);
+    r.log_det_half = r.chol.diagonal().array().log().sum();
+  }
+
+  // Sequential schedule: keep P = A^-1 and h = G' nu; Sigma_ii = g_i' P g_i,
+  // mu_i = g_i' P h.
+  void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& nu) {
+    const Eigen::Index rank = G_.cols();
+    const auto L = r.chol.triangularView<Eigen::Lower>();
+    p_ = Eigen::MatrixXd::Identity(rank, rank);
+    L.solveInPlace(p_);
+    p_ = (p_.transpose() * p_).eval();
+    h_ = G_.transpose() * nu;
+  }
+  void marginal(Eigen::Index i, double* var, double* mean) const {
+    const Eigen::VectorXd pg = p_ * G_.row(i).transpose();
+    *var = G_.row(i).dot(pg);
+    *mean = pg.dot(h_);
+  }
+  void update_site(Eigen::Index i, double dtau, double dnu, const Eigen::VectorXd& /*nu*/) {
+    const Eigen::VectorXd g = G_.row(i).transpose();
+    const Eigen::VectorXd pg = p_ * g;
+    const double scale = dtau / (1.0 + dtau * g.dot(pg));
+    p_.noalias() -= scale * pg * pg.transpose();
+    h_ += dnu * g;
+  }
+  void end_sequential() {}
+
+ private:
+  const Eigen::MatrixXd& G_;
+  Eigen::MatrixXd work_, p_;
+  Eigen::VectorXd h_;
+};
+
+// EP on a kernel matrix K held densely.
+template <class Likelihood>
+EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
+                const EpControl& control, const std::function<void()>& interrupt) {
+  if (K.rows() != K.cols()) throw std::invalid_argument("kernel matrix must be square");
+  if (K.rows() != targets.size())
+    throw std::invalid_argument("kernel matrix and targets differ in size");
+  if (K.rows() < 1) throw std::invalid_argument("no training points");
+  if (!K.allFinite() || !targets.allFinite())
+    throw std::invalid_argument("kernel matrix and targets must be finite");
+  DensePrior prior(K);
+  return ep_run(prior, targets, lik, control, interrupt);
+}
+
+// The same fit with the prior covariance given as K = G G' (G n x r, e.g. a
+// pivoted Cholesky factor from lowrank.hpp): every sweep costs O(n r^2)
+// instead of O(n^3).  result.factor holds G and result.chol the factor of
+// A = I + G' S G.
+template <class Likelihood>
+EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& targets,
+                         const Likelihood& lik, const EpControl& control,
+                         const std::function<void()>& interrupt) {
+  if (G.rows() < 1 || G.cols() < 1) throw std::invalid_argument("empty low-rank factor");
+  if (!G.allFinite()) throw std::invalid_argument("low-rank factor must be finite");
+  LowRankPrior prior(G);
+  return ep_run(prior, targets, lik, control, interrupt);
+}
+
+// (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a fit (dense or low-rank), the
+// matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  O(n^3) or
+// O(n^2 r); used only for hyperparameter gradients.
+inline Eigen::MatrixXd ep_site_inverse(const EpResult& r) {
+  const Eigen::Index n = r.site_precision.size();
+  const Eigen::VectorXd sw = r.site_precision.cwiseSqrt();
+  const auto L = r.chol.triangularView<Eigen::Lower>();
+  if (r.factor.size() == 0) {
+    Eigen::MatrixXd m = sw.asDiagonal();  // L^-1 S^1/2
+    L.solveInPlace(m);
+    Eigen::MatrixXd out(n, n);
+    out.setZero();
+    out.selfadjointView<Eigen::Lower>().rankUpdate(m.transpose());
+    return out.selfadjointView<Eigen::Lower>();
+  }
+  // R = S - S G A^-1 G' S
+  Eigen::MatrixXd m = r.factor.transpose() * r.site_precision.asDiagonal();
+  L.solveInPlace(m);
+  Eigen::MatrixXd out = -(m.transpose() * m);
+  out.diagonal() += r.site_precision;
+  return out;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_EP_PRIORS_HPP

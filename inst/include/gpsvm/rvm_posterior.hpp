@@ -1,0 +1,266 @@
+// Relevance vector machines, the pieces both fitters share: the model, the
+// settings and result, and the posterior of the weights at given
+// hyperparameters.  The fitters are in srvm.hpp (the smooth RVM of ter Borg
+// and Rothkrantz 2005) and rvm_fast.hpp (Tipping's 2001 RVM by the fast
+// marginal-likelihood algorithm of Tipping and Faul 2003).
+// Pure C++17 + Eigen: no R headers.
+//
+// Model: y = H w + e, e ~ N(0, sigma2 I), H = [1 K] (a bias column and one
+// kernel column per training point), prior w ~ N(0, (lambda P + A)^-1) with
+// A = diag(alpha) and P = L'L the roughness penalty matrix of a differential
+// operator L = sum_n c_n D^n applied to the columns of H (P = 0 for the
+// plain RVM).  Only the columns still in the model (the active set) enter.
+//
+// Numerics.  Every inverse is a Cholesky factor of a unit-diagonal matrix,
+// obtained by the Jacobi scaling D = diag(alpha + lambda diag(P))^-1/2 of the
+// prior precision Pi = lambda P + A (see Posterior below):
+//   Pi~ = D Pi D,  B = D (Pi + beta H'H) D = Pi~ + beta D H'H D,
+//   S = Pi^-1 = D Pi~^-1 D,  Sigma = D B^-1 D,
+// so that neither the (numerically singular) lambda P + A nor 1/alpha is
+// formed; gamma_i = alpha_i (S_ii - Sigma_ii) = alpha_i d_i^2 ([Pi~^-1]_ii -
+// [B^-1]_ii), and log|sigma2 I + H Pi^-1 H'| = n log sigma2 + log|B| -
+// log|Pi~| (determinant lemma).  The targets are divided by their root mean
+// square before fitting, so the pruning threshold on alpha does not depend on
+// the units of y; results are scaled back.
+#ifndef GPSVM_RVM_POSTERIOR_HPP
+#define GPSVM_RVM_POSTERIOR_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels.hpp"
+#include "solver_status.hpp"
+
+namespace gpsvm {
+
+// Settings of both fitters.  No defaults here (see solver_status.hpp):
+// rvm_control() and srvm_control() hold them.
+struct RvmControl {
+  int max_iter = 0;
+  double tol = kUnset;           // on max |change| of log alpha, log lambda, log sigma2
+  double tol_evidence = kUnset;  // or: the log evidence moves less than this in a step
+  double prune_alpha = kUnset;   // alpha above this (for RMS-scaled y) removes a basis function
+  double sigma2_init = kUnset;   // initial noise variance as a fraction of var(y)
+  double min_sigma2 = kUnset;    // floor of the noise variance (RMS-scaled y)
+};
+
+struct RvmResult {
+  std::vector<Index> active;   // columns of H kept: 0 = bias, j = training point j - 1
+  VectorXd mu;                 // posterior mean of the kept weights
+  MatrixXd Sigma;              // posterior covariance of the kept weights
+  VectorXd alpha;              // their ARD precisions
+  double lambda = 0.0;
+  double sigma2 = 0.0;
+  double log_lik = 0.0;        // log marginal likelihood of y
+  // change is the last largest change of a log hyperparameter
+  SolverStatus status;
+  std::vector<double> trace_log_lik;
+};
+
+namespace rvm_detail {
+
+
+inline double rms(const VectorXd& y) {
+  const double s = std::sqrt(y.squaredNorm() / static_cast<double>(y.size()));
+  return (s > 0.0 && std::isfinite(s)) ? s : 1.0;
+}
+
+inline double variance(const VectorXd& y) {
+  const double m = y.mean();
+  return (y.array() - m).square().sum() / std::max<double>(1.0, y.size() - 1.0);
+}
+
+// The starting noise variance for RMS-scaled targets y: sigma2_init times
+// their variance (1 when they have none), at least min_sigma2.
+inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
+  const double var_y = variance(y);
+  return std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
+}
+
+// The design H = [1 K] of the training inputs.
+inline MatrixXd design(const KernelEvaluator& ev) {
+  const Index n = ev.size();
+  MatrixXd h(n, n + 1);
+  h.col(0).setOnes();
+  h.rightCols(n) = ev.gram();
+  return h;
+}
+
+// Put the scaled results back in the units of y.
+inline void unscale(RvmResult& r, double s, Index n) {
+  r.mu *= s;
+  r.Sigma *= s * s;
+  r.alpha /= s * s;
+  r.lambda /= s * s;
+  r.sigma2 *= s * s;
+  r.log_lik -= static_cast<double>(n) * std::log(s);
+  for (double& v : r.trace_log_lik) v -= static_cast<double>(n) * std::log(s);
+}
+
+inline void check_data(const ConstMatrixRef& x, const ConstVectorRef& y) {
+  if (x.rows() < 1) throw std::invalid_argument("no training data");
+  if (y.size() != x.rows())
+    throw std::invalid_argument("'y' must have one value per row of 'x'");
+  if (!x.allFinite() || !y.allFinite())
+    throw std::invalid_argument("'x' and 'y' must be finite");
+}
+
+inline void check_control(const RvmControl& c) {
+  if (c.max_iter < 1) throw std::invalid_argument("'max_iter' must be >= 1");
+  if (!(c.tol > 0.0)) throw std::invalid_argument("'tol' must be > 0");
+  if (!(c.tol_evidence >= 0.0)) throw std::invalid_argument("'tol_evidence' must be >= 0");
+  if (!(c.prune_alpha > 0.0)) throw std::invalid_argument("'prune_alpha' must be > 0");
+  if (!(c.sigma2_init > 0.0)) throw std::invalid_argument("'sigma2_init' must be > 0");
+  if (!(c.min_sigma2 > 0.0)) throw std::invalid_argument("'min_sigma2' must be > 0");
+}
+
+
+// Everything the updates need about the posterior at given hyperparameters,
+// on the active columns only.  With Pi = lambda P + A the prior precision and
+// the Jacobi scaling D = diag(alpha + lambda diag(P))^-1/2,
+//   Pi~ = D Pi D (unit diagonal),  B = D (Pi + beta H'H) D = Pi~ + beta D H'H D,
+//   S = D Pi~^-1 D,  Sigma = D B^-1 D.
+// Both factorisations are of unit-diagonal SPD matrices, so neither a tiny
+// alpha (a weight left to the penalty alone) nor a huge one (a weight on its
+// way out) spoils them; 1/alpha is never formed.
+struct Posterior {
+  VectorXd mu;
+  VectorXd d;          // the scaling D
+  MatrixXd Binv;       // B^-1
+  VectorXd pinv_diag;  // diag(Pi~^-1)
+  double logdet_b = 0.0, logdet_pi = 0.0;
+  double rss = 0.0;    // |y - H mu|^2
+  double pen = 0.0;    // mu' P mu
+  double trace_sigma_p = 0.0;  // tr(Sigma P)
+  double log_lik = 0.0;
+};
+
+inline double logdet_from_llt(const Eigen::LLT<MatrixXd>& llt) {
+  return 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+}
+
+// The scaled prior precision Pi~ = D (lambda P + A) D, unit diagonal, and
+// the scaling D itself (in post.d).
+inline MatrixXd scaled_prior_precision(const MatrixXd* p, const VectorXd& alpha, double lambda,
+                                       bool penalised, Posterior& post) {
+  const Index m = alpha.size();
+  VectorXd prior_diag = alpha;
+  if (penalised) prior_diag += lambda * p->diagonal();
+  post.d = prior_diag.array().rsqrt().matrix();
+  MatrixXd pi_s(m, m);
+  if (penalised) {
+    const auto dd = post.d.asDiagonal();
+    pi_s = lambda * (dd * (*p) * dd);
+    pi_s.diagonal() = (alpha.array() * post.d.array().square() +
+                       lambda * p->diagonal().array() * post.d.array().square()).matrix();
+  } else {
+    pi_s.setIdentity();
+  }
+  return pi_s;
+}
+
+// The penalty's share of the posterior: log|Pi~|, diag(Pi~^-1), mu' P mu and
+// tr(Sigma P).
+inline void penalty_terms(const MatrixXd& pi_s, const MatrixXd& p, Posterior& post) {
+  const Index m = pi_s.rows();
+  Eigen::LLT<MatrixXd> llt_p(pi_s);
+  if (llt_p.info() != Eigen::Success)
+    throw std::runtime_error("Cholesky factorisation of the prior precision failed");
+  post.logdet_pi = logdet_from_llt(llt_p);
+  // diag(Pi~^-1) = squared column norms of L^-1 (Pi~ = L L')
+  const MatrixXd linv = llt_p.matrixL().solve(MatrixXd::Identity(m, m));
+  post.pinv_diag = linv.colwise().squaredNorm().transpose();
+  post.pen = post.mu.dot(p * post.mu);
+  const auto dd = post.d.asDiagonal();
+  post.trace_sigma_p = ((dd * post.Binv * dd).array() * p.array()).sum();
+}
+
+// Posterior given alpha (active), lambda, beta.  hth, hty, p are restricted
+// to the active columns; h_active is the n x m design of those columns; p
+// is null for the plain RVM.
+inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const MatrixXd* p,
+                           const MatrixXd& h_active, const VectorXd& y, const VectorXd& alpha,
+                           double lambda, double beta) {
+  const Index m = alpha.size();
+  const bool penalised = p != nullptr && lambda > 0.0;
+  Posterior out;
+  const MatrixXd pi_s = scaled_prior_precision(p, alpha, lambda, penalised, out);
+  const auto dd = out.d.asDiagonal();
+  MatrixXd b = pi_s + beta * (dd * hth * dd);
+  Eigen::LLT<MatrixXd> llt_b(b);
+  if (llt_b.info() != Eigen::Success)
+    throw std::runtime_error("Cholesky factorisation of the posterior precision failed");
+  out.logdet_b = logdet_from_llt(llt_b);
+  out.Binv = llt_b.solve(MatrixXd::Identity(m, m));
+  // mu = beta Sigma H'y = beta D B^-1 D H'y
+  out.mu = beta * (dd * llt_b.solve(dd * hty));
+  if (penalised) {
+    penalty_terms(pi_s, *p, out);
+  } else {
+    out.pinv_diag = VectorXd::Ones(m);
+    out.logdet_pi = 0.0;
+    if (p != nullptr) out.pen = out.mu.dot((*p) * out.mu);
+  }
+  out.rss = (y - h_active * out.mu).squaredNorm();
+  const double n = static_cast<double>(y.size());
+  const double prior_quad =
+      (penalised ? lambda * out.pen : 0.0) + (alpha.array() * out.mu.array().square()).sum();
+  // log|sigma2 I + H Pi^-1 H'| = n log sigma2 + log|Pi + beta H'H| - log|Pi|
+  //                            = n log sigma2 + log|B| - log|Pi~|
+  out.log_lik = -0.5 * (n * std::log(2.0 * M_PI) - n * std::log(beta) + out.logdet_b -
+                        out.logdet_pi + beta * out.rss + prior_quad);
+  return out;
+}
+
+// A'A for a tall or square A, forming only one triangle (half the flops of
+// a general product).
+inline MatrixXd crossprod(const MatrixXd& a) {
+  MatrixXd out = MatrixXd::Zero(a.cols(), a.cols());
+  out.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
+  return out.selfadjointView<Eigen::Lower>();
+}
+
+inline MatrixXd select(const MatrixXd& m, const std::vector<Index>& idx) {
+  MatrixXd out(idx.size(), idx.size());
+  for (size_t j = 0; j < idx.size(); ++j)
+    for (size_t i = 0; i < idx.size(); ++i) out(i, j) = m(idx[i], idx[j]);
+  return out;
+}
+
+inline VectorXd select(const VectorXd& v, const std::vector<Index>& idx) {
+  VectorXd out(idx.size());
+  for (size_t i = 0; i < idx.size(); ++i) out[i] = v[idx[i]];
+  return out;
+}
+
+inline MatrixXd select_rows(const MatrixXd& m, const std::vector<Index>& idx) {
+  MatrixXd out(idx.size(), m.cols());
+  for (size_t i = 0; i < idx.size(); ++i) out.row(i) = m.row(idx[i]);
+  return out;
+}
+
+inline MatrixXd select_cols(const MatrixXd& m, const std::vector<Index>& idx) {
+  MatrixXd out(m.rows(), idx.size());
+  for (size_t j = 0; j < idx.size(); ++j) out.col(j) = m.col(idx[j]);
+  return out;
+}
+
+// Whether the log evidence moved less than tol_evidence in the last step.
+inline bool evidence_flat(const std::vector<double>& trace, double tol_evidence) {
+  const size_t nt = trace.size();
+  return nt >= 2 && std::fabs(trace[nt - 1] - trace[nt - 2]) < tol_evidence;
+}
+
+inline MatrixXd sigma_from(const Posterior& post) {
+  return post.d.asDiagonal() * post.Binv * post.d.asDiagonal();
+}
+
+}  // namespace rvm_detail
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_RVM_POSTERIOR_HPP

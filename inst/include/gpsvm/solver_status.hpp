@@ -1,0 +1,40 @@
+// How an iterative solver stopped: the one record every solver of the core
+// returns (EP, the paper's mean-field iteration, SMO, the kernel adatron,
+// the naive mean-field iteration, the RVM and sRVM updates).
+// Pure C++17: no R headers.
+#ifndef GPSVM_SOLVER_STATUS_HPP
+#define GPSVM_SOLVER_STATUS_HPP
+
+#include <limits>
+#include <string>
+
+namespace gpsvm {
+
+// Control structs (EpControl, SvrControl, ...) carry no defaults: the
+// defaults live in one place, the R constructors (mfsvr_control(),
+// svr_control(), ...), and the glue copies every field from R.  A C++ caller
+// sets every field itself (tools/core-standalone.cpp shows how).  Numbers
+// start unset (kUnset, or an impossible count) and each solver's checks
+// reject them, so a forgotten field is an error, never a silent second
+// default.  Switches (schedules, flags) have no unset state.
+constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+
+struct SolverStatus {
+  bool converged = false;
+  // Iterations taken, in the solver's own unit (EP sweeps, SMO pair steps,
+  // outer iterations of the paper's scheme, ...).
+  long iterations = 0;
+  // The solver's own stopping measure at the last iteration (EP: largest
+  // standardised change of a marginal; SMO: the KKT gap; RVM: the largest
+  // change of a log hyperparameter; ...), compared with `tol`.
+  double change = 0.0;
+  double tol = 0.0;
+  // Why the solver stopped early for a reason other than its iteration cap
+  // (e.g. a diverging iteration, a work cap); empty when it converged or
+  // simply ran out of iterations.
+  std::string reason;
+};
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_SOLVER_STATUS_HPP

@@ -1,0 +1,249 @@
+// The smooth relevance vector machine of ter Borg and Rothkrantz (2005): the
+// RVM's sparsity prior plus a roughness penalty lambda |L w|^2, with alpha,
+// lambda and sigma2 by the type-II maximum likelihood updates (7)-(9) of the
+// paper, started from all n + 1 basis functions.  The model and the
+// posterior algebra are in rvm_posterior.hpp.
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_SRVM_HPP
+#define GPSVM_SRVM_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels.hpp"
+#include "rvm_posterior.hpp"
+
+namespace gpsvm {
+
+// L = sum_n weights[n] D^orders[n], in each input coordinate.
+struct RoughnessPenalty {
+  std::vector<int> orders;
+  std::vector<double> weights;
+};
+
+// The smooth RVM's settings beyond the shared ones.
+struct SrvmControl : RvmControl {
+  double min_alpha = kUnset;     // floor of alpha (a weight left to the penalty alone)
+  double alpha_init = kUnset;    // initial alpha (RMS-scaled y)
+  double lambda_init = kUnset;   // initial lambda when it is learned, relative (see srvm_fit)
+  std::optional<double> lambda;  // a fixed lambda in the units of y; empty: learn it
+  std::optional<double> sigma2;  // a fixed noise variance in the units of y; empty: learn it
+};
+
+// The roughness operator applied to the design: the rows of L H evaluated at
+// the penalty points z (m x d), stacked over the input coordinates, as an
+// (m d) x (n + 1) matrix whose first column is the bias column.
+inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef& z,
+                                 const RoughnessPenalty& pen) {
+  if (pen.orders.size() != pen.weights.size() || pen.orders.empty())
+    throw std::invalid_argument("penalty 'orders' and 'weights' must have the same positive length");
+  const Index m = z.rows(), n = ev.size(), dim = ev.dimension();
+  MatrixXd out = MatrixXd::Zero(m * dim, n + 1);
+  for (Index c = 0; c < dim; ++c) {
+    for (size_t k = 0; k < pen.orders.size(); ++k) {
+      const int order = pen.orders[k];
+      if (order < 0) throw std::invalid_argument("penalty orders must be >= 0");
+      out.block(c * m, 1, m, n) += pen.weights[k] * ev.cross(z, order, c);
+      if (order == 0) out.block(c * m, 0, m, 1).array() += pen.weights[k];
+    }
+  }
+  return out;
+}
+
+namespace srvm_detail {
+
+using namespace rvm_detail;
+
+inline void check_control(const SrvmControl& c) {
+  rvm_detail::check_control(static_cast<const RvmControl&>(c));
+  if (!(c.min_alpha > 0.0) || !(c.min_alpha < c.prune_alpha))
+    throw std::invalid_argument("'min_alpha' must be > 0 and below 'prune_alpha'");
+  if (!(c.alpha_init > 0.0)) throw std::invalid_argument("'alpha_init' must be > 0");
+  if (!(c.lambda_init >= 0.0)) throw std::invalid_argument("'lambda_init' must be >= 0");
+  if (c.lambda && !(*c.lambda >= 0.0 && std::isfinite(*c.lambda)))
+    throw std::invalid_argument("a fixed 'lambda' must be finite and >= 0");
+  if (c.sigma2 && !(*c.sigma2 > 0.0 && std::isfinite(*c.sigma2)))
+    throw std::invalid_argument("a fixed 'sigma2' must be finite and > 0");
+}
+
+// The data of one fit, on RMS-scaled targets: the design, its cross
+// products with itself and y, and the penalty matrix P over all n + 1
+// columns.
+struct Problem {
+  VectorXd y;
+  double scale = 1.0;
+  MatrixXd h, hth, p;
+  VectorXd hty;
+};
+
+// The hyperparameters and the active set as the iteration goes.
+struct State {
+  std::vector<Index> active;
+  VectorXd alpha;
+  double lambda = 0.0;
+  double sigma2 = 0.0;
+};
+
+inline Problem make_problem(const KernelEvaluator& ev, const ConstVectorRef& y_in,
+                            const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen) {
+  Problem pb;
+  pb.scale = rms(y_in);
+  pb.y = y_in / pb.scale;
+  pb.h = design(ev);
+  pb.hth = crossprod(pb.h);
+  pb.hty = pb.h.transpose() * pb.y;
+  pb.p = crossprod(roughness_design(ev, penalty_points, pen));
+  return pb;
+}
+
+// All n + 1 basis functions at alpha_init.  A learned lambda starts at
+// lambda_init * tr(A) / tr(P), i.e. lambda_init times the value that gives
+// the two parts of the prior precision equal traces, whatever the scale of
+// the penalty; a fixed lambda or sigma2 is given in the units of y.
+inline State start(const Problem& pb, const SrvmControl& ctl) {
+  const Index n = pb.y.size();
+  State st;
+  st.active.resize(n + 1);
+  for (Index i = 0; i <= n; ++i) st.active[i] = i;
+  st.alpha = VectorXd::Constant(n + 1, ctl.alpha_init);
+  const double tr_p = pb.p.trace();
+  if (ctl.lambda) {
+    st.lambda = *ctl.lambda * pb.scale * pb.scale;  // the scaled targets' lambda
+  } else if (ctl.lambda_init > 0.0 && tr_p > 0.0) {
+    st.lambda = ctl.lambda_init * st.alpha.sum() / tr_p;
+  }
+  st.sigma2 = ctl.sigma2 ? std::max(*ctl.sigma2 / (pb.scale * pb.scale), ctl.min_sigma2)
+                         : initial_noise(pb.y, ctl);
+  return st;
+}
+
+// The posterior at the state's hyperparameters, on its active columns.
+inline Posterior posterior_of(const Problem& pb, const State& st) {
+  const MatrixXd hth = select(pb.hth, st.active);
+  const VectorXd hty = select(pb.hty, st.active);
+  const MatrixXd p = select(pb.p, st.active);
+  const MatrixXd ha = select_cols(pb.h, st.active);
+  return posterior(hth, hty, &p, ha, pb.y, st.alpha, st.lambda, 1.0 / st.sigma2);
+}
+
+// The updates (7)-(9) from one posterior: new alpha (in alpha_new), lambda
+// and sigma2 (in `next`); returns the largest change of a kept log alpha, of
+// log lambda and of log sigma2.
+inline double update(const Posterior& post, const State& st, const SrvmControl& ctl, Index n,
+                     VectorXd& alpha_new, State& next) {
+  const Index m = static_cast<Index>(st.active.size());
+  // gamma_i = alpha_i (S_ii - Sigma_ii) = alpha_i d_i^2 ([Pi~^-1]_ii - [B^-1]_ii) >= 0
+  const VectorXd ad2 = (st.alpha.array() * post.d.array().square()).matrix();
+  const VectorXd gamma =
+      (ad2.array() * (post.pinv_diag - post.Binv.diagonal()).array()).cwiseMax(0.0).matrix();
+  double change = 0.0;
+  alpha_new.resize(m);
+  for (Index i = 0; i < m; ++i) {
+    const double mu2 = post.mu[i] * post.mu[i];
+    double a = (mu2 > 0.0) ? gamma[i] / mu2 : std::numeric_limits<double>::infinity();
+    if (std::isnan(a)) a = std::numeric_limits<double>::infinity();
+    a = std::max(a, ctl.min_alpha);
+    alpha_new[i] = a;
+    // a weight past the pruning threshold leaves; it counts as converged
+    if (!(a > ctl.prune_alpha)) change = std::max(change, std::fabs(std::log(a / st.alpha[i])));
+  }
+  // tr(S A) = sum alpha_i S_ii; tr(S lambda P) = m - tr(S A)
+  const double tr_sa = (ad2.array() * post.pinv_diag.array()).sum();
+  const double tr_sigma_a = (ad2.array() * post.Binv.diagonal().array()).sum();
+  const double tr_s_lp = static_cast<double>(m) - tr_sa;
+  const double tr_sigma_lp = st.lambda * post.trace_sigma_p;
+  next.lambda = st.lambda;
+  if (!ctl.lambda && st.lambda > 0.0) {
+    const double num = std::max(tr_s_lp - tr_sigma_lp, 0.0);
+    next.lambda = (post.pen > 0.0) ? num / post.pen : st.lambda;
+    if (!(next.lambda > 0.0) || !std::isfinite(next.lambda)) next.lambda = st.lambda * 1e-3;
+    change = std::max(change, std::fabs(std::log(next.lambda / st.lambda)));
+  }
+  next.sigma2 = st.sigma2;
+  if (!ctl.sigma2) {
+    // tr(Sigma beta H'H) = m - tr(Sigma A) - tr(Sigma lambda P)
+    const double well = static_cast<double>(m) - tr_sigma_a - tr_sigma_lp;
+    const double dof = static_cast<double>(n) - well;
+    next.sigma2 = (dof > 0.0) ? post.rss / dof : st.sigma2;
+    next.sigma2 = std::max(next.sigma2, ctl.min_sigma2);
+    change = std::max(change, std::fabs(std::log(next.sigma2 / st.sigma2)));
+  }
+  return change;
+}
+
+// The basis functions whose new alpha passed the threshold leave (never the
+// bias, column 0); the rest keep their new alpha.  Returns whether any left.
+inline bool prune(const VectorXd& alpha_new, double prune_alpha, State& st) {
+  std::vector<Index> keep_active;
+  std::vector<double> keep_alpha;
+  for (Index i = 0; i < static_cast<Index>(st.active.size()); ++i) {
+    if (st.active[i] == 0 || alpha_new[i] <= prune_alpha) {
+      keep_active.push_back(st.active[i]);
+      keep_alpha.push_back(std::min(alpha_new[i], prune_alpha));
+    }
+  }
+  const bool pruned = keep_active.size() != st.active.size();
+  st.active = keep_active;
+  st.alpha = Eigen::Map<VectorXd>(keep_alpha.data(), keep_alpha.size());
+  return pruned;
+}
+
+}  // namespace srvm_detail
+
+// The smooth RVM.  With a fixed lambda = 0 it is Tipping's (2001) RVM by his
+// original updates.  It stops when no basis function was pruned and the
+// hyperparameters settle (change < tol), or when the evidence no longer
+// moves: a weight whose alpha crawls towards the pruning threshold (log
+// alpha rising by ~1e-3 per step for thousands of steps) changes neither the
+// evidence nor the fit.
+inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
+                          const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen,
+                          const SrvmControl& ctl, const std::function<void()>& interrupt) {
+  namespace sd = srvm_detail;
+  rvm_detail::check_data(x, y_in);
+  sd::check_control(ctl);
+  const KernelEvaluator ev(kernel, x);
+  const sd::Problem pb = sd::make_problem(ev, y_in, penalty_points, pen);
+  sd::State st = sd::start(pb, ctl);
+  RvmResult res;
+  res.status.tol = ctl.tol;
+  for (int it = 1; it <= ctl.max_iter; ++it) {
+    interrupt();  // cheap next to the factorisations of each step
+    const rvm_detail::Posterior post = sd::posterior_of(pb, st);
+    res.trace_log_lik.push_back(post.log_lik);
+    VectorXd alpha_new;
+    sd::State next;
+    const double change = sd::update(post, st, ctl, ev.size(), alpha_new, next);
+    res.status.iterations = it;
+    res.status.change = change;
+    const bool pruned = sd::prune(alpha_new, ctl.prune_alpha, st);
+    st.lambda = next.lambda;
+    st.sigma2 = next.sigma2;
+    if (!pruned && (change < ctl.tol || sd::evidence_flat(res.trace_log_lik, ctl.tol_evidence))) {
+      res.status.converged = true;
+      break;
+    }
+  }
+  // the posterior at the final hyperparameters
+  const rvm_detail::Posterior post = sd::posterior_of(pb, st);
+  res.active = st.active;
+  res.mu = post.mu;
+  res.Sigma = rvm_detail::sigma_from(post);
+  res.alpha = st.alpha;
+  res.lambda = st.lambda;
+  res.sigma2 = st.sigma2;
+  res.log_lik = post.log_lik;
+  rvm_detail::unscale(res, pb.scale, ev.size());
+  return res;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_SRVM_HPP
