@@ -11,6 +11,14 @@
 # why it failed.  This file owns the drivers, the record they leave in
 # fit$optimization and the one warning they give.
 
+# The kernel with another Gaussian width, keeping everything else it
+# carries (a constant added by a classifier's bias, say).
+.with_width <- function(kernel, sigma) {
+  kernel$sigma <- sigma
+  kernel$sigma_rule <- NULL
+  kernel
+}
+
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or
 # a subset of `choices`.  Returns the parameter names to search.
 .optimize_which <- function(optimize, choices, default = choices) {

@@ -31,7 +31,7 @@
   spec <- .gpc_search_spec(x, kernel, noise, kappa, which)
   at <- function(par) {
     h <- as.list(spec$natural(par))
-    list(kernel = if (!is.null(h$sigma)) rbf_kernel(h$sigma) else kernel,
+    list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
          noise = h$noise %||% noise, kappa = h$kappa %||% kappa)
   }
   search_control <- unclass(control)

@@ -83,7 +83,7 @@
   at <- function(par) {
     h <- stats::setNames(as.list(spec$natural(par)), spec$natural_names)
     list(C = h$C %||% C, epsilon = h$epsilon %||% epsilon,
-         kernel = if (!is.null(h$sigma)) rbf_kernel(h$sigma) else kernel)
+         kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel)
   }
   evaluate <- function(par, first, warm) {
     ctl <- search_control

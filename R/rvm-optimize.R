@@ -31,7 +31,7 @@
     ctl <- control
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     # a fit that warns (did not converge) counts as a failed point below
-    fit <- tryCatch(suppressWarnings(fit_at(rbf_kernel(exp(par[[1]])), ctl)),
+    fit <- tryCatch(suppressWarnings(fit_at(.with_width(kernel, exp(par[[1]])), ctl)),
                     error = function(e) e)
     if (inherits(fit, "error")) return(.search_point(fit))
     if (first) cap <<- max(1000L, 3L * fit$convergence$iterations)
