@@ -119,7 +119,7 @@
 # fit$x, so for formula fits the name of a model-matrix column).  Targets
 # carry the noise, derivatives do not: no prediction interval for them.
 .check_deriv <- function(deriv, wrt, interval, x) {
-  deriv <- .check_count(deriv, "deriv")
+  deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
   if (is.character(wrt) && length(wrt) == 1L && !is.na(wrt)) {
     col <- match(wrt, colnames(x))
     if (is.na(col)) {

@@ -38,12 +38,11 @@
   search_control$tol <- max(control$tol, 1e-6)
   cap <- control$max_iter
   # one EP fit (the raw core result) at hyperparameters h, warm-started
+  # from the sites of `warm`
   ep_at <- function(h, ctl, warm, gradient) {
-    if (!is.null(warm)) {
-      ctl$start_precision <- warm$site_precision
-      ctl$start_nu <- warm$site_nu
-    }
-    tryCatch(cpp_gpc_tap_fit(h$kernel, x, y, h$noise, h$kappa, ctl, gradient),
+    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa)
+    state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
+    tryCatch(cpp_classifier("fit", model, x, y, ctl, state, NULL, gradient),
              error = function(e) e)
   }
   keep <- c("sigma", "noise", "kappa") %in% which
@@ -97,7 +96,7 @@
 # kappa in [1e-6, 0.45]; a zero noise or kappa starts at .gpc_search_start.
 .gpc_search_spec <- function(x, kernel, noise, kappa, which) {
   w <- .data_driven_width(x)
-  diagonal <- mean(cpp_kernel_diagonal(kernel, x))
+  diagonal <- mean(cpp_kernel_diagonal(kernel, x, 0L, 1L))
   if (!(diagonal > 0)) diagonal <- 1
   logit <- function(k) stats::qlogis(2 * k)
   noise0 <- if (noise > 0) noise else .gpc_search_start$noise * diagonal

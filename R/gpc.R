@@ -183,13 +183,12 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 
 # The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
 .gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL) {
-  ctl <- unclass(control)
+  model <- list(method = method, kernel = kernel, noise = noise, kappa = kappa)
+  res <- cpp_classifier("fit", model, x, y, unclass(control), list(alpha = start))
   if (method == "naive") {
-    res <- cpp_gpc_naive_fit(kernel, x, y, noise, kappa, ctl, start)
     alpha <- res$alpha
     extra <- list()
   } else {
-    res <- cpp_gpc_tap_fit(kernel, x, y, noise, kappa, ctl)
     alpha <- y * res$weights
     res$field <- res$mean
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
@@ -208,7 +207,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 .gpc_tap_moments <- function(object, x) {
   cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$y * object$alpha,
                       site_precision = object$site_precision, chol = object$chol),
-                 x, TRUE)
+                 x, TRUE, 0L, 1L)
 }
 
 # Probability of the second class at inputs x (rows).
@@ -218,7 +217,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     return(.flip_probit(mo$mean, sqrt(mo$variance + object$noise), object$kappa))
   }
   if (is.null(f)) f <- .classif_link(object, x)
-  spread <- sqrt(cpp_kernel_diagonal(object$kernel, x) + object$noise)
+  spread <- sqrt(cpp_kernel_diagonal(object$kernel, x, 0L, 1L) + object$noise)
   .flip_probit(f, spread, object$kappa)
 }
 

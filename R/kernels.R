@@ -40,7 +40,8 @@
 #' @param sigma Width of the Gaussian kernel, a positive number; `NULL` (the
 #'   default) means "choose it from the data when a model is fitted": see
 #'   "Choosing the width" below.
-#' @param degree Degree of the polynomial kernel, a positive whole number.
+#' @param degree Degree of the polynomial kernel, a whole number from 1 to
+#'   100.
 #' @param scale Multiplier of the inner product.
 #' @param offset Constant added to the scaled inner product.
 #' @param x A `gpsvm_kernel` object.
@@ -56,6 +57,12 @@
 #' @name kernels
 NULL
 
+# The largest derivative order and polynomial degree the kernels evaluate;
+# the C++ core has the same limits (kMaxDerivativeOrder, kMaxPolynomialDegree
+# in kernels.hpp) and its glue checks them too.
+.max_deriv <- 1000L
+.max_degree <- 100L
+
 .new_kernel <- function(type, ..., subclass) {
   structure(list(type = type, ...), class = c(subclass, "gpsvm_kernel"))
 }
@@ -70,7 +77,7 @@ rbf_kernel <- function(sigma = NULL) {
 #' @rdname kernels
 #' @export
 poly_kernel <- function(degree, scale = 1, offset = 1) {
-  degree <- .check_count(degree, "degree", lower = 1L)
+  degree <- .check_count(degree, "degree", lower = 1L, upper = .max_degree)
   scale <- .check_number(scale, "scale")
   offset <- .check_number(offset, "offset")
   .new_kernel("polynomial", degree = degree, scale = scale, offset = offset,
@@ -134,7 +141,7 @@ format.gpsvm_kernel <- function(x, ...) {
 #' @param y Optional second set of points with the same columns as `x`. When
 #'   `NULL` and `deriv = 0` the symmetric Gram matrix of `x` is returned, each
 #'   pair evaluated once.
-#' @param deriv Order of the derivative, a whole number >= 0.
+#' @param deriv Order of the derivative, a whole number from 0 to 1000.
 #' @param wrt Column of `x` (the first argument) to differentiate in.
 #' @return A `nrow(x)` by `nrow(y)` matrix with entries
 #'   \eqn{\partial^n k(x_i, y_j) / \partial x_{i,wrt}^n}.
@@ -153,7 +160,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
       .stop(sprintf("'y' must have as many columns as 'x' (%d), not %d", ncol(x), ncol(y)))
     }
   }
-  deriv <- .check_count(deriv, "deriv")
+  deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
   wrt <- .check_count(wrt, "wrt", lower = 1L)
   if (wrt > ncol(x)) .stop(sprintf("'wrt' must be a column of 'x' (1 to %d)", ncol(x)))
   out <- cpp_kernel_matrix(kernel, x, y, deriv, wrt)
@@ -189,7 +196,7 @@ plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
   to <- if (is.null(to)) width else .check_number(to, "to")
   if (to <= from) .stop("'to' must be greater than 'from'")
   n <- .check_count(n, "n", lower = 2L)
-  orders <- vapply(deriv, .check_count, integer(1), arg = "deriv")
+  orders <- vapply(deriv, .check_count, integer(1), arg = "deriv", upper = .max_deriv)
   centre <- if (x$type == "rbf") 0 else 1
   z <- seq(from, to, length.out = n)
   values <- vapply(orders, function(k) kernel_matrix(x, z + centre, centre, deriv = k)[, 1],

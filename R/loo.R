@@ -103,28 +103,30 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
   sprintf("gpc (%s)", .gpc_method_label(fit$method))
 }
 
-.loo_approx <- function(fit) {
+# The model of a classifier fit as the core reads it (cpp_classifier()).
+.loo_model <- function(fit) {
   if (inherits(fit, "gpsvm_svc")) {
-    return(cpp_svc_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C))
+    return(list(method = "svc", kernel = fit$kernel, noise = fit$noise, C = fit$C))
   }
-  if (fit$method == "tap") return(fit$y * fit$cavity_mean)
-  cpp_gpc_naive_loo_approx(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa)
+  list(method = fit$method, kernel = fit$kernel, noise = fit$noise, kappa = fit$kappa)
+}
+
+.loo_approx <- function(fit) {
+  if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") return(fit$y * fit$cavity_mean)
+  cpp_classifier("loo_approx", .loo_model(fit), fit$x, fit$y, unclass(fit$control),
+                 list(alpha = fit$alpha))
 }
 
 # The refits for the cases in `which` (1-based); returns margins, iterations
-# and the count of refits that hit max_iter.
+# and the count of refits that hit max_iter.  They start from the full fit
+# without the case left out: its alpha, or for TAP its EP sites.
 .loo_refit_chunk <- function(fit, which) {
-  ctl <- unclass(fit$control)
-  if (inherits(fit, "gpsvm_svc")) {
-    cpp_svc_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$C, ctl, which)
-  } else if (fit$method == "tap") {
-    # warm start from the full fit's EP sites without the case left out
-    cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa, ctl, which,
-                          fit$site_precision, fit$site_nu)
+  state <- if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") {
+    list(site_precision = fit$site_precision, site_nu = fit$site_nu)
   } else {
-    cpp_gpc_naive_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$alpha, fit$kappa, ctl,
-                            which)
+    list(alpha = fit$alpha)
   }
+  cpp_classifier("loo_exact", .loo_model(fit), fit$x, fit$y, unclass(fit$control), state, which)
 }
 
 .loo_exact <- function(fit, progress, cores, cl) {

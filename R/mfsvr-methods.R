@@ -156,7 +156,8 @@ logLik.gpsvm_mfsvr <- function(object, ...) {
 #' @param object An `mfsvr` fit.
 #' @param newdata New inputs: a data frame for formula fits, else a vector or
 #'   matrix with the training columns. `NULL` means the training inputs.
-#' @param deriv Order of the derivative to predict, a whole number >= 0.
+#' @param deriv Order of the derivative to predict, a whole number from 0 to
+#'   1000.
 #' @param wrt The input column to differentiate in: a number, or a column
 #'   name of the fit's design matrix `object$x`.
 #' @param se.fit If `TRUE`, also return the latent posterior standard

@@ -165,7 +165,8 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   inputs usually qualify. `rank_tol = 0` always uses the dense matrix (as
 #'   does `algorithm = "paper"`).
 #' @param eta,inner,adaptive_eta The paper's learning rate, its number M of
-#'   inner iterations per outer one, and whether the learning rate adapts
+#'   inner iterations per outer one (at most 10000), and whether the learning
+#'   rate adapts
 #'   (times 1.1 when \eqn{\sum_i (F_i/G_i - w_i)^2} fell, halved otherwise,
 #'   as in Opper and Winther's algorithm); with the fixed `eta = 0.05` the
 #'   paper's iteration diverges on its own example for `C >= 2`.
@@ -184,7 +185,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
   seed <- .check_count(seed, "seed", lower = 0L)
   rank_tol <- .check_number(rank_tol, "rank_tol", lower = 0, upper = 1)
   eta <- .check_number(eta, "eta", lower = 0, upper = 1, open_lower = TRUE)
-  inner <- .check_count(inner, "inner", lower = 1L)
+  inner <- .check_count(inner, "inner", lower = 1L, upper = 10000L)
   if (!is.logical(adaptive_eta) || length(adaptive_eta) != 1L || is.na(adaptive_eta)) {
     .stop("'adaptive_eta' must be TRUE or FALSE")
   }

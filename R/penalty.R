@@ -10,7 +10,8 @@
 #' For inputs with several columns the penalty is the sum of the penalties of
 #' the derivatives in each coordinate.
 #'
-#' @param orders Derivative orders \eqn{n}, whole numbers >= 0 (no repeats).
+#' @param orders Derivative orders \eqn{n}, whole numbers from 0 to 1000 (no
+#'   repeats).
 #' @param weights Weights \eqn{c_n}, one per order, finite and not all zero.
 #' @param at `NULL` (the training inputs) or the points at which to evaluate
 #'   the operator: a numeric vector (one input column) or matrix with the
@@ -30,8 +31,8 @@
 #' @export
 roughness_penalty <- function(orders = 2, weights = rep(1, length(orders)), at = NULL) {
   if (!is.numeric(orders) || length(orders) < 1L || anyNA(orders) || any(!is.finite(orders)) ||
-      any(orders != round(orders)) || any(orders < 0)) {
-    .stop("'orders' must be whole numbers >= 0")
+      any(orders != round(orders)) || any(orders < 0) || any(orders > .max_deriv)) {
+    .stop(sprintf("'orders' must be whole numbers from 0 to %d", .max_deriv))
   }
   if (anyDuplicated(orders)) .stop("'orders' must not repeat an order")
   if (!is.numeric(weights) || length(weights) != length(orders) || anyNA(weights) ||

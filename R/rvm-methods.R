@@ -15,7 +15,7 @@
 #' @param object A fit from [rvm()] or [srvm()].
 #' @param newdata New inputs (a vector, matrix or data frame; a data frame for
 #'   formula fits). `NULL` predicts at the training inputs.
-#' @param deriv Order of the derivative, a whole number >= 0.
+#' @param deriv Order of the derivative, a whole number from 0 to 1000.
 #' @param wrt The input column to differentiate in: a number, or a column
 #'   name of the fit's design matrix `object$x`.
 #' @param se.fit Return the posterior standard deviations as well?

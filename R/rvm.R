@@ -131,7 +131,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   .check_control(control, "rvm_control")
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
-  core <- cpp_rvm_fast_fit(kernel, x, y, unclass(control))
+  core <- cpp_rvm_fit(kernel, x, y, unclass(control))
   .new_rvm(core, x, y, kernel, control, class = "rvm")
 }
 

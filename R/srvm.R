@@ -133,6 +133,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   points <- .penalty_points(penalty, x)
-  core <- cpp_srvm_fit(kernel, x, y, points, penalty$orders, penalty$weights, unclass(control))
+  core <- cpp_rvm_fit(kernel, x, y, unclass(control),
+                      list(points = points, orders = penalty$orders, weights = penalty$weights))
   .new_rvm(core, x, y, kernel, control, class = "srvm", penalty = penalty)
 }

@@ -117,7 +117,8 @@ svc_control <- function(tol = 1e-5, max_iter = 10000) {
 
 # The adatron on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
-  res <- cpp_svc_fit(kernel, x, y, noise, C, unclass(control), start)
+  res <- cpp_classifier("fit", list(method = "svc", kernel = kernel, noise = noise, C = C), x, y,
+                        unclass(control), list(alpha = start))
   alpha <- stats::setNames(res$alpha, rownames(x))
   # the field K (y alpha) includes the noise on the diagonal; the decision
   # function at x_i uses the noise-free kernel

@@ -121,8 +121,8 @@ logLik.gpsvm_svr <- function(object, ...) {
 #                          = sqrt(pi / (2 h)) erfcx(c / sqrt(2 h)).
 .log_margin_integral <- function(a, b, h) {
   s <- sqrt(2 * h)
-  la <- 0.5 * log(pi / (2 * h)) + log(cpp_special("erfcx", a / s, a))
-  lb <- 0.5 * log(pi / (2 * h)) + log(cpp_special("erfcx", b / s, b))
+  la <- 0.5 * log(pi / (2 * h)) + log(cpp_erfcx(a / s))
+  lb <- 0.5 * log(pi / (2 * h)) + log(cpp_erfcx(b / s))
   m <- pmax(la, lb)
   m + log(exp(la - m) + exp(lb - m))
 }

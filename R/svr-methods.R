@@ -42,7 +42,8 @@
 #' @param object An `svr` fit.
 #' @param newdata New inputs (matrix, vector or data frame for matrix fits; a
 #'   data frame for formula fits); `NULL` for the training inputs.
-#' @param deriv Order of the derivative to predict, a whole number >= 0.
+#' @param deriv Order of the derivative to predict, a whole number from 0 to
+#'   1000.
 #' @param wrt The input column to differentiate in: a number, or a column
 #'   name of the fit's design matrix `object$x`.
 #' @param se.fit Whether to return standard errors of the latent function.

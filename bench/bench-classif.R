@@ -86,8 +86,9 @@ t_apx <- cpu(function() loo_error(t_fit$value))
 some <- round(seq(1, n, length.out = 30))
 tap_refits <- function(warm) {
   f <- t_fit$value
-  gpsvm:::cpp_gpc_tap_loo_exact(f$kernel, f$x, f$y, f$noise, f$kappa, unclass(f$control), some,
-                                if (warm) f$site_precision, if (warm) f$site_nu)
+  sites <- if (warm) list(site_precision = f$site_precision, site_nu = f$site_nu) else list()
+  gpsvm:::cpp_classifier("loo_exact", gpsvm:::.loo_model(f), f$x, f$y, unclass(f$control), sites,
+                         some)
 }
 t_warm <- cpu(function() tap_refits(TRUE), once = TRUE)
 t_cold <- cpu(function() tap_refits(FALSE), once = TRUE)

@@ -11,174 +11,26 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// cpp_noisy_gram
-Eigen::MatrixXd cpp_noisy_gram(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, double noise);
-RcppExport SEXP _gpsvm_cpp_noisy_gram(SEXP kernelSEXP, SEXP xSEXP, SEXP noiseSEXP) {
+// cpp_classifier
+SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state, Rcpp::Nullable<Rcpp::IntegerVector> which, bool gradient);
+RcppExport SEXP _gpsvm_cpp_classifier(SEXP taskSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP stateSEXP, SEXP whichSEXP, SEXP gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_noisy_gram(kernel, x, noise));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_svc_fit
-Rcpp::List cpp_svc_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double C, Rcpp::List control, Rcpp::Nullable<Rcpp::NumericVector> start);
-RcppExport SEXP _gpsvm_cpp_svc_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP CSEXP, SEXP controlSEXP, SEXP startSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< std::string >::type task(taskSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type start(startSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svc_fit(kernel, x, y, noise, C, control, start));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_naive_fit
-Rcpp::List cpp_gpc_naive_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, Rcpp::Nullable<Rcpp::NumericVector> start);
-RcppExport SEXP _gpsvm_cpp_gpc_naive_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP startSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type start(startSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_fit(kernel, x, y, noise, kappa, control, start));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_svc_loo_approx
-Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, Eigen::Map<Eigen::VectorXd> alpha, double C);
-RcppExport SEXP _gpsvm_cpp_svc_loo_approx(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP alphaSEXP, SEXP CSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svc_loo_approx(kernel, x, y, noise, alpha, C));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_naive_loo_approx
-Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, Eigen::Map<Eigen::VectorXd> alpha, double kappa);
-RcppExport SEXP _gpsvm_cpp_gpc_naive_loo_approx(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP alphaSEXP, SEXP kappaSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_loo_approx(kernel, x, y, noise, alpha, kappa));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_svc_loo_exact
-Rcpp::List cpp_svc_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, Eigen::Map<Eigen::VectorXd> alpha, double C, Rcpp::List control, Rcpp::IntegerVector which);
-RcppExport SEXP _gpsvm_cpp_svc_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP alphaSEXP, SEXP CSEXP, SEXP controlSEXP, SEXP whichSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svc_loo_exact(kernel, x, y, noise, alpha, C, control, which));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_naive_loo_exact
-Rcpp::List cpp_gpc_naive_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, Eigen::Map<Eigen::VectorXd> alpha, double kappa, Rcpp::List control, Rcpp::IntegerVector which);
-RcppExport SEXP _gpsvm_cpp_gpc_naive_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP alphaSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP whichSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_loo_exact(kernel, x, y, noise, alpha, kappa, control, which));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_tap_fit
-Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, bool gradient);
-RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP gradientSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type state(stateSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::IntegerVector> >::type which(whichSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_fit(kernel, x, y, noise, kappa, control, gradient));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_tap_loo_exact
-Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double noise, double kappa, Rcpp::List control, Rcpp::IntegerVector which, Rcpp::Nullable<Rcpp::NumericVector> site_precision, Rcpp::Nullable<Rcpp::NumericVector> site_nu);
-RcppExport SEXP _gpsvm_cpp_gpc_tap_loo_exact(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP noiseSEXP, SEXP kappaSEXP, SEXP controlSEXP, SEXP whichSEXP, SEXP site_precisionSEXP, SEXP site_nuSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type site_precision(site_precisionSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type site_nu(site_nuSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_loo_exact(kernel, x, y, noise, kappa, control, which, site_precision, site_nu));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_probit_flip_moments
-Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::NumericVector mean, Rcpp::NumericVector var, double kappa, double noise);
-RcppExport SEXP _gpsvm_cpp_probit_flip_moments(SEXP targetSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP kappaSEXP, SEXP noiseSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type target(targetSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type var(varSEXP);
-    Rcpp::traits::input_parameter< double >::type kappa(kappaSEXP);
-    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_probit_flip_moments(target, mean, var, kappa, noise));
+    rcpp_result_gen = Rcpp::wrap(cpp_classifier(task, model, x, y, control, state, which, gradient));
     return rcpp_result_gen;
 END_RCPP
 }
 // cpp_ep_predict
-Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance, int deriv, int wrt);
+Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_ep_predict(SEXP fitSEXP, SEXP zSEXP, SEXP want_varianceSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -186,14 +38,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type fit(fitSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
     Rcpp::traits::input_parameter< bool >::type want_variance(want_varianceSEXP);
-    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
-    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type wrt(wrtSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_ep_predict(fit, z, want_variance, deriv, wrt));
     return rcpp_result_gen;
 END_RCPP
 }
 // cpp_kernel_matrix
-Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::Nullable<Rcpp::NumericMatrix> y, int deriv, int wrt);
+Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::Nullable<Rcpp::NumericMatrix> y, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_matrix(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP derivSEXP, SEXP wrtSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -201,36 +53,34 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
-    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type wrt(wrtSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_kernel_matrix(kernel, x, y, deriv, wrt));
     return rcpp_result_gen;
 END_RCPP
 }
 // cpp_kernel_diagonal
-Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, int deriv, int wrt);
+Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_diagonal(SEXP kernelSEXP, SEXP xSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type deriv(derivSEXP);
-    Rcpp::traits::input_parameter< int >::type wrt(wrtSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type wrt(wrtSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal(kernel, x, deriv, wrt));
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_special
-Rcpp::NumericVector cpp_special(std::string name, Rcpp::NumericVector x, Rcpp::NumericVector y);
-RcppExport SEXP _gpsvm_cpp_special(SEXP nameSEXP, SEXP xSEXP, SEXP ySEXP) {
+// cpp_erfcx
+Rcpp::NumericVector cpp_erfcx(Rcpp::NumericVector x);
+RcppExport SEXP _gpsvm_cpp_erfcx(SEXP xSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_special(name, x, y));
+    rcpp_result_gen = Rcpp::wrap(cpp_erfcx(x));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -248,51 +98,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_fit(kernel, x, y, C, epsilon, control, gradient));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_epsins
-Rcpp::NumericMatrix cpp_epsins(Rcpp::NumericVector t, Rcpp::NumericVector m, Rcpp::NumericVector v, double C, double epsilon);
-RcppExport SEXP _gpsvm_cpp_epsins(SEXP tSEXP, SEXP mSEXP, SEXP vSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type t(tSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type m(mSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type v(vSEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
-    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_epsins(t, m, v, C, epsilon));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_ep_epsins
-Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, bool low_rank);
-RcppExport SEXP _gpsvm_cpp_ep_epsins(SEXP KSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP, SEXP low_rankSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
-    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_ep_epsins(K, y, C, epsilon, control, low_rank));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_ep_gaussian
-Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double noise_var, bool low_rank);
-RcppExport SEXP _gpsvm_cpp_ep_gaussian(SEXP KSEXP, SEXP ySEXP, SEXP noise_varSEXP, SEXP low_rankSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< double >::type noise_var(noise_varSEXP);
-    Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_ep_gaussian(K, y, noise_var, low_rank));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -323,26 +128,9 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_srvm_fit
-Rcpp::List cpp_srvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Eigen::Map<Eigen::MatrixXd> points, Rcpp::IntegerVector orders, Rcpp::NumericVector weights, Rcpp::List control);
-RcppExport SEXP _gpsvm_cpp_srvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP pointsSEXP, SEXP ordersSEXP, SEXP weightsSEXP, SEXP controlSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type points(pointsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type orders(ordersSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_srvm_fit(kernel, x, y, points, orders, weights, control));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_rvm_fast_fit
-Rcpp::List cpp_rvm_fast_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control);
-RcppExport SEXP _gpsvm_cpp_rvm_fast_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP) {
+// cpp_rvm_fit
+Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::Nullable<Rcpp::List> penalty);
+RcppExport SEXP _gpsvm_cpp_rvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP penaltySEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -350,7 +138,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_rvm_fast_fit(kernel, x, y, control));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::List> >::type penalty(penaltySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_rvm_fit(kernel, x, y, control, penalty));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -370,28 +159,15 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_gpsvm_cpp_noisy_gram", (DL_FUNC) &_gpsvm_cpp_noisy_gram, 3},
-    {"_gpsvm_cpp_svc_fit", (DL_FUNC) &_gpsvm_cpp_svc_fit, 7},
-    {"_gpsvm_cpp_gpc_naive_fit", (DL_FUNC) &_gpsvm_cpp_gpc_naive_fit, 7},
-    {"_gpsvm_cpp_svc_loo_approx", (DL_FUNC) &_gpsvm_cpp_svc_loo_approx, 6},
-    {"_gpsvm_cpp_gpc_naive_loo_approx", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_approx, 6},
-    {"_gpsvm_cpp_svc_loo_exact", (DL_FUNC) &_gpsvm_cpp_svc_loo_exact, 8},
-    {"_gpsvm_cpp_gpc_naive_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_exact, 8},
-    {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 7},
-    {"_gpsvm_cpp_gpc_tap_loo_exact", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_exact, 9},
-    {"_gpsvm_cpp_probit_flip_moments", (DL_FUNC) &_gpsvm_cpp_probit_flip_moments, 5},
+    {"_gpsvm_cpp_classifier", (DL_FUNC) &_gpsvm_cpp_classifier, 8},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
-    {"_gpsvm_cpp_special", (DL_FUNC) &_gpsvm_cpp_special, 3},
+    {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
-    {"_gpsvm_cpp_epsins", (DL_FUNC) &_gpsvm_cpp_epsins, 5},
-    {"_gpsvm_cpp_ep_epsins", (DL_FUNC) &_gpsvm_cpp_ep_epsins, 6},
-    {"_gpsvm_cpp_ep_gaussian", (DL_FUNC) &_gpsvm_cpp_ep_gaussian, 4},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
     {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
-    {"_gpsvm_cpp_srvm_fit", (DL_FUNC) &_gpsvm_cpp_srvm_fit, 7},
-    {"_gpsvm_cpp_rvm_fast_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fast_fit, 4},
+    {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 5},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {NULL, NULL, 0}
 };

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -17,20 +18,6 @@
 #include <gpsvm/ep_engine.hpp>
 
 namespace gpsvm_glue {
-
-// A 'gpsvm_kernel' R object (list with 'type' and parameters) as a core Kernel.
-inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
-  const std::string type = Rcpp::as<std::string>(k["type"]);
-  if (type == "rbf") {
-    if (Rf_isNull(k["sigma"])) Rcpp::stop("the Gaussian kernel has no width ('sigma')");
-    return gpsvm::Kernel::rbf(Rcpp::as<double>(k["sigma"]));
-  }
-  if (type == "polynomial")
-    return gpsvm::Kernel::polynomial(Rcpp::as<int>(k["degree"]), Rcpp::as<double>(k["scale"]),
-                                     Rcpp::as<double>(k["offset"]));
-  if (type == "linear") return gpsvm::Kernel::linear();
-  Rcpp::stop("unknown kernel type '" + type + "'");
-}
 
 // ---- Values from R, checked before any cast ------------------------------
 // Every setting the core reads comes through these, so that a hand-made or
@@ -52,11 +39,20 @@ inline double single_number(SEXP value, const char* name) {
   return v;
 }
 
+// A number as R prints it (Inf, not inf).
+inline std::string format_number(double v) {
+  if (std::isinf(v)) return v > 0 ? "Inf" : "-Inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.15g", v);
+  return buffer;
+}
+
 // A number in [lower, upper] (bounds may be infinite).
 inline double number_in(SEXP value, const char* name, double lower, double upper) {
   const double v = single_number(value, name);
   if (!(v >= lower && v <= upper))
-    Rcpp::stop("'%s' must lie in [%.15g, %.15g], not %.15g", name, lower, upper, v);
+    Rcpp::stop("'%s' must lie in [%s, %s], not %s", name, format_number(lower),
+               format_number(upper), format_number(v));
   return v;
 }
 
@@ -64,7 +60,8 @@ inline double number_in(SEXP value, const char* name, double lower, double upper
 inline long count_in(SEXP value, const char* name, long lower, long upper) {
   const double v = single_number(value, name);
   if (!(v >= static_cast<double>(lower) && v <= static_cast<double>(upper)) || v != std::floor(v))
-    Rcpp::stop("'%s' must be a whole number in [%ld, %ld], not %.15g", name, lower, upper, v);
+    Rcpp::stop("'%s' must be a whole number in [%ld, %ld], not %s", name, lower, upper,
+               format_number(v));
   return static_cast<long>(v);
 }
 
@@ -100,6 +97,18 @@ inline std::uint32_t seed_from_r(const Rcpp::List& c) {
   return static_cast<std::uint32_t>(count_in(element(c, "seed"), "seed", 0, kMaxInt));
 }
 
+// A solver's status as R's convergence record, with exactly the fields of
+// .convergence() in R/validate.R: converged, iterations, change, tol, reason
+// (NA when the solver gave none).
+inline Rcpp::List convergence_to_r(const gpsvm::SolverStatus& s) {
+  return Rcpp::List::create(
+      Rcpp::Named("converged") = s.converged,
+      Rcpp::Named("iterations") = static_cast<int>(s.iterations),
+      Rcpp::Named("change") = s.change, Rcpp::Named("tol") = s.tol,
+      Rcpp::Named("reason") = s.reason.empty() ? Rcpp::CharacterVector::create(NA_STRING)
+                                               : Rcpp::CharacterVector::create(s.reason));
+}
+
 // A numeric vector element of a list, mapped without a copy (the list keeps
 // it alive).
 inline Eigen::Map<const Eigen::VectorXd> vector_element(const Rcpp::List& list, const char* name) {
@@ -119,6 +128,47 @@ inline Eigen::Map<const Eigen::MatrixXd> matrix_element(const Rcpp::List& list, 
   return Eigen::Map<const Eigen::MatrixXd>(REAL(v), Rf_nrows(v), Rf_ncols(v));
 }
 
+// A numeric vector element of a list, copied; NULL or absent is empty.
+inline Eigen::VectorXd optional_vector(const Rcpp::List& list, const char* name) {
+  if (!list.containsElementNamed(name) || Rf_isNull(list[name])) return Eigen::VectorXd();
+  return vector_element(list, name);
+}
+
+// A 'gpsvm_kernel' R object (a list with 'type' and its parameters) as a
+// core Kernel; parameters are range-checked here (the degree within the
+// core's kMaxPolynomialDegree) and the Kernel checks the rest.
+inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
+  if (!Rf_inherits(k, "gpsvm_kernel")) Rcpp::stop("'kernel' must be a kernel from rbf_kernel(), poly_kernel() or linear_kernel()");
+  const int type = choice(element(k, "type"), "type", {"rbf", "polynomial", "linear"});
+  if (type == 0) {
+    if (!k.containsElementNamed("sigma") || Rf_isNull(k["sigma"]))
+      Rcpp::stop("the Gaussian kernel has no width ('sigma')");
+    return gpsvm::Kernel::rbf(number_in(k["sigma"], "sigma", 0.0, R_PosInf));
+  }
+  if (type == 1)
+    return gpsvm::Kernel::polynomial(
+        int_in(element(k, "degree"), "degree", 1, gpsvm::kMaxPolynomialDegree),
+        number_in(element(k, "scale"), "scale", R_NegInf, R_PosInf),
+        number_in(element(k, "offset"), "offset", R_NegInf, R_PosInf));
+  return gpsvm::Kernel::linear();
+}
+
+// A derivative order from R, within the core's limit.
+inline int derivative_order(SEXP value, const char* name) {
+  return int_in(value, name, 0, gpsvm::kMaxDerivativeOrder);
+}
+
+// An EP fit (mfsvr() or the TAP classifier) as the list the R layer reads.
+inline Rcpp::List ep_result_to_r(const gpsvm::EpResult& r) {
+  return Rcpp::List::create(
+      Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
+      Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
+      Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
+      Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
+      Rcpp::Named("factor") = r.factor, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("convergence") = convergence_to_r(r.status));
+}
+
 // The EP engine's settings from an R control list (gpc_control() or
 // mfsvr_control(), which name them alike).
 inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
@@ -130,24 +180,7 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
   out.damping = number_in(element(c, "damping"), "damping", 0.0, 1.0);
   out.seed = seed_from_r(c);
-  // internal warm start: the sites of an earlier fit (evidence searches)
-  if (c.containsElementNamed("start_precision") && !Rf_isNull(c["start_precision"])) {
-    out.initial_precision = vector_element(c, "start_precision");
-    out.initial_nu = vector_element(c, "start_nu");
-  }
   return out;
-}
-
-// A solver's status as R's convergence record, with exactly the fields of
-// .convergence() in R/validate.R: converged, iterations, change, tol, reason
-// (NA when the solver gave none).
-inline Rcpp::List convergence_to_r(const gpsvm::SolverStatus& s) {
-  return Rcpp::List::create(
-      Rcpp::Named("converged") = s.converged,
-      Rcpp::Named("iterations") = static_cast<int>(s.iterations),
-      Rcpp::Named("change") = s.change, Rcpp::Named("tol") = s.tol,
-      Rcpp::Named("reason") = s.reason.empty() ? Rcpp::CharacterVector::create(NA_STRING)
-                                               : Rcpp::CharacterVector::create(s.reason));
 }
 
 // The core's long loops call this between iterations so Ctrl-C works.

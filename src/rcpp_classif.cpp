@@ -1,12 +1,16 @@
-// Glue for the classifiers of Opper and Winther (2000): svc() (kernel
-// adatron), gpc() (naive mean field) and their leave-one-out estimators.
-// Converts, calls the core in inst/include/gpsvm/, wraps.  No algorithm here.
+// Glue for the classifiers of Opper and Winther (2000): svc() (the kernel
+// adatron), gpc(method = "naive") (Algorithm 17.1) and gpc(method = "tap")
+// (the EP engine), and their leave-one-out estimators.  One entry point:
+// the noisy Gram matrix is built in one place for every task.  Converts,
+// calls the core in inst/include/gpsvm/, wraps.  No algorithm here.
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
 #include <gpsvm/ep_gradient.hpp>
 #include <gpsvm/loo.hpp>
 #include <gpsvm/naive_mf.hpp>
 #include <gpsvm/tap_classifier.hpp>
+
+#include <string>
 #include <vector>
 
 #include "gpsvm_glue.h"
@@ -16,11 +20,35 @@
 namespace {
 
 using gpsvm_glue::element;
+using gpsvm_glue::number_in;
+
+enum class Method { svc, naive, tap };
+
+// What the R fit says about the model: its method, kernel, input noise and
+// C (svc) or flip probability kappa (gpc).
+struct Model {
+  Method method = Method::svc;
+  gpsvm::Kernel kernel;
+  double noise = 0.0;
+  double C = 0.0;
+  double kappa = 0.0;
+};
+
+Model model_from_r(const Rcpp::List& m) {
+  Model out;
+  out.method = static_cast<Method>(
+      gpsvm_glue::choice(element(m, "method"), "method", {"svc", "naive", "tap"}));
+  out.kernel = gpsvm_glue::kernel_from_r(element(m, "kernel"));
+  out.noise = number_in(element(m, "noise"), "noise", 0.0, R_PosInf);
+  if (out.method == Method::svc) out.C = number_in(element(m, "C"), "C", 0.0, R_PosInf);
+  else out.kappa = number_in(element(m, "kappa"), "kappa", 0.0, 0.5);
+  return out;
+}
 
 gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   gpsvm::AdatronControl c;
   c.C = C;
-  c.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
   c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
   return c;
 }
@@ -28,154 +56,119 @@ gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
 gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   gpsvm::NaiveMfControl c;
   c.kappa = kappa;
-  c.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
-  c.eta = gpsvm_glue::number_in(element(control, "eta"), "eta", 0.0, R_PosInf);
+  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.eta = number_in(element(control, "eta"), "eta", 0.0, R_PosInf);
   c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 0, gpsvm_glue::kMaxInt);
   return c;
 }
 
-gpsvm::EpControl ep_control(const Rcpp::List& control) {
-  return gpsvm_glue::ep_control_from_r(control);
-}
-
-Eigen::VectorXd start_vector(const Rcpp::Nullable<Rcpp::NumericVector>& start) {
-  if (start.isNull()) return Eigen::VectorXd();
-  return Rcpp::as<Eigen::VectorXd>(start.get());
-}
-
+// 1-based case numbers from R as 0-based indices (the core checks the range).
 std::vector<Eigen::Index> zero_based(const Rcpp::IntegerVector& which) {
   std::vector<Eigen::Index> out;
   out.reserve(which.size());
-  for (int w : which) out.push_back(static_cast<Eigen::Index>(w) - 1);
+  for (int w : which) {
+    if (w == NA_INTEGER) Rcpp::stop("'which' contains NA");
+    out.push_back(static_cast<Eigen::Index>(w) - 1);
+  }
   return out;
 }
 
-Rcpp::List refits_list(const gpsvm::LooRefits& r) {
+Rcpp::List refits_to_r(const gpsvm::LooRefits& r) {
   return Rcpp::List::create(Rcpp::Named("margins") = r.margin,
                             Rcpp::Named("iterations") = Rcpp::wrap(r.iterations),
                             Rcpp::Named("not_converged") = r.not_converged);
 }
 
-}  // namespace
-
-// [[Rcpp::export]]
-Eigen::MatrixXd cpp_noisy_gram(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, double noise) {
-  return gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_svc_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                       Eigen::Map<Eigen::VectorXd> y, double noise, double C, Rcpp::List control,
-                       Rcpp::Nullable<Rcpp::NumericVector> start) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  const gpsvm::AdatronResult r = gpsvm::adatron_fit(
-      k, y, adatron_control(control, C), start_vector(start), gpsvm_glue::interrupt_callback());
-  return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-                            Rcpp::Named("objective") = r.objective, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_gpc_naive_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                             Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
-                             Rcpp::List control, Rcpp::Nullable<Rcpp::NumericVector> start) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  const gpsvm::NaiveMfResult r = gpsvm::naive_mf_fit(
-      k, y, naive_control(control, kappa), start_vector(start), gpsvm_glue::interrupt_callback());
-  return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-                            Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-}
-
-// [[Rcpp::export]]
-Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                   Eigen::Map<Eigen::VectorXd> y, double noise,
-                                   Eigen::Map<Eigen::VectorXd> alpha, double C) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return gpsvm::svc_loo_approx(k, y, alpha, C);
-}
-
-// [[Rcpp::export]]
-Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                         Eigen::Map<Eigen::VectorXd> y, double noise,
-                                         Eigen::Map<Eigen::VectorXd> alpha, double kappa) {
-  // the Gram matrix is the computation's workspace: passed as a temporary
-  return gpsvm::naive_mf_loo_approx(
-      gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise), y, alpha, kappa);
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_svc_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                             Eigen::Map<Eigen::VectorXd> y, double noise,
-                             Eigen::Map<Eigen::VectorXd> alpha, double C, Rcpp::List control,
-                             Rcpp::IntegerVector which) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return refits_list(gpsvm::svc_loo_exact(k, y, alpha, adatron_control(control, C),
-                                          zero_based(which), gpsvm_glue::interrupt_callback()));
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_gpc_naive_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                   Eigen::Map<Eigen::VectorXd> y, double noise,
-                                   Eigen::Map<Eigen::VectorXd> alpha, double kappa,
-                                   Rcpp::List control, Rcpp::IntegerVector which) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return refits_list(gpsvm::naive_mf_loo_exact(k, y, alpha, naive_control(control, kappa),
-                                               zero_based(which),
-                                               gpsvm_glue::interrupt_callback()));
-}
-
-// With gradient = TRUE also d log Z_EP / d (log sigma, log noise, kappa) and
-// the number of clamped sites (where that gradient is approximate);
-// control may carry warm-start sites (start_precision, start_nu).
-// [[Rcpp::export]]
-Rcpp::List cpp_gpc_tap_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                           Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
-                           Rcpp::List control, bool gradient = false) {
-  const gpsvm::Kernel kern = gpsvm_glue::kernel_from_r(kernel);
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(kern, x, noise);
-  const gpsvm::EpControl c = ep_control(control);
-  const gpsvm::EpResult r =
-      gpsvm::tap_classifier_fit(k, y, kappa, c, gpsvm_glue::interrupt_callback());
-  const Eigen::VectorXd grad =
-      gradient ? Eigen::VectorXd(gpsvm::tap_classifier_gradient(x, y, kern, noise, kappa, r))
-               : Eigen::VectorXd();
-  const int clamped = gradient ? gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(kappa, 0.0), y, r) : 0;
-  return Rcpp::List::create(
-      Rcpp::Named("weights") = r.weights, Rcpp::Named("site_precision") = r.site_precision,
-      Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
-      Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
-      Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
-      Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status),
-      Rcpp::Named("gradient") = grad, Rcpp::Named("clamped_sites") = clamped);
-}
-
-// Refits warm-started from the full fit's sites (site_precision, site_nu),
-// or from fresh sites when they are NULL.
-// [[Rcpp::export]]
-Rcpp::List cpp_gpc_tap_loo_exact(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                 Eigen::Map<Eigen::VectorXd> y, double noise, double kappa,
-                                 Rcpp::List control, Rcpp::IntegerVector which,
-                                 Rcpp::Nullable<Rcpp::NumericVector> site_precision,
-                                 Rcpp::Nullable<Rcpp::NumericVector> site_nu) {
-  const Eigen::MatrixXd k = gpsvm::noisy_gram(gpsvm_glue::kernel_from_r(kernel), x, noise);
-  return refits_list(gpsvm::tap_loo_exact(k, y, kappa, ep_control(control),
-                                          start_vector(site_precision), start_vector(site_nu),
-                                          zero_based(which), gpsvm_glue::interrupt_callback()));
-}
-
-// Site moments of the probit-with-flip likelihood, for the tests.
-// [[Rcpp::export]]
-Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::NumericVector mean,
-                                            Rcpp::NumericVector var, double kappa, double noise) {
-  const gpsvm::ProbitFlip lik(kappa, noise);
-  Rcpp::NumericMatrix out(target.size(), 3);
-  for (R_xlen_t i = 0; i < target.size(); ++i) {
-    const gpsvm::SiteMoments m = lik.moments(target[i], mean[i], var[i]);
-    out(i, 0) = m.log_z;
-    out(i, 1) = m.dlog_z;
-    out(i, 2) = m.d2log_z;
+// A fit on the noisy Gram matrix k, from the warm start in `state` (alpha,
+// or for TAP the EP sites site_precision and site_nu; NULL for the method's
+// own start).  With `gradient` (TAP only) the result also holds the
+// evidence's gradient in (log sigma, log noise, kappa) and the number of
+// clamped sites, where that gradient is approximate (ep_gradient.hpp).
+SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::MatrixXd>& x,
+         const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+         const Rcpp::List& state, bool gradient) {
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const Eigen::VectorXd start = gpsvm_glue::optional_vector(state, "alpha");
+  if (m.method == Method::svc) {
+    const gpsvm::AdatronResult r =
+        gpsvm::adatron_fit(k, y, adatron_control(control, m.C), start, interrupt);
+    return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
+                              Rcpp::Named("objective") = r.objective, Rcpp::Named("eta") = r.eta,
+                              Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+  }
+  if (m.method == Method::naive) {
+    const gpsvm::NaiveMfResult r =
+        gpsvm::naive_mf_fit(k, y, naive_control(control, m.kappa), start, interrupt);
+    return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
+                              Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
+                              Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+  }
+  gpsvm::EpControl ep = gpsvm_glue::ep_control_from_r(control);
+  ep.initial_precision = gpsvm_glue::optional_vector(state, "site_precision");
+  ep.initial_nu = gpsvm_glue::optional_vector(state, "site_nu");
+  const gpsvm::EpResult r = gpsvm::tap_classifier_fit(k, y, m.kappa, ep, interrupt);
+  Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
+  if (gradient) {
+    out.push_back(Rcpp::wrap(Eigen::VectorXd(
+                      gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r))),
+                  "gradient");
+    out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r)),
+                  "clamped_sites");
   }
   return out;
+}
+
+// Linear-response leave-one-out margins of the fit in `state` (alpha).  The
+// TAP method's are its cavity margins, which the R layer has already.
+SEXP loo_approx(const Model& m, Eigen::MatrixXd&& k, const Eigen::Map<Eigen::VectorXd>& y,
+                const Rcpp::List& state) {
+  const Eigen::VectorXd alpha = gpsvm_glue::vector_element(state, "alpha");
+  if (m.method == Method::svc) return Rcpp::wrap(gpsvm::svc_loo_approx(k, y, alpha, m.C));
+  if (m.method == Method::naive)  // the Gram matrix is the computation's workspace
+    return Rcpp::wrap(gpsvm::naive_mf_loo_approx(std::move(k), y, alpha, m.kappa));
+  Rcpp::stop("the TAP method's approximate leave-one-out margins come with the fit");
+}
+
+// Refits without each case in `which`, warm-started from the fit in
+// `state`: alpha, or for TAP the EP sites (NULL: fresh sites).
+SEXP loo_exact(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::VectorXd>& y,
+               const Rcpp::List& control, const Rcpp::List& state,
+               const Rcpp::IntegerVector& which) {
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const std::vector<Eigen::Index> cases = zero_based(which);
+  if (m.method == Method::tap)
+    return refits_to_r(gpsvm::tap_loo_exact(
+        k, y, m.kappa, gpsvm_glue::ep_control_from_r(control),
+        gpsvm_glue::optional_vector(state, "site_precision"),
+        gpsvm_glue::optional_vector(state, "site_nu"), cases, interrupt));
+  const Eigen::VectorXd alpha = gpsvm_glue::vector_element(state, "alpha");
+  if (m.method == Method::svc)
+    return refits_to_r(
+        gpsvm::svc_loo_exact(k, y, alpha, adatron_control(control, m.C), cases, interrupt));
+  return refits_to_r(
+      gpsvm::naive_mf_loo_exact(k, y, alpha, naive_control(control, m.kappa), cases, interrupt));
+}
+
+}  // namespace
+
+// `task` is "fit", "loo_approx" or "loo_exact"; `model` is a list with
+// method ("svc", "naive" or "tap"), kernel, noise and C or kappa; `state`
+// the fit's alpha or EP sites (or a warm start); `which` the 1-based cases
+// to refit without; `gradient` asks a TAP fit for the evidence gradient.
+// [[Rcpp::export]]
+SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                    Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state,
+                    Rcpp::Nullable<Rcpp::IntegerVector> which = R_NilValue,
+                    bool gradient = false) {
+  const Model m = model_from_r(model);
+  Eigen::MatrixXd k = gpsvm::noisy_gram(m.kernel, x, m.noise);
+  if (gradient && !(task == "fit" && m.method == Method::tap))
+    Rcpp::stop("the evidence gradient is for TAP fits only");
+  if (task == "fit") return fit(m, k, x, y, control, state, gradient);
+  if (task == "loo_approx") return loo_approx(m, std::move(k), y, state);
+  if (task == "loo_exact") {
+    if (which.isNull()) Rcpp::stop("'which' is needed for exact leave-one-out refits");
+    return loo_exact(m, k, y, control, state, Rcpp::IntegerVector(which.get()));
+  }
+  Rcpp::stop("unknown task '%s'", task);
 }

@@ -11,7 +11,7 @@
 // inputs x, weights, site_precision, chol and, for a low-rank fit, factor.
 // [[Rcpp::export]]
 Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance,
-                          int deriv = 0, int wrt = 1) {
+                          SEXP deriv, SEXP wrt) {
   using gpsvm_glue::matrix_element;
   using gpsvm_glue::vector_element;
   const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(fit, "kernel"));
@@ -21,7 +21,9 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
                               vector_element(fit, "site_precision"),
                               matrix_element(fit, "chol"),
                               matrix_element(fit, "factor", true)};
-  const gpsvm::EpPrediction p = gpsvm::ep_predict(view, z, want_variance, deriv, wrt - 1);
+  const int order = gpsvm_glue::derivative_order(deriv, "deriv");
+  const Eigen::Index coord = gpsvm_glue::count_in(wrt, "wrt", 1, z.cols()) - 1;
+  const gpsvm::EpPrediction p = gpsvm::ep_predict(view, z, want_variance, order, coord);
   if (!want_variance) return Rcpp::List::create(Rcpp::Named("mean") = p.mean);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("variance") = p.variance);
 }

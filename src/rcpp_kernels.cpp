@@ -1,20 +1,33 @@
-// Glue for the kernel engine and the special functions.
+// Glue for the kernel engine, and the scaled complementary error function
+// the R layer uses.
 #include "gpsvm_glue.h"
 
 #include <gpsvm/special.hpp>
 
 // [[Rcpp::depends(RcppEigen)]]
 
+namespace {
+
+// The input column to differentiate in, 1-based from R, 0-based here.
+Eigen::Index column_from_r(SEXP wrt, Eigen::Index columns) {
+  return gpsvm_glue::count_in(wrt, "wrt", 1, static_cast<long>(columns)) - 1;
+}
+
+}  // namespace
+
+// The Gram matrix of x, or the cross matrix of the deriv-th derivative in
+// input column wrt between x (differentiated) and y (x when NULL).
 // [[Rcpp::export]]
 Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                  Rcpp::Nullable<Rcpp::NumericMatrix> y, int deriv,
-                                  int wrt) {
+                                  Rcpp::Nullable<Rcpp::NumericMatrix> y, SEXP deriv, SEXP wrt) {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  if (y.isNull() && deriv == 0) return gpsvm::kernel_matrix(k, x);
-  if (y.isNull()) return gpsvm::kernel_matrix(k, x, x, deriv, wrt - 1);
+  const int order = gpsvm_glue::derivative_order(deriv, "deriv");
+  const Eigen::Index coord = column_from_r(wrt, x.cols());
+  if (y.isNull() && order == 0) return gpsvm::kernel_matrix(k, x);
+  if (y.isNull()) return gpsvm::kernel_matrix(k, x, x, order, coord);
   const Rcpp::NumericMatrix ym(y.get());
   const Eigen::Map<const Eigen::MatrixXd> ye(ym.begin(), ym.nrow(), ym.ncol());
-  return gpsvm::kernel_matrix(k, x, ye, deriv, wrt - 1);
+  return gpsvm::kernel_matrix(k, x, ye, order, coord);
 }
 
 // k(x_i, x_i) for each row of x, the prior variance of the latent function
@@ -22,25 +35,15 @@ Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
 // input column `wrt`.
 // [[Rcpp::export]]
 Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                    int deriv = 0, int wrt = 1) {
-  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).diagonal(deriv, wrt - 1);
+                                    SEXP deriv, SEXP wrt) {
+  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x)
+      .diagonal(gpsvm_glue::derivative_order(deriv, "deriv"), column_from_r(wrt, x.cols()));
 }
 
-// Vectorised special functions, exposed for the tests and the R layer.
+// erfcx(x) = exp(x^2) erfc(x), elementwise.
 // [[Rcpp::export]]
-Rcpp::NumericVector cpp_special(std::string name, Rcpp::NumericVector x,
-                                Rcpp::NumericVector y) {
+Rcpp::NumericVector cpp_erfcx(Rcpp::NumericVector x) {
   Rcpp::NumericVector out(x.size());
-  for (R_xlen_t i = 0; i < x.size(); ++i) {
-    const double a = x[i];
-    if (name == "log_norm_cdf") out[i] = gpsvm::log_norm_cdf(a);
-    else if (name == "mills_ratio") out[i] = gpsvm::mills_ratio(a);
-    else if (name == "erfcx") out[i] = gpsvm::erfcx(a);
-    else if (name == "log_erfc") out[i] = gpsvm::log_erfc(a);
-    else if (name == "log_exp_erfc") out[i] = gpsvm::log_exp_erfc(a, y[i]);
-    else if (name == "flip_mills_ratio") out[i] = gpsvm::flip_mills_ratio(a, y[i]);
-    else if (name == "flip_mills_curvature") out[i] = gpsvm::flip_mills_curvature(a, y[i]);
-    else Rcpp::stop("unknown special function '" + name + "'");
-  }
+  for (R_xlen_t i = 0; i < x.size(); ++i) out[i] = gpsvm::erfcx(x[i]);
   return out;
 }

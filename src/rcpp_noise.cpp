@@ -18,6 +18,8 @@ double cpp_epsins_noise_variance(double C, double epsilon) {
 Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean,
                                         Rcpp::NumericVector var, double C, double epsilon) {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
+  if (p.size() < 1) Rcpp::stop("'p' is empty");
+  if (var.size() != mean.size()) Rcpp::stop("'mean' and 'var' differ in length");
   Rcpp::NumericVector out(mean.size());
   for (R_xlen_t i = 0; i < mean.size(); ++i) {
     if (i % 1024 == 0) Rcpp::checkUserInterrupt();

@@ -44,6 +44,18 @@ gpsvm::SrvmControl srvm_control_from_r(const Rcpp::List& c) {
   return out;
 }
 
+// The roughness operator's derivative orders (within the kernels' limit)
+// and weights.
+gpsvm::RoughnessPenalty penalty_from_r(const Rcpp::List& pen) {
+  gpsvm::RoughnessPenalty out;
+  const Rcpp::NumericVector orders(element(pen, "orders"));
+  for (R_xlen_t i = 0; i < orders.size(); ++i)
+    out.orders.push_back(gpsvm_glue::derivative_order(Rcpp::wrap(orders[i]), "orders"));
+  const Eigen::Map<const Eigen::VectorXd> weights = gpsvm_glue::vector_element(pen, "weights");
+  out.weights.assign(weights.data(), weights.data() + weights.size());
+  return out;
+}
+
 Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
   Rcpp::IntegerVector active(r.active.size());
   for (size_t i = 0; i < r.active.size(); ++i) active[i] = static_cast<int>(r.active[i]);
@@ -57,33 +69,19 @@ Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
 
 }  // namespace
 
+// The smooth RVM (srvm()) when `penalty` is a list with the penalty points
+// and the penalty's orders and weights, else the plain RVM (rvm()) by the
+// fast algorithm.
 // [[Rcpp::export]]
-Rcpp::List cpp_srvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                        Eigen::Map<Eigen::VectorXd> y, Eigen::Map<Eigen::MatrixXd> points,
-                        Rcpp::IntegerVector orders, Rcpp::NumericVector weights,
-                        Rcpp::List control) {
-  try {
-    gpsvm::RoughnessPenalty pen;
-    pen.orders.assign(orders.begin(), orders.end());
-    pen.weights.assign(weights.begin(), weights.end());
-    const gpsvm::RvmResult r =
-        gpsvm::srvm_fit(gpsvm_glue::kernel_from_r(kernel), x, y, points, pen,
-                        srvm_control_from_r(control), gpsvm_glue::interrupt_callback());
-    return rvm_result_to_r(r);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_rvm_fast_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                            Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) {
-  try {
-    const gpsvm::RvmResult r =
-        gpsvm::rvm_fast_fit(gpsvm_glue::kernel_from_r(kernel), x, y,
-                            rvm_control_from_r(control), gpsvm_glue::interrupt_callback());
-    return rvm_result_to_r(r);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                       Rcpp::Nullable<Rcpp::List> penalty = R_NilValue) {
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (penalty.isNull())
+    return rvm_result_to_r(gpsvm::rvm_fast_fit(k, x, y, rvm_control_from_r(control), interrupt));
+  const Rcpp::List pen(penalty.get());
+  return rvm_result_to_r(gpsvm::srvm_fit(k, x, y, gpsvm_glue::matrix_element(pen, "points"),
+                                         penalty_from_r(pen), srvm_control_from_r(control),
+                                         interrupt));
 }

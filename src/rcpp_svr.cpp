@@ -18,13 +18,8 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   ctl.max_iter = gpsvm_glue::count_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
   ctl.cache_mb = gpsvm_glue::number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
   ctl.shrinking = gpsvm_glue::flag(element(control, "shrinking"), "shrinking");
-  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  gpsvm::SvrResult res;
-  try {
-    res = gpsvm::svr_solve(k, x, y, ctl, gpsvm_glue::interrupt_callback());
-  } catch (const std::invalid_argument& e) {
-    Rcpp::stop(e.what());
-  }
+  const gpsvm::SvrResult res = gpsvm::svr_solve(gpsvm_glue::kernel_from_r(kernel), x, y, ctl,
+                                                gpsvm_glue::interrupt_callback());
   return Rcpp::List::create(
       Rcpp::Named("alpha_plus") = res.alpha_plus, Rcpp::Named("alpha_minus") = res.alpha_minus,
       Rcpp::Named("beta") = res.beta, Rcpp::Named("b") = res.b,

@@ -6,7 +6,8 @@
 
 tap_evidence <- function(x, y, sigma, noise, kappa, kernel = rbf_kernel(sigma), tol = 1e-12) {
   ctl <- gpsvm:::.gpc_resolve_control(gpc_control(tol = tol, max_iter = 5000), "tap")
-  gpsvm:::cpp_gpc_tap_fit(kernel, x, y, noise, kappa, unclass(ctl), TRUE)
+  model <- list(method = "tap", kernel = kernel, noise = noise, kappa = kappa)
+  gpsvm:::cpp_classifier("fit", model, x, y, unclass(ctl), list(), NULL, TRUE)
 }
 
 # central differences of the TAP evidence in (log sigma, log noise, kappa),
@@ -82,9 +83,9 @@ test_that("with clamped sites the explicit gradient is flagged and the search di
   }
   ctl <- unclass(gpsvm:::.gpc_resolve_control(gpc_control(tol = 1e-6), "tap"))
   ep_at <- function(h, ctl, warm, gradient) {
-    ctl$start_precision <- warm$site_precision
-    ctl$start_nu <- warm$site_nu
-    gpsvm:::cpp_gpc_tap_fit(h$kernel, d$x, d$y, h$noise, h$kappa, ctl, gradient)
+    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa)
+    gpsvm:::cpp_classifier("fit", model, d$x, d$y, ctl, warm[c("site_precision", "site_nu")],
+                           NULL, gradient)
   }
   num <- gpsvm:::.gpc_numeric_gradient(par, at, ep_at, ctl, fit)
   expect_equal(num, fd * c(1, 1, 0.1 * (1 - 0.2)), tolerance = 1e-3)

@@ -67,7 +67,9 @@ test_that("eqs. (17.41)-(17.42) with points whose response underflows, and indef
     ref <- y * f
     ref[act] <- ref[act] -
       (1 / diag(solve(diag(omega[act]) + K[act, act])) - omega[act]) * a[act]
-    got <- gpsvm:::cpp_gpc_naive_loo_approx(rbf_kernel(1), x, y, 0.5, a, kappa)
+    got <- gpsvm:::cpp_classifier("loo_approx", list(method = "naive", kernel = rbf_kernel(1),
+                                                     noise = 0.5, kappa = kappa),
+                                  x, y, list(), list(alpha = a))
     expect_equal(got, ref, tolerance = 1e-10)
   }
 })

@@ -1,7 +1,7 @@
 # Mean-field SVR: the epsilon-insensitive likelihood's site moments, the
 # TAP / EP engine, and the fitted model.
 
-epsins <- function(t, m, v, C, eps) as.data.frame(gpsvm:::cpp_epsins(t, m, v, C, eps))
+epsins <- function(t, m, v, C, eps) as.data.frame(core_probe("cpp_epsins")(t, m, v, C, eps))
 
 cases <- rbind(
   c(t = 0.3, m = 0.1, v = 0.5, C = 5, eps = 0.1),
@@ -123,7 +123,7 @@ test_that("the predictive CDF and density match the convolution by quadrature", 
 
 # ---- the TAP / EP engine -------------------------------------------------
 
-ep_engine <- function(K, y, C, eps, ...) gpsvm:::cpp_ep_epsins(K, y, C, eps, ep_control_list(...))
+ep_engine <- function(K, y, C, eps, ...) core_probe("cpp_ep_epsins")(K, y, C, eps, ep_control_list(...))
 
 test_that("for one data point EP is exact: evidence, mean and variance by integrate()", {
   for (p in list(c(t = 0.7, k = 1, C = 5, eps = 0.1), c(-3, 2, 0.5, 0), c(0.05, 0.3, 50, 0.1))) {
@@ -549,7 +549,7 @@ test_that("with Gaussian noise the engine is exact GP regression (dense and low-
   ev_ref <- -0.5 * sum(d$y * w_ref) - sum(log(diag(chol(A)))) - 15 * log(2 * pi)
   G <- t(chol(K + diag(1e-10, 30)))  # a factor with K ~ G G'
   for (lr in c(FALSE, TRUE)) {
-    fit <- gpsvm:::cpp_ep_gaussian(if (lr) G else K, d$y, s2, lr)
+    fit <- core_probe("cpp_ep_gaussian")(if (lr) G else K, d$y, s2, lr)
     expect_true(fit$converged)
     expect_lte(fit$iterations, 3L)
     expect_equal(fit$weights, w_ref, tolerance = 1e-6)

@@ -1,7 +1,7 @@
 # gpc(method = "tap"): the probit-with-flip site moments against integrate(),
 # the whole fit against a plain-R EP and, for one point, against quadrature.
 
-moments <- function(t, m, v, kappa, noise) gpsvm:::cpp_probit_flip_moments(t, m, v, kappa, noise)
+moments <- function(t, m, v, kappa, noise) core_probe("cpp_probit_flip_moments")(t, m, v, kappa, noise)
 
 # log Z and its m-derivatives by quadrature: d log Z/dm = (E f - m)/v and
 # d2 log Z/dm2 = (Var f - v)/v^2 under the tilted density.
@@ -151,8 +151,9 @@ test_that("with one point TAP is exact: mean, variance and evidence by quadratur
 
 # Exact TAP refits for every case, from the given sites (NULL: fresh sites).
 tap_refits <- function(fit, site_precision, site_nu) {
-  gpsvm:::cpp_gpc_tap_loo_exact(fit$kernel, fit$x, fit$y, fit$noise, fit$kappa,
-                                unclass(fit$control), seq_along(fit$y), site_precision, site_nu)
+  gpsvm:::cpp_classifier("loo_exact", gpsvm:::.loo_model(fit), fit$x, fit$y, unclass(fit$control),
+                         list(site_precision = site_precision, site_nu = site_nu),
+                         seq_along(fit$y))
 }
 
 test_that("warm-started TAP refits equal cold refits and gpc() refits without the case", {

@@ -16,9 +16,11 @@
 
 namespace gpsvm {
 
-// Least-recently-used cache of kernel columns, keyed by the data index.  A
-// returned pointer stays valid until two further distinct columns have been
-// requested (capacity is at least 2).
+// Least-recently-used cache of kernel columns.  Points with identical inputs
+// have identical columns, so the cache is keyed by the first point with the
+// same inputs: data with many repeated rows (10^5 copies of one point, say)
+// compute each distinct column once.  A returned pointer stays valid until
+// two further distinct columns have been requested (capacity is at least 2).
 //
 // A column may be requested for a subset of rows only (the active set of a
 // shrinking solver): then only those rows are computed, and the column is
@@ -31,7 +33,8 @@ namespace gpsvm {
 class KernelColumnCache {
  public:
   KernelColumnCache(const KernelEvaluator& kernel, double megabytes)
-      : kernel_(kernel), n_(kernel.size()), slot_of_(static_cast<size_t>(n_), -1) {
+      : kernel_(kernel), n_(kernel.size()), first_twin_(kernel.first_twins()),
+        slot_of_(static_cast<size_t>(n_), -1) {
     const double bytes_per_column = 8.0 * static_cast<double>(std::max<Index>(n_, 1));
     double cap = std::floor(megabytes * 1048576.0 / bytes_per_column);
     cap = std::max(2.0, std::min(cap, static_cast<double>(n_)));
@@ -43,6 +46,7 @@ class KernelColumnCache {
 
   // Column j, valid at least on the rows in 'rows' (all rows when null).
   const double* column(Index j, const std::vector<Index>* rows, long epoch) {
+    j = first_twin_[static_cast<size_t>(j)];
     const bool want_full = rows == nullptr || static_cast<Index>(rows->size()) == n_;
     int s = slot_of_[static_cast<size_t>(j)];
     if (s >= 0) {
@@ -100,7 +104,7 @@ class KernelColumnCache {
 
   // The cached column j when it is complete, else null.
   const double* cached_full(Index j) const {
-    const int s = slot_of_[static_cast<size_t>(j)];
+    const int s = slot_of_[static_cast<size_t>(first_twin_[static_cast<size_t>(j)])];
     if (s < 0 || !slots_[static_cast<size_t>(s)].full) return nullptr;
     return slots_[static_cast<size_t>(s)].data.get();
   }
@@ -109,6 +113,7 @@ class KernelColumnCache {
 
   const KernelEvaluator& kernel_;
   Index n_;
+  std::vector<Index> first_twin_;  // the first point with the same inputs
   Index capacity_ = 2;
   std::vector<int> slot_of_;
   std::vector<Slot> slots_;

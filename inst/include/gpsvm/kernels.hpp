@@ -9,9 +9,11 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpsvm {
 
@@ -22,6 +24,15 @@ using ConstMatrixRef = Eigen::Ref<const MatrixXd>;
 using ConstVectorRef = Eigen::Ref<const VectorXd>;
 
 enum class KernelFamily { rbf, polynomial };
+
+// Limits that keep every loop and integer in range (R's kernel_matrix(),
+// predict() and poly_kernel() document and check the same numbers).  A
+// derivative of order n costs O(n) per kernel entry, and the Gaussian
+// kernel's derivatives overflow double precision long before this order
+// unless the width is large; polynomial degrees beyond 100 overflow or
+// underflow for all but tiny inputs.
+constexpr int kMaxDerivativeOrder = 1000;
+constexpr int kMaxPolynomialDegree = 100;
 
 // Probabilists' Hermite polynomial He_n(u) by the three-term recurrence
 // He_{k+1}(u) = u He_k(u) - k He_{k-1}(u).
@@ -36,6 +47,8 @@ inline double hermite_he(int n, double u) {
   return current;
 }
 
+// The papers write the Gaussian kernel's width in other ways; see
+// ?gpsvm_corrections, item 5, for the conversions.
 struct Kernel {
   KernelFamily family = KernelFamily::rbf;
   double sigma = 1.0;   // RBF: exp(-|x - y|^2 / (2 sigma^2))
@@ -66,7 +79,9 @@ struct Kernel {
       if (!(sigma > 0.0) || !std::isfinite(sigma))
         throw std::invalid_argument("kernel width 'sigma' must be a positive finite number");
     } else {
-      if (degree < 1) throw std::invalid_argument("kernel 'degree' must be a positive integer");
+      if (degree < 1 || degree > kMaxPolynomialDegree)
+        throw std::invalid_argument("kernel 'degree' must be a whole number in [1, " +
+                                    std::to_string(kMaxPolynomialDegree) + "]");
       if (!std::isfinite(scale) || !std::isfinite(offset))
         throw std::invalid_argument("kernel 'scale' and 'offset' must be finite");
     }
@@ -92,6 +107,7 @@ struct Kernel {
   //   and 0 once n exceeds the degree.
   double derivative(const double* x, const double* y, Index d, int order,
                     Index coord) const {
+    check_order(order);
     if (order == 0) return (*this)(x, y, d);
     if (family == KernelFamily::rbf) {
       const double u = (x[coord] - y[coord]) / sigma;
@@ -116,6 +132,7 @@ struct Kernel {
   //   sum_{j >= n} C(deg, j) s^j c^(deg - j) (j! / (j - n)!)^2 x_c^(2(j - n)),
   //   with c = s (|x|^2 - x_c^2) + offset.
   double mixed_derivative_diagonal(const double* x, Index d, int order, Index coord) const {
+    check_order(order);
     if (order == 0) return (*this)(x, x, d);
     if (family == KernelFamily::rbf) {
       const double sign = (order % 2 == 0) ? 1.0 : -1.0;
@@ -135,6 +152,12 @@ struct Kernel {
              std::pow(t, 2 * (j - order));
     }
     return sum;
+  }
+
+  static void check_order(int order) {
+    if (order < 0 || order > kMaxDerivativeOrder)
+      throw std::invalid_argument("derivative order must be a whole number in [0, " +
+                                  std::to_string(kMaxDerivativeOrder) + "]");
   }
 
  private:
@@ -224,6 +247,26 @@ class KernelEvaluator {
     o = (o.max(0.0) * (-half_inv_sigma2_)).exp();
   }
 
+  // For each point, the first point (lowest index) with exactly the same
+  // inputs; itself when it has no earlier twin.  Twins have identical
+  // kernel values with every point.  O(n log n) comparisons.
+  std::vector<Index> first_twins() const {
+    const Index n = size(), d = dimension();
+    std::vector<Index> order(static_cast<size_t>(n));
+    for (Index i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+    const auto less = [&](Index a, Index b) {
+      return std::lexicographical_compare(point(a), point(a) + d, point(b), point(b) + d);
+    };
+    std::stable_sort(order.begin(), order.end(), less);
+    std::vector<Index> first(static_cast<size_t>(n));
+    for (size_t k = 0; k < order.size(); ++k) {
+      const Index i = order[k];
+      const bool twin = k > 0 && std::equal(point(i), point(i) + d, point(order[k - 1]));
+      first[static_cast<size_t>(i)] = twin ? first[static_cast<size_t>(order[k - 1])] : i;
+    }
+    return first;
+  }
+
   // The symmetric Gram matrix, each pair evaluated once.
   MatrixXd gram() const {
     const Index n = size();
@@ -274,7 +317,7 @@ class KernelEvaluator {
   }
 
   void check_derivative(int order, Index coord) const {
-    if (order < 0) throw std::invalid_argument("derivative order must be >= 0");
+    Kernel::check_order(order);
     if (coord < 0 || coord >= dimension())
       throw std::invalid_argument("derivative coordinate is out of range");
   }

@@ -38,8 +38,9 @@ inline double log_norm_interval(double lo, double hi) {
 // the integral of exp(-C (u - eps)) N(u; a, v) over u > eps.  Completing the
 // square gives exp(...) = phi((a - eps) / s) / phi(g), so for g < 0 the value
 // is log phi((a - eps)/s) - log(phi(g)/Phi(g)), which never forms exp(large)
-// times tiny (Gao et al.'s eq. (3.8)-(3.9) do, errata 3).  For g >= 0 the
-// exponent is <= -C^2 v / 2 and the direct form is safe.
+// times tiny (Gao et al.'s eqs. (3.8)-(3.9) do; see ?gpsvm_corrections,
+// item 3).  For g >= 0 the exponent is <= -C^2 v / 2 and the direct form is
+// safe.
 inline double log_tail_mass(double a, double eps, double C, double v, double s) {
   const double g = (a - eps - C * v) / s;
   if (g < 0.0) return log_norm_pdf((a - eps) / s) - std::log(mills_ratio(g));
@@ -79,7 +80,8 @@ class GaussianNoise {
 //   d2 log Z / dm2 = C^2 [r1 (r2 + r3) + 4 r2 r3] - C p.
 // The second form is C^2 (r2 + r3) - C p - (d log Z/dm)^2 rearranged so that
 // it does not cancel when one tail holds all the mass.  (The paper's
-// eq. 3.12 for this derivative is not shift invariant and is wrong, errata 2.)
+// eq. 3.12 for this derivative is not shift invariant and is wrong; see
+// ?gpsvm_corrections, item 2.)
 class EpsilonInsensitive {
  public:
   EpsilonInsensitive(double C, double epsilon) : C_(C), eps_(epsilon) {
@@ -96,14 +98,9 @@ class EpsilonInsensitive {
   double log_normaliser() const { return std::log(C_) - kLog2 - std::log1p(eps_ * C_); }
 
   // Variance of the noise density (Gao et al. 2002b, eq. 29; the
-  // mean-field paper's eq. 5.3 is wrong, errata 1).
+  // mean-field paper's eq. 5.3 is wrong; see ?gpsvm_corrections, item 1).
   double noise_variance() const {
     return 2.0 / (C_ * C_) + eps_ * eps_ * (eps_ * C_ + 3.0) / (3.0 * (eps_ * C_ + 1.0));
-  }
-
-  double log_likelihood(double t, double f) const {
-    const double u = std::fabs(t - f) - eps_;
-    return log_normaliser() - (u > 0.0 ? C_ * u : 0.0);
   }
 
   SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
@@ -238,15 +235,6 @@ class ProbitFlip {
 
   double kappa() const { return kappa_; }
   double noise() const { return noise_; }
-
-  double log_likelihood(double t, double f) const {
-    const double u = t * f;
-    if (noise_ == 0.0) {
-      if (u > 0.0) return std::log1p(-kappa_);
-      return u < 0.0 ? std::log(kappa_) : std::log(0.5);
-    }
-    return log_mix(u / std::sqrt(noise_));
-  }
 
   SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
     const double total = noise_ + cavity_var;

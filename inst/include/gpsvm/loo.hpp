@@ -210,6 +210,8 @@ LooRefits loo_refit_loop(const ConstMatrixRef& k, const ConstVectorRef& y,
                          const ConstVectorRef& alpha, const std::vector<Index>& which,
                          Refit refit, const std::function<void()>& interrupt) {
   const Index n = k.rows();
+  if (alpha.size() != n || y.size() != n)
+    throw std::invalid_argument("alpha and the labels must have one value per case");
   LooRefits out;
   out.margin.resize(static_cast<Index>(which.size()));
   for (std::size_t w = 0; w < which.size(); ++w) {

@@ -5,9 +5,9 @@
 // outer update of Sigma_i and the cavity variances sigma_i^2 (eq. 3.11).  The
 // learning rate adapts as in Opper and Winther's algorithm (times 1.1 when
 // the error sum_i (F_i/G_i - w_i)^2 fell, halved otherwise), since the fixed
-// eta = 0.05 diverges on the paper's own example for C >= 2 (DESIGN.md
-// errata 8).  Its fixed point is EP's; the result is reported in the EP
-// engine's terms (sites, cavities, evidence).
+// eta = 0.05 diverges on the paper's own example for C >= 2 (see
+// ?gpsvm_corrections, item 8).  Its fixed point is EP's; the result is
+// reported in the EP engine's terms (sites, cavities, evidence).
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_MFSVR_PAPER_HPP
 #define GPSVM_MFSVR_PAPER_HPP
@@ -21,11 +21,17 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include "ep_engine.hpp"
 #include "ep_priors.hpp"
 
 namespace gpsvm {
+
+// The most inner steps per outer one (the paper uses M = 30): with the cap
+// on outer iterations it bounds the work of a run, which is
+// max_iter * inner * O(n^2).
+constexpr int kMaxPaperInner = 10000;
 
 struct MfsvrPaperControl {
   // No defaults here (see solver_status.hpp): mfsvr_control() holds them.
@@ -65,12 +71,14 @@ inline Eigen::VectorXd cavity_means(const Eigen::MatrixXd& K, const State& s) {
 // error is compared within one inner cycle only.
 template <class Likelihood>
 double inner_steps(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
-                   const MfsvrPaperControl& control, State& s) {
+                   const MfsvrPaperControl& control, const std::function<void()>& interrupt,
+                   State& s) {
   const Eigen::Index n = K.rows();
   Eigen::VectorXd alpha(n);
   double previous_sq = std::numeric_limits<double>::infinity();
   double step = 0.0;
   for (int it = 0; it < control.inner; ++it) {
+    if (interrupt && it % 64 == 63) interrupt();
     const Eigen::VectorXd cav = cavity_means(K, s);
     for (Eigen::Index i = 0; i < n; ++i)
       alpha[i] = lik.moments(targets[i], cav[i], s.sigma2[i]).dlog_z;
@@ -144,11 +152,11 @@ MfsvrPaperFit mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& t
     throw std::invalid_argument("kernel matrix and targets differ in size or are empty");
   if (!K.allFinite() || !targets.allFinite())
     throw std::invalid_argument("kernel matrix and targets must be finite");
-  if (!(control.eta > 0.0 && control.eta <= 1.0) || control.inner < 1 || control.max_iter < 1 ||
-      !(control.tol > 0.0))
-    throw std::invalid_argument(
-        "the paper's iteration needs 'eta' in (0, 1], 'inner' >= 1, 'max_iter' >= 1 and "
-        "'tol' > 0");
+  if (!(control.eta > 0.0 && control.eta <= 1.0) || control.inner < 1 ||
+      control.inner > kMaxPaperInner || control.max_iter < 1 || !(control.tol > 0.0))
+    throw std::invalid_argument("the paper's iteration needs 'eta' in (0, 1], 'inner' in [1, " +
+                                std::to_string(kMaxPaperInner) +
+                                "], 'max_iter' >= 1 and 'tol' > 0");
   const Eigen::Index n = K.rows();
   namespace pd = mfsvr_paper_detail;
   pd::State s;
@@ -164,7 +172,7 @@ MfsvrPaperFit mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& t
   DensePrior prior(K);
   for (int outer = 1; outer <= control.max_iter; ++outer) {
     if (interrupt) interrupt();
-    const double step = pd::inner_steps(K, targets, lik, control, s);
+    const double step = pd::inner_steps(K, targets, lik, control, interrupt, s);
     const double var_change = pd::outer_update(prior, K, targets, lik, s, r);
     r.status.iterations = outer;
     r.status.change = std::max(step / (1.0 + scale), var_change);

@@ -46,10 +46,6 @@ inline EpResult tap_classifier_fit(const ConstMatrixRef& k, const ConstVectorRef
   }
 }
 
-inline VectorXd tap_loo_approx(const EpResult& fit, const ConstVectorRef& y) {
-  return (y.array() * fit.cavity_mean.array()).matrix();
-}
-
 }  // namespace gpsvm
 
 #endif  // GPSVM_TAP_CLASSIFIER_HPP

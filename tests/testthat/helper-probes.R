@@ -1,0 +1,29 @@
+# Test-only routines of the C++ core (probes/core-probes.cpp: the
+# likelihoods' site moments, the EP engine on a given kernel matrix, the
+# paper's iteration, the special functions).  They are not part of the
+# package: the file is compiled on first use, against the installed
+# package's headers, and kept for the session.
+core_probe <- local({
+  env <- NULL
+  function(name) {
+    if (is.null(env)) env <<- compile_core_probes()
+    get(name, envir = env)
+  }
+})
+
+compile_core_probes <- function() {
+  skip_if_not_installed("RcppEigen")
+  # small code that runs on small data: compile it quickly (-O1, no debug
+  # information) and quietly (Eigen's SSE types trip -Wignored-attributes)
+  makevars <- tempfile("Makevars")
+  writeLines("CXX17FLAGS = -O1 -g0", makevars)
+  old <- Sys.getenv(c("R_MAKEVARS_USER", "PKG_CXXFLAGS"), unset = NA)
+  on.exit({
+    for (v in names(old)) if (is.na(old[[v]])) Sys.unsetenv(v) else do.call(Sys.setenv, as.list(old[v]))
+  }, add = TRUE)
+  Sys.setenv(R_MAKEVARS_USER = makevars, PKG_CXXFLAGS = "-Wno-ignored-attributes")
+  env <- new.env()
+  Rcpp::sourceCpp(test_path("probes", "core-probes.cpp"), env = env,
+                  cacheDir = tempfile("core-probes"))
+  env
+}
