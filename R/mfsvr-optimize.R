@@ -121,7 +121,7 @@
 #' y <- sin(x) / x + rnorm(30, sd = 0.1)
 #' mfsvr_evidence(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
 #' @export
-mfsvr_evidence <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(1),
+mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
                            control = mfsvr_control()) {
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
