@@ -299,6 +299,13 @@
     } else NA_real_
   }
   converged <- best$ok && !force_fail && is.finite(change) && change <= tol
+  reason <- if (converged) NA_character_ else
+    paste(reason %||% "the search stopped early", collapse = "; ")
+  stopped <- if (!converged) reason else if (method == "L-BFGS-B") {
+    sprintf("no gradient component exceeds %g per observation (largest %.2g)", tol, change)
+  } else {
+    sprintf("the bracket around the best width is %.2g wide in log sigma (tolerance %g)", change, tol)
+  }
   record <- list(
     method = method,
     start = spec$natural(spec$start), estimate = spec$natural(par),
@@ -308,9 +315,8 @@
     at_bound = if (best$ok) .search_at_bound(par, spec) else character(0),
     evaluations = evaluations,
     path = .search_path(state, spec),
-    convergence = .convergence(converged, evaluations, change, tol,
-                               if (converged) NA_character_ else
-                                 paste(reason %||% "the search stopped early", collapse = "; "))
+    stopped = stopped,
+    convergence = .convergence(converged, evaluations, change, tol, reason)
   )
   list(best = best, record = record)
 }

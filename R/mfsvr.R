@@ -39,9 +39,9 @@
 #' `upper` (the ranges), `log_evidence`, `gradient`, `at_bound`,
 #' `evaluations`, `path` (a data frame with one row per point tried: the
 #' values, the log evidence, its gradient, EP's sweeps and a status that says
-#' why a point failed) and `convergence` (with `change`, the largest
-#' gradient per observation, and the `reason` for a stop that is not
-#' convergence). A warning says when the search could not start, did not
+#' why a point failed), `stopped` (why the search stopped, in words) and
+#' `convergence` (with `change`, the largest gradient per observation, and
+#' the `reason` for a stop that is not convergence). A warning says when the search could not start, did not
 #' converge, or stopped at the end of a range other than the lower end of
 #' `epsilon` (the Laplace limit \eqn{\epsilon = 0}, which the evidence often
 #' approaches slowly). On some data the evidence rises without end as `C`

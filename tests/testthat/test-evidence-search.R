@@ -178,6 +178,7 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
   expect_equal(o$start[["sigma"]], gpsvm:::.data_driven_width(x))
   expect_equal(o$estimate, c(C = fit$C, epsilon = fit$epsilon, sigma = fit$kernel$sigma))
   expect_lte(o$convergence$change, 1e-3)
+  expect_match(o$stopped, "no gradient component exceeds 0.001 per observation")
   # the recorded gradient is the evidence's at the estimate
   g <- mfsvr_evidence(x, y, fit$C, fit$epsilon, fit$kernel)$gradient
   expect_lt(max(abs(o$gradient - g)) / 80, 1e-4)
@@ -220,6 +221,7 @@ test_that("the gradient search: interior maximum, bounds, failed points, flat ev
   expect_true(any(r$path$status == "toy did not converge in 99 iterations"))
   expect_false(r$convergence$converged)
   expect_match(r$convergence$reason, "evaluations failed \\(toy did not converge in 99 iterations\\)")
+  expect_identical(r$stopped, r$convergence$reason)
   expect_warning(gpsvm:::.warn_search("toy():", r, wall$spec), "the evidence search did not converge")
   # a flat evidence: the search cannot move and says why
   spec <- gpsvm:::.search_spec(c(log_a = 0), c(log_a = -3), c(log_a = 3), exp, "a")
