@@ -65,7 +65,7 @@
   }
   ok <- status == "ok"
   list(ok = ok, fit = if (ok) fit, log_evidence = if (ok) log_evidence else NA_real_,
-       gradient = gradient, iterations = as.integer(iterations), status = status)
+       gradient = if (ok) gradient, iterations = as.integer(iterations), status = status)
 }
 
 # Evaluations remembered in order, with the best usable one and the last
@@ -121,21 +121,26 @@
   path
 }
 
+# Which parameters of `par` sit on their lower and upper bounds.
+.on_bounds <- function(par, spec) {
+  close <- function(a, b) abs(a - b) <= 1e-8 * (1 + abs(b))
+  list(lower = close(par, spec$lower), upper = close(par, spec$upper))
+}
+
 # Where the point lies on the bounds: "<name>:lower" / "<name>:upper".
 .search_at_bound <- function(par, spec) {
-  close <- function(a, b) abs(a - b) <= 1e-8 * (1 + abs(b))
-  c(sprintf("%s:lower", spec$natural_names[close(par, spec$lower)]),
-    sprintf("%s:upper", spec$natural_names[close(par, spec$upper)]))
+  on <- .on_bounds(par, spec)
+  c(sprintf("%s:lower", spec$natural_names[on$lower]),
+    sprintf("%s:upper", spec$natural_names[on$upper]))
 }
 
 # The gradient with the components that push against an active bound set to
 # zero (at such a bound the constrained maximum is reached in that direction).
 .projected_gradient <- function(par, gradient, spec) {
-  close <- function(a, b) abs(a - b) <= 1e-8 * (1 + abs(b))
-  g <- gradient
-  g[close(par, spec$lower) & g < 0] <- 0
-  g[close(par, spec$upper) & g > 0] <- 0
-  g
+  on <- .on_bounds(par, spec)
+  gradient[on$lower & gradient < 0] <- 0
+  gradient[on$upper & gradient > 0] <- 0
+  gradient
 }
 
 # What the failed evaluations said, for the reason of a stop.
