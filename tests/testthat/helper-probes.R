@@ -2,7 +2,8 @@
 # likelihoods' site moments, the EP engine on a given kernel matrix, the
 # paper's iteration, the special functions).  They are not part of the
 # package: the file is compiled on first use, against the installed
-# package's headers, and kept for the session.
+# package's headers, and kept for the session (RcppEigen, which the package
+# only links to, is in Suggests so that R CMD check lets the tests load it).
 core_probe <- local({
   env <- NULL
   function(name) {

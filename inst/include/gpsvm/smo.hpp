@@ -385,8 +385,8 @@ inline double free_bias(const SvrState& st, const PairGap& g) {
   return std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : 0.0;
 }
 
-// The final check on all points, the status and the bias.
-inline void finish(SvrState& st, long iterations, SvrResult& res) {
+// The final KKT check on all points, the status and the bias.
+inline void final_status_and_bias(SvrState& st, long iterations, SvrResult& res) {
   if (st.active.size() != static_cast<size_t>(st.n())) unshrink(st);
   const PairGap g = pair_gap(st);
   res.status.change = (g.t_point == -1) ? 0.0 : std::max(0.0, g.m - g.M);
@@ -427,7 +427,7 @@ inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>&
       if (p.j != kVirtual && p.j != p.i) st.update_bound(p.j, old_bound_j);
     }
   }
-  finish(st, iter, res);
+  final_status_and_bias(st, iter, res);
 }
 
 }  // namespace detail
