@@ -1,11 +1,15 @@
 # The pieces every model's R layer shares: formula -> design, newdata ->
 # matrix, intervals, logLik objects.  A model's formula method calls
-# .formula_design(), its default method .as_input_matrix() / .check_targets(),
-# and its predict method .newdata_matrix() and .interval_table().
+# .fit_formula() (or .formula_design()), its default method .as_input_matrix()
+# / .check_targets(), and its predict method .prediction_inputs() and
+# .prediction_output().
 
 # Evaluate model.frame() in the caller's caller, as lm() does, and return the
 # numeric design (no intercept column: kernels need none), the response and
-# what predict() needs to rebuild the design for new data.
+# what predict() needs to rebuild the design for new data.  When the formula
+# has one input variable and it is numeric, `variable` holds its values at
+# the rows used (a one-column data frame), so that plots can be drawn against
+# it whatever the formula does to it (y ~ log(x)).
 .formula_design <- function(call, env) {
   mf_call <- call[c(1L, match(c("formula", "data", "subset", "na.action"), names(call), 0L))]
   mf_call$drop.unused.levels <- TRUE
@@ -21,7 +25,33 @@
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
   list(x = x, y = stats::model.response(mf), terms = terms, factor_column = factor_column,
-       xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"))
+       xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
+       variable = .formula_variable(mf_call, mf, terms, env))
+}
+
+# The one input variable of a formula, untransformed, at the rows of the
+# model frame `mf` (NULL when there are several, or it is not a numeric vector).
+.formula_variable <- function(mf_call, mf, terms, env) {
+  name <- all.vars(stats::delete.response(terms))
+  if (length(name) != 1L) return(NULL)
+  mf_call$formula <- stats::as.formula(call("~", as.name(name)), env = environment(terms))
+  mf_call$na.action <- quote(stats::na.pass)
+  mf_call$drop.unused.levels <- NULL
+  raw <- eval(mf_call, env)
+  values <- raw[[1L]][match(rownames(mf), rownames(raw))]
+  if (!is.numeric(values) || is.object(values) || !is.null(dim(values))) return(NULL)
+  stats::setNames(data.frame(values), name)
+}
+
+# A formula method's whole body: build the design from the call as the user
+# typed it, fit with the model's default method (factor dummy columns marked
+# so that scaling leaves them alone) and keep what predict() and plot() need.
+.fit_formula <- function(call, env, generic, default, ...) {
+  call <- .generic_call(call, generic)
+  design <- .formula_design(call, env)
+  x <- design$x
+  attr(x, "factor_column") <- design$factor_column
+  .add_formula_parts(default(x, design$y, ...), design, call)
 }
 
 # The call a fit stores, named after the generic (svr(...), not
@@ -37,6 +67,7 @@
   fit$terms <- design$terms
   fit$xlevels <- design$xlevels
   fit$na.action <- design$na.action
+  fit$variable <- design$variable
   fit$call <- call
   fit
 }
@@ -97,21 +128,26 @@
   x
 }
 
-# predict.lm-style output: a vector, or a fit/lwr/upr matrix, or a list with
-# se.fit.  'lower' and 'upper' are the interval ends when an interval is asked.
-# Nothing non-finite is returned ('deriv' words the error).
-.prediction_output <- function(fit, se = NULL, lower = NULL, upper = NULL,
-                               se.fit = FALSE, interval = "none", names = NULL, deriv = 0L) {
-  .check_finite_prediction(c(fit, se, lower, upper), deriv)
-  fit <- stats::setNames(as.vector(fit), names)
+# predict.lm-style output from the pieces `p` (fit, se, lower, upper) at the
+# rows computed, named `names`: a vector, or a fit/lwr/upr matrix, or a list
+# with se.fit; `pad` then puts them on the rows the user asked for (NA rows
+# of newdata, na.exclude).  Nothing non-finite is returned ('deriv' words
+# the error).
+.prediction_output <- function(p, se.fit, interval, deriv, names = NULL, pad = identity,
+                               residual.scale = NULL) {
+  .check_finite_prediction(c(p$fit, p$se, p$lower, p$upper), deriv)
+  fit <- stats::setNames(as.vector(p$fit), names)
   value <- if (interval == "none") {
     fit
   } else {
-    m <- cbind(fit = fit, lwr = as.vector(lower), upr = as.vector(upper))
+    m <- cbind(fit = fit, lwr = as.vector(p$lower), upr = as.vector(p$upper))
     rownames(m) <- names
     m
   }
-  if (se.fit) list(fit = value, se.fit = stats::setNames(as.vector(se), names)) else value
+  if (!se.fit) return(pad(value))
+  out <- list(fit = pad(value), se.fit = pad(stats::setNames(as.vector(p$se), names)))
+  if (!is.null(residual.scale)) out$residual.scale <- residual.scale
+  out
 }
 
 # The 'deriv' and 'wrt' arguments of the predict() methods: a whole order,
@@ -151,6 +187,16 @@
   structure(value, df = df, nobs = nobs, class = "logLik")
 }
 
+# The df of a model's evidence, by one rule for every model (documented in
+# ?regression-methods, "The evidence and its degrees of freedom"): the number
+# of quantities estimated from the response (hyperparameters chosen by
+# evidence, learned precisions and noise variances, a threshold the evidence
+# treats as known), plus 2 for the response's centre and scale when it was
+# standardised.  Input scaling and a width chosen from the inputs do not count.
+.evidence_df <- function(estimated, response_scaling = NULL) {
+  as.integer(sum(estimated) + if (is.null(response_scaling)) 0L else 2L)
+}
+
 # Check a confidence level.
 .check_level <- function(level) {
   .check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
@@ -163,16 +209,6 @@
 .gaussian_interval <- function(fit, sd, level) {
   half <- stats::qnorm((1 + level) / 2) * sd
   list(lower = fit - half, upper = fit + half)
-}
-
-# An evenly spaced grid over the one input of a 1-D fit, for the plot
-# methods' curves and bands, and the same grid as predict()'s newdata: a data
-# frame named after the input variable for formula fits, else the vector.
-.plot_grid <- function(object, n, xlim = range(object$x[, 1])) {
-  grid <- seq(xlim[1], xlim[2], length.out = n)
-  newdata <- if (is.null(object$terms)) grid else
-    stats::setNames(data.frame(grid), all.vars(stats::delete.response(object$terms))[1])
-  list(grid = grid, newdata = newdata)
 }
 
 # The rows a predict() method computes at, on the scale the model was fitted

@@ -11,14 +11,16 @@
 #' of Gao et al. (2002):
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}. It is the
 #' noise part of the prediction variance of both models (`fit$noise_variance`
-#' of an `mfsvr` fit, `residual.scale^2` of `predict.gpsvm_svr(se.fit = TRUE)`).
+#' of an `mfsvr` fit). It is in the units the model was fitted in: for a
+#' fit with `scale = TRUE`, `sigma(fit)` is its square root times the
+#' response's standard deviation.
 #' (Eq. 5.3 of Gao, Gunn and Harris's mean-field paper gives a different
 #' target-noise term that does not follow from the likelihood; this one does,
 #' and is checked against numerical integration in the tests.)
 #'
 #' The noise is not Gaussian, so neither is a new target's predictive
-#' distribution: the `"prediction"` intervals of [predict.gpsvm_svr()] and
-#' [predict.gpsvm_mfsvr()] are its exact quantiles, not mean \eqn{\pm} a normal
+#' distribution: the `"prediction"` intervals of [predict.gpsvm_regression()]
+#' for both models are its exact quantiles, not mean \eqn{\pm} a normal
 #' quantile times the square root of this variance plus the latent one.
 #'
 #' @param C,epsilon Positive regularisation constant and non-negative
@@ -52,3 +54,13 @@ svr_noise_variance <- function(C, epsilon) {
   list(lower = .epsins_predictive_quantile(alpha, mean, var, C, epsilon),
        upper = .epsins_predictive_quantile(1 - alpha, mean, var, C, epsilon))
 }
+
+# The noise model of both svr() and mfsvr() fits, for the regression layer:
+# the interval of a new target and the noise sd, in model units.
+.target_interval.gpsvm_svr <- function(object, mean, var, level) {
+  .epsins_prediction_interval(mean, var, object$C, object$epsilon, level)
+}
+.target_interval.gpsvm_mfsvr <- .target_interval.gpsvm_svr
+
+.noise_sd.gpsvm_svr <- function(object) sqrt(svr_noise_variance(object$C, object$epsilon))
+.noise_sd.gpsvm_mfsvr <- .noise_sd.gpsvm_svr

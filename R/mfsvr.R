@@ -50,6 +50,14 @@
 #' search then stops where the rise has become slow, and a warning says so.
 #' This goes beyond the paper, whose conclusion asks for it.
 #'
+#' With the default `scale = TRUE` the inputs and the response are
+#' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
+#' [svr()]): `C`, `epsilon` and the kernel then refer to the scaled data (so
+#' `epsilon = 0.1` is a tenth of the response's standard deviation), and the
+#' default `rbf_kernel()` gets its width from the scaled inputs ([kernels]);
+#' `optimize` searches on that scale too. Everything the methods return is in
+#' the data's units ([regression-methods], [predict.gpsvm_regression()]).
+#'
 #' The target noise variance used for prediction bands is
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}, eq. (29) of
 #' Gao, Gunn, Harris and Brown (2002); the mean-field paper's eq. (5.3) has a
@@ -70,24 +78,33 @@
 #'   (holding all) and `C = 10` held 69-92%.
 #' @param epsilon Non-negative number: half-width of the insensitive tube.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
-#'   [linear_kernel()]. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
+#'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
+#'   (scaled) inputs. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
 #'   width by maximising the evidence, starting from the values given; a
 #'   subset of `c("C", "epsilon", "sigma")` chooses only those.
+#' @param scale If `TRUE`, centre and scale the numeric inputs and the
+#'   response before fitting (see "Scaling" in [svr()]).
 #' @param formula A formula `y ~ x1 + x2 ...`.
-#' @param data,subset,na.action As in [stats::lm()].
+#' @param data,subset,na.action As in [stats::lm()]; with
+#'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
+#'   padded with `NA` at the rows left out.
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
-#' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list with `coefficients` (the
-#'   weights \eqn{w}), `fitted.values` (posterior means at the training
-#'   inputs), `residuals`, `variance` (latent posterior variances at the
+#' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
+#'   with, in the units of the fitted (scaled) data, `coefficients` (the
+#'   weights \eqn{w}), `variance` (latent posterior variances at the
 #'   training inputs), `site_precision`, `site_nu`, `cavity_mean`,
-#'   `cavity_var`, `log_evidence`, `C`, `epsilon`, `kernel`, `noise_variance`,
-#'   `x`, `y`, `convergence` (a list with `converged`, `iterations`,
-#'   `change`, `tol`, `reason`), `control`, `call`, and `optimization` (the
-#'   record of the evidence search when `optimize` is used; see Details).
+#'   `cavity_var`, `log_evidence` (of the scaled response; [logLik()] gives
+#'   it for the data as given), `C`, `epsilon`, `noise_variance`, `x`; in
+#'   the data's units `y`, `fitted.values` (posterior means at the training
+#'   inputs) and `residuals`; `kernel` (with the width used), `scaling` and
+#'   `response_scaling` (`NULL` with `scale = FALSE`), `convergence` (a list
+#'   with `converged`, `iterations`, `change`, `tol`, `reason`), `control`,
+#'   `call`, and `optimization` (the record of the evidence search when
+#'   `optimize` is used; see Details); formula fits also `terms`, `xlevels`, `na.action`.
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.
 #'
@@ -97,47 +114,46 @@
 #'
 #'   M. Opper and O. Winther (2000). Gaussian processes for classification:
 #'   mean field algorithms. *Neural Computation* 12.
-#' @seealso [predict.gpsvm_mfsvr()], [mfsvr_control()]
+#' @seealso [predict.gpsvm_regression()], [regression-methods],
+#'   [plot.gpsvm_regression()], [mfsvr_control()]
 #' @examples
+#' fit <- mfsvr(dist ~ speed, data = cars)
+#' fit
+#' plot(fit)
+#' # the paper's sinc example, on the data as given
 #' set.seed(1)
 #' x <- runif(40, -10, 10)
 #' y <- sin(x) / x + rnorm(40, sd = 0.1)
-#' fit <- mfsvr(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
-#' fit
+#' fit <- mfsvr(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
 #' predict(fit, c(-5, 0, 5), interval = "prediction")
 #' logLik(fit)
-#' plot(fit)
 #' @export
 mfsvr <- function(x, ...) UseMethod("mfsvr")
 
 #' @rdname mfsvr
 #' @export
-mfsvr.default <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
-                          control = mfsvr_control(), optimize = FALSE, ...) {
+mfsvr.default <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(),
+                          control = mfsvr_control(), optimize = FALSE, scale = TRUE, ...) {
   .check_dots_empty(...)
-  x <- .as_input_matrix(x, "x")
-  y <- .check_targets(y, nrow(x))
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
   .check_control(control, "mfsvr_control")
   which <- .mfsvr_which_hyper(optimize, epsilon, kernel)
-  fit <- if (length(which) > 0L) {
-    .mfsvr_optimize(x, y, C, epsilon, kernel, control, which)
-  } else {
-    .mfsvr_fit(x, y, C, epsilon, kernel, control)
-  }
-  fit$call <- .generic_call(match.call(), "mfsvr")
-  fit
+  .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
+                  function(x, y, kernel, scaling) {
+    if (length(which) > 0L) {
+      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which)
+    } else {
+      .mfsvr_fit(x, y, C, epsilon, kernel, control)
+    }
+  })
 }
 
 #' @rdname mfsvr
 #' @export
 mfsvr.formula <- function(formula, data, subset, na.action, ...) {
-  call <- .generic_call(match.call(), "mfsvr")
-  design <- .formula_design(call, parent.frame())
-  fit <- mfsvr.default(design$x, design$y, ...)
-  .add_formula_parts(fit, design, call)
+  .fit_formula(match.call(), parent.frame(), "mfsvr", mfsvr.default, ...)
 }
 
 #' Control settings for mfsvr()

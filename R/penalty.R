@@ -68,12 +68,13 @@ format.gpsvm_penalty <- function(x, ...) {
   penalty
 }
 
-# The points at which the operator is evaluated, checked against x.
-.penalty_points <- function(penalty, x) {
+# The points at which the operator is evaluated, checked against x and
+# scaled like it.
+.penalty_points <- function(penalty, x, scaling = NULL) {
   if (is.null(penalty$at)) return(x)
   if (ncol(penalty$at) != ncol(x)) {
     .stop(sprintf("the penalty's 'at' points have %d column(s) but 'x' has %d",
                   ncol(penalty$at), ncol(x)))
   }
-  penalty$at
+  .scale_inputs(penalty$at, scaling)
 }

@@ -26,11 +26,19 @@
 #' `control$prune_alpha` (for targets divided by their root mean square, so
 #' the threshold does not depend on the units of `y`) counts as absent.
 #'
+#' With the default `scale = TRUE` the inputs and the response are
+#' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
+#' [svr()]); the default `rbf_kernel()` gets its width from the scaled
+#' inputs ([kernels]). The weights, \eqn{\alpha} and \eqn{\sigma^2} then
+#' refer to the scaled data, while everything the methods return is in the
+#' data's units ([regression-methods], [predict.gpsvm_regression()]).
+#'
 #' @param x Inputs: a numeric vector, matrix or data frame (one row per
 #'   observation), or for the formula method a model formula.
 #' @param y Numeric targets, one per row of `x`.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
-#'   [linear_kernel()].
+#'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
+#'   (scaled) inputs.
 #' @param control A list from [rvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
 #'   [rbf_kernel()] by maximising the log marginal likelihood (the evidence
@@ -46,20 +54,29 @@
 #'   others, with 95% prediction intervals that held 26-61% of the held-out
 #'   targets there, against 82-94% at the data-driven width; compare
 #'   held-out errors before relying on it.
+#' @param scale If `TRUE`, centre and scale the numeric inputs and the
+#'   response before fitting (see "Scaling" in [svr()]).
 #' @param formula A model formula such as `y ~ x`.
-#' @param data,subset,na.action As in [stats::lm()].
+#' @param data,subset,na.action As in [stats::lm()]; with
+#'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
+#'   padded with `NA` at the rows left out.
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (an error if given).
-#' @return An object of class `c("gpsvm_rvm", "gpsvm_regression")`: a list with
+#' @return An object of class `c("gpsvm_rvm", "gpsvm_regression")`: a list
+#'   with, in the units of the fitted (scaled) data,
 #'   * `coefficients`: posterior means of the kept weights, the bias first;
-#'   * `relevance_vectors`: row indices of the training points kept;
 #'   * `alpha`: their ARD precisions (bias first); `sigma2`: the noise
 #'     variance; `lambda`: 0;
 #'   * `Sigma`: the posterior covariance of the kept weights;
-#'   * `fitted.values`, `residuals`, `x`, `y`, `kernel`, `log_lik` (the log
-#'     marginal likelihood), `control`, `convergence` (`converged`,
-#'     `iterations`, `change` (the last largest change of a log
-#'     hyperparameter), `tol`, `reason`), `call`.
+#'   * `x` (the scaled inputs) and `log_lik` (the log marginal likelihood of
+#'     the scaled response; [logLik()] gives it for the data as given);
+#'
+#'   and `relevance_vectors` (row indices of the training points kept),
+#'   `y`, `fitted.values` and `residuals` in the data's units, `kernel` (with
+#'   the width used), `scaling` and `response_scaling` (`NULL` with
+#'   `scale = FALSE`), `control`, `convergence` (`converged`, `iterations`,
+#'   `change` (the last largest change of a log hyperparameter), `tol`,
+#'   `reason`), `call`; formula fits also `terms`, `xlevels`, `na.action`.
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,
 #'   211-244.
@@ -67,34 +84,37 @@
 #'   Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
 #'   maximisation for sparse Bayesian models. *Proceedings of the Ninth
 #'   International Workshop on Artificial Intelligence and Statistics*.
-#' @seealso [srvm()], [predict.gpsvm_rvm()]
+#' @seealso [srvm()], [predict.gpsvm_regression()], [regression-methods],
+#'   [plot.gpsvm_regression()]
 #' @examples
+#' fit <- rvm(mpg ~ wt + hp, data = mtcars)
+#' fit
+#' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
+#' # sinc data on the scale given, the kernel width of ter Borg and Rothkrantz
 #' set.seed(1)
 #' x <- runif(50, -10, 10)
 #' y <- sin(x) / x + rnorm(50, sd = 0.1)
-#' fit <- rvm(x, y, kernel = rbf_kernel(1.6))
-#' fit
+#' fit <- rvm(x, y, kernel = rbf_kernel(1.6), scale = FALSE)
 #' predict(fit, c(-1, 0, 1), interval = "confidence")
 #' @export
 rvm <- function(x, ...) UseMethod("rvm")
 
 #' @rdname rvm
 #' @export
-rvm.default <- function(x, y, kernel = rbf_kernel(1), control = rvm_control(), optimize = FALSE,
-                        ...) {
+rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
+                        optimize = FALSE, ...) {
   .check_dots_empty(...)
-  fit <- .rvm_optimize(x, kernel, optimize, control, function(k, ctl) .rvm_fit(x, y, k, ctl), "rvm()")
-  fit$call <- .generic_call(match.call(), "rvm")
-  fit
+  .check_control(control, "rvm_control")
+  .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
+                  function(x, y, kernel, scaling) {
+    .rvm_optimize(x, kernel, optimize, control, function(k, ctl) .rvm_fit(x, y, k, ctl), "rvm()")
+  })
 }
 
 #' @rdname rvm
 #' @export
 rvm.formula <- function(formula, data, subset, na.action, ...) {
-  call <- .generic_call(match.call(), "rvm")
-  design <- .formula_design(call, parent.frame())
-  fit <- rvm.default(design$x, design$y, ...)
-  .add_formula_parts(fit, design, call)
+  .fit_formula(match.call(), parent.frame(), "rvm", rvm.default, ...)
 }
 
 #' Control settings for rvm()
@@ -131,11 +151,8 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
+# One fit of the fast RVM to (scaled) data.
 .rvm_fit <- function(x, y, kernel, control) {
-  .check_kernel(kernel)
-  .check_control(control, "rvm_control")
-  x <- .as_input_matrix(x, "x")
-  y <- .check_targets(y, nrow(x))
   core <- cpp_rvm_fit(kernel, x, y, unclass(control))
   .new_rvm(core, x, y, kernel, control, class = "rvm")
 }

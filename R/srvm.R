@@ -40,6 +40,14 @@
 #' optimum, on the paper's data with a slightly higher evidence on average.
 #' Compare [logLik()].
 #'
+#' With the default `scale = TRUE` the inputs and the response are
+#' standardised before fitting (see "Scaling" in [svr()]): the penalty then
+#' acts on derivatives in the standardised inputs (the points of
+#' `roughness_penalty(at = )` are given in the data's units and scaled
+#' with them), and a fixed `lambda` or `sigma2` in [srvm_control()] refers
+#' to the scaled data. Everything the methods return is in the data's units
+#' ([regression-methods], [predict.gpsvm_regression()]).
+#'
 #' @inheritParams rvm
 #' @param penalty A [roughness_penalty()].
 #' @param control A list from [srvm_control()].
@@ -50,13 +58,18 @@
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
 #'   kernel machines. In *Knowledge-Based Intelligent Information and
 #'   Engineering Systems*, Lecture Notes in Computer Science 3682, Springer.
-#' @seealso [rvm()], [predict.gpsvm_rvm()], [roughness_penalty()]
+#' @seealso [rvm()], [predict.gpsvm_regression()], [regression-methods],
+#'   [plot.gpsvm_regression()], [roughness_penalty()]
 #' @examples
+#' fit <- srvm(dist ~ speed, data = cars)
+#' fit
+#' # the slope in feet per mph, with its posterior standard deviation
+#' predict(fit, data.frame(speed = c(10, 20)), deriv = 1, se.fit = TRUE)
+#' # sinc data on the scale given, as by ter Borg and Rothkrantz
 #' set.seed(1)
 #' x <- runif(50, -10, 10)
 #' y <- sin(x) / x + rnorm(50, sd = 0.1)
-#' fit <- srvm(x, y, kernel = rbf_kernel(1.6), penalty = roughness_penalty(10))
-#' fit
+#' fit <- srvm(x, y, kernel = rbf_kernel(1.6), penalty = roughness_penalty(10), scale = FALSE)
 #' # the fourth derivative with its posterior standard deviation
 #' predict(fit, c(-1, 0, 1), deriv = 4, se.fit = TRUE)
 #' @export
@@ -64,22 +77,22 @@ srvm <- function(x, ...) UseMethod("srvm")
 
 #' @rdname srvm
 #' @export
-srvm.default <- function(x, y, kernel = rbf_kernel(1), penalty = roughness_penalty(2),
-                         control = srvm_control(), optimize = FALSE, ...) {
+srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalty(2),
+                         control = srvm_control(), scale = TRUE, optimize = FALSE, ...) {
   .check_dots_empty(...)
-  fit <- .rvm_optimize(x, kernel, optimize, control,
-                       function(k, ctl) .srvm_fit(x, y, k, penalty, ctl), "srvm()")
-  fit$call <- .generic_call(match.call(), "srvm")
-  fit
+  .check_penalty(penalty)
+  .check_control(control, "srvm_control")
+  .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "srvm"),
+                  function(x, y, kernel, scaling) {
+    .rvm_optimize(x, kernel, optimize, control,
+                  function(k, ctl) .srvm_fit(x, y, k, penalty, ctl, scaling), "srvm()")
+  })
 }
 
 #' @rdname srvm
 #' @export
 srvm.formula <- function(formula, data, subset, na.action, ...) {
-  call <- .generic_call(match.call(), "srvm")
-  design <- .formula_design(call, parent.frame())
-  fit <- srvm.default(design$x, design$y, ...)
-  .add_formula_parts(fit, design, call)
+  .fit_formula(match.call(), parent.frame(), "srvm", srvm.default, ...)
 }
 
 #' Control settings for srvm()
@@ -126,13 +139,9 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   structure(out, class = c("gpsvm_srvm_control", "gpsvm_control"))
 }
 
-.srvm_fit <- function(x, y, kernel, penalty, control) {
-  .check_kernel(kernel)
-  .check_penalty(penalty)
-  .check_control(control, "srvm_control")
-  x <- .as_input_matrix(x, "x")
-  y <- .check_targets(y, nrow(x))
-  points <- .penalty_points(penalty, x)
+# One fit to (scaled) data; `scaling` scales the penalty's own points.
+.srvm_fit <- function(x, y, kernel, penalty, control, scaling = NULL) {
+  points <- .penalty_points(penalty, x, scaling)
   core <- cpp_rvm_fit(kernel, x, y, unclass(control),
                       list(points = points, orders = penalty$orders, weights = penalty$weights))
   .new_rvm(core, x, y, kernel, control, class = "srvm", penalty = penalty)

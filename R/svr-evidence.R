@@ -30,6 +30,11 @@
 #'   out the precision of the margin values is \eqn{K_{MM}^{-1}}, which is
 #'   what is used here.)
 #'
+#' Both are for the response in its own units: for a fit with
+#' `scale = TRUE` the evidence of the scaled response is converted with the
+#' Jacobian of the scaling (see [logLik.gpsvm_regression()]); `"eq16"` is
+#' what `logLik()` returns.
+#'
 #' With `bias = TRUE` the threshold `b` is treated as a known prior mean.
 #' When \eqn{K_{MM}} is numerically singular (duplicated inputs) a small
 #' multiple of the identity is added before its Cholesky factorisation.
@@ -55,15 +60,8 @@ evidence <- function(object, ...) UseMethod("evidence")
 #' @export
 evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
   .check_dots_empty(...)
-  .svr_log_evidence(object, .match_choice(method, c("eq16", "refined"), "method"))
-}
-
-#' @rdname svr-methods
-#' @export
-logLik.gpsvm_svr <- function(object, ...) {
-  .check_dots_empty(...)
-  df <- as.integer(object$bias) + as.integer(!is.null(object$C_path))
-  .as_logLik(.svr_log_evidence(object, "eq16"), df = df, nobs = length(object$y))
+  method <- .match_choice(method, c("eq16", "refined"), "method")
+  .response_log_density(object, .svr_log_evidence(object, method))
 }
 
 # Cholesky factor of a kernel matrix, with the smallest jitter (relative to
@@ -93,12 +91,14 @@ logLik.gpsvm_svr <- function(object, ...) {
   eps <- fit$epsilon
   M <- .svr_margin(fit)
   XC <- fit$partition == "X_C"
-  # beta'K beta from the fitted values: K beta = fitted - b
-  quad <- sum(fit$beta * (fit$fitted.values - fit$b))
+  # beta'K beta from the fitted values (in model units): K beta = fitted - b
+  latent <- .to_model_units(fit$fitted.values, fit$response_scaling) - fit$b
+  quad <- sum(fit$beta * latent)
   R <- if (any(M)) .chol_jitter(kernel_matrix(fit$kernel, fit$x[M, , drop = FALSE])) else
     matrix(0, 0, 0)
   logdet <- 2 * sum(log(diag(R))) + sum(M) * log(2 * pi)
-  loss_C <- sum(pmax(abs(fit$residuals[XC]) - eps, 0))
+  r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
+  loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
   list(base = -0.5 * quad - 0.5 * logdet + n * log(C / (2 * (eps * C + 1))) - C * loss_C,
        a = abs(fit$beta[M]), R = R, C = C)
 }

@@ -5,9 +5,17 @@
 #' (MAP) estimate of a Gaussian-process model (Gao, Gunn, Harris and Brown,
 #' 2002): a zero-mean GP prior with covariance `kernel` and the likelihood
 #' \eqn{C / (2(\epsilon C + 1)) \exp(-C L_\epsilon(y - a(x)))}. On top of the
-#' fit this gives the evidence of eq. (16) ([logLik.gpsvm_svr()], [evidence()]), a
-#' choice of `C` by evidence (eq. 17 or direct maximisation), and error bars
-#' (eqs. 22, 29-31, [predict.gpsvm_svr()]).
+#' fit this gives the evidence of eq. (16) ([logLik.gpsvm_regression()],
+#' [evidence()]), a choice of `C` by evidence (eq. 17 or direct
+#' maximisation), and error bars (eqs. 22, 29-31,
+#' [predict.gpsvm_regression()]).
+#'
+#' With the default `scale = TRUE` the model is fitted to standardised data,
+#' as by `e1071::svm()`: see "Scaling" below. `C` and `epsilon` then act on
+#' the scaled response (so `epsilon = 0.1` is a tenth of its standard
+#' deviation), and the default `rbf_kernel()` gets its width from the scaled
+#' inputs ([kernels]). Everything the methods return is in the units of the
+#' data as given ([regression-methods]).
 #'
 #' The solution is \eqn{a(x) = \sum_i \beta_i k(x_i, x) + b} with
 #' \eqn{\beta_i = \alpha_i^+ - \alpha_i^-}, \eqn{|\beta_i| \le C}.
@@ -27,6 +35,31 @@
 #' (margin vectors, \eqn{0 < |\beta_i| < C}, residual \eqn{\mp\epsilon}).
 #' A coefficient counts as 0 or `C` when it is within
 #' `control$margin_tol * C` of it.
+#'
+#' The solver stops at a KKT tolerance (`control$tol`), and the evidence,
+#' whose terms \eqn{\log |\beta_i|} and \eqn{\log(C - |\beta_i|)} are
+#' sensitive to small errors in the coefficients, would then depend on that
+#' tolerance. So the solution is polished: given the split of the training
+#' set, the margin vectors' coefficients (and `b`) solve a linear system
+#' exactly, and when that solution keeps the split and satisfies the KKT
+#' conditions it is the exact optimum, and is returned (`fit$polished`).
+#' Otherwise the dual is solved again at tolerance `1e-10` and polished from
+#' there. The convergence record's `change` is the KKT gap of the returned
+#' solution.
+#'
+#' @section Scaling:
+#' With `scale = TRUE` (the default of all the regression models, as in
+#' e1071 and kernlab) the numeric input columns are centred and scaled to
+#' unit standard deviation (constant columns, with a warning naming them,
+#' and a formula's factor dummy columns are left alone) and so is the
+#' response. The fit stores both scalings (`fit$scaling`,
+#' `fit$response_scaling`); `fit$x` holds the scaled inputs and the model's
+#' parameters (here `C`, `epsilon`, `beta`, `b`) refer to the scaled data.
+#' Predictions, standard errors, intervals, derivatives (by the chain rule),
+#' fitted values, residuals, [sigma()], plots and [logLik()] (with the
+#' Jacobian of the response's scaling, so that evidences with and without
+#' scaling compare) are in the data's units. `scale = FALSE` fits the data
+#' as given, the setting of the papers.
 #'
 #' @section Choosing C:
 #' `select_C = "fixed_point"` iterates eq. (17),
@@ -50,22 +83,31 @@
 #'   number; the starting value when `select_C` is not `"none"`.
 #' @param epsilon Half-width of the insensitive zone, a number `>= 0`.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
+#'   The default `rbf_kernel()` chooses its width from the (scaled) inputs.
 #' @param bias `FALSE` for the paper's zero-mean model, `TRUE` for a free
 #'   threshold `b` (standard eps-SVR as in libsvm).
 #' @param select_C How to choose `C`: `"none"`, `"fixed_point"` (eq. 17) or
 #'   `"evidence"` (maximise the evidence over an interval).
 #' @param control Solver and selection settings from [svr_control()].
+#' @param scale If `TRUE`, centre and scale the numeric inputs and the
+#'   response before fitting (see "Scaling").
 #' @param formula A model formula such as `y ~ x1 + x2`.
-#' @param data,subset,na.action As in [stats::lm()].
-#' @param ... Unused; unknown arguments are an error.
-#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with `beta`, `alpha_plus`,
-#'   `alpha_minus`, `b`, `fitted.values`, `residuals`, `objective` (the dual
-#'   objective \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}),
-#'   `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`), `C`,
-#'   `epsilon`, `kernel`, `bias`, `x`, `y`, `C_path` (when selecting),
-#'   `convergence` (`converged`, `iterations`, `change` (the KKT gap), `tol`,
-#'   `reason`), `control`
-#'   and `call`.
+#' @param data,subset,na.action As in [stats::lm()]; with
+#'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
+#'   padded with `NA` at the rows left out.
+#' @param ... For the formula method, arguments passed to the default method;
+#'   otherwise unused (unknown arguments are an error).
+#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list
+#'   with, in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
+#'   `alpha_minus`, `b`, `objective` (the dual objective
+#'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`,
+#'   `epsilon`, `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`,
+#'   `X_M+`), `polished`, `kernel` (with the width used), `bias`, `C_path`
+#'   and `C_selection` (when selecting); in the data's units `y`,
+#'   `fitted.values`, `residuals`; `scaling` and `response_scaling` (`NULL`
+#'   with `scale = FALSE`), `convergence` (`converged`, `iterations`,
+#'   `change` (the KKT gap), `tol`, `reason`), `control` and `call`; formula
+#'   fits also `terms`, `xlevels`, `na.action`.
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.
@@ -73,57 +115,56 @@
 #'   Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection
 #'   using second order information for training support vector machines.
 #'   *Journal of Machine Learning Research* 6, 1889-1918.
-#' @seealso [predict.gpsvm_svr()], [evidence()], [evidence_curve()], [svr_control()]
+#' @seealso [predict.gpsvm_regression()], [regression-methods],
+#'   [plot.gpsvm_regression()], [evidence()], [evidence_curve()],
+#'   [svr_control()]
 #' @examples
+#' # data as they come: inputs and response scaled, width from the data
+#' fit <- svr(mpg ~ wt + hp, data = mtcars, select_C = "evidence")
+#' fit
+#' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
+#' # the paper's sine experiment, on the data as given
 #' set.seed(1)
 #' x <- seq(0, 4 * pi, length.out = 100)
 #' y <- sin(x) + rnorm(100, sd = sqrt(0.5))
-#' fit <- svr(x, y, C = 2.1, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)))
-#' fit
+#' fit <- svr(x, y, C = 2.1, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)), scale = FALSE)
 #' logLik(fit)
 #' head(predict(fit, interval = "prediction"))
 #' # C by the eq. (17) fixed point, from C = 10, on another draw
 #' set.seed(3)
 #' y3 <- sin(x) + rnorm(100, sd = sqrt(0.5))
 #' fp <- svr(x, y3, C = 10, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)),
-#'           select_C = "fixed_point", control = svr_control(tol = 1e-8))
+#'           select_C = "fixed_point", scale = FALSE)
 #' fp$C_path
 #' @export
 svr <- function(x, ...) UseMethod("svr")
 
 #' @rdname svr
 #' @export
-svr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(1), bias = FALSE,
+svr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(), bias = FALSE,
                         select_C = c("none", "fixed_point", "evidence"),
-                        control = svr_control(), ...) {
+                        control = svr_control(), scale = TRUE, ...) {
   .check_dots_empty(...)
-  x <- .as_input_matrix(x, "x")
-  y <- .check_targets(y, nrow(x))
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
-  .check_kernel(kernel)
-  if (!is.logical(bias) || length(bias) != 1L || is.na(bias)) {
-    .stop("'bias' must be TRUE or FALSE")
-  }
-  select_C <- .match_choice(select_C, c("none", "fixed_point", "evidence"), "select_C")
+  .check_flag(bias, "bias")
+  select_C <- .match_choice(select_C)
   .check_control(control, "svr_control")
-  fit <- switch(select_C,
-    none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
-    fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control),
-    evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control)
-  )
-  fit$select_C <- select_C
-  fit$call <- .generic_call(match.call(), "svr")
-  fit
+  .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"),
+                  function(x, y, kernel, scaling) {
+    fit <- switch(select_C,
+      none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
+      fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control),
+      evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control))
+    fit$select_C <- select_C
+    fit
+  })
 }
 
 #' @rdname svr
 #' @export
 svr.formula <- function(formula, data, subset, na.action, ...) {
-  call <- .generic_call(match.call(), "svr")
-  design <- .formula_design(call, parent.frame())
-  fit <- svr.default(design$x, design$y, ...)
-  .add_formula_parts(fit, design, call)
+  .fit_formula(match.call(), parent.frame(), "svr", svr.default, ...)
 }
 
 #' Control settings for svr()
@@ -135,7 +176,8 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   and \eqn{r_i + \epsilon} over \eqn{\alpha_i^- > 0}, and \eqn{M} the
 #'   smallest of \eqn{r_i - \epsilon} over \eqn{\alpha_i^+ > 0} and
 #'   \eqn{r_i + \epsilon} over \eqn{\alpha_i^- < C}. The solution is optimal
-#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tol`.
+#'   when \eqn{m \le M}; the solver stops when \eqn{m - M} < `tol`. The
+#'   solution is then polished to the exact optimum (see [svr()]).
 #'   With `bias = FALSE` the value 0 joins both sets (the bias is fixed at 0).
 #' @param max_iter Cap on solver iterations (pair steps), a whole number up to
 #'   `.Machine$integer.max`.
@@ -186,12 +228,28 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 
-# One fit at a fixed C: solve the dual in C++, then split the training set.
+# One fit at a fixed C: solve the dual in C++, polish the solution (below),
+# then split the training set.
 .svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE) {
-  res <- cpp_svr_fit(kernel, x, y, list(
-    C = C, epsilon = epsilon, bias = bias, tol = control$tol,
-    max_iter = control$max_iter, cache_mb = control$cache_mb,
-    shrinking = control$shrinking))
+  solve <- function(tol) {
+    cpp_svr_fit(kernel, x, y, list(
+      C = C, epsilon = epsilon, bias = bias, tol = tol, max_iter = control$max_iter,
+      cache_mb = control$cache_mb, shrinking = control$shrinking))
+  }
+  res <- solve(control$tol)
+  if (res$convergence$converged) {
+    polished <- .svr_polish(res, x, y, C, epsilon, kernel, bias, control$margin_tol)
+    if (is.null(polished) && control$tol > 1e-10) {
+      # the active-set steps could not finish from this split: solve more
+      # exactly (the record keeps the tolerance asked for)
+      res <- solve(1e-10)
+      res$convergence$tol <- control$tol
+      if (res$convergence$converged) {
+        polished <- .svr_polish(res, x, y, C, epsilon, kernel, bias, control$margin_tol)
+      }
+    }
+    if (!is.null(polished)) res <- polished
+  }
   nm <- rownames(x)
   fitted <- stats::setNames(res$fitted, nm)
   fit <- list(
@@ -199,8 +257,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
-    convergence = res$convergence,
-    control = control)
+    convergence = res$convergence, polished = isTRUE(res$polished), control = control)
   fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")
   if (warn) {
@@ -208,6 +265,125 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
                         "the change is the KKT gap; try a larger 'max_iter' in svr_control()")
   }
   fit
+}
+
+# The exact optimum from an approximate one.  Given the split into X_0
+# (beta = 0), X_C (|beta| = C) and the margin vectors M, optimality says
+# the margin vectors' residuals are exactly +-epsilon:
+#   K_MM beta_M + b 1 = y_M - epsilon sign(beta_M) - K_MC beta_C,
+# with, for bias = TRUE, sum(beta_M) = -sum(beta_C) as well; with the signs
+# fixed this is the minimum of the dual objective over beta_M.  Its solution
+# is the optimum when it keeps the split (margin coefficients inside (0, C)
+# with their signs) and the other points satisfy their KKT conditions
+# (|r| <= epsilon in X_0, r beyond the tube on beta's side in X_C), both to
+# rounding.  Otherwise a primal active-set method takes over from the
+# solver's split, as Lawson and Hanson's for non-negative least squares: it
+# steps from the current coefficients towards the solution until the first
+# margin coefficient reaches 0 or C, which then leaves the margin; when the
+# solution is inside, the point furthest on the wrong side of the tube joins
+# the margin.  Each step lowers the dual objective, and near the optimum a
+# few steps suffice.  Returns the solver's result with beta, b, fitted,
+# objective and the KKT gap replaced, or NULL when `rounds` are not enough
+# or K_MM is numerically singular.
+.svr_polish <- function(res, x, y, C, epsilon, kernel, bias, margin_tol, rounds = 50L) {
+  part <- .svr_partition(res$beta, C, margin_tol)
+  side <- sign(res$beta)  # the sign of beta (or of the residual) in X_C and M
+  margin <- part %in% c("X_M-", "X_M+")
+  beta <- ifelse(part == "X_C", side * C, ifelse(margin, res$beta, 0))
+  b <- res$b
+  slack <- sqrt(.Machine$double.eps) * max(1, abs(y))
+  # K beta from the solver's, updated by the coefficients that change
+  start_beta <- res$beta
+  start_latent <- res$fitted - res$b
+  for (round in seq_len(rounds)) {
+    M <- which(margin)
+    if (length(M) > 0L) {
+      step <- .svr_margin_solve(x, y, beta, M, side[M], epsilon, kernel, bias)
+      if (is.null(step)) return(NULL)
+      now <- side[M] * beta[M]
+      target <- side[M] * step$beta
+      # the largest step in [0, 1] that keeps 0 <= side * beta <= C
+      t_zero <- ifelse(target < 0, now / (now - target), Inf)
+      t_bound <- ifelse(target > C, (C - now) / (target - now), Inf)
+      t <- min(1, t_zero, t_bound)
+      if (t < 1) {
+        beta[M] <- beta[M] + t * (step$beta - beta[M])
+        out_zero <- M[t_zero == t]
+        out_bound <- M[t_bound == t]
+        beta[out_zero] <- 0
+        beta[out_bound] <- side[out_bound] * C
+        margin[c(out_zero, out_bound)] <- FALSE
+        next
+      }
+      beta[M] <- step$beta
+      b <- step$b %||% b
+    }
+    moved <- which(beta != start_beta)
+    latent <- start_latent + .kernel_expansion(kernel, x, x[moved, , drop = FALSE],
+                                               beta[moved] - start_beta[moved])
+    r <- y - latent - b
+    at_c <- !margin & beta != 0
+    wrong <- ifelse(margin, 0, ifelse(at_c, epsilon - side * r, abs(r) - epsilon))
+    if (all(wrong <= slack)) {
+      res$beta <- beta
+      res$alpha_plus <- pmax(beta, 0)
+      res$alpha_minus <- pmax(-beta, 0)
+      res$b <- b
+      res$fitted <- latent + b
+      res$objective <- 0.5 * sum(beta * latent) - sum(y * beta) + epsilon * sum(abs(beta))
+      res$convergence$change <- .svr_kkt_gap(beta, y - latent, C, epsilon, bias)
+      res$polished <- TRUE
+      return(res)
+    }
+    worst <- which.max(wrong)
+    if (!at_c[worst]) side[worst] <- sign(r[worst])
+    margin[worst] <- TRUE
+  }
+  NULL
+}
+
+# The margin vectors' coefficients (and b, with a bias) that put their
+# residuals exactly on the tube's edges, given the coefficients of the other
+# points in `beta`; NULL when K_MM is numerically singular (duplicated margin
+# inputs).
+.svr_margin_solve <- function(x, y, beta, M, side, epsilon, kernel, bias) {
+  xm <- x[M, , drop = FALSE]
+  R <- tryCatch(chol(kernel_matrix(kernel, xm)), error = function(e) NULL)
+  if (is.null(R) || min(diag(R)) < 1e-7 * max(diag(R))) return(NULL)
+  fixed <- setdiff(which(beta != 0), M)
+  rhs <- y[M] - epsilon * side -
+    .kernel_expansion(kernel, xm, x[fixed, , drop = FALSE], beta[fixed])
+  solve_k <- function(v) backsolve(R, backsolve(R, v, transpose = TRUE))
+  if (!bias) return(list(beta = solve_k(rhs), b = NULL))
+  # beta_M = K^-1 (rhs - b 1) with 1' beta_M = -sum(beta_fixed)
+  k_rhs <- solve_k(rhs)
+  k_one <- solve_k(rep(1, length(M)))
+  b <- (sum(k_rhs) + sum(beta[fixed])) / sum(k_one)
+  list(beta = k_rhs - b * k_one, b = b)
+}
+
+# K(z, xs) coef, by blocks of rows of z so that large problems stay small
+# (about 2e6 kernel values at a time).
+.kernel_expansion <- function(kernel, z, xs, coef, deriv = 0L, wrt = 1L) {
+  out <- numeric(nrow(z))
+  if (length(coef) == 0L) return(out)
+  block <- max(1L, floor(2e6 / length(coef)))
+  for (start in seq(1L, nrow(z), by = block)) {
+    rows <- start:min(nrow(z), start + block - 1L)
+    out[rows] <- kernel_matrix(kernel, z[rows, , drop = FALSE], xs, deriv = deriv,
+                               wrt = wrt) %*% coef
+  }
+  out
+}
+
+# The solver's stopping measure (see svr_control(tol)) at a solution, with
+# residuals r = y - K beta that leave out the bias.
+.svr_kkt_gap <- function(beta, r, C, epsilon, bias) {
+  ap <- pmax(beta, 0)
+  am <- pmax(-beta, 0)
+  fixed <- if (!bias) 0
+  max(-Inf, r[ap < C] - epsilon, r[am > 0] + epsilon, fixed) -
+    min(Inf, r[ap > 0] - epsilon, r[am < C] + epsilon, fixed)
 }
 
 # Eqs. (8)-(11): X_0 (beta = 0), X_C (|beta| = C), margin vectors X_M- (beta < 0)
@@ -228,7 +404,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
   XC <- fit$partition == "X_C"
   eps <- fit$epsilon
   C <- fit$C
-  loss_C <- sum(pmax(abs(fit$residuals[XC]) - eps, 0))
+  r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
+  loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
   (n + sum(M)) / (loss_C + sum(1 / (C - abs(fit$beta[M]))) + n * eps / (eps * C + 1))
 }
 

@@ -96,7 +96,8 @@
 # record from a core solver's status (convergence_to_r() in src/gpsvm_glue.h).
 .convergence <- function(converged, iterations, change, tol, reason = NA_character_) {
   list(converged = isTRUE(converged), iterations = as.integer(iterations),
-       change = as.double(change), tol = as.double(tol), reason = as.character(reason))
+       change = as.double(change), tol = as.double(tol),
+       reason = if (length(reason) == 1L) as.character(reason) else NA_character_)
 }
 
 # "converged after 12 iterations (change 3e-10, tolerance 1e-09)": the line

@@ -51,10 +51,11 @@ for (n in sizes) {
   K <- kernel_matrix(kern, d$x)
   t_chol <- elapsed(chol(K + diag(1e-8, n)), reps = if (n <= 2000) 3L else 1L)
   rm(K)
-  t_fit <- elapsed(fit <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = kern), reps = 3L)
+  t_fit <- elapsed(fit <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = kern, scale = FALSE),
+                   reps = 3L)
   t_dense <- if (n <= dense_max) {
     elapsed(fit_dense <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = kern,
-                               control = mfsvr_control(rank_tol = 0)))
+                               control = mfsvr_control(rank_tol = 0), scale = FALSE))
   } else NA
   xnew <- seq(-10, 10, length.out = 1e4)
   t_pred <- elapsed(p <- predict(fit, xnew, se.fit = TRUE), reps = 3L)
@@ -90,7 +91,7 @@ peak <- function(n, control) {
     "y <- sin(x) / x + rnorm(%d, sd = 0.1); hwm <- function() {",
     "s <- readLines('/proc/self/status'); as.numeric(sub('[^0-9]*([0-9]+).*', '\\\\1',",
     "s[grep('^VmHWM', s)])) / 1024 }; before <- hwm();",
-    "fit <- mfsvr(x, y, C = 5, kernel = rbf_kernel(sqrt(2)), control = %s);",
+    "fit <- mfsvr(x, y, C = 5, kernel = rbf_kernel(sqrt(2)), control = %s, scale = FALSE);",
     "cat(before, hwm(), '\\n')"), n, n, control)
   out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE)
   as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]])

@@ -30,11 +30,12 @@ for (n in sizes) {
   set.seed(n)
   x <- runif(n, -10, 10)
   y <- sin(x) / x + rnorm(n, sd = 0.1)
-  r <- timed(rvm(x, y, kernel = rbf_kernel(sigma)))
+  r <- timed(rvm(x, y, kernel = rbf_kernel(sigma), scale = FALSE))
   rows[[length(rows) + 1L]] <- data.frame(N = n, method = "gpsvm::rvm", seconds = r$time,
     bvs = length(r$value$relevance_vectors), rmse = rmse(predict(r$value, grid)))
   if (n <= srvm_max) {
-    s <- timed(srvm(x, y, kernel = rbf_kernel(sigma), penalty = roughness_penalty(10)))
+    s <- timed(srvm(x, y, kernel = rbf_kernel(sigma), penalty = roughness_penalty(10),
+                    scale = FALSE))
     rows[[length(rows) + 1L]] <- data.frame(N = n, method = "gpsvm::srvm", seconds = s$time,
       bvs = length(s$value$relevance_vectors), rmse = rmse(predict(s$value, grid)))
   }

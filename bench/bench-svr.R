@@ -53,7 +53,8 @@ run_case <- function(name, x, y, sigma, C, eps, tol = 1e-3, cache = 100) {
   k <- rbf_kernel(sigma)
   gamma <- 1 / (2 * sigma^2)
   g <- timed(function() svr(x, y, C = C, epsilon = eps, kernel = k, bias = TRUE,
-                            control = svr_control(tol = tol, cache_mb = cache)), reps)
+                            control = svr_control(tol = tol, cache_mb = cache),
+                            scale = FALSE), reps)
   e <- timed(function() svm(x, y, type = "eps-regression", kernel = "radial", gamma = gamma,
                             cost = C, epsilon = eps, tolerance = tol, cachesize = cache,
                             scale = FALSE, shrinking = TRUE), reps)

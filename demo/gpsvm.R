@@ -13,7 +13,7 @@ x <- sort(runif(40, -10, 10))
 y <- sin(x) / x + rnorm(40, sd = 0.1)
 
 start <- proc.time()[["elapsed"]]
-fit <- mfsvr(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
+fit <- mfsvr(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
 seconds <- proc.time()[["elapsed"]] - start
 print(summary(fit))
 cat(sprintf("\nFit (EP, %d sweeps) in %.3f s\n", fit$convergence$iterations, seconds))

@@ -42,19 +42,20 @@ sinc_deriv <- function(x, n = 0) {
 srvm_experiment_methods <- function(sigma = 1.6, order = 10, control = gpsvm::srvm_control()) {
   kernel <- gpsvm::rbf_kernel(sigma)
   list(
-    RVM = function(x, y) gpsvm::rvm(x, y, kernel = kernel),
+    RVM = function(x, y) gpsvm::rvm(x, y, kernel = kernel, scale = FALSE),
     SRVM = function(x, y) {
       gpsvm::srvm(x, y, kernel = kernel, penalty = gpsvm::roughness_penalty(order),
-                  control = control)
+                  control = control, scale = FALSE)
     },
     SVR = function(x, y) {
-      gpsvm::svr(x, y, C = 10, epsilon = 0.1, kernel = kernel, select_C = "evidence")
+      gpsvm::svr(x, y, C = 10, epsilon = 0.1, kernel = kernel, select_C = "evidence", scale = FALSE)
     },
     "MF-SVR" = function(x, y) {
-      gpsvm::mfsvr(x, y, C = 10, epsilon = 0.1, kernel = kernel, optimize = c("C", "epsilon"))
+      gpsvm::mfsvr(x, y, C = 10, epsilon = 0.1, kernel = kernel, optimize = c("C", "epsilon"),
+                   scale = FALSE)
     },
     "MF-SVR, sigma by evidence" = function(x, y) {
-      gpsvm::mfsvr(x, y, C = 10, epsilon = 0.1, kernel = kernel, optimize = TRUE)
+      gpsvm::mfsvr(x, y, C = 10, epsilon = 0.1, kernel = kernel, optimize = TRUE, scale = FALSE)
     }
   )
 }
@@ -145,7 +146,8 @@ srvm_experiment_ablation <- function(reps = 200, cores = 2) {
       x <- stats::runif(50, -10, 10)
       y <- sinc_deriv(x) + stats::rnorm(50, sd = 0.1)
       f <- gpsvm::srvm(x, y, kernel = gpsvm::rbf_kernel(1.6),
-                       penalty = gpsvm::roughness_penalty(10, at = args$at), control = args$control)
+                       penalty = gpsvm::roughness_penalty(10, at = args$at),
+                       control = args$control, scale = FALSE)
       rm <- function(z, d) sqrt(mean((stats::predict(f, z, deriv = d) - sinc_deriv(z, d))^2))
       c(bvs = length(f$relevance_vectors), d0_train = rm(x, 0), d2_train = rm(x, 2),
         d4_train = rm(x, 4), log_lik = f$log_lik)

@@ -85,3 +85,17 @@ svr_pred_quantile_ref <- function(p, mu, s, C, eps) {
   width <- 1.01 * sd_t / sqrt(min(p, 1 - p))
   uniroot(f, mu + c(-width, width), tol = 1e-13 * (abs(mu) + width))$root
 }
+
+# Eq. (16) of Gao et al. (2002) at given coefficients, in plain R: margin
+# vectors are those strictly between tol * C and (1 - tol) C in size.
+svr_eq16_r <- function(beta, K, y, C, eps, b = 0, tol = 1e-8) {
+  r <- y - drop(K %*% beta) - b
+  a <- abs(beta)
+  M <- a > tol * C & a < C * (1 - tol)
+  XC <- a >= C * (1 - tol)
+  logdet <- if (any(M)) {
+    as.numeric(determinant(2 * pi * K[M, M, drop = FALSE], logarithm = TRUE)$modulus)
+  } else 0
+  -0.5 * sum(beta * (K %*% beta)) - 0.5 * logdet + length(y) * log(C / (2 * (eps * C + 1))) -
+    C * sum(abs(r[XC]) - eps) + sum(log(C / (a[M] * (C - a[M]))))
+}

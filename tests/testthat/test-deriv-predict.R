@@ -84,7 +84,7 @@ test_that("mfsvr derivative predictions match differences of the plain-R posteri
   x <- runif(30, -6, 6)
   y <- sin(x) / x + rnorm(30, sd = 0.1)
   s <- 1.6
-  fit <- mfsvr(x, y, C = 8, epsilon = 0.05, kernel = rbf_kernel(s))
+  fit <- mfsvr(x, y, C = 8, epsilon = 0.05, kernel = rbf_kernel(s), scale = FALSE)
   kfun <- rbf_plain(s)
   X <- fit$x
   # (K + S^-1)^-1 = S^1/2 (I + S^1/2 K S^1/2)^-1 S^1/2, safe for zero sites
@@ -116,7 +116,7 @@ test_that("mfsvr derivatives in the second input of a polynomial-kernel fit matc
   x <- cbind(runif(25, -1, 1), runif(25, -1, 1))
   y <- x[, 1] * x[, 2]^2 + rnorm(25, sd = 0.05)
   k <- poly_kernel(3, scale = 0.5, offset = 1)
-  fit <- mfsvr(x, y, C = 20, epsilon = 0.02, kernel = k)
+  fit <- mfsvr(x, y, C = 20, epsilon = 0.02, kernel = k, scale = FALSE)
   kfun <- function(a, b) (0.5 * tcrossprod(a, b) + 1)^3
   sq <- sqrt(fit$site_precision)
   M <- sq * solve(diag(25) + outer(sq, sq) * kfun(x, x)) * rep(sq, each = 25)
@@ -143,7 +143,7 @@ test_that("svr derivative predictions and eq. (22)/(31) variances match differen
     n_train <- if (bound) 16 else 60
     x <- seq(0, 4 * pi, length.out = n_train)
     y <- sin(x) + rnorm(n_train, sd = 0.3)
-    fit <- svr(x, y, C = 3, epsilon = 0.2, kernel = rbf_kernel(s), bias = bias)
+    fit <- svr(x, y, C = 3, epsilon = 0.2, kernel = rbf_kernel(s), bias = bias, scale = FALSE)
     X <- fit$x
     mean_fun <- function(p) drop(kfun(p, X) %*% fit$beta) + fit$b
     keep <- if (bound) rep(TRUE, n_train) else gpsvm:::.svr_margin(fit)
@@ -167,9 +167,9 @@ test_that("derivative predictions validate deriv, wrt and the interval", {
   set.seed(6)
   d <- data.frame(a = runif(30), b = runif(30))
   d$y <- sin(3 * d$a) + d$b^2 + rnorm(30, sd = 0.05)
-  fits <- list(svr = svr(y ~ a + b, data = d, C = 5, epsilon = 0.05),
-               mfsvr = mfsvr(y ~ a + b, data = d, C = 5, epsilon = 0.05),
-               rvm = rvm(y ~ a + b, data = d))
+  fits <- list(svr = svr(y ~ a + b, data = d, C = 5, epsilon = 0.05, scale = FALSE),
+               mfsvr = mfsvr(y ~ a + b, data = d, C = 5, epsilon = 0.05, scale = FALSE),
+               rvm = rvm(y ~ a + b, data = d, scale = FALSE))
   nd <- data.frame(a = c(0.2, 0.7), b = c(0.5, 0.1))
   for (name in names(fits)) {
     f <- fits[[name]]
@@ -187,8 +187,10 @@ test_that("derivative predictions validate deriv, wrt and the interval", {
   # far orders overflow double precision: an error, not Inf, NaN or a zero sd
   x1 <- seq(-3, 3, length.out = 25)
   y1 <- sin(x1)
-  for (f in list(svr(x1, y1, C = 5, epsilon = 0.05), mfsvr(x1, y1, C = 5, epsilon = 0.05),
-                 rvm(x1, y1))) {
+  k1 <- rbf_kernel(1)
+  for (f in list(svr(x1, y1, C = 5, epsilon = 0.05, kernel = k1, scale = FALSE),
+                 mfsvr(x1, y1, C = 5, epsilon = 0.05, kernel = k1, scale = FALSE),
+                 rvm(x1, y1, kernel = k1, scale = FALSE))) {
     expect_error(predict(f, c(0, 1), deriv = 200, se.fit = TRUE), "overflows double precision")
     expect_error(predict(f, c(0, 1), deriv = 200, interval = "confidence"), "overflows")
   }

@@ -144,7 +144,8 @@ test_that("svr() on many identical rows computes one kernel column and the exact
   balance <- function(s) s - sum((y - s > 0.1) - (y - s < -0.1))
   s_ref <- stats::uniroot(balance, c(-5, 5), tol = 1e-12)$root
   expect_lt(max(abs(res$fitted - s_ref)), 2e-3)
-  fit <- svr(x[1:2000, , drop = FALSE], y[1:2000], C = 1, epsilon = 0.1, kernel = rbf_kernel(1))
+  fit <- svr(x[1:2000, , drop = FALSE], y[1:2000], C = 1, epsilon = 0.1, kernel = rbf_kernel(1),
+             scale = FALSE)
   s2 <- stats::uniroot(function(s) s - sum((y[1:2000] - s > 0.1) - (y[1:2000] - s < -0.1)),
                        c(-5, 5), tol = 1e-12)$root
   expect_lt(max(abs(fitted(fit) - s2)), 2e-3)

@@ -219,13 +219,13 @@ test_that("EP converges where the paper's iteration does not (C = 100) and handl
 # ---- the fitted model ------------------------------------------------------
 
 test_that("logLik() is exact for one data point and within 1e-3 of 2-D quadrature for two", {
-  fit1 <- mfsvr(0.8, 0.35, C = 4, epsilon = 0.2, kernel = rbf_kernel(1))
+  fit1 <- mfsvr(0.8, 0.35, C = 4, epsilon = 0.2, kernel = rbf_kernel(1), scale = FALSE)
   expect_equal(as.numeric(logLik(fit1)),
                epsins_log_z_quad(0.35, 0, 1, 4, 0.2), tolerance = 1e-9)
   expect_identical(attr(logLik(fit1), "nobs"), 1L)
   # two points, kernel variance 1, correlation exp(-0.7^2 / 2)
   x <- c(-0.3, 0.4); y <- c(0.5, 0.1); C <- 3; eps <- 0.1
-  fit2 <- mfsvr(x, y, C = C, epsilon = eps, kernel = rbf_kernel(1))
+  fit2 <- mfsvr(x, y, C = C, epsilon = eps, kernel = rbf_kernel(1), scale = FALSE)
   K <- exp(-outer(x, x, "-")^2 / 2)
   inner <- function(f1) vapply(f1, function(a) {
     cond_m <- K[2, 1] * a; cond_v <- 1 - K[2, 1]^2
@@ -239,7 +239,7 @@ test_that("logLik() is exact for one data point and within 1e-3 of 2-D quadratur
 
 test_that("predict() gives eq. 3.2 and eq. 5.1 computed with plain-R linear algebra", {
   d <- sinc_data(25, seed = 2)
-  fit <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
+  fit <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
   xn <- c(-12, -3.3, 0, 0.01, 7.5)
   K <- kernel_matrix(rbf_kernel(sqrt(2)), d$x)
   Ks <- kernel_matrix(rbf_kernel(sqrt(2)), xn, d$x)
@@ -263,7 +263,7 @@ test_that("predict() gives eq. 3.2 and eq. 5.1 computed with plain-R linear alge
 
 test_that("prediction intervals are exact quantiles of the latent Gaussian convolved with the noise", {
   d <- sinc_data(30, seed = 4)
-  fit <- mfsvr(d$x, d$y, C = 2, epsilon = 0.3, kernel = rbf_kernel(1.5))
+  fit <- mfsvr(d$x, d$y, C = 2, epsilon = 0.3, kernel = rbf_kernel(1.5), scale = FALSE)
   xn <- c(-11, 0.5, 4)
   p <- predict(fit, xn, interval = "prediction", level = 0.8)
   s <- predict(fit, xn, se.fit = TRUE)
@@ -312,8 +312,9 @@ test_that("the evidence gradient matches central finite differences", {
 
 test_that("optimize = TRUE finds a stationary point that beats the starting evidence", {
   d <- sinc_data(40)
-  start <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
-  opt <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), optimize = TRUE)
+  start <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
+  opt <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)), optimize = TRUE,
+               scale = FALSE)
   expect_gt(opt$log_evidence, start$log_evidence)
   expect_true(opt$optimization$convergence$converged)
   # the stopping rule: no gradient component above 1e-3 per observation
@@ -335,7 +336,8 @@ test_that("optimize = TRUE finds a stationary point that beats the starting evid
 test_that("optimize = c(\"C\", \"epsilon\") keeps the kernel width and maximises over the rest", {
   d <- sinc_data(40)
   k <- rbf_kernel(1.6)
-  opt <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, optimize = c("C", "epsilon"))
+  opt <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, optimize = c("C", "epsilon"),
+               scale = FALSE)
   expect_identical(opt$kernel$sigma, 1.6)
   expect_named(opt$optimization$estimate, c("C", "epsilon"))
   expect_lt(max(abs(opt$optimization$gradient)) / 40, 1e-3)
@@ -347,14 +349,16 @@ test_that("optimize = c(\"C\", \"epsilon\") keeps the kernel width and maximises
     expect_lt(e, opt$log_evidence)
   }
   # C alone: epsilon stays as given
-  only_c <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, optimize = "C")
+  only_c <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, optimize = "C", scale = FALSE)
   expect_identical(only_c$epsilon, 0.1)
   expect_lt(abs(mfsvr_evidence(d$x, d$y, only_c$C, 0.1, k)$gradient[["log_C"]]) / 40, 1e-3)
-  expect_error(mfsvr(d$x, d$y, optimize = "width"), "'optimize' must be TRUE, FALSE or a subset")
-  expect_error(mfsvr(d$x, d$y, optimize = NA), "'optimize'")
-  expect_error(mfsvr(d$x, d$y, kernel = poly_kernel(2), optimize = "sigma"),
+  expect_error(mfsvr(d$x, d$y, optimize = "width", scale = FALSE),
+               "'optimize' must be TRUE, FALSE or a subset")
+  expect_error(mfsvr(d$x, d$y, optimize = NA, scale = FALSE), "'optimize'")
+  expect_error(mfsvr(d$x, d$y, kernel = poly_kernel(2), optimize = "sigma", scale = FALSE),
                "leaves nothing to optimise")
-  expect_error(mfsvr(d$x, d$y, epsilon = 0, optimize = "epsilon"), "leaves nothing to optimise")
+  expect_error(mfsvr(d$x, d$y, epsilon = 0, optimize = "epsilon", scale = FALSE),
+               "leaves nothing to optimise")
 })
 
 test_that("an evidence search that creeps towards C = Inf says so", {
@@ -366,7 +370,8 @@ test_that("an evidence search that creeps towards C = Inf says so", {
   x <- runif(50, -10, 10)
   y <- sin(x) / x + rnorm(50, sd = 0.1)
   k <- rbf_kernel(1.6)
-  expect_warning(f <- mfsvr(x, y, C = 10, epsilon = 0.1, kernel = k, optimize = c("C", "epsilon")),
+  expect_warning(f <- mfsvr(x, y, C = 10, epsilon = 0.1, kernel = k, optimize = c("C", "epsilon"),
+                            scale = FALSE),
                  "still rises as C grows")
   expect_gt(f$C, 100)
   profile <- function(C) {
@@ -382,17 +387,18 @@ test_that("optimize = TRUE survives steps towards degenerate hyperparameters", {
   set.seed(1)
   d <- data.frame(u = runif(30, -5, 5))
   d$v <- sin(d$u) + rnorm(30, sd = 0.1)
-  f <- mfsvr(v ~ u, data = d, C = 5, optimize = TRUE)
+  f <- mfsvr(v ~ u, data = d, C = 5, kernel = rbf_kernel(1), optimize = TRUE, scale = FALSE)
   expect_true(f$convergence$converged)
   expect_true(f$optimization$convergence$converged)
   expect_lt(max(abs(f$optimization$gradient)) / 30, 1e-3)
-  expect_gt(f$log_evidence, mfsvr(v ~ u, data = d, C = 5)$log_evidence)
+  expect_gt(f$log_evidence, mfsvr(v ~ u, data = d, C = 5, kernel = rbf_kernel(1),
+                                  scale = FALSE)$log_evidence)
 })
 
 test_that("the formula interface matches the matrix interface", {
   d <- sinc_data(20)
-  a <- mfsvr(y ~ x, data = d, C = 5, kernel = rbf_kernel(sqrt(2)))
-  b <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  a <- mfsvr(y ~ x, data = d, C = 5, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
+  b <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
   expect_equal(unname(coef(a)), unname(coef(b)))
   expect_equal(unname(predict(a, data.frame(x = c(0, 1)))), predict(b, c(0, 1)))
   expect_error(predict(a, data.frame(z = 1)), "newdata")
@@ -400,57 +406,58 @@ test_that("the formula interface matches the matrix interface", {
 
 test_that("the paper's algorithm gives the EP weights through mfsvr() and warns when it fails", {
   d <- sinc_data(40)
-  a <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  a <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
   p <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)),
-             control = mfsvr_control(algorithm = "paper", max_iter = 2000))
+             control = mfsvr_control(algorithm = "paper", max_iter = 2000), scale = FALSE)
   expect_lt(max(abs(coef(a) - coef(p))), 1e-6)
   expect_warning(mfsvr(d$x, d$y, C = 100, kernel = rbf_kernel(sqrt(2)),
-                       control = mfsvr_control(algorithm = "paper", max_iter = 20)),
+                       control = mfsvr_control(algorithm = "paper", max_iter = 20), scale = FALSE),
                  "did not converge in 20 iterations")
 })
 
 test_that("hard cases: one point, duplicates, constant targets, tiny and huge C, far targets", {
-  expect_s3_class(mfsvr(1, 2, C = 1), "gpsvm_mfsvr")
+  expect_s3_class(mfsvr(1, 2, C = 1, kernel = rbf_kernel(1), scale = FALSE), "gpsvm_mfsvr")
   x <- rep(c(0, 1, 2), each = 3)
-  fit <- mfsvr(x, x + rep(c(-0.1, 0, 0.1), 3), C = 10, epsilon = 0.05)
+  fit <- mfsvr(x, x + rep(c(-0.1, 0, 0.1), 3), C = 10, epsilon = 0.05, kernel = rbf_kernel(1),
+               scale = FALSE)
   expect_true(fit$convergence$converged)
   expect_equal(unname(fitted(fit)[1:3]), rep(fitted(fit)[1], 3))
-  cst <- mfsvr(1:10, rep(3, 10), C = 2, kernel = rbf_kernel(3))
+  cst <- mfsvr(1:10, rep(3, 10), C = 2, kernel = rbf_kernel(3), scale = FALSE)
   expect_true(all(is.finite(coef(cst))))
   d <- sinc_data(40)
   for (C in c(1e-3, 1e3)) {
-    f <- mfsvr(d$x, d$y, C = C, kernel = rbf_kernel(sqrt(2)))
+    f <- mfsvr(d$x, d$y, C = C, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
     expect_true(f$convergence$converged, info = paste("C =", C))
     expect_true(is.finite(f$log_evidence))
   }
   # a nearly box-shaped likelihood: parallel EP oscillates and hands over to
   # sequential sweeps; both representations reach the same fixed point
   d2 <- sinc_data(200, seed = 7)
-  box <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)))
+  box <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
   expect_true(box$convergence$converged)
   box_seq <- mfsvr(d2$x, d2$y, C = 1000, kernel = rbf_kernel(sqrt(2)),
-                   control = mfsvr_control(schedule = "sequential"))
+                   control = mfsvr_control(schedule = "sequential"), scale = FALSE)
   expect_lt(max(abs(fitted(box) - fitted(box_seq))), 1e-8)
-  far <- mfsvr(d$x, d$y + c(1e3, rep(0, 39)), C = 5, kernel = rbf_kernel(sqrt(2)))
+  far <- mfsvr(d$x, d$y + c(1e3, rep(0, 39)), C = 5, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
   expect_true(far$convergence$converged)
   # the outlier pulls with at most weight C
   expect_lte(max(abs(coef(far))), 5 + 1e-8)
 })
 
 test_that("bad input gives clear errors naming the argument", {
-  expect_error(mfsvr(c(1, NA, 3), 1:3), "'x' contains missing")
-  expect_error(mfsvr(1:3, c(1, Inf, 3)), "'y' contains infinite")
-  expect_error(mfsvr(letters[1:3], 1:3), "'x' must be numeric")
-  expect_error(mfsvr(1:3, 1:4), "'y' has 4 values")
-  expect_error(mfsvr(1:3, 1:3, C = 0), "'C' must lie in")
-  expect_error(mfsvr(1:3, 1:3, C = -1), "'C'")
-  expect_error(mfsvr(1:3, 1:3, epsilon = -0.1), "'epsilon' must lie in")
-  expect_error(mfsvr(1:3, 1:3, kernel = "rbf"), "'kernel'")
-  expect_error(mfsvr(1:3, 1:3, control = list()), "'control'")
-  expect_error(mfsvr(1:3, 1:3, foo = 1), "unknown argument")
+  expect_error(mfsvr(c(1, NA, 3), 1:3, scale = FALSE), "'x' contains missing")
+  expect_error(mfsvr(1:3, c(1, Inf, 3), scale = FALSE), "'y' contains infinite")
+  expect_error(mfsvr(letters[1:3], 1:3, scale = FALSE), "'x' must be numeric")
+  expect_error(mfsvr(1:3, 1:4, scale = FALSE), "'y' has 4 values")
+  expect_error(mfsvr(1:3, 1:3, C = 0, scale = FALSE), "'C' must lie in")
+  expect_error(mfsvr(1:3, 1:3, C = -1, scale = FALSE), "'C'")
+  expect_error(mfsvr(1:3, 1:3, epsilon = -0.1, scale = FALSE), "'epsilon' must lie in")
+  expect_error(mfsvr(1:3, 1:3, kernel = "rbf", scale = FALSE), "'kernel'")
+  expect_error(mfsvr(1:3, 1:3, control = list(), scale = FALSE), "'control'")
+  expect_error(mfsvr(1:3, 1:3, foo = 1, scale = FALSE), "unknown argument")
   expect_error(mfsvr_control(algorithm = "newton"), "'algorithm' must be one of")
   expect_error(mfsvr_control(damping = 0), "'damping'")
-  fit <- mfsvr(cbind(a = 1:5, b = c(2, 1, 4, 3, 5)), 1:5)
+  fit <- mfsvr(cbind(a = 1:5, b = c(2, 1, 4, 3, 5)), 1:5, scale = FALSE)
   expect_error(predict(fit, matrix(1:6, ncol = 3)), "'newdata' must have 2 column")
   expect_error(predict(fit, interval = "both"), "'interval' must be one of")
   expect_error(predict(fit, level = 1.5), "'level'")
@@ -461,19 +468,21 @@ test_that("plot() draws matrix and formula fits", {
   d <- sinc_data(20, seed = 12)
   pdf(NULL)
   on.exit(dev.off())
-  fit <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)))
+  fit <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)), scale = FALSE)
   expect_invisible(plot(fit, truth = function(x) sin(x) / x))
   df <- data.frame(u = d$x, v = d$y)
-  expect_invisible(plot(mfsvr(v ~ u, data = df, C = 5, kernel = rbf_kernel(sqrt(2))), n = 30))
+  expect_invisible(plot(mfsvr(v ~ u, data = df, C = 5, kernel = rbf_kernel(sqrt(2)),
+                              scale = FALSE), n = 30))
 })
 
 test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel matrix", {
   d <- sinc_data(200, seed = 6)
   k <- rbf_kernel(sqrt(2))
-  lr <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k)
-  dn <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, control = mfsvr_control(rank_tol = 0))
+  lr <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, scale = FALSE)
+  dn <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, control = mfsvr_control(rank_tol = 0),
+              scale = FALSE)
   sq <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k,
-              control = mfsvr_control(schedule = "sequential"))
+              control = mfsvr_control(schedule = "sequential"), scale = FALSE)
   expect_false(is.null(lr$rank))
   expect_lt(lr$rank, 200 / 4)
   expect_null(dn$rank)
@@ -498,7 +507,7 @@ test_that("EP on the pivoted Cholesky factor agrees with EP on the dense kernel 
 test_that("sites deep inside a wide tube have precision exactly 0 and leave the prior untouched", {
   d <- sinc_data(15)
   C <- 2; eps <- 100
-  fit <- mfsvr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1))
+  fit <- mfsvr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), scale = FALSE)
   expect_true(all(fit$site_precision == 0))
   expect_equal(unname(fitted(fit)), rep(0, 15), tolerance = 1e-12)
   expect_equal(fit$variance, rep(1, 15), tolerance = 1e-12)
@@ -509,7 +518,7 @@ test_that("sites deep inside a wide tube have precision exactly 0 and leave the 
 test_that("non-convergence of EP is a warning naming the iterations and the change", {
   d <- sinc_data(40)
   expect_warning(f <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(sqrt(2)),
-                            control = mfsvr_control(max_iter = 2)),
+                            control = mfsvr_control(max_iter = 2), scale = FALSE),
                  "did not converge in 2 iterations \\(change [0-9.e-]+, tolerance 1e-09\\)")
   expect_false(f$convergence$converged)
   expect_identical(f$convergence$iterations, 2L)

@@ -17,7 +17,7 @@ test_that("srvm iterations follow updates (7)-(9) computed in plain R", {
   for (iters in c(1, 4, 25)) {
     ctl$max_iter <- as.integer(iters)
     fit <- suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(sigma_k),
-                                 penalty = roughness_penalty(2), control = ctl))
+                                 penalty = roughness_penalty(2), control = ctl, scale = FALSE))
     ref <- srvm_updates_r(H, P, d$y, alpha0, lambda0, sigma0, iters, prune = 1e9 / s2)
     expect_equal(c(1L, fit$relevance_vectors + 1L), ref$active)
     expect_equal(unname(fit$alpha), ref$alpha, tolerance = 1e-7)
@@ -25,20 +25,20 @@ test_that("srvm iterations follow updates (7)-(9) computed in plain R", {
     expect_equal(fit$sigma2, ref$sigma2, tolerance = 1e-7)
   }
   expect_warning(srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(2),
-                      control = srvm_control(max_iter = 3)),
+                      control = srvm_control(max_iter = 3), scale = FALSE),
                  "did not converge in 3 iterations")
 })
 
 test_that("the evidence (logLik) equals the Gaussian marginal likelihood evaluated directly", {
   d <- rvm_sin_data(30, seed = 4)
-  fit <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(2))
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(2), scale = FALSE)
   keep <- c(1L, fit$relevance_vectors + 1L)
   H <- cbind(1, rbf_deriv_r(d$x, d$x, 1, 0))[, keep]
   P <- crossprod(cbind(0, rbf_deriv_r(d$x, d$x, 1, 2))[, keep])
   direct <- log_marginal_r(H, P, d$y, fit$alpha, fit$lambda, fit$sigma2)
   expect_equal(as.numeric(logLik(fit)), direct, tolerance = 1e-8)
   expect_equal(attr(logLik(fit), "nobs"), 30L)
-  g <- rvm(d$x, d$y, kernel = rbf_kernel(1))
+  g <- rvm(d$x, d$y, kernel = rbf_kernel(1), scale = FALSE)
   keep <- c(1L, g$relevance_vectors + 1L)
   H <- cbind(1, rbf_deriv_r(d$x, d$x, 1, 0))[, keep]
   direct <- log_marginal_r(H, 0 * diag(length(keep)), d$y, g$alpha, 0, g$sigma2)
@@ -51,7 +51,8 @@ test_that("the evidence (logLik) equals the Gaussian marginal likelihood evaluat
 
 test_that("the fast RVM ends at a stationary point of the evidence", {
   d <- rvm_sinc_data(50, seed = 5)
-  g <- rvm(d$x, d$y, kernel = rbf_kernel(sigma_k), control = rvm_control(tol = 1e-8, tol_evidence = 0))
+  g <- rvm(d$x, d$y, kernel = rbf_kernel(sigma_k),
+           control = rvm_control(tol = 1e-8, tol_evidence = 0), scale = FALSE)
   H <- cbind(1, rbf_deriv_r(d$x, d$x, sigma_k, 0))
   keep <- c(1L, g$relevance_vectors + 1L)
   C <- g$sigma2 * diag(50) + H[, keep] %*% diag(1 / g$alpha, length(keep)) %*% t(H[, keep])
@@ -80,9 +81,9 @@ test_that("srvm with lambda fixed at 0 gives the rvm fit", {
   z <- seq(-5, 5, length.out = 101)
   for (seed in 1:3) {
     d <- rvm_sin_data(40, seed = seed)
-    g <- rvm(d$x, d$y, kernel = rbf_kernel(1), control = rvm_control(tol = 1e-8))
+    g <- rvm(d$x, d$y, kernel = rbf_kernel(1), control = rvm_control(tol = 1e-8), scale = FALSE)
     f0 <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(2),
-               control = srvm_control(lambda = 0, tol = 1e-8, tol_evidence = 1e-12))
+               control = srvm_control(lambda = 0, tol = 1e-8, tol_evidence = 1e-12), scale = FALSE)
     expect_identical(f0$relevance_vectors, g$relevance_vectors)
     expect_equal(f0$lambda, 0)
     expect_equal(as.numeric(logLik(f0)), as.numeric(logLik(g)), tolerance = 1e-8)
@@ -93,7 +94,8 @@ test_that("srvm with lambda fixed at 0 gives the rvm fit", {
 
 test_that("derivative predictions match central differences of the fit", {
   d <- rvm_sinc_data(50, seed = 7)
-  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10))
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10),
+              scale = FALSE)
   z <- c(-7.3, -2, 0.1, 3.4, 8.8)
   h <- 1e-4
   f <- function(t, n = 0) predict(fit, t, deriv = n)
@@ -106,7 +108,8 @@ test_that("derivative predictions match central differences of the fit", {
 
 test_that("the posterior sd of a derivative is h' Sigma h with plain-R derivative kernels", {
   d <- rvm_sinc_data(50, seed = 8)
-  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10))
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10),
+              scale = FALSE)
   z <- seq(-9, 9, length.out = 7)
   xr <- d$x[fit$relevance_vectors]
   for (n in 0:4) {
@@ -133,7 +136,7 @@ test_that("rvm agrees with kernlab::rvm on the same kernel", {
   counts <- matrix(NA_integer_, 3, 2, dimnames = list(NULL, c("gpsvm", "kernlab")))
   for (seed in 1:3) {
     d <- rvm_sinc_data(50, seed = seed)
-    g <- rvm(d$x, d$y, kernel = rbf_kernel(sigma_k))
+    g <- rvm(d$x, d$y, kernel = rbf_kernel(sigma_k), scale = FALSE)
     kl <- kernlab::rvm(matrix(d$x), d$y, kernel = "rbfdot",
                        kpar = list(sigma = 1 / (2 * sigma_k^2)))
     pk <- drop(kernlab::predict(kl, matrix(z)))
@@ -149,17 +152,17 @@ test_that("rvm agrees with kernlab::rvm on the same kernel", {
 })
 
 test_that("edge cases: one point, duplicates, constant y, ill-conditioned kernels", {
-  one <- rvm(3, 2, kernel = rbf_kernel(1))
+  one <- rvm(3, 2, kernel = rbf_kernel(1), scale = FALSE)
   expect_true(is.finite(logLik(one)))
   expect_true(all(is.finite(predict(one, c(2, 3, 4), se.fit = TRUE)$se.fit)))
-  one_s <- srvm(3, 2, kernel = rbf_kernel(1), penalty = roughness_penalty(2))
+  one_s <- srvm(3, 2, kernel = rbf_kernel(1), penalty = roughness_penalty(2), scale = FALSE)
   expect_true(is.finite(logLik(one_s)))
 
   d <- rvm_sin_data(20, seed = 3)
   x <- c(d$x, d$x)
   y <- c(d$y, d$y + rnorm(20, sd = 0.05))
-  g <- rvm(x, y, kernel = rbf_kernel(1))
-  s <- srvm(x, y, kernel = rbf_kernel(1), penalty = roughness_penalty(4))
+  g <- rvm(x, y, kernel = rbf_kernel(1), scale = FALSE)
+  s <- srvm(x, y, kernel = rbf_kernel(1), penalty = roughness_penalty(4), scale = FALSE)
   z <- seq(-4, 4, length.out = 9)
   expect_lt(max(abs(predict(g, z) - sin(z))), 0.3)
   expect_lt(max(abs(predict(s, z) - sin(z))), 0.3)
@@ -167,20 +170,20 @@ test_that("edge cases: one point, duplicates, constant y, ill-conditioned kernel
 
   cst <- rep(1.5, 15)
   xc <- seq(0, 1, length.out = 15)
-  g <- rvm(xc, cst, kernel = rbf_kernel(0.3))
-  s <- srvm(xc, cst, kernel = rbf_kernel(0.3), penalty = roughness_penalty(2))
+  g <- rvm(xc, cst, kernel = rbf_kernel(0.3), scale = FALSE)
+  s <- srvm(xc, cst, kernel = rbf_kernel(0.3), penalty = roughness_penalty(2), scale = FALSE)
   expect_equal(unname(predict(g, c(0.2, 0.7))), c(1.5, 1.5), tolerance = 1e-6)
   expect_equal(unname(predict(s, c(0.2, 0.7))), c(1.5, 1.5), tolerance = 1e-6)
   expect_true(is.finite(logLik(g)) && is.finite(logLik(s)))
-  zero <- rvm(xc, 0 * cst, kernel = rbf_kernel(0.3))
+  zero <- rvm(xc, 0 * cst, kernel = rbf_kernel(0.3), scale = FALSE)
   expect_equal(unname(predict(zero, 0.5)), 0)
 
   # a wide kernel: K has condition number ~1e18 (rank 4 to machine precision)
   d <- rvm_sin_data(30, seed = 6)
   yl <- 0.3 * d$x + rnorm(30, sd = 0.1)
   expect_gt(kappa(kernel_matrix(rbf_kernel(50), d$x), exact = TRUE), 1e15)
-  g <- rvm(d$x, yl, kernel = rbf_kernel(50))
-  s <- srvm(d$x, yl, kernel = rbf_kernel(50), penalty = roughness_penalty(2))
+  g <- rvm(d$x, yl, kernel = rbf_kernel(50), scale = FALSE)
+  s <- srvm(d$x, yl, kernel = rbf_kernel(50), penalty = roughness_penalty(2), scale = FALSE)
   expect_true(all(is.finite(c(coef(g), coef(s), logLik(g), logLik(s)))))
   # every kernel column is nearly constant here, so no single one raises the
   # evidence and the greedy fast RVM keeps the bias alone; the smooth RVM,
@@ -190,21 +193,23 @@ test_that("edge cases: one point, duplicates, constant y, ill-conditioned kernel
   # a very narrow one: K is the identity, noise and weights are not
   # identifiable and the evidence keeps creeping (a non-convergence warning is
   # the honest outcome); the result must still be finite
-  g <- suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(1e-4), control = rvm_control(max_iter = 500)))
+  g <- suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(1e-4),
+                            control = rvm_control(max_iter = 500), scale = FALSE))
   expect_true(all(is.finite(c(coef(g), logLik(g)))))
-  s <- suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(1e-4), control = srvm_control(max_iter = 500)))
+  s <- suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(1e-4),
+                             control = srvm_control(max_iter = 500), scale = FALSE))
   expect_true(all(is.finite(c(coef(s), logLik(s)))))
 })
 
 test_that("formula and default methods give the same fit", {
   d <- rvm_sin_data(30, seed = 9)
   df <- data.frame(u = d$x, v = d$y)
-  a <- srvm(v ~ u, data = df, kernel = rbf_kernel(1), penalty = roughness_penalty(3))
-  b <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(3))
+  a <- srvm(v ~ u, data = df, kernel = rbf_kernel(1), penalty = roughness_penalty(3), scale = FALSE)
+  b <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(3), scale = FALSE)
   expect_equal(unname(coef(a)), unname(coef(b)))
   expect_equal(unname(predict(a, data.frame(u = c(0, 1)), deriv = 1)),
                unname(predict(b, c(0, 1), deriv = 1)))
-  r <- rvm(v ~ u, data = df, subset = u > -4, kernel = rbf_kernel(1))
+  r <- rvm(v ~ u, data = df, subset = u > -4, kernel = rbf_kernel(1), scale = FALSE)
   expect_equal(nobs(r), sum(df$u > -4))
   expect_equal(unname(fitted(r) + residuals(r)), df$v[df$u > -4])
 })
@@ -212,25 +217,26 @@ test_that("formula and default methods give the same fit", {
 test_that("a dense penalty grid and several orders are accepted", {
   d <- rvm_sinc_data(40, seed = 10)
   pen <- roughness_penalty(c(2, 4), c(1, 0.1), at = seq(-10, 10, length.out = 120))
-  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = pen)
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = pen, scale = FALSE)
   expect_true(fit$convergence$converged)
   z <- seq(-9, 9, length.out = 50)
   expect_lt(sqrt(mean((predict(fit, z) - sin(z) / z)^2)), 0.1)
   d2 <- matrix(rnorm(60), 30, 2)
   y2 <- sin(d2[, 1]) + d2[, 2]^2 / 4 + rnorm(30, sd = 0.05)
-  fit2 <- srvm(d2, y2, kernel = rbf_kernel(1), penalty = roughness_penalty(2))
+  fit2 <- srvm(d2, y2, kernel = rbf_kernel(1), penalty = roughness_penalty(2), scale = FALSE)
   expect_equal(length(predict(fit2, d2[1:3, ], deriv = 1, wrt = 2)), 3L)
 })
 
 test_that("methods print and summarise", {
   d <- rvm_sinc_data(40, seed = 11)
-  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10))
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10),
+              scale = FALSE)
   expect_output(print(fit), "Relevance vectors: [0-9]+ of 40")
   expect_output(print(fit), "lambda")
   expect_output(expect_invisible(print(fit)))
   s <- summary(fit)
   expect_s3_class(s, "summary.gpsvm_rvm")
-  expect_equal(nrow(s$weights), length(fit$relevance_vectors) + 1L)
+  expect_equal(nrow(s$details$weights), length(fit$relevance_vectors) + 1L)
   expect_output(print(s), "sigma\\^2")
   expect_equal(AIC(fit), -2 * fit$log_lik + 2 * attr(logLik(fit), "df"))
   pdf(NULL)
@@ -243,7 +249,7 @@ test_that("plot() draws formula fits on the grid of the input variable", {
   set.seed(11)
   d <- data.frame(u = runif(25, -4, 4))
   d$v <- sin(d$u) + rnorm(25, sd = 0.1)
-  fit <- rvm(v ~ u, data = d, kernel = rbf_kernel(1))
+  fit <- rvm(v ~ u, data = d, kernel = rbf_kernel(1), scale = FALSE)
   pdf(NULL)
   on.exit(dev.off())
   expect_invisible(plot(fit))
@@ -251,33 +257,35 @@ test_that("plot() draws formula fits on the grid of the input variable", {
 
 test_that("bad input gives clear errors", {
   d <- rvm_sin_data(20)
-  expect_error(srvm(d$x, d$y[-1]), "'y' has 19 values")
-  expect_error(rvm(d$x, c(NA, d$y[-1])), "'y' contains missing")
-  expect_error(srvm(d$x, d$y, kernel = "rbf"), "'kernel' must be")
-  expect_error(srvm(d$x, d$y, penalty = 2), "'penalty' must be")
-  expect_error(srvm(d$x, d$y, control = rvm_control()), "'control' must come from srvm_control")
-  expect_error(rvm(d$x, d$y, foo = 1), "unknown argument")
+  expect_error(srvm(d$x, d$y[-1], scale = FALSE), "'y' has 19 values")
+  expect_error(rvm(d$x, c(NA, d$y[-1]), scale = FALSE), "'y' contains missing")
+  expect_error(srvm(d$x, d$y, kernel = "rbf", scale = FALSE), "'kernel' must be")
+  expect_error(srvm(d$x, d$y, penalty = 2, scale = FALSE), "'penalty' must be")
+  expect_error(srvm(d$x, d$y, control = rvm_control(), scale = FALSE),
+               "'control' must come from srvm_control")
+  expect_error(rvm(d$x, d$y, foo = 1, scale = FALSE), "unknown argument")
   expect_error(roughness_penalty(-1), "'orders'")
   expect_error(roughness_penalty(2, c(1, 2)), "'weights'")
   expect_error(roughness_penalty(c(2, 2)), "repeat")
   expect_error(roughness_penalty(2, at = matrix(0, 3, 2)), NA)
-  expect_error(srvm(d$x, d$y, penalty = roughness_penalty(2, at = matrix(0, 3, 2))), "'at' points")
+  expect_error(srvm(d$x, d$y, penalty = roughness_penalty(2, at = matrix(0, 3, 2)), scale = FALSE),
+               "'at' points")
   expect_error(srvm_control(tol = -1), "'tol'")
   expect_error(srvm_control(lambda = -1), "'lambda'")
   expect_error(rvm_control(max_iter = 0), "'max_iter'")
-  fit <- rvm(d$x, d$y)
+  fit <- rvm(d$x, d$y, scale = FALSE)
   expect_error(predict(fit, 0, deriv = -1), "'deriv'")
   expect_error(predict(fit, 0, deriv = 1, interval = "prediction"), "deriv = 0 only")
   expect_error(predict(fit, 0, interval = "wrong"), "'interval' must be one of")
   expect_error(predict(fit, 0, wrt = 2), "'wrt'")
   expect_error(predict(fit, 0, interval = "confidence", level = 2), "'level'")
-  expect_error(plot(rvm(matrix(rnorm(40), 20), d$y)), "one input column")
+  expect_error(plot(rvm(matrix(rnorm(40), 20), d$y, scale = FALSE)), "one input column")
 })
 
 test_that("fixed lambda and noise variance are kept and used", {
   d <- rvm_sinc_data(30, seed = 12)
   fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(2),
-              control = srvm_control(lambda = 0.5, sigma2 = 0.02))
+              control = srvm_control(lambda = 0.5, sigma2 = 0.02), scale = FALSE)
   expect_equal(fit$lambda, 0.5)
   expect_equal(fit$sigma2, 0.02)
   # the alphas satisfy update (7) at these fixed lambda and sigma2
@@ -295,9 +303,9 @@ test_that("fixed lambda and noise variance are kept and used", {
 test_that("fits are equivariant under rescaling y (tiny and huge units)", {
   d <- rvm_sinc_data(40, seed = 13)
   z <- seq(-9, 9, length.out = 25)
-  for (fitter in list(function(y) rvm(d$x, y, kernel = rbf_kernel(sigma_k)),
+  for (fitter in list(function(y) rvm(d$x, y, kernel = rbf_kernel(sigma_k), scale = FALSE),
                       function(y) srvm(d$x, y, kernel = rbf_kernel(sigma_k),
-                                       penalty = roughness_penalty(10)))) {
+                                       penalty = roughness_penalty(10), scale = FALSE))) {
     base <- fitter(d$y)
     for (s in c(1e-8, 1e8)) {
       f <- fitter(s * d$y)
@@ -318,13 +326,13 @@ test_that("other kernels and penalty orders work", {
   expect_equal(predict(fit, z, deriv = 1),
                (predict(fit, z + h) - predict(fit, z - h)) / (2 * h), tolerance = 1e-6)
   # a penalty past the polynomial degree is zero: the fit is the plain RVM's
-  flat <- srvm(d$x, d$y, kernel = poly_kernel(2), penalty = roughness_penalty(3))
+  flat <- srvm(d$x, d$y, kernel = poly_kernel(2), penalty = roughness_penalty(3), scale = FALSE)
   expect_equal(flat$lambda, 0)
   g0 <- srvm(d$x, d$y, kernel = poly_kernel(2), penalty = roughness_penalty(3),
-             control = srvm_control(lambda = 0))
+             control = srvm_control(lambda = 0), scale = FALSE)
   expect_equal(predict(flat, z), predict(g0, z))
   # order 0 penalises the function values themselves (ridge-like shrinkage)
-  r0 <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(0))
+  r0 <- srvm(d$x, d$y, kernel = rbf_kernel(1), penalty = roughness_penalty(0), scale = FALSE)
   expect_true(r0$convergence$converged)
   expect_lt(sqrt(mean((predict(r0, z) - sin(z))^2)), 0.3)
 })

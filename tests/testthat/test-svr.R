@@ -10,7 +10,7 @@ test_that("bias = FALSE solves the dual: objective and KKT against plain-R coord
   d <- svr_sine_data(40)
   K <- svr_rbf_gram(d$x, sigma_paper)
   for (C in c(0.3, 2.1, 50)) {
-    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, control = tight)
+    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
     ref <- svr_cd_reference(K, d$y, C, 0.4)
     obj_ref <- svr_dual_objective(ref, K, d$y, 0.4)
     expect_equal(fit$objective, svr_dual_objective(fit$beta, K, d$y, 0.4), tolerance = 1e-10)
@@ -22,7 +22,7 @@ test_that("bias = FALSE solves the dual: objective and KKT against plain-R coord
     expect_lt(svr_kkt_violation(fit$beta, r, C, 0.4), 1e-9)
   }
   # the default tolerance 1e-3 holds in the documented sense
-  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, scale = FALSE)
   r <- d$y - drop(K %*% fit$beta)
   expect_lt(svr_kkt_violation(fit$beta, r, 2.1, 0.4), 1e-3)
   expect_true(fit$convergence$converged)
@@ -35,7 +35,7 @@ test_that("bias = TRUE satisfies the equality constraint and the pair KKT condit
   eps <- 0.2
   for (tol in c(1e-3, 1e-8)) {
     fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), bias = TRUE,
-               control = svr_control(tol = tol))
+               control = svr_control(tol = tol), scale = FALSE)
     expect_equal(sum(fit$beta), 0, tolerance = 1e-10)
     r <- d$y - drop(K %*% fit$beta)  # residual without the bias
     ap <- fit$alpha_plus
@@ -48,7 +48,8 @@ test_that("bias = TRUE satisfies the equality constraint and the pair KKT condit
   # a tight solution and the plain-R objective of the reference with the
   # constraint: compare with a projected solve through the no-bias reference
   # on centred data is not exact, so check optimality against perturbations:
-  fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), bias = TRUE, control = tight)
+  fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(1), bias = TRUE, control = tight,
+             scale = FALSE)
   obj <- fit$objective
   set.seed(9)
   for (k in 1:50) {
@@ -66,7 +67,7 @@ test_that("bias = TRUE predictions agree with e1071::svm", {
   d <- svr_sine_data(80, seed = 2)
   for (C in c(0.5, 2.1, 20)) {
     fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, bias = TRUE,
-               control = svr_control(tol = 1e-8))
+               control = svr_control(tol = 1e-8), scale = FALSE)
     ref <- e1071::svm(d$x, d$y, type = "eps-regression", kernel = "radial",
                       gamma = 1 / (2 * 0.8), cost = C, epsilon = 0.4, scale = FALSE,
                       tolerance = 1e-8)
@@ -81,7 +82,7 @@ test_that("eq. (16) evidence equals a plain-R evaluation", {
   K <- svr_rbf_gram(d$x, sigma_paper)
   C <- 2.1
   eps <- 0.4
-  fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight)
+  fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight, scale = FALSE)
   beta <- fit$beta
   r <- d$y - drop(K %*% beta)
   a <- abs(beta)
@@ -106,7 +107,7 @@ test_that("eq. (16) evidence equals a plain-R evaluation", {
 test_that("refined evidence: per-margin integrals against integrate()", {
   d <- svr_sine_data(50, seed = 3)
   C <- 2.1
-  fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, control = tight)
+  fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   M <- fit$partition %in% c("X_M-", "X_M+")
   K <- svr_rbf_gram(d$x, sigma_paper)
   h <- diag(solve(K[M, M]))
@@ -164,7 +165,7 @@ test_that("eq. (29) noise variance is the likelihood's second moment", {
 
 test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R", {
   d <- svr_sine_data(50, seed = 5)
-  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   z <- c(-2, 0.5, 3.3, 7, 15)
   M <- fit$partition %in% c("X_M-", "X_M+")
   xm <- d$x[M]
@@ -185,7 +186,7 @@ test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R
   expect_true(all(predict(fit, z, se.fit = TRUE, bound = TRUE)$se.fit <= p$se.fit + 1e-8))
   # the bound uses the full kernel matrix; on a well-conditioned problem
   d <- svr_sine_data(15, seed = 5)
-  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   Kx <- svr_rbf_gram(d$x, sigma_paper)
   kx <- exp(-outer(z, d$x, "-")^2 / 1.6)
   vb <- 1 - rowSums((kx %*% solve(Kx)) * kx)
@@ -204,7 +205,7 @@ test_that("prediction intervals are exact eq. (28) quantiles: far levels, tiny a
   for (pars in list(c(2.1, 0.4), c(1e-3, 0.4), c(1e4, 0.4), c(50, 0))) {
     C <- pars[1]
     eps <- pars[2]
-    fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight)
+    fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight, scale = FALSE)
     for (bound in c(FALSE, TRUE)) {
       # the latent variances (eqs. 22 and 31) are checked against plain R
       # above; here they are the input of the convolution
@@ -234,7 +235,7 @@ test_that("prediction intervals are exact eq. (28) quantiles: far levels, tiny a
   }
   # where the noise dominates, the Gaussian band of eq. (30) misses the
   # exponential tails at 99.9% (and is too wide at 80%)
-  fit <- svr(d$x, d$y, C = 0.5, epsilon = 0.1, kernel = k_paper, control = tight)
+  fit <- svr(d$x, d$y, C = 0.5, epsilon = 0.1, kernel = k_paper, control = tight, scale = FALSE)
   s <- predict(fit, z, se.fit = TRUE)
   sd_t <- sqrt(s$se.fit^2 + svr_noise_variance(0.5, 0.1))
   far <- predict(fit, z, interval = "prediction", level = 0.999)
@@ -263,7 +264,7 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   eps <- 0.4
   ctl <- svr_control(tol = 1e-10, max_steps = 4, fixed_point_tol = 1e-12)
   fp <- suppressWarnings(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
-                             select_C = "fixed_point", control = ctl))
+                             select_C = "fixed_point", control = ctl, scale = FALSE))
   expect_equal(fp$C_path[1], 10)
   expect_length(fp$C_path, 5)
   n <- length(d$y)
@@ -279,9 +280,10 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   }
   expect_equal(fp$C, fp$C_path[5])
   expect_warning(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
-                     select_C = "fixed_point", control = ctl), "did not settle")
+                     select_C = "fixed_point", control = ctl, scale = FALSE), "did not settle")
   # with the paper's tolerance it settles on this problem
-  ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point")
+  ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point",
+            scale = FALSE)
   expect_true(ok$C_selection$converged)
   expect_lt(abs(diff(tail(ok$C_path, 2))), 0.05)
 })
@@ -289,7 +291,7 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
 test_that("evidence maximisation returns the best evidence it saw; evidence_curve averages", {
   d <- svr_sine_data(40, seed = 7)
   fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
-            control = svr_control(C_interval = c(0.2, 20), grid_size = 15))
+            control = svr_control(C_interval = c(0.2, 20), grid_size = 15), scale = FALSE)
   seen <- fe$C_selection$evaluations
   expect_equal(evidence(fe), max(seen$log_evidence), tolerance = 1e-8)
   expect_true(fe$C >= 0.2 && fe$C <= 20)
@@ -299,7 +301,8 @@ test_that("evidence maximisation returns the best evidence it saw; evidence_curv
                        method = c("eq16", "refined"))
   expect_equal(nrow(ec), 6)
   each <- sapply(sets, function(s) {
-    sapply(Cs, function(C) evidence(svr(s$x, s$y, C = C, epsilon = 0.4, kernel = k_paper)))
+    sapply(Cs, function(C) evidence(svr(s$x, s$y, C = C, epsilon = 0.4, kernel = k_paper,
+                                        scale = FALSE)))
   })
   expect_equal(ec$log_evidence[ec$method == "eq16"], rowMeans(each), tolerance = 1e-10)
   expect_equal(ec$se[ec$method == "eq16"], apply(each, 1, sd) / sqrt(3), tolerance = 1e-10)
@@ -308,7 +311,7 @@ test_that("evidence maximisation returns the best evidence it saw; evidence_curv
 test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and huge C", {
   d <- svr_sine_data(40, seed = 8)
   for (C in exp(seq(log(1e-4), log(1e4), length.out = 30))) {
-    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper)
+    fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, scale = FALSE)
     e16 <- evidence(fit)
     ref <- evidence(fit, "refined")
     expect_true(is.finite(e16), info = paste("C =", C))
@@ -317,7 +320,7 @@ test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and hug
     expect_false(anyNA(unlist(p)))
   }
   # a margin coefficient forced next to a bound: eq. (16) large but finite
-  fit <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, control = tight)
+  fit <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   M <- which(fit$partition %in% c("X_M-", "X_M+"))
   fit$beta[M[1]] <- sign(fit$beta[M[1]]) * 2 * (1 - 1e-7)
   expect_true(is.finite(evidence(fit)))
@@ -326,14 +329,14 @@ test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and hug
 })
 
 test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
-  one <- svr(1, 2, C = 1, epsilon = 0.1, kernel = rbf_kernel(1))
+  one <- svr(1, 2, C = 1, epsilon = 0.1, kernel = rbf_kernel(1), scale = FALSE)
   # one point: beta = min(C, y - eps) with K = 1
   expect_equal(unname(one$beta), 1)
   expect_true(is.finite(evidence(one)))
-  one_b <- svr(1, 2, C = 1, epsilon = 0.1, bias = TRUE)
+  one_b <- svr(1, 2, C = 1, epsilon = 0.1, bias = TRUE, scale = FALSE)
   expect_equal(unname(one_b$beta), 0)
   expect_equal(unname(fitted(one_b)), 2)
-  one_s <- svr(1, 0.5, C = 10, epsilon = 0.1)
+  one_s <- svr(1, 0.5, C = 10, epsilon = 0.1, scale = FALSE)
   expect_equal(unname(one_s$beta), 0.4, tolerance = 1e-12)
   expect_equal(as.character(one_s$partition), "X_M+")
   expect_true(is.finite(evidence(one_s, "refined")))
@@ -342,21 +345,22 @@ test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
   y <- c(0.1, 1.5, 0.2, -1, 0.3, 0.9, 0)
   K <- svr_rbf_gram(x, 1)
   for (bias in c(FALSE, TRUE)) {
-    fit <- svr(x, y, C = 5, epsilon = 0.1, bias = bias, control = tight)
+    fit <- svr(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1), bias = bias, control = tight,
+               scale = FALSE)
     expect_true(fit$convergence$converged)
     expect_true(is.finite(evidence(fit)) && is.finite(evidence(fit, "refined")))
     expect_false(anyNA(predict(fit, c(1, 1.5), interval = "prediction", bound = TRUE)))
   }
-  fit <- svr(x, y, C = 5, epsilon = 0.1, control = tight)
+  fit <- svr(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1), control = tight, scale = FALSE)
   ref <- svr_cd_reference(K, y, 5, 0.1)
   expect_equal(fit$objective, svr_dual_objective(ref, K, y, 0.1), tolerance = 1e-8)
   # tiny C: every point outside the tube sits at the bound
-  tiny <- svr(x, y, C = 1e-8, epsilon = 0.1)
+  tiny <- svr(x, y, C = 1e-8, epsilon = 0.1, kernel = rbf_kernel(1), scale = FALSE)
   expect_true(all(abs(tiny$beta) <= 1e-8))
   expect_true(all(tiny$partition[abs(y) > 0.1 + 1e-6] == "X_C"))
   # huge C: interpolation within the tube where possible
   d <- svr_sine_data(20, seed = 10)
-  huge <- svr(d$x, d$y, C = 1e6, epsilon = 0.4, kernel = k_paper, control = tight)
+  huge <- svr(d$x, d$y, C = 1e6, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   expect_true(all(abs(residuals(huge)) <= 0.4 + 1e-6))
   expect_true(is.finite(evidence(huge)))
 })
@@ -364,8 +368,8 @@ test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
 test_that("methods, formula interface and partition", {
   d <- svr_sine_data(40, seed = 11)
   df <- data.frame(t = d$x, y = d$y)
-  f1 <- svr(y ~ t, data = df, C = 2, epsilon = 0.4, kernel = k_paper)
-  f2 <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper)
+  f1 <- svr(y ~ t, data = df, C = 2, epsilon = 0.4, kernel = k_paper, scale = FALSE)
+  f2 <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, scale = FALSE)
   expect_equal(unname(coef(f1)), unname(coef(f2)))
   expect_equal(unname(predict(f1, data.frame(t = c(1, 2)))), unname(predict(f2, c(1, 2))))
   expect_equal(unname(fitted(f2) + residuals(f2)), d$y)
@@ -385,19 +389,19 @@ test_that("methods, formula interface and partition", {
 
 test_that("input validation gives clear errors", {
   d <- svr_sine_data(10)
-  expect_error(svr(d$x, d$y, C = -1), "'C'")
-  expect_error(svr(d$x, d$y, C = Inf), "'C'")
-  expect_error(svr(d$x, d$y, epsilon = -0.1), "'epsilon'")
-  expect_error(svr(d$x, d$y[-1]), "'y' has 9 values")
-  expect_error(svr(d$x, d$y, kernel = "rbf"), "'kernel'")
-  expect_error(svr(d$x, d$y, bias = NA), "'bias'")
-  expect_error(svr(d$x, d$y, select_C = "cv"), "'select_C' must be one of")
-  expect_error(svr(d$x, d$y, control = list()), "'control'")
-  expect_error(svr(d$x, d$y, foo = 1), "unknown argument")
-  expect_error(svr(c(d$x[-1], NA), d$y), "missing")
+  expect_error(svr(d$x, d$y, C = -1, scale = FALSE), "'C'")
+  expect_error(svr(d$x, d$y, C = Inf, scale = FALSE), "'C'")
+  expect_error(svr(d$x, d$y, epsilon = -0.1, scale = FALSE), "'epsilon'")
+  expect_error(svr(d$x, d$y[-1], scale = FALSE), "'y' has 9 values")
+  expect_error(svr(d$x, d$y, kernel = "rbf", scale = FALSE), "'kernel'")
+  expect_error(svr(d$x, d$y, bias = NA, scale = FALSE), "'bias'")
+  expect_error(svr(d$x, d$y, select_C = "cv", scale = FALSE), "'select_C' must be one of")
+  expect_error(svr(d$x, d$y, control = list(), scale = FALSE), "'control'")
+  expect_error(svr(d$x, d$y, foo = 1, scale = FALSE), "unknown argument")
+  expect_error(svr(c(d$x[-1], NA), d$y, scale = FALSE), "missing")
   expect_error(svr_control(tol = 0), "'tol'")
   expect_error(svr_control(C_interval = c(2, 1)), "'C_interval'")
-  fit <- svr(d$x, d$y)
+  fit <- svr(d$x, d$y, scale = FALSE)
   expect_error(predict(fit, interval = "both"), "'interval'")
   expect_error(predict(fit, level = 1.5), "'level'")
   expect_error(predict(fit, matrix(1, 2, 2)), "'newdata'")
@@ -410,11 +414,12 @@ test_that("input validation gives clear errors", {
 test_that("the solver stops at its iteration cap with a warning", {
   d <- svr_sine_data(60)
   expect_warning(fit <- svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper,
-                            control = svr_control(max_iter = 5)),
+                            control = svr_control(max_iter = 5), scale = FALSE),
                  "did not converge in 5 iterations")
   expect_false(fit$convergence$converged)
   expect_warning(svr(d$x, d$y, C = 10, epsilon = 0.01, kernel = k_paper, bias = TRUE,
-                     control = svr_control(max_iter = 5)), "did not converge in 5 iterations")
+                     control = svr_control(max_iter = 5), scale = FALSE),
+                 "did not converge in 5 iterations")
 })
 
 test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
@@ -422,9 +427,9 @@ test_that("large n uses the column cache without the Gram matrix and matches a s
   x <- matrix(runif(3000 * 2, -3, 3), ncol = 2)
   y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(3000, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tol = 1e-6, cache_mb = 0.1))
+           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tol = 1e-6, shrinking = FALSE))
+           control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_equal(a$objective, b$objective, tolerance = 1e-7)
   expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)
 })
@@ -434,9 +439,9 @@ test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk op
   x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
   y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tol = 1e-6, cache_mb = 0.1))
+           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tol = 1e-6, shrinking = FALSE))
+           control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_true(a$convergence$converged)
   expect_equal(a$objective, b$objective, tolerance = 1e-8)
   expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-4)

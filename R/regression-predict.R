@@ -1,0 +1,283 @@
+# Predictions and plots of the regression models: one pipeline for all four.
+# The model gives the latent mean and variance at scaled inputs in model
+# units (.latent_moments) and its target interval (.target_interval); this
+# file takes newdata in, and the results back to the user's units and rows.
+
+#' Predictions with error bars from a regression fit
+#'
+#' Predictions of the latent function (the regression function), of its
+#' derivatives, and intervals for it and for new targets, following
+#' [stats::predict.lm()], for fits from [svr()], [mfsvr()], [rvm()] and
+#' [srvm()]. Everything is in the units of the response and the inputs as
+#' given, also when the model was fitted with `scale = TRUE`: with
+#' \eqn{y = c_y + s_y f(u)} and \eqn{u_j = (x_j - c_j)/s_j}, the mean and
+#' standard error of \eqn{\partial^n y / \partial x_j^n} are
+#' \eqn{s_y / s_j^n} times those of \eqn{\partial^n f / \partial u_j^n}.
+#'
+#' * `"confidence"` is the Gaussian band of the latent function (or of its
+#'   derivative): the mean \eqn{\pm} the normal quantile times `se.fit`.
+#' * `"prediction"` is the band of a new target (only for `deriv = 0`, since
+#'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
+#'   Gaussian and so is the band. For [svr()] and [mfsvr()] the noise is
+#'   epsilon-insensitive, so the predictive distribution is the Gaussian
+#'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
+#'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
+#'   Gaussian: the interval's ends are its exact quantiles, whose CDF is in
+#'   closed form (solved by safeguarded Newton iteration). Its variance is
+#'   `se.fit^2` plus [svr_noise_variance()] (eq. 30), but mean \eqn{\pm} a
+#'   normal quantile times its square root would be too wide at moderate
+#'   levels and too narrow far out when the noise dominates.
+#'
+#' The latent variance (`se.fit^2`) of each model:
+#' * `svr()`: eq. (22) of Gao, Gunn, Harris and Brown (2002),
+#'   \eqn{k(z,z) - k_M(z)' K_{MM}^{-1} k_M(z)} over the margin vectors
+#'   \eqn{X_M}; with `bound = TRUE` (passed in `...`) eq. (31) instead, the
+#'   same over all training points, which needs the full kernel matrix.
+#'   (Conditioning on more points, the eq. (31) "bound" lies inside the
+#'   eq. (22) band.) The mean is \eqn{\sum_i \beta_i k(z, x_i) + b}.
+#' * `mfsvr()`: eq. (5.1) of Gao, Gunn and Harris (2002),
+#'   \eqn{k(z,z) - k_z' (K + \Sigma)^{-1} k_z} with the TAP / EP site
+#'   variances \eqn{\Sigma}; the mean is \eqn{\sum_i k(z, x_i) w_i}.
+#' * `rvm()`, `srvm()`: \eqn{h' \Sigma h} with \eqn{h = (1, k(z, x_j))_j} over
+#'   the kept weights and \eqn{\Sigma} their posterior covariance; the mean
+#'   is \eqn{h' \mu}.
+#'
+#' With `deriv = n > 0` the same is given for the `n`-th partial derivative
+#' of the latent function in input column `wrt`: the derivative of a
+#' Gaussian process is one, so the kernel is replaced by its derivatives
+#' (\eqn{D^n k(z, x_i)} in the mean, \eqn{D^n D'^n k(z, z)} and
+#' \eqn{D^n k(z, x_i)} in the variance), and a constant such as the bias
+#' drops out.
+#'
+#' Rows of `newdata` with missing values get `NA` predictions. With
+#' `newdata = NULL` the predictions are at the training rows, padded with
+#' `NA` at rows left out by `na.action = na.exclude` (as [stats::napredict()]
+#' does for `lm`).
+#'
+#' @param object A fit from [svr()], [mfsvr()], [rvm()] or [srvm()].
+#' @param newdata New inputs: a data frame for formula fits, else a vector
+#'   or matrix with the training columns. `NULL` means the training inputs.
+#' @param deriv Order of the derivative to predict, a whole number from 0 to
+#'   1000.
+#' @param wrt The input column to differentiate in: a number, or a column
+#'   name of the fit's design matrix (for formula fits, a column of the
+#'   model matrix, such as `"log(x)"`).
+#' @param se.fit If `TRUE`, also return the standard errors of the latent
+#'   function (or derivative) and the noise standard deviation.
+#' @param interval `"none"`, `"confidence"` (the latent function) or
+#'   `"prediction"` (a new target).
+#' @param level Coverage of the interval.
+#' @param ... For [svr()] fits, `bound = TRUE` uses the eq. (31) variance;
+#'   otherwise unused (unknown arguments are an error).
+#' @return As [stats::predict.lm()]: a vector; a matrix with columns `fit`,
+#'   `lwr`, `upr` when an interval is asked; with `se.fit = TRUE` a list
+#'   with `fit`, `se.fit` and `residual.scale` (the noise standard deviation,
+#'   [sigma()]).
+#' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
+#'   A probabilistic framework for SVM regression and error bar estimation.
+#'   *Machine Learning* 46, 71-89.
+#'
+#'   Gao, J. B., Gunn, S. R. and Harris, C. J. (2002). Mean field method for
+#'   the support vector machine regression. *Neurocomputing* 50, 391-405.
+#'
+#'   ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian kernel
+#'   machines. Lecture Notes in Computer Science 3682.
+#' @examples
+#' data(cars)
+#' fit <- mfsvr(dist ~ speed, data = cars)
+#' new <- data.frame(speed = c(5, 15, 25, NA))
+#' predict(fit, new, interval = "prediction")
+#' predict(fit, new, se.fit = TRUE)
+#' # the slope of the regression function, in feet per mph
+#' predict(fit, new, deriv = 1, interval = "confidence")
+#' set.seed(1)
+#' x <- seq(0, 4 * pi, length.out = 100)
+#' y <- sin(x) + rnorm(100, sd = sqrt(0.5))
+#' s <- svr(x, y, C = 2.1, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)), scale = FALSE)
+#' predict(s, c(1, 2, 3), interval = "prediction", bound = TRUE)
+#' @export
+predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
+                                     interval = c("none", "confidence", "prediction"),
+                                     level = 0.95, ...) {
+  interval <- .match_choice(interval)
+  d <- .check_deriv(deriv, wrt, interval, object$x)
+  .check_flag(se.fit, "se.fit")
+  level <- .check_level(level)
+  inputs <- .prediction_inputs(object, newdata)
+  p <- .predict_rows(object, inputs$x, d, se.fit || interval != "none", interval, level, ...)
+  pad <- if (is.null(newdata)) {
+    function(v) stats::napredict(object$na.action, v)
+  } else {
+    function(v) .pad_rows(v, inputs$keep, inputs$names)
+  }
+  .prediction_output(p, se.fit, interval, d$deriv, rownames(inputs$x), pad,
+                     residual.scale = if (se.fit) sigma(object))
+}
+
+# Mean, standard error and interval ends at scaled inputs z, in the user's
+# units.  Extra arguments (svr's bound) go to the model's .latent_moments().
+.predict_rows <- function(object, z, d, want_var, interval = "none", level = 0.95, ...) {
+  if (nrow(z) == 0L) {
+    # nothing to compute, but the model still checks its extra arguments
+    .latent_moments(object, object$x[1L, , drop = FALSE], d$deriv, d$wrt, FALSE, ...)
+    empty <- numeric(0)
+    return(list(fit = empty, se = if (want_var) empty,
+                lower = if (interval != "none") empty, upper = if (interval != "none") empty))
+  }
+  m <- .latent_moments(object, z, d$deriv, d$wrt, want_var, ...)
+  sd <- if (want_var) sqrt(m$var)
+  band <- switch(interval,
+    none = list(),
+    confidence = .gaussian_interval(m$mean, sd, level),
+    prediction = .target_interval(object, m$mean, m$var, level))
+  s <- object$response_scaling
+  if (is.null(s)) return(list(fit = m$mean, se = sd, lower = band$lower, upper = band$upper))
+  # y = c_y + s_y f(u), u_j = (x_j - c_j) / s_j: d^n y / dx_j^n = s_y / s_j^n d^n f / du_j^n
+  factor <- s$scale / object$scaling$scale[[d$wrt]]^d$deriv
+  shift <- if (d$deriv == 0L) s$center else 0
+  to_user <- function(v) if (!is.null(v)) shift + factor * v
+  list(fit = to_user(m$mean), se = if (want_var) factor * sd, lower = to_user(band$lower),
+       upper = to_user(band$upper))
+}
+
+#' Plot a regression fit on one input variable
+#'
+#' Draws the data, the fitted function with its latent (confidence) band and
+#' the band for new targets (prediction band), for fits from [svr()],
+#' [mfsvr()], [rvm()] and [srvm()] on one input variable; with `deriv > 0`,
+#' the fitted derivative and its band instead (the data are not drawn).
+#' Support vectors of [svr()] fits and relevance vectors of [rvm()] and
+#' [srvm()] fits are circled.
+#'
+#' For a formula fit such as `y ~ log(x)`, the horizontal axis is the
+#' variable `x` and the curve is the fit evaluated through the formula; a
+#' derivative is taken in the model's input column (here `log(x)`), which
+#' is then the horizontal axis.
+#'
+#' @param x A regression fit on one input variable.
+#' @param deriv Order of the derivative to draw.
+#' @param level Coverage of the bands; `NA` draws none.
+#' @param n Number of grid points for the curves.
+#' @param xlim,ylim Plot limits; by default the range of the inputs, and of
+#'   the data and the bands.
+#' @param truth Optional function of the input drawn dotted, e.g. the true
+#'   regression function of a simulation (it should return the derivative
+#'   drawn).
+#' @param legend Where to put the legend (a [graphics::legend()] keyword),
+#'   or `NULL` for none.
+#' @param xlab,ylab,main Axis labels and title.
+#' @param bound For [svr()] fits, also draw the prediction band with the
+#'   eq. (31) latent variance (see [predict.gpsvm_regression()]).
+#' @param ... Further graphical parameters for [graphics::plot()]; for
+#'   `svr` fits, also the arguments above.
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(1)
+#' d <- data.frame(u = runif(40, 0.5, 20))
+#' d$v <- log(d$u) + rnorm(40, sd = 0.2)
+#' plot(mfsvr(v ~ log(u), data = d), truth = log)
+#' fit <- srvm(v ~ u, data = d, penalty = roughness_penalty(2))
+#' plot(fit, deriv = 1, truth = function(u) 1 / u)
+#' @export
+plot.gpsvm_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
+                                  truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
+                                  main = NULL, ...) {
+  .plot_regression(x, deriv, level, n, xlim, ylim, truth, legend, xlab, ylab, main, NULL, ...)
+}
+
+#' @rdname plot.gpsvm_regression
+#' @export
+plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
+  .check_flag(bound, "bound")
+  extra <- if (bound) {
+    function(z, level) c(.predict_rows(x, z, list(deriv = 0L, wrt = 1L), TRUE, "prediction",
+                                       level, bound = TRUE),
+                         label = "prediction band, eq. (31)")
+  }
+  .plot_regression(x, ..., extra = extra)
+}
+
+.plot_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
+                             truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
+                             main = NULL, extra = NULL, ...) {
+  deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
+  n <- .check_count(n, "n", lower = 2L)
+  band <- !(length(level) == 1L && is.na(level))
+  if (band) level <- .check_level(level)
+  axis <- .plot_axis(x, deriv)
+  if (is.null(xlim)) xlim <- range(axis$values)
+  grid <- seq(xlim[1], xlim[2], length.out = n)
+  inputs <- axis$inputs(grid)
+  grid <- grid[inputs$keep %||% TRUE]
+  d <- list(deriv = deriv, wrt = 1L)
+  conf <- .predict_rows(x, inputs$x, d, band, if (band) "confidence" else "none",
+                        if (band) level else 0.95)
+  pred <- if (band && deriv == 0L) .predict_rows(x, inputs$x, d, TRUE, "prediction", level)
+  more <- if (band && deriv == 0L && !is.null(extra)) extra(inputs$x, level)
+  response <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+  xlab <- xlab %||% axis$name
+  ylab <- ylab %||% if (deriv == 0L) response else
+    sprintf("d^%d %s / d %s^%d", deriv, response, axis$name, deriv)
+  if (is.null(ylim)) {
+    ylim <- range(if (deriv == 0L) x$y, conf$fit, conf$lower, conf$upper, pred$lower, pred$upper,
+                  more$lower, more$upper, finite = TRUE)
+  }
+  graphics::plot(grid, conf$fit, type = "n", xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab,
+                 main = main, ...)
+  shade <- function(p, col) {
+    graphics::polygon(c(grid, rev(grid)), c(p$lower, rev(p$upper)), col = col, border = NA)
+  }
+  if (!is.null(pred)) shade(pred, "#4682B426")
+  if (band) shade(conf, "#4682B459")
+  if (!is.null(more)) {
+    graphics::lines(grid, more$lower, lty = 4, col = "grey30")
+    graphics::lines(grid, more$upper, lty = 4, col = "grey30")
+  }
+  key <- .key_points(x)
+  if (deriv == 0L) {
+    graphics::points(axis$values, x$y, pch = 20, col = "grey40")
+    if (!is.null(key)) {
+      graphics::points(axis$values[key$index], x$y[key$index], pch = 1, cex = 1.6,
+                       col = "firebrick")
+    }
+  }
+  if (!is.null(truth)) graphics::lines(grid, truth(grid), lty = 3)
+  graphics::lines(grid, conf$fit, lwd = 2, col = "navy")
+  if (!is.null(legend)) {
+    pct <- if (band) sprintf("%g%% ", 100 * level)
+    entries <- rbind(
+      c("fit", "navy", 1, 2, NA, NA),
+      if (band) c(paste0(pct, "latent band"), "#4682B459", 1, 8, NA, NA),
+      if (!is.null(pred)) c(paste0(pct, "prediction band"), "#4682B426", 1, 8, NA, NA),
+      if (!is.null(more)) c(paste0(pct, more$label), "grey30", 4, 1, NA, NA),
+      if (deriv == 0L && !is.null(key)) c(key$label, "firebrick", NA, NA, 1, NA),
+      if (!is.null(truth)) c("truth", "black", 3, 1, NA, NA))
+    graphics::legend(legend, legend = entries[, 1], col = entries[, 2],
+                     lty = as.numeric(entries[, 3]), lwd = as.numeric(entries[, 4]),
+                     pch = as.numeric(entries[, 5]), bty = "n", cex = 0.8)
+  }
+  invisible(x)
+}
+
+# The horizontal axis of a plot: the data's coordinates on it, its name, and
+# the scaled model inputs at grid points along it.  A formula fit on one
+# numeric variable is drawn against that variable, evaluated through the
+# formula; otherwise (and for derivatives, which are taken in a model input
+# column) the fit needs one input column, drawn in the user's units.
+.plot_axis <- function(x, deriv) {
+  if (deriv == 0L && !is.null(x$variable)) {
+    name <- names(x$variable)
+    return(list(values = x$variable[[1L]], name = name, inputs = function(grid) {
+      .prediction_inputs(x, stats::setNames(data.frame(grid), name))
+    }))
+  }
+  if (ncol(x$x) != 1L) {
+    .stop(sprintf("plot() needs a fit on one input column (or a formula with one input variable%s); this one has %d columns",
+                  if (deriv > 0L) ", for deriv = 0" else "", ncol(x$x)))
+  }
+  name <- colnames(x$x)[1L] %||% "x"
+  list(values = .original_inputs(x)[, 1L], name = name, inputs = function(grid) {
+    list(x = .scale_inputs(matrix(grid, ncol = 1L, dimnames = list(NULL, colnames(x$x))),
+                           x$scaling))
+  })
+}

@@ -1,0 +1,294 @@
+# The layer the four regression models share (class "gpsvm_regression"):
+# data in (validation, scaling, the data-driven kernel width), the object's
+# response-scale fields, and the lm-like accessors.  Predictions and plots
+# are in regression-predict.R.
+#
+# A model contributes only what is its own, as internal generics with one
+# method per model class:
+#   .latent_moments(object, z, deriv, wrt, want_var, ...)  mean and variance of
+#       the latent function (or a derivative) at scaled inputs z, on the scale
+#       the model was fitted on ("model units")
+#   .target_interval(object, mean, var, level)  its noise model: the interval
+#       of a new target, model units
+#   .noise_sd(object)          the noise sd, model units
+#   .log_evidence(object)      the evidence of the scaled response
+#   .response_df(object)       how many quantities it estimated from the response
+#   .model_lines(object, digits), .summary_details(object) and
+#   .print_details(summary, digits)  what print() and summary() show of it
+#   .key_points(object)        training points plot() marks (support vectors...)
+
+.latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
+  UseMethod(".latent_moments")
+}
+.target_interval <- function(object, mean, var, level) UseMethod(".target_interval")
+.noise_sd <- function(object) UseMethod(".noise_sd")
+.log_evidence <- function(object) UseMethod(".log_evidence")
+.response_df <- function(object) UseMethod(".response_df")
+.model_lines <- function(object, digits) UseMethod(".model_lines")
+.summary_details <- function(object) UseMethod(".summary_details")
+.print_details <- function(x, digits) UseMethod(".print_details")
+.key_points <- function(object) UseMethod(".key_points")
+.key_points.gpsvm_regression <- function(object) NULL
+
+# ---- fitting -------------------------------------------------------------
+
+# The default methods' common body.  `fit_model(x, y, kernel, scaling)` fits
+# the model to the scaled inputs and response with the resolved kernel (and
+# gets the input scaling for anything else given in input units, such as a
+# penalty's points) and returns the model's object in model units; this
+# function then puts the response-scale fields on it.  A formula's factor
+# dummy columns arrive marked by .fit_formula() and are not standardised.
+.fit_regression <- function(x, y, kernel, scale, call, fit_model) {
+  skip <- attr(x, "factor_column")
+  x <- .as_input_matrix(x, "x")
+  attr(x, "factor_column") <- NULL
+  y <- .check_targets(y, nrow(x))
+  .check_flag(scale, "scale")
+  .check_kernel(kernel)
+  input_scaling <- .input_scaling(x, scale, skip = skip %||% rep(FALSE, ncol(x)))
+  response_scaling <- .response_scaling(y, scale)
+  xs <- .scale_inputs(x, input_scaling)
+  fit <- fit_model(xs, .scale_response(y, response_scaling), .resolve_kernel(kernel, xs),
+                   input_scaling)
+  if (!is.null(response_scaling)) {
+    fit$y <- y
+    fit$fitted.values <- .unscale_response(fit$fitted.values, response_scaling)
+    fit$residuals <- stats::setNames(y - fit$fitted.values, names(fit$fitted.values))
+  }
+  fit$scaling <- input_scaling
+  fit$response_scaling <- response_scaling
+  fit$call <- call
+  fit
+}
+
+# Values of the response (center = TRUE) or differences of it such as
+# residuals and standard deviations (center = FALSE) between the user's units
+# and the model's; both are the identity without response scaling.
+.unscale_response <- function(v, scaling, center = TRUE) {
+  if (is.null(scaling)) return(v)
+  (if (center) scaling$center else 0) + scaling$scale * v
+}
+.to_model_units <- function(v, scaling, center = TRUE) {
+  if (is.null(scaling)) return(v)
+  (v - if (center) scaling$center else 0) / scaling$scale
+}
+
+# The training inputs in the user's units (fit$x holds them scaled).
+.original_inputs <- function(object) {
+  s <- object$scaling
+  if (is.null(s)) return(object$x)
+  out <- sweep(sweep(object$x, 2L, s$scale, "*", check.margin = FALSE), 2L, s$center, "+",
+               check.margin = FALSE)
+  dimnames(out) <- dimnames(object$x)
+  out
+}
+
+# ---- accessors -------------------------------------------------------------
+
+#' Methods for the regression models
+#'
+#' [svr()], [mfsvr()], [rvm()] and [srvm()] fits share the class
+#' `gpsvm_regression` and these methods, which behave like [stats::lm()]'s.
+#' Everything they return is in the units of the response and the inputs as
+#' given, whether or not the model was fitted with `scale = TRUE`.
+#'
+#' * `print()` shows the call, the model's settings, the kernel (with a
+#'   width chosen from the data when there was one), the scaling, the log
+#'   evidence and the solver's convergence; `summary()` adds the residuals
+#'   and the model's details (see the model's help page).
+#' * `fitted()` and `residuals()` at the training rows; with
+#'   `na.action = na.exclude` they are padded with `NA` at the rows left out,
+#'   as [stats::naresid()] does for `lm`.
+#' * `coef()` the weights of the kernel expansion of the latent function, in
+#'   the units the model was fitted in (the scaled response when
+#'   `scale = TRUE`): \eqn{\beta} for `svr()`, \eqn{w} for `mfsvr()`, the
+#'   kept weights (bias first) for `rvm()` and `srvm()`.
+#' * `sigma()` the noise standard deviation in the units of the response: for
+#'   `svr()` and `mfsvr()` the standard deviation of the epsilon-insensitive
+#'   noise ([svr_noise_variance()]), for `rvm()` and `srvm()`
+#'   \eqn{\sqrt{\sigma^2}}.
+#' * `logLik()` the log evidence (marginal likelihood) of the response as a
+#'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work.
+#' * `nobs()` the number of observations used; `plot()`, see
+#'   [plot.gpsvm_regression()].
+#' * `update()` refits with changed arguments (or a changed formula, as
+#'   `update(fit, . ~ . - x2)`), as [stats::update()] does, calling gpsvm's
+#'   fitter even when another attached package masks its name (kernlab's
+#'   `rvm()`, say).
+#'
+#' @section The evidence and its degrees of freedom:
+#' Every gpsvm model with an evidence reports it through `logLik()` as the
+#' log density of the response in the units the user gave it. When the
+#' response was centred and scaled (`scale = TRUE`), the model's evidence for
+#' the scaled response is converted with the Jacobian of that map:
+#' \eqn{-n \log s_y}, with \eqn{s_y} the response's standard deviation. So
+#' the evidences of a fit with and one without scaling are densities of the
+#' same data and can be compared.
+#'
+#' The `df` attribute counts the quantities estimated from the response, by
+#' the same rule for every model (classifiers too):
+#' * hyperparameters chosen by the evidence or its fixed point: `C` with
+#'   `svr(select_C = "fixed_point")` or `"evidence"`, each of `C`,
+#'   `epsilon` and the kernel width searched by `mfsvr(optimize = ...)`, and
+#'   whatever any other search by evidence chose (the names in
+#'   `fit$optimization$estimate`);
+#' * the relevance vector machines' kept weight precisions \eqn{\alpha_i}
+#'   (bias included), their noise variance and, for `srvm()`,
+#'   \eqn{\lambda}, each when learned rather than fixed in the control;
+#' * the threshold `b` of `svr(bias = TRUE)`, which the evidence treats as a
+#'   known prior mean;
+#' * 2 for the centre and scale of the response when `scale = TRUE`.
+#'
+#' Input scaling and a kernel width chosen from the inputs use no response
+#' and do not count; neither do the weights that the evidence integrates out.
+#'
+#' @param object,x A fit from [svr()], [mfsvr()], [rvm()] or [srvm()], or
+#'   (for `print`) its summary.
+#' @param digits Significant digits to print.
+#' @param formula. For `update()`, changes to the formula, as in
+#'   [stats::update.formula()].
+#' @param evaluate For `update()`: refit (`TRUE`) or return the new call.
+#' @param ... For `update()`, the arguments to change; otherwise unused
+#'   (unknown arguments are an error).
+#' @return `print()` returns its argument invisibly; `summary()` an object of
+#'   class `summary.gpsvm_regression` (and `summary.<model class>`); the
+#'   accessors the values described.
+#' @examples
+#' data(cars)
+#' fit <- svr(dist ~ speed, data = cars)
+#' fit
+#' summary(fit)
+#' sigma(fit)
+#' logLik(fit)
+#' AIC(fit, update(fit, select_C = "evidence"))
+#' head(residuals(fit))
+#' @name regression-methods
+NULL
+
+#' @rdname regression-methods
+#' @export
+fitted.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  stats::napredict(object$na.action, object$fitted.values)
+}
+
+#' @rdname regression-methods
+#' @export
+residuals.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  stats::naresid(object$na.action, object$residuals)
+}
+
+#' @rdname regression-methods
+#' @export
+coef.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  object$coefficients
+}
+
+#' @rdname regression-methods
+#' @export
+nobs.gpsvm_regression <- function(object, ...) length(object$y)
+
+#' @rdname regression-methods
+#' @importFrom stats sigma
+#' @export
+sigma.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  .unscale_response(.noise_sd(object), object$response_scaling, center = FALSE)
+}
+
+#' @rdname regression-methods
+#' @export
+logLik.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  # a search by evidence records what it chose in fit$optimization$estimate
+  estimated <- c(.response_df(object), searched = length(object$optimization$estimate))
+  .as_logLik(.response_log_density(object, .log_evidence(object)),
+             df = .evidence_df(estimated, object$response_scaling), nobs = length(object$y))
+}
+
+#' @rdname regression-methods
+#' @importFrom stats update
+#' @export
+update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
+  call <- object$call
+  if (is.null(call)) .stop("the fit has no stored call to update")
+  if (!missing(formula.)) call$formula <- stats::update(stats::formula(object), formula.)
+  extras <- match.call(expand.dots = FALSE)$...
+  for (name in names(extras)) call[[name]] <- extras[[name]]
+  if (!evaluate) return(call)
+  call[[1L]] <- call("::", quote(gpsvm), call[[1L]])
+  eval(call, parent.frame())
+}
+
+# A log evidence of the model-unit response as the log density of the
+# response in the user's units (the Jacobian of the scaling).
+.response_log_density <- function(object, log_evidence) {
+  s <- object$response_scaling
+  if (is.null(s)) log_evidence else log_evidence - length(object$y) * log(s$scale)
+}
+
+# ---- print and summary ----------------------------------------------------
+
+.regression_title <- function(object) {
+  titles <- c(gpsvm_svr = "Support vector regression (GP MAP estimate)",
+              gpsvm_mfsvr = "Mean-field support vector regression (TAP / EP)",
+              gpsvm_srvm = "Smooth relevance vector machine",
+              gpsvm_rvm = "Relevance vector machine")
+  titles[[intersect(class(object), names(titles))[1]]]
+}
+
+# "inputs: 12 of 13 columns centred and scaled; response: centred and scaled"
+.format_scaling <- function(object) {
+  s <- object$scaling
+  if (is.null(s) && is.null(object$response_scaling)) return("Scaling: none (scale = FALSE)")
+  scaled <- sum(s$scale != 1 | s$center != 0)
+  sprintf("Scaling: %d of %d input column(s) and the response centred and scaled", scaled,
+          length(s$scale))
+}
+
+.print_header <- function(title, call) {
+  cat(title, "\n", sep = "")
+  if (!is.null(call)) cat("Call: ", paste(deparse(call), collapse = "\n"), "\n", sep = "")
+}
+
+#' @rdname regression-methods
+#' @export
+print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  .print_header(.regression_title(x), x$call)
+  cat(.model_lines(x, digits), format(x$kernel), .format_scaling(x), sep = "\n")
+  ll <- logLik(x)
+  cat(sprintf("Log evidence %s (df %d); noise sd %s\n", format(c(ll), digits = digits + 2L),
+              attr(ll, "df"), format(sigma(x), digits = digits)))
+  cat("Solver: ", .format_convergence(x$convergence), "\n", sep = "")
+  invisible(x)
+}
+
+#' @rdname regression-methods
+#' @export
+summary.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  ll <- logLik(object)
+  structure(list(
+    call = object$call, title = .regression_title(object), n = length(object$y),
+    kernel = object$kernel, scaling = .format_scaling(object),
+    residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
+    sigma = sigma(object), convergence = object$convergence,
+    details = .summary_details(object)),
+    class = paste0("summary.", class(object)))
+}
+
+#' @rdname regression-methods
+#' @export
+print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  .print_header(x$title, x$call)
+  cat(format(x$kernel), x$scaling, sep = "\n")
+  cat(sprintf("\n%d observations. Residuals:\n", x$n))
+  print(stats::setNames(x$residuals, c("Min", "1Q", "Median", "3Q", "Max")), digits = digits)
+  .print_details(x, digits)
+  cat(sprintf("\nLog evidence: %s (df %d); noise sd %s\n", format(x$log_lik, digits = digits + 2L),
+              x$df, format(x$sigma, digits = digits)))
+  cat("Solver: ", .format_convergence(x$convergence), "\n", sep = "")
+  invisible(x)
+}
