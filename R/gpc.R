@@ -83,6 +83,14 @@
 #' @param method `"tap"` (TAP mean field / expectation propagation, the
 #'   default) or `"naive"` (Algorithm 17.1).
 #' @param control Solver settings from [gpc_control()].
+#' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
+#'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
+#'   `c("sigma", "noise", "kappa")` chooses those. The search (L-BFGS-B on
+#'   \eqn{\log\sigma}, \eqn{\log v} and \eqn{\mathrm{logit}(2\kappa)}, with
+#'   the evidence's gradient at the EP fixed point) starts from the values
+#'   given; a `noise` of 0 starts at 0.1 times the kernel's mean diagonal and
+#'   a `kappa` of 0 at 0.05. It is recorded in `fit$optimization` as for
+#'   [mfsvr()], and a warning says when it does not converge.
 #' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x` (the inputs as fitted, i.e.
@@ -127,7 +135,8 @@ gpc <- function(x, ...) UseMethod("gpc")
 #' @rdname gpc
 #' @export
 gpc.default <- function(x, y, kernel = rbf_kernel(), noise = 0.1, kappa = 0, bias = 1,
-                        method = c("tap", "naive"), scale = TRUE, control = gpc_control(), ...) {
+                        method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
+                        optimize = FALSE, ...) {
   .check_dots_empty(...)
   noise <- .check_number(noise, "noise", lower = 0)
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
@@ -137,7 +146,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = 0.1, kappa = 0, bia
   what <- if (method == "naive") "gpc: the naive mean-field iteration" else
     "gpc: TAP mean field (EP)"
   fit <- .classif_train(x, y, kernel, bias, scale, what = what, function(x, y, kernel) {
-    binary <- .gpc_fit(x, y, kernel, noise, kappa, method, control)
+    binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize)
     if (method == "naive") .warn_coarse_tol(binary)
     binary
   })
@@ -444,5 +453,8 @@ logLik.gpsvm_gpc <- function(object, ...) {
     .stop(paste("logLik() needs a two-class fit: the one-vs-rest models of a fit with",
                 length(object$levels), "classes are not a joint model of its labels"))
   }
-  .as_logLik(object$log_evidence, df = 0, nobs = nobs(object))
+  # the df rule of every model (?regression-methods): what a search by
+  # evidence chose; the labels are not scaled
+  .as_logLik(object$log_evidence, df = .evidence_df(length(object$optimization$estimate)),
+             nobs = nobs(object))
 }

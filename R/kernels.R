@@ -23,7 +23,20 @@
 #' 1/q_{0.1})/2} and \eqn{\sigma = 1/\sqrt{2s}}. The fit stores the kernel
 #' it used (`fit$kernel`), and `print()` shows the width. With
 #' `optimize = TRUE` in the models that have an evidence, this width is the
-#' starting point of the search.
+#' starting point of the search and sets its range.
+#'
+#' The rule was measured against the two common alternatives, the median
+#' of the pairwise distances and e1071's \eqn{\gamma = 1/p}
+#' (\eqn{\sigma = \sqrt{p/2}}), with every model's other defaults, on four
+#' 70/30 held-out splits of five regression data sets (mlbench's Boston
+#' housing, Friedman 1-3 and Ozone) and four classification data sets (Pima
+#' diabetes, Wisconsin breast cancer, Sonar, Ionosphere). It and
+#' \eqn{\gamma = 1/p} came out level: their held-out RMSE was on average
+#' 2.5% and 2.7% above the best of the three for each model and data set,
+#' their error rates 10% and 8% (mostly on the breast cancer data, whose
+#' discrete inputs give this rule a narrow width); the median, a width about
+#' twice as large, was 7% and 21% above. This rule is kept because it
+#' follows the spread of the inputs rather than only their number.
 #'
 #' @section Conversions:
 #' * kernlab's `rbfdot(sigma = s)`, \eqn{\exp(-s|x - x'|^2)}, is

@@ -16,7 +16,7 @@
 .log_evidence.gpsvm_mfsvr <- function(object) object$log_evidence
 
 # nothing of its own: what optimize = TRUE chose is counted for every model
-# from fit$optimization$par
+# from fit$optimization$estimate
 .response_df.gpsvm_mfsvr <- function(object) 0L
 
 .model_lines.gpsvm_mfsvr <- function(object, digits) {
@@ -45,8 +45,8 @@
   cat("\nLatent posterior sd at the training inputs:\n")
   print(d$posterior_sd, digits = digits)
   if (!is.null(d$optimization)) {
-    cat(sprintf("\nHyperparameters by evidence maximisation (optim BFGS, %d evaluations, code %d)\n",
-                d$optimization$counts[["function"]], d$optimization$convergence))
+    cat(sprintf("\nHyperparameters by evidence maximisation: %s\n",
+                .format_convergence(d$optimization$convergence)))
   }
   cat(sprintf("EP algorithm: %s\n", d$algorithm))
 }

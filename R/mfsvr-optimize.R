@@ -13,23 +13,9 @@
     if (kernel$type == "rbf" && "sigma" %in% which) "log_sigma")
 }
 
-.mfsvr_unpack <- function(par, names, C, epsilon, kernel) {
-  p <- stats::setNames(exp(par), names)
-  list(C = if ("log_C" %in% names) p[["log_C"]] else C,
-       epsilon = if ("log_epsilon" %in% names) p[["log_epsilon"]] else epsilon,
-       kernel = if ("log_sigma" %in% names) rbf_kernel(p[["log_sigma"]]) else kernel)
-}
-
 # optimize = TRUE / FALSE, or which of "C", "epsilon", "sigma" to choose.
 .mfsvr_which_hyper <- function(optimize, epsilon, kernel) {
-  all <- c("C", "epsilon", "sigma")
-  which <- if (isTRUE(optimize)) all else if (isFALSE(optimize)) character(0) else {
-    if (!is.character(optimize) || length(optimize) == 0L || anyNA(optimize) ||
-        !all(optimize %in% all)) {
-      .stop("'optimize' must be TRUE, FALSE or a subset of \"C\", \"epsilon\", \"sigma\"")
-    }
-    unique(optimize)
-  }
+  which <- .optimize_which(optimize, c("C", "epsilon", "sigma"))
   if (length(which) > 0L && length(.mfsvr_hyper_names(epsilon, kernel, which)) == 0L) {
     .stop(sprintf("'optimize' = %s leaves nothing to optimise (epsilon = 0 stays 0; only rbf_kernel() has a width)",
                   paste0("\"", which, "\"", collapse = ", ")))
@@ -37,83 +23,87 @@
   which
 }
 
+# The search: log C, log epsilon and log sigma, started at the values given,
+# within ranges set by the data's own scales, so that the same search works
+# for a response in any units.  With s the spread of y and w the data-driven
+# width of the inputs (.data_driven_width()):
+#   C in [0.01, 1e4] / s (noise scale 1/C from 100 s down to 1e-4 s),
+#   epsilon in [1e-4, 3] s (the lower end is the Laplace limit epsilon = 0,
+#     where the evidence often keeps rising slowly: a legitimate answer),
+#   sigma in [w / 100, 100 w].
+.mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which) {
+  names <- .mfsvr_hyper_names(epsilon, kernel, which)
+  s <- .response_scaling(y, TRUE)$scale
+  w <- .data_driven_width(x)
+  sigma <- if (kernel$type == "rbf") kernel$sigma else 1
+  ranges <- rbind(log_C = c(log(C), log(0.01 / s), log(1e4 / s)),
+                  log_epsilon = c(log(epsilon), log(1e-4 * s), log(3 * s)),
+                  log_sigma = c(log(sigma), log(w / 100), log(100 * w)))[names, , drop = FALSE]
+  limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
+                 "(a likelihood that is flat inside the tube and zero outside)")
+  # On some data the evidence keeps rising, ever more slowly, as C grows with
+  # epsilon adjusting; the search then stops where the rise per observation
+  # falls below its tolerance, with the exponential tails 1/C already much
+  # shorter than the tube.
+  advice <- function(record) {
+    g <- record$gradient[["log_C"]] %||% 0
+    est <- record$estimate
+    eps <- if ("epsilon" %in% names(est)) est[["epsilon"]] else epsilon
+    if (g > 0 && est[["C"]] * eps > 100) {
+      sprintf("stopped on a slow rise: the evidence still rises as C grows (C = %.4g, C epsilon = %.3g): %s",
+              est[["C"]], est[["C"]] * eps, limit)
+    }
+  }
+  .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = exp,
+               natural_names = sub("^log_", "", names), benign = "epsilon:lower",
+               notes = list(`C:upper` = paste("the evidence still rises as C grows:", limit)),
+               advice = if ("log_C" %in% names) advice else function(record) NULL)
+}
+
+# Hyperparameters by maximising the EP evidence (L-BFGS-B on the log scale,
+# analytic gradient; see .gradient_search()).  Each point is an EP fit
+# warm-started from the last usable one, at the tolerance max(tol, 1e-4):
+# the evidence is stationary in the sites, so its error is of the second
+# order, and the gradient's first-order error is far inside the stopping
+# rule (measured on BostonHousing: the same path and optimum to 4 digits
+# as at 1e-6, with 30% fewer sweeps); and by the EP schedule (the paper's
+# iteration has the same fixed point).  The start gets the full sweep budget; later points get three
+# times the sweeps the start needed (at least 60): warm-started near a
+# usable point, EP needs far fewer, and points where it needs more lie
+# towards degenerate limits (C -> Inf) where a non-converged run would
+# otherwise cost hundreds of sweeps.  The fit returned is made at the best
+# point with the control given.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
                             which = c("C", "epsilon", "sigma")) {
-  names <- .mfsvr_hyper_names(epsilon, kernel, which)
-  keep <- c("log_C", "log_epsilon", "log_sigma") %in% names  # entries of fit$gradient
-  start <- log(c(C, epsilon, if (kernel$type == "rbf") kernel$sigma else 1))[keep]
-  # optim() asks for the value and the gradient at the same point in turn:
-  # fit once per point.
-  cache <- new.env(parent = emptyenv())
-  # Points where EP needs very many sweeps lie towards degenerate limits and
-  # count as failures anyway; cap the sweeps during the search so that they
-  # stay cheap (the final fit uses the full control).
+  kernel <- .resolve_kernel(kernel, x)
+  spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
+  keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names  # entries of fit$gradient
   search_control <- control
-  search_control$max_iter <- min(control$max_iter, 60L)
-  evaluate <- function(par) {
-    if (!identical(cache$par, par)) {
-      # warm start from the last usable fit: nearby hyperparameters have
-      # nearby EP sites, so a few sweeps suffice (same fixed point)
-      fit <- tryCatch({
-        h <- .mfsvr_unpack(par, names, C, epsilon, kernel)
-        .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, search_control, gradient = TRUE,
-                   warn = FALSE, start = cache$last_good)
-      }, error = function(e) NULL)
-      if (usable(fit)) cache$last_good <- fit
-      cache$par <- par
-      cache$fit <- fit
-    }
-    cache$fit
+  search_control$algorithm <- "ep"
+  search_control$tol <- max(control$tol, 1e-4)
+  cap <- control$max_iter
+  at <- function(par) {
+    h <- stats::setNames(as.list(spec$natural(par)), spec$natural_names)
+    list(C = h$C %||% C, epsilon = h$epsilon %||% epsilon,
+         kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel)
   }
-  # An EP run that did not converge has no evidence to speak of (far from
-  # the data's scales it can report nonsense): treat it as a failed point,
-  # so the line search steps back.
-  usable <- function(fit) {
-    !is.null(fit) && fit$convergence$converged && is.finite(fit$log_evidence) &&
-      all(is.finite(fit$gradient))
+  evaluate <- function(par, first, warm) {
+    ctl <- search_control
+    if (!first) ctl$max_iter <- min(control$max_iter, cap)
+    h <- at(par)
+    fit <- tryCatch(.mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
+                               warn = FALSE, start = warm),
+                    error = function(e) e)
+    if (first && !inherits(fit, "error")) cap <<- max(60L, 3L * fit$convergence$iterations)
+    if (inherits(fit, "error")) return(.search_point(fit))
+    .search_point(fit, fit$log_evidence, fit$gradient[keep], fit$convergence$converged,
+                  fit$convergence$iterations, "EP")
   }
-  value <- function(par) {
-    if (any(abs(par - start) > 12)) return(1e300)
-    fit <- evaluate(par)
-    if (!usable(fit)) return(1e300)
-    -fit$log_evidence
-  }
-  gradient <- function(par) {
-    if (any(abs(par - start) > 12)) return(rep(0, length(par)))
-    fit <- evaluate(par)
-    if (!usable(fit)) return(rep(0, length(par)))
-    -fit$gradient[keep]
-  }
-  # BFGS, whose line search steps back from failed points; the search stays
-  # within a factor exp(12) (about 1.6e5) of the start, since the evidence
-  # can keep rising slowly towards degenerate limits (an infinitely wide
-  # kernel, say) where EP stops converging.
-  # The evidence grows with n; per observation, its gradient in the log
-  # parameters is of order 1, so BFGS's first step (along the raw gradient)
-  # stays at a sensible scale instead of jumping by factors like exp(17).
-  opt <- stats::optim(start, value, gradient, method = "BFGS",
-                      control = list(maxit = 200L, reltol = 1e-12, fnscale = length(y)))
-  h <- .mfsvr_unpack(opt$par, names, C, epsilon, kernel)
-  fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE)
-  if (opt$convergence != 0L) {
-    # A common cause: the evidence keeps rising with C, whose limit C = Inf
-    # is uniform noise on [-epsilon, epsilon]; BFGS creeps along that ridge.
-    rising_c <- "log_C" %in% names && fit$gradient[1] > 0 && h$C > 10 * C
-    warning(sprintf("evidence maximisation did not converge (optim code %d after %d evaluations)%s",
-                    opt$convergence, opt$counts[["function"]],
-                    if (rising_c) sprintf("; the evidence still rises as C grows (C = %.3g at the stop): the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]", h$C) else ""),
-            call. = FALSE)
-  }
-  at_bound <- abs(opt$par - start) > 11
-  if (any(at_bound)) {
-    warning(sprintf("evidence maximisation stopped near the search bound for %s (a factor exp(12) from the start)",
-                    paste(names[at_bound], collapse = ", ")), call. = FALSE)
-  }
-  opt$par <- stats::setNames(opt$par, names)
-  opt$start <- stats::setNames(start, names)
-  opt$gradient <- stats::setNames(fit$gradient[keep], names)
-  fit$optimization <- opt
-  fit
+  outcome <- .gradient_search(spec, evaluate, n = length(y))
+  h <- at(outcome$best$par %||% spec$start)
+  fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
+                    start = outcome$best$fit)
+  .finish_search(fit, outcome, spec, "mfsvr():")
 }
 
 #' Evidence of a mean-field SVR and its gradient
@@ -131,7 +121,7 @@
 #' y <- sin(x) / x + rnorm(30, sd = 0.1)
 #' mfsvr_evidence(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
 #' @export
-mfsvr_evidence <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(1),
+mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
                            control = mfsvr_control()) {
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))

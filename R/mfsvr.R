@@ -19,20 +19,36 @@
 #' effectively infinite, are handled exactly.
 #'
 #' With `optimize = TRUE` the hyperparameters are chosen by maximising the EP
-#' evidence with [stats::optim()] (BFGS on `log C`, `log epsilon` and, for
-#' [rbf_kernel()], `log sigma`, each kept within a factor \eqn{e^{12}} of its
-#' starting value), using the analytic gradient of the evidence at the EP
-#' fixed point. Points where EP does not converge count as failures. The
-#' values passed in are the starting point; an `epsilon` of 0 stays 0. With
-#' `optimize` a subset of `c("C", "epsilon", "sigma")` only those are
-#' chosen and the others stay as given (e.g. a kernel width fixed by the
-#' problem). A warning says when the search stops at a bound or does not
-#' converge. On some data the evidence rises without end as `C` grows (with
-#' `epsilon` adjusting): the likelihood's limit `C = Inf` is uniform noise on
-#' \eqn{[-\epsilon, \epsilon]}, and the data favour it. The search then
-#' creeps along that ridge until its iteration cap, and the warning says so;
-#' the fit at the stop is close to that limit. This goes beyond the paper,
-#' whose conclusion asks for it.
+#' evidence over `log C`, `log epsilon` and, for [rbf_kernel()], `log sigma`,
+#' by L-BFGS-B ([stats::optim()]) with the analytic gradient of the evidence
+#' at the EP fixed point. The values passed in are the starting point (a
+#' Gaussian kernel without a width starts from the data-driven width, see
+#' [kernels]); an `epsilon` of 0 stays 0. With `optimize` a subset of
+#' `c("C", "epsilon", "sigma")` only those are chosen and the others stay as
+#' given (e.g. a kernel width fixed by the problem). The search stays within
+#' ranges set by the data's scales: with \eqn{s} the standard deviation of
+#' `y` and \eqn{w} the data-driven width, \eqn{C s \in [0.01, 10^4]},
+#' \eqn{\epsilon / s \in [10^{-4}, 3]} and \eqn{\sigma / w \in [0.01, 100]}
+#' (widened to hold the start). It stops when no component of the gradient
+#' (in the log parameters, projected on the ranges) exceeds \eqn{10^{-3}}
+#' per observation. Each evaluation is an EP fit warm-started from the
+#' previous one; the start gets `control$max_iter` sweeps and later points
+#' three times what the start needed (at least 60); points where EP does not
+#' converge count as failures and the search steps back from them.
+#' `fit$optimization` records the search: `start`, `estimate`, `lower`,
+#' `upper` (the ranges), `log_evidence`, `gradient`, `at_bound`,
+#' `evaluations`, `path` (a data frame with one row per point tried: the
+#' values, the log evidence, its gradient, EP's sweeps and a status that says
+#' why a point failed), `stopped` (why the search stopped, in words) and
+#' `convergence` (with `change`, the largest gradient per observation, and
+#' the `reason` for a stop that is not convergence). A warning says when the search could not start, did not
+#' converge, or stopped at the end of a range other than the lower end of
+#' `epsilon` (the Laplace limit \eqn{\epsilon = 0}, which the evidence often
+#' approaches slowly). On some data the evidence rises without end as `C`
+#' grows (with `epsilon` adjusting): the likelihood's limit `C = Inf` is
+#' uniform noise on \eqn{[-\epsilon, \epsilon]}, and the data favour it; the
+#' search then stops where the rise has become slow, and a warning says so.
+#' This goes beyond the paper, whose conclusion asks for it.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
@@ -51,7 +67,15 @@
 #'   observation), or a formula for `mfsvr.formula`.
 #' @param y Numeric targets, one per row of `x`.
 #' @param C Positive number: the inverse scale of the linear part of the
-#'   loss (larger `C` means less noise).
+#'   loss (larger `C` means less noise; for a small `epsilon` the noise
+#'   standard deviation is about \eqn{\sqrt 2 / C}). The default 5 is a
+#'   typical evidence-chosen value for a standardised response: on held-out
+#'   splits of five regression data sets (mlbench's Boston housing, Friedman
+#'   1-3 and Ozone, inputs and response standardised) `optimize = TRUE`
+#'   chose `C` between 3.6 and 6.7 on average per data set, and `C = 5` with
+#'   the data-driven width gave 95% prediction intervals that held 93-98% of
+#'   the held-out targets, where `C = 1` gave intervals four times as wide
+#'   (holding all) and `C = 10` held 69-92%.
 #' @param epsilon Non-negative number: half-width of the insensitive tube.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
@@ -79,8 +103,8 @@
 #'   inputs) and `residuals`; `kernel` (with the width used), `scaling` and
 #'   `response_scaling` (`NULL` with `scale = FALSE`), `convergence` (a list
 #'   with `converged`, `iterations`, `change`, `tol`, `reason`), `control`,
-#'   `call`, and `optimization` (the [stats::optim()] result when
-#'   `optimize = TRUE`); formula fits also `terms`, `xlevels`, `na.action`.
+#'   `call`, and `optimization` (the record of the evidence search when
+#'   `optimize` is used; see Details); formula fits also `terms`, `xlevels`, `na.action`.
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.
 #'
@@ -109,7 +133,7 @@ mfsvr <- function(x, ...) UseMethod("mfsvr")
 
 #' @rdname mfsvr
 #' @export
-mfsvr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(),
+mfsvr.default <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = FALSE, scale = TRUE, ...) {
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)

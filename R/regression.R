@@ -131,7 +131,7 @@
 #'   `svr(select_C = "fixed_point")` or `"evidence"`, each of `C`,
 #'   `epsilon` and the kernel width searched by `mfsvr(optimize = ...)`, and
 #'   whatever any other search by evidence chose (the names in
-#'   `fit$optimization$par`);
+#'   `fit$optimization$estimate`);
 #' * the relevance vector machines' kept weight precisions \eqn{\alpha_i}
 #'   (bias included), their noise variance and, for `srvm()`,
 #'   \eqn{\lambda}, each when learned rather than fixed in the control;
@@ -202,8 +202,8 @@ sigma.gpsvm_regression <- function(object, ...) {
 #' @export
 logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
-  # a search by evidence records what it chose in fit$optimization$par
-  estimated <- c(.response_df(object), searched = length(object$optimization$par))
+  # a search by evidence records what it chose in fit$optimization$estimate
+  estimated <- c(.response_df(object), searched = length(object$optimization$estimate))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
              df = .evidence_df(estimated, object$response_scaling), nobs = length(object$y))
 }

@@ -51,6 +51,8 @@
 #' @inheritParams rvm
 #' @param penalty A [roughness_penalty()].
 #' @param control A list from [srvm_control()].
+#' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
+#'   [rbf_kernel()] by maximising the log marginal likelihood, as in [rvm()].
 #' @return An object of class `c("gpsvm_srvm", "gpsvm_rvm", "gpsvm_regression")`, as described in [rvm()],
 #'   with the learned `lambda` and the `penalty`.
 #' @references ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian
@@ -77,12 +79,15 @@ srvm <- function(x, ...) UseMethod("srvm")
 #' @rdname srvm
 #' @export
 srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalty(2),
-                         control = srvm_control(), scale = TRUE, ...) {
+                         control = srvm_control(), scale = TRUE, optimize = FALSE, ...) {
   .check_dots_empty(...)
   .check_penalty(penalty)
   .check_control(control, "srvm_control")
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "srvm"),
-                  function(x, y, kernel, scaling) .srvm_fit(x, y, kernel, penalty, control, scaling))
+                  function(x, y, kernel, scaling) {
+    .rvm_optimize(x, kernel, optimize, control,
+                  function(k, ctl) .srvm_fit(x, y, k, penalty, ctl, scaling), "srvm()")
+  })
 }
 
 #' @rdname srvm

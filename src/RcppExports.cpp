@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cpp_classifier
-SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state, Rcpp::Nullable<Rcpp::IntegerVector> which);
-RcppExport SEXP _gpsvm_cpp_classifier(SEXP taskSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP stateSEXP, SEXP whichSEXP) {
+SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state, Rcpp::Nullable<Rcpp::IntegerVector> which, bool gradient);
+RcppExport SEXP _gpsvm_cpp_classifier(SEXP taskSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP stateSEXP, SEXP whichSEXP, SEXP gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -24,7 +24,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type state(stateSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::IntegerVector> >::type which(whichSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_classifier(task, model, x, y, control, state, which));
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_classifier(task, model, x, y, control, state, which, gradient));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -158,7 +159,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_gpsvm_cpp_classifier", (DL_FUNC) &_gpsvm_cpp_classifier, 7},
+    {"_gpsvm_cpp_classifier", (DL_FUNC) &_gpsvm_cpp_classifier, 8},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},

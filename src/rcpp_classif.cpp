@@ -5,6 +5,7 @@
 // calls the core in inst/include/gpsvm/, wraps.  No algorithm here.
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
+#include <gpsvm/ep_gradient.hpp>
 #include <gpsvm/loo.hpp>
 #include <gpsvm/naive_mf.hpp>
 #include <gpsvm/tap_classifier.hpp>
@@ -78,10 +79,14 @@ Rcpp::List refits_to_r(const gpsvm::LooRefits& r) {
                             Rcpp::Named("not_converged") = r.not_converged);
 }
 
-// A fit on the noisy Gram matrix k, from the warm start in `state` (alpha;
-// NULL for the method's own start).
-SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::VectorXd>& y,
-         const Rcpp::List& control, const Rcpp::List& state) {
+// A fit on the noisy Gram matrix k, from the warm start in `state` (alpha,
+// or for TAP the EP sites site_precision and site_nu; NULL for the method's
+// own start).  With `gradient` (TAP only) the result also holds the
+// evidence's gradient in (log sigma, log noise, kappa) and the number of
+// clamped sites, where that gradient is approximate (ep_gradient.hpp).
+SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::MatrixXd>& x,
+         const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+         const Rcpp::List& state, bool gradient) {
   const auto interrupt = gpsvm_glue::interrupt_callback();
   const Eigen::VectorXd start = gpsvm_glue::optional_vector(state, "alpha");
   if (m.method == Method::svc) {
@@ -98,9 +103,19 @@ SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::Vecto
                               Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
                               Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
   }
-  const gpsvm::EpResult r = gpsvm::tap_classifier_fit(
-      k, y, m.kappa, gpsvm_glue::ep_control_from_r(control), interrupt);
-  return gpsvm_glue::ep_result_to_r(r);
+  gpsvm::EpControl ep = gpsvm_glue::ep_control_from_r(control);
+  ep.initial_precision = gpsvm_glue::optional_vector(state, "site_precision");
+  ep.initial_nu = gpsvm_glue::optional_vector(state, "site_nu");
+  const gpsvm::EpResult r = gpsvm::tap_classifier_fit(k, y, m.kappa, ep, interrupt);
+  Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
+  if (gradient) {
+    out.push_back(Rcpp::wrap(Eigen::VectorXd(
+                      gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r))),
+                  "gradient");
+    out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r)),
+                  "clamped_sites");
+  }
+  return out;
 }
 
 // Linear-response leave-one-out margins of the fit in `state` (alpha).  The
@@ -139,14 +154,17 @@ SEXP loo_exact(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen:
 // `task` is "fit", "loo_approx" or "loo_exact"; `model` is a list with
 // method ("svc", "naive" or "tap"), kernel, noise and C or kappa; `state`
 // the fit's alpha or EP sites (or a warm start); `which` the 1-based cases
-// to refit without.
+// to refit without; `gradient` asks a TAP fit for the evidence gradient.
 // [[Rcpp::export]]
 SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                     Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state,
-                    Rcpp::Nullable<Rcpp::IntegerVector> which = R_NilValue) {
+                    Rcpp::Nullable<Rcpp::IntegerVector> which = R_NilValue,
+                    bool gradient = false) {
   const Model m = model_from_r(model);
   Eigen::MatrixXd k = gpsvm::noisy_gram(m.kernel, x, m.noise);
-  if (task == "fit") return fit(m, k, y, control, state);
+  if (gradient && !(task == "fit" && m.method == Method::tap))
+    Rcpp::stop("the evidence gradient is for TAP fits only");
+  if (task == "fit") return fit(m, k, x, y, control, state, gradient);
   if (task == "loo_approx") return loo_approx(m, std::move(k), y, state);
   if (task == "loo_exact") {
     if (which.isNull()) Rcpp::stop("'which' is needed for exact leave-one-out refits");

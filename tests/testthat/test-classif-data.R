@@ -325,7 +325,10 @@ test_that("every classifier method works with kernlab and e1071 attached", {
     expect_s3_class(update(fit), class(fit)[1])
   }
   ll <- logLik(gpc(d2$x, d2$y))
-  expect_identical(attr(ll, "df"), 0)
+  expect_identical(attr(ll, "df"), 0L)
+  # the df rule of every model: the hyperparameters a search by evidence chose
+  searched <- suppressWarnings(gpc(d2$x, d2$y, optimize = TRUE))
+  expect_identical(attr(logLik(searched), "df"), 2L)
   expect_true(is.finite(AIC(ll)))
 })
 

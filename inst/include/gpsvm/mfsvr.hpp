@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "ep_engine.hpp"
+#include "ep_gradient.hpp"
 #include "ep_priors.hpp"
 #include "kernels.hpp"
 #include "likelihoods.hpp"
@@ -54,17 +55,6 @@ struct MfsvrFit {
 };
 
 namespace mfsvr_detail {
-
-// d log Z_EP / d log sigma of the Gaussian kernel at the EP fixed point:
-//   1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma,  R = (K + S^-1)^-1.
-inline double log_sigma_gradient(const ConstMatrixRef& x, const Kernel& kernel,
-                                 const EpResult& r) {
-  const Eigen::MatrixXd R = ep_site_inverse(r);
-  const auto coefficient = [&](Eigen::Index i, Eigen::Index j) {
-    return r.weights[i] * r.weights[j] - R(i, j);
-  };
-  return 0.5 * KernelEvaluator(kernel, x).log_width_contraction(coefficient);
-}
 
 // The fit itself: EP on a low-rank factor when the kernel matrix has a small
 // numerical rank, else on the dense matrix, or the paper's iteration.
@@ -115,7 +105,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     fit.gradient[0] = C * gC;
     fit.gradient[1] = epsilon * geps;
     if (kernel.family == KernelFamily::rbf)
-      fit.gradient[2] = mfsvr_detail::log_sigma_gradient(x, kernel, fit.ep);
+      fit.gradient[2] = ep_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
   }
   return fit;
 }

@@ -1,0 +1,356 @@
+# Hyperparameters chosen by maximising an evidence (marginal likelihood), for
+# every model that has one: mfsvr() and the TAP classifier search several
+# parameters with the evidence's analytic gradient (L-BFGS-B), rvm() and
+# srvm() the Gaussian kernel's width alone (a grid, then golden sections).
+#
+# A model describes its search with .search_spec() (the parameters on the
+# search scale, e.g. log C, with start and bounds, and the map back to the
+# model's values) and an evaluate(par, first, warm) function that fits at one
+# point and returns .search_point(): whether the point is usable, its log
+# evidence, its gradient on the search scale, the solver's iterations and
+# why it failed.  This file owns the drivers, the record they leave in
+# fit$optimization and the one warning they give.
+
+# The kernel with another Gaussian width, keeping everything else it
+# carries (a constant added by a classifier's bias, say).
+.with_width <- function(kernel, sigma) {
+  kernel$sigma <- sigma
+  kernel$sigma_rule <- NULL
+  kernel
+}
+
+# `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or
+# a subset of `choices`.  Returns the parameter names to search.
+.optimize_which <- function(optimize, choices, default = choices) {
+  if (isTRUE(optimize)) return(default)
+  if (isFALSE(optimize)) return(character(0))
+  if (!is.character(optimize) || length(optimize) == 0L || anyNA(optimize) ||
+      !all(optimize %in% choices)) {
+    .stop(sprintf("'optimize' must be TRUE, FALSE or a subset of %s",
+                  paste0("\"", choices, "\"", collapse = ", ")))
+  }
+  unique(optimize)
+}
+
+# The searched parameters.  start, lower and upper are on the search scale and
+# named by it (log_C, ...); natural(par) maps a search-scale vector to the
+# model's values, named by `natural_names`.  Bounds are widened to hold the
+# start.  `benign` lists bounds ("epsilon:lower") where stopping is a
+# legitimate answer rather than a warning; `notes` are extra words for the
+# warning at a bound ("C:upper" = "the data favour ..."); advice(record)
+# may return a warning about the answer itself (a converged search can still
+# stop on a slow rise towards a limit of the model).
+.search_spec <- function(start, lower, upper, natural, natural_names, benign = character(0),
+                         notes = list(), advice = function(record) NULL) {
+  list(start = start, lower = pmin(lower, start), upper = pmax(upper, start),
+       natural = function(par) stats::setNames(natural(par), natural_names),
+       names = names(start), natural_names = natural_names, benign = benign, notes = notes,
+       advice = advice)
+}
+
+# One evaluation of the evidence: a usable point has a converged solver and
+# a finite evidence and gradient.  `fit` may be an error condition.
+.search_point <- function(fit, log_evidence = NA_real_, gradient = NULL, converged = TRUE,
+                          iterations = NA_integer_, solver = "the solver") {
+  status <- if (inherits(fit, "error")) {
+    paste("error:", conditionMessage(fit))
+  } else if (!isTRUE(converged)) {
+    sprintf("%s did not converge in %d iterations", solver, as.integer(iterations))
+  } else if (!is.finite(log_evidence)) {
+    "the evidence is not finite"
+  } else if (!is.null(gradient) && !all(is.finite(gradient))) {
+    "the gradient is not finite"
+  } else {
+    "ok"
+  }
+  ok <- status == "ok"
+  list(ok = ok, fit = if (ok) fit, log_evidence = if (ok) log_evidence else NA_real_,
+       gradient = if (ok) gradient, iterations = as.integer(iterations), status = status)
+}
+
+# Evaluations remembered in order, with the best usable one and the last
+# usable fit (for warm starts).  at(par) evaluates once per distinct point
+# (optim() asks for the value and the gradient at the same point in turn; a
+# grid may meet the start again): a point within 1e-10 of an earlier one
+# gets that one's result (without its fit, which only the best and the last
+# usable point keep).
+.search_state <- function(spec, evaluate) {
+  state <- new.env(parent = emptyenv())
+  state$rows <- list()
+  state$at <- function(par, first = FALSE) {
+    if (!is.null(state$last_par) && max(abs(par - state$last_par)) <= 1e-10) return(state$last)
+    for (row in state$rows) {
+      if (max(abs(par - row$par)) <= 1e-10) {
+        if (!is.null(state$best) && identical(row$par, state$best$par)) return(state$best)
+        return(c(row, list(ok = row$status == "ok")))
+      }
+    }
+    point <- evaluate(par, first, state$warm)
+    point$par <- par
+    state$rows[[length(state$rows) + 1L]] <- point[c("par", "log_evidence", "gradient",
+                                                      "iterations", "status")]
+    if (point$ok) {
+      state$warm <- point$fit
+      if (is.null(state$best) || point$log_evidence > state$best$log_evidence) state$best <- point
+    }
+    state$last_par <- par
+    state$last <- point
+    point
+  }
+  state
+}
+
+# The points tried, one row each: the model's values, the log evidence (NA
+# where the point failed), the gradient on the search scale (grad_log_C,
+# ...), the solver's iterations and the status ("ok" or why it failed).
+.search_path <- function(state, spec) {
+  rows <- state$rows
+  values <- t(vapply(rows, function(r) spec$natural(r$par), numeric(length(spec$names))))
+  path <- data.frame(matrix(values, nrow = length(rows),
+                            dimnames = list(NULL, spec$natural_names)), check.names = FALSE)
+  path$log_evidence <- vapply(rows, function(r) r$log_evidence, numeric(1))
+  if (!all(vapply(rows, function(r) is.null(r$gradient), logical(1)))) {
+    grad <- t(vapply(rows, function(r) {
+      if (length(r$gradient) == length(spec$names)) r$gradient else rep(NA_real_, length(spec$names))
+    }, numeric(length(spec$names))))
+    grad <- matrix(grad, nrow = length(rows), dimnames = list(NULL, paste0("grad_", spec$names)))
+    path <- cbind(path, as.data.frame(grad))
+  }
+  path$iterations <- vapply(rows, function(r) r$iterations, integer(1))
+  path$status <- vapply(rows, function(r) r$status, character(1))
+  path
+}
+
+# Which parameters of `par` sit on their lower and upper bounds.
+.on_bounds <- function(par, spec) {
+  close <- function(a, b) abs(a - b) <= 1e-8 * (1 + abs(b))
+  list(lower = close(par, spec$lower), upper = close(par, spec$upper))
+}
+
+# Where the point lies on the bounds: "<name>:lower" / "<name>:upper".
+.search_at_bound <- function(par, spec) {
+  on <- .on_bounds(par, spec)
+  c(sprintf("%s:lower", spec$natural_names[on$lower]),
+    sprintf("%s:upper", spec$natural_names[on$upper]))
+}
+
+# The gradient with the components that push against an active bound set to
+# zero (at such a bound the constrained maximum is reached in that direction).
+.projected_gradient <- function(par, gradient, spec) {
+  on <- .on_bounds(par, spec)
+  gradient[on$lower & gradient < 0] <- 0
+  gradient[on$upper & gradient > 0] <- 0
+  gradient
+}
+
+# What the failed evaluations said, for the reason of a stop.
+.search_failures <- function(state) {
+  status <- vapply(state$rows, function(r) r$status, character(1))
+  failed <- status[status != "ok"]
+  if (length(failed) == 0L) return(NULL)
+  sprintf("%d of %d evaluations failed (%s)", length(failed), length(status),
+          paste(utils::head(unique(failed), 2L), collapse = "; "))
+}
+
+# Is the evidence flat around `par`?  It is evaluated a factor e either way
+# along each searched parameter (within the bounds); flat when no value
+# differs from the centre's by more than 1e-8 relatively.  Returns the best
+# usable neighbour when one is better than the centre, so that the search can
+# go on from there.
+.search_probe <- function(state, spec, centre) {
+  values <- numeric(0)
+  best <- NULL
+  for (k in seq_along(centre$par)) {
+    for (step in c(-1, 1)) {
+      par <- centre$par
+      par[k] <- min(max(par[k] + step, spec$lower[k]), spec$upper[k])
+      if (par[k] == centre$par[k]) next
+      point <- state$at(par)
+      if (!point$ok) next
+      values <- c(values, point$log_evidence)
+      if (point$log_evidence > (if (is.null(best)) centre$log_evidence else best$log_evidence)) {
+        best <- point
+      }
+    }
+  }
+  flat <- length(values) > 0L &&
+    all(abs(values - centre$log_evidence) <= 1e-8 * (1 + abs(centre$log_evidence)))
+  list(flat = flat, better = best)
+}
+
+# Maximise the evidence over a box with L-BFGS-B and the analytic gradient,
+# from spec$start.  The first evaluation is the start (evaluate() gets
+# first = TRUE: it should use the solver's full budget); if it fails the
+# search does not start.  Failed points count as a very low evidence, so the
+# line search steps back from them.  The search has converged when the
+# largest component of the projected gradient of the log evidence, per
+# observation, is below `tol` (optim's pgtol with fnscale = n); a stop for
+# any other reason is reported as not converged, with the reason.
+.gradient_search <- function(spec, evaluate, n, tol = 1e-3, max_iter = 100L) {
+  state <- .search_state(spec, evaluate)
+  start <- state$at(spec$start, first = TRUE)
+  if (!start$ok) {
+    return(.search_outcome(state, spec, start, n, tol, "L-BFGS-B",
+                           reason = paste("the evidence could not be evaluated at the start:",
+                                          start$status)))
+  }
+  wall <- abs(start$log_evidence) + 1e6 * n  # far below any usable point
+  value <- function(par) {
+    point <- state$at(par)
+    if (point$ok) -point$log_evidence else wall
+  }
+  gradient <- function(par) {
+    point <- state$at(par)
+    if (point$ok) -point$gradient else rep(0, length(par))
+  }
+  run <- function(from) {
+    stats::optim(from, value, gradient, method = "L-BFGS-B", lower = spec$lower,
+                 upper = spec$upper, control = list(fnscale = n, pgtol = tol, maxit = max_iter))
+  }
+  opt <- run(spec$start)
+  reason <- NULL
+  if (identical(unname(state$best$par), unname(spec$start))) {
+    # No move: a maximum at the start, a flat evidence, or a stop on a
+    # stationary point that is not a maximum.
+    probe <- .search_probe(state, spec, state$best)
+    if (probe$flat) {
+      reason <- sprintf("the evidence is flat around the start (it does not change when %s move by a factor e): the data do not determine them",
+                        paste(spec$natural_names, collapse = ", "))
+    } else if (!is.null(probe$better)) {
+      opt <- run(probe$better$par)
+    }
+  }
+  if (is.null(reason)) {
+    reason <- c(if (opt$convergence == 1L) sprintf("the iteration limit (%d) was reached", max_iter),
+                if (opt$convergence %in% c(51L, 52L))
+                  sprintf("the line search could not raise the evidence further (%s)", opt$message),
+                .search_failures(state))
+    reason <- if (length(reason)) paste(reason, collapse = "; ") else "the search stopped with the gradient still large"
+  }
+  .search_outcome(state, spec, state$best, n, tol, "L-BFGS-B", reason = reason,
+                  force_fail = grepl("^the evidence is flat", reason))
+}
+
+# Maximise the evidence over one parameter (a kernel width) without a
+# gradient: `grid` points evenly spaced on the search scale between the
+# bounds, then golden sections on the two grid intervals around the best
+# point until the bracket is narrower than `tol`.  The evidence of these
+# models can have several local maxima and small jumps (basis functions
+# entering and leaving), which a grid sees and a local method would not.
+.width_search <- function(spec, evaluate, grid = 15L, tol = 0.01) {
+  state <- .search_state(spec, evaluate)
+  start <- state$at(spec$start, first = TRUE)
+  points <- seq(spec$lower, spec$upper, length.out = grid)
+  values <- vapply(points, function(p) {
+    point <- state$at(stats::setNames(p, spec$names))
+    if (point$ok) point$log_evidence else -Inf
+  }, numeric(1))
+  usable <- is.finite(values)
+  if (sum(usable) < 2L) {
+    return(.search_outcome(state, spec, start, 1, tol, "grid and golden section",
+                           reason = paste("the evidence could be evaluated at fewer than two",
+                                          "of the grid's points;", .search_failures(state)),
+                           force_fail = TRUE))
+  }
+  top <- max(values[usable])
+  if (all(abs(values[usable] - top) <= 1e-8 * (1 + abs(top)))) {
+    return(.search_outcome(state, spec, state$best, 1, tol, "grid and golden section",
+                           reason = sprintf("the evidence is flat: it is the same at every width from %.3g to %.3g",
+                                            exp(spec$lower), exp(spec$upper)),
+                           force_fail = TRUE))
+  }
+  k <- which.max(values)
+  lo <- points[max(k - 1L, 1L)]
+  hi <- points[min(k + 1L, grid)]
+  f <- function(p) {
+    point <- state$at(stats::setNames(p, spec$names))
+    if (point$ok) point$log_evidence else -Inf
+  }
+  ratio <- (sqrt(5) - 1) / 2
+  a <- hi - ratio * (hi - lo)
+  b <- lo + ratio * (hi - lo)
+  fa <- f(a)
+  fb <- f(b)
+  while (hi - lo > tol) {
+    if (fa >= fb) {
+      hi <- b
+      b <- a
+      fb <- fa
+      a <- hi - ratio * (hi - lo)
+      fa <- f(a)
+    } else {
+      lo <- a
+      a <- b
+      fa <- fb
+      b <- lo + ratio * (hi - lo)
+      fb <- f(b)
+    }
+  }
+  .search_outcome(state, spec, state$best, 1, tol, "grid and golden section",
+                  change = hi - lo, reason = .search_failures(state))
+}
+
+# The outcome of a search: the best point and the record of the search.
+# `change` is the stopping measure (the largest projected gradient per
+# observation for the gradient search, the final bracket for the width
+# search); converged when it is within `tol`, unless `force_fail`.
+.search_outcome <- function(state, spec, best, n, tol, method, reason = NULL, change = NULL,
+                            force_fail = FALSE) {
+  evaluations <- length(state$rows)
+  par <- best$par %||% spec$start
+  if (is.null(change)) {
+    change <- if (best$ok && !is.null(best$gradient)) {
+      max(abs(.projected_gradient(par, best$gradient, spec))) / n
+    } else NA_real_
+  }
+  converged <- best$ok && !force_fail && is.finite(change) && change <= tol
+  reason <- if (converged) NA_character_ else
+    paste(reason %||% "the search stopped early", collapse = "; ")
+  stopped <- if (!converged) reason else if (method == "L-BFGS-B") {
+    sprintf("no gradient component exceeds %g per observation (largest %.2g)", tol, change)
+  } else {
+    sprintf("the bracket around the best width is %.2g wide in log sigma (tolerance %g)", change, tol)
+  }
+  record <- list(
+    method = method,
+    start = spec$natural(spec$start), estimate = spec$natural(par),
+    lower = spec$natural(spec$lower), upper = spec$natural(spec$upper),
+    log_evidence = best$log_evidence,
+    gradient = if (!is.null(best$gradient)) stats::setNames(best$gradient, spec$names),
+    at_bound = if (best$ok) .search_at_bound(par, spec) else character(0),
+    evaluations = evaluations,
+    path = .search_path(state, spec),
+    stopped = stopped,
+    convergence = .convergence(converged, evaluations, change, tol, reason)
+  )
+  list(best = best, record = record)
+}
+
+# The model's final fit with the search's record in fit$optimization (the
+# log evidence the fit reports), and the warning when there is one.
+.finish_search <- function(fit, outcome, spec, what, log_evidence = fit$log_evidence) {
+  record <- outcome$record
+  if (!is.null(log_evidence)) record$log_evidence <- log_evidence
+  fit$optimization <- record
+  .warn_search(what, record, spec)
+  fit
+}
+
+# The one warning of every evidence search: not converged (with the reason),
+# or stopped at a bound that is not a legitimate answer (with the model's
+# note for that bound).
+.warn_search <- function(what, record, spec) {
+  .warn_not_converged(paste(what, "the evidence search"), record$convergence,
+                      "fit$optimization$path lists the points tried")
+  bad <- setdiff(record$at_bound, spec$benign)
+  for (b in bad) {
+    parts <- strsplit(b, ":", fixed = TRUE)[[1]]
+    note <- spec$notes[[b]]
+    warning(sprintf("%s the evidence search stopped at the %s bound of its range for %s (%s = %.4g)%s",
+                    what, parts[2], parts[1], parts[1], record$estimate[[parts[1]]],
+                    if (!is.null(note)) paste0(": ", note) else ""), call. = FALSE)
+  }
+  advice <- if (record$convergence$converged) spec$advice(record)
+  if (!is.null(advice)) warning(paste(what, "the evidence search", advice), call. = FALSE)
+  invisible(record)
+}

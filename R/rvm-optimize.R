@@ -1,0 +1,45 @@
+# The Gaussian kernel's width of rvm() and srvm() by their evidence: the log
+# marginal likelihood at the weights' precisions (and penalty and noise) the
+# fit learns, as a function of the width alone.  The fast RVM algorithm and
+# the smooth RVM's updates give no gradient in the width, and the evidence
+# can have several local maxima and small jumps where basis functions enter
+# or leave, so the search is a grid over log sigma refined by golden
+# sections (.width_search()).
+
+# The fit from `fit_at(kernel, control)` (the model's own fit), with the
+# width chosen by the evidence when `optimize` is TRUE (or "sigma"): log
+# sigma on 9 grid points from w / 4 to 4 w (w the data-driven width of the
+# inputs), then golden sections to 5% (0.05 in log sigma; finer steps meet the
+# evidence's small jumps).  The start gets
+# the full iteration budget; the other points get three times what the
+# start needed (at least 1000): narrow kernels make these models keep
+# hundreds of basis functions and cost seconds per fit, and a point that
+# needs more counts as failed.
+.rvm_optimize <- function(x, kernel, optimize, control, fit_at, what) {
+  if (length(.optimize_which(optimize, "sigma")) == 0L) return(fit_at(kernel, control))
+  x <- .as_input_matrix(x, "x")
+  .check_kernel(kernel)
+  if (kernel$type != "rbf") {
+    .stop("'optimize' chooses the width of rbf_kernel(); this kernel has none")
+  }
+  kernel <- .resolve_kernel(kernel, x)
+  w <- .data_driven_width(x)
+  spec <- .search_spec(start = c(log_sigma = log(kernel$sigma)), lower = c(log_sigma = log(w / 4)),
+                       upper = c(log_sigma = log(4 * w)), natural = exp, natural_names = "sigma")
+  cap <- control$max_iter
+  evaluate <- function(par, first, warm) {
+    ctl <- control
+    if (!first) ctl$max_iter <- min(control$max_iter, cap)
+    # a fit that warns (did not converge) counts as a failed point below
+    fit <- tryCatch(suppressWarnings(fit_at(.with_width(kernel, exp(par[[1]])), ctl)),
+                    error = function(e) e)
+    if (inherits(fit, "error")) return(.search_point(fit))
+    if (first) cap <<- max(1000L, 3L * fit$convergence$iterations)
+    .search_point(fit, fit$log_lik, NULL, fit$convergence$converged,
+                  fit$convergence$iterations, what)
+  }
+  outcome <- .width_search(spec, evaluate, grid = 9L, tol = 0.05)
+  fit <- outcome$best$fit %||% fit_at(kernel, control)
+  fit$control <- control
+  .finish_search(fit, outcome, spec, paste0(what, ":"), log_evidence = fit$log_lik)
+}

@@ -1,0 +1,330 @@
+# Real data, as users bring it: gpsvm's models with their defaults, and with
+# hyperparameters chosen by their evidence, against e1071 (and kernlab) on
+# held-out splits of standard mlbench data sets, in one process.
+#
+#   make bench BENCH=realdata
+#   GPSVM_BENCH_SPLITS=2 make bench BENCH=realdata      # fewer splits
+#   GPSVM_BENCH_PARTS="regression" make bench BENCH=realdata
+#
+# Parts (GPSVM_BENCH_PARTS, default all but "widths" and "rvm_search"):
+#   regression  held-out RMSE, and coverage and mean width of 95% prediction
+#               intervals, of svr(), mfsvr(), rvm(), srvm() with defaults,
+#               mfsvr(optimize = TRUE) and svr(select_C = "evidence"), beside
+#               e1071::svm() with its defaults; ratios to e1071.
+#   tuning      the evidence search of mfsvr() against e1071::tune.svm() over
+#               9 gamma x 9 cost x 3 epsilon with 5-fold cross-validation
+#               (time and RMSE), and of gpc(optimize = TRUE) against
+#               tune.svm() over 9 gamma x 9 cost for the classifier.
+#   classification  accuracy and log loss of gpc() and svc() defaults and of
+#               gpc(optimize = TRUE), beside e1071::svm() (defaults) and
+#               kernlab::ksvm(prob.model = TRUE).
+#   rvm_search  rvm() and srvm() with the width chosen by their evidence
+#               (slow on many-column data: narrow widths keep hundreds of
+#               relevance vectors).
+#   widths      the default width rule (kernlab's sigest quantiles) against
+#               the median heuristic and e1071's gamma = 1/p, for every
+#               model's default fit.
+#
+# Data: mlbench's BostonHousing (506 x 13), Friedman 1-3 (400 simulated
+# rows, 10 or 4 inputs, the generators' default noise), Ozone (its 203
+# complete rows, daily maximum ozone V4 on 12 inputs) for regression; Pima
+# Indians diabetes (768 x 8), Wisconsin breast cancer (683 complete rows x
+# 9), Sonar (208 x 60) and Ionosphere (351 x 33) for classification.
+# Factor predictors (month, weekday, Boston's chas, the cancer scores) enter
+# as their numeric codes.  Splits: 70% training, 30% held out, seeds 1, 2,
+# ...  Times are elapsed seconds on this machine, with the CPU seconds of
+# the evidence searches beside them (the machines running this are shared).
+suppressPackageStartupMessages(library(gpsvm))
+for (p in c("mlbench", "e1071", "kernlab")) {
+  if (!requireNamespace(p, quietly = TRUE)) stop("bench-realdata needs the package ", p, call. = FALSE)
+}
+n_splits <- as.integer(Sys.getenv("GPSVM_BENCH_SPLITS", "4"))
+parts <- strsplit(Sys.getenv("GPSVM_BENCH_PARTS", "regression tuning classification"), "[ ,]+")[[1]]
+
+# ---- data -------------------------------------------------------------------
+numeric_codes <- function(d) {
+  for (j in seq_along(d)) if (is.factor(d[[j]])) d[[j]] <- as.numeric(d[[j]])
+  d
+}
+mlbench_data <- function(name) {
+  e <- new.env()
+  utils::data(list = name, package = "mlbench", envir = e)
+  e[[name]]
+}
+regression_sets <- function() {
+  boston <- numeric_codes(mlbench_data("BostonHousing"))
+  names(boston)[names(boston) == "medv"] <- "y"
+  ozone <- numeric_codes(stats::na.omit(mlbench_data("Ozone")))
+  names(ozone)[names(ozone) == "V4"] <- "y"
+  simulated <- function(gen, seed) {
+    set.seed(seed)
+    s <- gen(400)
+    data.frame(s$x, y = s$y)
+  }
+  list(BostonHousing = boston,
+       Friedman1 = simulated(mlbench::mlbench.friedman1, 101),
+       Friedman2 = simulated(mlbench::mlbench.friedman2, 102),
+       Friedman3 = simulated(mlbench::mlbench.friedman3, 103),
+       Ozone = ozone)
+}
+classification_sets <- function() {
+  pima <- mlbench_data("PimaIndiansDiabetes")
+  names(pima)[names(pima) == "diabetes"] <- "y"
+  cancer <- stats::na.omit(mlbench_data("BreastCancer")[, -1])
+  cancer <- data.frame(numeric_codes(cancer[, -10]), y = cancer$Class)
+  sonar <- mlbench_data("Sonar")
+  names(sonar)[names(sonar) == "Class"] <- "y"
+  iono <- mlbench_data("Ionosphere")[, -2]  # V2 is constant
+  iono <- data.frame(numeric_codes(iono[, -34]), y = iono$Class)
+  list(PimaIndiansDiabetes = pima, BreastCancer = cancer, Sonar = sonar, Ionosphere = iono)
+}
+split_rows <- function(n, k) {
+  lapply(seq_len(k), function(s) {
+    set.seed(s)
+    sort(sample(n, round(0.7 * n)))
+  })
+}
+
+# One data frame of the rows that measure(set, split, train, test) returns for
+# every data set in `sets` and every split.
+over_splits <- function(sets, measure) {
+  rows <- list()
+  for (set in names(sets)) {
+    d <- sets[[set]]
+    splits <- split_rows(nrow(d), n_splits)
+    for (s in seq_len(n_splits)) {
+      rows[[length(rows) + 1L]] <- measure(set, s, d[splits[[s]], ], d[-splits[[s]], ])
+    }
+  }
+  do.call(rbind, rows)
+}
+
+# ---- measurement helpers -------------------------------------------------
+# fit() returns a model; the time is elapsed seconds (and CPU), warnings are
+# kept and counted rather than printed.
+timed <- function(expr) {
+  warnings <- character(0)
+  t <- system.time(value <- withCallingHandlers(expr, warning = function(w) {
+    warnings <<- c(warnings, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  }), gcFirst = FALSE)
+  list(value = value, elapsed = unname(t[["elapsed"]]),
+       cpu = unname(t[["user.self"]] + t[["sys.self"]]), warnings = warnings)
+}
+rmse <- function(p, y) sqrt(mean((p - y)^2))
+interval_stats <- function(band, y) {
+  c(coverage = mean(y >= band[, "lwr"] & y <= band[, "upr"]),
+    width = mean(band[, "upr"] - band[, "lwr"]))
+}
+log_loss <- function(prob, y, levels) {
+  p <- if (is.matrix(prob)) prob[cbind(seq_along(y), match(y, colnames(prob)))] else
+    ifelse(y == levels[2], prob, 1 - prob)
+  -mean(log(pmin(pmax(p, 1e-15), 1 - 1e-15)))
+}
+fmt_table <- function(d, digits = 3) {
+  num <- vapply(d, is.numeric, logical(1))
+  d[num] <- lapply(d[num], function(v) signif(v, digits))
+  print(d, row.names = FALSE)
+}
+# ---- regression with defaults --------------------------------------------
+regression_models <- list(
+  "e1071 svm()" = function(train) e1071::svm(y ~ ., data = train),
+  "svr()" = function(train) svr(y ~ ., data = train),
+  "svr(select_C = evidence)" = function(train) svr(y ~ ., data = train, select_C = "evidence"),
+  "mfsvr()" = function(train) mfsvr(y ~ ., data = train),
+  "mfsvr(optimize = TRUE)" = function(train) mfsvr(y ~ ., data = train, optimize = TRUE),
+  "rvm()" = function(train) rvm(y ~ ., data = train),
+  "srvm()" = function(train) srvm(y ~ ., data = train)
+)
+if ("rvm_search" %in% parts) {
+  regression_models[["rvm(optimize = TRUE)"]] <- function(train) rvm(y ~ ., data = train, optimize = TRUE)
+  regression_models[["srvm(optimize = TRUE)"]] <- function(train) srvm(y ~ ., data = train, optimize = TRUE)
+}
+
+run_regression <- function() {
+  res <- over_splits(regression_sets(), function(set, s, train, test) {
+    do.call(rbind, lapply(names(regression_models), function(m) {
+      r <- timed(regression_models[[m]](train))
+      fit <- r$value
+      p <- unname(stats::predict(fit, test))
+      band <- if (inherits(fit, "gpsvm_regression")) {
+        interval_stats(stats::predict(fit, test, interval = "prediction", level = 0.95), test$y)
+      } else c(coverage = NA, width = NA)
+      data.frame(data = set, split = s, model = m, rmse = rmse(p, test$y),
+                 coverage = band[["coverage"]], width = band[["width"]], seconds = r$elapsed,
+                 warnings = length(r$warnings))
+    }))
+  })
+  cat("\n== Regression on held-out data (mean over", n_splits, "splits) ==\n")
+  agg <- stats::aggregate(res[c("rmse", "coverage", "width", "seconds", "warnings")],
+                          res[c("data", "model")], mean)
+  agg <- agg[order(agg$data, match(agg$model, names(regression_models))), ]
+  ref <- agg$rmse[agg$model == "e1071 svm()"][match(agg$data, agg$data[agg$model == "e1071 svm()"])]
+  agg$rmse_ratio <- agg$rmse / ref
+  fmt_table(agg)
+  # one column of `agg` as a model x data set table, gpsvm's models only
+  by_model <- function(column) {
+    tab <- stats::xtabs(stats::reformulate(c("model", "data"), column), agg)
+    tab[setdiff(names(regression_models), "e1071 svm()"), , drop = FALSE]
+  }
+  cat("\nRMSE ratio to e1071's default (target <= 1.05 for the defaults; mfsvr(optimize) <= 1):\n")
+  print(round(by_model("rmse_ratio"), 3))
+  cat("\nCoverage of 95% prediction intervals (target 0.93-0.97), then mean width:\n")
+  print(round(by_model("coverage"), 3))
+  print(signif(by_model("width"), 3))
+  invisible(res)
+}
+
+# ---- evidence searches against cross-validated grids ---------------------
+run_tuning <- function() {
+  cat("\n== Evidence search against e1071::tune.svm (5-fold CV grids) ==\n")
+  gammas <- 2^seq(-8, 0, length.out = 9)
+  costs <- 2^seq(-2, 6, length.out = 9)
+  res <- over_splits(regression_sets(), function(set, s, train, test) {
+    set.seed(s)
+    grid <- timed(e1071::tune.svm(y ~ ., data = train, gamma = gammas, cost = costs,
+                                  epsilon = c(0.05, 0.1, 0.2),
+                                  tunecontrol = e1071::tune.control(cross = 5)))
+    search <- timed(mfsvr(y ~ ., data = train, optimize = TRUE))
+    o <- search$value$optimization
+    data.frame(data = set, split = s,
+               grid_rmse = rmse(stats::predict(grid$value$best.model, test), test$y),
+               search_rmse = rmse(unname(stats::predict(search$value, test)), test$y),
+               grid_seconds = grid$elapsed, search_seconds = search$elapsed,
+               search_cpu = search$cpu, evaluations = o$evaluations,
+               converged = o$convergence$converged, warnings = length(search$warnings))
+  })
+  cat("\nmfsvr(optimize = TRUE) against tune.svm over 9 gamma x 9 cost x 3 epsilon:\n")
+  fmt_table(res)
+  agg <- stats::aggregate(res[setdiff(names(res), c("data", "split"))], res["data"], mean)
+  agg$time_ratio <- agg$search_seconds / agg$grid_seconds
+  agg$rmse_ratio <- agg$search_rmse / agg$grid_rmse
+  cat("\nmeans per data set (targets: time_ratio <= 0.1, converged, rmse_ratio <= 1):\n")
+  fmt_table(agg)
+
+  res2 <- over_splits(classification_sets(), function(set, s, train, test) {
+    set.seed(s)
+    grid <- timed(e1071::tune.svm(y ~ ., data = train, gamma = gammas, cost = costs,
+                                  probability = TRUE,
+                                  tunecontrol = e1071::tune.control(cross = 5)))
+    search <- timed(gpc(y ~ ., data = train, optimize = TRUE))
+    gp <- attr(stats::predict(grid$value$best.model, test, probability = TRUE), "probabilities")
+    data.frame(data = set, split = s,
+               grid_accuracy = mean(stats::predict(grid$value$best.model, test) == test$y),
+               search_accuracy = mean(stats::predict(search$value, test) == test$y),
+               grid_log_loss = log_loss(gp, test$y, levels(test$y)),
+               search_log_loss = log_loss(stats::predict(search$value, test, type = "prob"),
+                                          test$y, levels(test$y)),
+               grid_seconds = grid$elapsed, search_seconds = search$elapsed,
+               search_cpu = search$cpu, evaluations = search$value$optimization$evaluations,
+               converged = search$value$optimization$convergence$converged,
+               warnings = length(search$warnings))
+  })
+  cat("\ngpc(optimize = TRUE) against tune.svm over 9 gamma x 9 cost (probability = TRUE):\n")
+  fmt_table(res2)
+  agg2 <- stats::aggregate(res2[setdiff(names(res2), c("data", "split"))], res2["data"], mean)
+  agg2$time_ratio <- agg2$search_seconds / agg2$grid_seconds
+  cat("\nmeans per data set:\n")
+  fmt_table(agg2)
+  invisible(list(regression = res, classification = res2))
+}
+
+# ---- classification with defaults -------------------------------------------
+classification_models <- list(
+  "e1071 svm()" = function(train) e1071::svm(y ~ ., data = train, probability = TRUE),
+  "kernlab ksvm(prob.model)" = function(train) kernlab::ksvm(y ~ ., data = train, prob.model = TRUE),
+  "gpc()" = function(train) gpc(y ~ ., data = train),
+  "gpc(optimize = TRUE)" = function(train) gpc(y ~ ., data = train, optimize = TRUE),
+  "svc()" = function(train) svc(y ~ ., data = train)
+)
+class_probabilities <- function(fit, test) {
+  if (inherits(fit, "svm")) return(attr(stats::predict(fit, test, probability = TRUE), "probabilities"))
+  if (inherits(fit, "ksvm")) return(kernlab::predict(fit, test, type = "probabilities"))
+  if (inherits(fit, "gpsvm_gpc")) return(stats::predict(fit, test, type = "prob"))
+  NULL
+}
+run_classification <- function() {
+  res <- over_splits(classification_sets(), function(set, s, train, test) {
+    do.call(rbind, lapply(names(classification_models), function(m) {
+      set.seed(s)
+      r <- timed(classification_models[[m]](train))
+      fit <- r$value
+      cls <- if (inherits(fit, "ksvm")) kernlab::predict(fit, test) else stats::predict(fit, test)
+      prob <- class_probabilities(fit, test)
+      data.frame(data = set, split = s, model = m,
+                 accuracy = mean(as.character(cls) == as.character(test$y)),
+                 log_loss = if (is.null(prob)) NA else log_loss(prob, test$y, levels(test$y)),
+                 seconds = r$elapsed, warnings = length(r$warnings))
+    }))
+  })
+  cat("\n== Classification on held-out data (mean over", n_splits, "splits) ==\n")
+  agg <- stats::aggregate(res[c("accuracy", "log_loss", "seconds", "warnings")],
+                          res[c("data", "model")], mean)
+  agg <- agg[order(agg$data, match(agg$model, names(classification_models))), ]
+  fmt_table(agg)
+  invisible(res)
+}
+
+# ---- the default width rule against its alternatives ----------------------
+width_rules <- list(
+  sigest = function(x) gpsvm:::.data_driven_width(x),
+  median = function(x) stats::median(stats::dist(x)),
+  "gamma = 1/p" = function(x) sqrt(ncol(x) / 2)
+)
+run_widths <- function() {
+  # the inputs scaled by the training rows, as the models do
+  scaled <- function(train, test) {
+    x <- as.matrix(train[setdiff(names(train), "y")])
+    z <- as.matrix(test[setdiff(names(test), "y")])
+    s <- apply(x, 2, stats::sd)
+    s[!(s > 0)] <- 1
+    list(x = scale(x, colMeans(x), s), z = scale(z, colMeans(x), s))
+  }
+  by_rule <- function(models, error) {
+    function(set, s, train, test) {
+      xs <- scaled(train, test)
+      do.call(rbind, lapply(names(width_rules), function(rule) {
+        k <- rbf_kernel(width_rules[[rule]](xs$x))
+        do.call(rbind, lapply(names(models), function(m) {
+          fit <- suppressWarnings(models[[m]](xs$x, train$y, k))
+          data.frame(data = set, split = s, model = m, rule = rule, sigma = k$sigma,
+                     error = error(stats::predict(fit, xs$z), test$y))
+        }))
+      }))
+    }
+  }
+  regression <- list(svr = function(x, y, k) svr(x, y, kernel = k),
+                     mfsvr = function(x, y, k) mfsvr(x, y, kernel = k),
+                     rvm = function(x, y, k) rvm(x, y, kernel = k),
+                     srvm = function(x, y, k) srvm(x, y, kernel = k))
+  classification <- list(gpc = function(x, y, k) gpc(x, y, kernel = k),
+                         svc = function(x, y, k) svc(x, y, kernel = k))
+  res <- rbind(
+    over_splits(regression_sets(), by_rule(regression, function(p, y) rmse(unname(p), y))),
+    over_splits(classification_sets(), by_rule(classification, function(p, y) mean(p != y))))
+  cat("\n== Width rules with each model's defaults (inputs scaled; RMSE or error rate) ==\n")
+  agg <- stats::aggregate(res[c("error", "sigma")], res[c("data", "model", "rule")], mean)
+  wide <- stats::reshape(agg[c("data", "model", "rule", "error")], idvar = c("data", "model"),
+                         timevar = "rule", direction = "wide")
+  names(wide) <- sub("^error[.]", "", names(wide))
+  fmt_table(wide[order(wide$model, wide$data), ], 4)
+  errors <- as.matrix(wide[names(width_rules)])
+  ratio <- errors / apply(errors, 1, min)
+  kind <- ifelse(wide$model %in% names(classification), "classification", "regression")
+  cat("\nmean ratio to the best rule, by kind of model:\n")
+  print(round(apply(ratio, 2, function(r) tapply(r, kind, mean)), 4))
+  cat("\nhow often each rule is best (ties to all):\n")
+  print(colSums(errors == apply(errors, 1, min)))
+  cat("\nmean width per data set:\n")
+  sigma <- stats::aggregate(sigma ~ data + rule, res, mean)
+  print(signif(stats::xtabs(sigma ~ data + rule, sigma), 3))
+  invisible(res)
+}
+
+results <- list()
+if ("regression" %in% parts) results$regression <- run_regression()
+if ("tuning" %in% parts) results$tuning <- run_tuning()
+if ("classification" %in% parts) results$classification <- run_classification()
+if ("widths" %in% parts) results$widths <- run_widths()
+out <- Sys.getenv("GPSVM_BENCH_SAVE", "")
+if (nzchar(out)) saveRDS(results, out)

@@ -1,0 +1,313 @@
+# Hyperparameters by evidence: the TAP classifier's evidence gradient against
+# central differences, and the searches of mfsvr(), gpc(method = "tap"),
+# rvm() and srvm(): stationary points or maxima checked by independent
+# evidence evaluations, failures and flat evidences reported, the record in
+# fit$optimization.
+
+tap_evidence <- function(x, y, sigma, noise, kappa, kernel = rbf_kernel(sigma), tol = 1e-12) {
+  ctl <- gpsvm:::.gpc_resolve_control(gpc_control(tol = tol, max_iter = 5000), "tap")
+  model <- list(method = "tap", kernel = kernel, noise = noise, kappa = kappa)
+  gpsvm:::cpp_classifier("fit", model, x, y, unclass(ctl), list(), NULL, TRUE)
+}
+
+# central differences of the TAP evidence in (log sigma, log noise, kappa),
+# components `which`
+tap_fd_gradient <- function(x, y, sigma, noise, kappa, h = 1e-5, kernel_of = rbf_kernel,
+                            which = 1:3) {
+  at <- function(p) {
+    tap_evidence(x, y, exp(p[1]), exp(p[2]), p[3], kernel = kernel_of(exp(p[1])))$log_evidence
+  }
+  p0 <- c(log(sigma), log(noise), kappa)
+  vapply(which, function(j) {
+    e <- replace(numeric(3), j, h)
+    (at(p0 + e) - at(p0 - e)) / (2 * h)
+  }, numeric(1))
+}
+
+test_that("the TAP evidence gradient equals central differences where no site is clamped", {
+  d <- two_class_data(40, 11, noise = 0.5)
+  settings <- list(c(sigma = 1, noise = 0.3, kappa = 0), c(sigma = 0.3, noise = 1e-3, kappa = 0),
+                   c(sigma = 5, noise = 2, kappa = 0), c(sigma = 1.5, noise = 0.05, kappa = 0),
+                   c(sigma = 2, noise = 1, kappa = 0.02), c(sigma = 3, noise = 1, kappa = 0.1))
+  for (s in settings) {
+    fit <- tap_evidence(d$x, d$y, s[["sigma"]], s[["noise"]], s[["kappa"]])
+    expect_true(fit$convergence$converged)
+    expect_identical(fit$clamped_sites, 0L)
+    fd <- tap_fd_gradient(d$x, d$y, s[["sigma"]], s[["noise"]], s[["kappa"]], which = 1:2)
+    expect_equal(fit$gradient[1:2], fd, tolerance = 1e-6)
+    # kappa = 0 is the edge of its range: its component is compared at
+    # kappa = 1e-4, where no site is clamped either
+    k <- max(s[["kappa"]], 1e-4)
+    g <- tap_evidence(d$x, d$y, s[["sigma"]], s[["noise"]], k)
+    expect_identical(g$clamped_sites, 0L)
+    fd3 <- tap_fd_gradient(d$x, d$y, s[["sigma"]], s[["noise"]], k, h = k / 1e3, which = 3)
+    expect_equal(g$gradient[3], fd3, tolerance = 1e-6)
+  }
+  # a kernel without a width: the noise gradient alone, sigma's is 0
+  k <- poly_kernel(2, scale = 0.5)
+  fit <- tap_evidence(d$x, d$y, 1, 0.5, 0, kernel = k)
+  fd <- tap_fd_gradient(d$x, d$y, 1, 0.5, 0, kernel_of = function(s) k, which = 2)
+  expect_identical(fit$gradient[1], 0)
+  expect_equal(fit$gradient[2], fd, tolerance = 1e-6)
+})
+
+test_that("the kappa gradient is finite and right in the far tails", {
+  # well-separated classes and a tiny noise: cavity margins y m / sqrt(v) of
+  # order 10-40 on both sides, where Phi underflows on the wrong side
+  x <- matrix(c(-6, -5, -4, 4, 5, 6, 5.5), ncol = 1)
+  y <- c(-1, -1, -1, 1, 1, 1, -1)
+  for (kappa in c(1e-8, 1e-3)) {
+    fit <- tap_evidence(x, y, 1, 1e-4, kappa)
+    expect_true(all(is.finite(fit$gradient)))
+    if (fit$clamped_sites == 0L) {
+      fd <- tap_fd_gradient(x, y, 1, 1e-4, kappa, h = min(kappa / 100, 1e-6), which = 3)
+      expect_equal(fit$gradient[3], fd, tolerance = 1e-4)
+    }
+  }
+})
+
+test_that("with clamped sites the explicit gradient is flagged and the search differences", {
+  d <- two_class_data(60, 3, noise = 0.8)
+  fit <- tap_evidence(d$x, d$y, exp(0.5), 0.05, 0.1)
+  expect_gt(fit$clamped_sites, 0L)
+  fd <- tap_fd_gradient(d$x, d$y, exp(0.5), 0.05, 0.1, h = 1e-4)
+  # the explicit gradient is off there ...
+  expect_gt(max(abs(fit$gradient - fd)), 0.05)
+  # ... and the search's central differences are not (search scale: log
+  # sigma, log noise, logit(2 kappa))
+  spec <- gpsvm:::.gpc_search_spec(d$x, rbf_kernel(1), 0.1, 0.1, c("sigma", "noise", "kappa"))
+  par <- c(0.5, log(0.05), qlogis(0.2))
+  at <- function(p) {
+    h <- as.list(spec$natural(p))
+    list(kernel = rbf_kernel(h$sigma), noise = h$noise, kappa = h$kappa)
+  }
+  ctl <- unclass(gpsvm:::.gpc_resolve_control(gpc_control(tol = 1e-6), "tap"))
+  ep_at <- function(h, ctl, warm, gradient) {
+    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa)
+    gpsvm:::cpp_classifier("fit", model, d$x, d$y, ctl, warm[c("site_precision", "site_nu")],
+                           NULL, gradient)
+  }
+  num <- gpsvm:::.gpc_numeric_gradient(par, at, ep_at, ctl, fit)
+  expect_equal(num, fd * c(1, 1, 0.1 * (1 - 0.2)), tolerance = 1e-3)
+})
+
+test_that("gpc(method = \"tap\", optimize = TRUE) reaches a maximum of the evidence", {
+  d <- two_class_data(80, 5, noise = 0.5)
+  start <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.1, method = "tap")
+  opt <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.1, method = "tap", optimize = TRUE)
+  o <- opt$optimization
+  expect_true(o$convergence$converged)
+  expect_named(o$estimate, c("sigma", "noise"))
+  expect_equal(opt$kernel$sigma, o$estimate[["sigma"]])
+  expect_equal(opt$noise, o$estimate[["noise"]])
+  expect_gt(opt$log_evidence, start$log_evidence)
+  expect_lt(max(abs(o$gradient)) / 80, 1e-3)
+  # a maximum along each coordinate, by independent fits
+  for (j in 1:2) for (step in c(-0.05, 0.05)) {
+    p <- log(o$estimate)
+    p[j] <- p[j] + step
+    e <- gpc(d$x, d$y, rbf_kernel(exp(p[1])), noise = exp(p[2]), method = "tap")$log_evidence
+    expect_lt(e, opt$log_evidence)
+  }
+  # the path: the start first, the evidence at the estimate the best seen
+  expect_equal(unlist(o$path[1, c("sigma", "noise")]), c(sigma = 1, noise = 0.1))
+  expect_equal(max(o$path$log_evidence, na.rm = TRUE), opt$log_evidence, tolerance = 1e-6)
+  expect_identical(o$evaluations, nrow(o$path))
+  # kappa as well: a zero kappa starts at 0.05
+  k3 <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.1, method = "tap",
+            optimize = c("sigma", "noise", "kappa"))
+  expect_named(k3$optimization$estimate, c("sigma", "noise", "kappa"))
+  expect_equal(k3$optimization$path$kappa[1], 0.05)
+  # a free kappa cannot lower the maximum, within the stopping rule's reach:
+  # on the logit scale the gradient fades as kappa -> 0, and the search
+  # stops where it is below 1e-3 per observation (80 here), which can leave
+  # some 0.1 of evidence on the way to kappa = 0
+  expect_gte(k3$log_evidence, opt$log_evidence - 0.1)
+  expect_true(k3$optimization$convergence$converged)
+})
+
+test_that("gpc(optimize) needs the TAP method and a width to choose", {
+  d <- two_class_data(20, 2)
+  expect_error(gpc(d$x, d$y, rbf_kernel(1), method = "naive", optimize = TRUE),
+               "method = \"tap\"")
+  expect_error(gpc(d$x, d$y, poly_kernel(2), noise = 0.5, method = "tap", optimize = "sigma"),
+               "only the Gaussian kernel has a width")
+  expect_error(gpc(d$x, d$y, method = "tap", optimize = "width"), "'optimize' must be")
+  # TRUE with a polynomial kernel chooses the noise alone
+  p <- gpc(d$x, d$y, poly_kernel(2, scale = 0.5), noise = 0.5, method = "tap", optimize = TRUE)
+  expect_named(p$optimization$estimate, "noise")
+})
+
+test_that("mfsvr(optimize = TRUE) never returns its start silently", {
+  # a start where EP needs far more than 60 sweeps (a small first damping;
+  # the search once capped EP at 60 sweeps everywhere and stopped at such a
+  # start without a word, as it did for y around 100 and C = 10)
+  set.seed(7)
+  x <- scale(matrix(rnorm(60 * 3), 60, 3))
+  y <- drop(scale(100 + 5 * x[, 1] + 3 * sin(x[, 2]) + rnorm(60)))
+  ctl <- mfsvr_control(damping = 0.04)
+  fit <- suppressWarnings(mfsvr(x, y, C = 10, epsilon = 0.05, kernel = rbf_kernel(1),
+                                optimize = TRUE, control = ctl))
+  o <- fit$optimization
+  expect_gt(o$path$iterations[1], 60L)
+  expect_identical(o$path$status[1], "ok")
+  expect_gt(o$evaluations, 1L)
+  expect_false(isTRUE(all.equal(unname(o$estimate), c(10, 0.05, 1))))
+  expect_gt(fit$log_evidence, o$path$log_evidence[1])
+  # a start where EP cannot converge: the search does not start, and says so
+  expect_warning(expect_warning(
+    f <- mfsvr(x, y, C = 10, epsilon = 0.05, kernel = rbf_kernel(1), optimize = TRUE,
+               control = mfsvr_control(max_iter = 3)),
+    "could not be evaluated at the start: EP did not converge in 3 iterations"),
+    "mfsvr\\(\\) did not converge in 3 iterations")
+  expect_false(f$optimization$convergence$converged)
+  expect_identical(f$optimization$evaluations, 1L)
+  expect_equal(f$C, 10)
+})
+
+test_that("mfsvr's search on scaled data converges, with the record of its path", {
+  set.seed(3)
+  x <- scale(matrix(rnorm(80 * 2), 80, 2))
+  y <- drop(scale(sin(2 * x[, 1]) + x[, 2]^2 + rnorm(80, sd = 0.3)))
+  fit <- mfsvr(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(), optimize = TRUE)
+  o <- fit$optimization
+  expect_true(o$convergence$converged)
+  expect_identical(o$method, "L-BFGS-B")
+  expect_named(o$path, c("C", "epsilon", "sigma", "log_evidence", "grad_log_C",
+                         "grad_log_epsilon", "grad_log_sigma", "iterations", "status"))
+  expect_equal(o$start[["sigma"]], gpsvm:::.data_driven_width(x))
+  expect_equal(o$estimate, c(C = fit$C, epsilon = fit$epsilon, sigma = fit$kernel$sigma))
+  expect_lte(o$convergence$change, 1e-3)
+  expect_match(o$stopped, "no gradient component exceeds 0.001 per observation")
+  # the recorded gradient is the evidence's at the estimate
+  g <- mfsvr_evidence(x, y, fit$C, fit$epsilon, fit$kernel)$gradient
+  expect_lt(max(abs(o$gradient - g)) / 80, 1e-4)
+  # every usable point of the path has a lower evidence than the estimate
+  expect_true(all(o$path$log_evidence <= fit$log_evidence + 1e-6, na.rm = TRUE))
+  expect_output(print(summary(fit)), "evidence maximisation: converged after")
+})
+
+# The drivers on known functions: a concave quadratic (maximum at `top`) on
+# the search scale, failing where fail(par) is TRUE.
+toy_search <- function(top, lower, upper, start, fail = function(p) FALSE, n = 10) {
+  names(start) <- names(lower) <- names(upper) <- paste0("log_", c("a", "b"))[seq_along(start)]
+  spec <- gpsvm:::.search_spec(start, lower, upper, natural = exp,
+                               natural_names = c("a", "b")[seq_along(start)])
+  evaluate <- function(par, first, warm) {
+    if (fail(par)) return(gpsvm:::.search_point(list(), NA, NULL, FALSE, 99L, "toy"))
+    gpsvm:::.search_point(list(), -n * sum((par - top)^2), -2 * n * (par - top), TRUE, 1L)
+  }
+  list(spec = spec, outcome = gpsvm:::.gradient_search(spec, evaluate, n = n))
+}
+
+test_that("the gradient search: interior maximum, bounds, failed points, flat evidence", {
+  inside <- toy_search(c(0.3, -0.2), c(-2, -2), c(2, 2), c(1, 1))$outcome
+  expect_true(inside$record$convergence$converged)
+  expect_equal(unname(log(inside$record$estimate)), c(0.3, -0.2), tolerance = 1e-3)
+  expect_identical(inside$record$at_bound, character(0))
+  # the maximum beyond the upper bound of b: stops there, converged, and warns
+  edge <- toy_search(c(0.3, 5), c(-2, -2), c(2, 2), c(0, 0))
+  expect_true(edge$outcome$record$convergence$converged)
+  expect_identical(edge$outcome$record$at_bound, "b:upper")
+  expect_warning(gpsvm:::.warn_search("toy():", edge$outcome$record, edge$spec),
+                 "stopped at the upper bound of its range for b \\(b = 7.389\\)")
+  # points beyond 0.5 in a fail (a solver that does not converge there): the
+  # line search steps back; the best usable point is returned and the stop
+  # is explained
+  wall <- toy_search(c(1, 0), c(-2, -2), c(2, 2), c(-1, 0), fail = function(p) p[1] > 0.5)
+  r <- wall$outcome$record
+  expect_lte(log(r$estimate[["a"]]), 0.5)
+  expect_gt(log(r$estimate[["a"]]), 0.3)
+  expect_true(any(r$path$status == "toy did not converge in 99 iterations"))
+  expect_false(r$convergence$converged)
+  expect_match(r$convergence$reason, "evaluations failed \\(toy did not converge in 99 iterations\\)")
+  expect_identical(r$stopped, r$convergence$reason)
+  expect_warning(gpsvm:::.warn_search("toy():", r, wall$spec), "the evidence search did not converge")
+  # a flat evidence: the search cannot move and says why
+  spec <- gpsvm:::.search_spec(c(log_a = 0), c(log_a = -3), c(log_a = 3), exp, "a")
+  flat <- gpsvm:::.gradient_search(spec, function(par, first, warm) {
+    gpsvm:::.search_point(list(), 2, 0, TRUE, 1L)
+  }, n = 10)
+  expect_false(flat$record$convergence$converged)
+  expect_match(flat$record$convergence$reason, "the evidence is flat around the start")
+  # a start at the maximum is an answer: the neighbours are lower
+  at_top <- toy_search(0.5, -2, 2, 0.5)$outcome$record
+  expect_true(at_top$convergence$converged)
+  expect_identical(at_top$evaluations, 3L)
+})
+
+# sinc data, standardised (so that a fit's own scaling leaves them alone)
+sinc_rvm_data <- function(seed = 4) {
+  set.seed(seed)
+  x <- runif(50, -10, 10)
+  y <- sin(x) / x + rnorm(50, sd = 0.1)
+  list(x = drop(scale(x)), y = drop(scale(y)))
+}
+
+test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width", {
+  d <- sinc_rvm_data()
+  fit <- rvm(d$x, d$y, kernel = rbf_kernel(), optimize = TRUE)
+  o <- fit$optimization
+  expect_true(o$convergence$converged)
+  expect_identical(o$method, "grid and golden section")
+  expect_equal(fit$kernel$sigma, o$estimate[["sigma"]])
+  expect_equal(fit$log_lik, o$log_evidence)
+  w <- gpsvm:::.data_driven_width(matrix(d$x))
+  # at least every point of its own grid, by independent fits
+  grid <- exp(seq(log(w / 4), log(4 * w), length.out = 9))
+  ev <- vapply(grid, function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_lik,
+               numeric(1))
+  expect_gte(fit$log_lik, max(ev))
+  # against a fine grid over the whole range: within the evidence's jumps.
+  # Here they reach 1.5 between widths 4% apart (basis functions entering
+  # and leaving), so the fine grid's best (0.15 higher, at another local
+  # maximum) is within 0.25
+  fine <- exp(seq(log(w / 4), log(4 * w), length.out = 61))
+  ev <- vapply(fine, function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_lik,
+               numeric(1))
+  expect_gte(fit$log_lik, max(ev) - 0.25)
+  # and a maximum nearby: 5% either way is lower
+  for (f in c(1 / 1.05, 1.05)) {
+    expect_lt(rvm(d$x, d$y, kernel = rbf_kernel(fit$kernel$sigma * f))$log_lik, fit$log_lik)
+  }
+})
+
+test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width", {
+  d <- sinc_rvm_data(3)
+  pen <- roughness_penalty(10)
+  fit <- srvm(d$x, d$y, kernel = rbf_kernel(), penalty = pen, optimize = TRUE)
+  expect_true(fit$optimization$convergence$converged)
+  expect_s3_class(fit, "gpsvm_srvm")
+  w <- gpsvm:::.data_driven_width(matrix(d$x))
+  grid <- exp(seq(log(w / 4), log(4 * w), length.out = 41))
+  ev <- vapply(grid, function(s) {
+    suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(s), penalty = pen))$log_lik
+  }, numeric(1))
+  # the smooth RVM's evidence jitters by up to a nat between widths 2%
+  # apart (the penalty and the pruning move together) over a range of 50
+  expect_gt(max(ev) - min(ev), 40)
+  expect_gte(fit$log_lik, max(ev) - 0.5)
+})
+
+test_that("a flat evidence is reported, not returned as an answer", {
+  # constant targets: the bias fits them whatever the width
+  x <- seq(0, 1, length.out = 20)
+  expect_warning(f <- rvm(x, rep(3, 20), kernel = rbf_kernel(), optimize = TRUE),
+                 "the evidence is flat")
+  expect_false(f$optimization$convergence$converged)
+  expect_error(rvm(x, rep(3, 20), kernel = poly_kernel(2), optimize = TRUE),
+               "chooses the width of rbf_kernel")
+  expect_error(rvm(x, rep(3, 20), optimize = "C"), "'optimize' must be TRUE, FALSE or a subset")
+})
+
+test_that("rvm() with no relevance vector left predicts with the bias alone", {
+  # a kernel so wide that every column is nearly constant: only the bias stays
+  set.seed(1)
+  x <- runif(30)
+  y <- 2 + rnorm(30, sd = 0.1)
+  fit <- rvm(x, y, kernel = rbf_kernel(1e3))
+  expect_length(fit$relevance_vectors, 0L)
+  expect_length(fitted(fit), 30L)
+  expect_equal(unname(fitted(fit)), rep(unname(fitted(fit)[1]), 30))
+  expect_equal(unname(predict(fit, c(0.2, 0.7))), rep(unname(fitted(fit)[1]), 2))
+})
