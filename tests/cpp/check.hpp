@@ -79,8 +79,8 @@ inline bool near(double actual, double expected, double tol) {
   return std::fabs(actual - expected) <= tol;
 }
 
-inline void report_margin(double actual, double expected, double tol, const char* file,
-                          int line, const std::string& note) {
+inline void report_margin(double actual, double expected, double tol, const char* file, int line,
+                          const std::string& note) {
   const double f = margin_threshold();
   if (f < 0.0 || !(tol > 0.0) || !std::isfinite(actual - expected)) return;
   const double used = std::fabs(actual - expected) / tol;
@@ -91,8 +91,8 @@ inline void report_margin(double actual, double expected, double tol, const char
 inline std::string near_message(const char* a, const char* b, double actual, double expected,
                                 double tol, const std::string& note) {
   std::ostringstream out;
-  out << a << " = " << show(actual) << ", " << b << " = " << show(expected)
-      << ", difference " << show(actual - expected) << " > " << show(tol);
+  out << a << " = " << show(actual) << ", " << b << " = " << show(expected) << ", difference "
+      << show(actual - expected) << " > " << show(tol);
   if (!note.empty()) out << " [" << note << "]";
   return out.str();
 }
@@ -110,55 +110,53 @@ inline double rel_tol(double expected, double rel) {
 
 // TEST_CASE("what it checks") { ... }
 #define TEST_CASE(name) GPSVM_TEST_CASE_N(name, __COUNTER__)
-#define GPSVM_TEST_CASE_N(name, n)                                                     \
-  static void GPSVM_TEST_CAT(gpsvm_test_body_, n)();                                   \
-  static const ::gpsvm_test::Registrar GPSVM_TEST_CAT(gpsvm_test_reg_, n)(             \
-      name, &GPSVM_TEST_CAT(gpsvm_test_body_, n));                                     \
+#define GPSVM_TEST_CASE_N(name, n)                                         \
+  static void GPSVM_TEST_CAT(gpsvm_test_body_, n)();                       \
+  static const ::gpsvm_test::Registrar GPSVM_TEST_CAT(gpsvm_test_reg_, n)( \
+      name, &GPSVM_TEST_CAT(gpsvm_test_body_, n));                         \
   static void GPSVM_TEST_CAT(gpsvm_test_body_, n)()
 
 #define CHECK(cond) ::gpsvm_test::record(static_cast<bool>(cond), __FILE__, __LINE__, #cond)
 
 // CHECK but with a note (e.g. the loop index or the parameters) in the message.
-#define CHECK_MSG(cond, note)                                                          \
-  ::gpsvm_test::record(static_cast<bool>(cond), __FILE__, __LINE__,                   \
+#define CHECK_MSG(cond, note)                                       \
+  ::gpsvm_test::record(static_cast<bool>(cond), __FILE__, __LINE__, \
                        std::string(#cond) + " [" + (note) + "]")
 
 // |a - b| <= tol (absolute).
 #define CHECK_NEAR(a, b, tol) CHECK_NEAR_MSG(a, b, tol, std::string())
 
-#define CHECK_NEAR_MSG(a, b, tol, note)                                                \
-  do {                                                                                 \
-    const double gpsvm_a_ = (a), gpsvm_b_ = (b), gpsvm_t_ = (tol);                     \
-    ::gpsvm_test::report_margin(gpsvm_a_, gpsvm_b_, gpsvm_t_, __FILE__, __LINE__, note); \
-    ::gpsvm_test::record(::gpsvm_test::near(gpsvm_a_, gpsvm_b_, gpsvm_t_), __FILE__,   \
-                         __LINE__,                                                     \
-                         ::gpsvm_test::near_message(#a, #b, gpsvm_a_, gpsvm_b_,        \
-                                                    gpsvm_t_, note));                  \
+#define CHECK_NEAR_MSG(a, b, tol, note)                                                           \
+  do {                                                                                            \
+    const double gpsvm_a_ = (a), gpsvm_b_ = (b), gpsvm_t_ = (tol);                                \
+    ::gpsvm_test::report_margin(gpsvm_a_, gpsvm_b_, gpsvm_t_, __FILE__, __LINE__, note);          \
+    ::gpsvm_test::record(::gpsvm_test::near(gpsvm_a_, gpsvm_b_, gpsvm_t_), __FILE__, __LINE__,    \
+                         ::gpsvm_test::near_message(#a, #b, gpsvm_a_, gpsvm_b_, gpsvm_t_, note)); \
   } while (0)
 
 // |a - b| <= rel |b|.
 #define CHECK_REL(a, b, rel) CHECK_REL_MSG(a, b, rel, std::string())
 
-#define CHECK_REL_MSG(a, b, rel, note)                                                 \
-  do {                                                                                 \
-    const double gpsvm_b2_ = (b);                                                      \
-    CHECK_NEAR_MSG(a, gpsvm_b2_, ::gpsvm_test::rel_tol(gpsvm_b2_, rel), note);         \
+#define CHECK_REL_MSG(a, b, rel, note)                                         \
+  do {                                                                         \
+    const double gpsvm_b2_ = (b);                                              \
+    CHECK_NEAR_MSG(a, gpsvm_b2_, ::gpsvm_test::rel_tol(gpsvm_b2_, rel), note); \
   } while (0)
 
 // The statement throws an exception of the given type (or one derived from it).
-#define CHECK_THROWS(statement, type)                                                  \
-  do {                                                                                 \
-    bool gpsvm_thrown_ = false;                                                        \
-    std::string gpsvm_other_;                                                          \
-    try {                                                                              \
-      statement;                                                                       \
-    } catch (const type&) {                                                            \
-      gpsvm_thrown_ = true;                                                            \
-    } catch (const std::exception& e) {                                                \
-      gpsvm_other_ = std::string(" (threw another exception: ") + e.what() + ")";      \
-    }                                                                                  \
-    ::gpsvm_test::record(gpsvm_thrown_, __FILE__, __LINE__,                            \
-                         std::string(#statement " throws " #type) + gpsvm_other_);     \
+#define CHECK_THROWS(statement, type)                                              \
+  do {                                                                             \
+    bool gpsvm_thrown_ = false;                                                    \
+    std::string gpsvm_other_;                                                      \
+    try {                                                                          \
+      statement;                                                                   \
+    } catch (const type&) {                                                        \
+      gpsvm_thrown_ = true;                                                        \
+    } catch (const std::exception& e) {                                            \
+      gpsvm_other_ = std::string(" (threw another exception: ") + e.what() + ")";  \
+    }                                                                              \
+    ::gpsvm_test::record(gpsvm_thrown_, __FILE__, __LINE__,                        \
+                         std::string(#statement " throws " #type) + gpsvm_other_); \
   } while (0)
 
 #endif  // GPSVM_TESTS_CHECK_HPP

@@ -17,7 +17,6 @@
 #define GPSVM_TESTS_REFERENCE_HPP
 
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -133,7 +132,9 @@ inline ld mills_tail(ld x) {
 // 13!! / x^14, is below 2e-17 relative there).
 inline ld mills_tail_series(ld x) {
   const ld u = 1.0L / (x * x);
-  return (1.0L - u * (1.0L - u * (3.0L - u * (15.0L - u * (105.0L - u * (945.0L - u * 10395.0L)))))) / x;
+  return (1.0L -
+          u * (1.0L - u * (3.0L - u * (15.0L - u * (105.0L - u * (945.0L - u * 10395.0L)))))) /
+         x;
 }
 
 inline ld log_phi_density(ld x) { return -0.5L * x * x - 0.5L * std::log(2.0L * kPi); }
@@ -161,7 +162,8 @@ inline ld erfcx(ld z) {
 // log erfc(z).
 inline ld log_erfc(ld z) {
   const ld sqrt2 = std::sqrt(2.0L);
-  if (z >= 0.0L) return std::log(2.0L) + log_phi_density(sqrt2 * z) + std::log(mills_tail(sqrt2 * z));
+  if (z >= 0.0L)
+    return std::log(2.0L) + log_phi_density(sqrt2 * z) + std::log(mills_tail(sqrt2 * z));
   return std::log(2.0L - std::exp(log_phi_density(sqrt2 * z)) * 2.0L * mills_tail(-sqrt2 * z));
 }
 
@@ -223,9 +225,12 @@ inline Tilted tilted(const std::function<ld(ld)>& log_lik, ld m, ld v, ld lo, ld
 inline Tilted tilted_epsins(ld t, ld m, ld v, ld C, ld eps) {
   const ld s = std::sqrt(v);
   ld mode;
-  if (m < t - eps) mode = std::min(m + C * v, t - eps);
-  else if (m > t + eps) mode = std::max(m - C * v, t + eps);
-  else mode = m;
+  if (m < t - eps)
+    mode = std::min(m + C * v, t - eps);
+  else if (m > t + eps)
+    mode = std::max(m - C * v, t + eps);
+  else
+    mode = m;
   const ld log_norm = std::log(C) - std::log(2.0L * (eps * C + 1.0L));
   auto log_lik = [=](ld f) {
     const ld out = std::fabs(t - f) - eps;
@@ -250,8 +255,8 @@ inline Tilted tilted_probit(ld t, ld m, ld v, ld kappa, ld noise) {
     return std::log(mix);
   };
   const ld scale = noise > 0.0L ? std::min(s, std::sqrt(noise)) : s;
-  return tilted(log_lik, m, v, std::min(m, 0.0L) - 40.0L * s, std::max(m, 0.0L) + 40.0L * s,
-                {0.0L}, scale / 8.0L, scale / 4.0L);
+  return tilted(log_lik, m, v, std::min(m, 0.0L) - 40.0L * s, std::max(m, 0.0L) + 40.0L * s, {0.0L},
+                scale / 8.0L, scale / 4.0L);
 }
 
 // Gaussian noise N(t; f, noise): the tilted density is Gaussian, centred
@@ -319,8 +324,14 @@ inline SvrOptimum svr_brute_force(const Eigen::MatrixXd& K, const Eigen::VectorX
       c /= 5;
       if (st[i] == 1) b[i] = C;
       if (st[i] == 2) b[i] = -C;
-      if (st[i] == 3) { free_idx.push_back(i); sign[i] = 1.0; }
-      if (st[i] == 4) { free_idx.push_back(i); sign[i] = -1.0; }
+      if (st[i] == 3) {
+        free_idx.push_back(i);
+        sign[i] = 1.0;
+      }
+      if (st[i] == 4) {
+        free_idx.push_back(i);
+        sign[i] = -1.0;
+      }
     }
     const int f = static_cast<int>(free_idx.size());
     double b0 = 0.0;

@@ -3,6 +3,7 @@
 // initialises it (unset) is an error, never a silent second default.  For
 // every control: a complete one works, and leaving any single numeric field
 // unset throws std::invalid_argument.
+#include <functional>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_priors.hpp>
@@ -14,14 +15,13 @@
 #include <gpsvm/rvm_fast.hpp>
 #include <gpsvm/smo.hpp>
 #include <gpsvm/srvm.hpp>
-
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "check.hpp"
+#include "fixtures.hpp"
 
 namespace gpsvm_tests_controls {
 
@@ -33,9 +33,10 @@ using Eigen::VectorXd;
 // Runs `fit` on the complete control, then once per field with that field
 // reset to the value a default-constructed control has.
 template <class Control>
-void check_each_field(const std::string& what, const Control& complete,
-                      const std::vector<std::pair<std::string, std::function<void(Control&)>>>& unset,
-                      const std::function<void(const Control&)>& fit) {
+void check_each_field(
+    const std::string& what, const Control& complete,
+    const std::vector<std::pair<std::string, std::function<void(Control&)>>>& unset,
+    const std::function<void(const Control&)>& fit) {
   bool ok = true;
   try {
     fit(complete);
@@ -79,10 +80,7 @@ Data data() {
 TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive mean field)") {
   const Data d = data();
   const gpsvm::EpControl blank_ep;
-  gpsvm::EpControl ep;
-  ep.max_iter = 100;
-  ep.tol = 1e-8;
-  ep.damping = 1.0;
+  const gpsvm::EpControl ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
   check_each_field<gpsvm::EpControl>(
       "EpControl", ep,
       {{"max_iter", [&](gpsvm::EpControl& c) { c.max_iter = blank_ep.max_iter; }},
@@ -93,14 +91,7 @@ TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive me
       });
 
   const gpsvm::SvrControl blank_svr;
-  gpsvm::SvrControl svr;
-  svr.C = 10.0;
-  svr.epsilon = 0.1;
-  svr.bias = false;
-  svr.tol = 1e-6;
-  svr.max_iter = 1000;
-  svr.cache_mb = 1.0;
-  svr.shrinking = true;
+  const gpsvm::SvrControl svr = fixture::svr_control(10.0, 0.1, false, 1e-6);
   check_each_field<gpsvm::SvrControl>(
       "SvrControl", svr,
       {{"C", [&](gpsvm::SvrControl& c) { c.C = blank_svr.C; }},
@@ -111,10 +102,7 @@ TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive me
       [&](const gpsvm::SvrControl& c) { gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), d.x, d.y, c); });
 
   const gpsvm::AdatronControl blank_ada;
-  gpsvm::AdatronControl ada;
-  ada.C = 5.0;
-  ada.tol = 1e-10;
-  ada.max_iter = 1000;
+  const gpsvm::AdatronControl ada = fixture::adatron_control(5.0, 1e-10);
   check_each_field<gpsvm::AdatronControl>(
       "AdatronControl", ada,
       {{"C", [&](gpsvm::AdatronControl& c) { c.C = blank_ada.C; }},
@@ -123,11 +111,7 @@ TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive me
       [&](const gpsvm::AdatronControl& c) { gpsvm::adatron_fit(d.K, d.label, c); });
 
   const gpsvm::NaiveMfControl blank_mf;
-  gpsvm::NaiveMfControl mf;
-  mf.kappa = 0.05;
-  mf.tol = 1e-10;
-  mf.eta = 0.1;
-  mf.max_iter = 1000;
+  const gpsvm::NaiveMfControl mf = fixture::naive_mf_control(0.05, 1e-10);
   MatrixXd Kn = d.K;
   Kn.diagonal().array() += 0.1;
   check_each_field<gpsvm::NaiveMfControl>(
@@ -142,13 +126,7 @@ TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive me
 TEST_CASE("controls: every numeric field must be set (mean-field SVR and the paper's iteration)") {
   const Data d = data();
   const gpsvm::MfsvrPaperControl blank_paper;
-  gpsvm::MfsvrPaperControl paper;
-  paper.eta = 0.05;
-  paper.inner = 30;
-  paper.max_iter = 50;
-  paper.tol = 1e-8;
-  paper.adaptive = true;
-  paper.seed = 1;
+  const gpsvm::MfsvrPaperControl paper = fixture::paper_control(1e-8, 50);
   check_each_field<gpsvm::MfsvrPaperControl>(
       "MfsvrPaperControl", paper,
       {{"eta", [&](gpsvm::MfsvrPaperControl& c) { c.eta = blank_paper.eta; }},
@@ -163,9 +141,7 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
   const gpsvm::MfsvrControl blank;
   gpsvm::MfsvrControl mf;
   mf.algorithm = gpsvm::MfsvrAlgorithm::ep;
-  mf.ep.max_iter = 100;
-  mf.ep.tol = 1e-8;
-  mf.ep.damping = 1.0;
+  mf.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
   mf.paper = paper;
   mf.gradient = true;
   mf.rank_tol = 1e-13;
@@ -175,7 +151,8 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
        {"ep.tol", [&](gpsvm::MfsvrControl& c) { c.ep.tol = blank.ep.tol; }},
        {"ep.max_iter", [&](gpsvm::MfsvrControl& c) { c.ep.max_iter = blank.ep.max_iter; }},
        {"ep.damping", [&](gpsvm::MfsvrControl& c) { c.ep.damping = blank.ep.damping; }},
-       {"paper.eta (algorithm = paper)", [&](gpsvm::MfsvrControl& c) {
+       {"paper.eta (algorithm = paper)",
+        [&](gpsvm::MfsvrControl& c) {
           c.algorithm = gpsvm::MfsvrAlgorithm::paper;
           c.paper.eta = blank.paper.eta;
         }}},
@@ -187,16 +164,7 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
 TEST_CASE("controls: every numeric field must be set (RVM and smooth RVM)") {
   const Data d = data();
   const gpsvm::SrvmControl blank;
-  gpsvm::SrvmControl s;
-  s.max_iter = 1000;
-  s.tol = 1e-6;
-  s.tol_evidence = 1e-8;
-  s.prune_alpha = 1e9;
-  s.sigma2_init = 0.1;
-  s.min_sigma2 = 1e-10;
-  s.min_alpha = 1e-10;
-  s.alpha_init = 1.0;
-  s.lambda_init = 1e4;
+  const gpsvm::SrvmControl s = fixture::srvm_control(1e-6, 1e-8);
   using Field = std::pair<std::string, std::function<void(gpsvm::SrvmControl&)>>;
   const std::vector<Field> shared = {
       {"max_iter", [&](gpsvm::SrvmControl& c) { c.max_iter = blank.max_iter; }},
@@ -215,7 +183,8 @@ TEST_CASE("controls: every numeric field must be set (RVM and smooth RVM)") {
   });
   // the plain RVM reads the shared part only
   check_each_field<gpsvm::SrvmControl>("RvmControl", s, shared, [&](const gpsvm::SrvmControl& c) {
-    gpsvm::rvm_fast_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, static_cast<const gpsvm::RvmControl&>(c), nullptr);
+    gpsvm::rvm_fast_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, static_cast<const gpsvm::RvmControl&>(c),
+                        nullptr);
   });
 }
 

@@ -10,6 +10,9 @@
 //     its normaliser (quadrature).
 //   * The evidence and the site inverse against their textbook forms with
 //     explicit site variances 1/tau, computed with dense inverses.
+#include <cfloat>
+#include <cmath>
+#include <functional>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/ep_priors.hpp>
@@ -17,16 +20,13 @@
 #include <gpsvm/likelihoods.hpp>
 #include <gpsvm/lowrank.hpp>
 #include <gpsvm/mfsvr_paper.hpp>
-
-#include <cfloat>
-#include <cmath>
-#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "check.hpp"
+#include "fixtures.hpp"
 #include "reference.hpp"
 
 namespace gpsvm_tests_ep {
@@ -34,20 +34,10 @@ namespace gpsvm_tests_ep {
 namespace {
 
 using Eigen::MatrixXd;
-using ref::gap;
 using Eigen::VectorXd;
+using ref::gap;
 
-gpsvm::EpControl control(gpsvm::EpSchedule schedule, double tol = 1e-12, int max_iter = 2000,
-                         double damping = 1.0, std::uint32_t seed = 1) {
-  gpsvm::EpControl c;
-  c.schedule = schedule;
-  c.tol = tol;
-  c.max_iter = max_iter;
-  c.damping = damping;
-  c.seed = seed;
-  return c;
-}
-
+using fixture::ep_control;  // schedule, then tol, max_iter, damping, seed
 const gpsvm::EpSchedule kParallel = gpsvm::EpSchedule::parallel;
 const gpsvm::EpSchedule kSequential = gpsvm::EpSchedule::sequential;
 
@@ -113,15 +103,17 @@ TEST_CASE("EP: a dense K and its factor K = G G' give the same fit, at full and 
     const MatrixXd K = G * G.transpose();
     const Data d = sinc_data(n, 1.0, 3);
     for (gpsvm::EpSchedule schedule : {kParallel, kSequential}) {
-      const std::string note = "rank " + std::to_string(rank) +
-                               (schedule == kParallel ? ", parallel" : ", sequential");
-      const gpsvm::EpControl c = control(schedule);
+      const std::string note =
+          "rank " + std::to_string(rank) + (schedule == kParallel ? ", parallel" : ", sequential");
+      const gpsvm::EpControl c = ep_control(schedule);
       const gpsvm::EpsilonInsensitive eps(5.0, 0.1);
       check_same_fit(gpsvm::ep_fit(K, d.y, eps, c, nullptr),
-                     gpsvm::ep_fit_low_rank(G, d.y, eps, c, nullptr), 1e-9, note + ", eps-insensitive");
+                     gpsvm::ep_fit_low_rank(G, d.y, eps, c, nullptr), 1e-9,
+                     note + ", eps-insensitive");
       const gpsvm::ProbitFlip probit(0.05, 0.0);
       check_same_fit(gpsvm::ep_fit(K, d.label, probit, c, nullptr),
-                     gpsvm::ep_fit_low_rank(G, d.label, probit, c, nullptr), 1e-9, note + ", probit");
+                     gpsvm::ep_fit_low_rank(G, d.label, probit, c, nullptr), 1e-9,
+                     note + ", probit");
     }
   }
   // and the pivoted Cholesky factor of a kernel matrix, taken to full rank
@@ -132,7 +124,7 @@ TEST_CASE("EP: a dense K and its factor K = G G' give the same fit, at full and 
   gpsvm::pivoted_cholesky(ev, 1e-15, 15, G, pivots);
   CHECK((d.K - G * G.transpose()).cwiseAbs().maxCoeff() < 1e-14);
   const gpsvm::EpsilonInsensitive eps(5.0, 0.1);
-  const gpsvm::EpControl c = control(kParallel);
+  const gpsvm::EpControl c = ep_control(kParallel);
   check_same_fit(gpsvm::ep_fit(d.K, d.y, eps, c, nullptr),
                  gpsvm::ep_fit_low_rank(G, d.y, eps, c, nullptr), 1e-9, "pivoted Cholesky");
 }
@@ -155,7 +147,7 @@ TEST_CASE("EP: with Gaussian noise it is GP regression in closed form (dense and
   const gpsvm::GaussianNoise lik(s2);
   for (bool low_rank : {false, true}) {
     for (gpsvm::EpSchedule schedule : {kParallel, kSequential}) {
-      const gpsvm::EpControl c = control(schedule);
+      const gpsvm::EpControl c = ep_control(schedule);
       // G G' = K + 1e-10 I: compare the low-rank fit with that matrix's closed form
       const MatrixXd Kf = low_rank ? MatrixXd(G * G.transpose()) : d.K;
       MatrixXd Af = Kf;
@@ -180,7 +172,9 @@ TEST_CASE("EP: with Gaussian noise it is GP regression in closed form (dense and
   CHECK(var.minCoeff() > 0.0 && std::isfinite(evidence));
 }
 
-TEST_CASE("EP: sites that pin the posterior (tiny noise) give variances right to the problem's conditioning") {
+TEST_CASE(
+    "EP: sites that pin the posterior (tiny noise) give variances right to the problem's "
+    "conditioning") {
   // Sigma = (K^-1 + S)^-1 = s2 I - s2^2 (K + s2 I)^-1 (Woodbury), free of
   // cancellation.  EP itself cannot do better than its cavities allow: the
   // cavity precision 1/Sigma_ii - tau_i cancels to a fraction s2 / K_ii, so
@@ -195,7 +189,8 @@ TEST_CASE("EP: sites that pin the posterior (tiny noise) give variances right to
     MatrixXd A = K;
     A.diagonal().array() += s2;
     const VectorXd want = (VectorXd::Constant(5, s2) - s2 * s2 * A.inverse().diagonal());
-    const gpsvm::EpResult r = gpsvm::ep_fit(K, y, gpsvm::GaussianNoise(s2), control(kParallel), nullptr);
+    const gpsvm::EpResult r =
+        gpsvm::ep_fit(K, y, gpsvm::GaussianNoise(s2), ep_control(kParallel), nullptr);
     const std::string note = "noise " + gpsvm_test::show(s2);
     const double tol = 8.0 * DBL_EPSILON * (1.0 + 1.0 / s2);
     CHECK_NEAR_MSG((r.variance.array() / want.array() - 1.0).abs().maxCoeff(), 0.0, tol, note);
@@ -207,32 +202,28 @@ TEST_CASE("EP: parallel, sequential (two seeds) and the paper's iteration reach 
   const Data d = sinc_data(20, 1.4, 21);
   for (double C : {0.5, 5.0, 50.0}) {
     const gpsvm::EpsilonInsensitive lik(C, 0.1);
-    const gpsvm::EpResult par = gpsvm::ep_fit(d.K, d.y, lik, control(kParallel), nullptr);
-    const gpsvm::EpResult seq1 = gpsvm::ep_fit(d.K, d.y, lik, control(kSequential, 1e-12, 2000, 1.0, 1), nullptr);
-    const gpsvm::EpResult seq2 = gpsvm::ep_fit(d.K, d.y, lik, control(kSequential, 1e-12, 2000, 1.0, 99), nullptr);
+    const gpsvm::EpResult par = gpsvm::ep_fit(d.K, d.y, lik, ep_control(kParallel), nullptr);
+    const gpsvm::EpResult seq1 =
+        gpsvm::ep_fit(d.K, d.y, lik, ep_control(kSequential, 1e-12, 2000, 1.0, 1), nullptr);
+    const gpsvm::EpResult seq2 =
+        gpsvm::ep_fit(d.K, d.y, lik, ep_control(kSequential, 1e-12, 2000, 1.0, 99), nullptr);
     const std::string note = "C = " + gpsvm_test::show(C);
     check_same_fit(par, seq1, 1e-8, note + ", parallel vs sequential");
     check_same_fit(seq1, seq2, 1e-8, note + ", two seeds");
     if (C > 10.0) continue;  // the paper's iteration converges up to about C = 10 here
-    gpsvm::MfsvrPaperControl pc;
-    pc.eta = 0.05;
-    pc.inner = 30;
-    pc.max_iter = 5000;
-    pc.tol = 1e-11;
-    pc.adaptive = true;
-    pc.seed = 1;
-    const gpsvm::MfsvrPaperFit paper = gpsvm::mfsvr_paper_fit(d.K, d.y, lik, pc, nullptr);
+    const gpsvm::MfsvrPaperFit paper =
+        gpsvm::mfsvr_paper_fit(d.K, d.y, lik, fixture::paper_control(1e-11, 5000), nullptr);
     CHECK_MSG(paper.ep.status.converged, note + ", paper");
     CHECK_NEAR_MSG(gap(paper.ep.weights, par.weights), 0.0, 1e-7, note + ", paper's weights");
-    CHECK_NEAR_MSG(paper.ep.log_evidence, par.log_evidence, 1e-7 * (1.0 + std::fabs(par.log_evidence)),
-                   note + ", paper's evidence");
+    CHECK_NEAR_MSG(paper.ep.log_evidence, par.log_evidence,
+                   1e-7 * (1.0 + std::fabs(par.log_evidence)), note + ", paper's evidence");
   }
   // the classifier's likelihood too
   const gpsvm::ProbitFlip probit(0.1, 0.0);
   MatrixXd Kn = d.K;
   Kn.diagonal().array() += 0.1;
-  check_same_fit(gpsvm::ep_fit(Kn, d.label, probit, control(kParallel), nullptr),
-                 gpsvm::ep_fit(Kn, d.label, probit, control(kSequential), nullptr), 1e-8,
+  check_same_fit(gpsvm::ep_fit(Kn, d.label, probit, ep_control(kParallel), nullptr),
+                 gpsvm::ep_fit(Kn, d.label, probit, ep_control(kSequential), nullptr), 1e-8,
                  "probit, parallel vs sequential");
 }
 
@@ -241,7 +232,7 @@ TEST_CASE("EP: a warm start changes the number of sweeps, not the fixed point") 
   const gpsvm::EpsilonInsensitive lik(5.0, 0.1), nearby(5.25, 0.105);
   for (gpsvm::EpSchedule schedule : {kParallel, kSequential}) {
     const std::string note = schedule == kParallel ? "parallel" : "sequential";
-    const gpsvm::EpControl cold = control(schedule, 1e-11, 2000, 0.5);
+    const gpsvm::EpControl cold = ep_control(schedule, 1e-11, 2000, 0.5);
     const gpsvm::EpResult a = gpsvm::ep_fit(d.K, d.y, lik, cold, nullptr);
     CHECK_MSG(!a.warm_start && a.status.converged, note);
     // from nearby hyperparameters' sites
@@ -252,8 +243,9 @@ TEST_CASE("EP: a warm start changes the number of sweeps, not the fixed point") 
     const gpsvm::EpResult c = gpsvm::ep_fit(d.K, d.y, lik, warm, nullptr);
     CHECK_MSG(c.warm_start, note);
     check_same_fit(c, a, 1e-8, note + ", warm from nearby");
-    CHECK_MSG(c.status.iterations < a.status.iterations, note + ": " + std::to_string(c.status.iterations) +
-                                                             " vs " + std::to_string(a.status.iterations) + " sweeps");
+    CHECK_MSG(c.status.iterations < a.status.iterations,
+              note + ": " + std::to_string(c.status.iterations) + " vs " +
+                  std::to_string(a.status.iterations) + " sweeps");
     // from its own fixed point: one sweep that changes nothing
     warm.initial_precision = a.site_precision;
     warm.initial_nu = a.site_nu;
@@ -266,7 +258,8 @@ TEST_CASE("EP: a warm start changes the number of sweeps, not the fixed point") 
     CHECK_MSG(!f.warm_start && f.status.iterations == a.status.iterations, note);
     check_same_fit(f, a, 0.0, note + ", NaN sites");
     warm.initial_precision = -a.site_precision;
-    CHECK_MSG(!gpsvm::ep_fit(d.K, d.y, lik, warm, nullptr).warm_start, note + ", negative precisions");
+    CHECK_MSG(!gpsvm::ep_fit(d.K, d.y, lik, warm, nullptr).warm_start,
+              note + ", negative precisions");
     // sites of the wrong length are an error
     warm.initial_precision = a.site_precision.head(5);
     warm.initial_nu = a.site_nu.head(5);
@@ -278,26 +271,29 @@ TEST_CASE("EP: for one data point the fit is exact (quadrature of the tilted dis
   struct Case {
     double k, t, C, eps;
   };
-  for (const Case c : {Case{1.0, 0.3, 5.0, 0.1}, Case{2.0, 3.0, 1.0, 0.5}, Case{0.5, 0.05, 10.0, 0.1},
-                       Case{1.0, 40.0, 1.0, 0.1}, Case{1e-4, 0.5, 100.0, 0.0}}) {
+  for (const Case c :
+       {Case{1.0, 0.3, 5.0, 0.1}, Case{2.0, 3.0, 1.0, 0.5}, Case{0.5, 0.05, 10.0, 0.1},
+        Case{1.0, 40.0, 1.0, 0.1}, Case{1e-4, 0.5, 100.0, 0.0}}) {
     const MatrixXd K = MatrixXd::Constant(1, 1, c.k);
     const VectorXd y = VectorXd::Constant(1, c.t);
-    const gpsvm::EpResult r =
-        gpsvm::ep_fit(K, y, gpsvm::EpsilonInsensitive(c.C, c.eps), control(kParallel, 1e-13), nullptr);
+    const gpsvm::EpResult r = gpsvm::ep_fit(K, y, gpsvm::EpsilonInsensitive(c.C, c.eps),
+                                            ep_control(kParallel, 1e-13), nullptr);
     const ref::Tilted q = ref::tilted_epsins(c.t, 0.0, c.k, c.C, c.eps);
     const std::string note = "k = " + gpsvm_test::show(c.k) + ", t = " + gpsvm_test::show(c.t) +
-                             ", C = " + gpsvm_test::show(c.C) + ", eps = " + gpsvm_test::show(c.eps);
+                             ", C = " + gpsvm_test::show(c.C) +
+                             ", eps = " + gpsvm_test::show(c.eps);
     CHECK_MSG(r.status.converged, note);
     CHECK_NEAR_MSG(r.mean[0], static_cast<double>(q.mean), 1e-10 * (1.0 + std::fabs(c.t)), note);
     CHECK_REL_MSG(r.variance[0], static_cast<double>(q.var), 1e-9, note);
-    CHECK_NEAR_MSG(r.log_evidence, static_cast<double>(q.log_z), 1e-10 * (1.0 + std::fabs(q.log_z)), note);
+    CHECK_NEAR_MSG(r.log_evidence, static_cast<double>(q.log_z), 1e-10 * (1.0 + std::fabs(q.log_z)),
+                   note);
   }
   for (double kappa : {0.0, 0.1}) {
     for (double m_label : {1.0, -1.0}) {
       const MatrixXd K = MatrixXd::Constant(1, 1, 2.0);
       const VectorXd y = VectorXd::Constant(1, m_label);
-      const gpsvm::EpResult r =
-          gpsvm::ep_fit(K, y, gpsvm::ProbitFlip(kappa, 0.0), control(kSequential, 1e-13), nullptr);
+      const gpsvm::EpResult r = gpsvm::ep_fit(K, y, gpsvm::ProbitFlip(kappa, 0.0),
+                                              ep_control(kSequential, 1e-13), nullptr);
       const ref::Tilted q = ref::tilted_probit(m_label, 0.0, 2.0, kappa, 0.0);
       const std::string note = "probit, kappa = " + gpsvm_test::show(kappa);
       CHECK_NEAR_MSG(r.mean[0], static_cast<double>(q.mean), 1e-10, note);
@@ -319,7 +315,7 @@ TEST_CASE("EP: for two data points the evidence is within 1e-3 of 2-D quadrature
   y << 0.5, 0.1;
   const double C = 3.0, eps = 0.1;
   const gpsvm::EpsilonInsensitive lik(C, eps);
-  const gpsvm::EpResult r = gpsvm::ep_fit(K, y, lik, control(kParallel, 1e-13), nullptr);
+  const gpsvm::EpResult r = gpsvm::ep_fit(K, y, lik, ep_control(kParallel, 1e-13), nullptr);
   const double slope = K(0, 1) / K(0, 0), cond_var = K(1, 1) - K(0, 1) * slope;
   const ref::ld log_norm = std::log(C) - std::log(2.0L * (eps * C + 1.0L));
   auto log_lik = [&](ref::ld f1) {
@@ -338,10 +334,13 @@ TEST_CASE("EP: for two data points the evidence is within 1e-3 of 2-D quadrature
   CHECK_NEAR(r.mean[0], static_cast<double>(q.mean), 1e-2);
 }
 
-TEST_CASE("EP: the fixed point solves the TAP equations, cavities by dense algebra, moments by quadrature") {
+TEST_CASE(
+    "EP: the fixed point solves the TAP equations, cavities by dense algebra, moments by "
+    "quadrature") {
   const Data d = sinc_data(12, std::sqrt(2.0), 3);
   const double C = 5.0, eps = 0.1;
-  const gpsvm::EpResult r = gpsvm::ep_fit(d.K, d.y, gpsvm::EpsilonInsensitive(C, eps), control(kParallel), nullptr);
+  const gpsvm::EpResult r =
+      gpsvm::ep_fit(d.K, d.y, gpsvm::EpsilonInsensitive(C, eps), ep_control(kParallel), nullptr);
   CHECK(r.status.converged);
   // Sigma = K - K S^1/2 (I + S^1/2 K S^1/2)^-1 S^1/2 K, defined for tau = 0 too
   const Eigen::Index n = d.K.rows();
@@ -368,9 +367,12 @@ TEST_CASE("EP: the fixed point solves the TAP equations, cavities by dense algeb
   CHECK(clamped < n);
 }
 
-TEST_CASE("EP: converges at C = 100 (the paper's iteration does not), with duplicate inputs, and in a wide tube") {
+TEST_CASE(
+    "EP: converges at C = 100 (the paper's iteration does not), with duplicate inputs, and in a "
+    "wide tube") {
   const Data d = sinc_data(40, std::sqrt(2.0), 1);
-  const gpsvm::EpResult a = gpsvm::ep_fit(d.K, d.y, gpsvm::EpsilonInsensitive(100.0, 0.1), control(kParallel, 1e-9, 500), nullptr);
+  const gpsvm::EpResult a = gpsvm::ep_fit(d.K, d.y, gpsvm::EpsilonInsensitive(100.0, 0.1),
+                                          ep_control(kParallel, 1e-9, 500), nullptr);
   CHECK(a.status.converged && a.weights.allFinite());
   // duplicated inputs make K singular; B = I + S^1/2 K S^1/2 is not
   MatrixXd x2(20, 1);
@@ -378,13 +380,15 @@ TEST_CASE("EP: converges at C = 100 (the paper's iteration does not), with dupli
   VectorXd y2(20);
   y2 << d.y.head(10), (d.y.head(10).array() + 0.05).matrix();
   const MatrixXd K2 = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(std::sqrt(2.0)), x2);
-  const gpsvm::EpResult b = gpsvm::ep_fit(K2, y2, gpsvm::EpsilonInsensitive(5.0, 0.1), control(kParallel, 1e-9, 500), nullptr);
+  const gpsvm::EpResult b = gpsvm::ep_fit(K2, y2, gpsvm::EpsilonInsensitive(5.0, 0.1),
+                                          ep_control(kParallel, 1e-9, 500), nullptr);
   CHECK(b.status.converged && b.weights.allFinite() && b.variance.minCoeff() > 0.0);
   // a tube far wider than the prior: every site stays at precision 0, the
   // posterior is the prior, and the evidence is the constant likelihood's
   const Data w = sinc_data(15, 1.0, 2);
   const double C = 2.0, eps = 100.0;
-  const gpsvm::EpResult t = gpsvm::ep_fit(w.K, w.y, gpsvm::EpsilonInsensitive(C, eps), control(kParallel, 1e-9, 500), nullptr);
+  const gpsvm::EpResult t = gpsvm::ep_fit(w.K, w.y, gpsvm::EpsilonInsensitive(C, eps),
+                                          ep_control(kParallel, 1e-9, 500), nullptr);
   CHECK(t.status.converged && t.site_precision.cwiseAbs().maxCoeff() == 0.0);
   CHECK_NEAR(t.mean.cwiseAbs().maxCoeff(), 0.0, 1e-12);
   CHECK_NEAR((t.variance.array() - 1.0).abs().maxCoeff(), 0.0, 1e-12);
@@ -400,8 +404,9 @@ TEST_CASE("EP: posterior, evidence and site inverse against their forms with exp
   for (bool low_rank : {false, true}) {
     const Eigen::LLT<MatrixXd> llt(K);
     const MatrixXd G = llt.matrixL();
-    const gpsvm::EpResult r = low_rank ? gpsvm::ep_fit_low_rank(G, d.label, lik, control(kParallel), nullptr)
-                                       : gpsvm::ep_fit(K, d.label, lik, control(kParallel), nullptr);
+    const gpsvm::EpResult r =
+        low_rank ? gpsvm::ep_fit_low_rank(G, d.label, lik, ep_control(kParallel), nullptr)
+                 : gpsvm::ep_fit(K, d.label, lik, ep_control(kParallel), nullptr);
     const std::string note = low_rank ? "low rank" : "dense";
     CHECK_MSG(r.status.converged && r.site_precision.minCoeff() > 0.0, note);
     const DensePosterior p = dense_posterior(K, r.site_precision, r.site_nu);
@@ -431,15 +436,17 @@ TEST_CASE("EP: posterior, evidence and site inverse against their forms with exp
       CHECK_REL_MSG(r.cavity_var[i], v, 1e-9, note + ": cavity variance");
     }
     evidence += ref::log_gauss(mt, ks);
-    CHECK_NEAR_MSG(r.log_evidence, evidence, 1e-9 * (1.0 + std::fabs(evidence)), note + ": evidence");
+    CHECK_NEAR_MSG(r.log_evidence, evidence, 1e-9 * (1.0 + std::fabs(evidence)),
+                   note + ": evidence");
     // (K + S^-1)^-1 from the fit's factors
     const MatrixXd R = gpsvm::ep_site_inverse(r);
-    CHECK_NEAR_MSG((R - ks.inverse()).cwiseAbs().maxCoeff(), 0.0, 1e-9 * ks.inverse().cwiseAbs().maxCoeff(),
-                   note + ": site inverse");
+    CHECK_NEAR_MSG((R - ks.inverse()).cwiseAbs().maxCoeff(), 0.0,
+                   1e-9 * ks.inverse().cwiseAbs().maxCoeff(), note + ": site inverse");
   }
 }
 
-TEST_CASE("EP: predictions at the training inputs are the fit's marginals; derivatives by differences") {
+TEST_CASE(
+    "EP: predictions at the training inputs are the fit's marginals; derivatives by differences") {
   const Data d = sinc_data(16, 1.1, 51);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.1);
   const gpsvm::EpsilonInsensitive lik(5.0, 0.1);
@@ -448,8 +455,9 @@ TEST_CASE("EP: predictions at the training inputs are the fit's marginals; deriv
   std::vector<Eigen::Index> pivots;
   gpsvm::pivoted_cholesky(ev, 1e-15, 16, G, pivots);
   for (bool low_rank : {false, true}) {
-    const gpsvm::EpResult r = low_rank ? gpsvm::ep_fit_low_rank(G, d.y, lik, control(kParallel), nullptr)
-                                       : gpsvm::ep_fit(d.K, d.y, lik, control(kParallel), nullptr);
+    const gpsvm::EpResult r =
+        low_rank ? gpsvm::ep_fit_low_rank(G, d.y, lik, ep_control(kParallel), nullptr)
+                 : gpsvm::ep_fit(d.K, d.y, lik, ep_control(kParallel), nullptr);
     const gpsvm::EpFitView view{kernel, d.x, r.weights, r.site_precision, r.chol, r.factor};
     const gpsvm::EpPrediction at_x = gpsvm::ep_predict(view, d.x, true);
     const std::string note = low_rank ? "low rank" : "dense";
@@ -465,7 +473,7 @@ TEST_CASE("EP: predictions at the training inputs are the fit's marginals; deriv
     CHECK_NEAR_MSG(gap(slope, (up - down) / (2.0 * h)), 0.0, 1e-8, note + ": derivative");
   }
   // a damaged fit is an error, never a read out of bounds
-  const gpsvm::EpResult r = gpsvm::ep_fit(d.K, d.y, lik, control(kParallel), nullptr);
+  const gpsvm::EpResult r = gpsvm::ep_fit(d.K, d.y, lik, ep_control(kParallel), nullptr);
   const VectorXd short_w = r.weights.head(10);
   const gpsvm::EpFitView bad{kernel, d.x, short_w, r.site_precision, r.chol, r.factor};
   CHECK_THROWS(gpsvm::ep_predict(bad, d.x, true), std::invalid_argument);
@@ -474,7 +482,8 @@ TEST_CASE("EP: predictions at the training inputs are the fit's marginals; deriv
 TEST_CASE("EP: status when capped, interrupts, and bad input") {
   const Data d = sinc_data(12, 1.0, 61);
   const gpsvm::EpsilonInsensitive lik(5.0, 0.1);
-  const gpsvm::EpResult capped = gpsvm::ep_fit(d.K, d.y, lik, control(kParallel, 1e-12, 1), nullptr);
+  const gpsvm::EpResult capped =
+      gpsvm::ep_fit(d.K, d.y, lik, ep_control(kParallel, 1e-12, 1), nullptr);
   CHECK(!capped.status.converged && capped.status.iterations == 1);
   CHECK(capped.status.change >= capped.status.tol && capped.status.tol == 1e-12);
   CHECK(std::isfinite(capped.log_evidence));
@@ -482,11 +491,11 @@ TEST_CASE("EP: status when capped, interrupts, and bad input") {
   // (R's interrupt is not a std::exception) passes through, warm start or not
   int calls = 0;
   const gpsvm::EpResult counted =
-      gpsvm::ep_fit(d.K, d.y, lik, control(kSequential), [&calls] { ++calls; });
+      gpsvm::ep_fit(d.K, d.y, lik, ep_control(kSequential), [&calls] { ++calls; });
   CHECK(calls >= counted.status.iterations);
   struct Stop {};
   bool stopped = false;
-  gpsvm::EpControl warm = control(kParallel);
+  gpsvm::EpControl warm = ep_control(kParallel);
   warm.initial_precision = counted.site_precision;
   warm.initial_nu = counted.site_nu;
   try {
@@ -495,13 +504,14 @@ TEST_CASE("EP: status when capped, interrupts, and bad input") {
     stopped = true;
   }
   CHECK(stopped);
-  CHECK_THROWS(gpsvm::ep_fit(MatrixXd(d.K.topRows(5)), d.y, lik, control(kParallel), nullptr),
+  CHECK_THROWS(gpsvm::ep_fit(MatrixXd(d.K.topRows(5)), d.y, lik, ep_control(kParallel), nullptr),
                std::invalid_argument);
-  CHECK_THROWS(gpsvm::ep_fit(d.K, VectorXd(d.y.head(5)), lik, control(kParallel), nullptr),
+  CHECK_THROWS(gpsvm::ep_fit(d.K, VectorXd(d.y.head(5)), lik, ep_control(kParallel), nullptr),
                std::invalid_argument);
   VectorXd bad_y = d.y;
   bad_y[2] = std::numeric_limits<double>::infinity();
-  CHECK_THROWS(gpsvm::ep_fit(d.K, bad_y, lik, control(kParallel), nullptr), std::invalid_argument);
+  CHECK_THROWS(gpsvm::ep_fit(d.K, bad_y, lik, ep_control(kParallel), nullptr),
+               std::invalid_argument);
 }
 
 }  // namespace gpsvm_tests_ep

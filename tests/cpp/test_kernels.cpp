@@ -1,9 +1,8 @@
 // The kernel evaluators (kernels.hpp): values, the fast Gaussian forms that
 // SMO uses against the direct ones, derivatives against central
 // differences, and argument checks.
-#include <gpsvm/kernels.hpp>
-
 #include <cmath>
+#include <gpsvm/kernels.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -54,7 +53,8 @@ TEST_CASE("kernels: derivatives in one coordinate against central differences") 
   x << 0.3, -0.2, 1.1, 0.4, -0.7, 0.9, 0.0, 0.0;
   MatrixXd z(2, 2);
   z << 0.5, 0.1, -0.4, 0.6;
-  for (const gpsvm::Kernel kernel : {gpsvm::Kernel::rbf(0.8), gpsvm::Kernel::polynomial(3, 0.7, 1.0)}) {
+  for (const gpsvm::Kernel kernel :
+       {gpsvm::Kernel::rbf(0.8), gpsvm::Kernel::polynomial(3, 0.7, 1.0)}) {
     const gpsvm::KernelEvaluator ev(kernel, x);
     for (Eigen::Index coord : {0, 1}) {
       for (int order : {1, 2, 3}) {
@@ -63,9 +63,11 @@ TEST_CASE("kernels: derivatives in one coordinate against central differences") 
         MatrixXd up = z, down = z;
         up.col(coord).array() += h;
         down.col(coord).array() -= h;
-        const MatrixXd fd = (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
+        const MatrixXd fd =
+            (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
         const MatrixXd got = ev.cross(z, order, coord);
-        CHECK_NEAR_MSG((got - fd).cwiseAbs().maxCoeff(), 0.0, 1e-7 * (1.0 + got.cwiseAbs().maxCoeff()),
+        CHECK_NEAR_MSG((got - fd).cwiseAbs().maxCoeff(), 0.0,
+                       1e-7 * (1.0 + got.cwiseAbs().maxCoeff()),
                        "order " + std::to_string(order) + ", coordinate " + std::to_string(coord));
       }
     }
@@ -82,7 +84,8 @@ TEST_CASE("kernels: invalid widths, degrees, orders and coordinates are errors")
   CHECK_THROWS(gpsvm::Kernel::rbf(0.0), std::invalid_argument);
   CHECK_THROWS(gpsvm::Kernel::rbf(NAN), std::invalid_argument);
   CHECK_THROWS(gpsvm::Kernel::polynomial(0, 1.0, 0.0), std::invalid_argument);
-  CHECK_THROWS(gpsvm::Kernel::polynomial(gpsvm::kMaxPolynomialDegree + 1, 1.0, 0.0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::polynomial(gpsvm::kMaxPolynomialDegree + 1, 1.0, 0.0),
+               std::invalid_argument);
   CHECK_THROWS(gpsvm::Kernel::polynomial(2, INFINITY, 0.0), std::invalid_argument);
   MatrixXd x(2, 1);
   x << 0.0, 1.0;

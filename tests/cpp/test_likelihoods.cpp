@@ -9,10 +9,9 @@
 // The cases reach the far tails: |t - m| / s = 40 and 1000, C s = 50 and
 // 1000, probit arguments z = t m / sqrt(v + noise) = +-40, tiny and huge
 // cavity variances.
-#include <gpsvm/likelihoods.hpp>
-
 #include <cmath>
 #include <functional>
+#include <gpsvm/likelihoods.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,10 +71,10 @@ void check_against_differences(const Likelihood& lik, const Site& s, const std::
   const double lz_up = lik.moments(s.t, s.m + h2, s.v).log_z;
   const double lz_down = lik.moments(s.t, s.m - h2, s.v).log_z;
   const double sd2 = (lz_up - 2.0 * mo.log_z + lz_down) / (h2 * h2);
-  CHECK_NEAR_MSG(mo.d2log_z, sd2,
-                 1e-5 * (std::fabs(mo.d2log_z) + 1.0 / s.v) +
-                     8e-16 * (1.0 + std::fabs(mo.log_z)) / (h2 * h2),
-                 note);
+  CHECK_NEAR_MSG(
+      mo.d2log_z, sd2,
+      1e-5 * (std::fabs(mo.d2log_z) + 1.0 / s.v) + 8e-16 * (1.0 + std::fabs(mo.log_z)) / (h2 * h2),
+      note);
 }
 
 }  // namespace
@@ -87,13 +86,13 @@ TEST_CASE("epsilon-insensitive: log Z and its m-derivatives against quadrature a
     double loss = 1.0;
   };
   const std::vector<Case> cases = {
-      {{0.3, 0.1, 0.5}, 2.0, 0.1},      // moderate
-      {{0.0, 0.05, 0.01}, 5.0, 0.5},    // cavity deep inside the tube
-      {{0.5, 0.0, 1.0}, 3.0, 0.0},      // no tube
-      {{0.1, 0.0, 1.0}, 50.0, 0.1},     // C s = 50
-      {{40.0, 0.0, 1.0}, 1.0, 0.1},     // |t - m| / s = 40
-      {{-20.0, 0.0, 0.25}, 2.0, 0.1},   // |t - m| / s = 40 below
-      {{40.0, 0.0, 1.0}, 50.0, 0.1},    // both
+      {{0.3, 0.1, 0.5}, 2.0, 0.1},     // moderate
+      {{0.0, 0.05, 0.01}, 5.0, 0.5},   // cavity deep inside the tube
+      {{0.5, 0.0, 1.0}, 3.0, 0.0},     // no tube
+      {{0.1, 0.0, 1.0}, 50.0, 0.1},    // C s = 50
+      {{40.0, 0.0, 1.0}, 1.0, 0.1},    // |t - m| / s = 40
+      {{-20.0, 0.0, 0.25}, 2.0, 0.1},  // |t - m| / s = 40 below
+      {{40.0, 0.0, 1.0}, 50.0, 0.1},   // both
       // |t - m| / s = 1000, C s = 1000: the tilted mass sits at the tube's
       // edge, split between the tube and the tail; the pieces' logs are
       // about -5e5, so their ratios keep 5.7 fewer digits than double's 16,
@@ -101,9 +100,9 @@ TEST_CASE("epsilon-insensitive: log Z and its m-derivatives against quadrature a
       // size: 1e-7 relative at best.  Differences of log Z are useless here
       // (its rounding, 1e-10, over any step that resolves the curvature).
       {{500.0, 0.0, 0.25}, 2000.0, 0.1, 1e3},
-      {{0.2, 0.0, 1e-8}, 3.0, 0.1},     // tiny cavity variance
-      {{30.0, 0.0, 1e4}, 0.5, 1.0},     // huge cavity variance
-      {{1.0, 1.05, 0.3}, 10.0, 0.05},   // cavity just outside the tube's edge
+      {{0.2, 0.0, 1e-8}, 3.0, 0.1},    // tiny cavity variance
+      {{30.0, 0.0, 1e4}, 0.5, 1.0},    // huge cavity variance
+      {{1.0, 1.05, 0.3}, 10.0, 0.05},  // cavity just outside the tube's edge
   };
   for (const Case& c : cases) {
     const gpsvm::EpsilonInsensitive lik(c.C, c.eps);
@@ -148,7 +147,8 @@ TEST_CASE("epsilon-insensitive: d log Z / dC and d log Z / d eps against central
   }
 }
 
-TEST_CASE("epsilon-insensitive: the noise variance is eq. (29), by quadrature of the noise density") {
+TEST_CASE(
+    "epsilon-insensitive: the noise variance is eq. (29), by quadrature of the noise density") {
   for (double C : {0.5, 2.0, 40.0}) {
     for (double eps : {0.0, 0.1, 1.5}) {
       // E[u^2] under C / (2 (eps C + 1)) exp(-C max(|u| - eps, 0)), both halves
@@ -169,16 +169,19 @@ TEST_CASE("epsilon-insensitive: the noise variance is eq. (29), by quadrature of
   }
 }
 
-TEST_CASE("epsilon-insensitive: predictive CDF, density and quantiles against the convolution by quadrature") {
+TEST_CASE(
+    "epsilon-insensitive: predictive CDF, density and quantiles against the convolution by "
+    "quadrature") {
   struct Case {
     double mean, var, C, eps;
   };
-  for (const Case c : {Case{0.1, 0.05, 5.0, 0.1}, Case{0.0, 2.0, 1.0, 0.5}, Case{0.0, 1e-4, 20.0, 0.1},
-                       Case{3.0, 0.3, 0.5, 0.0}}) {
+  for (const Case c : {Case{0.1, 0.05, 5.0, 0.1}, Case{0.0, 2.0, 1.0, 0.5},
+                       Case{0.0, 1e-4, 20.0, 0.1}, Case{3.0, 0.3, 0.5, 0.0}}) {
     const gpsvm::EpsilonInsensitive lik(c.C, c.eps);
-    const std::string note = "mean " + show(c.mean) + ", var " + show(c.var) + ", C = " + show(c.C) +
-                             ", eps = " + show(c.eps);
-    for (double q : {c.mean - 3.0, c.mean - 0.2, c.mean, c.mean + 0.05, c.mean + 1.0, c.mean + 6.0}) {
+    const std::string note = "mean " + show(c.mean) + ", var " + show(c.var) +
+                             ", C = " + show(c.C) + ", eps = " + show(c.eps);
+    for (double q :
+         {c.mean - 3.0, c.mean - 0.2, c.mean, c.mean + 0.05, c.mean + 1.0, c.mean + 6.0}) {
       // P(f + e <= q) = integral F_e(q - f) N(f; mean, var) df, F_e the noise CDF
       // (k e^{C(x + eps)} below -eps, k + C k (x + eps) in the tube, 1 - k e^{-C(x - eps)}
       // above, k = 1 / (2 (eps C + 1)))
@@ -188,19 +191,20 @@ TEST_CASE("epsilon-insensitive: predictive CDF, density and quantiles against th
         if (x > c.eps) return 1.0L - k * std::exp(-c.C * (x - c.eps));
         return k + c.C * k * (x + c.eps);
       };
-      const ref::Rule r = ref::make_rule(c.mean - 40.0L * s, c.mean + 40.0L * s, {q - c.eps, q + c.eps},
-                                         s / 64.0L, s / 8.0L);
+      const ref::Rule r = ref::make_rule(c.mean - 40.0L * s, c.mean + 40.0L * s,
+                                         {q - c.eps, q + c.eps}, s / 64.0L, s / 8.0L);
       ref::ld cdf = 0.0L;
       for (size_t i = 0; i < r.x.size(); ++i) {
         const ref::ld d = r.x[i] - c.mean;
-        cdf += r.w[i] * noise_cdf(q - r.x[i]) * std::exp(-0.5L * d * d / c.var) / (s * std::sqrt(2.0L * ref::kPi));
+        cdf += r.w[i] * noise_cdf(q - r.x[i]) * std::exp(-0.5L * d * d / c.var) /
+               (s * std::sqrt(2.0L * ref::kPi));
       }
       CHECK_NEAR_MSG(lik.predictive_cdf(q, c.mean, c.var), static_cast<double>(cdf), 1e-12,
                      note + ", q = " + show(q));
       // the density is the tilted normaliser with target q
       const ref::Tilted t = ref::tilted_epsins(q, c.mean, c.var, c.C, c.eps);
-      CHECK_REL_MSG(lik.predictive_density(q, c.mean, c.var), static_cast<double>(std::exp(t.log_z)), 1e-12,
-                    note + ", q = " + show(q));
+      CHECK_REL_MSG(lik.predictive_density(q, c.mean, c.var),
+                    static_cast<double>(std::exp(t.log_z)), 1e-12, note + ", q = " + show(q));
     }
     // quantiles invert the CDF
     for (double p : {1e-6, 0.025, 0.5, 0.975, 1.0 - 1e-6}) {
@@ -208,10 +212,12 @@ TEST_CASE("epsilon-insensitive: predictive CDF, density and quantiles against th
       CHECK_NEAR_MSG(lik.predictive_cdf(x, c.mean, c.var), p, 1e-12, note + ", p = " + show(p));
     }
   }
-  CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, 0.1).predictive_quantile(1.0, 0.0, 1.0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, 0.1).predictive_quantile(1.0, 0.0, 1.0),
+               std::invalid_argument);
 }
 
-TEST_CASE("probit with flip noise: log Z and its m-derivatives against quadrature and differences") {
+TEST_CASE(
+    "probit with flip noise: log Z and its m-derivatives against quadrature and differences") {
   for (double kappa : {0.0, 1e-8, 0.2}) {
     for (double noise : {0.0, 0.5}) {
       for (double v : {1.0, 0.01}) {
@@ -220,8 +226,8 @@ TEST_CASE("probit with flip noise: log Z and its m-derivatives against quadratur
             // the cavity mean giving t m / sqrt(v + noise) = z
             const Site s{t, t * z * std::sqrt(v + noise), v};
             const gpsvm::ProbitFlip lik(kappa, noise);
-            const std::string note =
-                describe(s, "kappa = " + show(kappa) + ", noise = " + show(noise) + ", z = " + show(z));
+            const std::string note = describe(
+                s, "kappa = " + show(kappa) + ", noise = " + show(noise) + ", z = " + show(z));
             const ref::Tilted q = ref::tilted_probit(s.t, s.m, s.v, kappa, noise);
             check_against_quadrature(lik, s, q, note);
             // the step likelihood (noise 0) is log-concave only for kappa = 0;
@@ -234,7 +240,8 @@ TEST_CASE("probit with flip noise: log Z and its m-derivatives against quadratur
   }
 }
 
-TEST_CASE("probit: log Z = log(kappa + (1 - 2 kappa) Phi(z)) exactly, checked at mpmath constants") {
+TEST_CASE(
+    "probit: log Z = log(kappa + (1 - 2 kappa) Phi(z)) exactly, checked at mpmath constants") {
   // kappa = 0, z = -40: log Phi(-40) (mpmath, 40 digits)
   const gpsvm::ProbitFlip step(0.0, 0.0);
   CHECK_REL(step.moments(1.0, -40.0, 1.0).log_z, -804.60844201375379, 1e-15);
@@ -247,7 +254,8 @@ TEST_CASE("probit: log Z = log(kappa + (1 - 2 kappa) Phi(z)) exactly, checked at
 }
 
 TEST_CASE("Gaussian noise: log Z, d1 and d2 against quadrature and differences") {
-  for (const Site& s : std::vector<Site>{{0.3, 0.1, 0.5}, {40.0, 0.0, 1.0}, {-3.0, 2.0, 1e-6}, {1.0, -5.0, 100.0}}) {
+  for (const Site& s : std::vector<Site>{
+           {0.3, 0.1, 0.5}, {40.0, 0.0, 1.0}, {-3.0, 2.0, 1e-6}, {1.0, -5.0, 100.0}}) {
     for (double noise : {1e-4, 0.1, 10.0}) {
       const gpsvm::GaussianNoise lik(noise);
       const std::string note = describe(s, "noise = " + show(noise));
@@ -263,7 +271,8 @@ TEST_CASE("likelihoods reject parameters outside their domain") {
   CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, -0.1), std::invalid_argument);
   CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, NAN), std::invalid_argument);
   CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, 0.1).moments(0.0, 0.0, 0.0), std::invalid_argument);
-  CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, 0.1).moments(0.0, 0.0, INFINITY), std::invalid_argument);
+  CHECK_THROWS(gpsvm::EpsilonInsensitive(1.0, 0.1).moments(0.0, 0.0, INFINITY),
+               std::invalid_argument);
   CHECK_THROWS(gpsvm::ProbitFlip(0.5, 0.0), std::invalid_argument);
   CHECK_THROWS(gpsvm::ProbitFlip(-0.1, 0.0), std::invalid_argument);
   CHECK_THROWS(gpsvm::ProbitFlip(0.1, -1.0), std::invalid_argument);

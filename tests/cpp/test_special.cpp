@@ -7,10 +7,9 @@
 // eps |x| (eps = 2^-52), which moves exp(-x^2/2) by eps x^2 relatively, so
 // upper-tail quantities get a relative tolerance of a few eps (1 + x^2) and
 // log-scale quantities an absolute one of a few eps (1 + x^2).
-#include <gpsvm/special.hpp>
-
 #include <cfloat>
 #include <cmath>
+#include <gpsvm/special.hpp>
 #include <limits>
 #include <string>
 #include <vector>
@@ -44,8 +43,8 @@ TEST_CASE("reference: Mills' integral agrees with its asymptotic series and with
 }
 
 TEST_CASE("log Phi in both tails, from -1e8 to +40") {
-  const std::vector<double> xs = {-1e8, -1e5, -1e3, -200.0, -40.0, -38.5, -20.0, -10.0,
-                                  -5.0, -1.0, -1e-8, 0.0, 1e-8, 0.5, 1.0, 5.0};
+  const std::vector<double> xs = {-1e8, -1e5, -1e3,  -200.0, -40.0, -38.5, -20.0, -10.0,
+                                  -5.0, -1.0, -1e-8, 0.0,    1e-8,  0.5,   1.0,   5.0};
   for (double x : xs) {
     const double want = static_cast<double>(ref::log_norm_cdf(x));
     CHECK_NEAR_MSG(gpsvm::log_norm_cdf(x), want,
@@ -108,7 +107,9 @@ TEST_CASE("log erfc and log(exp(a) erfc(b)) where the product over- or underflow
   CHECK_REL(gpsvm::log_erfc(40.0), -1604.2615566532736, 4.0 * kEps);  // mpmath
   CHECK(gpsvm::log_erfc(-40.0) == std::log(2.0));
   // exp(a) overflows (a > 709.8) while erfc(b) underflows (b > 26.6)
-  struct Case { double a, b; };
+  struct Case {
+    double a, b;
+  };
   for (const Case c : {Case{0.0, 0.5}, Case{800.0, 28.0}, Case{1600.0, 40.0}, Case{1e4, 100.0},
                        Case{-5.0, -3.0}, Case{1e5, 316.0}, Case{-700.0, 40.0}}) {
     const double want = static_cast<double>(c.a + ref::log_erfc(c.b));
@@ -153,28 +154,34 @@ TEST_CASE("the flip Mills ratio G(z) and its curvature G(z)(z + G(z))") {
       // G and its curvature in long double from the reference Phi
       const ref::ld phi = std::exp(ref::log_phi_density(z));
       const ref::ld cdf = std::exp(ref::log_norm_cdf(z));
-      const ref::ld g = kappa == 0.0 ? ref::mills_ratio(z)
-                                     : (1.0L - 2.0L * kappa) * phi / (kappa + (1.0L - 2.0L * kappa) * cdf);
+      const ref::ld g = kappa == 0.0
+                            ? ref::mills_ratio(z)
+                            : (1.0L - 2.0L * kappa) * phi / (kappa + (1.0L - 2.0L * kappa) * cdf);
       ref::ld curvature = g * (z + g);
       if (kappa == 0.0 && z <= -100.0) {
         // z + G cancels: with x = -z, S = x R(x) = 1 - u + 3u^2 - ..., u = 1/x^2,
         // G = x / S and G (z + G) = x^2 (1 - S) / S^2, 1 - S summed directly
         const ref::ld x = -z, u = 1.0L / (x * x);
-        const ref::ld one_minus_s = u * (1.0L - u * (3.0L - u * (15.0L - u * (105.0L - u * 945.0L))));
+        const ref::ld one_minus_s =
+            u * (1.0L - u * (3.0L - u * (15.0L - u * (105.0L - u * 945.0L))));
         const ref::ld s = 1.0L - one_minus_s;
         curvature = x * x * one_minus_s / (s * s);
       }
       const std::string note = at(z) + ", kappa = " + gpsvm_test::show(kappa);
       const double tol_g = 16.0 * kEps * (1.0 + z * z);
-      if (std::fabs(g) > 1e-290L) CHECK_REL_MSG(gpsvm::flip_mills_ratio(z, kappa), static_cast<double>(g), tol_g, note);
-      else CHECK_NEAR_MSG(gpsvm::flip_mills_ratio(z, kappa), static_cast<double>(g), 1e-290, note);
+      if (std::fabs(g) > 1e-290L)
+        CHECK_REL_MSG(gpsvm::flip_mills_ratio(z, kappa), static_cast<double>(g), tol_g, note);
+      else
+        CHECK_NEAR_MSG(gpsvm::flip_mills_ratio(z, kappa), static_cast<double>(g), 1e-290, note);
       // kappa = 0, z < 0: z + G cancels by a factor z^2 (the code uses the
       // series below z = -1e4); otherwise G is conditioned like exp(-z^2/2)
       const double tol_c = 16.0 * kEps * (1.0 + z * z);
       if (std::fabs(curvature) > 1e-290L)
-        CHECK_REL_MSG(gpsvm::flip_mills_curvature(z, kappa), static_cast<double>(curvature), tol_c, note);
+        CHECK_REL_MSG(gpsvm::flip_mills_curvature(z, kappa), static_cast<double>(curvature), tol_c,
+                      note);
       else
-        CHECK_NEAR_MSG(gpsvm::flip_mills_curvature(z, kappa), static_cast<double>(curvature), 1e-290, note);
+        CHECK_NEAR_MSG(gpsvm::flip_mills_curvature(z, kappa), static_cast<double>(curvature),
+                       1e-290, note);
     }
   }
   // the series branch (kappa = 0, z < -1e4) against the same reference
@@ -182,14 +189,16 @@ TEST_CASE("the flip Mills ratio G(z) and its curvature G(z)(z + G(z))") {
     const ref::ld x = -z, u = 1.0L / (x * x);
     const ref::ld one_minus_s = u * (1.0L - u * (3.0L - u * 15.0L));
     const ref::ld s = 1.0L - one_minus_s;
-    CHECK_REL_MSG(gpsvm::flip_mills_curvature(z, 0.0), static_cast<double>(x * x * one_minus_s / (s * s)),
-                  8.0 * kEps, at(z));
+    CHECK_REL_MSG(gpsvm::flip_mills_curvature(z, 0.0),
+                  static_cast<double>(x * x * one_minus_s / (s * s)), 8.0 * kEps, at(z));
   }
   // G' = -G (z + G) by central differences of G, for kappa > 0 too
   for (double kappa : {0.0, 0.2}) {
     for (double z : {-5.0, -1.0, 0.5, 3.0}) {
       const double h = 1e-4;
-      const double fd = -(gpsvm::flip_mills_ratio(z + h, kappa) - gpsvm::flip_mills_ratio(z - h, kappa)) / (2 * h);
+      const double fd =
+          -(gpsvm::flip_mills_ratio(z + h, kappa) - gpsvm::flip_mills_ratio(z - h, kappa)) /
+          (2 * h);
       // central differences: error h^2 |G'''| / 6 < 1e-8 here
       CHECK_NEAR_MSG(gpsvm::flip_mills_curvature(z, kappa), fd, 1e-8, at(z, kappa));
     }

@@ -5,18 +5,18 @@
 // against the Kuhn-Tucker conditions to the solver's tolerance, written out
 // here from the primal problem, and against the optimum of the dual found by
 // enumerating active sets on problems of 6 or 7 points (reference.hpp).
+#include <algorithm>
+#include <cmath>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/smo.hpp>
-
-#include <algorithm>
-#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "check.hpp"
+#include "fixtures.hpp"
 #include "reference.hpp"
 
 namespace gpsvm_tests_svm {
@@ -27,18 +27,7 @@ using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using gpsvm_test::show;
 
-gpsvm::SvrControl svr_control(double C, double eps, bool bias, double tol, bool shrinking = true,
-                              double cache_mb = 10.0) {
-  gpsvm::SvrControl c;
-  c.C = C;
-  c.epsilon = eps;
-  c.bias = bias;
-  c.tol = tol;
-  c.max_iter = 1000000;
-  c.cache_mb = cache_mb;
-  c.shrinking = shrinking;
-  return c;
-}
+using fixture::svr_control;
 
 // The Kuhn-Tucker conditions of min 1/2 b'Kb - y'b + eps |b|_1, |b_i| <= C
 // (sum b = 0 with a bias b0), in terms of the residual r_i = y_i - (K b)_i - b0:
@@ -56,11 +45,16 @@ double check_svr_kkt(const MatrixXd& K, const VectorXd& y, const gpsvm::SvrResul
   for (Eigen::Index i = 0; i < y.size(); ++i) {
     const double b = fit.beta[i];
     double v;
-    if (b == 0.0) v = std::fabs(r[i]) - c.epsilon;
-    else if (b == c.C) v = c.epsilon - r[i];
-    else if (b == -c.C) v = r[i] + c.epsilon;
-    else if (b > 0.0) v = std::fabs(r[i] - c.epsilon);
-    else v = std::fabs(r[i] + c.epsilon);
+    if (b == 0.0)
+      v = std::fabs(r[i]) - c.epsilon;
+    else if (b == c.C)
+      v = c.epsilon - r[i];
+    else if (b == -c.C)
+      v = r[i] + c.epsilon;
+    else if (b > 0.0)
+      v = std::fabs(r[i] - c.epsilon);
+    else
+      v = std::fabs(r[i] + c.epsilon);
     worst = std::max(worst, v);
   }
   CHECK_NEAR_MSG(std::max(worst, 0.0), 0.0, tol, note + ": worst KKT violation");
@@ -71,9 +65,11 @@ double check_svr_kkt(const MatrixXd& K, const VectorXd& y, const gpsvm::SvrResul
                 fit.alpha_plus.maxCoeff() <= c.C && fit.alpha_minus.maxCoeff() <= c.C,
             note + ": alpha box");
   if (c.epsilon > 0.0)
-    CHECK_MSG(fit.alpha_plus.cwiseProduct(fit.alpha_minus).maxCoeff() == 0.0, note + ": complementarity");
+    CHECK_MSG(fit.alpha_plus.cwiseProduct(fit.alpha_minus).maxCoeff() == 0.0,
+              note + ": complementarity");
   // the reported fit and objective are those of the returned coefficients
-  CHECK_NEAR_MSG(ref::gap(fit.fitted, K * fit.beta + VectorXd::Constant(y.size(), fit.b)), 0.0, 1e-12, note);
+  CHECK_NEAR_MSG(ref::gap(fit.fitted, K * fit.beta + VectorXd::Constant(y.size(), fit.b)), 0.0,
+                 1e-12, note);
   CHECK_NEAR_MSG(fit.objective, ref::svr_objective(K, y, fit.beta, c.epsilon),
                  1e-12 * (1.0 + std::fabs(fit.objective)), note + ": reported objective");
   CHECK_MSG(fit.status.converged && fit.status.change < c.tol && fit.status.tol == c.tol, note);
@@ -111,8 +107,9 @@ TEST_CASE("SMO: the KKT conditions hold and the objective is the brute-force opt
             ++problems;
             const gpsvm::SvrControl c = svr_control(C, eps, bias, 1e-10, shrinking);
             const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), p.x, p.y, c);
-            const std::string note = "d = " + std::to_string(d) + ", C = " + show(C) + ", eps = " +
-                                     show(eps) + (bias ? ", bias" : "") + (shrinking ? ", shrinking" : "");
+            const std::string note = "d = " + std::to_string(d) + ", C = " + show(C) +
+                                     ", eps = " + show(eps) + (bias ? ", bias" : "") +
+                                     (shrinking ? ", shrinking" : "");
             const double violation = check_svr_kkt(p.K, p.y, fit, c, note);
             // Convexity: obj(b) - obj(b*) <= <g, b - b*> for a subgradient g
             // at b, whose entries are the KKT violations (the bias term
@@ -120,7 +117,8 @@ TEST_CASE("SMO: the KKT conditions hold and the objective is the brute-force opt
             const double excess = fit.objective - best.objective;
             const double bound = violation * (fit.beta - best.beta).cwiseAbs().sum() + 1e-12;
             CHECK_MSG(excess >= -1e-12 && excess <= bound,
-                      note + ": objective " + show(fit.objective) + " vs optimum " + show(best.objective));
+                      note + ": objective " + show(fit.objective) + " vs optimum " +
+                          show(best.objective));
             // and strong convexity, lambda_min |b - b*|^2 / 2 <= excess
             CHECK_NEAR_MSG((fit.beta - best.beta).norm(), 0.0,
                            std::sqrt(2.0 * std::max(bound, 1e-15) / lambda_min), note + ": beta");
@@ -161,13 +159,15 @@ TEST_CASE("SMO: duplicate inputs, one point, and a capped run") {
   const MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
   for (bool bias : {false, true}) {
     const gpsvm::SvrControl c = svr_control(2.0, 0.05, bias, 1e-9);
-    check_svr_kkt(K, y, gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), c, bias ? "duplicates, bias" : "duplicates");
+    check_svr_kkt(K, y, gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), c,
+                  bias ? "duplicates, bias" : "duplicates");
   }
   // one point without a bias: beta = clip(y - eps sign(y), +-C) / k(x, x) with k = 1
   MatrixXd x1 = MatrixXd::Constant(1, 1, 0.5);
   for (double t : {0.05, 0.7, -3.0, 40.0}) {
     const gpsvm::SvrControl c = svr_control(2.0, 0.1, false, 1e-12);
-    const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x1, VectorXd::Constant(1, t), c);
+    const gpsvm::SvrResult fit =
+        gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x1, VectorXd::Constant(1, t), c);
     const double shrunk = std::fabs(t) <= 0.1 ? 0.0 : t - 0.1 * (t > 0 ? 1.0 : -1.0);
     CHECK_NEAR_MSG(fit.beta[0], std::max(-2.0, std::min(2.0, shrunk)), 1e-12, "t = " + show(t));
   }
@@ -177,7 +177,8 @@ TEST_CASE("SMO: duplicate inputs, one point, and a capped run") {
   c.max_iter = 3;
   const gpsvm::SvrResult capped = gpsvm::svr_solve(gpsvm::Kernel::rbf(0.5), p.x, p.y, c);
   CHECK(!capped.status.converged && capped.status.iterations == 3 && capped.status.change >= c.tol);
-  CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(0.5), p.x, VectorXd(p.y.head(10)), c), std::invalid_argument);
+  CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(0.5), p.x, VectorXd(p.y.head(10)), c),
+               std::invalid_argument);
 }
 
 TEST_CASE("SMO: three points, to a loose tolerance: KKT, status and the brute-force solution") {
@@ -195,17 +196,7 @@ TEST_CASE("SMO: three points, to a loose tolerance: KKT, status and the brute-fo
 
 // ---- the kernel adatron -----------------------------------------------------
 
-namespace {
-
-gpsvm::AdatronControl adatron_control(double C, double tol) {
-  gpsvm::AdatronControl c;
-  c.C = C;
-  c.tol = tol;
-  c.max_iter = 1000000;
-  return c;
-}
-
-}  // namespace
+using fixture::adatron_control;
 
 TEST_CASE("adatron: the KKT conditions hold and W is the brute-force maximum") {
   for (std::uint32_t seed : {1u, 2u, 3u}) {
@@ -213,7 +204,8 @@ TEST_CASE("adatron: the KKT conditions hold and W is the brute-force maximum") {
     const int n = 7;
     const MatrixXd x = rng.uniform_matrix(n, 2, -2.0, 2.0);
     VectorXd y(n);
-    for (int i = 0; i < n; ++i) y[i] = (x(i, 0) + 0.5 * x(i, 1) + 0.4 * rng.normal() > 0.0) ? 1.0 : -1.0;
+    for (int i = 0; i < n; ++i)
+      y[i] = (x(i, 0) + 0.5 * x(i, 1) + 0.4 * rng.normal() > 0.0) ? 1.0 : -1.0;
     y[0] = 1.0;
     y[1] = -1.0;  // both classes
     for (double noise : {0.0, 0.3}) {
@@ -222,7 +214,8 @@ TEST_CASE("adatron: the KKT conditions hold and W is the brute-force maximum") {
       for (double C : {0.3, 5.0, std::numeric_limits<double>::infinity()}) {
         const gpsvm::AdatronControl c = adatron_control(C, 1e-20);
         const gpsvm::AdatronResult fit = gpsvm::adatron_fit(K, y, c);
-        const std::string note = "seed " + std::to_string(seed) + ", noise " + show(noise) + ", C = " + show(C);
+        const std::string note =
+            "seed " + std::to_string(seed) + ", noise " + show(noise) + ", C = " + show(C);
         CHECK_MSG(fit.status.converged, note);
         // g_i = 1 - y_i f_i: alpha_i = 0 => g_i <= 0, alpha_i = C => g_i >= 0,
         // free => g_i = 0, each to sqrt(tol) in units of min(1, C)
@@ -236,15 +229,18 @@ TEST_CASE("adatron: the KKT conditions hold and W is the brute-force maximum") {
           CHECK_MSG(a >= 0.0 && a <= C, note + ": box");
         }
         CHECK_NEAR_MSG(std::max(worst, 0.0), 0.0, allowed, note + ": worst KKT violation");
-        CHECK_NEAR_MSG(ref::gap(fit.field, K * y.cwiseProduct(fit.alpha)), 0.0, 1e-12, note + ": field");
+        CHECK_NEAR_MSG(ref::gap(fit.field, K * y.cwiseProduct(fit.alpha)), 0.0, 1e-12,
+                       note + ": field");
         // concavity: W* - W <= <g, a* - a> <= worst |a* - a|_1
         const ref::AdatronOptimum best = ref::adatron_brute_force(K, y, C);
         const double shortfall = best.objective - fit.objective;
-        CHECK_MSG(shortfall >= -1e-12 * (1.0 + best.objective) &&
-                      shortfall <= std::max(worst, 0.0) * (best.alpha - fit.alpha).cwiseAbs().sum() +
-                                       1e-12 * (1.0 + best.objective),
-                  note + ": W " + show(fit.objective) + " vs maximum " + show(best.objective));
-        CHECK_NEAR_MSG(fit.objective, ref::adatron_objective(y.asDiagonal() * K * y.asDiagonal(), fit.alpha),
+        CHECK_MSG(
+            shortfall >= -1e-12 * (1.0 + best.objective) &&
+                shortfall <= std::max(worst, 0.0) * (best.alpha - fit.alpha).cwiseAbs().sum() +
+                                 1e-12 * (1.0 + best.objective),
+            note + ": W " + show(fit.objective) + " vs maximum " + show(best.objective));
+        CHECK_NEAR_MSG(fit.objective,
+                       ref::adatron_objective(y.asDiagonal() * K * y.asDiagonal(), fit.alpha),
                        1e-12 * (1.0 + std::fabs(fit.objective)), note + ": reported W");
       }
     }
