@@ -3,11 +3,15 @@
 #   1. install missing dependencies (tools/install-deps.sh);
 #   2. fail if re-running roxygen2 or Rcpp::compileAttributes() would change
 #      man/, NAMESPACE or the Rcpp exports;
-#   3. R CMD build, then R CMD check --as-cran --no-manual with every test and
+#   3. the C++ core compiles without R (every header of inst/include/gpsvm/,
+#      on Eigen alone) and its test suite tests/cpp/ passes
+#      (tools/cpp-tests.sh: one translation unit, built with the sanitizer
+#      flags below where gcc has libasan, about a minute);
+#   4. R CMD build, then R CMD check --as-cran --no-manual with every test and
 #      vignette;
-#   4. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
+#   5. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
-#   5. the sanitizer stage (tools/sanitize.sh), run in the background while
+#   6. the sanitizer stage (tools/sanitize.sh), run in the background while
 #      R CMD check runs, on the same tarball: install it into a private
 #      library with -fsanitize=address,undefined,float-cast-overflow
 #      -fno-sanitize-recover=all (flags from tools/sanitize.Makevars through
@@ -15,9 +19,10 @@
 #      suite, without the vignettes, with gcc's libasan preloaded
 #      (ASAN_OPTIONS=detect_leaks=0, UBSan printing stacks).  Any ASan or
 #      UBSan report fails the check, counts as a failed test and is printed;
-#   6. print one closing line 'tests: N passed, N failed': the passes of
-#      R CMD check's testthat run, and the failures of that run plus those
-#      of the sanitizer stage.
+#   7. print one closing line 'tests: N passed, N failed': the passes of
+#      R CMD check's testthat run (expectations) plus the C++ suite's passed
+#      cases, and the failures of those two plus those of the sanitizer
+#      stage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -58,19 +63,22 @@ for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
   fi
 done
 
-echo "check: the C++ core compiles and runs without R?"
+echo "check: the C++ core compiles without R, and its test suite passes?"
 # Every core header must stand alone on Eigen: no R headers, no SEXP.
 if grep -nE '#include *[<"](Rcpp|R\.h|Rmath|Rinternals|RcppEigen)|SEXP' inst/include/gpsvm/*.hpp; then
   fail "the core in inst/include/gpsvm/ must not use R"
 fi
-eigen=$(Rscript --vanilla -e 'cat(system.file("include", package = "RcppEigen"))')
-for h in inst/include/gpsvm/*.hpp; do echo "#include <gpsvm/$(basename "$h")>"; done >"$work/all-headers.cpp"
-cat "$work/all-headers.cpp" tools/core-standalone.cpp >"$work/core.cpp"
-if ${CXX:-g++} -std=c++17 -O1 -Wno-ignored-attributes -I inst/include -I "$eigen" \
-    -o "$work/core" "$work/core.cpp" >"$work/core.log" 2>&1; then
-  "$work/core" || fail "core-standalone checks"
+# tools/cpp-tests.sh compiles every header with the tests in tests/cpp/,
+# under the sanitizers where gcc has libasan, and runs them.
+bash tools/cpp-tests.sh "$work/cpp-tests" >"$work/cpp-tests.log" 2>&1
+summary=$(grep -E '^cpp-tests: [0-9]+ passed, [0-9]+ failed$' "$work/cpp-tests.log" | tail -n 1)
+cpp_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${summary:-cpp-tests: 0 passed, 1 failed}")
+cpp_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-cpp-tests: 0 passed, 1 failed}")
+if [ "$cpp_failed" -eq 0 ]; then
+  tail -n 3 "$work/cpp-tests.log"
 else
-  cat "$work/core.log"; fail "the core does not compile without R"
+  head -n 200 "$work/cpp-tests.log"
+  fail "the C++ test suite: $cpp_failed case(s) failed (log $work/cpp-tests.log)"
 fi
 
 echo "check: R CMD build"
@@ -124,6 +132,8 @@ if [ -n "$sanitize_pid" ]; then
   fi
   failed=$((failed + sanitize_failed))
 fi
+passed=$((passed + cpp_passed))
+failed=$((failed + cpp_failed))
 [ "$status" -eq 0 ] && echo "check: OK (logs in $work)" || echo "check: logs in $work"
 echo "tests: $passed passed, $failed failed"
 exit "$status"

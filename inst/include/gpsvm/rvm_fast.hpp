@@ -224,7 +224,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
   RvmResult res;
   res.status.tol = ctl.tol;
   for (int it = 1; it <= ctl.max_iter; ++it) {
-    interrupt();  // cheap next to the factorisations of each step
+    if (interrupt) interrupt();  // cheap next to the factorisations of each step
     const double beta = 1.0 / sigma2;
     const rvm_detail::Posterior post = set.posterior_at(hty, y, sigma2);
     res.trace_log_lik.push_back(post.log_lik);

@@ -13,7 +13,7 @@ namespace gpsvm {
 // Control structs (EpControl, SvrControl, ...) carry no defaults: the
 // defaults live in one place, the R constructors (mfsvr_control(),
 // svr_control(), ...), and the glue copies every field from R.  A C++ caller
-// sets every field itself (tools/core-standalone.cpp shows how).  Numbers
+// sets every field itself (tests/cpp/test_controls.cpp shows how).  Numbers
 // start unset (kUnset, or an impossible count) and each solver's checks
 // reject them, so a forgotten field is an error, never a silent second
 // default.  Switches (schedules, flags) have no unset state.

@@ -215,7 +215,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   RvmResult res;
   res.status.tol = ctl.tol;
   for (int it = 1; it <= ctl.max_iter; ++it) {
-    interrupt();  // cheap next to the factorisations of each step
+    if (interrupt) interrupt();  // cheap next to the factorisations of each step
     const rvm_detail::Posterior post = sd::posterior_of(pb, st);
     res.trace_log_lik.push_back(post.log_lik);
     VectorXd alpha_new;

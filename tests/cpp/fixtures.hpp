@@ -1,0 +1,102 @@
+// Complete solver controls for the tests (the core's control structs carry
+// no defaults, so a test sets every field), and small grids.
+#ifndef GPSVM_TESTS_FIXTURES_HPP
+#define GPSVM_TESTS_FIXTURES_HPP
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <gpsvm/adatron.hpp>
+#include <gpsvm/ep_engine.hpp>
+#include <gpsvm/mfsvr_paper.hpp>
+#include <gpsvm/naive_mf.hpp>
+#include <gpsvm/rvm_posterior.hpp>
+#include <gpsvm/smo.hpp>
+#include <gpsvm/srvm.hpp>
+
+namespace fixture {
+
+inline gpsvm::EpControl ep_control(gpsvm::EpSchedule schedule, double tol = 1e-12,
+                                   int max_iter = 2000, double damping = 1.0,
+                                   std::uint32_t seed = 1) {
+  gpsvm::EpControl c;
+  c.schedule = schedule;
+  c.tol = tol;
+  c.max_iter = max_iter;
+  c.damping = damping;
+  c.seed = seed;
+  return c;
+}
+
+// The paper's M = 30 inner steps from eta = 0.05, with the adaptive rule.
+inline gpsvm::MfsvrPaperControl paper_control(double tol, int max_iter) {
+  gpsvm::MfsvrPaperControl c;
+  c.eta = 0.05;
+  c.inner = 30;
+  c.max_iter = max_iter;
+  c.tol = tol;
+  c.adaptive = true;
+  c.seed = 1;
+  return c;
+}
+
+inline gpsvm::SvrControl svr_control(double C, double eps, bool bias, double tol,
+                                     bool shrinking = true, double cache_mb = 10.0) {
+  gpsvm::SvrControl c;
+  c.C = C;
+  c.epsilon = eps;
+  c.bias = bias;
+  c.tol = tol;
+  c.max_iter = 1000000;
+  c.cache_mb = cache_mb;
+  c.shrinking = shrinking;
+  return c;
+}
+
+inline gpsvm::AdatronControl adatron_control(double C, double tol) {
+  gpsvm::AdatronControl c;
+  c.C = C;
+  c.tol = tol;
+  c.max_iter = 1000000;
+  return c;
+}
+
+inline gpsvm::NaiveMfControl naive_mf_control(double kappa, double tol) {
+  gpsvm::NaiveMfControl c;
+  c.kappa = kappa;
+  c.tol = tol;
+  c.eta = 0.1;
+  c.max_iter = 100000;
+  return c;
+}
+
+// tol_evidence = 0: stop on the hyperparameters' change alone.
+inline gpsvm::RvmControl rvm_control(double tol, double tol_evidence = 0.0) {
+  gpsvm::RvmControl c;
+  c.max_iter = 20000;
+  c.tol = tol;
+  c.tol_evidence = tol_evidence;
+  c.prune_alpha = 1e9;
+  c.sigma2_init = 0.1;
+  c.min_sigma2 = 1e-10;
+  return c;
+}
+
+inline gpsvm::SrvmControl srvm_control(double tol, double tol_evidence = 0.0) {
+  gpsvm::SrvmControl c;
+  static_cast<gpsvm::RvmControl&>(c) = rvm_control(tol, tol_evidence);
+  c.min_alpha = 1e-10;
+  c.alpha_init = 1.0;
+  c.lambda_init = 1e4;
+  return c;
+}
+
+// m equally spaced points from lo to hi, as an m x 1 input matrix.
+inline Eigen::MatrixXd grid(int m, double lo, double hi) {
+  Eigen::MatrixXd z(m, 1);
+  for (int i = 0; i < m; ++i) z(i, 0) = lo + (hi - lo) * i / (m - 1);
+  return z;
+}
+
+}  // namespace fixture
+
+#endif  // GPSVM_TESTS_FIXTURES_HPP

@@ -1,0 +1,99 @@
+// The kernel evaluators (kernels.hpp): values, the fast Gaussian forms that
+// SMO uses against the direct ones, derivatives against central
+// differences, and argument checks.
+#include <cmath>
+#include <gpsvm/kernels.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "check.hpp"
+#include "reference.hpp"
+
+namespace gpsvm_tests_kernels {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+TEST_CASE("kernels: values of the Gaussian, polynomial and linear kernels") {
+  MatrixXd x(3, 2);
+  x << 0.0, 0.0, 1.0, 0.5, -2.0, 1.0;
+  const MatrixXd k = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
+  // exp(-|x - y|^2 / (2 sigma^2)), |x1 - x2|^2 = 1.25
+  CHECK_REL(k(0, 1), std::exp(-0.625), 1e-15);
+  CHECK_REL(k(1, 2), std::exp(-(9.0 + 0.25) / 2.0), 1e-15);
+  CHECK(k(2, 2) == 1.0 && (k - k.transpose()).cwiseAbs().maxCoeff() == 0.0);
+  const MatrixXd p = gpsvm::kernel_matrix(gpsvm::Kernel::polynomial(3, 0.5, 1.0), x);
+  CHECK_REL(p(1, 2), std::pow(0.5 * (-2.0 + 0.5) + 1.0, 3), 1e-15);
+  const MatrixXd l = gpsvm::kernel_matrix(gpsvm::Kernel::linear(), x);
+  CHECK_REL(l(1, 2), -1.5, 1e-15);
+}
+
+TEST_CASE("kernels: the fast Gaussian column and rows against the direct ones") {
+  ref::Random rng(17);
+  const MatrixXd pts = rng.uniform_matrix(50, 3, -1.0, 1.0);
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(0.7), pts);
+  VectorXd fast(50), direct(50);
+  for (Eigen::Index j : {0, 7, 49}) {
+    ev.fast_column(j, fast.data());
+    ev.column(j, direct.data());
+    // the norm expansion rounds |x_i|^2 + |x_j|^2 (here <= 6) to ~1e-15
+    CHECK_NEAR((fast - direct).cwiseAbs().maxCoeff(), 0.0, 1e-14);
+  }
+  const Eigen::Index rows[3] = {0, 7, 49};
+  double part[3];
+  ev.fast_rows(7, rows, 3, part);
+  ev.column(7, direct.data());
+  CHECK_NEAR(part[0], direct[0], 1e-14);
+  CHECK_NEAR(part[1], 1.0, 1e-14);
+  CHECK_NEAR(part[2], direct[49], 1e-14);
+}
+
+TEST_CASE("kernels: derivatives in one coordinate against central differences") {
+  MatrixXd x(4, 2);
+  x << 0.3, -0.2, 1.1, 0.4, -0.7, 0.9, 0.0, 0.0;
+  MatrixXd z(2, 2);
+  z << 0.5, 0.1, -0.4, 0.6;
+  for (const gpsvm::Kernel kernel :
+       {gpsvm::Kernel::rbf(0.8), gpsvm::Kernel::polynomial(3, 0.7, 1.0)}) {
+    const gpsvm::KernelEvaluator ev(kernel, x);
+    for (Eigen::Index coord : {0, 1}) {
+      for (int order : {1, 2, 3}) {
+        // d^n/dz^n k(z, x) = (d^(n-1)/dz^(n-1) k(z + h e, x) - ... (z - h e)) / 2h
+        const double h = 1e-5;
+        MatrixXd up = z, down = z;
+        up.col(coord).array() += h;
+        down.col(coord).array() -= h;
+        const MatrixXd fd =
+            (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
+        const MatrixXd got = ev.cross(z, order, coord);
+        CHECK_NEAR_MSG((got - fd).cwiseAbs().maxCoeff(), 0.0,
+                       1e-7 * (1.0 + got.cwiseAbs().maxCoeff()),
+                       "order " + std::to_string(order) + ", coordinate " + std::to_string(coord));
+      }
+    }
+  }
+  // the prior variance of the first derivative of the Gaussian kernel: 1 / sigma^2
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(0.8), x);
+  CHECK_REL(ev.diagonal(1, 0)[2], 1.0 / 0.64, 1e-14);
+  // (2n - 1)!! / sigma^(2n) for n = 3: 15 / sigma^6
+  CHECK_REL(ev.diagonal(3, 1)[0], 15.0 / std::pow(0.8, 6), 1e-14);
+}
+
+TEST_CASE("kernels: invalid widths, degrees, orders and coordinates are errors") {
+  CHECK_THROWS(gpsvm::Kernel::rbf(-1.0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::rbf(0.0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::rbf(NAN), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::polynomial(0, 1.0, 0.0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::polynomial(gpsvm::kMaxPolynomialDegree + 1, 1.0, 0.0),
+               std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::polynomial(2, INFINITY, 0.0), std::invalid_argument);
+  MatrixXd x(2, 1);
+  x << 0.0, 1.0;
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(1.0), x);
+  CHECK_THROWS(ev.cross(x, gpsvm::kMaxDerivativeOrder + 1, 0), std::invalid_argument);
+  CHECK_THROWS(ev.cross(x, -1, 0), std::invalid_argument);
+  CHECK_THROWS(ev.cross(x, 1, 1), std::invalid_argument);
+  CHECK_THROWS(ev.diagonal(1, 3), std::invalid_argument);
+}
+
+}  // namespace gpsvm_tests_kernels

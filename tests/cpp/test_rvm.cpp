@@ -1,0 +1,421 @@
+// The relevance vector machines (rvm_posterior.hpp, srvm.hpp, rvm_fast.hpp)
+// against dense direct formulas on small problems, written from the model
+//   y = H w + e, e ~ N(0, sigma2 I), w ~ N(0, (lambda P + A)^-1), H = [1 K]:
+//   Sigma = (lambda P + A + H'H / sigma2)^-1, mu = Sigma H'y / sigma2,
+//   log p(y) = log N(y; 0, sigma2 I + H (lambda P + A)^-1 H'),
+// with plain matrix inverses, which the code avoids (it works with scaled
+// Cholesky factors and trace identities).
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <gpsvm/kernels.hpp>
+#include <gpsvm/rvm_fast.hpp>
+#include <gpsvm/rvm_posterior.hpp>
+#include <gpsvm/srvm.hpp>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "fixtures.hpp"
+#include "reference.hpp"
+
+namespace gpsvm_tests_rvm {
+
+namespace {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using gpsvm_test::show;
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+// A noisy sinc on [-8, 8].
+struct Data {
+  MatrixXd x;
+  VectorXd y;
+};
+
+Data sinc(int n, std::uint32_t seed, double noise = 0.1) {
+  ref::Random rng(seed);
+  Data d;
+  d.x = rng.uniform_matrix(n, 1, -8.0, 8.0);
+  d.y.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const double u = d.x(i, 0);
+    d.y[i] = (u == 0.0 ? 1.0 : std::sin(u) / u) + noise * rng.normal();
+  }
+  return d;
+}
+
+MatrixXd design(const gpsvm::Kernel& kernel, const MatrixXd& x) {
+  const Index n = x.rows();
+  MatrixXd h(n, n + 1);
+  h.col(0).setOnes();
+  h.rightCols(n) = gpsvm::kernel_matrix(kernel, x);
+  return h;
+}
+
+MatrixXd columns(const MatrixXd& m, const std::vector<Index>& idx) {
+  MatrixXd out(m.rows(), static_cast<Index>(idx.size()));
+  for (size_t j = 0; j < idx.size(); ++j) out.col(static_cast<Index>(j)) = m.col(idx[j]);
+  return out;
+}
+
+MatrixXd block(const MatrixXd& m, const std::vector<Index>& idx) {
+  const Index k = static_cast<Index>(idx.size());
+  MatrixXd out(k, k);
+  for (Index a = 0; a < k; ++a)
+    for (Index b = 0; b < k; ++b) out(a, b) = m(idx[a], idx[b]);
+  return out;
+}
+
+// The dense posterior and evidence of the active columns h at alpha,
+// lambda, sigma2 (p: the penalty on those columns, or empty).
+struct Dense {
+  MatrixXd S;      // (lambda P + A)^-1
+  MatrixXd Sigma;  // posterior covariance
+  VectorXd mu;
+  double log_lik;
+};
+
+Dense dense(const MatrixXd& h, const VectorXd& y, const VectorXd& alpha, double lambda,
+            const MatrixXd& p, double sigma2) {
+  MatrixXd prior = MatrixXd(alpha.asDiagonal());
+  if (p.size() > 0) prior += lambda * p;
+  Dense out;
+  out.S = prior.inverse();
+  out.Sigma = (prior + h.transpose() * h / sigma2).inverse();
+  out.mu = out.Sigma * h.transpose() * y / sigma2;
+  MatrixXd cov = h * out.S * h.transpose();
+  cov.diagonal().array() += sigma2;
+  out.log_lik = ref::log_gauss(y, cov);
+  return out;
+}
+
+// The root mean square the fitters divide the targets by: their alpha
+// thresholds hold for the scaled targets.
+double rms(const VectorXd& y) { return std::sqrt(y.squaredNorm() / static_cast<double>(y.size())); }
+
+double max_log_ratio(const VectorXd& a, const VectorXd& b) {
+  return (a.array() / b.array()).log().abs().maxCoeff();
+}
+
+}  // namespace
+
+TEST_CASE("RVM posterior: mean, covariance, evidence and penalty terms against dense inverses") {
+  const Data d = sinc(10, 1);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  const MatrixXd h = design(kernel, d.x);
+  const MatrixXd z = fixture::grid(15, -8.0, 8.0);
+  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
+  const MatrixXd lh = gpsvm::roughness_design(ev, z, pen);
+  const MatrixXd p_all = lh.transpose() * lh;
+  const std::vector<Index> active = {0, 2, 3, 5, 7, 8, 10};
+  const MatrixXd ha = columns(h, active), pa = block(p_all, active);
+  ref::Random rng(2);
+  struct Setting {
+    double alpha_lo, alpha_hi, lambda;
+  };
+  for (const Setting s : {Setting{1e-3, 1e3, 0.0}, Setting{1e-3, 1e3, 0.7}, Setting{1e-8, 1e8, 0.0},
+                          Setting{0.1, 10.0, 50.0}}) {
+    VectorXd alpha(static_cast<Index>(active.size()));
+    for (Index i = 0; i < alpha.size(); ++i)
+      alpha[i] = std::exp(rng.uniform(std::log(s.alpha_lo), std::log(s.alpha_hi)));
+    const double sigma2 = 0.02;
+    const bool penalised = s.lambda > 0.0;
+    const gpsvm::rvm_detail::Posterior post = gpsvm::rvm_detail::posterior(
+        ha.transpose() * ha, ha.transpose() * d.y, &pa, ha, d.y, alpha, s.lambda, 1.0 / sigma2);
+    const Dense ref = dense(ha, d.y, alpha, s.lambda, penalised ? pa : MatrixXd(), sigma2);
+    const std::string note =
+        "alpha in [" + show(s.alpha_lo) + ", " + show(s.alpha_hi) + "], lambda = " + show(s.lambda);
+    // the dense inverse of a matrix with condition number up to ~1e16 keeps
+    // ~1e-16 cond digits; the settings keep it below 1e9 where compared tightly
+    const double tol = s.alpha_hi > 1e5 ? 1e-6 : 1e-9;
+    CHECK_NEAR_MSG(ref::gap(post.mu, ref.mu), 0.0, tol, note + ": mean");
+    const MatrixXd sigma = gpsvm::rvm_detail::sigma_from(post);
+    CHECK_NEAR_MSG((sigma - ref.Sigma).cwiseAbs().maxCoeff(), 0.0,
+                   tol * ref.Sigma.cwiseAbs().maxCoeff(), note + ": covariance");
+    CHECK_NEAR_MSG(post.log_lik, ref.log_lik, tol * (1.0 + std::fabs(ref.log_lik)),
+                   note + ": evidence");
+    CHECK_NEAR_MSG(post.rss, (d.y - ha * ref.mu).squaredNorm(), tol * d.y.squaredNorm(),
+                   note + ": rss");
+    CHECK_NEAR_MSG(post.pen, ref.mu.dot(pa * ref.mu), tol * (1.0 + std::fabs(post.pen)),
+                   note + ": mu'P mu");
+    if (penalised)
+      CHECK_NEAR_MSG(post.trace_sigma_p, (ref.Sigma * pa).trace(), tol * (1.0 + post.trace_sigma_p),
+                     note + ": tr(Sigma P)");
+  }
+}
+
+TEST_CASE("sRVM: the updates (7)-(9) against their dense direct formulas") {
+  const Data d = sinc(12, 3);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  const MatrixXd z = fixture::grid(20, -8.0, 8.0);
+  const gpsvm::RoughnessPenalty pen{{1, 2}, {0.5, 1.0}};
+  namespace sd = gpsvm::srvm_detail;
+  const sd::Problem pb = sd::make_problem(ev, d.y, z, pen);
+  gpsvm::SrvmControl ctl = fixture::srvm_control(1e-8);
+  ctl.min_alpha = 1e-12;
+  ctl.prune_alpha = 1e12;
+  ref::Random rng(4);
+  for (double lambda : {0.0, 0.3, 20.0}) {
+    for (bool fixed : {false, true}) {
+      sd::State st;
+      st.active = {0, 1, 3, 4, 6, 8, 9, 12};
+      st.alpha.resize(static_cast<Index>(st.active.size()));
+      for (Index i = 0; i < st.alpha.size(); ++i) st.alpha[i] = std::exp(rng.uniform(-2.0, 2.0));
+      st.lambda = lambda;
+      st.sigma2 = 0.05;
+      ctl.lambda.reset();
+      ctl.sigma2.reset();
+      if (fixed) {
+        ctl.lambda = lambda;
+        ctl.sigma2 = 0.05;
+      }
+      const gpsvm::rvm_detail::Posterior post = sd::posterior_of(pb, st);
+      VectorXd alpha_new;
+      sd::State next;
+      sd::update(post, st, ctl, ev.size(), alpha_new, next);
+      // dense: S = (lambda P + A)^-1, Sigma = (S^-1 + H'H / sigma2)^-1
+      const MatrixXd ha = columns(pb.h, st.active), pa = block(pb.p, st.active);
+      const Dense ref = dense(ha, pb.y, st.alpha, lambda, pa, st.sigma2);
+      const std::string note = "lambda = " + show(lambda) + (fixed ? ", fixed" : ", learned");
+      // (7): alpha_i <- alpha_i (S_ii - Sigma_ii) / mu_i^2
+      VectorXd want(st.alpha.size());
+      for (Index i = 0; i < want.size(); ++i)
+        want[i] = st.alpha[i] * (ref.S(i, i) - ref.Sigma(i, i)) / (ref.mu[i] * ref.mu[i]);
+      CHECK_NEAR_MSG(max_log_ratio(alpha_new, want), 0.0, 1e-8, note + ": alpha (7)");
+      // (8): lambda <- (tr(S lambda P) - tr(Sigma lambda P)) / mu'P mu
+      const double lambda_want =
+          lambda * ((ref.S * pa).trace() - (ref.Sigma * pa).trace()) / ref.mu.dot(pa * ref.mu);
+      if (lambda > 0.0 && !fixed)
+        CHECK_REL_MSG(next.lambda, lambda_want, 1e-8, note + ": lambda (8)");
+      else
+        CHECK_MSG(next.lambda == lambda, note + ": lambda kept");
+      // (9): sigma2 <- |y - H mu|^2 / (N - tr(Sigma H'H / sigma2)), N the number of data
+      const double dof =
+          static_cast<double>(pb.y.size()) - (ref.Sigma * ha.transpose() * ha).trace() / st.sigma2;
+      const double sigma2_want = (pb.y - ha * ref.mu).squaredNorm() / dof;
+      if (!fixed)
+        CHECK_REL_MSG(next.sigma2, sigma2_want, 1e-8, note + ": sigma2 (9)");
+      else
+        CHECK_MSG(next.sigma2 == st.sigma2, note + ": sigma2 kept");
+    }
+  }
+}
+
+namespace {
+
+using fixture::rvm_control;
+using fixture::srvm_control;
+
+const std::function<void()> kNoInterrupt = [] {};
+
+}  // namespace
+
+TEST_CASE("sRVM fit: a fixed point of (7)-(9), with the closed-form evidence, in the units of y") {
+  const Data d = sinc(25, 5);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.6);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  const MatrixXd z = fixture::grid(30, -8.0, 8.0);
+  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
+  for (double scale : {1.0, 1e3}) {
+    const VectorXd y = d.y * scale;
+    const gpsvm::SrvmControl ctl = srvm_control(1e-7);
+    const gpsvm::RvmResult r = gpsvm::srvm_fit(kernel, d.x, y, z, pen, ctl, kNoInterrupt);
+    const std::string note = "y scaled by " + show(scale);
+    CHECK_MSG(r.status.converged,
+              note + ": " + std::to_string(r.status.iterations) + " iterations");
+    const MatrixXd ha = columns(design(kernel, d.x), r.active);
+    const MatrixXd lh = gpsvm::roughness_design(ev, z, pen);
+    const MatrixXd pa = block(lh.transpose() * lh, r.active);
+    const Dense ref = dense(ha, y, r.alpha, r.lambda, pa, r.sigma2);
+    CHECK_NEAR_MSG(r.log_lik, ref.log_lik, 1e-8 * (1.0 + std::fabs(ref.log_lik)),
+                   note + ": evidence");
+    CHECK_NEAR_MSG(ref::gap(r.mu, ref.mu), 0.0, 1e-7, note + ": mean");
+    CHECK_NEAR_MSG((r.Sigma - ref.Sigma).cwiseAbs().maxCoeff(), 0.0,
+                   1e-7 * ref.Sigma.cwiseAbs().maxCoeff(), note + ": covariance");
+    // one more round of (7)-(9) moves nothing by more than the last step did
+    const double step = std::max(r.status.change, 1e-12);
+    for (Index i = 0; i < r.alpha.size(); ++i) {
+      const double a = r.alpha[i] * (ref.S(i, i) - ref.Sigma(i, i)) / (ref.mu[i] * ref.mu[i]);
+      if (r.alpha[i] <= ctl.min_alpha / (rms(y) * rms(y)) * 1.0000001)
+        continue;  // held at the floor
+      CHECK_NEAR_MSG(std::log(a / r.alpha[i]), 0.0, 2.0 * step,
+                     note + ": alpha " + std::to_string(i));
+    }
+    const double lambda =
+        r.lambda * ((ref.S * pa).trace() - (ref.Sigma * pa).trace()) / ref.mu.dot(pa * ref.mu);
+    CHECK_NEAR_MSG(std::log(lambda / r.lambda), 0.0, 2.0 * step, note + ": lambda");
+    const double dof =
+        static_cast<double>(y.size()) - (ref.Sigma * ha.transpose() * ha).trace() / r.sigma2;
+    CHECK_NEAR_MSG(std::log((y - ha * ref.mu).squaredNorm() / dof / r.sigma2), 0.0, 2.0 * step,
+                   note + ": sigma2");
+  }
+}
+
+TEST_CASE("fast RVM: each candidate step is the dense single-alpha optimum s^2 / (q^2 - s)") {
+  const Data d = sinc(12, 7);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  const MatrixXd h = design(kernel, d.x);
+  const double sigma2 = 0.02, prune = 1e12;
+  namespace fd = gpsvm::rvm_fast_detail;
+  struct Start {
+    std::vector<Index> active;
+    std::vector<double> alpha;
+  };
+  for (const Start& start : {Start{{0}, {5.0}}, Start{{0, 3, 7}, {2.0, 0.5, 40.0}},
+                             Start{{0, 1, 2, 5, 9, 12}, {0.1, 1e-3, 3.0, 0.2, 1e4, 0.05}}}) {
+    fd::ActiveSet set(h);
+    for (size_t k = 0; k < start.active.size(); ++k) set.add(start.active[k], start.alpha[k]);
+    // the marginal covariance C = sigma2 I + sum_active phi phi' / alpha
+    MatrixXd C = sigma2 * MatrixXd::Identity(h.rows(), h.rows());
+    for (size_t k = 0; k < start.active.size(); ++k)
+      C += h.col(start.active[k]) * h.col(start.active[k]).transpose() / start.alpha[k];
+    const MatrixXd Cinv = C.inverse();
+    const VectorXd big_s = (h.transpose() * Cinv * h).diagonal();
+    const VectorXd big_q = h.transpose() * Cinv * d.y;
+    const fd::Step step = fd::best_step(big_s, big_q, set, prune);
+    // every column's best move, from C_-i alone
+    const double l_now = ref::log_gauss(d.y, C);
+    double best_gain = 0.0, best_alpha = 0.0;
+    Index best_col = -1;
+    for (Index i = 0; i < h.cols(); ++i) {
+      const auto it = std::find(start.active.begin(), start.active.end(), i);
+      const bool active = it != start.active.end();
+      const VectorXd phi = h.col(i);
+      MatrixXd c_minus = C;
+      if (active)
+        c_minus -=
+            phi * phi.transpose() / start.alpha[static_cast<size_t>(it - start.active.begin())];
+      const MatrixXd cm_inv = c_minus.inverse();
+      const double s = phi.dot(cm_inv * phi), q = phi.dot(cm_inv * d.y);
+      const auto l_at = [&](double a) {
+        return std::isfinite(a) ? ref::log_gauss(d.y, c_minus + phi * phi.transpose() / a)
+                                : ref::log_gauss(d.y, c_minus);
+      };
+      double a_opt = q * q > s ? s * s / (q * q - s) : kInf;
+      if (!std::isfinite(a_opt) && i == 0) a_opt = prune;  // the bias stays, parked
+      if (std::isfinite(a_opt) && q * q > s) {
+        // the formula is the maximiser of L(alpha_i): L falls on both sides
+        const double l_opt = l_at(a_opt);
+        CHECK_MSG(l_at(a_opt * 1.01) < l_opt && l_at(a_opt / 1.01) < l_opt,
+                  "column " + std::to_string(i) + ": s^2/(q^2 - s) maximises L");
+      }
+      if (!active && !std::isfinite(a_opt)) continue;
+      const double gain = l_at(a_opt) - l_now;
+      if (gain > best_gain) {
+        best_gain = gain;
+        best_col = i;
+        best_alpha = a_opt;
+      }
+    }
+    const std::string note = std::to_string(start.active.size()) + " active";
+    CHECK_MSG(step.column == best_col,
+              note + ": column " + std::to_string(step.column) + " vs " + std::to_string(best_col));
+    // best_step's gain is on the scale of 2 L
+    CHECK_NEAR_MSG(step.gain, 2.0 * best_gain, 1e-8 * (1.0 + 2.0 * best_gain), note + ": gain");
+    if (std::isfinite(best_alpha))
+      CHECK_REL_MSG(step.alpha, best_alpha, 1e-8, note + ": alpha");
+    else
+      CHECK_MSG(!std::isfinite(step.alpha), note + ": deletion");
+  }
+}
+
+TEST_CASE(
+    "fast RVM fit: every alpha at its single-alpha optimum, the noise at its update, the "
+    "closed-form evidence") {
+  const Data d = sinc(30, 9);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.6);
+  const MatrixXd h = design(kernel, d.x);
+  for (double scale : {1.0, 1e-3}) {
+    const VectorXd y = d.y * scale;
+    const gpsvm::RvmControl ctl = rvm_control(1e-8);
+    const gpsvm::RvmResult r = gpsvm::rvm_fast_fit(kernel, d.x, y, ctl, kNoInterrupt);
+    const std::string note = "y scaled by " + show(scale);
+    CHECK_MSG(r.status.converged,
+              note + ": " + std::to_string(r.status.iterations) + " iterations");
+    CHECK_MSG(r.active.size() < 12 && r.active[0] == 0, note + ": sparse, with the bias");
+    MatrixXd C = r.sigma2 * MatrixXd::Identity(h.rows(), h.rows());
+    for (size_t k = 0; k < r.active.size(); ++k)
+      C += h.col(r.active[k]) * h.col(r.active[k]).transpose() / r.alpha[static_cast<Index>(k)];
+    CHECK_NEAR_MSG(r.log_lik, ref::log_gauss(y, C), 1e-8 * (1.0 + std::fabs(r.log_lik)),
+                   note + ": evidence");
+    const MatrixXd ha = columns(h, r.active);
+    const Dense ref = dense(ha, y, r.alpha, 0.0, MatrixXd(), r.sigma2);
+    CHECK_NEAR_MSG(ref::gap(r.mu, ref.mu), 0.0, 1e-7, note + ": mean");
+    const MatrixXd Cinv = C.inverse();
+    for (Index i = 0; i < h.cols(); ++i) {
+      const auto it = std::find(r.active.begin(), r.active.end(), i);
+      const VectorXd phi = h.col(i);
+      MatrixXd c_minus = C;
+      double a = kInf;
+      if (it != r.active.end()) {
+        a = r.alpha[static_cast<Index>(it - r.active.begin())];
+        c_minus -= phi * phi.transpose() / a;
+      }
+      const MatrixXd cm_inv = it != r.active.end() ? MatrixXd(c_minus.inverse()) : Cinv;
+      const double s = phi.dot(cm_inv * phi), q = phi.dot(cm_inv * y);
+      const std::string col = note + ", column " + std::to_string(i);
+      if (it != r.active.end()) {
+        if (i == 0 && !(q * q > s)) continue;  // the bias, parked at the threshold
+        CHECK_MSG(q * q > s, col + ": relevant");
+        CHECK_NEAR_MSG(std::log(s * s / (q * q - s) / a), 0.0, 1e-6,
+                       col + ": alpha at its optimum");
+      } else {
+        // absent: adding it cannot raise the evidence (or only past the threshold)
+        const bool useless =
+            q * q <= s || s * s / (q * q - s) > ctl.prune_alpha / (rms(y) * rms(y));
+        CHECK_MSG(useless, col + ": stays out");
+      }
+    }
+    // sigma2 = |y - H mu|^2 / (N - sum gamma), gamma_i = 1 - alpha_i Sigma_ii
+    double gamma = 0.0;
+    for (Index k = 0; k < r.alpha.size(); ++k) gamma += 1.0 - r.alpha[k] * ref.Sigma(k, k);
+    CHECK_NEAR_MSG(std::log((y - ha * ref.mu).squaredNorm() /
+                            (static_cast<double>(y.size()) - gamma) / r.sigma2),
+                   0.0, 1e-6, note + ": sigma2");
+  }
+}
+
+TEST_CASE("RVM fitters: constant targets, one point, duplicates, and the interrupt callback") {
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.0);
+  MatrixXd x(6, 1);
+  x << 0, 1, 2, 3, 4, 5;
+  // constant targets: the bias alone explains them
+  const gpsvm::RvmResult c =
+      gpsvm::rvm_fast_fit(kernel, x, VectorXd::Constant(6, 2.5), rvm_control(1e-8), kNoInterrupt);
+  CHECK(c.active.size() == 1 && c.active[0] == 0);
+  CHECK_NEAR(c.mu[0], 2.5, 1e-3);
+  // one point and duplicated rows run and give finite results
+  const MatrixXd one = MatrixXd::Constant(1, 1, 0.3);
+  const gpsvm::RvmResult r1 =
+      gpsvm::rvm_fast_fit(kernel, one, VectorXd::Constant(1, 1.0), rvm_control(1e-8), kNoInterrupt);
+  CHECK(std::isfinite(r1.log_lik) && r1.mu.allFinite());
+  MatrixXd dup(8, 1);
+  dup << 0, 0, 1, 1, 2, 2, 3, 3;
+  VectorXd ydup(8);
+  ydup << 0.1, 0.2, 0.9, 1.1, 0.1, 0.0, -0.5, -0.4;
+  const gpsvm::RvmResult rd =
+      gpsvm::rvm_fast_fit(kernel, dup, ydup, rvm_control(1e-8), kNoInterrupt);
+  CHECK(std::isfinite(rd.log_lik) && rd.mu.allFinite() && rd.sigma2 > 0.0);
+  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
+  const gpsvm::RvmResult sd =
+      gpsvm::srvm_fit(kernel, dup, ydup, dup, pen, srvm_control(1e-6), kNoInterrupt);
+  CHECK(std::isfinite(sd.log_lik) && sd.mu.allFinite() && sd.sigma2 > 0.0);
+  // the callback is called every iteration; an empty one is allowed
+  long calls = 0;
+  const gpsvm::RvmResult counted =
+      gpsvm::rvm_fast_fit(kernel, x, ydup.head(6), rvm_control(1e-8), [&calls] { ++calls; });
+  CHECK(calls == counted.status.iterations);
+  CHECK(std::isfinite(
+      gpsvm::rvm_fast_fit(kernel, x, ydup.head(6), rvm_control(1e-8), nullptr).log_lik));
+  CHECK(std::isfinite(
+      gpsvm::srvm_fit(kernel, x, ydup.head(6), x, pen, srvm_control(1e-6), nullptr).log_lik));
+}
+
+}  // namespace gpsvm_tests_rvm

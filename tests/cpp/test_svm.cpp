@@ -1,0 +1,273 @@
+// The support vector solvers at their solutions: SMO for epsilon-SVR
+// (smo.hpp, with and without a bias, with and without shrinking, with a
+// cache too small to hold two columns' worth of the problem) and the kernel
+// adatron for classification (adatron.hpp).  Each solution is checked
+// against the Kuhn-Tucker conditions to the solver's tolerance, written out
+// here from the primal problem, and against the optimum of the dual found by
+// enumerating active sets on problems of 6 or 7 points (reference.hpp).
+#include <algorithm>
+#include <cmath>
+#include <gpsvm/adatron.hpp>
+#include <gpsvm/kernels.hpp>
+#include <gpsvm/smo.hpp>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "fixtures.hpp"
+#include "reference.hpp"
+
+namespace gpsvm_tests_svm {
+
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using gpsvm_test::show;
+
+using fixture::svr_control;
+
+// The Kuhn-Tucker conditions of min 1/2 b'Kb - y'b + eps |b|_1, |b_i| <= C
+// (sum b = 0 with a bias b0), in terms of the residual r_i = y_i - (K b)_i - b0:
+//   b_i = 0       =>  |r_i| <= eps
+//   0 < b_i < C   =>  r_i = eps,   -C < b_i < 0  =>  r_i = -eps
+//   b_i = C       =>  r_i >= eps,  b_i = -C      =>  r_i <= -eps
+// each to within tol (the solver's gap is the sum of the worst violation on
+// each side, so no single one exceeds it).
+// Returns the largest violation.
+double check_svr_kkt(const MatrixXd& K, const VectorXd& y, const gpsvm::SvrResult& fit,
+                     const gpsvm::SvrControl& c, const std::string& note) {
+  const VectorXd r = y - K * fit.beta - VectorXd::Constant(y.size(), fit.b);
+  const double tol = c.tol + 1e-12 * (1.0 + y.cwiseAbs().maxCoeff());
+  double worst = 0.0;
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    const double b = fit.beta[i];
+    double v;
+    if (b == 0.0)
+      v = std::fabs(r[i]) - c.epsilon;
+    else if (b == c.C)
+      v = c.epsilon - r[i];
+    else if (b == -c.C)
+      v = r[i] + c.epsilon;
+    else if (b > 0.0)
+      v = std::fabs(r[i] - c.epsilon);
+    else
+      v = std::fabs(r[i] + c.epsilon);
+    worst = std::max(worst, v);
+  }
+  CHECK_NEAR_MSG(std::max(worst, 0.0), 0.0, tol, note + ": worst KKT violation");
+  CHECK_MSG(fit.beta.cwiseAbs().maxCoeff() <= c.C, note + ": box");
+  if (c.bias) CHECK_NEAR_MSG(fit.beta.sum(), 0.0, 1e-12 * c.C * y.size(), note + ": sum beta = 0");
+  // the split beta = alpha+ - alpha-, both in [0, C], never both positive when eps > 0
+  CHECK_MSG(fit.alpha_plus.minCoeff() >= 0.0 && fit.alpha_minus.minCoeff() >= 0.0 &&
+                fit.alpha_plus.maxCoeff() <= c.C && fit.alpha_minus.maxCoeff() <= c.C,
+            note + ": alpha box");
+  if (c.epsilon > 0.0)
+    CHECK_MSG(fit.alpha_plus.cwiseProduct(fit.alpha_minus).maxCoeff() == 0.0,
+              note + ": complementarity");
+  // the reported fit and objective are those of the returned coefficients
+  CHECK_NEAR_MSG(ref::gap(fit.fitted, K * fit.beta + VectorXd::Constant(y.size(), fit.b)), 0.0,
+                 1e-12, note);
+  CHECK_NEAR_MSG(fit.objective, ref::svr_objective(K, y, fit.beta, c.epsilon),
+                 1e-12 * (1.0 + std::fabs(fit.objective)), note + ": reported objective");
+  CHECK_MSG(fit.status.converged && fit.status.change < c.tol && fit.status.tol == c.tol, note);
+  return worst;
+}
+
+// Tiny regression problems: n points in d dimensions, Gaussian kernel.
+struct Problem {
+  MatrixXd x, K;
+  VectorXd y;
+};
+
+Problem problem(int n, int d, double sigma, std::uint32_t seed) {
+  ref::Random rng(seed);
+  Problem p;
+  p.x = rng.uniform_matrix(n, d, -3.0, 3.0);
+  p.K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(sigma), p.x);
+  p.y.resize(n);
+  for (int i = 0; i < n; ++i) p.y[i] = std::sin(p.x.row(i).sum()) + 0.3 * rng.normal();
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("SMO: the KKT conditions hold and the objective is the brute-force optimum") {
+  int problems = 0;
+  for (int d : {1, 2}) {
+    const Problem p = problem(6, d, 1.0, 100 + d);
+    const double lambda_min = Eigen::SelfAdjointEigenSolver<MatrixXd>(p.K).eigenvalues().minCoeff();
+    for (double C : {0.5, 10.0}) {
+      for (double eps : {0.0, 0.1}) {
+        for (bool bias : {false, true}) {
+          const ref::SvrOptimum best = ref::svr_brute_force(p.K, p.y, C, eps, bias);
+          for (bool shrinking : {false, true}) {
+            ++problems;
+            const gpsvm::SvrControl c = svr_control(C, eps, bias, 1e-10, shrinking);
+            const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), p.x, p.y, c);
+            const std::string note = "d = " + std::to_string(d) + ", C = " + show(C) +
+                                     ", eps = " + show(eps) + (bias ? ", bias" : "") +
+                                     (shrinking ? ", shrinking" : "");
+            const double violation = check_svr_kkt(p.K, p.y, fit, c, note);
+            // Convexity: obj(b) - obj(b*) <= <g, b - b*> for a subgradient g
+            // at b, whose entries are the KKT violations (the bias term
+            // vanishes as sum(b - b*) = 0): at most violation * |b - b*|_1.
+            const double excess = fit.objective - best.objective;
+            const double bound = violation * (fit.beta - best.beta).cwiseAbs().sum() + 1e-12;
+            CHECK_MSG(excess >= -1e-12 && excess <= bound,
+                      note + ": objective " + show(fit.objective) + " vs optimum " +
+                          show(best.objective));
+            // and strong convexity, lambda_min |b - b*|^2 / 2 <= excess
+            CHECK_NEAR_MSG((fit.beta - best.beta).norm(), 0.0,
+                           std::sqrt(2.0 * std::max(bound, 1e-15) / lambda_min), note + ": beta");
+          }
+        }
+      }
+    }
+  }
+  CHECK(problems == 32);
+}
+
+TEST_CASE("SMO: shrinking and a two-column cache change the work, not the solution") {
+  const Problem p = problem(300, 2, 0.7, 7);
+  for (bool bias : {false, true}) {
+    const gpsvm::SvrControl plain = svr_control(5.0, 0.1, bias, 1e-8, false, 100.0);
+    const gpsvm::SvrControl lean = svr_control(5.0, 0.1, bias, 1e-8, true, 1e-6);
+    const gpsvm::SvrResult a = gpsvm::svr_solve(gpsvm::Kernel::rbf(0.7), p.x, p.y, plain);
+    const gpsvm::SvrResult b = gpsvm::svr_solve(gpsvm::Kernel::rbf(0.7), p.x, p.y, lean);
+    const std::string note = bias ? "bias" : "no bias";
+    const double va = check_svr_kkt(p.K, p.y, a, plain, note + ", plain");
+    const double vb = check_svr_kkt(p.K, p.y, b, lean, note + ", shrinking, tiny cache");
+    // both within their violations of one optimum
+    const double bound = (va + vb) * (a.beta - b.beta).cwiseAbs().sum() + 1e-10;
+    CHECK_NEAR_MSG(a.objective, b.objective, bound, note);
+    CHECK_MSG(b.kernel_columns > a.kernel_columns, note + ": the tiny cache recomputes columns");
+  }
+}
+
+TEST_CASE("SMO: duplicate inputs, one point, and a capped run") {
+  // 40 rows, only 5 distinct inputs: K is singular, the KKT conditions still hold
+  ref::Random rng(3);
+  MatrixXd x(40, 1);
+  VectorXd y(40);
+  for (int i = 0; i < 40; ++i) {
+    x(i, 0) = static_cast<double>(i % 5);
+    y[i] = std::sin(x(i, 0)) + 0.5 * rng.normal();
+  }
+  const MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
+  for (bool bias : {false, true}) {
+    const gpsvm::SvrControl c = svr_control(2.0, 0.05, bias, 1e-9);
+    check_svr_kkt(K, y, gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), c,
+                  bias ? "duplicates, bias" : "duplicates");
+  }
+  // one point without a bias: beta = clip(y - eps sign(y), +-C) / k(x, x) with k = 1
+  MatrixXd x1 = MatrixXd::Constant(1, 1, 0.5);
+  for (double t : {0.05, 0.7, -3.0, 40.0}) {
+    const gpsvm::SvrControl c = svr_control(2.0, 0.1, false, 1e-12);
+    const gpsvm::SvrResult fit =
+        gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x1, VectorXd::Constant(1, t), c);
+    const double shrunk = std::fabs(t) <= 0.1 ? 0.0 : t - 0.1 * (t > 0 ? 1.0 : -1.0);
+    CHECK_NEAR_MSG(fit.beta[0], std::max(-2.0, std::min(2.0, shrunk)), 1e-12, "t = " + show(t));
+  }
+  // a capped run says so
+  const Problem p = problem(50, 1, 0.5, 9);
+  gpsvm::SvrControl c = svr_control(100.0, 0.01, true, 1e-12);
+  c.max_iter = 3;
+  const gpsvm::SvrResult capped = gpsvm::svr_solve(gpsvm::Kernel::rbf(0.5), p.x, p.y, c);
+  CHECK(!capped.status.converged && capped.status.iterations == 3 && capped.status.change >= c.tol);
+  CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(0.5), p.x, VectorXd(p.y.head(10)), c),
+               std::invalid_argument);
+}
+
+TEST_CASE("SMO: three points, to a loose tolerance: KKT, status and the brute-force solution") {
+  MatrixXd x(3, 1);
+  x << 0.0, 1.0, 2.0;
+  VectorXd y(3);
+  y << 0.0, 1.0, 0.0;
+  const gpsvm::SvrControl c = svr_control(10.0, 0.1, false, 1e-6, true, 1.0);
+  const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+  const MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
+  check_svr_kkt(K, y, fit, c, "three points");
+  const ref::SvrOptimum best = ref::svr_brute_force(K, y, 10.0, 0.1, false);
+  CHECK_NEAR(ref::gap(fit.beta, best.beta), 0.0, 1e-5);
+}
+
+// ---- the kernel adatron -----------------------------------------------------
+
+using fixture::adatron_control;
+
+TEST_CASE("adatron: the KKT conditions hold and W is the brute-force maximum") {
+  for (std::uint32_t seed : {1u, 2u, 3u}) {
+    ref::Random rng(seed);
+    const int n = 7;
+    const MatrixXd x = rng.uniform_matrix(n, 2, -2.0, 2.0);
+    VectorXd y(n);
+    for (int i = 0; i < n; ++i)
+      y[i] = (x(i, 0) + 0.5 * x(i, 1) + 0.4 * rng.normal() > 0.0) ? 1.0 : -1.0;
+    y[0] = 1.0;
+    y[1] = -1.0;  // both classes
+    for (double noise : {0.0, 0.3}) {
+      MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
+      K.diagonal().array() += noise;
+      for (double C : {0.3, 5.0, std::numeric_limits<double>::infinity()}) {
+        const gpsvm::AdatronControl c = adatron_control(C, 1e-20);
+        const gpsvm::AdatronResult fit = gpsvm::adatron_fit(K, y, c);
+        const std::string note =
+            "seed " + std::to_string(seed) + ", noise " + show(noise) + ", C = " + show(C);
+        CHECK_MSG(fit.status.converged, note);
+        // g_i = 1 - y_i f_i: alpha_i = 0 => g_i <= 0, alpha_i = C => g_i >= 0,
+        // free => g_i = 0, each to sqrt(tol) in units of min(1, C)
+        const VectorXd g = VectorXd::Ones(n) - y.cwiseProduct(K * y.cwiseProduct(fit.alpha));
+        const double unit = std::min(1.0, C), allowed = std::sqrt(c.tol) * unit + 1e-12;
+        double worst = 0.0;
+        for (int i = 0; i < n; ++i) {
+          const double a = fit.alpha[i];
+          const double v = a == 0.0 ? g[i] : (a == C ? -g[i] : std::fabs(g[i]));
+          worst = std::max(worst, v);
+          CHECK_MSG(a >= 0.0 && a <= C, note + ": box");
+        }
+        CHECK_NEAR_MSG(std::max(worst, 0.0), 0.0, allowed, note + ": worst KKT violation");
+        CHECK_NEAR_MSG(ref::gap(fit.field, K * y.cwiseProduct(fit.alpha)), 0.0, 1e-12,
+                       note + ": field");
+        // concavity: W* - W <= <g, a* - a> <= worst |a* - a|_1
+        const ref::AdatronOptimum best = ref::adatron_brute_force(K, y, C);
+        const double shortfall = best.objective - fit.objective;
+        CHECK_MSG(
+            shortfall >= -1e-12 * (1.0 + best.objective) &&
+                shortfall <= std::max(worst, 0.0) * (best.alpha - fit.alpha).cwiseAbs().sum() +
+                                 1e-12 * (1.0 + best.objective),
+            note + ": W " + show(fit.objective) + " vs maximum " + show(best.objective));
+        CHECK_NEAR_MSG(fit.objective,
+                       ref::adatron_objective(y.asDiagonal() * K * y.asDiagonal(), fit.alpha),
+                       1e-12 * (1.0 + std::fabs(fit.objective)), note + ": reported W");
+      }
+    }
+  }
+}
+
+TEST_CASE("adatron: a warm start reaches the same solution; C < 1 is judged in units of C") {
+  ref::Random rng(5);
+  const int n = 30;
+  const MatrixXd x = rng.uniform_matrix(n, 2, -2.0, 2.0);
+  VectorXd y(n);
+  for (int i = 0; i < n; ++i) y[i] = x(i, 0) * x(i, 1) > 0.0 ? 1.0 : -1.0;
+  MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(0.8), x);
+  K.diagonal().array() += 0.1;
+  const gpsvm::AdatronControl c = adatron_control(2.0, 1e-22);
+  const gpsvm::AdatronResult cold = gpsvm::adatron_fit(K, y, c);
+  const gpsvm::AdatronResult warm = gpsvm::adatron_fit(K, y, c, cold.alpha * 0.9);
+  CHECK(cold.status.converged && warm.status.converged);
+  CHECK_NEAR(ref::gap(warm.alpha, cold.alpha), 0.0, 1e-9);
+  // with C = 1e-6 every alpha belongs at C (the margin cannot be met); an
+  // absolute test on alpha^2 would accept alpha = 0 at once
+  const gpsvm::AdatronResult tiny = gpsvm::adatron_fit(K, y, adatron_control(1e-6, 1e-10));
+  CHECK(tiny.status.converged && tiny.alpha.minCoeff() == 1e-6);
+  CHECK_THROWS(gpsvm::adatron_fit(K, y, c, VectorXd::Zero(3)), std::invalid_argument);
+  VectorXd bad = y;
+  bad[0] = 0.5;
+  CHECK_THROWS(gpsvm::adatron_fit(K, bad, c), std::invalid_argument);
+}
+
+}  // namespace gpsvm_tests_svm
