@@ -219,16 +219,6 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   stats::predict(object, type = type)
 }
 
-# The training inputs on the scale the user gave them.
-.original_inputs <- function(object) {
-  s <- object$scaling
-  if (is.null(s)) return(object$x)
-  out <- sweep(sweep(object$x, 2L, s$scale, "*", check.margin = FALSE), 2L, s$center, "+",
-               check.margin = FALSE)
-  dimnames(out) <- dimnames(object$x)
-  out
-}
-
 #' Plot a kernel classifier on two-dimensional inputs
 #'
 #' Draws the training points (coloured and shaped by class) on the inputs'
