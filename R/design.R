@@ -190,11 +190,12 @@
 # High derivatives of the Gaussian kernel grow like (2n-1)!! / sigma^2n and
 # overflow double precision (around n = 150 for sigma = 1); say so instead of
 # returning Inf or NaN.
-.check_finite_prediction <- function(values, deriv) {
+.check_finite_prediction <- function(values, deriv, what = "prediction") {
   if (all(is.finite(values))) return(invisible())
-  .stop(sprintf(if (deriv > 0L) {
-    "the derivative of order %d overflows double precision at these inputs; use a lower 'deriv'"
-  } else "the prediction is not finite at these inputs", deriv))
+  .stop(if (deriv > 0L) {
+    sprintf("the derivative of order %d overflows double precision at these inputs; use a lower 'deriv'",
+            deriv)
+  } else paste("the", what, "is not finite at these inputs"))
 }
 
 # A "logLik" object, so that AIC() and BIC() work.
