@@ -80,7 +80,11 @@
 #' @param formula A formula `class ~ x1 + x2 + ...`.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()][fitted.gpsvm_classifier] and
-#'   `predict()` without new data give `NA` for the cases left out.
+#'   `predict()` without new data give `NA` for the cases left out. As in
+#'   [stats::model.frame()], levels of the class factor that no case of the
+#'   data used has (after `subset` and `na.action`) are dropped, so a subset
+#'   of two of three classes is a two-class fit; the default method refuses
+#'   such levels instead.
 #' @param ... For the formula method, arguments of the default method; for
 #'   the default method, nothing (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svc", "gpsvm_classifier")`, a list with
