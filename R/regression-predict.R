@@ -140,12 +140,15 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
        upper = to_user(band$upper))
 }
 
-#' Plot a regression fit on one input variable
+#' Plot a regression fit
 #'
 #' Draws the data, the fitted function with its latent (confidence) band and
 #' the band for new targets (prediction band), for fits from [svr()],
 #' [mfsvr()], [rvm()] and [srvm()] on one input variable; with `deriv > 0`,
-#' the fitted derivative and its band instead (the data are not drawn).
+#' the fitted derivative and its band instead (the data are not drawn). A
+#' fit on several inputs is drawn as the observed responses against the
+#' fitted values, each with its prediction interval, beside the line of
+#' perfect fit (derivatives need one input column).
 #' Support vectors of [svr()] fits and relevance vectors of [rvm()] and
 #' [srvm()] fits are circled.
 #'
@@ -154,7 +157,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' derivative is taken in the model's input column (here `log(x)`), which
 #' is then the horizontal axis.
 #'
-#' @param x A regression fit on one input variable.
+#' @param x A regression fit.
 #' @param deriv Order of the derivative to draw.
 #' @param level Coverage of the bands; `NA` draws none.
 #' @param n Number of grid points for the curves.
@@ -204,6 +207,9 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   n <- .check_count(n, "n", lower = 2L)
   band <- !(length(level) == 1L && is.na(level))
   if (band) level <- .check_level(level)
+  if (deriv == 0L && is.null(x$variable) && ncol(x$x) > 1L) {
+    return(.plot_observed_fitted(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...))
+  }
   axis <- .plot_axis(x, deriv)
   if (is.null(xlim)) xlim <- range(axis$values)
   grid <- seq(xlim[1], xlim[2], length.out = n)
@@ -255,6 +261,32 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
     graphics::legend(legend, legend = entries[, 1], col = entries[, 2],
                      lty = as.numeric(entries[, 3]), lwd = as.numeric(entries[, 4]),
                      pch = as.numeric(entries[, 5]), bty = "n", cex = 0.8)
+  }
+  invisible(x)
+}
+
+# A fit on several inputs has no curve to draw: the observed responses
+# against the fitted values, each with its prediction interval (what plot()
+# of lm() shows first is the residuals against the fitted values; here the
+# interval is the point), and the line of perfect fit.
+.plot_observed_fitted <- function(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...) {
+  pred <- .predict_rows(x, x$x, list(deriv = 0L, wrt = 1L), band,
+                        if (band) "prediction" else "none", if (band) level else 0.95)
+  response <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+  graphics::plot(pred$fit, x$y, type = "n", xlim = xlim %||% range(pred$fit),
+                 ylim = ylim %||% range(x$y, pred$lower, pred$upper, finite = TRUE),
+                 xlab = xlab %||% "fitted value", ylab = ylab %||% response, main = main, ...)
+  if (band) {
+    graphics::segments(pred$fit, pred$lower, pred$fit, pred$upper, col = "#4682B466")
+  }
+  graphics::abline(0, 1, lwd = 2, col = "navy")
+  graphics::points(pred$fit, x$y, pch = 20, col = "grey40")
+  if (!is.null(legend)) {
+    labels <- c("observed", "observed = fitted",
+                if (band) sprintf("%g%% prediction interval", 100 * level))
+    graphics::legend(legend, legend = labels, col = c("grey40", "navy", "#4682B466")[seq_along(labels)],
+                     pch = c(20, NA, NA)[seq_along(labels)], lty = c(NA, 1, 1)[seq_along(labels)],
+                     lwd = c(NA, 2, 1)[seq_along(labels)], bty = "n", cex = 0.8)
   }
   invisible(x)
 }

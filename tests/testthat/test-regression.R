@@ -424,6 +424,19 @@ test_that("plot() draws a transformed formula against its variable, through the 
   expect_error(plot(rvm(y ~ poly(x, 2), data = d), deriv = 1), "one input column")
   expect_invisible(plot(svr(d$x, d$y), bound = TRUE, level = 0.8))
   expect_invisible(plot(mfsvr(d$x, d$y), level = NA, legend = NULL))
+  # several inputs: observed against fitted, with the training points'
+  # prediction intervals in the data's units
+  two <- data.frame(x1 = d$x, x2 = sqrt(d$x), y = d$y)
+  for (fitter in list(svr, mfsvr, rvm, srvm)) {
+    fit <- fitter(y ~ x1 + x2, data = two)
+    expect_invisible(plot(fit))
+    expect_invisible(plot(fit, level = NA, legend = NULL))
+    drawn <- gpsvm:::.predict_rows(fit, fit$x, list(deriv = 0L, wrt = 1L), TRUE, "prediction", 0.95)
+    expected <- predict(fit, two, interval = "prediction")
+    expect_equal(unname(drawn$lower), unname(expected[, "lwr"]))
+    expect_equal(unname(drawn$fit), unname(fitted(fit)))
+    expect_error(plot(fit, deriv = 1), "one input column")
+  }
 })
 
 test_that("update() refits every model with changed arguments, data or formula", {
