@@ -15,12 +15,14 @@
 #' constants over a grid by resampling. The width `sigma` is gpsvm's
 #' (\eqn{\exp(-|x - x'|^2 / (2\sigma^2))}), not kernlab's: `svmRadial`'s
 #' `sigma` is \eqn{1 / (2\sigma^2)}. The default grid of `tuneLength = len`
-#' values per parameter puts the widths at \eqn{w 4^{u}}, \eqn{u} evenly
-#' spaced in \[-1, 1\], around \eqn{w}, the width gpsvm chooses from the
-#' standardised inputs ([kernels]), and `C` (or the classifier's `noise`) at
-#' \eqn{c_0 4^{u}} around the fitter's default \eqn{c_0} (`C = 1` for
-#' [svr()] and [svc()], `C = 5` for [mfsvr()], `noise = 0.1` for [gpc()]),
-#' which act on the standardised response; `epsilon` stays at 0.1. With
+#' values per parameter puts the widths at \eqn{w 2^{u}} and `C` (or the
+#' classifier's `noise`) at \eqn{c_0 4^{u}}, with \eqn{u = k - (len + 1)/2}
+#' for \eqn{k = 1, \dots, len} (so -1, 0, 1 for `len = 3`), around
+#' \eqn{w}, the width gpsvm chooses from the standardised inputs
+#' ([kernels]), and the fitter's default \eqn{c_0} (`C = 1` for
+#' [svr()] and [svc()], `C = 5` for [mfsvr()], `noise = 0.1` for [gpc()];
+#' the regression models' `C` acts on the standardised response); `epsilon`
+#' stays at 0.1. With
 #' `search = "random"` in [caret::trainControl()], `len` points are drawn
 #' log-uniformly from \eqn{w/4} to \eqn{4w} and \eqn{c_0 / 32} to
 #' \eqn{32 c_0} (and `epsilon` uniformly from 0 to 0.5). The grids assume
@@ -48,11 +50,11 @@
 #' [svc()] has no evidence.
 #'
 #' Arguments given to [caret::train()] beyond its own (`scale`, `control`,
-#' `bias`, ...) go to the fitter. Case weights are not supported. When every
-#' grid row has a valid value, caret fits the resamples; a value the fitter
-#' would refuse is an error with the fitter's message before any fit. (caret
-#' checks a grid of one row only by fitting it: then each failed resample is
-#' a warning that carries the same message.)
+#' `bias`, ...) go to the fitter. Case weights are not supported. A grid
+#' value the fitter would refuse stops [caret::train()] with the fitter's own
+#' error message before any resample is fitted. (caret shows the model a grid
+#' of one row only by fitting it: then each failed resample is a warning that
+#' carries the same message, and caret stops when all have failed.)
 #'
 #' @param model One of `"svr"`, `"mfsvr"`, `"rvm"`, `"srvm"`, `"gpc"`,
 #'   `"svc"`.
@@ -191,8 +193,9 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
   w <- .caret_width(x)
   centre <- spec$centre
   if (search == "grid") {
-    u <- if (len == 1L) 0 else seq(-1, 1, length.out = len)
-    values <- list(sigma = w * 4^u)
+    # len steps centred on the defaults: a factor 2 apart in the width, 4 in C
+    u <- seq_len(len) - (len + 1) / 2
+    values <- list(sigma = w * 2^u)
     if (!is.null(centre)) values[[names(centre)]] <- unname(centre) * 4^u
     if ("epsilon" %in% spec$parameters) values$epsilon <- 0.1
     return(expand.grid(values[spec$parameters], KEEP.OUT.ATTRS = FALSE))
