@@ -289,7 +289,7 @@ augment.gpsvm_regression <- function(x, data = NULL, newdata = NULL,
     out <- predict_at(x, newdata)
     response <- .newdata_response(x, newdata)
     if (!is.null(response)) out$.resid <- response - out$.fitted
-    return(.augment_frame(newdata, out))
+    return(.augment_frame(.newdata_frame(x, newdata), out))
   }
   out <- predict_at(.without_na_action(x), NULL)
   out$.resid <- unname(x$residuals)
@@ -312,7 +312,7 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   }
   if (!is.null(newdata)) {
     .check_newdata_columns(x, newdata)
-    return(.augment_frame(newdata, predict_at(x, newdata)))
+    return(.augment_frame(.newdata_frame(x, newdata), predict_at(x, newdata)))
   }
   .augment_training(x, data, predict_at(.without_na_action(x), NULL), x$classes)
 }
@@ -330,8 +330,8 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
 .augment_training <- function(x, data, out, response) {
   used <- nrow(x$x)
   if (is.null(data)) {
-    data <- as.data.frame(.original_inputs(x), optional = TRUE)
-    data <- cbind(stats::setNames(data.frame(response), .response_name(x)), data)
+    data <- cbind(stats::setNames(data.frame(response), .response_name(x)),
+                  .input_frame(.original_inputs(x)))
     return(.augment_frame(data, out))
   }
   if (!is.data.frame(data) && !is.matrix(data)) {
@@ -351,6 +351,22 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   padded <- out[idx, , drop = FALSE]
   rownames(padded) <- NULL
   .augment_frame(data, padded)
+}
+
+# Inputs of the matrix interface as a data frame, its columns named as in
+# the matrix, else x (one column) or x1, x2, ...
+.input_frame <- function(m) {
+  if (is.null(colnames(m))) {
+    colnames(m) <- if (ncol(m) == 1L) "x" else paste0("x", seq_len(ncol(m)))
+  }
+  as.data.frame(m, optional = TRUE)
+}
+
+# newdata as augment() shows it: a formula fit's data frame as given; for
+# the matrix interface, the inputs as predict() reads them.
+.newdata_frame <- function(x, newdata) {
+  if (!is.null(x$terms)) return(newdata)
+  .input_frame(.newdata_matrix(x, newdata))
 }
 
 # The data with the prediction columns after its own (which they replace

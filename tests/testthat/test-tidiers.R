@@ -192,6 +192,26 @@ test_that("augment() at the training rows lines up with the data and na.action",
   expect_identical(r$.rownames, rownames(mtcars))
 })
 
+test_that("augment() of a matrix-interface fit names its input columns", {
+  set.seed(6)
+  x <- runif(30, -3, 3)
+  y <- sin(x) + rnorm(30, sd = 0.1)
+  one <- rvm(x, y)
+  a <- as_df(augment(one))
+  expect_named(a, c("y", "x", ".fitted", ".se.fit", ".lower", ".upper", ".resid"))
+  expect_equal(a$x, x)
+  b <- as_df(augment(one, newdata = c(0, 1, NA)))
+  expect_named(b, c("x", ".fitted", ".se.fit", ".lower", ".upper"))
+  expect_equal(b$.fitted, unname(predict(one, c(0, 1, NA))))
+  two <- svr(unname(cbind(x, x^2)), y)
+  expect_named(as_df(augment(two)), c("y", "x1", "x2", ".fitted", ".se.fit", ".lower", ".upper",
+                                      ".resid"))
+  # a vector of length 2 is one point of a two-column model, as in predict()
+  p <- as_df(augment(two, newdata = c(1, 1)))
+  expect_equal(nrow(p), 1L)
+  expect_equal(p$.fitted, unname(predict(two, c(1, 1))))
+})
+
 test_that("augment() of a classifier gives classes and probabilities as predict()", {
   g <- gpc(Species ~ Petal.Length + Sepal.Width, iris)
   a <- as_df(augment(g, data = iris))
