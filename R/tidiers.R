@@ -201,13 +201,21 @@ tidy.gpsvm_classifier <- function(x, ...) {
 #' @export
 glance.gpsvm_regression <- function(x, ...) {
   .check_dots_empty(...)
-  .check_fit_parts(x, c("y", "kernel", "convergence"), "glance")
+  .check_fit_parts(x, c("y", "kernel", "convergence", .glance_parts(x)), "glance")
   ll <- logLik(x)
   .as_tidy(data.frame(
     nobs = nobs(x), logLik = c(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll),
     sigma = sigma(x), .kernel_columns(x$kernel), .regression_hyper(x),
     optimized = !is.null(x$optimization) || !is.null(x$C_selection),
     .fit_record(x), check.names = FALSE, stringsAsFactors = FALSE))
+}
+
+# What each regression model's evidence, noise and hyperparameters are read
+# from.
+.glance_parts <- function(x) {
+  if (inherits(x, "gpsvm_svr")) return(c("beta", "partition", "C", "epsilon"))
+  if (inherits(x, "gpsvm_mfsvr")) return(c("log_evidence", "C", "epsilon"))
+  c("log_lik", "relevance_vectors", "alpha", "sigma2")
 }
 
 # The hyperparameters and sparsity of each regression model, one row.

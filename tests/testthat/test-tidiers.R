@@ -89,6 +89,11 @@ test_that("tidy() of rvm() gives posterior means and standard errors from the RV
   rows <- c(1L, which(kept))
   expect_equal(td$estimate[rows], mu, tolerance = 1e-6)
   expect_equal(td$std.error[rows], sqrt(diag(Sigma)), tolerance = 1e-6)
+  # srvm() fits are tidied the same way
+  sm <- srvm(y ~ x1 + x2, d)
+  ts <- as_df(tidy(sm))
+  expect_equal(ts$estimate[ts$role %in% c("bias", "relevance")], unname(coef(sm)))
+  expect_equal(ts$std.error[ts$role %in% c("bias", "relevance")], unname(sqrt(diag(sm$Sigma))))
   z <- qnorm(0.95)
   expect_equal(td$conf.low, td$estimate - z * td$std.error)
   expect_equal(td$conf.high, td$estimate + z * td$std.error)
@@ -237,6 +242,11 @@ test_that("tidiers give clear errors on incomplete fits and bad arguments", {
   broken <- fit
   broken$convergence <- NULL
   expect_error(glance(broken), "glance\\(\\): the fit has no 'convergence'")
+  m <- mfsvr(y ~ x1 + x2, d)
+  m$log_evidence <- NULL
+  expect_error(glance(m), "glance\\(\\): the fit has no 'log_evidence'")
+  s <- svr(as.matrix(d[c("x1", "x2")]), d$y)
+  expect_error(augment(s, newdata = d["x1"]), "'newdata' must have 2 column")
   g <- gpc(Species ~ ., iris)
   g$levels <- NULL
   expect_error(augment(g), "augment\\(\\): the fit has no 'levels'")
