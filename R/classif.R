@@ -77,12 +77,14 @@
   x <- .scale_inputs(x, scaling)
   kernel <- .with_bias(.resolve_kernel(kernel, x), bias)
   lev <- labels$levels
+  start <- proc.time()[["elapsed"]]
   if (length(lev) == 2L) {
     fit <- fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
     .warn_not_converged(what, fit$convergence)
   } else {
     fit <- .one_vs_rest(x, labels, kernel, fit_binary, what)
   }
+  fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   fit$levels <- lev
   fit$classes <- stats::setNames(labels$classes, rownames(x))
   fit$scaling <- scaling

@@ -48,8 +48,10 @@
   input_scaling <- .input_scaling(x, scale, skip = skip %||% rep(FALSE, ncol(x)))
   response_scaling <- .response_scaling(y, scale)
   xs <- .scale_inputs(x, input_scaling)
+  start <- proc.time()[["elapsed"]]
   fit <- fit_model(xs, .scale_response(y, response_scaling), .resolve_kernel(kernel, xs),
                    input_scaling)
+  fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   if (!is.null(response_scaling)) {
     fit$y <- y
     fit$fitted.values <- .unscale_response(fit$fitted.values, response_scaling)

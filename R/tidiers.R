@@ -1,0 +1,445 @@
+# broom's three verbs for every gpsvm fit, as methods of the 'generics'
+# package's tidy(), glance() and augment() (which broom re-exports, so the
+# methods are found whether broom is attached or not).  Each returns a tibble
+# when the tibble package is installed (it is wherever broom is), else a data
+# frame, with broom's column names.
+
+#' @importFrom generics tidy
+#' @export
+generics::tidy
+
+#' @importFrom generics glance
+#' @export
+generics::glance
+
+#' @importFrom generics augment
+#' @export
+generics::augment
+
+#' Tidy summaries of gpsvm fits: tidy(), glance() and augment()
+#'
+#' Methods for the generics that broom uses (re-exported here from the
+#' generics package, so they work with or without broom attached). Each
+#' returns a tibble when the tibble package is installed, otherwise a data
+#' frame, with broom's column names.
+#'
+#' @section tidy(): one row per weight of the kernel expansion:
+#' * `term` the training row's name (its number when the inputs had no row
+#'   names), or `"(Intercept)"` for a bias; `row` its index among the rows
+#'   used in the fit;
+#' * `estimate` the weight, in the units the model was fitted in (the scaled
+#'   response when `scale = TRUE`), as [coef()] gives it: \eqn{\beta_i} for
+#'   [svr()] (and the threshold `b` with `bias = TRUE`), \eqn{w_i} for
+#'   [mfsvr()], the posterior mean weights of [rvm()] and [srvm()] (0 for
+#'   pruned points), \eqn{y_i \alpha_i} for [gpc()] and [svc()] (one block of
+#'   rows per class against the rest with three or more classes, named in
+#'   `class`);
+#' * `role` what the point is to the fit: for `svr()` and `svc()` `"margin"`
+#'   (a support vector strictly inside the box, \eqn{0 < |\beta_i| < C}),
+#'   `"bound"` (a support vector at `C`) or `"none"` (not a support vector);
+#'   for `mfsvr()` `"bound"` (within 1% of `C`) or `"interior"`; for `rvm()`
+#'   and `srvm()` `"relevance"` (kept), `"pruned"` or `"bias"`; for `gpc()`
+#'   `"support"` (\eqn{\alpha_i > 0}) or `"none"`;
+#' * for `rvm()` and `srvm()` also `std.error`, the posterior standard
+#'   deviation of the weight (0 for pruned ones), `alpha`, its prior
+#'   precision (`Inf` when pruned), and with `conf.int = TRUE` the Gaussian
+#'   posterior interval `conf.low`, `conf.high`.
+#'
+#' @section glance(): one row: `nobs`; `logLik`, `AIC`, `BIC` from [logLik()]
+#' (for [gpc()] only with `method = "tap"` and two classes, `NA` otherwise;
+#' [svc()] has no evidence and no such columns); for the regression models
+#' `sigma`, the noise standard deviation in the response's units ([sigma()]);
+#' the kernel (`kernel`, its type, and `kernel.sigma`, the Gaussian width
+#' used or `NA`); the model's hyperparameters on the scale it was fitted on
+#' (`C`, `epsilon`, `noise`, `kappa`, `bias`, `lambda`, as the model has
+#' them); the number of support vectors (`n.support`: the non-zero weights
+#' of `svr()` and `svc()`, summed over the one-vs-rest models) or relevance
+#' vectors (`n.relevance`); `n.classes` for classifiers; whether a search by
+#' evidence chose hyperparameters (`optimized`); the solver's convergence
+#' (`converged`, `iter`); and `fit.time`, the seconds the fit took (the
+#' solver and any evidence search, after the data were prepared).
+#'
+#' @section augment(): the data with one column per prediction added. For
+#' regression fits: `.fitted` (the predicted mean), `.se.fit` (its standard
+#' error, with `se_fit = TRUE`), `.lower` and `.upper` (the interval asked
+#' for, see [predict.gpsvm_regression()]) and `.resid` (the response minus
+#' `.fitted`, when the response is known: at the training rows, or in
+#' `newdata` that holds it). For classifiers: `.pred_class` and, for
+#' [gpc()] fits, `.pred_<level>`, the probability of each class. All in the
+#' data's units. Rows of `newdata` with missing inputs get `NA`.
+#'
+#' Without `newdata` the predictions are at the training rows and go beside
+#' `data`: the data frame the model was fitted to (all its rows, or only the
+#' rows the fit used; rows dropped by `na.action = na.exclude` get `NA`, and
+#' rows dropped by `na.omit` are dropped) or, by default, the fit's inputs (in
+#' the data's units) and its response. Row names other than R's automatic
+#' numbers become a `.rownames` column, as in broom.
+#'
+#' @param x A gpsvm fit.
+#' @param conf.int For `rvm()` and `srvm()` fits, add the columns `conf.low`
+#'   and `conf.high`.
+#' @param conf.level Coverage of those intervals and of `augment()`'s.
+#' @param data For `augment()`, the data the model was fitted to (see
+#'   "augment()"); `NULL` builds it from the fit.
+#' @param newdata For `augment()`, new data to predict at (a data frame for
+#'   formula fits; for the matrix interface a matrix or data frame with the
+#'   training columns). It must hold every variable the model uses.
+#' @param interval For regression fits, the interval in `.lower` and
+#'   `.upper`: `"prediction"` (a new target), `"confidence"` (the regression
+#'   function) or `"none"`.
+#' @param se_fit For regression fits, add `.se.fit`.
+#' @param ... For `augment()` of an [svr()] fit, `bound = TRUE` as in
+#'   [predict.gpsvm_regression()]; otherwise unused (an error if given).
+#' @return A tibble (or data frame): `tidy()` one row per weight, `glance()`
+#'   one row, `augment()` one row per row of the data.
+#' @examples
+#' fit <- rvm(mpg ~ wt + hp, data = mtcars)
+#' glance(fit)
+#' tidy(fit, conf.int = TRUE)
+#' head(augment(fit, data = mtcars))
+#' augment(fit, newdata = data.frame(wt = c(2.5, 3.5), hp = c(100, 200)),
+#'         interval = "confidence")
+#' cls <- gpc(Species ~ Petal.Length + Petal.Width, data = iris)
+#' glance(cls)
+#' head(augment(cls, data = iris))
+#' @name gpsvm-tidiers
+NULL
+
+# ---- tidy ------------------------------------------------------------------
+
+#' @rdname gpsvm-tidiers
+#' @export
+tidy.gpsvm_svr <- function(x, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("beta", "partition", "x"), "tidy")
+  role <- c(X_0 = "none", X_C = "bound", `X_M-` = "margin", `X_M+` = "margin")
+  out <- .point_frame(x$x, x$beta, role[as.character(x$partition)])
+  if (isTRUE(x$bias)) out <- rbind(.bias_row(x$b), out)
+  .as_tidy(out)
+}
+
+#' @rdname gpsvm-tidiers
+#' @export
+tidy.gpsvm_mfsvr <- function(x, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("coefficients", "C", "x"), "tidy")
+  w <- x$coefficients
+  .as_tidy(.point_frame(x$x, w, ifelse(abs(w) > 0.99 * x$C, "bound", "interior")))
+}
+
+#' @rdname gpsvm-tidiers
+#' @export
+tidy.gpsvm_rvm <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
+  .check_dots_empty(...)
+  .check_flag(conf.int, "conf.int")
+  conf.level <- .check_conf_level(conf.level)
+  .check_fit_parts(x, c("coefficients", "relevance_vectors", "alpha", "Sigma", "x"), "tidy")
+  n <- nrow(x$x)
+  kept <- x$relevance_vectors
+  # the first weight is the bias, then one per relevance vector
+  estimate <- numeric(n)
+  estimate[kept] <- x$coefficients[-1L]
+  se <- sqrt(pmax(diag(x$Sigma), 0))
+  std_error <- numeric(n)
+  std_error[kept] <- se[-1L]
+  alpha <- rep(Inf, n)
+  alpha[kept] <- x$alpha[-1L]
+  role <- ifelse(seq_len(n) %in% kept, "relevance", "pruned")
+  out <- rbind(.bias_row(x$coefficients[[1L]]), .point_frame(x$x, estimate, role))
+  out$std.error <- c(se[[1L]], std_error)
+  out$alpha <- c(x$alpha[[1L]], alpha)
+  if (conf.int) {
+    band <- .gaussian_interval(out$estimate, out$std.error, conf.level)
+    out$conf.low <- band$lower
+    out$conf.high <- band$upper
+  }
+  .as_tidy(out)
+}
+
+#' @rdname gpsvm-tidiers
+#' @export
+tidy.gpsvm_classifier <- function(x, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("levels", "x"), "tidy")
+  models <- .binary_models(x)
+  positive <- if (.is_multiclass(x)) names(models) else x$levels[2L]
+  blocks <- lapply(seq_along(models), function(k) {
+    m <- models[[k]]
+    .check_fit_parts(m, c("alpha", "y"), "tidy")
+    out <- .point_frame(x$x, m$y * m$alpha, .classifier_roles(m))
+    cbind(class = positive[k], out, stringsAsFactors = FALSE)
+  })
+  .as_tidy(do.call(rbind, blocks))
+}
+
+# One row per training point: its name, its index, its weight and role.
+.point_frame <- function(inputs, estimate, role) {
+  n <- nrow(inputs)
+  data.frame(term = rownames(inputs) %||% as.character(seq_len(n)), row = seq_len(n),
+             estimate = unname(as.vector(estimate)), role = unname(as.character(role)),
+             stringsAsFactors = FALSE)
+}
+
+.bias_row <- function(b) {
+  data.frame(term = "(Intercept)", row = NA_integer_, estimate = unname(b), role = "bias",
+             stringsAsFactors = FALSE)
+}
+
+# support vectors of the adatron (at the bound C or inside it); every
+# positive embedding strength of the Gaussian process classifier
+.classifier_roles <- function(model) {
+  a <- model$alpha
+  if (inherits(model, "gpsvm_svc")) {
+    return(ifelse(a <= 0, "none", ifelse(a >= model$C, "bound", "margin")))
+  }
+  ifelse(a > 0, "support", "none")
+}
+
+# ---- glance ----------------------------------------------------------------
+
+#' @rdname gpsvm-tidiers
+#' @export
+glance.gpsvm_regression <- function(x, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("y", "kernel", "convergence", .glance_parts(x)), "glance")
+  ll <- logLik(x)
+  .as_tidy(data.frame(
+    nobs = nobs(x), logLik = c(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll),
+    sigma = sigma(x), .kernel_columns(x$kernel), .regression_hyper(x),
+    optimized = !is.null(x$optimization) || !is.null(x$C_selection),
+    .fit_record(x), check.names = FALSE, stringsAsFactors = FALSE))
+}
+
+# What each regression model's evidence, noise and hyperparameters are read
+# from.
+.glance_parts <- function(x) {
+  if (inherits(x, "gpsvm_svr")) return(c("beta", "partition", "C", "epsilon"))
+  if (inherits(x, "gpsvm_mfsvr")) return(c("log_evidence", "C", "epsilon"))
+  c("log_lik", "relevance_vectors", "alpha", "sigma2")
+}
+
+# The hyperparameters and sparsity of each regression model, one row.
+.regression_hyper <- function(x) {
+  if (inherits(x, "gpsvm_svr")) {
+    return(data.frame(C = x$C, epsilon = x$epsilon, n.support = sum(x$beta != 0)))
+  }
+  if (inherits(x, "gpsvm_mfsvr")) return(data.frame(C = x$C, epsilon = x$epsilon))
+  out <- data.frame(n.relevance = length(x$relevance_vectors))
+  if (inherits(x, "gpsvm_srvm")) out$lambda <- x$lambda
+  out
+}
+
+#' @rdname gpsvm-tidiers
+#' @export
+glance.gpsvm_gpc <- function(x, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("classes", "kernel", "convergence", "method"), "glance")
+  # the evidence of the TAP method for two classes (see logLik.gpsvm_gpc)
+  ll <- if (x$method == "tap" && !.is_multiclass(x)) logLik(x)
+  value <- function(f) if (is.null(ll)) NA_real_ else f(ll)
+  .as_tidy(data.frame(
+    nobs = nobs(x), logLik = value(c), AIC = value(stats::AIC), BIC = value(stats::BIC),
+    .kernel_columns(x$kernel), noise = x$noise, kappa = x$kappa, bias = x$bias,
+    method = x$method, n.classes = length(x$levels),
+    optimized = any(vapply(.binary_models(x), function(m) !is.null(m$optimization), logical(1))),
+    .fit_record(x), check.names = FALSE, stringsAsFactors = FALSE))
+}
+
+#' @rdname gpsvm-tidiers
+#' @export
+glance.gpsvm_svc <- function(x, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("classes", "kernel", "convergence"), "glance")
+  n_support <- sum(vapply(.binary_models(x), function(m) sum(m$alpha > 0), integer(1)))
+  .as_tidy(data.frame(
+    nobs = nobs(x), .kernel_columns(x$kernel), C = x$C, noise = x$noise, bias = x$bias,
+    n.support = n_support, n.classes = length(x$levels), .fit_record(x),
+    check.names = FALSE, stringsAsFactors = FALSE))
+}
+
+.kernel_columns <- function(kernel) {
+  data.frame(kernel = kernel$type,
+             kernel.sigma = if (identical(kernel$type, "rbf")) kernel$sigma else NA_real_,
+             stringsAsFactors = FALSE)
+}
+
+# Convergence and fit time (NA for a fit made before fits recorded it).
+.fit_record <- function(x) {
+  data.frame(converged = x$convergence$converged, iter = x$convergence$iterations,
+             fit.time = x$fit_time %||% NA_real_)
+}
+
+# ---- augment ---------------------------------------------------------------
+
+#' @rdname gpsvm-tidiers
+#' @export
+augment.gpsvm_regression <- function(x, data = NULL, newdata = NULL,
+                                     interval = c("prediction", "confidence", "none"),
+                                     conf.level = 0.95, se_fit = TRUE, ...) {
+  interval <- .match_choice(interval)
+  conf.level <- .check_conf_level(conf.level)
+  .check_flag(se_fit, "se_fit")
+  .check_fit_parts(x, c("x", "y", "residuals"), "augment")
+  predict_at <- function(object, newdata) {
+    p <- stats::predict(object, newdata, se.fit = TRUE, interval = interval,
+                        level = conf.level, ...)
+    fit <- if (interval == "none") p$fit else p$fit[, "fit"]
+    out <- data.frame(.fitted = unname(fit))
+    if (se_fit) out$.se.fit <- unname(p$se.fit)
+    if (interval != "none") {
+      out$.lower <- unname(p$fit[, "lwr"])
+      out$.upper <- unname(p$fit[, "upr"])
+    }
+    out
+  }
+  if (!is.null(newdata)) {
+    .check_newdata_columns(x, newdata)
+    out <- predict_at(x, newdata)
+    response <- .newdata_response(x, newdata)
+    if (!is.null(response)) out$.resid <- response - out$.fitted
+    return(.augment_frame(.newdata_frame(x, newdata), out))
+  }
+  out <- predict_at(.without_na_action(x), NULL)
+  out$.resid <- unname(x$residuals)
+  .augment_training(x, data, out, x$y)
+}
+
+#' @rdname gpsvm-tidiers
+#' @export
+augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
+  .check_dots_empty(...)
+  .check_fit_parts(x, c("x", "classes", "levels"), "augment")
+  predict_at <- function(object, newdata) {
+    out <- data.frame(.pred_class = stats::predict(object, newdata, type = "class"))
+    if (inherits(object, "gpsvm_gpc")) {
+      p <- stats::predict(object, newdata, type = "prob")
+      for (level in colnames(p)) out[[paste0(".pred_", level)]] <- unname(p[, level])
+    }
+    rownames(out) <- NULL
+    out
+  }
+  if (!is.null(newdata)) {
+    .check_newdata_columns(x, newdata)
+    return(.augment_frame(.newdata_frame(x, newdata), predict_at(x, newdata)))
+  }
+  .augment_training(x, data, predict_at(.without_na_action(x), NULL), x$classes)
+}
+
+# The fit as if no rows had been dropped, so that predict() gives one value
+# per row used (not padded for na.exclude).
+.without_na_action <- function(x) {
+  x$na.action <- NULL
+  x
+}
+
+# Predictions at the training rows beside `data`: the user's data frame (with
+# the rows na.action dropped, or NA there for na.exclude), or the fit's
+# inputs and response.
+.augment_training <- function(x, data, out, response) {
+  used <- nrow(x$x)
+  if (is.null(data)) {
+    data <- cbind(stats::setNames(data.frame(response), .response_name(x)),
+                  .input_frame(.original_inputs(x)))
+    return(.augment_frame(data, out))
+  }
+  if (!is.data.frame(data) && !is.matrix(data)) {
+    .stop("'data' must be the data frame the model was fitted to")
+  }
+  data <- as.data.frame(data, optional = TRUE)
+  dropped <- x$na.action
+  if (nrow(data) == used) return(.augment_frame(data, out))
+  if (is.null(dropped) || nrow(data) != used + length(dropped)) {
+    .stop(sprintf("'data' has %d rows but the model was fitted to %d%s", nrow(data), used,
+                  if (!is.null(dropped)) sprintf(" (%d more dropped for missing values)",
+                                                 length(dropped)) else ""))
+  }
+  if (!inherits(dropped, "exclude")) return(.augment_frame(data[-dropped, , drop = FALSE], out))
+  idx <- rep(NA_integer_, nrow(data))
+  idx[-dropped] <- seq_len(used)
+  padded <- out[idx, , drop = FALSE]
+  rownames(padded) <- NULL
+  .augment_frame(data, padded)
+}
+
+# Inputs of the matrix interface as a data frame, its columns named as in
+# the matrix, else x (one column) or x1, x2, ...
+.input_frame <- function(m) {
+  if (is.null(colnames(m))) {
+    colnames(m) <- if (ncol(m) == 1L) "x" else paste0("x", seq_len(ncol(m)))
+  }
+  as.data.frame(m, optional = TRUE)
+}
+
+# newdata as augment() shows it: a formula fit's data frame as given; for
+# the matrix interface, the inputs as predict() reads them.
+.newdata_frame <- function(x, newdata) {
+  if (!is.null(x$terms)) return(newdata)
+  .input_frame(.newdata_matrix(x, newdata))
+}
+
+# The data with the prediction columns after its own (which they replace
+# when the names clash) and a .rownames column when its row names are not
+# the row numbers.
+.augment_frame <- function(data, out) {
+  data <- as.data.frame(data, optional = TRUE)
+  # row names set by the user or kept from a subset, not R's automatic ones
+  if (.row_names_info(data) > 0L) {
+    data <- cbind(.rownames = rownames(data), data, stringsAsFactors = FALSE)
+  }
+  rownames(data) <- NULL
+  data[names(out)] <- out
+  .as_tidy(data)
+}
+
+.response_name <- function(x) {
+  if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+}
+
+# newdata must hold every variable a formula fit uses, or the training
+# columns of a matrix fit (checked again by predict()).
+.check_newdata_columns <- function(x, newdata) {
+  if (is.null(x$terms)) return(invisible())
+  if (!is.data.frame(newdata) && !is.list(newdata)) {
+    .stop("'newdata' must be a data frame for a model fitted with a formula")
+  }
+  needed <- all.vars(stats::delete.response(x$terms))
+  missing <- setdiff(needed, names(newdata))
+  if (length(missing) > 0L) {
+    .stop(sprintf("'newdata' lacks the variable(s) %s that the model uses",
+                  paste(missing, collapse = ", ")))
+  }
+  invisible()
+}
+
+# The response in newdata, when a formula fit's response can be computed
+# from it (NULL otherwise).
+.newdata_response <- function(x, newdata) {
+  if (is.null(x$terms) || !is.data.frame(newdata)) return(NULL)
+  if (!all(all.vars(x$terms[[2L]]) %in% names(newdata))) return(NULL)
+  y <- tryCatch(eval(x$terms[[2L]], newdata, environment(x$terms)), error = function(e) NULL)
+  if (is.numeric(y) && length(y) == nrow(newdata)) as.vector(y) else NULL
+}
+
+# A fit whose parts a tidier needs were removed (or that was not made by
+# gpsvm's fitters) is an error naming them.
+.check_fit_parts <- function(x, parts, verb) {
+  missing <- parts[!parts %in% names(x) | vapply(parts, function(p) is.null(x[[p]]), logical(1))]
+  if (length(missing) > 0L) {
+    .stop(sprintf("%s(): the fit has no %s; it is incomplete (refit it with gpsvm's fitter)",
+                  verb, paste0("'", missing, "'", collapse = ", ")))
+  }
+  invisible(x)
+}
+
+# broom's name for a coverage level, in (0, 1).
+.check_conf_level <- function(conf.level) {
+  conf.level <- .check_number(conf.level, "conf.level", lower = 0, upper = 1, open_lower = TRUE)
+  if (conf.level >= 1) .stop("'conf.level' must lie in (0, 1)")
+  conf.level
+}
+
+# broom's tidiers return tibbles; without the tibble package, a data frame.
+.as_tidy <- function(df) {
+  rownames(df) <- NULL
+  if (requireNamespace("tibble", quietly = TRUE)) tibble::as_tibble(df) else df
+}
