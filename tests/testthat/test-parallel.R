@@ -170,3 +170,38 @@ test_that("the deprecated cores, cl and progress still work and say what to writ
   # the plan the call set for itself is gone afterwards
   expect_true(inherits(future::plan(), "sequential"))
 })
+
+test_that("fits draw no random numbers, so future finds none in a fresh worker", {
+  # a session without a seed keeps none after fitting every model
+  had <- exists(".Random.seed", envir = globalenv())
+  if (had) {
+    saved <- get(".Random.seed", envir = globalenv())
+    on.exit(assign(".Random.seed", saved, envir = globalenv()), add = TRUE)
+  }
+  d <- two_class_data(30, 67)
+  s <- svr_sine_data(30, 4)
+  y3 <- factor(c("a", "b", "c")[1 + (d$x[, 1] > 0) + (d$x[, 2] > 0.5)])
+  fits <- list(
+    function() svr(s$x, s$y, kernel = rbf_kernel(1)),
+    function() mfsvr(s$x, s$y, kernel = rbf_kernel(1)),
+    function() rvm(s$x, s$y, kernel = rbf_kernel(1)),
+    function() srvm(s$x, s$y, kernel = rbf_kernel(1)),
+    function() svc(d$x, d$y, rbf_kernel(1)),
+    function() gpc(d$x, y3, rbf_kernel(1)),
+    function() gpc(d$x, d$y, rbf_kernel(1), method = "naive"),
+    function() predict(svr(s$x, s$y, kernel = rbf_kernel(1)), s$x, interval = "prediction"))
+  for (fit in fits) {
+    if (exists(".Random.seed", envir = globalenv())) rm(".Random.seed", envir = globalenv())
+    suppressWarnings(fit())
+    expect_false(exists(".Random.seed", envir = globalenv()))
+  }
+  skip_without_multisession()
+  # the user's own future_lapply() over gpsvm fits, without future.seed:
+  # no "unexpectedly generated random numbers" warning from the workers
+  sets <- list(svr_sine_data(20, 1), svr_sine_data(20, 2), svr_sine_data(20, 3))
+  one <- function(ds) svr(ds$x, ds$y, kernel = rbf_kernel(1), scale = FALSE)$beta
+  serial <- lapply(sets, one)
+  expect_no_warning(parallel <- with_plan(future::multisession,
+                                          future.apply::future_lapply(sets, one), workers = 2))
+  expect_identical(parallel, serial)
+})
