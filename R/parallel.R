@@ -82,18 +82,21 @@ NULL
   }
 }
 
-# A function that puts .Random.seed back as it is now (or removes it if
-# there is none yet).
+# A function that puts .Random.seed back as it is now, or, if there is none
+# yet, the generator's kinds (future.seed switches to L'Ecuyer-CMRG) and no
+# .Random.seed.
 .keep_random_state <- function() {
   env <- globalenv()
   had <- exists(".Random.seed", envir = env, inherits = FALSE)
   seed <- if (had) get(".Random.seed", envir = env, inherits = FALSE) else NULL
+  kind <- if (had) NULL else RNGkind()
   function() {
     if (had) {
       assign(".Random.seed", seed, envir = env)
-    } else if (exists(".Random.seed", envir = env, inherits = FALSE)) {
-      rm(".Random.seed", envir = env)
+      return(invisible(NULL))
     }
+    RNGkind(kind[1], kind[2], kind[3])
+    if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env)
   }
 }
 

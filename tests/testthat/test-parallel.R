@@ -116,8 +116,10 @@ test_that("random streams are reproducible across plans and leave the caller's s
     on.exit(assign(".Random.seed", saved, envir = globalenv()), add = TRUE)
     rm(".Random.seed", envir = globalenv())
   }
+  kind <- RNGkind()
   gpsvm:::.future_map(1:2, function(i) i)
   expect_false(exists(".Random.seed", envir = globalenv()))
+  expect_identical(RNGkind(), kind)
 })
 
 test_that("progress is signalled through progressr, one step per piece of work", {
