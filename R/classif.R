@@ -103,10 +103,11 @@
 }
 
 # K >= 3 classes: one binary model per class against the rest, all on the
-# same inputs and kernel.  The fit keeps the settings the models share.
+# same inputs and kernel, fitted wherever the future plan sends them.  The
+# fit keeps the settings the models share.
 .one_vs_rest <- function(x, labels, kernel, fit_binary, what) {
   lev <- labels$levels
-  models <- lapply(lev, function(l) fit_binary(x, .binary_codes(labels$classes, l), kernel))
+  models <- .future_map(lev, function(l) fit_binary(x, .binary_codes(labels$classes, l), kernel))
   names(models) <- lev
   for (l in lev) {
     .warn_not_converged(sprintf("%s (class '%s' against the rest)", what, l), models[[l]]$convergence)

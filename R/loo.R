@@ -35,10 +35,11 @@
 #' full fit's EP sites without the case left out; it changes only the number
 #' of sweeps, not the answer (sites that cannot be used, e.g. a negative
 #' precision in an edited fit, fall back to fresh sites).
-#' Refits run in chunks, so that a progress bar can be shown and the chunks can go to several cores
-#' (`cores`, by forking with [parallel::mclapply()]) or to a cluster (`cl`,
-#' with [parallel::parLapply()]; the workers need gpsvm installed). The
-#' result does not depend on how the work is split.
+#' Refits run in chunks of cases (about 50 per binary model) through
+#' [future.apply::future_lapply()], so they run wherever [future::plan()]
+#' sends them (see [gpsvm_parallel]), with progress reported through
+#' progressr. The result does not depend on the plan or on how the work is
+#' split.
 #'
 #' With three or more classes, every one-vs-rest model is left without case
 #' \eqn{i} (by the approximation or by refits) and gives its decision value
@@ -49,12 +50,16 @@
 #'
 #' @param fit A fit from [svc()] or [gpc()].
 #' @param method `"approx"` (linear response) or `"exact"` (refits).
-#' @param progress Show a progress bar for `method = "exact"` (serial runs
-#'   only).
-#' @param cores Number of cores for the exact refits (forked processes; 1 on
-#'   Windows).
-#' @param cl A cluster from [parallel::makeCluster()] for the exact refits,
-#'   or `NULL`.
+#' @param progress Deprecated: progress is reported through progressr and
+#'   shown with `progressr::with_progress(loo_error(...))` or, for the
+#'   session, `progressr::handlers(global = TRUE)`. `TRUE` still wraps the
+#'   call in `progressr::with_progress()`, with a warning.
+#' @param cores Deprecated: write `future::plan(future::multicore, workers =
+#'   cores)` before the call. A number above 1 still sets that plan for the
+#'   call, with a warning.
+#' @param cl Deprecated: write `future::plan(future::cluster, workers = cl)`
+#'   before the call. A cluster from [parallel::makeCluster()] still sets
+#'   that plan for the call, with a warning.
 #' @param x A `gpsvm_loo` object.
 #' @param ... Not used; unknown arguments are an error.
 #' @return An object of class `gpsvm_loo`: a list with `error` (the
@@ -76,25 +81,30 @@
 #' y <- factor(ifelse(x[, 1] + x[, 2] + rnorm(60, sd = 0.5) > 0, "b", "a"))
 #' fit <- svc(x, y)
 #' loo_error(fit)
-#' loo_error(fit, "exact", progress = FALSE)
+#' loo_error(fit, "exact")
 #' loo_error(gpc(Species ~ ., data = iris))
 #' @export
-loo_error <- function(fit, method = c("approx", "exact"), progress = interactive(),
-                      cores = 1L, cl = NULL, ...) {
+loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores = NULL,
+                      cl = NULL, ...) {
   .check_dots_empty(...)
   if (!inherits(fit, c("gpsvm_svc", "gpsvm_gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
   method <- .match_choice(method)
-  .check_flag(progress, "progress")
-  cores <- .check_count(cores, "cores", lower = 1L)
+  if (!is.null(progress)) .check_flag(progress, "progress")
+  cores <- if (is.null(cores)) 1L else .check_count(cores, "cores", lower = 1L)
   if (!is.null(cl) && !inherits(cl, "cluster")) {
     .stop("'cl' must be a cluster from parallel::makeCluster() or NULL")
   }
+  if (!is.null(progress) && .legacy_progress("loo_error", progress)) {
+    return(progressr::with_progress(loo_error(fit, method, cores = cores, cl = cl)))
+  }
+  restore_plan <- .legacy_plan("loo_error", cores, cl)
+  on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
   models <- .binary_models(fit)
   out <- if (method == "approx") {
     list(margins = lapply(models, .loo_approx))
   } else {
-    .loo_exact(models, progress, cores, cl)
+    .loo_exact(models)
   }
   out <- c(.loo_margins(fit, out$margins), out[setdiff(names(out), "margins")])
   margins <- out$margins
@@ -171,27 +181,17 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
 
 # Exact refits of every binary model, as one list of tasks (model, chunk of
 # cases), so that the progress bar and the workers cover all of them.
-.loo_exact <- function(models, progress, cores, cl) {
+.loo_exact <- function(models) {
   n <- length(models[[1L]]$y)
-  # about 50 chunks per model: fine enough for the progress bar, coarse
-  # enough that the per-call set-up (the Gram matrix) stays small next to the
-  # refits
+  # about 50 chunks per model: fine enough for the progress bar and for
+  # spreading over workers, coarse enough that the per-call set-up (the Gram
+  # matrix) stays small next to the refits
   chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
   tasks <- unlist(lapply(seq_along(models), function(k) {
     lapply(chunks, function(which) list(model = k, which = which))
   }), recursive = FALSE)
   worker <- .loo_worker(models)
-  parts <- if (!is.null(cl)) {
-    parallel::parLapply(cl, tasks, worker)
-  } else if (cores > 1L && .Platform$OS.type != "windows") {
-    parallel::mclapply(tasks, worker, mc.cores = cores)
-  } else {
-    .lapply_progress(tasks, worker, progress)
-  }
-  failed <- vapply(parts, inherits, logical(1), what = "try-error")
-  if (any(failed)) {
-    .stop(sprintf("leave-one-out refits failed: %s", as.character(parts[[which(failed)[1]]])))
-  }
+  parts <- .future_map(tasks, worker)
   model_of <- vapply(tasks, `[[`, integer(1), "model")
   collect <- function(field) {
     lapply(seq_along(models), function(k) unlist(lapply(parts[model_of == k], `[[`, field)))
@@ -207,18 +207,6 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = interactive
 .loo_worker <- function(models) {
   force(models)
   function(task) .loo_refit_chunk(models[[task$model]], task$which)
-}
-
-.lapply_progress <- function(xs, f, progress) {
-  if (!progress) return(lapply(xs, f))
-  bar <- utils::txtProgressBar(min = 0, max = length(xs), style = 3)
-  on.exit(close(bar))
-  out <- vector("list", length(xs))
-  for (i in seq_along(xs)) {
-    out[[i]] <- f(xs[[i]])
-    utils::setTxtProgressBar(bar, i)
-  }
-  out
 }
 
 #' @rdname loo_error

@@ -118,6 +118,27 @@ evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
   p$base + sum(.log_margin_integral(a, C - a, h))
 }
 
+# The log evidence (one value per method) of the fit to data set task$s at
+# C[task$k]; a closure over the settings only, so that the data sets reach
+# the workers once, as an argument.
+.evidence_curve_worker <- function(C, epsilon, kernel, bias, control, method) {
+  settings <- list(C, epsilon, kernel, bias, control, method)  # forces the promises
+  function(task, sets) {
+    set <- sets[[task$s]]
+    fit <- .svr_fit(set$x, set$y, C[task$k], epsilon, kernel, bias, control)
+    vapply(method, function(m) .svr_log_evidence(fit, m), numeric(1))
+  }
+}
+
+# Data set `s` of evidence_curve(), checked: list(x = input matrix, y = targets).
+.evidence_curve_set <- function(set, s) {
+  if (!is.list(set) || is.null(set$x) || is.null(set$y)) {
+    .stop(sprintf("data set %d must be a list with components 'x' and 'y'", s))
+  }
+  x <- .as_input_matrix(set$x, "x")
+  list(x = x, y = .check_targets(set$y, nrow(x)))
+}
+
 # log[ I(a) + I(b) ], I(c) = int_0^Inf exp(-c u - h u^2 / 2) du
 #                          = sqrt(pi / (2 h)) erfcx(c / sqrt(2 h)).
 .log_margin_integral <- function(a, b, h) {
@@ -134,14 +155,21 @@ evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
 #' data set or averaged over several (Gao et al., 2002, Fig. 2, average over
 #' 50 data sets to smooth out the spikes of eq. 16).
 #'
+#' The fits, one per data set and value of `C`, are independent: they go
+#' through [future.apply::future_lapply()] and run wherever
+#' [future::plan()] sends them (see [gpsvm_parallel]), with the same result
+#' whatever the plan.
+#'
 #' @param x Inputs as for [svr()], or a list of data sets, each a list with
 #'   components `x` and `y` (then `y` is left out).
 #' @param y Targets (one data set only).
 #' @param C Positive grid of regularisation constants.
 #' @param epsilon,kernel,bias,control As for [svr()].
 #' @param method `"eq16"`, `"refined"`, or both.
-#' @param progress Show a text progress bar over the data sets (by default
-#'   in interactive sessions with more than one data set).
+#' @param progress Deprecated: progress is reported through progressr and
+#'   shown with `progressr::with_progress(evidence_curve(...))` or, for the
+#'   session, `progressr::handlers(global = TRUE)`. `TRUE` still wraps the
+#'   call in `progressr::with_progress()`, with a warning.
 #' @return A data frame with one row per `C` and method: `C`, `method`,
 #'   `log_evidence` (mean over data sets), `se` (its standard error; `NA` for
 #'   one data set) and `sets`; the per-set values are attribute `values`
@@ -155,9 +183,7 @@ evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
 #' @export
 evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1),
                            bias = FALSE, method = c("eq16", "refined"),
-                           control = svr_control(),
-                           progress = interactive() && length(x) > 1L && is.list(x) &&
-                             !is.data.frame(x)) {
+                           control = svr_control(), progress = NULL) {
   sets <- if (is.list(x) && !is.data.frame(x)) x else list(list(x = x, y = y))
   if (length(sets) == 0L) .stop("'x' holds no data sets")
   if (!is.numeric(C) || length(C) < 1L || anyNA(C) || any(!is.finite(C)) || any(C <= 0)) {
@@ -168,26 +194,22 @@ evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
   .check_control(control, "svr_control")
-  if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
-    .stop("'progress' must be TRUE or FALSE")
+  if (!is.null(progress)) {
+    .check_flag(progress, "progress")
+    if (.legacy_progress("evidence_curve", progress)) {
+      return(progressr::with_progress(evidence_curve(sets, C = C, epsilon = epsilon,
+                                                     kernel = kernel, bias = bias,
+                                                     method = method, control = control)))
+    }
   }
-  values <- lapply(method, function(m) matrix(NA_real_, length(C), length(sets)))
+  sets <- lapply(seq_along(sets), function(s) .evidence_curve_set(sets[[s]], s))
+  # one task per data set and C, in the order of a C x sets matrix
+  tasks <- expand.grid(k = seq_along(C), s = seq_along(sets))
+  fit_one <- .evidence_curve_worker(C, epsilon, kernel, bias, control, method)
+  per_task <- .future_map(split(tasks, seq_len(nrow(tasks))), fit_one, sets = sets)
+  per_task <- matrix(unlist(per_task, use.names = FALSE), nrow = length(method))
+  values <- lapply(seq_along(method), function(j) matrix(per_task[j, ], length(C), length(sets)))
   names(values) <- method
-  bar <- if (progress) utils::txtProgressBar(max = length(sets), style = 3) else NULL
-  if (!is.null(bar)) on.exit(close(bar), add = TRUE)
-  for (s in seq_along(sets)) {
-    if (!is.null(bar)) utils::setTxtProgressBar(bar, s - 1L)
-    set <- sets[[s]]
-    if (!is.list(set) || is.null(set$x) || is.null(set$y)) {
-      .stop(sprintf("data set %d must be a list with components 'x' and 'y'", s))
-    }
-    xs <- .as_input_matrix(set$x, "x")
-    ys <- .check_targets(set$y, nrow(xs))
-    for (k in seq_along(C)) {
-      fit <- .svr_fit(xs, ys, C[k], epsilon, kernel, bias, control)
-      for (m in method) values[[m]][k, s] <- .svr_log_evidence(fit, m)
-    }
-  }
   out <- do.call(rbind, lapply(method, function(m) {
     v <- values[[m]]
     data.frame(C = C, method = m, log_evidence = rowMeans(v),

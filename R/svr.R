@@ -450,7 +450,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     .svr_log_evidence(fit, method)
   }
   grid <- seq(log(interval[1]), log(interval[2]), length.out = control$grid_size)
-  values <- vapply(grid, log_ev, numeric(1))
+  # the grid's fits are independent: they go wherever the future plan says
+  values <- unlist(.future_map(grid, log_ev), use.names = FALSE)
   best <- which.max(values)
   lo <- grid[max(best - 1L, 1L)]
   hi <- grid[min(best + 1L, length(grid))]

@@ -69,7 +69,7 @@ add <- function(name, fit, approx, exact, errors_approx, errors_exact, iteration
 # svc: the paper's model
 s_fit <- cpu(function() svc(x, y, kern, noise = 1.3, bias = 0, scale = FALSE))
 s_apx <- cpu(function() loo_error(s_fit$value))
-s_ex <- cpu(function() loo_error(s_fit$value, "exact", progress = FALSE), once = TRUE)
+s_ex <- cpu(function() loo_error(s_fit$value, "exact"), once = TRUE)
 add("svc (adatron, C = Inf, v = 1.3)", s_fit$time, s_apx$time, s_ex$time, s_apx$value$count,
     s_ex$value$count, s_fit$value$convergence$iterations)
 
@@ -77,7 +77,7 @@ add("svc (adatron, C = Inf, v = 1.3)", s_fit$time, s_apx$time, s_ex$time, s_apx$
 g_fit <- cpu(function() gpc(x, y, kern, noise = 1.3, method = "naive", bias = 0,
                                 scale = FALSE))
 g_apx <- cpu(function() loo_error(g_fit$value))
-g_ex <- cpu(function() loo_error(g_fit$value, "exact", progress = FALSE), once = TRUE)
+g_ex <- cpu(function() loo_error(g_fit$value, "exact"), once = TRUE)
 add("gpc naive mean field", g_fit$time, g_apx$time, g_ex$time, g_apx$value$count,
     g_ex$value$count, g_fit$value$convergence$iterations)
 
@@ -97,7 +97,7 @@ tap_refits <- function(warm) {
 t_warm <- cpu(function() tap_refits(TRUE), once = TRUE)
 t_cold <- cpu(function() tap_refits(FALSE), once = TRUE)
 if (tap_exact_all) {
-  t_ex <- cpu(function() loo_error(t_fit$value, "exact", progress = FALSE), once = TRUE)
+  t_ex <- cpu(function() loo_error(t_fit$value, "exact"), once = TRUE)
   add("gpc TAP / EP", t_fit$time, t_apx$time, t_ex$time, t_apx$value$count, t_ex$value$count,
       t_fit$value$convergence$iterations)
 } else {
@@ -110,7 +110,7 @@ if (tap_exact_all) {
 # like-for-like with the peers: linear slack C = 1, no noise
 s1_fit <- cpu(function() svc(x, y, kern, C = 1, noise = 0, bias = 0, scale = FALSE))
 s1_apx <- cpu(function() loo_error(s1_fit$value))
-s1_ex <- cpu(function() loo_error(s1_fit$value, "exact", progress = FALSE), once = TRUE)
+s1_ex <- cpu(function() loo_error(s1_fit$value, "exact"), once = TRUE)
 add("svc (adatron, C = 1, v = 0)", s1_fit$time, s1_apx$time, s1_ex$time, s1_apx$value$count,
     s1_ex$value$count, s1_fit$value$convergence$iterations)
 

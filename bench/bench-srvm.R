@@ -64,6 +64,8 @@ if (!nzchar(Sys.getenv("GPSVM_BENCH_SKIP_EXPERIMENT"))) {
   script <- system.file("scripts", "srvm-experiment.R", package = "gpsvm")
   if (!nzchar(script)) script <- "inst/scripts/srvm-experiment.R"
   source(script)
-  t <- system.time(ex <- srvm_experiment_run(1000, cores = 2))[["elapsed"]]
+  srvm_experiment_plan(2)
+  t <- system.time(ex <- srvm_experiment_run(1000))[["elapsed"]]
+  future::plan(future::sequential)
   cat(sprintf("\n1000-repetition sinc experiment (RVM + SRVM each) on 2 cores: %.1f s\n", t))
 }

@@ -1,5 +1,10 @@
 // Shared helpers for the Rcpp glue: turn R objects into the core's structs.
 // No algorithm lives here.
+//
+// Every entry is exported with rng = false: the core draws no random
+// numbers, and without Rcpp's RNG scope a call leaves R's generator alone
+// (it would otherwise create .Random.seed in a session that had none, which
+// future reports as unexpected random numbers in a fresh worker).
 #ifndef GPSVM_GLUE_H
 #define GPSVM_GLUE_H
 

@@ -155,7 +155,7 @@ SEXP loo_exact(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen:
 // method ("svc", "naive" or "tap"), kernel, noise and C or kappa; `state`
 // the fit's alpha or EP sites (or a warm start); `which` the 1-based cases
 // to refit without; `gradient` asks a TAP fit for the evidence gradient.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                     Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state,
                     Rcpp::Nullable<Rcpp::IntegerVector> which = R_NilValue,

@@ -9,7 +9,7 @@
 // Posterior mean and latent variance (of the deriv-th derivative in input
 // column wrt) at the rows of z.  `fit` holds the fit's kernel, training
 // inputs x, weights, site_precision, chol and, for a low-rank fit, factor.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance,
                           SEXP deriv, SEXP wrt) {
   using gpsvm_glue::matrix_element;

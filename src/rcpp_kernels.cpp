@@ -17,7 +17,7 @@ Eigen::Index column_from_r(SEXP wrt, Eigen::Index columns) {
 
 // The Gram matrix of x, or the cross matrix of the deriv-th derivative in
 // input column wrt between x (differentiated) and y (x when NULL).
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                   Rcpp::Nullable<Rcpp::NumericMatrix> y, SEXP deriv, SEXP wrt) {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
@@ -33,7 +33,7 @@ Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
 // k(x_i, x_i) for each row of x, the prior variance of the latent function
 // there; with deriv = n > 0 the prior variance of its n-th derivative in
 // input column `wrt`.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                     SEXP deriv, SEXP wrt) {
   return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x)
@@ -41,7 +41,7 @@ Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixX
 }
 
 // erfcx(x) = exp(x^2) erfc(x), elementwise.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_erfcx(Rcpp::NumericVector x) {
   Rcpp::NumericVector out(x.size());
   for (R_xlen_t i = 0; i < x.size(); ++i) out[i] = gpsvm::erfcx(x[i]);

@@ -30,7 +30,7 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
 
 }  // namespace
 
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                          Eigen::Map<Eigen::VectorXd> y, double C, double epsilon,
                          Rcpp::List control, bool gradient) {

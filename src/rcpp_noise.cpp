@@ -8,13 +8,13 @@
 // [[Rcpp::depends(RcppEigen)]]
 
 // Variance of the noise density (eq. 29 of Gao et al. 2002b).
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 double cpp_epsins_noise_variance(double C, double epsilon) {
   return gpsvm::EpsilonInsensitive(C, epsilon).noise_variance();
 }
 
 // Level-p quantiles of N(mean, var) + noise; p is recycled over mean and var.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean,
                                         Rcpp::NumericVector var, double C, double epsilon) {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);

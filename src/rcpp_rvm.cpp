@@ -72,7 +72,7 @@ Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
 // The smooth RVM (srvm()) when `penalty` is a list with the penalty points
 // and the penalty's orders and weights, else the plain RVM (rvm()) by the
 // fast algorithm.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                        Rcpp::Nullable<Rcpp::List> penalty = R_NilValue) {

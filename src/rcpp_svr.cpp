@@ -6,7 +6,7 @@
 
 // [[Rcpp::depends(RcppEigen)]]
 
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) {
   using gpsvm_glue::element;

@@ -19,7 +19,7 @@ train <- fold != 1
 fit <- gpc(x[train, ], y[train], rbf_kernel(sqrt(0.15 * 9)), noise = 1.3, method = "tap",
            bias = 0, scale = FALSE)
 approx <- loo_error(fit)
-exact <- loo_error(fit, "exact", progress = interactive())
+exact <- progressr::with_progress(loo_error(fit, "exact"), enable = interactive())
 saveRDS(list(approx = unname(approx$margins), exact = unname(exact$margins),
              exact_time = exact$time, n = sum(train), sigma2 = 0.15 * 9, noise = 1.3,
              gpsvm_version = as.character(utils::packageVersion("gpsvm")),

@@ -200,7 +200,7 @@ test_that("three classes: exact leave-one-out equals refits by hand, approx is c
   truth <- as.integer(d$y)
   for (name in names(fits)) {
     fit <- fits[[name]](d$x, d$y)
-    exact <- loo_error(fit, "exact", progress = FALSE)
+    exact <- loo_error(fit, "exact")
     ref <- loo_by_refits(fits[[name]], d$x, d$y)
     expect_equal(unname(exact$decision), unname(ref), tolerance = 1e-6, info = name)
     own <- ref[cbind(1:36, truth)]
@@ -225,7 +225,7 @@ test_that("a class with one case: its leave-one-out refit sees one class and sti
   y[7] <- "d"
   fit <- svc_paper(d$x, y, rbf_kernel(1), C = 2, noise = 0.2,
                    control = svc_control(tol = 1e-22, max_iter = 200000))
-  exact <- loo_error(fit, "exact", progress = FALSE)
+  exact <- loo_error(fit, "exact")
   # without case 7 the model "d against the rest" has only -1 labels; its
   # plain-R refit is the same dual problem
   K <- rbf_gram(d$x, 1) + diag(0.2, 30)
@@ -234,7 +234,7 @@ test_that("a class with one case: its leave-one-out refit sees one class and sti
   expect_equal(unname(exact$decision[7, "d"]), sum(K[7, -7] * yd[-7] * a), tolerance = 1e-7)
   expect_true(all(is.finite(exact$margins)))
   g <- gpc_paper(d$x, y, rbf_kernel(1), noise = 0.3, method = "tap")
-  expect_true(all(is.finite(loo_error(g, "exact", progress = FALSE)$margins)))
+  expect_true(all(is.finite(loo_error(g, "exact")$margins)))
 })
 
 test_that("update() works for both fitters and both interfaces", {

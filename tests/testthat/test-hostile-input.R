@@ -108,14 +108,14 @@ test_that("a fit object edited by hand gives a clear error, never a read out of 
   bad <- tap
   bad$site_precision <- bad$site_precision[-1]
   expect_error(predict(bad, cl$x[1:2, ], type = "link", se.fit = TRUE), "29 site precisions")
-  expect_error(loo_error(bad, "exact", progress = FALSE), "wrong length")
+  expect_error(loo_error(bad, "exact"), "wrong length")
   # and the classifiers' leave-one-out reads alpha and the labels of the fit
   for (fit in list(svc(cl$x, cl$y, rbf_kernel(1), noise = 0.5),
                    gpc(cl$x, cl$y, rbf_kernel(1), noise = 0.5, method = "naive"))) {
     bad <- fit
     bad$alpha <- bad$alpha[-1]
     expect_error(loo_error(bad), "alpha")
-    expect_error(loo_error(bad, "exact", progress = FALSE), "alpha")
+    expect_error(loo_error(bad, "exact"), "alpha")
     bad <- fit
     bad$y <- bad$y[-1]
     expect_error(loo_error(bad), "labels")

@@ -82,7 +82,7 @@ test_that("exact svc refits match a plain-R refit loop", {
     a <- svm_dual_cd(K[-i, -i], d$y[-i], 5)
     d$y[i] * sum(K[i, -i] * d$y[-i] * a)
   }, numeric(1))
-  loo <- loo_error(fit, "exact", progress = FALSE)
+  loo <- loo_error(fit, "exact")
   expect_equal(unname(loo$margins), ref, tolerance = 1e-7)
   expect_identical(loo$count, sum(ref <= 0))
   expect_identical(loo$not_converged, 0)
@@ -96,7 +96,7 @@ test_that("exact naive mean-field refits match plain-R Algorithm 17.1 from scrat
     a <- naive_mf_r(K[-i, -i], d$y[-i], kappa = 0.02, ftol = 1e-24, maxit = 100000)$alpha
     d$y[i] * sum(K[i, -i] * d$y[-i] * a)
   }, numeric(1))
-  loo <- loo_error(fit, "exact", progress = FALSE)
+  loo <- loo_error(fit, "exact")
   expect_equal(unname(loo$margins), ref, tolerance = 1e-8)
 })
 
@@ -113,7 +113,7 @@ test_that("the svc approximation is exact where no other point changes group", {
   }, logical(1))
   expect_gt(sum(same), 25)  # the assumption of section 17.5 holds for most points
   approx <- loo_error(fit)$margins
-  exact <- loo_error(fit, "exact", progress = FALSE)$margins
+  exact <- loo_error(fit, "exact")$margins
   expect_equal(unname(approx[same]), unname(exact[same]), tolerance = 1e-7)
 })
 
@@ -123,23 +123,18 @@ test_that("approximate and exact leave-one-out agree on small data", {
   g <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.8)
   for (fit in list(s, g)) {
     approx <- loo_error(fit)
-    exact <- loo_error(fit, "exact", progress = FALSE)
+    exact <- loo_error(fit, "exact")
     expect_gt(exact$count, 3)  # a test with errors to count
     expect_lte(abs(approx$count - exact$count), 1)
     expect_gt(cor(approx$margins, exact$margins), 0.99)
   }
 })
 
-test_that("parallel and chunked refits give the serial answer", {
+test_that("exact leave-one-out prints as refits", {
+  # (plans, chunks and progress: test-parallel.R)
   d <- two_class_data(40, 27)
   fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
-  serial <- loo_error(fit, "exact", progress = FALSE)
-  if (.Platform$OS.type != "windows") {
-    forked <- loo_error(fit, "exact", cores = 2)
-    expect_identical(forked$margins, serial$margins)
-  }
-  expect_output(shown <- loo_error(fit, "exact", progress = TRUE), "100%")
-  expect_identical(shown$margins, serial$margins)
+  serial <- loo_error(fit, "exact")
   expect_output(print(serial), "exact \\(refits\\)")
   expect_s3_class(serial, "gpsvm_loo")
 })
@@ -166,7 +161,7 @@ test_that("duplicated inputs without noise: a singular K_mSV is handled in the l
   # point left out; with a finite C it may hit the bound instead
   fit <- svc_paper(x, y, rbf_kernel(1), control = ctl)
   approx <- loo_error(fit)
-  exact <- loo_error(fit, "exact", progress = FALSE)
+  exact <- loo_error(fit, "exact")
   expect_true(all(is.finite(approx$margins)))
   # a duplicated margin support vector keeps margin 1 when left out: its
   # twin takes over, exactly as the refit finds
@@ -184,7 +179,7 @@ test_that("refits that hit the iteration cap are counted and warned about", {
              control = svc_control(tol = 1e-22, max_iter = 500))
   capped <- fit
   capped$control <- svc_control(tol = 1e-30, max_iter = 2)
-  expect_warning(loo <- loo_error(capped, "exact", progress = FALSE),
+  expect_warning(loo <- loo_error(capped, "exact"),
                  "did not converge within max_iter = 2")
   expect_gt(loo$not_converged, 0)
 })

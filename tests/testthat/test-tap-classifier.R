@@ -166,7 +166,7 @@ test_that("warm-started TAP refits equal cold refits and gpc_paper() refits with
   for (kappa in c(0, 0.05)) {
     fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.6, kappa = kappa, method = "tap",
                control = gpc_control(tol = 1e-11))
-    warm <- loo_error(fit, "exact", progress = FALSE)
+    warm <- loo_error(fit, "exact")
     cold <- tap_refits(fit, NULL, NULL)
     expect_lt(max(abs(unname(warm$margins) - cold$margins)), 1e-6)
     expect_identical(warm$not_converged, 0)
@@ -207,7 +207,7 @@ test_that("unusable warm-start sites fall back to fresh sites", {
   # through loo_error() with an edited fit
   edited <- fit
   edited$site_precision[3] <- -1
-  loo <- loo_error(edited, "exact", progress = FALSE)
+  loo <- loo_error(edited, "exact")
   expect_identical(unname(loo$margins[-3]), cold$margins[-3])
   expect_error(tap_refits(fit, fit$site_precision[-1], fit$site_nu), "wrong length")
 })
@@ -216,7 +216,7 @@ test_that("TAP leave-one-out: cavity margins against exact refits, and methods",
   d <- two_class_data(60, 32, noise = 0.6)
   fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.6, method = "tap")
   approx <- loo_error(fit)
-  exact <- loo_error(fit, "exact", progress = FALSE)
+  exact <- loo_error(fit, "exact")
   expect_gt(exact$count, 3)
   expect_lte(abs(approx$count - exact$count), 1)
   expect_gt(cor(approx$margins, exact$margins), 0.99)

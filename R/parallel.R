@@ -1,0 +1,135 @@
+# Independent pieces of work (leave-one-out refits, evidence grids,
+# one-vs-rest models) go through future.apply, so they run wherever the
+# user's future::plan() sends them: sequentially (the default), on forked
+# or background R sessions, or on a cluster through a backend such as
+# future.batchtools.  Progress is signalled through progressr and shown only
+# when the user asks for it (progressr::handlers(global = TRUE) or
+# progressr::with_progress()).
+
+#' Running gpsvm's repeated work in parallel
+#'
+#' The functions that repeat independent fits, exact leave-one-out
+#' ([loo_error()] with `method = "exact"`), [evidence_curve()], the grid of
+#' the evidence search for `C` in [svr()] and the one-vs-rest models of
+#' [svc()] and [gpc()] with three or more classes, hand their pieces of work
+#' to [future.apply::future_lapply()]. Where they run is chosen with
+#' [future::plan()], once, outside gpsvm:
+#'
+#' * `future::plan(future::sequential)` (the default): in the R session.
+#' * `future::plan(future::multisession, workers = 2)`: background R
+#'   sessions on this machine (any operating system).
+#' * `future::plan(future::multicore, workers = 2)`: forked processes, as
+#'   [parallel::mclapply()] did (not on Windows, not in RStudio).
+#' * `future::plan(future::cluster, workers = cl)`: a cluster from
+#'   [parallel::makeCluster()], as [parallel::parLapply()] did.
+#' * a scheduler through a backend package, e.g.
+#'   `future::plan(future.batchtools::batchtools_slurm)`.
+#'
+#' Workers other than forked ones need gpsvm installed. The results do not
+#' depend on the plan or the number of workers: each piece of work gets its
+#' own L'Ecuyer-CMRG random number stream (`future.seed`), so that anything
+#' random is reproducible across backends, and the random number stream of
+#' the calling session is left where it was.
+#'
+#' Progress is reported through the progressr package and shown only when
+#' asked for, either for the session with `progressr::handlers(global =
+#' TRUE)` or around one call with `progressr::with_progress(...)`; the look
+#' of the bar is chosen with `progressr::handlers()`.
+#'
+#' The arguments `cores` and `cl` of [loo_error()] and `progress` of
+#' [loo_error()] and [evidence_curve()] are deprecated: they still work, with
+#' a warning that says what to write instead.
+#' @name gpsvm_parallel
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(80), 40, 2)
+#' y <- factor(ifelse(x[, 1] + rnorm(40, sd = 0.5) > 0, "b", "a"))
+#' fit <- svc(x, y)
+#' # the default plan runs the refits in this session; with progress shown
+#' progressr::with_progress(loo <- loo_error(fit, "exact"))
+#' loo
+#' \dontrun{
+#' # the same refits on two background R sessions
+#' future::plan(future::multisession, workers = 2)
+#' loo_error(fit, "exact")
+#' future::plan(future::sequential)
+#' }
+NULL
+
+# lapply(xs, f) through future.apply: the results in the order of `xs`,
+# each call with its own random number stream, one progress step per
+# element.  The caller's random number state is restored afterwards, so
+# that work which draws no random numbers leaves the session's stream
+# untouched whatever the plan.
+.future_map <- function(xs, f, ...) {
+  if (length(xs) == 0L) return(list())
+  restore <- .keep_random_state()
+  on.exit(restore(), add = TRUE)
+  step <- progressr::progressor(steps = length(xs))
+  future.apply::future_lapply(xs, .stepping(f, step), ..., future.seed = TRUE)
+}
+
+# f followed by one progress step.  Made here rather than inside
+# .future_map() so that the function sent to the workers carries only f and
+# the progressor, not the list being mapped over.
+.stepping <- function(f, step) {
+  force(f)
+  force(step)
+  function(x, ...) {
+    out <- f(x, ...)
+    step()
+    out
+  }
+}
+
+# A function that puts .Random.seed back as it is now, or, if there is none
+# yet, the generator's kinds (future.seed switches to L'Ecuyer-CMRG) and no
+# .Random.seed.
+.keep_random_state <- function() {
+  env <- globalenv()
+  had <- exists(".Random.seed", envir = env, inherits = FALSE)
+  seed <- if (had) get(".Random.seed", envir = env, inherits = FALSE) else NULL
+  kind <- if (had) NULL else RNGkind()
+  function() {
+    if (had) {
+      assign(".Random.seed", seed, envir = env)
+      return(invisible(NULL))
+    }
+    RNGkind(kind[1], kind[2], kind[3])
+    if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env)
+  }
+}
+
+# The old ways of asking for parallel work or a progress bar, still honoured:
+# `cores` and `cl` become a temporary future plan (.legacy_plan() returns a
+# function that undoes it), `progress = TRUE` a progressr::with_progress()
+# around the call.  Each warns with what to write instead.
+.legacy_plan <- function(fun, cores = 1L, cl = NULL) {
+  if (!is.null(cl)) {
+    .deprecated(fun, "'cl'", sprintf("future::plan(future::cluster, workers = cl) before %s()", fun))
+    old <- future::plan(future::cluster, workers = cl)
+    return(function() future::plan(old))
+  }
+  if (cores > 1L) {
+    .deprecated(fun, "'cores'", sprintf("future::plan(future::multicore, workers = %d) before %s()",
+                                        cores, fun))
+    old <- future::plan(future::multicore, workers = cores)
+    return(function() future::plan(old))
+  }
+  function() invisible(NULL)
+}
+
+# TRUE when the caller should rerun itself inside progressr::with_progress().
+.legacy_progress <- function(fun, progress) {
+  .deprecated(fun, "'progress'", sprintf(paste(
+    "progressr::with_progress(%s(...)) for one call, or progressr::handlers(global = TRUE)",
+    "once per session"), fun))
+  progress
+}
+
+.deprecated <- function(fun, what, instead) {
+  warning(structure(class = c("deprecatedWarning", "warning", "condition"), list(
+    message = sprintf("%s(): %s is deprecated; write %s instead (see ?gpsvm_parallel)",
+                      fun, what, instead),
+    call = NULL)))
+}
