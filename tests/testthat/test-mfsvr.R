@@ -461,7 +461,8 @@ test_that("bad input gives clear errors naming the argument", {
   expect_error(predict(fit, matrix(1:6, ncol = 3)), "'newdata' must have 2 column")
   expect_error(predict(fit, interval = "both"), "'interval' must be one of")
   expect_error(predict(fit, level = 1.5), "'level'")
-  expect_error(plot(fit), "one input")
+  # two inputs: plot() draws observed against fitted; a derivative needs one
+  expect_error(plot(fit, deriv = 1), "one input")
 })
 
 test_that("plot() draws matrix and formula fits", {

@@ -279,7 +279,7 @@ test_that("bad input gives clear errors", {
   expect_error(predict(fit, 0, interval = "wrong"), "'interval' must be one of")
   expect_error(predict(fit, 0, wrt = 2), "'wrt'")
   expect_error(predict(fit, 0, interval = "confidence", level = 2), "'level'")
-  expect_error(plot(rvm(matrix(rnorm(40), 20), d$y, scale = FALSE)), "one input column")
+  expect_error(plot(rvm(matrix(rnorm(40), 20), d$y, scale = FALSE), deriv = 1), "one input column")
 })
 
 test_that("fixed lambda and noise variance are kept and used", {
