@@ -65,8 +65,10 @@
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
 # kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
 # classes) or once per class against the rest.  `what` names the solver in
-# non-convergence warnings.
-.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what) {
+# non-convergence warnings.  With `inducing` (see ?inducing-points) the
+# inducing inputs are chosen once, on the scaled inputs, and every binary
+# fit gets them as fit_binary(x, y, kernel, inducing = z).
+.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL) {
   skip <- attr(x, "gpsvm_factor_column")
   x <- .as_input_matrix(x, "x")
   attr(x, "gpsvm_factor_column") <- NULL
@@ -76,6 +78,11 @@
   scaling <- .input_scaling(x, scale, skip %||% rep(FALSE, ncol(x)))
   x <- .scale_inputs(x, scaling)
   kernel <- .with_bias(.resolve_kernel(kernel, x), bias)
+  z <- .inducing_inputs(inducing, x, kernel, scaling)
+  if (!is.null(z)) {
+    fit_all <- fit_binary
+    fit_binary <- function(x, y, kernel) fit_all(x, y, kernel, inducing = z)
+  }
   lev <- labels$levels
   if (length(lev) == 2L) {
     fit <- fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)

@@ -74,7 +74,7 @@
 # otherwise cost hundreds of sweeps.  The fit returned is made at the best
 # point with the control given.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
-                            which = c("C", "epsilon", "sigma")) {
+                            which = c("C", "epsilon", "sigma"), inducing = NULL) {
   kernel <- .resolve_kernel(kernel, x)
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names  # entries of fit$gradient
@@ -92,7 +92,7 @@
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     h <- at(par)
     fit <- tryCatch(.mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
-                               warn = FALSE, start = warm),
+                               warn = FALSE, start = warm, inducing = inducing),
                     error = function(e) e)
     if (first && !inherits(fit, "error")) cap <<- max(60L, 3L * fit$convergence$iterations)
     if (inherits(fit, "error")) return(.search_point(fit))
@@ -102,7 +102,7 @@
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
   fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
-                    start = outcome$best$fit)
+                    start = outcome$best$fit, inducing = inducing)
   .finish_search(fit, outcome, spec, "mfsvr():")
 }
 
