@@ -113,5 +113,6 @@ NULL
                 inducing_chol = object$inducing_chol, chol = object$chol))
   }
   list(kernel = object$kernel, x = object$x, weights = weights,
-       site_precision = object$site_precision, chol = object$chol, factor = object$factor)
+       site_precision = object$site_precision, chol = object$chol, factor = object$factor,
+       pivots = object$pivots)
 }

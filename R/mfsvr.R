@@ -270,6 +270,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     C = C, epsilon = epsilon, kernel = kernel,
     noise_variance = svr_noise_variance(C, epsilon),
     chol = res$chol, factor = res$factor, rank = if (length(res$factor)) ncol(res$factor),
+    pivots = res$pivots,
     x = x, y = y,
     convergence = convergence, control = control
   )

@@ -10,9 +10,10 @@
 
 // Posterior mean and latent variance (of the deriv-th derivative in input
 // column wrt) at the rows of z.  `fit` holds the fit's kernel, training
-// inputs x, weights, site_precision, chol and, for a low-rank fit, factor;
-// an inducing-point fit holds inducing, inducing_weights, inducing_chol and
-// chol instead.
+// inputs x, weights, site_precision, chol and, for a low-rank fit, factor
+// and pivots (1-based; when given, values and error bars go through the
+// pivots, O(r^2) per point); an inducing-point fit holds inducing,
+// inducing_weights, inducing_chol and chol instead.
 // [[Rcpp::export]]
 Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance,
                           SEXP deriv, SEXP wrt) {
@@ -35,7 +36,18 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
                                 vector_element(fit, "site_precision"),
                                 matrix_element(fit, "chol"),
                                 matrix_element(fit, "factor", true)};
-    p = gpsvm::ep_predict(view, z, want_variance, order, coord);
+    if (order == 0 && fit.containsElementNamed("pivots") && !Rf_isNull(fit["pivots"])) {
+      const Rcpp::IntegerVector given = fit["pivots"];
+      std::vector<Eigen::Index> pivots;
+      pivots.reserve(given.size());
+      for (int p : given) {
+        if (p == NA_INTEGER) Rcpp::stop("'pivots' contains NA");
+        pivots.push_back(static_cast<Eigen::Index>(p) - 1);
+      }
+      p = gpsvm::low_rank_predict(view, pivots, z, want_variance);
+    } else {
+      p = gpsvm::ep_predict(view, z, want_variance, order, coord);
+    }
   }
   if (!want_variance) return Rcpp::List::create(Rcpp::Named("mean") = p.mean);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("variance") = p.variance);

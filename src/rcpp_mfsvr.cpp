@@ -45,6 +45,12 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   Rcpp::List out = gpsvm_glue::ep_result_to_r(fit.ep);
   out["gradient"] = Eigen::VectorXd(fit.gradient);
   if (ctrl.inducing.size() > 0) gpsvm_glue::add_inducing_to_r(fit.inducing_chol, fit.inducing, out);
+  if (!fit.pivots.empty()) {
+    Rcpp::IntegerVector pivots(fit.pivots.size());
+    for (std::size_t k = 0; k < fit.pivots.size(); ++k)
+      pivots[k] = static_cast<int>(fit.pivots[k]) + 1;
+    out["pivots"] = pivots;
+  }
   return out;
 }
 

@@ -193,4 +193,26 @@ TEST_CASE("pivoted Cholesky: the factor grows to the rank reached; no duplicate 
                std::invalid_argument);
 }
 
+TEST_CASE("low-rank fits: predictions through the pivots equal ep_predict()'s") {
+  const Data d = wiggly(120, 17);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(2.5);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+  CHECK(gpsvm::pivoted_cholesky(ev, 1e-13, 120, G, pivots));
+  CHECK_MSG(G.cols() < 100, "rank " + std::to_string(G.cols()));  // 68 here
+  const gpsvm::EpsilonInsensitive lik(5.0, 0.1);
+  const gpsvm::EpResult r = gpsvm::ep_fit_low_rank(G, d.y, lik, ep_control(kParallel), nullptr);
+  const gpsvm::EpFitView view{kernel, d.x, r.weights, r.site_precision, r.chol, r.factor};
+  ref::Random rng(19);
+  MatrixXd z(30, 2);
+  z << rng.uniform_matrix(25, 2, -2.0, 2.0), rng.uniform_matrix(5, 2, 4.0, 9.0);  // 5 far out
+  const gpsvm::EpPrediction exact = gpsvm::ep_predict(view, z, true);
+  const gpsvm::EpPrediction fast = gpsvm::low_rank_predict(view, pivots, z, true);
+  CHECK_NEAR(gap(fast.mean, exact.mean), 0.0, 1e-8);
+  CHECK_NEAR(gap(fast.variance, exact.variance), 0.0, 1e-8);
+  std::vector<Eigen::Index> wrong(pivots.begin(), pivots.end() - 1);
+  CHECK_THROWS(gpsvm::low_rank_predict(view, wrong, z, true), std::invalid_argument);
+}
+
 }  // namespace gpsvm_tests_fitc

@@ -128,11 +128,15 @@ test_that("mfsvr: with the training inputs as inducing inputs FITC is the dense 
 })
 
 test_that("gpc TAP: with the training inputs as inducing inputs FITC is the dense model", {
+  # a width at which K_zz is well conditioned: the jitter 1e-8 on it then
+  # moves the predictions by far less than 1e-6 (with a wide kernel, whose
+  # matrix has eigenvalues below the jitter, FITC's Q_*n = K_*z (K_zz +
+  # jI)^-1 K_zn and the dense K_*n part by up to 1e-5 here)
   d <- two_class_data(50, 3)
   for (kappa in c(0, 0.05)) {
-    dense <- gpc(d$x, d$y, kernel = rbf_kernel(1), noise = 0.3, kappa = kappa, scale = FALSE,
+    dense <- gpc(d$x, d$y, kernel = rbf_kernel(0.5), noise = 0.3, kappa = kappa, scale = FALSE,
                  control = gpc_control(tol = 1e-12))
-    fitc <- gpc(d$x, d$y, kernel = rbf_kernel(1), noise = 0.3, kappa = kappa, scale = FALSE,
+    fitc <- gpc(d$x, d$y, kernel = rbf_kernel(0.5), noise = 0.3, kappa = kappa, scale = FALSE,
                 control = gpc_control(tol = 1e-12), inducing = d$x)
     expect_equal(fitc$log_evidence, dense$log_evidence, tolerance = 1e-7)
     expect_equal(fitc$alpha, dense$alpha, tolerance = 1e-6)
@@ -145,8 +149,8 @@ test_that("gpc TAP: with the training inputs as inducing inputs FITC is the dens
   }
   # the evidence gradient in (log sigma, log noise, kappa) of the two
   y <- ifelse(d$y == levels(factor(d$y))[2], 1, -1)
-  gf <- tap_fitc(d$x, y, d$x, 1, 0.3, 0.05, gradient = TRUE)$gradient
-  gd <- gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(1), noise = 0.3,
+  gf <- tap_fitc(d$x, y, d$x, 0.5, 0.3, 0.05, gradient = TRUE)$gradient
+  gd <- gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(0.5), noise = 0.3,
                                            kappa = 0.05), d$x, y, tap_control(), list(), NULL,
                                TRUE)$gradient
   expect_equal(gf, gd, tolerance = 1e-6)

@@ -60,6 +60,9 @@ struct MfsvrFit {
   // fitted values read (fitc.hpp)
   Eigen::MatrixXd inducing_chol;
   InducingSummary inducing;
+  // low-rank fits: the pivots of the factor (0-based, in order), which
+  // predictions use (low_rank_predict in ep_predict.hpp)
+  std::vector<Eigen::Index> pivots;
 };
 
 namespace mfsvr_detail {
@@ -75,6 +78,7 @@ inline void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t,
     const Eigen::Index max_rank = control.max_rank;
     if (max_rank >= 1 && pivoted_cholesky(ev, control.rank_tol, max_rank, G, pivots, interrupt)) {
       fit.ep = ep_fit_low_rank(G, t, lik, control.ep, interrupt);
+      fit.pivots = std::move(pivots);
       return;
     }
   }
