@@ -242,16 +242,6 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   stats::predict(object, type = type)
 }
 
-# The training inputs on the scale the user gave them.
-.original_inputs <- function(object) {
-  s <- object$scaling
-  if (is.null(s)) return(object$x)
-  out <- sweep(sweep(object$x, 2L, s$scale, "*", check.margin = FALSE), 2L, s$center, "+",
-               check.margin = FALSE)
-  dimnames(out) <- dimnames(object$x)
-  out
-}
-
 #' Plot a kernel classifier on two-dimensional inputs
 #'
 #' Draws the training points (coloured and shaped by class) on the inputs'
@@ -327,18 +317,18 @@ plot.gpsvm_classifier <- function(x, grid = 80, col = NULL, ...) {
 
 # The first lines of print(): title, call, kernel (with the width chosen),
 # bias, scaling.
-.print_classifier_header <- function(x, title) {
+.print_classifier_header <- function(x, title, per_model_kernel = FALSE) {
   cat(title, "\n", sep = "")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
-  cat(.format_kernel_line(x$kernel), "\n", sep = "")
+  lines <- trimws(format(x$kernel))
+  if (per_model_kernel) lines[startsWith(lines, "sigma")] <- "sigma chosen per model (below)"
+  cat(paste(lines, collapse = "; "), "\n", sep = "")
   cat(.format_scaling_line(x$scaling), "\n", sep = "")
   k <- length(x$levels)
   cat(sprintf("%d cases, %d classes: %s%s\n", length(x$classes), k,
               paste(x$levels, collapse = ", "),
               if (k > 2L) " (one model per class against the rest)" else ""))
 }
-
-.format_kernel_line <- function(kernel) paste(trimws(format(kernel)), collapse = "; ")
 
 .format_scaling_line <- function(scaling) {
   if (is.null(scaling)) return("inputs used as given (scale = FALSE)")

@@ -16,6 +16,7 @@
   mf_call[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf_call, env)
   terms <- attr(mf, "terms")
+  .check_factor_inputs(mf, terms)
   attr(terms, "intercept") <- 0L
   x <- stats::model.matrix(terms, mf)
   # columns coding factors (dummies) are not standardised, as in e1071's
@@ -27,6 +28,20 @@
   list(x = x, y = stats::model.response(mf), terms = terms, factor_column = factor_column,
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
        variable = .formula_variable(mf_call, mf, terms, env))
+}
+
+# A factor input with one level left in the rows used (a subset, or NA rows
+# dropped) cannot be coded; say which, instead of model.matrix()'s message
+# about contrasts.
+.check_factor_inputs <- function(mf, terms) {
+  inputs <- setdiff(names(mf), names(mf)[attr(terms, "response")])
+  single <- Filter(function(v) {
+    (is.factor(mf[[v]]) || is.character(mf[[v]])) && length(unique(mf[[v]])) < 2L
+  }, inputs)
+  if (length(single) > 0L) {
+    .stop(sprintf("input %s has a single level in the data used; drop it from the formula",
+                  paste0("'", single, "'", collapse = ", ")))
+  }
 }
 
 # The one input variable of a formula, untransformed, at the rows of the
@@ -175,11 +190,12 @@
 # High derivatives of the Gaussian kernel grow like (2n-1)!! / sigma^2n and
 # overflow double precision (around n = 150 for sigma = 1); say so instead of
 # returning Inf or NaN.
-.check_finite_prediction <- function(values, deriv) {
+.check_finite_prediction <- function(values, deriv, what = "prediction") {
   if (all(is.finite(values))) return(invisible())
-  .stop(sprintf(if (deriv > 0L) {
-    "the derivative of order %d overflows double precision at these inputs; use a lower 'deriv'"
-  } else "the prediction is not finite at these inputs", deriv))
+  .stop(if (deriv > 0L) {
+    sprintf("the derivative of order %d overflows double precision at these inputs; use a lower 'deriv'",
+            deriv)
+  } else paste("the", what, "is not finite at these inputs"))
 }
 
 # A "logLik" object, so that AIC() and BIC() work.

@@ -383,23 +383,49 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
 
 #' @export
 print.gpsvm_gpc <- function(x, ...) {
-  .print_classifier_header(x, sprintf("Gaussian process classifier (%s)",
-                                      .gpc_method_label(x$method)))
-  cat(sprintf("noise variance = %s, flip probability kappa = %s, bias variance = %s\n",
-              format(x$noise), format(x$kappa), format(x$bias)))
   models <- .binary_models(x)
+  # with K >= 3 classes and optimize, each one-vs-rest model has its own
+  # width and noise: they are printed per model, not from model 1
+  per_model <- length(models) > 1L && !is.null(models[[1L]]$optimization)
+  .print_classifier_header(x, sprintf("Gaussian process classifier (%s)",
+                                      .gpc_method_label(x$method)),
+                           per_model_kernel = per_model)
+  if (per_model) {
+    cat(sprintf("bias variance = %s; width, noise and kappa chosen per model by the EP evidence
+",
+                format(x$bias)))
+  } else {
+    cat(sprintf("noise variance = %s, flip probability kappa = %s, bias variance = %s
+",
+                format(x$noise), format(x$kappa), format(x$bias)))
+  }
   for (k in seq_along(models)) {
     m <- models[[k]]
-    cat(sprintf("%salpha in [%.3g, %.3g]%s\n",
+    cat(sprintf("%s%salpha in [%.3g, %.3g]%s
+",
                 if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else
                   "embedding strengths ",
+                if (per_model) .format_searched_settings(m) else "",
                 min(m$alpha), max(m$alpha),
                 if (x$method == "tap") sprintf(", log evidence (EP) = %.6g", m$log_evidence) else ""))
   }
-  sparse <- .inducing_line(.binary_models(x)[[1L]])
+  searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
+  for (k in seq_along(searches)) {
+    cat(sprintf("hyperparameters by evidence maximisation%s: %s\n",
+                if (length(searches) > 1L) sprintf(" (%s vs rest)", names(searches)[k]) else "",
+                .format_convergence(searches[[k]]$convergence)))
+  }
+  sparse <- .inducing_line(models[[1L]])
   if (!is.null(sparse)) cat(sparse, "\n", sep = "")
   cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
+}
+
+# The settings one model's evidence search chose, for print().
+.format_searched_settings <- function(model) {
+  sigma <- model$kernel$sigma
+  sprintf("%snoise = %.4g, kappa = %.3g; ",
+          if (is.null(sigma)) "" else sprintf("sigma = %.4g, ", sigma), model$noise, model$kappa)
 }
 
 #' Summarise a Gaussian process classifier

@@ -182,6 +182,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
   wrt <- .check_count(wrt, "wrt", lower = 1L)
   if (wrt > ncol(x)) .stop(sprintf("'wrt' must be a column of 'x' (1 to %d)", ncol(x)))
   out <- cpp_kernel_matrix(kernel, x, y, deriv, wrt)
+  .check_finite_prediction(out, deriv, what = "kernel")
   names_x <- rownames(x)
   names_y <- rownames(if (is.null(y)) x else y)
   if (!is.null(names_x) || !is.null(names_y)) dimnames(out) <- list(names_x, names_y)

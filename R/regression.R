@@ -73,7 +73,8 @@
   (v - if (center) scaling$center else 0) / scaling$scale
 }
 
-# The training inputs in the user's units (fit$x holds them scaled).
+# The training inputs in the user's units (fit$x holds them scaled); used by
+# the regression and the classifier plots.
 .original_inputs <- function(object) {
   s <- object$scaling
   if (is.null(s)) return(object$x)

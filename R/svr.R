@@ -80,7 +80,12 @@
 #'   point), or a formula for the formula method.
 #' @param y Numeric targets, one per row of `x`.
 #' @param C Regularisation constant (the likelihood's scale), a positive
-#'   number; the starting value when `select_C` is not `"none"`.
+#'   number; the starting value when `select_C` is not `"none"`. It acts on
+#'   the scaled response when `scale = TRUE`, as e1071's `cost` does, and the
+#'   default 1 is e1071's: it predicts as well as `e1071::svm()`, but read as
+#'   a likelihood it implies a large noise (noise sd about 1.4 response sds),
+#'   so its prediction intervals are wide. For error bars, let the evidence
+#'   choose C (`select_C = "evidence"`) or use [mfsvr()].
 #' @param epsilon Half-width of the insensitive zone, a number `>= 0`.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
 #'   The default `rbf_kernel()` chooses its width from the (scaled) inputs.

@@ -6,6 +6,9 @@
 #   GPSVM_BENCH_SPLITS=2 make bench BENCH=realdata      # fewer splits
 #   GPSVM_BENCH_PARTS="regression" make bench BENCH=realdata
 #
+# The classifiers' defaults (accuracy and log loss on two-class and
+# multi-class sets) are benchmarked by bench-classif-data.R.
+#
 # Parts (GPSVM_BENCH_PARTS, default all but "widths" and "rvm_search"):
 #   regression  held-out RMSE, and coverage and mean width of 95% prediction
 #               intervals, of svr(), mfsvr(), rvm(), srvm() with defaults,
@@ -15,9 +18,6 @@
 #               9 gamma x 9 cost x 3 epsilon with 5-fold cross-validation
 #               (time and RMSE), and of gpc(optimize = TRUE) against
 #               tune.svm() over 9 gamma x 9 cost for the classifier.
-#   classification  accuracy and log loss of gpc() and svc() defaults and of
-#               gpc(optimize = TRUE), beside e1071::svm() (defaults) and
-#               kernlab::ksvm(prob.model = TRUE).
 #   rvm_search  rvm() and srvm() with the width chosen by their evidence
 #               (slow on many-column data: narrow widths keep hundreds of
 #               relevance vectors).
@@ -39,7 +39,7 @@ for (p in c("mlbench", "e1071", "kernlab")) {
   if (!requireNamespace(p, quietly = TRUE)) stop("bench-realdata needs the package ", p, call. = FALSE)
 }
 n_splits <- as.integer(Sys.getenv("GPSVM_BENCH_SPLITS", "4"))
-parts <- strsplit(Sys.getenv("GPSVM_BENCH_PARTS", "regression tuning classification"), "[ ,]+")[[1]]
+parts <- strsplit(Sys.getenv("GPSVM_BENCH_PARTS", "regression tuning"), "[ ,]+")[[1]]
 
 # ---- data -------------------------------------------------------------------
 numeric_codes <- function(d) {
@@ -229,42 +229,6 @@ run_tuning <- function() {
   invisible(list(regression = res, classification = res2))
 }
 
-# ---- classification with defaults -------------------------------------------
-classification_models <- list(
-  "e1071 svm()" = function(train) e1071::svm(y ~ ., data = train, probability = TRUE),
-  "kernlab ksvm(prob.model)" = function(train) kernlab::ksvm(y ~ ., data = train, prob.model = TRUE),
-  "gpc()" = function(train) gpc(y ~ ., data = train),
-  "gpc(optimize = TRUE)" = function(train) gpc(y ~ ., data = train, optimize = TRUE),
-  "svc()" = function(train) svc(y ~ ., data = train)
-)
-class_probabilities <- function(fit, test) {
-  if (inherits(fit, "svm")) return(attr(stats::predict(fit, test, probability = TRUE), "probabilities"))
-  if (inherits(fit, "ksvm")) return(kernlab::predict(fit, test, type = "probabilities"))
-  if (inherits(fit, "gpsvm_gpc")) return(stats::predict(fit, test, type = "prob"))
-  NULL
-}
-run_classification <- function() {
-  res <- over_splits(classification_sets(), function(set, s, train, test) {
-    do.call(rbind, lapply(names(classification_models), function(m) {
-      set.seed(s)
-      r <- timed(classification_models[[m]](train))
-      fit <- r$value
-      cls <- if (inherits(fit, "ksvm")) kernlab::predict(fit, test) else stats::predict(fit, test)
-      prob <- class_probabilities(fit, test)
-      data.frame(data = set, split = s, model = m,
-                 accuracy = mean(as.character(cls) == as.character(test$y)),
-                 log_loss = if (is.null(prob)) NA else log_loss(prob, test$y, levels(test$y)),
-                 seconds = r$elapsed, warnings = length(r$warnings))
-    }))
-  })
-  cat("\n== Classification on held-out data (mean over", n_splits, "splits) ==\n")
-  agg <- stats::aggregate(res[c("accuracy", "log_loss", "seconds", "warnings")],
-                          res[c("data", "model")], mean)
-  agg <- agg[order(agg$data, match(agg$model, names(classification_models))), ]
-  fmt_table(agg)
-  invisible(res)
-}
-
 # ---- the default width rule against its alternatives ----------------------
 width_rules <- list(
   sigest = function(x) gpsvm:::.data_driven_width(x),
@@ -324,7 +288,6 @@ run_widths <- function() {
 results <- list()
 if ("regression" %in% parts) results$regression <- run_regression()
 if ("tuning" %in% parts) results$tuning <- run_tuning()
-if ("classification" %in% parts) results$classification <- run_classification()
 if ("widths" %in% parts) results$widths <- run_widths()
 out <- Sys.getenv("GPSVM_BENCH_SAVE", "")
 if (nzchar(out)) saveRDS(results, out)

@@ -126,6 +126,30 @@ test_that("gpc(method = \"tap\", optimize = TRUE) reaches a maximum of the evide
   expect_true(k3$optimization$convergence$converged)
 })
 
+test_that("with three classes each one-vs-rest model is searched on its own, and print() says so", {
+  fit <- gpc(Species ~ ., data = iris, optimize = TRUE)
+  sigmas <- vapply(fit$models, function(m) m$kernel$sigma, numeric(1))
+  expect_gt(diff(range(sigmas)), 0.1)
+  # each model is the binary classifier of its class against the rest at the
+  # width and noise its search chose
+  for (l in levels(iris$Species)) {
+    m <- fit$models[[l]]
+    d <- data.frame(iris[1:4], y = factor(ifelse(iris$Species == l, "in", "out"), c("out", "in")))
+    binary <- gpc(y ~ ., data = d, kernel = rbf_kernel(m$kernel$sigma), noise = m$noise,
+                  kappa = m$kappa)
+    expect_equal(unname(predict(fit, iris, type = "link")[, l]),
+                 unname(predict(binary, d, type = "link")), tolerance = 1e-6)
+  }
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("sigma chosen per model", out)))
+  for (l in levels(iris$Species)) {
+    expect_true(any(grepl(sprintf("^%s vs rest: sigma = %s, noise = %s", l,
+                                  sprintf("%.4g", fit$models[[l]]$kernel$sigma),
+                                  sprintf("%.4g", fit$models[[l]]$noise)), out)))
+  }
+  expect_false(any(grepl("^noise variance = ", out)))
+})
+
 test_that("gpc(optimize) needs the TAP method and a width to choose", {
   d <- two_class_data(20, 2)
   expect_error(gpc(d$x, d$y, rbf_kernel(1), method = "naive", optimize = TRUE),

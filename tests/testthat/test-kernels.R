@@ -162,3 +162,24 @@ test_that(".match_choice() names the argument and takes defaults from the caller
   expect_identical(f("conf"), "confidence")
   expect_error(f("bogus"), "'interval' must be one of \"none\", \"confidence\"")
 })
+
+test_that("high Gaussian derivatives match the Hermite recursion until they overflow, then error", {
+  # d^n/dx^n exp(-(x - x')^2 / (2 s^2)) = (-1/s)^n He_n(u) k, u = (x - x') / s;
+  # He_{n+1}(u) = u He_n(u) - n He_{n-1}(u), in plain R
+  hermite <- function(n, u) {
+    h <- c(1, u)
+    if (n < 2) return(h[n + 1])
+    for (j in 1:(n - 1)) h <- c(h[2], u * h[2] - j * h[1])
+    h[2]
+  }
+  s <- 0.8
+  u <- (0.7 - 0.1) / s
+  for (n in c(20, 90, 140)) {
+    expected <- (-1 / s)^n * hermite(n, u) * exp(-u^2 / 2)
+    expect_equal(kernel_matrix(rbf_kernel(s), 0.7, 0.1, deriv = n)[1, 1], expected,
+                 tolerance = 1e-10)
+  }
+  expect_error(kernel_matrix(rbf_kernel(s), 0.7, 0.1, deriv = 400),
+               "derivative of order 400 overflows double precision")
+  expect_error(kernel_matrix(poly_kernel(100), 1e5, 1e5), "the kernel is not finite")
+})

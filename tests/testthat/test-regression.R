@@ -495,6 +495,18 @@ test_that("hard cases with scaling: one point, constant response, duplicates, an
   expect_error(predict(mfsvr(1:5, 1:5), 2, bound = TRUE), "unknown argument")
 })
 
+test_that("a factor input left with one level is an error that names it, for every fitter", {
+  d <- data.frame(x = 1:12, g = factor(rep(c("a", "b"), c(10, 2))), y = sin(1:12),
+                  cls = factor(rep(c("u", "v"), 6)))
+  for (fitter in list(svr, mfsvr, rvm, srvm)) {
+    expect_error(fitter(y ~ x + g, data = d, subset = x <= 10), "input 'g' has a single level")
+    expect_s3_class(fitter(y ~ x + g, data = d), "gpsvm_regression")
+  }
+  for (fitter in list(gpc, svc)) {
+    expect_error(fitter(cls ~ x + g, data = d, subset = x <= 10), "input 'g' has a single level")
+  }
+})
+
 test_that("every method works with kernlab and e1071 attached", {
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
