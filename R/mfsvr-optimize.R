@@ -114,6 +114,9 @@
 #' EP fixed point. This is what `mfsvr(..., optimize = TRUE)` maximises.
 #'
 #' @inheritParams mfsvr
+#' @param inducing `NULL`, or a count or a matrix of inducing inputs for the
+#'   evidence of the sparse (FITC) model ([inducing-points]); here on the
+#'   inputs as given (no scaling).
 #' @return A list with `log_evidence` and `gradient` (named, length 3).
 #' @examples
 #' set.seed(1)
@@ -122,13 +125,14 @@
 #' mfsvr_evidence(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
 #' @export
 mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
-                           control = mfsvr_control()) {
+                           control = mfsvr_control(), inducing = NULL) {
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
-  fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE)
+  z <- .inducing_inputs(inducing, x, kernel, NULL)
+  fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE, inducing = z)
   list(log_evidence = fit$log_evidence,
        gradient = stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma")))
 }

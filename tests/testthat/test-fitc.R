@@ -180,6 +180,10 @@ test_that("FITC evidence gradients match central differences", {
   ev <- function(p) mfsvr_fitc(d$x, d$y, z, exp(p[1]), exp(p[2]), exp(p[3]))$log_evidence
   g <- mfsvr_fitc(d$x, d$y, z, 5, 0.1, 0.6, gradient = TRUE)$gradient
   expect_equal(g, central(ev, p0), tolerance = 1e-6)
+  # mfsvr_evidence() gives the same with its inducing argument
+  e <- mfsvr_evidence(d$x, d$y, 5, 0.1, rbf_kernel(0.6), mfsvr_control(tol = 1e-12), inducing = z)
+  expect_equal(unname(e$gradient), g, tolerance = 1e-10)
+  expect_equal(e$log_evidence, ev(p0), tolerance = 1e-12)
   # the TAP classifier in (log sigma, log noise, kappa)
   y <- ifelse(d$y > 0, 1, -1)
   p1 <- c(log(0.8), log(0.3), 0.02)
