@@ -9,6 +9,10 @@ cpp_ep_predict <- function(fit, z, want_variance, deriv, wrt) {
     .Call(`_gpsvm_cpp_ep_predict`, fit, z, want_variance, deriv, wrt)
 }
 
+cpp_greedy_inducing <- function(kernel, x, count, tol) {
+    .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol)
+}
+
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }

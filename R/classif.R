@@ -65,8 +65,10 @@
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
 # kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
 # classes) or once per class against the rest.  `what` names the solver in
-# non-convergence warnings.
-.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what) {
+# non-convergence warnings.  With `inducing` (see ?inducing-points) the
+# inducing inputs are chosen once, on the scaled inputs, and every binary
+# fit gets them as fit_binary(x, y, kernel, inducing = z).
+.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL) {
   skip <- attr(x, "gpsvm_factor_column")
   x <- .as_input_matrix(x, "x")
   attr(x, "gpsvm_factor_column") <- NULL
@@ -76,6 +78,11 @@
   scaling <- .input_scaling(x, scale, skip %||% rep(FALSE, ncol(x)))
   x <- .scale_inputs(x, scaling)
   kernel <- .with_bias(.resolve_kernel(kernel, x), bias)
+  z <- .inducing_inputs(inducing, x, kernel, scaling)
+  if (!is.null(z)) {
+    fit_all <- fit_binary
+    fit_binary <- function(x, y, kernel) fit_all(x, y, kernel, inducing = z)
+  }
   lev <- labels$levels
   start <- proc.time()[["elapsed"]]
   if (length(lev) == 2L) {
@@ -145,10 +152,26 @@
 .is_multiclass <- function(object) !is.null(object$models)
 
 # The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20, 17.35)
-# of one binary model at new (scaled) inputs, with the noise-free kernel.
+# of one binary model at new (scaled) inputs, with the noise-free kernel: a
+# TAP fit's posterior mean from the EP engine (dense, low-rank or inducing
+# points), the others' in blocks of rows, so that memory stays bounded
+# (never a full new-by-training kernel matrix).
 .classif_link <- function(object, x) {
-  drop(kernel_matrix(object$kernel, x, object$x) %*% (object$y * object$alpha))
+  w <- object$y * object$alpha
+  if (identical(object$method, "tap")) {
+    return(cpp_ep_predict(.ep_prediction_fit(object, w), x, FALSE, 0L, 1L)$mean)
+  }
+  block <- .prediction_block
+  out <- numeric(nrow(x))
+  for (start in seq(1L, nrow(x), by = block)) {
+    rows <- start:min(nrow(x), start + block - 1L)
+    out[rows] <- drop(kernel_matrix(object$kernel, x[rows, , drop = FALSE], object$x) %*% w)
+  }
+  out
 }
+
+# Rows of new inputs per block of a prediction computed in R.
+.prediction_block <- 1024L
 
 # Decision values at scaled inputs: a vector for two classes, an n x K
 # matrix (one column per class against the rest) otherwise.

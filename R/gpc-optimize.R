@@ -15,9 +15,12 @@
 # hyperparameters in `optimize` chosen by the evidence: TRUE means the width
 # of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
 # "kappa").
-.gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE) {
+.gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
+                          inducing = NULL) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
-  if (length(which) == 0L) return(.gpc_fit(x, y, kernel, noise, kappa, method, control))
+  if (length(which) == 0L) {
+    return(.gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inducing))
+  }
   if (method != "tap") {
     .stop("'optimize' needs method = \"tap\": the naive mean field has no evidence to maximise")
   }
@@ -40,7 +43,8 @@
   # one EP fit (the raw core result) at hyperparameters h, warm-started
   # from the sites of `warm`
   ep_at <- function(h, ctl, warm, gradient) {
-    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa)
+    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa,
+                  inducing = inducing)
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
     tryCatch(cpp_classifier("fit", model, x, y, ctl, state, NULL, gradient),
              error = function(e) e)
@@ -66,7 +70,7 @@
   }
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
-  fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control)
+  fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control, inducing = inducing)
   .finish_search(fit, outcome, spec, "gpc():")
 }
 

@@ -83,6 +83,12 @@
 #' @param method `"tap"` (TAP mean field / expectation propagation, the
 #'   default) or `"naive"` (Algorithm 17.1).
 #' @param control Solver settings from [gpc_control()].
+#' @param inducing With `method = "tap"`: `NULL` (the default) for the full
+#'   Gaussian-process prior, or a count or a matrix of inducing inputs for a
+#'   sparse (FITC) fit in \eqn{O(n m^2)} time and \eqn{O(n m)} memory, the
+#'   input noise on the FITC diagonal: see [inducing-points]. Exact
+#'   leave-one-out ([loo_error()] with `"exact"`) is not available for such
+#'   fits.
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those. The search (L-BFGS-B on
@@ -136,7 +142,7 @@ gpc <- function(x, ...) UseMethod("gpc")
 #' @export
 gpc.default <- function(x, y, kernel = rbf_kernel(), noise = 0.1, kappa = 0, bias = 1,
                         method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
-                        optimize = FALSE, ...) {
+                        optimize = FALSE, inducing = NULL, ...) {
   .check_dots_empty(...)
   noise <- .check_number(noise, "noise", lower = 0)
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
@@ -145,8 +151,10 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = 0.1, kappa = 0, bia
   control <- .gpc_resolve_control(.check_control(control, "gpc_control"), method)
   what <- if (method == "naive") "gpc: the naive mean-field iteration" else
     "gpc: TAP mean field (EP)"
-  fit <- .classif_train(x, y, kernel, bias, scale, what = what, function(x, y, kernel) {
-    binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize)
+  if (!is.null(inducing) && method != "tap") .stop("'inducing' needs method = \"tap\"")
+  fit <- .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
+                        function(x, y, kernel, inducing = NULL) {
+    binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing)
     if (method == "naive") .warn_coarse_tol(binary)
     binary
   })
@@ -233,8 +241,10 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 }
 
 # The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
-.gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL) {
-  model <- list(method = method, kernel = kernel, noise = noise, kappa = kappa)
+.gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL,
+                     inducing = NULL) {
+  model <- list(method = method, kernel = kernel, noise = noise, kappa = kappa,
+                inducing = inducing)
   res <- cpp_classifier("fit", model, x, y, unclass(control), list(alpha = start))
   if (method == "naive") {
     alpha <- res$alpha
@@ -244,9 +254,15 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     res$field <- res$mean
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
                    "log_evidence")]
+    if (!is.null(inducing)) {
+      extra <- c(extra, list(inducing = inducing), res[c("inducing_weights", "inducing_chol")])
+    }
   }
   # <f_i> with the noise-free kernel: the activation a new case at x_i gets
-  f <- stats::setNames(res$field - noise * y * alpha, rownames(x))
+  # (an inducing-point fit gives it directly: its diagonal holds more than
+  # the noise)
+  f <- if (is.null(inducing)) res$field - noise * y * alpha else res$fitted
+  f <- stats::setNames(f, rownames(x))
   structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
                    control = control, convergence = res$convergence),
@@ -257,9 +273,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 # Posterior mean and variance of the TAP activation of one binary model at
 # (scaled) inputs x (rows).
 .gpc_tap_moments <- function(object, x) {
-  cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$y * object$alpha,
-                      site_precision = object$site_precision, chol = object$chol),
-                 x, TRUE, 0L, 1L)
+  cpp_ep_predict(.ep_prediction_fit(object, object$y * object$alpha), x, TRUE, 0L, 1L)
 }
 
 # Standardised activation z of one binary model at inputs x, so that the
@@ -401,6 +415,8 @@ print.gpsvm_gpc <- function(x, ...) {
                 if (length(searches) > 1L) sprintf(" (%s vs rest)", names(searches)[k]) else "",
                 .format_convergence(searches[[k]]$convergence)))
   }
+  sparse <- .inducing_line(models[[1L]])
+  if (!is.null(sparse)) cat(sparse, "\n", sep = "")
   cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }

@@ -146,7 +146,8 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   if (inherits(fit, "gpsvm_svc")) {
     return(list(method = "svc", kernel = fit$kernel, noise = fit$noise, C = fit$C))
   }
-  list(method = fit$method, kernel = fit$kernel, noise = fit$noise, kappa = fit$kappa)
+  list(method = fit$method, kernel = fit$kernel, noise = fit$noise, kappa = fit$kappa,
+       inducing = fit$inducing)
 }
 
 # Approximate leave-one-out margins of one binary model.

@@ -6,10 +6,7 @@
 # (5.1): sum_i D^n k(z, x_i) w_i and D^n D'^n k(z, z) - d_z' (K + Sigma)^-1 d_z.
 .latent_moments.gpsvm_mfsvr <- function(object, z, deriv, wrt, want_var, ...) {
   .check_dots_empty(...)
-  p <- cpp_ep_predict(list(kernel = object$kernel, x = object$x, weights = object$coefficients,
-                           site_precision = object$site_precision, chol = object$chol,
-                           factor = object$factor),
-                      z, want_var, deriv, wrt)
+  p <- cpp_ep_predict(.ep_prediction_fit(object, object$coefficients), z, want_var, deriv, wrt)
   list(mean = p$mean, var = if (want_var) p$variance)
 }
 
@@ -20,8 +17,9 @@
 .response_df.gpsvm_mfsvr <- function(object) 0L
 
 .model_lines.gpsvm_mfsvr <- function(object, digits) {
-  sprintf("%d observations, C = %s, epsilon = %s", length(object$y),
-          format(object$C, digits = digits), format(object$epsilon, digits = digits))
+  c(sprintf("%d observations, C = %s, epsilon = %s", length(object$y),
+            format(object$C, digits = digits), format(object$epsilon, digits = digits)),
+    .inducing_line(object))
 }
 
 .summary_details.gpsvm_mfsvr <- function(object) {
@@ -31,6 +29,7 @@
   list(C = object$C, epsilon = object$epsilon, outside_tube = sum(abs(r) > object$epsilon),
        weights = summary(w), at_bound = sum(abs(w) > 0.99 * object$C),
        posterior_sd = summary(sd), algorithm = object$control$algorithm,
+       sparse = .inducing_line(object),
        optimization = object$optimization)
 }
 
@@ -49,4 +48,5 @@
                 .format_convergence(d$optimization$convergence)))
   }
   cat(sprintf("EP algorithm: %s\n", d$algorithm))
+  if (!is.null(d$sparse)) cat(d$sparse, "\n", sep = "")
 }

@@ -74,7 +74,7 @@
 # otherwise cost hundreds of sweeps.  The fit returned is made at the best
 # point with the control given.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
-                            which = c("C", "epsilon", "sigma")) {
+                            which = c("C", "epsilon", "sigma"), inducing = NULL) {
   kernel <- .resolve_kernel(kernel, x)
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names  # entries of fit$gradient
@@ -92,7 +92,7 @@
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     h <- at(par)
     fit <- tryCatch(.mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
-                               warn = FALSE, start = warm),
+                               warn = FALSE, start = warm, inducing = inducing),
                     error = function(e) e)
     if (first && !inherits(fit, "error")) cap <<- max(60L, 3L * fit$convergence$iterations)
     if (inherits(fit, "error")) return(.search_point(fit))
@@ -102,7 +102,7 @@
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
   fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
-                    start = outcome$best$fit)
+                    start = outcome$best$fit, inducing = inducing)
   .finish_search(fit, outcome, spec, "mfsvr():")
 }
 
@@ -114,6 +114,9 @@
 #' EP fixed point. This is what `mfsvr(..., optimize = TRUE)` maximises.
 #'
 #' @inheritParams mfsvr
+#' @param inducing `NULL`, or a count or a matrix of inducing inputs for the
+#'   evidence of the sparse (FITC) model ([inducing-points]); here on the
+#'   inputs as given (no scaling).
 #' @return A list with `log_evidence` and `gradient` (named, length 3).
 #' @examples
 #' set.seed(1)
@@ -122,13 +125,14 @@
 #' mfsvr_evidence(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
 #' @export
 mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
-                           control = mfsvr_control()) {
+                           control = mfsvr_control(), inducing = NULL) {
   x <- .as_input_matrix(x, "x")
   y <- .check_targets(y, nrow(x))
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
-  fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE)
+  z <- .inducing_inputs(inducing, x, kernel, NULL)
+  fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE, inducing = z)
   list(log_evidence = fit$log_evidence,
        gradient = stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma")))
 }

@@ -87,6 +87,9 @@
 #'   subset of `c("C", "epsilon", "sigma")` chooses only those.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
+#' @param inducing `NULL` (the default) for the full Gaussian-process prior,
+#'   or a count or a matrix of inducing inputs for a sparse (FITC) fit in
+#'   \eqn{O(n m^2)} time and \eqn{O(n m)} memory: see [inducing-points].
 #' @param formula A formula `y ~ x1 + x2 ...`.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
@@ -134,7 +137,8 @@ mfsvr <- function(x, ...) UseMethod("mfsvr")
 #' @rdname mfsvr
 #' @export
 mfsvr.default <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(),
-                          control = mfsvr_control(), optimize = FALSE, scale = TRUE, ...) {
+                          control = mfsvr_control(), optimize = FALSE, scale = TRUE,
+                          inducing = NULL, ...) {
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
@@ -143,10 +147,14 @@ mfsvr.default <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(),
   which <- .mfsvr_which_hyper(optimize, epsilon, kernel)
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
                   function(x, y, kernel, scaling) {
+    z <- .inducing_inputs(inducing, x, kernel, scaling)
+    if (!is.null(z) && control$algorithm != "ep") {
+      .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
+    }
     if (length(which) > 0L) {
-      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which)
+      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z)
     } else {
-      .mfsvr_fit(x, y, C, epsilon, kernel, control)
+      .mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = z)
     }
   })
 }
@@ -189,6 +197,11 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
 #'   inputs usually qualify. `rank_tol = 0` always uses the dense matrix (as
 #'   does `algorithm = "paper"`).
+#' @param max_rank The most columns the pivoted Cholesky factor of
+#'   `rank_tol` may have before the dense matrix is used instead; `NULL` (the
+#'   default) means half the number of observations. The factor grows as
+#'   columns are added, so memory follows the rank reached (\eqn{8 n r}
+#'   bytes), and a smaller cap bounds it.
 #' @param eta,inner,adaptive_eta The paper's learning rate, its number M of
 #'   inner iterations per outer one (at most 10000), and whether the learning
 #'   rate adapts
@@ -201,7 +214,7 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #' @export
 mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel", "sequential"),
                           tol = 1e-9, max_iter = 500, damping = 1, seed = 1, rank_tol = 1e-13,
-                          eta = 0.05, inner = 30, adaptive_eta = TRUE) {
+                          max_rank = NULL, eta = 0.05, inner = 30, adaptive_eta = TRUE) {
   algorithm <- .match_choice(algorithm)
   schedule <- .match_choice(schedule)
   tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
@@ -209,21 +222,25 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
   seed <- .check_count(seed, "seed", lower = 0L)
   rank_tol <- .check_number(rank_tol, "rank_tol", lower = 0, upper = 1)
+  if (!is.null(max_rank)) max_rank <- .check_count(max_rank, "max_rank", lower = 1L)
   eta <- .check_number(eta, "eta", lower = 0, upper = 1, open_lower = TRUE)
   inner <- .check_count(inner, "inner", lower = 1L, upper = 10000L)
   if (!is.logical(adaptive_eta) || length(adaptive_eta) != 1L || is.na(adaptive_eta)) {
     .stop("'adaptive_eta' must be TRUE or FALSE")
   }
   structure(list(algorithm = algorithm, schedule = schedule, tol = tol, max_iter = max_iter,
-                 damping = damping, seed = seed, rank_tol = rank_tol, eta = eta, inner = inner,
+                 damping = damping, seed = seed, rank_tol = rank_tol, max_rank = max_rank,
+                 eta = eta, inner = inner,
                  adaptive_eta = adaptive_eta),
             class = c("gpsvm_mfsvr_control", "gpsvm_control"))
 }
 
 # One fit at fixed hyperparameters: call the core, build the object.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
-                       start = NULL) {
+                       start = NULL, inducing = NULL) {
   ctl <- unclass(control)
+  ctl$max_rank <- control$max_rank %||% (length(y) %/% 2L)
+  ctl$inducing <- inducing
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites
     ctl$start_precision <- start$site_precision
     ctl$start_nu <- start$site_nu
@@ -238,6 +255,10 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     })
   }
   names_y <- rownames(x)
+  if (!is.null(inducing)) {  # values at the training inputs as at new ones
+    res$mean <- res$fitted
+    res$variance <- res$fitted_variance
+  }
   fit <- list(
     coefficients = stats::setNames(res$weights, names_y),
     fitted.values = stats::setNames(res$mean, names_y),
@@ -249,9 +270,14 @@ mfsvr_control <- function(algorithm = c("ep", "paper"), schedule = c("parallel",
     C = C, epsilon = epsilon, kernel = kernel,
     noise_variance = svr_noise_variance(C, epsilon),
     chol = res$chol, factor = res$factor, rank = if (length(res$factor)) ncol(res$factor),
+    pivots = res$pivots,
     x = x, y = y,
     convergence = convergence, control = control
   )
+  if (!is.null(inducing)) {
+    fit[c("inducing", "inducing_weights", "inducing_chol")] <-
+      list(inducing, res$inducing_weights, res$inducing_chol)
+  }
   if (gradient) fit$gradient <- res$gradient
   class(fit) <- c("gpsvm_mfsvr", "gpsvm_regression")
   fit

@@ -37,7 +37,16 @@
 #'   eq. (22) band.) The mean is \eqn{\sum_i \beta_i k(z, x_i) + b}.
 #' * `mfsvr()`: eq. (5.1) of Gao, Gunn and Harris (2002),
 #'   \eqn{k(z,z) - k_z' (K + \Sigma)^{-1} k_z} with the TAP / EP site
-#'   variances \eqn{\Sigma}; the mean is \eqn{\sum_i k(z, x_i) w_i}.
+#'   variances \eqn{\Sigma}; the mean is \eqn{\sum_i k(z, x_i) w_i}. A fit
+#'   on a pivoted Cholesky factor (see `rank_tol` in [mfsvr_control()])
+#'   computes both through its \eqn{r} pivot inputs, in \eqn{O(r^2)} per
+#'   point instead of \eqn{O(n r)}, and falls back to the formula above at
+#'   inputs the pivots do not explain to \eqn{10^{-12}} of \eqn{k(z, z)}
+#'   (so the two agree to rounding). An inducing-point fit
+#'   ([inducing-points]) gives the FITC model's posterior: mean
+#'   \eqn{k_Z(z)' c} and variance \eqn{k(z,z) - a'a + a' A^{-1} a} with
+#'   \eqn{a = L^{-1} k_Z(z)}, \eqn{L L' = K_{ZZ}} and \eqn{A} the posterior
+#'   precision of the whitened inducing values, \eqn{O(m^2)} per point.
 #' * `rvm()`, `srvm()`: \eqn{h' \Sigma h} with \eqn{h = (1, k(z, x_j))_j} over
 #'   the kept weights and \eqn{\Sigma} their posterior covariance; the mean
 #'   is \eqn{h' \mu}.

@@ -42,6 +42,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_greedy_inducing
+Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP count, double tol);
+RcppExport SEXP _gpsvm_cpp_greedy_inducing(SEXP kernelSEXP, SEXP xSEXP, SEXP countSEXP, SEXP tolSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type count(countSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_greedy_inducing(kernel, x, count, tol));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::Nullable<Rcpp::NumericMatrix> y, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_matrix(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP derivSEXP, SEXP wrtSEXP) {
@@ -151,6 +164,7 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_classifier", (DL_FUNC) &_gpsvm_cpp_classifier, 8},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
+    {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},

@@ -21,6 +21,7 @@
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/solver_status.hpp>
 #include <gpsvm/ep_engine.hpp>
+#include <gpsvm/fitc.hpp>
 
 namespace gpsvm_glue {
 
@@ -181,6 +182,18 @@ inline Rcpp::List ep_result_to_r(const gpsvm::EpResult& r) {
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
       Rcpp::Named("factor") = r.factor, Rcpp::Named("log_evidence") = r.log_evidence,
       Rcpp::Named("convergence") = convergence_to_r(r.status));
+}
+
+// What an inducing-point (FITC) fit adds to ep_result_to_r()'s list: the
+// factor of K_mm + jitter I, the weights of the inducing inputs' kernel
+// columns, and the predictive means and latent variances at the training
+// inputs.
+inline void add_inducing_to_r(const Eigen::MatrixXd& inducing_chol,
+                              const gpsvm::InducingSummary& s, Rcpp::List& out) {
+  out["inducing_chol"] = inducing_chol;
+  out["inducing_weights"] = s.weights;
+  out["fitted"] = s.fitted;
+  out["fitted_variance"] = s.fitted_variance;
 }
 
 // The EP engine's settings from an R control list (gpc_control() or

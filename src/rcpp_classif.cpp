@@ -32,6 +32,8 @@ struct Model {
   double noise = 0.0;
   double C = 0.0;
   double kappa = 0.0;
+  // TAP only: inducing inputs (rows; empty for the dense prior)
+  Eigen::MatrixXd inducing;
 };
 
 Model model_from_r(const Rcpp::List& m) {
@@ -42,6 +44,9 @@ Model model_from_r(const Rcpp::List& m) {
   out.noise = number_in(element(m, "noise"), "noise", 0.0, R_PosInf);
   if (out.method == Method::svc) out.C = number_in(element(m, "C"), "C", 0.0, R_PosInf);
   else out.kappa = number_in(element(m, "kappa"), "kappa", 0.0, 0.5);
+  out.inducing = gpsvm_glue::matrix_element(m, "inducing", true);
+  if (out.inducing.size() > 0 && out.method != Method::tap)
+    Rcpp::stop("inducing inputs are for the TAP method only");
   return out;
 }
 
@@ -151,6 +156,26 @@ SEXP loo_exact(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen:
 
 }  // namespace
 
+// A TAP fit on the inducing-point (FITC) prior: no n x n matrix is formed.
+SEXP fit_inducing(const Model& m, const Eigen::Map<Eigen::MatrixXd>& x,
+                  const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+                  const Rcpp::List& state, bool gradient) {
+  gpsvm::EpControl ep = gpsvm_glue::ep_control_from_r(control);
+  ep.initial_precision = gpsvm_glue::optional_vector(state, "site_precision");
+  ep.initial_nu = gpsvm_glue::optional_vector(state, "site_nu");
+  const gpsvm::TapInducingFit r = gpsvm::tap_classifier_fit_inducing(
+      m.kernel, x, y, m.noise, m.kappa, m.inducing, ep, gradient,
+      gpsvm_glue::interrupt_callback());
+  Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
+  gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
+  if (gradient) {
+    out.push_back(Rcpp::wrap(Eigen::VectorXd(r.gradient)), "gradient");
+    out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r.ep)),
+                  "clamped_sites");
+  }
+  return out;
+}
+
 // `task` is "fit", "loo_approx" or "loo_exact"; `model` is a list with
 // method ("svc", "naive" or "tap"), kernel, noise and C or kappa; `state`
 // the fit's alpha or EP sites (or a warm start); `which` the 1-based cases
@@ -161,9 +186,14 @@ SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::Matrix
                     Rcpp::Nullable<Rcpp::IntegerVector> which = R_NilValue,
                     bool gradient = false) {
   const Model m = model_from_r(model);
-  Eigen::MatrixXd k = gpsvm::noisy_gram(m.kernel, x, m.noise);
   if (gradient && !(task == "fit" && m.method == Method::tap))
     Rcpp::stop("the evidence gradient is for TAP fits only");
+  if (m.inducing.size() > 0) {
+    if (task != "fit")
+      Rcpp::stop("leave-one-out refits of an inducing-point fit are not available");
+    return fit_inducing(m, x, y, control, state, gradient);
+  }
+  Eigen::MatrixXd k = gpsvm::noisy_gram(m.kernel, x, m.noise);
   if (task == "fit") return fit(m, k, x, y, control, state, gradient);
   if (task == "loo_approx") return loo_approx(m, std::move(k), y, state);
   if (task == "loo_exact") {

@@ -1,29 +1,70 @@
 // Glue for what the EP engine gives every model on it (mfsvr() and the TAP
-// classifier): predictions at new inputs.
+// classifier): predictions at new inputs, and the choice of inducing inputs
+// for the inducing-point (FITC) prior.
 #include "gpsvm_glue.h"
 
 #include <gpsvm/ep_predict.hpp>
+#include <gpsvm/lowrank.hpp>
 
 // [[Rcpp::depends(RcppEigen)]]
 
 // Posterior mean and latent variance (of the deriv-th derivative in input
 // column wrt) at the rows of z.  `fit` holds the fit's kernel, training
-// inputs x, weights, site_precision, chol and, for a low-rank fit, factor.
+// inputs x, weights, site_precision, chol and, for a low-rank fit, factor
+// and pivots (1-based; when given, values and error bars go through the
+// pivots, O(r^2) per point); an inducing-point fit holds inducing,
+// inducing_weights, inducing_chol and chol instead.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance,
                           SEXP deriv, SEXP wrt) {
   using gpsvm_glue::matrix_element;
   using gpsvm_glue::vector_element;
   const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(fit, "kernel"));
-  const gpsvm::EpFitView view{kernel,
-                              matrix_element(fit, "x"),
-                              vector_element(fit, "weights"),
-                              vector_element(fit, "site_precision"),
-                              matrix_element(fit, "chol"),
-                              matrix_element(fit, "factor", true)};
   const int order = gpsvm_glue::derivative_order(deriv, "deriv");
   const Eigen::Index coord = gpsvm_glue::count_in(wrt, "wrt", 1, z.cols()) - 1;
-  const gpsvm::EpPrediction p = gpsvm::ep_predict(view, z, want_variance, order, coord);
+  gpsvm::EpPrediction p;
+  if (fit.containsElementNamed("inducing") && !Rf_isNull(fit["inducing"])) {
+    const gpsvm::InducingFitView view{kernel, matrix_element(fit, "inducing"),
+                                      vector_element(fit, "inducing_weights"),
+                                      matrix_element(fit, "inducing_chol"),
+                                      matrix_element(fit, "chol")};
+    p = gpsvm::fitc_predict(view, z, want_variance, order, coord);
+  } else {
+    const gpsvm::EpFitView view{kernel,
+                                matrix_element(fit, "x"),
+                                vector_element(fit, "weights"),
+                                vector_element(fit, "site_precision"),
+                                matrix_element(fit, "chol"),
+                                matrix_element(fit, "factor", true)};
+    if (order == 0 && fit.containsElementNamed("pivots") && !Rf_isNull(fit["pivots"])) {
+      const Rcpp::IntegerVector given = fit["pivots"];
+      std::vector<Eigen::Index> pivots;
+      pivots.reserve(given.size());
+      for (int p : given) {
+        if (p == NA_INTEGER) Rcpp::stop("'pivots' contains NA");
+        pivots.push_back(static_cast<Eigen::Index>(p) - 1);
+      }
+      p = gpsvm::low_rank_predict(view, pivots, z, want_variance);
+    } else {
+      p = gpsvm::ep_predict(view, z, want_variance, order, coord);
+    }
+  }
   if (!want_variance) return Rcpp::List::create(Rcpp::Named("mean") = p.mean);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("variance") = p.variance);
+}
+
+// Up to `count` rows of x (1-based, in the order chosen) by the greedy
+// pivoted-Cholesky rule of lowrank.hpp's greedy_inducing(), stopping early
+// when the rest are explained to `tol` relative.
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                        SEXP count, double tol) {
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  const Eigen::Index m = gpsvm_glue::count_in(count, "inducing", 1, x.rows());
+  const gpsvm::KernelEvaluator ev(k, x);
+  const std::vector<Eigen::Index> rows =
+      gpsvm::greedy_inducing(ev, m, tol, gpsvm_glue::interrupt_callback());
+  Rcpp::IntegerVector out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<int>(rows[i]) + 1;
+  return out;
 }

@@ -22,6 +22,9 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.paper.adaptive = gpsvm_glue::flag(element(c, "adaptive_eta"), "adaptive_eta");
   out.paper.seed = out.ep.seed;
   out.rank_tol = gpsvm_glue::number_in(element(c, "rank_tol"), "rank_tol", 0.0, 1.0);
+  out.max_rank = gpsvm_glue::count_in(element(c, "max_rank"), "max_rank", 0, R_XLEN_T_MAX);
+  // inducing inputs (scaled like x), set by the R layer from mfsvr(inducing = )
+  out.inducing = gpsvm_glue::matrix_element(c, "inducing", true);
   // internal warm start: the sites of an earlier fit (evidence optimisation)
   out.ep.initial_precision = gpsvm_glue::optional_vector(c, "start_precision");
   out.ep.initial_nu = gpsvm_glue::optional_vector(c, "start_nu");
@@ -41,6 +44,13 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       gpsvm::mfsvr_fit(x, y, k, C, epsilon, ctrl, gpsvm_glue::interrupt_callback());
   Rcpp::List out = gpsvm_glue::ep_result_to_r(fit.ep);
   out["gradient"] = Eigen::VectorXd(fit.gradient);
+  if (ctrl.inducing.size() > 0) gpsvm_glue::add_inducing_to_r(fit.inducing_chol, fit.inducing, out);
+  if (!fit.pivots.empty()) {
+    Rcpp::IntegerVector pivots(fit.pivots.size());
+    for (std::size_t k = 0; k < fit.pivots.size(); ++k)
+      pivots[k] = static_cast<int>(fit.pivots[k]) + 1;
+    out["pivots"] = pivots;
+  }
   return out;
 }
 

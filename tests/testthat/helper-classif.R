@@ -71,3 +71,43 @@ gpc_paper <- function(..., noise = 0, bias = 0, method = "naive", scale = FALSE)
 svc_paper <- function(..., noise = 0, bias = 0, scale = FALSE) {
   svc(..., noise = noise, bias = bias, scale = scale)
 }
+
+# Plain-R EP (Rasmussen and Williams, Algorithm 3.5, sequential sweeps with a
+# refresh) on a dense covariance K for a likelihood given by its tilted
+# log Z(m, v) and first two derivatives in m; evidence by their eq. (3.65).
+ep_plain <- function(K, moments, sweeps = 300) {
+  n <- nrow(K)
+  tau <- numeric(n); nu <- numeric(n)
+  Sigma <- K; mu <- numeric(n)
+  for (s in seq_len(sweeps)) {
+    old <- mu
+    for (i in seq_len(n)) {
+      tc <- 1 / Sigma[i, i] - tau[i]; nc <- mu[i] / Sigma[i, i] - nu[i]
+      m <- nc / tc; v <- 1 / tc
+      mo <- moments(i, m, v)
+      tnew <- max(-mo[3] / (1 + mo[3] * v), 0)
+      nnew <- tnew * m + mo[2] * (1 + tnew * v)
+      dt <- tnew - tau[i]
+      tau[i] <- tnew; nu[i] <- nnew
+      si <- Sigma[, i]
+      Sigma <- Sigma - dt / (1 + dt * si[i]) * si %*% t(si)
+      mu <- drop(Sigma %*% nu)
+    }
+    Sigma <- solve(solve(K) + diag(tau)); mu <- drop(Sigma %*% nu)
+    if (max(abs(mu - old)) < 1e-13) break
+  }
+  tc <- 1 / diag(Sigma) - tau; nc <- mu / diag(Sigma) - nu
+  m <- nc / tc; v <- 1 / tc
+  logZ <- vapply(seq_len(n), function(i) moments(i, m[i], v[i])[1], numeric(1))
+  # eq. (3.65) with the site variances 1 / tau: the
+  # sites' normalisers Z_i sqrt(2 pi (v_i + 1/tau_i)) exp((m_i - mt_i)^2 /
+  # (2 (v_i + 1/tau_i))) times N(mt; 0, K + diag(1/tau))
+  evidence <- NA_real_  # the form below needs every tau > 0
+  if (all(tau > 0)) {
+    mt <- nu / tau
+    A <- K + diag(1 / tau)
+    evidence <- sum(logZ) - 0.5 * determinant(A)$modulus[1] - 0.5 * sum(mt * solve(A, mt)) +
+      0.5 * sum(log(v + 1 / tau)) + 0.5 * sum((m - mt)^2 / (v + 1 / tau))
+  }
+  list(tau = tau, nu = nu, mean = mu, Sigma = Sigma, cavity_mean = m, evidence = evidence)
+}

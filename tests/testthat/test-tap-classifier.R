@@ -52,34 +52,15 @@ test_that("site moments are finite and right in the far tails", {
   expect_true(all(abs(gk[, 2:3]) < 1e-300))
 })
 
-# Plain-R EP for the flip-step likelihood on the noisy kernel (Rasmussen and
-# Williams, Algorithm 3.5 with the flip-noise moments), sequential sweeps.
-ep_r <- function(K, y, kappa, sweeps = 200) {
-  n <- length(y)
-  tau <- numeric(n); nu <- numeric(n)
-  Sigma <- K; mu <- numeric(n)
-  for (s in seq_len(sweeps)) {
-    old <- mu
-    for (i in seq_len(n)) {
-      tc <- 1 / Sigma[i, i] - tau[i]; nc <- mu[i] / Sigma[i, i] - nu[i]
-      m <- nc / tc; v <- 1 / tc
-      z <- y[i] * m / sqrt(v)
-      logZ <- log(kappa + (1 - 2 * kappa) * pnorm(z))
-      G <- (1 - 2 * kappa) * dnorm(z) / exp(logZ)
-      d1 <- y[i] * G / sqrt(v); d2 <- -G * (z + G) / v
-      tnew <- max(-d2 / (1 + d2 * v), 0)
-      nnew <- tnew * m + d1 * (1 + tnew * v)
-      dt <- tnew - tau[i]
-      tau[i] <- tnew; nu[i] <- nnew
-      si <- Sigma[, i]
-      Sigma <- Sigma - dt / (1 + dt * si[i]) * si %*% t(si)
-      mu <- drop(Sigma %*% nu)
-    }
-    Sigma <- solve(solve(K) + diag(tau)); mu <- drop(Sigma %*% nu)
-    if (max(abs(mu - old)) < 1e-13) break
-  }
-  tc <- 1 / diag(Sigma) - tau
-  list(mean = mu, cavity_mean = (mu / diag(Sigma) - nu) / tc, Sigma = Sigma)
+# Plain-R EP for the flip-step likelihood on the noisy kernel: ep_plain()
+# (helper-classif.R) with the flip-noise moments.
+ep_r <- function(K, y, kappa) {
+  ep_plain(K, function(i, m, v) {
+    z <- y[i] * m / sqrt(v)
+    logZ <- log(kappa + (1 - 2 * kappa) * pnorm(z))
+    G <- (1 - 2 * kappa) * dnorm(z) / exp(logZ)
+    c(logZ, y[i] * G / sqrt(v), -G * (z + G) / v)
+  })
 }
 
 test_that("the TAP classifier reaches the plain-R EP fixed point", {

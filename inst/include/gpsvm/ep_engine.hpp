@@ -85,7 +85,11 @@ struct EpPosterior {
   // Low-rank prior K = G G': lower Cholesky factor of A = I + G' S G (r x r),
   // with G in 'factor'.  Upper triangles unused.
   Eigen::MatrixXd chol;
-  Eigen::MatrixXd factor;    // G for a low-rank prior; empty when dense
+  Eigen::MatrixXd factor;    // G for a low-rank prior; empty when dense or FITC
+  // FITC prior (K = G G' + diag(lambda), lambda != 0): the posterior mean of
+  // the whitened inducing values u, beta = A^-1 G' (t nu) (ep_priors.hpp);
+  // empty otherwise.  chol is then A's factor, m x m.
+  Eigen::VectorXd low_rank_mean;
   double log_det_half = 0.0; // 1/2 log det B (= 1/2 log det A)
 };
 

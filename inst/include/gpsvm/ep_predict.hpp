@@ -11,6 +11,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels.hpp"
 
@@ -110,6 +111,131 @@ inline EpPrediction ep_predict(const EpFitView& fit, const ConstMatrixRef& z, bo
           fit.kernel.mixed_derivative_diagonal(zi, zt.rows(), order, coord) - reduction[i];
       out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
     }
+  }
+  return out;
+}
+
+// What a prediction reads from an inducing-point (FITC) fit (fitc.hpp):
+// the inducing inputs Z (m x p), the weights c (mean = sum_j k(x, z_j) c_j),
+// the lower factor L of K_mm + jitter I and the m x m factor of
+// A = I + G' W G.
+struct InducingFitView {
+  const Kernel& kernel;
+  ConstMatrixRef inducing;
+  ConstVectorRef weights;
+  ConstMatrixRef inducing_chol;
+  ConstMatrixRef chol;
+
+  void check() const {
+    const Index m = inducing.rows();
+    auto fail = [](const std::string& what) {
+      throw std::invalid_argument("the fit is inconsistent: " + what);
+    };
+    if (m < 1) fail("it has no inducing inputs");
+    if (weights.size() != m)
+      fail(std::to_string(weights.size()) + " weights for " + std::to_string(m) +
+           " inducing inputs");
+    if (inducing_chol.rows() != m || inducing_chol.cols() != m || chol.rows() != m ||
+        chol.cols() != m)
+      fail("its factors are not " + std::to_string(m) + " x " + std::to_string(m));
+  }
+};
+
+// Posterior mean and latent variance of the FITC model at new points z
+// (rows), or of the n-th derivative in coordinate `coord`: with
+// a = L^-1 D^n k(Z, z),
+//   mean = D^n k(z, Z) c,  var = D^n D'^n k(z, z) - |a|^2 + |L_A^-1 a|^2
+// (the prior's conditional variance given the inducing values plus their
+// posterior's share).  Work per point O(m^2), memory O(block m).  With
+// `conditional` non-null it also receives k(z, z) - |a|^2 (order 0): the
+// prior variance at z left unexplained by the inducing values.
+inline EpPrediction fitc_predict(const InducingFitView& fit, const ConstMatrixRef& z,
+                                 bool want_variance, int order = 0, Index coord = 0,
+                                 Eigen::VectorXd* conditional = nullptr) {
+  fit.check();
+  const KernelEvaluator ev(fit.kernel, fit.inducing);
+  const Index n = z.rows();
+  const Eigen::MatrixXd zt = z.transpose();
+  EpPrediction out;
+  out.mean.resize(n);
+  if (want_variance) out.variance.resize(n);
+  if (conditional) conditional->resize(n);
+  const auto Lm = fit.inducing_chol.triangularView<Eigen::Lower>();
+  const auto LA = fit.chol.triangularView<Eigen::Lower>();
+  const Index block = 1024;
+  for (Index start = 0; start < n; start += block) {
+    const Index len = std::min(block, n - start);
+    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x m
+    out.mean.segment(start, len).noalias() = kz * fit.weights;
+    if (!want_variance && !conditional) continue;
+    Lm.transpose().solveInPlace<Eigen::OnTheRight>(kz);  // rows a'
+    const Eigen::VectorXd prior_share = kz.rowwise().squaredNorm();
+    Eigen::VectorXd prior(len);
+    for (Index i = 0; i < len; ++i)
+      prior[i] = fit.kernel.mixed_derivative_diagonal(zt.col(start + i).data(), zt.rows(), order,
+                                                      coord);
+    if (conditional) conditional->segment(start, len) = prior - prior_share;
+    if (!want_variance) continue;
+    LA.transpose().solveInPlace<Eigen::OnTheRight>(kz);  // rows (L_A^-1 a)'
+    const Eigen::VectorXd posterior_share = kz.rowwise().squaredNorm();
+    for (Index i = 0; i < len; ++i) {
+      const double value = prior[i] - prior_share[i] + posterior_share[i];
+      out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
+    }
+  }
+  return out;
+}
+
+// Predictions of a low-rank fit whose factor G is the pivoted Cholesky
+// factor of K (lowrank.hpp) with pivots p (0-based, in order), through the
+// pivot inputs as inducing inputs: with L_p = G[p, ] (lower triangular) and
+// g_z = L_p^-1 k_p(z) the factor's row for z (the Nystrom extension),
+//   mean = g_z' G' w,  var = k(z, z) - |g_z|^2 + |L_A^-1 g_z|^2,
+// which is ep_predict()'s formula with k_z replaced by G g_z.  By positive
+// semi-definiteness each entry of k_z - G g_z is at most sqrt(r(z) max_i r_i)
+// in size, r the residual variances (r_i <= rank_tol max K_ii at the
+// training inputs, r(z) = k(z, z) - |g_z|^2): tiny where the pivots explain
+// z, up to sqrt(rank_tol) far from the inputs.  Points with
+// r(z) > kNystromResidual k(z, z) are therefore recomputed by ep_predict(),
+// so every point agrees with it to about sqrt(kNystromResidual rank_tol).
+// Work per point O(r^2) instead of O(n r) (O(n r) for the recomputed
+// ones).  Order 0 only: derivatives take ep_predict().
+constexpr double kNystromResidual = 1e-12;
+
+inline EpPrediction low_rank_predict(const EpFitView& fit, const std::vector<Index>& pivots,
+                                     const ConstMatrixRef& z, bool want_variance) {
+  fit.check();
+  if (!fit.low_rank()) throw std::invalid_argument("the fit is not low-rank");
+  const Index r = fit.factor.cols(), n = fit.x.rows();
+  if (static_cast<Index>(pivots.size()) != r)
+    throw std::invalid_argument("the fit is inconsistent: " + std::to_string(pivots.size()) +
+                                " pivots for a factor of rank " + std::to_string(r));
+  Eigen::MatrixXd inputs(r, fit.x.cols());
+  Eigen::MatrixXd Lp = Eigen::MatrixXd::Zero(r, r);
+  for (Index k = 0; k < r; ++k) {
+    const Index p = pivots[static_cast<std::size_t>(k)];
+    if (p < 0 || p >= n) throw std::invalid_argument("the fit is inconsistent: a pivot is out of range");
+    inputs.row(k) = fit.x.row(p);
+    Lp.row(k).head(k + 1) = fit.factor.row(p).head(k + 1);
+  }
+  const Eigen::VectorXd c =
+      Lp.triangularView<Eigen::Lower>().transpose().solve(fit.factor.transpose() * fit.weights);
+  const InducingFitView view{fit.kernel, inputs, c, Lp, fit.chol};
+  Eigen::VectorXd residual;
+  EpPrediction out = fitc_predict(view, z, want_variance, 0, 0, &residual);
+  std::vector<Index> far;
+  for (Index i = 0; i < z.rows(); ++i) {
+    const double prior = fit.kernel.mixed_derivative_diagonal(z.row(i).transpose().eval().data(),
+                                                              z.cols(), 0, 0);
+    if (!(residual[i] <= kNystromResidual * prior)) far.push_back(i);
+  }
+  if (far.empty()) return out;
+  Eigen::MatrixXd zf(static_cast<Index>(far.size()), z.cols());
+  for (std::size_t k = 0; k < far.size(); ++k) zf.row(static_cast<Index>(k)) = z.row(far[k]);
+  const EpPrediction exact = ep_predict(fit, zf, want_variance);
+  for (std::size_t k = 0; k < far.size(); ++k) {
+    out.mean[far[k]] = exact.mean[static_cast<Index>(k)];
+    if (want_variance) out.variance[far[k]] = exact.variance[static_cast<Index>(k)];
   }
   return out;
 }

@@ -23,10 +23,11 @@
 //       after site i changed by (dtau, dnu) (nu already holds the new value).
 //
 // Two representations are here: DensePrior (K itself, O(n^3) per
-// posterior) and LowRankPrior (K = G G' with G n x r, O(n r^2)).  A new one
-// (e.g. inducing points) implements the same six members, and, if its
-// factors differ from these two, a case in ep_predict() and
-// ep_site_inverse().
+// posterior) and LowRankPrior (K = G G' + diag(lambda) with G n x r,
+// O(n r^2): a pivoted Cholesky factor with lambda = 0, or the inducing-point
+// (FITC) prior of fitc.hpp).  A new one implements the same six members,
+// and, if its factors differ from these, its own predictions (as
+// fitc_predict() in ep_predict.hpp) and gradients.
 //
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_EP_PRIORS_HPP
@@ -34,6 +35,8 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <vector>
@@ -158,70 +161,138 @@ class DensePrior {
   Eigen::VectorXd mu_;
 };
 
-// K = G G' with G n x r (a pivoted Cholesky factor, lowrank.hpp).  With
-// f = G u, u ~ N(0, I), the posterior of u has precision A = I + G' S G, so
-// Sigma = G A^-1 G' and, by Woodbury, B^-1 = I - S^1/2 G A^-1 G' S^1/2 and
-// det B = det A.  Work per posterior: O(n r^2); per sequential site update
-// O(r^2).
+// K = G G' + diag(lambda) with G n x r and lambda >= 0: a pivoted Cholesky
+// factor (lowrank.hpp, lambda = 0) or the inducing-point (FITC) prior
+// (fitc.hpp: G = K_nm L_mm^-T, lambda = diag(K - G G') plus any noise).
+// Read f = G u + e with u ~ N(0, I) and e ~ N(0, diag(lambda)) independent:
+// integrating e_i out of site i leaves a site on (G u)_i of precision
+// W_i = tau_i t_i and precision-mean t_i nu_i, t_i = 1 / (1 + lambda_i tau_i)
+// (in (0, 1], finite for any tau; t = 1, W = tau when lambda = 0).  The
+// posterior of u has precision A = I + G' W G and mean beta = A^-1 G' (t nu),
+// and that of f is
+//   Sigma = diag(d) + diag(t) G A^-1 G' diag(t),  d = lambda t,
+//   mu    = t (G beta) + d nu,
+// and (K + S^-1)^-1 = W - W G A^-1 G' W (Woodbury), det B = det A prod 1/t_i,
+// so w = (K + S^-1)^-1 S^-1 nu = t nu - W G beta with no 1/tau anywhere.
+// Work per posterior O(n r^2), memory O(n r) (the n x r products are formed
+// in blocks of rows); per sequential site update O(r^2): P = A^-1 and
+// h = G' (t nu) are kept and changed by rank one, as GPML's infFITC_EP keeps
+// its representation (it updates a Cholesky factor; P itself is as cheap
+// and a refresh after every sweep bounds the drift of either).
 class LowRankPrior {
  public:
-  explicit LowRankPrior(const Eigen::MatrixXd& G) : G_(G) {}
+  // K = G G'; the fit keeps G in result.factor (predictions read it).
+  explicit LowRankPrior(const Eigen::MatrixXd& G) : G_(G), keep_factor_(true) {}
+  // K = G G' + diag(lambda); G is not copied into the result (at n x r it
+  // would double the memory), and result.low_rank_mean holds beta.
+  LowRankPrior(const Eigen::MatrixXd& G, const Eigen::VectorXd& lambda)
+      : G_(G), lambda_(lambda), keep_factor_(false) {
+    if (lambda.size() != G.rows())
+      throw std::invalid_argument("the diagonal and the low-rank factor differ in size");
+    if (!(lambda.allFinite() && (lambda.size() == 0 || lambda.minCoeff() >= 0.0)))
+      throw std::invalid_argument("the prior's diagonal must be finite and >= 0");
+  }
   Eigen::Index size() const { return G_.rows(); }
 
   void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r) {
-    const Eigen::Index rank = G_.cols();
-    r.factor = G_;
+    const Eigen::Index n = G_.rows(), rank = G_.cols();
+    tau_ = tau;
+    Eigen::VectorXd t, W;
+    scales(tau, t, W);
+    if (keep_factor_) r.factor = G_;
+    else r.factor.resize(0, 0);
     r.chol = Eigen::MatrixXd::Identity(rank, rank);
-    r.chol.selfadjointView<Eigen::Lower>().rankUpdate(
-        (tau.cwiseSqrt().asDiagonal() * G_).transpose());
+    for (Eigen::Index s = 0; s < n; s += kRowBlock) {
+      const Eigen::Index len = std::min(kRowBlock, n - s);
+      r.chol.selfadjointView<Eigen::Lower>().rankUpdate(
+          (W.segment(s, len).cwiseSqrt().asDiagonal() * G_.middleRows(s, len)).transpose());
+    }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
     if (llt.info() != Eigen::Success)
       throw std::runtime_error("Cholesky factorisation of I + G' S G failed");
+    r.chol.triangularView<Eigen::StrictlyUpper>().setZero();
     const auto L = r.chol.triangularView<Eigen::Lower>();
-    // V = L^-1 G' (r x n): Sigma_ii = |V_i|^2, mu = V' V nu.
-    work_ = G_.transpose();
-    L.solveInPlace(work_);
-    r.variance = work_.colwise().squaredNorm().transpose();
-    const Eigen::VectorXd Vnu = work_ * nu;
-    r.mean.noalias() = work_.transpose() * Vnu;
-    // w = nu - S^1/2 B^-1 S^1/2 K nu, with B^-1 z = z - S^1/2 G A^-1 G' S^1/2 z
-    const Eigen::VectorXd sw = tau.cwiseSqrt();
-    const Eigen::VectorXd z = sw.cwiseProduct(G_ * (G_.transpose() * nu));
-    Eigen::VectorXd h = G_.transpose() * sw.cwiseProduct(z);
-    llt.solveInPlace(h);
-    const Eigen::VectorXd binv_z = z - sw.cwiseProduct(G_ * h);
-    r.weights = nu - sw.cwiseProduct(binv_z);
+    const Eigen::VectorXd tnu = t.cwiseProduct(nu);
+    Eigen::VectorXd beta = G_.transpose() * tnu;
+    llt.solveInPlace(beta);
+    const Eigen::VectorXd g_beta = G_ * beta;
+    r.mean = t.cwiseProduct(g_beta);
+    r.weights = tnu - W.cwiseProduct(g_beta);
+    r.variance.resize(n);
+    // Sigma_ii = d_i + t_i^2 |L_A^-1 g_i|^2, a block of rows at a time
+    for (Eigen::Index s = 0; s < n; s += kRowBlock) {
+      const Eigen::Index len = std::min(kRowBlock, n - s);
+      Eigen::MatrixXd v = G_.middleRows(s, len).transpose();
+      L.solveInPlace(v);
+      r.variance.segment(s, len) =
+          v.colwise().squaredNorm().transpose().cwiseProduct(t.segment(s, len).cwiseAbs2());
+    }
     r.log_det_half = r.chol.diagonal().array().log().sum();
+    if (lambda_.size() > 0) {
+      const Eigen::VectorXd d = lambda_.cwiseProduct(t);
+      r.mean += d.cwiseProduct(nu);
+      r.variance += d;
+      for (Eigen::Index i = 0; i < n; ++i) r.log_det_half += 0.5 * std::log1p(lambda_[i] * tau[i]);
+      r.low_rank_mean = beta;
+    } else {
+      r.low_rank_mean.resize(0);
+    }
   }
 
-  // Sequential schedule: keep P = A^-1 and h = G' nu; Sigma_ii = g_i' P g_i,
-  // mu_i = g_i' P h.
+  // Sequential schedule: keep P = A^-1 and h = G' (t nu); Sigma_ii =
+  // d_i + t_i^2 g_i' P g_i, mu_i = t_i g_i' P h + d_i nu_i.
   void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& nu) {
     const Eigen::Index rank = G_.cols();
     const auto L = r.chol.triangularView<Eigen::Lower>();
     p_ = Eigen::MatrixXd::Identity(rank, rank);
     L.solveInPlace(p_);
     p_ = (p_.transpose() * p_).eval();
-    h_ = G_.transpose() * nu;
+    Eigen::VectorXd t, W;
+    scales(tau_, t, W);
+    h_ = G_.transpose() * t.cwiseProduct(nu);
+    nu_ = nu;
   }
   void marginal(Eigen::Index i, double* var, double* mean) const {
     const Eigen::VectorXd pg = p_ * G_.row(i).transpose();
-    *var = G_.row(i).dot(pg);
-    *mean = pg.dot(h_);
+    const double t = scale_t(i, tau_[i]), d = lambda_.size() > 0 ? lambda_[i] * t : 0.0;
+    *var = d + t * t * G_.row(i).dot(pg);
+    *mean = t * pg.dot(h_) + d * nu_[i];
   }
-  void update_site(Eigen::Index i, double dtau, double dnu, const Eigen::VectorXd& /*nu*/) {
+  void update_site(Eigen::Index i, double dtau, double dnu, const Eigen::VectorXd& nu) {
+    const double old_t = scale_t(i, tau_[i]), old_w = tau_[i] * old_t;
+    tau_[i] += dtau;
+    const double new_t = scale_t(i, tau_[i]), dw = tau_[i] * new_t - old_w;
     const Eigen::VectorXd g = G_.row(i).transpose();
     const Eigen::VectorXd pg = p_ * g;
-    const double scale = dtau / (1.0 + dtau * g.dot(pg));
+    const double scale = dw / (1.0 + dw * g.dot(pg));
     p_.noalias() -= scale * pg * pg.transpose();
-    h_ += dnu * g;
+    h_ += (new_t * nu[i] - old_t * (nu[i] - dnu)) * g;
+    nu_[i] = nu[i];
   }
   void end_sequential() {}
 
  private:
+  static constexpr Eigen::Index kRowBlock = 2048;
+
+  double scale_t(Eigen::Index i, double tau) const {
+    return lambda_.size() > 0 ? 1.0 / (1.0 + lambda_[i] * tau) : 1.0;
+  }
+  void scales(const Eigen::VectorXd& tau, Eigen::VectorXd& t, Eigen::VectorXd& W) const {
+    if (lambda_.size() > 0) {
+      t = (1.0 + lambda_.array() * tau.array()).inverse().matrix();
+      W = tau.cwiseProduct(t);
+    } else {
+      t = Eigen::VectorXd::Ones(tau.size());
+      W = tau;
+    }
+  }
+
   const Eigen::MatrixXd& G_;
-  Eigen::MatrixXd work_, p_;
-  Eigen::VectorXd h_;
+  Eigen::VectorXd lambda_;  // empty: 0
+  bool keep_factor_;
+  Eigen::VectorXd tau_;
+  Eigen::MatrixXd p_;
+  Eigen::VectorXd h_, nu_;
 };
 
 // EP on a kernel matrix K held densely.
@@ -256,6 +327,8 @@ EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& target
 // matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  O(n^3) or
 // O(n^2 r); used only for hyperparameter gradients.
 inline Eigen::MatrixXd ep_site_inverse(const EpResult& r) {
+  if (r.low_rank_mean.size() > 0)
+    throw std::invalid_argument("an inducing-point fit has its own gradients (fitc.hpp)");
   const Eigen::Index n = r.site_precision.size();
   const Eigen::VectorXd sw = r.site_precision.cwiseSqrt();
   const auto L = r.chol.triangularView<Eigen::Lower>();

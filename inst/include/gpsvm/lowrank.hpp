@@ -8,6 +8,8 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -19,7 +21,8 @@ namespace gpsvm {
 // every entry of K - G G' is at most that in absolute value, by the
 // positive semi-definiteness of the residual) and returns true; returns false
 // (G unspecified) when max_rank columns are not enough.  Work O(n r^2) and
-// n r kernel evaluations; K is never formed.
+// n r kernel evaluations; K is never formed.  G grows as columns are added
+// (doubling its capacity), so memory follows the rank reached, not max_rank.
 inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index max_rank,
                              Eigen::MatrixXd& G, std::vector<Eigen::Index>& pivots,
                              const std::function<void()>& interrupt = nullptr) {
@@ -27,7 +30,7 @@ inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index
   if (max_rank > n) max_rank = n;
   Eigen::VectorXd d = ev.diagonal();
   const double threshold = tol * d.maxCoeff();
-  G.resize(n, max_rank);
+  G.resize(n, std::min<Eigen::Index>(max_rank, 64));
   pivots.clear();
   Eigen::VectorXd column(n);
   for (Eigen::Index k = 0; k < max_rank; ++k) {
@@ -38,6 +41,7 @@ inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index
       return k > 0 || n == 0;
     }
     if (interrupt && k % 64 == 63) interrupt();
+    if (k == G.cols()) G.conservativeResize(n, std::min<Eigen::Index>(max_rank, 2 * k));
     ev.column(p, column.data());
     if (k > 0) column.noalias() -= G.leftCols(k) * G.row(p).head(k).transpose();
     const double pivot = std::sqrt(dmax);
@@ -47,9 +51,27 @@ inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index
     d[p] = 0.0;
     pivots.push_back(p);
   }
+  G.conservativeResize(n, max_rank);
   // max_rank columns: low rank only if the residual is already small
   if (d.maxCoeff() <= threshold) return true;
   return false;
+}
+
+// Up to `count` inputs chosen greedily by the pivoted Cholesky
+// factorisation above: each is the input whose kernel value is worst
+// explained by those chosen before (the largest residual variance
+// k(x, x) - Q(x, x)), so the choice greedily shrinks tr(K - Q), the
+// variance that an inducing-point (FITC) prior moves from Q to its diagonal.
+// Deterministic (ties go to the lowest index); stops early once every input
+// is explained to `tol` relative (duplicates are never chosen twice).
+// Returns 0-based indices in the order chosen.
+inline std::vector<Eigen::Index> greedy_inducing(const KernelEvaluator& ev, Eigen::Index count,
+                                                 double tol,
+                                                 const std::function<void()>& interrupt = nullptr) {
+  Eigen::MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+  pivoted_cholesky(ev, tol, count, G, pivots, interrupt);
+  return pivots;
 }
 
 }  // namespace gpsvm

@@ -19,6 +19,7 @@
 #include "ep_engine.hpp"
 #include "ep_gradient.hpp"
 #include "ep_priors.hpp"
+#include "fitc.hpp"
 #include "kernels.hpp"
 #include "likelihoods.hpp"
 #include "lowrank.hpp"
@@ -28,9 +29,6 @@ namespace gpsvm {
 
 enum class MfsvrAlgorithm { ep, paper };
 
-// EP runs on a pivoted Cholesky factor only when its rank is at most this
-// fraction of n; above it the dense form is as cheap.
-constexpr double kMaxLowRankFraction = 0.5;
 
 struct MfsvrControl {
   // No defaults here (see solver_status.hpp): mfsvr_control() holds them.
@@ -39,10 +37,16 @@ struct MfsvrControl {
   MfsvrPaperControl paper;
   bool gradient = false;  // also compute the evidence gradient
   // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
-  // numerical rank <= kMaxLowRankFraction * n at relative tolerance rank_tol
-  // (every entry of K - G G' at most rank_tol * max K_ii); rank_tol = 0
-  // always uses the dense K.
+  // numerical rank <= max_rank at relative tolerance rank_tol (every entry
+  // of K - G G' at most rank_tol * max K_ii); rank_tol = 0 always uses the
+  // dense K.  The factor grows as columns are added, so a high rank costs
+  // memory only when it is reached (mfsvr_control() sets max_rank to n / 2 by
+  // default: above it the dense form is as cheap).
   double rank_tol = kUnset;
+  Eigen::Index max_rank = -1;
+  // Inducing inputs (m x p, rows): EP on the FITC prior (fitc.hpp) instead;
+  // empty for none.
+  Eigen::MatrixXd inducing;
 };
 
 struct MfsvrFit {
@@ -52,6 +56,13 @@ struct MfsvrFit {
   Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
   // algorithm = paper: the learning rate eta the iteration ended with
   double paper_eta = 0.0;
+  // FITC fits: the factor of K_mm + jitter I, and what predictions and the
+  // fitted values read (fitc.hpp)
+  Eigen::MatrixXd inducing_chol;
+  InducingSummary inducing;
+  // low-rank fits: the pivots of the factor (0-based, in order), which
+  // predictions use (low_rank_predict in ep_predict.hpp)
+  std::vector<Eigen::Index> pivots;
 };
 
 namespace mfsvr_detail {
@@ -64,10 +75,10 @@ inline void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t,
   if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0) {
     Eigen::MatrixXd G;
     std::vector<Eigen::Index> pivots;
-    const auto max_rank =
-        static_cast<Eigen::Index>(kMaxLowRankFraction * static_cast<double>(ev.size()));
+    const Eigen::Index max_rank = control.max_rank;
     if (max_rank >= 1 && pivoted_cholesky(ev, control.rank_tol, max_rank, G, pivots, interrupt)) {
       fit.ep = ep_fit_low_rank(G, t, lik, control.ep, interrupt);
+      fit.pivots = std::move(pivots);
       return;
     }
   }
@@ -81,6 +92,20 @@ inline void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t,
   }
 }
 
+// d log Z_EP / d (log C, log epsilon) at the fit's cavities, in the first
+// two entries (the third, the width's, is the prior's).
+inline Eigen::Vector3d likelihood_gradient(const Eigen::VectorXd& t, const EpsilonInsensitive& lik,
+                                           const EpResult& r, double C, double epsilon) {
+  double gC = 0.0, geps = 0.0;
+  for (Eigen::Index i = 0; i < t.size(); ++i) {
+    double dC, deps;
+    lik.parameter_gradient(t[i], r.cavity_mean[i], r.cavity_var[i], &dC, &deps);
+    gC += dC;
+    geps += deps;
+  }
+  return Eigen::Vector3d(C * gC, epsilon * geps, 0.0);
+}
+
 }  // namespace mfsvr_detail
 
 inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, const Kernel& kernel,
@@ -89,21 +114,29 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   if (x.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
   if (!(control.rank_tol >= 0.0 && control.rank_tol <= 1.0))
     throw std::invalid_argument("'rank_tol' must lie in [0, 1]");
+  if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0 &&
+      control.inducing.size() == 0 && control.max_rank < 0)
+    throw std::invalid_argument("'max_rank' is not set");
   const EpsilonInsensitive lik(C, epsilon);
-  const KernelEvaluator ev(kernel, x);
   const Eigen::VectorXd t = y;
   MfsvrFit fit;
+  if (control.inducing.size() > 0) {
+    if (control.algorithm != MfsvrAlgorithm::ep)
+      throw std::invalid_argument("inducing inputs need the EP algorithm");
+    const InducingBasis basis = inducing_basis(kernel, x, control.inducing);
+    fit.ep = ep_fit_inducing(basis, t, lik, control.ep, interrupt);
+    fit.inducing_chol = basis.chol;
+    fit.inducing = inducing_summary(basis, fit.ep);
+    if (control.gradient) {
+      fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
+      fit.gradient[2] = inducing_kernel_gradient(kernel, x, basis, fit.ep).log_width;
+    }
+    return fit;
+  }
+  const KernelEvaluator ev(kernel, x);
   mfsvr_detail::fit_sites(ev, t, lik, control, interrupt, fit);
   if (control.gradient) {
-    double gC = 0.0, geps = 0.0;
-    for (Eigen::Index i = 0; i < t.size(); ++i) {
-      double dC, deps;
-      lik.parameter_gradient(t[i], fit.ep.cavity_mean[i], fit.ep.cavity_var[i], &dC, &deps);
-      gC += dC;
-      geps += deps;
-    }
-    fit.gradient[0] = C * gC;
-    fit.gradient[1] = epsilon * geps;
+    fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
     if (kernel.family == KernelFamily::rbf)
       fit.gradient[2] = ep_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
   }

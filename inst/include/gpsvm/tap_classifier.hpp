@@ -17,7 +17,9 @@
 #include "classifier.hpp"
 #include "likelihoods.hpp"
 #include "ep_engine.hpp"
+#include "ep_gradient.hpp"
 #include "ep_priors.hpp"
+#include "fitc.hpp"
 
 namespace gpsvm {
 
@@ -44,6 +46,41 @@ inline EpResult tap_classifier_fit(const ConstMatrixRef& k, const ConstVectorRef
         "labels, which a noise-free model cannot fit: add input noise ('noise' > 0) or a "
         "flip probability ('kappa' > 0)");
   }
+}
+
+// The same model with the FITC prior on its noisy process: inducing inputs
+// z (rows), K + noise I ~ Q + diag(K - Q) + noise I (fitc.hpp).  Memory
+// O(n m), time O(n m^2) per sweep.  With `gradient`, also
+// d log Z_EP / d (log sigma, log noise, kappa) as tap_classifier_gradient()
+// gives it for the dense prior (inducing inputs fixed).
+struct TapInducingFit {
+  EpResult ep;
+  Eigen::MatrixXd inducing_chol;
+  InducingSummary inducing;
+  Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
+};
+
+inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
+                                                  const ConstVectorRef& y, double noise,
+                                                  double kappa, const ConstMatrixRef& z,
+                                                  const EpControl& control, bool gradient,
+                                                  const std::function<void()>& interrupt = {}) {
+  check_labels(y, x.rows());
+  if (!(noise >= 0.0) || !std::isfinite(noise))
+    throw std::invalid_argument("noise variance must be a finite number >= 0");
+  const InducingBasis basis = inducing_basis(kernel, x, z, noise);
+  const ProbitFlip lik(kappa, 0.0);
+  TapInducingFit out;
+  out.ep = ep_fit_inducing(basis, VectorXd(y), lik, control, interrupt);
+  out.inducing_chol = basis.chol;
+  out.inducing = inducing_summary(basis, out.ep);
+  if (gradient) {
+    const InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, out.ep);
+    out.gradient[0] = g.log_width;
+    out.gradient[1] = noise * g.diagonal;
+    out.gradient[2] = flip_kappa_gradient(y, out.ep, kappa);
+  }
+  return out;
 }
 
 }  // namespace gpsvm

@@ -1,0 +1,118 @@
+# Inducing inputs for the FITC prior of mfsvr() and gpc(method = "tap"):
+# from the user's `inducing` argument (a count or the inputs themselves) to
+# the matrix of inducing inputs on the fit's (scaled) input scale.
+
+#' Inducing-point (sparse) fits
+#'
+#' [mfsvr()] and [gpc()] with `method = "tap"` take `inducing =` to replace
+#' the Gaussian-process prior by its FITC approximation (fully independent
+#' training conditional; Snelson and Ghahramani 2006), with EP run on it as
+#' in Naish-Guzman and Holden (2008): with \eqn{m} inducing inputs
+#' \eqn{Z},
+#' \deqn{K \approx Q + \mathrm{diag}(K - Q), \quad Q = K_{nZ} K_{ZZ}^{-1} K_{Zn},}
+#' exact on the diagonal and of rank \eqn{m} elsewhere. A fit then costs
+#' \eqn{O(n m^2)} time and \eqn{O(n m)} memory per EP sweep instead of
+#' \eqn{O(n^3)} and \eqn{O(n^2)}, and a prediction with its error bar
+#' \eqn{O(m^2)}. The evidence ([logLik()]) is that of the FITC model, and
+#' `optimize = TRUE` maximises it with its analytic gradient, the inducing
+#' inputs staying where they were chosen. With the training inputs as
+#' inducing inputs the FITC model is the full one (up to the jitter
+#' \eqn{10^{-8}} times the mean of \eqn{k(z, z)} added to \eqn{K_{ZZ}}).
+#'
+#' `inducing` is either
+#' * a count \eqn{m} (a single number, at most the number of observations):
+#'   the inducing inputs are \eqn{m} training inputs chosen greedily on the
+#'   scaled inputs with the fit's kernel (at the starting width when
+#'   `optimize` is used): each is the input whose kernel value is worst
+#'   explained by those chosen before (the largest \eqn{k(x, x) - Q(x, x)}),
+#'   i.e. a pivoted Cholesky factorisation of the kernel matrix. This rule
+#'   greedily shrinks \eqn{\mathrm{tr}(K - Q)}, the prior variance that FITC
+#'   moves to its diagonal, costs \eqn{O(n m^2)} without forming \eqn{K}, and
+#'   is deterministic (the same inputs under any `set.seed()`; ties go to the
+#'   earliest row). It spreads the points over the inputs' range rather than
+#'   by their density (k-means++ would follow the density, at the price of
+#'   randomness and of points that are not training inputs). Inputs already
+#'   explained to \eqn{10^{-12}} relative are not taken, so duplicated rows
+#'   are never chosen twice and fewer than \eqn{m} points may be used (all
+#'   distinct inputs, at most).
+#' * a numeric matrix or data frame of inducing inputs, one per row, with
+#'   the columns of the training inputs `x` (for the formula interface, of
+#'   the model matrix), in the data's units: they are scaled with the fit's
+#'   scaling. Duplicated rows are an error (they add nothing and make
+#'   \eqn{K_{ZZ}} singular). A plain vector of length above one is read as
+#'   inducing inputs of a one-column `x`.
+#'
+#' The fit records the inducing inputs (scaled) in `fit$inducing`; `print()`
+#' and `summary()` say that the fit is sparse and with how many points.
+#' @references E. Snelson and Z. Ghahramani (2006). Sparse Gaussian processes
+#'   using pseudo-inputs. *NIPS 18*.
+#'
+#'   A. Naish-Guzman and S. Holden (2008). The generalized FITC
+#'   approximation. *NIPS 20*.
+#' @name inducing-points
+#' @seealso [mfsvr()], [gpc()]
+#' @examples
+#' set.seed(1)
+#' x <- matrix(runif(400, -3, 3), ncol = 2)
+#' y <- sin(2 * x[, 1]) * cos(x[, 2]) + rnorm(200, sd = 0.1)
+#' fit <- mfsvr(x, y, inducing = 30)
+#' fit
+#' predict(fit, x[1:3, ], se.fit = TRUE)
+NULL
+
+# Relative residual below which the greedy choice stops (see above).
+.inducing_tol <- 1e-12
+
+# The inducing inputs (scaled) for `inducing` (NULL: none), given the scaled
+# training inputs xs, the resolved kernel and the input scaling.
+.inducing_inputs <- function(inducing, xs, kernel, scaling) {
+  if (is.null(inducing)) return(NULL)
+  n <- nrow(xs)
+  if (is.numeric(inducing) && is.null(dim(inducing)) && length(inducing) == 1L) {
+    m <- .check_count(inducing, "inducing", lower = 1L)
+    if (m > n) {
+      .stop(sprintf("'inducing' = %d exceeds the number of observations (%d)", m, n))
+    }
+    rows <- cpp_greedy_inducing(kernel, xs, m, .inducing_tol)
+    return(xs[rows, , drop = FALSE])
+  }
+  if (!is.data.frame(inducing) && !is.numeric(inducing)) {
+    .stop("'inducing' must be a count or a numeric matrix of inducing inputs")
+  }
+  z <- .as_input_matrix(inducing, "inducing")
+  if (ncol(z) != ncol(xs)) {
+    .stop(sprintf("'inducing' has %d column(s) but the training inputs have %d", ncol(z),
+                  ncol(xs)))
+  }
+  if (!is.null(colnames(z)) && !is.null(colnames(xs)) && !identical(colnames(z), colnames(xs))) {
+    .stop(sprintf("'inducing' has columns %s, but the training inputs have %s",
+                  paste(colnames(z), collapse = ", "), paste(colnames(xs), collapse = ", ")))
+  }
+  twins <- duplicated(z)
+  if (any(twins)) {
+    .stop(sprintf("'inducing' has duplicated rows (%s): remove them",
+                  paste(utils::head(which(twins), 5L), collapse = ", ")))
+  }
+  z <- .scale_inputs(z, scaling)
+  dimnames(z) <- list(NULL, colnames(xs))
+  z
+}
+
+# The line print() shows for a sparse fit.
+.inducing_line <- function(object) {
+  if (is.null(object$inducing)) return(NULL)
+  sprintf("sparse: FITC prior with %d inducing inputs", nrow(object$inducing))
+}
+
+# What predictions read from an EP fit: the inducing-point factors when it
+# has them, else the training inputs' (dense or low-rank).
+.ep_prediction_fit <- function(object, weights) {
+  if (!is.null(object$inducing)) {
+    return(list(kernel = object$kernel, inducing = object$inducing,
+                inducing_weights = object$inducing_weights,
+                inducing_chol = object$inducing_chol, chol = object$chol))
+  }
+  list(kernel = object$kernel, x = object$x, weights = weights,
+       site_precision = object$site_precision, chol = object$chol, factor = object$factor,
+       pivots = object$pivots)
+}

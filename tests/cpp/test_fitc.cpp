@@ -1,0 +1,218 @@
+// The inducing-point (FITC) prior (fitc.hpp, LowRankPrior with a diagonal in
+// ep_priors.hpp, fitc_predict in ep_predict.hpp), each against an
+// independent computation:
+//   * K = G G' + diag(lambda) given densely and as a factor with a diagonal
+//     give the same fit (both schedules, two likelihoods);
+//   * with the training inputs as inducing inputs FITC is the dense model
+//     (up to the documented jitter);
+//   * predictions against the FITC conditional written with dense inverses;
+//   * the kernel part of the evidence gradient against central differences;
+//   * the pivoted Cholesky factor grows only as far as the rank it reaches,
+//     and the greedy choice never takes a duplicate.
+#include <cmath>
+#include <gpsvm/ep_engine.hpp>
+#include <gpsvm/ep_predict.hpp>
+#include <gpsvm/ep_priors.hpp>
+#include <gpsvm/fitc.hpp>
+#include <gpsvm/kernels.hpp>
+#include <gpsvm/likelihoods.hpp>
+#include <gpsvm/lowrank.hpp>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "fixtures.hpp"
+#include "reference.hpp"
+
+namespace gpsvm_tests_fitc {
+
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using fixture::ep_control;
+using ref::gap;
+
+const gpsvm::EpSchedule kParallel = gpsvm::EpSchedule::parallel;
+const gpsvm::EpSchedule kSequential = gpsvm::EpSchedule::sequential;
+
+// A wiggly function of two inputs on [-2, 2]^2, with +-1 labels of its sign.
+struct Data {
+  MatrixXd x;
+  VectorXd y, label;
+};
+
+Data wiggly(int n, std::uint32_t seed) {
+  ref::Random rng(seed);
+  Data d;
+  d.x = rng.uniform_matrix(n, 2, -2.0, 2.0);
+  d.y.resize(n);
+  d.label.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const double f = std::sin(3.0 * d.x(i, 0)) * std::cos(2.0 * d.x(i, 1));
+    d.y[i] = f + 0.1 * rng.normal();
+    d.label[i] = d.y[i] > 0.0 ? 1.0 : -1.0;
+  }
+  return d;
+}
+
+// The FITC covariance written out densely from a basis.
+MatrixXd fitc_dense(const gpsvm::InducingBasis& b) {
+  MatrixXd K = b.G * b.G.transpose();
+  K.diagonal() += b.lambda;
+  return K;
+}
+
+}  // namespace
+
+TEST_CASE("FITC: a factor with a diagonal gives the dense fit of G G' + diag(lambda)") {
+  const Data d = wiggly(25, 3);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.7);
+  const MatrixXd z = d.x.topRows(5);
+  for (double extra : {0.0, 0.3}) {
+    const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, extra);
+    CHECK(b.lambda.minCoeff() >= 0.0);
+    const MatrixXd K = fitc_dense(b);
+    for (gpsvm::EpSchedule schedule : {kParallel, kSequential}) {
+      const std::string note = std::string(schedule == kParallel ? "parallel" : "sequential") +
+                               ", extra " + std::to_string(extra);
+      const gpsvm::EpControl c = ep_control(schedule);
+      const gpsvm::EpsilonInsensitive eps(5.0, 0.1);
+      const gpsvm::EpResult dense = gpsvm::ep_fit(K, d.y, eps, c, nullptr);
+      const gpsvm::EpResult sparse = gpsvm::ep_fit_inducing(b, d.y, eps, c, nullptr);
+      CHECK_MSG(dense.status.converged && sparse.status.converged, note);
+      CHECK_NEAR_MSG(gap(sparse.weights, dense.weights), 0.0, 1e-9, note + ": weights");
+      CHECK_NEAR_MSG(gap(sparse.mean, dense.mean), 0.0, 1e-9, note + ": means");
+      CHECK_NEAR_MSG(gap(sparse.variance, dense.variance), 0.0, 1e-9, note + ": variances");
+      CHECK_NEAR_MSG(sparse.log_evidence, dense.log_evidence, 1e-9, note + ": evidence");
+      CHECK_MSG(sparse.factor.size() == 0 && sparse.chol.rows() == 5, note + ": m x m only");
+      const gpsvm::ProbitFlip probit(0.05, 0.0);
+      const gpsvm::EpResult dp = gpsvm::ep_fit(K, d.label, probit, c, nullptr);
+      const gpsvm::EpResult sp = gpsvm::ep_fit_inducing(b, d.label, probit, c, nullptr);
+      CHECK_NEAR_MSG(gap(sp.mean, dp.mean), 0.0, 1e-9, note + ": probit means");
+      CHECK_NEAR_MSG(sp.log_evidence, dp.log_evidence, 1e-9, note + ": probit evidence");
+    }
+  }
+}
+
+TEST_CASE("FITC: with the training inputs as inducing inputs it is the dense model") {
+  const Data d = wiggly(20, 5);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.5);
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, d.x);
+  const MatrixXd K = gpsvm::kernel_matrix(kernel, d.x);
+  // the jitter 1e-8 (mean diagonal 1) moves K by about that much
+  CHECK_NEAR((fitc_dense(b) - K).cwiseAbs().maxCoeff(), 0.0, 2e-8);
+  const gpsvm::EpsilonInsensitive eps(5.0, 0.1);
+  const gpsvm::EpResult dense = gpsvm::ep_fit(K, d.y, eps, ep_control(kParallel), nullptr);
+  const gpsvm::EpResult sparse = gpsvm::ep_fit_inducing(b, d.y, eps, ep_control(kParallel), nullptr);
+  CHECK_NEAR(gap(sparse.mean, dense.mean), 0.0, 1e-6);
+  CHECK_NEAR(sparse.log_evidence, dense.log_evidence, 1e-6);
+}
+
+TEST_CASE("FITC: predictions are the FITC conditional, by dense inverses") {
+  const Data d = wiggly(18, 7);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.6);
+  const MatrixXd z = d.x.middleRows(3, 4);
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, 0.2);
+  const gpsvm::ProbitFlip probit(0.0, 0.0);
+  const gpsvm::EpResult r = gpsvm::ep_fit_inducing(b, d.label, probit, ep_control(kParallel), nullptr);
+  const gpsvm::InducingSummary s = gpsvm::inducing_summary(b, r);
+  const gpsvm::InducingFitView view{kernel, b.inducing, s.weights, b.chol, r.chol};
+  ref::Random rng(9);
+  const MatrixXd xs = rng.uniform_matrix(6, 2, -2.5, 2.5);
+  const gpsvm::EpPrediction p = gpsvm::fitc_predict(view, xs, true);
+  // Q_*n = K_*z (K_zz + jI)^-1 K_zn; mean Q_*n (K + S^-1)^-1 S^-1 nu,
+  // variance k** - Q_*n (K + S^-1)^-1 Q_n*
+  MatrixXd Kzz = gpsvm::kernel_matrix(kernel, z);
+  Kzz.diagonal().array() += b.jitter;
+  const MatrixXd Ksz = gpsvm::kernel_matrix(kernel, xs, z);
+  const MatrixXd Knz = gpsvm::kernel_matrix(kernel, d.x, z);
+  const MatrixXd Qsn = Ksz * Kzz.inverse() * Knz.transpose();
+  MatrixXd A = fitc_dense(b);
+  A.diagonal() += r.site_precision.cwiseInverse();
+  const MatrixXd Ainv = A.inverse();
+  const VectorXd mean = Qsn * Ainv * r.site_nu.cwiseQuotient(r.site_precision);
+  const VectorXd var = (MatrixXd::Ones(6, 1)).col(0) - (Qsn * Ainv * Qsn.transpose()).diagonal();
+  CHECK_NEAR(gap(p.mean, mean), 0.0, 1e-9);
+  CHECK_NEAR(gap(p.variance, var), 0.0, 1e-9);
+  // at the training inputs, the summary's fitted values are the same formula
+  const gpsvm::EpPrediction at_x = gpsvm::fitc_predict(view, d.x, true);
+  CHECK_NEAR(gap(at_x.mean, s.fitted), 0.0, 1e-10);
+  CHECK_NEAR(gap(at_x.variance, s.fitted_variance), 0.0, 1e-10);
+  // a damaged fit is an error
+  const VectorXd short_w = s.weights.head(2);
+  const gpsvm::InducingFitView bad{kernel, b.inducing, short_w, b.chol, r.chol};
+  CHECK_THROWS(gpsvm::fitc_predict(bad, xs, true), std::invalid_argument);
+}
+
+TEST_CASE("FITC: the kernel part of the evidence gradient by central differences") {
+  const Data d = wiggly(30, 11);
+  const MatrixXd z = d.x.topRows(6);
+  const gpsvm::ProbitFlip probit(0.0, 0.0);
+  const gpsvm::EpControl c = ep_control(kParallel, 1e-13);
+  const auto evidence = [&](double sigma, double noise) {
+    const gpsvm::InducingBasis b = gpsvm::inducing_basis(gpsvm::Kernel::rbf(sigma), d.x, z, noise);
+    return gpsvm::ep_fit_inducing(b, d.label, probit, c, nullptr).log_evidence;
+  };
+  const double sigma = 0.8, noise = 0.3, h = 1e-5;
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(sigma);
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, noise);
+  const gpsvm::EpResult r = gpsvm::ep_fit_inducing(b, d.label, probit, c, nullptr);
+  const gpsvm::InducingKernelGradient g = gpsvm::inducing_kernel_gradient(kernel, d.x, b, r);
+  const double fd_width =
+      (evidence(sigma * std::exp(h), noise) - evidence(sigma * std::exp(-h), noise)) / (2 * h);
+  const double fd_noise = (evidence(sigma, noise + h) - evidence(sigma, noise - h)) / (2 * h);
+  CHECK_NEAR(g.log_width, fd_width, 1e-6 * (1.0 + std::fabs(fd_width)));
+  CHECK_NEAR(g.diagonal, fd_noise, 1e-6 * (1.0 + std::fabs(fd_noise)));
+}
+
+TEST_CASE("pivoted Cholesky: the factor grows to the rank reached; no duplicate is chosen") {
+  ref::Random rng(13);
+  MatrixXd x = rng.uniform_matrix(12, 2, -1.0, 1.0);
+  MatrixXd twice(24, 2);
+  twice << x, x;
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(0.4), twice);
+  MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+  // a cap far above n costs nothing: the factor stops at the rank, <= 12
+  CHECK(gpsvm::pivoted_cholesky(ev, 1e-12, std::numeric_limits<Eigen::Index>::max() / 16, G,
+                                pivots));
+  CHECK(G.cols() <= 12 && G.rows() == 24);
+  const std::vector<Eigen::Index> chosen = gpsvm::greedy_inducing(ev, 20, 1e-12);
+  CHECK(chosen.size() <= 12);
+  std::vector<bool> seen(12, false);
+  for (Eigen::Index i : chosen) {
+    CHECK(!seen[static_cast<std::size_t>(i % 12)]);
+    seen[static_cast<std::size_t>(i % 12)] = true;
+  }
+  // inducing inputs that do not match the data, or repeat, are errors
+  CHECK_THROWS(gpsvm::inducing_basis(gpsvm::Kernel::rbf(1.0), x, MatrixXd::Zero(2, 3)),
+               std::invalid_argument);
+  CHECK_THROWS(gpsvm::inducing_basis(gpsvm::Kernel::rbf(1.0), x, MatrixXd(0, 2)),
+               std::invalid_argument);
+}
+
+TEST_CASE("low-rank fits: predictions through the pivots equal ep_predict()'s") {
+  const Data d = wiggly(120, 17);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(2.5);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+  CHECK(gpsvm::pivoted_cholesky(ev, 1e-13, 120, G, pivots));
+  CHECK_MSG(G.cols() < 100, "rank " + std::to_string(G.cols()));  // 68 here
+  const gpsvm::EpsilonInsensitive lik(5.0, 0.1);
+  const gpsvm::EpResult r = gpsvm::ep_fit_low_rank(G, d.y, lik, ep_control(kParallel), nullptr);
+  const gpsvm::EpFitView view{kernel, d.x, r.weights, r.site_precision, r.chol, r.factor};
+  ref::Random rng(19);
+  MatrixXd z(30, 2);
+  z << rng.uniform_matrix(25, 2, -2.0, 2.0), rng.uniform_matrix(5, 2, 4.0, 9.0);  // 5 far out
+  const gpsvm::EpPrediction exact = gpsvm::ep_predict(view, z, true);
+  const gpsvm::EpPrediction fast = gpsvm::low_rank_predict(view, pivots, z, true);
+  CHECK_NEAR(gap(fast.mean, exact.mean), 0.0, 1e-8);
+  CHECK_NEAR(gap(fast.variance, exact.variance), 0.0, 1e-8);
+  std::vector<Eigen::Index> wrong(pivots.begin(), pivots.end() - 1);
+  CHECK_THROWS(gpsvm::low_rank_predict(view, wrong, z, true), std::invalid_argument);
+}
+
+}  // namespace gpsvm_tests_fitc

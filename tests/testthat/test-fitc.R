@@ -1,0 +1,278 @@
+# Inducing-point (FITC) fits of mfsvr() and gpc(method = "tap"): the dense
+# model when the inducing inputs are the training inputs, a plain-R FITC EP
+# where FITC differs, gradients by central differences, predictions against
+# the plain-R FITC posterior, and bad input.
+
+# A wiggly function of two inputs: a few inducing points cannot follow it.
+wiggly_data <- function(n, seed) {
+  set.seed(seed)
+  x <- matrix(runif(2 * n, -2, 2), ncol = 2)
+  list(x = x, y = sin(3 * x[, 1]) * cos(2 * x[, 2]) + rnorm(n, sd = 0.1))
+}
+
+# The FITC prior covariance written out: Q + diag(K - Q), Q = K_nz K_zz^-1
+# K_zn with the jitter the package documents (1e-8 times the mean diagonal).
+fitc_gram <- function(x, z, sigma, extra = 0, constant = 0) {
+  Kzz <- rbf_gram(z, sigma) + constant
+  Kzz <- Kzz + diag(1e-8 * mean(diag(Kzz)), nrow(z))
+  Knz <- rbf_gram(x, sigma, z) + constant
+  Q <- Knz %*% solve(Kzz, t(Knz))
+  list(K = Q + diag(1 + constant - diag(Q) + extra), Knz = Knz, Kzz = Kzz)
+}
+
+# The step likelihood Theta(y f) on the noisy process: log Z = log Phi(z).
+step_moments <- function(y) {
+  function(i, m, v) {
+    z <- y[i] * m / sqrt(v)
+    G <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE))
+    c(pnorm(z, log.p = TRUE), y[i] * G / sqrt(v), -G * (z + G) / v)
+  }
+}
+
+# The epsilon-insensitive likelihood's tilted moments by quadrature: log Z
+# and, from the tilted mean and variance, d log Z / dm = (E f - m) / v and
+# d2 log Z / dm2 = (Var f - v) / v^2.
+epsins_moments <- function(t, C, eps) {
+  function(i, m, v) {
+    s <- sqrt(v)
+    g <- function(f, p) epsins_density(t[i], f, C, eps) * dnorm(f, m, s) * f^p
+    cuts <- sort(c(m - 12 * s, t[i] - eps, t[i] + eps, m + 12 * s,
+                   t[i] - eps - 40 / C, t[i] + eps + 40 / C))
+    cuts <- cuts[cuts >= min(m - 12 * s, t[i] - eps) - 40 / C]
+    mom <- vapply(0:2, function(p) {
+      sum(vapply(seq_len(length(cuts) - 1L), function(k) {
+        integrate(g, cuts[k], cuts[k + 1L], p = p, rel.tol = 1e-12, abs.tol = 0)$value
+      }, numeric(1)))
+    }, numeric(1))
+    Ef <- mom[2] / mom[1]; Vf <- mom[3] / mom[1] - Ef^2
+    c(log(mom[1]), (Ef - m) / v, (Vf - v) / v^2)
+  }
+}
+
+tap_control <- function(...) list(tol = 1e-12, max_iter = 1000L, schedule = "parallel",
+                                  damping = 1, seed = 1, ...)
+
+tap_fitc <- function(x, y, z, sigma, noise, kappa, gradient = FALSE) {
+  gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(sigma), noise = noise,
+                                     kappa = kappa, inducing = z),
+                         x, y, tap_control(), list(), NULL, gradient)
+}
+
+mfsvr_fitc <- function(x, y, z, C, eps, sigma, gradient = FALSE) {
+  gpsvm:::.mfsvr_fit(x, y, C, eps, rbf_kernel(sigma), mfsvr_control(tol = 1e-12),
+                     gradient = gradient, inducing = z)
+}
+
+test_that("mfsvr: with the training inputs as inducing inputs FITC is the dense model", {
+  d <- wiggly_data(40, 1)
+  k <- rbf_kernel(0.5)
+  ctl <- mfsvr_control(rank_tol = 0, tol = 1e-12)
+  dense <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, control = ctl, scale = FALSE)
+  fitc <- mfsvr(d$x, d$y, C = 5, epsilon = 0.1, kernel = k, control = ctl, scale = FALSE,
+                inducing = d$x)
+  # the jitter 1e-8 on K_zz is the only difference
+  expect_equal(fitc$log_evidence, dense$log_evidence, tolerance = 1e-7)
+  expect_equal(unname(coef(fitc)), unname(coef(dense)), tolerance = 1e-6)
+  expect_equal(fitc$variance, dense$variance, tolerance = 1e-6)
+  expect_equal(fitted(fitc), fitted(dense), tolerance = 1e-6)
+  new <- matrix(runif(30, -2.5, 2.5), ncol = 2)
+  pd <- predict(dense, new, se.fit = TRUE)
+  pf <- predict(fitc, new, se.fit = TRUE)
+  expect_equal(pf$fit, pd$fit, tolerance = 1e-6)
+  expect_equal(pf$se.fit, pd$se.fit, tolerance = 1e-6)
+  # derivatives too
+  expect_equal(predict(fitc, new, deriv = 1, wrt = 2), predict(dense, new, deriv = 1, wrt = 2),
+               tolerance = 1e-6)
+  gd <- gpsvm:::.mfsvr_fit(d$x, d$y, 5, 0.1, k, ctl, gradient = TRUE)$gradient
+  gf <- gpsvm:::.mfsvr_fit(d$x, d$y, 5, 0.1, k, ctl, gradient = TRUE, inducing = d$x)$gradient
+  expect_equal(gf, gd, tolerance = 1e-6)
+  expect_match(paste(capture.output(print(fitc)), collapse = "\n"),
+               "sparse: FITC prior with 40 inducing inputs")
+})
+
+test_that("gpc TAP: with the training inputs as inducing inputs FITC is the dense model", {
+  # a width at which K_zz is well conditioned: the jitter 1e-8 on it then
+  # moves the predictions by far less than 1e-6 (with a wide kernel, whose
+  # matrix has eigenvalues below the jitter, FITC's Q_*n = K_*z (K_zz +
+  # jI)^-1 K_zn and the dense K_*n part by up to 1e-5 here)
+  d <- two_class_data(50, 3)
+  for (kappa in c(0, 0.05)) {
+    dense <- gpc(d$x, d$y, kernel = rbf_kernel(0.5), noise = 0.3, kappa = kappa, scale = FALSE,
+                 control = gpc_control(tol = 1e-12))
+    fitc <- gpc(d$x, d$y, kernel = rbf_kernel(0.5), noise = 0.3, kappa = kappa, scale = FALSE,
+                control = gpc_control(tol = 1e-12), inducing = d$x)
+    expect_equal(fitc$log_evidence, dense$log_evidence, tolerance = 1e-7)
+    expect_equal(fitc$alpha, dense$alpha, tolerance = 1e-6)
+    expect_equal(fitted(fitc, type = "link"), fitted(dense, type = "link"), tolerance = 1e-6)
+    new <- matrix(rnorm(20), ncol = 2)
+    expect_equal(predict(fitc, new, type = "prob"), predict(dense, new, type = "prob"),
+                 tolerance = 1e-6)
+    expect_equal(predict(fitc, new, type = "link", se.fit = TRUE),
+                 predict(dense, new, type = "link", se.fit = TRUE), tolerance = 1e-6)
+  }
+  # the evidence gradient in (log sigma, log noise, kappa) of the two
+  y <- ifelse(d$y == levels(factor(d$y))[2], 1, -1)
+  gf <- tap_fitc(d$x, y, d$x, 0.5, 0.3, 0.05, gradient = TRUE)$gradient
+  gd <- gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(0.5), noise = 0.3,
+                                           kappa = 0.05), d$x, y, tap_control(), list(), NULL,
+                               TRUE)$gradient
+  expect_equal(gf, gd, tolerance = 1e-6)
+})
+
+test_that("gpc TAP with few inducing points: the evidence and posterior of a plain-R FITC EP", {
+  d <- wiggly_data(30, 2)
+  y <- ifelse(d$y > 0, 1, -1)
+  z <- d$x[c(3, 9, 17, 25), ]
+  fit <- tap_fitc(d$x, y, z, 0.6, 0.2, 0)
+  prior <- fitc_gram(d$x, z, 0.6, extra = 0.2)
+  ref <- ep_plain(prior$K, step_moments(y))
+  expect_equal(fit$log_evidence, ref$evidence, tolerance = 1e-8)
+  expect_equal(fit$site_precision, ref$tau, tolerance = 1e-7)
+  expect_equal(fit$mean, ref$mean, tolerance = 1e-8)
+  expect_equal(fit$variance, diag(ref$Sigma), tolerance = 1e-8)
+  # FITC does differ from the dense model here
+  dense <- ep_plain(rbf_gram(d$x, 0.6) + diag(0.2, 30), step_moments(y))
+  expect_gt(abs(dense$evidence - ref$evidence), 1)
+  # predictions: the FITC posterior of f(x*) given the sites, written out
+  # as the Gaussian conditional with cross covariance Q_*n (noise-free)
+  new <- matrix(runif(16, -2.5, 2.5), ncol = 2)
+  Ksz <- rbf_gram(new, 0.6, z)
+  Qsn <- Ksz %*% solve(prior$Kzz, t(prior$Knz))
+  Qss <- rowSums((Ksz %*% solve(prior$Kzz)) * Ksz)
+  A <- prior$K + diag(1 / ref$tau)
+  mean_ref <- drop(Qsn %*% solve(A, ref$nu / ref$tau))
+  # the test point keeps its own prior variance k(x*, x*) = 1
+  var_ref <- 1 - rowSums((Qsn %*% solve(A)) * Qsn)
+  got <- gpsvm:::cpp_ep_predict(list(kernel = rbf_kernel(0.6), inducing = z,
+                                     inducing_weights = fit$inducing_weights,
+                                     inducing_chol = fit$inducing_chol, chol = fit$chol),
+                                new, TRUE, 0L, 1L)
+  expect_equal(got$mean, mean_ref, tolerance = 1e-8)
+  expect_equal(got$variance, var_ref, tolerance = 1e-8)
+})
+
+test_that("mfsvr with few inducing points: the evidence of a plain-R FITC EP", {
+  d <- wiggly_data(20, 4)
+  z <- d$x[c(2, 7, 11, 19), ]
+  C <- 4; eps <- 0.1
+  fit <- mfsvr_fitc(d$x, d$y, z, C, eps, 0.7)
+  prior <- fitc_gram(d$x, z, 0.7)
+  ref <- ep_plain(prior$K, epsins_moments(d$y, C, eps))
+  expect_equal(fit$log_evidence, ref$evidence, tolerance = 1e-7)
+  expect_equal(fit$site_precision, ref$tau, tolerance = 1e-6)
+  dense <- mfsvr(d$x, d$y, C = C, epsilon = eps, kernel = rbf_kernel(0.7), scale = FALSE,
+                 control = mfsvr_control(rank_tol = 0))
+  expect_gt(abs(dense$log_evidence - fit$log_evidence), 1)
+})
+
+test_that("FITC evidence gradients match central differences", {
+  d <- wiggly_data(40, 5)
+  z <- d$x[seq(1, 40, by = 5), ]
+  h <- 1e-4
+  central <- function(f, p) {
+    vapply(seq_along(p), function(k) {
+      e <- replace(numeric(length(p)), k, h)
+      (f(p + e) - f(p - e)) / (2 * h)
+    }, numeric(1))
+  }
+  # mfsvr in (log C, log epsilon, log sigma)
+  p0 <- log(c(5, 0.1, 0.6))
+  ev <- function(p) mfsvr_fitc(d$x, d$y, z, exp(p[1]), exp(p[2]), exp(p[3]))$log_evidence
+  g <- mfsvr_fitc(d$x, d$y, z, 5, 0.1, 0.6, gradient = TRUE)$gradient
+  expect_equal(g, central(ev, p0), tolerance = 1e-6)
+  # mfsvr_evidence() gives the same with its inducing argument
+  e <- mfsvr_evidence(d$x, d$y, 5, 0.1, rbf_kernel(0.6), mfsvr_control(tol = 1e-12), inducing = z)
+  expect_equal(unname(e$gradient), g, tolerance = 1e-10)
+  expect_equal(e$log_evidence, ev(p0), tolerance = 1e-12)
+  # the TAP classifier in (log sigma, log noise, kappa)
+  y <- ifelse(d$y > 0, 1, -1)
+  p1 <- c(log(0.8), log(0.3), 0.02)
+  ev2 <- function(p) tap_fitc(d$x, y, z, exp(p[1]), exp(p[2]), p[3])$log_evidence
+  res <- tap_fitc(d$x, y, z, 0.8, 0.3, 0.02, gradient = TRUE)
+  expect_equal(res$clamped_sites, 0L)
+  expect_equal(res$gradient, central(ev2, p1), tolerance = 1e-6)
+})
+
+test_that("optimize = TRUE runs on the FITC evidence with the inducing inputs fixed", {
+  d <- wiggly_data(80, 6)
+  fit <- mfsvr(d$x, d$y, inducing = 15, optimize = TRUE)
+  expect_true(fit$optimization$convergence$converged)
+  expect_equal(nrow(fit$inducing), 15L)
+  # at the optimum the FITC gradient (the search's) is small per observation
+  expect_lt(max(abs(fit$gradient)) / 80, 1e-3)
+  y <- factor(d$y > 0)
+  g <- gpc(d$x, y, inducing = 15, optimize = TRUE)
+  expect_true(g$optimization$convergence$converged)
+  expect_match(paste(capture.output(print(g)), collapse = "\n"), "15 inducing inputs")
+})
+
+test_that("inducing = m: a deterministic greedy choice of distinct training inputs", {
+  d <- wiggly_data(60, 7)
+  a <- mfsvr(d$x, d$y, inducing = 12)
+  set.seed(99)
+  b <- mfsvr(d$x, d$y, inducing = 12)
+  expect_identical(a$inducing, b$inducing)
+  expect_equal(nrow(unique(a$inducing)), 12L)
+  # the inducing inputs are training inputs (on the scaled inputs)
+  expect_true(all(duplicated(rbind(a$x, a$inducing))[61:72]))
+  # every input twice: at most the distinct inputs are used, never twice
+  x2 <- rbind(d$x[1:5, ], d$x[1:5, ])
+  y2 <- c(d$y[1:5], d$y[1:5] + 0.1)
+  f <- mfsvr(x2, y2, inducing = 8)
+  expect_equal(nrow(f$inducing), 5L)
+  expect_true(all(is.finite(predict(f, x2, se.fit = TRUE)$se.fit)))
+})
+
+test_that("a matrix of inducing inputs is given in the data's units and scaled", {
+  d <- wiggly_data(50, 8)
+  x <- d$x * 100 + 7
+  z <- x[c(1, 10, 20, 30, 40), ]
+  f <- mfsvr(x, d$y, inducing = z)
+  expect_equal(unname(f$inducing), unname(scale(x)[c(1, 10, 20, 30, 40), ]), tolerance = 1e-12)
+  # the same fit as with the count's points given explicitly
+  g <- mfsvr(x, d$y, inducing = 9)
+  zz <- sweep(sweep(g$inducing, 2, g$scaling$scale, "*"), 2, g$scaling$center, "+")
+  h <- mfsvr(x, d$y, inducing = zz)
+  expect_equal(h$log_evidence, g$log_evidence, tolerance = 1e-10)
+})
+
+test_that("bad inducing inputs: clear errors, never NaN", {
+  d <- wiggly_data(20, 9)
+  expect_error(mfsvr(d$x, d$y, inducing = 21), "'inducing' = 21 exceeds the number of observations")
+  expect_error(mfsvr(d$x, d$y, inducing = 0), "'inducing' must be a whole number >= 1")
+  expect_error(mfsvr(d$x, d$y, inducing = 2.5), "'inducing' must be a whole number")
+  expect_error(mfsvr(d$x, d$y, inducing = "a"), "'inducing' must be a count or a numeric matrix")
+  expect_error(mfsvr(d$x, d$y, inducing = matrix(0, 3, 3)), "'inducing' has 3 column")
+  expect_error(mfsvr(d$x, d$y, inducing = d$x[c(1, 2, 1), ]), "'inducing' has duplicated rows")
+  expect_error(mfsvr(d$x, d$y, inducing = rbind(d$x[1:2, ], c(NA, 1))), "missing values")
+  expect_error(mfsvr(d$x, d$y, inducing = 5, control = mfsvr_control(algorithm = "paper")),
+               "'inducing' needs mfsvr_control")
+  y <- factor(d$y > 0)
+  expect_error(gpc(d$x, y, method = "naive", inducing = 5), "'inducing' needs method = \"tap\"")
+  expect_error(gpc(d$x, y, inducing = 25), "exceeds the number of observations")
+  fit <- gpc(d$x, y, inducing = 5)
+  expect_error(loo_error(fit, "exact"), "not available")
+  # one inducing point, and one observation
+  one <- mfsvr(d$x, d$y, inducing = 1)
+  expect_true(all(is.finite(predict(one, d$x, se.fit = TRUE)$se.fit)))
+  single <- mfsvr(d$x[1, , drop = FALSE], d$y[1], inducing = 1, scale = FALSE)
+  expect_true(is.finite(single$log_evidence))
+  # non-convergence of sparse EP warns with the shared warning
+  expect_warning(mfsvr(d$x, d$y, inducing = 5, control = mfsvr_control(max_iter = 1)),
+                 "did not converge")
+  expect_warning(gpc(d$x, y, inducing = 5, control = gpc_control(max_iter = 1)),
+                 "did not converge")
+})
+
+test_that("the low-rank path's cap is the user's: max_rank below the rank means dense", {
+  d <- wiggly_data(60, 10)
+  k <- rbf_kernel(1)
+  dense <- mfsvr(d$x, d$y, kernel = k, control = mfsvr_control(rank_tol = 0))
+  capped <- mfsvr(d$x, d$y, kernel = k, control = mfsvr_control(max_rank = 3))
+  expect_null(capped$rank)
+  expect_equal(capped$log_evidence, dense$log_evidence, tolerance = 1e-12)
+  low <- mfsvr(d$x, d$y, kernel = k, control = mfsvr_control(rank_tol = 1e-10, max_rank = 60))
+  expect_false(is.null(low$rank))
+  expect_equal(low$log_evidence, dense$log_evidence, tolerance = 1e-6)
+  expect_error(mfsvr_control(max_rank = 0), "'max_rank' must be a whole number >= 1")
+})
