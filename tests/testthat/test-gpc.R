@@ -207,3 +207,24 @@ test_that("bad input gives clear errors", {
   expect_error(predict(fit, type = "response"), "'type' must be one of")
   expect_error(fitted(fit, type = "x"), "'type' must be one of")
 })
+
+test_that("a cache too small for the columns gives the same fixed point (blocked products)", {
+  # 300 points: the blocked product's last block is partial (128 + 128 + 44)
+  set.seed(3)
+  n <- 300
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- ifelse(x[, 1] + rnorm(n) > 0, 1, -1)
+  ctl <- function(mb) gpc_control(tol = 1e-20, cache_mb = mb)
+  cached <- gpc(x, y, rbf_kernel(1.5), noise = 0.5, bias = 0.5, method = "naive",
+                control = ctl(500))
+  blocked <- gpc(x, y, rbf_kernel(1.5), noise = 0.5, bias = 0.5, method = "naive",
+                 control = ctl(0.1))
+  expect_equal(blocked$alpha, cached$alpha, tolerance = 1e-12)
+  K <- rbf_gram(blocked$x, 1.5) + 0.5 + diag(0.5, n)
+  f <- drop(K %*% (blocked$y * blocked$alpha))
+  z <- (blocked$y * f - diag(K) * blocked$alpha) / sqrt(diag(K))
+  rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
+  expect_lt(max(abs(unname(blocked$alpha) - rhs)), 1e-9)
+  expect_equal(unname(fitted(blocked, type = "link")),
+               drop((K - diag(0.5, n)) %*% (blocked$y * blocked$alpha)), tolerance = 1e-10)
+})

@@ -189,11 +189,13 @@ struct NaiveMfSweeper {
   const ConstVectorRef& y;
   const NaiveMfCoordinateControl& c;
   KernelColumnCache& cache;
+  const KernelEvaluator& evaluator;
   VectorXd kdiag, s, alpha, field;
 
   NaiveMfSweeper(const ConstVectorRef& y_, const NaiveMfCoordinateControl& c_,
-                 KernelColumnCache& cache_, const VectorXd& kdiag_)
-      : y(y_), c(c_), cache(cache_), kdiag(kdiag_), s(kdiag_.cwiseSqrt()),
+                 KernelColumnCache& cache_, const KernelEvaluator& evaluator_,
+                 const VectorXd& kdiag_)
+      : y(y_), c(c_), cache(cache_), evaluator(evaluator_), kdiag(kdiag_), s(kdiag_.cwiseSqrt()),
         alpha(VectorXd::Zero(y_.size())), field(VectorXd::Zero(y_.size())) {}
 
   Index n() const { return y.size(); }
@@ -209,11 +211,6 @@ struct NaiveMfSweeper {
     const double w = y[i] * step;
     field += w * Eigen::Map<const VectorXd>(cache.column(i), n());
     field[i] += w * c.noise;
-  }
-
-  void start_from(const VectorXd& start) {
-    for (Index i = 0; i < n(); ++i)
-      if (start[i] != 0.0) move(i, start[i]);
   }
 
   // One sweep; returns the largest and the total squared change seen.
@@ -232,13 +229,15 @@ struct NaiveMfSweeper {
   // they fit, else n evaluations each).
   void set_alpha(const VectorXd& a) {
     alpha = a;
-    field.setZero();
-    for (Index j = 0; j < n(); ++j) {
-      if (alpha[j] == 0.0) continue;
-      const double w = y[j] * alpha[j];
-      field += w * Eigen::Map<const VectorXd>(cache.column(j), n());
-      field[j] += w * c.noise;
+    const VectorXd w = (y.array() * alpha.array()).matrix();
+    if (cache.capacity() >= n()) {  // every column fits: n^2 multiply-adds after the first
+      field.setZero();
+      for (Index j = 0; j < n(); ++j)
+        if (w[j] != 0.0) field += w[j] * Eigen::Map<const VectorXd>(cache.column(j), n());
+    } else {  // n^2 / 2 evaluations, in blocks
+      evaluator.multiply(w, field);
     }
+    field += c.noise * w;
   }
 
   VectorXd deltas() const {
@@ -329,8 +328,8 @@ inline NaiveMfResult naive_mf_solve(const Kernel& kernel, const ConstMatrixRef& 
           " has k_ii = " + std::to_string(kdiag[i]) + " (add noise > 0)");
   }
   KernelColumnCache cache(k, control.cache_mb);
-  detail::NaiveMfSweeper sw(y, control, cache, kdiag);
-  if (start.size() == n) sw.start_from(start);
+  detail::NaiveMfSweeper sw(y, control, cache, k, kdiag);
+  if (start.size() == n) sw.set_alpha(start);
 
   // The Jacobian's kernel part, once: K ~ G G' on the pivots' columns.
   MatrixXd lowrank;
