@@ -92,6 +92,19 @@ inline VectorXd inverse_diagonal_in_place(Eigen::Ref<MatrixXd> a) {
 // starts as y_i f_i.
 namespace detail {
 
+// (K + noise I) (y * alpha) from the columns of the nonzero alpha.
+inline VectorXd noisy_field(const KernelEvaluator& k, double noise, const ConstVectorRef& y,
+                            const ConstVectorRef& alpha) {
+  const Index n = y.size();
+  VectorXd field = noise * (y.array() * alpha.array()).matrix(), col(n);
+  for (Index j = 0; j < n; ++j) {
+    if (alpha[j] == 0.0) continue;
+    k.fast_column(j, col.data());
+    field += (y[j] * alpha[j]) * col;
+  }
+  return field;
+}
+
 template <class Entry>
 VectorXd svc_loo_margins(const Entry& entry, VectorXd margin, const ConstVectorRef& alpha,
                          double C) {
@@ -160,12 +173,7 @@ inline VectorXd svc_loo_approx(const Kernel& kernel, const ConstMatrixRef& x, do
   check_labels(y, n);
   if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
   const KernelEvaluator k(kernel, x);
-  VectorXd field = noise * (y.array() * alpha.array()).matrix(), col(n);
-  for (Index j = 0; j < n; ++j) {
-    if (alpha[j] == 0.0) continue;
-    k.fast_column(j, col.data());
-    field += (y[j] * alpha[j]) * col;
-  }
+  const VectorXd field = detail::noisy_field(k, noise, y, alpha);
   return detail::svc_loo_margins(
       [&](Index i, Index j) { return k(i, j) + (i == j ? noise : 0.0); },
       (y.array() * field.array()).matrix(), alpha, C);
@@ -276,12 +284,7 @@ inline VectorXd naive_mf_loo_approx(const Kernel& kernel, const ConstMatrixRef& 
   for (Index i = 0; i < n; ++i)
     if (!(kdiag[i] > 0.0) || !std::isfinite(kdiag[i]))
       throw std::invalid_argument("the kernel (plus noise) must have a positive diagonal");
-  VectorXd field = noise * (y.array() * alpha.array()).matrix(), col(n);
-  for (Index j = 0; j < n; ++j) {
-    if (alpha[j] == 0.0) continue;
-    k.fast_column(j, col.data());
-    field += (y[j] * alpha[j]) * col;
-  }
+  const VectorXd field = detail::noisy_field(k, noise, y, alpha);
   VectorXd z(n);
   for (Index i = 0; i < n; ++i)
     z[i] = (y[i] * field[i] - kdiag[i] * alpha[i]) / std::sqrt(kdiag[i]);
