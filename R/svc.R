@@ -1,8 +1,9 @@
-#' Support vector classification by the kernel adatron
+#' Support vector classification without a threshold (the kernel adatron's machine)
 #'
-#' Fits a support vector machine by the parallel kernel adatron, as in Opper
-#' and Winther (2000, section 17.7): for two classes one machine, for more one
-#' per class against the rest. The dual problem is to maximise
+#' Fits the support vector machine of Opper and Winther (2000, section 17.7),
+#' whose threshold is a Gaussian prior in the kernel rather than an equality
+#' constraint: for two classes one machine, for more one per class against
+#' the rest. The dual problem is to maximise
 #' \eqn{W(\alpha) = \sum_i \alpha_i - \frac12 \sum_{ij} \alpha_i \alpha_j y_i y_j
 #' (k(x_i, x_j) + c + v \delta_{ij})} subject to \eqn{0 \le \alpha_i \le C}: the
 #' linear slack penalty \eqn{C \sum_i \xi_i} enters through the box, the
@@ -15,6 +16,19 @@
 #' \eqn{f(x) = \sum_j (k(x, x_j) + c) y_j \alpha_j} (eq. 17.20 with the
 #' constant in the kernel).
 #'
+#' The default solver (`svc_control(algorithm = "smo")`) is sequential
+#' minimal optimisation on this dual, the method of libsvm: each step moves
+#' one or two \eqn{\alpha_i}, chosen by the second-order working-set rule of
+#' Fan, Chen and Lin (2005), and needs one or two kernel columns (O(n)
+#' kernel evaluations, kept in a cache of `cache_mb` megabytes), and
+#' variables stuck at a bound are set aside (shrinking); the Gram matrix is
+#' never formed. It stops on the adatron's test below (the sum of the
+#' largest Kuhn-Tucker violations in each direction bounds the adatron's
+#' unit-rate step from above), so both solvers return the same solution to
+#' the tolerance.
+#'
+#' `svc_control(algorithm = "adatron")` runs the kernel adatron of the
+#' paper on the full Gram matrix (O(n^2) memory and work per step).
 #' The adatron step \eqn{\alpha_i \leftarrow \mathrm{clip}_{[0, C]}(\alpha_i +
 #' \eta (1 - y_i f_i))} updates all \eqn{\alpha_i} at once (projected gradient
 #' ascent on \eqn{W}). Its learning rate adapts as the paper's Algorithm 17.1
@@ -29,7 +43,7 @@
 #'
 #' With `C = Inf` and `noise = 0` (the hard margin) the problem has a solution
 #' only if the classes are separable in the kernel's feature space; otherwise
-#' the iteration runs to `max_iter` and warns.
+#' the solver runs to `max_iter` and warns.
 #'
 #' @section Defaults for data as it comes:
 #' With `scale = TRUE` the numeric input columns are centred and scaled to
@@ -104,6 +118,10 @@
 #'   Schuurmans (eds.), *Advances in Large Margin Classifiers*, MIT Press,
 #'   311-326. Section 17.4 and 17.7.
 #'
+#'   Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection
+#'   using second order information for training support vector machines.
+#'   *Journal of Machine Learning Research* 6, 1889-1918.
+#'
 #'   Friess, T.-T., Cristianini, N. and Campbell, C. (1998). The kernel-adatron
 #'   algorithm: a fast and simple learning procedure for support vector
 #'   machines. *Proceedings of ICML 15*.
@@ -131,8 +149,9 @@ svc.default <- function(x, y, kernel = rbf_kernel(), C = Inf, noise = 0.3, bias 
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE, allow_inf = TRUE)
   noise <- .check_number(noise, "noise", lower = 0)
-  control <- .check_control(control, "svc_control")
-  fit <- .classif_train(x, y, kernel, bias, scale, what = "svc: the kernel adatron",
+  control <- .svc_resolve_control(.check_control(control, "svc_control"), NROW(x))
+  what <- if (control$algorithm == "smo") "svc: SMO" else "svc: the kernel adatron"
+  fit <- .classif_train(x, y, kernel, bias, scale, what = what,
                         function(x, y, kernel) .svc_fit(x, y, kernel, C, noise, control))
   fit$call <- .generic_call(match.call(), "svc")
   fit
@@ -147,24 +166,45 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
   .add_formula_parts(fit, design, call)
 }
 
-#' Settings for the kernel adatron
+#' Settings for the support vector classifier's solver
 #'
-#' @param tol Convergence tolerance: the iteration stops when the largest
-#'   squared unit-rate adatron step \eqn{\max_i |\delta\alpha_i|^2} is below
-#'   `tol` (the paper's criterion `ftol`, with its default \eqn{10^{-5}}); for
-#'   `C < 1` the step is divided by `C` first.
-#' @param max_iter Maximum number of parallel adatron steps.
+#' @param tol Convergence tolerance: the solution is accepted when the
+#'   largest squared unit-rate adatron step \eqn{\max_i |\delta\alpha_i|^2},
+#'   \eqn{\delta\alpha_i = \mathrm{clip}_{[0, C]}(\alpha_i + 1 - y_i f_i) -
+#'   \alpha_i}, is below `tol` (the paper's criterion `ftol`, with its default
+#'   \eqn{10^{-5}}); for `C < 1` the step is divided by `C` first. SMO stops
+#'   when the sum of the largest Kuhn-Tucker violations in each direction is
+#'   below \eqn{\sqrt{tol}} (times `C` when `C < 1`), which implies it.
+#' @param max_iter Maximum number of steps: SMO's pair steps (`NULL`: 100
+#'   times the number of cases, at least \eqn{10^5}) or the adatron's
+#'   parallel steps (`NULL`: 10000).
+#' @param algorithm `"smo"` (default): sequential minimal optimisation with
+#'   a kernel-column cache, shrinking and second-order working-set selection;
+#'   `"adatron"`: the kernel adatron of the paper on the full Gram matrix.
+#' @param cache_mb Size of SMO's kernel-column cache in megabytes.
 #' @return A list of class `gpsvm_svc_control`.
 #' @examples
 #' svc_control(tol = 1e-10)
+#' svc_control(algorithm = "adatron")
 #' @export
-svc_control <- function(tol = 1e-5, max_iter = 10000) {
+svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatron"),
+                        cache_mb = 500) {
   structure(list(tol = .check_number(tol, "tol", lower = 0, open_lower = TRUE),
-                 max_iter = .check_count(max_iter, "max_iter", lower = 1L)),
+                 max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 1L),
+                 algorithm = .match_choice(algorithm),
+                 cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)),
             class = c("gpsvm_svc_control", "gpsvm_control"))
 }
 
-# The adatron on -1/+1 labels; `start` warm-starts alpha.
+# The control with max_iter's default for the algorithm and n cases filled
+# in (what the fit stores).
+.svc_resolve_control <- function(control, n) {
+  control$max_iter <- control$max_iter %||%
+    if (control$algorithm == "smo") as.integer(max(1e5, 100 * n)) else 10000L
+  control
+}
+
+# The solver on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
   res <- cpp_classifier("fit", list(method = "svc", kernel = kernel, noise = noise, C = C), x, y,
                         unclass(control), list(alpha = start))
@@ -225,7 +265,8 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
 
 #' @export
 print.gpsvm_svc <- function(x, ...) {
-  .print_classifier_header(x, "Support vector classifier (kernel adatron)")
+  .print_classifier_header(x, sprintf("Support vector classifier (%s)",
+                                     if (x$control$algorithm == "smo") "SMO" else "kernel adatron"))
   cat(sprintf("C = %s, noise variance = %s, bias variance = %s\n", format(x$C), format(x$noise),
               format(x$bias)))
   models <- .binary_models(x)

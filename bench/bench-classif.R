@@ -174,3 +174,52 @@ if (have_e1071) {
         s1_fit$time + s1_apx$time)
 }
 if (have_kernlab) ratio("kernlab::ksvm fit / svc (C = 1) fit", k_fit$time, s1_fit$time)
+
+# ---- At scale: svc() and gpc(method = "naive") against e1071::svm ------------
+#
+#   GPSVM_BENCH_SCALE_N=5000,20000 Rscript bench/bench-classif.R   (the default sizes)
+#
+# Two overlapping classes, x ~ N(0, I_2), y = sign(x1 + 0.7 x2^2 + N(0, 0.7^2)
+# - 0.5), inputs standardised, Gaussian kernel of width sigma = 2 for all
+# (e1071's gamma = 1 / (2 sigma^2)), cost C = 1.  svc() fits the same
+# soft-margin machine without the threshold (C = 1, noise = 0, bias = 0);
+# gpc() the naive mean field with noise = 1 (bias = 0, kappa = 0), which has
+# no C: it is timed against the same e1071 fit.  Elapsed seconds of one fit
+# each (they run for seconds at these sizes), all in this process.  Also
+# timed: the approximate leave-one-out of the svc() fit (the margin support
+# vectors' matrix only) and, at the smaller size, of the gpc() fit.
+scale_n <- as.integer(strsplit(Sys.getenv("GPSVM_BENCH_SCALE_N", "5000,20000"), ",")[[1]])
+overlap_data <- function(n, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- factor(ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, "b", "a"))
+  list(x = scale(x), y = y)
+}
+elapsed <- function(expr) {
+  gc(FALSE)
+  t <- system.time(value <- expr)[["elapsed"]]
+  list(value = value, time = t)
+}
+cat("\nAt scale: two overlapping classes, rbf sigma = 2, C = 1\n")
+scale_rows <- list()
+for (n in scale_n) {
+  d <- overlap_data(n)
+  s <- elapsed(svc(d$x, d$y, rbf_kernel(2), C = 1, noise = 0, bias = 0, scale = FALSE))
+  g <- elapsed(gpc(d$x, d$y, rbf_kernel(2), noise = 1, bias = 0, method = "naive",
+                   scale = FALSE))
+  e <- if (have_e1071) {
+    elapsed(e1071::svm(d$x, d$y, kernel = "radial", gamma = 1 / 8, cost = 1, scale = FALSE,
+                       type = "C-classification"))
+  } else list(time = NA)
+  s_loo <- elapsed(loo_error(s$value))
+  g_loo <- if (n <= 5000) elapsed(loo_error(g$value)) else list(time = NA)
+  scale_rows[[as.character(n)]] <- data.frame(
+    n = n, svc = s$time, svc_iter = s$value$convergence$iterations,
+    svc_sv = sum(s$value$alpha > 0), gpc_naive = g$time,
+    gpc_iter = g$value$convergence$iterations, e1071 = e$time,
+    e1071_sv = if (have_e1071) e$value$tot.nSV else NA,
+    svc_ratio = s$time / e$time, gpc_ratio = g$time / e$time,
+    svc_loo_approx = s_loo$time, gpc_loo_approx = g_loo$time)
+}
+print(format(do.call(rbind, scale_rows), digits = 3), row.names = FALSE)
+cat("svc_ratio and gpc_ratio are time / e1071::svm time (target <= 1)\n")

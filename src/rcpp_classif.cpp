@@ -1,13 +1,17 @@
-// Glue for the classifiers of Opper and Winther (2000): svc() (the kernel
-// adatron), gpc(method = "naive") (Algorithm 17.1) and gpc(method = "tap")
-// (the EP engine), and their leave-one-out estimators.  One entry point:
-// the noisy Gram matrix is built in one place for every task.  Converts,
-// calls the core in inst/include/gpsvm/, wraps.  No algorithm here.
+// Glue for the classifiers of Opper and Winther (2000): svc() (SMO on the
+// adatron's dual, or the kernel adatron itself), gpc(method = "naive")
+// (quasi-Newton steps on the mean-field equations, or Algorithm 17.1) and
+// gpc(method = "tap") (the EP engine), and their leave-one-out estimators.
+// One entry point: the solvers that need the noisy Gram matrix get it from
+// one place; SMO and the Newton solver work from the inputs and a column
+// cache.  Converts, calls the core in inst/include/gpsvm/, wraps.  No
+// algorithm here.
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
 #include <gpsvm/ep_gradient.hpp>
 #include <gpsvm/loo.hpp>
 #include <gpsvm/naive_mf.hpp>
+#include <gpsvm/smo.hpp>
 #include <gpsvm/tap_classifier.hpp>
 
 #include <string>
@@ -55,6 +59,39 @@ gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   c.C = C;
   c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
   c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
+  return c;
+}
+
+// svc()'s and gpc(method = "naive")'s fast solvers (the default) work
+// without the Gram matrix; control$algorithm "adatron" / "paper" asks for the
+// paper's iterations on it.
+bool uses_columns(const Model& m, const Rcpp::List& control) {
+  if (m.method == Method::svc)
+    return gpsvm_glue::choice(element(control, "algorithm"), "algorithm", {"smo", "adatron"}) == 0;
+  if (m.method == Method::naive)
+    return gpsvm_glue::choice(element(control, "algorithm"), "algorithm",
+                              {"newton", "paper"}) == 0;
+  return false;
+}
+
+gpsvm::SvcControl smo_control(const Model& m, const Rcpp::List& control) {
+  gpsvm::SvcControl c;
+  c.C = m.C;
+  c.noise = m.noise;
+  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.max_iter = gpsvm_glue::count_in(element(control, "max_iter"), "max_iter", 1, 1L << 53);
+  c.cache_mb = number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
+  c.shrinking = true;
+  return c;
+}
+
+gpsvm::NaiveMfCoordinateControl newton_control(const Model& m, const Rcpp::List& control) {
+  gpsvm::NaiveMfCoordinateControl c;
+  c.kappa = m.kappa;
+  c.noise = m.noise;
+  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 0, gpsvm_glue::kMaxInt);
+  c.cache_mb = number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
   return c;
 }
 
@@ -123,6 +160,46 @@ SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::Matri
   return out;
 }
 
+// The fast solvers' tasks, from the inputs (no Gram matrix).
+Rcpp::List naive_to_r(const gpsvm::NaiveMfResult& r) {
+  return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
+                            Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
+                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+}
+
+SEXP column_task(const std::string& task, const Model& m, const Eigen::Map<Eigen::MatrixXd>& x,
+                 const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+                 const Rcpp::List& state, const Rcpp::Nullable<Rcpp::IntegerVector>& which) {
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const bool svc = m.method == Method::svc;
+  if (task == "fit") {
+    const Eigen::VectorXd start = gpsvm_glue::optional_vector(state, "alpha");
+    if (svc) {
+      const gpsvm::SvcResult r =
+          gpsvm::svc_smo_solve(m.kernel, x, y, smo_control(m, control), start, interrupt);
+      return Rcpp::List::create(
+          Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
+          Rcpp::Named("objective") = r.objective,
+          Rcpp::Named("kernel_columns") = static_cast<double>(r.kernel_columns),
+          Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+    }
+    return naive_to_r(
+        gpsvm::naive_mf_solve(m.kernel, x, y, newton_control(m, control), start, interrupt));
+  }
+  const Eigen::VectorXd alpha = gpsvm_glue::vector_element(state, "alpha");
+  if (task == "loo_approx") {
+    if (svc) return Rcpp::wrap(gpsvm::svc_loo_approx(m.kernel, x, m.noise, y, alpha, m.C));
+    return Rcpp::wrap(gpsvm::naive_mf_loo_approx(m.kernel, x, m.noise, y, alpha, m.kappa));
+  }
+  if (which.isNull()) Rcpp::stop("'which' is needed for exact leave-one-out refits");
+  const std::vector<Eigen::Index> cases = zero_based(Rcpp::IntegerVector(which.get()));
+  if (svc)
+    return refits_to_r(gpsvm::svc_loo_exact(m.kernel, x, y, alpha, smo_control(m, control),
+                                            cases, interrupt));
+  return refits_to_r(gpsvm::naive_mf_loo_exact(m.kernel, x, y, alpha,
+                                               newton_control(m, control), cases, interrupt));
+}
+
 // Linear-response leave-one-out margins of the fit in `state` (alpha).  The
 // TAP method's are its cavity margins, which the R layer has already.
 SEXP loo_approx(const Model& m, Eigen::MatrixXd&& k, const Eigen::Map<Eigen::VectorXd>& y,
@@ -188,11 +265,14 @@ SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::Matrix
   const Model m = model_from_r(model);
   if (gradient && !(task == "fit" && m.method == Method::tap))
     Rcpp::stop("the evidence gradient is for TAP fits only");
+  if (task != "fit" && task != "loo_approx" && task != "loo_exact")
+    Rcpp::stop("unknown task '%s'", task);
   if (m.inducing.size() > 0) {
     if (task != "fit")
       Rcpp::stop("leave-one-out refits of an inducing-point fit are not available");
     return fit_inducing(m, x, y, control, state, gradient);
   }
+  if (uses_columns(m, control)) return column_task(task, m, x, y, control, state, which);
   Eigen::MatrixXd k = gpsvm::noisy_gram(m.kernel, x, m.noise);
   if (task == "fit") return fit(m, k, x, y, control, state, gradient);
   if (task == "loo_approx") return loo_approx(m, std::move(k), y, state);

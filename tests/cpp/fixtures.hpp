@@ -69,6 +69,29 @@ inline gpsvm::NaiveMfControl naive_mf_control(double kappa, double tol) {
   return c;
 }
 
+inline gpsvm::SvcControl svc_control(double C, double noise, double tol, double cache_mb = 100.0) {
+  gpsvm::SvcControl c;
+  c.C = C;
+  c.noise = noise;
+  c.tol = tol;
+  c.max_iter = 1000000;
+  c.cache_mb = cache_mb;
+  c.shrinking = true;
+  return c;
+}
+
+inline gpsvm::NaiveMfCoordinateControl naive_mf_newton_control(double kappa, double noise,
+                                                               double tol,
+                                                               double cache_mb = 100.0) {
+  gpsvm::NaiveMfCoordinateControl c;
+  c.kappa = kappa;
+  c.noise = noise;
+  c.tol = tol;
+  c.max_iter = 1000;
+  c.cache_mb = cache_mb;
+  return c;
+}
+
 // tol_evidence = 0: stop on the hyperparameters' change alone.
 inline gpsvm::RvmControl rvm_control(double tol, double tol_evidence = 0.0) {
   gpsvm::RvmControl c;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/naive_mf.hpp>
 #include <gpsvm/smo.hpp>
 #include <limits>
 #include <stdexcept>
@@ -268,6 +269,80 @@ TEST_CASE("adatron: a warm start reaches the same solution; C < 1 is judged in u
   VectorXd bad = y;
   bad[0] = 0.5;
   CHECK_THROWS(gpsvm::adatron_fit(K, bad, c), std::invalid_argument);
+}
+
+// ---- SMO on the adatron's dual, and the naive mean field without the Gram matrix
+
+TEST_CASE("SMO for the classifier: the brute-force maximum of W, twins shared, a warm start") {
+  for (std::uint32_t seed : {1u, 2u, 3u}) {
+    ref::Random rng(seed);
+    const int n = 7;
+    MatrixXd x = rng.uniform_matrix(n, 2, -2.0, 2.0);
+    x.row(6) = x.row(2);  // a twin
+    VectorXd y(n);
+    for (int i = 0; i < n; ++i)
+      y[i] = (x(i, 0) + 0.5 * x(i, 1) + 0.4 * rng.normal() > 0.0) ? 1.0 : -1.0;
+    y[0] = 1.0;
+    y[1] = -1.0;
+    y[6] = y[2];
+    for (double noise : {0.0, 0.3}) {
+      MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
+      K.diagonal().array() += noise;
+      for (double C : {0.3, 5.0, std::numeric_limits<double>::infinity()}) {
+        const std::string note =
+            "seed " + std::to_string(seed) + ", noise " + show(noise) + ", C = " + show(C);
+        const gpsvm::SvcControl c = fixture::svc_control(C, noise, 1e-22);
+        const gpsvm::SvcResult fit = gpsvm::svc_smo_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+        const ref::AdatronOptimum best = ref::adatron_brute_force(K, y, C);
+        CHECK_MSG(fit.status.converged, note);
+        CHECK_NEAR_MSG(fit.objective, best.objective, 1e-9 * (1.0 + std::fabs(best.objective)),
+                       note + ": W");
+        CHECK_NEAR_MSG(ref::gap(fit.field, K * y.cwiseProduct(fit.alpha)), 0.0, 1e-12,
+                       note + ": field");
+        CHECK_MSG(fit.alpha.minCoeff() >= 0.0 && fit.alpha.maxCoeff() <= C, note + ": box");
+        // without noise the twins' split is set equal; with noise the optimum
+        // is unique and has them equal, reached to the solver's tolerance
+        CHECK_NEAR_MSG(fit.alpha[6] - fit.alpha[2], 0.0, noise == 0.0 ? 1e-12 : 1e-9,
+                       note + ": twins");
+        const gpsvm::SvcResult warm =
+            gpsvm::svc_smo_solve(gpsvm::Kernel::rbf(1.0), x, y, c, fit.alpha * 0.5);
+        CHECK_NEAR_MSG(warm.objective, fit.objective, 1e-9 * (1.0 + std::fabs(fit.objective)),
+                       note + ": warm start");
+      }
+    }
+  }
+}
+
+TEST_CASE("naive mean field: the Newton solver reaches Algorithm 17.1's fixed point") {
+  ref::Random rng(11);
+  const int n = 60;
+  const MatrixXd x = rng.uniform_matrix(n, 2, -2.0, 2.0);
+  VectorXd y(n);
+  for (int i = 0; i < n; ++i) y[i] = x(i, 0) + 0.3 * rng.normal() > 0.0 ? 1.0 : -1.0;
+  gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.2);
+  kernel.constant = 0.5;
+  for (double kappa : {0.0, 0.05}) {
+    for (double cache_mb : {100.0, 0.01}) {  // cached columns, and blocked products
+      const std::string note = "kappa " + show(kappa) + ", cache " + show(cache_mb);
+      MatrixXd K = gpsvm::kernel_matrix(kernel, x);
+      K.diagonal().array() += 0.4;
+      const gpsvm::NaiveMfResult paper =
+          gpsvm::naive_mf_fit(K, y, fixture::naive_mf_control(kappa, 1e-26));
+      const gpsvm::NaiveMfResult fast = gpsvm::naive_mf_solve(
+          kernel, x, y, fixture::naive_mf_newton_control(kappa, 0.4, 1e-26, cache_mb));
+      CHECK_MSG(paper.status.converged && fast.status.converged, note);
+      CHECK_NEAR_MSG(ref::gap(fast.alpha, paper.alpha), 0.0, 1e-11, note + ": alpha");
+      CHECK_NEAR_MSG(ref::gap(fast.field, K * y.cwiseProduct(fast.alpha)), 0.0, 1e-11,
+                     note + ": field");
+    }
+  }
+  // the blocked product against the dense one, n not a multiple of the block
+  const MatrixXd xb = rng.uniform_matrix(300, 3, -1.0, 1.0);
+  const gpsvm::KernelEvaluator ev(kernel, xb);
+  const VectorXd v = rng.uniform_matrix(300, 1, -1.0, 1.0).col(0);
+  VectorXd kv;
+  ev.multiply(v, kv);
+  CHECK_NEAR(ref::gap(kv, gpsvm::kernel_matrix(kernel, xb) * v), 0.0, 1e-12);
 }
 
 }  // namespace gpsvm_tests_svm

@@ -5,7 +5,8 @@ test_that("Algorithm 17.1 matches a plain-R transcription step for step", {
   d <- two_class_data(40, 11)
   for (setting in list(list(kappa = 0, noise = 0.5), list(kappa = 0.1, noise = 0),
                        list(kappa = 0.02, noise = 1.3))) {
-    fit <- gpc_paper(d$x, d$y, rbf_kernel(0.9), noise = setting$noise, kappa = setting$kappa)
+    fit <- gpc_paper(d$x, d$y, rbf_kernel(0.9), noise = setting$noise, kappa = setting$kappa,
+                     control = gpc_control(algorithm = "paper"))
     K <- rbf_gram(d$x, 0.9) + diag(setting$noise, 40)
     ref <- naive_mf_r(K, d$y, kappa = setting$kappa)
     expect_identical(fit$convergence$iterations, as.integer(ref$iterations))
@@ -35,12 +36,17 @@ test_that("points far from the boundary neither overflow nor give NaN", {
   # phi(z) / Phi(z) must come from the tails, not from 0 / 0
   x <- c(-30, -20, -10, 10, 20, 30, -15)
   y <- c(-1, -1, -1, 1, 1, 1, 1)
-  fit <- gpc_paper(x, y, linear_kernel(), noise = 1, control = gpc_control(tol = 1e-22))
   K <- outer(x, x) + diag(1, 7)
-  z <- (y * drop(K %*% (y * fit$alpha)) - diag(K) * fit$alpha) / sqrt(diag(K))
-  expect_lt(min(z), -25)
-  rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
-  expect_lt(max(abs(unname(fit$alpha) - rhs) / rhs), 1e-10)
+  for (algorithm in c("paper", "newton")) {
+    fit <- gpc_paper(x, y, linear_kernel(), noise = 1,
+                     control = gpc_control(tol = 1e-22, algorithm = algorithm))
+    z <- (y * drop(K %*% (y * fit$alpha)) - diag(K) * fit$alpha) / sqrt(diag(K))
+    expect_lt(min(z), -25)
+    rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
+    # the stopping test is absolute, |delta alpha| < 1e-11
+    expect_lt(max(abs(unname(fit$alpha) - rhs)), 1e-11 * 1.01)
+    if (algorithm == "paper") expect_lt(max(abs(unname(fit$alpha) - rhs) / rhs), 1e-10)
+  }
   # predictions far out: probabilities stay in [0, 1] and follow pnorm
   new <- c(-1e6, -50, 0, 50, 1e6)
   p <- predict(fit, new, type = "prob")
@@ -88,9 +94,68 @@ test_that("the formula method matches the matrix method", {
 test_that("non-convergence is a warning naming the iterations and residual", {
   d <- two_class_data(30, 15)
   expect_warning(fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5,
-                            control = gpc_control(max_iter = 3)),
+                            control = gpc_control(max_iter = 3, algorithm = "paper")),
                  "did not converge in 3 iterations \\(change")
   expect_false(fit$convergence$converged)
+  expect_warning(fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5,
+                                  control = gpc_control(max_iter = 1)),
+                 "sweeps|Newton|did not converge in 1 iterations \\(change")
+  expect_false(fit$convergence$converged)
+})
+
+test_that("the Newton solver converges where Algorithm 17.1 diverges, to the same fixed point", {
+  # two overlapping classes, a wide kernel and a bias constant: the kernel
+  # matrix has a few very large eigenvalues, and Algorithm 17.1's parallel
+  # steps lose the fixed point
+  set.seed(42)
+  n <- 400
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, 1, -1)
+  xs <- scale(x)
+  fit <- gpc(xs, y, rbf_kernel(2), noise = 1, bias = 1, method = "naive", scale = FALSE,
+             control = gpc_control(tol = 1e-20))
+  expect_true(fit$convergence$converged)
+  # the fixed point of (17.40), checked in plain R
+  K <- rbf_gram(xs, 2) + 1 + diag(1, n)
+  f <- drop(K %*% (y * fit$alpha))
+  z <- (y * f - diag(K) * fit$alpha) / sqrt(diag(K))
+  rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
+  expect_lt(max(abs(unname(fit$alpha) - rhs)), 1e-10)
+  # a dense Newton iteration in plain R reaches the same point
+  a <- numeric(n)
+  for (it in 1:50) {
+    h <- drop((K * outer(y, y)) %*% a) - diag(K) * a
+    zz <- h / sqrt(diag(K))
+    g <- exp(dnorm(zz, log = TRUE) - pnorm(zz, log.p = TRUE))
+    delta <- g / sqrt(diag(K)) - a
+    if (max(abs(delta)) < 1e-13) break
+    w <- g * (zz + g) / diag(K)
+    a <- a + solve(diag(n) + w * (K * outer(y, y) - diag(diag(K))), delta)
+  }
+  expect_equal(unname(fit$alpha), a, tolerance = 1e-8)
+  # Algorithm 17.1 from the same start does not get there in its default budget
+  paper <- suppressWarnings(gpc(xs, y, rbf_kernel(2), noise = 1, bias = 1, method = "naive",
+                                scale = FALSE, control = gpc_control(algorithm = "paper")))
+  if (paper$convergence$converged) {
+    expect_lt(max(abs(paper$alpha - fit$alpha)), 10 * sqrt(1e-5))
+  }
+})
+
+test_that("no fixed point (duplicates with opposite labels, no noise) is said clearly", {
+  x <- rbind(c(0, 0), c(0, 0), c(2, 2), c(-2, -2))
+  y <- c(1, -1, 1, -1)
+  # (the absolute test of a coarse tol can be met on the way out, as
+  # Algorithm 17.1 would be)
+  expect_warning(fit <- gpc_paper(x, y, rbf_kernel(1), noise = 0,
+                                  control = gpc_control(tol = 1e-20)), "no fixed point")
+  expect_false(fit$convergence$converged)
+  expect_true(all(is.finite(fit$alpha)))
+  # with noise the fixed point exists and is found
+  fit <- gpc_paper(x, y, rbf_kernel(1), noise = 0.1, control = gpc_control(tol = 1e-20))
+  K <- rbf_gram(x, 1) + diag(0.1, 4)
+  z <- (y * drop(K %*% (y * fit$alpha)) - diag(K) * fit$alpha) / sqrt(diag(K))
+  rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
+  expect_lt(max(abs(unname(fit$alpha) - rhs)), 1e-10)
 })
 
 test_that("a kernel of large scale: the paper's absolute ftol warns, a smaller one is right", {
@@ -100,10 +165,14 @@ test_that("a kernel of large scale: the paper's absolute ftol warns, a smaller o
   expect_warning(fit <- gpc_paper(d$x, d$y, kern, noise = 1e6), "too coarse for this kernel's scale")
   expect_identical(fit$convergence$iterations, 0L)
   K <- rbf_gram(d$x, 1) + diag(1e6, 30)
-  fine <- expect_silent(gpc_paper(d$x, d$y, kern, noise = 1e6, control = gpc_control(tol = 1e-20)))
+  fine <- expect_silent(gpc_paper(d$x, d$y, kern, noise = 1e6,
+                                  control = gpc_control(tol = 1e-20, algorithm = "paper")))
   ref <- naive_mf_r(K, d$y, ftol = 1e-20)
   expect_equal(unname(fine$alpha), ref$alpha, tolerance = 1e-10)
   expect_identical(fine$convergence$iterations, as.integer(ref$iterations))
+  # the coordinate sweeps reach the same fixed point
+  sweeps <- expect_silent(gpc_paper(d$x, d$y, kern, noise = 1e6, control = gpc_control(tol = 1e-24)))
+  expect_equal(unname(sweeps$alpha), ref$alpha, tolerance = 1e-7)
   # the paper's setting does not warn
   expect_silent(gpc_paper(d$x, d$y, rbf_kernel(1), noise = 1.3))
 })
@@ -137,4 +206,25 @@ test_that("bad input gives clear errors", {
   fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   expect_error(predict(fit, type = "response"), "'type' must be one of")
   expect_error(fitted(fit, type = "x"), "'type' must be one of")
+})
+
+test_that("a cache too small for the columns gives the same fixed point (blocked products)", {
+  # 300 points: the blocked product's last block is partial (128 + 128 + 44)
+  set.seed(3)
+  n <- 300
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- ifelse(x[, 1] + rnorm(n) > 0, 1, -1)
+  ctl <- function(mb) gpc_control(tol = 1e-20, cache_mb = mb)
+  cached <- gpc(x, y, rbf_kernel(1.5), noise = 0.5, bias = 0.5, method = "naive",
+                control = ctl(500))
+  blocked <- gpc(x, y, rbf_kernel(1.5), noise = 0.5, bias = 0.5, method = "naive",
+                 control = ctl(0.1))
+  expect_equal(blocked$alpha, cached$alpha, tolerance = 1e-12)
+  K <- rbf_gram(blocked$x, 1.5) + 0.5 + diag(0.5, n)
+  f <- drop(K %*% (blocked$y * blocked$alpha))
+  z <- (blocked$y * f - diag(K) * blocked$alpha) / sqrt(diag(K))
+  rhs <- exp(dnorm(z, log = TRUE) - pnorm(z, log.p = TRUE)) / sqrt(diag(K))
+  expect_lt(max(abs(unname(blocked$alpha) - rhs)), 1e-9)
+  expect_equal(unname(fitted(blocked, type = "link")),
+               drop((K - diag(0.5, n)) %*% (blocked$y * blocked$alpha)), tolerance = 1e-10)
 })

@@ -77,6 +77,7 @@ class KernelColumnCache {
   }
 
   long columns_computed() const { return computed_; }
+  Index capacity() const { return capacity_; }
 
  private:
   struct Slot {

@@ -237,6 +237,39 @@ class KernelEvaluator {
          (-half_inv_sigma2_)).exp() + kernel_.constant;
   }
 
+  // out = K v without forming K, for solvers that need the product once per
+  // iteration and cannot cache n columns.  Gaussian kernel: blocks of 128
+  // columns at a time, each block's distances by one matrix product and a
+  // vectorised exp, and every pair (i, j) evaluated once (the symmetric
+  // half below each diagonal block serves both K_ij v_j and K_ji v_i), so
+  // n^2 / 2 exponentials.  Other kernels go column by column.
+  void multiply(const VectorXd& v, VectorXd& out) const {
+    const Index n = size();
+    out.setZero(n);
+    if (kernel_.family != KernelFamily::rbf) {
+      VectorXd col(n);
+      for (Index j = 0; j < n; ++j) {
+        if (v[j] == 0.0) continue;
+        column(j, col.data());
+        out += v[j] * col;
+      }
+      return;
+    }
+    const Index block = 128;
+    MatrixXd kb;
+    for (Index j0 = 0; j0 < n; j0 += block) {
+      const Index b = std::min(block, n - j0), rows = n - j0;
+      // rows j0..n-1 against columns j0..j0+b-1
+      kb.noalias() = points_.rightCols(rows).transpose() * points_.middleCols(j0, b);
+      kb = ((-2.0 * kb.array()).colwise() + squared_norms_.tail(rows).array()).rowwise() +
+           squared_norms_.segment(j0, b).transpose().array();
+      kb = (kb.array().max(0.0) * (-half_inv_sigma2_)).exp() + kernel_.constant;
+      out.tail(rows).noalias() += kb * v.segment(j0, b);
+      if (rows > b)
+        out.segment(j0, b).noalias() += kb.bottomRows(rows - b).transpose() * v.tail(rows - b);
+    }
+  }
+
   // out[t] = k(x_rows[t], x_j) for t < m, in the fast form above.
   void fast_rows(Index j, const Index* rows, Index m, double* out) const {
     if (kernel_.family != KernelFamily::rbf) {

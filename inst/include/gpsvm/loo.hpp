@@ -22,6 +22,7 @@
 #include "adatron.hpp"
 #include "classifier.hpp"
 #include "naive_mf.hpp"
+#include "smo.hpp"
 #include "tap_classifier.hpp"
 
 namespace gpsvm {
@@ -82,15 +83,32 @@ inline VectorXd inverse_diagonal_in_place(Eigen::Ref<MatrixXd> a) {
 // non-support vectors (margin unchanged), 0 < alpha < C margin support
 // vectors (eq. 17.29: y_i f_i - alpha_i / [K_mSV^-1]_ii), alpha = C bounded
 // ("misclassified") vectors (eq. 17.31: y_i f_i + (k_i' K_mSV^-1 k_i - k_ii)
-// alpha_i).  The adatron clips alpha to 0 and C exactly, so the groups are
+// alpha_i).  The solvers clip alpha to 0 and C exactly, so the groups are
 // read off without a threshold.  Here f = K (y * alpha) with the noisy K.
-inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
-                               const ConstVectorRef& alpha, double C) {
-  const Index n = k.rows();
-  check_labels(y, n);
-  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
-  const VectorXd field = k * (y.array() * alpha.array()).matrix();
-  VectorXd margin = (y.array() * field.array()).matrix();
+//
+// Only the margin support vectors are inverted: the work is m^3 / 3 for the
+// Cholesky factor of K_mSV (m margin support vectors), m^2 per bounded
+// vector, and the field.  `entry(i, j)` gives the noisy K_ij and `margin`
+// starts as y_i f_i.
+namespace detail {
+
+// (K + noise I) (y * alpha) from the columns of the nonzero alpha.
+inline VectorXd noisy_field(const KernelEvaluator& k, double noise, const ConstVectorRef& y,
+                            const ConstVectorRef& alpha) {
+  const Index n = y.size();
+  VectorXd field = noise * (y.array() * alpha.array()).matrix(), col(n);
+  for (Index j = 0; j < n; ++j) {
+    if (alpha[j] == 0.0) continue;
+    k.fast_column(j, col.data());
+    field += (y[j] * alpha[j]) * col;
+  }
+  return field;
+}
+
+template <class Entry>
+VectorXd svc_loo_margins(const Entry& entry, VectorXd margin, const ConstVectorRef& alpha,
+                         double C) {
+  const Index n = margin.size();
   std::vector<Index> sv, bounded;
   for (Index i = 0; i < n; ++i) {
     if (alpha[i] <= 0.0) continue;
@@ -98,8 +116,8 @@ inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
   }
   const Index m = static_cast<Index>(sv.size());
   MatrixXd ks(m, m);
-  for (Index a = 0; a < m; ++a)
-    for (Index b = 0; b < m; ++b) ks(a, b) = k(sv[a], sv[b]);
+  for (Index b = 0; b < m; ++b)
+    for (Index a = 0; a <= b; ++a) ks(a, b) = ks(b, a) = entry(sv[a], sv[b]);
   Eigen::LLT<MatrixXd> llt;
   if (m > 0) {
     // Duplicated inputs (common in real data) make K_mSV singular when there
@@ -119,20 +137,46 @@ inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
         throw std::runtime_error(
             "kernel matrix of the margin support vectors is not positive definite");
     }
-    const VectorXd dinv = detail::inverse_diagonal_from_cholesky(llt.matrixLLT());
+    const VectorXd dinv = inverse_diagonal_from_cholesky(llt.matrixLLT());
     for (Index a = 0; a < m; ++a) margin[sv[a]] -= alpha[sv[a]] / dinv[a];
   }
+  VectorXd ki(m);
   for (Index i : bounded) {
     double explained = 0.0;  // k_i' K_mSV^-1 k_i
     if (m > 0) {
-      VectorXd ki(m);
-      for (Index a = 0; a < m; ++a) ki[a] = k(sv[a], i);
-      const VectorXd w = llt.matrixL().solve(ki);
-      explained = w.squaredNorm();
+      for (Index a = 0; a < m; ++a) ki[a] = entry(sv[a], i);
+      explained = llt.matrixL().solve(ki).squaredNorm();
     }
-    margin[i] += (explained - k(i, i)) * alpha[i];
+    margin[i] += (explained - entry(i, i)) * alpha[i];
   }
   return margin;
+}
+
+}  // namespace detail
+
+inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
+                               const ConstVectorRef& alpha, double C) {
+  const Index n = k.rows();
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  const VectorXd field = k * (y.array() * alpha.array()).matrix();
+  return detail::svc_loo_margins([&](Index i, Index j) { return k(i, j); },
+                                 (y.array() * field.array()).matrix(), alpha, C);
+}
+
+// The same from the kernel and inputs, without the n x n matrix: the field
+// from the support vectors' columns (n evaluations each), K_mSV and the
+// bounded vectors' rows from single evaluations.
+inline VectorXd svc_loo_approx(const Kernel& kernel, const ConstMatrixRef& x, double noise,
+                               const ConstVectorRef& y, const ConstVectorRef& alpha, double C) {
+  const Index n = x.rows();
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  const KernelEvaluator k(kernel, x);
+  const VectorXd field = detail::noisy_field(k, noise, y, alpha);
+  return detail::svc_loo_margins(
+      [&](Index i, Index j) { return k(i, j) + (i == j ? noise : 0.0); },
+      (y.array() * field.array()).matrix(), alpha, C);
 }
 
 // Naive mean field, eqs. (17.41)-(17.42):
@@ -140,16 +184,62 @@ inline VectorXd svc_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
 // Omega_i is the linear response of the mean-field map alpha_i = G(z_i)/sqrt(k_ii):
 // Omega_i = -k_ii (1 + 1/G'(z_i)) = k_ii (1 / (G(z_i) (z_i + G(z_i))) - 1),
 // which at the fixed point equals the paper's k_ii (1 / (y_i alpha_i <f_i>) - 1)
-// (there y_i <f_i> = sqrt(k_ii) (z_i + G(z_i)) and alpha_i = G(z_i) / sqrt(k_ii))
 // but, unlike it, does not divide by y_i <f_i>, which may vanish before
-// convergence.  Points whose response underflows (G (z + G) = 0, far on the
-// right side) have Omega_i = Inf: they drop out of the matrix and keep their
-// margin.
+// convergence.
 //
-// The work is one Cholesky factorisation of Omega + K (n^3 / 3 flops) and
-// the diagonal of its inverse (another n^3 / 3); this form takes k as its
-// workspace (k is overwritten by Omega + K and its factor), so that no other
-// n x n matrix is allocated.  The overload below copies k first.
+// What can be left out: a point far on the right side has a response
+// G (z + G) that vanishes like exp(-z^2 / 2), so Omega_i ~ k_ii / response is
+// huge and its row of (Omega + K) decouples: it changes the other points'
+// [(Omega + K)^-1]_jj by a relative O(response), and its own term
+// (1 / [(Omega + K)^-1]_ii - Omega_i) alpha_i lies between 0 and k_ii alpha_i,
+// with alpha_i = G(z_i) / sqrt(k_ii) of the same order.  Points whose
+// response is below kNaiveLooResponseFloor (1e-12, z above about 7) are
+// therefore left out of the matrix and keep their margin y_i <f_i>.  What
+// cannot be left out: every other point.  Unlike the SVM's non-support
+// vectors, their alpha is not 0 and their Omega is finite, so on overlapping
+// classes (most points within a few units of z of the boundary) the matrix
+// stays nearly n x n: the work is one Cholesky factorisation of the m x m
+// active block (m^3 / 3 flops) and the diagonal of its inverse (another
+// m^3 / 3).
+constexpr double kNaiveLooResponseFloor = 1e-12;
+
+namespace detail {
+
+// The margins from y_i <f_i>, z, alpha and the noisy diagonal; `gather(active,
+// omega)` returns the m x m matrix (Omega + K) on the active points.
+template <class Gather>
+VectorXd naive_mf_loo_margins(VectorXd margin, const VectorXd& z, const ConstVectorRef& alpha,
+                              const VectorXd& kdiag, double kappa, Gather gather) {
+  const Index n = margin.size();
+  VectorXd omega(n);
+  std::vector<Index> active;
+  active.reserve(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) {
+    const double response = flip_mills_curvature(z[i], kappa);  // G (z + G) = -G'(z)
+    // kappa > 0: the response can be negative (Omega_i < -k_ii) far on the
+    // wrong side; only a vanishing one decouples
+    if (std::abs(response) < kNaiveLooResponseFloor) {
+      omega[i] = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    omega[i] = kdiag[i] * (1.0 / response - 1.0);
+    active.push_back(i);
+  }
+  auto a = gather(active, omega);
+  const Index m = static_cast<Index>(active.size());
+  const VectorXd dinv = inverse_diagonal_in_place(a.topLeftCorner(m, m));
+  for (Index p = 0; p < m; ++p) {
+    const Index i = active[p];
+    margin[i] -= (1.0 / dinv[p] - omega[i]) * alpha[i];
+  }
+  return margin;
+}
+
+}  // namespace detail
+
+// The dense form takes k as its workspace (k is overwritten by Omega + K on
+// the active points and its factor), so that no other n x n matrix is
+// allocated.  The overload below copies k first.
 inline VectorXd naive_mf_loo_approx(MatrixXd&& k, const ConstVectorRef& y,
                                     const ConstVectorRef& alpha, double kappa) {
   const Index n = k.rows();
@@ -158,37 +248,58 @@ inline VectorXd naive_mf_loo_approx(MatrixXd&& k, const ConstVectorRef& y,
   if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
   VectorXd field(n), z(n), delta(n);
   detail::naive_mf_delta(k, y, kappa, alpha, field, z, delta);
-  VectorXd margin = (y.array() * field.array()).matrix();
-  VectorXd omega(n);
-  std::vector<Index> active;
-  active.reserve(static_cast<std::size_t>(n));
-  for (Index i = 0; i < n; ++i) {
-    const double response = flip_mills_curvature(z[i], kappa);  // G (z + G) = -G'(z)
-    omega[i] = response == 0.0 ? std::numeric_limits<double>::infinity()
-                               : k(i, i) * (1.0 / response - 1.0);
-    if (std::isfinite(omega[i])) active.push_back(i);
-  }
-  // k is no longer needed: gather the active rows and columns into its top
-  // left corner, in place (column by column, each entry moves up and left:
-  // active[p] >= p, so no entry is overwritten before it is read), and add
-  // Omega to the diagonal.
-  const Index m = static_cast<Index>(active.size());
-  if (m < n) {
-    for (Index q = 0; q < m; ++q)
-      for (Index p = 0; p < m; ++p) k(p, q) = k(active[p], active[q]);
-  }
-  for (Index p = 0; p < m; ++p) k(p, p) += omega[active[p]];
-  const VectorXd dinv = detail::inverse_diagonal_in_place(k.topLeftCorner(m, m));
-  for (Index p = 0; p < m; ++p) {
-    const Index i = active[p];
-    margin[i] -= (1.0 / dinv[p] - omega[i]) * alpha[i];
-  }
-  return margin;
+  const VectorXd kdiag = k.diagonal();
+  auto gather = [&](const std::vector<Index>& active, const VectorXd& omega) -> MatrixXd& {
+    // gather the active rows and columns into k's top left corner, in place
+    // (column by column, each entry moves up and left: active[p] >= p, so no
+    // entry is overwritten before it is read), and add Omega to the diagonal
+    const Index m = static_cast<Index>(active.size());
+    if (m < n) {
+      for (Index q = 0; q < m; ++q)
+        for (Index p = 0; p < m; ++p) k(p, q) = k(active[p], active[q]);
+    }
+    for (Index p = 0; p < m; ++p) k(p, p) += omega[active[p]];
+    return k;
+  };
+  return detail::naive_mf_loo_margins((y.array() * field.array()).matrix(), z, alpha, kdiag,
+                                      kappa, gather);
 }
 
 inline VectorXd naive_mf_loo_approx(const ConstMatrixRef& k, const ConstVectorRef& y,
                                     const ConstVectorRef& alpha, double kappa) {
   return naive_mf_loo_approx(MatrixXd(k), y, alpha, kappa);
+}
+
+// The same from the kernel and inputs: the field from the columns of the
+// nonzero alpha (n evaluations each), and only the m x m active block of
+// Omega + K is ever formed.
+inline VectorXd naive_mf_loo_approx(const Kernel& kernel, const ConstMatrixRef& x, double noise,
+                                    const ConstVectorRef& y, const ConstVectorRef& alpha,
+                                    double kappa) {
+  const Index n = x.rows();
+  check_labels(y, n);
+  if (alpha.size() != n) throw std::invalid_argument("alpha has the wrong length");
+  const KernelEvaluator k(kernel, x);
+  const VectorXd kdiag = k.diagonal().array() + noise;
+  for (Index i = 0; i < n; ++i)
+    if (!(kdiag[i] > 0.0) || !std::isfinite(kdiag[i]))
+      throw std::invalid_argument("the kernel (plus noise) must have a positive diagonal");
+  const VectorXd field = detail::noisy_field(k, noise, y, alpha);
+  VectorXd z(n);
+  for (Index i = 0; i < n; ++i)
+    z[i] = (y[i] * field[i] - kdiag[i] * alpha[i]) / std::sqrt(kdiag[i]);
+  MatrixXd a;
+  auto gather = [&](const std::vector<Index>& active, const VectorXd& omega) -> MatrixXd& {
+    const Index m = static_cast<Index>(active.size());
+    a.resize(m, m);
+    for (Index q = 0; q < m; ++q) {
+      for (Index p = 0; p < q; ++p) a(p, q) = a(q, p) = k(active[p], active[q]);
+      a(q, q) = kdiag[active[q]] + omega[active[q]];
+    }
+    return a;
+  };
+  return detail::naive_mf_loo_margins((y.array() * field.array()).matrix(), z, alpha, kdiag,
+                                      kappa, gather);
 }
 
 // Exact leave-one-out by refitting without each point in `which` (0-based),
@@ -205,11 +316,13 @@ struct LooRefits {
 
 namespace detail {
 
-template <typename Refit>
-LooRefits loo_refit_loop(const ConstMatrixRef& k, const ConstVectorRef& y,
-                         const ConstVectorRef& alpha, const std::vector<Index>& which,
-                         Refit refit, const std::function<void()>& interrupt) {
-  const Index n = k.rows();
+// The loop shared by every exact leave-one-out: `refit(i, start, alpha_i,
+// status)` fits without point i from `start` (the full alpha without entry
+// i); `field(i, alpha_i)` is sum_{j != i} k_ij y_j alpha_j^(-i).
+template <typename Refit, typename Field>
+LooRefits loo_refit_loop(Index n, const ConstVectorRef& y, const ConstVectorRef& alpha,
+                         const std::vector<Index>& which, Refit refit, Field field,
+                         const std::function<void()>& interrupt) {
   if (alpha.size() != n || y.size() != n)
     throw std::invalid_argument("alpha and the labels must have one value per case");
   LooRefits out;
@@ -223,23 +336,71 @@ LooRefits loo_refit_loop(const ConstMatrixRef& k, const ConstVectorRef& y,
       out.iterations.push_back(0);
       continue;
     }
-    const MatrixXd ki = drop_one(k, i);
-    const VectorXd yi = drop_one(y, i);
-    const VectorXd start = drop_one(alpha, i);
     VectorXd alpha_i;
     SolverStatus status;
-    refit(i, ki, yi, start, alpha_i, status);
-    double f = 0.0;
-    for (Index j = 0, jj = 0; j < n; ++j) {
-      if (j == i) continue;
-      f += k(i, j) * yi[jj] * alpha_i[jj];
-      ++jj;
-    }
-    out.margin[static_cast<Index>(w)] = y[i] * f;
+    refit(i, drop_one(alpha, i), alpha_i, status);
+    out.margin[static_cast<Index>(w)] = y[i] * field(i, alpha_i);
     out.iterations.push_back(static_cast<int>(status.iterations));
     if (!status.converged) ++out.not_converged;
   }
   return out;
+}
+
+// The same on a dense noisy Gram matrix k: refit(ki, yi, start, alpha_i,
+// status) gets k and y without point i.
+template <typename Refit>
+LooRefits loo_refit_dense(const ConstMatrixRef& k, const ConstVectorRef& y,
+                          const ConstVectorRef& alpha, const std::vector<Index>& which,
+                          Refit refit, const std::function<void()>& interrupt) {
+  const Index n = k.rows();
+  auto fit = [&](Index i, const VectorXd& start, VectorXd& alpha_i, SolverStatus& status) {
+    refit(i, drop_one(k, i), drop_one(y, i), start, alpha_i, status);
+  };
+  auto field = [&](Index i, const VectorXd& alpha_i) {
+    double f = 0.0;
+    for (Index j = 0, jj = 0; j < n; ++j) {
+      if (j == i) continue;
+      f += k(i, j) * y[j] * alpha_i[jj];
+      ++jj;
+    }
+    return f;
+  };
+  return loo_refit_loop(n, y, alpha, which, fit, field, interrupt);
+}
+
+// The rows of x without row `drop`.
+inline MatrixXd drop_row(const ConstMatrixRef& x, Index drop) {
+  MatrixXd out(x.rows() - 1, x.cols());
+  out.topRows(drop) = x.topRows(drop);
+  out.bottomRows(x.rows() - 1 - drop) = x.bottomRows(x.rows() - 1 - drop);
+  return out;
+}
+
+// The same from the kernel and inputs, for the solvers that never form the
+// Gram matrix: refit(xi, yi, start, alpha_i, status) gets the inputs and
+// labels without point i; the prediction at x_i uses its kernel column.
+template <typename Refit>
+LooRefits loo_refit_points(const Kernel& kernel, const ConstMatrixRef& x,
+                           const ConstVectorRef& y, const ConstVectorRef& alpha,
+                           const std::vector<Index>& which, Refit refit,
+                           const std::function<void()>& interrupt) {
+  const Index n = x.rows();
+  const KernelEvaluator k(kernel, x);
+  VectorXd col(n);
+  auto fit = [&](Index i, const VectorXd& start, VectorXd& alpha_i, SolverStatus& status) {
+    refit(drop_row(x, i), drop_one(y, i), start, alpha_i, status);
+  };
+  auto field = [&](Index i, const VectorXd& alpha_i) {
+    k.column(i, col.data());
+    double f = 0.0;
+    for (Index j = 0, jj = 0; j < n; ++j) {
+      if (j == i) continue;
+      f += col[j] * y[j] * alpha_i[jj];
+      ++jj;
+    }
+    return f;
+  };
+  return loo_refit_loop(n, y, alpha, which, fit, field, interrupt);
 }
 
 }  // namespace detail
@@ -256,7 +417,23 @@ inline LooRefits svc_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
     alpha_i = std::move(r.alpha);
     status = r.status;
   };
-  return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+  return detail::loo_refit_dense(k, y, alpha, which, refit, interrupt);
+}
+
+// SMO refits on the inputs without each point, warm-started.
+inline LooRefits svc_loo_exact(const Kernel& kernel, const ConstMatrixRef& x,
+                               const ConstVectorRef& y, const ConstVectorRef& alpha,
+                               const SvcControl& control, const std::vector<Index>& which,
+                               const std::function<void()>& interrupt = {}) {
+  control.validate();
+  check_labels(y, x.rows());
+  auto refit = [&](const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    SvcResult r = svc_smo_solve(kernel, xi, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return detail::loo_refit_points(kernel, x, y, alpha, which, refit, interrupt);
 }
 
 inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
@@ -271,7 +448,24 @@ inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRe
     alpha_i = std::move(r.alpha);
     status = r.status;
   };
-  return detail::loo_refit_loop(k, y, alpha, which, refit, interrupt);
+  return detail::loo_refit_dense(k, y, alpha, which, refit, interrupt);
+}
+
+// Coordinate-sweep refits on the inputs without each point, warm-started.
+inline LooRefits naive_mf_loo_exact(const Kernel& kernel, const ConstMatrixRef& x,
+                                    const ConstVectorRef& y, const ConstVectorRef& alpha,
+                                    const NaiveMfCoordinateControl& control,
+                                    const std::vector<Index>& which,
+                                    const std::function<void()>& interrupt = {}) {
+  control.validate();
+  check_labels(y, x.rows());
+  auto refit = [&](const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    NaiveMfResult r = naive_mf_solve(kernel, xi, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return detail::loo_refit_points(kernel, x, y, alpha, which, refit, interrupt);
 }
 
 // TAP: each refit starts from the full fit's EP sites without point i
@@ -301,7 +495,7 @@ inline LooRefits tap_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
     w = (r.weights.array() * yi.array()).matrix();
     status = r.status;
   };
-  return detail::loo_refit_loop(k, y, VectorXd::Zero(k.rows()), which, refit, interrupt);
+  return detail::loo_refit_dense(k, y, VectorXd::Zero(k.rows()), which, refit, interrupt);
 }
 
 }  // namespace gpsvm

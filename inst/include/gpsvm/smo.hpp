@@ -99,13 +99,23 @@ namespace detail {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Shared state: the two halves of alpha, the residuals r = y - K beta and the
-// kernel diagonal.
+// Shared state: the two halves of alpha with their upper bounds, the
+// residuals r = y - (K + shift I) beta and the diagonal of K + shift I.
+//
+// The bounds are per point: 0 <= a+_k <= cap_p[k], 0 <= a-_k <= cap_m[k].
+// SVR has C for both; the bias-free SVM classifier (svc_smo_solve) is the
+// same problem with epsilon = 0, targets y_k = +-1 and one half fixed at 0
+// (cap 0) so that beta_k has the sign of y_k.  A cap may be infinite (no
+// linear slack).  `shift` is a constant added to the diagonal of the
+// kernel matrix only (the classifiers' input-noise variance); the cached
+// columns are the plain kernel's, so twins still share them, and the shift
+// is applied to the point's own row where a column is used.
 struct SvrState {
   const ConstVectorRef& y;
   const SvrControl& ctl;
   KernelColumnCache& cache;
-  Eigen::VectorXd ap, am, r, kdiag;
+  Eigen::VectorXd ap, am, r, kdiag, cap_p, cap_m;
+  double shift = 0.0;
   std::vector<Index> active;  // indices of points still in play
   long epoch = 0;             // bumped whenever the active set grows back
   std::vector<double> zeros;  // the virtual variable's kernel column
@@ -114,12 +124,30 @@ struct SvrState {
   const double* active_column(Index j) { return cache.column(j, &active, epoch); }
 
   SvrState(const ConstVectorRef& y_, const SvrControl& ctl_, KernelColumnCache& cache_,
-           const KernelEvaluator& k)
+           const KernelEvaluator& k, double shift_ = 0.0)
       : y(y_), ctl(ctl_), cache(cache_), ap(Eigen::VectorXd::Zero(y_.size())),
-        am(Eigen::VectorXd::Zero(y_.size())), r(y_), kdiag(k.diagonal()),
+        am(Eigen::VectorXd::Zero(y_.size())), r(y_),
+        kdiag(k.diagonal().array() + shift_),
+        cap_p(Eigen::VectorXd::Constant(y_.size(), ctl_.C)),
+        cap_m(Eigen::VectorXd::Constant(y_.size(), ctl_.C)), shift(shift_),
         zeros(static_cast<size_t>(y_.size()), 0.0) {
     active.resize(static_cast<size_t>(y_.size()));
     for (Index i = 0; i < y_.size(); ++i) active[static_cast<size_t>(i)] = i;
+  }
+
+  // Starts from beta = ap - am instead of 0 (each half within its cap):
+  // r = y - (K + shift I) beta from the columns of the nonzero entries.
+  void warm_start(const Eigen::VectorXd& ap0, const Eigen::VectorXd& am0) {
+    ap = ap0;
+    am = am0;
+    r = y;
+    for (Index j = 0; j < n(); ++j) {
+      const double bj = ap[j] - am[j];
+      if (bj == 0.0) continue;
+      const double* col = cache.column(j);
+      r -= bj * Eigen::Map<const Eigen::VectorXd>(col, n());
+      r[j] -= bj * shift;
+    }
   }
 
   Index n() const { return y.size(); }
@@ -131,16 +159,17 @@ struct SvrState {
   Eigen::VectorXd rbound;
   bool track_bound = false;
 
-  double bound_part(Index k) const {
-    const double C = ctl.C;
-    return C * ((ap[k] == C ? 1.0 : 0.0) - (am[k] == C ? 1.0 : 0.0));
+  static double at_cap(double a, double cap) {
+    return (a == cap && std::isfinite(cap)) ? cap : 0.0;
   }
+  double bound_part(Index k) const { return at_cap(ap[k], cap_p[k]) - at_cap(am[k], cap_m[k]); }
 
   void update_bound(Index k, double old_part) {
     const double delta = bound_part(k) - old_part;
     if (!track_bound || delta == 0.0) return;
     const double* col = cache.column(k);
     for (Index i = 0; i < n(); ++i) rbound[i] += delta * col[i];
+    rbound[k] += delta * shift;
   }
 
   // Recompute the residuals of the inactive points (the active ones are
@@ -171,7 +200,10 @@ struct SvrState {
         acc -= bj * col;
       }
     }
-    for (Index t = 0; t < m; ++t) r[stale[static_cast<size_t>(t)]] = acc[t];
+    for (Index t = 0; t < m; ++t) {
+      const Index k = stale[static_cast<size_t>(t)];
+      r[k] = acc[t] - shift * (ap[k] - am[k] - (track_bound ? bound_part(k) : 0.0));
+    }
   }
 
   void restore_active() {
@@ -203,21 +235,21 @@ struct PairGap {
     if (fixed_bias) { m = 0.0; M = 0.0; t_point = kVirtual; t_sign = +1; }
   }
 
-  // Fold in point k's two variables, given its residual and alphas.
-  void add(Index k, double r, double ap, double am, double C, double eps) {
+  // Fold in point k's two variables, given its residual, alphas and caps.
+  void add(Index k, double r, double ap, double am, double cp, double cm, double eps) {
     const double vp = r - eps, vm = r + eps;
-    if (ap < C && vp > m) { m = vp; t_point = k; t_sign = +1; }
+    if (ap < cp && vp > m) { m = vp; t_point = k; t_sign = +1; }
     if (am > 0.0 && vm > m) { m = vm; t_point = k; t_sign = -1; }
     if (ap > 0.0 && vp < M) M = vp;
-    if (am < C && vm < M) M = vm;
+    if (am < cm && vm < M) M = vm;
   }
 };
 
 // m over I_up (with its maximiser) and M over I_low, on the active points.
 inline PairGap pair_gap(const SvrState& st) {
-  const double C = st.ctl.C, eps = st.ctl.epsilon;
+  const double eps = st.ctl.epsilon;
   PairGap g(!st.ctl.bias);
-  for (Index k : st.active) g.add(k, st.r[k], st.ap[k], st.am[k], C, eps);
+  for (Index k : st.active) g.add(k, st.r[k], st.ap[k], st.am[k], st.cap_p[k], st.cap_m[k], eps);
   return g;
 }
 
@@ -226,20 +258,21 @@ inline PairGap pair_gap(const SvrState& st) {
 // window, is frozen.  A point leaves the active set when both its variables
 // are frozen.
 inline void shrink(SvrState& st, double m, double M) {
-  const double C = st.ctl.C, eps = st.ctl.epsilon;
-  auto frozen = [&](double a, double v, int s) {
+  const double eps = st.ctl.epsilon;
+  auto frozen = [&](double a, double v, int s, double C) {
     // s = +1 variable: in I_up only if a < C, in I_low only if a > 0.
     const bool up = (s > 0) ? (a < C) : (a > 0.0);
     const bool low = (s > 0) ? (a > 0.0) : (a < C);
     if (up && low) return false;  // free
+    if (!up && !low) return true; // a cap of 0: fixed at 0
     if (up) return v < M;         // only in I_up, and below the window
     return v > m;                 // only in I_low, and above the window
   };
   std::vector<Index> keep;
   keep.reserve(st.active.size());
   for (Index k : st.active) {
-    const bool fp = frozen(st.ap[k], st.r[k] - eps, +1);
-    const bool fm = frozen(st.am[k], st.r[k] + eps, -1);
+    const bool fp = frozen(st.ap[k], st.r[k] - eps, +1, st.cap_p[k]);
+    const bool fm = frozen(st.am[k], st.r[k] + eps, -1, st.cap_m[k]);
     if (!(fp && fm)) keep.push_back(k);
   }
   st.active.swap(keep);
@@ -265,7 +298,7 @@ inline double kdiag_of(const SvrState& st, Index p) { return p == kVirtual ? 0.0
 // Fan, Chen and Lin's second-order choice of the partner of g.t_point among
 // the active points (and, without a bias, the virtual variable).
 inline WorkingPair select_pair(SvrState& st, const PairGap& g) {
-  const double C = st.ctl.C, eps = st.ctl.epsilon, m = g.m;
+  const double eps = st.ctl.epsilon, m = g.m;
   WorkingPair p;
   p.i = g.t_point;
   p.si = g.t_sign;
@@ -277,12 +310,14 @@ inline WorkingPair select_pair(SvrState& st, const PairGap& g) {
     if (v <= best) { best = v; p.j = k; p.sj = sk; p.b = b; p.a = curv; }
   };
   for (Index k : st.active) {
-    const double curv = std::max(kii + st.kdiag[k] - 2.0 * ki[k], kSmoCurvatureFloor);
+    // the cached column is the plain kernel's: the shift sits on row i only
+    const double kik = k == p.i ? ki[k] + st.shift : ki[k];
+    const double curv = std::max(kii + st.kdiag[k] - 2.0 * kik, kSmoCurvatureFloor);
     if (st.ap[k] > 0.0) {
       const double b = m - (st.r[k] - eps);
       if (b > 0.0) consider(k, +1, b, curv);
     }
-    if (st.am[k] < C) {
+    if (st.am[k] < st.cap_m[k]) {
       const double b = m - (st.r[k] + eps);
       if (b > 0.0) consider(k, -1, b, curv);
     }
@@ -292,22 +327,28 @@ inline WorkingPair select_pair(SvrState& st, const PairGap& g) {
   return p;
 }
 
+// An alpha within 1e-12 of its cap (relative) is snapped to it, and one
+// below 1e-12 of a finite cap to 0, so that set membership is exact.  Under
+// an infinite cap a step that empties a variable ends at exactly 0 already
+// (d is clipped to its value).
+inline void snap(double& a, double cap) {
+  if (!std::isfinite(cap)) return;
+  if (a > cap - 1e-12 * cap) a = cap;
+  if (a < 1e-12 * cap) a = 0.0;
+}
+
 // The step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box and
-// taken; alphas within 1e-12 C of a bound are snapped to it, so that set
-// membership is exact.
+// taken.
 inline double take_step(SvrState& st, const WorkingPair& p) {
-  const double C = st.ctl.C;
   double d = p.b / p.a;
-  if (p.i != kVirtual) d = std::min(d, p.si > 0 ? C - st.ap[p.i] : st.am[p.i]);
-  if (p.j != kVirtual) d = std::min(d, p.sj > 0 ? st.ap[p.j] : C - st.am[p.j]);
+  if (p.i != kVirtual) d = std::min(d, p.si > 0 ? st.cap_p[p.i] - st.ap[p.i] : st.am[p.i]);
+  if (p.j != kVirtual) d = std::min(d, p.sj > 0 ? st.ap[p.j] : st.cap_m[p.j] - st.am[p.j]);
   if (p.i != kVirtual) { if (p.si > 0) st.ap[p.i] += d; else st.am[p.i] -= d; }
   if (p.j != kVirtual) { if (p.sj > 0) st.ap[p.j] -= d; else st.am[p.j] += d; }
   for (Index k : {p.i, p.j}) {
     if (k == kVirtual) continue;
-    if (st.ap[k] > C - 1e-12 * C) st.ap[k] = C;
-    if (st.am[k] > C - 1e-12 * C) st.am[k] = C;
-    if (st.ap[k] < 1e-12 * C) st.ap[k] = 0.0;
-    if (st.am[k] < 1e-12 * C) st.am[k] = 0.0;
+    snap(st.ap[k], st.cap_p[k]);
+    snap(st.am[k], st.cap_m[k]);
   }
   return d;
 }
@@ -318,11 +359,15 @@ inline double take_step(SvrState& st, const WorkingPair& p) {
 inline PairGap move_residuals(SvrState& st, const WorkingPair& p, double d) {
   const double* kj = column_of(st, p.j);
   const double* ki = column_of(st, p.i);  // still cached: capacity >= 2
+  if (st.shift != 0.0) {  // the diagonal shift, on the two points' own rows
+    if (p.i != kVirtual) st.r[p.i] -= d * st.shift;
+    if (p.j != kVirtual) st.r[p.j] += d * st.shift;
+  }
   PairGap h(!st.ctl.bias);
   for (Index k : st.active) {
     const double rk = st.r[k] - d * (ki[k] - kj[k]);
     st.r[k] = rk;
-    h.add(k, rk, st.ap[k], st.am[k], st.ctl.C, st.ctl.epsilon);
+    h.add(k, rk, st.ap[k], st.am[k], st.cap_p[k], st.cap_m[k], st.ctl.epsilon);
   }
   return h;
 }
@@ -373,12 +418,12 @@ inline bool optimal(SvrState& st, PairGap& g, ShrinkSchedule& sched) {
 // The bias: the average of -s_t G_t over free variables, else the midpoint
 // of [M, m].
 inline double free_bias(const SvrState& st, const PairGap& g) {
-  const double C = st.ctl.C, eps = st.ctl.epsilon;
+  const double eps = st.ctl.epsilon;
   double sum = 0.0;
   long nfree = 0;
   for (Index k = 0; k < st.n(); ++k) {
-    if (st.ap[k] > 0.0 && st.ap[k] < C) { sum += st.r[k] - eps; ++nfree; }
-    if (st.am[k] > 0.0 && st.am[k] < C) { sum += st.r[k] + eps; ++nfree; }
+    if (st.ap[k] > 0.0 && st.ap[k] < st.cap_p[k]) { sum += st.r[k] - eps; ++nfree; }
+    if (st.am[k] > 0.0 && st.am[k] < st.cap_m[k]) { sum += st.r[k] + eps; ++nfree; }
   }
   if (nfree > 0) return sum / static_cast<double>(nfree);
   const double lo = std::isfinite(g.M) ? g.M : g.m, hi = std::isfinite(g.m) ? g.m : g.M;
@@ -399,7 +444,15 @@ inline void final_status_and_bias(SvrState& st, long iterations, SvrResult& res)
 inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>& interrupt) {
   ShrinkSchedule sched(st.n());
   st.track_bound = st.ctl.shrinking;
-  if (st.track_bound) st.rbound = Eigen::VectorXd::Zero(st.n());
+  if (st.track_bound) {  // a warm start may hold coefficients at their caps already
+    st.rbound = Eigen::VectorXd::Zero(st.n());
+    for (Index k = 0; k < st.n(); ++k) {
+      const double part = st.bound_part(k);
+      if (part == 0.0) continue;
+      st.rbound += part * Eigen::Map<const Eigen::VectorXd>(st.cache.column(k), st.n());
+      st.rbound[k] += part * st.shift;
+    }
+  }
   PairGap g(!st.ctl.bias);
   bool fresh = false;  // g already holds the gap of the current state
   long iter = 0;
@@ -454,6 +507,145 @@ inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const 
   res.kernel_columns = cache.columns_computed();
   res.fitted = y - st.r + Eigen::VectorXd::Constant(y.size(), res.b);
   return res;
+}
+
+// ---- The bias-free SVM classifier ------------------------------------------
+//
+// The kernel adatron's problem (adatron.hpp): maximise
+//   W(alpha) = sum_i alpha_i - 1/2 alpha' Q alpha,   0 <= alpha_i <= C,
+// with Q = diag(y) (K + noise I) diag(y).  With beta_i = y_i alpha_i it is the
+// SVR dual above with epsilon = 0, targets y and beta_i confined to [0, C]
+// for y_i = +1 and to [-C, 0] for y_i = -1 (one half of each point capped at
+// 0): 1/2 beta' K beta - y' beta = -W.  So the same SMO solves it, with its
+// column cache, shrinking and second-order working-set selection, at O(n)
+// kernel evaluations per step instead of the adatron's n^2.
+//
+// The residual is r_i = y_i - f_i and the gradient of W is y_i r_i, so the
+// pair gap m - M is the sum of the largest violations of the Kuhn-Tucker
+// conditions in each direction, in the units of the adatron's unit-rate step
+// clip(alpha_i + 1 - y_i f_i) - alpha_i, which it bounds from above.  The
+// adatron's test max_i step_i^2 < tol (steps in units of min(1, C)) is met
+// by stopping at m - M < sqrt(tol) min(1, C); the status reports
+// ((m - M) / min(1, C))^2 against tol.
+
+struct SvcControl {
+  // No defaults here (see solver_status.hpp): svc() and svc_control() hold them.
+  double C = kUnset;       // box bound on alpha (Inf: no linear slack)
+  double noise = kUnset;   // added to the kernel's diagonal (eq. 17.16)
+  double tol = kUnset;     // the adatron's tol (squared unit-rate step)
+  long max_iter = 0;       // cap on pair steps
+  double cache_mb = kUnset;
+  bool shrinking = true;
+
+  void validate() const {
+    if (!(C > 0.0)) throw std::invalid_argument("'C' must be positive (Inf allowed)");
+    if (!(noise >= 0.0) || !std::isfinite(noise))
+      throw std::invalid_argument("'noise' must be a finite number >= 0");
+    if (!(tol > 0.0) || !std::isfinite(tol))
+      throw std::invalid_argument("'tol' must be a positive finite number");
+    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
+    if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
+  }
+
+  double unit() const { return std::min(1.0, C); }
+};
+
+struct SvcResult {
+  Eigen::VectorXd alpha;   // in [0, C]
+  Eigen::VectorXd field;   // (K + noise I) (y * alpha)
+  double objective = 0.0;  // W(alpha)
+  SolverStatus status;     // iterations are pair steps
+  long kernel_columns = 0;
+};
+
+namespace detail {
+
+// Without noise, points with the same inputs and label have the same column
+// of Q, so W depends only on the sum of their alphas: SMO leaves that sum
+// split arbitrarily (often all on one twin), while the adatron's parallel
+// steps keep it equal.  The equal split is also a Kuhn-Tucker point (a group
+// with one twin at C and one at 0 has margin exactly 1, so the average is a
+// free margin vector), and it is the one the leave-one-out estimate needs:
+// a twin left at 0 looks like a non-support vector although it takes over
+// when its twin is left out.
+inline void share_among_twins(const KernelEvaluator& k, const ConstVectorRef& y,
+                              double C, Eigen::VectorXd& alpha) {
+  const std::vector<Index> first = k.first_twins();
+  const Index n = alpha.size();
+  std::vector<double> sum(static_cast<size_t>(2 * n), 0.0);
+  std::vector<int> count(static_cast<size_t>(2 * n), 0);
+  auto group = [&](Index i) { return static_cast<size_t>(2 * first[static_cast<size_t>(i)] + (y[i] > 0 ? 1 : 0)); };
+  for (Index i = 0; i < n; ++i) { sum[group(i)] += alpha[i]; ++count[group(i)]; }
+  for (Index i = 0; i < n; ++i)
+    if (count[group(i)] > 1) {
+      alpha[i] = sum[group(i)] / count[group(i)];
+      snap(alpha[i], C);  // an average of values at C is C
+    }
+}
+
+}  // namespace detail
+
+// Fits the classifier on the rows of x with labels y in {-1, +1}; `start`,
+// if not empty, is a warm start for alpha (clipped to [0, C]).
+inline SvcResult svc_smo_solve(const Kernel& kernel, const ConstMatrixRef& x,
+                               const ConstVectorRef& y, const SvcControl& control,
+                               const Eigen::VectorXd& start = Eigen::VectorXd(),
+                               const std::function<void()>& interrupt = nullptr) {
+  control.validate();
+  const Index n = x.rows();
+  if (n < 1) throw std::invalid_argument("no data");
+  if (y.size() != n)
+    throw std::invalid_argument("there are " + std::to_string(y.size()) + " labels for " +
+                                std::to_string(n) + " points");
+  for (Index i = 0; i < n; ++i)
+    if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("labels must be -1 or +1");
+  if (start.size() != 0 && start.size() != n)
+    throw std::invalid_argument("warm start has the wrong length");
+  const KernelEvaluator k(kernel, x);
+  const Eigen::VectorXd diag = k.diagonal();
+  for (Index i = 0; i < n; ++i) {
+    if (!(diag[i] + control.noise > 0.0) || !std::isfinite(diag[i]))
+      throw std::invalid_argument(
+          "the kernel (plus noise) must have a positive diagonal; point " + std::to_string(i + 1) +
+          " has k_ii = " + std::to_string(diag[i] + control.noise) + " (add noise > 0)");
+  }
+  SvrControl smo;
+  smo.C = control.C;
+  smo.epsilon = 0.0;
+  smo.bias = false;
+  smo.tol = std::sqrt(control.tol) * control.unit();
+  smo.max_iter = control.max_iter;
+  smo.cache_mb = control.cache_mb;
+  smo.shrinking = control.shrinking;
+  KernelColumnCache cache(k, control.cache_mb);
+  detail::SvrState st(y, smo, cache, k, control.noise);
+  for (Index i = 0; i < n; ++i) {
+    if (y[i] > 0) st.cap_m[i] = 0.0; else st.cap_p[i] = 0.0;
+  }
+  if (start.size() == n) {
+    Eigen::VectorXd ap = Eigen::VectorXd::Zero(n), am = Eigen::VectorXd::Zero(n);
+    for (Index i = 0; i < n; ++i) {
+      const double a = std::min(std::max(start[i], 0.0), control.C);
+      if (y[i] > 0) ap[i] = a; else am[i] = a;
+    }
+    st.warm_start(ap, am);
+  }
+  SvrResult res;
+  detail::solve_smo(st, res, interrupt);
+  SvcResult out;
+  const Eigen::VectorXd beta = st.ap - st.am;
+  out.alpha = (y.array() * beta.array()).matrix();
+  if (control.noise == 0.0) detail::share_among_twins(k, y, control.C, out.alpha);
+  out.field = y - st.r;
+  // 1/2 beta' (K + noise I) beta - y' beta = -1/2 beta' (y + r) = -W
+  out.objective = 0.5 * beta.dot(y + st.r);
+  out.status = res.status;
+  const double unit = control.unit();
+  out.status.change = (res.status.change / unit) * (res.status.change / unit);
+  out.status.tol = control.tol;
+  out.status.converged = res.status.converged && out.status.change < control.tol;
+  out.kernel_columns = cache.columns_computed();
+  return out;
 }
 
 }  // namespace gpsvm
