@@ -1,0 +1,36 @@
+# Benchmark: time and peak memory of rvm() (the fast sequential algorithm)
+# at growing N on the sinc data, each size in a fresh R process so that the
+# peak resident memory (VmHWM, Linux only) belongs to that fit alone;
+# kernlab::rvm beside it up to GPSVM_BENCH_KERNLAB_MAX (default 2000).
+#
+#   R_LIBS=... Rscript bench/bench-rvm-memory.R
+#   GPSVM_BENCH_SIZES=2000,5000,20000 R_LIBS=... Rscript bench/bench-rvm-memory.R
+sizes <- as.numeric(strsplit(Sys.getenv("GPSVM_BENCH_SIZES", "2000,5000"), ",")[[1]])
+kernlab_max <- as.numeric(Sys.getenv("GPSVM_BENCH_KERNLAB_MAX", "2000"))
+
+child <- function(n, method) {
+  code <- sprintf('
+    suppressPackageStartupMessages(library(%s))
+    set.seed(%d); n <- %d
+    x <- runif(n, -10, 10); y <- sin(x) / x + rnorm(n, sd = 0.1)
+    t <- system.time(f <- %s)[["elapsed"]]
+    st <- readLines("/proc/self/status")
+    hwm <- as.numeric(gsub("[^0-9]", "", st[grepl("^VmHWM", st)])) / 1024
+    cat(t, hwm, "\\n")',
+    if (method == "kernlab") "kernlab" else "gpsvm", n, n,
+    if (method == "kernlab")
+      "kernlab::rvm(matrix(x), y, kernel = \"rbfdot\", kpar = list(sigma = 1 / (2 * 1.6^2)))"
+    else "suppressWarnings(gpsvm::rvm(x, y, kernel = gpsvm::rbf_kernel(1.6), scale = FALSE))")
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE)
+  v <- as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]])
+  data.frame(N = n, method = method, seconds = v[1], peak_MB = round(v[2]))
+}
+
+if (!file.exists("/proc/self/status")) stop("this benchmark reads /proc (Linux)")
+rows <- list()
+for (n in sizes) {
+  rows[[length(rows) + 1L]] <- child(n, "gpsvm")
+  if (n <= kernlab_max && requireNamespace("kernlab", quietly = TRUE))
+    rows[[length(rows) + 1L]] <- child(n, "kernlab")
+}
+print(do.call(rbind, rows), row.names = FALSE)
