@@ -136,7 +136,7 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 }
 
 .loo_model_name <- function(fit) {
-  name <- if (inherits(fit, "gpsvm_svc")) "svc (kernel adatron)" else
+  name <- if (inherits(fit, "gpsvm_svc")) sprintf("svc (%s)", .svc_solver_label(fit)) else
     sprintf("gpc (%s)", .gpc_method_label(fit$method))
   if (.is_multiclass(fit)) sprintf("%s, %d classes one-vs-rest", name, length(fit$levels)) else name
 }

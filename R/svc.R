@@ -263,10 +263,14 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
     bound = sum(object$alpha >= object$C))
 }
 
+# The solver that fitted an svc() model, for print() and loo_error().
+.svc_solver_label <- function(fit) {
+  if (identical(fit$control$algorithm, "adatron")) "kernel adatron" else "SMO"
+}
+
 #' @export
 print.gpsvm_svc <- function(x, ...) {
-  .print_classifier_header(x, sprintf("Support vector classifier (%s)",
-                                     if (x$control$algorithm == "smo") "SMO" else "kernel adatron"))
+  .print_classifier_header(x, sprintf("Support vector classifier (%s)", .svc_solver_label(x)))
   cat(sprintf("C = %s, noise variance = %s, bias variance = %s\n", format(x$C), format(x$noise),
               format(x$bias)))
   models <- .binary_models(x)

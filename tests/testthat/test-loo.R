@@ -188,3 +188,14 @@ test_that("refits that hit the iteration cap are counted and warned about", {
                  "did not converge within max_iter = 2")
   expect_gt(loo$not_converged, 0)
 })
+
+test_that("loo_error() names the solver that fitted the svc, as print() does", {
+  d <- data.frame(x1 = c(-2, -1, -0.5, 0.5, 1, 2), x2 = c(1, -1, 0.5, -0.5, 1, -1),
+                  y = factor(c("a", "a", "a", "b", "b", "b")))
+  smo <- svc(y ~ ., data = d)
+  adatron <- svc(y ~ ., data = d, control = svc_control(algorithm = "adatron"))
+  expect_output(print(loo_error(smo)), "error of svc \\(SMO\\)")
+  expect_output(print(smo), "Support vector classifier \\(SMO\\)")
+  expect_output(print(loo_error(adatron)), "error of svc \\(kernel adatron\\)")
+  expect_output(print(adatron), "Support vector classifier \\(kernel adatron\\)")
+})
