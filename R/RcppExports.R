@@ -17,6 +17,10 @@ cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }
 
+cpp_kernel_times <- function(kernel, z, x, w) {
+    .Call(`_gpsvm_cpp_kernel_times`, kernel, z, x, w)
+}
+
 cpp_kernel_diagonal <- function(kernel, x, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x, deriv, wrt)
 }
@@ -37,8 +41,8 @@ cpp_epsins_quantile <- function(p, mean, var, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_quantile`, p, mean, var, C, epsilon)
 }
 
-cpp_rvm_fit <- function(kernel, x, y, control, penalty = NULL) {
-    .Call(`_gpsvm_cpp_rvm_fit`, kernel, x, y, control, penalty)
+cpp_rvm_fit <- function(kernel, x, y, control, penalty = NULL, basis = NULL) {
+    .Call(`_gpsvm_cpp_rvm_fit`, kernel, x, y, control, penalty, basis)
 }
 
 cpp_svr_fit <- function(kernel, x, y, control) {

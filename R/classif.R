@@ -154,24 +154,16 @@
 # The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20, 17.35)
 # of one binary model at new (scaled) inputs, with the noise-free kernel: a
 # TAP fit's posterior mean from the EP engine (dense, low-rank or inducing
-# points), the others' in blocks of rows, so that memory stays bounded
-# (never a full new-by-training kernel matrix).
+# points), the others' as a kernel expansion over the points with nonzero
+# weight (never a full new-by-training kernel matrix).
 .classif_link <- function(object, x) {
   w <- object$y * object$alpha
   if (identical(object$method, "tap")) {
     return(cpp_ep_predict(.ep_prediction_fit(object, w), x, FALSE, 0L, 1L)$mean)
   }
-  block <- .prediction_block
-  out <- numeric(nrow(x))
-  for (start in seq(1L, nrow(x), by = block)) {
-    rows <- start:min(nrow(x), start + block - 1L)
-    out[rows] <- drop(kernel_matrix(object$kernel, x[rows, , drop = FALSE], object$x) %*% w)
-  }
-  out
+  used <- which(w != 0)
+  .kernel_expansion(object$kernel, x, object$x[used, , drop = FALSE], w[used])
 }
-
-# Rows of new inputs per block of a prediction computed in R.
-.prediction_block <- 1024L
 
 # Decision values at scaled inputs: a vector for two classes, an n x K
 # matrix (one column per class against the rest) otherwise.

@@ -228,3 +228,28 @@ plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
                    col = col, lwd = lwd, bty = "n")
   invisible(values)
 }
+
+# K(z, xs) coef: the values of a kernel expansion (or with deriv > 0 of its
+# derivative in input column wrt) at the rows of z, by blocks of rows so
+# that memory stays bounded and an interrupt is seen between blocks.  Values
+# come from the C++ evaluator's product (no cross matrix, zero coefficients
+# skipped); derivatives from blocks of kernel_matrix() (about 2e6 kernel
+# values at a time).
+.kernel_expansion <- function(kernel, z, xs, coef, deriv = 0L, wrt = 1L) {
+  out <- numeric(nrow(z))
+  if (length(coef) == 0L) return(out)
+  block <- if (deriv == 0L) .expansion_block else max(1L, floor(2e6 / length(coef)))
+  for (start in seq(1L, nrow(z), by = block)) {
+    rows <- start:min(nrow(z), start + block - 1L)
+    zr <- z[rows, , drop = FALSE]
+    out[rows] <- if (deriv == 0L) {
+      cpp_kernel_times(kernel, zr, xs, coef)
+    } else {
+      kernel_matrix(kernel, zr, xs, deriv = deriv, wrt = wrt) %*% coef
+    }
+  }
+  out
+}
+
+# Rows of new inputs per call of the C++ expansion.
+.expansion_block <- 4096L

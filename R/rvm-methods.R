@@ -46,6 +46,9 @@
   c(if (smooth) format(object$penalty),
     sprintf("Relevance vectors: %d of %d training points", length(object$relevance_vectors),
             nrow(object$x)),
+    if (!is.null(object$basis)) {
+      sprintf("  chosen among %d candidate centres (basis)", length(object$basis))
+    },
     if (smooth) sprintf("lambda: %s", format(object$lambda, digits = digits)),
     sprintf("sigma^2: %s%s", format(object$sigma2, digits = digits),
             if (is.null(object$response_scaling)) "" else " (scaled data)"))

@@ -33,6 +33,17 @@
 #' refer to the scaled data, while everything the methods return is in the
 #' data's units ([regression-methods], [predict.gpsvm_regression()]).
 #'
+#' @section Cost: The algorithm holds the \eqn{n \times (m + 1)} design
+#'   matrix of the \eqn{m} candidate basis functions (8 n (m + 1) bytes) and
+#'   the products of the kept ones; for \eqn{r} kept functions a step
+#'   costs \eqn{O(m r^2)}, plus \eqn{O(n m)} when a function enters. With every input a
+#'   candidate (\eqn{m = n}) this is \eqn{O(n^2)} memory, 3.2 GB at
+#'   \eqn{n = 20000}; the default limits the candidates to 1000 beyond 5000
+#'   observations, which at \eqn{n = 20000} takes about a second and
+#'   300 MB on two-dimensional inputs. The relevance vectors are then
+#'   chosen among the candidates only: raise `basis` when the fit keeps
+#'   nearly all of them (see `fit$basis`).
+#'
 #' @param x Inputs: a numeric vector, matrix or data frame (one row per
 #'   observation), or for the formula method a model formula.
 #' @param y Numeric targets, one per row of `x`.
@@ -56,6 +67,13 @@
 #'   held-out errors before relying on it.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
+#' @param basis The number of training inputs offered as centres of basis
+#'   functions, or `NULL`: every input up to 5000 observations, 1000 beyond.
+#'   Fewer than all are chosen greedily on the scaled inputs with the fit's
+#'   kernel, each the input whose kernel column is worst explained by those
+#'   chosen before (the rule of [inducing-points]; deterministic, and
+#'   duplicated inputs are never chosen twice, so fewer may be used). See
+#'   "Cost".
 #' @param formula A model formula such as `y ~ x`.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
@@ -72,6 +90,7 @@
 #'     the scaled response; [logLik()] gives it for the data as given);
 #'
 #'   and `relevance_vectors` (row indices of the training points kept),
+#'   `basis` (the rows offered as candidate centres, or `NULL` for all),
 #'   `y`, `fitted.values` and `residuals` in the data's units, `kernel` (with
 #'   the width used), `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `control`, `convergence` (`converged`, `iterations`,
@@ -102,12 +121,14 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @rdname rvm
 #' @export
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
-                        optimize = FALSE, ...) {
+                        optimize = FALSE, basis = NULL, ...) {
   .check_dots_empty(...)
   .check_control(control, "rvm_control")
+  if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
                   function(x, y, kernel, scaling) {
-    .rvm_optimize(x, kernel, optimize, control, function(k, ctl) .rvm_fit(x, y, k, ctl), "rvm()")
+    .rvm_optimize(x, kernel, optimize, control,
+                  function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()")
   })
 }
 
@@ -151,10 +172,34 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
+# Up to this many observations every input is a candidate centre by
+# default; beyond it, .rvm_default_basis chosen ones (the design matrix
+# costs 8 n (m + 1) bytes: 200 MB at n = 5000 with all inputs, 160 MB at
+# n = 20000 with 1000).
+.rvm_all_basis_max <- 5000L
+.rvm_default_basis <- 1000L
+
 # One fit of the fast RVM to (scaled) data.
-.rvm_fit <- function(x, y, kernel, control) {
-  core <- cpp_rvm_fit(kernel, x, y, unclass(control))
-  .new_rvm(core, x, y, kernel, control, class = "rvm")
+.rvm_fit <- function(x, y, kernel, control, basis = NULL) {
+  rows <- .rvm_basis_rows(basis, x, kernel)
+  core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
+  fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")
+  fit$basis <- rows
+  fit
+}
+
+# The candidate centres (rows of x, increasing) for `basis` (a count, or
+# NULL for the default), or NULL when every input is a candidate.  They are
+# chosen by the rule of the inducing inputs (?`inducing-points`): greedily,
+# each the input worst explained by the kernel columns of those before.
+.rvm_basis_rows <- function(basis, x, kernel) {
+  n <- nrow(x)
+  m <- basis %||% (if (n <= .rvm_all_basis_max) n else .rvm_default_basis)
+  if (m > n) {
+    .stop(sprintf("'basis' = %d exceeds the number of observations (%d)", m, n))
+  }
+  if (m == n) return(NULL)
+  sort(cpp_greedy_inducing(kernel, x, m, .inducing_tol))
 }
 
 # Build the fitted object from the core's result (shared by rvm and srvm).

@@ -368,20 +368,6 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
   list(beta = k_rhs - b * k_one, b = b)
 }
 
-# K(z, xs) coef, by blocks of rows of z so that large problems stay small
-# (about 2e6 kernel values at a time).
-.kernel_expansion <- function(kernel, z, xs, coef, deriv = 0L, wrt = 1L) {
-  out <- numeric(nrow(z))
-  if (length(coef) == 0L) return(out)
-  block <- max(1L, floor(2e6 / length(coef)))
-  for (start in seq(1L, nrow(z), by = block)) {
-    rows <- start:min(nrow(z), start + block - 1L)
-    out[rows] <- kernel_matrix(kernel, z[rows, , drop = FALSE], xs, deriv = deriv,
-                               wrt = wrt) %*% coef
-  }
-  out
-}
-
 # The solver's stopping measure (see svr_control(tol)) at a solution, with
 # residuals r = y - K beta that leave out the bias.
 .svr_kkt_gap <- function(beta, r, C, epsilon, bias) {

@@ -69,6 +69,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kernel_times
+Eigen::VectorXd cpp_kernel_times(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> w);
+RcppExport SEXP _gpsvm_cpp_kernel_times(SEXP kernelSEXP, SEXP zSEXP, SEXP xSEXP, SEXP wSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kernel_times(kernel, z, x, w));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_diagonal
 Eigen::VectorXd cpp_kernel_diagonal(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_diagonal(SEXP kernelSEXP, SEXP xSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
@@ -134,8 +147,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_rvm_fit
-Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::Nullable<Rcpp::List> penalty);
-RcppExport SEXP _gpsvm_cpp_rvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP penaltySEXP) {
+Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::Nullable<Rcpp::List> penalty, Rcpp::Nullable<Rcpp::IntegerVector> basis);
+RcppExport SEXP _gpsvm_cpp_rvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP penaltySEXP, SEXP basisSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
@@ -143,7 +156,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::List> >::type penalty(penaltySEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_rvm_fit(kernel, x, y, control, penalty));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::IntegerVector> >::type basis(basisSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_rvm_fit(kernel, x, y, control, penalty, basis));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -166,12 +180,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
+    {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
     {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
-    {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 5},
+    {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {NULL, NULL, 0}
 };

@@ -30,6 +30,14 @@ Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
   return gpsvm::kernel_matrix(k, x, ye, order, coord);
 }
 
+// sum_j k(z_i, x_j) w_j for each row of z: a kernel expansion's values at
+// new inputs without the cross matrix.
+// [[Rcpp::export(rng = false)]]
+Eigen::VectorXd cpp_kernel_times(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z,
+                                 Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> w) {
+  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).cross_times(z, w);
+}
+
 // k(x_i, x_i) for each row of x, the prior variance of the latent function
 // there; with deriv = n > 0 the prior variance of its n-th derivative in
 // input column `wrt`.

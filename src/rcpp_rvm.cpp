@@ -56,6 +56,18 @@ gpsvm::RoughnessPenalty penalty_from_r(const Rcpp::List& pen) {
   return out;
 }
 
+// 1-based rows of x, each checked, as the core's 0-based centres.
+std::vector<Eigen::Index> centre_rows(const Rcpp::IntegerVector& rows, Eigen::Index n) {
+  if (rows.size() < 1) Rcpp::stop("'basis' must name at least one row of 'x'");
+  std::vector<Eigen::Index> out(static_cast<size_t>(rows.size()));
+  for (R_xlen_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] == NA_INTEGER || rows[i] < 1 || rows[i] > n)
+      Rcpp::stop("'basis' rows must lie in 1..nrow(x)");
+    out[static_cast<size_t>(i)] = rows[i] - 1;
+  }
+  return out;
+}
+
 Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
   Rcpp::IntegerVector active(r.active.size());
   for (size_t i = 0; i < r.active.size(); ++i) active[i] = static_cast<int>(r.active[i]);
@@ -71,15 +83,21 @@ Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
 
 // The smooth RVM (srvm()) when `penalty` is a list with the penalty points
 // and the penalty's orders and weights, else the plain RVM (rvm()) by the
-// fast algorithm.
+// fast algorithm, on the candidate centres `basis` (1-based rows of x;
+// NULL: every row).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                       Rcpp::Nullable<Rcpp::List> penalty = R_NilValue) {
+                       Rcpp::Nullable<Rcpp::List> penalty = R_NilValue,
+                       Rcpp::Nullable<Rcpp::IntegerVector> basis = R_NilValue) {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   const auto interrupt = gpsvm_glue::interrupt_callback();
-  if (penalty.isNull())
-    return rvm_result_to_r(gpsvm::rvm_fast_fit(k, x, y, rvm_control_from_r(control), interrupt));
+  if (penalty.isNull()) {
+    std::optional<std::vector<Eigen::Index>> centres;
+    if (basis.isNotNull()) centres = centre_rows(Rcpp::IntegerVector(basis.get()), x.rows());
+    return rvm_result_to_r(gpsvm::rvm_fast_fit(k, x, y, rvm_control_from_r(control), interrupt,
+                                               centres ? &*centres : nullptr));
+  }
   const Rcpp::List pen(penalty.get());
   return rvm_result_to_r(gpsvm::srvm_fit(k, x, y, gpsvm_glue::matrix_element(pen, "points"),
                                          penalty_from_r(pen), srvm_control_from_r(control),

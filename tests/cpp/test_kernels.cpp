@@ -48,6 +48,34 @@ TEST_CASE("kernels: the fast Gaussian column and rows against the direct ones") 
   CHECK_NEAR(part[2], direct[49], 1e-14);
 }
 
+TEST_CASE("kernels: cross_times against the cross matrix times the weights") {
+  ref::Random rng(23);
+  // 1300 training points span two column tiles, 600 new points three row tiles
+  const MatrixXd x = rng.uniform_matrix(1300, 2, -2.0, 2.0);
+  const MatrixXd z = rng.uniform_matrix(600, 2, -3.0, 3.0);
+  VectorXd w = rng.uniform_matrix(1300, 1, -1.0, 1.0).col(0);
+  for (Eigen::Index j = 0; j < 1300; j += 3) w[j] = 0.0;  // skipped points
+  for (const gpsvm::Kernel& k :
+       {gpsvm::Kernel::rbf(0.6), gpsvm::Kernel::polynomial(3, 0.5, 1.0), gpsvm::Kernel::linear()}) {
+    const gpsvm::KernelEvaluator ev(k, x);
+    const VectorXd direct = ev.cross(z) * w;
+    const VectorXd fast = ev.cross_times(z, w);
+    CHECK_NEAR((fast - direct).cwiseAbs().maxCoeff(), 0.0, 1e-11 * (1.0 + direct.cwiseAbs().maxCoeff()));
+  }
+  // a new point equal to a training point: distance 0, not a tiny negative
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(0.6), x);
+  VectorXd e = VectorXd::Zero(1300);
+  e[5] = 1.0;
+  CHECK_NEAR(ev.cross_times(x.row(5), e)[0], 1.0, 1e-14);
+  bool threw = false;
+  try {
+    ev.cross_times(z, e.head(10));
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  CHECK(threw);
+}
+
 TEST_CASE("kernels: derivatives in one coordinate against central differences") {
   MatrixXd x(4, 2);
   x << 0.3, -0.2, 1.1, 0.4, -0.7, 0.9, 0.0, 0.0;

@@ -418,4 +418,44 @@ TEST_CASE("RVM fitters: constant targets, one point, duplicates, and the interru
       gpsvm::srvm_fit(kernel, x, ydup.head(6), x, pen, srvm_control(1e-6), nullptr).log_lik));
 }
 
+TEST_CASE("fast RVM on candidate centres: the design's columns, and every row as candidates") {
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.9);
+  MatrixXd x(7, 1);
+  x << -2.0, -1.1, 0.0, 0.4, 1.3, 2.2, 3.0;
+  VectorXd y(7);
+  y << 0.2, 0.8, 1.0, 0.9, 0.3, -0.4, -0.2;
+  const gpsvm::KernelEvaluator ev(kernel, x);
+  const std::vector<Eigen::Index> centres{5, 1, 3};
+  const MatrixXd h = gpsvm::rvm_detail::design(ev, centres);
+  const MatrixXd full = design(kernel, x);
+  CHECK(h.rows() == 7 && h.cols() == 4);
+  for (Eigen::Index i = 0; i < 7; ++i) {
+    CHECK_NEAR(h(i, 0), 1.0, 0.0);
+    for (size_t c = 0; c < centres.size(); ++c)
+      CHECK_NEAR(h(i, static_cast<Eigen::Index>(c) + 1), full(i, centres[c] + 1), 1e-15);
+  }
+  // every row, in order, as candidates is the fit without candidates
+  std::vector<Eigen::Index> all(7);
+  for (Eigen::Index i = 0; i < 7; ++i) all[static_cast<size_t>(i)] = i;
+  const gpsvm::RvmResult a = gpsvm::rvm_fast_fit(kernel, x, y, rvm_control(1e-8), kNoInterrupt);
+  const gpsvm::RvmResult b =
+      gpsvm::rvm_fast_fit(kernel, x, y, rvm_control(1e-8), kNoInterrupt, &all);
+  CHECK(a.active == b.active);
+  CHECK_NEAR((a.mu - b.mu).cwiseAbs().maxCoeff(), 0.0, 0.0);
+  // candidates out of order: the active set is reported as training rows,
+  // 1-based (0 the bias), increasing
+  const gpsvm::RvmResult c =
+      gpsvm::rvm_fast_fit(kernel, x, y, rvm_control(1e-8), kNoInterrupt, &centres);
+  CHECK(std::is_sorted(c.active.begin(), c.active.end()));
+  for (Eigen::Index j : c.active) CHECK(j == 0 || j == 6 || j == 2 || j == 4);
+  const std::vector<Eigen::Index> outside{7};
+  bool threw = false;
+  try {
+    gpsvm::rvm_detail::design(ev, outside);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  CHECK(threw);
+}
+
 }  // namespace gpsvm_tests_rvm

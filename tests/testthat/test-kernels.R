@@ -183,3 +183,22 @@ test_that("high Gaussian derivatives match the Hermite recursion until they over
                "derivative of order 400 overflows double precision")
   expect_error(kernel_matrix(poly_kernel(100), 1e5, 1e5), "the kernel is not finite")
 })
+
+test_that("kernel expansions at new inputs match plain-R sums, across blocks", {
+  set.seed(31)
+  xs <- matrix(rnorm(120), 60, 2)
+  z <- matrix(rnorm(2 * 9000), 9000, 2)  # more rows than one block
+  w <- rnorm(60)
+  w[c(3, 9, 40)] <- 0
+  d2 <- outer(rowSums(z^2), rowSums(xs^2), "+") - 2 * z %*% t(xs)
+  expect_equal(gpsvm:::.kernel_expansion(rbf_kernel(0.8), z, xs, w),
+               drop(exp(-pmax(d2, 0) / (2 * 0.64)) %*% w), tolerance = 1e-12)
+  expect_equal(gpsvm:::.kernel_expansion(poly_kernel(2, scale = 0.5, offset = 1), z, xs, w),
+               drop((0.5 * z %*% t(xs) + 1)^2 %*% w), tolerance = 1e-12)
+  # derivatives: the derivative of the plain-R sum in the first column
+  d1 <- gpsvm:::.kernel_expansion(rbf_kernel(0.8), z[1:5, ], xs, w, deriv = 1L, wrt = 1L)
+  k <- exp(-pmax(d2[1:5, ], 0) / (2 * 0.64))
+  expect_equal(d1, drop((-outer(z[1:5, 1], xs[, 1], "-") / 0.64 * k) %*% w), tolerance = 1e-10)
+  expect_identical(gpsvm:::.kernel_expansion(rbf_kernel(1), z, xs[0, , drop = FALSE], numeric(0)),
+                   numeric(9000))
+})

@@ -169,10 +169,20 @@ inline void apply(const Step& step, ActiveSet& set) {
   else set.remove(k);
 }
 
-// The result at the final state, with the active set in column order.
+// What the result calls column j of H: 0 for the bias, else 1 + the
+// training row of its centre (every row, or the candidate `centres`).
+inline std::vector<Index> column_labels(Index columns, const std::vector<Index>* centres) {
+  std::vector<Index> label(static_cast<size_t>(columns));
+  for (Index j = 0; j < columns; ++j)
+    label[j] = (j == 0 || centres == nullptr) ? j : (*centres)[j - 1] + 1;
+  return label;
+}
+
+// The result at the final state, the active set in the order of its labels.
 inline void fill_result(const ActiveSet& set, const Posterior& post, double sigma2,
-                        RvmResult& res) {
-  const std::vector<Index>& active = set.columns();
+                        const std::vector<Index>& label, RvmResult& res) {
+  std::vector<Index> active = set.columns();
+  for (Index& j : active) j = label[j];
   std::vector<Index> order(active.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<Index>(k);
   std::sort(order.begin(), order.end(), [&](Index a, Index b) { return active[a] < active[b]; });
@@ -200,9 +210,12 @@ inline void fill_result(const ActiveSet& set, const Posterior& post, double sigm
 // (e.g. the bias alone fitting constant targets, where alpha_0 is free); or
 // when nothing can enter or leave and the evidence has stopped moving (two
 // nearly collinear kept columns can trade weight for thousands of steps,
-// each raising the evidence by ~1e-9).
+// each raising the evidence by ~1e-9).  `centres` (rows of x, 0-based)
+// restricts the candidate basis functions to those inputs; nullptr: all.
+// The memory is that of H, 8 n (m + 1) bytes for m candidates.
 inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
-                              const RvmControl& ctl, const std::function<void()>& interrupt) {
+                              const RvmControl& ctl, const std::function<void()>& interrupt,
+                              const std::vector<Index>* centres = nullptr) {
   namespace fd = rvm_fast_detail;
   rvm_detail::check_data(x, y_in);
   rvm_detail::check_control(ctl);
@@ -210,7 +223,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
   const Index n = ev.size();
   const double scale = rvm_detail::rms(y_in);
   const VectorXd y = y_in / scale;
-  const MatrixXd h = rvm_detail::design(ev);  // n x (n + 1)
+  const MatrixXd h = centres ? rvm_detail::design(ev, *centres) : rvm_detail::design(ev);
   const VectorXd hty = h.transpose() * y;
   const VectorXd hh = h.colwise().squaredNorm().transpose();
   double sigma2 = rvm_detail::initial_noise(y, ctl);
@@ -248,7 +261,8 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
     fd::apply(step, set);
     sigma2 = sigma2_new;
   }
-  fd::fill_result(set, set.posterior_at(hty, y, sigma2), sigma2, res);
+  fd::fill_result(set, set.posterior_at(hty, y, sigma2), sigma2,
+                  fd::column_labels(h.cols(), centres), res);
   rvm_detail::unscale(res, scale, n);
   return res;
 }

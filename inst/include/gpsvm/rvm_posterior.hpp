@@ -99,6 +99,22 @@ inline MatrixXd design(const KernelEvaluator& ev) {
   return h;
 }
 
+// The design H = [1 K(X, X_c)] on the candidate centres X_c (rows
+// `centres` of the training inputs): n x (m + 1) instead of n x (n + 1),
+// which is what lets rvm() run at large n.
+inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& centres) {
+  const Index n = ev.size();
+  const Index m = static_cast<Index>(centres.size());
+  MatrixXd h(n, m + 1);
+  h.col(0).setOnes();
+  for (Index c = 0; c < m; ++c) {
+    if (centres[c] < 0 || centres[c] >= n)
+      throw std::invalid_argument("a basis centre is not a row of 'x'");
+    ev.column(centres[c], h.col(c + 1).data());
+  }
+  return h;
+}
+
 // Put the scaled results back in the units of y.
 inline void unscale(RvmResult& r, double s, Index n) {
   r.mu *= s;

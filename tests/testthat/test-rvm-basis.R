@@ -1,0 +1,110 @@
+# rvm(basis = ): the fast RVM on a subset of candidate centres.
+
+# Pivoted Cholesky in plain R: the input with the largest residual
+# variance k(x, x) - Q(x, x) next (the earliest on ties).
+greedy_rows_r <- function(K, m) {
+  n <- nrow(K)
+  d <- diag(K)
+  L <- matrix(0, n, 0)
+  chosen <- integer(0)
+  for (k in seq_len(m)) {
+    j <- which.max(d)
+    l <- (K[, j] - L %*% L[j, ]) / sqrt(d[j])
+    L <- cbind(L, l)
+    d <- pmax(d - l^2, 0)
+    d[c(chosen, j)] <- 0
+    chosen <- c(chosen, j)
+  }
+  chosen
+}
+
+test_that("the candidate centres are the greedy pivoted-Cholesky choice", {
+  d <- rvm_sinc_data(60, seed = 11)
+  fit <- rvm(d$x, d$y, kernel = rbf_kernel(0.8), basis = 15, scale = FALSE)
+  K <- rbf_deriv_r(d$x, d$x, 0.8, 0)
+  expect_identical(fit$basis, sort(greedy_rows_r(K, 15)))
+  expect_true(all(fit$relevance_vectors %in% fit$basis))
+})
+
+test_that("on its candidates the fit is a stationary point of the evidence", {
+  d <- rvm_sinc_data(80, seed = 12)
+  g <- rvm(d$x, d$y, kernel = rbf_kernel(1.2), basis = 25, scale = FALSE,
+           control = rvm_control(tol = 1e-9, tol_evidence = 0))
+  expect_true(g$convergence$converged)
+  H <- cbind(1, rbf_deriv_r(d$x, d$x[g$basis], 1.2, 0))
+  keep <- c(1L, match(g$relevance_vectors, g$basis) + 1L)
+  C <- g$sigma2 * diag(80) + H[, keep] %*% diag(1 / g$alpha, length(keep)) %*% t(H[, keep])
+  Ci <- solve(C)
+  for (i in seq_len(ncol(H))) {
+    S <- drop(t(H[, i]) %*% Ci %*% H[, i])
+    Q <- drop(t(H[, i]) %*% Ci %*% d$y)
+    k <- match(i, keep)
+    if (is.na(k)) {
+      expect_lte(Q^2 - S, 1e-6 * S)  # adding a left-out candidate cannot help
+    } else if (i > 1L) {
+      s <- g$alpha[k] * S / (g$alpha[k] - S)
+      q <- g$alpha[k] * Q / (g$alpha[k] - S)
+      expect_equal(unname(g$alpha[k]), unname(s^2 / (q^2 - s)), tolerance = 1e-5)
+    }
+  }
+  R <- chol(C)
+  direct <- -0.5 * (80 * log(2 * pi) + 2 * sum(log(diag(R))) +
+                      sum(backsolve(R, d$y, transpose = TRUE)^2))
+  expect_equal(as.numeric(logLik(g)), direct, tolerance = 1e-8)
+  # predictions use the kept centres: the posterior mean of the weights
+  z <- c(-3, 0.5, 7)
+  Hz <- cbind(1, rbf_deriv_r(z, d$x[g$relevance_vectors], 1.2, 0))
+  Sigma <- solve(crossprod(H[, keep]) / g$sigma2 + diag(g$alpha))
+  mu <- drop(Sigma %*% crossprod(H[, keep], d$y)) / g$sigma2
+  expect_equal(unname(predict(g, z)), drop(Hz %*% mu), tolerance = 1e-7)
+})
+
+test_that("every input as a candidate is the default fit", {
+  d <- rvm_sinc_data(50, seed = 13)
+  a <- rvm(d$x, d$y)
+  b <- rvm(d$x, d$y, basis = 50)
+  expect_null(a$basis)
+  expect_null(b$basis)
+  expect_identical(coef(a), coef(b))
+  expect_identical(a$relevance_vectors, b$relevance_vectors)
+})
+
+test_that("the default offers every input up to 5000 observations and 1000 beyond", {
+  set.seed(14)
+  x <- matrix(runif(6000 * 2), ncol = 2)
+  k <- rbf_kernel(0.05)
+  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:5000, ], k))
+  rows <- gpsvm:::.rvm_basis_rows(NULL, x, k)
+  expect_length(rows, 1000L)
+  expect_false(is.unsorted(rows, strictly = TRUE))
+  expect_length(gpsvm:::.rvm_basis_rows(20L, x, k), 20L)
+})
+
+test_that("duplicated inputs are never offered twice, and one point works", {
+  d <- rvm_sin_data(20, seed = 15)
+  x <- rep(d$x[1:10], 2)
+  fit <- rvm(x, d$y, basis = 15)
+  expect_length(fit$basis, 10L)
+  expect_false(anyDuplicated(x[fit$basis]) > 0)
+  expect_true(all(is.finite(predict(fit, c(-2, 0, 2)))))
+  one <- rvm(2, 1, basis = 1)
+  expect_true(is.finite(predict(one, 2)))
+})
+
+test_that("print() says the relevance vectors were chosen among candidates", {
+  d <- rvm_sinc_data(60, seed = 16)
+  out <- capture.output(print(rvm(d$x, d$y, basis = 12)))
+  expect_true(any(grepl("chosen among 12 candidate centres", out)))
+  expect_false(any(grepl("candidate", capture.output(print(rvm(d$x, d$y))))))
+})
+
+test_that("bad 'basis' gives clear errors", {
+  d <- rvm_sinc_data(30, seed = 17)
+  expect_error(rvm(d$x, d$y, basis = 0), "basis")
+  expect_error(rvm(d$x, d$y, basis = 2.5), "basis")
+  expect_error(rvm(d$x, d$y, basis = "a"), "basis")
+  expect_error(rvm(d$x, d$y, basis = c(3, 4)), "basis")
+  expect_error(rvm(d$x, d$y, basis = 31), "'basis' = 31 exceeds the number of observations")
+  expect_error(gpsvm:::cpp_rvm_fit(rbf_kernel(1), matrix(d$x), d$y, unclass(rvm_control()),
+                                   basis = c(1L, 40L)), "basis")
+})
