@@ -62,6 +62,14 @@
   x
 }
 
+# Formula fits keep their input variables as the data gave them (see
+# .formula_design()): plot() needs their medians and levels, which the
+# coded, scaled model matrix no longer shows.
+.add_classifier_variables <- function(fit, design) {
+  fit$variables <- design$variables
+  fit
+}
+
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
 # kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
 # classes) or once per class against the rest.  `what` names the solver in
