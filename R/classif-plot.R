@@ -125,7 +125,8 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   for (v in names(held)) frame[[v]] <- rep(held[[v]], nrow(frame))
   design <- .slice_design(object, frame[names(vars)])
   if (nrow(design$x) == 0L) {
-    .stop("the model cannot be evaluated anywhere on this slice: the formula gives missing values there")
+    .stop(paste("the model cannot be evaluated anywhere on this slice:",
+                "the formula gives missing values there"))
   }
   f <- .classif_decision(object, design$x)
   list(inputs = inputs, held = held, g1 = g1, g2 = g2,
@@ -180,8 +181,9 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   numeric <- vapply(vars, .is_numeric_input, logical(1))
   if (is.null(inputs)) {
     if (sum(numeric) < 2L) {
+      found <- if (any(numeric)) sprintf(" (%s)", names(vars)[numeric]) else ""
       .stop(sprintf("plot() needs a fit with two numeric inputs; this one has %d%s", sum(numeric),
-                    if (any(numeric)) sprintf(" (%s)", paste(names(vars)[numeric], collapse = ", ")) else ""))
+                    found))
     }
     return(names(vars)[numeric][1:2])
   }
@@ -243,7 +245,8 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
     .stop("'slice' must be a named list: every value needs the name of its input")
   }
   if (anyDuplicated(names(slice))) {
-    .stop(sprintf("'slice' names %s more than once", .quote_names(unique(names(slice)[duplicated(names(slice))]))))
+    twice <- unique(names(slice)[duplicated(names(slice))])
+    .stop(sprintf("'slice' names %s more than once", .quote_names(twice)))
   }
   unknown <- setdiff(names(slice), names)
   if (length(unknown) > 0L) {
@@ -275,8 +278,9 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   }
   value <- as.character(value)
   if (is.na(value) || !value %in% levels) {
+    shown <- if (is.na(value)) "NA" else paste0("'", value, "'")
     .stop(sprintf("'slice' value for '%s' is %s, which is not one of its levels (%s)", name,
-                  if (is.na(value)) "NA" else paste0("'", value, "'"), paste(levels, collapse = ", ")))
+                  shown, paste(levels, collapse = ", ")))
   }
   value
 }

@@ -131,8 +131,8 @@ test_that("a fit on two inputs gives the surface it gave before slices", {
   # matrix fits: bit for bit
   fit <- gpc(x, d$y)
   xs <- gpsvm:::.original_inputs(fit)
-  pts <- gpsvm:::.scale_inputs(as.matrix(expand.grid(axis_values(xs[, 1], 9), axis_values(xs[, 2], 9))),
-                               fit$scaling)
+  lattice <- as.matrix(expand.grid(axis_values(xs[, 1], 9), axis_values(xs[, 2], 9)))
+  pts <- gpsvm:::.scale_inputs(lattice, fit$scaling)
   expect_identical(gpsvm:::.slice_surface(fit, grid = 9)$f,
                    unname(gpsvm:::.classif_decision(fit, pts)))
 })
@@ -178,7 +178,8 @@ test_that("bad 'inputs' and 'slice' give errors naming them", {
   expect_error(surface(slice = c(c = 1)), "'slice' must be a named list")
   expect_error(surface(slice = list(a = 1)), "'slice' gives a value for 'a', which is on an axis")
   expect_error(surface(slice = list(c = 1, c = 2)), "'slice' names 'c' more than once")
-  expect_error(surface(slice = list(f = "z")), "'slice' value for 'f' is 'z', which is not one of its levels \\(u, v, w\\)")
+  expect_error(surface(slice = list(f = "z")),
+               "'slice' value for 'f' is 'z', which is not one of its levels \\(u, v, w\\)")
   expect_error(surface(slice = list(f = 2)), "'slice' value for 'f' must be one level name")
   expect_error(surface(slice = list(c = NA_real_)), "'slice' value for 'c' must be finite")
   expect_error(surface(slice = list(c = Inf)), "'slice' value for 'c' must be finite, not Inf")
