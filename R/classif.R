@@ -1,7 +1,7 @@
 # What svc() and gpc() share: labels, input scaling and the bias, one binary
 # model or K one-vs-rest models, decision values and classes at new inputs,
-# the prediction pipeline (NA rows, na.exclude), fitted(), nobs(), the 2-D
-# plot and the training confusion table.
+# the prediction pipeline (NA rows, na.exclude), fitted(), nobs() and the
+# training confusion table (the plot is in classif-plot.R).
 #
 # A two-class fit is one binary model: a list with alpha, fitted.values, x,
 # y (coded -1/+1) and the model's settings.  With K >= 3 classes the fit
@@ -60,6 +60,14 @@
 .mark_factor_columns <- function(x, flags) {
   attr(x, "gpsvm_factor_column") <- flags
   x
+}
+
+# Formula fits keep their input variables as the data gave them (see
+# .formula_design()): plot() needs their medians and levels, which the
+# coded, scaled model matrix no longer shows.
+.add_classifier_variables <- function(fit, design) {
+  fit$variables <- design$variables
+  fit
 }
 
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
@@ -235,71 +243,6 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   .check_dots_empty(...)
   type <- .match_choice(type)
   stats::predict(object, type = type)
-}
-
-#' Plot a kernel classifier on two-dimensional inputs
-#'
-#' Draws the training points (coloured and shaped by class) on the inputs'
-#' own scale. With two classes it adds the decision boundary f(x) = 0; support
-#' vector fits also show the margins f(x) = -1 and +1 (dashed) and circle the
-#' support vectors, and Gaussian process fits the contours where the
-#' probability of the second class is 0.1 and 0.9 (dashed). With three or
-#' more classes it shades the region each class is predicted in.
-#'
-#' @param x A fit from [svc()] or [gpc()] on inputs with two columns.
-#' @param grid Number of grid points along each axis.
-#' @param col One colour per class; `NULL` chooses them.
-#' @param ... Further graphical parameters passed to [graphics::plot()].
-#' @return `x`, invisibly.
-#' @examples
-#' set.seed(2)
-#' x <- matrix(rnorm(80), 40, 2)
-#' y <- factor(ifelse(x[, 1]^2 + x[, 2]^2 > 1.4, "out", "in"))
-#' plot(svc(x, y))
-#' plot(gpc(Species ~ Petal.Length + Sepal.Width, iris), grid = 40)
-#' @export
-plot.gpsvm_classifier <- function(x, grid = 80, col = NULL, ...) {
-  object <- x
-  if (ncol(object$x) != 2L) {
-    .stop(sprintf("plot() needs a fit on two input columns; this one has %d", ncol(object$x)))
-  }
-  grid <- .check_count(grid, "grid", lower = 2L)
-  k <- length(object$levels)
-  col <- col %||% (if (k == 2L) c("#1b9e77", "#d95f02") else grDevices::hcl.colors(k, "Dark 3"))
-  if (length(col) != k) .stop(sprintf("'col' must give %d colours, one per class", k))
-  xs <- .original_inputs(object)
-  labs <- colnames(xs) %||% c("x1", "x2")
-  pad <- function(v) range(v) + c(-0.05, 0.05) * diff(range(v))
-  g1 <- seq(pad(xs[, 1])[1], pad(xs[, 1])[2], length.out = grid)
-  g2 <- seq(pad(xs[, 2])[1], pad(xs[, 2])[2], length.out = grid)
-  pts <- .scale_inputs(as.matrix(expand.grid(g1, g2)), object$scaling)
-  f <- .classif_decision(object, pts)
-  cls <- as.integer(object$classes)
-  graphics::plot(xs[, 1], xs[, 2], type = "n", xlab = labs[1], ylab = labs[2], ...)
-  if (k == 2L) {
-    .plot_binary_contours(object, g1, g2, matrix(f, grid, grid), pts)
-  } else {
-    graphics::image(g1, g2, matrix(max.col(f, ties.method = "first"), grid, grid),
-                    col = grDevices::adjustcolor(col, alpha.f = 0.25), breaks = seq(0.5, k + 0.5),
-                    add = TRUE)
-  }
-  pch <- if (k == 2L) c(1, 3) else seq_len(k) %% 26
-  graphics::points(xs[, 1], xs[, 2], col = col[cls], pch = pch[cls])
-  graphics::legend("topright", legend = object$levels, col = col, pch = pch, bty = "n")
-  invisible(x)
-}
-
-.plot_binary_contours <- function(object, g1, g2, f, pts) {
-  graphics::contour(g1, g2, f, levels = 0, drawlabels = FALSE, add = TRUE, lwd = 2)
-  if (inherits(object, "gpsvm_svc")) {
-    graphics::contour(g1, g2, f, levels = c(-1, 1), drawlabels = FALSE, add = TRUE, lty = 2)
-    sv <- object$alpha > 0
-    xs <- .original_inputs(object)
-    graphics::points(xs[sv, 1], xs[sv, 2], cex = 1.8, col = "grey40")
-  } else {
-    p <- matrix(.gpc_prob(object, pts, as.vector(f))[, 2L], length(g1), length(g2))
-    graphics::contour(g1, g2, p, levels = c(0.1, 0.9), add = TRUE, lty = 2)
-  }
 }
 
 # Training confusion table and error, for summaries.

@@ -6,10 +6,11 @@
 
 # Evaluate model.frame() in the caller's caller, as lm() does, and return the
 # numeric design (no intercept column: kernels need none), the response and
-# what predict() needs to rebuild the design for new data.  When the formula
-# has one input variable and it is numeric, `variable` holds its values at
-# the rows used (a one-column data frame), so that plots can be drawn against
-# it whatever the formula does to it (y ~ log(x)).
+# what predict() needs to rebuild the design for new data.  `variables` holds
+# the input variables as the data gave them, untransformed, at the rows used
+# (a data frame, or NULL when they cannot be evaluated on their own), so that
+# plots can be drawn against them whatever the formula does to them
+# (y ~ log(x)).  When there is one and it is numeric, `variable` holds it.
 .formula_design <- function(call, env) {
   mf_call <- call[c(1L, match(c("formula", "data", "subset", "na.action"), names(call), 0L))]
   mf_call$drop.unused.levels <- TRUE
@@ -25,9 +26,10 @@
   factor_column <- attr(x, "assign") %in% factor_terms
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
+  variables <- .formula_variables(mf_call, mf, terms, env)
   list(x = x, y = stats::model.response(mf), terms = terms, factor_column = factor_column,
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
-       variable = .formula_variable(mf_call, mf, terms, env))
+       variables = variables, variable = .formula_variable(variables))
 }
 
 # A factor input with one level left in the rows used (a subset, or NA rows
@@ -44,18 +46,34 @@
   }
 }
 
-# The one input variable of a formula, untransformed, at the rows of the
-# model frame `mf` (NULL when there are several, or it is not a numeric vector).
-.formula_variable <- function(mf_call, mf, terms, env) {
-  name <- all.vars(stats::delete.response(terms))
-  if (length(name) != 1L) return(NULL)
-  mf_call$formula <- stats::as.formula(call("~", as.name(name)), env = environment(terms))
+# The input variables of a formula, untransformed, at the rows of the model
+# frame `mf`: the model frame of "~ a + b + ..." over the same data and
+# subset, NA rows kept so that its rows can be matched to those of `mf`.
+# NULL when they cannot be evaluated on their own (a name in the formula that
+# is a constant of the environment, not a variable of the data).
+.formula_variables <- function(mf_call, mf, terms, env) {
+  names <- all.vars(stats::delete.response(terms))
+  if (length(names) == 0L) return(NULL)
+  rhs <- Reduce(function(a, b) call("+", a, b), lapply(names, as.name))
+  mf_call$formula <- stats::as.formula(call("~", rhs), env = environment(terms))
   mf_call$na.action <- quote(stats::na.pass)
   mf_call$drop.unused.levels <- NULL
-  raw <- eval(mf_call, env)
-  values <- raw[[1L]][match(rownames(mf), rownames(raw))]
+  raw <- tryCatch(eval(mf_call, env), error = function(e) NULL)
+  if (is.null(raw) || ncol(raw) != length(names)) return(NULL)
+  out <- raw[match(rownames(mf), rownames(raw)), , drop = FALSE]
+  attr(out, "terms") <- NULL
+  names(out) <- names
+  rownames(out) <- NULL
+  out
+}
+
+# The one input variable of a formula when it is a numeric vector (a
+# one-column data frame), else NULL.
+.formula_variable <- function(variables) {
+  if (is.null(variables) || ncol(variables) != 1L) return(NULL)
+  values <- variables[[1L]]
   if (!is.numeric(values) || is.object(values) || !is.null(dim(values))) return(NULL)
-  stats::setNames(data.frame(values), name)
+  variables
 }
 
 # A formula method's whole body: build the design from the call as the user

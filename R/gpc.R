@@ -201,7 +201,7 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
   call <- .generic_call(match.call(), "gpc")
   design <- .formula_design(call, parent.frame())
   fit <- gpc.default(.mark_factor_columns(design$x, design$factor_column), design$y, ...)
-  .add_formula_parts(fit, design, call)
+  .add_classifier_variables(.add_formula_parts(fit, design, call), design)
 }
 
 #' Settings for the mean-field classifiers

@@ -163,7 +163,7 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
   call <- .generic_call(match.call(), "svc")
   design <- .formula_design(call, parent.frame())
   fit <- svc.default(.mark_factor_columns(design$x, design$factor_column), design$y, ...)
-  .add_formula_parts(fit, design, call)
+  .add_classifier_variables(.add_formula_parts(fit, design, call), design)
 }
 
 #' Settings for the support vector classifier's solver

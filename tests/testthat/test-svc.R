@@ -145,7 +145,8 @@ test_that("bad input gives clear errors", {
   expect_error(predict(fit, d$x, type = "prob"), "no class probabilities")
   expect_error(predict(fit, matrix(0, 2, 3)), "2 column")
   expect_error(predict(fit, d$x, se.fit = TRUE), "unknown argument")
-  expect_error(plot(svc_paper(cbind(d$x, 1), d$y, noise = 0.5)), "two input columns")
+  # more than two inputs are drawn on a slice (test-classif-plot.R); one is too few
+  expect_error(plot(svc_paper(d$x[, 1, drop = FALSE], d$y, noise = 0.5)), "two numeric inputs")
   # a zero input row gives k_ii = 0 for the linear kernel
   expect_error(svc_paper(rbind(0, d$x[-1, ]), d$y, linear_kernel()), "positive diagonal")
 })
