@@ -39,8 +39,8 @@
 #'   costs \eqn{O(m r^2)}, plus \eqn{O(n m)} when a function enters. With every input a
 #'   candidate (\eqn{m = n}) this is \eqn{O(n^2)} memory, 3.2 GB at
 #'   \eqn{n = 20000}; the default limits the candidates to 1000 beyond 5000
-#'   observations, which at \eqn{n = 20000} takes about a second and
-#'   300 MB on two-dimensional inputs. The relevance vectors are then
+#'   observations, which at \eqn{n = 20000} takes about three seconds and
+#'   250 MB on two-dimensional inputs. The relevance vectors are then
 #'   chosen among the candidates only: raise `basis` when the fit keeps
 #'   nearly all of them (see `fit$basis`).
 #'
