@@ -172,16 +172,17 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
-# Up to this many observations every input is a candidate centre by
-# default; beyond it, .rvm_default_basis chosen ones (the design matrix
-# costs 8 n (m + 1) bytes: 200 MB at n = 5000 with all inputs, 160 MB at
-# n = 20000 with 1000).
-.rvm_all_basis_max <- 5000L
-.rvm_default_basis <- 1000L
+# Up to `all` observations every input is a candidate centre by default;
+# beyond it, `chosen` of them.  rvm(): the design matrix costs 8 n (m + 1)
+# bytes (200 MB at n = 5000 with all inputs, 160 MB at n = 20000 with
+# 1000).  srvm() also factors the m x m prior precision, coupled by the
+# penalty, at every step: O(m^3).
+.default_basis <- list(rvm = c(all = 5000L, chosen = 1000L),
+                       srvm = c(all = 1000L, chosen = 1000L))
 
 # One fit of the fast RVM to (scaled) data.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL) {
-  rows <- .rvm_basis_rows(basis, x, kernel)
+  rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
   core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
   fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")
   fit$basis <- rows
@@ -189,12 +190,13 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
 }
 
 # The candidate centres (rows of x, increasing) for `basis` (a count, or
-# NULL for the default), or NULL when every input is a candidate.  They are
+# NULL for `model`'s default), or NULL when every input is a candidate.  They are
 # chosen by the rule of the inducing inputs (?`inducing-points`): greedily,
 # each the input worst explained by the kernel columns of those before.
-.rvm_basis_rows <- function(basis, x, kernel) {
+.rvm_basis_rows <- function(basis, x, kernel, model) {
   n <- nrow(x)
-  m <- basis %||% (if (n <= .rvm_all_basis_max) n else .rvm_default_basis)
+  default <- .default_basis[[model]]
+  m <- basis %||% (if (n <= default[["all"]]) n else default[["chosen"]])
   if (m > n) {
     .stop(sprintf("'basis' = %d exceeds the number of observations (%d)", m, n))
   }

@@ -83,8 +83,8 @@ Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
 
 // The smooth RVM (srvm()) when `penalty` is a list with the penalty points
 // and the penalty's orders and weights, else the plain RVM (rvm()) by the
-// fast algorithm, on the candidate centres `basis` (1-based rows of x;
-// NULL: every row).
+// fast algorithm; either on the candidate centres `basis` (1-based rows of
+// x; NULL: every row).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
@@ -92,14 +92,15 @@ Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Rcpp::Nullable<Rcpp::IntegerVector> basis = R_NilValue) {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   const auto interrupt = gpsvm_glue::interrupt_callback();
+  std::optional<std::vector<Eigen::Index>> centres;
+  if (basis.isNotNull()) centres = centre_rows(Rcpp::IntegerVector(basis.get()), x.rows());
+  const std::vector<Eigen::Index>* centres_or_all = centres ? &*centres : nullptr;
   if (penalty.isNull()) {
-    std::optional<std::vector<Eigen::Index>> centres;
-    if (basis.isNotNull()) centres = centre_rows(Rcpp::IntegerVector(basis.get()), x.rows());
     return rvm_result_to_r(gpsvm::rvm_fast_fit(k, x, y, rvm_control_from_r(control), interrupt,
-                                               centres ? &*centres : nullptr));
+                                               centres_or_all));
   }
   const Rcpp::List pen(penalty.get());
   return rvm_result_to_r(gpsvm::srvm_fit(k, x, y, gpsvm_glue::matrix_element(pen, "points"),
                                          penalty_from_r(pen), srvm_control_from_r(control),
-                                         interrupt));
+                                         interrupt, centres_or_all));
 }

@@ -458,4 +458,40 @@ TEST_CASE("fast RVM on candidate centres: the design's columns, and every row as
   CHECK(threw);
 }
 
+TEST_CASE("sRVM on candidate centres: the blocked penalty Gram, every row, and a subset") {
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.6);
+  const gpsvm::RoughnessPenalty pen{{1, 2}, {0.5, 1.0}};
+  // more penalty points than one block (1024) of roughness_gram()
+  const Data d = sinc(12, 7);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  const MatrixXd z = fixture::grid(2500, -9.0, 9.0);
+  const MatrixXd lh = gpsvm::roughness_design(ev, z, pen);
+  const MatrixXd direct = lh.transpose() * lh;
+  CHECK_NEAR((gpsvm::roughness_gram(ev, z, pen) - direct).cwiseAbs().maxCoeff(), 0.0,
+             1e-12 * direct.cwiseAbs().maxCoeff());
+  // every row, in order, as candidates is the fit without candidates
+  const MatrixXd zf = fixture::grid(30, -8.0, 8.0);
+  std::vector<Eigen::Index> all(12);
+  for (Eigen::Index i = 0; i < 12; ++i) all[static_cast<size_t>(i)] = i;
+  const gpsvm::SrvmControl ctl = srvm_control(1e-7);
+  const gpsvm::RvmResult a = gpsvm::srvm_fit(kernel, d.x, d.y, zf, pen, ctl, kNoInterrupt);
+  const gpsvm::RvmResult b = gpsvm::srvm_fit(kernel, d.x, d.y, zf, pen, ctl, kNoInterrupt, &all);
+  CHECK(a.active == b.active);
+  CHECK_NEAR(ref::gap(a.mu, b.mu), 0.0, 1e-10);
+  CHECK_NEAR(a.log_lik, b.log_lik, 1e-10 * std::fabs(a.log_lik));
+  // a subset: the evidence is the closed form on the centres' columns, with
+  // the penalty of the centres' basis functions; labels are training rows
+  const std::vector<Eigen::Index> centres{1, 4, 6, 9, 11};
+  const gpsvm::RvmResult c = gpsvm::srvm_fit(kernel, d.x, d.y, zf, pen, ctl, kNoInterrupt, &centres);
+  const MatrixXd full = design(kernel, d.x);
+  const MatrixXd lh_full = gpsvm::roughness_design(ev, zf, pen);
+  const MatrixXd p_full = lh_full.transpose() * lh_full;
+  for (Eigen::Index j : c.active) CHECK(j == 0 || j == 2 || j == 5 || j == 7 || j == 10 || j == 12);
+  const MatrixXd hc = columns(full, c.active);
+  const MatrixXd pc = block(p_full, c.active);
+  const Dense ref = dense(hc, d.y, c.alpha, c.lambda, pc, c.sigma2);
+  CHECK_NEAR(c.log_lik, ref.log_lik, 1e-8 * (1.0 + std::fabs(ref.log_lik)));
+  CHECK_NEAR(ref::gap(c.mu, ref.mu), 0.0, 1e-7);
+}
+
 }  // namespace gpsvm_tests_rvm

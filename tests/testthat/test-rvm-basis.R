@@ -1,4 +1,5 @@
-# rvm(basis = ): the fast RVM on a subset of candidate centres.
+# rvm(basis = ) and srvm(basis = ): the models on a subset of candidate
+# centres.
 
 # Pivoted Cholesky in plain R: the input with the largest residual
 # variance k(x, x) - Q(x, x) next (the earliest on ties).
@@ -73,11 +74,14 @@ test_that("the default offers every input up to 5000 observations and 1000 beyon
   set.seed(14)
   x <- matrix(runif(6000 * 2), ncol = 2)
   k <- rbf_kernel(0.05)
-  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:5000, ], k))
-  rows <- gpsvm:::.rvm_basis_rows(NULL, x, k)
+  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:5000, ], k, "rvm"))
+  rows <- gpsvm:::.rvm_basis_rows(NULL, x, k, "rvm")
   expect_length(rows, 1000L)
   expect_false(is.unsorted(rows, strictly = TRUE))
-  expect_length(gpsvm:::.rvm_basis_rows(20L, x, k), 20L)
+  expect_length(gpsvm:::.rvm_basis_rows(20L, x, k, "rvm"), 20L)
+  # srvm() factors the coupled m x m prior at every step: 1000 at most
+  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:1000, ], k, "srvm"))
+  expect_length(gpsvm:::.rvm_basis_rows(NULL, x[1:1001, ], k, "srvm"), 1000L)
 })
 
 test_that("duplicated inputs are never offered twice, and one point works", {
@@ -107,4 +111,64 @@ test_that("bad 'basis' gives clear errors", {
   expect_error(rvm(d$x, d$y, basis = 31), "'basis' = 31 exceeds the number of observations")
   expect_error(gpsvm:::cpp_rvm_fit(rbf_kernel(1), matrix(d$x), d$y, unclass(rvm_control()),
                                    basis = c(1L, 40L)), "basis")
+})
+
+test_that("srvm on candidate centres follows updates (7)-(9) in plain R", {
+  d <- rvm_sinc_data(60, seed = 18)
+  s <- 1.6
+  rows <- sort(greedy_rows_r(rbf_deriv_r(d$x, d$x, s, 0), 20))
+  centres <- d$x[rows]
+  H <- cbind(1, rbf_deriv_r(d$x, centres, s, 0))
+  # the penalty acts on the kept basis functions, at the training inputs
+  P <- crossprod(cbind(0, rbf_deriv_r(d$x, centres, s, 2)))
+  ctl <- srvm_control(lambda_init = 10, alpha_init = 0.5, sigma2_init = 0.2)
+  s2 <- mean(d$y^2)
+  alpha0 <- rep(0.5 / s2, 21)
+  lambda0 <- 10 * sum(alpha0) / sum(diag(P))
+  sigma0 <- 0.2 * var(d$y)
+  for (iters in c(1, 4, 30)) {
+    ctl$max_iter <- as.integer(iters)
+    fit <- suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(s), basis = 20,
+                                 control = ctl, scale = FALSE))
+    ref <- srvm_updates_r(H, P, d$y, alpha0, lambda0, sigma0, iters, prune = 1e9 / s2)
+    expect_identical(fit$basis, rows)
+    expect_equal(c(1L, match(fit$relevance_vectors, rows) + 1L), ref$active)
+    expect_equal(unname(fit$alpha), ref$alpha, tolerance = 1e-7)
+    expect_equal(fit$lambda, ref$lambda, tolerance = 1e-7)
+    expect_equal(fit$sigma2, ref$sigma2, tolerance = 1e-7)
+  }
+  # the evidence, and predictions with the posterior of those hyperparameters
+  act <- ref$active
+  expect_equal(as.numeric(logLik(fit)),
+               log_marginal_r(H[, act], P[act, act], d$y, ref$alpha, ref$lambda, ref$sigma2),
+               tolerance = 1e-8)
+  Ha <- H[, act]
+  Sigma <- solve(crossprod(Ha) / ref$sigma2 + ref$lambda * P[act, act] + diag(ref$alpha))
+  mu <- drop(Sigma %*% crossprod(Ha, d$y)) / ref$sigma2
+  z <- c(-4, 0.3, 6)
+  Hz <- cbind(1, rbf_deriv_r(z, centres[act[-1] - 1], s, 0))
+  expect_equal(unname(predict(fit, z)), drop(Hz %*% mu), tolerance = 1e-7)
+})
+
+test_that("srvm() chooses its candidates, prints them and checks 'basis'", {
+  d <- rvm_sinc_data(40, seed = 19)
+  expect_null(srvm(d$x, d$y)$basis)
+  fit <- srvm(d$x, d$y, basis = 12)
+  expect_length(fit$basis, 12L)
+  expect_true(all(fit$relevance_vectors %in% fit$basis))
+  expect_true(any(grepl("chosen among 12 candidate centres", capture.output(print(fit)))))
+  expect_error(srvm(d$x, d$y, basis = 0), "basis")
+  expect_error(srvm(d$x, d$y, basis = 1.5), "basis")
+  expect_error(srvm(d$x, d$y, basis = 41), "'basis' = 41 exceeds the number of observations")
+  # duplicated inputs are offered once; one point works
+  x <- rep(d$x[1:10], 2)
+  dup <- srvm(x, d$y[1:20], basis = 15)
+  expect_length(dup$basis, 10L)
+  expect_true(all(is.finite(predict(dup, c(-2, 0, 2)))))
+  expect_true(is.finite(predict(srvm(2, 1, basis = 1), 2)))
+  # the formula method passes it on, and update() keeps it
+  df <- data.frame(x = d$x, y = d$y)
+  f <- srvm(y ~ x, df, basis = 12)
+  expect_identical(f$basis, fit$basis)
+  expect_identical(update(f, basis = 10)$basis, srvm(y ~ x, df, basis = 10)$basis)
 })

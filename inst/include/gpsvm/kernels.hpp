@@ -193,6 +193,13 @@ class KernelEvaluator {
   Index dimension() const { return points_.rows(); }
   const Kernel& kernel() const { return kernel_; }
 
+  // The points with the given indices, one per row.
+  MatrixXd points(const std::vector<Index>& rows) const {
+    MatrixXd out(static_cast<Index>(rows.size()), dimension());
+    for (Index r = 0; r < out.rows(); ++r) out.row(r) = points_.col(rows[r]).transpose();
+    return out;
+  }
+
   double operator()(Index i, Index j) const {
     return kernel_(point(i), point(j), dimension());
   }

@@ -169,15 +169,6 @@ inline void apply(const Step& step, ActiveSet& set) {
   else set.remove(k);
 }
 
-// What the result calls column j of H: 0 for the bias, else 1 + the
-// training row of its centre (every row, or the candidate `centres`).
-inline std::vector<Index> column_labels(Index columns, const std::vector<Index>* centres) {
-  std::vector<Index> label(static_cast<size_t>(columns));
-  for (Index j = 0; j < columns; ++j)
-    label[j] = (j == 0 || centres == nullptr) ? j : (*centres)[j - 1] + 1;
-  return label;
-}
-
 // The result at the final state, the active set in the order of its labels.
 inline void fill_result(const ActiveSet& set, const Posterior& post, double sigma2,
                         const std::vector<Index>& label, RvmResult& res) {
@@ -262,7 +253,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
     sigma2 = sigma2_new;
   }
   fd::fill_result(set, set.posterior_at(hty, y, sigma2), sigma2,
-                  fd::column_labels(h.cols(), centres), res);
+                  rvm_detail::column_labels(h.cols(), centres), res);
   rvm_detail::unscale(res, scale, n);
   return res;
 }

@@ -115,6 +115,15 @@ inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& cent
   return h;
 }
 
+// What the result calls column j of H: 0 for the bias, else 1 + the
+// training row of its centre (every row, or the candidate `centres`).
+inline std::vector<Index> column_labels(Index columns, const std::vector<Index>* centres) {
+  std::vector<Index> label(static_cast<size_t>(columns));
+  for (Index j = 0; j < columns; ++j)
+    label[j] = (j == 0 || centres == nullptr) ? j : (*centres)[j - 1] + 1;
+  return label;
+}
+
 // Put the scaled results back in the units of y.
 inline void unscale(RvmResult& r, double s, Index n) {
   r.mu *= s;

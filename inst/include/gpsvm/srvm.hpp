@@ -57,6 +57,21 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
   return out;
 }
 
+// P = (L H)'(L H) accumulated over blocks of penalty points, so that the
+// (m d) x (n + 1) matrix L H is never held whole: with the training inputs as
+// penalty points and 1000 centres it would take 8 n d (1000 + 1) bytes.
+inline MatrixXd roughness_gram(const KernelEvaluator& ev, const ConstMatrixRef& z,
+                               const RoughnessPenalty& pen) {
+  constexpr Index kBlock = 1024;
+  MatrixXd p = MatrixXd::Zero(ev.size() + 1, ev.size() + 1);
+  for (Index start = 0; start < z.rows(); start += kBlock) {
+    const Index rows = std::min(kBlock, z.rows() - start);
+    const MatrixXd lh = roughness_design(ev, z.middleRows(start, rows), pen);
+    p.selfadjointView<Eigen::Lower>().rankUpdate(lh.transpose());
+  }
+  return p.selfadjointView<Eigen::Lower>();
+}
+
 namespace srvm_detail {
 
 using namespace rvm_detail;
@@ -74,8 +89,8 @@ inline void check_control(const SrvmControl& c) {
 }
 
 // The data of one fit, on RMS-scaled targets: the design, its cross
-// products with itself and y, and the penalty matrix P over all n + 1
-// columns.
+// products with itself and y, and the penalty matrix P over all its columns
+// (n + 1, or m + 1 on m candidate centres).
 struct Problem {
   VectorXd y;
   double scale = 1.0;
@@ -91,28 +106,36 @@ struct State {
   double sigma2 = 0.0;
 };
 
+// `centres` (rows of the training inputs, or nullptr for all) are the
+// centres of the basis functions.
 inline Problem make_problem(const KernelEvaluator& ev, const ConstVectorRef& y_in,
-                            const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen) {
+                            const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen,
+                            const std::vector<Index>* centres = nullptr) {
   Problem pb;
   pb.scale = rms(y_in);
   pb.y = y_in / pb.scale;
-  pb.h = design(ev);
+  pb.h = centres ? design(ev, *centres) : design(ev);
   pb.hth = crossprod(pb.h);
   pb.hty = pb.h.transpose() * pb.y;
-  pb.p = crossprod(roughness_design(ev, penalty_points, pen));
+  if (centres) {
+    // the penalty acts on the basis functions, i.e. on the centres' columns
+    pb.p = roughness_gram(KernelEvaluator(ev.kernel(), ev.points(*centres)), penalty_points, pen);
+  } else {
+    pb.p = roughness_gram(ev, penalty_points, pen);
+  }
   return pb;
 }
 
-// All n + 1 basis functions at alpha_init.  A learned lambda starts at
+// Every basis function (the design's columns) at alpha_init.  A learned lambda starts at
 // lambda_init * tr(A) / tr(P), i.e. lambda_init times the value that gives
 // the two parts of the prior precision equal traces, whatever the scale of
 // the penalty; a fixed lambda or sigma2 is given in the units of y.
 inline State start(const Problem& pb, const SrvmControl& ctl) {
-  const Index n = pb.y.size();
+  const Index columns = pb.h.cols();
   State st;
-  st.active.resize(n + 1);
-  for (Index i = 0; i <= n; ++i) st.active[i] = i;
-  st.alpha = VectorXd::Constant(n + 1, ctl.alpha_init);
+  st.active.resize(static_cast<size_t>(columns));
+  for (Index i = 0; i < columns; ++i) st.active[i] = i;
+  st.alpha = VectorXd::Constant(columns, ctl.alpha_init);
   const double tr_p = pb.p.trace();
   if (ctl.lambda) {
     st.lambda = *ctl.lambda * pb.scale * pb.scale;  // the scaled targets' lambda
@@ -202,15 +225,18 @@ inline bool prune(const VectorXd& alpha_new, double prune_alpha, State& st) {
 // hyperparameters settle (change < tol), or when the evidence no longer
 // moves: a weight whose alpha crawls towards the pruning threshold (log
 // alpha rising by ~1e-3 per step for thousands of steps) changes neither the
-// evidence nor the fit.
+// evidence nor the fit.  With `centres` (rows of x) only those inputs are
+// centres of basis functions: a step then costs O(n m^2 + m^3) for m
+// centres instead of O(n^3), and memory is O(n m + m^2) instead of O(n^2).
 inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
                           const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen,
-                          const SrvmControl& ctl, const std::function<void()>& interrupt) {
+                          const SrvmControl& ctl, const std::function<void()>& interrupt,
+                          const std::vector<Index>* centres = nullptr) {
   namespace sd = srvm_detail;
   rvm_detail::check_data(x, y_in);
   sd::check_control(ctl);
   const KernelEvaluator ev(kernel, x);
-  const sd::Problem pb = sd::make_problem(ev, y_in, penalty_points, pen);
+  const sd::Problem pb = sd::make_problem(ev, y_in, penalty_points, pen, centres);
   sd::State st = sd::start(pb, ctl);
   RvmResult res;
   res.status.tol = ctl.tol;
@@ -233,7 +259,9 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   }
   // the posterior at the final hyperparameters
   const rvm_detail::Posterior post = sd::posterior_of(pb, st);
-  res.active = st.active;
+  const std::vector<Index> label = rvm_detail::column_labels(pb.h.cols(), centres);
+  res.active.clear();
+  for (Index j : st.active) res.active.push_back(label[j]);
   res.mu = post.mu;
   res.Sigma = rvm_detail::sigma_from(post);
   res.alpha = st.alpha;
