@@ -224,11 +224,12 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   EP sweeps.
 #' @param eta Initial learning rate of Algorithm 17.1 (the paper's 0.05).
 #' @param algorithm Solver of `method = "naive"`: `"newton"` (default,
-#'   quasi-Newton steps from a kernel-column cache) or `"paper"` (Algorithm
+#'   quasi-Newton steps) or `"paper"` (Algorithm
 #'   17.1 on the full Gram matrix); see [gpc()].
-#' @param cache_mb Size of the Newton solver's kernel-column cache in
-#'   megabytes (n columns of n numbers take \eqn{8 n^2} bytes; with less,
-#'   columns are recomputed).
+#' @param cache_mb Memory in megabytes the Newton solver may use for the
+#'   kernel matrix: the whole matrix (\eqn{8 n^2} bytes) is kept when it
+#'   fits; otherwise each product with it recomputes the kernel in blocks,
+#'   and a cache of this size holds columns for the coordinate sweeps.
 #' @param schedule EP site updates: `"parallel"` (all sites from one
 #'   posterior, adaptively damped) or `"sequential"` (one at a time in a
 #'   seeded random order).

@@ -76,6 +76,41 @@ TEST_CASE("kernels: cross_times against the cross matrix times the weights") {
   CHECK(threw);
 }
 
+TEST_CASE("kernels: multiply() and fast_gram() against the exact Gram matrix") {
+  ref::Random rng(29);
+  // 1300 points: several 512-row tiles below each 128-column block, the last
+  // block partial (1300 = 10 x 128 + 20)
+  const MatrixXd x = rng.uniform_matrix(1300, 2, -2.0, 2.0);
+  const VectorXd v = rng.uniform_matrix(1300, 1, -1.0, 1.0).col(0);
+  gpsvm::Kernel with_offset = gpsvm::Kernel::rbf(0.7);
+  with_offset.constant = 0.3;
+  for (const gpsvm::Kernel& k : {gpsvm::Kernel::rbf(0.7), with_offset, gpsvm::Kernel::polynomial(2, 0.5, 1.0)}) {
+    const gpsvm::KernelEvaluator ev(k, x);
+    const MatrixXd exact = ev.gram();
+    const MatrixXd fast = ev.fast_gram();
+    CHECK_NEAR((fast - exact).cwiseAbs().maxCoeff(), 0.0, 1e-13 * exact.cwiseAbs().maxCoeff());
+    CHECK_NEAR((fast - fast.transpose()).cwiseAbs().maxCoeff(), 0.0, 0.0);
+    VectorXd kv;
+    ev.multiply(v, kv);
+    const VectorXd direct = exact * v;
+    CHECK_NEAR((kv - direct).cwiseAbs().maxCoeff(), 0.0, 1e-12 * (1.0 + direct.cwiseAbs().maxCoeff()));
+  }
+  // far from the origin, a narrow kernel: the fast forms keep the digits of
+  // small distances (the points are centred first), and duplicates give 1
+  MatrixXd far(3, 2);
+  far << 1e3, -2e3, 1e3, -2e3, 1e3 + 0.05, -2e3 + 0.02;
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(0.1), far);
+  const MatrixXd g = ev.fast_gram();
+  const MatrixXd exact = ev.gram();
+  CHECK_NEAR((g - exact).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  CHECK_NEAR(g(0, 1), 1.0, 0.0);
+  VectorXd gv;
+  ev.multiply(VectorXd::Ones(3), gv);
+  CHECK_NEAR((gv - exact.rowwise().sum()).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  CHECK_NEAR((ev.cross_times(far, VectorXd::Ones(3)) - exact.rowwise().sum()).cwiseAbs().maxCoeff(),
+             0.0, 1e-12);
+}
+
 TEST_CASE("kernels: derivatives in one coordinate against central differences") {
   MatrixXd x(4, 2);
   x << 0.3, -0.2, 1.1, 0.4, -0.7, 0.9, 0.0, 0.0;

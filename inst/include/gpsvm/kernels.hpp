@@ -185,6 +185,7 @@ class KernelEvaluator {
     kernel_.validate();
     if (kernel_.family == KernelFamily::rbf) {
       squared_norms_ = points_.colwise().squaredNorm().transpose();
+      centre_ = points_.rowwise().mean();
       half_inv_sigma2_ = 1.0 / (2.0 * kernel_.sigma * kernel_.sigma);
     }
   }
@@ -246,10 +247,12 @@ class KernelEvaluator {
 
   // out = K v without forming K, for solvers that need the product once per
   // iteration and cannot cache n columns.  Gaussian kernel: blocks of 128
-  // columns at a time, each block's distances by one matrix product and a
-  // vectorised exp, and every pair (i, j) evaluated once (the symmetric
-  // half below each diagonal block serves both K_ij v_j and K_ji v_i), so
-  // n^2 / 2 exponentials.  Other kernels go column by column.
+  // columns, each in tiles of 512 rows (a tile, 512 KB, stays in cache
+  // between its product, its exp and its two uses), the exponents by one
+  // matrix product of exponent_factors() and a vectorised exp, and every
+  // pair (i, j) evaluated once (the tiles below each diagonal block serve
+  // both K_ij v_j and K_ji v_i), so n^2 / 2 exponentials.  Other kernels go
+  // column by column.
   void multiply(const VectorXd& v, VectorXd& out) const {
     const Index n = size();
     out.setZero(n);
@@ -262,18 +265,24 @@ class KernelEvaluator {
       }
       return;
     }
-    const Index block = 128;
+    constexpr Index block = 128, row_tile = 512;  // row_tile >= block
+    MatrixXd left, right;
+    exponent_factors(points_, left, right);
     MatrixXd kb;
     for (Index j0 = 0; j0 < n; j0 += block) {
-      const Index b = std::min(block, n - j0), rows = n - j0;
-      // rows j0..n-1 against columns j0..j0+b-1
-      kb.noalias() = points_.rightCols(rows).transpose() * points_.middleCols(j0, b);
-      kb = ((-2.0 * kb.array()).colwise() + squared_norms_.tail(rows).array()).rowwise() +
-           squared_norms_.segment(j0, b).transpose().array();
-      kb = (kb.array().max(0.0) * (-half_inv_sigma2_)).exp() + kernel_.constant;
-      out.tail(rows).noalias() += kb * v.segment(j0, b);
-      if (rows > b)
-        out.segment(j0, b).noalias() += kb.bottomRows(rows - b).transpose() * v.tail(rows - b);
+      const Index b = std::min(block, n - j0);
+      for (Index i0 = j0; i0 < n; i0 += row_tile) {
+        // rows i0..i0+r-1 against columns j0..j0+b-1
+        const Index r = std::min(row_tile, n - i0);
+        kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
+        kb = kb.array().min(0.0).exp() + kernel_.constant;
+        out.segment(i0, r).noalias() += kb * v.segment(j0, b);
+        // the rows strictly below the diagonal block, mirrored
+        const Index skip = (i0 == j0) ? b : 0;
+        if (r > skip)
+          out.segment(j0, b).noalias() +=
+              kb.bottomRows(r - skip).transpose() * v.segment(i0 + skip, r - skip);
+      }
     }
   }
 
@@ -328,6 +337,34 @@ class KernelEvaluator {
     return k;
   }
 
+  // The Gram matrix in the fast form of multiply() (Gaussian kernel: tiles
+  // of exponents by one matrix product, n^2 / 2 exponentials, the upper
+  // triangle mirrored); gram() for other kernels.  For solvers that hold K
+  // and multiply by it many times.
+  MatrixXd fast_gram() const {
+    if (kernel_.family != KernelFamily::rbf) return gram();
+    const Index n = size();
+    constexpr Index block = 128, row_tile = 512;
+    MatrixXd left, right;
+    exponent_factors(points_, left, right);
+    MatrixXd k(n, n), tile;
+    for (Index j0 = 0; j0 < n; j0 += block) {
+      const Index b = std::min(block, n - j0);
+      for (Index i0 = j0; i0 < n; i0 += row_tile) {
+        const Index r = std::min(row_tile, n - i0);
+        tile.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
+        tile = tile.array().min(0.0).exp() + kernel_.constant;
+        if (i0 == j0) {  // the diagonal square from its lower triangle
+          for (Index c = 1; c < b; ++c)
+            for (Index a = 0; a < c; ++a) tile(a, c) = tile(c, a);
+        }
+        k.block(i0, j0, r, b) = tile;
+        k.block(j0, i0, b, r) = tile.transpose();  // exactly symmetric
+      }
+    }
+    return k;
+  }
+
   // k(x_i, x_i), or with order > 0 the prior variance of the order-th
   // derivative in coordinate `coord` at each point (mixed_derivative_diagonal).
   VectorXd diagonal(int order = 0, Index coord = 0) const {
@@ -360,24 +397,23 @@ class KernelEvaluator {
         for (Index j : used) out[i] += w[j] * kernel_(zt.col(i).data(), point(j), dimension());
       return out;
     }
-    const Index m = static_cast<Index>(used.size()), row_tile = 256, col_tile = 1024;
+    const Index m = static_cast<Index>(used.size()), row_tile = 256, col_tile = 256;
     MatrixXd xu(dimension(), m);
-    VectorXd wu(m), xnorm(m);
+    VectorXd wu(m);
     for (Index t = 0; t < m; ++t) {
       xu.col(t) = points_.col(used[t]);
       wu[t] = w[used[t]];
-      xnorm[t] = squared_norms_[used[t]];
     }
-    const VectorXd znorm = zt.colwise().squaredNorm().transpose();
+    MatrixXd left, right, unused;
+    exponent_factors(zt, left, unused);
+    exponent_factors(xu, unused, right);
     MatrixXd kb;
     for (Index i0 = 0; i0 < z.rows(); i0 += row_tile) {
       const Index r = std::min(row_tile, z.rows() - i0);
       for (Index j0 = 0; j0 < m; j0 += col_tile) {
         const Index c = std::min(col_tile, m - j0);
-        kb.noalias() = zt.middleCols(i0, r).transpose() * xu.middleCols(j0, c);
-        kb = ((-2.0 * kb.array()).colwise() + znorm.segment(i0, r).array()).rowwise() +
-             xnorm.segment(j0, c).transpose().array();
-        kb = (kb.array().max(0.0) * (-half_inv_sigma2_)).exp() + kernel_.constant;
+        kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, c);
+        kb = kb.array().min(0.0).exp() + kernel_.constant;
         out.segment(i0, r).noalias() += kb * wu.segment(j0, c);
       }
     }
@@ -399,6 +435,28 @@ class KernelEvaluator {
  private:
   const double* point(Index i) const { return points_.col(i).data(); }
 
+  // Gaussian kernel: the exponent -h |u - v|^2 (h = 1 / (2 sigma^2)) of
+  // points u and v (columns of `pts`) as the inner product of
+  // left = [2h u; -h |u|^2; 1] and right = [v; 1; -h |v|^2], so that a tile
+  // of exponents is one matrix product; the caller clamps it at 0.  The
+  // points are first moved by the mean of the kernel's points (distances do
+  // not change), since the rounding is about 1e-16 h (|u|^2 + |v|^2): data
+  // far from the origin would otherwise lose digits of small distances.
+  void exponent_factors(const MatrixXd& pts, MatrixXd& left, MatrixXd& right) const {
+    const Index d = pts.rows(), n = pts.cols();
+    const double h = half_inv_sigma2_;
+    const MatrixXd centred = pts.colwise() - centre_;
+    const Eigen::RowVectorXd norms = centred.colwise().squaredNorm();
+    left.resize(d + 2, n);
+    left.topRows(d) = (2.0 * h) * centred;
+    left.row(d) = -h * norms;
+    left.row(d + 1).setOnes();
+    right.resize(d + 2, n);
+    right.topRows(d) = centred;
+    right.row(d).setOnes();
+    right.row(d + 1) = -h * norms;
+  }
+
   void check_cross(const ConstMatrixRef& z, int order, Index coord) const {
     if (z.cols() != dimension())
       throw std::invalid_argument("new points have " + std::to_string(z.cols()) +
@@ -416,6 +474,7 @@ class KernelEvaluator {
   Kernel kernel_;
   MatrixXd points_;          // d x n: one point per column
   VectorXd squared_norms_;   // |x_i|^2, Gaussian kernel only (fast forms)
+  VectorXd centre_;          // mean of the points, Gaussian kernel only
   double half_inv_sigma2_ = 0.0;
 };
 

@@ -157,10 +157,11 @@ inline NaiveMfResult naive_mf_fit(const ConstMatrixRef& k, const ConstVectorRef&
 // a few large eigenvalues (a bias constant, a wide kernel), which is what
 // the Newton steps are for.
 //
-// Cost per iteration: the exact residual needs the field K (y * alpha), one
-// column per nonzero alpha (every alpha is positive here): from the LRU
-// column cache of kernel_cache.hpp when the n columns fit, else n^2 kernel
-// evaluations; the Jacobian solve is O(n r^2).  The stopping test is
+// Cost per iteration: the exact residual needs the field K (y * alpha):
+// with K held whole when it fits in control.cache_mb (computed once, n^2 / 2
+// kernel evaluations), else n^2 / 2 kernel evaluations each time (the
+// coordinate-sweep fallback then takes columns from the LRU cache of
+// kernel_cache.hpp); the Jacobian solve is O(n r^2).  The stopping test is
 // Algorithm 17.1's, max_i delta_i^2 < tol, measured at the alpha returned.
 
 struct NaiveMfCoordinateControl {
@@ -185,20 +186,26 @@ struct NaiveMfCoordinateControl {
 
 namespace detail {
 
+// The kernel's columns come from `gram` (the whole matrix, when it fits in
+// the cache's budget) or else from the column cache.
 struct NaiveMfSweeper {
   const ConstVectorRef& y;
   const NaiveMfCoordinateControl& c;
+  const MatrixXd& gram;
   KernelColumnCache& cache;
   const KernelEvaluator& evaluator;
   VectorXd kdiag, s, alpha, field;
 
   NaiveMfSweeper(const ConstVectorRef& y_, const NaiveMfCoordinateControl& c_,
-                 KernelColumnCache& cache_, const KernelEvaluator& evaluator_,
-                 const VectorXd& kdiag_)
-      : y(y_), c(c_), cache(cache_), evaluator(evaluator_), kdiag(kdiag_), s(kdiag_.cwiseSqrt()),
-        alpha(VectorXd::Zero(y_.size())), field(VectorXd::Zero(y_.size())) {}
+                 const MatrixXd& gram_, KernelColumnCache& cache_,
+                 const KernelEvaluator& evaluator_, const VectorXd& kdiag_)
+      : y(y_), c(c_), gram(gram_), cache(cache_), evaluator(evaluator_), kdiag(kdiag_),
+        s(kdiag_.cwiseSqrt()), alpha(VectorXd::Zero(y_.size())),
+        field(VectorXd::Zero(y_.size())) {}
 
   Index n() const { return y.size(); }
+  bool dense() const { return gram.size() != 0; }
+  const double* column(Index i) { return dense() ? gram.col(i).data() : cache.column(i); }
 
   double delta(Index i) const {
     const double h = y[i] * field[i] - kdiag[i] * alpha[i];
@@ -209,7 +216,7 @@ struct NaiveMfSweeper {
   void move(Index i, double step) {
     alpha[i] += step;
     const double w = y[i] * step;
-    field += w * Eigen::Map<const VectorXd>(cache.column(i), n());
+    field += w * Eigen::Map<const VectorXd>(column(i), n());
     field[i] += w * c.noise;
   }
 
@@ -225,18 +232,13 @@ struct NaiveMfSweeper {
     return {worst, total};
   }
 
-  // alpha set outright, the field recomputed from the columns (cached when
-  // they fit, else n evaluations each).
+  // alpha set outright, the field recomputed: n^2 multiply-adds with the
+  // whole matrix, else n^2 / 2 kernel evaluations in blocks.
   void set_alpha(const VectorXd& a) {
     alpha = a;
     const VectorXd w = (y.array() * alpha.array()).matrix();
-    if (cache.capacity() >= n()) {  // every column fits: n^2 multiply-adds after the first
-      field.setZero();
-      for (Index j = 0; j < n(); ++j)
-        if (w[j] != 0.0) field += w[j] * Eigen::Map<const VectorXd>(cache.column(j), n());
-    } else {  // n^2 / 2 evaluations, in blocks
-      evaluator.multiply(w, field);
-    }
+    if (dense()) field.noalias() = gram * w;
+    else evaluator.multiply(w, field);
     field += c.noise * w;
   }
 
@@ -327,8 +329,13 @@ inline NaiveMfResult naive_mf_solve(const Kernel& kernel, const ConstMatrixRef& 
           "the kernel (plus noise) must have a positive diagonal; point " + std::to_string(i + 1) +
           " has k_ii = " + std::to_string(kdiag[i]) + " (add noise > 0)");
   }
-  KernelColumnCache cache(k, control.cache_mb);
-  detail::NaiveMfSweeper sw(y, control, cache, k, kdiag);
+  // K whole when it fits in the cache's budget: n^2 / 2 evaluations once,
+  // then every product is a matrix-vector product (a column cache filled
+  // column by column costs n^2 evaluations to fill)
+  const double n_d = static_cast<double>(n);
+  const MatrixXd gram = (8.0 * n_d * n_d <= control.cache_mb * 1048576.0) ? k.fast_gram() : MatrixXd();
+  KernelColumnCache cache(k, gram.size() != 0 ? 0.0 : control.cache_mb);
+  detail::NaiveMfSweeper sw(y, control, gram, cache, k, kdiag);
   if (start.size() == n) sw.set_alpha(start);
 
   // The Jacobian's kernel part, once: K ~ G G' on the pivots' columns.
