@@ -45,7 +45,7 @@ res <- do.call(rbind, rows)
 print(res, row.names = FALSE)
 for (n in res$N[res$method == "kernlab"]) {
   r <- res[res$N == n, ]
-  cat(sprintf("N = %d: time rvm / kernlab = %.3f, srvm / kernlab = %.3f\n", n,
+  cat(sprintf("N = %d: time rvm / kernlab = %.2g, srvm / kernlab = %.2g\n", n,
               r$seconds[r$method == "rvm"] / r$seconds[r$method == "kernlab"],
               r$seconds[r$method == "srvm"] / r$seconds[r$method == "kernlab"]))
 }
