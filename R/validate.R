@@ -91,8 +91,9 @@
 
 # One convergence record for every solver: whether it converged, its
 # iterations, the last value of its own stopping measure ('change'), the
-# tolerance that measure is held to, and why it stopped early (NA when it
-# did not, or when the cap was the only reason).  The glue builds the same
+# tolerance that measure is held to, and why it stopped early, or what
+# stopped a converged solver whose change is still above tol (NA when there
+# is nothing to add, or when the cap was the only reason).  The glue builds the same
 # record from a core solver's status (convergence_to_r() in src/gpsvm_glue.h).
 .convergence <- function(converged, iterations, change, tol, reason = NA_character_) {
   list(converged = isTRUE(converged), iterations = as.integer(iterations),

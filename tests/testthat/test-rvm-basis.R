@@ -172,3 +172,32 @@ test_that("srvm() chooses its candidates, prints them and checks 'basis'", {
   expect_identical(f$basis, fit$basis)
   expect_identical(update(f, basis = 10)$basis, srvm(y ~ x, df, basis = 10)$basis)
 })
+
+test_that("a fit that stopped because the evidence stopped rising says so", {
+  set.seed(1)
+  x <- runif(300, -10, 10)
+  y <- sin(x) / x + rnorm(300, sd = 0.1)
+  fits <- list(srvm(x, y, kernel = rbf_kernel(1.6), basis = 60, scale = FALSE),
+               srvm(x, y, kernel = rbf_kernel(1.6), scale = FALSE),
+               rvm(x, y, kernel = rbf_kernel(1.6), scale = FALSE),
+               rvm(x, y, kernel = rbf_kernel(0.5), basis = 80, scale = FALSE))
+  by_evidence <- 0
+  for (f in fits) {
+    cv <- f$convergence
+    expect_true(cv$converged)
+    if (cv$change >= cv$tol) {
+      by_evidence <- by_evidence + 1
+      expect_match(cv$reason, "tol_evidence")
+      expect_true(any(grepl("tol_evidence", capture.output(print(f)))))
+    } else {
+      expect_true(is.na(cv$reason))
+    }
+  }
+  expect_gt(by_evidence, 0)  # the first fit stops this way
+  # without the evidence test, only the change can stop it
+  strict <- srvm(x, y, kernel = rbf_kernel(1.6), basis = 60, scale = FALSE,
+                 control = srvm_control(tol_evidence = 0, max_iter = 20000))
+  expect_true(strict$convergence$converged)
+  expect_lt(strict$convergence$change, strict$convergence$tol)
+  expect_true(is.na(strict$convergence$reason))
+})

@@ -247,6 +247,11 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
     if ((!step.structural && (change < ctl.tol || flat)) ||
         (step.gain < ctl.tol_evidence && sigma_change < ctl.tol)) {
       res.status.converged = true;
+      if (!(change < ctl.tol)) {
+        res.status.reason = flat ? rvm_detail::kEvidenceFlat
+                                 : "no basis function can be added, removed or re-estimated "
+                                   "with a gain above tol_evidence";
+      }
       break;
     }
     fd::apply(step, set);

@@ -289,6 +289,10 @@ inline bool evidence_flat(const std::vector<double>& trace, double tol_evidence)
   return nt >= 2 && std::fabs(trace[nt - 1] - trace[nt - 2]) < tol_evidence;
 }
 
+// The reason an RVM fit converged with its change still above tol.
+inline constexpr const char* kEvidenceFlat =
+    "the log evidence changed by less than tol_evidence in the last iteration";
+
 inline MatrixXd sigma_from(const Posterior& post) {
   return post.d.asDiagonal() * post.Binv * post.d.asDiagonal();
 }

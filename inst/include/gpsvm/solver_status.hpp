@@ -30,8 +30,9 @@ struct SolverStatus {
   double change = 0.0;
   double tol = 0.0;
   // Why the solver stopped early for a reason other than its iteration cap
-  // (e.g. a diverging iteration, a work cap); empty when it converged or
-  // simply ran out of iterations.
+  // (e.g. a diverging iteration, a work cap), or why it counts as converged
+  // with `change` still above `tol` (the RVMs: the evidence stopped rising);
+  // empty when it converged by `tol` or simply ran out of iterations.
   std::string reason;
 };
 

@@ -254,6 +254,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
     st.sigma2 = next.sigma2;
     if (!pruned && (change < ctl.tol || sd::evidence_flat(res.trace_log_lik, ctl.tol_evidence))) {
       res.status.converged = true;
+      if (!(change < ctl.tol)) res.status.reason = rvm_detail::kEvidenceFlat;
       break;
     }
   }
