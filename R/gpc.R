@@ -14,7 +14,9 @@
 #'   The default solver (`gpc_control(algorithm = "newton")`) is a
 #'   quasi-Newton iteration on the residual \eqn{\delta\alpha} of the
 #'   equations: the exact residual (one product of the kernel matrix with a
-#'   vector, from cached kernel columns; the Gram matrix is never formed) and
+#'   vector: the matrix is kept whole when it fits in
+#'   `gpc_control(cache_mb)`, and otherwise recomputed in blocks for each
+#'   product, never stored) and
 #'   a Jacobian whose kernel part is a pivoted Cholesky factor of rank at most
 #'   300, solved in O(n r^2), with backtracking. With \eqn{\kappa = 0} the
 #'   fixed point maximises a strictly concave function (its Hessian is minus
