@@ -107,7 +107,9 @@
 #'   sparse (FITC) fit in \eqn{O(n m^2)} time and \eqn{O(n m)} memory, the
 #'   input noise on the FITC diagonal: see [inducing-points]. Exact
 #'   leave-one-out ([loo_error()] with `"exact"`) is not available for such
-#'   fits.
+#'   fits. With `NULL`, more than 1000 observations and `optimize = FALSE`,
+#'   the full prior is represented by a low-rank factorisation when the
+#'   kernel matrix has one: see `rank_tol` in [gpc_control()].
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those. The search (L-BFGS-B on
@@ -171,6 +173,9 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = 0.1, kappa = 0, bia
   what <- if (method == "tap") "gpc: TAP mean field (EP)" else if (control$algorithm == "paper")
     "gpc: the naive mean-field iteration (Algorithm 17.1)" else "gpc: the naive mean-field sweeps"
   if (!is.null(inducing) && method != "tap") .stop("'inducing' needs method = \"tap\"")
+  if (is.null(inducing) && method == "tap" && identical(optimize, FALSE)) {
+    inducing <- .low_rank_request(control$rank_tol)
+  }
   fit <- .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
                         function(x, y, kernel, inducing = NULL) {
     binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing)
@@ -237,6 +242,20 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   seeded random order).
 #' @param damping Initial damping of the parallel schedule, in (0, 1].
 #' @param seed Seed of the sequential schedule's random order.
+#' @param rank_tol With `method = "tap"`, more than 1000 observations,
+#'   `inducing = NULL` and `optimize = FALSE`: EP runs on the FITC prior
+#'   ([inducing-points]) whose inducing inputs are the pivots of a pivoted
+#'   Cholesky factorisation \eqn{G G^T} of the kernel matrix, when at most
+#'   \eqn{\min(n/2, 1000)} pivots leave every entry of \eqn{K - G G^T} below
+#'   `rank_tol` times the largest \eqn{k(x, x)} (as in [mfsvr_control()]).
+#'   FITC keeps the diagonal exact, so the prior differs from the full one by
+#'   at most that much (plus the jitter \eqn{10^{-8}} of the inducing-point
+#'   factor; probabilities agree to about \eqn{10^{-5}} or better), and a
+#'   sweep costs \eqn{O(n r^2)} for \eqn{r} pivots instead of
+#'   \eqn{O(n^3)}: on two-dimensional inputs 1.2 s instead of 11 s at
+#'   \eqn{n = 1500}. Inputs in many dimensions rarely have such a low rank
+#'   and keep the dense matrix. `rank_tol = 0` always uses the dense matrix
+#'   (which exact leave-one-out needs).
 #' @return A list of class `gpsvm_gpc_control`.
 #' @examples
 #' gpc_control(tol = 1e-12, max_iter = 5000)
@@ -244,14 +263,15 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #' @export
 gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                         schedule = c("parallel", "sequential"), damping = 1, seed = 1,
-                        algorithm = c("newton", "paper"), cache_mb = 500) {
+                        algorithm = c("newton", "paper"), cache_mb = 500, rank_tol = 1e-13) {
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
   structure(list(tol = if (!is.null(tol)) .check_number(tol, "tol", lower = 0, open_lower = TRUE),
                  max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 0L),
                  eta = .check_number(eta, "eta", lower = 0, open_lower = TRUE),
                  schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed"), algorithm = .match_choice(algorithm),
-                 cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)),
+                 cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE),
+                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = 1)),
             class = c("gpsvm_gpc_control", "gpsvm_control"))
 }
 

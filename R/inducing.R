@@ -67,6 +67,7 @@ NULL
 # training inputs xs, the resolved kernel and the input scaling.
 .inducing_inputs <- function(inducing, xs, kernel, scaling) {
   if (is.null(inducing)) return(NULL)
+  if (inherits(inducing, "gpsvm_low_rank")) return(.low_rank_inducing(xs, kernel, inducing$rank_tol))
   n <- nrow(xs)
   if (is.numeric(inducing) && is.null(dim(inducing)) && length(inducing) == 1L) {
     m <- .check_count(inducing, "inducing", lower = 1L)
@@ -98,9 +99,35 @@ NULL
   z
 }
 
+# gpc(method = "tap") with the full prior: beyond .low_rank_min_n
+# observations, EP runs on the FITC prior on the pivots of a pivoted
+# Cholesky factorisation of K when at most min(n / 2, .low_rank_max) of them
+# represent K to rank_tol (gpc_control()): the same model up to rank_tol
+# (FITC keeps the diagonal exact), at O(n r^2) a sweep.  The request is
+# resolved on the scaled inputs by .inducing_inputs().
+.low_rank_min_n <- 1000L
+.low_rank_max <- 1000L
+.low_rank_request <- function(rank_tol) structure(list(rank_tol = rank_tol), class = "gpsvm_low_rank")
+
+# The pivots (scaled inputs, marked with attribute low_rank), or NULL for
+# the dense matrix.
+.low_rank_inducing <- function(xs, kernel, rank_tol) {
+  n <- nrow(xs)
+  if (n <= .low_rank_min_n || rank_tol == 0) return(NULL)
+  cap <- min(.low_rank_max, n %/% 2L)
+  rows <- cpp_greedy_inducing(kernel, xs, cap + 1L, rank_tol)
+  if (length(rows) > cap) return(NULL)
+  structure(xs[rows, , drop = FALSE], low_rank = TRUE)
+}
+
 # The line print() shows for a sparse fit.
 .inducing_line <- function(object) {
   if (is.null(object$inducing)) return(NULL)
+  if (isTRUE(attr(object$inducing, "low_rank"))) {
+    return(sprintf(paste("low rank: the kernel matrix to rank_tol = %.3g on %d pivots (FITC on them;",
+                         "gpc_control(rank_tol = 0) for the dense matrix)"),
+                   object$control$rank_tol, nrow(object$inducing)))
+  }
   sprintf("sparse: FITC prior with %d inducing inputs", nrow(object$inducing))
 }
 

@@ -101,6 +101,10 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
   models <- .binary_models(fit)
+  if (method == "exact" && isTRUE(attr(models[[1L]]$inducing, "low_rank"))) {
+    .stop(paste("exact leave-one-out needs the dense kernel matrix, and this fit ran on its",
+                "low-rank factorisation: refit with control = gpc_control(rank_tol = 0)"))
+  }
   out <- if (method == "approx") {
     list(margins = lapply(models, .loo_approx))
   } else {

@@ -276,3 +276,43 @@ test_that("the low-rank path's cap is the user's: max_rank below the rank means 
   expect_equal(low$log_evidence, dense$log_evidence, tolerance = 1e-6)
   expect_error(mfsvr_control(max_rank = 0), "'max_rank' must be a whole number >= 1")
 })
+
+test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots when it has a low rank", {
+  set.seed(41)
+  n <- 1100
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- factor(ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, "b", "a"))
+  auto <- gpc(x, y)
+  dense <- gpc(x, y, control = gpc_control(rank_tol = 0))
+  expect_null(dense$inducing)
+  expect_true(isTRUE(attr(auto$inducing, "low_rank")))
+  # the pivots are training inputs, and with the kernel (and its bias
+  # constant) written out in plain R they represent K: the Nystrom
+  # approximation on them is K to far below the model's scale
+  z <- auto$inducing
+  expect_true(all(apply(z, 1, function(p) any(colSums(abs(t(auto$x) - p)) == 0))))
+  s <- auto$kernel$sigma
+  gauss <- function(a, b) exp(-outer(rowSums(a^2), rowSums(b^2), "+") / (2 * s^2) +
+                                 tcrossprod(a, b) / s^2) + 1
+  Knz <- gauss(auto$x, z)
+  Q <- Knz %*% solve(gauss(z, z) + diag(1e-10, nrow(z)), t(Knz))
+  expect_lt(max(abs(Q - gauss(auto$x, auto$x))), 1e-6)
+  # the same model as the dense fit, to the FITC jitter
+  xt <- matrix(rnorm(400), ncol = 2)
+  expect_equal(predict(auto, xt, type = "prob"), predict(dense, xt, type = "prob"),
+               tolerance = 1e-4)
+  expect_equal(as.numeric(logLik(auto)), as.numeric(logLik(dense)), tolerance = 1e-6)
+  expect_identical(loo_error(auto)$count, loo_error(dense)$count)
+  expect_true(any(grepl("low rank: the kernel matrix to rank_tol", capture.output(print(auto)))))
+  expect_error(loo_error(auto, "exact"), "gpc_control\\(rank_tol = 0\\)")
+  # when it is not used: at most 1000 observations, rank_tol = 0, or a rank
+  # above min(n / 2, 1000) (many inputs and a narrow kernel)
+  k <- auto$kernel
+  expect_null(gpsvm:::.low_rank_inducing(auto$x[1:1000, ], k, 1e-13))
+  expect_null(gpsvm:::.low_rank_inducing(auto$x, k, 0))
+  wide <- matrix(rnorm(1100 * 10), ncol = 10)
+  expect_null(gpsvm:::.low_rank_inducing(wide, rbf_kernel(0.5), 1e-13))
+  expect_equal(nrow(gpsvm:::.low_rank_inducing(auto$x, k, 1e-13)), nrow(z))
+  expect_error(gpc_control(rank_tol = -1), "rank_tol")
+  expect_error(gpc_control(rank_tol = 2), "rank_tol")
+})
