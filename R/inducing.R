@@ -44,6 +44,11 @@
 #'
 #' The fit records the inducing inputs (scaled) in `fit$inducing`; `print()`
 #' and `summary()` say that the fit is sparse and with how many points.
+#'
+#' `gpc()` also uses this representation by itself, not as an approximation
+#' but as a factorisation of the full prior: beyond 1000 observations, with
+#' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
+#' `rank_tol` in [gpc_control()]).
 #' @references E. Snelson and Z. Ghahramani (2006). Sparse Gaussian processes
 #'   using pseudo-inputs. *NIPS 18*.
 #'
