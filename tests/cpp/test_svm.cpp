@@ -9,6 +9,7 @@
 #include <cmath>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/loo.hpp>
 #include <gpsvm/naive_mf.hpp>
 #include <gpsvm/smo.hpp>
 #include <limits>
@@ -335,6 +336,28 @@ TEST_CASE("naive mean field: the Newton solver reaches Algorithm 17.1's fixed po
       CHECK_NEAR_MSG(ref::gap(fast.field, K * y.cwiseProduct(fast.alpha)), 0.0, 1e-11,
                      note + ": field");
     }
+  }
+  // a given Jacobian factor (the full data's, without one row, as the exact
+  // leave-one-out refits use it) changes the path, not the fixed point
+  {
+    const auto ctl = fixture::naive_mf_newton_control(0.0, 0.4, 1e-26, 100.0);
+    const MatrixXd full_factor = gpsvm::naive_mf_jacobian_factor(gpsvm::KernelEvaluator(kernel, x), {});
+    const MatrixXd x_i = gpsvm::detail::drop_row(x, 7);
+    VectorXd y_i(n - 1);
+    y_i << y.head(7), y.tail(n - 8);
+    const MatrixXd factor_i = gpsvm::detail::drop_row(full_factor, 7);
+    const gpsvm::NaiveMfResult own = gpsvm::naive_mf_solve(kernel, x_i, y_i, ctl);
+    const gpsvm::NaiveMfResult given =
+        gpsvm::naive_mf_solve(kernel, x_i, y_i, ctl, VectorXd(), {}, &factor_i);
+    CHECK(own.status.converged && given.status.converged);
+    CHECK_NEAR(ref::gap(own.alpha, given.alpha), 0.0, 1e-11);
+    bool threw = false;
+    try {
+      gpsvm::naive_mf_solve(kernel, x_i, y_i, ctl, VectorXd(), {}, &full_factor);
+    } catch (const std::invalid_argument&) {
+      threw = true;
+    }
+    CHECK(threw);
   }
   // the blocked product against the dense one, n not a multiple of the block
   const MatrixXd xb = rng.uniform_matrix(300, 3, -1.0, 1.0);

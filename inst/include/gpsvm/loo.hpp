@@ -377,7 +377,7 @@ inline MatrixXd drop_row(const ConstMatrixRef& x, Index drop) {
 }
 
 // The same from the kernel and inputs, for the solvers that never form the
-// Gram matrix: refit(xi, yi, start, alpha_i, status) gets the inputs and
+// Gram matrix: refit(i, xi, yi, start, alpha_i, status) gets the inputs and
 // labels without point i; the prediction at x_i uses its kernel column.
 template <typename Refit>
 LooRefits loo_refit_points(const Kernel& kernel, const ConstMatrixRef& x,
@@ -388,7 +388,7 @@ LooRefits loo_refit_points(const Kernel& kernel, const ConstMatrixRef& x,
   const KernelEvaluator k(kernel, x);
   VectorXd col(n);
   auto fit = [&](Index i, const VectorXd& start, VectorXd& alpha_i, SolverStatus& status) {
-    refit(drop_row(x, i), drop_one(y, i), start, alpha_i, status);
+    refit(i, drop_row(x, i), drop_one(y, i), start, alpha_i, status);
   };
   auto field = [&](Index i, const VectorXd& alpha_i) {
     k.column(i, col.data());
@@ -427,7 +427,7 @@ inline LooRefits svc_loo_exact(const Kernel& kernel, const ConstMatrixRef& x,
                                const std::function<void()>& interrupt = {}) {
   control.validate();
   check_labels(y, x.rows());
-  auto refit = [&](const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
+  auto refit = [&](Index, const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
                    VectorXd& alpha_i, SolverStatus& status) {
     SvcResult r = svc_smo_solve(kernel, xi, yi, control, start, interrupt);
     alpha_i = std::move(r.alpha);
@@ -451,7 +451,10 @@ inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRe
   return detail::loo_refit_dense(k, y, alpha, which, refit, interrupt);
 }
 
-// Coordinate-sweep refits on the inputs without each point, warm-started.
+// Newton refits on the inputs without each point, warm-started.  The
+// Jacobian's low-rank factor is computed once: the full kernel matrix's
+// factor L (K ~ L L' entrywise) without row i is as good a factor of K
+// without point i, and recomputing it was most of a refit's cost.
 inline LooRefits naive_mf_loo_exact(const Kernel& kernel, const ConstMatrixRef& x,
                                     const ConstVectorRef& y, const ConstVectorRef& alpha,
                                     const NaiveMfCoordinateControl& control,
@@ -459,9 +462,11 @@ inline LooRefits naive_mf_loo_exact(const Kernel& kernel, const ConstMatrixRef& 
                                     const std::function<void()>& interrupt = {}) {
   control.validate();
   check_labels(y, x.rows());
-  auto refit = [&](const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
+  const MatrixXd factor = naive_mf_jacobian_factor(KernelEvaluator(kernel, x), interrupt);
+  auto refit = [&](Index i, const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
                    VectorXd& alpha_i, SolverStatus& status) {
-    NaiveMfResult r = naive_mf_solve(kernel, xi, yi, control, start, interrupt);
+    const MatrixXd factor_i = detail::drop_row(factor, i);
+    NaiveMfResult r = naive_mf_solve(kernel, xi, yi, control, start, interrupt, &factor_i);
     alpha_i = std::move(r.alpha);
     status = r.status;
   };

@@ -307,14 +307,27 @@ constexpr double kJacobianRankTol = 1e-8;
 constexpr Index kJacobianMaxRank = 300;
 constexpr double kNaiveMfDivergence = 1e6;
 
+// The Jacobian's kernel part: a pivoted Cholesky factor L, K ~ L L'.
+inline MatrixXd naive_mf_jacobian_factor(const KernelEvaluator& k,
+                                         const std::function<void()>& interrupt) {
+  MatrixXd lowrank;
+  std::vector<Index> pivots;
+  pivoted_cholesky(k, kJacobianRankTol, std::min<Index>(k.size(), kJacobianMaxRank), lowrank,
+                   pivots, interrupt);
+  return lowrank;
+}
+
 // Solves (17.40) on the rows of x (noise on the kernel's diagonal) and labels
-// y in {-1, +1}; `start`, if not empty, replaces alpha = 0.
+// y in {-1, +1}; `start`, if not empty, replaces alpha = 0; `factor`, if
+// given, is the Jacobian's factor of the kernel matrix (one row per row of
+// x), else it is computed.
 // status.iterations counts Newton steps (or the sweeps that replaced them).
 inline NaiveMfResult naive_mf_solve(const Kernel& kernel, const ConstMatrixRef& x,
                                     const ConstVectorRef& y,
                                     const NaiveMfCoordinateControl& control,
                                     const VectorXd& start = VectorXd(),
-                                    const std::function<void()>& interrupt = {}) {
+                                    const std::function<void()>& interrupt = {},
+                                    const MatrixXd* factor = nullptr) {
   control.validate();
   const Index n = x.rows();
   if (n < 1) throw std::invalid_argument("no data");
@@ -339,10 +352,9 @@ inline NaiveMfResult naive_mf_solve(const Kernel& kernel, const ConstMatrixRef& 
   if (start.size() == n) sw.set_alpha(start);
 
   // The Jacobian's kernel part, once: K ~ G G' on the pivots' columns.
-  MatrixXd lowrank;
-  std::vector<Index> pivots;
-  pivoted_cholesky(k, kJacobianRankTol, std::min<Index>(n, kJacobianMaxRank), lowrank, pivots,
-                   interrupt);
+  if (factor && factor->rows() != n)
+    throw std::invalid_argument("the Jacobian factor has the wrong number of rows");
+  const MatrixXd lowrank = factor ? *factor : naive_mf_jacobian_factor(k, interrupt);
   detail::NaiveMfNewton newton(y, kdiag, lowrank, control.kappa);
 
   int it = 0, stalls = 0;
