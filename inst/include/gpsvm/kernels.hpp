@@ -375,15 +375,13 @@ class KernelEvaluator {
     return out;
   }
 
-  // Cross matrix K(i, j) = d^order/dz_coord^order k(z_i, x_j) between new
-  // points z (rows of an m x d matrix, differentiated) and these points.
   // out[i] = sum_j k(z_i, x_j) w_j: predictions of a kernel expansion at
   // new points without the z-by-n cross matrix.  Gaussian kernel: tiles of
-  // 256 new points by 1024 training points, distances by one matrix product
-  // and a vectorised exp (the fast form of fast_column(), whose rounding
-  // of about 1e-16 (|z|^2 + |x|^2) in the squared distance is far below
-  // what a prediction resolves); training points with w_j = 0 are skipped.
-  // Other kernels point by point.
+  // 256 new points by 256 training points, the exponents by one matrix
+  // product of exponent_factors() (rounding of about 1e-16 times the
+  // squared distances from the training points' mean, far below what a
+  // prediction resolves) and a vectorised exp; training points with
+  // w_j = 0 are skipped.  Other kernels point by point.
   VectorXd cross_times(const ConstMatrixRef& z, const ConstVectorRef& w) const {
     check_cross(z, 0, 0);
     if (w.size() != size()) throw std::invalid_argument("one weight per kernel point needed");
@@ -420,6 +418,8 @@ class KernelEvaluator {
     return out;
   }
 
+  // Cross matrix K(i, j) = d^order/dz_coord^order k(z_i, x_j) between new
+  // points z (rows of an m x d matrix, differentiated) and these points.
   MatrixXd cross(const ConstMatrixRef& z, int order = 0, Index coord = 0) const {
     check_cross(z, order, coord);
     const MatrixXd zt = z.transpose();
