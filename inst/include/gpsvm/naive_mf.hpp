@@ -170,7 +170,7 @@ struct NaiveMfCoordinateControl {
   double noise = kUnset;     // added to the kernel's diagonal (eq. 17.16)
   double tol = kUnset;       // stop when max_i delta_i^2 < tol (the paper's ftol)
   int max_iter = -1;         // cap on Newton steps (or sweeps), >= 0
-  double cache_mb = kUnset;  // kernel-column cache
+  double cache_mb = kUnset;  // memory for K whole, else for a kernel-column cache
 
   void validate() const {
     if (!(kappa >= 0.0 && kappa < 0.5))
