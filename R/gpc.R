@@ -237,10 +237,33 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   kernel matrix: the whole matrix (\eqn{8 n^2} bytes) is kept when it
 #'   fits; otherwise each product with it recomputes the kernel in blocks,
 #'   and a cache of this size holds columns for the coordinate sweeps.
-#' @param schedule EP site updates: `"parallel"` (all sites from one
-#'   posterior, adaptively damped) or `"sequential"` (one at a time in a
-#'   seeded random order).
-#' @param damping Initial damping of the parallel schedule, in (0, 1].
+#' @param schedule EP site updates, all with the same fixed point:
+#'   * `"accelerated"` (default): all sites from one posterior, moved the
+#'   fraction `damping` of the way to their updates; once a sweep moves no
+#'   marginal by more than 0.1 (in the units of `tol`), each sweep is
+#'   extrapolated from the last ten by Anderson acceleration (Walker and Ni
+#'   2011, type II: the combination of the last updates whose changes best
+#'   cancel). A run that finds no new smallest change in ten sweeps halves
+#'   the step and restarts the extrapolation, and continues with sequential
+#'   sweeps if the step falls below 0.05. The run ends on a plain sweep that
+#'   passes `tol`. Sweeps to `tol = 1e-9` on two-dimensional data with 200
+#'   inducing inputs (the former default, `"parallel"` from `damping = 1`,
+#'   in brackets): 29 (71) at \eqn{n = 5000}, 32 (56) at 20000, 48 (86) at
+#'   \eqn{10^5}; on the dense fits of Pima, Sonar and Ionosphere 21, 20, 21
+#'   (25, 21, 28); from 300 to 1000 points with 30 inducing inputs and
+#'   `tol = 1e-12`, 24 to 27 (26 to 32).
+#'   * `"parallel"`: the same sweeps without extrapolation, the step
+#'   starting at `damping`, growing by 1.1 (up to 1) after a sweep that
+#'   reduced the change and halving otherwise (then sequential below 0.05).
+#'   * `"sequential"`: one site at a time in a seeded random order, with
+#'   rank-one updates of the posterior: fewer sweeps (16 to 18 above), each
+#'   dearer (at \eqn{n = 5000} with 200 inducing inputs, 25 sweeps took 3.7
+#'   s where 71 parallel ones took 2.2 s).
+#' @param damping The step of the accelerated and sequential schedules and
+#'   the first step of the parallel one, in (0, 1]. Every site's update
+#'   assumes the others stay put, so undamped parallel sweeps overshoot far
+#'   from the fixed point: with the accelerated schedule, damping 1 needed
+#'   45 and 50 sweeps at \eqn{n = 5000} and 20000 above, 0.7 29 and 32.
 #' @param seed Seed of the sequential schedule's random order.
 #' @param rank_tol With `method = "tap"`, more than 1000 observations,
 #'   `inducing = NULL` and `optimize = FALSE`: EP runs on the FITC prior
@@ -257,12 +280,16 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   and keep the dense matrix. `rank_tol = 0` always uses the dense matrix
 #'   (which exact leave-one-out needs).
 #' @return A list of class `gpsvm_gpc_control`.
+#' @references Walker, H. F. and Ni, P. (2011). Anderson acceleration for
+#'   fixed-point iterations. *SIAM Journal on Numerical Analysis* 49(4),
+#'   1715-1735.
 #' @examples
 #' gpc_control(tol = 1e-12, max_iter = 5000)
 #' gpc_control(tol = 1e-6, schedule = "sequential")
 #' @export
 gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
-                        schedule = c("parallel", "sequential"), damping = 1, seed = 1,
+                        schedule = c("accelerated", "parallel", "sequential"), damping = 0.7,
+                        seed = 1,
                         algorithm = c("newton", "paper"), cache_mb = 500, rank_tol = 1e-13) {
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
   structure(list(tol = if (!is.null(tol)) .check_number(tol, "tol", lower = 0, open_lower = TRUE),

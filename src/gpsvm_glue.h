@@ -200,9 +200,11 @@ inline void add_inducing_to_r(const Eigen::MatrixXd& inducing_chol,
 // mfsvr_control(), which name them alike).
 inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   gpsvm::EpControl out;
-  out.schedule = choice(element(c, "schedule"), "schedule", {"parallel", "sequential"}) == 1
-                     ? gpsvm::EpSchedule::sequential
-                     : gpsvm::EpSchedule::parallel;
+  static const gpsvm::EpSchedule schedules[] = {gpsvm::EpSchedule::parallel,
+                                                gpsvm::EpSchedule::accelerated,
+                                                gpsvm::EpSchedule::sequential};
+  out.schedule = schedules[choice(element(c, "schedule"), "schedule",
+                                  {"parallel", "accelerated", "sequential"})];
   out.max_iter = int_in(element(c, "max_iter"), "max_iter", 1, kMaxInt);
   out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
   out.damping = number_in(element(c, "damping"), "damping", 0.0, 1.0);

@@ -4,8 +4,10 @@
 //   * Dense K and a factor G with K = G G' (full rank, and rank r < n) give
 //     the same fit: two algebras, one posterior.
 //   * With Gaussian noise EP is exact: the closed-form GP regression.
-//   * Parallel and sequential schedules, and the paper's iteration, share
-//     one fixed point; a warm start changes only the number of sweeps.
+//   * Parallel, accelerated and sequential schedules, and the paper's
+//     iteration, share one fixed point; a warm start changes only the
+//     number of sweeps.  The accelerated schedule's Anderson mixing, on a
+//     linear map, terminates as GMRES does (against a direct solve).
 //   * N = 1 is exact: the posterior is the tilted distribution, the evidence
 //     its normaliser (quadrature).
 //   * The evidence and the site inverse against their textbook forms with
@@ -40,6 +42,7 @@ using ref::gap;
 using fixture::ep_control;  // schedule, then tol, max_iter, damping, seed
 const gpsvm::EpSchedule kParallel = gpsvm::EpSchedule::parallel;
 const gpsvm::EpSchedule kSequential = gpsvm::EpSchedule::sequential;
+const gpsvm::EpSchedule kAccelerated = gpsvm::EpSchedule::accelerated;
 
 // A noisy sinc on [-5, 5]: inputs, Gaussian kernel matrix, targets.
 struct Data {
@@ -198,11 +201,54 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("EP: parallel, sequential (two seeds) and the paper's iteration reach one fixed point") {
+TEST_CASE("Anderson mixing: on a linear map it reaches the fixed point as GMRES would") {
+  // x = A x + b with A of spectral radius about 0.95: plain iteration gains
+  // a factor 0.95 a step; type II Anderson mixing with a memory of at
+  // least the dimension is GMRES on (I - A) x = b, exact after n + 1 steps
+  // (up to rounding).  The reference is the direct solve.
+  ref::Random rng(5);
+  const int n = 6;
+  MatrixXd q = MatrixXd::Zero(n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) q(i, j) = rng.normal();
+  const Eigen::HouseholderQR<MatrixXd> qr(q);
+  const MatrixXd basis = qr.householderQ();
+  VectorXd eig(n);
+  eig << 0.95, -0.9, 0.5, -0.3, 0.1, 0.0;
+  const MatrixXd A = basis * eig.asDiagonal() * basis.transpose();
+  VectorXd b(n);
+  for (int i = 0; i < n; ++i) b[i] = rng.normal();
+  b += 0.1 * basis.col(0);  // a fixed point well along the slow direction
+  const VectorXd want = (MatrixXd::Identity(n, n) - A).partialPivLu().solve(b);
+  gpsvm::ep_detail::AndersonMixer mixer(gpsvm::kAndersonMemory);
+  CHECK(gpsvm::kAndersonMemory >= n);
+  VectorXd x = VectorXd::Zero(n), plain = x;
+  for (int k = 0; k <= n + 1; ++k) {
+    x = mixer.mix(x, A * x + b);
+    plain = A * plain + b;
+  }
+  CHECK(mixer.extrapolating());
+  // gap(): largest difference relative to 1 + the largest entry
+  CHECK_NEAR(gap(x, want), 0.0, 1e-9);
+  CHECK_NEAR(gap(A * x + b, x), 0.0, 1e-9);
+  CHECK(gap(plain, want) > 0.1);  // plain iteration is far from it
+  // a reset forgets the history: the next step is the plain one
+  mixer.reset();
+  CHECK(!mixer.extrapolating());
+  CHECK_NEAR(gap(mixer.mix(plain, A * plain + b), A * plain + b), 0.0, 0.0);
+}
+
+TEST_CASE("EP: parallel, accelerated, sequential (two seeds) and the paper's iteration agree") {
   const Data d = sinc_data(20, 1.4, 21);
   for (double C : {0.5, 5.0, 50.0}) {
     const gpsvm::EpsilonInsensitive lik(C, 0.1);
     const gpsvm::EpResult par = gpsvm::ep_fit(d.K, d.y, lik, ep_control(kParallel), nullptr);
+    for (double damping : {0.7, 1.0}) {
+      check_same_fit(
+          gpsvm::ep_fit(d.K, d.y, lik, ep_control(kAccelerated, 1e-12, 2000, damping), nullptr),
+          par, 1e-8, "C = " + gpsvm_test::show(C) + ", accelerated (damping " +
+                         gpsvm_test::show(damping) + ") vs parallel");
+    }
     const gpsvm::EpResult seq1 =
         gpsvm::ep_fit(d.K, d.y, lik, ep_control(kSequential, 1e-12, 2000, 1.0, 1), nullptr);
     const gpsvm::EpResult seq2 =
@@ -222,16 +268,22 @@ TEST_CASE("EP: parallel, sequential (two seeds) and the paper's iteration reach 
   const gpsvm::ProbitFlip probit(0.1, 0.0);
   MatrixXd Kn = d.K;
   Kn.diagonal().array() += 0.1;
-  check_same_fit(gpsvm::ep_fit(Kn, d.label, probit, ep_control(kParallel), nullptr),
-                 gpsvm::ep_fit(Kn, d.label, probit, ep_control(kSequential), nullptr), 1e-8,
+  const gpsvm::EpResult par = gpsvm::ep_fit(Kn, d.label, probit, ep_control(kParallel), nullptr);
+  check_same_fit(par, gpsvm::ep_fit(Kn, d.label, probit, ep_control(kSequential), nullptr), 1e-8,
                  "probit, parallel vs sequential");
+  check_same_fit(par,
+                 gpsvm::ep_fit(Kn, d.label, probit, ep_control(kAccelerated, 1e-12, 2000, 0.7),
+                               nullptr),
+                 1e-8, "probit, parallel vs accelerated");
 }
 
 TEST_CASE("EP: a warm start changes the number of sweeps, not the fixed point") {
   const Data d = sinc_data(20, 1.4, 31);
   const gpsvm::EpsilonInsensitive lik(5.0, 0.1), nearby(5.25, 0.105);
-  for (gpsvm::EpSchedule schedule : {kParallel, kSequential}) {
-    const std::string note = schedule == kParallel ? "parallel" : "sequential";
+  for (gpsvm::EpSchedule schedule : {kParallel, kAccelerated, kSequential}) {
+    const std::string note = schedule == kParallel      ? "parallel"
+                             : schedule == kAccelerated ? "accelerated"
+                                                        : "sequential";
     const gpsvm::EpControl cold = ep_control(schedule, 1e-11, 2000, 0.5);
     const gpsvm::EpResult a = gpsvm::ep_fit(d.K, d.y, lik, cold, nullptr);
     CHECK_MSG(!a.warm_start && a.status.converged, note);

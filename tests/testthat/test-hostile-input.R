@@ -51,7 +51,7 @@ test_that("iteration caps beyond R's integers are errors naming the setting", {
   expect_error(mfsvr(d$x, d$y, control = ctl), "'tol' must be a single number, not NA")
   ctl <- mfsvr_control()
   ctl$schedule <- "random"
-  expect_error(mfsvr(d$x, d$y, control = ctl), "'schedule' must be one of \"parallel\", \"sequential\"")
+  expect_error(mfsvr(d$x, d$y, control = ctl), "'schedule' must be one of \"parallel\", \"accelerated\", \"sequential\"")
   ctl <- rvm_control()
   ctl$max_iter <- NULL
   expect_error(rvm(d$x, d$y, control = ctl), "'max_iter' is missing")

@@ -68,7 +68,7 @@ test_that("the TAP classifier reaches the plain-R EP fixed point", {
   for (kappa in c(0, 0.1)) {
     K <- rbf_gram(d$x, 1) + diag(0.4, 12)
     ref <- ep_r(K, d$y, kappa)
-    for (schedule in c("parallel", "sequential")) {
+    for (schedule in c("accelerated", "parallel", "sequential")) {
       fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.4, kappa = kappa, method = "tap",
                  control = gpc_control(tol = 1e-12, schedule = schedule))
       w <- d$y * unname(fit$alpha)

@@ -38,15 +38,27 @@
 
 namespace gpsvm {
 
-enum class EpSchedule { parallel, sequential };
+enum class EpSchedule { parallel, accelerated, sequential };
 
-// The parallel schedule hands over to sequential sweeps once its adaptive
-// damping falls below this (a property of the algorithm, not a setting).
+// The parallel schedules hand over to sequential sweeps once their damping
+// falls below this (a property of the algorithm, not a setting).
 constexpr double kMinParallelDamping = 0.05;
+
+// The accelerated schedule extrapolates from this many previous sweeps,
+// once a sweep has moved no marginal by more than kAndersonStart (in the
+// units of the convergence test).  Farther from the fixed point the map is
+// far from linear, and extrapolating there sent sites to the 1e300 clamp
+// and cost sweeps.  Measured on classifiers (FITC, low rank, dense; 300 to
+// 10^5 points): memory 10 needed as many sweeps as 5 or fewer; starting at
+// 0.1 as many as starting at once or fewer, except at 10^5 (48 vs 43).
+constexpr int kAndersonMemory = 10;
+constexpr double kAndersonStart = 0.1;
 
 struct EpControl {
   // parallel: all sites updated from one posterior, then one refactorisation
-  // per sweep (damped; the step adapts, see ep_run).  sequential: sites in a
+  // per sweep (damped; the step adapts, see iterate()).  accelerated: the
+  // same sweeps at a fixed damping, each extrapolated from the previous ones
+  // (Anderson acceleration, see AndersonMixer).  sequential: sites in a
   // random order (seeded) with rank-one updates of the posterior covariance
   // and a full refactorisation after each sweep.
   // No defaults here (see solver_status.hpp): mfsvr_control() and
@@ -59,7 +71,9 @@ struct EpControl {
   // change is divided by d before the test (equivalently, tested against
   // tol * d), so that small damped steps do not look converged early.
   double tol = kUnset;
-  double damping = kUnset;  // first step of the parallel schedule, in (0, 1]
+  // The parallel schedule's first step, the accelerated schedule's step;
+  // in (0, 1].
+  double damping = kUnset;
   std::uint32_t seed = 0;
   // Optional warm start from given sites (precision tau_i, tau_i times mean
   // nu_i), e.g. the sites of a fit at nearby hyperparameters, or of the full
@@ -186,6 +200,68 @@ void damped_site_update(const Likelihood& lik, double target, double m, double v
   *nu = (1.0 - d) * *nu + d * u;
 }
 
+// Anderson acceleration of the fixed-point iteration x -> g(x) on the sites
+// x = (tau, nu) (type II, Walker and Ni 2011, SIAM J. Numer. Anal. 49(4)).
+// With f = g(x) - x and the differences dF, dG of the last few f and g, the
+// next iterate is g_k - dG gamma, gamma minimising |f_k - dF gamma|: the
+// secant model of the map that the last sweeps saw, solved for its fixed
+// point.  It changes the path to the fixed point, never the fixed point: a
+// run ends only on a plain sweep that passes the convergence test.
+class AndersonMixer {
+ public:
+  explicit AndersonMixer(int memory) : memory_(memory) {}
+
+  void reset() {
+    dg_.clear();
+    df_.clear();
+    last_g_.resize(0);
+    last_f_.resize(0);
+  }
+
+  // Records the pair (x, g = g(x)) and returns the extrapolated iterate
+  // (g itself while there is no history).
+  Eigen::VectorXd mix(const Eigen::VectorXd& x, const Eigen::VectorXd& g) {
+    const Eigen::VectorXd f = g - x;
+    if (last_f_.size() == f.size()) {
+      if (static_cast<int>(df_.size()) == memory_) {
+        dg_.erase(dg_.begin());
+        df_.erase(df_.begin());
+      }
+      dg_.push_back(g - last_g_);
+      df_.push_back(f - last_f_);
+    }
+    last_g_ = g;
+    last_f_ = f;
+    const Eigen::Index k = static_cast<Eigen::Index>(df_.size());
+    if (k == 0) return g;
+    Eigen::MatrixXd normal(k, k);
+    Eigen::VectorXd rhs(k);
+    for (Eigen::Index a = 0; a < k; ++a) {
+      rhs[a] = df_[a].dot(f);
+      for (Eigen::Index b = 0; b <= a; ++b) normal(a, b) = normal(b, a) = df_[a].dot(df_[b]);
+    }
+    // A small ridge: consecutive differences become nearly collinear as the
+    // iteration converges.
+    normal.diagonal().array() += 1e-10 * normal.trace() + 1e-300;
+    const Eigen::VectorXd gamma = normal.ldlt().solve(rhs);
+    if (!gamma.allFinite()) {
+      reset();
+      return g;
+    }
+    Eigen::VectorXd next = g;
+    for (Eigen::Index a = 0; a < k; ++a) next -= gamma[a] * dg_[a];
+    return next;
+  }
+
+  // Whether the last mix() extrapolated (had a history).
+  bool extrapolating() const { return !df_.empty(); }
+
+ private:
+  int memory_;
+  std::vector<Eigen::VectorXd> dg_, df_;
+  Eigen::VectorXd last_g_, last_f_;
+};
+
 // One parallel sweep: every site from the cavities of the current posterior.
 template <class Likelihood>
 void parallel_sweep(const Eigen::VectorXd& targets, const Likelihood& lik, double d,
@@ -251,6 +327,33 @@ void add_cavities_and_evidence(const Eigen::VectorXd& targets, const Likelihood&
   r.log_evidence = log_evidence(targets, lik, r);
 }
 
+// Sites as one vector (tau, nu), the state the accelerated schedule mixes.
+inline Eigen::VectorXd stacked_sites(const EpResult& r) {
+  Eigen::VectorXd x(2 * r.site_precision.size());
+  x << r.site_precision, r.site_nu;
+  return x;
+}
+
+// The accelerated schedule's step after a parallel sweep from sites x has
+// left its update g in r: records (x, g) and, when 'extrapolate', replaces
+// g by the extrapolated sites (precisions kept >= 0).  Sites at the 1e300
+// clamp (points pinned by their likelihood) are not extrapolated: the
+// history restarts.  Returns whether the sites differ from the plain step.
+inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool extrapolate,
+                          EpResult& r) {
+  const Eigen::VectorXd g = stacked_sites(r);
+  if (!(g.cwiseAbs().maxCoeff() < 1e100)) {
+    mixer.reset();
+    return false;
+  }
+  const Eigen::VectorXd next = mixer.mix(x, g);
+  if (!extrapolate || !mixer.extrapolating()) return false;
+  const Eigen::Index n = r.site_precision.size();
+  r.site_precision = next.head(n).cwiseMax(0.0);
+  r.site_nu = next.tail(n);
+  return true;
+}
+
 // The EP iteration from the sites in r (site_precision and site_nu set).
 //
 // parallel schedule: every sweep computes all cavities from the current
@@ -260,6 +363,16 @@ void add_cavities_and_evidence(const Eigen::VectorXd& targets, const Likelihood&
 // that did not, so the undamped (fastest) step is used whenever it is stable;
 // once d falls below kMinParallelDamping the fit continues with sequential
 // sweeps (same fixed point; they do not oscillate).
+//
+// accelerated schedule: the same sweeps at d = control.damping, each
+// followed (once the residual is below kAndersonStart) by an Anderson
+// extrapolation from the last kAndersonMemory sweeps.  Its residuals are not monotone, so the rules differ: a residual
+// more than twice the previous one restarts the history (the secant model
+// no longer holds); kAndersonMemory sweeps without a new lowest residual
+// halve d and restart (and below kMinParallelDamping hand over to
+// sequential sweeps, as above).  An extrapolated step that passes the
+// convergence test is confirmed by a plain sweep, so that a run converges
+// on the test's own terms.
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
 // the posterior covariance kept by rank-one updates, and recomputed from a
@@ -273,14 +386,27 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
   Eigen::VectorXd old_mean, old_var;
   double d = control.damping;
   double previous_residual = std::numeric_limits<double>::infinity();
+  double lowest_residual = previous_residual;
+  int since_lowest = 0;
+  bool confirm = false;  // the last extrapolated step passed the test
+  AndersonMixer mixer(kAndersonMemory);
   std::mt19937 rng(control.seed);
   EpSchedule schedule = control.schedule;
   for (int sweep = 1; sweep <= control.max_iter; ++sweep) {
     if (interrupt) interrupt();
     old_mean = r.mean;
     old_var = r.variance;
-    if (schedule == EpSchedule::parallel) parallel_sweep(targets, lik, d, r);
-    else sequential_sweep(prior, targets, lik, d, rng, interrupt, r);
+    bool extrapolated = false;
+    if (schedule == EpSchedule::sequential) {
+      sequential_sweep(prior, targets, lik, d, rng, interrupt, r);
+    } else {
+      const Eigen::VectorXd x = stacked_sites(r);
+      parallel_sweep(targets, lik, d, r);
+      if (schedule == EpSchedule::accelerated) {
+        const bool extrapolate = !confirm && previous_residual < kAndersonStart;
+        extrapolated = anderson_step(mixer, x, extrapolate, r);
+      }
+    }
     refresh_posterior(prior, r);
     const double change = marginal_change(r, old_mean, old_var);
     r.status.iterations = sweep;
@@ -292,19 +418,31 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
     // the convergence test nor the step rule is fooled by small steps.
     const double residual = change / d;
     r.status.change = residual;
-    if (residual < control.tol) {
+    confirm = extrapolated && residual < control.tol;
+    if (residual < control.tol && !extrapolated) {
       r.status.converged = true;
       break;
     }
     if (schedule == EpSchedule::parallel) {
       d = residual < previous_residual ? std::min(1.0, d * 1.1) : d * 0.5;
-      // Parallel updates that need heavy damping are oscillating (a nearly
-      // box-shaped likelihood, huge C): finish with sequential sweeps, which
-      // have the same fixed point and do not oscillate.
-      if (d < kMinParallelDamping) {
-        schedule = EpSchedule::sequential;
-        d = control.damping;
+    } else if (schedule == EpSchedule::accelerated) {
+      if (residual > 2.0 * previous_residual) mixer.reset();
+      if (residual < lowest_residual) {
+        lowest_residual = residual;
+        since_lowest = 0;
+      } else if (++since_lowest >= kAndersonMemory) {
+        d *= 0.5;
+        mixer.reset();
+        lowest_residual = std::numeric_limits<double>::infinity();
+        since_lowest = 0;
       }
+    }
+    // Parallel updates that need heavy damping are oscillating (a nearly
+    // box-shaped likelihood, huge C): finish with sequential sweeps, which
+    // have the same fixed point and do not oscillate.
+    if (schedule != EpSchedule::sequential && d < kMinParallelDamping) {
+      schedule = EpSchedule::sequential;
+      d = control.damping;
     }
     previous_residual = residual;
   }
