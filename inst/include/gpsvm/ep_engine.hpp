@@ -71,8 +71,8 @@ struct EpControl {
   // change is divided by d before the test (equivalently, tested against
   // tol * d), so that small damped steps do not look converged early.
   double tol = kUnset;
-  // The parallel schedule's first step, the accelerated schedule's step;
-  // in (0, 1].
+  // The parallel schedule's first step; the accelerated and sequential
+  // schedules' step.  In (0, 1].
   double damping = kUnset;
   std::uint32_t seed = 0;
   // Optional warm start from given sites (precision tau_i, tau_i times mean
@@ -366,13 +366,14 @@ inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool e
 //
 // accelerated schedule: the same sweeps at d = control.damping, each
 // followed (once the residual is below kAndersonStart) by an Anderson
-// extrapolation from the last kAndersonMemory sweeps.  Its residuals are not monotone, so the rules differ: a residual
-// more than twice the previous one restarts the history (the secant model
-// no longer holds); kAndersonMemory sweeps without a new lowest residual
-// halve d and restart (and below kMinParallelDamping hand over to
-// sequential sweeps, as above).  An extrapolated step that passes the
-// convergence test is confirmed by a plain sweep, so that a run converges
-// on the test's own terms.
+// extrapolation from the last kAndersonMemory sweeps (which it keeps: 40 n
+// doubles).  Its residuals are not monotone, so the rules differ: a
+// residual more than twice the previous one restarts the history (the
+// secant model no longer holds); kAndersonMemory sweeps without a new
+// lowest residual halve d and restart (and below kMinParallelDamping hand
+// over to sequential sweeps, as above).  An extrapolated step that passes
+// the convergence test is confirmed by a plain sweep, so that a run
+// converges on the test's own terms.
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
 // the posterior covariance kept by rank-one updates, and recomputed from a
