@@ -214,7 +214,7 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #' Settings for the mean-field classifiers
 #'
 #' @param tol Convergence tolerance; `NULL` means the method's default,
-#'   `1e-5` for `"naive"` and `1e-9` for `"tap"`.
+#'   `1e-5` for `"naive"` and `1e-6` for `"tap"`.
 #'   * `method = "naive"`: both solvers stop when
 #'   \eqn{\max_i \delta\alpha_i^2 <} `tol` (the paper's `ftol`,
 #'   \eqn{10^{-5}}). The test is absolute while \eqn{\alpha_i} is of order
@@ -224,7 +224,11 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   * `method = "tap"`: EP stops when no posterior mean at a training point
 #'   moves by more than `tol` posterior standard deviations, and no posterior
 #'   variance changes by more than `tol` relatively, in one sweep (times the
-#'   damping of that sweep).
+#'   damping of that sweep). At the default `1e-6` the class probabilities
+#'   are within about \eqn{10^{-8}} of EP's fixed point and the log evidence
+#'   within \eqn{10^{-10}} (measured against `tol = 1e-12` on Pima and on
+#'   5000 two-dimensional points, dense, low-rank and inducing-point fits:
+#'   5e-9 and 1e-11), in two thirds of the sweeps `1e-9` takes.
 #' @param max_iter Maximum number of Newton steps or iterations of
 #'   Algorithm 17.1 (`"naive"`), or of EP sweeps (`"tap"`); `NULL` means the
 #'   default: 1000 Newton steps, 10000 iterations of Algorithm 17.1, or 500
@@ -307,7 +311,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 # Newton solver's), and EP's on standardised changes of the marginals.
 .gpc_method_defaults <- list(newton = list(tol = 1e-5, max_iter = 1000L),
                              paper = list(tol = 1e-5, max_iter = 10000L),
-                             tap = list(tol = 1e-9, max_iter = 500L))
+                             tap = list(tol = 1e-6, max_iter = 500L))
 
 # The control with the method's defaults filled in (what the fit stores).
 .gpc_resolve_control <- function(control, method) {

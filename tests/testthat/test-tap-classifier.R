@@ -86,6 +86,25 @@ test_that("the TAP classifier reaches the plain-R EP fixed point", {
   }
 })
 
+test_that("the default tolerance puts probabilities within 1e-7 of the plain-R fixed point", {
+  # ?gpc_control: about 1e-8 at the default tol = 1e-6.  The reference is the
+  # plain-R sequential EP at its own fixed point, whose posterior is that of
+  # g = f + noise; the probability of the second class is
+  # Phi(m / sqrt(s^2 + noise)) for the mean m and variance s^2 of f
+  d <- two_class_data(60, 8, noise = 0.8)
+  K0 <- rbf_gram(d$x, 1)
+  K <- K0 + diag(0.3, 60)
+  ref <- ep_r(K, d$y, 0)
+  Kinv <- solve(K)
+  var_f <- diag(K0) - diag(K0 %*% (Kinv - Kinv %*% ref$Sigma %*% Kinv) %*% K0)
+  mean_f <- drop(K0 %*% solve(K, ref$mean))
+  p_ref <- pnorm(mean_f / sqrt(var_f + 0.3))
+  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.3, method = "tap")
+  expect_identical(fit$convergence$tol, 1e-6)
+  expect_true(fit$convergence$converged)
+  expect_lt(max(abs(unname(predict(fit, d$x, type = "prob")[, 2]) - p_ref)), 1e-7)
+})
+
 test_that("duplicated inputs with both labels: right with noise, a clear error without", {
   # every input twice, once per label: the noise-free kernel matrix is
   # singular and the noise-free data have zero likelihood
