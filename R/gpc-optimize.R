@@ -32,6 +32,7 @@
   }
   kernel <- .resolve_kernel(kernel, x)
   spec <- .gpc_search_spec(x, kernel, noise, kappa, which)
+  search_inducing <- inducing %||% .gpc_search_inducing(x, kernel, control$search_inducing)
   at <- function(par) {
     h <- as.list(spec$natural(par))
     list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
@@ -44,7 +45,7 @@
   # from the sites of `warm`
   ep_at <- function(h, ctl, warm, gradient) {
     model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa,
-                  inducing = inducing)
+                  inducing = search_inducing)
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
     tryCatch(cpp_classifier("fit", model, x, y, ctl, state, NULL, gradient),
              error = function(e) e)
@@ -70,8 +71,35 @@
   }
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
+  approximate <- is.null(inducing) && !is.null(search_inducing)
+  # after a search on inducing inputs, the full model (as optimize = FALSE
+  # fits it: on the kernel matrix's pivots when they represent it)
+  if (approximate) inducing <- .low_rank_inducing(x, h$kernel, control$rank_tol)
   fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control, inducing = inducing)
+  if (approximate) outcome$record$search_inducing <- nrow(search_inducing)
   .finish_search(fit, outcome, spec, "gpc():")
+}
+
+# The search on the full prior evaluates the evidence at O(n^3) a sweep;
+# beyond .low_rank_min_n observations it runs on this many inducing inputs
+# (at most half the observations) unless gpc_control(search_inducing) says
+# otherwise.
+.gpc_search_inducing_count <- 300L
+
+# The inducing inputs (scaled, as the fit's x) of the FITC prior an evidence
+# search without `inducing` runs on: the greedy rule of [inducing-points] at
+# the starting kernel, or NULL for the full prior.
+.gpc_search_inducing <- function(x, kernel, count) {
+  n <- nrow(x)
+  if (is.null(count)) {
+    count <- if (n > .low_rank_min_n) min(.gpc_search_inducing_count, n %/% 2L) else 0L
+  }
+  if (count == 0L) return(NULL)
+  if (count > n) {
+    .stop(sprintf("gpc_control(search_inducing = %d) exceeds the number of observations (%d)",
+                  count, n))
+  }
+  x[cpp_greedy_inducing(kernel, x, count, .inducing_tol), , drop = FALSE]
 }
 
 # Where EP holds sites at precision 0 that asked for a negative one (flip

@@ -107,9 +107,10 @@
 #'   sparse (FITC) fit in \eqn{O(n m^2)} time and \eqn{O(n m)} memory, the
 #'   input noise on the FITC diagonal: see [inducing-points]. Exact
 #'   leave-one-out ([loo_error()] with `"exact"`) is not available for such
-#'   fits. With `NULL`, more than 1000 observations and `optimize = FALSE`,
-#'   the full prior is represented by a low-rank factorisation when the
-#'   kernel matrix has one: see `rank_tol` in [gpc_control()].
+#'   fits. With `NULL` and more than 1000 observations the full prior is
+#'   represented by a low-rank factorisation when the kernel matrix has one
+#'   (with `optimize`, at the values found): see `rank_tol` in
+#'   [gpc_control()].
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those. The search (L-BFGS-B on
@@ -117,7 +118,11 @@
 #'   the evidence's gradient at the EP fixed point) starts from the values
 #'   given; a `noise` of 0 starts at 0.1 times the kernel's mean diagonal and
 #'   a `kappa` of 0 at 0.05. It is recorded in `fit$optimization` as for
-#'   [mfsvr()], and a warning says when it does not converge.
+#'   [mfsvr()], and a warning says when it does not converge. Beyond 1000
+#'   observations (and `inducing = NULL`) the search maximises the FITC
+#'   evidence on 300 inducing inputs and the final fit is the full model at
+#'   the values it found (`search_inducing` in [gpc_control()];
+#'   `fit$optimization$search_inducing` records the count).
 #' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x` (the inputs as fitted, i.e.
@@ -269,8 +274,8 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   from the fixed point: with the accelerated schedule, damping 1 needed
 #'   45 and 50 sweeps at \eqn{n = 5000} and 20000 above, 0.7 29 and 32.
 #' @param seed Seed of the sequential schedule's random order.
-#' @param rank_tol With `method = "tap"`, more than 1000 observations,
-#'   `inducing = NULL` and `optimize = FALSE`: EP runs on the FITC prior
+#' @param rank_tol With `method = "tap"`, more than 1000 observations and
+#'   `inducing = NULL` (with `optimize`, in the final fit): EP runs on the FITC prior
 #'   ([inducing-points]) whose inducing inputs are the pivots of a pivoted
 #'   Cholesky factorisation \eqn{G G^T} of the kernel matrix, when at most
 #'   \eqn{\min(n/2, 1000)} pivots leave every entry of \eqn{K - G G^T} below
@@ -283,6 +288,16 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   \eqn{n = 1500}. Inputs in many dimensions rarely have such a low rank
 #'   and keep the dense matrix. `rank_tol = 0` always uses the dense matrix
 #'   (which exact leave-one-out needs).
+#' @param search_inducing With `method = "tap"`, `optimize` and
+#'   `inducing = NULL`: the number of inducing inputs of the FITC prior
+#'   ([inducing-points]) on which the evidence search runs, chosen by the
+#'   same greedy rule at the starting width. The final fit is then the full
+#'   model at the values found (on the kernel matrix's pivots when it has a
+#'   low rank, see `rank_tol`). `NULL` (the default) means 300 (at most half
+#'   the observations) beyond 1000 observations, where each evaluation of
+#'   the full evidence costs \eqn{O(n^3)}, and the full prior up to 1000;
+#'   0 always searches on the full prior. With a `inducing` given, the
+#'   search and the fit both use it and this is ignored.
 #' @return A list of class `gpsvm_gpc_control`.
 #' @references Walker, H. F. and Ni, P. (2011). Anderson acceleration for
 #'   fixed-point iterations. *SIAM Journal on Numerical Analysis* 49(4),
@@ -294,7 +309,8 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                         schedule = c("accelerated", "parallel", "sequential"), damping = 0.7,
                         seed = 1,
-                        algorithm = c("newton", "paper"), cache_mb = 500, rank_tol = 1e-13) {
+                        algorithm = c("newton", "paper"), cache_mb = 500, rank_tol = 1e-13,
+                        search_inducing = NULL) {
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
   structure(list(tol = if (!is.null(tol)) .check_number(tol, "tol", lower = 0, open_lower = TRUE),
                  max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 0L),
@@ -302,7 +318,10 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                  schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed"), algorithm = .match_choice(algorithm),
                  cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE),
-                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = 1)),
+                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = 1),
+                 search_inducing = if (!is.null(search_inducing)) {
+                   .check_count(search_inducing, "search_inducing")
+                 }),
             class = c("gpsvm_gpc_control", "gpsvm_control"))
 }
 
@@ -492,8 +511,10 @@ print.gpsvm_gpc <- function(x, ...) {
   }
   searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
   for (k in seq_along(searches)) {
-    cat(sprintf("hyperparameters by evidence maximisation%s: %s\n",
+    m <- searches[[k]]$search_inducing
+    cat(sprintf("hyperparameters by evidence maximisation%s%s: %s\n",
                 if (length(searches) > 1L) sprintf(" (%s vs rest)", names(searches)[k]) else "",
+                if (is.null(m)) "" else sprintf(" (FITC evidence on %d inducing inputs)", m),
                 .format_convergence(searches[[k]]$convergence)))
   }
   sparse <- .inducing_line(models[[1L]])

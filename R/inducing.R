@@ -48,7 +48,10 @@
 #' `gpc()` also uses this representation by itself, not as an approximation
 #' but as a factorisation of the full prior: beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
-#' `rank_tol` in [gpc_control()]).
+#' `rank_tol` in [gpc_control()]). Beyond 1000 observations its evidence
+#' search (`optimize`) with `inducing = NULL` runs on this approximation
+#' (300 inducing inputs, `search_inducing` in [gpc_control()]), and then
+#' fits the full model at the values found.
 #' @references E. Snelson and Z. Ghahramani (2006). Sparse Gaussian processes
 #'   using pseudo-inputs. *NIPS 18*.
 #'

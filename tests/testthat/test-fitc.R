@@ -321,3 +321,50 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
   expect_error(gpc_control(rank_tol = -1), "rank_tol")
   expect_error(gpc_control(rank_tol = 2), "rank_tol")
 })
+
+test_that("optimize beyond 1000 observations searches a FITC evidence, then fits the full model", {
+  set.seed(43)
+  n <- 1100
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- factor(ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, "b", "a"))
+  fit <- gpc(x, y, optimize = TRUE, scale = FALSE)
+  o <- fit$optimization
+  expect_true(o$convergence$converged)
+  expect_identical(o$search_inducing, 300L)
+  expect_match(paste(capture.output(print(fit)), collapse = "\n"),
+               "FITC evidence on 300 inducing inputs")
+  # the search ran on the FITC prior of the greedy 300 at the starting
+  # (data-driven) width: that prior, fitted on its own at the values found,
+  # has the best evidence of the path
+  start <- gpc(x, y, inducing = 300, scale = FALSE)
+  sigma <- o$estimate[["sigma"]]
+  noise <- o$estimate[["noise"]]
+  on_z <- gpc(x, y, rbf_kernel(sigma), noise = noise, inducing = start$inducing, scale = FALSE)
+  expect_equal(max(o$path$log_evidence, na.rm = TRUE), on_z$log_evidence, tolerance = 1e-6)
+  # the fit itself is the full model at those values: the dense fit's
+  # evidence and probabilities (the low-rank path's accuracy, see above)
+  dense <- gpc(x, y, rbf_kernel(sigma), noise = noise, scale = FALSE,
+               control = gpc_control(rank_tol = 0))
+  expect_null(dense$inducing)
+  expect_equal(fit$log_evidence, dense$log_evidence, tolerance = 1e-6)
+  xt <- matrix(rnorm(400), ncol = 2)
+  expect_equal(predict(fit, xt, type = "prob"), predict(dense, xt, type = "prob"),
+               tolerance = 1e-4)
+})
+
+test_that("gpc_control(search_inducing): a FITC search at any n, or none; bad counts are errors", {
+  d <- two_class_data(150, 12, noise = 0.6)
+  full <- gpc(d$x, d$y, optimize = TRUE)
+  expect_null(full$optimization$search_inducing)  # up to 1000 observations: the full prior
+  fitc <- gpc(d$x, d$y, optimize = TRUE, control = gpc_control(search_inducing = 40))
+  expect_identical(fitc$optimization$search_inducing, 40L)
+  expect_null(fitc$inducing)
+  # the full evidence at the values the FITC search found, against the
+  # full search's maximum (measured: 0.002 nats below it)
+  expect_lte(fitc$log_evidence, full$log_evidence + 1e-6)
+  expect_gt(fitc$log_evidence, full$log_evidence - 0.05)
+  expect_error(gpc_control(search_inducing = -1), "search_inducing")
+  expect_error(gpc_control(search_inducing = 2.5), "search_inducing")
+  expect_error(gpc(d$x, d$y, optimize = TRUE, control = gpc_control(search_inducing = 151)),
+               "search_inducing = 151\\) exceeds the number of observations \\(150\\)")
+})
