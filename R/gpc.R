@@ -296,7 +296,7 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   low rank, see `rank_tol`). `NULL` (the default) means 300 (at most half
 #'   the observations) beyond 1000 observations, where each evaluation of
 #'   the full evidence costs \eqn{O(n^3)}, and the full prior up to 1000;
-#'   0 always searches on the full prior. With a `inducing` given, the
+#'   0 always searches on the full prior. With `inducing` given, the
 #'   search and the fit both use it and this is ignored.
 #' @return A list of class `gpsvm_gpc_control`.
 #' @references Walker, H. F. and Ni, P. (2011). Anderson acceleration for
