@@ -512,9 +512,10 @@ print.gpsvm_gpc <- function(x, ...) {
   searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
   for (k in seq_along(searches)) {
     m <- searches[[k]]$search_inducing
-    cat(sprintf("hyperparameters by evidence maximisation%s%s: %s\n",
-                if (length(searches) > 1L) sprintf(" (%s vs rest)", names(searches)[k]) else "",
-                if (is.null(m)) "" else sprintf(" (FITC evidence on %d inducing inputs)", m),
+    about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
+               if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m))
+    cat(sprintf("hyperparameters by evidence maximisation%s: %s\n",
+                if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
                 .format_convergence(searches[[k]]$convergence)))
   }
   sparse <- .inducing_line(models[[1L]])
