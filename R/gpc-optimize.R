@@ -72,9 +72,9 @@
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
   approximate <- is.null(inducing) && !is.null(search_inducing)
-  # after a search on inducing inputs, the full model (as optimize = FALSE
-  # fits it: on the kernel matrix's pivots when they represent it)
-  if (approximate) inducing <- .low_rank_inducing(x, h$kernel, control$rank_tol)
+  # after a search on inducing inputs, the model optimize = FALSE fits (the
+  # full prior, on the kernel matrix's pivots when they represent it)
+  if (approximate) inducing <- .automatic_inducing(x, h$kernel, control$rank_tol)
   fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control, inducing = inducing)
   if (approximate) outcome$record$search_inducing <- nrow(search_inducing)
   .finish_search(fit, outcome, spec, "gpc():")

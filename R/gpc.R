@@ -109,7 +109,9 @@
 #'   leave-one-out ([loo_error()] with `"exact"`) is not available for such
 #'   fits. With `NULL` and more than 1000 observations the full prior is
 #'   represented by a low-rank factorisation when the kernel matrix has one
-#'   (with `optimize`, at the values found): see `rank_tol` in
+#'   (with `optimize`, at the values found); when it has none, beyond 2000
+#'   observations the fit is the FITC approximation on 500 inducing inputs
+#'   (`inducing = 500`), and `print()` says so: see `rank_tol` in
 #'   [gpc_control()].
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
@@ -286,8 +288,14 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   sweep costs \eqn{O(n r^2)} for \eqn{r} pivots instead of
 #'   \eqn{O(n^3)}: on two-dimensional inputs 1.2 s instead of 11 s at
 #'   \eqn{n = 1500}. Inputs in many dimensions rarely have such a low rank
-#'   and keep the dense matrix. `rank_tol = 0` always uses the dense matrix
-#'   (which exact leave-one-out needs).
+#'   and keep the dense matrix up to 2000 observations; beyond, where each
+#'   dense sweep costs \eqn{O(n^3)} (11 s per class at \eqn{n = 2000} on
+#'   36 inputs), EP runs on the FITC approximation on the first 500 pivots
+#'   (the inducing inputs `inducing = 500` chooses). On mlbench's 6-class
+#'   Satellite data: 2001 cases 7.3 s, held-out accuracy 0.883 (the dense
+#'   fit of 2000 cases: 71 s, 0.888); 4435 cases 18 s, accuracy 0.907 and
+#'   log loss 0.240 (e1071's defaults 0.892 and 0.268). `rank_tol = 0`
+#'   always uses the dense matrix (which exact leave-one-out needs).
 #' @param search_inducing With `method = "tap"`, `optimize` and
 #'   `inducing = NULL`: the number of inducing inputs of the FITC prior
 #'   ([inducing-points]) on which the evidence search runs, chosen by the

@@ -48,7 +48,9 @@
 #' `gpc()` also uses this representation by itself, not as an approximation
 #' but as a factorisation of the full prior: beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
-#' `rank_tol` in [gpc_control()]). Beyond 1000 observations its evidence
+#' `rank_tol` in [gpc_control()]); and as an approximation beyond 2000
+#' observations when the kernel matrix has no low rank (500 inducing
+#' inputs, as `inducing = 500`). Beyond 1000 observations its evidence
 #' search (`optimize`) with `inducing = NULL` runs on this approximation
 #' (300 inducing inputs, `search_inducing` in [gpc_control()]), and then
 #' fits the full model at the values found.
@@ -75,7 +77,7 @@ NULL
 # training inputs xs, the resolved kernel and the input scaling.
 .inducing_inputs <- function(inducing, xs, kernel, scaling) {
   if (is.null(inducing)) return(NULL)
-  if (inherits(inducing, "gpsvm_low_rank")) return(.low_rank_inducing(xs, kernel, inducing$rank_tol))
+  if (inherits(inducing, "gpsvm_low_rank")) return(.automatic_inducing(xs, kernel, inducing$rank_tol))
   n <- nrow(xs)
   if (is.numeric(inducing) && is.null(dim(inducing)) && length(inducing) == 1L) {
     m <- .check_count(inducing, "inducing", lower = 1L)
@@ -111,21 +113,30 @@ NULL
 # observations, EP runs on the FITC prior on the pivots of a pivoted
 # Cholesky factorisation of K when at most min(n / 2, .low_rank_max) of them
 # represent K to rank_tol (gpc_control()): the same model up to rank_tol
-# (FITC keeps the diagonal exact), at O(n r^2) a sweep.  The request is
-# resolved on the scaled inputs by .inducing_inputs().
+# (FITC keeps the diagonal exact), at O(n r^2) a sweep.  A kernel matrix
+# without such a rank stays dense up to .dense_max_n observations; beyond,
+# where each dense sweep costs O(n^3) (11 s per class at n = 2000 on 36
+# inputs), the fit is the FITC approximation on the first
+# .automatic_inducing_count pivots, which are what inducing = that count
+# chooses.  The request is resolved on the scaled inputs by
+# .inducing_inputs().
 .low_rank_min_n <- 1000L
 .low_rank_max <- 1000L
+.dense_max_n <- 2000L
+.automatic_inducing_count <- 500L
 .low_rank_request <- function(rank_tol) structure(list(rank_tol = rank_tol), class = "gpsvm_low_rank")
 
-# The pivots (scaled inputs, marked with attribute low_rank), or NULL for
-# the dense matrix.
-.low_rank_inducing <- function(xs, kernel, rank_tol) {
+# The inducing inputs (scaled) of the default fit: the pivots (attribute
+# low_rank), the FITC approximation's inducing inputs (attribute
+# approximation), or NULL for the dense matrix.
+.automatic_inducing <- function(xs, kernel, rank_tol) {
   n <- nrow(xs)
   if (n <= .low_rank_min_n || rank_tol == 0) return(NULL)
   cap <- min(.low_rank_max, n %/% 2L)
   rows <- cpp_greedy_inducing(kernel, xs, cap + 1L, rank_tol)
-  if (length(rows) > cap) return(NULL)
-  structure(xs[rows, , drop = FALSE], low_rank = TRUE)
+  if (length(rows) <= cap) return(structure(xs[rows, , drop = FALSE], low_rank = TRUE))
+  if (n <= .dense_max_n) return(NULL)
+  structure(xs[rows[seq_len(.automatic_inducing_count)], , drop = FALSE], approximation = TRUE)
 }
 
 # The line print() shows for a sparse fit.
@@ -135,6 +146,11 @@ NULL
     return(sprintf(paste("low rank: the kernel matrix to rank_tol = %.3g on %d pivots (FITC on them;",
                          "gpc_control(rank_tol = 0) for the dense matrix)"),
                    object$control$rank_tol, nrow(object$inducing)))
+  }
+  if (isTRUE(attr(object$inducing, "approximation"))) {
+    return(sprintf(paste("sparse: the kernel matrix has no low rank, so beyond %d observations",
+                         "the FITC prior on %d inducing inputs (gpc_control(rank_tol = 0) for",
+                         "the dense matrix)"), .dense_max_n, nrow(object$inducing)))
   }
   sprintf("sparse: FITC prior with %d inducing inputs", nrow(object$inducing))
 }

@@ -101,9 +101,12 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
   models <- .binary_models(fit)
-  if (method == "exact" && isTRUE(attr(models[[1L]]$inducing, "low_rank"))) {
-    .stop(paste("exact leave-one-out needs the dense kernel matrix, and this fit ran on its",
-                "low-rank factorisation: refit with control = gpc_control(rank_tol = 0)"))
+  automatic <- attributes(models[[1L]]$inducing)[c("low_rank", "approximation")]
+  if (method == "exact" && any(vapply(automatic, isTRUE, logical(1)))) {
+    .stop(sprintf(paste("exact leave-one-out needs the dense kernel matrix, and this fit ran on",
+                        "%s: refit with control = gpc_control(rank_tol = 0)"),
+                  if (isTRUE(automatic$low_rank)) "its low-rank factorisation" else
+                    "a FITC approximation of it"))
   }
   out <- if (method == "approx") {
     list(margins = lapply(models, .loo_approx))

@@ -313,11 +313,11 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
   # when it is not used: at most 1000 observations, rank_tol = 0, or a rank
   # above min(n / 2, 1000) (many inputs and a narrow kernel)
   k <- auto$kernel
-  expect_null(gpsvm:::.low_rank_inducing(auto$x[1:1000, ], k, 1e-13))
-  expect_null(gpsvm:::.low_rank_inducing(auto$x, k, 0))
+  expect_null(gpsvm:::.automatic_inducing(auto$x[1:1000, ], k, 1e-13))
+  expect_null(gpsvm:::.automatic_inducing(auto$x, k, 0))
   wide <- matrix(rnorm(1100 * 10), ncol = 10)
-  expect_null(gpsvm:::.low_rank_inducing(wide, rbf_kernel(0.5), 1e-13))
-  expect_equal(nrow(gpsvm:::.low_rank_inducing(auto$x, k, 1e-13)), nrow(z))
+  expect_null(gpsvm:::.automatic_inducing(wide, rbf_kernel(0.5), 1e-13))
+  expect_equal(nrow(gpsvm:::.automatic_inducing(auto$x, k, 1e-13)), nrow(z))
   expect_error(gpc_control(rank_tol = -1), "rank_tol")
   expect_error(gpc_control(rank_tol = 2), "rank_tol")
 })
@@ -367,4 +367,26 @@ test_that("gpc_control(search_inducing): a FITC search at any n, or none; bad co
   expect_error(gpc_control(search_inducing = 2.5), "search_inducing")
   expect_error(gpc(d$x, d$y, optimize = TRUE, control = gpc_control(search_inducing = 151)),
                "search_inducing = 151\\) exceeds the number of observations \\(150\\)")
+})
+
+test_that("beyond 2000 observations a kernel matrix without a low rank gets the FITC approximation", {
+  # ten inputs and a narrow width: no 1000 pivots represent K
+  set.seed(44)
+  n <- 2100
+  x <- matrix(rnorm(10 * n), n, 10)
+  y <- factor(ifelse(x[, 1] + x[, 2]^2 - 1 + rnorm(n, sd = 0.5) > 0, "b", "a"))
+  k <- rbf_kernel(1.5)
+  auto <- gpc(x, y, k, scale = FALSE)
+  expect_true(isTRUE(attr(auto$inducing, "approximation")))
+  expect_identical(nrow(auto$inducing), 500L)
+  # the model inducing = 500 fits: the same greedy inputs, the same fit
+  explicit <- gpc(x, y, k, inducing = 500, scale = FALSE)
+  expect_equal(unclass(auto$inducing)[, ], unclass(explicit$inducing)[, ], ignore_attr = TRUE)
+  expect_equal(auto$log_evidence, explicit$log_evidence, tolerance = 1e-10)
+  out <- capture.output(print(auto))
+  expect_true(any(grepl("no low rank, so beyond 2000 observations the FITC prior on 500", out)))
+  expect_error(loo_error(auto, "exact"), "a FITC approximation of it: refit with")
+  # not used: up to 2000 observations (dense), or with rank_tol = 0
+  expect_null(gpsvm:::.automatic_inducing(x[1:2000, ], k, 1e-13))
+  expect_null(gpsvm:::.automatic_inducing(x, k, 0))
 })
