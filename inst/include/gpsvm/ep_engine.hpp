@@ -400,13 +400,13 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
     bool extrapolated = false;
     if (schedule == EpSchedule::sequential) {
       sequential_sweep(prior, targets, lik, d, rng, interrupt, r);
-    } else {
-      const Eigen::VectorXd x = stacked_sites(r);
+    } else if (schedule == EpSchedule::parallel) {
       parallel_sweep(targets, lik, d, r);
-      if (schedule == EpSchedule::accelerated) {
-        const bool extrapolate = !confirm && previous_residual < kAndersonStart;
-        extrapolated = anderson_step(mixer, x, extrapolate, r);
-      }
+    } else {
+      const Eigen::VectorXd x = stacked_sites(r);  // the sweep's start, for the mixer
+      parallel_sweep(targets, lik, d, r);
+      const bool extrapolate = !confirm && previous_residual < kAndersonStart;
+      extrapolated = anderson_step(mixer, x, extrapolate, r);
     }
     refresh_posterior(prior, r);
     const double change = marginal_change(r, old_mean, old_var);
