@@ -101,12 +101,12 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
   models <- .binary_models(fit)
-  automatic <- attributes(models[[1L]]$inducing)[c("low_rank", "approximation")]
-  if (method == "exact" && any(vapply(automatic, isTRUE, logical(1)))) {
+  inducing <- models[[1L]]$inducing
+  ran_on <- if (isTRUE(attr(inducing, "low_rank"))) "its low-rank factorisation" else
+    if (isTRUE(attr(inducing, "approximation"))) "a FITC approximation of it"
+  if (method == "exact" && !is.null(ran_on)) {
     .stop(sprintf(paste("exact leave-one-out needs the dense kernel matrix, and this fit ran on",
-                        "%s: refit with control = gpc_control(rank_tol = 0)"),
-                  if (isTRUE(automatic$low_rank)) "its low-rank factorisation" else
-                    "a FITC approximation of it"))
+                        "%s: refit with control = gpc_control(rank_tol = 0)"), ran_on))
   }
   out <- if (method == "approx") {
     list(margins = lapply(models, .loo_approx))
