@@ -203,9 +203,17 @@
     point <- state$at(par)
     if (point$ok) -point$gradient else rep(0, length(par))
   }
+  # L-BFGS-B's first step on a box is the scaled gradient itself: with the
+  # objective divided by the starting gradient's length that step moves the
+  # parameters by one unit (a factor e) rather than by a step that depends
+  # on n and the data.  pgtol follows the scaling, so the stopping rule stays
+  # `tol` per observation.
+  scale <- sqrt(sum(.projected_gradient(spec$start, start$gradient, spec)^2))
+  if (!is.finite(scale) || scale <= 0) scale <- n
   run <- function(from) {
     stats::optim(from, value, gradient, method = "L-BFGS-B", lower = spec$lower,
-                 upper = spec$upper, control = list(fnscale = n, pgtol = tol, maxit = max_iter))
+                 upper = spec$upper,
+                 control = list(fnscale = scale, pgtol = tol * n / scale, maxit = max_iter))
   }
   opt <- run(spec$start)
   reason <- NULL
