@@ -20,7 +20,7 @@
 #' for \eqn{k = 1, \dots, len} (so -1, 0, 1 for `len = 3`), around
 #' \eqn{w}, the width gpsvm chooses from the standardised inputs
 #' ([kernels]), and the fitter's default \eqn{c_0} (`C = 1` for
-#' [svr()] and [svc()], `C = 5` for [mfsvr()], `noise = 0.1` for [gpc()];
+#' [svr()] and [svc()], `C = 5` for [mfsvr()], `noise = 0.1` for [gpc()] (its noise without a search);
 #' the regression models' `C` acts on the standardised response); `epsilon`
 #' stays at 0.1. With
 #' `search = "random"` in [caret::trainControl()], `len` points are drawn

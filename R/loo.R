@@ -31,7 +31,10 @@
 #'
 #' `method = "exact"` refits the model without each case, starting from the
 #' full solution with that case removed (a warm start, as the paper
-#' suggests), with the fit's own settings. For TAP the warm start is the
+#' suggests), with the fit's own settings. Hyperparameters chosen by an
+#' evidence search (`gpc()`'s default, or `optimize`) stay at the values the
+#' full data gave: the search is not repeated without each case, so the
+#' estimate is that of the model with those values. For TAP the warm start is the
 #' full fit's EP sites without the case left out; it changes only the number
 #' of sweeps, not the answer (sites that cannot be used, e.g. a negative
 #' precision in an edited fit, fall back to fresh sites).

@@ -38,8 +38,13 @@ test_that("scale = TRUE is the fit on inputs standardised by hand, applied to ne
     expect_equal(unname(fit$scaling$scale), spread)
   }
   # the width chosen from the data is chosen on the scaled inputs
-  expect_equal(gpc(x, d$y)$kernel$sigma, gpc(hand(x), d$y, scale = FALSE)$kernel$sigma)
-  expect_output(print(gpc(x, d$y)), "chosen from the data")
+  expect_equal(gpc(x, d$y, optimize = FALSE)$kernel$sigma,
+               gpc(hand(x), d$y, scale = FALSE, optimize = FALSE)$kernel$sigma)
+  expect_output(print(gpc(x, d$y, optimize = FALSE)), "chosen from the data")
+  # by default the evidence moves it from there, on the same scaled inputs
+  expect_output(print(gpc(x, d$y)), "sigma and noise by evidence maximisation")
+  expect_equal(gpc(x, d$y)$kernel$sigma, gpc(hand(x), d$y, scale = FALSE)$kernel$sigma,
+               tolerance = 1e-6)
   expect_output(print(svc(x, d$y)), "inputs centred and scaled")
 })
 
@@ -57,7 +62,7 @@ test_that("constant columns and a formula's factor columns are not scaled", {
   # predictions on new data use the stored scaling
   new <- data.frame(u = c(-3, 4), g = factor(c("q", "s"), levels = c("p", "q", "r", "s")), k = 2)
   hand <- gpc(cls ~ u + g + k, data = transform(df, u = (u - mean(u)) / sd(u)),
-               kernel = rbf_kernel(fit$kernel$sigma), scale = FALSE)
+               kernel = rbf_kernel(fit$kernel$sigma), noise = fit$noise, scale = FALSE)
   expect_equal(unname(predict(fit, new, type = "link")),
                unname(predict(hand, transform(new, u = (u - mean(df$u)) / sd(df$u)), type = "link")),
                tolerance = 1e-10)
@@ -193,7 +198,7 @@ test_that("three classes: exact leave-one-out equals refits by hand, approx is c
   tight <- gpc_control(tol = 1e-20, max_iter = 100000)
   fits <- list(naive = function(x, y) gpc_paper(x, y, rbf_kernel(1), noise = 0.3, bias = 0.5,
                                                 control = tight),
-               tap = function(x, y) gpc(x, y, rbf_kernel(1), scale = FALSE,
+               tap = function(x, y) gpc(x, y, rbf_kernel(1), noise = 0.1, scale = FALSE,
                                         control = gpc_control(tol = 1e-11)),
                svc = function(x, y) svc_paper(x, y, rbf_kernel(1), C = 4, noise = 0.2, bias = 0.5,
                                               control = svc_control(tol = 1e-22, max_iter = 200000)))
@@ -324,11 +329,12 @@ test_that("every classifier method works with kernlab and e1071 attached", {
     expect_identical(plot(fit, grid = 10), fit)
     expect_s3_class(update(fit), class(fit)[1])
   }
-  ll <- logLik(gpc(d2$x, d2$y))
+  ll <- logLik(gpc(d2$x, d2$y, optimize = FALSE))
   expect_identical(attr(ll, "df"), 0L)
-  # the df rule of every model: the hyperparameters a search by evidence chose
-  searched <- suppressWarnings(gpc(d2$x, d2$y, optimize = TRUE))
-  expect_identical(attr(logLik(searched), "df"), 2L)
+  # the df rule of every model: the hyperparameters a search by evidence
+  # chose, by default the width and the noise, or the width alone
+  expect_identical(attr(logLik(gpc(d2$x, d2$y)), "df"), 2L)
+  expect_identical(attr(logLik(gpc(d2$x, d2$y, noise = 0.1)), "df"), 1L)
   expect_true(is.finite(AIC(ll)))
 })
 

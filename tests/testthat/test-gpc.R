@@ -228,3 +228,43 @@ test_that("a cache too small for the columns gives the same fixed point (blocked
   expect_equal(unname(fitted(blocked, type = "link")),
                drop((K - diag(0.5, n)) %*% (blocked$y * blocked$alpha)), tolerance = 1e-10)
 })
+
+test_that("by default the evidence chooses the width and noise the call leaves open", {
+  d <- two_class_data(60, 71)
+  fit <- gpc(d$x, d$y)
+  expect_named(fit$optimization$estimate, c("sigma", "noise"))
+  expect_equal(fit$alpha, gpc(d$x, d$y, optimize = c("sigma", "noise"))$alpha)
+  # the answer is a maximum of the evidence: a step either way along each
+  # parameter (factor 1.05, fits at fixed values) does not raise it
+  at <- function(sigma, noise) gpc(d$x, d$y, rbf_kernel(sigma), noise = noise)$log_evidence
+  s <- fit$kernel$sigma
+  v <- fit$noise
+  for (f in c(1 / 1.05, 1.05)) {
+    expect_lt(at(s * f, v), fit$log_evidence + 1e-6)
+    expect_lt(at(s, v * f), fit$log_evidence + 1e-6)
+  }
+  # a noise given is kept and the width alone is searched, and the other way round
+  width_only <- gpc(d$x, d$y, noise = 0.3)
+  expect_named(width_only$optimization$estimate, "sigma")
+  expect_identical(width_only$noise, 0.3)
+  expect_equal(update(fit, noise = 0.3)$alpha, width_only$alpha)
+  noise_only <- gpc(d$x, d$y, rbf_kernel(1.5))
+  expect_named(noise_only$optimization$estimate, "noise")
+  expect_identical(noise_only$kernel$sigma, 1.5)
+  # nothing left open, the naive method, or optimize = FALSE: no search, and
+  # the noise not given is 0.1 with the width of the rule
+  fixed <- gpc(d$x, d$y, rbf_kernel(1.5), noise = 0.1)
+  expect_null(fixed$optimization)
+  expect_equal(fixed$alpha, gpc(d$x, d$y, rbf_kernel(1.5), optimize = FALSE)$alpha)
+  expect_null(gpc(d$x, d$y, method = "naive")$optimization)
+  plain <- gpc(d$x, d$y, optimize = FALSE)
+  expect_null(plain$optimization)
+  expect_identical(plain$noise, 0.1)
+  expect_identical(plain$kernel$sigma_rule, "data")
+  # beyond 1000 observations the default does not search
+  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 1001L), FALSE)
+  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 1000L),
+                   c("sigma", "noise"))
+  expect_error(gpc(d$x, d$y, noise = -1), "noise")
+  expect_error(gpc(d$x, d$y, noise = "a"), "noise")
+})

@@ -199,3 +199,17 @@ test_that("loo_error() names the solver that fitted the svc, as print() does", {
   expect_output(print(loo_error(adatron)), "error of svc \\(kernel adatron\\)")
   expect_output(print(adatron), "Support vector classifier \\(kernel adatron\\)")
 })
+
+test_that("exact leave-one-out of gpc()'s default fit keeps the values its evidence search found", {
+  d <- two_class_data(30, 61)
+  fit <- gpc(d$x, d$y, control = gpc_control(tol = 1e-11))
+  expect_named(fit$optimization$estimate, c("sigma", "noise"))
+  exact <- loo_error(fit, "exact")
+  # refits by hand at the values found, on the inputs as the fit scaled them
+  link <- vapply(seq_len(30), function(i) {
+    refit <- gpc(fit$x[-i, ], d$y[-i], rbf_kernel(fit$kernel$sigma), noise = fit$noise,
+                 scale = FALSE, control = gpc_control(tol = 1e-11))
+    predict(refit, fit$x[i, , drop = FALSE], type = "link")
+  }, numeric(1))
+  expect_equal(unname(exact$margins), unname(d$y * link), tolerance = 1e-8)
+})

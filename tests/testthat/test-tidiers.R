@@ -137,7 +137,9 @@ test_that("glance() of gpc() reports the evidence where the model has one", {
   gg <- as_df(glance(g))
   expect_equal(gg$logLik, c(logLik(g)))
   expect_equal(gg$AIC, AIC(g))
-  expect_equal(gg[c("noise", "kappa", "bias")], data.frame(noise = 0.1, kappa = 0, bias = 1))
+  expect_equal(gg[c("noise", "kappa", "bias")],
+               data.frame(noise = g$optimization$estimate[["noise"]], kappa = 0, bias = 1))
+  expect_equal(as_df(glance(gpc(x, y, noise = 0.3)))$noise, 0.3)
   expect_identical(gg$method, "tap")
   naive <- as_df(glance(gpc(x, y, method = "naive")))
   expect_true(is.na(naive$logLik) && is.na(naive$AIC) && is.na(naive$BIC))
