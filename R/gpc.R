@@ -560,18 +560,36 @@ print.gpsvm_gpc <- function(x, ...) {
                 if (x$method == "tap") sprintf(", log evidence (EP) = %.6g", m$log_evidence) else ""))
   }
   searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
-  for (k in seq_along(searches)) {
-    m <- searches[[k]]$search_inducing
-    about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
-               if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m))
-    cat(sprintf("%s by evidence maximisation%s: %s\n", .searched_names(searches[[k]]),
-                if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
-                .format_convergence(searches[[k]]$convergence)))
-  }
+  if (length(searches) > 0L) cat(.search_lines(searches), sep = "\n")
   sparse <- .inducing_line(models[[1L]])
   if (!is.null(sparse)) cat(sparse, "\n", sep = "")
   cat(.format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
+}
+
+# print()'s account of the evidence searches (one per class with K >= 3):
+# one line when there is one search or all converged, else one per search.
+.search_lines <- function(searches) {
+  fitc <- function(record) {
+    m <- record$search_inducing
+    if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m)
+  }
+  lead <- .searched_names(searches[[1L]])
+  converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
+  if (length(searches) > 1L && all(converged)) {
+    steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
+    about <- paste(c("one search per class", fitc(searches[[1L]])), collapse = "; ")
+    return(sprintf("%s by evidence maximisation (%s): all %d converged, after %s iterations",
+                   lead, about, length(searches),
+                   if (steps[1] == steps[2]) steps[1] else paste(steps, collapse = " to ")))
+  }
+  vapply(seq_along(searches), function(k) {
+    about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
+               fitc(searches[[k]]))
+    sprintf("%s by evidence maximisation%s: %s", lead,
+            if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
+            .format_convergence(searches[[k]]$convergence))
+  }, character(1))
 }
 
 # What a search chose, in words: "sigma and noise".
