@@ -236,3 +236,24 @@ test_that("TAP leave-one-out: cavity margins against exact refits, and methods",
   expect_error(gpc_control(schedule = "random"), "'schedule' must be one of")
   expect_error(gpc_control(damping = 0), "'damping'")
 })
+
+test_that("the accelerated schedule hands over to the parallel one when it stalls", {
+  # Two interleaved spirals at a near-step likelihood (the values an
+  # evidence search reached on these data): Anderson extrapolation circled
+  # the fixed point at a residual of 0.36 for 500 sweeps.
+  skip_if_not_installed("mlbench")
+  set.seed(1)
+  sp <- mlbench::mlbench.spirals(1200, cycles = 1.5, sd = 0.05)
+  d <- data.frame(sp$x, y = sp$classes)[1:900, ]
+  at <- function(schedule) {
+    gpc(y ~ ., d, kernel = rbf_kernel(0.5948817), noise = 0.0001975914,
+        control = gpc_control(schedule = schedule))
+  }
+  accelerated <- expect_no_warning(at("accelerated"))
+  expect_true(accelerated$convergence$converged)
+  expect_lt(accelerated$convergence$iterations, 200)
+  parallel <- at("parallel")
+  expect_equal(accelerated$log_evidence, parallel$log_evidence, tolerance = 1e-9)
+  expect_equal(unname(accelerated$fitted.values), unname(parallel$fitted.values),
+               tolerance = 1e-6)
+})
