@@ -45,7 +45,7 @@
   # from the sites of `warm`
   ep_at <- function(h, ctl, warm, gradient) {
     model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa,
-                  inducing = search_inducing)
+                  inducing = search_inducing %||% .search_low_rank(x, h$kernel, control$rank_tol))
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
     tryCatch(cpp_classifier("fit", model, x, y, ctl, state, NULL, gradient),
              error = function(e) e)
@@ -85,6 +85,26 @@
 # (at most half the observations) unless gpc_control(search_inducing) says
 # otherwise.
 .gpc_search_inducing_count <- 300L
+
+# A search on the full prior with more than this many observations runs
+# each evaluation on the pivots of K when they represent it (see
+# .search_low_rank()).
+.search_low_rank_min_n <- 300L
+
+# The full prior of one evaluation, at its own width: the pivots of a
+# pivoted Cholesky factorisation when at most half of them represent K to
+# rank_tol (the model the fit with optimize = FALSE runs on beyond 1000
+# observations, the same up to rank_tol), else NULL for the dense matrix.
+# A sweep then costs O(n r^2) instead of O(n^3); the check, at most n / 2
+# pivots, about a fifth of a dense sweep.  Measured on 900 points of two
+# spirals (2 inputs): 424 pivots at the width found, 0.91 s instead of 2.65 s
+# for a fit at those values.  The final fit stays dense up to 1000
+# observations, as without a search (exact leave-one-out needs it).
+.search_low_rank <- function(x, kernel, rank_tol) {
+  if (nrow(x) <= .search_low_rank_min_n || rank_tol == 0) return(NULL)
+  pivots <- .low_rank_pivots(x, kernel, rank_tol)
+  if (pivots$low_rank) x[pivots$rows, , drop = FALSE]
+}
 
 # The inducing inputs (scaled, as the fit's x) of the FITC prior an evidence
 # search without `inducing` runs on: the greedy rule of [inducing-points] at

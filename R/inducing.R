@@ -132,11 +132,20 @@ NULL
 .automatic_inducing <- function(xs, kernel, rank_tol) {
   n <- nrow(xs)
   if (n <= .low_rank_min_n || rank_tol == 0) return(NULL)
-  cap <- min(.low_rank_max, n %/% 2L)
-  rows <- cpp_greedy_inducing(kernel, xs, cap + 1L, rank_tol)
-  if (length(rows) <= cap) return(structure(xs[rows, , drop = FALSE], low_rank = TRUE))
+  pivots <- .low_rank_pivots(xs, kernel, rank_tol)
+  if (pivots$low_rank) return(structure(xs[pivots$rows, , drop = FALSE], low_rank = TRUE))
   if (n <= .dense_max_n) return(NULL)
-  structure(xs[rows[seq_len(.automatic_inducing_count)], , drop = FALSE], approximation = TRUE)
+  structure(xs[pivots$rows[seq_len(.automatic_inducing_count)], , drop = FALSE],
+            approximation = TRUE)
+}
+
+# The greedy pivots of K: low_rank when at most min(.low_rank_max, n / 2)
+# of them represent it to rank_tol (rows are then those pivots), else rows
+# are the first cap + 1.
+.low_rank_pivots <- function(xs, kernel, rank_tol) {
+  cap <- min(.low_rank_max, nrow(xs) %/% 2L)
+  rows <- cpp_greedy_inducing(kernel, xs, cap + 1L, rank_tol)
+  list(rows = rows, low_rank = length(rows) <= cap)
 }
 
 # The line print() shows for a sparse fit.

@@ -282,3 +282,18 @@ test_that("print() of a fit with a search per class: one line when all converged
   expect_length(grep("evidence maximisation \\((setosa|versicolor|virginica) vs rest\\): NOT converged",
                      out), 3L)
 })
+
+test_that("a search beyond 300 observations evaluates on K's pivots where they represent it", {
+  set.seed(3)
+  n <- 400
+  x <- matrix(rnorm(2 * n), n)
+  y <- factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5))
+  fit <- gpc(x, y)
+  # the pivots are used at the values found (and so, near them, by the search)
+  expect_false(is.null(gpsvm:::.search_low_rank(fit$x, fit$kernel, gpc_control()$rank_tol)))
+  # the same search on the dense matrix throughout (rank_tol = 0)
+  dense <- gpc(x, y, control = gpc_control(rank_tol = 0))
+  expect_equal(fit$optimization$estimate, dense$optimization$estimate, tolerance = 1e-5)
+  expect_equal(fit$log_evidence, dense$log_evidence, tolerance = 1e-8)
+  expect_null(fit$inducing)  # the final fit is dense up to 1000 observations
+})
