@@ -75,7 +75,10 @@
   # after a search on inducing inputs, the model optimize = FALSE fits (the
   # full prior, on the kernel matrix's pivots when they represent it)
   if (approximate) inducing <- .automatic_inducing(x, h$kernel, control$rank_tol)
-  fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control, inducing = inducing)
+  # warm-started from the best point's EP sites (the same fixed point, in
+  # fewer sweeps: 900 spiral points at noise 5e-4, 51 sweeps from the prior)
+  fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control, inducing = inducing,
+                  sites = outcome$best$fit[c("site_precision", "site_nu")])
   if (approximate) outcome$record$search_inducing <- nrow(search_inducing)
   .finish_search(fit, outcome, spec, "gpc():")
 }

@@ -396,10 +396,10 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 
 # The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
 .gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL,
-                     inducing = NULL) {
+                     inducing = NULL, sites = NULL) {
   model <- list(method = method, kernel = kernel, noise = noise, kappa = kappa,
                 inducing = inducing)
-  res <- cpp_classifier("fit", model, x, y, unclass(control), list(alpha = start))
+  res <- cpp_classifier("fit", model, x, y, unclass(control), c(list(alpha = start), sites))
   if (method == "naive") {
     alpha <- res$alpha
     extra <- list()

@@ -297,3 +297,15 @@ test_that("a search beyond 300 observations evaluates on K's pivots where they r
   expect_equal(fit$log_evidence, dense$log_evidence, tolerance = 1e-8)
   expect_null(fit$inducing)  # the final fit is dense up to 1000 observations
 })
+
+test_that("the fit after a search starts EP from the best point's sites", {
+  d <- two_class_data(80, 73)
+  fit <- gpc(d$x, d$y)
+  cold <- gpc(d$x, d$y, rbf_kernel(fit$kernel$sigma), noise = fit$noise)
+  expect_null(cold$optimization)
+  expect_lt(fit$convergence$iterations, cold$convergence$iterations)
+  # the same fixed point, to the default tolerance
+  expect_equal(fit$log_evidence, cold$log_evidence, tolerance = 1e-9)
+  expect_equal(predict(fit, d$x, type = "prob"), predict(cold, d$x, type = "prob"),
+               tolerance = 1e-6)
+})
