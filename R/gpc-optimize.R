@@ -167,5 +167,7 @@
   }
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = natural,
                natural_names = c("sigma", "noise", "kappa")[c("sigma", "noise", "kappa") %in% which],
-               benign = c("noise:lower", "kappa:lower"))
+               benign = c("noise:lower", "kappa:lower"),
+               notes = list(`noise:upper` = paste("the evidence prefers labels that do not depend",
+                                                  "on the inputs: it finds no signal in them")))
 }

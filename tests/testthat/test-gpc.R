@@ -309,3 +309,11 @@ test_that("the fit after a search starts EP from the best point's sites", {
   expect_equal(predict(fit, d$x, type = "prob"), predict(cold, d$x, type = "prob"),
                tolerance = 1e-6)
 })
+
+test_that("the default search says so when the labels carry no signal", {
+  # each input carries both labels equally often: no width explains them
+  d <- data.frame(x = rep(1:5, 8), y = factor(rep(c("a", "b"), 20)))
+  expect_warning(fit <- gpc(y ~ x, d), "upper bound of its range for noise .*finds no signal")
+  # and the probabilities are then those of the labels' frequencies
+  expect_equal(unname(predict(fit, d, type = "prob")[, "b"]), rep(0.5, 40), tolerance = 0.01)
+})
