@@ -68,8 +68,8 @@
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
 #' maximising the EP evidence, starting from the width rule and
 #' `noise = 0.1`; a width or noise given in the call is kept. The search
-#' costs several fits: about 1 s at 500 observations and 6 s at 1000 (8
-#' inputs), per class, against 0.15 s and 0.9 s without it. Beyond 1000
+#' costs several fits: about 0.8 s at 500 observations and 5.5 s at 1000 (8
+#' inputs), per class, against 0.15 s and 0.95 s without it. Beyond 1000
 #' observations, or with `optimize = FALSE`, the fit uses the width rule and
 #' `noise = 0.1`. Measured on ten 2/3 : 1/3 splits of mlbench's Pima Indians
 #' diabetes, Wisconsin breast cancer, Sonar, Ionosphere, Vehicle and Glass
