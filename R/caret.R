@@ -20,9 +20,9 @@
 #' for \eqn{k = 1, \dots, len} (so -1, 0, 1 for `len = 3`), around
 #' \eqn{w}, the width gpsvm chooses from the standardised inputs
 #' ([kernels]), and the fitter's default \eqn{c_0} (`C = 1` for
-#' [svr()] and [svc()], `C = 5` for [mfsvr()], `noise = 0.1` for [gpc()] (its noise without a search);
-#' the regression models' `C` acts on the standardised response); `epsilon`
-#' stays at 0.1. With
+#' [svr()] and [svc()], `C = 5` for [mfsvr()], `noise = 0.1` for [gpc()],
+#' its noise without a search; the regression models' `C` acts on the
+#' standardised response); `epsilon` stays at 0.1. With
 #' `search = "random"` in [caret::trainControl()], `len` points are drawn
 #' log-uniformly from \eqn{w/4} to \eqn{4w} and \eqn{c_0 / 32} to
 #' \eqn{32 c_0} (and `epsilon` uniformly from 0 to 0.5). The grids assume
