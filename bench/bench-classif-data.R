@@ -1,4 +1,4 @@
-# gpc() and svc() with their defaults (gpc()'s chooses its width and noise
+# gpc() and svc() with their defaults (gpc()'s default chooses its width and noise
 # by the EP evidence up to 1000 observations; also shown without the search,
 # optimize = FALSE) on standard data sets, beside
 # e1071::svm() and kernlab::ksvm(prob.model = TRUE) with theirs: held-out

@@ -364,7 +364,8 @@ test_that("gpc_control(search_inducing): a FITC search at any n, or none; bad co
   # search's answer (the searches stop at a gradient of 1e-3 per observation,
   # not at the maximum itself)
   evidence <- function(p) {
-    gpc(d$x, d$y, rbf_kernel(exp(p[1])), noise = exp(p[2]), control = gpc_control(tol = 1e-10))$log_evidence
+    gpc(d$x, d$y, rbf_kernel(exp(p[1])), noise = exp(p[2]),
+        control = gpc_control(tol = 1e-10))$log_evidence
   }
   top <- stats::optim(log(full$optimization$estimate[c("sigma", "noise")]), evidence,
                       control = list(fnscale = -1, reltol = 1e-12))$value
