@@ -382,9 +382,8 @@ inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool e
 // lowest residual halve d and restart (and below kMinParallelDamping hand
 // over to sequential sweeps, as above); kAcceleratedStall sweeps that do
 // not halve the lowest residual hand over to the parallel schedule.  An
-// extrapolated step that passes
-// the convergence test is confirmed by a plain sweep, so that a run
-// converges on the test's own terms.
+// extrapolated step that passes the convergence test is confirmed by a
+// plain sweep, so that a run converges on the test's own terms.
 //
 // sequential schedule: sites updated one at a time in a seeded random order,
 // the posterior covariance kept by rank-one updates, and recomputed from a
