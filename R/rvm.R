@@ -64,7 +64,9 @@
 #'   data-driven width on one (Friedman 2) and a 14-62% higher one on the
 #'   others, with 95% prediction intervals that held 26-61% of the held-out
 #'   targets there, against 82-94% at the data-driven width; compare
-#'   held-out errors before relying on it.
+#'   held-out errors before relying on it. A warning says when the width
+#'   found keeps more than half of the observations as relevance vectors:
+#'   such a fit nearly interpolates, with a noise variance near zero.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
 #' @param basis The number of training inputs offered as centres of basis

@@ -313,6 +313,37 @@ test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width"
   expect_gte(fit$log_lik, max(ev) - 0.5)
 })
 
+test_that("rvm(optimize = TRUE) warns when the evidence's width makes the fit interpolate", {
+  # rounded noise: the evidence rises as narrow kernels give each point its
+  # own basis function and the noise variance falls towards zero
+  rounded <- function(n) {
+    x <- matrix(runif(n * 3), n)
+    list(x = x, y = sin(3 * x[, 1]) + round(rnorm(n)))
+  }
+  set.seed(3)
+  d <- rounded(80)
+  new <- rounded(2000)
+  expect_warning(fit <- rvm(d$x, d$y, optimize = TRUE),
+                 "of 80 observations are relevance vectors")
+  kept <- length(fit$relevance_vectors)
+  expect_gt(kept, 40)
+  # the figures the warning gives are the fit's own (the noise sd over y's)
+  ratio <- sigma(fit) / sd(d$y)
+  expect_warning(rvm(d$x, d$y, optimize = TRUE),
+                 sprintf("\\(sigma = %.3g\\) %d of 80 .* noise sd is %.3g times", fit$kernel$sigma,
+                         kept, ratio))
+  # and the warning is borne out on new draws: the intervals hold few of
+  # them, while the data-driven width's hold most
+  coverage <- function(f) {
+    band <- predict(f, new$x, interval = "prediction")
+    mean(new$y >= band[, "lwr"] & new$y <= band[, "upr"])
+  }
+  expect_lt(coverage(fit), 0.5)
+  default <- expect_silent(rvm(d$x, d$y))
+  expect_lte(length(default$relevance_vectors), 40)
+  expect_gt(coverage(default), 0.85)
+})
+
 test_that("a flat evidence is reported, not returned as an answer", {
   # constant targets: the bias fits them whatever the width
   x <- seq(0, 1, length.out = 20)
