@@ -33,8 +33,9 @@
 #' The training points are split as in eqs. (8)-(11) into `X_0`
 #' (\eqn{\beta_i = 0}), `X_C` (\eqn{|\beta_i| = C}), `X_M-` and `X_M+`
 #' (margin vectors, \eqn{0 < |\beta_i| < C}, residual \eqn{\mp\epsilon}).
-#' A coefficient counts as 0 or `C` when it is within
-#' `control$margin_tol * C` of it.
+#' A coefficient counts as `C` when it is within `control$margin_tol * C`
+#' of it, and as 0 when it is within `margin_tol` times the smaller of `C`
+#' and the largest \eqn{|\beta_i|}.
 #'
 #' The solver stops at a KKT tolerance (`control$tol`), and the evidence,
 #' whose terms \eqn{\log |\beta_i|} and \eqn{\log(C - |\beta_i|)} are
@@ -74,7 +75,13 @@
 #' `C / 100` to `100 C`): a grid of `control$grid_size` values on the log
 #' scale, then [stats::optimize()] between the best point's neighbours. The
 #' evidence has logarithmic spikes where a margin vector's \eqn{|\beta_i|}
-#' reaches 0 or `C`, so this finds the best point of a rough curve.
+#' reaches 0 or `C`, so this finds the best point of a rough curve. A best
+#' `C` at an end of the interval is a warning (`fit$C_selection$at_bound`
+#' says which): there the evidence may rise further. At the upper end with
+#' no multiplier at `C` it does rise, towards a limit: every residual is
+#' within \eqn{\epsilon}, and a larger `C` leaves the fit as it is (on
+#' mlbench's Friedman 1, 280 observations at the data-driven width, the best
+#' `C` was 100 in the default interval and \eqn{10^5} in one to \eqn{10^5}).
 #'
 #' @param x A numeric matrix, data frame or vector of inputs (one row per
 #'   point), or a formula for the formula method.
@@ -191,9 +198,10 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param shrinking Whether the solver may set aside points that sit at a
 #'   bound and look like staying there (libsvm's heuristic; every point is
 #'   re-checked before the solver stops).
-#' @param margin_tol A coefficient within `margin_tol * C` of 0 or `C` counts
-#'   as being at that bound when the training set is split into `X_0`, `X_C`
-#'   and the margin sets.
+#' @param margin_tol A coefficient within `margin_tol * C` of `C` (of 0:
+#'   `margin_tol` times the smaller of `C` and the largest coefficient)
+#'   counts as being at that bound when the training set is split into
+#'   `X_0`, `X_C` and the margin sets.
 #' @param evidence Which evidence `select_C = "evidence"` maximises: `"eq16"`
 #'   or `"refined"` (see [evidence()]).
 #' @param fixed_point_tol,max_steps Stopping rule of the eq. (17) iteration:
@@ -380,9 +388,12 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
 
 # Eqs. (8)-(11): X_0 (beta = 0), X_C (|beta| = C), margin vectors X_M- (beta < 0)
 # and X_M+ (beta > 0) in between, with a relative tolerance on the bounds.
+# Zero is judged against the largest |beta| when no coefficient comes near
+# C: with C = 1e8 and a hard epsilon-tube (every |beta| about 1), a
+# tolerance relative to C would call the margin vectors zero.
 .svr_partition <- function(beta, C, tol) {
   a <- abs(beta)
-  part <- ifelse(a <= tol * C, "X_0",
+  part <- ifelse(a <= tol * min(C, max(a, 0)), "X_0",
           ifelse(a >= C * (1 - tol), "X_C", ifelse(beta < 0, "X_M-", "X_M+")))
   factor(part, levels = c("X_0", "X_C", "X_M-", "X_M+"))
 }
@@ -449,8 +460,34 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
   }, c(lo, hi), maximum = TRUE, tol = 1e-3)
   C_best <- if (opt$objective >= values[best]) exp(opt$maximum) else exp(grid[best])
   fit <- .svr_fit(x, y, C_best, epsilon, kernel, bias, control)
+  at_bound <- .svr_C_at_bound(C_best, interval)
   fit$C_path <- c(C, seen$C)
   fit$C_selection <- list(method = "evidence", evidence = method, interval = interval,
-                          evaluations = seen, converged = TRUE)
+                          evaluations = seen, converged = TRUE, at_bound = at_bound)
+  if (length(at_bound) > 0L) .warn_svr_C_bound(fit, at_bound)
   fit
+}
+
+# "lower" or "upper" when the evidence's best C lies at that end of the
+# search interval (within 1% of C: optimize()'s tolerance is 0.1% in log C),
+# else character(0).
+.svr_C_at_bound <- function(C_best, interval) {
+  near <- abs(log(C_best) - log(interval)) < 0.01
+  c("lower", "upper")[near]
+}
+
+# An interval's end is a limit of the search, not an answer of the evidence.
+# At the upper end with no multiplier at C the fit is the hard epsilon-tube
+# (every residual within epsilon), which larger C no longer changes; the
+# evidence then rises towards a limit, as on Friedman 1 (280 observations,
+# the data-driven width: C = 1e5 when the interval allows it).
+.warn_svr_C_bound <- function(fit, at_bound) {
+  hard_tube <- at_bound == "upper" && !any(fit$partition == "X_C")
+  warning(sprintf(paste("svr(): the evidence for C is largest at the %s end of its search",
+                        "interval (C = %.4g)%s; widen control$C_interval, or set C"),
+                  at_bound, fit$C,
+                  if (hard_tube) paste(": no multiplier is at C, so the fit keeps every residual",
+                                       "within epsilon and the evidence rises towards a limit as",
+                                       "C grows") else ""),
+          call. = FALSE)
 }

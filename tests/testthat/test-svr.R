@@ -308,6 +308,40 @@ test_that("evidence maximisation returns the best evidence it saw; evidence_curv
   expect_equal(ec$se[ec$method == "eq16"], apply(each, 1, sd) / sqrt(3), tolerance = 1e-10)
 })
 
+test_that("an evidence for C that is largest at the interval's end is a warning", {
+  # nearly noise-free data: at C = 100 (the default interval's end) no
+  # multiplier is at C, every residual is within epsilon, and a larger C
+  # leaves the fit as it is while the evidence still rises, towards a limit
+  set.seed(2)
+  x <- seq(-3, 3, length.out = 40)
+  y <- sin(x) + rnorm(40, sd = 0.01)
+  expect_warning(f <- svr(x, y, select_C = "evidence"),
+                 "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
+  expect_identical(f$C_selection$at_bound, "upper")
+  expect_equal(f$C, 100, tolerance = 0.01)
+  expect_false(any(abs(f$beta) >= f$C * (1 - 1e-8)))
+  expect_lte(max(abs(f$residuals[abs(f$beta) > 0])), 0.1 * sd(y) * (1 + 1e-6))
+  larger <- lapply(c(1e3, 1e5, 1e7, 1e8), function(C) svr(x, y, C = C))
+  for (g in larger) expect_equal(unname(g$beta), unname(f$beta), tolerance = 1e-8)
+  ev <- vapply(larger, evidence, numeric(1))
+  expect_gt(ev[1], evidence(f))
+  expect_true(all(diff(ev) > 0))
+  expect_lt(ev[4] - ev[3], 1e-3)  # a limit
+  # the partition at C = 1e8 is still the margin's, not zero
+  expect_identical(table(larger[[4]]$partition), table(f$partition))
+  # an interior maximum gives no warning, and a lower end does
+  d <- svr_sine_data(40, seed = 7)
+  expect_silent(fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
+                          control = svr_control(C_interval = c(0.2, 20), grid_size = 15),
+                          scale = FALSE))
+  expect_length(fe$C_selection$at_bound, 0)
+  expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
+                           control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C),
+                                                 grid_size = 15), scale = FALSE),
+                 "at the lower end")
+  expect_identical(lo$C_selection$at_bound, "lower")
+})
+
 test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and huge C", {
   d <- svr_sine_data(40, seed = 8)
   for (C in exp(seq(log(1e-4), log(1e4), length.out = 30))) {
