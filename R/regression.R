@@ -96,8 +96,10 @@
 #' given, whether or not the model was fitted with `scale = TRUE`.
 #'
 #' * `print()` shows the call, the model's settings, the kernel (with a
-#'   width chosen from the data when there was one), the scaling, the log
-#'   evidence and the solver's convergence; `summary()` adds the residuals
+#'   width chosen from the data when there was one), the scaling, how the
+#'   hyperparameters chosen by the data were found (an evidence search, or
+#'   `svr()`'s choice of `C`, with where it stopped), the log evidence and
+#'   the solver's convergence; `summary()` adds the residuals
 #'   and the model's details (see the model's help page).
 #' * `fitted()` and `residuals()` at the training rows; with
 #'   `na.action = na.exclude` they are padded with `NA` at the rows left out,
@@ -251,6 +253,13 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
           length(s$scale))
 }
 
+# print()'s account of the hyperparameters the data chose: an evidence
+# search (fit$optimization, as gpc() prints it) and svr()'s choice of C.
+.selection_lines <- function(object) {
+  c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
+    if (!is.null(object$C_selection)) .C_selection_line(object$C_selection))
+}
+
 .print_header <- function(title, call) {
   cat(title, "\n", sep = "")
   if (!is.null(call)) cat("Call: ", paste(deparse(call), collapse = "\n"), "\n", sep = "")
@@ -260,7 +269,8 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 #' @export
 print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .print_header(.regression_title(x), x$call)
-  cat(.model_lines(x, digits), format(x$kernel), .format_scaling(x), sep = "\n")
+  cat(.model_lines(x, digits), format(x$kernel), .format_scaling(x), .selection_lines(x),
+      sep = "\n")
   ll <- logLik(x)
   cat(sprintf("Log evidence %s (df %d); noise sd %s\n", format(c(ll), digits = digits + 2L),
               attr(ll, "df"), format(sigma(x), digits = digits)))

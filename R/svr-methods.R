@@ -52,6 +52,20 @@
             tab[["X_M-"]], tab[["X_M+"]], tab[["X_C"]]))
 }
 
+# "C by evidence maximisation (eq. 16) over [0.01, 100]: 29 evaluations, at
+# the upper end of the interval", or the eq. (17) iteration's outcome.
+.C_selection_line <- function(selection) {
+  if (selection$method == "fixed_point") {
+    return(sprintf("C by the eq. (17) iteration: %s after %d steps",
+                   if (selection$converged) "settled" else "did not settle", selection$steps))
+  }
+  at <- selection$at_bound
+  sprintf("C by evidence maximisation (%s) over [%.3g, %.3g]: %d evaluations%s",
+          if (selection$evidence == "eq16") "eq. 16" else "refined evidence",
+          selection$interval[1], selection$interval[2], nrow(selection$evaluations),
+          if (length(at) > 0L) sprintf(", at the %s end of the interval", at) else "")
+}
+
 .summary_details.gpsvm_svr <- function(object) {
   list(C = object$C, epsilon = object$epsilon, bias = object$bias, b = object$b,
        partition = table(object$partition), objective = object$objective,

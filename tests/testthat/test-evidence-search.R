@@ -274,6 +274,8 @@ test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width",
   o <- fit$optimization
   expect_true(o$convergence$converged)
   expect_identical(o$method, "grid and golden section")
+  expect_output(print(fit), sprintf("sigma by evidence maximisation: converged after %d iterations",
+                                    o$convergence$iterations))
   expect_equal(fit$kernel$sigma, o$estimate[["sigma"]])
   expect_equal(fit$log_lik, o$log_evidence)
   w <- gpsvm:::.data_driven_width(matrix(d$x))

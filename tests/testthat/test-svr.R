@@ -285,6 +285,8 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point",
             scale = FALSE)
   expect_true(ok$C_selection$converged)
+  expect_output(print(ok), sprintf("C by the eq. \\(17\\) iteration: settled after %d steps",
+                                   length(ok$C_path) - 1L))
   expect_lt(abs(diff(tail(ok$C_path, 2))), 0.05)
 })
 
@@ -318,6 +320,9 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   expect_warning(f <- svr(x, y, select_C = "evidence"),
                  "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
   expect_identical(f$C_selection$at_bound, "upper")
+  expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]: ",
+                                         "%d evaluations, at the upper end of the interval"),
+                                  nrow(f$C_selection$evaluations)))
   expect_equal(f$C, 100, tolerance = 0.01)
   expect_false(any(abs(f$beta) >= f$C * (1 - 1e-8)))
   expect_lte(max(abs(f$residuals[abs(f$beta) > 0])), 0.1 * sd(y) * (1 + 1e-6))
@@ -335,6 +340,8 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
                           control = svr_control(C_interval = c(0.2, 20), grid_size = 15),
                           scale = FALSE))
   expect_length(fe$C_selection$at_bound, 0)
+  out <- capture.output(print(fe))
+  expect_true(any(grepl("^C by evidence maximisation \\(eq. 16\\) over \\[0.2, 20\\]: \\d+ evaluations$", out)))
   expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
                            control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C),
                                                  grid_size = 15), scale = FALSE),
