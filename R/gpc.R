@@ -78,19 +78,19 @@
 #' and Glass and of iris (`bench/bench-classif-data.R` in the sources),
 #' against the defaults of `e1071::svm()` and
 #' `kernlab::ksvm(prob.model = TRUE)`: the default's held-out accuracy is
-#' e1071's or higher on six of the seven (Vehicle 0.83 against 0.75) and 0.004 below it on iris, and its log
-#' loss is lower than that of kernlab's cross-validated Platt scaling on all
-#' but Ionosphere (0.179 against 0.152; its probabilities of the right class
-#' are less confident there). Without the search (`optimize = FALSE`) the
-#' accuracy is a point lower on Pima and breast cancer and the log loss above
-#' kernlab's on Pima, breast cancer, Ionosphere and iris. `bias = 1` was
-#' chosen on the same data. Without a bias a one-sided data set (one class
-#' compact, the other scattered, as in Ionosphere) loses several points of
-#' accuracy, since far from the training data the activation falls back to the
-#' prior mean. TAP's posterior variance makes its probabilities better
-#' calibrated than the naive method's, which keeps the prior spread. The
-#' paper's settings are `scale = FALSE`, `bias = 0` and `method = "naive"`,
-#' with its `noise` and kernel.
+#' e1071's or higher on six of the seven (Vehicle 0.83 against 0.75) and 0.004
+#' below it on iris, and its log loss is lower than that of kernlab's
+#' cross-validated Platt scaling on all but Ionosphere (0.179 against 0.152;
+#' its probabilities of the right class are less confident there). Without the
+#' search (`optimize = FALSE`) the accuracy is a point lower on Pima and
+#' breast cancer and the log loss above kernlab's on Pima, breast cancer,
+#' Ionosphere and iris. `bias = 1` was chosen on the same data. Without a bias
+#' a one-sided data set (one class compact, the other scattered, as in
+#' Ionosphere) loses several points of accuracy, since far from the training
+#' data the activation falls back to the prior mean. TAP's posterior variance
+#' makes its probabilities better calibrated than the naive method's, which
+#' keeps the prior spread. The paper's settings are `scale = FALSE`,
+#' `bias = 0` and `method = "naive"`, with its `noise` and kernel.
 #'
 #' @section Several classes:
 #' With \eqn{K \ge 3} classes, `gpc()` fits K binary models, each class

@@ -52,7 +52,7 @@
 # the evidence keeps rising as the width shrinks (on rounded or tied targets
 # above all).  Such a fit interpolates, and its intervals are far too narrow:
 # on held-out Ozone rows (142 training rows) the width found kept 134
-# observations with a noise sd of 0.014 y's sd, and its 95% intervals held
+# observations with a noise sd of 0.014 times y's, and its 95% intervals held
 # 8% of the targets.  A fit that keeps more than half of the observations is
 # no longer the sparse model the evidence was meant to choose, so the user
 # hears of it.
