@@ -287,6 +287,9 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   expect_true(ok$C_selection$converged)
   expect_output(print(ok), sprintf("C by the eq. \\(17\\) iteration: settled after %d steps",
                                    length(ok$C_path) - 1L))
+  out <- capture.output(print(summary(ok)))
+  expect_length(grep("^C path: ", out), 1L)
+  expect_length(grep("^C by the eq. \\(17\\) iteration", out), 1L)
   expect_lt(abs(diff(tail(ok$C_path, 2))), 0.05)
 })
 
@@ -342,6 +345,10 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   expect_length(fe$C_selection$at_bound, 0)
   out <- capture.output(print(fe))
   expect_true(any(grepl("^C by evidence maximisation \\(eq. 16\\) over \\[0.2, 20\\]: \\d+ evaluations$", out)))
+  # summary() gives the same line, not the search's grid as a path
+  out <- capture.output(print(summary(fe)))
+  expect_length(grep("^C by evidence maximisation", out), 1L)
+  expect_length(grep("^C path", out), 0L)
   expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
                            control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C),
                                                  grid_size = 15), scale = FALSE),
