@@ -132,6 +132,26 @@ TEST_CASE("SMO: the KKT conditions hold and the objective is the brute-force opt
   CHECK(problems == 32);
 }
 
+TEST_CASE("SMO: a huge C that never binds leaves the coefficients as they are") {
+  // The box does not bind at C = 10 here, so every larger C has the same
+  // solution, the brute-force one; the coefficients stay of the order of
+  // y.  (A cutoff for zero relative to C, 1e-12 C, once emptied them all
+  // at C = 1e12.)
+  const Problem p = problem(6, 2, 1.0, 102);
+  for (bool bias : {false, true}) {
+    const ref::SvrOptimum best = ref::svr_brute_force(p.K, p.y, 10.0, 0.1, bias);
+    CHECK_MSG(best.beta.cwiseAbs().maxCoeff() < 10.0, "the box does not bind");
+    for (double C : {1e6, 1e10, 1e12, 1e15}) {
+      const gpsvm::SvrControl c = svr_control(C, 0.1, bias, 1e-10);
+      const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), p.x, p.y, c);
+      const std::string note = "C = " + show(C) + (bias ? ", bias" : "");
+      check_svr_kkt(p.K, p.y, fit, c, note);
+      CHECK_NEAR_MSG((fit.beta - best.beta).cwiseAbs().maxCoeff(), 0.0, 1e-8, note + ": beta");
+      CHECK_NEAR_MSG(fit.objective, best.objective, 1e-10, note + ": objective");
+    }
+  }
+}
+
 TEST_CASE("SMO: shrinking and a two-column cache change the work, not the solution") {
   const Problem p = problem(300, 2, 0.7, 7);
   for (bool bias : {false, true}) {

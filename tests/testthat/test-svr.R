@@ -337,6 +337,13 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   expect_lt(ev[4] - ev[3], 1e-3)  # a limit
   # the partition at C = 1e8 is still the margin's, not zero
   expect_identical(table(larger[[4]]$partition), table(f$partition))
+  # and the solver keeps the coefficients (of the order of y) at any C: a
+  # cutoff for zero relative to C emptied them all at C = 1e12
+  for (C in c(1e10, 1e12, 1e15)) {
+    huge <- svr(x, y, C = C)
+    expect_equal(unname(huge$beta), unname(f$beta), tolerance = 1e-8, info = paste("C =", C))
+    expect_equal(evidence(huge), ev[4], tolerance = 1e-6, info = paste("C =", C))
+  }
   # an interior maximum gives no warning, and a lower end does
   d <- svr_sine_data(40, seed = 7)
   expect_silent(fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",

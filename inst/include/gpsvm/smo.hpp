@@ -328,13 +328,15 @@ inline WorkingPair select_pair(SvrState& st, const PairGap& g) {
 }
 
 // An alpha within 1e-12 of its cap (relative) is snapped to it, and one
-// below 1e-12 of a finite cap to 0, so that set membership is exact.  Under
-// an infinite cap a step that empties a variable ends at exactly 0 already
-// (d is clipped to its value).
+// below 1e-12 min(cap, 1) to 0, so that set membership is exact.  The zero
+// test is not relative to a large cap: coefficients stay of the order of
+// the targets however large C is, and with C = 1e12 a cutoff of 1e-12 C
+// zeroed every one of them.  Under an infinite cap a step that empties a
+// variable ends at exactly 0 already (d is clipped to its value).
 inline void snap(double& a, double cap) {
   if (!std::isfinite(cap)) return;
   if (a > cap - 1e-12 * cap) a = cap;
-  if (a < 1e-12 * cap) a = 0.0;
+  if (a < 1e-12 * std::min(cap, 1.0)) a = 0.0;
 }
 
 // The step d >= 0 along a_t += s_t d, a_u -= s_u d, clipped to the box and
