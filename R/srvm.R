@@ -164,10 +164,28 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 .srvm_fit <- function(x, y, kernel, penalty, control, scaling = NULL, basis = NULL) {
   points <- .penalty_points(penalty, x, scaling)
   rows <- .rvm_basis_rows(basis, x, kernel, "srvm")
-  core <- cpp_rvm_fit(kernel, x, y, unclass(control),
-                      list(points = points, orders = penalty$orders, weights = penalty$weights),
-                      basis = rows)
+  core <- tryCatch(cpp_rvm_fit(kernel, x, y, unclass(control),
+                               list(points = points, orders = penalty$orders,
+                                    weights = penalty$weights),
+                               basis = rows),
+                   error = function(e) .srvm_failure(e, x, kernel))
   fit <- .new_rvm(core, x, y, kernel, control, class = "srvm", penalty = penalty)
   fit$basis <- rows
   fit
+}
+
+# A Gaussian kernel far wider than the inputs' spread makes every basis
+# function and its derivatives nearly the same column: the penalised
+# posterior precision is then not positive definite in floating point (40
+# scaled points of a sine: from sigma = 300 on, above a thousand times the
+# data-driven width).  The core's message alone does not say which argument
+# to change.
+.srvm_failure <- function(e, x, kernel) {
+  message <- conditionMessage(e)
+  if (!grepl("Cholesky", message) || kernel$type != "rbf") stop(e)
+  width <- .data_driven_width(x)
+  .stop(sprintf(paste("srvm(): %s with rbf_kernel(sigma = %.4g), %.3g times the data-driven",
+                      "width of these inputs (%.3g): so wide a kernel makes the basis functions",
+                      "nearly collinear; choose a smaller sigma in 'kernel'"),
+                message, kernel$sigma, kernel$sigma / width, width))
 }

@@ -280,6 +280,15 @@ test_that("bad input gives clear errors", {
   expect_error(predict(fit, 0, wrt = 2), "'wrt'")
   expect_error(predict(fit, 0, interval = "confidence", level = 2), "'level'")
   expect_error(plot(rvm(matrix(rnorm(40), 20), d$y, scale = FALSE), deriv = 1), "one input column")
+  # a kernel thousands of times wider than the inputs' spread: the smooth
+  # RVM's posterior precision is numerically singular, and the error says
+  # which argument to change (the plain RVM prunes down to the bias)
+  set.seed(1)
+  x <- seq(-3, 3, length.out = 40)
+  y <- sin(x) + rnorm(40, sd = 0.1)
+  expect_error(srvm(x, y, kernel = rbf_kernel(1000)),
+               "rbf_kernel\\(sigma = 1000\\), .* times the data-driven width .* smaller sigma in 'kernel'")
+  expect_length(rvm(x, y, kernel = rbf_kernel(1000))$relevance_vectors, 0L)
 })
 
 test_that("fixed lambda and noise variance are kept and used", {
