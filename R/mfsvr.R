@@ -75,7 +75,12 @@
 #'   chose `C` between 3.6 and 6.7 on average per data set, and `C = 5` with
 #'   the data-driven width gave 95% prediction intervals that held 93-98% of
 #'   the held-out targets, where `C = 1` gave intervals four times as wide
-#'   (holding all) and `C = 10` held 69-92%.
+#'   (holding all) and `C = 10` held 69-92%. A very large `C` makes the
+#'   likelihood nearly a hard tube, on which EP may not settle: a run whose
+#'   posterior marginals still move by more than a posterior standard
+#'   deviation per sweep after `max_iter` sweeps (at least 50) is an error,
+#'   since its fit would be meaningless (40 points of a sine: `C = 1e4`
+#'   fits, `C = 1e5` does not); one that is merely slow is a warning.
 #' @param epsilon Non-negative number: half-width of the insensitive tube.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
@@ -242,6 +247,28 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
             class = c("gpsvm_mfsvr_control", "gpsvm_control"))
 }
 
+# An EP run that ends with marginals still moving by more than a posterior
+# sd (or a variance by more than 100%) in a sweep has no fixed point near
+# it: the fit would be noise, not an approximation.  It happens when a large
+# C makes the likelihood nearly a hard tube (measured on 40 points of a
+# sine: C = 1e5 ends at a change of 71 and predicts 13 where the data are
+# near 0; C = 1e4 at 6e-5, a usable fit), so it is an error rather than the
+# warning a slow run gets.  A run cut short by a small max_iter (under 50
+# sweeps) is only a warning: its change may still be large on its way to
+# the fixed point.  Evidence searches (warn = FALSE) count such points as
+# failed, as every unconverged one.
+.stop_unsettled <- function(convergence, C, epsilon) {
+  if (convergence$converged || !(convergence$change > 1) || convergence$iterations < 50L) {
+    return(invisible())
+  }
+  .stop(sprintf(paste("mfsvr(): EP did not settle at C = %.4g, epsilon = %.4g: after %d sweeps",
+                      "the posterior marginals still move by %.3g posterior sd per sweep, so",
+                      "the fit would be meaningless. A large 'C' makes the likelihood nearly a",
+                      "hard tube of half-width epsilon, on which EP may not settle; try a",
+                      "smaller 'C', 'damping' below 1 in mfsvr_control(), or svr()"),
+                C, epsilon, as.integer(convergence$iterations), convergence$change))
+}
+
 # One fit at fixed hyperparameters: call the core, build the object.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
                        start = NULL, inducing = NULL) {
@@ -255,6 +282,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
   convergence <- res$convergence
   if (warn) {
+    if (control$algorithm == "ep") .stop_unsettled(convergence, C, epsilon)
     .warn_not_converged("mfsvr()", convergence, if (control$algorithm == "paper") {
       "the default mfsvr_control(algorithm = \"ep\") converges more reliably"
     } else {

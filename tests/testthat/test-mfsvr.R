@@ -525,6 +525,25 @@ test_that("non-convergence of EP is a warning naming the iterations and the chan
   expect_identical(f$convergence$iterations, 2L)
 })
 
+test_that("EP that does not settle at all is an error, not a meaningless fit", {
+  # a sine with noise sd 0.1: C = 1e4 still gives a fit near the data (EP
+  # ends within 1e-4 of its fixed point), C = 1e5 and more a tube so hard
+  # that the marginals still jump by many posterior sd after 500 sweeps
+  set.seed(1)
+  x <- seq(-3, 3, length.out = 40)
+  y <- sin(x) + rnorm(40, sd = 0.1)
+  near <- suppressWarnings(mfsvr(x, y, C = 1e4))
+  expect_lt(max(abs(predict(near, x) - sin(x))), 0.3)
+  for (C in c(1e5, 1e8)) {
+    expect_error(mfsvr(x, y, C = C),
+                 sprintf("EP did not settle at C = %s, epsilon = 0.1: after 500 sweeps", format(C)),
+                 fixed = TRUE, info = paste("C =", C))
+  }
+  # the same run cut short by max_iter is a warning, as any early stop
+  expect_warning(mfsvr(x, y, C = 1e8, control = mfsvr_control(max_iter = 20)),
+                 "did not converge in 20 iterations")
+})
+
 test_that("a warm start from nearby hyperparameters reaches the same fixed point in fewer sweeps", {
   d <- sinc_data(40)
   for (ctl in list(mfsvr_control(), mfsvr_control(schedule = "sequential"))) {
