@@ -37,11 +37,12 @@
 # model's values, named by `natural_names`.  Bounds are widened to hold the
 # start.  `benign` lists bounds ("epsilon:lower") where stopping is a
 # legitimate answer rather than a warning; `notes` are extra words for the
-# warning at a bound ("C:upper" = "the data favour ..."); advice(record)
-# may return a warning about the answer itself (a converged search can still
-# stop on a slow rise towards a limit of the model).
+# warning at a bound ("C:upper" = "the data favour ..."); advice(record,
+# fit) may return a warning about the answer itself (a converged search can
+# still stop on a slow rise towards a limit of the model, or choose a
+# degenerate fit).
 .search_spec <- function(start, lower, upper, natural, natural_names, benign = character(0),
-                         notes = list(), advice = function(record) NULL) {
+                         notes = list(), advice = function(record, fit) NULL) {
   list(start = start, lower = pmin(lower, start), upper = pmax(upper, start),
        natural = function(par) stats::setNames(natural(par), natural_names),
        names = names(start), natural_names = natural_names, benign = benign, notes = notes,
@@ -340,14 +341,14 @@
   record <- outcome$record
   if (!is.null(log_evidence)) record$log_evidence <- log_evidence
   fit$optimization <- record
-  .warn_search(what, record, spec)
+  .warn_search(what, record, spec, fit)
   fit
 }
 
 # The one warning of every evidence search: not converged (with the reason),
 # or stopped at a bound that is not a legitimate answer (with the model's
-# note for that bound).
-.warn_search <- function(what, record, spec) {
+# note for that bound), and the model's advice on the answer.
+.warn_search <- function(what, record, spec, fit = NULL) {
   .warn_not_converged(paste(what, "the evidence search"), record$convergence,
                       "fit$optimization$path lists the points tried")
   bad <- setdiff(record$at_bound, spec$benign)
@@ -358,7 +359,7 @@
                     what, parts[2], parts[1], parts[1], record$estimate[[parts[1]]],
                     if (!is.null(note)) paste0(": ", note) else ""), call. = FALSE)
   }
-  advice <- if (record$convergence$converged) spec$advice(record)
+  advice <- spec$advice(record, fit)
   if (!is.null(advice)) warning(paste(what, "the evidence search", advice), call. = FALSE)
   invisible(record)
 }

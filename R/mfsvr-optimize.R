@@ -45,7 +45,8 @@
   # epsilon adjusting; the search then stops where the rise per observation
   # falls below its tolerance, with the exponential tails 1/C already much
   # shorter than the tube.
-  advice <- function(record) {
+  advice <- function(record, fit) {
+    if (!record$convergence$converged) return(NULL)
     g <- record$gradient[["log_C"]] %||% 0
     est <- record$estimate
     eps <- if ("epsilon" %in% names(est)) est[["epsilon"]] else epsilon
@@ -57,7 +58,7 @@
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = exp,
                natural_names = sub("^log_", "", names), benign = "epsilon:lower",
                notes = list(`C:upper` = paste("the evidence still rises as C grows:", limit)),
-               advice = if ("log_C" %in% names) advice else function(record) NULL)
+               advice = if ("log_C" %in% names) advice else function(record, fit) NULL)
 }
 
 # Hyperparameters by maximising the EP evidence (L-BFGS-B on the log scale,

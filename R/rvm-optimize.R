@@ -25,7 +25,8 @@
   kernel <- .resolve_kernel(kernel, x)
   w <- .data_driven_width(x)
   spec <- .search_spec(start = c(log_sigma = log(kernel$sigma)), lower = c(log_sigma = log(w / 4)),
-                       upper = c(log_sigma = log(4 * w)), natural = exp, natural_names = "sigma")
+                       upper = c(log_sigma = log(4 * w)), natural = exp, natural_names = "sigma",
+                       advice = .dense_answer_advice)
   cap <- control$max_iter
   evaluate <- function(par, first, warm) {
     ctl <- control
@@ -41,9 +42,7 @@
   outcome <- .width_search(spec, evaluate, grid = 9L, tol = 0.05)
   fit <- outcome$best$fit %||% fit_at(kernel, control)
   fit$control <- control
-  fit <- .finish_search(fit, outcome, spec, paste0(what, ":"), log_evidence = fit$log_lik)
-  .warn_dense_answer(fit, what)
-  fit
+  .finish_search(fit, outcome, spec, paste0(what, ":"), log_evidence = fit$log_lik)
 }
 
 # The evidence of one precision per weight does not penalise a narrow kernel
@@ -56,17 +55,14 @@
 # 8% of the targets.  A fit that keeps more than half of the observations is
 # no longer the sparse model the evidence was meant to choose, so the user
 # hears of it.
-.warn_dense_answer <- function(fit, what) {
+.dense_answer_advice <- function(record, fit) {
   n <- nrow(fit$x)
-  if (n < 2L) return(invisible(fit))
   kept <- length(fit$relevance_vectors)
-  if (kept <= n / 2) return(invisible(fit))
-  warning(sprintf(paste("%s: at the width the evidence prefers (sigma = %.3g) %d of %d observations",
-                        "are relevance vectors and the noise sd is %.3g times the response's: the",
-                        "fit nearly interpolates and its prediction intervals are too narrow.",
-                        "The evidence of these models rises as the width shrinks; prefer the",
-                        "data-driven width (optimize = FALSE) or mfsvr(optimize = TRUE)."),
-                  what, fit$kernel$sigma, kept, n, sqrt(fit$sigma2) / stats::sd(fit$y)),
-          call. = FALSE)
-  invisible(fit)
+  if (n < 2L || kept <= n / 2) return(NULL)
+  sprintf(paste("prefers a width at which the fit nearly interpolates: at it (sigma = %.3g)",
+                "%d of %d observations are relevance vectors and the noise sd is %.3g times",
+                "the response's, so its prediction intervals are too narrow. The evidence of",
+                "these models rises as the width shrinks; prefer the data-driven width",
+                "(optimize = FALSE) or mfsvr(optimize = TRUE)."),
+          fit$kernel$sigma, kept, n, sqrt(fit$sigma2) / stats::sd(fit$y))
 }
