@@ -29,8 +29,7 @@
   list(C = object$C, epsilon = object$epsilon, outside_tube = sum(abs(r) > object$epsilon),
        weights = summary(w), at_bound = sum(abs(w) > 0.99 * object$C),
        posterior_sd = summary(sd), algorithm = object$control$algorithm,
-       sparse = .inducing_line(object),
-       optimization = object$optimization)
+       sparse = .inducing_line(object))
 }
 
 .print_details.summary.gpsvm_mfsvr <- function(x, digits) {
@@ -43,10 +42,6 @@
   cat(sprintf("%d weights within 1%% of the bound C\n", d$at_bound))
   cat("\nLatent posterior sd at the training inputs:\n")
   print(d$posterior_sd, digits = digits)
-  if (!is.null(d$optimization)) {
-    cat(sprintf("\nHyperparameters by evidence maximisation: %s\n",
-                .format_convergence(d$optimization$convergence)))
-  }
   cat(sprintf("EP algorithm: %s\n", d$algorithm))
   if (!is.null(d$sparse)) cat(d$sparse, "\n", sep = "")
 }

@@ -288,7 +288,7 @@ summary.gpsvm_regression <- function(object, ...) {
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
     sigma = sigma(object), convergence = object$convergence,
-    details = .summary_details(object)),
+    selection = .selection_lines(object), details = .summary_details(object)),
     class = paste0("summary.", class(object)))
 }
 
@@ -296,7 +296,7 @@ summary.gpsvm_regression <- function(object, ...) {
 #' @export
 print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .print_header(x$title, x$call)
-  cat(format(x$kernel), x$scaling, sep = "\n")
+  cat(format(x$kernel), x$scaling, x$selection, sep = "\n")
   cat(sprintf("\n%d observations. Residuals:\n", x$n))
   print(stats::setNames(x$residuals, c("Min", "1Q", "Median", "3Q", "Max")), digits = digits)
   .print_details(x, digits)

@@ -70,7 +70,7 @@
   list(C = object$C, epsilon = object$epsilon, bias = object$bias, b = object$b,
        partition = table(object$partition), objective = object$objective,
        log_evidence = c(eq16 = evidence(object, "eq16"), refined = evidence(object, "refined")),
-       C_path = object$C_path, C_selection = object$C_selection)
+       C_path = if (identical(object$C_selection$method, "fixed_point")) object$C_path)
 }
 
 .print_details.summary.gpsvm_svr <- function(x, digits) {
@@ -79,11 +79,10 @@
               format(d$epsilon, digits = digits), d$bias,
               if (d$bias) sprintf(" (b = %s)", format(d$b, digits = digits)) else ""))
   # the eq. (17) iteration's path is short; the evidence search's is its grid
-  # (fit$C_selection$evaluations), summed up in one line
-  if (identical(d$C_selection$method, "fixed_point")) {
+  # (fit$C_selection$evaluations), which the selection line sums up
+  if (!is.null(d$C_path)) {
     cat("C path: ", paste(format(d$C_path, digits = digits), collapse = ", "), "\n", sep = "")
   }
-  if (!is.null(d$C_selection)) cat(.C_selection_line(d$C_selection), "\n", sep = "")
   cat("\nPartition of the training set (eqs. 8-11):\n")
   print(d$partition)
   cat(sprintf("\nDual objective: %s\n", format(d$objective, digits = digits + 3L)))
