@@ -181,11 +181,11 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 # data-driven width).  The core's message alone does not say which argument
 # to change.
 .srvm_failure <- function(e, x, kernel) {
-  message <- conditionMessage(e)
-  if (!grepl("Cholesky", message) || kernel$type != "rbf") stop(e)
+  reason <- conditionMessage(e)
+  if (!grepl("Cholesky", reason) || kernel$type != "rbf") stop(e)
   width <- .data_driven_width(x)
   .stop(sprintf(paste("srvm(): %s with rbf_kernel(sigma = %.4g), %.3g times the data-driven",
                       "width of these inputs (%.3g): so wide a kernel makes the basis functions",
                       "nearly collinear; choose a smaller sigma in 'kernel'"),
-                message, kernel$sigma, kernel$sigma / width, width))
+                reason, kernel$sigma, kernel$sigma / width, width))
 }
