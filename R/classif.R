@@ -82,6 +82,10 @@
   attr(x, "gpsvm_factor_column") <- NULL
   labels <- .classif_labels(y, nrow(x))
   .check_kernel(kernel)
+  if (isTRUE(kernel$per_input)) {
+    .stop(paste("'kernel': a width per input (rbf_kernel(per_input = TRUE)) is available in",
+                "the regression models so far; the classifiers take one width"))
+  }
   bias <- .check_number(bias, "bias", lower = 0)
   scaling <- .input_scaling(x, scale, skip %||% rep(FALSE, ncol(x)))
   x <- .scale_inputs(x, scaling)

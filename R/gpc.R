@@ -601,6 +601,10 @@ print.gpsvm_gpc <- function(x, ...) {
 # What a search chose, in words: "sigma and noise".
 .searched_names <- function(record) {
   what <- names(record$estimate)
+  per_input <- grepl("^sigma\\[", what)
+  if (any(per_input)) {  # a width per input, in one phrase
+    what <- c(what[!per_input], sprintf("a width per input (%d)", sum(per_input)))
+  }
   if (length(what) <= 2L) paste(what, collapse = " and ") else
     paste0(paste(utils::head(what, -1L), collapse = ", "), " and ", utils::tail(what, 1L))
 }

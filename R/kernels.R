@@ -82,9 +82,61 @@ NULL
 
 #' @rdname kernels
 #' @export
-rbf_kernel <- function(sigma = NULL) {
-  if (!is.null(sigma)) sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
-  .new_kernel("rbf", sigma = sigma, subclass = "gpsvm_rbf_kernel")
+rbf_kernel <- function(sigma = NULL, per_input = FALSE) {
+  .check_flag(per_input, "per_input")
+  if (!per_input) {
+    if (!is.null(sigma)) sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
+    return(.new_kernel("rbf", sigma = sigma, subclass = "gpsvm_rbf_kernel"))
+  }
+  if (!is.null(sigma) && (!is.numeric(sigma) || length(sigma) == 0L || anyNA(sigma) ||
+                          !all(is.finite(sigma) & sigma > 0))) {
+    .stop("'sigma' must be positive finite numbers: one width, or one per input column")
+  }
+  .new_kernel("rbf", sigma = if (!is.null(sigma)) as.numeric(sigma) else NULL, per_input = TRUE,
+              subclass = "gpsvm_rbf_kernel")
+}
+
+# A Gaussian kernel with a width per input, k(x, x') = exp(-sum_c (x_c -
+# x'_c)^2 / (2 sigma_c^2)), is the unit-width kernel on the inputs divided
+# column by column by their widths.  Fits hold it that way: the inputs they
+# store (and the input scaling predictions apply) include the division, and
+# the kernel they keep is that unit-width kernel, with the widths recorded
+# in `input_widths` for print() and for the search that chose them.  So the
+# C++ core and every prediction path see an ordinary Gaussian kernel.
+.unit_width_inputs <- function(x, kernel) {
+  if (!isTRUE(kernel$per_input) || !is.null(kernel$input_widths)) {
+    return(list(x = x, kernel = kernel))
+  }
+  widths <- kernel$sigma
+  if (is.null(names(widths))) names(widths) <- .input_names(x)
+  out <- sweep(x, 2L, widths, "/", check.margin = FALSE)
+  dimnames(out) <- dimnames(x)
+  kernel$sigma <- 1
+  kernel$input_widths <- widths
+  list(x = out, kernel = kernel)
+}
+
+# The widths a per-input kernel stands for (the common width times the
+# recorded ones), or NULL for other kernels.
+.input_widths <- function(kernel) {
+  if (is.null(kernel$input_widths)) return(NULL)
+  kernel$sigma * kernel$input_widths
+}
+
+# The input scaling with a fit's widths per input folded in (scale = FALSE
+# gets a scaling that only divides by them), so that new inputs reach the
+# unit-width kernel the way the training inputs did.
+.with_input_widths <- function(scaling, kernel, x) {
+  widths <- kernel$input_widths
+  if (is.null(widths)) return(scaling)
+  if (is.null(scaling)) {
+    scaling <- list(center = stats::setNames(rep(0, ncol(x)), colnames(x)),
+                    scale = stats::setNames(rep(1, ncol(x)), colnames(x)),
+                    constant = character(0), standardised = FALSE)
+  }
+  scaling$scale <- scaling$scale * unname(widths)
+  scaling$input_widths <- widths
+  scaling
 }
 
 #' @rdname kernels
@@ -113,10 +165,11 @@ print.gpsvm_kernel <- function(x, ...) {
 #' @export
 format.gpsvm_kernel <- function(x, ...) {
   out <- switch(x$type,
-    rbf = c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
-            if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
-              sprintf("  sigma = %s%s", format(x$sigma),
-                      if (identical(x$sigma_rule, "data")) " (chosen from the data)" else "")),
+    rbf = if (isTRUE(x$per_input)) .format_per_input(x) else
+      c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
+        if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
+          sprintf("  sigma = %s%s", format(x$sigma),
+                  if (identical(x$sigma_rule, "data")) " (chosen from the data)" else "")),
     polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
                    sprintf("  degree = %d, scale = %s, offset = %s",
                            x$degree, format(x$scale), format(x$offset))),
@@ -127,6 +180,23 @@ format.gpsvm_kernel <- function(x, ...) {
     out <- c(out, sprintf("  plus a constant %s (the prior variance of a bias)", format(x$constant)))
   }
   out
+}
+
+# The Gaussian kernel with a width per input, as format() shows it: the
+# widths by input name (on the inputs as the model sees them, after
+# scaling), or how they will be chosen.
+.format_per_input <- function(x) {
+  widths <- .input_widths(x) %||% x$sigma
+  head <- "Gaussian RBF kernel, a width per input: k(x, x') = exp(-sum_c (x_c - x'_c)^2 / (2 sigma_c^2))"
+  if (is.null(widths)) return(c(head, "  sigma_c: chosen from the data when a model is fitted"))
+  if (length(widths) == 1L && is.null(names(widths))) {
+    return(c(head, sprintf("  sigma_c = %s for every input", format(widths))))
+  }
+  labels <- names(widths) %||% paste0("x", seq_along(widths))
+  shown <- paste0(labels, "=", trimws(formatC(widths, digits = 3, format = "g")))
+  c(head, strwrap(paste("sigma_c:", paste(shown, collapse = ", ")), width = 78, indent = 2,
+                  exdent = 4),
+    if (identical(x$sigma_rule, "data")) "  (the data-driven width for every input)")
 }
 
 # A kernel object; with resolved = TRUE also one that can be evaluated (a
@@ -181,7 +251,19 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
   deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
   wrt <- .check_count(wrt, "wrt", lower = 1L)
   if (wrt > ncol(x)) .stop(sprintf("'wrt' must be a column of 'x' (1 to %d)", ncol(x)))
+  # a width per input: the unit-width kernel on the divided inputs, and
+  # d^n / dx_c^n = sigma_c^-n d^n / du_c^n
+  factor <- 1
+  if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
+    kernel$sigma <- .per_input_widths(kernel$sigma, x)
+    if (!is.null(y)) y <- sweep(y, 2L, kernel$sigma, "/", check.margin = FALSE)
+    unit <- .unit_width_inputs(x, kernel)
+    factor <- unit$kernel$input_widths[[wrt]]^-deriv
+    x <- unit$x
+    kernel <- unit$kernel
+  }
   out <- cpp_kernel_matrix(kernel, x, y, deriv, wrt)
+  if (factor != 1) out <- factor * out
   .check_finite_prediction(out, deriv, what = "kernel")
   names_x <- rownames(x)
   names_y <- rownames(if (is.null(y)) x else y)
@@ -210,7 +292,10 @@ plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
                               col = c("black", "steelblue", "firebrick", "darkgreen"),
                               lwd = 2, xlab = "z - x'", ylab = "value", ...) {
   .check_kernel(x, "x", resolved = TRUE)
-  width <- if (x$type == "rbf") 4 * x$sigma else 2
+  if (isTRUE(x$per_input) && length(.input_widths(x) %||% x$sigma) > 1L) {
+    .stop("'x' has a width per input: plot() draws a kernel of one input")
+  }
+  width <- if (x$type == "rbf") 4 * (.input_widths(x) %||% x$sigma) else 2
   from <- if (is.null(from)) -width else .check_number(from, "from")
   to <- if (is.null(to)) width else .check_number(to, "to")
   if (to <= from) .stop("'to' must be greater than 'from'")

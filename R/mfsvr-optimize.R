@@ -31,14 +31,29 @@
 #   epsilon in [1e-4, 3] s (the lower end is the Laplace limit epsilon = 0,
 #     where the evidence often keeps rising slowly: a legitimate answer),
 #   sigma in [w / 100, 100 w].
+# A kernel with a width per input searches one log width per input column
+# instead of log sigma, each in [w_c / 100, 100 w_c] around its start w_c.
+# An input whose width reaches the upper end no longer matters to the fit
+# (the kernel is flat along it over 100 data-driven widths): a legitimate
+# answer, as is the Laplace limit, so neither warns.
 .mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which) {
   names <- .mfsvr_hyper_names(epsilon, kernel, which)
   s <- .response_scaling(y, TRUE)$scale
+  widths <- if ("log_sigma" %in% names) .input_widths(kernel)
   w <- .data_driven_width(x)
   sigma <- if (kernel$type == "rbf") kernel$sigma else 1
   ranges <- rbind(log_C = c(log(C), log(0.01 / s), log(1e4 / s)),
                   log_epsilon = c(log(epsilon), log(1e-4 * s), log(3 * s)),
                   log_sigma = c(log(sigma), log(w / 100), log(100 * w)))[names, , drop = FALSE]
+  natural_names <- sub("^log_", "", names)
+  benign <- "epsilon:lower"
+  if (!is.null(widths)) {
+    per_input <- cbind(log(widths), log(widths / 100), log(100 * widths))
+    rownames(per_input) <- sprintf("log_sigma[%s]", names(widths))
+    ranges <- rbind(ranges[names != "log_sigma", , drop = FALSE], per_input)
+    natural_names <- sub("^log_", "", rownames(ranges))
+    benign <- c(benign, sprintf("%s:upper", natural_names[grepl("^sigma\\[", natural_names)]))
+  }
   limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
                  "(a likelihood that is flat inside the tube and zero outside)")
   # On some data the evidence keeps rising, ever more slowly, as C grows with
@@ -56,7 +71,7 @@
     }
   }
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = exp,
-               natural_names = sub("^log_", "", names), benign = "epsilon:lower",
+               natural_names = natural_names, benign = benign,
                notes = list(`C:upper` = paste("the evidence still rises as C grows:", limit)),
                advice = if ("log_C" %in% names) advice else function(record, fit) NULL)
 }
@@ -77,32 +92,51 @@
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
                             which = c("C", "epsilon", "sigma"), inducing = NULL) {
   kernel <- .resolve_kernel(kernel, x)
+  per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
+  if (per_input && !is.null(inducing)) {
+    .stop(paste("'inducing' cannot be combined with a search over a width per input;",
+                "give the widths, or use rbf_kernel() with one width"))
+  }
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
-  keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names  # entries of fit$gradient
+  # entries of fit$gradient; with a width per input, the widths' come after
+  keep <- c("log_C", "log_epsilon", if (!per_input) "log_sigma") %in% spec$names
+  keep <- c(keep, rep(FALSE, 3L - length(keep)))
   search_control <- control
   search_control$algorithm <- "ep"
   search_control$tol <- max(control$tol, 1e-4)
+  search_control$per_input_gradient <- per_input
   cap <- control$max_iter
+  # with a width per input x holds the scaled inputs divided by the widths
+  # the search started from: the search divides the scaled inputs by its own
+  scaled_x <- if (per_input) sweep(x, 2L, .input_widths(kernel), "*", check.margin = FALSE)
   at <- function(par) {
     h <- stats::setNames(as.list(spec$natural(par)), spec$natural_names)
-    list(C = h$C %||% C, epsilon = h$epsilon %||% epsilon,
-         kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel)
+    out <- list(C = h$C %||% C, epsilon = h$epsilon %||% epsilon, x = x,
+                kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel)
+    if (per_input) {
+      widths <- stats::setNames(unlist(h[grepl("^sigma\\[", names(h))]), names(kernel$input_widths))
+      out$x <- sweep(scaled_x, 2L, widths, "/", check.margin = FALSE)
+      out$kernel$input_widths <- widths
+      out$kernel$sigma <- 1
+      out$kernel$sigma_rule <- NULL
+    }
+    out
   }
   evaluate <- function(par, first, warm) {
     ctl <- search_control
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     h <- at(par)
-    fit <- tryCatch(.mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
+    fit <- tryCatch(.mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
                                warn = FALSE, start = warm, inducing = inducing),
                     error = function(e) e)
     if (first && !inherits(fit, "error")) cap <<- max(60L, 3L * fit$convergence$iterations)
     if (inherits(fit, "error")) return(.search_point(fit))
-    .search_point(fit, fit$log_evidence, fit$gradient[keep], fit$convergence$converged,
-                  fit$convergence$iterations, "EP")
+    .search_point(fit, fit$log_evidence, c(fit$gradient[keep], fit$per_input_gradient),
+                  fit$convergence$converged, fit$convergence$iterations, "EP")
   }
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
-  fit <- .mfsvr_fit(x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
+  fit <- .mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
                     start = outcome$best$fit, inducing = inducing)
   .finish_search(fit, outcome, spec, "mfsvr():")
 }
@@ -131,7 +165,21 @@ mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
   y <- .check_targets(y, nrow(x))
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
-  .check_kernel(kernel)
+  .check_kernel(kernel, resolved = TRUE)
+  if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
+    if (!is.null(inducing)) {
+      .stop("'inducing' cannot be combined with a kernel with a width per input here")
+    }
+    kernel$sigma <- .per_input_widths(kernel$sigma, x)
+    unit <- .unit_width_inputs(x, kernel)
+    control$per_input_gradient <- TRUE
+    fit <- .mfsvr_fit(unit$x, y, C, epsilon, unit$kernel, control, gradient = TRUE)
+    widths <- fit$per_input_gradient
+    names(widths) <- sprintf("log_sigma[%s]", names(widths) %||% seq_along(widths))
+    return(list(log_evidence = fit$log_evidence,
+                gradient = c(stats::setNames(fit$gradient[1:2], c("log_C", "log_epsilon")),
+                             widths)))
+  }
   z <- .inducing_inputs(inducing, x, kernel, NULL)
   fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE, inducing = z)
   list(log_evidence = fit$log_evidence,

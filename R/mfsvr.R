@@ -314,6 +314,9 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
       list(inducing, res$inducing_weights, res$inducing_chol)
   }
   if (gradient) fit$gradient <- res$gradient
+  if (gradient && !is.null(res$per_input_gradient)) {
+    fit$per_input_gradient <- stats::setNames(res$per_input_gradient, colnames(x))
+  }
   class(fit) <- c("gpsvm_mfsvr", "gpsvm_regression")
   fit
 }

@@ -139,10 +139,13 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
     none = list(),
     confidence = .gaussian_interval(m$mean, sd, level),
     prediction = .target_interval(object, m$mean, m$var, level))
-  s <- object$response_scaling
-  if (is.null(s)) return(list(fit = m$mean, se = sd, lower = band$lower, upper = band$upper))
+  s <- object$response_scaling %||% list(center = 0, scale = 1)
+  if (is.null(object$response_scaling) && is.null(object$scaling)) {
+    return(list(fit = m$mean, se = sd, lower = band$lower, upper = band$upper))
+  }
   # y = c_y + s_y f(u), u_j = (x_j - c_j) / s_j: d^n y / dx_j^n = s_y / s_j^n d^n f / du_j^n
-  factor <- s$scale / object$scaling$scale[[d$wrt]]^d$deriv
+  # (s_j includes a width per input, and is 1 without scaling)
+  factor <- s$scale / (object$scaling$scale[[d$wrt]] %||% 1)^d$deriv
   shift <- if (d$deriv == 0L) s$center else 0
   to_user <- function(v) if (!is.null(v)) shift + factor * v
   list(fit = to_user(m$mean), se = if (want_var) factor * sd, lower = to_user(band$lower),

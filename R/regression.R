@@ -48,16 +48,18 @@
   input_scaling <- .input_scaling(x, scale, skip = skip %||% rep(FALSE, ncol(x)))
   response_scaling <- .response_scaling(y, scale)
   xs <- .scale_inputs(x, input_scaling)
+  unit <- .unit_width_inputs(xs, .resolve_kernel(kernel, xs))
   start <- proc.time()[["elapsed"]]
-  fit <- fit_model(xs, .scale_response(y, response_scaling), .resolve_kernel(kernel, xs),
-                   input_scaling)
+  fit <- fit_model(unit$x, .scale_response(y, response_scaling), unit$kernel,
+                   .with_input_widths(input_scaling, unit$kernel, x))
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   if (!is.null(response_scaling)) {
     fit$y <- y
     fit$fitted.values <- .unscale_response(fit$fitted.values, response_scaling)
     fit$residuals <- stats::setNames(y - fit$fitted.values, names(fit$fitted.values))
   }
-  fit$scaling <- input_scaling
+  # an evidence search may have moved the widths per input
+  fit$scaling <- .with_input_widths(input_scaling, fit$kernel, x)
   fit$response_scaling <- response_scaling
   fit$call <- call
   fit
@@ -247,7 +249,10 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 # "inputs: 12 of 13 columns centred and scaled; response: centred and scaled"
 .format_scaling <- function(object) {
   s <- object$scaling
-  if (is.null(s) && is.null(object$response_scaling)) return("Scaling: none (scale = FALSE)")
+  if ((is.null(s) || isFALSE(s$standardised)) && is.null(object$response_scaling)) {
+    return("Scaling: none (scale = FALSE)")
+  }
+  if (!is.null(s$input_widths)) s$scale <- s$scale / unname(s$input_widths)
   scaled <- sum(s$scale != 1 | s$center != 0)
   sprintf("Scaling: %d of %d input column(s) and the response centred and scaled", scaled,
           length(s$scale))

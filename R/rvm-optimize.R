@@ -22,6 +22,11 @@
   if (kernel$type != "rbf") {
     .stop("'optimize' chooses the width of rbf_kernel(); this kernel has none")
   }
+  if (!is.null(kernel$input_widths)) {
+    .stop(paste("'optimize' searches one kernel width here; a width per input is searched by",
+                "mfsvr(optimize = TRUE): give rbf_kernel(per_input = TRUE) fixed widths, or",
+                "use one width"))
+  }
   kernel <- .resolve_kernel(kernel, x)
   w <- .data_driven_width(x)
   spec <- .search_spec(start = c(log_sigma = log(kernel$sigma)), lower = c(log_sigma = log(w / 4)),

@@ -76,8 +76,30 @@
 # (scaled) training inputs, and records that it was chosen.
 .resolve_kernel <- function(kernel, x) {
   .check_kernel(kernel)
+  if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
+    if (is.null(kernel$sigma)) kernel$sigma_rule <- "data"
+    kernel$sigma <- .per_input_widths(kernel$sigma %||% .data_driven_width(x), x)
+    return(kernel)
+  }
   if (kernel$type != "rbf" || !is.null(kernel$sigma)) return(kernel)
   kernel$sigma <- .data_driven_width(x)
   kernel$sigma_rule <- "data"
   kernel
 }
+
+# The widths of a kernel with a width per input, one per column of x (the
+# columns of the model's design, factor dummies included), named by them:
+# one width is repeated, else there must be one per column.
+.per_input_widths <- function(sigma, x) {
+  if (length(sigma) == 1L) sigma <- rep(sigma, ncol(x))
+  if (length(sigma) != ncol(x)) {
+    .stop(sprintf(paste("'sigma' of rbf_kernel(per_input = TRUE) must be one width or one per",
+                        "input column of the model (%d: %s), not %d"),
+                  ncol(x), paste(utils::head(colnames(x) %||% character(0), 6L), collapse = ", "),
+                  length(sigma)))
+  }
+  stats::setNames(as.numeric(sigma), .input_names(x))
+}
+
+# The input columns' names, x1, x2, ... when they have none.
+.input_names <- function(x) colnames(x) %||% paste0("x", seq_len(ncol(x)))

@@ -28,6 +28,10 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   // internal warm start: the sites of an earlier fit (evidence optimisation)
   out.ep.initial_precision = gpsvm_glue::optional_vector(c, "start_precision");
   out.ep.initial_nu = gpsvm_glue::optional_vector(c, "start_nu");
+  // internal: the evidence search over a width per input asks for the
+  // gradient by coordinate
+  out.per_input_gradient = c.containsElementNamed("per_input_gradient") &&
+                           gpsvm_glue::flag(c["per_input_gradient"], "per_input_gradient");
   return out;
 }
 
@@ -44,6 +48,7 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       gpsvm::mfsvr_fit(x, y, k, C, epsilon, ctrl, gpsvm_glue::interrupt_callback());
   Rcpp::List out = gpsvm_glue::ep_result_to_r(fit.ep);
   out["gradient"] = Eigen::VectorXd(fit.gradient);
+  if (fit.per_input_gradient.size() > 0) out["per_input_gradient"] = fit.per_input_gradient;
   if (ctrl.inducing.size() > 0) gpsvm_glue::add_inducing_to_r(fit.inducing_chol, fit.inducing, out);
   if (!fit.pivots.empty()) {
     Rcpp::IntegerVector pivots(fit.pivots.size());

@@ -43,6 +43,20 @@ inline double ep_log_width_gradient(const ConstMatrixRef& x, const Kernel& kerne
   return 0.5 * KernelEvaluator(kernel, x).log_width_contraction(coefficient);
 }
 
+// The same gradient split by input coordinate: entry c is the derivative
+// in log sigma_c when each coordinate has a width of its own (evaluated at
+// the kernel's common width).  The entries sum to ep_log_width_gradient().
+inline Eigen::VectorXd ep_per_input_log_width_gradient(const ConstMatrixRef& x,
+                                                       const Kernel& kernel, const EpResult& r,
+                                                       const Eigen::MatrixXd& R) {
+  if (kernel.family != KernelFamily::rbf)
+    throw std::invalid_argument("only the Gaussian kernel has a width");
+  const auto coefficient = [&](Eigen::Index i, Eigen::Index j) {
+    return r.weights[i] * r.weights[j] - R(i, j);
+  };
+  return 0.5 * KernelEvaluator(kernel, x).per_input_log_width_contraction(coefficient);
+}
+
 // 1/2 (w'w - tr R): the derivative in a variance v added to the diagonal of
 // K (dK / dv = I).
 inline double ep_diagonal_gradient(const EpResult& r, const Eigen::MatrixXd& R) {

@@ -212,13 +212,28 @@ class KernelEvaluator {
   template <class Coefficient>
   double log_width_contraction(const Coefficient& a) const {
     if (kernel_.family != KernelFamily::rbf) return 0.0;
+    return per_input_log_width_contraction(a).sum();
+  }
+
+  // The same contraction split by input coordinate: entry c is
+  // sum_ij a(i, j) K_ij (x_ic - x_jc)^2 / sigma^2, the derivative in log
+  // sigma_c when coordinate c has a width of its own (sigma_c = sigma here;
+  // a width per input is a division of each coordinate by its width before
+  // the kernel, so the derivatives at unit widths are these).  The entries
+  // sum to log_width_contraction(a).  O(n^2 p); zeros for the families
+  // without a width.
+  template <class Coefficient>
+  VectorXd per_input_log_width_contraction(const Coefficient& a) const {
+    VectorXd total = VectorXd::Zero(dimension());
+    if (kernel_.family != KernelFamily::rbf) return total;
     const double inv_s2 = 1.0 / (kernel_.sigma * kernel_.sigma);
-    double total = 0.0;
+    VectorXd diff2(dimension());
     for (Index j = 0; j < size(); ++j) {
       for (Index i = 0; i < size(); ++i) {
-        const double dist2 = (points_.col(i) - points_.col(j)).squaredNorm();
+        diff2 = (points_.col(i) - points_.col(j)).array().square();
+        const double dist2 = diff2.sum();
         const double kij = std::exp(-0.5 * dist2 * inv_s2);
-        total += a(i, j) * kij * dist2 * inv_s2;
+        total += (a(i, j) * kij * inv_s2) * diff2;
       }
     }
     return total;

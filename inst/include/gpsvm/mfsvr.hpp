@@ -36,6 +36,9 @@ struct MfsvrControl {
   EpControl ep;
   MfsvrPaperControl paper;
   bool gradient = false;  // also compute the evidence gradient
+  // with gradient: also the derivatives in the log width of each input
+  // coordinate (dense and low-rank fits; not FITC)
+  bool per_input_gradient = false;
   // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
   // numerical rank <= max_rank at relative tolerance rank_tol (every entry
   // of K - G G' at most rank_tol * max K_ii); rank_tol = 0 always uses the
@@ -54,6 +57,9 @@ struct MfsvrFit {
   // d log Z_EP / d (log C, log epsilon, log sigma); the last is 0 unless
   // the kernel is Gaussian.  Filled when control.gradient.
   Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
+  // d log Z_EP / d log sigma_c for each input coordinate c, when
+  // control.per_input_gradient (sums to gradient[2])
+  Eigen::VectorXd per_input_gradient;
   // algorithm = paper: the learning rate eta the iteration ended with
   double paper_eta = 0.0;
   // FITC fits: the factor of K_mm + jitter I, and what predictions and the
@@ -123,6 +129,8 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   if (control.inducing.size() > 0) {
     if (control.algorithm != MfsvrAlgorithm::ep)
       throw std::invalid_argument("inducing inputs need the EP algorithm");
+    if (control.gradient && control.per_input_gradient)
+      throw std::invalid_argument("the gradient in a width per input is not available with inducing inputs");
     const InducingBasis basis = inducing_basis(kernel, x, control.inducing);
     fit.ep = ep_fit_inducing(basis, t, lik, control.ep, interrupt);
     fit.inducing_chol = basis.chol;
@@ -137,8 +145,13 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   mfsvr_detail::fit_sites(ev, t, lik, control, interrupt, fit);
   if (control.gradient) {
     fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
-    if (kernel.family == KernelFamily::rbf)
+    if (kernel.family == KernelFamily::rbf && control.per_input_gradient) {
+      fit.per_input_gradient =
+          ep_per_input_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
+      fit.gradient[2] = fit.per_input_gradient.sum();
+    } else if (kernel.family == KernelFamily::rbf) {
       fit.gradient[2] = ep_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
+    }
   }
   return fit;
 }

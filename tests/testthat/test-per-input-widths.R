@@ -1,0 +1,175 @@
+# A Gaussian kernel with a width per input (automatic relevance
+# determination): its values and derivatives against the formula written out
+# here, its fits against an ordinary kernel on inputs divided by hand, the
+# evidence gradient in each width against central differences, and the
+# evidence search on data where only some inputs matter.
+
+per_input_data <- function(n = 80, seed = 3) {
+  set.seed(seed)
+  x <- matrix(runif(n * 3, -2, 2), n, dimnames = list(NULL, c("a", "b", "c")))
+  y <- sin(1.5 * x[, "a"]) + 0.5 * x[, "b"] + rnorm(n, sd = 0.1)
+  list(x = x, y = y)
+}
+
+test_that("rbf_kernel(per_input = TRUE) evaluates exp(-sum_c (x_c - x'_c)^2 / (2 sigma_c^2)) and its derivatives", {
+  set.seed(1)
+  x <- matrix(rnorm(12), 4)
+  z <- matrix(rnorm(9), 3)
+  w <- c(0.5, 2, 30)
+  k <- rbf_kernel(w, per_input = TRUE)
+  by_hand <- function(i, j, order, c) {
+    d <- x[i, ] - z[j, ]
+    k0 <- exp(-sum(d^2 / w^2) / 2)
+    u <- d[c] / w[c]
+    he <- switch(order + 1L, 1, u, u^2 - 1, u^3 - 3 * u)
+    (-1 / w[c])^order * he * k0
+  }
+  for (order in 0:3) {
+    for (c in 1:3) {
+      ref <- outer(1:4, 1:3, Vectorize(function(i, j) by_hand(i, j, order, c)))
+      expect_equal(kernel_matrix(k, x, z, deriv = order, wrt = c), ref, tolerance = 1e-13)
+    }
+  }
+  # one width for all inputs is the ordinary kernel
+  expect_equal(kernel_matrix(rbf_kernel(1.7, per_input = TRUE), x),
+               kernel_matrix(rbf_kernel(1.7), x), tolerance = 1e-15)
+})
+
+test_that("bad widths per input are errors that name sigma", {
+  expect_error(rbf_kernel(c(1, -1), per_input = TRUE), "'sigma'")
+  expect_error(rbf_kernel(c(1, NA), per_input = TRUE), "'sigma'")
+  expect_error(rbf_kernel(1, per_input = NA), "'per_input'")
+  d <- per_input_data()
+  expect_error(mfsvr(d$x, d$y, kernel = rbf_kernel(c(1, 2), per_input = TRUE)),
+               "'sigma'.*one per input column.*3")
+  expect_error(kernel_matrix(rbf_kernel(c(1, 2), per_input = TRUE), d$x), "'sigma'")
+  expect_error(plot(rbf_kernel(c(1, 2), per_input = TRUE)), "one input")
+})
+
+test_that("a fit with fixed widths per input is the ordinary kernel on inputs divided by them", {
+  d <- per_input_data()
+  w <- c(a = 0.8, b = 3, c = 40)
+  xn <- matrix(runif(15, -2, 2), 5, dimnames = list(NULL, c("a", "b", "c")))
+  fit <- mfsvr(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE), scale = FALSE)
+  by_hand <- mfsvr(sweep(d$x, 2L, w, "/"), d$y, kernel = rbf_kernel(1), scale = FALSE)
+  expect_equal(unname(fitted(fit)), unname(fitted(by_hand)), tolerance = 1e-10)
+  expect_equal(c(logLik(fit)), c(logLik(by_hand)), tolerance = 1e-10)
+  p <- predict(fit, xn, interval = "prediction", se.fit = TRUE)
+  q <- predict(by_hand, sweep(xn, 2L, w, "/"), interval = "prediction", se.fit = TRUE)
+  expect_equal(unname(p$fit), unname(q$fit), tolerance = 1e-10)
+  expect_equal(unname(p$se.fit), unname(q$se.fit), tolerance = 1e-10)
+  # derivatives by the chain rule: d/dx_c = (1 / w_c) d/du_c
+  for (c in 1:3) {
+    dp <- predict(fit, xn, deriv = 1, wrt = c, se.fit = TRUE)
+    dq <- predict(by_hand, sweep(xn, 2L, w, "/"), deriv = 1, wrt = c, se.fit = TRUE)
+    expect_equal(unname(dp$fit), unname(dq$fit) / w[[c]], tolerance = 1e-9)
+    expect_equal(unname(dp$se.fit), unname(dq$se.fit) / w[[c]], tolerance = 1e-9)
+  }
+  expect_output(print(fit), "a width per input")
+  expect_output(print(fit), "Scaling: none")
+  # with scaling (the default) the widths act on the standardised inputs
+  scaled <- mfsvr(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE))
+  xs <- scale(d$x)
+  ys <- (d$y - mean(d$y)) / sd(d$y)
+  manual <- mfsvr(sweep(xs, 2L, w, "/"), ys, kernel = rbf_kernel(1), scale = FALSE)
+  expect_equal(unname(fitted(scaled)), mean(d$y) + sd(d$y) * unname(fitted(manual)),
+               tolerance = 1e-9)
+  un <- sweep(sweep(xn, 2L, attr(xs, "scaled:center")), 2L, attr(xs, "scaled:scale"), "/")
+  d2 <- predict(scaled, xn, deriv = 2, wrt = 1)
+  d2_manual <- predict(manual, sweep(un, 2L, w, "/"), deriv = 2, wrt = 1)
+  expect_equal(unname(d2), sd(d$y) * unname(d2_manual) / (attr(xs, "scaled:scale")[[1]] * w[[1]])^2,
+               tolerance = 1e-8)
+  expect_output(print(scaled), "Scaling: 3 of 3 input")
+})
+
+test_that("the other regression models take fixed widths per input too", {
+  d <- per_input_data(n = 50)
+  w <- c(0.8, 3, 40)
+  xd <- sweep(d$x, 2L, w, "/")
+  a <- svr(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE), scale = FALSE)
+  b <- svr(xd, d$y, kernel = rbf_kernel(1), scale = FALSE)
+  expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-10)
+  a <- rvm(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE), scale = FALSE)
+  b <- rvm(xd, d$y, kernel = rbf_kernel(1), scale = FALSE)
+  expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-8)
+  expect_error(rvm(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE), optimize = TRUE),
+               "width per input is searched by\\s+mfsvr")
+  y01 <- factor(d$y > median(d$y))
+  expect_error(gpc(d$x, y01, kernel = rbf_kernel(per_input = TRUE)), "'kernel'.*width per input")
+})
+
+test_that("the evidence gradient in each log width matches central differences", {
+  d <- per_input_data(n = 60)
+  w <- c(0.7, 1.5, 4)
+  ctl <- mfsvr_control(tol = 1e-10)
+  at <- function(lw) {
+    mfsvr_evidence(d$x, d$y, C = 5, epsilon = 0.1,
+                   kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
+  }
+  e <- at(log(w))
+  expect_named(e$gradient, c("log_C", "log_epsilon", "log_sigma[a]", "log_sigma[b]",
+                             "log_sigma[c]"))
+  h <- 1e-5
+  numeric_gradient <- vapply(1:3, function(c) {
+    up <- down <- log(w)
+    up[c] <- up[c] + h
+    down[c] <- down[c] - h
+    (at(up)$log_evidence - at(down)$log_evidence) / (2 * h)
+  }, numeric(1))
+  expect_equal(unname(e$gradient[3:5]), numeric_gradient, tolerance = 1e-6)
+  # equal widths: the entries add up to the one-width gradient
+  same <- mfsvr_evidence(d$x, d$y, kernel = rbf_kernel(1.3, per_input = TRUE), control = ctl)
+  one <- mfsvr_evidence(d$x, d$y, kernel = rbf_kernel(1.3), control = ctl)
+  expect_equal(same$log_evidence, one$log_evidence, tolerance = 1e-12)
+  expect_equal(sum(same$gradient[3:5]), one$gradient[["log_sigma"]], tolerance = 1e-10)
+  # a nearly duplicated input: both copies get a finite gradient
+  x2 <- cbind(d$x, a2 = d$x[, "a"] + 1e-9)
+  dup <- mfsvr_evidence(x2, d$y, kernel = rbf_kernel(c(w, 0.7), per_input = TRUE), control = ctl)
+  expect_true(all(is.finite(dup$gradient)))
+  expect_equal(dup$gradient[["log_sigma[a]"]], dup$gradient[["log_sigma[a2]"]], tolerance = 1e-6)
+})
+
+test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that matter", {
+  # Friedman's first function: inputs 6 to 10 do not enter y
+  set.seed(11)
+  n <- 300
+  x <- matrix(runif(n * 10), n, dimnames = list(NULL, paste0("x", 1:10)))
+  f <- function(x) 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5]
+  y <- f(x) + rnorm(n)
+  train <- 1:200
+  test <- 201:300
+  ard <- mfsvr(x[train, ], y[train], optimize = TRUE, kernel = rbf_kernel(per_input = TRUE))
+  one <- mfsvr(x[train, ], y[train], optimize = TRUE)
+  expect_true(ard$optimization$convergence$converged)
+  widths <- ard$optimization$estimate[paste0("sigma[x", 1:10, "]")]
+  expect_lt(max(widths[1:5]), min(widths[6:10]))
+  # each width counts as estimated: 10 widths, C, epsilon and the response's
+  # centre and scale
+  expect_equal(attr(logLik(ard), "df"), 14L)
+  rmse <- function(fit) sqrt(mean((predict(fit, x[test, ]) - f(x[test, ]))^2))
+  expect_lt(rmse(ard), 0.75 * rmse(one))
+  band <- predict(ard, x[test, ], interval = "prediction")
+  expect_gt(mean(y[test] >= band[, "lwr"] & y[test] <= band[, "upr"]), 0.85)
+  expect_output(print(ard), "a width per input \\(10\\) by evidence maximisation")
+  # the fit's kernel gives the widths found; a refit with them is the same fit
+  again <- mfsvr(x[train, ], y[train], C = ard$C, epsilon = ard$epsilon,
+                 kernel = rbf_kernel(gpsvm:::.input_widths(ard$kernel), per_input = TRUE))
+  expect_equal(unname(fitted(again)), unname(fitted(ard)), tolerance = 1e-6)
+  expect_error(mfsvr(x[train, ], y[train], optimize = TRUE, inducing = 20,
+                     kernel = rbf_kernel(per_input = TRUE)), "'inducing'")
+})
+
+test_that("a formula fit with widths per input predicts, updates and keeps NA rows", {
+  d <- per_input_data(n = 60)
+  df <- data.frame(d$x, y = d$y)
+  df$a[3] <- NA
+  fit <- mfsvr(y ~ ., df, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE,
+               na.action = na.exclude)
+  expect_length(fitted(fit), 60L)
+  expect_true(is.na(fitted(fit)[3]))
+  p <- predict(fit, df[1:5, ])
+  expect_true(is.na(p[3]) && all(is.finite(p[-3])))
+  refit <- update(fit, optimize = FALSE)
+  expect_equal(refit$kernel$sigma_rule, "data")
+  expect_true(all(is.finite(fitted(refit)[-3])))
+})
