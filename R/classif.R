@@ -82,14 +82,15 @@
   attr(x, "gpsvm_factor_column") <- NULL
   labels <- .classif_labels(y, nrow(x))
   .check_kernel(kernel)
-  if (isTRUE(kernel$per_input)) {
-    .stop(paste("'kernel': a width per input (rbf_kernel(per_input = TRUE)) is available in",
-                "the regression models so far; the classifiers take one width"))
-  }
   bias <- .check_number(bias, "bias", lower = 0)
   scaling <- .input_scaling(x, scale, skip %||% rep(FALSE, ncol(x)))
-  x <- .scale_inputs(x, scaling)
-  kernel <- .with_bias(.resolve_kernel(kernel, x), bias)
+  xs <- .scale_inputs(x, scaling)
+  # a width per input: the unit-width kernel on the inputs divided by the
+  # widths, which the scaling then includes (rbf_kernel(), "A width per input")
+  unit <- .unit_width_inputs(xs, .resolve_kernel(kernel, xs))
+  scaling <- .with_input_widths(scaling, unit$kernel, xs)
+  x <- unit$x
+  kernel <- .with_bias(unit$kernel, bias)
   z <- .inducing_inputs(inducing, x, kernel, scaling)
   if (!is.null(z)) {
     fit_all <- fit_binary
@@ -273,7 +274,7 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
 }
 
 .format_scaling_line <- function(scaling) {
-  if (is.null(scaling)) return("inputs used as given (scale = FALSE)")
+  if (is.null(scaling) || isFALSE(scaling$standardised)) return("inputs used as given (scale = FALSE)")
   sprintf("inputs centred and scaled%s", if (length(scaling$constant) > 0L) {
     sprintf(" (constant column(s) left alone: %s)", paste(scaling$constant, collapse = ", "))
   } else "")

@@ -30,6 +30,11 @@
     }
     which <- setdiff(which, "sigma")
   }
+  if (!is.null(kernel$input_widths) && "sigma" %in% which) {
+    .stop(paste("'optimize': gpc()'s evidence search chooses one kernel width; with",
+                "rbf_kernel(per_input = TRUE) give the widths and search the rest (optimize =",
+                "\"noise\"), or use mfsvr(), whose search chooses a width per input"))
+  }
   kernel <- .resolve_kernel(kernel, x)
   spec <- .gpc_search_spec(x, kernel, noise, kappa, which)
   search_inducing <- inducing %||% .gpc_search_inducing(x, kernel, control$search_inducing)

@@ -232,7 +232,9 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 .gpc_automatic_search <- function(optimize, method, kernel, noise_given, n) {
   if (!is.null(optimize)) return(optimize)
   if (method != "tap" || n > .gpc_search_max_n) return(FALSE)
-  open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma)
+  # (a width per input stays at its data-driven start: the search has one width)
+  open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma) &&
+    !isTRUE(kernel$per_input)
   which <- c(if (open_width) "sigma", if (!noise_given) "noise")
   if (length(which) == 0L) FALSE else which
 }
@@ -545,7 +547,8 @@ print.gpsvm_gpc <- function(x, ...) {
   per_model <- length(models) > 1L && !is.null(models[[1L]]$optimization)
   .print_classifier_header(x, sprintf("Gaussian process classifier (%s)",
                                       .gpc_method_label(x$method)),
-                           per_model_kernel = per_model)
+                           per_model_kernel = per_model &&
+                             "sigma" %in% names(models[[1L]]$optimization$estimate))
   if (per_model) {
     cat(sprintf("bias variance = %s; %s chosen per model by the EP evidence
 ",
@@ -611,7 +614,7 @@ print.gpsvm_gpc <- function(x, ...) {
 
 # The settings one model's evidence search chose, for print().
 .format_searched_settings <- function(model) {
-  sigma <- model$kernel$sigma
+  sigma <- if (is.null(model$kernel$input_widths)) model$kernel$sigma
   sprintf("%snoise = %.4g, kappa = %.3g; ",
           if (is.null(sigma)) "" else sprintf("sigma = %.4g, ", sigma), model$noise, model$kappa)
 }

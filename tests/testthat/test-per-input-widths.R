@@ -94,8 +94,35 @@ test_that("the other regression models take fixed widths per input too", {
   expect_equal(unname(fitted(a)), unname(fitted(b)), tolerance = 1e-8)
   expect_error(rvm(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE), optimize = TRUE),
                "width per input is searched by\\s+mfsvr")
-  y01 <- factor(d$y > median(d$y))
-  expect_error(gpc(d$x, y01, kernel = rbf_kernel(per_input = TRUE)), "'kernel'.*width per input")
+})
+
+test_that("the classifiers take fixed widths per input", {
+  d <- per_input_data(n = 70)
+  w <- c(a = 0.8, b = 3, c = 40)
+  y <- factor(ifelse(d$y > median(d$y), "hi", "lo"))
+  xn <- d$x[1:6, ] + 0.1
+  for (method in c("tap", "naive")) {
+    a <- gpc(d$x, y, kernel = rbf_kernel(w, per_input = TRUE), noise = 0.1, method = method,
+             scale = FALSE)
+    b <- gpc(sweep(d$x, 2L, w, "/"), y, kernel = rbf_kernel(1), noise = 0.1, method = method,
+             scale = FALSE)
+    expect_equal(predict(a, xn, type = "prob"), predict(b, sweep(xn, 2L, w, "/"), type = "prob"),
+                 tolerance = 1e-8)
+  }
+  a <- svc(d$x, y, kernel = rbf_kernel(w, per_input = TRUE), scale = FALSE)
+  b <- svc(sweep(d$x, 2L, w, "/"), y, kernel = rbf_kernel(1), scale = FALSE)
+  expect_equal(predict(a, xn, type = "link"), predict(b, sweep(xn, 2L, w, "/"), type = "link"),
+               tolerance = 1e-8)
+  # three classes, the default search (the noise; the widths stay), scaled inputs
+  y3 <- cut(d$y, 3, labels = c("low", "mid", "high"))
+  fit <- gpc(d$x, y3, kernel = rbf_kernel(per_input = TRUE))
+  expect_named(fit$models, c("low", "mid", "high"))
+  expect_equal(names(fit$models$low$optimization$estimate), "noise")
+  p <- predict(fit, xn, type = "prob")
+  expect_equal(unname(rowSums(p)), rep(1, 6), tolerance = 1e-12)
+  expect_output(print(fit), "a width per input")
+  expect_error(gpc(d$x, y, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE),
+               "'optimize'.*one kernel width")
 })
 
 test_that("the evidence gradient in each log width matches central differences", {
