@@ -70,7 +70,10 @@
 #' `fit$kernel$input_widths`, and the division is part of the input scaling
 #' the fit applies to new data (`fit$scaling`). Predictions, derivatives
 #' (\eqn{\partial / \partial x_c = \sigma_c^{-1} \partial / \partial
-#' u_c}) and plots are in the units of the inputs as given.
+#' u_c}) and plots are in the units of the inputs as given. A fit's kernel
+#' given to another model (`svr(y ~ ., d, kernel = fit$kernel)`) is the
+#' kernel with those widths per input; `kernel_matrix(fit$kernel, fit$x)`
+#' is the fit's kernel matrix.
 #'
 #' @section Conversions:
 #' * kernlab's `rbfdot(sigma = s)`, \eqn{\exp(-s|x - x'|^2)}, is
@@ -153,6 +156,15 @@ rbf_kernel <- function(sigma = NULL, per_input = FALSE) {
   kernel$sigma <- 1
   kernel$input_widths <- widths
   list(x = out, kernel = kernel)
+}
+
+# A fit's kernel given to a new fit (svr(..., kernel = fit$kernel)): the
+# kernel with those widths per input, to be applied to the new inputs.
+.as_given_kernel <- function(kernel) {
+  if (is.null(kernel$input_widths)) return(kernel)
+  kernel$sigma <- .input_widths(kernel)
+  kernel$input_widths <- NULL
+  kernel
 }
 
 # The widths a per-input kernel stands for (the common width times the

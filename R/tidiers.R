@@ -50,7 +50,7 @@ generics::augment
 #' [svc()] has no evidence and no such columns); for the regression models
 #' `sigma`, the noise standard deviation in the response's units ([sigma()]);
 #' the kernel (`kernel`, its type, and `kernel.sigma`, the Gaussian width
-#' used or `NA`); the model's hyperparameters on the scale it was fitted on
+#' used, or `NA` for other kernels and a width per input); the model's hyperparameters on the scale it was fitted on
 #' (`C`, `epsilon`, `noise`, `kappa`, `bias`, `lambda`, as the model has
 #' them); the number of support vectors (`n.support`: the non-zero weights
 #' of `svr()` and `svc()`, summed over the one-vs-rest models) or relevance
@@ -259,7 +259,9 @@ glance.gpsvm_svc <- function(x, ...) {
 
 .kernel_columns <- function(kernel) {
   data.frame(kernel = kernel$type,
-             kernel.sigma = if (identical(kernel$type, "rbf")) kernel$sigma else NA_real_,
+             kernel.sigma = if (identical(kernel$type, "rbf") && is.null(kernel$input_widths)) {
+               kernel$sigma
+             } else NA_real_,
              stringsAsFactors = FALSE)
 }
 

@@ -182,6 +182,15 @@ test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that m
   again <- mfsvr(x[train, ], y[train], C = ard$C, epsilon = ard$epsilon,
                  kernel = rbf_kernel(gpsvm:::.input_widths(ard$kernel), per_input = TRUE))
   expect_equal(unname(fitted(again)), unname(fitted(ard)), tolerance = 1e-6)
+  # as another model's kernel, the fit's kernel brings its widths
+  w <- gpsvm:::.input_widths(ard$kernel)
+  expect_equal(fitted(svr(x[train, ], y[train], kernel = ard$kernel)),
+               fitted(svr(x[train, ], y[train], kernel = rbf_kernel(w, per_input = TRUE))),
+               tolerance = 1e-12)
+  expect_equal(kernel_matrix(ard$kernel, ard$x[1:3, ]),
+               exp(-as.matrix(dist(sweep(scale(x[train, ])[1:3, ], 2L, w, "/")))^2 / 2),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  expect_true(is.na(glance(ard)$kernel.sigma))
   expect_error(mfsvr(x[train, ], y[train], optimize = TRUE, inducing = 20,
                      kernel = rbf_kernel(per_input = TRUE)), "'inducing'")
 })
