@@ -359,7 +359,8 @@
                     what, parts[2], parts[1], parts[1], record$estimate[[parts[1]]],
                     if (!is.null(note)) paste0(": ", note) else ""), call. = FALSE)
   }
-  advice <- spec$advice(record, fit)
-  if (!is.null(advice)) warning(paste(what, "the evidence search", advice), call. = FALSE)
+  for (advice in spec$advice(record, fit)) {
+    warning(paste(what, "the evidence search", advice), call. = FALSE)
+  }
   invisible(record)
 }

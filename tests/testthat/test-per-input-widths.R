@@ -209,3 +209,28 @@ test_that("a formula fit with widths per input predicts, updates and keeps NA ro
   expect_equal(refit$kernel$sigma_rule, "data")
   expect_true(all(is.finite(fitted(refit)[-3])))
 })
+
+test_that("a per-input search that makes the fit interpolate says so", {
+  # 20 inputs for 40 rows, one of them relevant: the evidence of 20 widths
+  # drives the noise to 0.6% of the response's sd
+  set.seed(3)
+  n <- 40
+  p <- 20
+  x <- matrix(rnorm(n * p), n)
+  y <- x[, 1] + rnorm(n, sd = 0.3)
+  messages <- character(0)
+  fit <- withCallingHandlers(
+    mfsvr(x, y, optimize = TRUE, kernel = rbf_kernel(per_input = TRUE)),
+    warning = function(w) {
+      messages <<- c(messages, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_true(any(grepl("nearly interpolate.*20 widths for 40 observations", messages)))
+  expect_lt(sigma(fit) / sd(y), 0.01)
+  # the warning is deserved: on new data from the same process its
+  # intervals hold far fewer than 95% of the targets
+  xn <- matrix(rnorm(200 * p), 200)
+  yn <- xn[, 1] + rnorm(200, sd = 0.3)
+  band <- predict(fit, xn, interval = "prediction")
+  expect_lt(mean(yn >= band[, "lwr"] & yn <= band[, "upr"]), 0.8)
+})
