@@ -87,7 +87,7 @@
   xs <- .scale_inputs(x, scaling)
   # a width per input: the unit-width kernel on the inputs divided by the
   # widths, which the scaling then includes (rbf_kernel(), "A width per input")
-  unit <- .unit_width_inputs(xs, .resolve_kernel(.as_given_kernel(kernel), xs))
+  unit <- .fit_kernel(xs, kernel)
   scaling <- .with_input_widths(scaling, unit$kernel, xs)
   x <- unit$x
   kernel <- .with_bias(unit$kernel, bias)

@@ -158,6 +158,14 @@ rbf_kernel <- function(sigma = NULL, per_input = FALSE) {
   list(x = out, kernel = kernel)
 }
 
+# The fitters' entry: the kernel a fit uses on the scaled inputs xs (a
+# Gaussian width chosen from them when none was given; a fit's kernel given
+# again brings its widths per input), and those inputs divided by its
+# widths per input when it has them.
+.fit_kernel <- function(xs, kernel) {
+  .unit_width_inputs(xs, .resolve_kernel(.as_given_kernel(kernel), xs))
+}
+
 # A fit's kernel given to a new fit (svr(..., kernel = fit$kernel)): the
 # kernel with those widths per input, to be applied to the new inputs.
 .as_given_kernel <- function(kernel) {
@@ -307,7 +315,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
   factor <- 1
   if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
     kernel$sigma <- .per_input_widths(kernel$sigma, x)
-    if (!is.null(y)) y <- sweep(y, 2L, kernel$sigma, "/", check.margin = FALSE)
+    if (!is.null(y)) y <- .unit_width_inputs(y, kernel)$x
     unit <- .unit_width_inputs(x, kernel)
     factor <- unit$kernel$input_widths[[wrt]]^-deriv
     x <- unit$x

@@ -52,7 +52,7 @@
     rownames(per_input) <- sprintf("log_sigma[%s]", names(widths))
     ranges <- rbind(ranges[names != "log_sigma", , drop = FALSE], per_input)
     natural_names <- sub("^log_", "", rownames(ranges))
-    benign <- c(benign, sprintf("%s:upper", natural_names[grepl("^sigma\\[", natural_names)]))
+    benign <- c(benign, paste0(sub("^log_", "", rownames(per_input)), ":upper"))
   }
   limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
                  "(a likelihood that is flat inside the tube and zero outside)")
@@ -119,9 +119,8 @@
                 "give the widths, or use rbf_kernel() with one width"))
   }
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
-  # entries of fit$gradient; with a width per input, the widths' come after
-  keep <- c("log_C", "log_epsilon", if (!per_input) "log_sigma") %in% spec$names
-  keep <- c(keep, rep(FALSE, 3L - length(keep)))
+  # entries of fit$gradient (a width per input has its own, after them)
+  keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names
   search_control <- control
   search_control$algorithm <- "ep"
   search_control$tol <- max(control$tol, 1e-4)
@@ -132,8 +131,8 @@
   scaled_x <- if (per_input) sweep(x, 2L, .input_widths(kernel), "*", check.margin = FALSE)
   at <- function(par) {
     h <- stats::setNames(as.list(spec$natural(par)), spec$natural_names)
-    out <- list(C = h$C %||% C, epsilon = h$epsilon %||% epsilon, x = x,
-                kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel)
+    out <- list(C = h[["C"]] %||% C, epsilon = h[["epsilon"]] %||% epsilon, x = x,
+                kernel = if (!is.null(h[["sigma"]])) .with_width(kernel, h[["sigma"]]) else kernel)
     if (per_input) {
       widths <- stats::setNames(unlist(h[grepl("^sigma\\[", names(h))]), names(kernel$input_widths))
       out$x <- sweep(scaled_x, 2L, widths, "/", check.margin = FALSE)

@@ -48,7 +48,7 @@
   input_scaling <- .input_scaling(x, scale, skip = skip %||% rep(FALSE, ncol(x)))
   response_scaling <- .response_scaling(y, scale)
   xs <- .scale_inputs(x, input_scaling)
-  unit <- .unit_width_inputs(xs, .resolve_kernel(.as_given_kernel(kernel), xs))
+  unit <- .fit_kernel(xs, kernel)
   start <- proc.time()[["elapsed"]]
   fit <- fit_model(unit$x, .scale_response(y, response_scaling), unit$kernel,
                    .with_input_widths(input_scaling, unit$kernel, x))

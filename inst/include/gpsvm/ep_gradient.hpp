@@ -30,22 +30,12 @@
 
 namespace gpsvm {
 
-// 1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma for the Gaussian kernel
-// (the kernel's own contraction, kernels.hpp); dK_ij / d log sigma is zero on
-// the diagonal, so a variance added there does not change it.  O(n^2 p).
-inline double ep_log_width_gradient(const ConstMatrixRef& x, const Kernel& kernel,
-                                    const EpResult& r, const Eigen::MatrixXd& R) {
-  if (kernel.family != KernelFamily::rbf)
-    throw std::invalid_argument("only the Gaussian kernel has a width");
-  const auto coefficient = [&](Eigen::Index i, Eigen::Index j) {
-    return r.weights[i] * r.weights[j] - R(i, j);
-  };
-  return 0.5 * KernelEvaluator(kernel, x).log_width_contraction(coefficient);
-}
-
-// The same gradient split by input coordinate: entry c is the derivative
-// in log sigma_c when each coordinate has a width of its own (evaluated at
-// the kernel's common width).  The entries sum to ep_log_width_gradient().
+// 1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma_c for the Gaussian kernel,
+// split by input coordinate c (the kernel's own contraction, kernels.hpp):
+// entry c is the derivative in log sigma_c when each coordinate has a width
+// of its own, evaluated at the kernel's common width.  dK_ij / d log sigma_c
+// is zero on the diagonal, so a variance added there does not change it.
+// O(n^2 p).
 inline Eigen::VectorXd ep_per_input_log_width_gradient(const ConstMatrixRef& x,
                                                        const Kernel& kernel, const EpResult& r,
                                                        const Eigen::MatrixXd& R) {
@@ -55,6 +45,12 @@ inline Eigen::VectorXd ep_per_input_log_width_gradient(const ConstMatrixRef& x,
     return r.weights[i] * r.weights[j] - R(i, j);
   };
   return 0.5 * KernelEvaluator(kernel, x).per_input_log_width_contraction(coefficient);
+}
+
+// The derivative in the one width's log sigma: the entries' sum.
+inline double ep_log_width_gradient(const ConstMatrixRef& x, const Kernel& kernel,
+                                    const EpResult& r, const Eigen::MatrixXd& R) {
+  return ep_per_input_log_width_gradient(x, kernel, r, R).sum();
 }
 
 // 1/2 (w'w - tr R): the derivative in a variance v added to the diagonal of

@@ -205,23 +205,14 @@ class KernelEvaluator {
     return kernel_(point(i), point(j), dimension());
   }
 
-  // sum_ij a(i, j) dK_ij / d log sigma for the Gaussian kernel, where
-  // dK_ij / d log sigma = K_ij |x_i - x_j|^2 / sigma^2: the contraction an
-  // evidence gradient in the kernel width needs (a(i, j) = w_i w_j - R_ij
-  // for EP).  0 for the families without a width.
-  template <class Coefficient>
-  double log_width_contraction(const Coefficient& a) const {
-    if (kernel_.family != KernelFamily::rbf) return 0.0;
-    return per_input_log_width_contraction(a).sum();
-  }
-
-  // The same contraction split by input coordinate: entry c is
-  // sum_ij a(i, j) K_ij (x_ic - x_jc)^2 / sigma^2, the derivative in log
-  // sigma_c when coordinate c has a width of its own (sigma_c = sigma here;
-  // a width per input is a division of each coordinate by its width before
-  // the kernel, so the derivatives at unit widths are these).  The entries
-  // sum to log_width_contraction(a).  O(n^2 p); zeros for the families
-  // without a width.
+  // sum_ij a(i, j) dK_ij / d log sigma_c for the Gaussian kernel, one entry
+  // per input coordinate c: with each coordinate given a width of its own
+  // (a division of the coordinate before the kernel), evaluated at the
+  // common width, dK_ij / d log sigma_c = K_ij (x_ic - x_jc)^2 / sigma^2.
+  // This is the contraction an evidence gradient in the widths needs
+  // (a(i, j) = w_i w_j - R_ij for EP); the entries sum to the derivative in
+  // the one width's log sigma.  O(n^2 p); zeros for the families without a
+  // width.
   template <class Coefficient>
   VectorXd per_input_log_width_contraction(const Coefficient& a) const {
     VectorXd total = VectorXd::Zero(dimension());

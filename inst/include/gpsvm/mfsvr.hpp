@@ -145,12 +145,11 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   mfsvr_detail::fit_sites(ev, t, lik, control, interrupt, fit);
   if (control.gradient) {
     fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
-    if (kernel.family == KernelFamily::rbf && control.per_input_gradient) {
-      fit.per_input_gradient =
+    if (kernel.family == KernelFamily::rbf) {
+      Eigen::VectorXd by_input =
           ep_per_input_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
-      fit.gradient[2] = fit.per_input_gradient.sum();
-    } else if (kernel.family == KernelFamily::rbf) {
-      fit.gradient[2] = ep_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
+      fit.gradient[2] = by_input.sum();
+      if (control.per_input_gradient) fit.per_input_gradient = std::move(by_input);
     }
   }
   return fit;
