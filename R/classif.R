@@ -263,7 +263,11 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
 .print_classifier_header <- function(x, title, per_model_kernel = FALSE) {
   cat(title, "\n", sep = "")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
-  lines <- trimws(format(x$kernel))
+  raw <- format(x$kernel)
+  # a wrapped line (deeper indent: a long list of widths per input) continues
+  # the one before it
+  lines <- vapply(split(trimws(raw), cumsum(!startsWith(raw, "    "))), paste, character(1),
+                  collapse = " ")
   if (per_model_kernel) lines[startsWith(lines, "sigma")] <- "sigma chosen per model (below)"
   cat(paste(lines, collapse = "; "), "\n", sep = "")
   cat(.format_scaling_line(x$scaling), "\n", sep = "")

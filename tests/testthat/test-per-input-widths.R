@@ -121,6 +121,12 @@ test_that("the classifiers take fixed widths per input", {
   p <- predict(fit, xn, type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 6), tolerance = 1e-12)
   expect_output(print(fit), "a width per input")
+  # a long list of widths stays one list on the classifier's kernel line
+  wide <- cbind(d$x, d$x + 1, d$x - 1, d$x * 2)
+  colnames(wide) <- paste0("input_", seq_len(ncol(wide)))
+  printed <- capture.output(print(gpc(wide, y, kernel = rbf_kernel(per_input = TRUE), noise = 0.1)))
+  expect_false(any(grepl(",;", printed)))
+  expect_true(any(grepl("input_1=.*input_12=", printed)))
   expect_error(gpc(d$x, y, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE),
                "'optimize'.*one kernel width")
 })
