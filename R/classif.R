@@ -42,6 +42,13 @@
   list(classes = y, levels = lev)
 }
 
+# The number of distinct labels in y, before .classif_labels() checks them
+# (for choices that depend on it: the search over a width per input).
+.class_count <- function(y) {
+  if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
+  length(unique(y[!is.na(y)]))
+}
+
 # Numeric labels as a factor: 0/1 or -1/+1 codes only, since other numbers
 # (1, 2, 3 or a continuous response) are more likely a mistake than classes.
 .numeric_labels <- function(y, arg) {
@@ -88,7 +95,8 @@
   # a width per input: the unit-width kernel on the inputs divided by the
   # widths, which the scaling then includes (rbf_kernel(), "A width per input")
   unit <- .fit_kernel(xs, kernel)
-  scaling <- .with_input_widths(scaling, unit$kernel, xs)
+  input_scaling <- scaling
+  scaling <- .with_input_widths(input_scaling, unit$kernel, xs)
   x <- unit$x
   kernel <- .with_bias(unit$kernel, bias)
   z <- .inducing_inputs(inducing, x, kernel, scaling)
@@ -107,7 +115,8 @@
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   fit$levels <- lev
   fit$classes <- stats::setNames(labels$classes, rownames(x))
-  fit$scaling <- scaling
+  # an evidence search may have moved the widths per input (two classes)
+  fit$scaling <- .with_input_widths(input_scaling, fit$kernel, xs)
   fit$bias <- bias
   fit
 }

@@ -19,6 +19,36 @@
   kernel
 }
 
+# Searches over a width per input (mfsvr(), gpc()) hold their inputs divided
+# by the widths they started from (rbf_kernel(), "A width per input").  The
+# point h (natural values, widths named "sigma[column]") evaluates the
+# unit-width kernel recording h's widths, on point sets (the inputs, inducing
+# inputs) divided by h's widths instead; NULL sets stay NULL.
+.per_input_point <- function(h, kernel, ...) {
+  widths <- stats::setNames(unlist(h[grepl("^sigma\\[", names(h))], use.names = FALSE),
+                            names(kernel$input_widths))
+  ratio <- .input_widths(kernel) / widths
+  divide <- function(m) if (!is.null(m)) sweep(m, 2L, ratio, "*", check.margin = FALSE)
+  kernel <- .with_width(kernel, 1)
+  kernel$input_widths <- widths
+  c(list(kernel = kernel), lapply(list(...), divide))
+}
+
+# Search-scale rows for a width per input: log sigma_c in [w_c / 100, 100 w_c]
+# around its start w_c (the widths `kernel` records).  An input whose width
+# reaches the upper end no longer matters to the fit (the kernel is flat
+# along it over 100 data-driven widths): a legitimate answer, which
+# .per_input_benign() names.
+.per_input_ranges <- function(kernel) {
+  widths <- .input_widths(kernel)
+  out <- cbind(log(widths), log(widths / 100), log(100 * widths))
+  rownames(out) <- sprintf("log_sigma[%s]", names(widths))
+  out
+}
+.per_input_benign <- function(ranges) {
+  paste0(sub("^log_", "", grep("^log_sigma\\[", rownames(ranges), value = TRUE)), ":upper")
+}
+
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or
 # a subset of `choices`.  Returns the parameter names to search.
 .optimize_which <- function(optimize, choices, default = choices) {

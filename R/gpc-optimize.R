@@ -1,7 +1,7 @@
 # Hyperparameters of the TAP classifier by maximising its EP evidence: the
-# Gaussian kernel's width and the input-noise variance, and the flip
-# probability kappa when asked, with the gradient at the EP fixed point from
-# the core (inst/include/gpsvm/ep_gradient.hpp).
+# Gaussian kernel's width (or a width per input) and the input-noise
+# variance, and the flip probability kappa when asked, with the gradient at
+# the EP fixed point from the core (inst/include/gpsvm/ep_gradient.hpp).
 #
 # Search scale: log sigma, log noise and logit(2 kappa) (kappa in (0, 1/2)).
 # A noise or kappa of 0 cannot start a search on these scales; the search then
@@ -30,18 +30,22 @@
     }
     which <- setdiff(which, "sigma")
   }
-  if (!is.null(kernel$input_widths) && "sigma" %in% which) {
-    .stop(paste("'optimize': gpc()'s evidence search chooses one kernel width; with",
-                "rbf_kernel(per_input = TRUE) give the widths and search the rest (optimize =",
-                "\"noise\"), or use mfsvr(), whose search chooses a width per input"))
-  }
   kernel <- .resolve_kernel(kernel, x)
+  per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
   spec <- .gpc_search_spec(x, kernel, noise, kappa, which)
   search_inducing <- inducing %||% .gpc_search_inducing(x, kernel, control$search_inducing)
+  # the inputs, the inducing inputs of the search and of the fit, and the
+  # kernel at a point (with a width per input all but the last move with it)
   at <- function(par) {
     h <- as.list(spec$natural(par))
-    list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
-         noise = h$noise %||% noise, kappa = h$kappa %||% kappa)
+    out <- list(kernel = if (!is.null(h[["sigma"]])) .with_width(kernel, h[["sigma"]]) else kernel,
+                noise = h[["noise"]] %||% noise, kappa = h[["kappa"]] %||% kappa, x = x,
+                search_inducing = search_inducing, inducing = inducing)
+    if (per_input) {
+      out[c("kernel", "x", "search_inducing", "inducing")] <-
+        .per_input_point(h, kernel, x, search_inducing, inducing)
+    }
+    out
   }
   search_control <- unclass(control)
   search_control$tol <- max(control$tol, 1e-4)  # as mfsvr's search
@@ -50,15 +54,19 @@
   # from the sites of `warm`
   ep_at <- function(h, ctl, warm, gradient) {
     model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa,
-                  inducing = search_inducing %||% .search_low_rank(x, h$kernel, control$rank_tol))
+                  inducing = h$search_inducing %||%
+                    .search_low_rank(h$x, h$kernel, control$rank_tol))
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
-    tryCatch(cpp_classifier("fit", model, x, y, ctl, state, NULL, gradient),
+    tryCatch(cpp_classifier("fit", model, h$x, y, ctl, state, NULL, gradient),
              error = function(e) e)
   }
-  keep <- c("sigma", "noise", "kappa") %in% which
-  chain <- function(g, h) {  # d / d(log sigma, log noise, kappa) -> search scale
+  # entries of the core's gradient the search has (a width per input has its
+  # own, after them, as in the search's parameters)
+  keep <- c("sigma" %in% which && !per_input, c("noise", "kappa") %in% which)
+  chain <- function(res, h) {  # d / d(log sigma, log noise, kappa) -> search scale
+    g <- res$gradient
     g[3] <- g[3] * h$kappa * (1 - 2 * h$kappa)
-    g[keep]
+    c(g[keep], if (per_input) res$per_input_gradient)
   }
   evaluate <- function(par, first, warm) {
     ctl <- search_control
@@ -67,7 +75,7 @@
     res <- ep_at(h, ctl, warm, TRUE)
     if (inherits(res, "error")) return(.search_point(res))
     if (first) cap <<- max(60L, 3L * res$convergence$iterations)
-    gradient <- chain(res$gradient, h)
+    gradient <- chain(res, h)
     if (res$convergence$converged && res$clamped_sites > 0L) {
       gradient <- .gpc_numeric_gradient(par, at, ep_at, search_control, res)
     }
@@ -79,10 +87,10 @@
   approximate <- is.null(inducing) && !is.null(search_inducing)
   # after a search on inducing inputs, the model optimize = FALSE fits (the
   # full prior, on the kernel matrix's pivots when they represent it)
-  if (approximate) inducing <- .automatic_inducing(x, h$kernel, control$rank_tol)
+  if (approximate) h$inducing <- .automatic_inducing(h$x, h$kernel, control$rank_tol)
   # warm-started from the best point's EP sites (the same fixed point, in
   # fewer sweeps: 900 spiral points at noise 5e-4, 51 sweeps from the prior)
-  fit <- .gpc_fit(x, y, h$kernel, h$noise, h$kappa, method, control, inducing = inducing,
+  fit <- .gpc_fit(h$x, y, h$kernel, h$noise, h$kappa, method, control, inducing = h$inducing,
                   sites = outcome$best$fit[c("site_precision", "site_nu")])
   if (approximate) outcome$record$search_inducing <- nrow(search_inducing)
   .finish_search(fit, outcome, spec, "gpc():")
@@ -153,8 +161,10 @@
 }
 
 # The search: log sigma in [w / 100, 100 w] (w the data-driven width of the
-# inputs), log noise in [1e-6, 1e3] times the kernel's mean diagonal, and
-# kappa in [1e-6, 0.45]; a zero noise or kappa starts at .gpc_search_start.
+# inputs; with a width per input, one log width per column instead, see
+# .per_input_ranges()), log noise in [1e-6, 1e3] times the kernel's mean
+# diagonal, and kappa in [1e-6, 0.45]; a zero noise or kappa starts at
+# .gpc_search_start.
 .gpc_search_spec <- function(x, kernel, noise, kappa, which) {
   w <- .data_driven_width(x)
   diagonal <- mean(cpp_kernel_diagonal(kernel, x, 0L, 1L))
@@ -167,12 +177,17 @@
                   log_noise = c(log(noise0), log(1e-6 * diagonal), log(1e3 * diagonal)),
                   logit_kappa = c(logit(kappa0), logit(1e-6), logit(0.45)))
   ranges <- ranges[c("sigma", "noise", "kappa") %in% which, , drop = FALSE]
+  benign <- c("noise:lower", "kappa:lower")
+  if (!is.null(kernel$input_widths) && "sigma" %in% which) {  # a width per input
+    ranges <- rbind(ranges[rownames(ranges) != "log_sigma", , drop = FALSE],
+                    .per_input_ranges(kernel))
+    benign <- c(benign, .per_input_benign(ranges))
+  }
   natural <- function(par) {
     ifelse(rownames(ranges) == "logit_kappa", stats::plogis(par) / 2, exp(par))
   }
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = natural,
-               natural_names = c("sigma", "noise", "kappa")[c("sigma", "noise", "kappa") %in% which],
-               benign = c("noise:lower", "kappa:lower"),
+               natural_names = sub("^log_|^logit_", "", rownames(ranges)), benign = benign,
                notes = list(`noise:upper` = paste("the evidence prefers labels that do not depend",
                                                   "on the inputs: it finds no signal in them")))
 }

@@ -135,7 +135,10 @@
 #'   `NULL` (the default) chooses what the call leaves open, up to 1000
 #'   observations: the width when `kernel` is `rbf_kernel()` without one, and
 #'   the noise when `noise` is not given (so `update(fit, noise = 0.5)` keeps
-#'   that noise and searches the width alone). With `method = "naive"`, or
+#'   that noise and searches the width alone). With
+#'   `rbf_kernel(per_input = TRUE)` and two classes the search chooses a
+#'   width per input column instead of one ([kernels], "A width per input");
+#'   with three or more classes those widths stay at their start. With `method = "naive"`, or
 #'   beyond 1000 observations, `NULL` means `FALSE`: the width rule of
 #'   [kernels] and `noise = 0.1`. The search (L-BFGS-B on
 #'   \eqn{\log\sigma}, \eqn{\log v} and \eqn{\mathrm{logit}(2\kappa)}, with
@@ -199,7 +202,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
   if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
   method <- .match_choice(method)
-  optimize <- .gpc_automatic_search(optimize, method, kernel, noise_given, NROW(x))
+  optimize <- .gpc_automatic_search(optimize, method, kernel, noise_given, NROW(x),
+                                    .class_count(y))
   control <- .gpc_resolve_control(.check_control(control, "gpc_control"), method)
   what <- if (method == "tap") "gpc: TAP mean field (EP)" else if (control$algorithm == "paper")
     "gpc: the naive mean-field iteration (Algorithm 17.1)" else "gpc: the naive mean-field sweeps"
@@ -229,12 +233,20 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 # `optimize` as the search will read it: the user's value, or for NULL the
 # parameters the call leaves open (FALSE when it leaves none, or the search
 # would not run by default).
-.gpc_automatic_search <- function(optimize, method, kernel, noise_given, n) {
+.gpc_automatic_search <- function(optimize, method, kernel, noise_given, n, classes) {
+  per_input <- isTRUE(kernel$per_input)
+  if (per_input && classes > 2L && "sigma" %in% .optimize_which(optimize %||% FALSE,
+                                                                 c("sigma", "noise", "kappa"))) {
+    .stop(paste("'optimize': the evidence chooses a width per input for two classes only (the",
+                "classes' models share one scaling of the inputs); give the widths, or search",
+                "the rest (optimize = \"noise\")"))
+  }
   if (!is.null(optimize)) return(optimize)
   if (method != "tap" || n > .gpc_search_max_n) return(FALSE)
-  # (a width per input stays at its data-driven start: the search has one width)
+  # (with three or more classes a width per input stays at its data-driven
+  # start, as above)
   open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma) &&
-    !isTRUE(kernel$per_input)
+    !(per_input && classes > 2L)
   which <- c(if (open_width) "sigma", if (!noise_given) "noise")
   if (length(which) == 0L) FALSE else which
 }

@@ -48,11 +48,9 @@
   natural_names <- sub("^log_", "", names)
   benign <- "epsilon:lower"
   if (!is.null(widths)) {
-    per_input <- cbind(log(widths), log(widths / 100), log(100 * widths))
-    rownames(per_input) <- sprintf("log_sigma[%s]", names(widths))
-    ranges <- rbind(ranges[names != "log_sigma", , drop = FALSE], per_input)
+    ranges <- rbind(ranges[names != "log_sigma", , drop = FALSE], .per_input_ranges(kernel))
     natural_names <- sub("^log_", "", rownames(ranges))
-    benign <- c(benign, paste0(sub("^log_", "", rownames(per_input)), ":upper"))
+    benign <- c(benign, .per_input_benign(ranges))
   }
   limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
                  "(a likelihood that is flat inside the tube and zero outside)")
@@ -114,10 +112,6 @@
                             which = c("C", "epsilon", "sigma"), inducing = NULL) {
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
-  if (per_input && !is.null(inducing)) {
-    .stop(paste("'inducing' cannot be combined with a search over a width per input;",
-                "give the widths, or use rbf_kernel() with one width"))
-  }
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
   # entries of fit$gradient (a width per input has its own, after them)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names
@@ -126,20 +120,12 @@
   search_control$tol <- max(control$tol, 1e-4)
   search_control$per_input_gradient <- per_input
   cap <- control$max_iter
-  # with a width per input x holds the scaled inputs divided by the widths
-  # the search started from: the search divides the scaled inputs by its own
-  scaled_x <- if (per_input) sweep(x, 2L, .input_widths(kernel), "*", check.margin = FALSE)
   at <- function(par) {
-    h <- stats::setNames(as.list(spec$natural(par)), spec$natural_names)
+    h <- as.list(spec$natural(par))
     out <- list(C = h[["C"]] %||% C, epsilon = h[["epsilon"]] %||% epsilon, x = x,
-                kernel = if (!is.null(h[["sigma"]])) .with_width(kernel, h[["sigma"]]) else kernel)
-    if (per_input) {
-      widths <- stats::setNames(unlist(h[grepl("^sigma\\[", names(h))]), names(kernel$input_widths))
-      out$x <- sweep(scaled_x, 2L, widths, "/", check.margin = FALSE)
-      out$kernel$input_widths <- widths
-      out$kernel$sigma <- 1
-      out$kernel$sigma_rule <- NULL
-    }
+                kernel = if (!is.null(h[["sigma"]])) .with_width(kernel, h[["sigma"]]) else kernel,
+                inducing = inducing)
+    if (per_input) out[c("kernel", "x", "inducing")] <- .per_input_point(h, kernel, x, inducing)
     out
   }
   evaluate <- function(par, first, warm) {
@@ -147,7 +133,7 @@
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     h <- at(par)
     fit <- tryCatch(.mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
-                               warn = FALSE, start = warm, inducing = inducing),
+                               warn = FALSE, start = warm, inducing = h$inducing),
                     error = function(e) e)
     if (first && !inherits(fit, "error")) cap <<- max(60L, 3L * fit$convergence$iterations)
     if (inherits(fit, "error")) return(.search_point(fit))
@@ -157,7 +143,7 @@
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
   fit <- .mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
-                    start = outcome$best$fit, inducing = inducing)
+                    start = outcome$best$fit, inducing = h$inducing)
   .finish_search(fit, outcome, spec, "mfsvr():")
 }
 
@@ -186,22 +172,25 @@ mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel, resolved = TRUE)
-  if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
-    if (!is.null(inducing)) {
-      .stop("'inducing' cannot be combined with a kernel with a width per input here")
-    }
+  # a width per input: the unit-width kernel on the inputs divided by the
+  # widths (inducing inputs given as a matrix are divided the same way)
+  per_input <- isTRUE(kernel$per_input) && is.null(kernel$input_widths)
+  scaling <- NULL
+  if (per_input) {
     kernel$sigma <- .per_input_widths(kernel$sigma, x)
     unit <- .unit_width_inputs(x, kernel)
+    scaling <- .with_input_widths(NULL, unit$kernel, x)
+    x <- unit$x
+    kernel <- unit$kernel
     control$per_input_gradient <- TRUE
-    fit <- .mfsvr_fit(unit$x, y, C, epsilon, unit$kernel, control, gradient = TRUE)
-    widths <- fit$per_input_gradient
-    names(widths) <- sprintf("log_sigma[%s]", names(widths) %||% seq_along(widths))
-    return(list(log_evidence = fit$log_evidence,
-                gradient = c(stats::setNames(fit$gradient[1:2], c("log_C", "log_epsilon")),
-                             widths)))
   }
-  z <- .inducing_inputs(inducing, x, kernel, NULL)
+  z <- .inducing_inputs(inducing, x, kernel, scaling)
   fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE, inducing = z)
-  list(log_evidence = fit$log_evidence,
-       gradient = stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma")))
+  gradient <- stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma"))
+  if (per_input) {
+    widths <- fit$per_input_gradient
+    names(widths) <- sprintf("log_sigma[%s]", names(kernel$input_widths))
+    gradient <- c(gradient[1:2], widths)
+  }
+  list(log_evidence = fit$log_evidence, gradient = gradient)
 }

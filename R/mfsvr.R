@@ -55,7 +55,9 @@
 #' determination, [kernels]), each within a factor 100 of its start; an
 #' input whose width reaches the upper end is one the evidence finds
 #' irrelevant, and that bound does not warn. `fit$optimization$estimate`
-#' names them `sigma[<column>]`, and `logLik()` counts each as estimated. On
+#' names them `sigma[<column>]`, and `logLik()` counts each as estimated.
+#' With `inducing`, the search runs on the FITC evidence and its gradient
+#' by width, and the inducing inputs move with the widths. On
 #' four 70/30 held-out splits of mlbench's data (held-out RMSE over
 #' `e1071::svm()`'s with its defaults, one width / a width per input) it
 #' helped on every set, most where some inputs do not matter: Boston

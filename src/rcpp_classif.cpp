@@ -121,6 +121,15 @@ Rcpp::List refits_to_r(const gpsvm::LooRefits& r) {
                             Rcpp::Named("not_converged") = r.not_converged);
 }
 
+// The evidence gradient of a TAP fit: "gradient" in (log sigma, log noise,
+// kappa) and, for the Gaussian kernel, "per_input_gradient" (the log sigma
+// entry split by input column, for the search over a width per input).
+void add_gradient_to_r(const gpsvm::TapGradient& g, Rcpp::List& out) {
+  out.push_back(Rcpp::wrap(Eigen::VectorXd(g.hyper)), "gradient");
+  if (g.per_input_log_width.size() > 0)
+    out.push_back(Rcpp::wrap(g.per_input_log_width), "per_input_gradient");
+}
+
 // A fit on the noisy Gram matrix k, from the warm start in `state` (alpha,
 // or for TAP the EP sites site_precision and site_nu; NULL for the method's
 // own start).  With `gradient` (TAP only) the result also holds the
@@ -151,9 +160,7 @@ SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::Matri
   const gpsvm::EpResult r = gpsvm::tap_classifier_fit(k, y, m.kappa, ep, interrupt);
   Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
   if (gradient) {
-    out.push_back(Rcpp::wrap(Eigen::VectorXd(
-                      gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r))),
-                  "gradient");
+    add_gradient_to_r(gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r), out);
     out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r)),
                   "clamped_sites");
   }
@@ -246,7 +253,7 @@ SEXP fit_inducing(const Model& m, const Eigen::Map<Eigen::MatrixXd>& x,
   Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
   gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
   if (gradient) {
-    out.push_back(Rcpp::wrap(Eigen::VectorXd(r.gradient)), "gradient");
+    add_gradient_to_r(r.gradient, out);
     out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r.ep)),
                   "clamped_sites");
   }

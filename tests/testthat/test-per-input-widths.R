@@ -127,8 +127,11 @@ test_that("the classifiers take fixed widths per input", {
   printed <- capture.output(print(gpc(wide, y, kernel = rbf_kernel(per_input = TRUE), noise = 0.1)))
   expect_false(any(grepl(",;", printed)))
   expect_true(any(grepl("input_1=.*input_12=", printed)))
-  expect_error(gpc(d$x, y, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE),
-               "'optimize'.*one kernel width")
+  # three classes share one scaling of the inputs: no search over the widths
+  expect_error(gpc(d$x, y3, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE),
+               "'optimize'.*two classes only")
+  expect_error(gpc(d$x, y3, kernel = rbf_kernel(per_input = TRUE), optimize = "sigma"),
+               "'optimize'.*two classes only")
 })
 
 test_that("the evidence gradient in each log width matches central differences", {
@@ -160,6 +163,105 @@ test_that("the evidence gradient in each log width matches central differences",
   dup <- mfsvr_evidence(x2, d$y, kernel = rbf_kernel(c(w, 0.7), per_input = TRUE), control = ctl)
   expect_true(all(is.finite(dup$gradient)))
   expect_equal(dup$gradient[["log_sigma[a]"]], dup$gradient[["log_sigma[a2]"]], tolerance = 1e-6)
+})
+
+test_that("the FITC evidence gradient in each log width matches central differences", {
+  d <- per_input_data(n = 60)
+  w <- c(0.7, 1.5, 4)
+  z <- d$x[seq(1, 60, by = 4), ]
+  ctl <- mfsvr_control(tol = 1e-10)
+  at <- function(lw) {
+    mfsvr_evidence(d$x, d$y, C = 5, epsilon = 0.1, inducing = z,
+                   kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
+  }
+  e <- at(log(w))
+  h <- 1e-5
+  numeric_gradient <- vapply(1:3, function(c) {
+    up <- down <- log(w)
+    up[c] <- up[c] + h
+    down[c] <- down[c] - h
+    (at(up)$log_evidence - at(down)$log_evidence) / (2 * h)
+  }, numeric(1))
+  expect_equal(unname(e$gradient[3:5]), numeric_gradient, tolerance = 1e-6)
+  # the inducing inputs are divided by the widths with the data: with every
+  # training input inducing, FITC is the dense model
+  all_in <- mfsvr_evidence(d$x, d$y, inducing = d$x, control = ctl,
+                           kernel = rbf_kernel(w, per_input = TRUE))
+  dense <- mfsvr_evidence(d$x, d$y, control = ctl, kernel = rbf_kernel(w, per_input = TRUE))
+  expect_equal(all_in$log_evidence, dense$log_evidence, tolerance = 1e-6)
+  expect_equal(all_in$gradient, dense$gradient, tolerance = 1e-5)
+})
+
+# The TAP classifier's evidence and its gradient (the core's, by width) with
+# the unit-width kernel on inputs divided by the widths w, on the dense prior
+# or on inducing inputs z (divided the same way).
+tap_by_width <- function(x, y, w, noise, z = NULL) {
+  ctl <- gpsvm:::.gpc_resolve_control(gpc_control(tol = 1e-12, max_iter = 5000), "tap")
+  divide <- function(m) if (!is.null(m)) sweep(m, 2L, w, "/")
+  model <- list(method = "tap", kernel = rbf_kernel(1), noise = noise, kappa = 0,
+                inducing = divide(z))
+  gpsvm:::cpp_classifier("fit", model, divide(x), y, unclass(ctl), list(), NULL, TRUE)
+}
+
+test_that("the TAP classifier's evidence gradient in each log width matches central differences", {
+  d <- per_input_data(n = 50)
+  y <- ifelse(d$y > median(d$y), 1, -1)
+  w <- c(0.9, 2, 5)
+  for (z in list(NULL, d$x[seq(1, 50, by = 3), ])) {
+    fit <- tap_by_width(d$x, y, w, 0.2, z)
+    expect_true(fit$convergence$converged)
+    expect_length(fit$per_input_gradient, 3L)
+    expect_equal(sum(fit$per_input_gradient), fit$gradient[1], tolerance = 1e-10)
+    h <- 1e-5
+    numeric_gradient <- vapply(1:3, function(c) {
+      up <- down <- w
+      up[c] <- w[c] * exp(h)
+      down[c] <- w[c] * exp(-h)
+      (tap_by_width(d$x, y, up, 0.2, z)$log_evidence -
+         tap_by_width(d$x, y, down, 0.2, z)$log_evidence) / (2 * h)
+    }, numeric(1))
+    expect_equal(fit$per_input_gradient, numeric_gradient, tolerance = 1e-6)
+  }
+})
+
+test_that("gpc() chooses a width per input by its evidence for two classes", {
+  # the class depends on a alone; b and c are noise
+  set.seed(5)
+  n <- 200
+  x <- matrix(runif(n * 3, -2, 2), n, dimnames = list(NULL, c("a", "b", "c")))
+  y <- factor(ifelse(sin(2 * x[, "a"]) + rnorm(n, sd = 0.2) > 0, "up", "down"))
+  train <- 1:120
+  test <- 121:200
+  ard <- gpc(x[train, ], y[train], kernel = rbf_kernel(per_input = TRUE))
+  one <- gpc(x[train, ], y[train])
+  o <- ard$optimization
+  expect_true(o$convergence$converged)
+  expect_named(o$estimate, c("noise", "sigma[a]", "sigma[b]", "sigma[c]"))
+  expect_lt(o$estimate[["sigma[a]"]], min(o$estimate[c("sigma[b]", "sigma[c]")]))
+  expect_gt(ard$log_evidence, one$log_evidence)
+  # held out: at least as accurate, and a smaller log loss
+  loss <- function(fit) {
+    p <- predict(fit, x[test, ], type = "prob")
+    -mean(log(p[cbind(seq_along(test), match(y[test], colnames(p)))]))
+  }
+  accuracy <- function(fit) mean(predict(fit, x[test, ]) == y[test])
+  expect_gte(accuracy(ard), accuracy(one))
+  expect_lt(loss(ard), loss(one))
+  expect_output(print(ard), "noise and a width per input \\(3\\) by evidence maximisation")
+  # the scaling holds the widths found: a fit with them given is the same fit
+  w <- gpsvm:::.input_widths(ard$kernel)
+  again <- gpc(x[train, ], y[train], kernel = rbf_kernel(w, per_input = TRUE), noise = ard$noise)
+  expect_equal(predict(again, x[test, ], type = "prob"), predict(ard, x[test, ], type = "prob"),
+               tolerance = 1e-6)
+  # on 30 inducing inputs (FITC) the search finds the same input
+  sparse <- gpc(x[train, ], y[train], kernel = rbf_kernel(per_input = TRUE), inducing = 30)
+  expect_true(sparse$optimization$convergence$converged)
+  est <- sparse$optimization$estimate
+  expect_lt(est[["sigma[a]"]], min(est[c("sigma[b]", "sigma[c]")]))
+  expect_gte(accuracy(sparse), accuracy(one) - 0.05)
+  # given the noise, the default search chooses the widths alone
+  fixed_noise <- gpc(x[train, ], y[train], kernel = rbf_kernel(per_input = TRUE), noise = 0.1)
+  expect_named(fixed_noise$optimization$estimate, c("sigma[a]", "sigma[b]", "sigma[c]"))
 })
 
 test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that matter", {
@@ -197,8 +299,20 @@ test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that m
                exp(-as.matrix(dist(sweep(scale(x[train, ])[1:3, ], 2L, w, "/")))^2 / 2),
                tolerance = 1e-12, ignore_attr = TRUE)
   expect_true(is.na(glance(ard)$kernel.sigma))
-  expect_error(mfsvr(x[train, ], y[train], optimize = TRUE, inducing = 20,
-                     kernel = rbf_kernel(per_input = TRUE)), "'inducing'")
+  # on 60 inducing inputs (FITC) the search finds the same inputs
+  sparse <- mfsvr(x[train, ], y[train], optimize = TRUE, inducing = 60,
+                  kernel = rbf_kernel(per_input = TRUE))
+  expect_true(sparse$optimization$convergence$converged)
+  widths <- sparse$optimization$estimate[paste0("sigma[x", 1:10, "]")]
+  expect_lt(max(widths[1:5]), min(widths[6:10]))
+  expect_lt(rmse(sparse), 0.75 * rmse(one))
+  # the inducing inputs moved with the widths: a refit at the values found,
+  # on the same inducing inputs in the original units, is the same fit
+  z <- sweep(sparse$inducing, 2L, sparse$scaling$scale, "*")
+  z <- sweep(z, 2L, sparse$scaling$center, "+")
+  again <- mfsvr(x[train, ], y[train], C = sparse$C, epsilon = sparse$epsilon, inducing = z,
+                 kernel = rbf_kernel(gpsvm:::.input_widths(sparse$kernel), per_input = TRUE))
+  expect_equal(unname(fitted(again)), unname(fitted(sparse)), tolerance = 1e-6)
 })
 
 test_that("a formula fit with widths per input predicts, updates and keeps NA rows", {

@@ -100,16 +100,26 @@ int ep_clamped_sites(const Likelihood& lik, const ConstVectorRef& targets, const
 }
 
 // d log Z_EP / d (log sigma, log noise, kappa) of the TAP classifier, EP on
-// K + noise I with the flip-noise step likelihood; the first entry is 0 for
-// kernels other than the Gaussian.  One O(n^3) inverse and an O(n^2 p) pass.
-inline Eigen::Vector3d tap_classifier_gradient(const ConstMatrixRef& x, const ConstVectorRef& y,
-                                               const Kernel& kernel, double noise, double kappa,
-                                               const EpResult& r) {
+// K + noise I with the flip-noise step likelihood, and the first entry
+// split by input coordinate (the derivatives in a width per input); for
+// kernels other than the Gaussian the first entry is 0 and the split empty.
+struct TapGradient {
+  Eigen::Vector3d hyper = Eigen::Vector3d::Zero();
+  Eigen::VectorXd per_input_log_width;
+};
+
+// The dense prior's: one O(n^3) inverse and an O(n^2 p) pass.
+inline TapGradient tap_classifier_gradient(const ConstMatrixRef& x, const ConstVectorRef& y,
+                                           const Kernel& kernel, double noise, double kappa,
+                                           const EpResult& r) {
   const Eigen::MatrixXd R = ep_site_inverse(r);
-  Eigen::Vector3d g;
-  g[0] = kernel.family == KernelFamily::rbf ? ep_log_width_gradient(x, kernel, r, R) : 0.0;
-  g[1] = noise * ep_diagonal_gradient(r, R);
-  g[2] = flip_kappa_gradient(y, r, kappa);
+  TapGradient g;
+  if (kernel.family == KernelFamily::rbf) {
+    g.per_input_log_width = ep_per_input_log_width_gradient(x, kernel, r, R);
+    g.hyper[0] = g.per_input_log_width.sum();
+  }
+  g.hyper[1] = noise * ep_diagonal_gradient(r, R);
+  g.hyper[2] = flip_kappa_gradient(y, r, kappa);
   return g;
 }
 

@@ -129,7 +129,8 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& 
 
 // The kernel part of the evidence gradient of a FITC fit,
 //   1/2 tr(M dK_fitc / d theta),  M = w w' - R,  R = (K_fitc + S^-1)^-1,
-// for theta = log sigma (Gaussian kernel, inducing inputs fixed) and for a
+// for theta = log sigma (Gaussian kernel, inducing inputs fixed; also split
+// by input coordinate, as for the dense prior in ep_gradient.hpp) and for a
 // variance v added to every diagonal entry (dK / dv = I).
 //   With B = (K_mm + jI)^-1 K_mn = L^-T G', Q = K_nm B, and the jitter held
 // fixed (it scales with the mean diagonal of K_mm, which the width does not
@@ -143,7 +144,11 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& 
 // O(m^2 + block m) memory; dK_nm is evaluated a block at a time.
 struct InducingKernelGradient {
   double log_width = 0.0;  // 0 unless the kernel is Gaussian
-  double diagonal = 0.0;   // 1/2 (w'w - tr R)
+  // the same split by input coordinate c: the derivative in log sigma_c
+  // when each coordinate has a width of its own, at the kernel's common
+  // width (sums to log_width; empty unless the kernel is Gaussian)
+  Eigen::VectorXd per_input_log_width;
+  double diagonal = 0.0;  // 1/2 (w'w - tr R)
 };
 
 inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
@@ -185,20 +190,22 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
   const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
   const Eigen::MatrixXd zt = b.inducing.transpose(), xt = x.transpose();
   const Eigen::Index p = x.cols();
-  // d k(a, b) / d log sigma = (k(a, b) - constant) |a - b|^2 / sigma^2
-  const auto dk = [&](const double* a, const double* c) {
-    double d2 = 0.0;
-    for (Eigen::Index k = 0; k < p; ++k) d2 += (a[k] - c[k]) * (a[k] - c[k]);
-    return std::exp(-0.5 * d2 * inv_s2) * d2 * inv_s2;
+  // d k(a, b) / d log sigma_c = (k(a, b) - constant) (a_c - b_c)^2 / sigma^2,
+  // times `coefficient`, added to `total` for every coordinate c
+  Eigen::VectorXd diff2(p);
+  const auto add_dk = [&](double coefficient, const double* a, const double* c,
+                          Eigen::VectorXd& total) {
+    for (Eigen::Index k = 0; k < p; ++k) diff2[k] = (a[k] - c[k]) * (a[k] - c[k]);
+    total += (coefficient * std::exp(-0.5 * diff2.sum() * inv_s2) * inv_s2) * diff2;
   };
   const Eigen::MatrixXd BWGP = BWG * P;
   // tr(B M~ B' dK_mm)
   const Eigen::MatrixXd C = Bw * Bw.transpose() + BWGP * BWG.transpose() - BeB;
-  double t2 = 0.0;
+  Eigen::VectorXd t2 = Eigen::VectorXd::Zero(p);
   for (Eigen::Index j = 0; j < m; ++j)
-    for (Eigen::Index k = 0; k < m; ++k) t2 += C(j, k) * dk(zt.col(j).data(), zt.col(k).data());
+    for (Eigen::Index k = 0; k < m; ++k) add_dk(C(j, k), zt.col(j).data(), zt.col(k).data(), t2);
   // pass 2: tr(B M~ dK_nm)
-  double t1 = 0.0;
+  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(p);
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const auto Gb = b.G.middleRows(s, len);
@@ -208,10 +215,11 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
     BM.noalias() += BWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     for (Eigen::Index i = 0; i < len; ++i) {
       const double* xi = xt.col(s + i).data();
-      for (Eigen::Index j = 0; j < m; ++j) t1 += BM(j, i) * dk(xi, zt.col(j).data());
+      for (Eigen::Index j = 0; j < m; ++j) add_dk(BM(j, i), xi, zt.col(j).data(), t1);
     }
   }
-  out.log_width = 0.5 * (2.0 * t1 - t2);
+  out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
+  out.log_width = out.per_input_log_width.sum();
   return out;
 }
 

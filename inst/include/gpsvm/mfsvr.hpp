@@ -37,7 +37,7 @@ struct MfsvrControl {
   MfsvrPaperControl paper;
   bool gradient = false;  // also compute the evidence gradient
   // with gradient: also the derivatives in the log width of each input
-  // coordinate (dense and low-rank fits; not FITC)
+  // coordinate
   bool per_input_gradient = false;
   // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
   // numerical rank <= max_rank at relative tolerance rank_tol (every entry
@@ -129,15 +129,15 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   if (control.inducing.size() > 0) {
     if (control.algorithm != MfsvrAlgorithm::ep)
       throw std::invalid_argument("inducing inputs need the EP algorithm");
-    if (control.gradient && control.per_input_gradient)
-      throw std::invalid_argument("the gradient in a width per input is not available with inducing inputs");
     const InducingBasis basis = inducing_basis(kernel, x, control.inducing);
     fit.ep = ep_fit_inducing(basis, t, lik, control.ep, interrupt);
     fit.inducing_chol = basis.chol;
     fit.inducing = inducing_summary(basis, fit.ep);
     if (control.gradient) {
       fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
-      fit.gradient[2] = inducing_kernel_gradient(kernel, x, basis, fit.ep).log_width;
+      InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, fit.ep);
+      fit.gradient[2] = g.log_width;
+      if (control.per_input_gradient) fit.per_input_gradient = std::move(g.per_input_log_width);
     }
     return fit;
   }

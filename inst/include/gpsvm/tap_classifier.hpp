@@ -50,14 +50,14 @@ inline EpResult tap_classifier_fit(const ConstMatrixRef& k, const ConstVectorRef
 
 // The same model with the FITC prior on its noisy process: inducing inputs
 // z (rows), K + noise I ~ Q + diag(K - Q) + noise I (fitc.hpp).  Memory
-// O(n m), time O(n m^2) per sweep.  With `gradient`, also
-// d log Z_EP / d (log sigma, log noise, kappa) as tap_classifier_gradient()
-// gives it for the dense prior (inducing inputs fixed).
+// O(n m), time O(n m^2) per sweep.  With `gradient`, also the evidence's
+// gradient as tap_classifier_gradient() gives it for the dense prior
+// (inducing inputs fixed).
 struct TapInducingFit {
   EpResult ep;
   Eigen::MatrixXd inducing_chol;
   InducingSummary inducing;
-  Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
+  TapGradient gradient;
 };
 
 inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
@@ -76,9 +76,8 @@ inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const Co
   out.inducing = inducing_summary(basis, out.ep);
   if (gradient) {
     const InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, out.ep);
-    out.gradient[0] = g.log_width;
-    out.gradient[1] = noise * g.diagonal;
-    out.gradient[2] = flip_kappa_gradient(y, out.ep, kappa);
+    out.gradient.hyper << g.log_width, noise * g.diagonal, flip_kappa_gradient(y, out.ep, kappa);
+    out.gradient.per_input_log_width = g.per_input_log_width;
   }
   return out;
 }
