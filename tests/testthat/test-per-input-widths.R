@@ -134,6 +134,14 @@ test_that("the classifiers take fixed widths per input", {
                "'optimize'.*two classes only")
 })
 
+# Central differences (step h) of at(lw)$log_evidence in each log width.
+width_fd_gradient <- function(at, lw, h = 1e-5) {
+  vapply(seq_along(lw), function(c) {
+    step <- replace(numeric(length(lw)), c, h)
+    (at(lw + step)$log_evidence - at(lw - step)$log_evidence) / (2 * h)
+  }, numeric(1))
+}
+
 test_that("the evidence gradient in each log width matches central differences", {
   d <- per_input_data(n = 60)
   w <- c(0.7, 1.5, 4)
@@ -145,14 +153,7 @@ test_that("the evidence gradient in each log width matches central differences",
   e <- at(log(w))
   expect_named(e$gradient, c("log_C", "log_epsilon", "log_sigma[a]", "log_sigma[b]",
                              "log_sigma[c]"))
-  h <- 1e-5
-  numeric_gradient <- vapply(1:3, function(c) {
-    up <- down <- log(w)
-    up[c] <- up[c] + h
-    down[c] <- down[c] - h
-    (at(up)$log_evidence - at(down)$log_evidence) / (2 * h)
-  }, numeric(1))
-  expect_equal(unname(e$gradient[3:5]), numeric_gradient, tolerance = 1e-6)
+  expect_equal(unname(e$gradient[3:5]), width_fd_gradient(at, log(w)), tolerance = 1e-6)
   # equal widths: the entries add up to the one-width gradient
   same <- mfsvr_evidence(d$x, d$y, kernel = rbf_kernel(1.3, per_input = TRUE), control = ctl)
   one <- mfsvr_evidence(d$x, d$y, kernel = rbf_kernel(1.3), control = ctl)
@@ -175,14 +176,7 @@ test_that("the FITC evidence gradient in each log width matches central differen
                    kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
   }
   e <- at(log(w))
-  h <- 1e-5
-  numeric_gradient <- vapply(1:3, function(c) {
-    up <- down <- log(w)
-    up[c] <- up[c] + h
-    down[c] <- down[c] - h
-    (at(up)$log_evidence - at(down)$log_evidence) / (2 * h)
-  }, numeric(1))
-  expect_equal(unname(e$gradient[3:5]), numeric_gradient, tolerance = 1e-6)
+  expect_equal(unname(e$gradient[3:5]), width_fd_gradient(at, log(w)), tolerance = 1e-6)
   # the inducing inputs are divided by the widths with the data: with every
   # training input inducing, FITC is the dense model
   all_in <- mfsvr_evidence(d$x, d$y, inducing = d$x, control = ctl,
@@ -212,15 +206,8 @@ test_that("the TAP classifier's evidence gradient in each log width matches cent
     expect_true(fit$convergence$converged)
     expect_length(fit$per_input_gradient, 3L)
     expect_equal(sum(fit$per_input_gradient), fit$gradient[1], tolerance = 1e-10)
-    h <- 1e-5
-    numeric_gradient <- vapply(1:3, function(c) {
-      up <- down <- w
-      up[c] <- w[c] * exp(h)
-      down[c] <- w[c] * exp(-h)
-      (tap_by_width(d$x, y, up, 0.2, z)$log_evidence -
-         tap_by_width(d$x, y, down, 0.2, z)$log_evidence) / (2 * h)
-    }, numeric(1))
-    expect_equal(fit$per_input_gradient, numeric_gradient, tolerance = 1e-6)
+    at <- function(lw) tap_by_width(d$x, y, exp(lw), 0.2, z)
+    expect_equal(fit$per_input_gradient, width_fd_gradient(at, log(w)), tolerance = 1e-6)
   }
 })
 
