@@ -137,9 +137,10 @@
 #'   the noise when `noise` is not given (so `update(fit, noise = 0.5)` keeps
 #'   that noise and searches the width alone). With
 #'   `rbf_kernel(per_input = TRUE)` and two classes the search chooses a
-#'   width per input column instead of one ([kernels], "A width per input");
-#'   with three or more classes those widths stay at their start. With `method = "naive"`, or
-#'   beyond 1000 observations, `NULL` means `FALSE`: the width rule of
+#'   width per input column instead of one ([kernels], "A width per
+#'   input"); with three or more classes those widths stay at their start.
+#'   With `method = "naive"`, or beyond 1000 observations, `NULL` means
+#'   `FALSE`: the width rule of
 #'   [kernels] and `noise = 0.1`. The search (L-BFGS-B on
 #'   \eqn{\log\sigma}, \eqn{\log v} and \eqn{\mathrm{logit}(2\kappa)}, with
 #'   the evidence's gradient at the EP fixed point) starts from the values
