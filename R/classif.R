@@ -95,11 +95,9 @@
   # a width per input: the unit-width kernel on the inputs divided by the
   # widths, which the scaling then includes (rbf_kernel(), "A width per input")
   unit <- .fit_kernel(xs, kernel)
-  input_scaling <- scaling
-  scaling <- .with_input_widths(input_scaling, unit$kernel, xs)
   x <- unit$x
   kernel <- .with_bias(unit$kernel, bias)
-  z <- .inducing_inputs(inducing, x, kernel, scaling)
+  z <- .inducing_inputs(inducing, x, kernel, .with_input_widths(scaling, kernel, xs))
   if (!is.null(z)) {
     fit_all <- fit_binary
     fit_binary <- function(x, y, kernel) fit_all(x, y, kernel, inducing = z)
@@ -116,7 +114,7 @@
   fit$levels <- lev
   fit$classes <- stats::setNames(labels$classes, rownames(x))
   # an evidence search may have moved the widths per input (two classes)
-  fit$scaling <- .with_input_widths(input_scaling, fit$kernel, xs)
+  fit$scaling <- .with_input_widths(scaling, fit$kernel, xs)
   fit$bias <- bias
   fit
 }

@@ -326,7 +326,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
   # d^n / dx_c^n = sigma_c^-n d^n / du_c^n
   factor <- 1
   if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
-    kernel$sigma <- .per_input_widths(kernel$sigma, x)
+    kernel <- .resolve_kernel(kernel, x)  # its widths, one per column of x
     if (!is.null(y)) y <- .unit_width_inputs(y, kernel)$x
     unit <- .unit_width_inputs(x, kernel)
     factor <- unit$kernel$input_widths[[wrt]]^-deriv

@@ -177,8 +177,7 @@ mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
   per_input <- isTRUE(kernel$per_input) && is.null(kernel$input_widths)
   scaling <- NULL
   if (per_input) {
-    kernel$sigma <- .per_input_widths(kernel$sigma, x)
-    unit <- .unit_width_inputs(x, kernel)
+    unit <- .unit_width_inputs(x, .resolve_kernel(kernel, x))
     scaling <- .with_input_widths(NULL, unit$kernel, x)
     x <- unit$x
     kernel <- unit$kernel
