@@ -97,15 +97,25 @@
 }
 
 # The search on the full prior evaluates the evidence at O(n^3) a sweep;
-# beyond .low_rank_min_n observations it runs on this many inducing inputs
-# (at most half the observations) unless gpc_control(search_inducing) says
-# otherwise.
+# beyond .search_dense_max_n observations it runs on a third of them as
+# inducing inputs, at most this many, unless gpc_control(search_inducing)
+# says otherwise.  A FITC sweep then costs O(n m^2) with m <= n / 3.
+# Measured against the search on the full prior (3 splits 70/30 each of
+# Pima, breast cancer, mlbench's spirals, twonorm, ringnorm and circle,
+# 478-700 training rows): 0.35 s instead of 1.03 s on breast cancer, 0.37
+# instead of 1.05 on Pima, 0.52 instead of 1.37 on twonorm; the same
+# held-out accuracy on every split, log loss within 0.001 except ringnorm
+# (20 inputs; 0.104 against 0.103, the full evidence 2.4 lower at the values
+# found).  A quarter of the observations was faster still on breast cancer,
+# but needed twice the evaluations on Pima and lost more on ringnorm.
 .gpc_search_inducing_count <- 300L
+.gpc_search_inducing_fraction <- 1 / 3
 
-# A search on the full prior with more than this many observations runs
-# each evaluation on the pivots of K when they represent it (see
-# .search_low_rank()).
-.search_low_rank_min_n <- 300L
+# Up to this many observations a search runs on the full prior; beyond it,
+# on inducing inputs (above), or with gpc_control(search_inducing = 0) on
+# the full prior, each evaluation on the pivots of K when they represent it
+# (see .search_low_rank()).
+.search_dense_max_n <- 300L
 
 # The full prior of one evaluation, at its own width: the pivots of a
 # pivoted Cholesky factorisation when at most half of them represent K to
@@ -117,7 +127,7 @@
 # for a fit at those values.  The final fit stays dense up to 1000
 # observations, as without a search (exact leave-one-out needs it).
 .search_low_rank <- function(x, kernel, rank_tol) {
-  if (nrow(x) <= .search_low_rank_min_n || rank_tol == 0) return(NULL)
+  if (nrow(x) <= .search_dense_max_n || rank_tol == 0) return(NULL)
   pivots <- .low_rank_pivots(x, kernel, rank_tol)
   if (pivots$low_rank) x[pivots$rows, , drop = FALSE]
 }
@@ -128,7 +138,9 @@
 .gpc_search_inducing <- function(x, kernel, count) {
   n <- nrow(x)
   if (is.null(count)) {
-    count <- if (n > .low_rank_min_n) min(.gpc_search_inducing_count, n %/% 2L) else 0L
+    count <- if (n > .search_dense_max_n) {
+      as.integer(min(.gpc_search_inducing_count, ceiling(n * .gpc_search_inducing_fraction)))
+    } else 0L
   }
   if (count == 0L) return(NULL)
   if (count > n) {

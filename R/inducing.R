@@ -50,10 +50,11 @@
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
 #' `rank_tol` in [gpc_control()]); and as an approximation beyond 2000
 #' observations when the kernel matrix has no low rank (500 inducing
-#' inputs, as `inducing = 500`). Beyond 1000 observations its evidence
-#' search (`optimize`) with `inducing = NULL` runs on this approximation
-#' (300 inducing inputs, `search_inducing` in [gpc_control()]), and then
-#' fits the full model at the values found.
+#' inputs, as `inducing = 500`). Beyond 300 observations its evidence
+#' search (`optimize`) with `inducing = NULL` runs on this approximation (a
+#' third of the observations as inducing inputs, at most 300;
+#' `search_inducing` in [gpc_control()]), and then fits the full model at
+#' the values found.
 #' @references E. Snelson and Z. Ghahramani (2006). Sparse Gaussian processes
 #'   using pseudo-inputs. *NIPS 18*.
 #'

@@ -283,19 +283,43 @@ test_that("print() of a fit with a search per class: one line when all converged
                      out), 3L)
 })
 
-test_that("a search beyond 300 observations evaluates on K's pivots where they represent it", {
+test_that("a search beyond 300 observations on the full prior evaluates on K's pivots where they represent it", {
+  set.seed(3)
+  n <- 400
+  x <- matrix(rnorm(2 * n), n)
+  y <- factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5))
+  fit <- gpc(x, y, control = gpc_control(search_inducing = 0))
+  expect_null(fit$optimization$search_inducing)
+  # the pivots are used at the values found (and so, near them, by the search)
+  expect_false(is.null(gpsvm:::.search_low_rank(fit$x, fit$kernel, gpc_control()$rank_tol)))
+  # the same search on the dense matrix throughout (rank_tol = 0)
+  dense <- gpc(x, y, control = gpc_control(rank_tol = 0, search_inducing = 0))
+  expect_equal(fit$optimization$estimate, dense$optimization$estimate, tolerance = 1e-5)
+  expect_equal(fit$log_evidence, dense$log_evidence, tolerance = 1e-8)
+  expect_null(fit$inducing)  # the final fit is dense up to 1000 observations
+})
+
+test_that("beyond 300 observations the default search runs on a third of them as inducing inputs", {
   set.seed(3)
   n <- 400
   x <- matrix(rnorm(2 * n), n)
   y <- factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5))
   fit <- gpc(x, y)
-  # the pivots are used at the values found (and so, near them, by the search)
-  expect_false(is.null(gpsvm:::.search_low_rank(fit$x, fit$kernel, gpc_control()$rank_tol)))
-  # the same search on the dense matrix throughout (rank_tol = 0)
-  dense <- gpc(x, y, control = gpc_control(rank_tol = 0))
-  expect_equal(fit$optimization$estimate, dense$optimization$estimate, tolerance = 1e-5)
-  expect_equal(fit$log_evidence, dense$log_evidence, tolerance = 1e-8)
-  expect_null(fit$inducing)  # the final fit is dense up to 1000 observations
+  expect_identical(fit$optimization$search_inducing, 134L)
+  expect_true(fit$optimization$convergence$converged)
+  expect_null(fit$inducing)  # the final fit is the full model
+  expect_match(paste(capture.output(print(fit)), collapse = "\n"), "FITC evidence on 134 inducing inputs")
+  # against the search on the full prior: the full evidence at the values
+  # found is within a small fraction of a nat of its maximum, and the class
+  # probabilities on new inputs nearly agree
+  full <- gpc(x, y, control = gpc_control(search_inducing = 0))
+  expect_lte(fit$log_evidence, full$log_evidence + 1e-3)
+  expect_gt(fit$log_evidence, full$log_evidence - 0.01)
+  xt <- matrix(rnorm(600), ncol = 2)
+  expect_lt(max(abs(predict(fit, xt, type = "prob") - predict(full, xt, type = "prob"))), 1e-3)
+  # 300 observations or fewer: the full prior
+  small <- gpc(x[1:300, ], y[1:300])
+  expect_null(small$optimization$search_inducing)
 })
 
 test_that("the fit after a search starts EP from the best point's sites", {
