@@ -68,10 +68,12 @@
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
 #' maximising the EP evidence, starting from the width rule and
 #' `noise = 0.1`; a width or noise given in the call is kept. The search
-#' costs several fits: about 0.8 s at 500 observations and 5.5 s at 1000 (8
-#' inputs), per class, against 0.15 s and 0.95 s without it (mlbench's
-#' Vowel, 660 observations and 11 classes: 29 s, against 3.9 s; the classes'
-#' models run in parallel under a [future::plan()], see [gpsvm_parallel]).
+#' costs a few fits (beyond 300 observations it runs on inducing inputs, see
+#' `optimize`): about 0.3 s at 500 observations of Pima and 1.9 s at 1000 of
+#' mlbench's ringnorm (8 inputs each), per class, against 0.14 s and 1.1 s
+#' without it (mlbench's Vowel, 990 observations and 11 classes: 32 s,
+#' against 14 s; the classes' models run in parallel under a
+#' [future::plan()], see [gpsvm_parallel]).
 #' Beyond 1000 observations, or with `optimize = FALSE`, the fit uses the
 #' width rule and `noise = 0.1`. Measured on ten 2/3 : 1/3 splits of mlbench's
 #' Pima Indians diabetes, Wisconsin breast cancer, Sonar, Ionosphere, Vehicle

@@ -1,6 +1,7 @@
 # gpc() and svc() with their defaults (gpc()'s default chooses its width and noise
-# by the EP evidence up to 1000 observations; also shown without the search,
-# optimize = FALSE) on standard data sets, beside
+# by the EP evidence up to 1000 observations, beyond 300 on a third of them
+# as inducing inputs; also shown without the search, optimize = FALSE) on
+# standard data sets, beside
 # e1071::svm() and kernlab::ksvm(prob.model = TRUE) with theirs: held-out
 # accuracy, log loss (gpc and kernlab, the models with probabilities) and fit
 # time, averaged over random 2/3 : 1/3 splits.
