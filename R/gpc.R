@@ -150,9 +150,9 @@
 #'   a `kappa` of 0 at 0.05. It is recorded in `fit$optimization` as for
 #'   [mfsvr()], and a warning says when it does not converge. Beyond 300
 #'   observations (and `inducing = NULL`) the search maximises the FITC
-#'   evidence on a third of them as inducing inputs (at most 300), about
-#'   three times faster, and the final fit is the full model at the values
-#'   it found (`search_inducing` in [gpc_control()];
+#'   evidence on a third of them as inducing inputs (at most 300), usually
+#'   about three times faster (see `search_inducing`), and the final fit is
+#'   the full model at the values it found (`search_inducing` in [gpc_control()];
 #'   `fit$optimization$search_inducing` records the count).
 #' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean

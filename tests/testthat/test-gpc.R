@@ -283,11 +283,18 @@ test_that("print() of a fit with a search per class: one line when all converged
                      out), 3L)
 })
 
-test_that("a search beyond 300 observations on the full prior evaluates on K's pivots where they represent it", {
+# 400 points of two classes split by a parabola in two inputs
+parabola_data <- function() {
   set.seed(3)
   n <- 400
   x <- matrix(rnorm(2 * n), n)
-  y <- factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5))
+  list(x = x, y = factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5)))
+}
+
+test_that("a search beyond 300 observations on the full prior evaluates on K's pivots where they represent it", {
+  d <- parabola_data()
+  x <- d$x
+  y <- d$y
   fit <- gpc(x, y, control = gpc_control(search_inducing = 0))
   expect_null(fit$optimization$search_inducing)
   # the pivots are used at the values found (and so, near them, by the search)
@@ -300,10 +307,9 @@ test_that("a search beyond 300 observations on the full prior evaluates on K's p
 })
 
 test_that("beyond 300 observations the default search runs on a third of them as inducing inputs", {
-  set.seed(3)
-  n <- 400
-  x <- matrix(rnorm(2 * n), n)
-  y <- factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5))
+  d <- parabola_data()
+  x <- d$x
+  y <- d$y
   fit <- gpc(x, y)
   expect_identical(fit$optimization$search_inducing, 134L)
   expect_true(fit$optimization$convergence$converged)
