@@ -34,19 +34,22 @@
   c(list(kernel = kernel), lapply(list(...), divide))
 }
 
-# Search-scale rows for a width per input: log sigma_c in [w_c / 100, 100 w_c]
-# around its start w_c (the widths `kernel` records).  An input whose width
-# reaches the upper end no longer matters to the fit (the kernel is flat
-# along it over 100 data-driven widths): a legitimate answer, which
-# .per_input_benign() names.
-.per_input_ranges <- function(kernel) {
+# Search-scale ranges (rows log_C, log_sigma, ...: start, lower, upper)
+# with the row log_sigma, when the kernel has a width per input, replaced by
+# one row per input column: log sigma_c in [w_c / 100, 100 w_c] around its
+# start w_c (the widths `kernel` records).  An input whose width reaches the
+# upper end no longer matters to the fit (the kernel is flat along it over
+# 100 data-driven widths): a legitimate answer, which .per_input_benign()
+# names.
+.per_input_ranges <- function(ranges, kernel) {
+  if (is.null(kernel$input_widths) || !"log_sigma" %in% rownames(ranges)) return(ranges)
   widths <- .input_widths(kernel)
-  out <- cbind(log(widths), log(widths / 100), log(100 * widths))
-  rownames(out) <- sprintf("log_sigma[%s]", names(widths))
-  out
+  split <- cbind(log(widths), log(widths / 100), log(100 * widths))
+  rownames(split) <- sprintf("log_sigma[%s]", names(widths))
+  rbind(ranges[rownames(ranges) != "log_sigma", , drop = FALSE], split)
 }
 .per_input_benign <- function(ranges) {
-  paste0(sub("^log_", "", grep("^log_sigma\\[", rownames(ranges), value = TRUE)), ":upper")
+  sprintf("%s:upper", sub("^log_", "", grep("^log_sigma\\[", rownames(ranges), value = TRUE)))
 }
 
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or

@@ -188,13 +188,9 @@
   ranges <- rbind(log_sigma = c(log(sigma0), log(w / 100), log(100 * w)),
                   log_noise = c(log(noise0), log(1e-6 * diagonal), log(1e3 * diagonal)),
                   logit_kappa = c(logit(kappa0), logit(1e-6), logit(0.45)))
-  ranges <- ranges[c("sigma", "noise", "kappa") %in% which, , drop = FALSE]
-  benign <- c("noise:lower", "kappa:lower")
-  if (!is.null(kernel$input_widths) && "sigma" %in% which) {  # a width per input
-    ranges <- rbind(ranges[rownames(ranges) != "log_sigma", , drop = FALSE],
-                    .per_input_ranges(kernel))
-    benign <- c(benign, .per_input_benign(ranges))
-  }
+  ranges <- .per_input_ranges(ranges[c("sigma", "noise", "kappa") %in% which, , drop = FALSE],
+                              kernel)
+  benign <- c("noise:lower", "kappa:lower", .per_input_benign(ranges))
   natural <- function(par) {
     ifelse(rownames(ranges) == "logit_kappa", stats::plogis(par) / 2, exp(par))
   }

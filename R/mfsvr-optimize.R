@@ -32,10 +32,8 @@
 #     where the evidence often keeps rising slowly: a legitimate answer),
 #   sigma in [w / 100, 100 w].
 # A kernel with a width per input searches one log width per input column
-# instead of log sigma, each in [w_c / 100, 100 w_c] around its start w_c.
-# An input whose width reaches the upper end no longer matters to the fit
-# (the kernel is flat along it over 100 data-driven widths): a legitimate
-# answer, as is the Laplace limit, so neither warns.
+# instead of log sigma (.per_input_ranges()); a width at its upper end is a
+# legitimate answer, as is the Laplace limit, so neither warns.
 .mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which) {
   names <- .mfsvr_hyper_names(epsilon, kernel, which)
   s <- .response_scaling(y, TRUE)$scale
@@ -45,13 +43,7 @@
   ranges <- rbind(log_C = c(log(C), log(0.01 / s), log(1e4 / s)),
                   log_epsilon = c(log(epsilon), log(1e-4 * s), log(3 * s)),
                   log_sigma = c(log(sigma), log(w / 100), log(100 * w)))[names, , drop = FALSE]
-  natural_names <- sub("^log_", "", names)
-  benign <- "epsilon:lower"
-  if (!is.null(widths)) {
-    ranges <- rbind(ranges[names != "log_sigma", , drop = FALSE], .per_input_ranges(kernel))
-    natural_names <- sub("^log_", "", rownames(ranges))
-    benign <- c(benign, .per_input_benign(ranges))
-  }
+  ranges <- .per_input_ranges(ranges, kernel)
   limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
                  "(a likelihood that is flat inside the tube and zero outside)")
   # On some data the evidence keeps rising, ever more slowly, as C grows with
@@ -70,7 +62,8 @@
   }
   slow_rise <- if ("log_C" %in% names) advice else function(record, fit) NULL
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = exp,
-               natural_names = natural_names, benign = benign,
+               natural_names = sub("^log_", "", rownames(ranges)),
+               benign = c("epsilon:lower", .per_input_benign(ranges)),
                notes = list(`C:upper` = paste("the evidence still rises as C grows:", limit)),
                advice = if (is.null(widths)) slow_rise else function(record, fit) {
                  c(slow_rise(record, fit), .per_input_overfit_advice(fit, length(widths)))
