@@ -6,7 +6,8 @@
 //   * with the training inputs as inducing inputs FITC is the dense model
 //     (up to the documented jitter);
 //   * predictions against the FITC conditional written with dense inverses;
-//   * the kernel part of the evidence gradient against central differences;
+//   * the kernel part of the evidence gradient against central differences
+//     (one block of rows and several, with and without a constant in K);
 //   * the pivoted Cholesky factor grows only as far as the rank it reaches,
 //     and the greedy choice never takes a duplicate.
 #include <cmath>
@@ -194,6 +195,62 @@ TEST_CASE("FITC evidence gradient split by input column matches differences in e
     CHECK_NEAR(g.per_input_log_width[col], fd, 1e-6 * (1.0 + std::fabs(fd)));
   }
   CHECK_NEAR(g.per_input_log_width.sum(), g.log_width, 1e-12 * (1.0 + std::fabs(g.log_width)));
+}
+
+TEST_CASE("FITC evidence gradient over several blocks of rows, with a constant in the kernel") {
+  // 1100 rows: the gradient's passes run over two blocks of rows (1024 at a
+  // time); the constant (a bias's prior variance) is in K but not in its
+  // width derivative.
+  const Data d = wiggly(1100, 21);
+  const MatrixXd z = d.x.topRows(8);
+  const gpsvm::ProbitFlip probit(0.0, 0.0);
+  const gpsvm::EpControl c = ep_control(kParallel, 1e-13);
+  const auto rbf = [](double sigma) {
+    gpsvm::Kernel k = gpsvm::Kernel::rbf(sigma);
+    k.constant = 0.5;
+    return k;
+  };
+  const double sigma = 0.6, noise = 0.25, h = 1e-5;
+  const auto evidence = [&](double s, double v, Eigen::Index col, double t) {
+    MatrixXd xs = d.x, zs = z;
+    if (col >= 0) {
+      xs.col(col) *= std::exp(-t);
+      zs.col(col) *= std::exp(-t);
+    }
+    const gpsvm::InducingBasis b = gpsvm::inducing_basis(rbf(s), xs, zs, v);
+    return gpsvm::ep_fit_inducing(b, d.label, probit, c, nullptr).log_evidence;
+  };
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(rbf(sigma), d.x, z, noise);
+  const gpsvm::EpResult r = gpsvm::ep_fit_inducing(b, d.label, probit, c, nullptr);
+  CHECK(r.status.converged);
+  const gpsvm::InducingKernelGradient g = gpsvm::inducing_kernel_gradient(rbf(sigma), d.x, b, r);
+  const double fd_width = (evidence(sigma * std::exp(h), noise, -1, 0.0) -
+                           evidence(sigma * std::exp(-h), noise, -1, 0.0)) / (2 * h);
+  const double fd_noise =
+      (evidence(sigma, noise + h, -1, 0.0) - evidence(sigma, noise - h, -1, 0.0)) / (2 * h);
+  CHECK_NEAR(g.log_width, fd_width, 1e-6 * (1.0 + std::fabs(fd_width)));
+  CHECK_NEAR(g.diagonal, fd_noise, 1e-6 * (1.0 + std::fabs(fd_noise)));
+  CHECK(g.per_input_log_width.size() == 2);
+  if (g.per_input_log_width.size() != 2) return;
+  for (Eigen::Index col = 0; col < 2; ++col) {
+    const double fd =
+        (evidence(sigma, noise, col, h) - evidence(sigma, noise, col, -h)) / (2 * h);
+    CHECK_NEAR(g.per_input_log_width[col], fd, 1e-6 * (1.0 + std::fabs(fd)));
+  }
+}
+
+TEST_CASE("add_weighted_gram: X' diag(d) X for weights of either sign") {
+  ref::Random rng(23);
+  const MatrixXd X = rng.uniform_matrix(9, 4, -1.0, 1.0);
+  for (const double shift : {0.5, -0.5}) {  // all >= 0; some < 0
+    VectorXd d(9);
+    for (Eigen::Index i = 0; i < 9; ++i) d[i] = rng.normal() + shift + 0.5;
+    MatrixXd A = MatrixXd::Identity(4, 4);
+    gpsvm::add_weighted_gram(A, X, d);
+    const MatrixXd full = A.selfadjointView<Eigen::Lower>();
+    const MatrixXd expected = MatrixXd::Identity(4, 4) + X.transpose() * d.asDiagonal() * X;
+    CHECK_NEAR((full - expected).cwiseAbs().maxCoeff(), 0.0, 1e-13);
+  }
 }
 
 TEST_CASE("pivoted Cholesky: the factor grows to the rank reached; no duplicate is chosen") {

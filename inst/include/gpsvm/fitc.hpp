@@ -138,10 +138,18 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& 
 // K_fitc is K's own (d k_ii / d log sigma = 0), dK_fitc is dQ without its
 // diagonal; so with M~ = M with a zero diagonal
 //   tr(M dK_fitc) = 2 tr(B M~ dK_nm) - tr(B M~ B' dK_mm).
-// R = W - (W G) P (W G)' (P = A^-1, W = tau / (1 + lambda tau)), so
-// M~ = w w' + (W G) P (W G)' - diag(e), e_i = w_i^2 + W_i^2 g_i' P g_i, and
-// B M~ and B M~ B' are formed in blocks of rows in O(n m^2) time and
-// O(m^2 + block m) memory; dK_nm is evaluated a block at a time.
+// R = W - (W G) P (W G)' (P = A^-1 = L_A^-T L_A^-1, W = tau / (1 + lambda tau)),
+// so M~ = w w' + (W G) P (W G)' - diag(e), e_i = w_i^2 + W_i^2 q_i >= 0 with
+// q_i = g_i' P g_i = |L_A^-1 g_i|^2.
+//   Every product with B is moved to the m x m side: a pass over blocks of
+// rows forms q, G'w, G' W G and G' diag(e) G, and B's factor L^-T is applied
+// to those; a second pass forms B M~ = L^-T Y block by block,
+// Y = -G' diag(e) + (G'w) w' + L' (B W G) P (W G)'.  In units of n m^2
+// multiply-adds (an EP sweep costs about two): q 1/2, the two Gram matrices
+// 1/2 each (symmetric rank updates; 1 for G' W G when some W_i < 0), Y 1 and
+// L^-T Y 1/2.  Memory O(m^2 + block m) beyond the basis.  The kernel
+// derivatives are evaluated a block of rows and one inducing input at a
+// time, vectorised over the rows.
 struct InducingKernelGradient {
   double log_width = 0.0;  // 0 unless the kernel is Gaussian
   // the same split by input coordinate c: the derivative in log sigma_c
@@ -150,6 +158,37 @@ struct InducingKernelGradient {
   Eigen::VectorXd per_input_log_width;
   double diagonal = 0.0;  // 1/2 (w'w - tr R)
 };
+
+// sum_{i,j} coefficient(j, i) d k(a_i, z_j) / d log sigma_c for every input
+// coordinate c, with the Gaussian part of the kernel (a constant added to it
+// does not depend on the width): d k / d log sigma_c = k (a_c - z_c)^2 / sigma^2.
+// a: rows as inputs (len x p); z: m x p; coefficient: m x len.
+inline Eigen::VectorXd width_derivative_sum(const Eigen::MatrixXd& coefficient,
+                                            const Eigen::Ref<const Eigen::MatrixXd>& a,
+                                            const Eigen::MatrixXd& z, double sigma) {
+  const double inv_s2 = 1.0 / (sigma * sigma);
+  Eigen::VectorXd total = Eigen::VectorXd::Zero(a.cols());
+  Eigen::ArrayXXd diff2(a.rows(), a.cols());
+  for (Eigen::Index j = 0; j < z.rows(); ++j) {
+    diff2 = (a.rowwise() - z.row(j)).array().square();
+    const Eigen::ArrayXd weight = (-0.5 * inv_s2 * diff2.rowwise().sum()).exp() *
+                                  coefficient.row(j).transpose().array();
+    total.noalias() += diff2.matrix().transpose() * weight.matrix();
+  }
+  return total * inv_s2;
+}
+
+// A += X' diag(d) X in A's lower triangle, as symmetric rank updates (one
+// for the rows with d_i >= 0, one more if some d_i < 0).
+inline void add_weighted_gram(Eigen::MatrixXd& A, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                              const Eigen::VectorXd& d) {
+  A.selfadjointView<Eigen::Lower>().rankUpdate(
+      X.transpose() * d.cwiseMax(0.0).cwiseSqrt().asDiagonal());
+  if (d.minCoeff() < 0.0) {
+    A.selfadjointView<Eigen::Lower>().rankUpdate(
+        X.transpose() * (-d).cwiseMax(0.0).cwiseSqrt().asDiagonal(), -1.0);
+  }
+}
 
 inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
                                                        const ConstMatrixRef& x,
@@ -160,63 +199,53 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
   const Eigen::VectorXd& w = r.weights;
   const Eigen::VectorXd W =
       tau.cwiseQuotient((1.0 + b.lambda.array() * tau.array()).matrix());
-  Eigen::MatrixXd P = Eigen::MatrixXd::Identity(m, m);
-  r.chol.triangularView<Eigen::Lower>().solveInPlace(P);
-  P = (P.transpose() * P).eval();
+  const auto LA = r.chol.triangularView<Eigen::Lower>();
   const auto Lt = b.chol.triangularView<Eigen::Lower>().transpose();
   const Eigen::Index block = 1024;
-  // pass 1: B w, B W G, B diag(e) B', tr R
-  Eigen::VectorXd Bw = Eigen::VectorXd::Zero(m), e(n);
-  Eigen::MatrixXd BWG = Eigen::MatrixXd::Zero(m, m), BeB = Eigen::MatrixXd::Zero(m, m);
+  // pass 1: e, tr R, G'w, G' W G, G' diag(e) G
+  Eigen::VectorXd Gw = Eigen::VectorXd::Zero(m), e(n);
+  Eigen::MatrixXd GWG = Eigen::MatrixXd::Zero(m, m), GeG = Eigen::MatrixXd::Zero(m, m);
   double trace_r = 0.0;
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const auto Gb = b.G.middleRows(s, len);
-    const Eigen::MatrixXd GP = Gb * P;
-    const Eigen::VectorXd q = GP.cwiseProduct(Gb).rowwise().sum();
-    const Eigen::MatrixXd Bb = Lt.solve(Gb.transpose());  // m x len
-    for (Eigen::Index i = 0; i < len; ++i) {
-      const double Wi = W[s + i];
-      e[s + i] = w[s + i] * w[s + i] + Wi * Wi * q[i];
-      trace_r += Wi - Wi * Wi * q[i];
-    }
-    Bw.noalias() += Bb * w.segment(s, len);
-    BWG.noalias() += Bb * (W.segment(s, len).asDiagonal() * Gb);
-    BeB.noalias() += Bb * e.segment(s, len).asDiagonal() * Bb.transpose();
+    Eigen::MatrixXd V = Gb.transpose();
+    LA.solveInPlace(V);
+    const Eigen::ArrayXd q = V.colwise().squaredNorm().transpose().array();
+    const Eigen::ArrayXd Wb = W.segment(s, len).array();
+    e.segment(s, len) = w.segment(s, len).array().square() + Wb.square() * q;
+    trace_r += (Wb - Wb.square() * q).sum();
+    Gw.noalias() += Gb.transpose() * w.segment(s, len);
+    add_weighted_gram(GWG, Gb, W.segment(s, len));
+    add_weighted_gram(GeG, Gb, e.segment(s, len));
   }
   InducingKernelGradient out;
   out.diagonal = 0.5 * (w.squaredNorm() - trace_r);
   if (kernel.family != KernelFamily::rbf) return out;
-  const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
-  const Eigen::MatrixXd zt = b.inducing.transpose(), xt = x.transpose();
-  const Eigen::Index p = x.cols();
-  // d k(a, b) / d log sigma_c = (k(a, b) - constant) (a_c - b_c)^2 / sigma^2,
-  // times `coefficient`, added to `total` for every coordinate c
-  Eigen::VectorXd diff2(p);
-  const auto add_dk = [&](double coefficient, const double* a, const double* c,
-                          Eigen::VectorXd& total) {
-    for (Eigen::Index k = 0; k < p; ++k) diff2[k] = (a[k] - c[k]) * (a[k] - c[k]);
-    total += (coefficient * std::exp(-0.5 * diff2.sum() * inv_s2) * inv_s2) * diff2;
-  };
-  const Eigen::MatrixXd BWGP = BWG * P;
-  // tr(B M~ B' dK_mm)
-  const Eigen::MatrixXd C = Bw * Bw.transpose() + BWGP * BWG.transpose() - BeB;
-  Eigen::VectorXd t2 = Eigen::VectorXd::Zero(p);
-  for (Eigen::Index j = 0; j < m; ++j)
-    for (Eigen::Index k = 0; k < m; ++k) add_dk(C(j, k), zt.col(j).data(), zt.col(k).data(), t2);
-  // pass 2: tr(B M~ dK_nm)
-  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(p);
+  // B w, B W G and B diag(e) B' = L^-T (G' diag(e) G) L^-1
+  const Eigen::VectorXd Bw = Lt.solve(Gw);
+  const Eigen::MatrixXd BWG = Lt.solve(Eigen::MatrixXd(GWG.selfadjointView<Eigen::Lower>()));
+  const Eigen::MatrixXd GeG_Linv =
+      Lt.solve(Eigen::MatrixXd(GeG.selfadjointView<Eigen::Lower>())).transpose();
+  const Eigen::MatrixXd BeB = Lt.solve(GeG_Linv);
+  // tr(B M~ B' dK_mm), B M~ B' = (B w)(B w)' + (B W G) P (B W G)' - B diag(e) B'
+  Eigen::MatrixXd U = BWG.transpose();
+  LA.solveInPlace(U);  // L_A^-1 (B W G)', so (B W G) P = U' L_A^-1
+  const Eigen::MatrixXd C = Bw * Bw.transpose() + U.transpose() * U - BeB;
+  const Eigen::VectorXd t2 = width_derivative_sum(C, b.inducing, b.inducing, kernel.sigma);
+  // pass 2: tr(B M~ dK_nm), B M~ = L^-T Y a block of columns at a time
+  Eigen::MatrixXd BWGP_t = U;
+  LA.transpose().solveInPlace(BWGP_t);  // L_A^-T U = ((B W G) P)'
+  const Eigen::MatrixXd LtBWGP = Lt * BWGP_t.transpose();  // L' (B W G) P
+  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(x.cols());
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const auto Gb = b.G.middleRows(s, len);
-    Eigen::MatrixXd BM = Lt.solve(Gb.transpose());  // B_b, m x len
-    BM = -(BM * e.segment(s, len).asDiagonal());
-    BM.noalias() += Bw * w.segment(s, len).transpose();
-    BM.noalias() += BWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
-    for (Eigen::Index i = 0; i < len; ++i) {
-      const double* xi = xt.col(s + i).data();
-      for (Eigen::Index j = 0; j < m; ++j) add_dk(BM(j, i), xi, zt.col(j).data(), t1);
-    }
+    Eigen::MatrixXd Y = -(Gb.transpose() * e.segment(s, len).asDiagonal());
+    Y.noalias() += Gw * w.segment(s, len).transpose();
+    Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
+    Lt.solveInPlace(Y);
+    t1 += width_derivative_sum(Y, x.middleRows(s, len), b.inducing, kernel.sigma);
   }
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();
