@@ -105,6 +105,20 @@
   fit
 }
 
+# The formula of a fit by the formula interface, without the attributes of
+# its terms (as formula() of an lm fit gives it).
+.model_formula <- function(x) {
+  if (is.null(x$terms)) .stop("the fit has no formula: it was fitted to a matrix and a response")
+  stats::formula(x$terms)
+}
+
+#' @importFrom stats formula
+#' @export
+formula.gpsvm_regression <- function(x, ...) .model_formula(x)
+
+#' @export
+formula.gpsvm_classifier <- function(x, ...) .model_formula(x)
+
 # Numeric targets: finite, one per row of x.
 .check_targets <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
@@ -131,9 +145,13 @@
       .stop("'newdata' must be a data frame for a model fitted with a formula")
     }
     tt <- stats::delete.response(object$terms)
-    mf <- tryCatch(
-      stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
-      error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
+    # as predict.lm: a variable of another type (a number given as text)
+    # would otherwise become other columns
+    mf <- tryCatch({
+      mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+      if (!is.null(classes <- attr(tt, "dataClasses"))) stats::.checkMFClasses(classes, mf)
+      mf
+    }, error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
                                         conditionMessage(e))))
     x <- stats::model.matrix(tt, mf)
     attr(x, "assign") <- NULL

@@ -73,6 +73,11 @@ test_that("constant columns and a formula's factor columns are not scaled", {
                tolerance = 1e-10)
   # a level of a factor input that training never saw
   expect_error(predict(fit, data.frame(u = 1, g = "z", k = 2)), "'newdata' does not fit the model")
+  # a number given as text: the wrong type (as for predict.lm), not new columns
+  expect_error(predict(fit, data.frame(u = "1", g = "q", k = 2)),
+               "'newdata' does not fit the model: variable 'u' was fitted with type")
+  expect_identical(deparse(formula(fit)), "cls ~ u + g + k")
+  expect_null(attr(formula(fit), "dataClasses"))
 })
 
 test_that("the bias is a constant added to the kernel: plain-R solvers on K + bias", {

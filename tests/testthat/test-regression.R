@@ -463,11 +463,19 @@ test_that("update() refits every model with changed arguments, data or formula",
       expect_identical(coef(c10), coef(direct), info = model)
     }
     if (formula_fit) {
+      # formula() as lm's: the formula alone, not the terms' attributes
+      expect_identical(attributes(formula(fit)), attributes(formula(lm(y ~ u + w, d))))
+      expect_identical(deparse(formula(fit)), "y ~ u + w")
+      # a number given as text is the wrong type, as for predict.lm
+      expect_error(predict(fit, transform(d, w = as.character(w))),
+                   "'newdata' does not fit the model: variable 'w' was fitted with type")
       sub_fit <- update(fit, data = d[1:20, ])
       expect_identical(nobs(sub_fit), 20L)
       one <- update(fit, . ~ . - w)
       expect_identical(colnames(one$x), "u")
       expect_equal(unname(coef(one)), unname(coef(update(fit, y ~ u))))
+    } else {
+      expect_error(formula(fit), "the fit has no formula: it was fitted to a matrix")
     }
   }
 })
