@@ -69,8 +69,8 @@
 #' maximising the EP evidence, starting from the width rule and
 #' `noise = 0.1`; a width or noise given in the call is kept. The search
 #' costs a few fits (beyond 300 observations it runs on inducing inputs, see
-#' `optimize`): about 0.3 s at 500 observations of Pima and 1.9 s at 1000 of
-#' mlbench's ringnorm (8 inputs each), per class, against 0.14 s and 1.1 s
+#' `optimize`): about 0.3 s at 500 observations of Pima and 1.8 s at 1000 of
+#' mlbench's ringnorm (8 inputs each), per class, against 0.15 s and 0.9 s
 #' without it (mlbench's Vowel, 990 observations and 11 classes: 32 s,
 #' against 14 s; the classes' models run in parallel under a
 #' [future::plan()], see [gpsvm_parallel]).
