@@ -119,6 +119,16 @@ formula.gpsvm_regression <- function(x, ...) .model_formula(x)
 #' @export
 formula.gpsvm_classifier <- function(x, ...) .model_formula(x)
 
+# The input matrix of the fit in the data's units, as model.matrix() of an lm
+# fit (model.matrix.default would look for the response in the formula's
+# environment; fit$x holds the inputs scaled).
+#' @importFrom stats model.matrix
+#' @export
+model.matrix.gpsvm_regression <- function(object, ...) .original_inputs(object)
+
+#' @export
+model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
+
 # Numeric targets: finite, one per row of x.
 .check_targets <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]

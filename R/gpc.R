@@ -168,7 +168,8 @@
 #'   (named by the level, coded +1 for that class and -1 for the rest), and
 #'   `fitted.values` is a matrix with one column per class. Methods:
 #'   [predict.gpsvm_gpc()], [loo_error()], `print`, `summary`,
-#'   [fitted()][fitted.gpsvm_classifier], `nobs`, `update`, [logLik()][logLik.gpsvm_gpc]
+#'   [fitted()][fitted.gpsvm_classifier], `nobs`, `update`, `formula`,
+#'   `model.matrix` (the inputs in the data's units), [logLik()][logLik.gpsvm_gpc]
 #'   and [plot()][plot.gpsvm_classifier] for two inputs.
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
 #'   mean field results and leave-one-out. In Smola, Bartlett, Schoelkopf and

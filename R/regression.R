@@ -116,8 +116,10 @@
 #'   \eqn{\sqrt{\sigma^2}}.
 #' * `logLik()` the log evidence (marginal likelihood) of the response as a
 #'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work.
-#' * `nobs()` the number of observations used; `plot()`, see
-#'   [plot.gpsvm_regression()].
+#' * `nobs()` the number of observations used; `formula()` the model formula
+#'   of a fit by the formula interface; `model.matrix()` the input matrix
+#'   the model was fitted on, in the data's units (a factor's indicator
+#'   columns included); `plot()`, see [plot.gpsvm_regression()].
 #' * `update()` refits with changed arguments (or a changed formula, as
 #'   `update(fit, . ~ . - x2)`), as [stats::update()] does, calling gpsvm's
 #'   fitter even when another attached package masks its name (kernlab's

@@ -78,6 +78,9 @@ test_that("constant columns and a formula's factor columns are not scaled", {
                "'newdata' does not fit the model: variable 'u' was fitted with type")
   expect_identical(deparse(formula(fit)), "cls ~ u + g + k")
   expect_null(attr(formula(fit), "dataClasses"))
+  # the design in the data's units: u as given, g's dummies, k (constant)
+  expect_equal(unname(model.matrix(fit)[, "u"]), df$u)
+  expect_equal(unname(model.matrix(fit)[, "k"]), df$k)
 })
 
 test_that("the bias is a constant added to the kernel: plain-R solvers on K + bias", {

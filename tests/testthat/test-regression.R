@@ -466,6 +466,8 @@ test_that("update() refits every model with changed arguments, data or formula",
       # formula() as lm's: the formula alone, not the terms' attributes
       expect_identical(attributes(formula(fit)), attributes(formula(lm(y ~ u + w, d))))
       expect_identical(deparse(formula(fit)), "y ~ u + w")
+      expect_equal(model.matrix(fit), as.matrix(d[c("u", "w")]), ignore_attr = TRUE)
+      expect_identical(colnames(model.matrix(fit)), c("u", "w"))
       # a number given as text is the wrong type, as for predict.lm
       expect_error(predict(fit, transform(d, w = as.character(w))),
                    "'newdata' does not fit the model: variable 'w' was fitted with type")
