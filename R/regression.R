@@ -78,7 +78,7 @@
 }
 
 # The training inputs in the user's units (fit$x holds them scaled); used by
-# the regression and the classifier plots.
+# the regression and the classifier plots and by model.matrix().
 .original_inputs <- function(object) {
   s <- object$scaling
   if (is.null(s)) return(object$x)
