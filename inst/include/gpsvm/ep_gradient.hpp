@@ -19,6 +19,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -31,7 +32,7 @@
 namespace gpsvm {
 
 // 1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma_c for the Gaussian kernel,
-// split by input coordinate c (the kernel's own contraction, kernels.hpp):
+// split by input coordinate c (log_width_contraction() in kernels.hpp):
 // entry c is the derivative in log sigma_c when each coordinate has a width
 // of its own, evaluated at the kernel's common width.  dK_ij / d log sigma_c
 // is zero on the diagonal, so a variance added there does not change it.
@@ -41,10 +42,16 @@ inline Eigen::VectorXd ep_per_input_log_width_gradient(const ConstMatrixRef& x,
                                                        const Eigen::MatrixXd& R) {
   if (kernel.family != KernelFamily::rbf)
     throw std::invalid_argument("only the Gaussian kernel has a width");
-  const auto coefficient = [&](Eigen::Index i, Eigen::Index j) {
-    return r.weights[i] * r.weights[j] - R(i, j);
-  };
-  return 0.5 * KernelEvaluator(kernel, x).per_input_log_width_contraction(coefficient);
+  // w w' - R a block of columns at a time (memory O(n block) beyond R)
+  const Eigen::Index n = x.rows(), block = 256;
+  Eigen::VectorXd total = Eigen::VectorXd::Zero(x.cols());
+  for (Eigen::Index s = 0; s < n; s += block) {
+    const Eigen::Index len = std::min(block, n - s);
+    const Eigen::MatrixXd coefficient =
+        r.weights * r.weights.segment(s, len).transpose() - R.middleCols(s, len);
+    total += log_width_contraction(kernel, coefficient, x.middleRows(s, len), x);
+  }
+  return 0.5 * total;
 }
 
 // The derivative in the one width's log sigma: the entries' sum.

@@ -148,8 +148,8 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& 
 // multiply-adds (an EP sweep costs about two): q 1/2, the two Gram matrices
 // 1/2 each (symmetric rank updates; 1 for G' W G when some W_i < 0), Y 1 and
 // L^-T Y 1/2.  Memory O(m^2 + block m) beyond the basis.  The kernel
-// derivatives are evaluated a block of rows and one inducing input at a
-// time, vectorised over the rows.
+// derivatives: log_width_contraction() (kernels.hpp), a block of rows at a
+// time.
 struct InducingKernelGradient {
   double log_width = 0.0;  // 0 unless the kernel is Gaussian
   // the same split by input coordinate c: the derivative in log sigma_c
@@ -158,25 +158,6 @@ struct InducingKernelGradient {
   Eigen::VectorXd per_input_log_width;
   double diagonal = 0.0;  // 1/2 (w'w - tr R)
 };
-
-// sum_{i,j} coefficient(j, i) d k(a_i, z_j) / d log sigma_c for every input
-// coordinate c, with the Gaussian part of the kernel (a constant added to it
-// does not depend on the width): d k / d log sigma_c = k (a_c - z_c)^2 / sigma^2.
-// a: rows as inputs (len x p); z: m x p; coefficient: m x len.
-inline Eigen::VectorXd width_derivative_sum(const Eigen::MatrixXd& coefficient,
-                                            const Eigen::Ref<const Eigen::MatrixXd>& a,
-                                            const Eigen::MatrixXd& z, double sigma) {
-  const double inv_s2 = 1.0 / (sigma * sigma);
-  Eigen::VectorXd total = Eigen::VectorXd::Zero(a.cols());
-  Eigen::ArrayXXd diff2(a.rows(), a.cols());
-  for (Eigen::Index j = 0; j < z.rows(); ++j) {
-    diff2 = (a.rowwise() - z.row(j)).array().square();
-    const Eigen::ArrayXd weight = (-0.5 * inv_s2 * diff2.rowwise().sum()).exp() *
-                                  coefficient.row(j).transpose().array();
-    total.noalias() += diff2.matrix().transpose() * weight.matrix();
-  }
-  return total * inv_s2;
-}
 
 // A += X' diag(d) X in A's lower triangle, as symmetric rank updates (one
 // for the rows with d_i >= 0, one more if some d_i < 0).
@@ -232,7 +213,7 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
   Eigen::MatrixXd U = BWG.transpose();
   LA.solveInPlace(U);  // L_A^-1 (B W G)', so (B W G) P = U' L_A^-1
   const Eigen::MatrixXd C = Bw * Bw.transpose() + U.transpose() * U - BeB;
-  const Eigen::VectorXd t2 = width_derivative_sum(C, b.inducing, b.inducing, kernel.sigma);
+  const Eigen::VectorXd t2 = log_width_contraction(kernel, C, b.inducing, b.inducing);
   // pass 2: tr(B M~ dK_nm), B M~ = L^-T Y a block of columns at a time
   Eigen::MatrixXd BWGP_t = U;
   LA.transpose().solveInPlace(BWGP_t);  // L_A^-T U = ((B W G) P)'
@@ -245,7 +226,7 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
     Y.noalias() += Gw * w.segment(s, len).transpose();
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
-    t1 += width_derivative_sum(Y, x.middleRows(s, len), b.inducing, kernel.sigma);
+    t1 += log_width_contraction(kernel, Y, x.middleRows(s, len), b.inducing);
   }
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();

@@ -175,6 +175,31 @@ struct Kernel {
   }
 };
 
+// sum_ij coefficient(j, i) dk(a_i, z_j) / d log sigma_c for the Gaussian
+// kernel, one entry per input coordinate c (a: rows as points, len x d; z:
+// m x d; coefficient: m x len).  With each coordinate given a width of its
+// own (a division of the coordinate before the kernel), evaluated at the
+// common width, dk / d log sigma_c = k (a_c - z_c)^2 / sigma^2 (a constant
+// added to the kernel does not depend on the width).  This is the
+// contraction an evidence gradient in the widths needs; the entries sum to
+// the derivative in the one width's log sigma.  O(len m d), one point of z
+// at a time vectorised over the rows of a, with the direct differences;
+// zeros for the families without a width.
+inline VectorXd log_width_contraction(const Kernel& kernel, const ConstMatrixRef& coefficient,
+                                      const ConstMatrixRef& a, const ConstMatrixRef& z) {
+  VectorXd total = VectorXd::Zero(a.cols());
+  if (kernel.family != KernelFamily::rbf) return total;
+  const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
+  Eigen::ArrayXXd diff2(a.rows(), a.cols());
+  for (Index j = 0; j < z.rows(); ++j) {
+    diff2 = (a.rowwise() - z.row(j)).array().square();
+    const Eigen::ArrayXd weight =
+        (-0.5 * inv_s2 * diff2.rowwise().sum()).exp() * coefficient.row(j).transpose().array();
+    total.noalias() += diff2.matrix().transpose() * weight.matrix();
+  }
+  return total * inv_s2;
+}
+
 // Evaluates a kernel on a fixed set of points (rows of an n x d matrix), one
 // entry, one column or the whole Gram matrix at a time.  Solvers that cannot
 // hold the n x n matrix (SMO on large n) use column().
@@ -203,31 +228,6 @@ class KernelEvaluator {
 
   double operator()(Index i, Index j) const {
     return kernel_(point(i), point(j), dimension());
-  }
-
-  // sum_ij a(i, j) dK_ij / d log sigma_c for the Gaussian kernel, one entry
-  // per input coordinate c: with each coordinate given a width of its own
-  // (a division of the coordinate before the kernel), evaluated at the
-  // common width, dK_ij / d log sigma_c = K_ij (x_ic - x_jc)^2 / sigma^2.
-  // This is the contraction an evidence gradient in the widths needs
-  // (a(i, j) = w_i w_j - R_ij for EP); the entries sum to the derivative in
-  // the one width's log sigma.  O(n^2 p); zeros for the families without a
-  // width.
-  template <class Coefficient>
-  VectorXd per_input_log_width_contraction(const Coefficient& a) const {
-    VectorXd total = VectorXd::Zero(dimension());
-    if (kernel_.family != KernelFamily::rbf) return total;
-    const double inv_s2 = 1.0 / (kernel_.sigma * kernel_.sigma);
-    VectorXd diff2(dimension());
-    for (Index j = 0; j < size(); ++j) {
-      for (Index i = 0; i < size(); ++i) {
-        diff2 = (points_.col(i) - points_.col(j)).array().square();
-        const double dist2 = diff2.sum();
-        const double kij = std::exp(-0.5 * dist2 * inv_s2);
-        total += (a(i, j) * kij * inv_s2) * diff2;
-      }
-    }
-    return total;
   }
 
   // out[i] = k(x_i, x_j) for all i.
