@@ -140,6 +140,19 @@ NULL
             approximation = TRUE)
 }
 
+# mfsvr() without `inducing`: its core factors a kernel matrix of low rank
+# itself (mfsvr_control(rank_tol, max_rank)), so only the approximation of
+# .automatic_inducing() is taken here: beyond .dense_max_n observations,
+# when .low_rank_max pivots do not represent K, the FITC prior on its first
+# .automatic_inducing_count pivots, as gpc() does.  A dense sweep there
+# costs O(n^3): at n = 4000 on mlbench's Friedman 1 (10 inputs), 11 sweeps
+# took 57 s.  NULL: the core decides, as up to .dense_max_n.
+.automatic_approximation <- function(xs, kernel, rank_tol) {
+  if (nrow(xs) <= .dense_max_n) return(NULL)
+  z <- .automatic_inducing(xs, kernel, rank_tol)
+  if (isTRUE(attr(z, "approximation"))) z
+}
+
 # The greedy pivots of K: low_rank when at most min(.low_rank_max, n / 2)
 # of them represent it to rank_tol (rows are then those pivots), else rows
 # are the first cap + 1.
@@ -152,15 +165,16 @@ NULL
 # The line print() shows for a sparse fit.
 .inducing_line <- function(object) {
   if (is.null(object$inducing)) return(NULL)
+  dense <- sprintf("%s(rank_tol = 0) for the dense matrix",
+                   if (inherits(object, "gpsvm_mfsvr")) "mfsvr_control" else "gpc_control")
   if (isTRUE(attr(object$inducing, "low_rank"))) {
-    return(sprintf(paste("low rank: the kernel matrix to rank_tol = %.3g on %d pivots (FITC on them;",
-                         "gpc_control(rank_tol = 0) for the dense matrix)"),
-                   object$control$rank_tol, nrow(object$inducing)))
+    return(sprintf("low rank: the kernel matrix to rank_tol = %.3g on %d pivots (FITC on them; %s)",
+                   object$control$rank_tol, nrow(object$inducing), dense))
   }
   if (isTRUE(attr(object$inducing, "approximation"))) {
     return(sprintf(paste("sparse: the kernel matrix has no low rank, so beyond %d observations",
-                         "the FITC prior on %d inducing inputs (gpc_control(rank_tol = 0) for",
-                         "the dense matrix)"), .dense_max_n, nrow(object$inducing)))
+                         "the FITC prior on %d inducing inputs (%s)"), .dense_max_n,
+                   nrow(object$inducing), dense))
   }
   sprintf("sparse: FITC prior with %d inducing inputs", nrow(object$inducing))
 }

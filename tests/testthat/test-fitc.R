@@ -400,3 +400,37 @@ test_that("beyond 2000 observations a kernel matrix without a low rank gets the 
   expect_null(gpsvm:::.automatic_inducing(x[1:2000, ], k, 1e-13))
   expect_null(gpsvm:::.automatic_inducing(x, k, 0))
 })
+
+test_that("mfsvr() beyond 2000 observations without a low rank fits the FITC approximation", {
+  set.seed(45)
+  n <- 2100
+  x <- matrix(rnorm(10 * n), n, 10)
+  y <- sin(x[, 1]) + x[, 2] / 2 + rnorm(n, sd = 0.3)
+  k <- rbf_kernel(1.5)
+  auto <- mfsvr(x, y, kernel = k, scale = FALSE)
+  expect_true(isTRUE(attr(auto$inducing, "approximation")))
+  expect_identical(nrow(auto$inducing), 500L)
+  # the model inducing = 500 fits: the same greedy inputs, the same fit
+  explicit <- mfsvr(x, y, kernel = k, inducing = 500, scale = FALSE)
+  expect_equal(unclass(auto$inducing)[, ], unclass(explicit$inducing)[, ], ignore_attr = TRUE)
+  expect_equal(auto$log_evidence, explicit$log_evidence, tolerance = 1e-10)
+  expect_equal(predict(auto, x[1:5, ]), predict(explicit, x[1:5, ]), tolerance = 1e-10)
+  out <- capture.output(print(auto))
+  expect_true(any(grepl("FITC prior on 500 inducing inputs \\(mfsvr_control\\(rank_tol = 0\\)", out)))
+  # not used: up to 2000 observations, with rank_tol = 0, or where pivots
+  # represent K (one input: the core's own low-rank factor, as before)
+  expect_null(gpsvm:::.automatic_approximation(x[1:2000, ], k, 1e-13))
+  expect_null(gpsvm:::.automatic_approximation(x, k, 0))
+  one <- matrix(seq(-3, 3, length.out = n))
+  expect_null(gpsvm:::.automatic_approximation(one, k, 1e-13))
+  low <- mfsvr(one, sin(one[, 1]) + rnorm(n, sd = 0.1), kernel = k, scale = FALSE)
+  expect_null(low$inducing)
+  expect_lt(low$rank, 100L)
+  # a width search takes the pivots at the width found: the fit returned is
+  # the one optimize = FALSE makes there
+  searched <- mfsvr(x, y, kernel = k, optimize = "sigma", scale = FALSE)
+  expect_false(isTRUE(all.equal(searched$kernel$sigma, 1.5)))
+  again <- mfsvr(x, y, kernel = rbf_kernel(searched$kernel$sigma), scale = FALSE)
+  expect_equal(unclass(searched$inducing)[, ], unclass(again$inducing)[, ], ignore_attr = TRUE)
+  expect_equal(searched$log_evidence, again$log_evidence, tolerance = 1e-8)
+})
