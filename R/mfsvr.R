@@ -245,8 +245,11 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   `rank_tol` (every entry of \eqn{K - G G^T} at most `rank_tol` times the
 #'   largest \eqn{K_{ii}}) with at most `n / 2` columns; a sweep then costs
 #'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
-#'   inputs usually qualify. `rank_tol = 0` always uses the dense matrix (as
-#'   does `algorithm = "paper"`).
+#'   inputs usually qualify. Beyond 2000 observations, a kernel matrix that
+#'   1000 pivots do not represent to `rank_tol` is replaced by the FITC
+#'   approximation on 500 of them (see `inducing` in [mfsvr()]).
+#'   `rank_tol = 0` always uses the dense matrix (as does
+#'   `algorithm = "paper"`).
 #' @param max_rank The most columns the pivoted Cholesky factor of
 #'   `rank_tol` may have before the dense matrix is used instead; `NULL` (the
 #'   default) means half the number of observations. The factor grows as
