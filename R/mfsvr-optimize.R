@@ -102,8 +102,7 @@
 # otherwise cost hundreds of sweeps.  The fit returned is made at the best
 # point with the control given.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
-                            which = c("C", "epsilon", "sigma"), inducing = NULL,
-                            reselect = FALSE) {
+                            which = c("C", "epsilon", "sigma"), inducing = NULL) {
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
@@ -136,9 +135,12 @@
   }
   outcome <- .gradient_search(spec, evaluate, n = length(y))
   h <- at(outcome$best$par %||% spec$start)
-  # automatic inducing inputs are the pivots at the starting width; the fit
-  # returned takes those at the width found, as optimize = FALSE would
-  if (reselect) h$inducing <- .automatic_approximation(h$x, h$kernel, control$rank_tol)
+  # automatic inducing inputs (.automatic_approximation()) are the pivots at
+  # the starting width; the fit returned takes those at the width found, as
+  # optimize = FALSE would
+  if (isTRUE(attr(inducing, "approximation"))) {
+    h$inducing <- .automatic_approximation(h$x, h$kernel, control$rank_tol)
+  }
   fit <- .mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, control, gradient = TRUE,
                     start = outcome$best$fit, inducing = h$inducing)
   .finish_search(fit, outcome, spec, "mfsvr():")

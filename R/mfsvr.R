@@ -192,11 +192,11 @@ mfsvr.default <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(),
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
     }
-    automatic <- is.null(inducing) && control$algorithm == "ep"
-    if (automatic) z <- .automatic_approximation(x, kernel, control$rank_tol)
+    if (is.null(z) && control$algorithm == "ep") {
+      z <- .automatic_approximation(x, kernel, control$rank_tol)
+    }
     if (length(which) > 0L) {
-      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z,
-                      reselect = automatic && !is.null(z))
+      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z)
     } else {
       .mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = z)
     }
