@@ -201,12 +201,12 @@ inline Moments moments_at(const ActiveSet& set, const VectorXd& hty, const Vecto
   return mo;
 }
 
-// Active weight k's prior precision rises by delta: Sigma' = Sigma - kappa
+// Active weight k's prior precision changes by delta: Sigma' = Sigma - kappa
 // Sigma_k Sigma_k' with kappa = delta / (1 + delta Sigma_kk), and kappa =
 // 1 / Sigma_kk for delta = Inf (a deletion, after which weight k is exactly
 // zero with zero variance).  With v = beta H' H_active Sigma_k,
 // S' = S + kappa v^2 and Q' = Q + kappa mu_k v.
-inline void raise_alpha(Moments& mo, const MatrixXd& g, Index k, double kappa) {
+inline void shift_alpha(Moments& mo, const MatrixXd& g, Index k, double kappa) {
   const VectorXd sk = mo.sigma.col(k);
   const VectorXd v = mo.beta * (g * sk);
   const double mk = mo.mu[k];
@@ -260,10 +260,10 @@ inline void apply(const Step& step, ActiveSet& set, Moments& mo) {
     add_weight(mo, set.g(), step.column, step.alpha);
   } else if (std::isfinite(step.alpha)) {
     const double delta = step.alpha - set.alpha()[k];
-    raise_alpha(mo, set.g(), k, delta / (1.0 + delta * mo.sigma(k, k)));
+    shift_alpha(mo, set.g(), k, delta / (1.0 + delta * mo.sigma(k, k)));
     set.alpha()[k] = step.alpha;
   } else {
-    raise_alpha(mo, set.g(), k, 1.0 / mo.sigma(k, k));
+    shift_alpha(mo, set.g(), k, 1.0 / mo.sigma(k, k));
     drop_weight(mo, k);
     set.remove(k);
   }
