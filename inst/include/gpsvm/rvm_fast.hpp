@@ -43,6 +43,25 @@ using namespace rvm_detail;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Remove column, row or entry k; the later ones move up by one.
+inline void erase_column(MatrixXd& m, Index k) {
+  const Index later = m.cols() - k - 1;
+  m.middleCols(k, later) = m.rightCols(later).eval();
+  m.conservativeResize(Eigen::NoChange, m.cols() - 1);
+}
+
+inline void erase_row(MatrixXd& m, Index k) {
+  const Index later = m.rows() - k - 1;
+  m.middleRows(k, later) = m.bottomRows(later).eval();
+  m.conservativeResize(m.rows() - 1, Eigen::NoChange);
+}
+
+inline void erase_entry(VectorXd& v, Index k) {
+  const Index later = v.size() - k - 1;
+  v.segment(k, later) = v.tail(later).eval();
+  v.conservativeResize(v.size() - 1);
+}
+
 // The basis functions in the model: their columns of H, their alphas, and
 // G = H' H_active ((n+1) x m), grown and shrunk column by column.
 class ActiveSet {
@@ -58,14 +77,9 @@ class ActiveSet {
   }
 
   void remove(Index k) {  // position k in the active list
-    const Index m = size();
     active_.erase(active_.begin() + k);
-    for (Index c = k; c + 1 < m; ++c) {
-      g_.col(c) = g_.col(c + 1);
-      alpha_[c] = alpha_[c + 1];
-    }
-    g_.conservativeResize(Eigen::NoChange, m - 1);
-    alpha_.conservativeResize(m - 1);
+    erase_column(g_, k);
+    erase_entry(alpha_, k);
   }
 
   Index size() const { return static_cast<Index>(active_.size()); }
@@ -218,14 +232,9 @@ inline void shift_alpha(Moments& mo, const MatrixXd& g, Index k, double kappa) {
 
 // Removes row and column k of Sigma and entry k of mu.
 inline void drop_weight(Moments& mo, Index k) {
-  const Index m = mo.mu.size();
-  for (Index c = k; c + 1 < m; ++c) {
-    mo.sigma.col(c) = mo.sigma.col(c + 1);
-    mo.mu[c] = mo.mu[c + 1];
-  }
-  for (Index r = k; r + 1 < m; ++r) mo.sigma.row(r).head(m - 1) = mo.sigma.row(r + 1).head(m - 1);
-  mo.sigma.conservativeResize(m - 1, m - 1);
-  mo.mu.conservativeResize(m - 1);
+  erase_column(mo.sigma, k);
+  erase_row(mo.sigma, k);
+  erase_entry(mo.mu, k);
 }
 
 // Column i enters with precision a; g is H' H_active with its column last.
