@@ -52,7 +52,9 @@ generics::augment
 #' the kernel (`kernel`, its type, and `kernel.sigma`, the Gaussian width
 #' used, or `NA` for other kernels and a width per input); the model's hyperparameters on the scale it was fitted on
 #' (`C`, `epsilon`, `noise`, `kappa`, `bias`, `lambda`, as the model has
-#' them); the number of support vectors (`n.support`: the non-zero weights
+#' them; for a [gpc()] fit with three or more classes whose evidence search
+#' chose a width, noise or kappa for each one-vs-rest model, that column is
+#' `NA`: `print()` and `fit$models` give the values per class); the number of support vectors (`n.support`: the non-zero weights
 #' of `svr()` and `svc()`, summed over the one-vs-rest models) or relevance
 #' vectors (`n.relevance`); `n.classes` for classifiers; whether a search by
 #' evidence chose hyperparameters (`optimized`); the solver's convergence
@@ -237,12 +239,24 @@ glance.gpsvm_gpc <- function(x, ...) {
   # the evidence of the TAP method for two classes (see logLik.gpsvm_gpc)
   ll <- if (x$method == "tap" && !.is_multiclass(x)) logLik(x)
   value <- function(f) if (is.null(ll)) NA_real_ else f(ll)
+  models <- .binary_models(x)
+  kernel <- .kernel_columns(x$kernel)
+  kernel$kernel.sigma <- .common_setting(models, function(m) .kernel_columns(m$kernel)$kernel.sigma)
   .as_tidy(data.frame(
     nobs = nobs(x), logLik = value(c), AIC = value(stats::AIC), BIC = value(stats::BIC),
-    .kernel_columns(x$kernel), noise = x$noise, kappa = x$kappa, bias = x$bias,
+    kernel, noise = .common_setting(models, function(m) m$noise),
+    kappa = .common_setting(models, function(m) m$kappa), bias = x$bias,
     method = x$method, n.classes = length(x$levels),
-    optimized = any(vapply(.binary_models(x), function(m) !is.null(m$optimization), logical(1))),
+    optimized = any(vapply(models, function(m) !is.null(m$optimization), logical(1))),
     .fit_record(x), check.names = FALSE, stringsAsFactors = FALSE))
+}
+
+# A setting of the one-vs-rest models as one number: theirs when they share
+# it, NA when an evidence search chose it for each model apart (glance()
+# would otherwise show the first model's value as if it were the fit's).
+.common_setting <- function(models, get) {
+  values <- vapply(models, function(m) as.numeric(get(m)), numeric(1))
+  if (isTRUE(all(values == values[1L]))) values[1L] else NA_real_
 }
 
 #' @rdname gpsvm-tidiers

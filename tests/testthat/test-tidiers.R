@@ -144,9 +144,20 @@ test_that("glance() of gpc() reports the evidence where the model has one", {
   naive <- as_df(glance(gpc(x, y, method = "naive")))
   expect_true(is.na(naive$logLik) && is.na(naive$AIC) && is.na(naive$BIC))
   expect_identical(names(naive), names(gg))
-  multi <- as_df(glance(gpc(Species ~ ., iris)))
+  multi_fit <- gpc(Species ~ ., iris)
+  multi <- as_df(glance(multi_fit))
   expect_true(is.na(multi$logLik))
   expect_equal(multi$n.classes, 3L)
+  # the search chose a width and noise per class: no single value to report
+  widths <- vapply(multi_fit$models, function(m) m$kernel$sigma, numeric(1))
+  expect_gt(max(widths) / min(widths), 1.01)
+  expect_true(is.na(multi$kernel.sigma) && is.na(multi$noise))
+  expect_equal(multi$kappa, 0)
+  # without a search the classes share them, and glance() gives them
+  shared_fit <- gpc(Species ~ ., iris, optimize = FALSE)
+  shared <- as_df(glance(shared_fit))
+  expect_equal(shared$kernel.sigma, shared_fit$models[[2]]$kernel$sigma)
+  expect_equal(shared$noise, 0.1)
 })
 
 test_that("augment() of a regression fit equals predict() with its intervals", {
