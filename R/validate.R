@@ -118,6 +118,7 @@
   warning(sprintf("%s did not converge in %d iterations (change %.3g, tolerance %.3g)%s%s",
                   what, cv$iterations, cv$change, cv$tol,
                   if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "",
-                  if (!is.null(hint)) paste0("; ", hint) else ""), call. = FALSE)
+                  if (length(hint)) paste0("; ", paste(hint, collapse = "; ")) else ""),
+          call. = FALSE)
   invisible(TRUE)
 }

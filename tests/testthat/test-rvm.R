@@ -77,6 +77,34 @@ test_that("the fast RVM ends at a stationary point of the evidence", {
   expect_equal(g$sigma2, sum(residuals(g)^2) / (50 - sum(gamma)), tolerance = 1e-5)
 })
 
+test_that("a fit stopped by max_iter says how much its evidence still rose", {
+  d <- rvm_sin_data(120, seed = 7)  # rvm() needs 264 iterations, srvm() 436
+  fit_at <- function(model, k) {
+    f <- if (model == "rvm") rvm else function(...) srvm(..., penalty = roughness_penalty(2))
+    ctl <- if (model == "rvm") rvm_control(max_iter = k) else srvm_control(max_iter = k)
+    msg <- NULL
+    fit <- withCallingHandlers(f(d$x, d$y, kernel = rbf_kernel(0.5), control = ctl, scale = FALSE),
+                               warning = function(w) {
+                                 msg <<- conditionMessage(w)
+                                 invokeRestart("muffleWarning")
+                               })
+    list(fit = fit, msg = msg)
+  }
+  for (model in c("rvm", "srvm")) {
+    # the warning of a fit stopped after 150 iterations gives the rise from
+    # the state after 49 steps to that after 149, which logLik() of two fits
+    # stopped there gives independently
+    stopped <- fit_at(model, 150)
+    expect_match(stopped$msg, "did not converge in 150 iterations")
+    expect_match(stopped$msg, sprintf("over the last 100 iterations.*%s_control\\(max_iter = \\)",
+                                      model))
+    rise <- as.numeric(sub(".*log evidence rose by ([-0-9.e+]+) .*", "\\1", stopped$msg))
+    gained <- c(logLik(fit_at(model, 149)$fit)) - c(logLik(fit_at(model, 49)$fit))
+    expect_gt(gained, 0)
+    expect_equal(rise, gained, tolerance = 5e-3)  # printed to 3 digits
+  }
+})
+
 test_that("srvm with lambda fixed at 0 gives the rvm fit", {
   z <- seq(-5, 5, length.out = 101)
   for (seed in 1:3) {
