@@ -71,9 +71,15 @@
 
 # Formula fits keep their input variables as the data gave them (see
 # .formula_design()): plot() needs their medians and levels, which the
-# coded, scaled model matrix no longer shows.
-.add_classifier_variables <- function(fit, design) {
+# coded, scaled model matrix no longer shows.  They also keep the levels of
+# the class factor when some have no training case (a subset, or a rare
+# class missing from a sample), as `response_levels`: predicted classes keep
+# every level of the data's factor, so that they compare with it.
+.add_classifier_design <- function(fit, design) {
   fit$variables <- design$variables
+  if (length(setdiff(design$response_levels, fit$levels)) > 0L) {
+    fit$response_levels <- design$response_levels
+  }
   fit
 }
 
@@ -198,7 +204,8 @@
 .classif_class <- function(object, f) {
   lev <- object$levels
   idx <- if (is.matrix(f)) max.col(f, ties.method = "first") else ifelse(f >= 0, 2L, 1L)
-  stats::setNames(factor(lev[idx], levels = lev), if (is.matrix(f)) rownames(f) else names(f))
+  stats::setNames(factor(lev[idx], levels = object$response_levels %||% lev),
+                  if (is.matrix(f)) rownames(f) else names(f))
 }
 
 # kappa + (1 - 2 kappa) Phi(f / s): probability of the label +1 under the
@@ -259,9 +266,9 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
 
 # Training confusion table and error, for summaries.
 .classif_training <- function(object) {
-  pred <- stats::predict(object, type = "class")
-  if (!is.null(object$na.action)) pred <- pred[!is.na(pred)]
   truth <- object$classes
+  pred <- factor(stats::predict(object, type = "class"), levels = levels(truth))
+  if (!is.null(object$na.action)) pred <- pred[!is.na(pred)]
   list(table = table(predicted = pred, observed = truth), error = mean(pred != truth))
 }
 
@@ -282,6 +289,11 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   cat(sprintf("%d cases, %d classes: %s%s\n", length(x$classes), k,
               paste(x$levels, collapse = ", "),
               if (k > 2L) " (one model per class against the rest)" else ""))
+  unused <- setdiff(x$response_levels, x$levels)
+  if (length(unused) > 0L) {
+    cat(sprintf("no training case of level(s) %s: never predicted\n",
+                paste0("'", unused, "'", collapse = ", ")))
+  }
 }
 
 .format_scaling_line <- function(scaling) {

@@ -27,9 +27,32 @@
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
   variables <- .formula_variables(mf_call, mf, terms, env)
-  list(x = x, y = stats::model.response(mf), terms = terms, factor_column = factor_column,
+  y <- stats::model.response(mf)
+  list(x = x, y = y, terms = terms, factor_column = factor_column,
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
-       variables = variables, variable = .formula_variable(variables))
+       variables = variables, variable = .formula_variable(variables),
+       response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
+}
+
+# The model frame of `mf_call` with the formula "~ rhs" instead, NA rows and
+# unused factor levels kept (NULL when it cannot be evaluated: a name in
+# the formula that is a constant of the environment, not a variable of the
+# data).
+.raw_frame <- function(mf_call, rhs, terms, env) {
+  mf_call$formula <- stats::as.formula(call("~", rhs), env = environment(terms))
+  mf_call$na.action <- quote(stats::na.pass)
+  mf_call$drop.unused.levels <- NULL
+  tryCatch(eval(mf_call, env), error = function(e) NULL)
+}
+
+# All levels of a factor response, as the data (and subset) give them:
+# model.frame() drops those no case used has, so a subset of two of three
+# classes is a two-class fit, but the classifiers' predicted classes keep
+# them, so that they compare with the data's own factor (e1071 and kernlab
+# do the same).
+.response_levels <- function(mf_call, terms, env) {
+  raw <- .raw_frame(mf_call, attr(terms, "variables")[[1L + attr(terms, "response")]], terms, env)
+  if (!is.null(raw) && is.factor(raw[[1L]])) levels(raw[[1L]])
 }
 
 # A factor input with one level left in the rows used (a subset, or NA rows
@@ -55,10 +78,7 @@
   names <- all.vars(stats::delete.response(terms))
   if (length(names) == 0L) return(NULL)
   rhs <- Reduce(function(a, b) call("+", a, b), lapply(names, as.name))
-  mf_call$formula <- stats::as.formula(call("~", rhs), env = environment(terms))
-  mf_call$na.action <- quote(stats::na.pass)
-  mf_call$drop.unused.levels <- NULL
-  raw <- tryCatch(eval(mf_call, env), error = function(e) NULL)
+  raw <- .raw_frame(mf_call, rhs, terms, env)
   if (is.null(raw) || ncol(raw) != length(names)) return(NULL)
   out <- raw[match(rownames(mf), rownames(raw)), , drop = FALSE]
   attr(out, "terms") <- NULL

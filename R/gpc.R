@@ -278,7 +278,7 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
   call <- .generic_call(match.call(), "gpc")
   design <- .formula_design(call, parent.frame())
   fit <- gpc.default(.mark_factor_columns(design$x, design$factor_column), design$y, ...)
-  .add_classifier_variables(.add_formula_parts(fit, design, call), design)
+  .add_classifier_design(.add_formula_parts(fit, design, call), design)
 }
 
 #' Settings for the mean-field classifiers
@@ -504,7 +504,9 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #'   columns (a data frame for formula fits), on the scale of the training
 #'   data (the fit's scaling is applied). `NULL` means the training inputs.
 #'   Rows with missing values get `NA` predictions.
-#' @param type `"class"` (a factor with the training levels), `"prob"` (a
+#' @param type `"class"` (a factor with the training levels, or for a
+#'   formula fit every level of the data's factor: see `data` in [svc()]),
+#'   `"prob"` (a
 #'   matrix of class probabilities, one column per level, named by the
 #'   levels, also for two classes) or `"link"` (the posterior mean
 #'   activation \eqn{\langle f(x) \rangle}: a vector for two classes, whose

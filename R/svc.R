@@ -98,7 +98,11 @@
 #'   [stats::model.frame()], levels of the class factor that no case of the
 #'   data used has (after `subset` and `na.action`) are dropped, so a subset
 #'   of two of three classes is a two-class fit; the default method refuses
-#'   such levels instead.
+#'   such levels instead. The predicted classes still carry every level of
+#'   the data's factor (as e1071's and kernlab's do), so that they compare
+#'   with it, e.g. on test data with a class that was missing from a random
+#'   training sample; a dropped level is never predicted, has no column of
+#'   probabilities, and `print()` names it.
 #' @param ... For the formula method, arguments of the default method; for
 #'   the default method, nothing (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svc", "gpsvm_classifier")`, a list with
@@ -164,7 +168,7 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
   call <- .generic_call(match.call(), "svc")
   design <- .formula_design(call, parent.frame())
   fit <- svc.default(.mark_factor_columns(design$x, design$factor_column), design$y, ...)
-  .add_classifier_variables(.add_formula_parts(fit, design, call), design)
+  .add_classifier_design(.add_formula_parts(fit, design, call), design)
 }
 
 #' Settings for the support vector classifier's solver
@@ -227,7 +231,8 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 #'   data (the fit's scaling is applied). `NULL` means the training inputs.
 #'   Rows with missing values get `NA` predictions.
 #' @param type `"class"` for the predicted classes (a factor with the training
-#'   levels) or `"link"` for the decision function
+#'   levels, or for a formula fit every level of the data's factor: see
+#'   `data` in [svc()]) or `"link"` for the decision function
 #'   \eqn{f(x) = \sum_j k(x, x_j) y_j \alpha_j}: a vector for two classes
 #'   (the second level where \eqn{f(x) \ge 0}), and with three or more
 #'   classes a matrix with one column per class, the decision function of

@@ -369,6 +369,43 @@ test_that("labels in every form, and subsets through the formula", {
   expect_error(gpc(iris[, 1:4], two), "no cases of level\\(s\\) 'versicolor'")
 })
 
+test_that("a formula fit's predicted classes keep the levels no training case has, as e1071's", {
+  skip_if_not_installed("e1071")
+  # a random training sample of mlbench's Zoo can miss a rare class: as
+  # here, with a class of iris left out of four
+  d <- iris
+  d$Species <- factor(d$Species, levels = c(levels(iris$Species), "unseen"))
+  train <- d[d$Species != "setosa", ]
+  for (fitter in list(gpc, svc)) {
+    fit <- fitter(Species ~ ., data = train)
+    expect_identical(fit$levels, c("versicolor", "virginica"))
+    pred <- predict(fit, d)
+    reference <- predict(e1071::svm(Species ~ ., data = train), d)
+    expect_identical(levels(pred), levels(reference))
+    expect_identical(levels(pred), levels(d$Species))
+    # the comparison a user makes with the data's factor works; setosa is
+    # never predicted, and the classes predicted are those of the
+    # two-level fit
+    expect_equal(sum(pred == d$Species), sum(as.character(pred) == as.character(d$Species)))
+    expect_false(any(pred %in% c("setosa", "unseen")))
+    expect_identical(levels(fitted(fit)), levels(d$Species))
+    expect_identical(as.character(fitted(fit)), as.character(predict(fit, train)))
+    # the training table stays over the classes fitted
+    s <- summary(fit)
+    expect_identical(dimnames(s$training$table)$observed, fit$levels)
+    expect_identical(dimnames(s$training$table)$predicted, fit$levels)
+    expect_equal(s$training$error, mean(as.character(fitted(fit)) != train$Species))
+    expect_output(print(fit), "no training case of level\\(s\\) 'setosa', 'unseen': never predicted")
+  }
+  # probabilities: the classes fitted only
+  expect_identical(colnames(predict(gpc(Species ~ ., data = train), d, type = "prob")),
+                   c("versicolor", "virginica"))
+  # every level used: nothing is kept, nothing printed
+  full <- gpc(Species ~ ., data = iris)
+  expect_null(full$response_levels)
+  expect_false(any(grepl("never predicted", capture.output(print(full)))))
+})
+
 test_that("defaults on real data: calibrated, not degenerate, and near e1071's accuracy", {
   skip_if_not_installed("mlbench")
   skip_if_not_installed("e1071")
