@@ -54,12 +54,15 @@
   as.integer(x)
 }
 
-# Unknown arguments swallowed by '...' are an error, not silence.
+# Unknown arguments swallowed by '...' are an error, not silence.  The names
+# are read without evaluating the arguments: `weights = cyl` as lm() takes
+# it names a column, and evaluating it would fail with "object 'cyl' not
+# found" instead.
 .check_dots_empty <- function(...) {
   if (...length() > 0L) {
-    nms <- names(list(...))
-    shown <- if (is.null(nms)) "unnamed" else paste0("'", nms, "'", collapse = ", ")
-    .stop(sprintf("unknown argument(s): %s", shown))
+    nms <- ...names() %||% rep("", ...length())
+    shown <- ifelse(is.na(nms) | nms == "", "(unnamed)", paste0("'", nms, "'"))
+    .stop(sprintf("unknown argument(s): %s", paste(shown, collapse = ", ")))
   }
   invisible(TRUE)
 }

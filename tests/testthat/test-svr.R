@@ -453,6 +453,12 @@ test_that("input validation gives clear errors", {
   expect_error(svr(d$x, d$y, select_C = "cv", scale = FALSE), "'select_C' must be one of")
   expect_error(svr(d$x, d$y, control = list(), scale = FALSE), "'control'")
   expect_error(svr(d$x, d$y, foo = 1, scale = FALSE), "unknown argument")
+  # lm()'s weights = <column> is named, not evaluated (the column is not
+  # an object); unnamed extras are counted
+  frame <- data.frame(y = d$y, x = d$x, w = 1)
+  expect_error(svr(y ~ x, frame, weights = w), "unknown argument\\(s\\): 'weights'$")
+  expect_error(gpsvm:::.check_dots_empty(1, foo = undefined_object),
+               "unknown argument\\(s\\): \\(unnamed\\), 'foo'$")
   expect_error(svr(c(d$x[-1], NA), d$y, scale = FALSE), "missing")
   expect_error(svr_control(tol = 0), "'tol'")
   expect_error(svr_control(C_interval = c(2, 1)), "'C_interval'")
