@@ -50,7 +50,10 @@
 #' [svc()] has no evidence.
 #'
 #' Arguments given to [caret::train()] beyond its own (`scale`, `control`,
-#' `bias`, ...) go to the fitter. Case weights are not supported. A grid
+#' `bias`, ...) go to the fitter. Case weights are not supported. A
+#' resample without a case of some class (a rare class and caret's default
+#' bootstrap) fits the classes it has; its predictions keep every level,
+#' and the missing class gets probability 0. A grid
 #' value the fitter would refuse stops [caret::train()] with the fitter's own
 #' error message before any resample is fitted. (caret shows the model a grid
 #' of one row only by fitting it: then each failed resample is a warning that
@@ -107,9 +110,13 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
     },
     fit = function(x, y, wts, param, lev, last, classProbs, ...) {
       if (!is.null(wts)) .stop(sprintf("%s() does not take case weights", model))
+      # a bootstrap resample can miss a rare class: fit the classes it has,
+      # predict with all of them (as the formula interface does)
+      all_levels <- if (classifier && is.factor(y)) levels(y)
+      if (!is.null(all_levels)) y <- droplevels(y)
       # x and y by name, so that the fit's stored call does not hold the data
       args <- c(list(x = quote(x), y = quote(y)), .caret_args(spec, param, tune), list(...))
-      do.call(spec$fitter, args, envir = environment())
+      .keep_response_levels(do.call(spec$fitter, args, envir = environment()), all_levels)
     },
     predict = function(modelFit, newdata, preProc = NULL, submodels = NULL) {
       out <- if (classifier) {
@@ -122,7 +129,11 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
     prob = if (isTRUE(spec$probabilities)) {
       function(modelFit, newdata, preProc = NULL, submodels = NULL) {
         p <- stats::predict(modelFit, newdata, type = "prob")
-        data.frame(p, row.names = NULL, check.names = FALSE)
+        out <- data.frame(p, row.names = NULL, check.names = FALSE)
+        # a class the resample did not have: probability 0, a column for
+        # every level as caret's summaries expect
+        for (level in setdiff(modelFit$response_levels, colnames(p))) out[[level]] <- 0
+        out[modelFit$response_levels %||% colnames(p)]
       }
     },
     sort = function(x) {
@@ -133,7 +144,7 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
       })
       x[do.call(order, unname(keys)), , drop = FALSE]
     },
-    levels = if (classifier) function(x) x$levels,
+    levels = if (classifier) function(x) x$response_levels %||% x$levels,
     tags = c("Kernel Method", "Gaussian Process", "Support Vector Machines",
              "Radial Basis Function", if (tune == "evidence") "Bayesian Model")
   )

@@ -77,9 +77,13 @@
 # every level of the data's factor, so that they compare with it.
 .add_classifier_design <- function(fit, design) {
   fit$variables <- design$variables
-  if (length(setdiff(design$response_levels, fit$levels)) > 0L) {
-    fit$response_levels <- design$response_levels
-  }
+  .keep_response_levels(fit, design$response_levels)
+}
+
+# `levels` (all the levels of the class factor the data gave) kept with the
+# fit when some of them have no training case; see .add_classifier_design().
+.keep_response_levels <- function(fit, levels) {
+  if (length(setdiff(levels, fit$levels)) > 0L) fit$response_levels <- levels
   fit
 }
 

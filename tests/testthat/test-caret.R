@@ -118,6 +118,46 @@ test_that("the classifiers train through caret, with gpc()'s probabilities", {
   expect_gt(max(i$results$Accuracy), 0.8)
 })
 
+test_that("a resample that misses a rare class fits the others and predicts every level", {
+  # three cases of the third class; the first resample has none of them
+  d <- iris[c(1:100, 101:103), c("Petal.Length", "Sepal.Width", "Species")]
+  names(d) <- c("x1", "x2", "y")
+  set.seed(4)
+  index <- list(Resample1 = sort(sample(100, 100, replace = TRUE)),
+                Resample2 = sort(sample(nrow(d), nrow(d), replace = TRUE)))
+  for (model in c("gpc", "svc")) {
+    grid <- if (model == "gpc") data.frame(sigma = 1, noise = 0.1) else data.frame(sigma = 1, C = 1)
+    ctrl <- caret::trainControl(method = "boot", index = index, classProbs = model == "gpc",
+                                savePredictions = "all")
+    run <- stopped_with_warnings({
+      tr <- caret::train(d[c("x1", "x2")], d$y, method = gpsvm_caret(model), tuneGrid = grid,
+                         trControl = ctrl)
+      NULL
+    })
+    expect_null(run$error)
+    expect_length(run$warnings, 0L)
+    expect_false(anyNA(tr$results$Accuracy))
+    # the first resample's held-out predictions are those of the fit on its
+    # two classes, and carry all three levels
+    held <- tr$pred[tr$pred$Resample == "Resample1", ]
+    direct <- if (model == "gpc") {
+      gpc(d[index$Resample1, c("x1", "x2")], droplevels(d$y[index$Resample1]),
+          kernel = rbf_kernel(1), noise = 0.1)
+    } else {
+      svc(d[index$Resample1, c("x1", "x2")], droplevels(d$y[index$Resample1]),
+          kernel = rbf_kernel(1), C = 1)
+    }
+    expect_identical(levels(held$pred), levels(d$y))
+    expect_identical(as.character(held$pred),
+                     as.character(predict(direct, d[held$rowIndex, c("x1", "x2")])))
+    if (model == "gpc") {
+      p <- predict(direct, d[held$rowIndex, c("x1", "x2")], type = "prob")
+      expect_equal(held$versicolor, unname(p[, "versicolor"]), tolerance = 1e-10)
+      expect_identical(held$virginica, rep(0, nrow(held)))
+    }
+  }
+})
+
 test_that("tune = 'evidence' lets each fit choose its hyperparameters by its evidence", {
   d <- caret_reg_data()
   set.seed(4)
