@@ -223,8 +223,8 @@
 # or matrix with one row per input, or a list of those).  Rows of newdata
 # with missing values get NA, as in predict.lm(); at the training inputs,
 # rows dropped by na.action = na.exclude get NA.
-.classif_predict <- function(object, newdata, what) {
-  inputs <- .prediction_inputs(object, newdata)
+.classif_predict <- function(object, newdata, what, na.action = stats::na.pass) {
+  inputs <- .prediction_inputs(object, newdata, na.action)
   if (is.null(newdata)) {
     value <- what(object$x, object$fitted.values)
     return(.map_output(value, function(v) stats::napredict(object$na.action, v)))

@@ -298,13 +298,37 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
 # else the complete rows of newdata, scaled with the fit's input scaling.
 # `keep` marks the rows of newdata that were complete (NULL for the training
 # inputs); .pad_rows() puts NA back where rows were set aside, as predict.lm()
-# does for NA rows of newdata.
-.prediction_inputs <- function(object, newdata) {
+# does for NA rows of newdata.  `na.action` acts on newdata's rows first
+# (.newdata_na_action()).
+.prediction_inputs <- function(object, newdata, na.action = stats::na.pass) {
   if (is.null(newdata)) return(list(x = object$x, keep = NULL, names = rownames(object$x)))
-  x <- .newdata_matrix(object, newdata)
+  x <- .newdata_na_action(.newdata_matrix(object, newdata), na.action)
   keep <- stats::complete.cases(x)
   list(x = .scale_inputs(x[keep, , drop = FALSE], object$scaling), keep = keep,
        names = rownames(x))
+}
+
+# The rows of newdata's input matrix x that predict() answers for, by the
+# na.action argument of the predict() methods (as in predict.lm()): every
+# row with na.pass, the default, and with na.exclude (NA where an input is
+# missing); only the complete rows with na.omit, as e1071's predict.svm()
+# returns them; an error with na.fail.
+.newdata_na_action <- function(x, na.action) {
+  if (is.character(na.action) && length(na.action) == 1L) {
+    na.action <- get0(na.action, envir = asNamespace("stats"), mode = "function",
+                      ifnotfound = NULL)
+  }
+  if (!is.function(na.action)) .stop("'na.action' must be a function such as na.omit or na.pass")
+  out <- tryCatch(na.action(x), error = function(e) {
+    .stop(sprintf("'newdata' has missing values and 'na.action' refuses them: %s",
+                  conditionMessage(e)))
+  })
+  if (!is.matrix(out) || ncol(out) != ncol(x)) {
+    .stop("'na.action' must return the rows of 'newdata' it keeps")
+  }
+  if (inherits(attr(out, "na.action"), "exclude")) return(x)
+  attr(out, "na.action") <- NULL
+  out
 }
 
 # Values computed at the kept rows (a vector, factor or matrix with one row

@@ -516,6 +516,10 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #' @param se.fit For `type = "link"` and `method = "tap"`: also return the
 #'   posterior standard deviation of the activation (a vector or matrix like
 #'   the activation). The naive method has no posterior variance.
+#' @param na.action What to do with rows of `newdata` that have missing
+#'   values: [stats::na.pass()] (the default) and [stats::na.exclude()]
+#'   predict `NA` there, [stats::na.omit()] leaves them out (as `e1071`'s
+#'   `predict.svm()` does), [stats::na.fail()] makes them an error.
 #' @param ... Not used; unknown arguments are an error.
 #' @return A factor, vector or matrix with one element or row per row of
 #'   `newdata`; with `se.fit = TRUE` a list with `fit` and `se.fit`. With
@@ -538,7 +542,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #' predict(fit, rbind(c(-1, 0), c(1, 0)), type = "link", se.fit = TRUE)
 #' @export
 predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"),
-                              se.fit = FALSE, ...) {
+                              se.fit = FALSE, na.action = stats::na.pass, ...) {
   .check_dots_empty(...)
   type <- .match_choice(type)
   .check_flag(se.fit, "se.fit")
@@ -551,7 +555,7 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
       link = f,
       prob = .gpc_prob(object, x, f),
       class = .classif_class(object, f))
-  })
+  }, na.action)
 }
 
 # Posterior standard deviations of the TAP activations, shaped like them.

@@ -58,7 +58,8 @@
 #' \eqn{D^n k(z, x_i)} in the variance), and a constant such as the bias
 #' drops out.
 #'
-#' Rows of `newdata` with missing values get `NA` predictions. With
+#' Rows of `newdata` with missing values get `NA` predictions (with
+#' `na.action = na.omit` they are left out instead). With
 #' `newdata = NULL` the predictions are at the training rows, padded with
 #' `NA` at rows left out by `na.action = na.exclude` (as [stats::napredict()]
 #' does for `lm`).
@@ -76,6 +77,11 @@
 #' @param interval `"none"`, `"confidence"` (the latent function) or
 #'   `"prediction"` (a new target).
 #' @param level Coverage of the interval.
+#' @param na.action What to do with rows of `newdata` that have missing
+#'   values, as in [stats::predict.lm()]: [stats::na.pass()] (the default)
+#'   and [stats::na.exclude()] predict `NA` there (`predict.lm()` leaves
+#'   them out with `na.exclude`), [stats::na.omit()] leaves them out (as
+#'   `e1071`'s `predict.svm()` does), [stats::na.fail()] makes them an error.
 #' @param ... For [svr()] fits, `bound = TRUE` uses the eq. (31) variance;
 #'   otherwise unused (unknown arguments are an error).
 #' @return As [stats::predict.lm()]: a vector; a matrix with columns `fit`,
@@ -107,12 +113,12 @@
 #' @export
 predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                                      interval = c("none", "confidence", "prediction"),
-                                     level = 0.95, ...) {
+                                     level = 0.95, na.action = stats::na.pass, ...) {
   interval <- .match_choice(interval)
   d <- .check_deriv(deriv, wrt, interval, object$x)
   .check_flag(se.fit, "se.fit")
   level <- .check_level(level)
-  inputs <- .prediction_inputs(object, newdata)
+  inputs <- .prediction_inputs(object, newdata, na.action)
   p <- .predict_rows(object, inputs$x, d, se.fit || interval != "none", interval, level, ...)
   pad <- if (is.null(newdata)) {
     function(v) stats::napredict(object$na.action, v)

@@ -239,6 +239,10 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 #'   that class's machine against the rest (the class predicted is the
 #'   largest). A support vector machine has no class probabilities (its
 #'   "likelihood" is not normalised, section 17.4); use [gpc()] for those.
+#' @param na.action What to do with rows of `newdata` that have missing
+#'   values: [stats::na.pass()] (the default) and [stats::na.exclude()]
+#'   predict `NA` there, [stats::na.omit()] leaves them out (as `e1071`'s
+#'   `predict.svm()` does), [stats::na.fail()] makes them an error.
 #' @param ... Not used; unknown arguments are an error.
 #' @return A factor, vector or matrix with one element or row per row of
 #'   `newdata`. With `newdata = NULL` and a formula fit with
@@ -251,7 +255,8 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 #' predict(fit, rbind(c(-1, 0), c(1, 0), c(NA, 1)))
 #' predict(fit, rbind(c(-1, 0), c(1, 0)), type = "link")
 #' @export
-predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"), ...) {
+predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
+                              na.action = stats::na.pass, ...) {
   .check_dots_empty(...)
   if (identical(type, "prob")) {
     .stop(paste("'type = \"prob\"' is not available for svc(): a support vector machine",
@@ -260,7 +265,7 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
   type <- .match_choice(type)
   .classif_predict(object, newdata, function(x, f) {
     if (type == "link") f else .classif_class(object, f)
-  })
+  }, na.action)
 }
 
 # Support vectors by group: on the margin (0 < alpha < C) and at the bound.

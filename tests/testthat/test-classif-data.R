@@ -274,6 +274,31 @@ test_that("update() works for both fitters and both interfaces", {
   }
 })
 
+test_that("predict(na.action = na.omit) leaves out NA rows of newdata, as e1071's predict.svm()", {
+  skip_if_not_installed("e1071")
+  d <- three_class_data(40, 52)
+  df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = d$y)
+  new <- data.frame(u = c(0.1, NA, -1, 0.4), v = c(0.5, 0.2, NA, -0.3))
+  ref <- e1071::svm(cls ~ u + v, data = df)
+  for (fitter in list(gpc, svc)) {
+    fit <- fitter(cls ~ u + v, data = df)
+    p <- predict(fit, new, na.action = na.omit)
+    # e1071's default na.action is na.omit: the same rows, by name
+    expect_identical(names(p), names(predict(ref, new)))
+    expect_identical(levels(p), levels(predict(ref, new)))
+    expect_identical(p, predict(fit, new[c(1, 4), ]))
+    link <- predict(fit, new, type = "link", na.action = na.omit)
+    expect_identical(rownames(link), c("1", "4"))
+    expect_equal(link, predict(fit, new, type = "link")[c(1, 4), ])
+    expect_identical(predict(fit, new, na.action = na.exclude), predict(fit, new))
+    expect_error(predict(fit, new, na.action = na.fail), "'newdata' has missing values")
+  }
+  g <- gpc(cls ~ u + v, data = df)
+  pr <- predict(g, new, type = "prob", na.action = na.omit)
+  expect_identical(dim(pr), c(2L, 3L))
+  expect_equal(pr, predict(g, new, type = "prob")[c(1, 4), ])
+})
+
 test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata give NA", {
   d <- three_class_data(40, 51)
   df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = d$y)

@@ -395,6 +395,38 @@ test_that("na.exclude pads fitted, residuals and predict() as lm() does; NA rows
   expect_identical(is.na(predict(fit, cbind(c(1, NA), c(0.5, 0.5)))), c(FALSE, TRUE))
 })
 
+test_that("predict(na.action =) treats NA rows of newdata as predict.lm() does", {
+  set.seed(41)
+  d <- data.frame(u = runif(30, 0, 10), w = runif(30))
+  d$y <- sin(d$u) + d$w + rnorm(30, sd = 0.1)
+  new <- data.frame(u = c(1, NA, 5, 7), w = c(0.5, 0.2, NA, 0.1), row.names = c("a", "b", "c", "d"))
+  ref <- lm(y ~ u + w, data = d)
+  for (fitter in list(svr, mfsvr, rvm, srvm)) {
+    fit <- fitter(y ~ u + w, data = d)
+    whole <- predict(fit, new[c(1, 4), ], interval = "prediction")
+    for (action in list(na.omit, "na.omit")) {
+      p <- predict(fit, new, interval = "prediction", na.action = action)
+      expect_identical(rownames(p), rownames(predict(ref, new, interval = "prediction",
+                                                      na.action = na.omit)))
+      expect_equal(p, whole)
+    }
+    s <- predict(fit, new, se.fit = TRUE, na.action = na.omit)
+    expect_identical(names(s$se.fit), c("a", "d"))
+    # the default na.pass, and na.exclude (which predict.lm() treats as
+    # na.omit for newdata): a row for each row of newdata, NA where an input
+    # is missing
+    for (action in list(na.exclude, na.pass)) {
+      p <- predict(fit, new, na.action = action)
+      expect_identical(names(p), names(predict(ref, new, na.action = na.pass)))
+      expect_identical(unname(is.na(p)), c(FALSE, TRUE, TRUE, FALSE))
+    }
+    expect_error(predict(fit, new, na.action = na.fail), "'newdata' has missing values")
+    expect_equal(predict(fit, new[c(1, 4), ], na.action = na.fail), whole[, "fit"])
+    expect_length(predict(fit, new[2:3, ], na.action = na.omit), 0L)
+    expect_error(predict(fit, new, na.action = 1), "'na.action' must be a function")
+  }
+})
+
 test_that("plot() draws a transformed formula against its variable, through the formula", {
   set.seed(15)
   d <- data.frame(x = runif(40, 1, 100))
