@@ -134,7 +134,10 @@
 
 # The inducing inputs (scaled, as the fit's x) of the FITC prior an evidence
 # search without `inducing` runs on: the greedy rule of [inducing-points] at
-# the starting kernel, or NULL for the full prior.
+# the kernel's width (the sigest() rule's when the data chose it, narrower
+# than where the search starts; the greedy rule stops early where fewer
+# pivots represent K, so a wider width would give fewer of them), or NULL
+# for the full prior.
 .gpc_search_inducing <- function(x, kernel, count) {
   n <- nrow(x)
   if (is.null(count)) {
@@ -172,6 +175,20 @@
   }, numeric(1))
 }
 
+# Where the search for one width starts: the width given, or for a width
+# the data chose (kernlab's sigest() rule, .data_driven_width()) the middle
+# of sigest()'s estimates, the median heuristic, which is wider.  The
+# evidence's optimum lay above the sigest() width on every one of 32 splits
+# (Pima, breast cancer, Sonar, Ionosphere and mlbench's spirals, twonorm,
+# ringnorm and circle; 1.1 to 11 times it, breast cancer's 9 to 11 times);
+# starting at the median width took 264 evaluations instead of 295 over
+# them, 5.5 instead of 9.5 per breast cancer search, at the same held-out
+# log loss within 0.001.
+.gpc_start_width <- function(x, kernel) {
+  if (!identical(kernel$sigma_rule, "data") || !is.null(kernel$input_widths)) return(kernel$sigma)
+  .data_driven_width(x, quantiles = 0.5)
+}
+
 # The search: log sigma in [w / 100, 100 w] (w the data-driven width of the
 # inputs; with a width per input, one log width per column instead, see
 # .per_input_ranges()), log noise in [1e-6, 1e3] times the kernel's mean
@@ -184,7 +201,7 @@
   logit <- function(k) stats::qlogis(2 * k)
   noise0 <- if (noise > 0) noise else .gpc_search_start$noise * diagonal
   kappa0 <- if (kappa > 0) kappa else .gpc_search_start$kappa
-  sigma0 <- if (kernel$type == "rbf") kernel$sigma else 1
+  sigma0 <- if (kernel$type == "rbf") .gpc_start_width(x, kernel) else 1
   ranges <- rbind(log_sigma = c(log(sigma0), log(w / 100), log(100 * w)),
                   log_noise = c(log(noise0), log(1e-6 * diagonal), log(1e3 * diagonal)),
                   logit_kappa = c(logit(kappa0), logit(1e-6), logit(0.45)))

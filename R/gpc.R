@@ -66,8 +66,8 @@
 #' variance of the label noise relative to that, i.e. the inverse of a
 #' signal-to-noise ratio. Up to 1000 observations the default
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
-#' maximising the EP evidence, starting from the width rule and
-#' `noise = 0.1`; a width or noise given in the call is kept. The search
+#' maximising the EP evidence, starting from the median distance rule (see
+#' `optimize`) and `noise = 0.1`; a width or noise given in the call is kept. The search
 #' costs a few fits (beyond 300 observations it runs on inducing inputs, see
 #' `optimize`): about 0.3 s at 500 observations of Pima and 1.8 s at 1000 of
 #' mlbench's ringnorm (8 inputs each), per class, against 0.15 s and 0.9 s
@@ -146,8 +146,12 @@
 #'   [kernels] and `noise = 0.1`. The search (L-BFGS-B on
 #'   \eqn{\log\sigma}, \eqn{\log v} and \eqn{\mathrm{logit}(2\kappa)}, with
 #'   the evidence's gradient at the EP fixed point) starts from the values
-#'   given; a `noise` of 0 starts at 0.1 times the kernel's mean diagonal and
-#'   a `kappa` of 0 at 0.05. It is recorded in `fit$optimization` as for
+#'   given; a width left to the data starts at
+#'   \eqn{\sigma = \sqrt{q_{0.5}/2}}{sigma = sqrt(q_0.5 / 2)} for the median
+#'   \eqn{q_{0.5}}{q_0.5} of the squared distances between inputs (the middle
+#'   of kernlab's `sigest()` estimates, wider than the rule of [kernels],
+#'   where the evidence's optimum has lain on real data); a `noise` of 0
+#'   starts at 0.1 times the kernel's mean diagonal and a `kappa` of 0 at 0.05. It is recorded in `fit$optimization` as for
 #'   [mfsvr()], and a warning says when it does not converge. Beyond 300
 #'   observations (and `inducing = NULL`) the search maximises the FITC
 #'   evidence on a third of them as inducing inputs (at most 300), usually
@@ -367,7 +371,9 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #' @param search_inducing With `method = "tap"`, `optimize` and
 #'   `inducing = NULL`: the number of inducing inputs of the FITC prior
 #'   ([inducing-points]) on which the evidence search runs, chosen by the
-#'   same greedy rule at the starting width. The final fit is then the full
+#'   same greedy rule at the kernel's width (for a width left to the data,
+#'   the rule of [kernels], not the wider width the search starts from). The
+#'   final fit is then the full
 #'   model at the values found (on the kernel matrix's pivots when it has a
 #'   low rank, see `rank_tol`). `NULL` (the default) means a third of the
 #'   observations, at most 300, beyond 300 observations, where each

@@ -61,14 +61,15 @@
 # distances between training inputs, kernlab's exp(-s |x - x'|^2) uses
 # s = (1/q_0.9 + 1/q_0.1) / 2, which is sigma = 1 / sqrt(2 s) here.  Unlike
 # sigest() it looks at a fixed subset of rows (all of them up to 1000), so the
-# width does not depend on the random seed.
-.data_driven_width <- function(x) {
+# width does not depend on the random seed.  `quantiles = 0.5` gives the
+# middle of sigest()'s three estimates, sigma = sqrt(q_0.5 / 2) (the median
+# heuristic), where gpc()'s evidence search starts (.gpc_search_spec()).
+.data_driven_width <- function(x, quantiles = c(0.1, 0.9)) {
   rows <- if (nrow(x) > 1000L) unique(round(seq(1, nrow(x), length.out = 1000L))) else seq_len(nrow(x))
   d2 <- as.vector(stats::dist(x[rows, , drop = FALSE]))^2
   d2 <- d2[d2 > 0]
   if (length(d2) == 0L) return(1)  # one distinct input: any width fits it
-  q <- stats::quantile(d2, c(0.1, 0.9), names = FALSE)
-  s <- (1 / q[2] + 1 / q[1]) / 2
+  s <- mean(1 / stats::quantile(d2, quantiles, names = FALSE))
   1 / sqrt(2 * s)
 }
 

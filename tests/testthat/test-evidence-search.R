@@ -113,6 +113,13 @@ test_that("gpc(method = \"tap\", optimize = TRUE) reaches a maximum of the evide
   expect_equal(unlist(o$path[1, c("sigma", "noise")]), c(sigma = 1, noise = 0.1))
   expect_equal(max(o$path$log_evidence, na.rm = TRUE), opt$log_evidence, tolerance = 1e-6)
   expect_identical(o$evaluations, nrow(o$path))
+  # a width left to the data starts at the median heuristic of the scaled
+  # inputs, sqrt(median squared distance / 2), above the fit's own width rule
+  auto <- gpc(d$x, d$y, optimize = TRUE)
+  z <- scale(d$x)
+  d2 <- as.vector(dist(z))^2
+  expect_equal(auto$optimization$path$sigma[1], sqrt(median(d2) / 2))
+  expect_gt(auto$optimization$path$sigma[1], gpc(d$x, d$y, optimize = FALSE)$kernel$sigma)
   # kappa as well: a zero kappa starts at 0.05
   k3 <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.1, method = "tap",
             optimize = c("sigma", "noise", "kappa"))
@@ -367,4 +374,19 @@ test_that("rvm() with no relevance vector left predicts with the bias alone", {
   expect_length(fitted(fit), 30L)
   expect_equal(unname(fitted(fit)), rep(unname(fitted(fit)[1]), 30))
   expect_equal(unname(predict(fit, c(0.2, 0.7))), rep(unname(fitted(fit)[1]), 2))
+})
+
+test_that("a search evaluation warm-starts from the nearer of the best and the last point", {
+  spec <- gpsvm:::.search_spec(start = c(a = 0), lower = -10, upper = 10, natural = identity,
+                               natural_names = "a")
+  warm_seen <- list()
+  evaluate <- function(par, first, warm) {
+    warm_seen[[length(warm_seen) + 1L]] <<- if (is.null(warm)) NA_real_ else warm$at
+    gpsvm:::.search_point(list(at = par[[1]]), -par[[1]]^2, -2 * par[[1]])
+  }
+  state <- gpsvm:::.search_state(spec, evaluate)
+  for (p in c(0, 5, 0.1, 4.9, 4.8)) state$at(c(a = p))
+  # 0 is the best throughout, the last usable point the one before: 0.1
+  # starts from 0 (not 5), 4.9 from 0.1 and 4.8 from 4.9 (not 0)
+  expect_equal(unlist(warm_seen), c(NA, 0, 0, 0.1, 4.9))
 })
