@@ -239,10 +239,7 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 #'   that class's machine against the rest (the class predicted is the
 #'   largest). A support vector machine has no class probabilities (its
 #'   "likelihood" is not normalised, section 17.4); use [gpc()] for those.
-#' @param na.action What to do with rows of `newdata` that have missing
-#'   values: [stats::na.pass()] (the default) and [stats::na.exclude()]
-#'   predict `NA` there, [stats::na.omit()] leaves them out (as `e1071`'s
-#'   `predict.svm()` does), [stats::na.fail()] makes them an error.
+#' @inheritParams predict.gpsvm_gpc
 #' @param ... Not used; unknown arguments are an error.
 #' @return A factor, vector or matrix with one element or row per row of
 #'   `newdata`. With `newdata = NULL` and a formula fit with
