@@ -33,7 +33,9 @@
 #' @param x A fit from [svc()] or [gpc()] with at least two numeric inputs.
 #' @param inputs The two inputs on the horizontal and vertical axes: names
 #'   (variables of the formula, or column names of the input matrix) or
-#'   positions among the inputs. `NULL` takes the first two numeric inputs.
+#'   positions among the inputs, or a formula `vertical ~ horizontal` as
+#'   `e1071`'s `plot.svm()` takes them. `NULL` takes the first two numeric
+#'   inputs.
 #' @param slice A named list with the value at which to hold each of the
 #'   other inputs, for example `list(glucose = 150, sex = "female")`; a
 #'   factor's value may be given as a level name. Inputs it does not name
@@ -55,7 +57,7 @@
 #' # medians, then at chosen values
 #' fit <- svc(Species ~ ., iris)
 #' plot(fit, inputs = c("Petal.Length", "Petal.Width"), grid = 40)
-#' plot(fit, inputs = c("Petal.Length", "Petal.Width"),
+#' plot(fit, Petal.Width ~ Petal.Length,  # the form e1071's plot.svm() takes
 #'      slice = list(Sepal.Length = 7, Sepal.Width = 3), grid = 40)
 #' @export
 plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, col = NULL, ...) {
@@ -177,6 +179,17 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 
 # The names of the two inputs on the axes: `inputs` as given (names or
 # positions), else the first two numeric inputs.
+# The axes of inputs = vertical ~ horizontal (e1071's plot.svm() takes its
+# two dimensions so): c(horizontal, vertical), each one variable.
+.formula_axes <- function(inputs) {
+  sides <- if (length(inputs) == 3L) list(inputs[[3L]], inputs[[2L]]) else list()
+  axes <- vapply(sides, function(side) paste(all.vars(side), collapse = " "), "")
+  if (length(axes) != 2L || any(lengths(lapply(sides, all.vars)) != 1L)) {
+    .stop("'inputs' as a formula must name one input on each side: vertical ~ horizontal")
+  }
+  axes
+}
+
 .check_plot_inputs <- function(inputs, vars) {
   numeric <- vapply(vars, .is_numeric_input, logical(1))
   if (is.null(inputs)) {
@@ -187,8 +200,9 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
     }
     return(names(vars)[numeric][1:2])
   }
+  if (inherits(inputs, "formula")) inputs <- .formula_axes(inputs)
   if (!(is.character(inputs) || is.numeric(inputs)) || length(inputs) != 2L || anyNA(inputs)) {
-    .stop("'inputs' must give two inputs, by name or by position")
+    .stop("'inputs' must give two inputs, by name, by position or as a formula vertical ~ horizontal")
   }
   if (is.numeric(inputs)) {
     if (any(inputs != round(inputs)) || any(inputs < 1) || any(inputs > ncol(vars))) {

@@ -44,6 +44,19 @@ test_that("a slice of a four-input formula fit is predict() at the medians of th
   nd$Sepal.Width <- 4
   expect_equal(s4$f, unname(predict(fit, nd, type = "link")))
   expect_gt(max(abs(s4$f - s$f)), 1e-3)
+  # a formula vertical ~ horizontal, as e1071's plot.svm() takes the axes:
+  # e1071 draws its right-hand side across and its left-hand side up
+  sf <- gpsvm:::.slice_surface(fit, Petal.Width ~ Petal.Length, grid = 7)
+  expect_identical(sf[c("inputs", "g1", "g2", "f")], s[c("inputs", "g1", "g2", "f")])
+  expect_identical(gpsvm:::.slice_surface(fit, Sepal.Width ~ Petal.Width, grid = 3)$inputs,
+                   c("Petal.Width", "Sepal.Width"))
+  for (bad in list(~ Petal.Length, Petal.Width ~ Petal.Length + Sepal.Width,
+                   Petal.Width ~ log(Petal.Length * Sepal.Width))) {
+    expect_error(gpsvm:::.slice_surface(fit, bad, grid = 3),
+                 "'inputs' as a formula must name one input on each side")
+  }
+  expect_error(gpsvm:::.slice_surface(fit, Petal.Width ~ Petal.Lengthh, grid = 3),
+               "'inputs' names 'Petal.Lengthh', which is not an input")
   expect_identical(gpsvm:::.slice_label(s4$held),
                    sprintf("slice: Sepal.Length = %s, Sepal.Width = 4",
                            format(median(d$Sepal.Length), digits = 3)))
