@@ -177,19 +177,18 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 
 .is_level_input <- function(v) (is.factor(v) || is.character(v) || is.logical(v)) && is.null(dim(v))
 
-# The names of the two inputs on the axes: `inputs` as given (names or
-# positions), else the first two numeric inputs.
 # The axes of inputs = vertical ~ horizontal (e1071's plot.svm() takes its
 # two dimensions so): c(horizontal, vertical), each one variable.
 .formula_axes <- function(inputs) {
-  sides <- if (length(inputs) == 3L) list(inputs[[3L]], inputs[[2L]]) else list()
-  axes <- vapply(sides, function(side) paste(all.vars(side), collapse = " "), "")
-  if (length(axes) != 2L || any(lengths(lapply(sides, all.vars)) != 1L)) {
+  sides <- if (length(inputs) == 3L) list(all.vars(inputs[[3L]]), all.vars(inputs[[2L]]))
+  if (length(sides) != 2L || any(lengths(sides) != 1L)) {
     .stop("'inputs' as a formula must name one input on each side: vertical ~ horizontal")
   }
-  axes
+  unlist(sides)
 }
 
+# The names of the two inputs on the axes: `inputs` as given (names,
+# positions or a formula), else the first two numeric inputs.
 .check_plot_inputs <- function(inputs, vars) {
   numeric <- vapply(vars, .is_numeric_input, logical(1))
   if (is.null(inputs)) {
