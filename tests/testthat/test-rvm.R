@@ -105,6 +105,59 @@ test_that("a fit stopped by max_iter says how much its evidence still rose", {
   }
 })
 
+test_that("srvm on scaled data keeps the better of a strong and a weak lambda start", {
+  for (seed in 1:2) {
+    d <- rvm_sin_data(40, seed = seed)
+    starts <- list()
+    for (start in c(1e4, 1)) {
+      starts[[format(start)]] <- srvm(d$x, d$y, kernel = rbf_kernel(1),
+                                      control = srvm_control(lambda_init = start))
+    }
+    evidence <- vapply(starts, function(f) as.numeric(logLik(f)), numeric(1))
+    # the two starts end at different optima (the strong one about 40 nats lower)
+    expect_gt(abs(diff(evidence)), 1)
+    best <- starts[[which.max(evidence)]]
+    fit <- srvm(d$x, d$y, kernel = rbf_kernel(1))
+    expect_identical(coef(fit), coef(best))
+    expect_identical(fit$lambda_init, best$lambda_init)
+    expect_identical(as.numeric(logLik(fit)), max(evidence))
+    # on data as given the strong start alone, as before there were two
+    as_given <- srvm(d$x, d$y, kernel = rbf_kernel(1), scale = FALSE)
+    expect_identical(as_given$lambda_init, 1e4)
+    expect_identical(coef(as_given), coef(srvm(d$x, d$y, kernel = rbf_kernel(1), scale = FALSE,
+                                              control = srvm_control(lambda_init = 1e4))))
+    # a fixed lambda has no start to choose
+    fixed <- srvm(d$x, d$y, kernel = rbf_kernel(1), control = srvm_control(lambda = 0.1))
+    expect_identical(fixed$lambda_init, 1e4)
+  }
+})
+
+test_that("of several starts the best evidence wins, with only its own warnings", {
+  fake <- function(evidence, warn = NULL, fail = FALSE) {
+    force(evidence)
+    function() {
+      if (fail) stop("start failed")
+      if (!is.null(warn)) warning(warn)
+      list(log_lik = evidence)
+    }
+  }
+  pick <- function(runs) gpsvm:::.best_of_starts(seq_along(runs), function(i) runs[[i]]())
+  # the winner is the higher evidence in either order; the loser's warning is dropped
+  expect_warning(won <- pick(list(fake(-3, "loser"), fake(-1, "winner"))), "winner")
+  expect_identical(won$log_lik, -1)
+  caught <- character()
+  withCallingHandlers(pick(list(fake(5, "winner"), fake(2, "loser"))),
+                      warning = function(w) {
+                        caught <<- c(caught, conditionMessage(w))
+                        invokeRestart("muffleWarning")
+                      })
+  expect_identical(caught, "winner")
+  # a start that fails leaves the other; NaN evidence loses to any number
+  expect_identical(pick(list(fake(0, fail = TRUE), fake(-7)))$log_lik, -7)
+  expect_identical(pick(list(fake(NaN), fake(-7)))$log_lik, -7)
+  expect_error(pick(list(fake(0, fail = TRUE), fake(0, fail = TRUE))), "start failed")
+})
+
 test_that("srvm with lambda fixed at 0 gives the rvm fit", {
   z <- seq(-5, 5, length.out = 101)
   for (seed in 1:3) {
@@ -300,6 +353,10 @@ test_that("bad input gives clear errors", {
                "'at' points")
   expect_error(srvm_control(tol = -1), "'tol'")
   expect_error(srvm_control(lambda = -1), "'lambda'")
+  expect_error(srvm_control(lambda_init = c(1, -1)), "'lambda_init' must lie in")
+  expect_error(srvm_control(lambda_init = numeric(0)), "'lambda_init' must be one or more")
+  expect_error(srvm_control(lambda_init = "1"), "'lambda_init' must be one or more")
+  expect_error(srvm_control(lambda_init = c(1, NA)), "'lambda_init' must be one or more")
   expect_error(rvm_control(max_iter = 0), "'max_iter'")
   fit <- rvm(d$x, d$y, scale = FALSE)
   expect_error(predict(fit, 0, deriv = -1), "'deriv'")
