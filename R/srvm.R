@@ -52,6 +52,10 @@
 #' to the scaled data. Everything the methods return is in the data's units
 #' ([regression-methods], [predict.gpsvm_regression()]).
 #'
+#' @section Prediction intervals: As those of [rvm()], they come from a
+#'   sparse model and are too narrow on real data: see "Prediction
+#'   intervals" there.
+#'
 #' @section Cost: Updates (7)-(9) are not sequential: the penalty couples
 #'   the weights, so every step factors the prior precision
 #'   \eqn{\lambda L'L + A} and the posterior of all the weights still in the
