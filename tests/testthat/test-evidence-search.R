@@ -317,8 +317,10 @@ test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width"
     suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(s), penalty = pen))$log_lik
   }, numeric(1))
   # the smooth RVM's evidence jitters by up to a nat between widths 2%
-  # apart (the penalty and the pruning move together) over a range of 50
-  expect_gt(max(ev) - min(ev), 40)
+  # apart (the penalty and the pruning move together) over a range of about
+  # 23 (50 from the strong lambda start alone, whose optima at some widths
+  # lie far below the weak start's)
+  expect_gt(max(ev) - min(ev), 20)
   expect_gte(fit$log_lik, max(ev) - 0.5)
 })
 
