@@ -39,7 +39,7 @@
 #' usually ends in a rougher, sparser optimum, on the paper's data with a
 #' slightly higher evidence on average. By default (`lambda_init = NULL`) a
 #' fit to scaled data is run from both and keeps the one of higher evidence,
-#' at twice the cost; with `scale = FALSE` it starts strong only, so that fits
+#' at about twice the cost; with `scale = FALSE` it starts strong only, so that fits
 #' to data as given reproduce the paper. On mlbench's Ozone (142 training
 #' rows, 20 splits) the weak start won 18 times in 20 and the held-out RMSE
 #' fell by 6%.
@@ -172,12 +172,6 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   )
   if (out$min_alpha >= out$prune_alpha) .stop("'min_alpha' must be below 'prune_alpha'")
   structure(out, class = c("gpsvm_srvm_control", "gpsvm_control"))
-}
-
-# One or more starting values, each a positive finite number.
-.check_starts <- function(x, arg) {
-  if (!is.numeric(x) || length(x) == 0L || anyNA(x)) .stop(sprintf("'%s' must be one or more positive numbers", arg))
-  vapply(x, .check_number, numeric(1), arg = arg, lower = 0, open_lower = TRUE)
 }
 
 # The starting lambdas (relative) of a fit: the user's, or the strong start

@@ -43,6 +43,14 @@
   as.double(x)
 }
 
+# One or more positive finite numbers (several starting values, say).
+.check_starts <- function(x, arg) {
+  if (!is.numeric(x) || length(x) == 0L || anyNA(x)) {
+    .stop(sprintf("'%s' must be one or more positive numbers", arg))
+  }
+  vapply(x, .check_number, numeric(1), arg = arg, lower = 0, open_lower = TRUE)
+}
+
 # A single whole number >= lower that R can hold as an integer (at most
 # upper, .Machine$integer.max by default).
 .check_count <- function(x, arg, lower = 0L, upper = .Machine$integer.max) {
