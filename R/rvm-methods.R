@@ -47,7 +47,8 @@
     sprintf("Relevance vectors: %d of %d training points", length(object$relevance_vectors),
             nrow(object$x)),
     if (!is.null(object$basis)) {
-      sprintf("  chosen among %d candidate centres (basis)", length(object$basis))
+      sprintf("  chosen among %d candidate centres (basis%s)", length(object$basis),
+              if (anyDuplicated(object$x)) ", each distinct input once" else "")
     },
     if (smooth) sprintf("lambda: %s", format(object$lambda, digits = digits)),
     sprintf("sigma^2: %s%s", format(object$sigma2, digits = digits),

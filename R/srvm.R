@@ -74,8 +74,8 @@
 #'
 #' @inheritParams rvm
 #' @param basis The number of training inputs offered as centres of basis
-#'   functions, or `NULL`: every input up to 1000 observations, 1000 chosen
-#'   ones beyond. They are chosen as in [rvm()]; see "Cost".
+#'   functions, or `NULL`: every distinct input up to 1000 observations,
+#'   1000 chosen ones beyond. They are chosen as in [rvm()]; see "Cost".
 #' @param penalty A [roughness_penalty()].
 #' @param control A list from [srvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an

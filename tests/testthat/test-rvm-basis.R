@@ -95,6 +95,37 @@ test_that("duplicated inputs are never offered twice, and one point works", {
   expect_true(is.finite(predict(one, 2)))
 })
 
+test_that("by default each distinct input is offered once", {
+  set.seed(1)
+  x <- round(runif(200, 0, 10), 1)  # 83 distinct values
+  y <- sin(x) + rnorm(200, sd = 0.3)
+  distinct <- which(!duplicated(x))
+  # rvm(): equal columns make the same model, so the evidence and the fit
+  # are those of all 200 candidates, with no input kept twice
+  fit <- rvm(x, y)
+  all_rows <- rvm(x, y, basis = 200)
+  expect_identical(fit$basis, distinct)
+  expect_null(all_rows$basis)
+  expect_equal(as.numeric(logLik(fit)), as.numeric(logLik(all_rows)), tolerance = 1e-10)
+  expect_equal(fitted(fit), fitted(all_rows), tolerance = 1e-10)
+  expect_false(anyDuplicated(x[fit$relevance_vectors]) > 0)
+  expect_true(any(grepl("chosen among 83 candidate centres \\(basis, each distinct input once\\)",
+                        capture.output(print(fit)))))
+  # srvm() moves every alpha at once and drifts along the flat direction of
+  # equal columns: from all 200 it has not converged after 1000 steps
+  expect_warning(srvm(x, y, basis = 200, control = srvm_control(max_iter = 1000)),
+                 "did not converge in 1000 iterations")
+  smooth <- expect_silent(srvm(x, y, control = srvm_control(max_iter = 1000)))
+  expect_identical(smooth$basis, distinct)
+  expect_true(smooth$convergence$converged)
+  # beyond srvm()'s 1000 observations the greedy rule chooses, and it too
+  # offers no input twice (and stops when the rest are explained)
+  many <- rep(x, 8)
+  rows <- gpsvm:::.rvm_basis_rows(NULL, matrix(many), rbf_kernel(1), "srvm")
+  expect_false(anyDuplicated(many[rows]) > 0)
+  expect_lte(length(rows), 83L)
+})
+
 test_that("print() says the relevance vectors were chosen among candidates", {
   d <- rvm_sinc_data(60, seed = 16)
   out <- capture.output(print(rvm(d$x, d$y, basis = 12)))
