@@ -158,6 +158,47 @@ test_that("of several starts the best evidence wins, with only its own warnings"
   expect_error(pick(list(fake(0, fail = TRUE), fake(0, fail = TRUE))), "start failed")
 })
 
+test_that("a fit that nearly interpolates says so, counting parameters as the noise update does", {
+  # rounded noise and a narrow kernel: each point gets a basis function of
+  # its own and the noise variance falls towards zero
+  rounded <- function(n) {
+    x <- matrix(runif(n * 3), n)
+    list(x = x, y = sin(3 * x[, 1]) + round(rnorm(n)))
+  }
+  set.seed(3)
+  d <- rounded(80)
+  new <- rounded(2000)
+  coverage <- function(f) {
+    band <- predict(f, new$x, interval = "prediction")
+    mean(new$y >= band[, "lwr"] & new$y <= band[, "upr"])
+  }
+  # the effective number of parameters is the trace of the hat matrix; at
+  # the noise update's fixed point it is n - |y - fitted|^2 / sigma^2
+  effective_by_noise <- function(f) {
+    80 - sum((residuals(f) / f$response_scaling$scale)^2) / f$sigma2
+  }
+  said <- character()
+  narrow <- withCallingHandlers(rvm(d$x, d$y, kernel = rbf_kernel(0.3)), warning = function(w) {
+    said <<- c(said, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_length(said, 1L)
+  expect_match(said, sprintf("^rvm\\(\\): the fit nearly interpolates: %d of 80 observations",
+                             length(narrow$relevance_vectors)))
+  expect_match(said, sprintf("(%.3g effective parameters) and the noise sd is %.3g times",
+                             effective_by_noise(narrow), sigma(narrow) / sd(d$y)), fixed = TRUE)
+  expect_true(narrow$convergence$converged)
+  expect_gt(effective_by_noise(narrow), 40)
+  expect_equal(gpsvm:::.effective_parameters(narrow), effective_by_noise(narrow), tolerance = 1e-4)
+  # borne out on new draws: its intervals hold few of them
+  expect_lt(coverage(narrow), 0.2)
+  # at the data-driven width no warning, few parameters, and intervals that hold
+  wide <- expect_silent(rvm(d$x, d$y))
+  expect_equal(gpsvm:::.effective_parameters(wide), effective_by_noise(wide), tolerance = 1e-4)
+  expect_lt(effective_by_noise(wide), 10)
+  expect_gt(coverage(wide), 0.93)
+})
+
 test_that("srvm with lambda fixed at 0 gives the rvm fit", {
   z <- seq(-5, 5, length.out = 101)
   for (seed in 1:3) {
