@@ -57,9 +57,9 @@
 # above all).  Such a fit interpolates, and its intervals are far too narrow:
 # on held-out Ozone rows (142 training rows) the width found kept 134
 # observations with a noise sd of 0.014 times y's, and its 95% intervals held
-# 8% of the targets.  A fit that keeps more than half of the observations is
-# no longer the sparse model the evidence was meant to choose, so the user
-# hears of it.
+# 8% of the targets.  A fit with more effective parameters than half the
+# observations is no longer the sparse model the evidence was meant to
+# choose, so the user hears of it.
 .dense_answer_advice <- function(record, fit) {
   facts <- .interpolation_facts(fit)
   if (is.null(facts)) return(NULL)
