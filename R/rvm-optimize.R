@@ -76,11 +76,12 @@
 # count of relevance vectors alone is no measure for srvm(), whose penalty
 # shrinks weights it keeps (30 kept of 30 with a noise sd 0.86 times y's on
 # 30 sinc points).
-.interpolation_facts <- function(fit) {
+.interpolation_facts <- function(fit, design = .rvm_design(fit$x, fit$kernel,
+                                                            fit$relevance_vectors)) {
   n <- nrow(fit$x)
   spread <- if (n > 1L) stats::sd(fit$y) else NA_real_
   if (n < 2L || !isTRUE(spread > 0)) return(NULL)
-  effective <- .effective_parameters(fit)
+  effective <- .effective_parameters(fit, design)
   if (effective <= n / 2) return(NULL)
   sprintf(paste("%d of %d observations are relevance vectors (%.3g effective parameters) and",
                 "the noise sd is %.3g times the response's"),
@@ -90,10 +91,8 @@
 # The trace of the hat matrix H Sigma H' / sigma^2 of the kept weights: the
 # number the noise update subtracts from n (at convergence
 # n - |y - H mu|^2 / sigma^2).
-.effective_parameters <- function(fit) {
-  design <- cbind(1, if (length(fit$relevance_vectors) > 0L) {
-    kernel_matrix(fit$kernel, fit$x, fit$x[fit$relevance_vectors, , drop = FALSE])
-  })
+.effective_parameters <- function(fit, design = .rvm_design(fit$x, fit$kernel,
+                                                             fit$relevance_vectors)) {
   sum((design %*% fit$Sigma) * design) / fit$sigma2
 }
 
@@ -105,8 +104,8 @@
 # at the data-driven width 2.74: 133 relevance vectors, a noise sd of 0.019
 # times y's, and 95% intervals that held 3% of the held-out targets; at
 # width 4, 23 relevance vectors and 97%.
-.warn_interpolation <- function(fit, model) {
-  facts <- .interpolation_facts(fit)
+.warn_interpolation <- function(fit, model, design) {
+  facts <- .interpolation_facts(fit, design)
   if (is.null(facts)) return(invisible())
   warning(sprintf(paste("%s: the fit nearly interpolates: %s. Unless the data are almost free of",
                         "noise its prediction intervals are far too narrow; a wider kernel (a",

@@ -248,6 +248,11 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   sort(cpp_greedy_inducing(kernel, x, m, .inducing_tol))
 }
 
+# The design [1, K(x, x_rv)] of the kept weights at the rows of x.
+.rvm_design <- function(x, kernel, rv) {
+  cbind(rep(1, nrow(x)), if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
+}
+
 # Build the fitted object from the core's result (shared by rvm and srvm).
 .new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL) {
   active <- core$active                   # 0 = bias, j = training row j
@@ -255,7 +260,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   names_rv <- if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv)
   names_w <- c("(Intercept)", names_rv)
   mu <- stats::setNames(core$mu, names_w)
-  design <- cbind(rep(1, nrow(x)), if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
+  design <- .rvm_design(x, kernel, rv)
   fitted <- drop(design %*% mu)
   names(fitted) <- rownames(x)
   fit <- list(
@@ -275,7 +280,7 @@ rvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prune
   .warn_not_converged(paste0(class, "()"), fit$convergence,
                       c("the change is the largest change of a log hyperparameter",
                         .evidence_rise(core$trace_log_lik, class)))
-  .warn_interpolation(fit, paste0(class, "()"))
+  .warn_interpolation(fit, paste0(class, "()"), design)
   structure(fit, class = c(if (class == "srvm") "gpsvm_srvm", "gpsvm_rvm", "gpsvm_regression"))
 }
 

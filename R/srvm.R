@@ -186,8 +186,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 
 # One fit to (scaled) data from each of `starts`, keeping the one of highest
 # evidence; `scaling` scales the penalty's own points.
-.srvm_fit <- function(x, y, kernel, penalty, control, scaling = NULL, basis = NULL,
-                      starts = control$lambda_init %||% 1e4) {
+.srvm_fit <- function(x, y, kernel, penalty, control, scaling, basis, starts) {
   points <- .penalty_points(penalty, x, scaling)
   rows <- .rvm_basis_rows(basis, x, kernel, "srvm")
   fit_from <- function(start) {

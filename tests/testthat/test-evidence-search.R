@@ -325,15 +325,10 @@ test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width"
 })
 
 test_that("rvm(optimize = TRUE) warns when the evidence's width makes the fit interpolate", {
-  # rounded noise: the evidence rises as narrow kernels give each point its
-  # own basis function and the noise variance falls towards zero
-  rounded <- function(n) {
-    x <- matrix(runif(n * 3), n)
-    list(x = x, y = sin(3 * x[, 1]) + round(rnorm(n)))
-  }
+  # rounded noise (see rounded_noise_data())
   set.seed(3)
-  d <- rounded(80)
-  new <- rounded(2000)
+  d <- rounded_noise_data(80)
+  new <- rounded_noise_data(2000)
   expect_warning(fit <- rvm(d$x, d$y, optimize = TRUE),
                  "of 80 observations are relevance vectors")
   kept <- length(fit$relevance_vectors)

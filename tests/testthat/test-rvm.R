@@ -159,15 +159,10 @@ test_that("of several starts the best evidence wins, with only its own warnings"
 })
 
 test_that("a fit that nearly interpolates says so, counting parameters as the noise update does", {
-  # rounded noise and a narrow kernel: each point gets a basis function of
-  # its own and the noise variance falls towards zero
-  rounded <- function(n) {
-    x <- matrix(runif(n * 3), n)
-    list(x = x, y = sin(3 * x[, 1]) + round(rnorm(n)))
-  }
+  # rounded noise (see rounded_noise_data())
   set.seed(3)
-  d <- rounded(80)
-  new <- rounded(2000)
+  d <- rounded_noise_data(80)
+  new <- rounded_noise_data(2000)
   coverage <- function(f) {
     band <- predict(f, new$x, interval = "prediction")
     mean(new$y >= band[, "lwr"] & new$y <= band[, "upr"])
