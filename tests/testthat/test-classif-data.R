@@ -299,6 +299,25 @@ test_that("predict(na.action = na.omit) leaves out NA rows of newdata, as e1071'
   expect_equal(pr, predict(g, new, type = "prob")[c(1, 4), ])
 })
 
+test_that("a factor level unseen in training is named as such, not as a missing value", {
+  # mlbench's Soybean: a test row with a level of ext.decay that no training
+  # row had was reported as "'newdata' has missing values and 'na.action'
+  # refuses them", since the design was first built inside na.action's call
+  d <- three_class_data(40, 53)
+  df <- data.frame(u = d$x[, 1], f = factor(rep(c("a", "b"), 20)), cls = d$y)
+  new <- data.frame(u = c(0.1, NA, 0.3), f = factor(c("a", "c", NA)))
+  for (fitter in list(gpc, svc)) {
+    fit <- fitter(cls ~ u + f, data = df)
+    for (act in list(stats::na.pass, stats::na.omit, stats::na.fail)) {
+      err <- tryCatch(predict(fit, new, na.action = act), error = conditionMessage)
+      expect_match(err, "'newdata' does not fit the model: factor f has new levels c", fixed = TRUE)
+      expect_false(grepl("missing values", err))
+    }
+  }
+  fit <- mfsvr(u ~ f, data = df)
+  expect_error(predict(fit, new), "factor f has new levels c", fixed = TRUE)
+})
+
 test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata give NA", {
   d <- three_class_data(40, 51)
   df <- data.frame(u = d$x[, 1], v = d$x[, 2], cls = d$y)
