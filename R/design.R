@@ -334,6 +334,15 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
   out
 }
 
+# The line print() adds when the formula's na.action left rows out, as
+# print.glm() does: "(12 observations deleted due to missingness)".
+.missing_line <- function(na_action) {
+  if (length(na_action) == 0L) return(NULL)
+  text <- stats::naprint(na_action)
+  if (!nzchar(text)) return(NULL)
+  sprintf("(%s)", text)
+}
+
 # Values computed at the kept rows (a vector, factor or matrix with one row
 # per kept row) spread over all rows, NA where a row was set aside.
 .pad_rows <- function(values, keep, names = NULL) {

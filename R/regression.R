@@ -276,8 +276,8 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 #' @export
 print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .print_header(.regression_title(x), x$call)
-  cat(.model_lines(x, digits), format(x$kernel), .format_scaling(x), .selection_lines(x),
-      sep = "\n")
+  cat(.model_lines(x, digits), .missing_line(x$na.action), format(x$kernel),
+      .format_scaling(x), .selection_lines(x), sep = "\n")
   ll <- logLik(x)
   cat(sprintf("Log evidence %s (df %d); noise sd %s\n", format(c(ll), digits = digits + 2L),
               attr(ll, "df"), format(sigma(x), digits = digits)))
@@ -292,6 +292,7 @@ summary.gpsvm_regression <- function(object, ...) {
   ll <- logLik(object)
   structure(list(
     call = object$call, title = .regression_title(object), n = length(object$y),
+    missing = .missing_line(object$na.action),
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
     sigma = sigma(object), convergence = object$convergence,
@@ -304,7 +305,8 @@ summary.gpsvm_regression <- function(object, ...) {
 print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .print_header(x$title, x$call)
   cat(format(x$kernel), x$scaling, x$selection, sep = "\n")
-  cat(sprintf("\n%d observations. Residuals:\n", x$n))
+  cat(sprintf("\n%d observations%s. Residuals:\n", x$n,
+              if (is.null(x$missing)) "" else paste0(" ", x$missing)))
   print(stats::setNames(x$residuals, c("Min", "1Q", "Median", "3Q", "Max")), digits = digits)
   .print_details(x, digits)
   cat(sprintf("\nLog evidence: %s (df %d); noise sd %s\n", format(x$log_lik, digits = digits + 2L),

@@ -326,6 +326,14 @@ test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata
     ex <- fitter(cls ~ u + v, data = df, na.action = na.exclude)
     om <- fitter(cls ~ u + v, data = df)
     expect_identical(nobs(ex), 38L)
+    # print() and summary() say rows were left out, as print.glm() does
+    ref <- capture.output(print(glm(I(cls == "b") ~ u + v, binomial, df)))
+    line <- trimws(grep("missingness", ref, value = TRUE))
+    expect_identical(line, "(2 observations deleted due to missingness)")
+    for (f in list(ex, om)) {
+      expect_output(print(f), line, fixed = TRUE)
+      expect_output(print(summary(f)), line, fixed = TRUE)
+    }
     cls <- fitted(ex)
     expect_length(cls, 40)
     expect_identical(unname(which(is.na(cls))), c(4L, 17L))

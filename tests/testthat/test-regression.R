@@ -366,6 +366,9 @@ test_that("na.exclude pads fitted, residuals and predict() as lm() does; NA rows
   d$y[c(3, 17)] <- NA
   d$w[25] <- NA
   ref <- lm(y ~ u + w, data = d, na.action = na.exclude)
+  glm_out <- capture.output(print(glm(y ~ u + w, data = d)))
+  glm_line <- trimws(grep("missingness", glm_out, value = TRUE))
+  expect_identical(glm_line, "(3 observations deleted due to missingness)")
   new <- data.frame(u = c(1, NA, 5, 7), w = c(0.5, 0.2, NA, 0.1))
   for (fitter in list(svr, mfsvr, rvm, srvm)) {
     fit <- fitter(y ~ u + w, data = d, na.action = na.exclude)
@@ -392,6 +395,12 @@ test_that("na.exclude pads fitted, residuals and predict() as lm() does; NA rows
     omit <- fitter(y ~ u + w, data = d)
     expect_length(fitted(omit), 27L)
     expect_length(predict(omit), 27L)
+    # print() and summary() say so, in glm()'s words
+    for (f in list(fit, omit)) {
+      expect_output(print(f), glm_line, fixed = TRUE)
+      expect_output(print(summary(f)), paste("27 observations", glm_line), fixed = TRUE)
+    }
+    expect_false(any(grepl("missingness", capture.output(print(fitter(y ~ u, data = d[-c(3, 17), ]))))))
   }
   # a matrix fit takes NA rows in newdata too
   fit <- svr(cbind(d$u, d$w)[!is.na(d$y) & !is.na(d$w), ], d$y[!is.na(d$y) & !is.na(d$w)])
