@@ -52,6 +52,11 @@
   sprintf("%s:upper", sub("^log_", "", grep("^log_sigma\\[", rownames(ranges), value = TRUE)))
 }
 
+# optimize = NULL in gpc() and mfsvr(): up to this many observations (where
+# the full prior is dense and a search costs seconds) the evidence chooses
+# by default what the call leaves open.
+.default_search_max_n <- 1000L
+
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or
 # a subset of `choices`.  Returns the parameter names to search.
 .optimize_which <- function(optimize, choices, default = choices) {

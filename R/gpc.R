@@ -233,15 +233,11 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 # The noise variance when the call gives none and no search chooses it.
 .gpc_default_noise <- 0.1
 
-# optimize = NULL: with method = "tap" and at most this many observations
-# (where the full prior is dense and a search costs seconds), the evidence
-# chooses what the call leaves open: the width of rbf_kernel() without one,
-# and the noise when none is given.
-.gpc_search_max_n <- 1000L
-
 # `optimize` as the search will read it: the user's value, or for NULL the
 # parameters the call leaves open (FALSE when it leaves none, or the search
-# would not run by default).
+# would not run by default): with method = "tap" and at most
+# .default_search_max_n observations, the width of rbf_kernel() without one
+# and the noise when none is given.
 .gpc_automatic_search <- function(optimize, method, kernel, noise_given, n, classes) {
   per_input <- isTRUE(kernel$per_input)
   if (per_input && classes > 2L && "sigma" %in% .optimize_which(optimize %||% FALSE,
@@ -251,7 +247,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                 "the rest (optimize = \"noise\")"))
   }
   if (!is.null(optimize)) return(optimize)
-  if (method != "tap" || n > .gpc_search_max_n) return(FALSE)
+  if (method != "tap" || n > .default_search_max_n) return(FALSE)
   # (with three or more classes a width per input stays at its data-driven
   # start, as above)
   open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma) &&

@@ -34,7 +34,7 @@
 # A kernel with a width per input searches one log width per input column
 # instead of log sigma (.per_input_ranges()); a width at its upper end is a
 # legitimate answer, as is the Laplace limit, so neither warns.
-.mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which) {
+.mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which, noise_free_ok = FALSE) {
   names <- .mfsvr_hyper_names(epsilon, kernel, which)
   s <- .response_scaling(y, TRUE)$scale
   widths <- if ("log_sigma" %in% names) .input_widths(kernel)
@@ -60,10 +60,13 @@
               est[["C"]], est[["C"]] * eps, limit)
     }
   }
-  slow_rise <- if ("log_C" %in% names) advice else function(record, fit) NULL
+  # The default search (noise_free_ok) is not the user's request: there the
+  # limit is an answer (noise-free data, as from a computer experiment), which
+  # print() shows in C, not a warning on every default fit.
+  slow_rise <- if ("log_C" %in% names && !noise_free_ok) advice else function(record, fit) NULL
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = exp,
                natural_names = sub("^log_", "", rownames(ranges)),
-               benign = c("epsilon:lower", .per_input_benign(ranges)),
+               benign = c("epsilon:lower", if (noise_free_ok) "C:upper", .per_input_benign(ranges)),
                notes = list(`C:upper` = paste("the evidence still rises as C grows:", limit)),
                advice = if (is.null(widths)) slow_rise else function(record, fit) {
                  c(slow_rise(record, fit), .per_input_overfit_advice(fit, length(widths)))
@@ -102,10 +105,11 @@
 # otherwise cost hundreds of sweeps.  The fit returned is made at the best
 # point with the control given.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
-                            which = c("C", "epsilon", "sigma"), inducing = NULL) {
+                            which = c("C", "epsilon", "sigma"), inducing = NULL,
+                            noise_free_ok = FALSE) {
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
-  spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which)
+  spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which, noise_free_ok)
   # entries of fit$gradient (a width per input has its own, after them)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names
   search_control <- control
@@ -154,6 +158,9 @@
 #' EP fixed point. This is what `mfsvr(..., optimize = TRUE)` maximises.
 #'
 #' @inheritParams mfsvr
+#' @param C Positive number: the inverse scale of the linear part of the
+#'   loss, as in [mfsvr()] (noise standard deviation about
+#'   \eqn{\sqrt 2 / C} for a small `epsilon`).
 #' @param inducing `NULL`, or a count or a matrix of inducing inputs for the
 #'   evidence of the sparse (FITC) model ([inducing-points]); here on the
 #'   inputs as given (no scaling).

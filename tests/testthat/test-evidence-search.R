@@ -218,6 +218,67 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
   expect_output(print(summary(fit)), "evidence maximisation: converged after")
 })
 
+test_that("mfsvr() by default chooses C by evidence on scaled data, and only then", {
+  set.seed(21)
+  x <- runif(150, -3, 3)
+  y <- sin(x) + rnorm(150)
+  fit <- mfsvr(x, y)
+  o <- fit$optimization
+  expect_true(o$convergence$converged)
+  expect_named(o$estimate, "C")
+  expect_equal(o$start[["C"]], 5)
+  expect_identical(fit$C, o$estimate[["C"]])
+  # the same fit as asking for it
+  asked <- mfsvr(x, y, optimize = "C")
+  expect_identical(asked$C, fit$C)
+  expect_identical(asked$log_evidence, fit$log_evidence)
+  # a maximum: fits at fixed C either side have a lower evidence
+  ev <- function(C) mfsvr(x, y, C = C)$log_evidence
+  expect_gt(fit$log_evidence, ev(1.05 * fit$C))
+  expect_gt(fit$log_evidence, ev(fit$C / 1.05))
+  expect_output(print(fit), "C by evidence maximisation: converged")
+  # the evidence reads the noise (sd 1 against sd(y) = 1.2): C = 5 claims a
+  # noise sd of sqrt(2) / 5 = 0.28 sd(y), and its 95% intervals miss
+  x_new <- runif(4000, -3, 3)
+  y_new <- sin(x_new) + rnorm(4000)
+  covered <- function(f) {
+    p <- predict(f, x_new, interval = "prediction")
+    mean(y_new >= p[, "lwr"] & y_new <= p[, "upr"])
+  }
+  expect_gt(covered(fit), 0.93)
+  expect_lt(covered(fit), 0.97)
+  expect_lt(covered(mfsvr(x, y, C = 5)), 0.8)
+  # no search when the call gives C, optimize = FALSE, the data as given,
+  # inducing inputs or the paper's algorithm; C = 5 is the value kept
+  kept <- list(mfsvr(x, y, C = 2), mfsvr(x, y, optimize = FALSE), mfsvr(x, y, scale = FALSE),
+               mfsvr(x, y, inducing = 20),
+               mfsvr(x, y, control = mfsvr_control(algorithm = "paper")))
+  expect_identical(vapply(kept, `[[`, numeric(1), "C"), c(2, 5, 5, 5, 5))
+  expect_true(all(vapply(kept, function(f) is.null(f$optimization), logical(1))))
+  expect_null(update(fit, C = 3)$optimization)
+  # a search asked for keeps working as before
+  expect_named(mfsvr(x, y, optimize = "epsilon")$optimization$estimate, "epsilon")
+})
+
+test_that("mfsvr()'s default search stops at 1000 observations", {
+  set.seed(22)
+  x <- runif(1001, -3, 3)
+  y <- sin(x) + rnorm(1001, sd = 0.3)
+  expect_null(mfsvr(x, y)$optimization)
+  expect_identical(mfsvr(x, y)$C, 5)
+  expect_named(mfsvr(x[-1], y[-1])$optimization$estimate, "C")
+})
+
+test_that("on noise-free data the default search takes a large C without a warning", {
+  # the evidence rises without end as C grows; asked for, the search warns
+  d <- data.frame(u = seq(-3, 3, length.out = 25))
+  d$y <- sin(d$u) + 0.1 * cos(7 * d$u)
+  expect_no_warning(fit <- mfsvr(y ~ u, data = d))
+  expect_gt(fit$C, 100)
+  expect_lt(max(abs(residuals(fit))), 0.1 * sd(d$y) * 1.01)
+  expect_warning(mfsvr(y ~ u, data = d, optimize = "C"), "slow rise")
+})
+
 # The drivers on known functions: a concave quadratic (maximum at `top`) on
 # the search scale, failing where fail(par) is TRUE.
 toy_search <- function(top, lower, upper, start, fail = function(p) FALSE, n = 10) {

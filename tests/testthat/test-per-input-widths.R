@@ -68,10 +68,10 @@ test_that("a fit with fixed widths per input is the ordinary kernel on inputs di
   expect_output(print(fit), "a width per input")
   expect_output(print(fit), "Scaling: none")
   # with scaling (the default) the widths act on the standardised inputs
-  scaled <- mfsvr(d$x, d$y, kernel = rbf_kernel(w, per_input = TRUE))
+  scaled <- mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(w, per_input = TRUE))
   xs <- scale(d$x)
   ys <- (d$y - mean(d$y)) / sd(d$y)
-  manual <- mfsvr(sweep(xs, 2L, w, "/"), ys, kernel = rbf_kernel(1), scale = FALSE)
+  manual <- mfsvr(sweep(xs, 2L, w, "/"), ys, C = 5, kernel = rbf_kernel(1), scale = FALSE)
   expect_equal(unname(fitted(scaled)), mean(d$y) + sd(d$y) * unname(fitted(manual)),
                tolerance = 1e-9)
   un <- sweep(sweep(xn, 2L, attr(xs, "scaled:center")), 2L, attr(xs, "scaled:scale"), "/")

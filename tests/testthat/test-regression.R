@@ -275,7 +275,9 @@ test_that("the df of logLik() counts what was estimated from the response", {
   expect_identical(df(suppressWarnings(svr(d$x, d$y, kernel = k, bias = TRUE,
                                            select_C = "fixed_point"))), 4L)
   expect_identical(df(mfsvr(d$x, d$y, kernel = k, scale = FALSE)), 0L)
-  expect_identical(df(mfsvr(d$x, d$y, kernel = k)), 2L)
+  expect_identical(df(mfsvr(d$x, d$y, kernel = k, C = 5)), 2L)
+  # by default the evidence chooses C on scaled data: one more
+  expect_identical(df(mfsvr(d$x, d$y, kernel = k)), 3L)
   expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = c("C", "epsilon"),
                                              scale = FALSE))), 2L)
   expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = TRUE))), 5L)
