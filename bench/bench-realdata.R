@@ -30,8 +30,9 @@
 #
 # Data: mlbench's BostonHousing (506 x 13), Friedman 1-3 (400 simulated
 # rows, 10 or 4 inputs, the generators' default noise), Ozone (its 203
-# complete rows, daily maximum ozone V4 on 12 inputs) for regression; Pima
-# Indians diabetes (768 x 8), Wisconsin breast cancer (683 complete rows x
+# complete rows, daily maximum ozone V4 on 12 inputs) and PimaGlucose (the
+# 392 complete rows of PimaIndiansDiabetes2, plasma glucose on the other 8
+# variables: a noisy response) for regression; Pima Indians diabetes (768 x 8), Wisconsin breast cancer (683 complete rows x
 # 9), Sonar (208 x 60) and Ionosphere (351 x 33) for classification.
 # Factor predictors (month, weekday, Boston's chas, the cancer scores) enter
 # as their numeric codes.  Splits: 70% training, 30% held out, seeds 1, 2,
@@ -59,6 +60,9 @@ regression_sets <- function() {
   names(boston)[names(boston) == "medv"] <- "y"
   ozone <- numeric_codes(stats::na.omit(mlbench_data("Ozone")))
   names(ozone)[names(ozone) == "V4"] <- "y"
+  # a noisy response: plasma glucose from the other variables
+  glucose <- numeric_codes(stats::na.omit(mlbench_data("PimaIndiansDiabetes2")))
+  names(glucose)[names(glucose) == "glucose"] <- "y"
   simulated <- function(gen, seed) {
     set.seed(seed)
     s <- gen(400)
@@ -68,7 +72,8 @@ regression_sets <- function() {
        Friedman1 = simulated(mlbench::mlbench.friedman1, 101),
        Friedman2 = simulated(mlbench::mlbench.friedman2, 102),
        Friedman3 = simulated(mlbench::mlbench.friedman3, 103),
-       Ozone = ozone)
+       Ozone = ozone,
+       PimaGlucose = glucose)
 }
 classification_sets <- function() {
   pima <- mlbench_data("PimaIndiansDiabetes")
@@ -135,6 +140,7 @@ regression_models <- list(
   "svr()" = function(train) svr(y ~ ., data = train),
   "svr(select_C = evidence)" = function(train) svr(y ~ ., data = train, select_C = "evidence"),
   "mfsvr()" = function(train) mfsvr(y ~ ., data = train),
+  "mfsvr(C = 5)" = function(train) mfsvr(y ~ ., data = train, C = 5),
   "mfsvr(optimize = TRUE)" = function(train) mfsvr(y ~ ., data = train, optimize = TRUE),
   "mfsvr(optimize, per input)" = function(train) {
     mfsvr(y ~ ., data = train, optimize = TRUE, kernel = rbf_kernel(per_input = TRUE))
