@@ -319,8 +319,8 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
                       ifnotfound = NULL)
   }
   if (!is.function(na.action)) .stop("'na.action' must be a function such as na.omit or na.pass")
-  # x is a promise of .newdata_matrix(): its own errors (a new factor level)
-  # must not be reported as na.action's
+  # evaluate x first: an error in building it (a factor level unseen in
+  # training) is not na.action's, whose errors the handler below rewords
   force(x)
   out <- tryCatch(na.action(x), error = function(e) {
     .stop(sprintf("'newdata' has missing values and 'na.action' refuses them: %s",

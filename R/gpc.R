@@ -68,8 +68,9 @@
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
 #' maximising the EP evidence, starting from the median distance rule (see
 #' `optimize`) and `noise = 0.1`; a width or noise given in the call is
-#' kept. The search costs a few fits (beyond 300 observations it runs on inducing inputs, see
-#' `optimize`): about 0.3 s at 500 observations of Pima and 1.8 s at 1000 of
+#' kept. The search costs a few fits (beyond 300 observations it runs on
+#' inducing inputs, see `optimize`): about 0.3 s at 500 observations of Pima and
+#' 1.8 s at 1000 of
 #' mlbench's ringnorm (8 inputs each), per class, against 0.15 s and 0.9 s
 #' without it (mlbench's Vowel, 990 observations and 11 classes: 32 s,
 #' against 14 s; the classes' models run in parallel under a
@@ -153,10 +154,11 @@
 #'   where the evidence's optimum has lain on real data); a `noise` of 0
 #'   starts at 0.1 times the kernel's mean diagonal and a `kappa` of 0 at
 #'   0.05. It is recorded in `fit$optimization` as for [mfsvr()], and a
-#'   warning says when it does not converge. Beyond 300 observations (and `inducing = NULL`) the search maximises the FITC
-#'   evidence on a third of them as inducing inputs (at most 300), usually
-#'   about three times faster (see `search_inducing`), and the final fit is
-#'   the full model at the values it found (`search_inducing` in [gpc_control()];
+#'   warning says when it does not converge. Beyond 300 observations (and
+#'   `inducing = NULL`) the search maximises the FITC evidence on a third of
+#'   them as inducing inputs (at most 300), usually about three times faster
+#'   (see `search_inducing`), and the final fit is the full model at the values
+#'   it found (`search_inducing` in [gpc_control()];
 #'   `fit$optimization$search_inducing` records the count).
 #' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
@@ -369,8 +371,9 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   ([inducing-points]) on which the evidence search runs, chosen by the
 #'   same greedy rule at the kernel's width (for a width left to the data,
 #'   the rule of [kernels], not the wider width the search starts from). The
-#'   final fit is then the full model at the values found (on the kernel matrix's pivots when it has a
-#'   low rank, see `rank_tol`). `NULL` (the default) means a third of the
+#'   final fit is then the full model at the values found (on the kernel
+#'   matrix's pivots when it has a low rank, see `rank_tol`). `NULL` (the
+#'   default) means a third of the
 #'   observations, at most 300, beyond 300 observations, where each
 #'   evaluation of the full evidence costs \eqn{O(n^3)}, and the full prior
 #'   up to 300; 0 always searches on the full prior. Measured against the

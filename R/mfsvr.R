@@ -122,18 +122,17 @@
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
-#'   width by maximising the evidence, starting from the values given; a
-#'   subset of `c("C", "epsilon", "sigma")` chooses only those; `FALSE`
-#'   chooses none. `NULL` (the default) chooses `C` when the call gives
-#'   none, on standardised data (`scale = TRUE`) of at most 1000
-#'   observations fitted by EP on the full prior (no `inducing`), and
-#'   otherwise none: the search costs about three fits (0.18 s on 354 rows of
-#'   Boston housing, against 0.06 s; 2.8 s on 1000 rows of Friedman 1,
-#'   against 0.9 s), and on the data as given
+#'   width by maximising the evidence, starting from the values given; a subset
+#'   of `c("C", "epsilon", "sigma")` chooses only those; `FALSE` chooses none.
+#'   `NULL` (the default) chooses `C` when the call gives none, on standardised
+#'   data (`scale = TRUE`) of at most 1000 observations fitted by EP on the full
+#'   prior (no `inducing`), and otherwise none: the search costs about three
+#'   fits (0.18 s on 354 rows of Boston housing, against 0.06 s; 2.8 s on 1000
+#'   rows of Friedman 1, against 0.9 s), and on the data as given
 #'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
-#'   keeps that `C`. On nearly noise-free data the evidence rises without end
-#'   as `C` grows; the default search then stops at a large `C` without a
-#'   warning (one asked for warns, see Details). Searching the width too
+#'   keeps that `C`. On nearly noise-free data the evidence rises without end as
+#'   `C` grows; the default search then stops at a large `C` without a warning
+#'   (one asked for warns, see Details). Searching the width too
 #'   (`optimize = TRUE`) predicted worse on four of the six sets above.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).

@@ -76,8 +76,7 @@
 # count of relevance vectors alone is no measure for srvm(), whose penalty
 # shrinks weights it keeps (30 kept of 30 with a noise sd 0.86 times y's on
 # 30 sinc points).
-.interpolation_facts <- function(fit, design = .rvm_design(fit$x, fit$kernel,
-                                                            fit$relevance_vectors)) {
+.interpolation_facts <- function(fit, design = NULL) {
   n <- nrow(fit$x)
   spread <- if (n > 1L) stats::sd(fit$y) else NA_real_
   if (n < 2L || !isTRUE(spread > 0)) return(NULL)
@@ -90,9 +89,9 @@
 
 # The trace of the hat matrix H Sigma H' / sigma^2 of the kept weights: the
 # number the noise update subtracts from n (at convergence
-# n - |y - H mu|^2 / sigma^2).
-.effective_parameters <- function(fit, design = .rvm_design(fit$x, fit$kernel,
-                                                             fit$relevance_vectors)) {
+# n - |y - H mu|^2 / sigma^2).  `design` is H when the caller has it.
+.effective_parameters <- function(fit, design = NULL) {
+  if (is.null(design)) design <- .rvm_design(fit$x, fit$kernel, fit$relevance_vectors)
   sum((design %*% fit$Sigma) * design) / fit$sigma2
 }
 

@@ -34,15 +34,14 @@
 #'
 #' Starting point: the evidence has several local maxima in \eqn{\lambda}.
 #' `control$lambda_init` is relative (1 gives \eqn{\lambda L'L} and \eqn{A}
-#' equal traces). A strong start (`1e4`) ends in a smooth optimum and
-#' reproduces the paper's results (see `vignette("srvm")`); a weak start (`1`)
-#' usually ends in a rougher, sparser optimum, on the paper's data with a
-#' slightly higher evidence on average. By default (`lambda_init = NULL`) a
-#' fit to scaled data is run from both and keeps the one of higher evidence,
-#' at about twice the cost; with `scale = FALSE` it starts strong only, so that fits
-#' to data as given reproduce the paper. On mlbench's Ozone (142 training
-#' rows, 20 splits) the weak start won 18 times in 20 and the held-out RMSE
-#' fell by 6%.
+#' equal traces). A strong start (`1e4`) ends in a smooth optimum and reproduces
+#' the paper's results (see `vignette("srvm")`); a weak start (`1`) usually ends
+#' in a rougher, sparser optimum, on the paper's data with a slightly higher
+#' evidence on average. By default (`lambda_init = NULL`) a fit to scaled data
+#' is run from both and keeps the one of higher evidence, at about twice the
+#' cost; with `scale = FALSE` it starts strong only, so that fits to data as
+#' given reproduce the paper. On mlbench's Ozone (142 training rows, 20 splits)
+#' the weak start won 18 times in 20 and the held-out RMSE fell by 6%.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting (see "Scaling" in [svr()]): the penalty then

@@ -49,17 +49,18 @@ generics::augment
 #' (for [gpc()] only with `method = "tap"` and two classes, `NA` otherwise;
 #' [svc()] has no evidence and no such columns); for the regression models
 #' `sigma`, the noise standard deviation in the response's units ([sigma()]);
-#' the kernel (`kernel`, its type, and `kernel.sigma`, the Gaussian width
-#' used, or `NA` for other kernels and a width per input); the model's
-#' hyperparameters on the scale it was fitted on (`C`, `epsilon`, `noise`, `kappa`, `bias`, `lambda`, as the model has
-#' them; for a [gpc()] fit with three or more classes whose evidence search
-#' chose a width, noise or kappa for each one-vs-rest model, that column is
-#' `NA`: `print()` and `fit$models` give the values per class); the number
-#' of support vectors (`n.support`: the non-zero weights of `svr()` and
-#' `svc()`, summed over the one-vs-rest models) or relevance vectors (`n.relevance`); `n.classes` for classifiers; whether a search by
-#' evidence chose hyperparameters (`optimized`); the solver's convergence
-#' (`converged`, `iter`); and `fit.time`, the seconds the fit took (the
-#' solver and any evidence search, after the data were prepared).
+#' the kernel (`kernel`, its type, and `kernel.sigma`, the Gaussian width used,
+#' or `NA` for other kernels and a width per input); the model's hyperparameters
+#' on the scale it was fitted on (`C`, `epsilon`, `noise`, `kappa`, `bias`,
+#' `lambda`, as the model has them; for a [gpc()] fit with three or more classes
+#' whose evidence search chose a width, noise or kappa for each one-vs-rest
+#' model, that column is `NA`: `print()` and `fit$models` give the values per
+#' class); the number of support vectors (`n.support`: the non-zero weights of
+#' `svr()` and `svc()`, summed over the one-vs-rest models) or relevance vectors
+#' (`n.relevance`); `n.classes` for classifiers; whether a search by evidence
+#' chose hyperparameters (`optimized`); the solver's convergence (`converged`,
+#' `iter`); and `fit.time`, the seconds the fit took (the solver and any
+#' evidence search, after the data were prepared).
 #'
 #' @section augment(): the data with one column per prediction added. For
 #' regression fits: `.fitted` (the predicted mean), `.se.fit` (its standard
