@@ -90,7 +90,7 @@
 #' the activation keeps much of its prior variance. Nothing tried closed the
 #' gap. On one split of DNA (2230 training cases; default 0.251, kernlab 0.138),
 #' the evidence search gave 0.215. On four splits of Ionosphere (default 0.148,
-#' kernlab 0.121), `bias = 30` gave 0.142 and a search that includes `kappa`
+#' kernlab 0.125), `bias = 30` gave 0.142 and a search that includes `kappa`
 #' gave 0.144. Without the search (`optimize = FALSE`) the accuracy is a point
 #' lower on Pima and breast cancer and the log loss above kernlab's on Pima,
 #' breast cancer, Ionosphere and iris. `bias = 1` was chosen on the same data.
