@@ -32,8 +32,9 @@
 # rows, 10 or 4 inputs, the generators' default noise), Ozone (its 203
 # complete rows, daily maximum ozone V4 on 12 inputs) and PimaGlucose (the
 # 392 complete rows of PimaIndiansDiabetes2, plasma glucose on the other 8
-# variables: a noisy response) for regression; Pima Indians diabetes (768 x 8), Wisconsin breast cancer (683 complete rows x
-# 9), Sonar (208 x 60) and Ionosphere (351 x 33) for classification.
+# variables: a noisy response) for regression; Pima Indians diabetes (768 x
+# 8), Wisconsin breast cancer (683 complete rows x 9), Sonar (208 x 60) and
+# Ionosphere (351 x 33) for classification.
 # Factor predictors (month, weekday, Boston's chas, the cancer scores) enter
 # as their numeric codes.  Splits: 70% training, 30% held out, seeds 1, 2,
 # ...  Times are elapsed seconds on this machine, with the CPU seconds of
