@@ -16,7 +16,7 @@
   mf_call$drop.unused.levels <- TRUE
   mf_call[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf_call, env)
-  terms <- attr(mf, "terms")
+  terms <- .drop_unused_variables(attr(mf, "terms"))
   .check_factor_inputs(mf, terms)
   attr(terms, "intercept") <- 0L
   x <- stats::model.matrix(terms, mf)
@@ -32,6 +32,46 @@
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
        variables = variables, variable = .formula_variable(variables),
        response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
+}
+
+# Terms without the variables that no term uses, such as Id in
+# "Class ~ . - Id": model.frame() keeps them, so otherwise predict() would
+# need them in newdata and would refuse their new levels (an identifier has
+# nothing but new levels), a one-level factor the formula removed would be
+# refused, and plots would offer them as inputs; e1071 and kernlab ignore
+# them. The design is built from these terms, so that training and
+# prediction code the same columns. The response and the predvars of the
+# variables kept (the bases poly() or ns() fitted to the training data) are
+# kept; terms with an offset are returned as they are.
+.drop_unused_variables <- function(terms) {
+  factors <- attr(terms, "factors")
+  response <- attr(terms, "response")
+  if (length(factors) == 0L || !is.null(attr(terms, "offset"))) return(terms)
+  used <- rowSums(factors != 0L) > 0L
+  used[response] <- TRUE
+  if (all(used)) return(terms)
+  formula <- stats::reformulate(attr(terms, "term.labels"),
+                                response = if (response > 0L) terms[[2L]],
+                                intercept = attr(terms, "intercept") == 1L,
+                                env = environment(terms))
+  out <- stats::terms(formula, keep.order = TRUE)
+  old <- .variable_names(terms)
+  kept <- match(.variable_names(out), old)
+  if (!is.null(predvars <- attr(terms, "predvars"))) {
+    attr(out, "predvars") <- as.call(c(quote(list), as.list(predvars)[-1L][kept]))
+  }
+  if (!is.null(classes <- attr(terms, "dataClasses"))) {
+    attr(out, "dataClasses") <- classes[old[kept]]
+  }
+  out
+}
+
+# The variables of terms as model.frame() names its columns.
+.variable_names <- function(terms) {
+  vapply(as.list(attr(terms, "variables"))[-1L], function(v) {
+    paste(deparse(v, width.cutoff = 500L, backtick = !is.symbol(v) && is.language(v)),
+          collapse = " ")
+  }, "")
 }
 
 # The model frame of `mf_call` with the formula "~ rhs" instead, NA rows and
@@ -59,7 +99,7 @@
 # dropped) cannot be coded; say which, instead of model.matrix()'s message
 # about contrasts.
 .check_factor_inputs <- function(mf, terms) {
-  inputs <- setdiff(names(mf), names(mf)[attr(terms, "response")])
+  inputs <- setdiff(.variable_names(terms), names(mf)[attr(terms, "response")])
   single <- Filter(function(v) {
     (is.factor(mf[[v]]) || is.character(mf[[v]])) && length(unique(mf[[v]])) < 2L
   }, inputs)

@@ -149,7 +149,8 @@
 #'   instead of 57 s, but RMSE 1.31 against the dense fit's 1.15 (e1071's
 #'   default: 1.26); `inducing = 1000` gave 1.19 in 5.8 s.
 #'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix.
-#' @param formula A formula `y ~ x1 + x2 ...`.
+#' @param formula A formula `y ~ x1 + x2 ...`. A variable it removes
+#'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.

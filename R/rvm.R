@@ -108,7 +108,8 @@
 #'   chosen before (the rule of [inducing-points]; deterministic, and
 #'   duplicated inputs are never chosen twice, so fewer may be used). See
 #'   "Cost".
-#' @param formula A model formula such as `y ~ x`.
+#' @param formula A model formula such as `y ~ x`. A variable it removes
+#'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.

@@ -91,7 +91,8 @@
 #' @param scale Centre and scale the numeric input columns before fitting
 #'   (`TRUE` or `FALSE`).
 #' @param control Solver settings from [svc_control()].
-#' @param formula A formula `class ~ x1 + x2 + ...`.
+#' @param formula A formula `class ~ x1 + x2 + ...`. A variable it removes
+#'   (`Id` in `Class ~ . - Id`) is ignored: `predict()` does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()][fitted.gpsvm_classifier] and
 #'   `predict()` without new data give `NA` for the cases left out. As in

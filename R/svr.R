@@ -103,7 +103,8 @@
 #' @param control Solver and selection settings from [svr_control()].
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling").
-#' @param formula A model formula such as `y ~ x1 + x2`.
+#' @param formula A model formula such as `y ~ x1 + x2`. A variable it removes
+#'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.

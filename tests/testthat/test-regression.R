@@ -577,6 +577,49 @@ test_that("a factor input left with one level is an error that names it, for eve
   }
 })
 
+test_that("a variable the formula removes (Class ~ . - Id) is not needed by predict() or checked", {
+  set.seed(3)
+  n <- 40
+  d <- data.frame(id = factor(sprintf("case%02d", seq_len(n))), x = runif(n, -2, 2),
+                  a = factor(sample(c("p", "q"), n, TRUE)), b = factor(sample(c("r", "s", "t"), n, TRUE)),
+                  const = factor(rep("one", n)))
+  d$y <- sin(d$x) + 0.3 * (d$a == "q") * (d$b == "t") + rnorm(n, sd = 0.1)
+  d$cls <- factor(ifelse(d$y > 0, "up", "down"))
+  train <- d[1:30, ]
+  test <- d[31:40, ]
+  # every test row's identifier is a level the training data never had
+  expect_false(any(test$id %in% train$id))
+  # the reference: the same model on the data without the removed columns
+  for (fitter in list(svr, mfsvr, rvm, srvm)) {
+    fit <- fitter(y ~ . - id - const - cls, data = train)
+    same <- fitter(y ~ ., data = train[c("x", "a", "b", "y")])
+    expect_identical(names(fit$xlevels), c("a", "b"))
+    expect_equal(predict(fit, test, interval = "prediction"),
+                 predict(same, test, interval = "prediction"), tolerance = 1e-10)
+    expect_equal(predict(fit, test[c("x", "a", "b")]), predict(same, test), tolerance = 1e-10)
+  }
+  for (fitter in list(gpc, svc)) {
+    fit <- fitter(cls ~ . - id - const - y, data = train)
+    same <- fitter(cls ~ ., data = train[c("x", "a", "b", "cls")])
+    expect_equal(predict(fit, test, type = "link"), predict(same, test, type = "link"),
+                 tolerance = 1e-10)
+  }
+  # the variables kept are reordered when the formula is rebuilt (x, b, a
+  # here); the factors' interaction is coded alike in training and
+  # prediction, and a poly() basis keeps the coefficients of the training data
+  fit <- mfsvr(y ~ id + poly(x, 2) + b + a + a:b - b - id, data = train, C = 5)
+  same <- mfsvr(y ~ poly(x, 2) + a + a:b, data = train[c("x", "a", "b", "y")], C = 5)
+  expect_equal(predict(fit, test, se.fit = TRUE), predict(same, test, se.fit = TRUE),
+               tolerance = 1e-10)
+  expect_equal(fitted(fit), fitted(same), tolerance = 1e-10)
+  expect_identical(all.vars(formula(fit)), c("y", "x", "a", "b"))
+  # a removed variable's NA still drops its row, as in lm() (which refuses
+  # the one-level factor even when the formula removes it)
+  train$id[2] <- NA
+  expect_identical(nobs(svr(y ~ . - id - const - cls, data = train)), 29L)
+  expect_identical(nobs(lm(y ~ . - id - cls, data = train[names(train) != "const"])), 29L)
+})
+
 test_that("every method works with kernlab and e1071 attached", {
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
