@@ -293,7 +293,8 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   cat(sprintf("%d cases, %d classes: %s%s\n", length(x$classes), k,
               paste(x$levels, collapse = ", "),
               if (k > 2L) " (one model per class against the rest)" else ""))
-  cat(.missing_line(x$na.action), sep = "\n")
+  # (cat(NULL, sep = "\n") would print an empty line)
+  writeLines(as.character(.missing_line(x$na.action)))
   unused <- setdiff(x$response_levels, x$levels)
   if (length(unused) > 0L) {
     cat(sprintf("no training case of level(s) %s: never predicted\n",

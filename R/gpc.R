@@ -608,18 +608,15 @@ print.gpsvm_gpc <- function(x, ...) {
                            per_model_kernel = per_model &&
                              "sigma" %in% names(models[[1L]]$optimization$estimate))
   if (per_model) {
-    cat(sprintf("bias variance = %s; %s chosen per model by the EP evidence
-",
+    cat(sprintf("bias variance = %s; %s chosen per model by the EP evidence\n",
                 format(x$bias), .searched_names(models[[1L]]$optimization)))
   } else {
-    cat(sprintf("noise variance = %s, flip probability kappa = %s, bias variance = %s
-",
+    cat(sprintf("noise variance = %s, flip probability kappa = %s, bias variance = %s\n",
                 format(x$noise), format(x$kappa), format(x$bias)))
   }
   for (k in seq_along(models)) {
     m <- models[[k]]
-    cat(sprintf("%s%salpha in [%.3g, %.3g]%s
-",
+    cat(sprintf("%s%salpha in [%.3g, %.3g]%s\n",
                 if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else
                   "embedding strengths ",
                 if (per_model) .format_searched_settings(m) else "",

@@ -334,6 +334,10 @@ test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata
       expect_output(print(f), line, fixed = TRUE)
       expect_output(print(summary(f)), line, fixed = TRUE)
     }
+    # and without missing rows nothing is said, not even an empty line
+    complete <- capture.output(print(fitter(cls ~ u + v, data = df[-c(4, 17), ])))
+    expect_false(any(grepl("missingness", complete)))
+    expect_false(any(complete == ""))
     cls <- fitted(ex)
     expect_length(cls, 40)
     expect_identical(unname(which(is.na(cls))), c(4L, 17L))
