@@ -59,7 +59,8 @@
 #' drops out.
 #'
 #' Rows of `newdata` with missing values get `NA` predictions (with
-#' `na.action = na.omit` they are left out instead). With
+#' `na.action = na.omit` they are left out instead); a factor level that
+#' training never saw is an error, unless its row has a missing value. With
 #' `newdata = NULL` the predictions are at the training rows, padded with
 #' `NA` at rows left out by `na.action = na.exclude` (as [stats::napredict()]
 #' does for `lm`).

@@ -299,13 +299,13 @@ test_that("predict(na.action = na.omit) leaves out NA rows of newdata, as e1071'
   expect_equal(pr, predict(g, new, type = "prob")[c(1, 4), ])
 })
 
-test_that("a factor level unseen in training is named as such, not as a missing value", {
+test_that("a factor level unseen in training is named in an error where its row can be predicted", {
   # mlbench's Soybean: a test row with a level of ext.decay that no training
   # row had was reported as "'newdata' has missing values and 'na.action'
   # refuses them", since the design was first built inside na.action's call
   d <- three_class_data(40, 53)
   df <- data.frame(u = d$x[, 1], f = factor(rep(c("a", "b"), 20)), cls = d$y)
-  new <- data.frame(u = c(0.1, NA, 0.3), f = factor(c("a", "c", NA)))
+  new <- data.frame(u = c(0.1, NA, 0.3, 0.2), f = factor(c("a", "b", NA, "c")))
   for (fitter in list(gpc, svc)) {
     fit <- fitter(cls ~ u + f, data = df)
     for (act in list(stats::na.pass, stats::na.omit, stats::na.fail)) {
@@ -313,6 +313,15 @@ test_that("a factor level unseen in training is named as such, not as a missing 
       expect_match(err, "'newdata' does not fit the model: factor f has new levels c", fixed = TRUE)
       expect_false(grepl("missing values", err))
     }
+    # a row with a missing value is predicted NA whatever its levels, so a
+    # new level there is no error (mlbench's Ozone: no complete row falls on
+    # some days of the week); the other rows are predicted as on their own
+    held_out <- data.frame(u = c(0.1, NA, 0.3), f = factor(c("a", "c", "b")))
+    link <- predict(fit, held_out, type = "link")
+    expect_true(all(is.na(link[2L, ])))
+    expect_equal(link[-2L, ], predict(fit, held_out[-2L, ], type = "link"), ignore_attr = TRUE)
+    expect_identical(as.character(predict(fit, held_out)[c(1L, 3L)]),
+                     as.character(predict(fit, held_out[-2L, ])))
   }
   fit <- mfsvr(u ~ f, data = df)
   expect_error(predict(fit, new), "factor f has new levels c", fixed = TRUE)
