@@ -69,14 +69,11 @@
   x
 }
 
-# Formula fits keep their input variables as the data gave them (see
-# .formula_design()): plot() needs their medians and levels, which the
-# coded, scaled model matrix no longer shows.  They also keep the levels of
-# the class factor when some have no training case (a subset, or a rare
-# class missing from a sample), as `response_levels`: predicted classes keep
-# every level of the data's factor, so that they compare with it.
+# Formula classifiers keep the levels of the class factor when some have no
+# training case (a subset, or a rare class missing from a sample), as
+# `response_levels`: predicted classes keep every level of the data's
+# factor, so that they compare with it.
 .add_classifier_design <- function(fit, design) {
-  fit$variables <- design$variables
   .keep_response_levels(fit, design$response_levels)
 }
 

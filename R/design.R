@@ -10,7 +10,7 @@
 # the input variables as the data gave them, untransformed, at the rows used
 # (a data frame, or NULL when they cannot be evaluated on their own), so that
 # plots can be drawn against them whatever the formula does to them
-# (y ~ log(x)).  When there is one and it is numeric, `variable` holds it.
+# (y ~ log(x)), with their medians and levels, and augment() can show them.
 .formula_design <- function(call, env) {
   mf_call <- call[c(1L, match(c("formula", "data", "subset", "na.action"), names(call), 0L))]
   mf_call$drop.unused.levels <- TRUE
@@ -30,7 +30,7 @@
   y <- stats::model.response(mf)
   list(x = x, y = y, terms = terms, factor_column = factor_column,
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
-       variables = variables, variable = .formula_variable(variables),
+       variables = variables,
        response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
 }
 
@@ -160,7 +160,7 @@
   fit$terms <- design$terms
   fit$xlevels <- design$xlevels
   fit$na.action <- design$na.action
-  fit$variable <- design$variable
+  fit$variables <- design$variables
   fit$call <- call
   fit
 }

@@ -157,17 +157,18 @@
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
-#'   with, in the units of the fitted (scaled) data, `coefficients` (the
-#'   weights \eqn{w}), `variance` (latent posterior variances at the
-#'   training inputs), `site_precision`, `site_nu`, `cavity_mean`,
-#'   `cavity_var`, `log_evidence` (of the scaled response; [logLik()] gives
-#'   it for the data as given), `C`, `epsilon`, `noise_variance`, `x`; in
-#'   the data's units `y`, `fitted.values` (posterior means at the training
-#'   inputs) and `residuals`; `kernel` (with the width used), `scaling` and
-#'   `response_scaling` (`NULL` with `scale = FALSE`), `convergence` (a list
-#'   with `converged`, `iterations`, `change`, `tol`, `reason`), `control`,
-#'   `call`, and `optimization` (the record of the evidence search when
-#'   `optimize` is used; see Details); formula fits also `terms`, `xlevels`, `na.action`.
+#'   with, in the units of the fitted (scaled) data, `coefficients` (the weights
+#'   \eqn{w}), `variance` (latent posterior variances at the training inputs),
+#'   `site_precision`, `site_nu`, `cavity_mean`, `cavity_var`, `log_evidence`
+#'   (of the scaled response; [logLik()] gives it for the data as given), `C`,
+#'   `epsilon`, `noise_variance`, `x`; in the data's units `y`, `fitted.values`
+#'   (posterior means at the training inputs) and `residuals`; `kernel` (with
+#'   the width used), `scaling` and `response_scaling` (`NULL` with
+#'   `scale = FALSE`), `convergence` (a list with `converged`, `iterations`,
+#'   `change`, `tol`, `reason`), `control`, `call`, and `optimization` (the
+#'   record of the evidence search when `optimize` is used; see Details);
+#'   formula fits also `terms`, `xlevels`, `na.action`, `variables` (the
+#'   formula's variables as the data gave them, at the rows used).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.
 #'

@@ -226,7 +226,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   n <- .check_count(n, "n", lower = 2L)
   band <- !(length(level) == 1L && is.na(level))
   if (band) level <- .check_level(level)
-  if (deriv == 0L && is.null(x$variable) && ncol(x$x) > 1L) {
+  if (deriv == 0L && is.null(.formula_variable(x$variables)) && ncol(x$x) > 1L) {
     return(.plot_observed_fitted(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...))
   }
   axis <- .plot_axis(x, deriv)
@@ -316,9 +316,10 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 # formula; otherwise (and for derivatives, which are taken in a model input
 # column) the fit needs one input column, drawn in the user's units.
 .plot_axis <- function(x, deriv) {
-  if (deriv == 0L && !is.null(x$variable)) {
-    name <- names(x$variable)
-    return(list(values = x$variable[[1L]], name = name, inputs = function(grid) {
+  variable <- .formula_variable(x$variables)
+  if (deriv == 0L && !is.null(variable)) {
+    name <- names(variable)
+    return(list(values = variable[[1L]], name = name, inputs = function(grid) {
       .prediction_inputs(x, stats::setNames(data.frame(grid), name))
     }))
   }

@@ -130,7 +130,8 @@
 #'   the width used), `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `control`, `convergence` (`converged`, `iterations`,
 #'   `change` (the last largest change of a log hyperparameter), `tol`,
-#'   `reason`), `call`; formula fits also `terms`, `xlevels`, `na.action`.
+#'   `reason`), `call`; formula fits also `terms`, `xlevels`,
+#'   `na.action`, `variables` (the formula's variables as the data gave them).
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,
 #'   211-244.

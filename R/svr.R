@@ -110,17 +110,18 @@
 #'   padded with `NA` at the rows left out.
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
-#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list
-#'   with, in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
+#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
+#'   in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
 #'   `alpha_minus`, `b`, `objective` (the dual objective
-#'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`,
-#'   `epsilon`, `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`,
-#'   `X_M+`), `polished`, `kernel` (with the width used), `bias`, `C_path`
-#'   and `C_selection` (when selecting); in the data's units `y`,
-#'   `fitted.values`, `residuals`; `scaling` and `response_scaling` (`NULL`
-#'   with `scale = FALSE`), `convergence` (`converged`, `iterations`,
-#'   `change` (the KKT gap), `tol`, `reason`), `control` and `call`; formula
-#'   fits also `terms`, `xlevels`, `na.action`.
+#'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`, `epsilon`,
+#'   `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`),
+#'   `polished`, `kernel` (with the width used), `bias`, `C_path` and
+#'   `C_selection` (when selecting); in the data's units `y`, `fitted.values`,
+#'   `residuals`; `scaling` and `response_scaling` (`NULL` with
+#'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
+#'   KKT gap), `tol`, `reason`), `control` and `call`; formula fits also
+#'   `terms`, `xlevels`, `na.action`, `variables` (the formula's variables as
+#'   the data gave them).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.

@@ -74,8 +74,10 @@ generics::augment
 #' Without `newdata` the predictions are at the training rows and go beside
 #' `data`: the data frame the model was fitted to (all its rows, or only the
 #' rows the fit used; rows dropped by `na.action = na.exclude` get `NA`, and
-#' rows dropped by `na.omit` are dropped) or, by default, the fit's inputs (in
-#' the data's units) and its response. Row names other than R's automatic
+#' rows dropped by `na.omit` are dropped) or, by default, the fit's response
+#' and inputs: for a formula fit its variables as the data gave them (a
+#' factor as the factor, `wt` for `log(wt)`), for the matrix interface the
+#' input columns, in the data's units. Row names other than R's automatic
 #' numbers become a `.rownames` column, as in broom.
 #'
 #' @param x A gpsvm fit.
@@ -349,16 +351,25 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   x
 }
 
+# The data augment() shows by default: the response, then a formula fit's
+# variables as the data gave them (factors as factors, not their dummy
+# columns) or, when they cannot be evaluated on their own, and for the
+# matrix interface, the input columns in the data's units.
+.fitted_data <- function(x, response) {
+  inputs <- x$variables %||% .input_frame(.original_inputs(x))
+  data <- cbind(stats::setNames(data.frame(response), .response_name(x)), inputs)
+  # the rows' names, unless they are R's automatic numbers 1..n
+  rows <- rownames(x$x)
+  rownames(data) <- if (!identical(rows, as.character(seq_along(rows)))) rows
+  data
+}
+
 # Predictions at the training rows beside `data`: the user's data frame (with
 # the rows na.action dropped, or NA there for na.exclude), or the fit's
 # inputs and response.
 .augment_training <- function(x, data, out, response) {
   used <- nrow(x$x)
-  if (is.null(data)) {
-    data <- cbind(stats::setNames(data.frame(response), .response_name(x)),
-                  .input_frame(.original_inputs(x)))
-    return(.augment_frame(data, out))
-  }
+  if (is.null(data)) return(.augment_frame(.fitted_data(x, response), out))
   if (!is.data.frame(data) && !is.matrix(data)) {
     .stop("'data' must be the data frame the model was fitted to")
   }

@@ -210,6 +210,24 @@ test_that("augment() at the training rows lines up with the data and na.action",
   # row names that are not row numbers become .rownames
   r <- as_df(augment(rvm(mpg ~ wt, mtcars), data = mtcars))
   expect_identical(r$.rownames, rownames(mtcars))
+  # a formula's variables are shown as the data gave them: a factor as the
+  # factor (not its dummy columns), log(wt) as wt
+  cars <- transform(mtcars, cyl = factor(cyl))
+  cars$wt[3] <- NA
+  used <- cars[-3, c("mpg", "wt", "cyl")]
+  for (fitter in list(svr, mfsvr, rvm)) {
+    a <- as_df(augment(fitter(mpg ~ log(wt) + cyl, cars)))
+    expect_named(a, c(".rownames", names(used), ".fitted", ".se.fit", ".lower", ".upper",
+                      ".resid"))
+    expect_identical(a[names(used)], `rownames<-`(used, NULL))
+    expect_identical(a$.rownames, rownames(used))
+  }
+  g <- as_df(augment(gpc(Species ~ ., iris)))
+  expect_identical(g[names(iris)], iris)
+  # iris's rows are R's automatic numbers: no .rownames, as broom's lm() tidier
+  expect_false(".rownames" %in% names(g))
+  skip_if_not_installed("broom")
+  expect_false(".rownames" %in% names(broom::augment(lm(Sepal.Length ~ Species, iris))))
 })
 
 test_that("augment() of a matrix-interface fit names its input columns", {
