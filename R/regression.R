@@ -110,6 +110,10 @@
 #'   the units the model was fitted in (the scaled response when
 #'   `scale = TRUE`): \eqn{\beta} for `svr()`, \eqn{w} for `mfsvr()`, the
 #'   kept weights (bias first) for `rvm()` and `srvm()`.
+#' * `vcov()`, for `rvm()` and `srvm()` fits, the posterior covariance of
+#'   those kept weights, in the same units; the posterior is Gaussian, so
+#'   [stats::confint()] gives the weights' exact posterior intervals (at
+#'   the fitted hyperparameters).
 #' * `sigma()` the noise standard deviation in the units of the response: for
 #'   `svr()` and `mfsvr()` the standard deviation of the epsilon-insensitive
 #'   noise ([svr_noise_variance()]), for `rvm()` and `srvm()`
@@ -171,6 +175,7 @@
 #' logLik(fit)
 #' AIC(fit, update(fit, select_C = "evidence"))
 #' head(residuals(fit))
+#' confint(rvm(dist ~ speed, data = cars))
 #' @name regression-methods
 NULL
 
@@ -198,6 +203,14 @@ coef.gpsvm_regression <- function(object, ...) {
 #' @rdname regression-methods
 #' @export
 nobs.gpsvm_regression <- function(object, ...) length(object$y)
+
+#' @rdname regression-methods
+#' @importFrom stats vcov
+#' @export
+vcov.gpsvm_rvm <- function(object, ...) {
+  .check_dots_empty(...)
+  object$Sigma
+}
 
 #' @rdname regression-methods
 #' @importFrom stats sigma

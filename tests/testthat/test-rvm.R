@@ -47,6 +47,17 @@ test_that("the evidence (logLik) equals the Gaussian marginal likelihood evaluat
   Sigma <- solve(crossprod(H) / g$sigma2 + diag(g$alpha))
   expect_equal(unname(g$Sigma), Sigma, tolerance = 1e-7)
   expect_equal(unname(coef(g)), drop(Sigma %*% crossprod(H, d$y)) / g$sigma2, tolerance = 1e-7)
+  # vcov() is that covariance, so confint() gives the weights' posterior
+  # intervals, as tidy() does
+  expect_equal(unname(vcov(g)), Sigma, tolerance = 1e-7)
+  ci <- confint(g, level = 0.9)
+  half <- qnorm(0.95) * sqrt(diag(Sigma))
+  expect_equal(unname(ci), cbind(coef(g) - half, coef(g) + half), ignore_attr = TRUE,
+               tolerance = 1e-7)
+  expect_identical(rownames(ci), names(coef(g)))
+  kept <- subset(as.data.frame(tidy(g, conf.int = TRUE, conf.level = 0.9)), role != "pruned")
+  expect_equal(sort(kept$conf.low), sort(unname(ci[, 1L])), tolerance = 1e-12)
+  expect_error(vcov(g, 1), "unused|unknown")
 })
 
 test_that("the fast RVM ends at a stationary point of the evidence", {
