@@ -214,6 +214,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
     if (!is.data.frame(newdata) && !is.list(newdata)) {
       .stop("'newdata' must be a data frame for a model fitted with a formula")
     }
+    .check_newdata_variables(object, newdata)
     tt <- stats::delete.response(object$terms)
     # as predict.lm: a variable of another type (a number given as text)
     # would otherwise become other columns
@@ -227,9 +228,9 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
     x <- stats::model.matrix(tt, mf)
     attr(x, "assign") <- NULL
     attr(x, "contrasts") <- NULL
-    return(.as_input_matrix(x, "newdata", allow_na = TRUE))
+    return(.as_input_matrix(x, "newdata", allow_na = TRUE, allow_empty = TRUE))
   }
-  x <- .as_input_matrix(newdata, "newdata", allow_na = TRUE)
+  x <- .as_input_matrix(newdata, "newdata", allow_na = TRUE, allow_empty = TRUE)
   p <- ncol(object$x)
   if (ncol(x) != p) {
     # a plain vector of new 1-D points arrives as one column already; a
@@ -248,6 +249,18 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
   }
   if (!is.null(cn) && !is.null(colnames(x))) x <- x[, cn, drop = FALSE]
   x
+}
+
+# A variable the formula took from the data must be in newdata: otherwise
+# model.frame() looks it up in the formula's environment, where a namesake
+# (the function rm() for BostonHousing's rm, or a vector of the training
+# rows) gives a baffling error or predictions at the wrong inputs.
+.check_newdata_variables <- function(object, newdata) {
+  absent <- setdiff(names(object$variables), names(newdata))
+  if (length(absent) > 0L) {
+    .stop(sprintf("'newdata' lacks the variable(s) %s that the model uses",
+                  paste(absent, collapse = ", ")))
+  }
 }
 
 # The factor and character inputs of a newdata model frame coded with the
@@ -411,7 +424,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
 # Values computed at the kept rows (a vector, factor or matrix with one row
 # per kept row) spread over all rows, NA where a row was set aside.
 .pad_rows <- function(values, keep, names = NULL) {
-  if (is.null(keep) || all(keep)) {
+  if (is.null(keep) || length(keep) > 0L && all(keep)) {
     if (!is.null(names)) {
       if (is.matrix(values)) rownames(values) <- names else names(values) <- names
     }

@@ -312,7 +312,6 @@ augment.gpsvm_regression <- function(x, data = NULL, newdata = NULL,
     out
   }
   if (!is.null(newdata)) {
-    .check_newdata_columns(x, newdata)
     out <- predict_at(x, newdata)
     response <- .newdata_response(x, newdata)
     if (!is.null(response)) out$.resid <- response - out$.fitted
@@ -338,7 +337,6 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
     out
   }
   if (!is.null(newdata)) {
-    .check_newdata_columns(x, newdata)
     return(.augment_frame(.newdata_frame(x, newdata), predict_at(x, newdata)))
   }
   .augment_training(x, data, predict_at(.without_na_action(x), NULL), x$classes)
@@ -421,22 +419,6 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
 
 .response_name <- function(x) {
   if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
-}
-
-# newdata must hold every variable a formula fit uses, or the training
-# columns of a matrix fit (checked again by predict()).
-.check_newdata_columns <- function(x, newdata) {
-  if (is.null(x$terms)) return(invisible())
-  if (!is.data.frame(newdata) && !is.list(newdata)) {
-    .stop("'newdata' must be a data frame for a model fitted with a formula")
-  }
-  needed <- all.vars(stats::delete.response(x$terms))
-  missing <- setdiff(needed, names(newdata))
-  if (length(missing) > 0L) {
-    .stop(sprintf("'newdata' lacks the variable(s) %s that the model uses",
-                  paste(missing, collapse = ", ")))
-  }
-  invisible()
 }
 
 # The response in newdata, when a formula fit's response can be computed

@@ -5,8 +5,9 @@
 
 # A numeric input matrix from a vector, matrix or data frame of numbers.
 # With allow_na = TRUE, missing values pass (rows of new data to predict at,
-# which get NA predictions); infinite values never do.
-.as_input_matrix <- function(x, arg = "x", allow_na = FALSE) {
+# which get NA predictions); infinite values never do. With allow_empty =
+# TRUE, no rows pass too (new data to predict at, as predict.lm() allows).
+.as_input_matrix <- function(x, arg = "x", allow_na = FALSE, allow_empty = FALSE) {
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) is.numeric(col) && !is.object(col), logical(1))
     if (!all(ok)) {
@@ -21,7 +22,7 @@
   if (!is.numeric(x) || length(dim(x)) != 2L) {
     .stop(sprintf("'%s' must be a numeric vector, matrix or data frame", arg))
   }
-  if (nrow(x) < 1L || ncol(x) < 1L) .stop(sprintf("'%s' has no data", arg))
+  if (ncol(x) < 1L || nrow(x) < 1L && !allow_empty) .stop(sprintf("'%s' has no data", arg))
   if (!allow_na && anyNA(x)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
   if (any(is.infinite(x))) .stop(sprintf("'%s' contains infinite values", arg))
   storage.mode(x) <- "double"

@@ -620,6 +620,41 @@ test_that("a variable the formula removes (Class ~ . - Id) is not needed by pred
   expect_identical(nobs(lm(y ~ . - id - cls, data = train[names(train) != "const"])), 29L)
 })
 
+test_that("newdata without rows gives empty predictions, and one without a variable an error", {
+  set.seed(5)
+  d <- data.frame(u = runif(30, -2, 2), v = runif(30))
+  d$y <- sin(d$u) + d$v + rnorm(30, sd = 0.1)
+  d$cls <- factor(ifelse(d$y > 0.5, "up", "down"))
+  # a vector named like an input, of the training length, in the formula's
+  # environment: model.frame() would take it for the absent column
+  v <- rev(d$v)
+  for (fitter in list(svr, mfsvr, rvm, srvm)) {
+    fit <- fitter(y ~ u + v, data = d)
+    # as predict.lm(): no rows in, none out
+    reference <- predict(lm(y ~ u + v, data = d), d[0, ], interval = "prediction")
+    expect_identical(unname(predict(fit, d[0, ])), numeric(0))
+    expect_identical(dim(predict(fit, d[0, ], interval = "prediction")), dim(reference))
+    expect_length(predict(fit, d[0, ], se.fit = TRUE)$se.fit, 0L)
+    expect_length(predict(fit, d[0, ], deriv = 1, wrt = "u"), 0L)
+    expect_identical(nrow(augment(fit, newdata = d[0, ])), 0L)
+    expect_error(predict(fit, d["u"]), "'newdata' lacks the variable\\(s\\) v that the model uses")
+    matrix_fit <- fitter(as.matrix(d[c("u", "v")]), d$y)
+    expect_length(predict(matrix_fit, matrix(numeric(0), 0, 2)), 0L)
+  }
+  for (fitter in list(gpc, svc)) {
+    fit <- fitter(cls ~ u + v, data = d)
+    expect_identical(predict(fit, d[0, ]), factor(character(0), levels = c("down", "up")))
+    expect_length(predict(fit, d[0, ], type = "link"), 0L)
+    expect_identical(nrow(augment(fit, newdata = d[0, ])), 0L)
+    expect_error(predict(fit, d["u"]), "'newdata' lacks the variable\\(s\\) v that the model uses")
+  }
+  expect_identical(dim(predict(gpc(cls ~ u + v, data = d), d[0, ], type = "prob")), c(0L, 2L))
+  three <- gpc(Species ~ ., data = iris)
+  expect_identical(dim(predict(three, iris[0, ], type = "prob")), c(0L, 3L))
+  expect_identical(dim(predict(three, iris[0, ], type = "link")), c(0L, 3L))
+  expect_length(predict(three, iris[0, ]), 0L)
+})
+
 test_that("every method works with kernlab and e1071 attached", {
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
