@@ -279,7 +279,19 @@ TEST_CASE("fast RVM: each candidate step is the dense single-alpha optimum s^2 /
     const MatrixXd Cinv = C.inverse();
     const VectorXd big_s = (h.transpose() * Cinv * h).diagonal();
     const VectorXd big_q = h.transpose() * Cinv * d.y;
-    const fd::Step step = fd::best_step(big_s, big_q, set, prune);
+    // the posterior of the kept weights, Sigma = (A + H_a' H_a / sigma2)^-1
+    const Index m = static_cast<Index>(start.active.size());
+    MatrixXd h_a(h.rows(), m);
+    VectorXd a_diag(m);
+    for (Index k = 0; k < m; ++k) {
+      h_a.col(k) = h.col(start.active[static_cast<size_t>(k)]);
+      a_diag[k] = start.alpha[static_cast<size_t>(k)];
+    }
+    const MatrixXd post_cov =
+        (MatrixXd(a_diag.asDiagonal()) + h_a.transpose() * h_a / sigma2).inverse();
+    const VectorXd post_mean = post_cov * h_a.transpose() * d.y / sigma2;
+    const fd::Step step =
+        fd::best_step(big_s, big_q, post_cov.diagonal(), post_mean, set, prune);
     // every column's best move, from C_-i alone
     const double l_now = ref::log_gauss(d.y, C);
     double best_gain = 0.0, best_alpha = 0.0;
@@ -393,7 +405,8 @@ TEST_CASE("fast RVM: the rank-one updates of a step equal the dense posterior, S
     step_to(4, 1.0, "add 4 again");
     // and the steps best_step chooses, as the fitter takes them
     for (int it = 0; it < 12; ++it) {
-      const fd::Step step = fd::best_step(mo.big_s, mo.big_q, set, 1e12);
+      const fd::Step step =
+          fd::best_step(mo.big_s, mo.big_q, mo.sigma.diagonal(), mo.mu, set, 1e12);
       if (step.column < 0) break;
       step_to(step.column, step.alpha, "best step " + std::to_string(it));
     }
