@@ -128,6 +128,7 @@ struct Step {
   double alpha = 0.0;       // the new alpha of `column`; Inf deletes it
   bool structural = false;  // any add or delete still possible
   double change = 0.0;      // largest change of a kept log alpha
+  bool drifted = false;     // a kept function's S_i >= alpha_i, impossible but for rounding
 };
 
 // Scans every basis function given S and Q (big_s, big_q) and the posterior
@@ -164,6 +165,7 @@ inline Step best_step(const VectorXd& big_s, const VectorXd& big_q, const Vector
       } else {  // rounding: fall back to the tiny-denominator limit
         s = kInf;
         q = 0.0;
+        best.drifted = true;
       }
     }
     const double theta = q * q - s;
@@ -214,6 +216,22 @@ struct Moments {
   VectorXd big_s, big_q;
   double log_lik = 0.0;  // exact after moments_at(), then advanced by the steps' gains
 };
+
+// Whether the moments are still those of a posterior: finite, with every
+// kept weight's variance positive and below its prior variance 1 / alpha.
+// On a nearly singular problem (a tiny noise variance and nearly collinear
+// columns) the rank-one updates below can lose this within a few steps, and
+// then give NaN; the fit computes the moments afresh instead.
+inline bool moments_sane(const Moments& mo, const VectorXd& alpha) {
+  if (!std::isfinite(mo.log_lik) || !mo.mu.allFinite() || !mo.big_s.allFinite() ||
+      !mo.big_q.allFinite())
+    return false;
+  for (Index k = 0; k < alpha.size(); ++k) {
+    const double v = mo.sigma(k, k);
+    if (!(v > 0.0) || !(alpha[k] * v < 1.0)) return false;
+  }
+  return true;
+}
 
 // Everything afresh: O(n m^2).
 inline Moments moments_at(const ActiveSet& set, const VectorXd& hty, const VectorXd& hh,
@@ -365,11 +383,21 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
   res.status.tol = ctl.tol;
   fd::Moments mo = fd::moments_at(set, hty, hh, y, sigma2);
   bool noise_moved = true;  // whether the last iteration re-estimated the noise
+  bool fresh = true;        // whether mo was computed afresh since the last step
+  const auto refresh = [&]() {
+    mo = fd::moments_at(set, hty, hh, y, sigma2);
+    fresh = true;
+  };
   for (int it = 1; it <= ctl.max_iter; ++it) {
     if (interrupt) interrupt();  // cheap next to the O(n m) updates of each step
-    res.trace_log_lik.push_back(mo.log_lik);
-    const fd::Step step =
+    if (!fresh && !fd::moments_sane(mo, set.alpha())) refresh();
+    fd::Step step =
         fd::best_step(mo.big_s, mo.big_q, mo.sigma.diagonal(), mo.mu, set, ctl.prune_alpha);
+    if (step.drifted && !fresh) {
+      refresh();
+      step = fd::best_step(mo.big_s, mo.big_q, mo.sigma.diagonal(), mo.mu, set, ctl.prune_alpha);
+    }
+    res.trace_log_lik.push_back(mo.log_lik);
     const double sigma2_new = fd::noise_update(mo, set, y, sigma2, ctl.min_sigma2);
     const double sigma_change = std::fabs(std::log(sigma2_new / sigma2));
     const double change = std::max(step.change, sigma_change);
@@ -388,10 +416,11 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
       break;
     }
     fd::apply(step, set, mo);
+    fresh = false;
     noise_moved = it % fd::kNoiseEvery == 0 || step.column < 0 || sigma_change > fd::kNoiseMove;
     if (noise_moved) {
       sigma2 = sigma2_new;
-      mo = fd::moments_at(set, hty, hh, y, sigma2);
+      refresh();
     }
   }
   fd::fill_result(set, set.posterior_at(hty, y, sigma2), sigma2,
