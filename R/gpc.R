@@ -532,7 +532,9 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #'   columns (a data frame for formula fits), on the scale of the training
 #'   data (the fit's scaling is applied). `NULL` means the training inputs.
 #'   Rows with missing values get `NA` predictions; a factor level that
-#'   training never saw is an error, unless its row has a missing value.
+#'   training never saw is an error, unless its row has a missing value. For
+#'   a formula fit it must hold every variable the formula uses (one it lacks
+#'   is an error, not looked up elsewhere); no rows give an empty result.
 #' @param type `"class"` (a factor with the training levels, or for a
 #'   formula fit every level of the data's factor: see `data` in [svc()]),
 #'   `"prob"` (a

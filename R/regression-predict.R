@@ -68,6 +68,8 @@
 #' @param object A fit from [svr()], [mfsvr()], [rvm()] or [srvm()].
 #' @param newdata New inputs: a data frame for formula fits, else a vector
 #'   or matrix with the training columns. `NULL` means the training inputs.
+#'   A data frame must hold every variable the formula uses (one it lacks is
+#'   an error, not looked up elsewhere); no rows give an empty result.
 #' @param deriv Order of the derivative to predict, a whole number from 0 to
 #'   1000.
 #' @param wrt The input column to differentiate in: a number, or a column

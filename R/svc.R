@@ -227,11 +227,6 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 #' Predict with a support vector classifier
 #'
 #' @param object A fit from [svc()].
-#' @param newdata New inputs: a matrix or data frame with the training
-#'   columns (a data frame for formula fits), on the scale of the training
-#'   data (the fit's scaling is applied). `NULL` means the training inputs.
-#'   Rows with missing values get `NA` predictions; a factor level that
-#'   training never saw is an error, unless its row has a missing value.
 #' @param type `"class"` for the predicted classes (a factor with the training
 #'   levels, or for a formula fit every level of the data's factor: see
 #'   `data` in [svc()]) or `"link"` for the decision function
