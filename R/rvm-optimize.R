@@ -35,7 +35,7 @@
   cap <- control$max_iter
   evaluate <- function(par, first, warm) {
     ctl <- control
-    if (!first) ctl$max_iter <- min(control$max_iter, cap)
+    if (!first && !is.null(cap)) ctl$max_iter <- min(control$max_iter %||% cap, cap)
     # a fit that warns (did not converge) counts as a failed point below
     fit <- tryCatch(suppressWarnings(fit_at(.with_width(kernel, exp(par[[1]])), ctl)),
                     error = function(e) e)

@@ -130,6 +130,8 @@ srvm.formula <- function(formula, data, subset, na.action, ...) {
 #' Control settings for srvm()
 #'
 #' @inheritParams rvm_control
+#' @param max_iter Maximum number of iterations, each updating every
+#'   \eqn{\alpha_i}, \eqn{\lambda} and \eqn{\sigma^2}.
 #' @param tol Convergence tolerance on the largest change of a kept
 #'   \eqn{\log \alpha_i}, of \eqn{\log \lambda} and of \eqn{\log \sigma^2}.
 #' @param tol_evidence The iteration also stops when the log marginal

@@ -53,8 +53,8 @@ test_that("iteration caps beyond R's integers are errors naming the setting", {
   ctl$schedule <- "random"
   expect_error(mfsvr(d$x, d$y, control = ctl), "'schedule' must be one of \"parallel\", \"accelerated\", \"sequential\"")
   ctl <- rvm_control()
-  ctl$max_iter <- NULL
-  expect_error(rvm(d$x, d$y, control = ctl), "'max_iter' is missing")
+  ctl$tol <- NULL
+  expect_error(rvm(d$x, d$y, control = ctl), "'tol' is missing")
 })
 
 test_that("the paper's iteration has a bounded inner cycle", {

@@ -177,6 +177,19 @@ test_that("a fit stopped by max_iter says how much its evidence still rose", {
   }
 })
 
+test_that("rvm()'s default step cap grows with the candidate centres", {
+  expect_null(rvm_control()$max_iter)
+  set.seed(1)
+  x <- runif(2600, -5, 5)
+  y <- sin(x) + rnorm(2600, sd = 0.2)
+  # four steps per candidate (this fit takes 7910 steps)
+  expect_identical(rvm(x, y)$control$max_iter, 10400L)
+  # 101 distinct inputs are 101 candidates
+  expect_identical(rvm(round(x, 1), y)$control$max_iter, 10000L)
+  expect_identical(rvm(x[1:50], y[1:50], control = rvm_control(max_iter = 5000))$control$max_iter,
+                   5000L)
+})
+
 test_that("srvm on scaled data keeps the better of a strong and a weak lambda start", {
   for (seed in 1:2) {
     d <- rvm_sin_data(40, seed = seed)
