@@ -140,8 +140,8 @@ struct Step {
 // of order beta phi'phi, so there a rounding error of 1e-10 relative can
 // make alpha_i - S_i negative.  The function is then dropped and re-enters
 // with a large gain a few steps later: on mlbench's Friedman 1 at n = 5000,
-// two nearly collinear columns cycled so hundreds of times and the fit stopped at
-// max_iter.  The identities Sigma_ii = 1 / (alpha_i + s_i) and mu_i = q_i
+// two nearly collinear columns went out and back in hundreds of times, and
+// the fit stopped at max_iter.  The identities Sigma_ii = 1 / (alpha_i + s_i) and mu_i = q_i
 // Sigma_ii give s_i and q_i there without the cancellation; where s_i <
 // alpha_i (a weight near pruning) 1 / Sigma_ii - alpha_i would cancel
 // instead, and the S_i route is kept.
