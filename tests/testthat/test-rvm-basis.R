@@ -140,7 +140,7 @@ test_that("bad 'basis' gives clear errors", {
   expect_error(rvm(d$x, d$y, basis = "a"), "basis")
   expect_error(rvm(d$x, d$y, basis = c(3, 4)), "basis")
   expect_error(rvm(d$x, d$y, basis = 31), "'basis' = 31 exceeds the number of observations")
-  expect_error(gpsvm:::cpp_rvm_fit(rbf_kernel(1), matrix(d$x), d$y, unclass(rvm_control()),
+  expect_error(gpsvm:::cpp_rvm_fit(rbf_kernel(1), matrix(d$x), d$y, unclass(rvm_control(max_iter = 100)),
                                    basis = c(1L, 40L)), "basis")
 })
 
