@@ -388,14 +388,16 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
     mo = fd::moments_at(set, hty, hh, y, sigma2);
     fresh = true;
   };
+  const auto scan = [&]() {
+    return fd::best_step(mo.big_s, mo.big_q, mo.sigma.diagonal(), mo.mu, set, ctl.prune_alpha);
+  };
   for (int it = 1; it <= ctl.max_iter; ++it) {
     if (interrupt) interrupt();  // cheap next to the O(n m) updates of each step
     if (!fresh && !fd::moments_sane(mo, set.alpha())) refresh();
-    fd::Step step =
-        fd::best_step(mo.big_s, mo.big_q, mo.sigma.diagonal(), mo.mu, set, ctl.prune_alpha);
+    fd::Step step = scan();
     if (step.drifted && !fresh) {
       refresh();
-      step = fd::best_step(mo.big_s, mo.big_q, mo.sigma.diagonal(), mo.mu, set, ctl.prune_alpha);
+      step = scan();
     }
     res.trace_log_lik.push_back(mo.log_lik);
     const double sigma2_new = fd::noise_update(mo, set, y, sigma2, ctl.min_sigma2);
