@@ -35,7 +35,7 @@
 #               mfsvr() and srvm() on Ozone against e1071's RMSE, the
 #               coverage of rvm() and srvm() as their width grows, and
 #               gpc()'s log loss on Ionosphere against kernlab's.  Use 20
-#               splits (GPSVM_BENCH_SPLITS=20): about 15 minutes.
+#               splits (GPSVM_BENCH_SPLITS=20): about 6 minutes.
 #
 # Data: mlbench's BostonHousing (506 x 13), Friedman 1-3 (400 simulated
 # rows, 10 or 4 inputs, the generators' default noise), Ozone (its 203
@@ -339,15 +339,15 @@ hindsight_summary <- function(errors, grid, label, reference) {
 run_hindsight <- function() {
   cat("\n== The targets missed, against the best fixed setting in hindsight ==\n")
   data_width <- function(fit) fit$kernel$sigma
+  quiet <- function(expr) suppressWarnings(expr)
   # mfsvr() and srvm() on Ozone: RMSE over e1071's default on the same split
   ozone <- regression_sets()["Ozone"]
   mf_grid <- expand.grid(width = c(0.7, 1, 1.4, 2, 2.8), C = c(1, 2, 3, 5, 8, 12),
                          epsilon = c(0.01, 0.1, 0.3))
   srvm_grid <- data.frame(width = c(0.5, 0.7, 1, 1.4, 2, 2.8, 4))
-  per_split <- over_splits(ozone, function(set, s, train, test) {
+  ozone_splits <- over_splits(ozone, function(set, s, train, test) {
     ref <- rmse(stats::predict(e1071::svm(y ~ ., data = train), test), test$y)
     ratio <- function(fit) rmse(unname(stats::predict(fit, test)), test$y) / ref
-    quiet <- function(expr) suppressWarnings(expr)
     default <- quiet(mfsvr(y ~ ., data = train))
     w <- data_width(default)
     mf <- vapply(seq_len(nrow(mf_grid)), function(g) {
@@ -366,21 +366,21 @@ run_hindsight <- function() {
   # one column per split of what each split returned as `part`
   collect <- function(per_split, part) do.call(cbind, lapply(per_split, `[[`, part))
   cat("\nOzone, RMSE over e1071's default; the defaults:\n")
-  print(round(rowMeans(collect(per_split, "defaults")), 4))
-  hindsight_summary(collect(per_split, "mf"), mf_grid, "mfsvr() on Ozone",
+  print(round(rowMeans(collect(ozone_splits, "defaults")), 4))
+  hindsight_summary(collect(ozone_splits, "mf"), mf_grid, "mfsvr() on Ozone",
                     "width a multiple of the data-driven one; target <= 1")
-  hindsight_summary(collect(per_split, "srvm"), srvm_grid, "srvm() on Ozone",
+  hindsight_summary(collect(ozone_splits, "srvm"), srvm_grid, "srvm() on Ozone",
                     "width a multiple of the data-driven one, the rest by evidence; target <= 1.05")
 
   # rvm() and srvm(): coverage of 95% intervals and RMSE ratio as the width grows
   widths <- c(1, 1.4, 2, 2.8)
-  res <- over_splits(regression_sets(), function(set, s, train, test) {
+  coverage <- over_splits(regression_sets(), function(set, s, train, test) {
     ref <- rmse(stats::predict(e1071::svm(y ~ ., data = train), test), test$y)
     do.call(rbind, lapply(c("rvm", "srvm"), function(m) {
       fitter <- get(m, envir = asNamespace("gpsvm"))
-      w <- data_width(suppressWarnings(fitter(y ~ ., data = train)))
+      w <- data_width(quiet(fitter(y ~ ., data = train)))
       do.call(rbind, lapply(widths, function(k) {
-        fit <- suppressWarnings(fitter(y ~ ., data = train, kernel = rbf_kernel(k * w)))
+        fit <- quiet(fitter(y ~ ., data = train, kernel = rbf_kernel(k * w)))
         band <- stats::predict(fit, test, interval = "prediction", level = 0.95)
         data.frame(data = set, model = m, width = k, rmse_ratio = rmse(band[, "fit"], test$y) / ref,
                    coverage = interval_stats(band, test$y)[["coverage"]])
@@ -389,7 +389,8 @@ run_hindsight <- function() {
   })
   cat("\nrvm() and srvm() at multiples of the data-driven width: coverage of 95%",
       "intervals (target 0.93-0.97), then RMSE over e1071's:\n")
-  agg <- stats::aggregate(res[c("coverage", "rmse_ratio")], res[c("data", "model", "width")], mean)
+  agg <- stats::aggregate(coverage[c("coverage", "rmse_ratio")],
+                          coverage[c("data", "model", "width")], mean)
   for (column in c("coverage", "rmse_ratio")) {
     tab <- stats::xtabs(stats::reformulate(c("data", "model", "width"), column), agg)
     print(round(stats::ftable(tab, row.vars = "data", col.vars = c("model", "width")), 3))
@@ -399,12 +400,11 @@ run_hindsight <- function() {
   ion_grid <- expand.grid(width = c(0.35, 0.5, 0.7, 1, 1.4, 2, 2.8),
                           noise = c(0.003, 0.01, 0.03, 0.1, 0.3, 1), kappa = c(0, 0.02),
                           bias = c(1, 10))
-  per_split <- over_splits(classification_sets()["Ionosphere"], function(set, s, train, test) {
+  ionosphere_splits <- over_splits(classification_sets()["Ionosphere"], function(set, s, train, test) {
     score <- function(fit) log_loss(stats::predict(fit, test, type = "prob"), test$y, levels(test$y))
-    quiet <- function(expr) suppressWarnings(expr)
     plain <- quiet(gpc(y ~ ., data = train, optimize = FALSE))
-    # the width the evidence search starts from: the median rule of the scaled inputs
-    w <- sqrt(stats::median(as.vector(stats::dist(plain$x))^2) / 2)
+    # the width the evidence search starts from (the median rule) on the scaled inputs
+    w <- gpsvm:::.data_driven_width(plain$x, quantiles = 0.5)
     set.seed(s)
     k <- kernlab::ksvm(y ~ ., data = train, prob.model = TRUE)
     list(grid = vapply(seq_len(nrow(ion_grid)), function(g) {
@@ -417,10 +417,10 @@ run_hindsight <- function() {
                                  levels(test$y))))
   }, combine = list)
   cat("\nIonosphere, log loss; the default and kernlab's:\n")
-  print(round(rowMeans(collect(per_split, "peers")), 4))
-  hindsight_summary(collect(per_split, "grid"), ion_grid, "gpc() on Ionosphere",
+  print(round(rowMeans(collect(ionosphere_splits, "peers")), 4))
+  hindsight_summary(collect(ionosphere_splits, "grid"), ion_grid, "gpc() on Ionosphere",
                     "width a multiple of the search's start; target <= kernlab's")
-  invisible(res)
+  invisible(list(ozone = ozone_splits, coverage = coverage, ionosphere = ionosphere_splits))
 }
 
 results <- list()
