@@ -92,12 +92,13 @@
 #' the evidence search gave 0.215. On four splits of Ionosphere (default 0.148,
 #' kernlab 0.125), `bias = 30` gave 0.142 and a search that includes `kappa`
 #' gave 0.144. The gap on Ionosphere is the model's, not the search's: on 20
-#' splits of 70% (default 0.195, kernlab 0.163) no setting of a grid of 168
+#' splits with 70% for training (default 0.195, kernlab 0.163) no setting of a grid of 168
 #' (width, `noise`, `kappa` and `bias`) had a mean log loss below 0.173 even
 #' when chosen on the held-out cases, and each split's own best setting gave
-#' 0.165 (`bench/bench-realdata.R`, part "hindsight"). Without the search (`optimize = FALSE`) the accuracy is a point
-#' lower on Pima and breast cancer and the log loss above kernlab's on Pima,
-#' breast cancer, Ionosphere and iris. `bias = 1` was chosen on the same data.
+#' 0.165 (`bench/bench-realdata.R`, part "hindsight"). Without the search
+#' (`optimize = FALSE`) the accuracy is a point lower on Pima and breast cancer
+#' and the log loss above kernlab's on Pima, breast cancer, Ionosphere and
+#' iris. `bias = 1` was chosen on the same data.
 #' Without a bias a one-sided data set (one class compact, the other scattered,
 #' as in Ionosphere) loses several points of accuracy, since far from the
 #' training data the activation falls back to the prior mean. TAP's posterior

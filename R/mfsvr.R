@@ -69,18 +69,18 @@
 #' `e1071::tune.svm()` over 9 `gamma` x 9 `cost` x 3 `epsilon` with 5-fold
 #' cross-validation on the same splits, it took 2% to 10% of the grid's time
 #' and its RMSE was 0.63 (Friedman 1) to 0.99 (Friedman 2) times the tuned
-#' model's; with one width the RMSE was 0.98 to 1.12 times it. Where one
-#' width falls short the evidence and the held-out error disagree, not the
-#' search: on two splits of Friedman 3 the settings of lower held-out RMSE had
-#' log evidences more than 100 below the maximum found, and on Ozone no fixed setting beat
-#' e1071's default (on 20 splits the best of 90 (width, `C`, `epsilon`),
-#' chosen on the held-out rows, had 1.004 times its RMSE;
-#' `bench/bench-realdata.R`, part "hindsight"). A width per
-#' input is a parameter per column, and with many columns for the rows (a
-#' formula expands each factor into a column per level) the evidence can fit
-#' the noise: the search warns when it chose a noise sd below 1% of the
-#' response's (on the sets above it chose 19% to 44%); compare held-out
-#' errors with one width then.
+#' model's; with one width the RMSE was 0.98 to 1.12 times it. Where one width
+#' falls short the evidence and the held-out error disagree, not the search: on
+#' two splits of Friedman 3 the settings of lower held-out RMSE had log
+#' evidences more than 100 below the maximum found, and on Ozone no fixed
+#' setting beat e1071's default (on 20 splits the best of 90 (width, `C`,
+#' `epsilon`), chosen on the held-out rows, had 1.004 times its RMSE;
+#' `bench/bench-realdata.R`, part "hindsight"). A width per input is a
+#' parameter per column, and with many columns for the rows (a formula expands
+#' each factor into a column per level) the evidence can fit the noise: the
+#' search warns when it chose a noise sd below 1% of the response's (on the
+#' sets above it chose 19% to 44%); compare held-out errors with one width
+#' then.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
