@@ -357,11 +357,12 @@ run_hindsight <- function() {
     sr <- vapply(srvm_grid$width, function(m) {
       ratio(quiet(srvm(y ~ ., data = train, kernel = rbf_kernel(m * w))))
     }, numeric(1))
+    # srvm()'s default fit is the grid's at the multiple 1
     list(mf = mf, srvm = sr,
          defaults = c("mfsvr()" = ratio(default),
                       "mfsvr(optimize = TRUE)" = ratio(quiet(mfsvr(y ~ ., data = train,
                                                                    optimize = TRUE))),
-                      "srvm()" = ratio(quiet(srvm(y ~ ., data = train)))))
+                      "srvm()" = sr[[which(srvm_grid$width == 1)]]))
   }, combine = list)
   # one column per split of what each split returned as `part`
   collect <- function(per_split, part) do.call(cbind, lapply(per_split, `[[`, part))
@@ -378,9 +379,11 @@ run_hindsight <- function() {
     ref <- rmse(stats::predict(e1071::svm(y ~ ., data = train), test), test$y)
     do.call(rbind, lapply(c("rvm", "srvm"), function(m) {
       fitter <- get(m, envir = asNamespace("gpsvm"))
-      w <- data_width(quiet(fitter(y ~ ., data = train)))
+      default <- quiet(fitter(y ~ ., data = train))
+      w <- data_width(default)
       do.call(rbind, lapply(widths, function(k) {
-        fit <- quiet(fitter(y ~ ., data = train, kernel = rbf_kernel(k * w)))
+        fit <- if (k == 1) default else
+          quiet(fitter(y ~ ., data = train, kernel = rbf_kernel(k * w)))
         band <- stats::predict(fit, test, interval = "prediction", level = 0.95)
         data.frame(data = set, model = m, width = k, rmse_ratio = rmse(band[, "fit"], test$y) / ref,
                    coverage = interval_stats(band, test$y)[["coverage"]])
