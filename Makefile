@@ -3,7 +3,7 @@
 LIB := $(CURDIR)/.lib
 R_WITH_LIB := R_LIBS="$(LIB):$${R_LIBS:-}" Rscript --vanilla
 
-.PHONY: demo check sanitize cpptest bench deps install docs clean
+.PHONY: demo check sanitize sanitize-canary cpptest bench deps install docs clean
 
 deps:
 	bash tools/install-deps.sh
@@ -22,6 +22,11 @@ check:
 # The check's sanitizer stage alone: the tests on an ASan + UBSan build.
 sanitize: deps
 	bash tools/sanitize.sh
+
+# Shows the sanitizer stage catching a deliberate out-of-bounds read in a
+# scratch copy of the package.
+sanitize-canary: deps
+	bash tools/sanitize-canary.sh
 
 # The C++ core's test suite alone (tests/cpp/), without R: under the
 # sanitizers where gcc has libasan.
