@@ -111,17 +111,18 @@ srvm <- function(x, ...) UseMethod("srvm")
 #' @export
 srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalty(2),
                          control = srvm_control(), scale = TRUE, optimize = FALSE,
-                         basis = NULL, ...) {
+                         basis = NULL, search = search_control(), ...) {
   .check_dots_empty(...)
   .check_penalty(penalty)
   .check_control(control, "srvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
   starts <- .srvm_starts(control, scale)
+  settings <- .search_settings(search, "width")
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "srvm"),
                   function(x, y, kernel, scaling) {
     .rvm_optimize(x, kernel, optimize, control,
                   function(k, ctl) .srvm_fit(x, y, k, penalty, ctl, scaling, basis, starts),
-                  "srvm()")
+                  "srvm()", settings)
   })
 }
 
@@ -226,7 +227,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   })
   usable <- Filter(function(run) !inherits(run$fit, "error"), runs)
   if (length(usable) == 0L) stop(runs[[1L]]$fit)
-  evidence <- vapply(usable, function(run) run$fit$log_lik, numeric(1))
+  evidence <- vapply(usable, function(run) run$fit$log_evidence, numeric(1))
   evidence[!is.finite(evidence)] <- -Inf
   best <- usable[[which.max(evidence)]]
   for (w in best$warnings) warning(w)
