@@ -188,7 +188,8 @@
 # matrix (one column per class against the rest) otherwise.
 .classif_decision <- function(object, x) {
   if (!.is_multiclass(object)) return(stats::setNames(.classif_link(object, x), rownames(x)))
-  .decision_matrix(object$models, lapply(object$models, function(m) .classif_link(m, x)), rownames(x))
+  links <- lapply(object$models, function(m) .classif_link(m, x))
+  .decision_matrix(object$models, links, rownames(x))
 }
 
 # Classes from decision values: for two classes the second level where

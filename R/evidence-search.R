@@ -353,8 +353,9 @@
   }
   .search_outcome(state, spec, state$best, 1, tol, "grid and golden section",
                   change = hi - lo,
-                  reason = c(if (hi - lo > tol) sprintf("the iteration limit (%d) was reached", max_iter),
-                             .search_failures(state)))
+                  reason = c(if (hi - lo > tol) {
+                    sprintf("the iteration limit (%d) was reached", max_iter)
+                  }, .search_failures(state)))
 }
 
 # The outcome of a search: the best point and the record of the search.

@@ -16,7 +16,7 @@
 # of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
 # "kappa").
 .gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
-                          inducing = NULL, settings = .search_settings(search_control(), "gradient")) {
+                          inducing = NULL, settings) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
   if (length(which) == 0L) {
     return(.gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inducing))

@@ -191,14 +191,19 @@
 #'   (see `search_inducing`), and the final fit is the full model at the values
 #'   it found (`search_inducing` in [gpc_control()];
 #'   `fit$optimization$search_inducing` records the count).
-#' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
+#' @return An object of class `c("gpsvm_gpc_tap", "gpsvm_gpc",
+#'   "gpsvm_classifier")` (`"gpsvm_gpc_naive"` first with
+#'   `method = "naive"`): a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x` (the inputs as fitted, i.e.
 #'   scaled), `y` (coded -1/+1), `classes` (the training labels), `levels`,
-#'   `kernel` (with the width used, and the bias as a constant), `bias`,
-#'   `scaling` (`NULL` or the centres and scales), `noise`, `kappa`, `method`,
-#'   `control`, `convergence` (`converged`, `iterations`, `change`, `tol`,
-#'   `reason`) and `call`; with `method = "tap"` also the EP
+#'   `kernel` (with the width used, and the bias as a constant),
+#'   `bias_variance` (the `bias` given), `scaling` (`NULL` or the centres
+#'   and scales), `noise`, `kappa`, `method`, `control` (with the method's
+#'   `tol` and `max_iter`), `convergence` (`converged`, `iterations`,
+#'   `change`, `tol`, `reason`), `optimization` (the record of the evidence
+#'   search), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   "Fitted objects"); with `method = "tap"` also the EP
 #'   sites (`site_precision`, `site_nu`), the cavity means and variances, the
 #'   Cholesky factor `chol` of \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`.
 #'   With three or more classes, `models` holds one such binary fit per class

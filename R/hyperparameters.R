@@ -1,4 +1,4 @@
-#' Hyperparameters of a fitted model
+#' Hyperparameters of a fitted model, and the fields of fitted objects
 #'
 #' The settings a gpsvm fit was made with, given or chosen by the data, as
 #' numbers on the scale the model was fitted on (the scaled data when
@@ -20,6 +20,31 @@
 #' records the search). The noise standard deviation in the response's units
 #' is [sigma()][regression-methods], the evidence [logLik()] or
 #' [evidence()], the weights [coef()].
+#'
+#' @section Fitted objects:
+#' A concept has one name in every fitted object: `log_evidence` the log
+#' evidence of the model on the scale it was fitted on ([logLik()] gives it
+#' for the data as given), `noise_variance` the noise variance of a
+#' regression model ([sigma()][regression-methods] its standard deviation
+#' in the response's units), `alpha` a classifier's dual weights (its
+#' embedding strengths) and `prior_precision` the relevance vector
+#' machines' weight precisions \eqn{\alpha_i}, `bias_variance` a
+#' classifier's prior variance of the offset (`svr()`'s `bias` says whether
+#' it has a free threshold `b`), `optimization` the record of any search
+#' by evidence (see [mfsvr()]), `control` the settings used, with the
+#' defaults that depend on the data filled in, and `convergence` the
+#' solver's record. Code outside a model reads the accessors: [coef()],
+#' [sigma()][regression-methods], [logLik()], [evidence()],
+#' `hyperparameters()`.
+#'
+#' Every method checks a fit before it computes from it: the length, type,
+#' range and shape of each field it reads (in time linear in the data, or
+#' quadratic for a triangular factor; no factorisation). An object edited
+#' by hand, or put together from two fits, is an error that names the
+#' field, e.g. "fit$alpha has 39 elements; the fit has 40 training rows:
+#' was the object edited?", rather than a wrong answer. `fields` lists the
+#' fields the fitter made, so that one removed is noticed too; fields added
+#' later (caret adds its own) are left alone.
 #'
 #' @param object A fit from [svr()], [mfsvr()], [rvm()], [srvm()], [gpc()]
 #'   or [svc()].

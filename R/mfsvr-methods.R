@@ -100,3 +100,15 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
   w <- object$coefficients
   .point_frame(object$x, w, ifelse(abs(w) > 0.99 * object$C, "bound", "interior"))
 }
+
+# The fields mfsvr()'s computations read (validate-fit.R): its own and the
+# EP engine's.
+.validate_fit.gpsvm_mfsvr <- function(object) {
+  .validate_regression(object, function(n, p) {
+    c(list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
+           coefficients = .numbers(n), variance = .numbers(n, lower = 0),
+           noise_variance = .number(lower = 0, open = TRUE),
+           control = .control_field("mfsvr_control")),
+      .ep_checks(object, n, p))
+  })
+}

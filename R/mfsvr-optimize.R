@@ -106,7 +106,7 @@
 # point with the control given.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
                             which = c("C", "epsilon", "sigma"), inducing = NULL,
-                            noise_free_ok = FALSE, settings = .search_settings(search_control(), "gradient")) {
+                            noise_free_ok = FALSE, settings) {
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which, noise_free_ok)

@@ -173,9 +173,11 @@
 #'   (posterior means at the training inputs) and `residuals`; `kernel` (with
 #'   the width used), `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (a list with `converged`, `iterations`,
-#'   `change`, `tol`, `reason`), `control`, `call`, and `optimization` (the
-#'   record of the evidence search when `optimize` is used; see Details);
-#'   formula fits also `terms`, `xlevels`, `na.action`, `variables` (the
+#'   `change`, `tol`, `reason`), `control` (with `max_rank` resolved),
+#'   `optimization` (the record of the evidence search when `optimize` is
+#'   used; see Details), `fit_time`, `call` and `fields` (see
+#'   [hyperparameters()], "Fitted objects"); formula fits also `terms`,
+#'   `xlevels`, `na.action`, `variables` (the
 #'   formula's variables as the data gave them, at the rows used).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.

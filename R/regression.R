@@ -115,7 +115,11 @@
 #'   noise ([svr_noise_variance()]), for `rvm()` and `srvm()`
 #'   \eqn{\sqrt{\sigma^2}}.
 #' * `logLik()` the log evidence (marginal likelihood) of the response as a
-#'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work.
+#'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work;
+#'   [evidence()] the same number, and for `svr()` its refined form.
+#' * [hyperparameters()] the model's settings (`C`, `epsilon`, the width,
+#'   ...), given or chosen by the data; its help page lists the fields of
+#'   the fitted objects.
 #' * `nobs()` the number of observations used; `formula()` the model formula
 #'   of a fit by the formula interface; `model.matrix()` the input matrix
 #'   the model was fitted on, in the data's units (a factor's indicator

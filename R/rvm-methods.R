@@ -62,7 +62,8 @@
     if (ncol(inputs) == 1L) "x" else paste0("x", seq_len(ncol(inputs)))
   } else colnames(object$x)
   weights <- data.frame(row = idx, inputs, estimate = unname(object$coefficients),
-                        sd = sqrt(pmax(diag(object$Sigma), 0)), alpha = unname(object$prior_precision),
+                        sd = sqrt(pmax(diag(object$Sigma), 0)),
+                        alpha = unname(object$prior_precision),
                         row.names = names(object$coefficients), check.names = FALSE)
   list(weights = weights, penalty = object$penalty, lambda = object$lambda,
        sigma2 = object$noise_variance, scaled = !is.null(object$response_scaling))
@@ -124,4 +125,24 @@ vcov.gpsvm_rvm <- function(object, ...) {
     out$conf.high <- band$upper
   }
   out
+}
+
+# The fields the relevance vector machines' computations read
+# (validate-fit.R).
+.validate_fit.gpsvm_rvm <- function(object) {
+  smooth <- inherits(object, "gpsvm_srvm")
+  .validate_regression(object, function(n, p) {
+    r <- length(object$relevance_vectors)
+    list(relevance_vectors = .indices(upper = n),
+         coefficients = .numbers(r + 1L, per = "kept weights"),
+         prior_precision = .numbers(r + 1L, lower = 0, open = TRUE, per = "kept weights"),
+         Sigma = .numeric_matrix(r + 1L, r + 1L), noise_variance = .number(lower = 0, open = TRUE),
+         lambda = .number(lower = 0), log_evidence = .number(),
+         basis = .optional(.indices(upper = n)),
+         penalty = if (smooth) .made_by("roughness_penalty", "a penalty", "gpsvm_penalty") else
+           .absent("must be NULL for rvm()"),
+         lambda_init = if (smooth) .numbers(1L, lower = 0, open = TRUE, per = "") else
+           .absent("must be NULL for rvm()"),
+         control = .control_field(if (smooth) "srvm_control" else "rvm_control"))
+  })
 }

@@ -15,8 +15,7 @@
 # start needed (at least 1000): narrow kernels make these models keep
 # hundreds of basis functions and cost seconds per fit, and a point that
 # needs more counts as failed.
-.rvm_optimize <- function(x, kernel, optimize, control, fit_at, what,
-                          settings = .search_settings(search_control(), "width")) {
+.rvm_optimize <- function(x, kernel, optimize, control, fit_at, what, settings) {
   if (length(.optimize_which(optimize, "sigma")) == 0L) return(fit_at(kernel, control))
   x <- .as_input_matrix(x, "x")
   .check_kernel(kernel)

@@ -125,11 +125,12 @@
 #' @return An object of class `c("gpsvm_rvm", "gpsvm_regression")`: a list
 #'   with, in the units of the fitted (scaled) data,
 #'   * `coefficients`: posterior means of the kept weights, the bias first;
-#'   * `alpha`: their ARD precisions (bias first); `sigma2`: the noise
-#'     variance; `lambda`: 0;
+#'   * `prior_precision`: their ARD precisions \eqn{\alpha_i} (bias first);
+#'     `noise_variance`: \eqn{\sigma^2}; `lambda`: 0;
 #'   * `Sigma`: the posterior covariance of the kept weights;
-#'   * `x` (the scaled inputs) and `log_lik` (the log marginal likelihood of
-#'     the scaled response; [logLik()] gives it for the data as given);
+#'   * `x` (the scaled inputs) and `log_evidence` (the log marginal
+#'     likelihood of the scaled response; [logLik()] gives it for the data
+#'     as given);
 #'
 #'   and `relevance_vectors` (row indices of the training points kept),
 #'   `basis` (the rows offered as candidate centres, or `NULL` for all),
@@ -137,7 +138,9 @@
 #'   the width used), `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `control`, `convergence` (`converged`, `iterations`,
 #'   `change` (the last largest change of a log hyperparameter), `tol`,
-#'   `reason`), `call`; formula fits also `terms`, `xlevels`,
+#'   `reason`), `optimization` (the record of the search for the width, with
+#'   `optimize`), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   "Fitted objects"); formula fits also `terms`, `xlevels`,
 #'   `na.action`, `variables` (the formula's variables as the data gave them).
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,

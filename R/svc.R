@@ -111,8 +111,11 @@
 #'   the training inputs), `objective` (the dual objective \eqn{W}), `x` (the
 #'   inputs as fitted, i.e. scaled), `y` (coded -1/+1), `classes` (the
 #'   training labels), `levels`, `kernel` (with the width used, and the bias as
-#'   a constant), `bias`, `scaling`, `C`, `noise`, `control`, `convergence` (`converged`,
-#'   `iterations`, `change`, `tol`, `reason`) and `call`. With three or more classes, `models` holds one such binary fit
+#'   a constant), `bias_variance` (the `bias` given), `scaling`, `C`,
+#'   `noise`, `control` (with `max_iter` resolved), `convergence`
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`), `fit_time`,
+#'   `call` and `fields` (see [hyperparameters()], "Fitted objects"). With
+#'   three or more classes, `models` holds one such binary fit
 #'   per class (named by the level, coded +1 for that class and -1 for the
 #'   rest) and `fitted.values` is a matrix with one column per class.
 #'   Methods: [predict.gpsvm_svc()], [loo_error()], `print`, `summary`,

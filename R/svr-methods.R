@@ -118,3 +118,28 @@ coef.gpsvm_svr <- function(object, ...) {
   out <- .point_frame(object$x, object$beta, role[as.character(object$partition)])
   if (object$bias) rbind(.bias_row(object$b), out) else out
 }
+
+# The fields svr()'s computations read (validate-fit.R); its search
+# record adds which evidence it maximised over which interval (print()
+# shows them).
+.validate_fit.gpsvm_svr <- function(object) {
+  record <- .optional(function(r) {
+    .search_record_field(r) %||% if (!identical(r$method, "eq. (17) fixed point")) {
+      .nested(r, list(evidence = .string(c("eq16", "refined")),
+                      interval = function(v) {
+                        .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
+                          if (v[1L] >= v[2L]) "must be increasing"
+                      }))
+    }
+  })
+  .validate_regression(object, function(n, p) {
+    # (an invalid C fails its own check, before beta's)
+    C <- if (is.null(.number(lower = 0, open = TRUE)(object$C))) object$C else Inf
+    list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
+         beta = .numbers(n, lower = -C * (1 + 1e-6), upper = C * (1 + 1e-6)), b = .number(),
+         bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
+         alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
+         objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
+         optimization = record)
+  })
+}

@@ -140,7 +140,8 @@
 #'   `optimize` chooses it); in the data's units `y`, `fitted.values`,
 #'   `residuals`; `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
-#'   KKT gap), `tol`, `reason`), `control` and `call`; formula fits also
+#'   KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and `fields`
+#'   (see [hyperparameters()], "Fitted objects"); formula fits also
 #'   `terms`, `xlevels`, `na.action`, `variables` (the formula's variables as
 #'   the data gave them).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
@@ -307,8 +308,12 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
                  fixed_point_tol = if (!is.null(fixed_point_tol)) {
                    .check_number(fixed_point_tol, "fixed_point_tol", lower = 0, open_lower = TRUE)
                  },
-                 max_steps = if (!is.null(max_steps)) .check_count(max_steps, "max_steps", lower = 1L),
-                 grid_size = if (!is.null(grid_size)) .check_count(grid_size, "grid_size", lower = 3L)),
+                 max_steps = if (!is.null(max_steps)) {
+                   .check_count(max_steps, "max_steps", lower = 1L)
+                 },
+                 grid_size = if (!is.null(grid_size)) {
+                   .check_count(grid_size, "grid_size", lower = 3L)
+                 }),
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 

@@ -6,8 +6,10 @@
 # number.  Every check is cheap: O(n p) for the inputs, O(r^2) reads for a
 # triangular factor, never a factorisation.
 #
-# .validate_fit(object) dispatches on the model's class; a model's method
-# lists its fields as checks (below) and adds the shared ones of its layer.
+# .validate_fit(object) dispatches on the model's class: each model's
+# method, in the model's own file, lists its fields as checks (below) and
+# adds the shared ones of its layer (.validate_regression(),
+# .validate_classifier(), and .ep_checks() for the EP engine's fields).
 
 .validate_fit <- function(object) UseMethod(".validate_fit")
 
@@ -117,7 +119,9 @@
 .numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE) {
   function(v) {
     if (is.null(v)) return("is missing")
-    if (!is.matrix(v) || !is.double(v)) return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    if (!is.matrix(v) || !is.double(v)) {
+      return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    }
     if ((!is.null(nrow) && nrow(v) != nrow) || (!is.null(ncol) && ncol(v) != ncol)) {
       return(sprintf("is %d x %d; the fit needs %s x %s", nrow(v), ncol(v), nrow %||% nrow(v),
                      ncol %||% ncol(v)))
@@ -149,7 +153,9 @@
 .factor_of <- function(n, levels) {
   function(v) {
     if (!is.factor(v)) return(sprintf("must be a factor, not %s", .type_of(v)))
-    if (length(v) != n) return(sprintf("has %d elements; the fit has %d training rows", length(v), n))
+    if (length(v) != n) {
+      return(sprintf("has %d elements; the fit has %d training rows", length(v), n))
+    }
     if (!identical(levels(v), levels)) {
       return(sprintf("has levels %s, not %s", paste(levels(v), collapse = ", "),
                      paste(levels, collapse = ", ")))
@@ -199,7 +205,8 @@
 # A convergence record as .convergence() makes it; a solver's has a change
 # and a tolerance, a search's may lack a change (svr()'s Brent search).
 .convergence_field <- function(v, change_na = FALSE) {
-  if (!is.list(v) || !identical(names(v), c("converged", "iterations", "change", "tol", "reason"))) {
+  fields <- c("converged", "iterations", "change", "tol", "reason")
+  if (!is.list(v) || !identical(names(v), fields)) {
     return("must be a convergence record (converged, iterations, change, tol, reason)")
   }
   .nested(v, list(converged = .flag_field, iterations = .indices(1L, lower = 0L),
@@ -262,7 +269,8 @@
   if (!is.list(r)) return("must be the record of an evidence search")
   estimate <- r$estimate
   problem <- .nested(r, list(
-    method = .string(), estimate = .numbers(), start = .numbers(length(estimate), per = "estimates"),
+    method = .string(), estimate = .numbers(),
+    start = .numbers(length(estimate), per = "estimates"),
     lower = .optional(.numbers(length(estimate), per = "estimates")),
     upper = .optional(.numbers(length(estimate), per = "estimates")),
     log_evidence = .number(na = TRUE), evaluations = .indices(1L, lower = 0L),
@@ -282,7 +290,8 @@
   for (name in names(checks)) {
     check <- checks[[name]]
     value <- object[[name]]
-    problem <- if (is.null(value) && !isTRUE(attr(check, "optional"))) "is missing" else check(value)
+    absent <- is.null(value) && !isTRUE(attr(check, "optional"))
+    problem <- if (absent) "is missing" else check(value)
     if (!is.null(problem)) {
       # a problem of a list's element reads "$element ...", after the name
       .stop(sprintf("%s%s%s%s: was the object edited?", prefix, name,
@@ -338,31 +347,6 @@
     model(n, size$p), .common_checks(n, size$p)))
 }
 
-# svr()'s search record adds which evidence it maximised over which
-# interval (print() shows them).
-.svr_record_field <- .optional(function(r) {
-  .search_record_field(r) %||% if (!identical(r$method, "eq. (17) fixed point")) {
-    .nested(r, list(evidence = .string(c("eq16", "refined")),
-                    interval = function(v) {
-                      .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
-                        if (v[1L] >= v[2L]) "must be increasing"
-                    }))
-  }
-})
-
-.validate_fit.gpsvm_svr <- function(object) {
-  .validate_regression(object, function(n, p) {
-    # (an invalid C fails its own check, before beta's)
-    C <- if (is.null(.number(lower = 0, open = TRUE)(object$C))) object$C else Inf
-    list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
-         beta = .numbers(n, lower = -C * (1 + 1e-6), upper = C * (1 + 1e-6)), b = .number(),
-         bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
-         alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
-         objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
-         optimization = .svr_record_field)
-  })
-}
-
 # mfsvr() and the TAP classifier share the EP engine's fields: the sites and
 # cavities of the n training rows, the evidence and the factor of the
 # posterior, dense (n x n), low-rank (r x r, with the n x r factor and its
@@ -375,40 +359,15 @@
        cavity_mean = .numbers(n), cavity_var = .numbers(n, lower = 0, inf = TRUE),
        log_evidence = .number(),
        inducing = .optional(.numeric_matrix(ncol = p)),
-       inducing_weights = if (!is.null(m)) .numbers(m, per = "inducing inputs") else .optional(.numbers()),
+       inducing_weights = if (!is.null(m)) .numbers(m, per = "inducing inputs") else
+         .optional(.numbers()),
        inducing_chol = if (!is.null(m)) .lower_factor(m) else .optional(.numeric_matrix()),
-       factor = if (!is.null(rank)) .numeric_matrix(n, rank) else .optional(.numeric_matrix(0L, 0L)),
+       factor = if (!is.null(rank)) .numeric_matrix(n, rank) else
+         .optional(.numeric_matrix(0L, 0L)),
        rank = if (!is.null(rank)) .indices(1L, lower = rank, upper = rank) else
          .absent("must be NULL for a fit without a low-rank factor"),
        pivots = if (!is.null(rank)) .indices(rank, upper = n) else .optional(.indices(0L)),
        chol = .lower_factor(m %||% rank %||% n))
-}
-
-.validate_fit.gpsvm_mfsvr <- function(object) {
-  .validate_regression(object, function(n, p) {
-    c(list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
-           coefficients = .numbers(n), variance = .numbers(n, lower = 0),
-           noise_variance = .number(lower = 0, open = TRUE),
-           control = .control_field("mfsvr_control")),
-      .ep_checks(object, n, p))
-  })
-}
-
-.validate_fit.gpsvm_rvm <- function(object) {
-  smooth <- inherits(object, "gpsvm_srvm")
-  .validate_regression(object, function(n, p) {
-    r <- length(object$relevance_vectors)
-    list(relevance_vectors = .indices(upper = n), coefficients = .numbers(r + 1L, per = "kept weights"),
-         prior_precision = .numbers(r + 1L, lower = 0, open = TRUE, per = "kept weights"),
-         Sigma = .numeric_matrix(r + 1L, r + 1L), noise_variance = .number(lower = 0, open = TRUE),
-         lambda = .number(lower = 0), log_evidence = .number(),
-         basis = .optional(.indices(upper = n)),
-         penalty = if (smooth) .made_by("roughness_penalty", "a penalty", "gpsvm_penalty") else
-           .absent("must be NULL for rvm()"),
-         lambda_init = if (smooth) .numbers(1L, lower = 0, open = TRUE, per = "") else
-           .absent("must be NULL for rvm()"),
-         control = .control_field(if (smooth) "srvm_control" else "rvm_control"))
-  })
 }
 
 # ---- the classifier layer ----------------------------------------------------

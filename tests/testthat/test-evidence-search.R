@@ -354,20 +354,19 @@ test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width",
   w <- gpsvm:::.data_driven_width(matrix(d$x))
   # at least every point of its own grid, by independent fits
   grid <- exp(seq(log(w / 4), log(4 * w), length.out = 9))
-  ev <- vapply(grid, function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_evidence,
-               numeric(1))
+  evidence_at <- function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_evidence
+  ev <- vapply(grid, evidence_at, numeric(1))
   expect_gte(fit$log_evidence, max(ev))
   # against a fine grid over the whole range: within the evidence's jumps.
   # Here they reach 1.5 between widths 4% apart (basis functions entering
   # and leaving), so the fine grid's best (0.15 higher, at another local
   # maximum) is within 0.25
   fine <- exp(seq(log(w / 4), log(4 * w), length.out = 61))
-  ev <- vapply(fine, function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_evidence,
-               numeric(1))
+  ev <- vapply(fine, evidence_at, numeric(1))
   expect_gte(fit$log_evidence, max(ev) - 0.25)
   # and a maximum nearby: 5% either way is lower
   for (f in c(1 / 1.05, 1.05)) {
-    expect_lt(rvm(d$x, d$y, kernel = rbf_kernel(fit$kernel$sigma * f))$log_evidence, fit$log_evidence)
+    expect_lt(evidence_at(fit$kernel$sigma * f), fit$log_evidence)
   }
 })
 

@@ -9,7 +9,8 @@ n_val <- 24
 x_val <- matrix(rnorm(2 * n_val), n_val, 2, dimnames = list(NULL, c("u", "v")))
 y_val <- sin(2 * x_val[, 1]) + 0.5 * x_val[, 2] + rnorm(n_val, sd = 0.2)
 class2 <- factor(ifelse(x_val[, 1] + x_val[, 2] + rnorm(n_val, sd = 0.4) > 0, "b", "a"))
-class3 <- cut(x_val[, 1] + rnorm(n_val, sd = 0.3), c(-Inf, -0.4, 0.4, Inf), labels = c("l", "m", "h"))
+class3 <- cut(x_val[, 1] + rnorm(n_val, sd = 0.3), c(-Inf, -0.4, 0.4, Inf),
+              labels = c("l", "m", "h"))
 z_val <- x_val[c(2, 7, 11), , drop = FALSE] + 0.1
 frame_val <- data.frame(x_val, y = y_val, g = rep(c("p", "q"), length.out = n_val))
 frame_val$y[5] <- NA
@@ -166,8 +167,8 @@ edit_problems <- function(label, answers, reference) {
     ok <- if (inherits(got, "edit_error")) {
       grepl("was the object edited\\?|not a gpsvm fit", got)
     } else identical(got, reference[[what]])
-    if (ok) NA_character_ else sprintf("%s / %s: %s", label, what,
-                                       if (inherits(got, "edit_error")) got else "a different answer")
+    said <- if (inherits(got, "edit_error")) got else "a different answer"
+    if (ok) NA_character_ else sprintf("%s / %s: %s", label, what, said)
   }, character(1))
   problems[!is.na(problems)]
 }
@@ -207,8 +208,8 @@ test_that("the edits found in the wild give an error naming the field", {
   for (fit in list(fits$gpc_tap, fits$svc)) {
     bad <- fit
     bad$alpha <- bad$alpha[-1]
-    expect_error(predict(bad, z_val, type = "link"),
-                 "fit\\$alpha has 23 elements; the fit has 24 training rows: was the object edited\\?")
+    expect_error(predict(bad, z_val, type = "link"), paste0(
+      "fit\\$alpha has 23 elements; the fit has 24 training rows: was the object edited\\?"))
     bad <- fit
     bad$y <- bad$y[-1]
     expect_error(predict(bad, z_val), "fit\\$y has 23 elements")
@@ -223,7 +224,8 @@ test_that("the edits found in the wild give an error naming the field", {
   expect_error(predict(bad, z_val, type = "prob"), "fit\\$models\\$m\\$kappa has values outside")
   bad <- fits$mfsvr
   bad$scaling$scale <- bad$scaling$scale[1]
-  expect_error(predict(bad, z_val), "fit\\$scaling\\$scale has 1 elements; the fit has 2 input columns")
+  expect_error(predict(bad, z_val),
+               "fit\\$scaling\\$scale has 1 elements; the fit has 2 input columns")
   bad <- fits$mfsvr
   bad$chol <- t(bad$chol)
   expect_error(predict(bad, z_val, se.fit = TRUE),

@@ -89,17 +89,21 @@ test_that("a fit object edited by hand gives a clear error, never a read out of 
                  "fit\\$site_precision has 99 elements; the fit has 100 training rows")
     bad <- fit
     bad$coefficients <- bad$coefficients[1:3]
-    expect_error(predict(bad, z), "fit\\$coefficients has 3 elements; the fit has 100 training rows")
+    expect_error(predict(bad, z),
+                 "fit\\$coefficients has 3 elements; the fit has 100 training rows")
     bad <- fit
     bad$chol <- bad$chol[-1, -1]
-    expect_error(predict(bad, z, se.fit = TRUE), "fit\\$chol is \\d+ x \\d+; the fit needs \\d+ x \\d+")
+    expect_error(predict(bad, z, se.fit = TRUE),
+                 "fit\\$chol is \\d+ x \\d+; the fit needs \\d+ x \\d+")
     bad <- fit
     bad$site_precision[2] <- -1
-    expect_error(predict(bad, z, se.fit = TRUE), "fit\\$site_precision has values outside \\[0, Inf\\]")
+    expect_error(predict(bad, z, se.fit = TRUE),
+                 "fit\\$site_precision has values outside \\[0, Inf\\]")
   }
   bad <- low
   bad$factor <- bad$factor[-1, ]
-  expect_error(predict(bad, z, se.fit = TRUE), "fit\\$factor is 99 x \\d+; the fit needs 100 x \\d+")
+  expect_error(predict(bad, z, se.fit = TRUE),
+               "fit\\$factor is 99 x \\d+; the fit needs 100 x \\d+")
   # the engine's predictor reads matrices as matrices
   pieces <- list(kernel = dense$kernel, x = as.vector(dense$x), weights = coef(dense),
                  site_precision = dense$site_precision, chol = dense$chol)

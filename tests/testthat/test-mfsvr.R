@@ -297,7 +297,7 @@ test_that("the evidence gradient matches central finite differences", {
   d <- sinc_data(30, seed = 5)
   at <- function(lc, le, ls) {
     ep_evidence(d$x, d$y, C = exp(lc), epsilon = exp(le), kernel = rbf_kernel(exp(ls)),
-                   control = mfsvr_control(tol = 1e-12))
+                control = mfsvr_control(tol = 1e-12))
   }
   p0 <- c(log(3), log(0.2), log(1.2))
   g <- do.call(at, as.list(p0))$gradient

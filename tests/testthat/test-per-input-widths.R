@@ -148,7 +148,7 @@ test_that("the evidence gradient in each log width matches central differences",
   ctl <- mfsvr_control(tol = 1e-10)
   at <- function(lw) {
     ep_evidence(d$x, d$y, C = 5, epsilon = 0.1,
-                   kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
+                kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
   }
   e <- at(log(w))
   expect_named(e$gradient, c("log_C", "log_epsilon", "log_sigma[a]", "log_sigma[b]",
@@ -173,14 +173,14 @@ test_that("the FITC evidence gradient in each log width matches central differen
   ctl <- mfsvr_control(tol = 1e-10)
   at <- function(lw) {
     ep_evidence(d$x, d$y, C = 5, epsilon = 0.1, inducing = z,
-                   kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
+                kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
   }
   e <- at(log(w))
   expect_equal(unname(e$gradient[3:5]), width_fd_gradient(at, log(w)), tolerance = 1e-6)
   # the inducing inputs are divided by the widths with the data: with every
   # training input inducing, FITC is the dense model
   all_in <- ep_evidence(d$x, d$y, inducing = d$x, control = ctl,
-                           kernel = rbf_kernel(w, per_input = TRUE))
+                        kernel = rbf_kernel(w, per_input = TRUE))
   dense <- ep_evidence(d$x, d$y, control = ctl, kernel = rbf_kernel(w, per_input = TRUE))
   expect_equal(all_in$log_evidence, dense$log_evidence, tolerance = 1e-6)
   expect_equal(all_in$gradient, dense$gradient, tolerance = 1e-5)

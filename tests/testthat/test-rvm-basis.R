@@ -34,7 +34,8 @@ test_that("on its candidates the fit is a stationary point of the evidence", {
   expect_true(g$convergence$converged)
   H <- cbind(1, rbf_deriv_r(d$x, d$x[g$basis], 1.2, 0))
   keep <- c(1L, match(g$relevance_vectors, g$basis) + 1L)
-  C <- g$noise_variance * diag(80) + H[, keep] %*% diag(1 / g$prior_precision, length(keep)) %*% t(H[, keep])
+  C <- g$noise_variance * diag(80) +
+    H[, keep] %*% diag(1 / g$prior_precision, length(keep)) %*% t(H[, keep])
   Ci <- solve(C)
   for (i in seq_len(ncol(H))) {
     S <- drop(t(H[, i]) %*% Ci %*% H[, i])

@@ -46,7 +46,8 @@ test_that("the evidence (logLik) equals the Gaussian marginal likelihood evaluat
   # posterior mean and covariance by the textbook formulas
   Sigma <- solve(crossprod(H) / g$noise_variance + diag(g$prior_precision))
   expect_equal(unname(g$Sigma), Sigma, tolerance = 1e-7)
-  expect_equal(unname(coef(g)), drop(Sigma %*% crossprod(H, d$y)) / g$noise_variance, tolerance = 1e-7)
+  expect_equal(unname(coef(g)), drop(Sigma %*% crossprod(H, d$y)) / g$noise_variance,
+               tolerance = 1e-7)
   # vcov() is that covariance, so confint() gives the weights' posterior
   # intervals, as tidy() does
   expect_equal(unname(vcov(g)), Sigma, tolerance = 1e-7)
@@ -66,7 +67,8 @@ test_that("the fast RVM ends at a stationary point of the evidence", {
            control = rvm_control(tol = 1e-8, tol_evidence = 0), scale = FALSE)
   H <- cbind(1, rbf_deriv_r(d$x, d$x, sigma_k, 0))
   keep <- c(1L, g$relevance_vectors + 1L)
-  C <- g$noise_variance * diag(50) + H[, keep] %*% diag(1 / g$prior_precision, length(keep)) %*% t(H[, keep])
+  C <- g$noise_variance * diag(50) +
+    H[, keep] %*% diag(1 / g$prior_precision, length(keep)) %*% t(H[, keep])
   Ci <- solve(C)
   for (i in seq_len(ncol(H))) {
     phi <- H[, i]
@@ -325,7 +327,8 @@ test_that("the posterior sd of a derivative is h' Sigma h with plain-R derivativ
   expect_equal(unname(ci[, "upr"]), unname(p$fit + qnorm(0.95) * p$se.fit))
   pi <- predict(fit, z, interval = "prediction")
   p0 <- predict(fit, z, se.fit = TRUE)
-  expect_equal(unname(pi[, "lwr"]), unname(p0$fit - qnorm(0.975) * sqrt(p0$se.fit^2 + fit$noise_variance)))
+  expect_equal(unname(pi[, "lwr"]),
+               unname(p0$fit - qnorm(0.975) * sqrt(p0$se.fit^2 + fit$noise_variance)))
 })
 
 test_that("rvm agrees with kernlab::rvm on the same kernel", {
