@@ -338,7 +338,8 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #' @param max_iter Maximum number of Newton steps or iterations of
 #'   Algorithm 17.1 (`"naive"`), or of EP sweeps (`"tap"`); `NULL` means the
 #'   default: 1000 Newton steps, 10000 iterations of Algorithm 17.1, or 500
-#'   EP sweeps.
+#'   EP sweeps. `NULL` for `tol` or `max_iter` is resolved when the model is
+#'   fitted (`fit$control` records the value used).
 #' @param eta Initial learning rate of Algorithm 17.1 (the paper's 0.05).
 #' @param algorithm Solver of `method = "naive"`: `"newton"` (default,
 #'   quasi-Newton steps) or `"paper"` (Algorithm

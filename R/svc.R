@@ -181,7 +181,8 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
 #'   below \eqn{\sqrt{tol}} (times `C` when `C < 1`), which implies it.
 #' @param max_iter Maximum number of steps: SMO's pair steps (`NULL`: 100
 #'   times the number of cases, at least \eqn{10^5}) or the adatron's
-#'   parallel steps (`NULL`: 10000).
+#'   parallel steps (`NULL`: 10000), resolved when the model is fitted
+#'   (`fit$control` records the value used).
 #' @param algorithm `"smo"` (default): sequential minimal optimisation with
 #'   a kernel-column cache, shrinking and second-order working-set selection;
 #'   `"adatron"`: the kernel adatron of the paper on the full Gram matrix.

@@ -176,7 +176,7 @@ tidy.gpsvm_classifier <- function(x, ...) {
 .glance_columns <- function(x) UseMethod(".glance_columns")
 .searched <- function(x) UseMethod(".searched")
 
-.glance_evidence.default <- function(x) .evidence_columns(logLik(x))
+.glance_evidence.gpsvm_regression <- function(x) .evidence_columns(logLik(x))
 .evidence_columns <- function(ll) {
   value <- function(f) if (is.null(ll)) NA_real_ else f(ll)
   data.frame(logLik = value(c), AIC = value(stats::AIC), BIC = value(stats::BIC))

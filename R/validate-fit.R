@@ -45,13 +45,15 @@
 
 # Numbers: `n` of them (NULL: any count, at least one), within [lower,
 # upper] (open at the lower end with `open`), finite unless `inf`, never NA
-# unless `na`.
+# unless `na`.  Vectors are doubles, as the C++ code maps them (a single
+# number may be a whole one).
 .numbers <- function(n = NULL, lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE,
                      per = "training rows") {
   force(n)
   function(v) {
     if (is.null(v)) return("is missing")
-    if (!is.numeric(v) || is.object(v) || !is.null(dim(v))) {
+    single <- identical(n, 1L)
+    if (!is.numeric(v) || is.object(v) || !is.null(dim(v)) || (!single && !is.double(v))) {
       return(sprintf("must be a numeric vector, not %s", .type_of(v)))
     }
     if (!is.null(n) && length(v) != n) {

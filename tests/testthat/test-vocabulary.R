@@ -59,6 +59,10 @@ test_that("defaults that depend on the data are resolved at the fit and recorded
   expect_identical(many$control$max_iter, 7L)
   expect_identical(gpsvm:::.candidate_count(NULL, rbind(voc_x, voc_x[1:3, ]), "rvm"), 30L)
   expect_identical(gpsvm:::.candidate_count(12L, voc_x, "rvm"), 12L)
+  # srvm(): both starts on scaled data, the paper's strong one as given
+  expect_identical(srvm(voc_x, voc_y)$control$lambda_init, c(1e4, 1))
+  expect_identical(srvm(voc_x, voc_y, scale = FALSE)$control$lambda_init, 1e4)
+  expect_null(srvm_control()$lambda_init)
   # a width search stores the control it was given, resolved
   w <- suppressWarnings(rvm(voc_x, voc_y, optimize = TRUE))
   expect_identical(w$control$max_iter, 10000L)
