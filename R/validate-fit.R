@@ -71,12 +71,15 @@
 }
 
 # What is wrong with the values of a numeric vector or matrix, or NULL.
+# One pass for the missing values and one for the range, with no copy: an
+# n x n factor is read, not duplicated.
 .value_problem <- function(v, lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE) {
   if (!na && anyNA(v)) return("contains missing values")
-  if (!inf && any(is.infinite(v))) return("contains infinite values")
-  ok <- v[!is.na(v)]
-  below <- if (open) ok <= lower else ok < lower
-  if (any(below) || any(ok > upper)) {
+  if (length(v) == 0L || (na && all(is.na(v)))) return(NULL)
+  r <- c(min(v, na.rm = TRUE), max(v, na.rm = TRUE))  # (range() would copy v)
+  if (!inf && any(is.infinite(r))) return("contains infinite values")
+  below <- if (open) r[1L] <= lower else r[1L] < lower
+  if (below || r[2L] > upper) {
     return(sprintf("has values outside %s%s, %s]", if (open) "(" else "[", format(lower),
                    format(upper)))
   }
@@ -132,14 +135,18 @@
   }
 }
 
-# The r x r lower triangular factor of a Cholesky decomposition.
+# The r x r lower triangular factor of a Cholesky decomposition (its
+# values checked in one pass, in C++).
 .lower_factor <- function(r) {
-  shape <- .numeric_matrix(r, r)
   function(v) {
-    problem <- shape(v)
-    if (!is.null(problem)) return(problem)
+    if (!is.matrix(v) || !is.double(v)) {
+      return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    }
+    if (nrow(v) != r || ncol(v) != r) {
+      return(sprintf("is %d x %d; the fit needs %d x %d", nrow(v), ncol(v), r, r))
+    }
     if (!cpp_is_lower_factor(v)) {
-      return("is not a lower triangular factor with a positive diagonal")
+      return("is not a lower triangular factor with a positive diagonal and finite entries")
     }
     NULL
   }
