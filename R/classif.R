@@ -98,7 +98,8 @@
   inputs <- .model_inputs(given, kernel, scale)
   x <- inputs$x
   kernel <- .with_bias(inputs$kernel, bias)
-  z <- .inducing_inputs(inducing, x, kernel, .with_input_widths(inputs$scaling, kernel, inputs$xs))
+  z <- .inducing_inputs(inducing, x, kernel,
+                        .with_input_widths(inputs$scaling, kernel, inputs$xs))
   if (!is.null(z)) {
     fit_all <- fit_binary
     fit_binary <- function(x, y, kernel) fit_all(x, y, kernel, inducing = z)

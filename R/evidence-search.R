@@ -297,9 +297,10 @@
 # gradient: `grid` points evenly spaced on the search scale between the
 # bounds, then golden sections on the two grid intervals around the best
 # point until the bracket is narrower than `tol`, or after `max_iter` of
-# them (the three come from search_control(), .search_settings()).  The evidence of these
-# models can have several local maxima and small jumps (basis functions
-# entering and leaving), which a grid sees and a local method would not.
+# them (the three come from search_control(), .search_settings()).  The
+# evidence of these models can have several local maxima and small jumps
+# (basis functions entering and leaving), which a grid sees and a local
+# method would not.
 .width_search <- function(spec, evaluate, grid, tol, max_iter) {
   state <- .search_state(spec, evaluate)
   start <- state$at(spec$start, first = TRUE)
