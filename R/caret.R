@@ -43,7 +43,7 @@
 #' cross-validated grid on the same resamples. The only tuning parameter
 #' is the kernel family, `kernel`: `"rbf"` (the default grid) or
 #' `"linear"`. The fits are [mfsvr()] with `optimize = TRUE` (`C`,
-#' `epsilon` and the width), [svr()] with `select_C = "evidence"` (`C`),
+#' `epsilon` and the width), [svr()] with `optimize = TRUE` (`C`),
 #' [gpc()] with `optimize = TRUE` (the width and `noise`), and [rvm()] and
 #' [srvm()] with `optimize = TRUE` for the Gaussian kernel (the width; their
 #' weights' precisions and noise are chosen by the evidence in any case).
@@ -155,7 +155,7 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
 # grid, whether it gives probabilities, and what its evidence search is.
 .caret_models <- list(
   svr = list(fitter = "svr", type = "Regression", parameters = c("sigma", "C", "epsilon"),
-             centre = c(C = 1), evidence = function(family) list(select_C = "evidence")),
+             centre = c(C = 1), evidence = function(family) list(optimize = TRUE)),
   mfsvr = list(fitter = "mfsvr", type = "Regression", parameters = c("sigma", "C", "epsilon"),
                centre = c(C = 5), evidence = function(family) list(optimize = TRUE)),
   rvm = list(fitter = "rvm", type = "Regression", parameters = "sigma",

@@ -54,9 +54,9 @@ tap_control <- function(schedule = "parallel", damping = 1, ...) {
 }
 
 tap_fitc <- function(x, y, z, sigma, noise, kappa, gradient = FALSE, ...) {
-  gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(sigma), noise = noise,
-                                     kappa = kappa, inducing = z),
-                         x, y, tap_control(...), list(), NULL, gradient)
+  gpsvm:::cpp_gpc_tap_fit(list(kernel = rbf_kernel(sigma), noise = noise, kappa = kappa,
+                               inducing = z),
+                          x, y, tap_control(...), list(), gradient)
 }
 
 mfsvr_fitc <- function(x, y, z, C, eps, sigma, gradient = FALSE) {
@@ -114,9 +114,8 @@ test_that("gpc TAP: with the training inputs as inducing inputs FITC is the dens
   # the evidence gradient in (log sigma, log noise, kappa) of the two
   y <- ifelse(d$y == levels(factor(d$y))[2], 1, -1)
   gf <- tap_fitc(d$x, y, d$x, 0.5, 0.3, 0.05, gradient = TRUE)$gradient
-  gd <- gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(0.5), noise = 0.3,
-                                           kappa = 0.05), d$x, y, tap_control(), list(), NULL,
-                               TRUE)$gradient
+  gd <- gpsvm:::cpp_gpc_tap_fit(list(kernel = rbf_kernel(0.5), noise = 0.3, kappa = 0.05), d$x,
+                                y, tap_control(), list(), TRUE)$gradient
   expect_equal(gf, gd, tolerance = 1e-6)
 })
 
@@ -185,8 +184,8 @@ test_that("FITC evidence gradients match central differences", {
   ev <- function(p) mfsvr_fitc(d$x, d$y, z, exp(p[1]), exp(p[2]), exp(p[3]))$log_evidence
   g <- mfsvr_fitc(d$x, d$y, z, 5, 0.1, 0.6, gradient = TRUE)$gradient
   expect_equal(g, central(ev, p0), tolerance = 1e-6)
-  # mfsvr_evidence() gives the same with its inducing argument
-  e <- mfsvr_evidence(d$x, d$y, 5, 0.1, rbf_kernel(0.6), mfsvr_control(tol = 1e-12), inducing = z)
+  # evidence(gradient = TRUE) gives the same with the inducing argument
+  e <- ep_evidence(d$x, d$y, 5, 0.1, rbf_kernel(0.6), mfsvr_control(tol = 1e-12), inducing = z)
   expect_equal(unname(e$gradient), g, tolerance = 1e-10)
   expect_equal(e$log_evidence, ev(p0), tolerance = 1e-12)
   # the TAP classifier in (log sigma, log noise, kappa)
