@@ -193,8 +193,14 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' @param xlab,ylab,main Axis labels and title.
 #' @param bound For [svr()] fits, also draw the prediction band with the
 #'   eq. (31) latent variance (see [predict.gpsvm_regression()]).
+#' @param which `"calibration"` draws instead the coverage of the fit's
+#'   prediction intervals against their nominal level, on held-out data or by
+#'   cross-validation ([calibration()], whose arguments `newdata`, `y`,
+#'   `folds`, `levels` and `seed` it takes in `...`); `NULL` (the default)
+#'   draws the fit.
 #' @param ... Further graphical parameters for [graphics::plot()]; for
-#'   `svr` fits, also the arguments above.
+#'   `svr` fits, also the arguments above; with `which = "calibration"`,
+#'   [calibration()]'s arguments.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -203,16 +209,27 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' plot(mfsvr(v ~ log(u), data = d), truth = log)
 #' fit <- srvm(v ~ u, data = d, penalty = roughness_penalty(2))
 #' plot(fit, deriv = 1, truth = function(u) 1 / u)
+#' # do its 50% to 99% intervals hold what they claim? (5-fold cross-validation)
+#' plot(fit, which = "calibration")
 #' @export
 plot.gpsvm_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
                                   truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
-                                  main = NULL, ...) {
+                                  main = NULL, ..., which = NULL) {
+  if (.wants_calibration(which)) return(.plot_calibration(x, parent.frame(), main = main, ...))
   .plot_regression(x, deriv, level, n, xlim, ylim, truth, legend, xlab, ylab, main, NULL, ...)
+}
+
+# plot()'s `which`: NULL for the fit itself, or "calibration".
+.wants_calibration <- function(which) {
+  if (is.null(which)) return(FALSE)
+  if (!identical(which, "calibration")) .stop("'which' must be NULL or \"calibration\"")
+  TRUE
 }
 
 #' @rdname plot.gpsvm_regression
 #' @export
-plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
+plot.gpsvm_svr <- function(x, ..., bound = FALSE, which = NULL) {
+  if (.wants_calibration(which)) return(.plot_calibration(x, parent.frame(), ...))
   .check_flag(bound, "bound")
   extra <- if (bound) {
     function(z, level) c(.predict_rows(x, z, list(deriv = 0L, wrt = 1L), TRUE, "prediction",
