@@ -57,7 +57,7 @@
 #'
 #' Neither is the model's evidence: the expansion around the mode of a
 #' posterior with kinks misses much of its mass (on the benchmark's held-out
-#' splits eq. 16 exceeded the EP evidence by 20 to 300 nats), so
+#' splits eq. 16 exceeded the EP evidence by 14 to 290 nats), so
 #' `logLik()` and `method = "ep"` (the default) give the EP value, checked
 #' against numerical integration and importance sampling in the tests. With
 #' `bias = TRUE` the threshold `b` is treated as a known prior mean. When

@@ -127,13 +127,14 @@ coef.gpsvm_svr <- function(object, ...) {
 # (print() shows them).
 .validate_fit.gpsvm_svr <- function(object) {
   record <- .optional(function(r) {
-    .search_record_field(r) %||% if (!identical(r$method, "eq. (17) fixed point")) {
-      .nested(r, list(evidence = .string(.svr_evidence_methods),
-                      interval = .optional(function(v) {
-                        .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
-                          if (v[1L] >= v[2L]) "must be increasing"
-                      })))
-    }
+    .search_record_field(r) %||% switch(r$method,
+      "eq. (17) fixed point" = NULL,
+      "grid and Brent" = .nested(r, list(evidence = .string(.svr_evidence_methods),
+                                         interval = function(v) {
+                                           .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
+                                             if (v[1L] >= v[2L]) "must be increasing"
+                                         })),
+      .nested(r, list(evidence = .string("ep"))))
   })
   .validate_regression(object, function(n, p) {
     # (an invalid C fails its own check, before beta's)
@@ -143,6 +144,6 @@ coef.gpsvm_svr <- function(object, ...) {
          bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
          alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
          objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
-         optimization = record, log_evidence = .optional(.number(na = TRUE)))
+         optimization = record, log_evidence = .optional(.number()))
   })
 }

@@ -312,6 +312,36 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   expect_lt(abs(diff(tail(ok_path, 2))), 0.05)
 })
 
+test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() does", {
+  d <- svr_sine_data(60, seed = 12)
+  s <- svr(d$x, d$y)
+  m <- mfsvr(d$x, d$y)
+  expect_identical(s$optimization$evidence, "ep")
+  expect_equal(s$C, m$C, tolerance = 1e-10)
+  expect_equal(c(logLik(s)), c(logLik(m)), tolerance = 1e-10)
+  expect_identical(attr(logLik(s), "df"), 3L)  # C, and the response's centre and scale
+  # the C found is a maximum of the evidence along C, by independent fits
+  at <- function(C) c(logLik(mfsvr(d$x, d$y, C = C, optimize = FALSE)))
+  expect_gt(c(logLik(s)), at(s$C * 1.2))
+  expect_gt(c(logLik(s)), at(s$C / 1.2))
+  # the fit is the MAP estimate at that C
+  expect_identical(coef(s), coef(svr(d$x, d$y, C = s$C)))
+  # a C given is kept, and so is e1071's 1 without a search
+  expect_identical(svr(d$x, d$y, C = 2)$C, 2)
+  expect_identical(svr(d$x, d$y, optimize = FALSE)$C, 1)
+  expect_identical(svr(d$x, d$y, scale = FALSE)$C, 1)
+  big <- test_size(1001, 1001)
+  expect_identical(svr(seq_len(big) / big, sin(seq_len(big) / 100))$C, 1)
+  # with a threshold, the grid search: every point refits b, and the fit's
+  # evidence is the largest the search saw
+  b <- svr(d$x, d$y, bias = TRUE, search = search_control(grid = 9))
+  expect_identical(b$optimization$method, "grid and Brent")
+  expect_identical(b$optimization$evidence, "ep")
+  expect_equal(c(logLik(b)), max(b$optimization$path$log_evidence) - 60 * log(sd(d$y)),
+               tolerance = 1e-10)
+  expect_output(print(s), "C by evidence maximisation: converged")
+})
+
 test_that("evidence maximisation returns the best evidence it saw; evidence_curve averages", {
   d <- svr_sine_data(40, seed = 7)
   fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
@@ -341,7 +371,7 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   x <- seq(-3, 3, length.out = 40)
   y <- sin(x) + rnorm(40, sd = 0.01)
   eq16 <- svr_control(evidence = "eq16")
-  expect_warning(f <- svr(x, y, optimize = TRUE, control = eq16),
+  expect_warning(f <- svr(x, y, C = 1, optimize = TRUE, control = eq16),
                  "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
   expect_identical(f$optimization$at_bound, "C:upper")
   expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]: ",
