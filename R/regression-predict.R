@@ -18,7 +18,9 @@
 #'   derivative): the mean \eqn{\pm} the normal quantile times `se.fit`.
 #' * `"prediction"` is the band of a new target (only for `deriv = 0`, since
 #'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
-#'   Gaussian and so is the band. For [svr()] and [mfsvr()] the noise is
+#'   Gaussian with an estimated variance, and the band uses Student's t
+#'   quantiles on the residual degrees of freedom, as [stats::predict.lm()]
+#'   does (see "Prediction intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
 #'   epsilon-insensitive, so the predictive distribution is the Gaussian
 #'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
 #'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
@@ -48,8 +50,10 @@
 #'   \eqn{a = L^{-1} k_Z(z)}, \eqn{L L' = K_{ZZ}} and \eqn{A} the posterior
 #'   precision of the whitened inducing values, \eqn{O(m^2)} per point.
 #' * `rvm()`, `srvm()`: \eqn{h' \Sigma h} with \eqn{h = (1, k(z, x_j))_j} over
-#'   the kept weights and \eqn{\Sigma} their posterior covariance; the mean
-#'   is \eqn{h' \mu}.
+#'   the kept weights and \eqn{\Sigma} their posterior covariance, plus the
+#'   variance of a basis function \eqn{k(\cdot, z)} added at \eqn{z} with the
+#'   response's variance as its prior variance (see [rvm()]), \eqn{O(n r)}
+#'   per point; the mean is \eqn{h' \mu}, the sparse fit's.
 #'
 #' With `deriv = n > 0` the same is given for the `n`-th partial derivative
 #' of the latent function in input column `wrt`: the derivative of a

@@ -116,7 +116,8 @@
 #'   \eqn{\sqrt{\sigma^2}}.
 #' * `logLik()` the log evidence (marginal likelihood) of the response as a
 #'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work;
-#'   [evidence()] the same number, and for `svr()` its refined form.
+#'   [evidence()] the same number, and for `svr()` the paper's
+#'   approximations (eq. 16 and its refined form).
 #' * [hyperparameters()] the model's settings (`C`, `epsilon`, the width,
 #'   ...), given or chosen by the data; its help page lists the fields of
 #'   the fitted objects.
@@ -154,6 +155,23 @@
 #'
 #' Input scaling and a kernel width chosen from the inputs use no response
 #' and do not count; neither do the weights that the evidence integrates out.
+#'
+#' Two fits' evidences compare when they are densities of the same numbers:
+#' the same response (not `log(y)` against `y`), at the same rows (the same
+#' data, `subset` and rows dropped for missing values), in any units and
+#' with or without `scale = TRUE`, since the Jacobian is included. Then the
+#' difference of their `logLik()` is the log Bayes factor of the two models
+#' at their hyperparameters, whatever the model family; `svr()` and
+#' `mfsvr()`, one model, have the same evidence at the same `C`, `epsilon`
+#' and kernel. What the evidence does not charge for is the hyperparameters
+#' chosen by maximising it: the relevance vector machines choose one
+#' precision per kept basis function, and their evidence was the highest
+#' of the six default and searched fits on every set of the package's
+#' benchmark (`bench/bench-realdata.R`, part "calibration") although their
+#' intervals were not the best. [stats::AIC()] and [stats::BIC()] charge
+#' each estimated hyperparameter (the `df`); compare models of different
+#' families with them, and check the intervals themselves with
+#' [calibration()].
 #'
 #' @param object,x A fit from [svr()], [mfsvr()], [rvm()] or [srvm()], or
 #'   (for `print`) its summary.
