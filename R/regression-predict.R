@@ -199,12 +199,12 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #'   eq. (31) latent variance (see [predict.gpsvm_regression()]).
 #' @param which `"calibration"` draws instead the coverage of the fit's
 #'   prediction intervals against their nominal level, on held-out data or by
-#'   cross-validation ([calibration()], whose arguments `newdata`, `y`,
+#'   cross-validation ([interval_coverage()], whose arguments `newdata`, `y`,
 #'   `folds`, `levels` and `seed` it takes in `...`); `NULL` (the default)
 #'   draws the fit.
 #' @param ... Further graphical parameters for [graphics::plot()]; for
 #'   `svr` fits, also the arguments above; with `which = "calibration"`,
-#'   [calibration()]'s arguments.
+#'   [interval_coverage()]'s arguments.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)

@@ -171,7 +171,7 @@
 #' intervals were not the best. [stats::AIC()] and [stats::BIC()] charge
 #' each estimated hyperparameter (the `df`); compare models of different
 #' families with them, and check the intervals themselves with
-#' [calibration()].
+#' [interval_coverage()].
 #'
 #' @param object,x A fit from [svr()], [mfsvr()], [rvm()] or [srvm()], or
 #'   (for `print`) its summary.

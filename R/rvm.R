@@ -63,7 +63,7 @@
 #'   and sets the noise is maximised over one precision per basis function,
 #'   and it fits part of the noise. Rasmussen and Quinonero-Candela found
 #'   the same: sparsity costs predictive accuracy. For calibrated error bars
-#'   prefer [mfsvr()]; [calibration()] shows how a fit's intervals hold.
+#'   prefer [mfsvr()]; [interval_coverage()] shows how a fit's intervals hold.
 #'
 #'   A fit warns when it nearly interpolates: when its effective number of
 #'   parameters exceeds half the observations. Its noise variance is then

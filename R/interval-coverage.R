@@ -1,9 +1,9 @@
 # Whether a regression fit's prediction intervals hold what they claim:
 # their coverage of held-out targets, or of cross-validated ones, at each
-# nominal level (calibration()), and its plot (plot(fit, which =
+# nominal level (interval_coverage()), and its plot (plot(fit, which =
 # "calibration")).
 
-#' Calibration of a regression fit's prediction intervals
+#' Coverage of a regression fit's prediction intervals: their calibration
 #'
 #' How often the prediction intervals of a fit from [svr()], [mfsvr()],
 #' [rvm()] or [srvm()] hold the targets they are meant for, level by level:
@@ -19,7 +19,7 @@
 #' adapts to every training target.
 #'
 #' The refits find the data as [update()] does: a formula fit evaluates its
-#' call's `data` where `calibration()` is called (and takes the rows the fit
+#' call's `data` where `interval_coverage()` is called (and takes the rows the fit
 #' used), a fit to a matrix reuses the inputs and response it stores. Each
 #' refit costs what the fit cost.
 #'
@@ -50,23 +50,23 @@
 #' @seealso [predict.gpsvm_regression()] for the intervals.
 #' @examples
 #' fit <- mfsvr(dist ~ speed, data = cars)
-#' calibration(fit)
+#' interval_coverage(fit)
 #' plot(fit, which = "calibration")
 #' @export
-calibration <- function(object, ...) UseMethod("calibration")
+interval_coverage <- function(object, ...) UseMethod("interval_coverage")
 
-#' @rdname calibration
+#' @rdname interval_coverage
 #' @export
-calibration.gpsvm_regression <- function(object, newdata = NULL, y = NULL, folds = 5,
-                                         levels = c(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99),
-                                         seed = 1, ...) {
+interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL, folds = 5,
+                                               levels = c(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99),
+                                               seed = 1, ...) {
   .check_dots_empty(...)
-  .calibration_table(object, newdata, y, folds, levels, seed, parent.frame())
+  .coverage_by_level(object, newdata, y, folds, levels, seed, parent.frame())
 }
 
-# calibration()'s table; the refits of cross-validation evaluate the fit's
-# call in `env`.
-.calibration_table <- function(object, newdata, y, folds, levels, seed, env) {
+# interval_coverage()'s table; the refits of cross-validation evaluate the
+# fit's call in `env`.
+.coverage_by_level <- function(object, newdata, y, folds, levels, seed, env) {
   .validate_fit(object)
   if (!is.numeric(levels) || length(levels) < 1L || anyNA(levels) || any(levels <= 0) ||
       any(levels >= 1)) {
@@ -170,7 +170,7 @@ calibration.gpsvm_regression <- function(object, newdata = NULL, y = NULL, folds
   used <- rownames(object$x)
   if (!is.data.frame(data) || is.null(used) || !all(used %in% rownames(data))) {
     .stop(paste("cross-validation refits the model on parts of its data, which were not found",
-                "where calibration() was called (they are looked up as update() does); give",
+                "where interval_coverage() was called (they are looked up as update() does); give",
                 "held-out data in 'newdata' instead"))
   }
   data <- data[used, , drop = FALSE]
@@ -197,7 +197,7 @@ calibration.gpsvm_regression <- function(object, newdata = NULL, y = NULL, folds
                               levels = c(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99), seed = 1,
                               main = NULL, xlab = "nominal level", ylab = "coverage",
                               legend = "topleft", ...) {
-  table <- .calibration_table(x, newdata, y, folds, levels, seed, env)
+  table <- .coverage_by_level(x, newdata, y, folds, levels, seed, env)
   graphics::plot(table$level, table$coverage, type = "n", xlim = c(min(table$level, 0.5), 1),
                  ylim = range(0, 1, table$coverage, table$lower), xlab = xlab, ylab = ylab,
                  main = main %||% sprintf("Prediction intervals, %s", attr(table, "source")), ...)
