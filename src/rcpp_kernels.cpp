@@ -10,7 +10,7 @@ namespace {
 
 // The input column to differentiate in, 1-based from R, 0-based here.
 Eigen::Index column_from_r(SEXP wrt, Eigen::Index columns) {
-  return gpsvm_glue::count_in(wrt, "wrt", 1, static_cast<long>(columns)) - 1;
+  return gpsvm_glue::count_in(wrt, "wrt", 1, columns) - 1;
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 
 #include "kernels.hpp"
 #include "solver_status.hpp"
+#include "special.hpp"
 
 namespace gpsvm {
 
@@ -245,7 +246,7 @@ inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const Matri
       (penalised ? lambda * out.pen : 0.0) + (alpha.array() * out.mu.array().square()).sum();
   // log|sigma2 I + H Pi^-1 H'| = n log sigma2 + log|Pi + beta H'H| - log|Pi|
   //                            = n log sigma2 + log|B| - log|Pi~|
-  out.log_lik = -0.5 * (n * std::log(2.0 * M_PI) - n * std::log(beta) + out.logdet_b -
+  out.log_lik = -0.5 * (2.0 * n * kLogSqrt2Pi - n * std::log(beta) + out.logdet_b -
                         out.logdet_pi + beta * out.rss + prior_quad);
   return out;
 }

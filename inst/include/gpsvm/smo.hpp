@@ -49,6 +49,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -71,7 +72,7 @@ struct SvrControl {
   double epsilon = kUnset;
   bool bias = false;
   double tol = kUnset;     // KKT tolerance (libsvm's eps for bias = true)
-  long max_iter = 0;       // cap on pair steps
+  std::int64_t max_iter = 0;  // cap on pair steps
   double cache_mb = kUnset;  // kernel-column cache size
   bool shrinking = true;
 
@@ -92,7 +93,7 @@ struct SvrResult {
   double objective = 0.0;   // 1/2 beta' K beta - y' beta + eps |beta|_1
   // iterations are pair steps; change is the final KKT gap m - M
   SolverStatus status;
-  long kernel_columns = 0;  // kernel columns computed (cache misses)
+  std::int64_t kernel_columns = 0;  // kernel columns computed (cache misses)
 };
 
 namespace detail {
@@ -117,7 +118,7 @@ struct SvrState {
   Eigen::VectorXd ap, am, r, kdiag, cap_p, cap_m;
   double shift = 0.0;
   std::vector<Index> active;  // indices of points still in play
-  long epoch = 0;             // bumped whenever the active set grows back
+  std::int64_t epoch = 0;     // bumped whenever the active set grows back
   std::vector<double> zeros;  // the virtual variable's kernel column
 
   // Kernel column of point j on (at least) the active points.
@@ -384,10 +385,10 @@ inline void unshrink(SvrState& st) {
 // points that sit at a bound and would stay there; the first time the gap
 // is within 10 tol, bring every point back once first.
 struct ShrinkSchedule {
-  long every = 1, counter = 1;
+  Index every = 1, counter = 1;
   bool unshrunk = false;
 
-  explicit ShrinkSchedule(Index n) : every(std::min<long>(static_cast<long>(n), 1000)), counter(every) {}
+  explicit ShrinkSchedule(Index n) : every(std::min<Index>(n, 1000)), counter(every) {}
 
   // Returns true when it ran (and left the current gap in g).
   bool tick(SvrState& st, PairGap& g) {
@@ -422,7 +423,7 @@ inline bool optimal(SvrState& st, PairGap& g, ShrinkSchedule& sched) {
 inline double free_bias(const SvrState& st, const PairGap& g) {
   const double eps = st.ctl.epsilon;
   double sum = 0.0;
-  long nfree = 0;
+  Index nfree = 0;
   for (Index k = 0; k < st.n(); ++k) {
     if (st.ap[k] > 0.0 && st.ap[k] < st.cap_p[k]) { sum += st.r[k] - eps; ++nfree; }
     if (st.am[k] > 0.0 && st.am[k] < st.cap_m[k]) { sum += st.r[k] + eps; ++nfree; }
@@ -433,7 +434,7 @@ inline double free_bias(const SvrState& st, const PairGap& g) {
 }
 
 // The final KKT check on all points, the status and the bias.
-inline void final_status_and_bias(SvrState& st, long iterations, SvrResult& res) {
+inline void final_status_and_bias(SvrState& st, std::int64_t iterations, SvrResult& res) {
   if (st.active.size() != static_cast<size_t>(st.n())) unshrink(st);
   const PairGap g = pair_gap(st);
   res.status.change = (g.t_point == -1) ? 0.0 : std::max(0.0, g.m - g.M);
@@ -457,7 +458,7 @@ inline void solve_smo(SvrState& st, SvrResult& res, const std::function<void()>&
   }
   PairGap g(!st.ctl.bias);
   bool fresh = false;  // g already holds the gap of the current state
-  long iter = 0;
+  std::int64_t iter = 0;
   while (true) {
     if (st.ctl.shrinking && sched.tick(st, g)) fresh = false;
     if (!fresh) g = pair_gap(st);
@@ -535,7 +536,7 @@ struct SvcControl {
   double C = kUnset;       // box bound on alpha (Inf: no linear slack)
   double noise = kUnset;   // added to the kernel's diagonal (eq. 17.16)
   double tol = kUnset;     // the adatron's tol (squared unit-rate step)
-  long max_iter = 0;       // cap on pair steps
+  std::int64_t max_iter = 0;  // cap on pair steps
   double cache_mb = kUnset;
   bool shrinking = true;
 
@@ -557,7 +558,7 @@ struct SvcResult {
   Eigen::VectorXd field;   // (K + noise I) (y * alpha)
   double objective = 0.0;  // W(alpha)
   SolverStatus status;     // iterations are pair steps
-  long kernel_columns = 0;
+  std::int64_t kernel_columns = 0;
 };
 
 namespace detail {
