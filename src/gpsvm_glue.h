@@ -218,7 +218,8 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   return out;
 }
 
-// The core's long loops call this between iterations so Ctrl-C works.
+// The core's long loops poll this (through gpsvm::InterruptPoll, at most
+// every gpsvm::kInterruptPeriod) so that Ctrl-C stops them.
 inline std::function<void()> interrupt_callback() {
   return [] { Rcpp::checkUserInterrupt(); };
 }

@@ -494,11 +494,12 @@ TEST_CASE("RVM fitters: constant targets, one point, duplicates, and the interru
   const gpsvm::RvmResult sd =
       gpsvm::srvm_fit(kernel, dup, ydup, dup, pen, srvm_control(1e-6), kNoInterrupt);
   CHECK(std::isfinite(sd.log_lik) && sd.mu.allFinite() && sd.sigma2 > 0.0);
-  // the callback is called every iteration; an empty one is allowed
-  long calls = 0;
+  // the callback is called (at most every kInterruptPeriod, see
+  // test_interrupt.cpp); an empty one is allowed
+  int calls = 0;
   const gpsvm::RvmResult counted =
       gpsvm::rvm_fast_fit(kernel, x, ydup.head(6), rvm_control(1e-8), [&calls] { ++calls; });
-  CHECK(calls == counted.status.iterations);
+  CHECK(calls >= 1 && std::isfinite(counted.log_lik));
   CHECK(std::isfinite(
       gpsvm::rvm_fast_fit(kernel, x, ydup.head(6), rvm_control(1e-8), nullptr).log_lik));
   CHECK(std::isfinite(

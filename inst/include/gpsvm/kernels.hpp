@@ -11,9 +11,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "interrupt.hpp"
 
 namespace gpsvm {
 
@@ -202,7 +205,9 @@ inline VectorXd log_width_contraction(const Kernel& kernel, const ConstMatrixRef
 
 // Evaluates a kernel on a fixed set of points (rows of an n x d matrix), one
 // entry, one column or the whole Gram matrix at a time.  Solvers that cannot
-// hold the n x n matrix (SMO on large n) use column().
+// hold the n x n matrix (SMO on large n) use column().  The whole-matrix
+// forms (gram, fast_gram, cross, multiply, cross_times) take an interrupt
+// callback (interrupt.hpp), polled once per column or tile.
 class KernelEvaluator {
  public:
   KernelEvaluator(const Kernel& kernel, const ConstMatrixRef& x)
@@ -259,12 +264,15 @@ class KernelEvaluator {
   // pair (i, j) evaluated once (the tiles below each diagonal block serve
   // both K_ij v_j and K_ji v_i), so n^2 / 2 exponentials.  Other kernels go
   // column by column.
-  void multiply(const VectorXd& v, VectorXd& out) const {
+  void multiply(const VectorXd& v, VectorXd& out,
+                const std::function<void()>& interrupt = nullptr) const {
     const Index n = size();
+    InterruptPoll poll(interrupt);
     out.setZero(n);
     if (kernel_.family != KernelFamily::rbf) {
       VectorXd col(n);
       for (Index j = 0; j < n; ++j) {
+        poll();
         if (v[j] == 0.0) continue;
         column(j, col.data());
         out += v[j] * col;
@@ -278,6 +286,7 @@ class KernelEvaluator {
     for (Index j0 = 0; j0 < n; j0 += block) {
       const Index b = std::min(block, n - j0);
       for (Index i0 = j0; i0 < n; i0 += row_tile) {
+        poll();
         // rows i0..i0+r-1 against columns j0..j0+b-1
         const Index r = std::min(row_tile, n - i0);
         kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
@@ -330,10 +339,12 @@ class KernelEvaluator {
   }
 
   // The symmetric Gram matrix, each pair evaluated once.
-  MatrixXd gram() const {
+  MatrixXd gram(const std::function<void()>& interrupt = nullptr) const {
     const Index n = size();
+    InterruptPoll poll(interrupt);
     MatrixXd k(n, n);
     for (Index j = 0; j < n; ++j) {
+      poll();
       for (Index i = 0; i <= j; ++i) {
         const double v = (*this)(i, j);
         k(i, j) = v;
@@ -347,9 +358,10 @@ class KernelEvaluator {
   // of exponents by one matrix product, n^2 / 2 exponentials, the upper
   // triangle mirrored); gram() for other kernels.  For solvers that hold K
   // and multiply by it many times.
-  MatrixXd fast_gram() const {
-    if (kernel_.family != KernelFamily::rbf) return gram();
+  MatrixXd fast_gram(const std::function<void()>& interrupt = nullptr) const {
+    if (kernel_.family != KernelFamily::rbf) return gram(interrupt);
     const Index n = size();
+    InterruptPoll poll(interrupt);
     constexpr Index block = 128, row_tile = 512;
     MatrixXd left, right;
     exponent_factors(points_, left, right);
@@ -357,6 +369,7 @@ class KernelEvaluator {
     for (Index j0 = 0; j0 < n; j0 += block) {
       const Index b = std::min(block, n - j0);
       for (Index i0 = j0; i0 < n; i0 += row_tile) {
+        poll();
         const Index r = std::min(row_tile, n - i0);
         tile.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
         tile = tile.array().min(0.0).exp() + kernel_.constant;
@@ -388,8 +401,10 @@ class KernelEvaluator {
   // squared distances from the training points' mean, far below what a
   // prediction resolves) and a vectorised exp; training points with
   // w_j = 0 are skipped.  Other kernels point by point.
-  VectorXd cross_times(const ConstMatrixRef& z, const ConstVectorRef& w) const {
+  VectorXd cross_times(const ConstMatrixRef& z, const ConstVectorRef& w,
+                       const std::function<void()>& interrupt = nullptr) const {
     check_cross(z, 0, 0);
+    InterruptPoll poll(interrupt);
     if (w.size() != size()) throw std::invalid_argument("one weight per kernel point needed");
     std::vector<Index> used;
     for (Index j = 0; j < size(); ++j)
@@ -397,8 +412,10 @@ class KernelEvaluator {
     const MatrixXd zt = z.transpose();
     VectorXd out = VectorXd::Zero(z.rows());
     if (kernel_.family != KernelFamily::rbf) {
-      for (Index i = 0; i < z.rows(); ++i)
+      for (Index i = 0; i < z.rows(); ++i) {
+        poll();
         for (Index j : used) out[i] += w[j] * kernel_(zt.col(i).data(), point(j), dimension());
+      }
       return out;
     }
     const Index m = static_cast<Index>(used.size()), row_tile = 256, col_tile = 256;
@@ -415,6 +432,7 @@ class KernelEvaluator {
     for (Index i0 = 0; i0 < z.rows(); i0 += row_tile) {
       const Index r = std::min(row_tile, z.rows() - i0);
       for (Index j0 = 0; j0 < m; j0 += col_tile) {
+        poll();
         const Index c = std::min(col_tile, m - j0);
         kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, c);
         kb = kb.array().min(0.0).exp() + kernel_.constant;
@@ -426,11 +444,14 @@ class KernelEvaluator {
 
   // Cross matrix K(i, j) = d^order/dz_coord^order k(z_i, x_j) between new
   // points z (rows of an m x d matrix, differentiated) and these points.
-  MatrixXd cross(const ConstMatrixRef& z, int order = 0, Index coord = 0) const {
+  MatrixXd cross(const ConstMatrixRef& z, int order = 0, Index coord = 0,
+                 const std::function<void()>& interrupt = nullptr) const {
     check_cross(z, order, coord);
+    InterruptPoll poll(interrupt);
     const MatrixXd zt = z.transpose();
     MatrixXd k(z.rows(), size());
     for (Index j = 0; j < size(); ++j) {
+      poll();
       for (Index i = 0; i < z.rows(); ++i) {
         k(i, j) = kernel_.derivative(zt.col(i).data(), point(j), dimension(), order, coord);
       }
@@ -486,13 +507,15 @@ class KernelEvaluator {
 
 // Convenience forms: the Gram matrix of x, and the (derivative) cross matrix
 // between x (differentiated, rows) and y (columns).
-inline MatrixXd kernel_matrix(const Kernel& kernel, const ConstMatrixRef& x) {
-  return KernelEvaluator(kernel, x).gram();
+inline MatrixXd kernel_matrix(const Kernel& kernel, const ConstMatrixRef& x,
+                              const std::function<void()>& interrupt = nullptr) {
+  return KernelEvaluator(kernel, x).gram(interrupt);
 }
 
 inline MatrixXd kernel_matrix(const Kernel& kernel, const ConstMatrixRef& x,
-                              const ConstMatrixRef& y, int order = 0, Index coord = 0) {
-  return KernelEvaluator(kernel, y).cross(x, order, coord);
+                              const ConstMatrixRef& y, int order = 0, Index coord = 0,
+                              const std::function<void()>& interrupt = nullptr) {
+  return KernelEvaluator(kernel, y).cross(x, order, coord, interrupt);
 }
 
 }  // namespace gpsvm

@@ -29,9 +29,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
+#include "interrupt.hpp"
 #include "kernels.hpp"
 #include "solver_status.hpp"
 #include "special.hpp"
@@ -85,12 +87,15 @@ inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
 // The design H = [1 K] of the training inputs, filled in place: assigning
 // ev.gram() would hold a second n x n matrix at the peak (16 n^2 bytes in
 // all instead of 8 n^2).  Same values as gram(): each k(x_i, x_j) is
-// evaluated once and mirrored.
-inline MatrixXd design(const KernelEvaluator& ev) {
+// evaluated once and mirrored.  The interrupt is polled once per column.
+inline MatrixXd design(const KernelEvaluator& ev,
+                       const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
+  InterruptPoll poll(interrupt);
   MatrixXd h(n, n + 1);
   h.col(0).setOnes();
   for (Index j = 0; j < n; ++j) {
+    poll();
     for (Index i = 0; i <= j; ++i) {
       const double v = ev(i, j);
       h(i, j + 1) = v;
@@ -103,12 +108,15 @@ inline MatrixXd design(const KernelEvaluator& ev) {
 // The design H = [1 K(X, X_c)] on the candidate centres X_c (rows
 // `centres` of the training inputs): n x (m + 1) instead of n x (n + 1),
 // which is what lets rvm() run at large n.
-inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& centres) {
+inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& centres,
+                       const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
   const Index m = static_cast<Index>(centres.size());
+  InterruptPoll poll(interrupt);
   MatrixXd h(n, m + 1);
   h.col(0).setOnes();
   for (Index c = 0; c < m; ++c) {
+    poll();
     if (centres[c] < 0 || centres[c] >= n)
       throw std::invalid_argument("a basis centre is not a row of 'x'");
     ev.column(centres[c], h.col(c + 1).data());
@@ -251,11 +259,23 @@ inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const Matri
   return out;
 }
 
-// A'A for a tall or square A, forming only one triangle (half the flops of
-// a general product).
-inline MatrixXd crossprod(const MatrixXd& a) {
-  MatrixXd out = MatrixXd::Zero(a.cols(), a.cols());
-  out.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
+// A'A for a tall or square A, forming only the lower triangle (half the
+// flops of a general product), in tiles of 128 x 128 entries so that the
+// interrupt is polled between tiles (at n = 5000 the whole product takes
+// tens of seconds; a tile 3e4 n flops).
+inline MatrixXd crossprod(const MatrixXd& a, const std::function<void()>& interrupt = nullptr) {
+  constexpr Index kTile = 128;
+  const Index p = a.cols();
+  InterruptPoll poll(interrupt);
+  MatrixXd out(p, p);
+  for (Index j0 = 0; j0 < p; j0 += kTile) {
+    const Index b = std::min(kTile, p - j0);
+    for (Index i0 = j0; i0 < p; i0 += kTile) {
+      poll();
+      const Index r = std::min(kTile, p - i0);
+      out.block(i0, j0, r, b).noalias() = a.middleCols(i0, r).transpose() * a.middleCols(j0, b);
+    }
+  }
   return out.selfadjointView<Eigen::Lower>();
 }
 

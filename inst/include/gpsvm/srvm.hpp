@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "interrupt.hpp"
 #include "kernels.hpp"
 #include "rvm_posterior.hpp"
 
@@ -39,9 +40,12 @@ struct SrvmControl : RvmControl {
 
 // The roughness operator applied to the design: the rows of L H evaluated at
 // the penalty points z (m x d), stacked over the input coordinates, as an
-// (m d) x (n + 1) matrix whose first column is the bias column.
+// (m d) x (n + 1) matrix whose first column is the bias column.  The
+// interrupt is polled once per kernel column of each coordinate: with many
+// input columns this is d times the work of one cross matrix.
 inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef& z,
-                                 const RoughnessPenalty& pen) {
+                                 const RoughnessPenalty& pen,
+                                 const std::function<void()>& interrupt = nullptr) {
   if (pen.orders.size() != pen.weights.size() || pen.orders.empty())
     throw std::invalid_argument("penalty 'orders' and 'weights' must have the same positive length");
   const Index m = z.rows(), n = ev.size(), dim = ev.dimension();
@@ -50,7 +54,7 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
     for (size_t k = 0; k < pen.orders.size(); ++k) {
       const int order = pen.orders[k];
       if (order < 0) throw std::invalid_argument("penalty orders must be >= 0");
-      out.block(c * m, 1, m, n) += pen.weights[k] * ev.cross(z, order, c);
+      out.block(c * m, 1, m, n) += pen.weights[k] * ev.cross(z, order, c, interrupt);
       if (order == 0) out.block(c * m, 0, m, 1).array() += pen.weights[k];
     }
   }
@@ -61,15 +65,16 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
 // (m d) x (n + 1) matrix L H is never held whole: with the training inputs as
 // penalty points and 1000 centres it would take 8 n d (1000 + 1) bytes.
 inline MatrixXd roughness_gram(const KernelEvaluator& ev, const ConstMatrixRef& z,
-                               const RoughnessPenalty& pen) {
+                               const RoughnessPenalty& pen,
+                               const std::function<void()>& interrupt = nullptr) {
   constexpr Index kBlock = 1024;
   MatrixXd p = MatrixXd::Zero(ev.size() + 1, ev.size() + 1);
   for (Index start = 0; start < z.rows(); start += kBlock) {
     const Index rows = std::min(kBlock, z.rows() - start);
-    const MatrixXd lh = roughness_design(ev, z.middleRows(start, rows), pen);
-    p.selfadjointView<Eigen::Lower>().rankUpdate(lh.transpose());
+    const MatrixXd lh = roughness_design(ev, z.middleRows(start, rows), pen, interrupt);
+    p += rvm_detail::crossprod(lh, interrupt);
   }
-  return p.selfadjointView<Eigen::Lower>();
+  return p;
 }
 
 namespace srvm_detail {
@@ -110,18 +115,20 @@ struct State {
 // centres of the basis functions.
 inline Problem make_problem(const KernelEvaluator& ev, const ConstVectorRef& y_in,
                             const ConstMatrixRef& penalty_points, const RoughnessPenalty& pen,
-                            const std::vector<Index>* centres = nullptr) {
+                            const std::vector<Index>* centres = nullptr,
+                            const std::function<void()>& interrupt = nullptr) {
   Problem pb;
   pb.scale = rms(y_in);
   pb.y = y_in / pb.scale;
-  pb.h = centres ? design(ev, *centres) : design(ev);
-  pb.hth = crossprod(pb.h);
+  pb.h = centres ? design(ev, *centres, interrupt) : design(ev, interrupt);
+  pb.hth = crossprod(pb.h, interrupt);
   pb.hty = pb.h.transpose() * pb.y;
   if (centres) {
     // the penalty acts on the basis functions, i.e. on the centres' columns
-    pb.p = roughness_gram(KernelEvaluator(ev.kernel(), ev.points(*centres)), penalty_points, pen);
+    pb.p = roughness_gram(KernelEvaluator(ev.kernel(), ev.points(*centres)), penalty_points, pen,
+                          interrupt);
   } else {
-    pb.p = roughness_gram(ev, penalty_points, pen);
+    pb.p = roughness_gram(ev, penalty_points, pen, interrupt);
   }
   return pb;
 }
@@ -236,12 +243,13 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   rvm_detail::check_data(x, y_in);
   sd::check_control(ctl);
   const KernelEvaluator ev(kernel, x);
-  const sd::Problem pb = sd::make_problem(ev, y_in, penalty_points, pen, centres);
+  const sd::Problem pb = sd::make_problem(ev, y_in, penalty_points, pen, centres, interrupt);
   sd::State st = sd::start(pb, ctl);
   RvmResult res;
   res.status.tol = ctl.tol;
+  InterruptPoll poll(interrupt);
   for (int it = 1; it <= ctl.max_iter; ++it) {
-    if (interrupt) interrupt();  // cheap next to the factorisations of each step
+    poll();
     const rvm_detail::Posterior post = sd::posterior_of(pb, st);
     res.trace_log_lik.push_back(post.log_lik);
     VectorXd alpha_new;
