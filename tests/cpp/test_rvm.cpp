@@ -546,6 +546,26 @@ TEST_CASE("fast RVM on candidate centres: the design's columns, and every row as
   CHECK(threw);
 }
 
+TEST_CASE("sRVM penalty design on several inputs: every coordinate's derivatives, stacked") {
+  // L H for a penalty of orders 0, 1 and 2 in 3 input coordinates, against
+  // the cross matrices of each coordinate (one kernel evaluation per entry)
+  ref::Random rng(31);
+  const MatrixXd x = rng.uniform_matrix(8, 3, -2.0, 2.0), z = rng.uniform_matrix(5, 3, -2.0, 2.0);
+  const gpsvm::RoughnessPenalty pen{{0, 1, 2}, {0.2, 0.5, 1.0}};
+  for (const gpsvm::Kernel& kernel :
+       {gpsvm::Kernel::rbf(1.3), gpsvm::Kernel::polynomial(3, 0.5, 1.0)}) {
+    const gpsvm::KernelEvaluator ev(kernel, x);
+    MatrixXd expected = MatrixXd::Zero(15, 9);
+    for (Eigen::Index c = 0; c < 3; ++c) {
+      for (size_t k = 0; k < 3; ++k) {
+        expected.block(5 * c, 1, 5, 8) += pen.weights[k] * ev.cross(z, pen.orders[k], c);
+        if (pen.orders[k] == 0) expected.block(5 * c, 0, 5, 1).array() += pen.weights[k];
+      }
+    }
+    CHECK_NEAR((gpsvm::roughness_design(ev, z, pen) - expected).cwiseAbs().maxCoeff(), 0.0, 0.0);
+  }
+}
+
 TEST_CASE("sRVM on candidate centres: the blocked penalty Gram, every row, and a subset") {
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.6);
   const gpsvm::RoughnessPenalty pen{{1, 2}, {0.5, 1.0}};

@@ -119,11 +119,8 @@ struct Kernel {
                     Index coord) const {
     check_order(order);
     if (order == 0) return (*this)(x, y, d);
-    if (family == KernelFamily::rbf) {
-      const double u = (x[coord] - y[coord]) / sigma;
-      const double sign = (order % 2 == 0) ? 1.0 : -1.0;
-      return sign * std::pow(sigma, -order) * hermite_he(order, u) * ((*this)(x, y, d) - constant);
-    }
+    if (family == KernelFamily::rbf)
+      return rbf_derivative_factor(order, x[coord] - y[coord]) * ((*this)(x, y, d) - constant);
     if (order > degree) return 0.0;
     double falling = 1.0;  // deg (deg - 1) ... (deg - n + 1)
     for (int k = 0; k < order; ++k) falling *= degree - k;
@@ -162,6 +159,14 @@ struct Kernel {
              std::pow(t, 2 * (j - order));
     }
     return sum;
+  }
+
+  // The Gaussian kernel's order-th derivative in one coordinate of the
+  // first argument over its value without the constant, at a difference
+  // x_c - y_c in that coordinate: (-1 / sigma)^n He_n((x_c - y_c) / sigma).
+  double rbf_derivative_factor(int order, double difference) const {
+    const double sign = (order % 2 == 0) ? 1.0 : -1.0;
+    return sign * std::pow(sigma, -order) * hermite_he(order, difference / sigma);
   }
 
   static void check_order(int order) {
@@ -455,6 +460,26 @@ class KernelEvaluator {
       for (Index i = 0; i < z.rows(); ++i) {
         k(i, j) = kernel_.derivative(zt.col(i).data(), point(j), dimension(), order, coord);
       }
+    }
+    return k;
+  }
+
+  // cross(z, order, coord) for the Gaussian kernel from `values`, its values
+  // at (z_i, x_j) without the constant (cross(z) minus the constant): the
+  // derivatives in every coordinate share them, so d coordinates cost
+  // O(m n d) instead of the O(m n d^2) of d calls of cross().  The same
+  // numbers as cross().
+  MatrixXd rbf_cross(const ConstMatrixRef& z, const MatrixXd& values, int order,
+                     Index coord) const {
+    check_cross(z, order, coord);
+    if (kernel_.family != KernelFamily::rbf || values.rows() != z.rows() || values.cols() != size())
+      throw std::invalid_argument("rbf_cross() needs the Gaussian kernel's values at (z, x)");
+    if (order == 0) return values.array() + kernel_.constant;
+    MatrixXd k(z.rows(), size());
+    for (Index j = 0; j < size(); ++j) {
+      const double xc = point(j)[coord];
+      for (Index i = 0; i < z.rows(); ++i)
+        k(i, j) = kernel_.rbf_derivative_factor(order, z(i, coord) - xc) * values(i, j);
     }
     return k;
   }
