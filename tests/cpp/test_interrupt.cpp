@@ -6,6 +6,7 @@
 #include <functional>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
+#include <gpsvm/dense.hpp>
 #include <gpsvm/interrupt.hpp>
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/rvm_fast.hpp>
@@ -69,7 +70,10 @@ TEST_CASE("interrupt: a throwing callback ends the kernel matrices and every sol
   CHECK_THROWS(ev.cross_times(x, y, kStop), Stop);
   CHECK_THROWS(gpsvm::noisy_gram(rbf, x, 0.1, kStop), Stop);
   CHECK_THROWS(gpsvm::rvm_detail::design(ev, kStop), Stop);
-  CHECK_THROWS(gpsvm::rvm_detail::crossprod(x, kStop), Stop);
+  CHECK_THROWS(gpsvm::crossprod(x, kStop), Stop);
+  MatrixXd spd = gpsvm::noisy_gram(rbf, x, 0.1);
+  CHECK_THROWS(gpsvm::cholesky_in_place(spd, kStop), Stop);
+  CHECK_THROWS(gpsvm::lower_inverse(spd, kStop), Stop);
   const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
   CHECK_THROWS(gpsvm::roughness_gram(ev, x, pen, kStop), Stop);
   CHECK_THROWS(gpsvm::rvm_fast_fit(rbf, x, y, fixture::rvm_control(1e-8), kStop), Stop);

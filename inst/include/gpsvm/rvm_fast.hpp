@@ -104,11 +104,12 @@ class ActiveSet {
   }
 
   // The posterior of the active weights at noise variance sigma2.
-  Posterior posterior_at(const VectorXd& hty, const VectorXd& y, double sigma2) const {
+  Posterior posterior_at(const VectorXd& hty, const VectorXd& y, double sigma2,
+                         const std::function<void()>& interrupt = nullptr) const {
     const MatrixXd hth = select_rows(g_, active_);  // H_active' H_active
     const VectorXd htya = select(hty, active_);
     const MatrixXd ha = select_cols(h_, active_);
-    return posterior(hth, htya, nullptr, ha, y, alpha_, 0.0, 1.0 / sigma2);
+    return posterior(hth, htya, nullptr, ha, y, alpha_, 0.0, 1.0 / sigma2, interrupt);
   }
 
  private:
@@ -241,7 +242,7 @@ inline Moments moments_at(const ActiveSet& set, const VectorXd& hty, const Vecto
                           const VectorXd& y, double sigma2,
                           const std::function<void()>& interrupt = nullptr) {
   constexpr Index kRows = 256;
-  const Posterior post = set.posterior_at(hty, y, sigma2);
+  const Posterior post = set.posterior_at(hty, y, sigma2, interrupt);
   Moments mo;
   mo.beta = 1.0 / sigma2;
   mo.sigma = sigma_from(post);
@@ -441,7 +442,7 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
       refresh();
     }
   }
-  fd::fill_result(set, set.posterior_at(hty, y, sigma2), sigma2,
+  fd::fill_result(set, set.posterior_at(hty, y, sigma2, interrupt), sigma2,
                   rvm_detail::column_labels(h.cols(), centres), res);
   rvm_detail::unscale(res, scale, n);
   return res;

@@ -80,7 +80,7 @@ inline MatrixXd roughness_gram(const KernelEvaluator& ev, const ConstMatrixRef& 
   for (Index start = 0; start < z.rows(); start += kBlock) {
     const Index rows = std::min(kBlock, z.rows() - start);
     const MatrixXd lh = roughness_design(ev, z.middleRows(start, rows), pen, interrupt);
-    p += rvm_detail::crossprod(lh, interrupt);
+    p += crossprod(lh, interrupt);
   }
   return p;
 }
@@ -163,12 +163,13 @@ inline State start(const Problem& pb, const SrvmControl& ctl) {
 }
 
 // The posterior at the state's hyperparameters, on its active columns.
-inline Posterior posterior_of(const Problem& pb, const State& st) {
+inline Posterior posterior_of(const Problem& pb, const State& st,
+                              const std::function<void()>& interrupt = nullptr) {
   const MatrixXd hth = select(pb.hth, st.active);
   const VectorXd hty = select(pb.hty, st.active);
   const MatrixXd p = select(pb.p, st.active);
   const MatrixXd ha = select_cols(pb.h, st.active);
-  return posterior(hth, hty, &p, ha, pb.y, st.alpha, st.lambda, 1.0 / st.sigma2);
+  return posterior(hth, hty, &p, ha, pb.y, st.alpha, st.lambda, 1.0 / st.sigma2, interrupt);
 }
 
 // The updates (7)-(9) from one posterior: new alpha (in alpha_new), lambda
@@ -258,7 +259,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   InterruptPoll poll(interrupt);
   for (int it = 1; it <= ctl.max_iter; ++it) {
     poll();
-    const rvm_detail::Posterior post = sd::posterior_of(pb, st);
+    const rvm_detail::Posterior post = sd::posterior_of(pb, st, interrupt);
     res.trace_log_lik.push_back(post.log_lik);
     VectorXd alpha_new;
     sd::State next;
@@ -275,7 +276,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
     }
   }
   // the posterior at the final hyperparameters
-  const rvm_detail::Posterior post = sd::posterior_of(pb, st);
+  const rvm_detail::Posterior post = sd::posterior_of(pb, st, interrupt);
   const std::vector<Index> label = rvm_detail::column_labels(pb.h.cols(), centres);
   res.active.clear();
   for (Index j : st.active) res.active.push_back(label[j]);
