@@ -430,7 +430,7 @@ test_that("many rows on a few distinct inputs: the optima of plain R and e1071",
   ref <- svr_cd_reference(K, y, 2, 0.1)
   expect_equal(fit$objective, svr_dual_objective(ref, K, y, 0.1), tolerance = 1e-9)
   # K beta is unique at the optimum even though beta is not
-  expect_equal(unname(fitted(fit)), drop(K %*% ref), tolerance = 1e-6)
+  expect_equal(unname(fitted(fit)), unname(drop(K %*% ref)), tolerance = 1e-6)
   # every row on one input: the piecewise-linear optimum, with and without bias
   y1 <- rnorm(2001)
   for (bias in c(FALSE, TRUE)) {

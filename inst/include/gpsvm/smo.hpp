@@ -8,7 +8,8 @@
 // variable t = (i, +) has sign s_t = +1, the variable t = (i, -) has s_t = -1,
 // Q_tu = s_t s_u K_{i(t) i(u)} and p_t = eps - s_t y_i.  Its gradient is
 // G_(i,+) = eps - r_i and G_(i,-) = eps + r_i with r_i = y_i - (K beta)_i the
-// residual without the bias, so the solver stores the n residuals only.
+// residual without the bias, so the solver needs the residuals only; it keeps
+// K beta once per distinct input (see "Points grouped by input" below).
 //
 // * bias = true: sequential minimal optimisation on the 2n variables with the
 //   second-order working-set selection of Fan, Chen and Lin (2005, JMLR 6),
@@ -34,14 +35,15 @@
 //   summed over the worst one on each side is below tol.  (Plain coordinate
 //   descent needs orders of magnitude more steps on dense Gram matrices.)
 //
-// Kernel columns come from an LRU cache (KernelColumnCache, kernel_cache.hpp), so the
-// n x n Gram matrix is never formed.  With shrinking, variables that sit at a
-// bound and would stay there (libsvm's rule, restated in residual form) are
-// left out of the selection and of the residual update, and only the active
-// rows of new kernel columns are computed; the residuals of the set-aside
-// points are rebuilt (from the running contribution of the bounded
+// Kernel columns come from an LRU cache (KernelColumnCache, kernel_cache.hpp),
+// so the n x n Gram matrix is never formed.  With shrinking, variables that
+// sit at a bound and would stay there (libsvm's rule, restated in residual
+// form) are left out of the selection and of the update, and only the
+// active rows of new kernel columns are computed; K beta on the set-aside
+// inputs is rebuilt (from the running contribution of the bounded
 // coefficients plus the free ones) before the final check, so the reported
-// solution satisfies the tolerance on all n points.
+// solution satisfies the tolerance on all n points.  Every step polls the
+// interrupt (interrupt.hpp), as do the loops over kernel columns.
 #ifndef GPSVM_SMO_HPP
 #define GPSVM_SMO_HPP
 
