@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <utility>
 
 namespace gpsvm {
 
@@ -18,8 +19,7 @@ constexpr std::chrono::milliseconds kInterruptPeriod{20};
 
 class InterruptPoll {
  public:
-  // The callback must outlive the poll (polls live inside one call).
-  explicit InterruptPoll(const std::function<void()>& callback) : callback_(callback) {}
+  explicit InterruptPoll(std::function<void()> callback) : callback_(std::move(callback)) {}
 
   // Calls the callback at the first poll and then whenever kInterruptPeriod
   // has passed since the last call.
@@ -34,7 +34,7 @@ class InterruptPoll {
 
  private:
   using Clock = std::chrono::steady_clock;
-  const std::function<void()>& callback_;
+  std::function<void()> callback_;
   Clock::time_point last_;
   bool called_ = false;
 };
