@@ -3,7 +3,9 @@
 # the packages named in DESCRIPTION (Imports, LinkingTo, Suggests), roxygen2
 # (for the documentation drift check) and pandoc (for the vignettes).
 # On Debian as root it uses Debian's r-cran-* packages; whatever is still
-# missing afterwards comes from CRAN through install.packages().
+# missing afterwards comes from CRAN through install.packages().  There it
+# also installs the Windows cross-check's compiler and wine
+# (g++-mingw-w64-x86-64, wine64); elsewhere tools/windows-check.sh skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +30,10 @@ missing=$(missing_r_packages)
 # --as-cran uses to check PDF sizes.
 tools_missing=""
 for t in pandoc qpdf; do command -v "$t" >/dev/null || tools_missing="$tools_missing $t"; done
+# The Windows cross-check (tools/windows-check.sh): the mingw-w64 compiler
+# and wine64, whose Debian package puts the program in /usr/lib/wine.
+command -v x86_64-w64-mingw32-g++ >/dev/null || tools_missing="$tools_missing g++-mingw-w64-x86-64"
+command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || tools_missing="$tools_missing wine64"
 
 if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""
@@ -35,11 +41,12 @@ if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs="$debs$tools_missing"
   echo "install-deps: apt-get install$debs"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  # offline, the installs below fail one by one and say so
+  apt-get update -qq || echo "install-deps: apt-get update failed"
   # One at a time, so a name Debian lacks does not stop the others.
   for deb in $debs; do
     apt-get install -y -qq --no-install-recommends "$deb" >/dev/null 2>&1 ||
-      echo "install-deps: Debian has no $deb; trying CRAN"
+      echo "install-deps: Debian has no $deb; trying CRAN (an R package) or going on without it"
   done
   missing=$(missing_r_packages)
 fi
