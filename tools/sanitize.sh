@@ -170,6 +170,17 @@ run_file() {
 
 # The longest files first (by their size, which tracks their run time well
 # enough), so that the last to finish is a short one.
+# The test-only core probes (tests/testthat/probes) are compiled once here,
+# with the stage's flags, into a cache every test process then loads from,
+# instead of once in each file that uses them.
+export GPSVM_PROBE_CACHE="$work/probe-cache" GPSVM_PROBE_MAKEVARS="$root/tools/sanitize.Makevars"
+(cd "$tests/../.." && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB \
+   R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
+  library(testthat)
+  source("tests/testthat/helper-probes.R")
+  invisible(compile_core_probes())') >"$work/probes.log" 2>&1 ||
+  { cat "$work/probes.log"; echo "sanitize: the core probes did not compile"; finish 0 1; }
+
 # GPSVM_SANITIZE_FILES (e.g. "test-svr.R test-rvm.R") runs some files only.
 mapfile -t files < <(ls -S "$tests"/test-*.R)
 if [ -n "${GPSVM_SANITIZE_FILES:-}" ]; then

@@ -535,11 +535,13 @@ test_that("the solver stops at its iteration cap with a warning", {
 })
 
 test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
+  # a cache of a few columns either way (GPSVM_TEST_SIZE, helper-size.R)
+  n <- test_size(3000, 600)
   set.seed(12)
-  x <- matrix(runif(3000 * 2, -3, 3), ncol = 2)
-  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(3000, sd = 0.1)
+  x <- matrix(runif(n * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
+           control = svr_control(tol = 1e-6, cache_mb = test_size(0.1, 0.02)), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
            control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_equal(a$objective, b$objective, tolerance = 1e-7)
@@ -547,11 +549,12 @@ test_that("large n uses the column cache without the Gram matrix and matches a s
 })
 
 test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk optimum", {
+  n <- test_size(2500, 500)
   set.seed(13)
-  x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
-  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
+  x <- matrix(runif(n * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
+           control = svr_control(tol = 1e-6, cache_mb = test_size(0.1, 0.02)), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
            control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_true(a$convergence$converged)
