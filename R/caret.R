@@ -76,7 +76,7 @@
 #'                         tuneLength = 2, trControl = ctrl)
 #'   tuned$results
 #'   set.seed(1)
-#'   by_evidence <- caret::train(mpg ~ wt + hp, data = mtcars,
+#'   by_evidence <- caret::train(mpg ~ ., data = mtcars,
 #'                               method = gpsvm_caret("mfsvr", tune = "evidence"),
 #'                               trControl = ctrl)
 #'   by_evidence$finalModel

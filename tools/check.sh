@@ -45,10 +45,6 @@ if strip --version 2>/dev/null | grep -q GNU; then
   export _R_SHLIB_STRIP_=true
 fi
 export _R_CHECK_FORCE_SUGGESTS_=true
-# Loading recipes (the tidymodels tests and vignette) asks Sys.timezone(),
-# which without TZ runs timedatectl: on a machine without systemd that prints
-# an error and R warns.  The machine's own zone, named.
-export TZ="${TZ:-$(cat /etc/timezone 2>/dev/null || echo UTC)}"
 
 bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 
