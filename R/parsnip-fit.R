@@ -156,13 +156,13 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
   if (per_input && kernel != "rbf") .stop("'per_input' = TRUE needs svm_rbf()")
   given <- .parsnip_main_args(spec, kernel, cost, rbf_sigma, margin, degree, scale_factor)
   plan <- .parsnip_search_plan(spec, kernel, names(given), optimize)
-  grid <- .parsnip_evidence_grid(plan$grid, spec, formula, data, y, engine_args$scale %||% TRUE)
+  grid <- .parsnip_evidence_grid(plan$grid, formula, data, y, engine_args$scale %||% TRUE)
   fit_at <- function(values) {
     args <- .parsnip_fitter_args(spec, kernel, c(given, values), per_input, plan$search)
     .parsnip_call_fitter(spec$fitter, formula, data, c(args, engine_args))
   }
   if (nrow(grid) == 0L) return(fit_at(list()))
-  .parsnip_best_by_evidence(grid, fit_at, y)
+  .parsnip_best_by_evidence(grid, fit_at)
 }
 
 # What each fitter takes from parsnip: the main arguments its own evidence
@@ -205,7 +205,9 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
 # sets); anything else is refused by name, with what is accepted.
 .parsnip_check_engine_args <- function(spec, names) {
   if (length(names) == 0L) return(invisible())
-  if (any(is.na(names) | names == "")) .stop("set_engine(\"gpsvm\", ...): every engine argument needs a name")
+  if (any(is.na(names) | names == "")) {
+    .stop("set_engine(\"gpsvm\", ...): every engine argument needs a name")
+  }
   fitter_args <- setdiff(names(formals(utils::getS3method(spec$fitter, "default"))), "...")
   reserved <- intersect(names, spec$reserved)
   if (length(reserved) > 0L) {
@@ -262,7 +264,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
 }
 
 # The candidates of the evidence grid (by parsnip's names and conventions).
-.parsnip_evidence_grid <- function(which, spec, formula, data, y, scale) {
+.parsnip_evidence_grid <- function(which, formula, data, y, scale) {
   if (length(which) == 0L) return(data.frame())
   if (is.factor(y) && nlevels(y) > 2L) {
     .stop(sprintf(paste("with %d classes, give %s: the evidence chooses them for two classes only",
@@ -331,7 +333,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
 
 # The fit of highest evidence over the grid, with the grid and each fit's log
 # evidence attached.
-.parsnip_best_by_evidence <- function(grid, fit_at, y) {
+.parsnip_best_by_evidence <- function(grid, fit_at) {
   fits <- lapply(seq_len(nrow(grid)), function(i) fit_at(as.list(grid[i, , drop = FALSE])))
   grid$log_evidence <- vapply(fits, function(fit) as.numeric(stats::logLik(fit)), numeric(1))
   best <- fits[[which.max(grid$log_evidence)]]
