@@ -21,7 +21,7 @@
 #' | parsnip | gpsvm |
 #' | --- | --- |
 #' | `cost` | `C` of [mfsvr()] and [svr()]; for [gpc()] `noise = 1 / cost` |
-#' | `rbf_sigma` | the width \eqn{\sigma = 1/\sqrt{2 \cdot} `rbf_sigma`\eqn{)}} of [rbf_kernel()] |
+#' | `rbf_sigma` | the width `1 / sqrt(2 * rbf_sigma)` of [rbf_kernel()] |
 #' | `margin` | `epsilon` (regression only) |
 #' | `degree`, `scale_factor` | [poly_kernel()]`(degree, scale = scale_factor, offset = 1)` |
 #'
