@@ -13,7 +13,8 @@
 #      full-size run are listed).  Any ASan or UBSan report fails the check,
 #      counts as a failed test and is printed;
 #   3. meanwhile, fail if re-running roxygen2 or Rcpp::compileAttributes()
-#      would change man/, NAMESPACE or the Rcpp exports;
+#      would change man/, NAMESPACE or the Rcpp exports, or (where pkgdown
+#      is installed) if _pkgdown.yml leaves a help topic out;
 #   4. the C++ core compiles without R (every header of inst/include/gpsvm/,
 #      on Eigen alone) and its test suite tests/cpp/ passes
 #      (tools/cpp-tests.sh: one translation unit, built with the sanitizer
@@ -88,6 +89,14 @@ for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
     fail "$f is out of date: run roxygen2::roxygenise() and Rcpp::compileAttributes()"
   fi
 done
+# The site's reference index (_pkgdown.yml) must list every help topic, or
+# `make site` fails; pkgdown is installed by `make site-deps`, not here.
+if Rscript --vanilla -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))' 2>/dev/null; then
+  Rscript --vanilla -e 'pkgdown::check_pkgdown()' >"$work/pkgdown.log" 2>&1 ||
+    { cat "$work/pkgdown.log"; fail "_pkgdown.yml does not list every topic (see above)"; }
+else
+  echo "check: pkgdown is not installed (make site-deps): _pkgdown.yml's topic list not checked"
+fi
 stage_done "documentation drift"
 
 echo "check: the C++ core compiles without R, and its test suite passes?"
