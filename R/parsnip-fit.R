@@ -49,7 +49,7 @@
 #' * Where the fitter's own evidence search covers it, the fitter searches it:
 #'   `cost`, `margin` and `rbf_sigma` for [mfsvr()] (its `optimize`),
 #'   `cost` and `rbf_sigma` for [gpc()] (its `optimize`, over `noise` and the
-#'   width), `cost` for [svr()] (`select_C = "evidence"`).
+#'   width), `cost` for [svr()] (its `optimize`).
 #' * The others are chosen by comparing the evidence ([logLik()]) of fits
 #'   over a grid, each fit searching the rest as above: `degree` over 1, 2,
 #'   3; `scale_factor` over \eqn{1/(4p)}, \eqn{1/p}, \eqn{4/p} for \eqn{p}
@@ -174,7 +174,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
                searched = c(cost = "C", margin = "epsilon", rbf_sigma = "sigma"),
                reserved = c("x", "y", "C", "epsilon", "kernel", "optimize")),
   svr = list(fitter = "svr", mode = "regression", searched = c(cost = "C"),
-             reserved = c("x", "y", "C", "epsilon", "kernel", "select_C")),
+             reserved = c("x", "y", "C", "epsilon", "kernel", "optimize", "select_C")),
   gpc = list(fitter = "gpc", mode = "classification",
              searched = c(cost = "noise", rbf_sigma = "sigma"),
              reserved = c("x", "y", "noise", "kernel", "optimize"))
@@ -303,9 +303,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
       poly = call("poly_kernel", degree = values$degree %||% 1L,
                   scale = values$scale_factor %||% 1, offset = 1),
       linear = quote(linear_kernel())))
-  c(.drop_null(args),
-    if (spec$fitter == "svr") list(select_C = if (search) "evidence" else "none")
-    else list(optimize = search))
+  c(.drop_null(args), list(optimize = search))
 }
 
 # kernlab's rbfdot(sigma) is exp(-sigma |x - x'|^2), which is rbf_kernel(s)

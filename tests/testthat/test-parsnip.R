@@ -131,7 +131,7 @@ test_that("model = \"svr\" fits svr(), with C by its evidence when cost is unset
   spec <- regression(svm_rbf(rbf_sigma = 0.1, margin = 0.1), model = "svr")
   pfit <- fit(spec, y ~ ., data = d[1:60, ])
   direct <- svr(y ~ ., data = d[1:60, ], epsilon = 0.1, kernel = rbf_kernel(1 / sqrt(0.2)),
-                select_C = "evidence")
+                optimize = TRUE)
   expect_regression_predictions_equal(pfit, direct, d[61:80, ])
 })
 
