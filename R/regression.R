@@ -193,7 +193,7 @@
 #' summary(fit)
 #' sigma(fit)
 #' logLik(fit)
-#' AIC(fit, update(fit, optimize = TRUE))
+#' AIC(fit, update(fit, C = 1))
 #' head(residuals(fit))
 #' confint(rvm(dist ~ speed, data = cars))
 #' @name regression-methods
