@@ -172,7 +172,7 @@
 #' [stats::BIC()] charge each estimated hyperparameter (the `df`): the fit
 #' of lowest `BIC()` had a held-out 95% interval score within 10% of the
 #' best of the six on ten of the sets (within 20% on all), that of lowest
-#' `AIC()` on seven, that of highest `logLik()` on two. Compare models of
+#' `AIC()` on eight, that of highest `logLik()` on two. Compare models of
 #' different families with `BIC()`, and check the intervals themselves with
 #' [interval_coverage()].
 #'

@@ -87,7 +87,7 @@
 #' `evidence(fit, method = "eq16")` (with the refined form of section 3.1,
 #' `"refined"`). It is not the model's evidence: on the benchmark's splits
 #' (`bench/bench-realdata.R`, part "calibration") it exceeded the EP value
-#' by 14 to 48 nats on 21-35 rows and by 110 to 290 on 140-350 rows, so that
+#' by 14 to 49 nats on 21-35 rows and by 110 to 290 on 140-350 rows, so that
 #' compared across models it made `svr(optimize = TRUE)` the fit of highest
 #' evidence on every set, whatever its intervals.
 #'
