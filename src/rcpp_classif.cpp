@@ -160,7 +160,8 @@ SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::Matri
   const gpsvm::EpResult r = gpsvm::tap_classifier_fit(k, y, m.kappa, ep, interrupt);
   Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
   if (gradient) {
-    add_gradient_to_r(gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r), out);
+    add_gradient_to_r(
+        gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r, interrupt), out);
     out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r)),
                   "clamped_sites");
   }
@@ -170,7 +171,7 @@ SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::Matri
 // The fast solvers' tasks, from the inputs (no Gram matrix).
 Rcpp::List naive_to_r(const gpsvm::NaiveMfResult& r) {
   return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-                            Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
+                            Rcpp::Named("z") = r.z,
                             Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
 }
 

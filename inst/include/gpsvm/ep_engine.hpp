@@ -288,7 +288,7 @@ void sequential_sweep(Prior& prior, const Eigen::VectorXd& targets, const Likeli
                       double d, std::mt19937& rng, const std::function<void()>& interrupt,
                       EpResult& r) {
   const Eigen::Index n = targets.size();
-  prior.begin_sequential(r, r.site_nu);
+  prior.begin_sequential(r, r.site_nu, interrupt);
   const std::vector<Eigen::Index> order = random_order(n, rng);
   for (Eigen::Index k = 0; k < n; ++k) {
     if (interrupt && k % 256 == 255) interrupt();
@@ -305,8 +305,8 @@ void sequential_sweep(Prior& prior, const Eigen::VectorXd& targets, const Likeli
 
 // The posterior of the current sites, from a fresh factorisation.
 template <class Prior>
-void refresh_posterior(Prior& prior, EpResult& r) {
-  prior.posterior(r.site_precision, r.site_nu, r);
+void refresh_posterior(Prior& prior, EpResult& r, const std::function<void()>& interrupt) {
+  prior.posterior(r.site_precision, r.site_nu, r, interrupt);
   floor_variances(r);
 }
 
@@ -393,7 +393,7 @@ template <class Likelihood, class Prior>
 void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
              const EpControl& control, const std::function<void()>& interrupt, EpResult& r) {
   r.status.tol = control.tol;
-  refresh_posterior(prior, r);
+  refresh_posterior(prior, r, interrupt);
   Eigen::VectorXd old_mean, old_var;
   double d = control.damping;
   double previous_residual = std::numeric_limits<double>::infinity();
@@ -420,7 +420,7 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
       const bool extrapolate = !confirm && previous_residual < kAndersonStart;
       extrapolated = anderson_step(mixer, x, extrapolate, r);
     }
-    refresh_posterior(prior, r);
+    refresh_posterior(prior, r, interrupt);
     const double change = marginal_change(r, old_mean, old_var);
     r.status.iterations = sweep;
     r.last_damping = d;

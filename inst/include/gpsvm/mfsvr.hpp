@@ -36,6 +36,9 @@ struct MfsvrControl {
   EpControl ep;
   MfsvrPaperControl paper;
   bool gradient = false;  // also compute the evidence gradient
+  // with gradient: also its entry in the Gaussian kernel's log width (an
+  // O(n^3) step on the dense prior, which a search over C alone skips)
+  bool width_gradient = true;
   // with gradient: also the derivatives in the log width of each input
   // coordinate
   bool per_input_gradient = false;
@@ -55,13 +58,12 @@ struct MfsvrControl {
 struct MfsvrFit {
   EpResult ep;
   // d log Z_EP / d (log C, log epsilon, log sigma); the last is 0 unless
-  // the kernel is Gaussian.  Filled when control.gradient.
+  // the kernel is Gaussian and control.width_gradient.  Filled when
+  // control.gradient.
   Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
   // d log Z_EP / d log sigma_c for each input coordinate c, when
   // control.per_input_gradient (sums to gradient[2])
   Eigen::VectorXd per_input_gradient;
-  // algorithm = paper: the learning rate eta the iteration ended with
-  double paper_eta = 0.0;
   // FITC fits: the factor of K_mm + jitter I, and what predictions and the
   // fitted values read (fitc.hpp)
   Eigen::MatrixXd inducing_chol;
@@ -92,9 +94,7 @@ inline void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t,
   if (control.algorithm == MfsvrAlgorithm::ep) {
     fit.ep = ep_fit(K, t, lik, control.ep, interrupt);
   } else {
-    MfsvrPaperFit paper = mfsvr_paper_fit(K, t, lik, control.paper, interrupt);
-    fit.ep = std::move(paper.ep);
-    fit.paper_eta = paper.eta;
+    fit.ep = mfsvr_paper_fit(K, t, lik, control.paper, interrupt);
   }
 }
 
@@ -129,15 +129,17 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   if (control.inducing.size() > 0) {
     if (control.algorithm != MfsvrAlgorithm::ep)
       throw std::invalid_argument("inducing inputs need the EP algorithm");
-    const InducingBasis basis = inducing_basis(kernel, x, control.inducing);
+    const InducingBasis basis = inducing_basis(kernel, x, control.inducing, 0.0, interrupt);
     fit.ep = ep_fit_inducing(basis, t, lik, control.ep, interrupt);
     fit.inducing_chol = basis.chol;
-    fit.inducing = inducing_summary(basis, fit.ep);
+    fit.inducing = inducing_summary(basis, fit.ep, interrupt);
     if (control.gradient) {
       fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
-      InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, fit.ep);
-      fit.gradient[2] = g.log_width;
-      if (control.per_input_gradient) fit.per_input_gradient = std::move(g.per_input_log_width);
+      if (control.width_gradient) {
+        InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, fit.ep, interrupt);
+        fit.gradient[2] = g.log_width;
+        if (control.per_input_gradient) fit.per_input_gradient = std::move(g.per_input_log_width);
+      }
     }
     return fit;
   }
@@ -145,9 +147,9 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   mfsvr_detail::fit_sites(ev, t, lik, control, interrupt, fit);
   if (control.gradient) {
     fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep, C, epsilon);
-    if (kernel.family == KernelFamily::rbf) {
-      Eigen::VectorXd by_input =
-          ep_per_input_log_width_gradient(x, kernel, fit.ep, ep_site_inverse(fit.ep));
+    if (kernel.family == KernelFamily::rbf && control.width_gradient) {
+      Eigen::VectorXd by_input = ep_per_input_log_width_gradient(
+          x, kernel, fit.ep, ep_site_inverse(fit.ep, interrupt), interrupt);
       fit.gradient[2] = by_input.sum();
       if (control.per_input_gradient) fit.per_input_gradient = std::move(by_input);
     }
