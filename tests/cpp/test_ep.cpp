@@ -12,6 +12,9 @@
 //     its normaliser (quadrature).
 //   * The evidence and the site inverse against their textbook forms with
 //     explicit site variances 1/tau, computed with dense inverses.
+//   * mfsvr()'s search for C within one EP run ends where a fit at that
+//     fixed C does, at a maximum of the evidence (central differences of
+//     fits at fixed C), or against a bound it says it hit.
 //   * The blocked Cholesky factorisation and what is computed from it
 //     against Eigen's dense algebra; the dense posterior's two routes to
 //     the variances against long-double algebra.
@@ -25,6 +28,7 @@
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/likelihoods.hpp>
 #include <gpsvm/lowrank.hpp>
+#include <gpsvm/mfsvr.hpp>
 #include <gpsvm/mfsvr_paper.hpp>
 #include <limits>
 #include <stdexcept>
@@ -181,6 +185,62 @@ TEST_CASE("EP: the dense posterior's two routes to the variances against long-do
     CHECK_NEAR_MSG(((post.mean - want_mean).array() / want_var.array().sqrt()).abs().maxCoeff(),
                    0.0, 1e-9, route);
   }
+}
+
+TEST_CASE("mfsvr: choosing C within one EP run ends at a maximum of the evidence, or at a bound") {
+  const int n = 120;
+  ref::Random rng(23);
+  MatrixXd x(n, 3);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 3; ++j) x(i, j) = rng.normal();
+  VectorXd y(n);
+  for (int i = 0; i < n; ++i) y[i] = std::sin(x(i, 0)) + 0.2 * x(i, 1) + 0.1 * rng.normal();
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  gpsvm::MfsvrControl fixed;
+  fixed.algorithm = gpsvm::MfsvrAlgorithm::ep;
+  fixed.ep = ep_control(kParallel, 1e-11, 2000);
+  fixed.gradient = true;
+  fixed.width_gradient = false;
+  fixed.rank_tol = 0.0;
+  fixed.max_rank = n;
+  gpsvm::MfsvrControl search = fixed;
+  search.choose_C = true;
+  search.C_search.log_C_lower = std::log(0.01);
+  search.C_search.log_C_upper = std::log(1e4);
+  search.C_search.tol = 1e-4;
+  search.C_search.max_moves = 50;
+  MatrixXd z(30, 3);  // inducing inputs for the FITC prior
+  for (int i = 0; i < 30; ++i) z.row(i) = x.row(4 * i);
+  for (bool fitc : {false, true}) {
+    const std::string note = fitc ? "FITC" : "dense";
+    if (fitc) fixed.inducing = search.inducing = z;
+    const gpsvm::MfsvrFit f = gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, search, nullptr);
+    CHECK_MSG(f.ep.status.converged && f.C_search.settled && f.C_search.moves >= 2, note);
+    CHECK_MSG(f.C != 5.0 && f.C_search.points.back().C == f.C, note);
+    // the same fixed point as a fit at that C
+    const gpsvm::MfsvrFit g = gpsvm::mfsvr_fit(x, y, kernel, f.C, 0.1, fixed, nullptr);
+    check_same_fit(f.ep, g.ep, 1e-8, note + ": fit at the C found");
+    // a maximum: the evidence's central difference in log C within the
+    // search's tolerance, and lower a little either way
+    const double h = 1e-3;
+    const double up = gpsvm::mfsvr_fit(x, y, kernel, f.C * std::exp(h), 0.1, fixed, nullptr)
+                          .ep.log_evidence;
+    const double down = gpsvm::mfsvr_fit(x, y, kernel, f.C * std::exp(-h), 0.1, fixed, nullptr)
+                            .ep.log_evidence;
+    CHECK_MSG(std::fabs(up - down) / (2.0 * h) / n < 1.5e-4, note);
+    CHECK_NEAR_MSG(f.gradient[0], (up - down) / (2.0 * h), 1e-5 * n, note + ": the gradient");
+    for (double step : {-0.2, 0.2})
+      CHECK_MSG(gpsvm::mfsvr_fit(x, y, kernel, f.C * std::exp(step), 0.1, fixed, nullptr)
+                        .ep.log_evidence < f.ep.log_evidence,
+                note);
+  }
+  // a range that ends below the maximum: the search stops at its upper end
+  search.inducing.resize(0, 0);
+  search.C_search.log_C_upper = std::log(6.0);
+  const gpsvm::MfsvrFit b = gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, search, nullptr);
+  CHECK(b.ep.status.converged && b.C_search.at_upper && !b.C_search.settled);
+  CHECK_NEAR(b.C, 6.0, 1e-12);
+  CHECK(b.gradient[0] > 0.0);
 }
 
 TEST_CASE("EP: a dense K and its factor K = G G' give the same fit, at full and at low rank") {

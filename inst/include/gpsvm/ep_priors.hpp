@@ -177,8 +177,10 @@ class DensePrior {
     const Eigen::Index n = K_.rows();
     r.variance.resize(n);
     if (!(tau_.size() > 0 && tau_.maxCoeff() > 0.0)) {
-      r.variance = K_.diagonal();  // the prior's
-    } else if (loose_fraction_ > kDirectFraction) {
+      r.variance = K_.diagonal();  // the prior's (which says nothing of the next sites)
+      return;
+    }
+    if (loose_fraction_ > kDirectFraction) {
       work_ = sw.asDiagonal() * K_;
       solve_lower_in_place(r.chol, work_, interrupt);
       for (Eigen::Index i = 0; i < n; ++i) r.variance[i] = K_(i, i) - work_.col(i).squaredNorm();
@@ -395,7 +397,8 @@ class LowRankPrior {
 // EP on a kernel matrix K held densely.
 template <class Likelihood>
 EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
-                const EpControl& control, const std::function<void()>& interrupt) {
+                const EpControl& control, const std::function<void()>& interrupt,
+                const EpAdjust& adjust = {}) {
   if (K.rows() != K.cols()) throw std::invalid_argument("kernel matrix must be square");
   if (K.rows() != targets.size())
     throw std::invalid_argument("kernel matrix and targets differ in size");
@@ -403,7 +406,7 @@ EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const 
   if (!K.allFinite() || !targets.allFinite())
     throw std::invalid_argument("kernel matrix and targets must be finite");
   DensePrior prior(K);
-  return ep_run(prior, targets, lik, control, interrupt);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
 // The same fit with the prior covariance given as K = G G' (G n x r, e.g. a
@@ -413,11 +416,11 @@ EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const 
 template <class Likelihood>
 EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& targets,
                          const Likelihood& lik, const EpControl& control,
-                         const std::function<void()>& interrupt) {
+                         const std::function<void()>& interrupt, const EpAdjust& adjust = {}) {
   if (G.rows() < 1 || G.cols() < 1) throw std::invalid_argument("empty low-rank factor");
   if (!G.allFinite()) throw std::invalid_argument("low-rank factor must be finite");
   LowRankPrior prior(G);
-  return ep_run(prior, targets, lik, control, interrupt);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
 // (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a fit (dense or low-rank), the

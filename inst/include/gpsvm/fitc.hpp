@@ -101,9 +101,9 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
 template <class Likelihood>
 EpResult ep_fit_inducing(const InducingBasis& b, const Eigen::VectorXd& targets,
                          const Likelihood& lik, const EpControl& control,
-                         const std::function<void()>& interrupt) {
+                         const std::function<void()>& interrupt, const EpAdjust& adjust = {}) {
   LowRankPrior prior(b.G, b.lambda);
-  return ep_run(prior, targets, lik, control, interrupt);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
 // What predictions read, and the fit's own values at the training inputs
