@@ -13,6 +13,10 @@ cpp_greedy_inducing <- function(kernel, x, count, tol) {
     .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol)
 }
 
+cpp_dense_operation <- function(what, a, b) {
+    .Call(`_gpsvm_cpp_dense_operation`, what, a, b)
+}
+
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }

@@ -55,6 +55,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_dense_operation
+double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a, Eigen::Map<Eigen::MatrixXd> b);
+RcppExport SEXP _gpsvm_cpp_dense_operation(SEXP whatSEXP, SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type what(whatSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_dense_operation(what, a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::Nullable<Rcpp::NumericMatrix> y, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_kernel_matrix(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP derivSEXP, SEXP wrtSEXP) {
@@ -179,6 +191,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_classifier", (DL_FUNC) &_gpsvm_cpp_classifier, 8},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
+    {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
