@@ -244,6 +244,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   method <- .match_choice(method)
   optimize <- .gpc_automatic_search(optimize, method, kernel, noise_given, NROW(x),
                                     .class_count(y))
+  skipped <- attr(optimize, "skipped")
+  attr(optimize, "skipped") <- NULL
   control <- .gpc_resolve_control(.check_control(control, "gpc_control"), method)
   what <- if (method == "tap") "gpc: TAP mean field (EP)" else if (control$algorithm == "paper")
     "gpc: the naive mean-field iteration (Algorithm 17.1)" else "gpc: the naive mean-field sweeps"
@@ -258,6 +260,11 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
     binary
   })
   fit$call <- .generic_call(match.call(), "gpc")
+  if (!is.null(skipped)) {
+    fit$skipped_search <- .skipped_search("gpc():", NROW(x), paste(c(
+      if ("sigma" %in% skipped) "the width from the data (see ?kernels)",
+      if ("noise" %in% skipped) sprintf("noise = %g", noise)), collapse = " and "))
+  }
   fit
 }
 
@@ -268,7 +275,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 # parameters the call leaves open (FALSE when it leaves none, or the search
 # would not run by default): with method = "tap" and at most
 # .default_search_max_n observations, the width of rbf_kernel() without one
-# and the noise when none is given.
+# and the noise when none is given.  Beyond that count FALSE, with the
+# parameters left open in attribute "skipped".
 .gpc_automatic_search <- function(optimize, method, kernel, noise_given, n, classes) {
   per_input <- isTRUE(kernel$per_input)
   if (per_input && classes > 2L && "sigma" %in% .optimize_which(optimize %||% FALSE,
@@ -278,13 +286,15 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                 "the rest (optimize = \"noise\")"))
   }
   if (!is.null(optimize)) return(optimize)
-  if (method != "tap" || n > .default_search_max_n) return(FALSE)
+  if (method != "tap") return(FALSE)
   # (with three or more classes a width per input stays at its data-driven
   # start, as above)
   open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma) &&
     !(per_input && classes > 2L)
   which <- c(if (open_width) "sigma", if (!noise_given) "noise")
-  if (length(which) == 0L) FALSE else which
+  if (length(which) == 0L) return(FALSE)
+  if (n > .default_search_max_n) return(structure(FALSE, skipped = which))
+  which
 }
 
 # Algorithm 17.1 stops on an absolute step, max delta alpha_i^2 < tol (the paper's ftol), but
@@ -633,6 +643,7 @@ print.gpsvm_gpc <- function(x, ...) {
   }
   searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
   if (length(searches) > 0L) cat(.search_lines(searches), sep = "\n")
+  if (!is.null(x$skipped_search)) cat(x$skipped_search, "\n", sep = "")
   sparse <- .inducing_line(models[[1L]])
   if (!is.null(sparse)) cat(sparse, "\n", sep = "")
   cat(.format_convergence(x$convergence), "\n", sep = "")

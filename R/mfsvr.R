@@ -212,10 +212,10 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
   .check_control(control, "mfsvr_control")
-  automatic <- is.null(optimize) &&
-    .mfsvr_search_by_default(C_given, scale, inducing, NROW(x), control)
+  open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
+  automatic <- open && NROW(x) <= .default_search_max_n
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
-  .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
+  fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
                   function(x, y, kernel, scaling) {
     z <- .inducing_inputs(inducing, x, kernel, scaling)
     if (!is.null(z) && control$algorithm != "ep") {
@@ -224,28 +224,33 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (is.null(z) && control$algorithm == "ep") {
       z <- .automatic_approximation(x, kernel, control$rank_tol)
     }
-    if (length(which) > 0L) {
-      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z,
-                      noise_free_ok = automatic)
+    if (automatic) {
+      .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = z)
+    } else if (length(which) > 0L) {
+      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z)
     } else {
       .mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = z)
     }
   })
+  if (open && !automatic) {
+    fit$skipped_search <- .skipped_search("mfsvr():", length(fit$y),
+                                          sprintf("C = %g is used", C))
+  }
+  fit
 }
 
 # The C a fit without one starts from, and keeps when no search chooses it:
 # a typical evidence-chosen value for a standardised response (see ?mfsvr).
 .mfsvr_default_C <- 5
 
-# Whether optimize = NULL means a search over C: when the call gives no C,
-# on standardised data (scale = TRUE) with at most .default_search_max_n
-# observations, the full prior and EP.  On the data as given (scale = FALSE)
-# C = 5 stays, as the paper's examples fit it.  The width stays at the
-# data-driven rule: searching it too predicted worse on four of six
-# benchmark sets (see ?mfsvr).
-.mfsvr_search_by_default <- function(C_given, scale, inducing, n, control) {
-  !C_given && isTRUE(scale) && is.null(inducing) && n <= .default_search_max_n &&
-    identical(control$algorithm, "ep")
+# Whether optimize = NULL leaves C to the evidence: when the call gives no
+# C, on standardised data (scale = TRUE), fitted by EP; the search then runs
+# up to .default_search_max_n observations.  On the data as given
+# (scale = FALSE) C = 5 stays, as the paper's examples fit it.  The width
+# stays at the data-driven rule: searching it too predicted worse on four of
+# six benchmark sets (see ?mfsvr).
+.mfsvr_search_by_default <- function(C_given, scale, control) {
+  !C_given && isTRUE(scale) && identical(control$algorithm, "ep")
 }
 
 #' @rdname mfsvr
@@ -356,17 +361,26 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
                 C, epsilon, as.integer(convergence$iterations), convergence$change))
 }
 
-# One fit at fixed hyperparameters: call the core, build the object.
+# One fit at fixed hyperparameters: call the core, build the object.  An
+# evidence search passes three things more: with `dense`, the kernel matrix
+# is known to have no low rank (the search found so at the same kernel), and
+# the core skips the pivoted Cholesky factorisation that would find it out
+# again; with `keep_marginals`, the fit keeps EP's posterior marginals, from
+# which a fit on the same kernel started at its sites (`start`) starts
+# without refactorising.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
-                       start = NULL, inducing = NULL) {
+                       start = NULL, inducing = NULL, dense = FALSE, keep_marginals = FALSE) {
   ctl <- unclass(control)
   ctl$max_rank <- control$max_rank %||% (length(y) %/% 2L)
+  if (dense) ctl$rank_tol <- 0
   ctl$inducing <- inducing
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites
     ctl$start_precision <- start$site_precision
     ctl$start_nu <- start$site_nu
+    ctl[c("start_mean", "start_variance")] <- start$marginals[c("mean", "variance")]
   }
   res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
+  C <- res$C  # the one chosen when control$C_search asks for it (.mfsvr_choose_C())
   convergence <- res$convergence
   if (warn) {
     if (control$algorithm == "ep") .stop_unsettled(convergence, C, epsilon)
@@ -377,6 +391,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
     })
   }
   names_y <- rownames(x)
+  marginals <- if (keep_marginals) res[c("mean", "variance")]
   if (!is.null(inducing)) {  # values at the training inputs as at new ones
     res$mean <- res$fitted
     res$variance <- res$fitted_variance
@@ -401,6 +416,8 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
       list(inducing, res$inducing_weights, res$inducing_chol)
   }
   if (gradient) fit$gradient <- res$gradient
+  fit$marginals <- marginals
+  fit$C_search <- res$C_search
   if (gradient && !is.null(res$per_input_gradient)) {
     fit$per_input_gradient <- stats::setNames(res$per_input_gradient, colnames(x))
   }

@@ -274,9 +274,11 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 }
 
 # print()'s account of the hyperparameters the data chose: an evidence
-# search (fit$optimization, as gpc() prints it) and svr()'s choice of C.
+# search (fit$optimization, as gpc() prints it) or why the default one did
+# not run, and svr()'s choice of C.
 .selection_lines <- function(object) {
   c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
+    object$skipped_search,
     if (!is.null(object$C_selection)) .C_selection_line(object$C_selection))
 }
 
