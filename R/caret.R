@@ -43,7 +43,7 @@
 #' cross-validated grid on the same resamples. The only tuning parameter
 #' is the kernel family, `kernel`: `"rbf"` (the default grid) or
 #' `"linear"`. The fits are [mfsvr()] with `optimize = TRUE` (`C`,
-#' `epsilon` and the width), [svr()] with `select_C = "evidence"` (`C`),
+#' `epsilon` and the width), [svr()] with `optimize = TRUE` (`C`),
 #' [gpc()] with `optimize = TRUE` (the width and `noise`), and [rvm()] and
 #' [srvm()] with `optimize = TRUE` for the Gaussian kernel (the width; their
 #' weights' precisions and noise are chosen by the evidence in any case).
@@ -76,7 +76,7 @@
 #'                         tuneLength = 2, trControl = ctrl)
 #'   tuned$results
 #'   set.seed(1)
-#'   by_evidence <- caret::train(mpg ~ wt + hp, data = mtcars,
+#'   by_evidence <- caret::train(mpg ~ ., data = mtcars,
 #'                               method = gpsvm_caret("mfsvr", tune = "evidence"),
 #'                               trControl = ctrl)
 #'   by_evidence$finalModel
@@ -155,7 +155,7 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
 # grid, whether it gives probabilities, and what its evidence search is.
 .caret_models <- list(
   svr = list(fitter = "svr", type = "Regression", parameters = c("sigma", "C", "epsilon"),
-             centre = c(C = 1), evidence = function(family) list(select_C = "evidence")),
+             centre = c(C = 1), evidence = function(family) list(optimize = TRUE)),
   mfsvr = list(fitter = "mfsvr", type = "Regression", parameters = c("sigma", "C", "epsilon"),
                centre = c(C = 5), evidence = function(family) list(optimize = TRUE)),
   rvm = list(fitter = "rvm", type = "Regression", parameters = "sigma",
@@ -201,7 +201,7 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
 # points over the same ranges, wider.
 .caret_grid <- function(spec, x, len, search) {
   len <- .check_count(len, "len", lower = 1L)
-  w <- .caret_width(x)
+  w <- .default_width(x)
   centre <- spec$centre
   if (search == "grid") {
     # len steps centred on the defaults: a factor 2 apart in the width, 4 in C
@@ -216,10 +216,4 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
   if (!is.null(centre)) out[[names(centre)]] <- log_uniform(centre / 32, centre * 32)
   if ("epsilon" %in% spec$parameters) out$epsilon <- stats::runif(len, 0, 0.5)
   out[spec$parameters]
-}
-
-# The Gaussian width gpsvm would choose for these inputs with scale = TRUE.
-.caret_width <- function(x) {
-  x <- .as_input_matrix(x, "x")
-  .data_driven_width(.scale_inputs(x, suppressWarnings(.input_scaling(x, TRUE))))
 }

@@ -62,6 +62,7 @@
 #' @export
 plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, col = NULL, ...) {
   object <- x
+  .validate_fit(object)
   grid <- .check_count(grid, "grid", lower = 2L)
   k <- length(object$levels)
   col <- col %||% (if (k == 2L) c("#1b9e77", "#d95f02") else grDevices::hcl.colors(k, "Dark 3"))
@@ -91,22 +92,16 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   graphics::plot(xs[, 1], xs[, 2], type = "n", xlab = xlab, ylab = ylab, sub = sub, ...)
 }
 
-# With a row of the grid outside the formula's domain (log of a negative
-# value) the decision is NA there, and contour() leaves it out.
+# The boundary f(x) = 0 and what the model adds to it (.plot_binary(): the
+# margins of an SVM, the probability contours of a Gaussian process).  With
+# a row of the grid outside the formula's domain (log of a negative value)
+# the decision is NA there, and contour() leaves it out.
 .plot_binary_contours <- function(object, s) {
-  grid <- length(s$g1)
-  f <- matrix(s$f, grid, grid)
-  graphics::contour(s$g1, s$g2, f, levels = 0, drawlabels = FALSE, add = TRUE, lwd = 2)
-  if (inherits(object, "gpsvm_svc")) {
-    graphics::contour(s$g1, s$g2, f, levels = c(-1, 1), drawlabels = FALSE, add = TRUE, lty = 2)
-    sv <- object$alpha > 0
-    graphics::points(s$points[sv, 1], s$points[sv, 2], cex = 1.8, col = "grey40")
-  } else {
-    p <- .gpc_prob(object, s$x, if (is.null(s$keep)) s$f else s$f[s$keep])[, 2L]
-    p <- matrix(.pad_rows(p, s$keep), grid, grid)
-    graphics::contour(s$g1, s$g2, p, levels = c(0.1, 0.9), add = TRUE, lty = 2)
-  }
+  graphics::contour(s$g1, s$g2, matrix(s$f, length(s$g1), length(s$g1)), levels = 0,
+                    drawlabels = FALSE, add = TRUE, lwd = 2)
+  .plot_binary(object, s)
 }
+.plot_binary <- function(object, surface) UseMethod(".plot_binary")
 
 # The decision values over a grid x grid lattice of the two `inputs`, the
 # other inputs held as `slice` says (else at typical values).  Returns the

@@ -1,14 +1,36 @@
-# What svc() and gpc() share: labels, input scaling and the bias, one binary
-# model or K one-vs-rest models, decision values and classes at new inputs,
-# the prediction pipeline (NA rows, na.exclude), fitted(), nobs() and the
-# training confusion table (the plot is in classif-plot.R).
+# The layer svc() and gpc() share (class "gpsvm_classifier"), built as the
+# regression layer is: labels, input scaling and the bias, one binary model
+# or K one-vs-rest models, decision values and classes at new inputs, the
+# prediction pipeline (NA rows, na.exclude), fitted(), nobs(), print() and
+# the training confusion table (the plot is in classif-plot.R, leave-one-out
+# in loo.R, the tidiers in tidiers.R).
 #
 # A two-class fit is one binary model: a list with alpha, fitted.values, x,
 # y (coded -1/+1) and the model's settings.  With K >= 3 classes the fit
 # holds the settings, x and `models`, K binary fits of "class k against the
 # rest" named by the levels, and its fitted.values are an n x K matrix.  Both
-# carry class "gpsvm_classifier" after their own class, `levels`, `classes`
-# (the training labels as a factor), `scaling` and `bias`.
+# carry their method's classes before "gpsvm_classifier" (gpc():
+# "gpsvm_gpc_tap" or "gpsvm_gpc_naive", then "gpsvm_gpc"; svc():
+# "gpsvm_svc"), `levels`, `classes` (the training labels as a factor),
+# `scaling` and `bias_variance`.
+#
+# A method contributes only what is its own, as internal generics with one
+# method per class:
+#   .classif_link(model, x)        the latent activation of a binary model at
+#       scaled inputs
+#   .setting_names(model)          the settings its one-vs-rest models share
+#   .gives_probabilities(object)   whether predict(type = "prob") exists
+#   .loo_approx(model), .loo_refits(model, which), .loo_exact_refusal(model)
+#       and .loo_approx_label(model)  its leave-one-out estimates (loo.R)
+#   .point_roles(model)            what each training point is to it (tidy())
+#   .glance_columns(object)        its columns of glance()
+#   .plot_binary(object, surface)  what plot() adds to a two-class boundary
+#   .title(object), .model_lines(object, digits)  what print() shows of it
+# and, as every gpsvm fit, a validator (.validate_fit(), validate.R).
+
+.classif_link <- function(model, x) UseMethod(".classif_link")
+.setting_names <- function(model) UseMethod(".setting_names")
+.gives_probabilities <- function(object) UseMethod(".gives_probabilities")
 
 # The classes as a factor and its levels.  A factor keeps its levels (the
 # first is coded -1 and the second +1 in two-class fits, as glm() takes the
@@ -61,50 +83,23 @@
 # -1/+1 codes of one binary problem: +1 for `positive`, -1 for the rest.
 .binary_codes <- function(classes, positive) ifelse(classes == positive, 1, -1)
 
-# The formula methods mark the design columns that code factors, which are
-# not standardised (as in e1071), on the matrix they pass to the default
-# method, which scales.
-.mark_factor_columns <- function(x, flags) {
-  attr(x, "gpsvm_factor_column") <- flags
-  x
-}
-
-# Formula classifiers keep the levels of the class factor when some have no
-# training case (a subset, or a rare class missing from a sample), as
-# `response_levels`: predicted classes keep every level of the data's
-# factor, so that they compare with it.
-.add_classifier_design <- function(fit, design) {
-  .keep_response_levels(fit, design$response_levels)
-}
-
-# `levels` (all the levels of the class factor the data gave) kept with the
-# fit when some of them have no training case; see .add_classifier_design().
-.keep_response_levels <- function(fit, levels) {
-  if (length(setdiff(levels, fit$levels)) > 0L) fit$response_levels <- levels
-  fit
-}
-
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
 # kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
 # classes) or once per class against the rest.  `what` names the solver in
 # non-convergence warnings.  With `inducing` (see ?inducing-points) the
 # inducing inputs are chosen once, on the scaled inputs, and every binary
-# fit gets them as fit_binary(x, y, kernel, inducing = z).
-.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL) {
-  skip <- attr(x, "gpsvm_factor_column")
-  x <- .as_input_matrix(x, "x")
-  attr(x, "gpsvm_factor_column") <- NULL
-  labels <- .classif_labels(y, nrow(x))
-  .check_kernel(kernel)
+# fit gets them as fit_binary(x, y, kernel, inducing = z).  `call` is the
+# call the fit stores.
+.classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL,
+                           call = NULL) {
+  given <- .input_matrix(x)
+  labels <- .classif_labels(y, nrow(given$x))
   bias <- .check_number(bias, "bias", lower = 0)
-  scaling <- .input_scaling(x, scale, skip %||% rep(FALSE, ncol(x)))
-  xs <- .scale_inputs(x, scaling)
-  # a width per input: the unit-width kernel on the inputs divided by the
-  # widths, which the scaling then includes (rbf_kernel(), "A width per input")
-  unit <- .fit_kernel(xs, kernel)
-  x <- unit$x
-  kernel <- .with_bias(unit$kernel, bias)
-  z <- .inducing_inputs(inducing, x, kernel, .with_input_widths(scaling, kernel, xs))
+  inputs <- .model_inputs(given, kernel, scale)
+  x <- inputs$x
+  kernel <- .with_bias(inputs$kernel, bias)
+  z <- .inducing_inputs(inducing, x, kernel,
+                        .with_input_widths(inputs$scaling, kernel, inputs$xs))
   if (!is.null(z)) {
     fit_all <- fit_binary
     fit_binary <- function(x, y, kernel) fit_all(x, y, kernel, inducing = z)
@@ -121,9 +116,11 @@
   fit$levels <- lev
   fit$classes <- stats::setNames(labels$classes, rownames(x))
   # an evidence search may have moved the widths per input (two classes)
-  fit$scaling <- .with_input_widths(scaling, fit$kernel, xs)
-  fit$bias <- bias
-  fit
+  fit$scaling <- .with_input_widths(inputs$scaling, fit$kernel, inputs$xs)
+  fit$bias_variance <- bias
+  fit$call <- call
+  if (!is.null(fit$models)) fit$models <- lapply(fit$models, .seal)
+  .seal(fit)
 }
 
 # The kernel the solvers see: the user's kernel plus the constant `bias`, the
@@ -146,8 +143,7 @@
   for (l in lev) {
     .warn_not_converged(sprintf("%s (class '%s' against the rest)", what, l), models[[l]]$convergence)
   }
-  shared <- c("x", "kernel", "noise", "kappa", "C", "method", "control")
-  fit <- models[[1L]][intersect(shared, names(models[[1L]]))]
+  fit <- models[[1L]][c("x", "kernel", .setting_names(models[[1L]]))]
   fit$models <- models
   fit$fitted.values <- .decision_matrix(models, lapply(models, `[[`, "fitted.values"), rownames(x))
   fit$convergence <- .combined_convergence(models)
@@ -178,25 +174,23 @@
 
 .is_multiclass <- function(object) !is.null(object$models)
 
-# The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20, 17.35)
-# of one binary model at new (scaled) inputs, with the noise-free kernel: a
-# TAP fit's posterior mean from the EP engine (dense, low-rank or inducing
-# points), the others' as a kernel expansion over the points with nonzero
-# weight (never a full new-by-training kernel matrix).
-.classif_link <- function(object, x) {
-  w <- object$y * object$alpha
-  if (identical(object$method, "tap")) {
-    return(cpp_ep_predict(.ep_prediction_fit(object, w), x, FALSE, 0L, 1L)$mean)
-  }
+# The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20,
+# 17.35) of a binary model whose activation is a kernel expansion over the
+# points with nonzero weight (never a full new-by-training kernel matrix),
+# with the noise-free kernel.  The TAP classifier's comes from the EP engine
+# instead (gpc.R).
+.kernel_expansion_link <- function(model, x) {
+  w <- model$y * model$alpha
   used <- which(w != 0)
-  .kernel_expansion(object$kernel, x, object$x[used, , drop = FALSE], w[used])
+  .kernel_expansion(model$kernel, x, model$x[used, , drop = FALSE], w[used])
 }
 
 # Decision values at scaled inputs: a vector for two classes, an n x K
 # matrix (one column per class against the rest) otherwise.
 .classif_decision <- function(object, x) {
   if (!.is_multiclass(object)) return(stats::setNames(.classif_link(object, x), rownames(x)))
-  .decision_matrix(object$models, lapply(object$models, .classif_link, x = x), rownames(x))
+  links <- lapply(object$models, function(m) .classif_link(m, x))
+  .decision_matrix(object$models, links, rownames(x))
 }
 
 # Classes from decision values: for two classes the second level where
@@ -221,6 +215,7 @@
 # with missing values get NA, as in predict.lm(); at the training inputs,
 # rows dropped by na.action = na.exclude get NA.
 .classif_predict <- function(object, newdata, what, na.action = stats::na.pass) {
+  .validate_fit(object)
   inputs <- .prediction_inputs(object, newdata, na.action)
   if (is.null(newdata)) {
     value <- what(object$x, object$fitted.values)
@@ -238,7 +233,10 @@
 }
 
 #' @export
-nobs.gpsvm_classifier <- function(object, ...) length(object$classes)
+nobs.gpsvm_classifier <- function(object, ...) {
+  .validate_fit(object)
+  length(object$classes)
+}
 
 #' Fitted values of a kernel classifier
 #'
@@ -273,35 +271,57 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   list(table = table(predicted = pred, observed = truth), error = mean(pred != truth))
 }
 
-# The first lines of print(): title, call, kernel (with the width chosen),
-# bias, scaling.
-.print_classifier_header <- function(x, title, per_model_kernel = FALSE) {
-  cat(title, "\n", sep = "")
-  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
+#' @export
+print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  .validate_fit(x)
+  .print_header(x)
+  cat(.classifier_kernel_line(x), .format_scaling(x), .classes_line(x), sep = "\n")
+  # (cat(NULL, sep = "\n") would print an empty line)
+  writeLines(as.character(c(.missing_line(x$na.action), .unused_levels_line(x))))
+  writeLines(.model_lines(x, digits))
+  cat(.format_convergence(x$convergence), "\n", sep = "")
+  invisible(x)
+}
+
+# The kernel (with the width chosen) and the bias, on one line; with K >= 3
+# classes whose evidence searches each chose a width, those widths are
+# printed per model instead.
+.classifier_kernel_line <- function(x) {
   raw <- format(x$kernel)
   # a wrapped line (deeper indent: a long list of widths per input) continues
   # the one before it
   lines <- vapply(split(trimws(raw), cumsum(!startsWith(raw, "    "))), paste, character(1),
                   collapse = " ")
-  if (per_model_kernel) lines[startsWith(lines, "sigma")] <- "sigma chosen per model (below)"
-  cat(paste(lines, collapse = "; "), "\n", sep = "")
-  cat(.format_scaling_line(x$scaling), "\n", sep = "")
+  if (.widths_per_model(x)) lines[startsWith(lines, "sigma")] <- "sigma chosen per model (below)"
+  paste(lines, collapse = "; ")
+}
+
+# Whether the one-vs-rest models' evidence searches chose a width each.
+.widths_per_model <- function(object) {
+  models <- .binary_models(object)
+  length(models) > 1L && "sigma" %in% names(models[[1L]]$optimization$estimate)
+}
+
+.classes_line <- function(x) {
   k <- length(x$levels)
-  cat(sprintf("%d cases, %d classes: %s%s\n", length(x$classes), k,
-              paste(x$levels, collapse = ", "),
-              if (k > 2L) " (one model per class against the rest)" else ""))
-  # (cat(NULL, sep = "\n") would print an empty line)
-  writeLines(as.character(.missing_line(x$na.action)))
+  sprintf("%d cases, %d classes: %s%s", length(x$classes), k, paste(x$levels, collapse = ", "),
+          if (k > 2L) " (one model per class against the rest)" else "")
+}
+
+.unused_levels_line <- function(x) {
   unused <- setdiff(x$response_levels, x$levels)
   if (length(unused) > 0L) {
-    cat(sprintf("no training case of level(s) %s: never predicted\n",
-                paste0("'", unused, "'", collapse = ", ")))
+    sprintf("no training case of level(s) %s: never predicted",
+            paste0("'", unused, "'", collapse = ", "))
   }
 }
 
-.format_scaling_line <- function(scaling) {
-  if (is.null(scaling) || isFALSE(scaling$standardised)) return("inputs used as given (scale = FALSE)")
-  sprintf("inputs centred and scaled%s", if (length(scaling$constant) > 0L) {
-    sprintf(" (constant column(s) left alone: %s)", paste(scaling$constant, collapse = ", "))
-  } else "")
+# `levels` (all the levels of the class factor the data gave) kept with the
+# fit when some of them have no training case (a subset, or a rare class
+# missing from a sample), as `response_levels`: predicted classes keep
+# every level of the data's factor, so that they compare with it.
+.keep_response_levels <- function(fit, levels) {
+  if (length(setdiff(levels, fit$levels)) == 0L) return(fit)
+  fit$response_levels <- levels
+  .seal(fit)
 }

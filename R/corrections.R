@@ -148,7 +148,7 @@
 #' `evidence(fit, "refined")` gives the refined form with \eqn{\log(I(|\beta_i|)
 #' + I(C - |\beta_i|))}{log(I(|beta_i|) + I(C - |beta_i|))} per margin vector;
 #' [evidence_curve()] averages over data sets as the paper does, and
-#' `svr(select_C = "evidence")` searches a grid before refining the best
+#' `svr(optimize = TRUE)` searches a grid before refining the best
 #' point, since the curve is rough.
 #'
 #' *Tests.* `test-svr.R`: "eq. (16) evidence equals a plain-R evaluation",

@@ -136,9 +136,10 @@
   variables
 }
 
-# A formula method's whole body: build the design from the call as the user
-# typed it, fit with the model's default method (factor dummy columns marked
-# so that scaling leaves them alone) and keep what predict() and plot() need.
+# A formula method's whole body, for every model: build the design from the
+# call as the user typed it, fit with the model's default method (factor
+# dummy columns marked so that scaling leaves them alone, see
+# .input_matrix()) and keep what predict() and plot() need.
 .fit_formula <- function(call, env, generic, default, ...) {
   call <- .generic_call(call, generic)
   design <- .formula_design(call, env)
@@ -155,19 +156,22 @@
   call
 }
 
-# Attach the formula pieces to a fit made by the default method.
+# Attach the formula pieces to a fit made by the default method (and, for
+# a classifier, the class factor's levels that no training case has).
 .add_formula_parts <- function(fit, design, call) {
+  fit <- .keep_response_levels(fit, design$response_levels)
   fit$terms <- design$terms
   fit$xlevels <- design$xlevels
   fit$na.action <- design$na.action
   fit$variables <- design$variables
   fit$call <- call
-  fit
+  .seal(fit)
 }
 
 # The formula of a fit by the formula interface, without the attributes of
 # its terms (as formula() of an lm fit gives it).
 .model_formula <- function(x) {
+  .validate_fit(x)
   if (is.null(x$terms)) .stop("the fit has no formula: it was fitted to a matrix and a response")
   stats::formula(x$terms)
 }
@@ -184,10 +188,16 @@ formula.gpsvm_classifier <- function(x, ...) .model_formula(x)
 # environment; fit$x holds the inputs scaled).
 #' @importFrom stats model.matrix
 #' @export
-model.matrix.gpsvm_regression <- function(object, ...) .original_inputs(object)
+model.matrix.gpsvm_regression <- function(object, ...) {
+  .validate_fit(object)
+  .original_inputs(object)
+}
 
 #' @export
-model.matrix.gpsvm_classifier <- function(object, ...) .original_inputs(object)
+model.matrix.gpsvm_classifier <- function(object, ...) {
+  .validate_fit(object)
+  .original_inputs(object)
+}
 
 # Numeric targets: finite, one per row of x.
 .check_targets <- function(y, n, arg = "y") {

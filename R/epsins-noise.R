@@ -59,9 +59,13 @@ svr_noise_variance <- function(C, epsilon) {
 # The noise model of both svr() and mfsvr() fits, for the regression layer:
 # the interval of a new target and the noise sd, in model units.
 .target_interval.gpsvm_svr <- function(object, mean, var, level) {
-  .epsins_prediction_interval(mean, var, object$C, object$epsilon, level)
+  h <- .own_hyperparameters(object)
+  .epsins_prediction_interval(mean, var, h[["C"]], h[["epsilon"]], level)
 }
 .target_interval.gpsvm_mfsvr <- .target_interval.gpsvm_svr
 
-.noise_sd.gpsvm_svr <- function(object) sqrt(svr_noise_variance(object$C, object$epsilon))
+.noise_sd.gpsvm_svr <- function(object) {
+  h <- .own_hyperparameters(object)
+  sqrt(svr_noise_variance(h[["C"]], h[["epsilon"]]))
+}
 .noise_sd.gpsvm_mfsvr <- .noise_sd.gpsvm_svr

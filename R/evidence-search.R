@@ -60,12 +60,15 @@
 # (.skipped_search()), and print() says it too.
 .default_search_max_n <- 10000L
 
-# The note of a fit whose default search was not run for its size: given
-# as a message and kept in fit$skipped_search for print().
-.skipped_search <- function(what, n, instead) {
+# The note of a fit whose default search over the parameters `which` was
+# not run for its size, saying what the fit used instead: given as a
+# message and kept in fit$skipped_search for print().
+.skipped_search <- function(what, n, which, instead) {
+  quoted <- paste0("\"", which, "\"", collapse = ", ")
   note <- sprintf(paste("%s with %d observations (more than %d) the evidence search is not run",
-                        "by default: %s; optimize = TRUE runs it"),
-                  what, n, .default_search_max_n, instead)
+                        "by default: %s; optimize = %s runs it"),
+                  what, n, .default_search_max_n, instead,
+                  if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
   message(note)
   note
 }
@@ -297,8 +300,9 @@
 # line search steps back from them.  The search has converged when the
 # largest component of the projected gradient of the log evidence, per
 # observation, is below `tol` (optim's pgtol with fnscale = n); a stop for
-# any other reason is reported as not converged, with the reason.
-.gradient_search <- function(spec, evaluate, n, tol = 1e-3, max_iter = 100L) {
+# any other reason is reported as not converged, with the reason.  `tol`
+# and `max_iter` come from search_control() (.search_settings()).
+.gradient_search <- function(spec, evaluate, n, tol, max_iter) {
   state <- .search_state(spec, evaluate)
   finest <- .search_accuracy_floor * tol
   accuracy <- function() .search_accuracy(state$gradient_seen, finest)
@@ -363,10 +367,12 @@
 # Maximise the evidence over one parameter (a kernel width) without a
 # gradient: `grid` points evenly spaced on the search scale between the
 # bounds, then golden sections on the two grid intervals around the best
-# point until the bracket is narrower than `tol`.  The evidence of these
-# models can have several local maxima and small jumps (basis functions
-# entering and leaving), which a grid sees and a local method would not.
-.width_search <- function(spec, evaluate, grid = 15L, tol = 0.01) {
+# point until the bracket is narrower than `tol`, or after `max_iter` of
+# them (the three come from search_control(), .search_settings()).  The
+# evidence of these models can have several local maxima and small jumps
+# (basis functions entering and leaving), which a grid sees and a local
+# method would not.
+.width_search <- function(spec, evaluate, grid, tol, max_iter) {
   state <- .search_state(spec, evaluate)
   start <- state$at(spec$start, first = TRUE)
   points <- seq(spec$lower, spec$upper, length.out = grid)
@@ -400,7 +406,9 @@
   b <- lo + ratio * (hi - lo)
   fa <- f(a)
   fb <- f(b)
-  while (hi - lo > tol) {
+  steps <- 0L
+  while (hi - lo > tol && steps < max_iter) {
+    steps <- steps + 1L
     if (fa >= fb) {
       hi <- b
       b <- a
@@ -416,7 +424,10 @@
     }
   }
   .search_outcome(state, spec, state$best, 1, tol, "grid and golden section",
-                  change = hi - lo, reason = .search_failures(state))
+                  change = hi - lo,
+                  reason = c(if (hi - lo > tol) {
+                    sprintf("the iteration limit (%d) was reached", max_iter)
+                  }, .search_failures(state)))
 }
 
 # The outcome of a search: the best point and the record of the search.
@@ -483,4 +494,40 @@
     warning(paste(what, "the evidence search", advice), call. = FALSE)
   }
   invisible(record)
+}
+
+# print()'s account of the evidence searches (one per class with K >= 3):
+# one line when there is one search or all converged, else one per search.
+.search_lines <- function(searches) {
+  fitc <- function(record) {
+    m <- record$search_inducing
+    if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m)
+  }
+  lead <- .searched_names(searches[[1L]])
+  converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
+  if (length(searches) > 1L && all(converged)) {
+    steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
+    about <- paste(c("one search per class", fitc(searches[[1L]])), collapse = "; ")
+    return(sprintf("%s by evidence maximisation (%s): all %d converged, after %s iterations",
+                   lead, about, length(searches),
+                   if (steps[1] == steps[2]) steps[1] else paste(steps, collapse = " to ")))
+  }
+  vapply(seq_along(searches), function(k) {
+    about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
+               fitc(searches[[k]]))
+    sprintf("%s by evidence maximisation%s: %s", lead,
+            if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
+            .format_convergence(searches[[k]]$convergence))
+  }, character(1))
+}
+
+# What a search chose, in words: "sigma and noise".
+.searched_names <- function(record) {
+  what <- names(record$estimate)
+  per_input <- grepl("^sigma\\[", what)
+  if (any(per_input)) {  # a width per input, in one phrase
+    what <- c(what[!per_input], sprintf("a width per input (%d)", sum(per_input)))
+  }
+  if (length(what) <= 2L) paste(what, collapse = " and ") else
+    paste0(paste(utils::head(what, -1L), collapse = ", "), " and ", utils::tail(what, 1L))
 }

@@ -16,7 +16,7 @@
 # of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
 # "kappa").
 .gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
-                          inducing = NULL) {
+                          inducing = NULL, settings) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
   if (length(which) == 0L) {
     return(.gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inducing))
@@ -52,12 +52,11 @@
   # one EP fit (the raw core result) at hyperparameters h, warm-started
   # from the sites of `warm`
   ep_at <- function(h, ctl, warm, gradient) {
-    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa,
+    model <- list(kernel = h$kernel, noise = h$noise, kappa = h$kappa,
                   inducing = h$search_inducing %||%
                     .search_low_rank(h$x, h$kernel, control$rank_tol))
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
-    tryCatch(cpp_classifier("fit", model, h$x, y, ctl, state, NULL, gradient),
-             error = function(e) e)
+    tryCatch(cpp_gpc_tap_fit(model, h$x, y, ctl, state, gradient), error = function(e) e)
   }
   # entries of the core's gradient the search has (a width per input has its
   # own, after them, as in the search's parameters)
@@ -82,7 +81,8 @@
     .search_point(res, res$log_evidence, gradient, res$convergence$converged,
                   res$convergence$iterations, "EP")
   }
-  outcome <- .gradient_search(spec, evaluate, n = length(y))
+  outcome <- .gradient_search(spec, evaluate, n = length(y), tol = settings$tol,
+                              max_iter = settings$max_iter)
   h <- at(outcome$best$par %||% spec$start)
   approximate <- is.null(inducing) && !is.null(search_inducing)
   # after a search on inducing inputs, the model optimize = FALSE fits (the

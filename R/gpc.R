@@ -64,7 +64,7 @@
 #' so the only scale in the model is the prior's: with the Gaussian kernel
 #' (variance 1) the activation varies by about one unit, and `noise` is the
 #' variance of the label noise relative to that, i.e. the inverse of a
-#' signal-to-noise ratio. Up to 1000 observations the default
+#' signal-to-noise ratio. Up to 10000 observations the default
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
 #' maximising the EP evidence, starting from the median distance rule (see
 #' `optimize`) and `noise = 0.1`; a width or noise given in the call is
@@ -75,8 +75,9 @@
 #' without it (mlbench's Vowel, 990 observations and 11 classes: 32 s,
 #' against 14 s; the classes' models run in parallel under a
 #' [future::plan()], see [gpsvm_parallel]).
-#' Beyond 1000 observations, or with `optimize = FALSE`, the fit uses the width
-#' rule and `noise = 0.1`. Measured on ten 2/3 : 1/3 splits of mlbench's Pima
+#' Beyond 10000 observations, or with `optimize = FALSE`, the fit uses the width
+#' rule and `noise = 0.1`; beyond 10000 it says so in a message, and `print()`
+#' repeats it. Measured on ten 2/3 : 1/3 splits of mlbench's Pima
 #' Indians diabetes, Wisconsin breast cancer, Sonar, Ionosphere, Vehicle, Glass,
 #' Vowel, DNA and Satellite and of iris (`bench/bench-classif-data.R` in the
 #' sources), against the defaults of `e1071::svm()` and
@@ -109,7 +110,7 @@
 #' @section Several classes:
 #' With \eqn{K \ge 3} classes, `gpc()` fits K binary models, each class
 #' against the rest, with the same kernel and settings (an evidence search,
-#' the default up to 1000 observations, chooses each model's own width and
+#' the default up to 10000 observations, chooses each model's own width and
 #' noise). The class
 #' probabilities are those of the K models, each the probability of "class k,
 #' not the rest", divided by their sum so that they add up to one; the
@@ -150,6 +151,8 @@
 #' @param method `"tap"` (TAP mean field / expectation propagation, the
 #'   default) or `"naive"` (the naive mean-field equations (17.40)).
 #' @param control Solver settings from [gpc_control()].
+#' @param search The evidence search's tolerance, budget and grid, from
+#'   [search_control()]; used where `optimize` asks for a search.
 #' @param inducing With `method = "tap"`: `NULL` (the default) for the full
 #'   Gaussian-process prior, or a count or a matrix of inducing inputs for a
 #'   sparse (FITC) fit in \eqn{O(n m^2)} time and \eqn{O(n m)} memory, the
@@ -164,16 +167,17 @@
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those, and `FALSE` chooses none.
-#'   `NULL` (the default) chooses what the call leaves open, up to 1000
+#'   `NULL` (the default) chooses what the call leaves open, up to 10000
 #'   observations: the width when `kernel` is `rbf_kernel()` without one, and
 #'   the noise when `noise` is not given (so `update(fit, noise = 0.5)` keeps
 #'   that noise and searches the width alone). With
 #'   `rbf_kernel(per_input = TRUE)` and two classes the search chooses a
 #'   width per input column instead of one ([kernels], "A width per
 #'   input"); with three or more classes those widths stay at their start.
-#'   With `method = "naive"`, or beyond 1000 observations, `NULL` means
+#'   With `method = "naive"`, or beyond 10000 observations, `NULL` means
 #'   `FALSE`: the width rule of
-#'   [kernels] and `noise = 0.1`. The search (L-BFGS-B on
+#'   [kernels] and `noise = 0.1` (beyond 10000 with a message that says so,
+#'   kept in `fit$skipped_search` and shown by `print()`). The search (L-BFGS-B on
 #'   \eqn{\log\sigma}, \eqn{\log v} and \eqn{\mathrm{logit}(2\kappa)}, with
 #'   the evidence's gradient at the EP fixed point) starts from the values
 #'   given; a width left to the data starts at
@@ -189,14 +193,19 @@
 #'   (see `search_inducing`), and the final fit is the full model at the values
 #'   it found (`search_inducing` in [gpc_control()];
 #'   `fit$optimization$search_inducing` records the count).
-#' @return An object of class `c("gpsvm_gpc", "gpsvm_classifier")`: a list with
+#' @return An object of class `c("gpsvm_gpc_tap", "gpsvm_gpc",
+#'   "gpsvm_classifier")` (`"gpsvm_gpc_naive"` first with
+#'   `method = "naive"`): a list with
 #'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
 #'   activation at the training inputs), `x` (the inputs as fitted, i.e.
 #'   scaled), `y` (coded -1/+1), `classes` (the training labels), `levels`,
-#'   `kernel` (with the width used, and the bias as a constant), `bias`,
-#'   `scaling` (`NULL` or the centres and scales), `noise`, `kappa`, `method`,
-#'   `control`, `convergence` (`converged`, `iterations`, `change`, `tol`,
-#'   `reason`) and `call`; with `method = "tap"` also the EP
+#'   `kernel` (with the width used, and the bias as a constant),
+#'   `bias_variance` (the `bias` given), `scaling` (`NULL` or the centres
+#'   and scales), `noise`, `kappa`, `method`, `control` (with the method's
+#'   `tol` and `max_iter`), `convergence` (`converged`, `iterations`,
+#'   `change`, `tol`, `reason`), `optimization` (the record of the evidence
+#'   search), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   "Fitted objects"); with `method = "tap"` also the EP
 #'   sites (`site_precision`, `site_nu`), the cavity means and variances, the
 #'   Cholesky factor `chol` of \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`.
 #'   With three or more classes, `models` holds one such binary fit per class
@@ -235,7 +244,7 @@ gpc <- function(x, ...) UseMethod("gpc")
 #' @export
 gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bias = 1,
                         method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
-                        optimize = NULL, inducing = NULL, ...) {
+                        optimize = NULL, inducing = NULL, search = search_control(), ...) {
   .check_dots_empty(...)
   noise_given <- !is.null(noise)
   noise <- if (noise_given) .check_number(noise, "noise", lower = 0) else .gpc_default_noise
@@ -246,7 +255,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                                     .class_count(y))
   skipped <- attr(optimize, "skipped")
   attr(optimize, "skipped") <- NULL
-  control <- .gpc_resolve_control(.check_control(control, "gpc_control"), method)
+  control <- .resolve_control(.check_control(control, "gpc_control"), method)
+  settings <- .search_settings(search, "gradient")
   what <- if (method == "tap") "gpc: TAP mean field (EP)" else if (control$algorithm == "paper")
     "gpc: the naive mean-field iteration (Algorithm 17.1)" else "gpc: the naive mean-field sweeps"
   if (!is.null(inducing) && method != "tap") .stop("'inducing' needs method = \"tap\"")
@@ -254,14 +264,15 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
     inducing <- .low_rank_request(control$rank_tol)
   }
   fit <- .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
+                        call = .generic_call(match.call(), "gpc"),
                         function(x, y, kernel, inducing = NULL) {
-    binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing)
+    binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing,
+                            settings)
     if (method == "naive") .warn_coarse_tol(binary)
     binary
   })
-  fit$call <- .generic_call(match.call(), "gpc")
   if (!is.null(skipped)) {
-    fit$skipped_search <- .skipped_search("gpc():", NROW(x), paste(c(
+    fit$skipped_search <- .skipped_search("gpc():", NROW(x), skipped, paste(c(
       if ("sigma" %in% skipped) "the width from the data (see ?kernels)",
       if ("noise" %in% skipped) sprintf("noise = %g", noise)), collapse = " and "))
   }
@@ -316,10 +327,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 #' @rdname gpc
 #' @export
 gpc.formula <- function(formula, data, subset, na.action, ...) {
-  call <- .generic_call(match.call(), "gpc")
-  design <- .formula_design(call, parent.frame())
-  fit <- gpc.default(.mark_factor_columns(design$x, design$factor_column), design$y, ...)
-  .add_classifier_design(.add_formula_parts(fit, design, call), design)
+  .fit_formula(match.call(), parent.frame(), "gpc", gpc.default, ...)
 }
 
 #' Settings for the mean-field classifiers
@@ -343,7 +351,8 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #' @param max_iter Maximum number of Newton steps or iterations of
 #'   Algorithm 17.1 (`"naive"`), or of EP sweeps (`"tap"`); `NULL` means the
 #'   default: 1000 Newton steps, 10000 iterations of Algorithm 17.1, or 500
-#'   EP sweeps.
+#'   EP sweeps. `NULL` for `tol` or `max_iter` is resolved when the model is
+#'   fitted (`fit$control` records the value used).
 #' @param eta Initial learning rate of Algorithm 17.1 (the paper's 0.05).
 #' @param algorithm Solver of `method = "naive"`: `"newton"` (default,
 #'   quasi-Newton steps) or `"paper"` (Algorithm
@@ -438,8 +447,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                         search_inducing = NULL) {
   damping <- .check_number(damping, "damping", lower = 0, upper = 1, open_lower = TRUE)
   structure(list(tol = if (!is.null(tol)) .check_number(tol, "tol", lower = 0, open_lower = TRUE),
-                 max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 0L),
-                 eta = .check_number(eta, "eta", lower = 0, open_lower = TRUE),
+                 max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 1L),
+                 eta = .check_number(eta, "eta", lower = 0, upper = 1, open_lower = TRUE),
                  schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed"), algorithm = .match_choice(algorithm),
                  cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE),
@@ -458,23 +467,24 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                              tap = list(tol = 1e-6, max_iter = 500L))
 
 # The control with the method's defaults filled in (what the fit stores).
-.gpc_resolve_control <- function(control, method) {
+.resolve_control.gpsvm_gpc_control <- function(control, method, ...) {
   defaults <- .gpc_method_defaults[[if (method == "naive") control$algorithm else method]]
   control$tol <- control$tol %||% defaults$tol
   control$max_iter <- control$max_iter %||% defaults$max_iter
   control
 }
 
-# The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha.
+# The mean-field fit on -1/+1 labels; `start` warm-starts the naive alpha,
+# `sites` (site_precision, site_nu) the TAP method's EP sites.
 .gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL,
                      inducing = NULL, sites = NULL) {
-  model <- list(method = method, kernel = kernel, noise = noise, kappa = kappa,
-                inducing = inducing)
-  res <- cpp_classifier("fit", model, x, y, unclass(control), c(list(alpha = start), sites))
+  model <- list(kernel = kernel, noise = noise, kappa = kappa, inducing = inducing)
   if (method == "naive") {
+    res <- cpp_gpc_naive_fit(model, x, y, unclass(control), start)
     alpha <- res$alpha
     extra <- list()
   } else {
+    res <- cpp_gpc_tap_fit(model, x, y, unclass(control), sites %||% list())
     alpha <- y * res$weights
     res$field <- res$mean
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
@@ -492,7 +502,12 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
                    control = control, convergence = res$convergence),
               extra),
-            class = c("gpsvm_gpc", "gpsvm_classifier"))
+            class = c(paste0("gpsvm_gpc_", method), "gpsvm_gpc", "gpsvm_classifier"))
+}
+
+# What the glue reads of a binary model's prior and likelihood.
+.gpc_model <- function(model) {
+  list(kernel = model$kernel, noise = model$noise, kappa = model$kappa, inducing = model$inducing)
 }
 
 # Posterior mean and variance of the TAP activation of one binary model at
@@ -501,17 +516,42 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   cpp_ep_predict(.ep_prediction_fit(object, object$y * object$alpha), x, TRUE, 0L, 1L)
 }
 
+# The posterior mean activation: the EP engine's for TAP, a kernel expansion
+# for the naive method (eq. 17.35).
+.classif_link.gpsvm_gpc_tap <- function(model, x) {
+  cpp_ep_predict(.ep_prediction_fit(model, model$y * model$alpha), x, FALSE, 0L, 1L)$mean
+}
+.classif_link.gpsvm_gpc_naive <- function(model, x) .kernel_expansion_link(model, x)
+
+.setting_names.gpsvm_gpc <- function(model) c("noise", "kappa", "method", "control")
+
+# The fields a binary model's computations read (validate-fit.R): its
+# settings, and for TAP the EP engine's fields.
+.binary_checks.gpsvm_gpc_naive <- function(model, n, p) .gpc_setting_checks("naive")
+.binary_checks.gpsvm_gpc_tap <- function(model, n, p) {
+  c(.gpc_setting_checks("tap"), .ep_checks(model, n, p))
+}
+.gpc_setting_checks <- function(method) {
+  list(noise = .number(lower = 0), kappa = function(v) {
+    .number(lower = 0, upper = 0.5)(v) %||% if (v >= 0.5) "must lie in [0, 0.5)"
+  }, method = .string(method), control = .control_field("gpc_control"))
+}
+.own_hyperparameters.gpsvm_gpc <- function(object) c(noise = object$noise, kappa = object$kappa)
+.gives_probabilities.gpsvm_gpc <- function(object) TRUE
+
 # Standardised activation z of one binary model at inputs x, so that the
 # probability of its +1 label is kappa + (1 - 2 kappa) Phi(z): the posterior
 # mean over the spread of the local field (the prior's for the naive
-# method, the posterior's for TAP, each plus the noise).
-.gpc_z <- function(object, x, f = NULL) {
-  if (object$method == "tap") {
-    mo <- .gpc_tap_moments(object, x)
-    return(mo$mean / sqrt(mo$variance + object$noise))
-  }
-  if (is.null(f)) f <- .classif_link(object, x)
-  f / sqrt(cpp_kernel_diagonal(object$kernel, x, 0L, 1L) + object$noise)
+# method, the posterior's for TAP, each plus the noise); f are the decision
+# values at x when known.
+.gpc_z <- function(model, x, f = NULL) UseMethod(".gpc_z")
+.gpc_z.gpsvm_gpc_tap <- function(model, x, f = NULL) {
+  mo <- .gpc_tap_moments(model, x)
+  mo$mean / sqrt(mo$variance + model$noise)
+}
+.gpc_z.gpsvm_gpc_naive <- function(model, x, f = NULL) {
+  if (is.null(f)) f <- .classif_link(model, x)
+  f / sqrt(cpp_kernel_diagonal(model$kernel, x, 0L, 1L) + model$noise)
 }
 
 # Class probabilities at scaled inputs x, an n x K matrix named by the
@@ -592,7 +632,7 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
   .check_dots_empty(...)
   type <- .match_choice(type)
   .check_flag(se.fit, "se.fit")
-  if (se.fit && (type != "link" || object$method != "tap")) {
+  if (se.fit && (type != "link" || !inherits(object, "gpsvm_gpc_tap"))) {
     .stop("'se.fit = TRUE' needs type = \"link\" and a fit with method = \"tap\"")
   }
   .classif_predict(object, newdata, function(x, f) {
@@ -611,80 +651,90 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
   .decision_matrix(object$models, se, rownames(x))
 }
 
-.gpc_method_label <- function(method) {
-  if (method == "naive") "naive mean field" else "TAP mean field / EP"
-}
+.title.gpsvm_gpc_tap <- function(object) "Gaussian process classifier (TAP mean field / EP)"
+.title.gpsvm_gpc_naive <- function(object) "Gaussian process classifier (naive mean field)"
+.model_label.gpsvm_gpc_tap <- function(object) "gpc (TAP mean field / EP)"
+.model_label.gpsvm_gpc_naive <- function(object) "gpc (naive mean field)"
 
-#' @export
-print.gpsvm_gpc <- function(x, ...) {
-  models <- .binary_models(x)
-  # with K >= 3 classes and optimize, each one-vs-rest model has its own
-  # width and noise: they are printed per model, not from model 1
+# The lines print() shows after the kernel and the classes: the settings
+# (with K >= 3 classes and an evidence search, each one-vs-rest model's
+# own), the embedding strengths and evidence of each model, the searches,
+# and whether the fit ran on inducing inputs.
+.model_lines.gpsvm_gpc <- function(object, digits) {
+  models <- .binary_models(object)
   per_model <- length(models) > 1L && !is.null(models[[1L]]$optimization)
-  .print_classifier_header(x, sprintf("Gaussian process classifier (%s)",
-                                      .gpc_method_label(x$method)),
-                           per_model_kernel = per_model &&
-                             "sigma" %in% names(models[[1L]]$optimization$estimate))
-  if (per_model) {
-    cat(sprintf("bias variance = %s; %s chosen per model by the EP evidence\n",
-                format(x$bias), .searched_names(models[[1L]]$optimization)))
+  settings <- if (per_model) {
+    sprintf("bias variance = %s; %s chosen per model by the EP evidence",
+            format(object$bias_variance), .searched_names(models[[1L]]$optimization))
   } else {
-    cat(sprintf("noise variance = %s, flip probability kappa = %s, bias variance = %s\n",
-                format(x$noise), format(x$kappa), format(x$bias)))
+    sprintf("noise variance = %s, flip probability kappa = %s, bias variance = %s",
+            format(object$noise), format(object$kappa), format(object$bias_variance))
   }
-  for (k in seq_along(models)) {
+  strengths <- vapply(seq_along(models), function(k) {
     m <- models[[k]]
-    cat(sprintf("%s%salpha in [%.3g, %.3g]%s\n",
-                if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else
-                  "embedding strengths ",
-                if (per_model) .format_searched_settings(m) else "",
-                min(m$alpha), max(m$alpha),
-                if (x$method == "tap") sprintf(", log evidence (EP) = %.6g", m$log_evidence) else ""))
-  }
-  searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
-  if (length(searches) > 0L) cat(.search_lines(searches), sep = "\n")
-  if (!is.null(x$skipped_search)) cat(x$skipped_search, "\n", sep = "")
-  sparse <- .inducing_line(models[[1L]])
-  if (!is.null(sparse)) cat(sparse, "\n", sep = "")
-  cat(.format_convergence(x$convergence), "\n", sep = "")
-  invisible(x)
-}
-
-# print()'s account of the evidence searches (one per class with K >= 3):
-# one line when there is one search or all converged, else one per search.
-.search_lines <- function(searches) {
-  fitc <- function(record) {
-    m <- record$search_inducing
-    if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m)
-  }
-  lead <- .searched_names(searches[[1L]])
-  converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
-  if (length(searches) > 1L && all(converged)) {
-    steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
-    about <- paste(c("one search per class", fitc(searches[[1L]])), collapse = "; ")
-    return(sprintf("%s by evidence maximisation (%s): all %d converged, after %s iterations",
-                   lead, about, length(searches),
-                   if (steps[1] == steps[2]) steps[1] else paste(steps, collapse = " to ")))
-  }
-  vapply(seq_along(searches), function(k) {
-    about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
-               fitc(searches[[k]]))
-    sprintf("%s by evidence maximisation%s: %s", lead,
-            if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
-            .format_convergence(searches[[k]]$convergence))
+    sprintf("%s%salpha in [%.3g, %.3g]%s",
+            if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else
+              "embedding strengths ",
+            if (per_model) .format_searched_settings(m) else "",
+            min(m$alpha), max(m$alpha), .evidence_note(m))
   }, character(1))
+  searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
+  c(settings, strengths, if (length(searches) > 0L) .search_lines(searches),
+    object$skipped_search, .inducing_line(models[[1L]]))
 }
 
-# What a search chose, in words: "sigma and noise".
-.searched_names <- function(record) {
-  what <- names(record$estimate)
-  per_input <- grepl("^sigma\\[", what)
-  if (any(per_input)) {  # a width per input, in one phrase
-    what <- c(what[!per_input], sprintf("a width per input (%d)", sum(per_input)))
-  }
-  if (length(what) <= 2L) paste(what, collapse = " and ") else
-    paste0(paste(utils::head(what, -1L), collapse = ", "), " and ", utils::tail(what, 1L))
+# tidy() and glance() (tidiers.R): every positive embedding strength is a
+# support point; the evidence of the TAP method for two classes (see
+# logLik.gpsvm_gpc), NA otherwise; the method.
+.point_roles.gpsvm_gpc <- function(model) ifelse(model$alpha > 0, "support", "none")
+.glance_evidence.gpsvm_gpc <- function(x) {
+  .evidence_columns(if (inherits(x, "gpsvm_gpc_tap") && !.is_multiclass(x)) logLik(x))
 }
+.glance_columns.gpsvm_gpc <- function(x) data.frame(method = x$method, stringsAsFactors = FALSE)
+
+# plot() of two classes (classif-plot.R): the contours where the
+# probability of the second class is 0.1 and 0.9 (dashed).
+.plot_binary.gpsvm_gpc <- function(object, surface) {
+  grid <- length(surface$g1)
+  keep <- surface$keep
+  p <- .gpc_prob(object, surface$x, if (is.null(keep)) surface$f else surface$f[keep])[, 2L]
+  graphics::contour(surface$g1, surface$g2, matrix(.pad_rows(p, keep), grid, grid),
+                    levels = c(0.1, 0.9), add = TRUE, lty = 2)
+}
+
+# Leave-one-out (loo.R).  The naive method's approximation is eqs.
+# (17.41)-(17.42); TAP's cavity distribution of a case is its approximation
+# to the posterior of the activation without the case, so the margin is y_i
+# times the cavity mean, which comes with the fit.  Exact refits start from
+# the full fit's alpha, or its EP sites without the case left out.
+.loo_approx.gpsvm_gpc_naive <- function(model) {
+  cpp_gpc_naive_loo_approx(.gpc_model(model), model$x, model$y, unclass(model$control),
+                           model$alpha)
+}
+.loo_approx.gpsvm_gpc_tap <- function(model) model$y * model$cavity_mean
+.loo_approx_label.gpsvm_gpc_tap <- function(model) "TAP cavity means"
+.loo_refits.gpsvm_gpc_naive <- function(model, which) {
+  cpp_gpc_naive_loo_refits(.gpc_model(model), model$x, model$y, unclass(model$control),
+                           model$alpha, which)
+}
+.loo_refits.gpsvm_gpc_tap <- function(model, which) {
+  cpp_gpc_tap_loo_refits(.gpc_model(model), model$x, model$y, unclass(model$control),
+                         model[c("site_precision", "site_nu")], which)
+}
+.loo_exact_refusal.gpsvm_gpc_tap <- function(model) {
+  ran_on <- if (isTRUE(attr(model$inducing, "low_rank"))) "its low-rank factorisation" else
+    if (isTRUE(attr(model$inducing, "approximation"))) "a FITC approximation of it"
+  if (is.null(ran_on)) return(NULL)
+  sprintf(paste("exact leave-one-out needs the dense kernel matrix, and this fit ran on",
+                "%s: refit with control = gpc_control(rank_tol = 0)"), ran_on)
+}
+
+# ", log evidence (EP) = ..." for a binary model that has an evidence.
+.evidence_note <- function(model) UseMethod(".evidence_note")
+.evidence_note.gpsvm_gpc_tap <- function(model) {
+  sprintf(", log evidence (EP) = %.6g", model$log_evidence)
+}
+.evidence_note.gpsvm_gpc_naive <- function(model) ""
 
 # The settings one model's evidence search chose, for print().
 .format_searched_settings <- function(model) {
@@ -712,6 +762,7 @@ print.gpsvm_gpc <- function(x, ...) {
 #' @export
 summary.gpsvm_gpc <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   structure(list(fit = object, training = .classif_training(object),
                  loo = loo_error(object, "approx")),
             class = "summary.gpsvm_gpc")
@@ -754,7 +805,8 @@ print.summary.gpsvm_gpc <- function(x, ...) {
 #' @export
 logLik.gpsvm_gpc <- function(object, ...) {
   .check_dots_empty(...)
-  if (object$method != "tap") {
+  .validate_fit(object)
+  if (!inherits(object, "gpsvm_gpc_tap")) {
     .stop(paste("logLik() needs a gpc() fit with method = \"tap\";",
                 "the naive mean field gives no evidence"))
   }

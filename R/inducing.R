@@ -165,8 +165,9 @@ NULL
 # The line print() shows for a sparse fit.
 .inducing_line <- function(object) {
   if (is.null(object$inducing)) return(NULL)
+  # the model's own control: mfsvr_control() or gpc_control()
   dense <- sprintf("%s(rank_tol = 0) for the dense matrix",
-                   if (inherits(object, "gpsvm_mfsvr")) "mfsvr_control" else "gpc_control")
+                   sub("^gpsvm_", "", class(object$control)[1L]))
   if (isTRUE(attr(object$inducing, "low_rank"))) {
     return(sprintf("low rank: the kernel matrix to rank_tol = %.3g on %d pivots (FITC on them; %s)",
                    object$control$rank_tol, nrow(object$inducing), dense))

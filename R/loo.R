@@ -69,7 +69,9 @@
 #'   leave-one-out error rate), `count` (the number of cases misclassified when
 #'   left out), `margins` (the leave-one-out margins: \eqn{y_i f^{(-i)}(x_i)}
 #'   for two classes, the multi-class margin above otherwise), `method`,
-#'   `model` (the fit's class and method) and `time` (seconds); with three or
+#'   `model` (the fit's class and method), `estimator` (`"refits"`, or the
+#'   approximation: `"linear response"` or `"TAP cavity means"`) and `time`
+#'   (seconds); with three or
 #'   more classes also `decision`, the n by K matrix of leave-one-out decision
 #'   values; for exact refits also `iterations` (per refit; a matrix with one
 #'   column per class for three or more) and `not_converged` (the number of
@@ -90,7 +92,8 @@
 loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores = NULL,
                       cl = NULL, ...) {
   .check_dots_empty(...)
-  if (!inherits(fit, c("gpsvm_svc", "gpsvm_gpc"))) .stop("'fit' must be a fit from svc() or gpc()")
+  if (!inherits(fit, "gpsvm_classifier")) .stop("'fit' must be a fit from svc() or gpc()")
+  .validate_fit(fit)
   method <- .match_choice(method)
   if (!is.null(progress)) .check_flag(progress, "progress")
   cores <- if (is.null(cores)) 1L else .check_count(cores, "cores", lower = 1L)
@@ -104,22 +107,18 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
   models <- .binary_models(fit)
-  inducing <- models[[1L]]$inducing
-  ran_on <- if (isTRUE(attr(inducing, "low_rank"))) "its low-rank factorisation" else
-    if (isTRUE(attr(inducing, "approximation"))) "a FITC approximation of it"
-  if (method == "exact" && !is.null(ran_on)) {
-    .stop(sprintf(paste("exact leave-one-out needs the dense kernel matrix, and this fit ran on",
-                        "%s: refit with control = gpc_control(rank_tol = 0)"), ran_on))
-  }
+  refusal <- if (method == "exact") .loo_exact_refusal(models[[1L]])
+  if (!is.null(refusal)) .stop(refusal)
   out <- if (method == "approx") {
-    list(margins = lapply(models, .loo_approx))
+    list(margins = lapply(models, function(m) .loo_approx(m)))
   } else {
     .loo_exact(models)
   }
   out <- c(.loo_margins(fit, out$margins), out[setdiff(names(out), "margins")])
   margins <- out$margins
   res <- c(list(error = mean(margins <= 0), count = sum(margins <= 0), margins = margins,
-                method = method, model = .loo_model_name(fit)),
+                method = method, model = .loo_model_name(fit),
+                estimator = if (method == "exact") "refits" else .loo_approx_label(models[[1L]])),
            out[setdiff(names(out), "margins")],
            list(time = proc.time()[["elapsed"]] - start))
   if (!is.null(res$not_converged) && res$not_converged > 0) {
@@ -146,49 +145,27 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 }
 
 .loo_model_name <- function(fit) {
-  name <- if (inherits(fit, "gpsvm_svc")) sprintf("svc (%s)", .svc_solver_label(fit)) else
-    sprintf("gpc (%s)", .gpc_method_label(fit$method))
+  name <- .model_label(fit)
   if (.is_multiclass(fit)) sprintf("%s, %d classes one-vs-rest", name, length(fit$levels)) else name
 }
 
-# The model of a binary classifier fit as the core reads it (cpp_classifier()).
-.loo_model <- function(fit) {
-  if (inherits(fit, "gpsvm_svc")) {
-    return(list(method = "svc", kernel = fit$kernel, noise = fit$noise, C = fit$C))
-  }
-  list(method = fit$method, kernel = fit$kernel, noise = fit$noise, kappa = fit$kappa,
-       inducing = fit$inducing)
-}
+# What each classifier method brings to leave-one-out (methods in gpc.R and
+# svc.R): the approximate margins of one binary model and what they are
+# ("linear response" unless said otherwise), the margins and iterations of
+# its exact refits for the cases in `which` (1-based), warm-started from the
+# full fit without the case left out, and why exact refits are refused (NULL
+# when they are not).  A refit may see one class only (a class with one
+# case, left out), which the solvers handle.
+.loo_approx <- function(model) UseMethod(".loo_approx")
+.loo_approx_label <- function(model) UseMethod(".loo_approx_label")
+.loo_approx_label.gpsvm_classifier <- function(model) "linear response"
+.loo_refits <- function(model, which) UseMethod(".loo_refits")
+.loo_exact_refusal <- function(model) UseMethod(".loo_exact_refusal")
+.loo_exact_refusal.gpsvm_classifier <- function(model) NULL
 
-# Approximate leave-one-out margins of one binary model.
-.loo_approx <- function(fit) {
-  if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") {
-    # the cavity means are TAP's leave-one-out predictions (an edited fit must
-    # not recycle them silently)
-    n <- nrow(fit$x)
-    if (length(fit$y) != n) .stop(sprintf("there are %d labels for %d points", length(fit$y), n))
-    if (length(fit$cavity_mean) != n) {
-      .stop(sprintf("there are %d cavity means for %d points", length(fit$cavity_mean), n))
-    }
-    return(fit$y * fit$cavity_mean)
-  }
-  cpp_classifier("loo_approx", .loo_model(fit), fit$x, fit$y, unclass(fit$control),
-                 list(alpha = fit$alpha))
-}
-
-# The refits of one binary model for the cases in `which` (1-based); returns
-# margins, iterations and the count of refits that hit max_iter.  They start
-# from the full fit without the case left out: its alpha, or for TAP its EP
-# sites.  A refit may see one class only (a class with one case, left out),
-# which the solvers handle.
-.loo_refit_chunk <- function(fit, which) {
-  state <- if (!inherits(fit, "gpsvm_svc") && fit$method == "tap") {
-    list(site_precision = fit$site_precision, site_nu = fit$site_nu)
-  } else {
-    list(alpha = fit$alpha)
-  }
-  cpp_classifier("loo_exact", .loo_model(fit), fit$x, fit$y, unclass(fit$control), state, which)
-}
+# "gpc (TAP mean field / EP)": the model and its method or solver, for
+# loo_error()'s result.
+.model_label <- function(object) UseMethod(".model_label")
 
 # Exact refits of every binary model, as one list of tasks (model, chunk of
 # cases), so that the progress bar and the workers cover all of them.
@@ -217,17 +194,13 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 # workers serialises nothing else.
 .loo_worker <- function(models) {
   force(models)
-  function(task) .loo_refit_chunk(models[[task$model]], task$which)
+  function(task) .loo_refits(models[[task$model]], task$which)
 }
 
 #' @rdname loo_error
 #' @export
 print.gpsvm_loo <- function(x, ...) {
-  what <- if (x$method == "exact") "exact (refits)" else if (grepl("TAP", x$model)) {
-    "approximate (TAP cavity means)"
-  } else {
-    "approximate (linear response)"
-  }
+  what <- if (x$method == "exact") "exact (refits)" else sprintf("approximate (%s)", x$estimator)
   cat(sprintf("Leave-one-out error of %s, %s\n", x$model, what))
   cat(sprintf("  error = %.4f (%d of %d cases misclassified when left out)\n", x$error, x$count,
               length(x$margins)))

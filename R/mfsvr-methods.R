@@ -12,6 +12,48 @@
 
 .log_evidence.gpsvm_mfsvr <- function(object) object$log_evidence
 
+#' @rdname evidence
+#' @export
+evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
+  .check_dots_empty(...)
+  .check_flag(gradient, "gradient")
+  value <- c(logLik(object))
+  if (gradient) attr(value, "gradient") <- .mfsvr_evidence_gradient(object)
+  value
+}
+
+# evidence_curve(): the EP evidence refitted at C, from the fit's sites.
+.curve_methods.gpsvm_mfsvr <- function(object, method) {
+  if (!is.null(method) && !identical(method, "ep")) {
+    .stop("'method' of an mfsvr() fit's evidence is \"ep\"")
+  }
+  "ep"
+}
+.evidence_at.gpsvm_mfsvr <- function(object, C, method) {
+  y <- .to_model_units(object$y, object$response_scaling)
+  fit <- .mfsvr_fit(object$x, y, C, object$epsilon, object$kernel, object$control,
+                    start = object, inducing = object$inducing)
+  c(ep = .response_log_density(object, fit$log_evidence))
+}
+
+# The gradient of the log evidence in log C, log epsilon and log sigma (or
+# one log width per input), at the EP fixed point: one more fit, from the
+# fit's own sites, that computes it.  (The Jacobian of the response's
+# scaling does not depend on them.)
+.mfsvr_evidence_gradient <- function(object) {
+  control <- object$control
+  per_input <- !is.null(object$kernel$input_widths)
+  control$per_input_gradient <- per_input
+  y <- .to_model_units(object$y, object$response_scaling)
+  fit <- .mfsvr_fit(object$x, y, object$C, object$epsilon, object$kernel, control,
+                    gradient = TRUE, warn = FALSE, start = object, inducing = object$inducing)
+  gradient <- stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma"))
+  if (!per_input) return(gradient)
+  widths <- stats::setNames(fit$per_input_gradient,
+                            sprintf("log_sigma[%s]", names(object$kernel$input_widths)))
+  c(gradient[1:2], widths)
+}
+
 # nothing of its own: what optimize = TRUE chose is counted for every model
 # from fit$optimization$estimate
 .response_df.gpsvm_mfsvr <- function(object) 0L
@@ -44,4 +86,29 @@
   print(d$posterior_sd, digits = digits)
   cat(sprintf("EP algorithm: %s\n", d$algorithm))
   if (!is.null(d$sparse)) cat(d$sparse, "\n", sep = "")
+}
+
+.title.gpsvm_mfsvr <- function(object) "Mean-field support vector regression (TAP / EP)"
+
+.own_hyperparameters.gpsvm_mfsvr <- function(object) c(C = object$C, epsilon = object$epsilon)
+
+.glance_columns.gpsvm_mfsvr <- function(x) NULL
+
+# tidy(): one row per training point, its weight w_i, "bound" within 1% of C.
+.weight_frame.gpsvm_mfsvr <- function(object, ...) {
+  .check_dots_empty(...)
+  w <- object$coefficients
+  .point_frame(object$x, w, ifelse(abs(w) > 0.99 * object$C, "bound", "interior"))
+}
+
+# The fields mfsvr()'s computations read (validate-fit.R): its own and the
+# EP engine's.
+.validate_fit.gpsvm_mfsvr <- function(object) {
+  .validate_regression(object, function(n, p) {
+    c(list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
+           coefficients = .numbers(n), variance = .numbers(n, lower = 0),
+           noise_variance = .number(lower = 0, open = TRUE),
+           control = .control_field("mfsvr_control")),
+      .ep_checks(object, n, p))
+  })
 }

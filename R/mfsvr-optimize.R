@@ -110,7 +110,7 @@
 # point with the control given, from the best point's sites.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
                             which = c("C", "epsilon", "sigma"), inducing = NULL,
-                            noise_free_ok = FALSE) {
+                            noise_free_ok = FALSE, settings) {
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which, noise_free_ok)
@@ -148,7 +148,8 @@
     .search_point(fit, fit$log_evidence, c(fit$gradient[keep], fit$per_input_gradient),
                   fit$convergence$converged, fit$convergence$iterations, "EP")
   }
-  outcome <- .gradient_search(spec, evaluate, n = length(y))
+  outcome <- .gradient_search(spec, evaluate, n = length(y), tol = settings$tol,
+                              max_iter = settings$max_iter)
   h <- at(outcome$best$par %||% spec$start)
   # automatic inducing inputs (.automatic_approximation()) are the pivots at
   # the starting width; the fit returned takes those at the width found, as
@@ -160,7 +161,7 @@
   final_control$width_gradient <- width
   fit <- .mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, final_control, gradient = TRUE,
                     start = outcome$best$fit, inducing = h$inducing, dense = dense)
-  fit$control <- control
+  fit$control <- .resolve_control(control, length(y))  # (without the search's own settings)
   .finish_search(fit, outcome, spec, "mfsvr():")
 }
 
@@ -176,10 +177,10 @@
 # moving after .C_search_max_moves moves), or fails, the search of separate
 # fits (.mfsvr_optimize()) takes over from the start.
 .C_search_max_moves <- 50L
-.mfsvr_choose_C <- function(x, y, C, epsilon, kernel, control, inducing = NULL) {
+.mfsvr_choose_C <- function(x, y, C, epsilon, kernel, control, inducing = NULL, settings) {
   kernel <- .resolve_kernel(kernel, x)
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, "C", noise_free_ok = TRUE)
-  tol <- 1e-3
+  tol <- settings$tol
   ctl <- control
   ctl$width_gradient <- FALSE
   ctl$C_search <- list(log_C_lower = spec$lower[["log_C"]], log_C_upper = spec$upper[["log_C"]],
@@ -191,10 +192,10 @@
   if (is.null(record) || !fit$convergence$converged ||
       !(record$settled || record$at_lower || record$at_upper)) {
     return(.mfsvr_optimize(x, y, C, epsilon, kernel, control, "C", inducing = inducing,
-                           noise_free_ok = TRUE))
+                           noise_free_ok = TRUE, settings = settings))
   }
   fit$C_search <- NULL
-  fit$control <- control
+  fit$control <- .resolve_control(control, length(y))  # (without the search's own settings)
   .finish_search(fit, .C_search_outcome(record, spec, fit, tol), spec, "mfsvr():")
 }
 
@@ -213,52 +214,16 @@
                   "one EP run, C by secant steps on the evidence's gradient")
 }
 
-#' Evidence of a mean-field SVR and its gradient
-#'
-#' The EP approximation of the log evidence \eqn{\log p(y \mid C, \epsilon,
-#' \sigma)} of [mfsvr()] and its analytic gradient in `log C`, `log epsilon`
-#' and `log sigma` (the Gaussian kernel's width; 0 for other kernels), at the
-#' EP fixed point. This is what `mfsvr(..., optimize = TRUE)` maximises.
-#'
-#' @inheritParams mfsvr
-#' @param C Positive number: the inverse scale of the linear part of the
-#'   loss, as in [mfsvr()] (noise standard deviation about
-#'   \eqn{\sqrt 2 / C} for a small `epsilon`).
-#' @param inducing `NULL`, or a count or a matrix of inducing inputs for the
-#'   evidence of the sparse (FITC) model ([inducing-points]); here on the
-#'   inputs as given (no scaling).
-#' @return A list with `log_evidence` and `gradient` (named, length 3).
-#' @examples
-#' set.seed(1)
-#' x <- runif(30, -10, 10)
-#' y <- sin(x) / x + rnorm(30, sd = 0.1)
-#' mfsvr_evidence(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(sqrt(2)))
+#' @rdname evidence
 #' @export
 mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
                            control = mfsvr_control(), inducing = NULL) {
-  x <- .as_input_matrix(x, "x")
-  y <- .check_targets(y, nrow(x))
-  C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
-  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  .deprecated("mfsvr_evidence", "this function", paste(
+    "evidence(mfsvr(x, y, C = C, epsilon = epsilon, kernel = kernel, optimize = FALSE,",
+    "scale = FALSE), gradient = TRUE)"), see = "evidence")
   .check_kernel(kernel, resolved = TRUE)
-  # a width per input: the unit-width kernel on the inputs divided by the
-  # widths (inducing inputs given as a matrix are divided the same way)
-  per_input <- isTRUE(kernel$per_input) && is.null(kernel$input_widths)
-  scaling <- NULL
-  if (per_input) {
-    unit <- .unit_width_inputs(x, .resolve_kernel(kernel, x))
-    scaling <- .with_input_widths(NULL, unit$kernel, x)
-    x <- unit$x
-    kernel <- unit$kernel
-    control$per_input_gradient <- TRUE
-  }
-  z <- .inducing_inputs(inducing, x, kernel, scaling)
-  fit <- .mfsvr_fit(x, y, C, epsilon, kernel, control, gradient = TRUE, inducing = z)
-  gradient <- stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma"))
-  if (per_input) {
-    widths <- fit$per_input_gradient
-    names(widths) <- sprintf("log_sigma[%s]", names(kernel$input_widths))
-    gradient <- c(gradient[1:2], widths)
-  }
-  list(log_evidence = fit$log_evidence, gradient = gradient)
+  fit <- mfsvr(x, y, C = C, epsilon = epsilon, kernel = kernel, control = control,
+               optimize = FALSE, scale = FALSE, inducing = inducing)
+  value <- evidence(fit, gradient = TRUE)
+  list(log_evidence = c(value), gradient = attr(value, "gradient"))
 }

@@ -140,6 +140,8 @@
 #'   `C` grows; the default search then stops at a large `C` without a warning
 #'   (one asked for warns, see Details). Searching the width too
 #'   (`optimize = TRUE`) predicted worse on four of the six sets above.
+#' @param search The evidence search's tolerance, budget and grid, from
+#'   [search_control()]; used where `optimize` asks for a search.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
 #' @param inducing `NULL` (the default) for the full Gaussian-process prior,
@@ -171,9 +173,11 @@
 #'   (posterior means at the training inputs) and `residuals`; `kernel` (with
 #'   the width used), `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (a list with `converged`, `iterations`,
-#'   `change`, `tol`, `reason`), `control`, `call`, and `optimization` (the
-#'   record of the evidence search when `optimize` is used; see Details);
-#'   formula fits also `terms`, `xlevels`, `na.action`, `variables` (the
+#'   `change`, `tol`, `reason`), `control` (with `max_rank` resolved),
+#'   `optimization` (the record of the evidence search when `optimize` is
+#'   used; see Details), `fit_time`, `call` and `fields` (see
+#'   [hyperparameters()], "Fitted objects"); formula fits also `terms`,
+#'   `xlevels`, `na.action`, `variables` (the
 #'   formula's variables as the data gave them, at the rows used).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.
@@ -205,13 +209,14 @@ mfsvr <- function(x, ...) UseMethod("mfsvr")
 #' @export
 mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = NULL, scale = TRUE,
-                          inducing = NULL, ...) {
+                          inducing = NULL, search = search_control(), ...) {
   .check_dots_empty(...)
   C_given <- !is.null(C)
   C <- if (C_given) .check_number(C, "C", lower = 0, open_lower = TRUE) else .mfsvr_default_C
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_kernel(kernel)
   .check_control(control, "mfsvr_control")
+  settings <- .search_settings(search, "gradient")
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .default_search_max_n
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
@@ -225,15 +230,16 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       z <- .automatic_approximation(x, kernel, control$rank_tol)
     }
     if (automatic) {
-      .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = z)
+      .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = z, settings = settings)
     } else if (length(which) > 0L) {
-      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z)
+      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z,
+                      settings = settings)
     } else {
       .mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = z)
     }
   })
   if (open && !automatic) {
-    fit$skipped_search <- .skipped_search("mfsvr():", length(fit$y),
+    fit$skipped_search <- .skipped_search("mfsvr():", length(fit$y), "C",
                                           sprintf("C = %g is used", C))
   }
   fit
@@ -302,7 +308,8 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   `algorithm = "paper"`).
 #' @param max_rank The most columns the pivoted Cholesky factor of
 #'   `rank_tol` may have before the dense matrix is used instead; `NULL` (the
-#'   default) means half the number of observations. The factor grows as
+#'   default) means half the number of observations (at least 1), resolved
+#'   when the model is fitted (`fit$control` records the value used). The factor grows as
 #'   columns are added, so memory follows the rank reached (\eqn{8 n r}
 #'   bytes), and a smaller cap bounds it.
 #' @param eta,inner,adaptive_eta The paper's learning rate, its number M of
@@ -339,6 +346,13 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
             class = c("gpsvm_mfsvr_control", "gpsvm_control"))
 }
 
+# The control with max_rank's default for n observations filled in (what
+# the fit stores).
+.resolve_control.gpsvm_mfsvr_control <- function(control, n, ...) {
+  control$max_rank <- control$max_rank %||% max(1L, as.integer(n) %/% 2L)
+  control
+}
+
 # An EP run that ends with marginals still moving by more than a posterior
 # sd (or a variance by more than 100%) in a sweep has no fixed point near
 # it: the fit would be noise, not an approximation.  It happens when a large
@@ -361,17 +375,18 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
                 C, epsilon, as.integer(convergence$iterations), convergence$change))
 }
 
-# One fit at fixed hyperparameters: call the core, build the object.  An
-# evidence search passes three things more: with `dense`, the kernel matrix
-# is known to have no low rank (the search found so at the same kernel), and
-# the core skips the pivoted Cholesky factorisation that would find it out
-# again; with `keep_marginals`, the fit keeps EP's posterior marginals, from
-# which a fit on the same kernel started at its sites (`start`) starts
-# without refactorising.
+# One fit at fixed hyperparameters: call the core, build the object (with
+# the control resolved for the n observations).  An evidence search passes
+# three things more: with `dense`, the kernel matrix is known to have no low
+# rank (the search found so at the same kernel), and the core skips the
+# pivoted Cholesky factorisation that would find it out again; with
+# `keep_marginals`, the fit keeps EP's posterior marginals, from which a fit
+# on the same kernel started at its sites (`start`) starts without
+# refactorising.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
                        start = NULL, inducing = NULL, dense = FALSE, keep_marginals = FALSE) {
+  control <- .resolve_control(control, length(y))
   ctl <- unclass(control)
-  ctl$max_rank <- control$max_rank %||% (length(y) %/% 2L)
   if (dense) ctl$rank_tol <- 0
   ctl$inducing <- inducing
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites

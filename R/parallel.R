@@ -126,10 +126,3 @@ NULL
     "once per session"), fun))
   progress
 }
-
-.deprecated <- function(fun, what, instead) {
-  warning(structure(class = c("deprecatedWarning", "warning", "condition"), list(
-    message = sprintf("%s(): %s is deprecated; write %s instead (see ?gpsvm_parallel)",
-                      fun, what, instead),
-    call = NULL)))
-}

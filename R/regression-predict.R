@@ -101,7 +101,6 @@
 #'   ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian kernel
 #'   machines. Lecture Notes in Computer Science 3682.
 #' @examples
-#' data(cars)
 #' fit <- mfsvr(dist ~ speed, data = cars)
 #' new <- data.frame(speed = c(5, 15, 25, NA))
 #' predict(fit, new, interval = "prediction")
@@ -117,6 +116,7 @@
 predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                                      interval = c("none", "confidence", "prediction"),
                                      level = 0.95, na.action = stats::na.pass, ...) {
+  .validate_fit(object)
   interval <- .match_choice(interval)
   d <- .check_deriv(deriv, wrt, interval, object$x)
   .check_flag(se.fit, "se.fit")
@@ -224,6 +224,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 .plot_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
                              truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
                              main = NULL, extra = NULL, ...) {
+  .validate_fit(x)
   deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
   n <- .check_count(n, "n", lower = 2L)
   band <- !(length(level) == 1L && is.na(level))

@@ -13,8 +13,9 @@
 #   .noise_sd(object)          the noise sd, model units
 #   .log_evidence(object)      the evidence of the scaled response
 #   .response_df(object)       how many quantities it estimated from the response
-#   .model_lines(object, digits), .summary_details(object) and
-#   .print_details(summary, digits)  what print() and summary() show of it
+#   .title(object), .model_lines(object, digits), .summary_details(object)
+#   and .print_details(summary, digits)  what print() and summary() show of
+#       it (.title() and .model_lines() are the classifiers' generics too)
 #   .key_points(object)        training points plot() marks (support vectors...)
 
 .latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
@@ -25,6 +26,7 @@
 .log_evidence <- function(object) UseMethod(".log_evidence")
 .response_df <- function(object) UseMethod(".response_df")
 .model_lines <- function(object, digits) UseMethod(".model_lines")
+.title <- function(object) UseMethod(".title")
 .summary_details <- function(object) UseMethod(".summary_details")
 .print_details <- function(x, digits) UseMethod(".print_details")
 .key_points <- function(object) UseMethod(".key_points")
@@ -39,19 +41,13 @@
 # function then puts the response-scale fields on it.  A formula's factor
 # dummy columns arrive marked by .fit_formula() and are not standardised.
 .fit_regression <- function(x, y, kernel, scale, call, fit_model) {
-  skip <- attr(x, "factor_column")
-  x <- .as_input_matrix(x, "x")
-  attr(x, "factor_column") <- NULL
-  y <- .check_targets(y, nrow(x))
-  .check_flag(scale, "scale")
-  .check_kernel(kernel)
-  input_scaling <- .input_scaling(x, scale, skip = skip %||% rep(FALSE, ncol(x)))
+  given <- .input_matrix(x)
+  y <- .check_targets(y, nrow(given$x))
+  inputs <- .model_inputs(given, kernel, scale)
   response_scaling <- .response_scaling(y, scale)
-  xs <- .scale_inputs(x, input_scaling)
-  unit <- .fit_kernel(xs, kernel)
   start <- proc.time()[["elapsed"]]
-  fit <- fit_model(unit$x, .scale_response(y, response_scaling), unit$kernel,
-                   .with_input_widths(input_scaling, unit$kernel, x))
+  fit <- fit_model(inputs$x, .scale_response(y, response_scaling), inputs$kernel,
+                   .with_input_widths(inputs$scaling, inputs$kernel, given$x))
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   if (!is.null(response_scaling)) {
     fit$y <- y
@@ -59,10 +55,10 @@
     fit$residuals <- stats::setNames(y - fit$fitted.values, names(fit$fitted.values))
   }
   # an evidence search may have moved the widths per input
-  fit$scaling <- .with_input_widths(input_scaling, fit$kernel, x)
+  fit$scaling <- .with_input_widths(inputs$scaling, fit$kernel, given$x)
   fit$response_scaling <- response_scaling
   fit$call <- call
-  fit
+  .seal(fit)
 }
 
 # Values of the response (center = TRUE) or differences of it such as
@@ -119,7 +115,11 @@
 #'   noise ([svr_noise_variance()]), for `rvm()` and `srvm()`
 #'   \eqn{\sqrt{\sigma^2}}.
 #' * `logLik()` the log evidence (marginal likelihood) of the response as a
-#'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work.
+#'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work;
+#'   [evidence()] the same number, and for `svr()` its refined form.
+#' * [hyperparameters()] the model's settings (`C`, `epsilon`, the width,
+#'   ...), given or chosen by the data; its help page lists the fields of
+#'   the fitted objects.
 #' * `nobs()` the number of observations used; `formula()` the model formula
 #'   of a fit by the formula interface; `model.matrix()` the input matrix
 #'   the model was fitted on, in the data's units (a factor's indicator
@@ -141,7 +141,7 @@
 #' The `df` attribute counts the quantities estimated from the response, by
 #' the same rule for every model (classifiers too):
 #' * hyperparameters chosen by the evidence or its fixed point: `C` with
-#'   `svr(select_C = "fixed_point")` or `"evidence"`, each of `C`,
+#'   `svr(optimize = TRUE)`, each of `C`,
 #'   `epsilon` and the kernel width searched by `mfsvr(optimize = ...)`, and
 #'   whatever any other search by evidence chose (the names in
 #'   `fit$optimization$estimate`);
@@ -167,13 +167,12 @@
 #'   class `summary.gpsvm_regression` (and `summary.<model class>`); the
 #'   accessors the values described.
 #' @examples
-#' data(cars)
 #' fit <- svr(dist ~ speed, data = cars)
 #' fit
 #' summary(fit)
 #' sigma(fit)
 #' logLik(fit)
-#' AIC(fit, update(fit, select_C = "evidence"))
+#' AIC(fit, update(fit, optimize = TRUE))
 #' head(residuals(fit))
 #' confint(rvm(dist ~ speed, data = cars))
 #' @name regression-methods
@@ -183,6 +182,7 @@ NULL
 #' @export
 fitted.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   stats::napredict(object$na.action, object$fitted.values)
 }
 
@@ -190,6 +190,7 @@ fitted.gpsvm_regression <- function(object, ...) {
 #' @export
 residuals.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   stats::naresid(object$na.action, object$residuals)
 }
 
@@ -197,19 +198,15 @@ residuals.gpsvm_regression <- function(object, ...) {
 #' @export
 coef.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   object$coefficients
 }
 
 #' @rdname regression-methods
 #' @export
-nobs.gpsvm_regression <- function(object, ...) length(object$y)
-
-#' @rdname regression-methods
-#' @importFrom stats vcov
-#' @export
-vcov.gpsvm_rvm <- function(object, ...) {
-  .check_dots_empty(...)
-  object$Sigma
+nobs.gpsvm_regression <- function(object, ...) {
+  .validate_fit(object)
+  length(object$y)
 }
 
 #' @rdname regression-methods
@@ -217,6 +214,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
 #' @export
 sigma.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   .unscale_response(.noise_sd(object), object$response_scaling, center = FALSE)
 }
 
@@ -224,6 +222,7 @@ sigma.gpsvm_regression <- function(object, ...) {
 #' @export
 logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   # a search by evidence records what it chose in fit$optimization$estimate
   estimated <- c(.response_df(object), searched = length(object$optimization$estimate))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
@@ -253,36 +252,37 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 
 # ---- print and summary ----------------------------------------------------
 
-.regression_title <- function(object) {
-  titles <- c(gpsvm_svr = "Support vector regression (GP MAP estimate)",
-              gpsvm_mfsvr = "Mean-field support vector regression (TAP / EP)",
-              gpsvm_srvm = "Smooth relevance vector machine",
-              gpsvm_rvm = "Relevance vector machine")
-  titles[[intersect(class(object), names(titles))[1]]]
-}
-
-# "inputs: 12 of 13 columns centred and scaled; response: centred and scaled"
+# print()'s line on the scaling of every fit: "Scaling: 12 of 13 input
+# column(s) and the response centred and scaled", or "Scaling: none (scale
+# = FALSE)".  Widths per input, folded into the scaling, do not count.
 .format_scaling <- function(object) {
   s <- object$scaling
-  if ((is.null(s) || isFALSE(s$standardised)) && is.null(object$response_scaling)) {
+  response <- !is.null(object$response_scaling)
+  if ((is.null(s) || isFALSE(s$standardised)) && !response) {
     return("Scaling: none (scale = FALSE)")
   }
   if (!is.null(s$input_widths)) s$scale <- s$scale / unname(s$input_widths)
   scaled <- sum(s$scale != 1 | s$center != 0)
-  sprintf("Scaling: %d of %d input column(s) and the response centred and scaled", scaled,
-          length(s$scale))
+  sprintf("Scaling: %d of %d input column(s)%s centred and scaled%s", scaled, length(s$scale),
+          if (response) " and the response" else "",
+          if (length(s$constant) > 0L) {
+            sprintf(" (constant column(s) left alone: %s)", paste(s$constant, collapse = ", "))
+          } else "")
 }
 
-# print()'s account of the hyperparameters the data chose: an evidence
-# search (fit$optimization, as gpc() prints it) or why the default one did
-# not run, and svr()'s choice of C.
-.selection_lines <- function(object) {
+# print()'s account of the hyperparameters the data chose: the evidence
+# search recorded in fit$optimization (as gpc() prints it) or why the
+# default one did not run (fit$skipped_search), or the model's own account
+# of it.
+.search_summary <- function(object) UseMethod(".search_summary")
+.search_summary.gpsvm_regression <- function(object) {
   c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
-    object$skipped_search,
-    if (!is.null(object$C_selection)) .C_selection_line(object$C_selection))
+    object$skipped_search)
 }
 
-.print_header <- function(title, call) {
+# The first lines of print() and summary() of every gpsvm fit: the model's
+# title and the call.
+.print_header <- function(object, title = .title(object), call = object$call) {
   cat(title, "\n", sep = "")
   if (!is.null(call)) cat("Call: ", paste(deparse(call), collapse = "\n"), "\n", sep = "")
 }
@@ -290,9 +290,10 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 #' @rdname regression-methods
 #' @export
 print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  .print_header(.regression_title(x), x$call)
+  .validate_fit(x)
+  .print_header(x)
   cat(.model_lines(x, digits), .missing_line(x$na.action), format(x$kernel),
-      .format_scaling(x), .selection_lines(x), sep = "\n")
+      .format_scaling(x), .search_summary(x), sep = "\n")
   ll <- logLik(x)
   cat(sprintf("Log evidence %s (df %d); noise sd %s\n", format(c(ll), digits = digits + 2L),
               attr(ll, "df"), format(sigma(x), digits = digits)))
@@ -304,21 +305,22 @@ print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L)
 #' @export
 summary.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   ll <- logLik(object)
   structure(list(
-    call = object$call, title = .regression_title(object), n = length(object$y),
+    call = object$call, title = .title(object), n = length(object$y),
     missing = .missing_line(object$na.action),
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
     sigma = sigma(object), convergence = object$convergence,
-    selection = .selection_lines(object), details = .summary_details(object)),
+    selection = .search_summary(object), details = .summary_details(object)),
     class = paste0("summary.", class(object)))
 }
 
 #' @rdname regression-methods
 #' @export
 print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  .print_header(x$title, x$call)
+  .print_header(x, x$title, x$call)
   cat(format(x$kernel), x$scaling, x$selection, sep = "\n")
   cat(sprintf("\n%d observations%s. Residuals:\n", x$n,
               if (is.null(x$missing)) "" else paste0(" ", x$missing)))

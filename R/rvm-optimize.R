@@ -15,7 +15,7 @@
 # start needed (at least 1000): narrow kernels make these models keep
 # hundreds of basis functions and cost seconds per fit, and a point that
 # needs more counts as failed.
-.rvm_optimize <- function(x, kernel, optimize, control, fit_at, what) {
+.rvm_optimize <- function(x, kernel, optimize, control, fit_at, what, settings) {
   if (length(.optimize_which(optimize, "sigma")) == 0L) return(fit_at(kernel, control))
   x <- .as_input_matrix(x, "x")
   .check_kernel(kernel)
@@ -35,19 +35,20 @@
   cap <- control$max_iter
   evaluate <- function(par, first, warm, accuracy) {  # (the width search asks none)
     ctl <- control
-    if (!first && !is.null(cap)) ctl$max_iter <- min(control$max_iter %||% cap, cap)
+    if (!first && !is.null(cap)) ctl$max_iter <- min(control$max_iter, cap)
     # a fit that warns (did not converge) counts as a failed point below
     fit <- tryCatch(suppressWarnings(fit_at(.with_width(kernel, exp(par[[1]])), ctl)),
                     error = function(e) e)
     if (inherits(fit, "error")) return(.search_point(fit))
     if (first) cap <<- max(1000L, 3L * fit$convergence$iterations)
-    .search_point(fit, fit$log_lik, NULL, fit$convergence$converged,
+    .search_point(fit, fit$log_evidence, NULL, fit$convergence$converged,
                   fit$convergence$iterations, what)
   }
-  outcome <- .width_search(spec, evaluate, grid = 9L, tol = 0.05)
+  outcome <- .width_search(spec, evaluate, grid = settings$grid, tol = settings$tol,
+                           max_iter = settings$max_iter)
   fit <- outcome$best$fit %||% fit_at(kernel, control)
   fit$control <- control
-  .finish_search(fit, outcome, spec, paste0(what, ":"), log_evidence = fit$log_lik)
+  .finish_search(fit, outcome, spec, paste0(what, ":"), log_evidence = fit$log_evidence)
 }
 
 # The evidence of one precision per weight does not penalise a narrow kernel
@@ -84,7 +85,7 @@
   if (effective <= n / 2) return(NULL)
   sprintf(paste("%d of %d observations are relevance vectors (%.3g effective parameters) and",
                 "the noise sd is %.3g times the response's"),
-          length(fit$relevance_vectors), n, effective, sqrt(fit$sigma2) / spread)
+          length(fit$relevance_vectors), n, effective, sqrt(fit$noise_variance) / spread)
 }
 
 # The trace of the hat matrix H Sigma H' / sigma^2 of the kept weights: the
@@ -92,7 +93,7 @@
 # n - |y - H mu|^2 / sigma^2).  `design` is H when the caller has it.
 .effective_parameters <- function(fit, design = NULL) {
   if (is.null(design)) design <- .rvm_design(fit$x, fit$kernel, fit$relevance_vectors)
-  sum((design %*% fit$Sigma) * design) / fit$sigma2
+  sum((design %*% fit$Sigma) * design) / fit$noise_variance
 }
 
 # The same at the width given or the data-driven one, said by every fit:

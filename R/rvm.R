@@ -91,7 +91,8 @@
 #'   [rbf_kernel()] by maximising the log marginal likelihood (the evidence
 #'   at the learned \eqn{\alpha} and \eqn{\sigma^2}): a grid of 9 widths
 #'   from \eqn{w/4} to \eqn{4 w} (\eqn{w} the data-driven width of
-#'   [kernels]), refined by golden sections to 5%. The search is recorded in
+#'   [kernels]), refined by golden sections to 5% (the grid and the
+#'   tolerance are `search`'s, [search_control()]). The search is recorded in
 #'   `fit$optimization` (see [mfsvr()]); a warning says when it fails. The
 #'   evidence of these models tends to favour narrow kernels with many
 #'   relevance vectors, which are slow to fit and predict worse: on held-out
@@ -102,6 +103,8 @@
 #'   targets there, against 82-94% at the data-driven width; compare
 #'   held-out errors before relying on it. A warning says when the width
 #'   found makes the fit nearly interpolate (see "Prediction intervals").
+#' @param search The evidence search's tolerance, budget and grid, from
+#'   [search_control()]; used where `optimize` asks for a search.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
 #' @param basis The number of training inputs offered as centres of basis
@@ -122,11 +125,12 @@
 #' @return An object of class `c("gpsvm_rvm", "gpsvm_regression")`: a list
 #'   with, in the units of the fitted (scaled) data,
 #'   * `coefficients`: posterior means of the kept weights, the bias first;
-#'   * `alpha`: their ARD precisions (bias first); `sigma2`: the noise
-#'     variance; `lambda`: 0;
+#'   * `prior_precision`: their ARD precisions \eqn{\alpha_i} (bias first);
+#'     `noise_variance`: \eqn{\sigma^2}; `lambda`: 0;
 #'   * `Sigma`: the posterior covariance of the kept weights;
-#'   * `x` (the scaled inputs) and `log_lik` (the log marginal likelihood of
-#'     the scaled response; [logLik()] gives it for the data as given);
+#'   * `x` (the scaled inputs) and `log_evidence` (the log marginal
+#'     likelihood of the scaled response; [logLik()] gives it for the data
+#'     as given);
 #'
 #'   and `relevance_vectors` (row indices of the training points kept),
 #'   `basis` (the rows offered as candidate centres, or `NULL` for all),
@@ -134,7 +138,9 @@
 #'   the width used), `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `control`, `convergence` (`converged`, `iterations`,
 #'   `change` (the last largest change of a log hyperparameter), `tol`,
-#'   `reason`), `call`; formula fits also `terms`, `xlevels`,
+#'   `reason`), `optimization` (the record of the search for the width, with
+#'   `optimize`), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   "Fitted objects"); formula fits also `terms`, `xlevels`,
 #'   `na.action`, `variables` (the formula's variables as the data gave them).
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,
@@ -161,14 +167,16 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @rdname rvm
 #' @export
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
-                        optimize = FALSE, basis = NULL, ...) {
+                        optimize = FALSE, basis = NULL, search = search_control(), ...) {
   .check_dots_empty(...)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
+  settings <- .search_settings(search, "width")
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
                   function(x, y, kernel, scaling) {
+    control <- .resolve_control(control, .candidate_count(basis, x, "rvm"))
     .rvm_optimize(x, kernel, optimize, control,
-                  function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()")
+                  function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()", settings)
   })
 }
 
@@ -182,10 +190,10 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #'
 #' @param max_iter Maximum number of add/re-estimate/delete steps. `NULL`
 #'   (the default) allows 10000, or four times the number of candidate
-#'   centres (see `basis` in [rvm()]) when that is more: the steps a fit
-#'   needs grow with them (about 2.5 per candidate on BostonHousing and on
-#'   Friedman 1 with 2000 and 5000 observations). A fit without `optimize`
-#'   keeps the number used in its `control`.
+#'   centres offered (see `basis` in [rvm()]) when that is more: the steps a
+#'   fit needs grow with them (about 2.5 per candidate on BostonHousing and
+#'   on Friedman 1 with 2000 and 5000 observations). It is resolved when the
+#'   model is fitted, and `fit$control` records the value used.
 #' @param tol Convergence tolerance on the largest change of a kept
 #'   \eqn{\log \alpha_i} and of \eqn{\log \sigma^2}.
 #' @param tol_evidence The iteration also stops when no step can raise the
@@ -217,6 +225,13 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
+# The control with max_iter's default for the number of candidate centres
+# filled in (what the fit stores).
+.resolve_control.gpsvm_rvm_control <- function(control, candidates, ...) {
+  control$max_iter <- control$max_iter %||% max(10000L, 4L * as.integer(candidates))
+  control
+}
+
 # Up to `all` observations every input is a candidate centre by default;
 # beyond it, `chosen` of them.  rvm(): the design matrix costs 8 n (m + 1)
 # bytes (200 MB at n = 5000 with all inputs, 160 MB at n = 20000 with
@@ -228,12 +243,20 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # One fit of the fast RVM to (scaled) data.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL) {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
-  candidates <- if (is.null(rows)) nrow(x) else length(rows)
-  control$max_iter <- control$max_iter %||% max(10000L, 4L * candidates)
   core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
   fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")
   fit$basis <- rows
   fit
+}
+
+# How many candidate centres a fit offers (.rvm_basis_rows() chooses them):
+# `basis`, else every distinct input up to the model's default count of
+# observations, and that default beyond.  (The greedy choice may take fewer
+# where the kernel matrix has a lower rank.)
+.candidate_count <- function(basis, x, model) {
+  default <- .default_basis[[model]]
+  if (!is.null(basis)) return(basis)
+  if (nrow(x) <= default[["all"]]) sum(!duplicated(x)) else default[["chosen"]]
 }
 
 # The candidate centres (rows of x, increasing) for `basis` (a count, or
@@ -279,14 +302,15 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   fit <- list(
     coefficients = mu,
     relevance_vectors = rv,
-    alpha = stats::setNames(core$alpha, names_w),
+    prior_precision = stats::setNames(core$alpha, names_w),
     lambda = core$lambda,
-    sigma2 = core$sigma2,
-    Sigma = structure(core$Sigma, dimnames = list(names_w, names_w)),
+    noise_variance = core$sigma2,
+    # symmetric to the last bit (the core's is to rounding), as a covariance
+    Sigma = structure((core$Sigma + t(core$Sigma)) / 2, dimnames = list(names_w, names_w)),
     fitted.values = fitted,
     residuals = stats::setNames(y - fitted, rownames(x)),
     x = x, y = y, kernel = kernel, penalty = penalty,
-    log_lik = core$log_lik,
+    log_evidence = core$log_lik,
     control = control,
     convergence = core$convergence
   )

@@ -11,6 +11,29 @@
   x
 }
 
+# The inputs as a numeric matrix, and which of its columns code a factor: a
+# formula method marks them (attribute "factor_column", set by
+# .fit_formula()) so that scaling leaves them alone, as in e1071.
+.input_matrix <- function(x) {
+  skip <- attr(x, "factor_column")
+  x <- .as_input_matrix(x, "x")
+  attr(x, "factor_column") <- NULL
+  list(x = x, skip = skip %||% rep(FALSE, ncol(x)))
+}
+
+# The inputs a model is fitted on, from .input_matrix()'s `given`: scaled
+# (`xs`, with `scaling`) and, for a Gaussian kernel with a width per input,
+# divided by the widths (`x`), with the resolved `kernel` (a width chosen
+# from the scaled inputs when none was given).
+.model_inputs <- function(given, kernel, scale) {
+  .check_flag(scale, "scale")
+  .check_kernel(kernel)
+  scaling <- .input_scaling(given$x, scale, skip = given$skip)
+  xs <- .scale_inputs(given$x, scaling)
+  unit <- .fit_kernel(xs, kernel)
+  list(x = unit$x, kernel = unit$kernel, scaling = scaling, xs = xs)
+}
+
 # Centre and scale of each input column, or NULL when scale = FALSE.
 # Constant columns (no spread, or a single row) are left alone (centre 0,
 # scale 1), with a warning naming them when there are rows to compare;
@@ -71,6 +94,13 @@
   if (length(d2) == 0L) return(1)  # one distinct input: any width fits it
   s <- mean(1 / stats::quantile(d2, quantiles, names = FALSE))
   1 / sqrt(2 * s)
+}
+
+# The width rbf_kernel() without one gets for these inputs when a fit scales
+# them with this `scale` (the centre of caret's and parsnip's grids).
+.default_width <- function(x, scale = TRUE) {
+  x <- .as_input_matrix(x, "x")
+  .data_driven_width(.scale_inputs(x, suppressWarnings(.input_scaling(x, scale))))
 }
 
 # The kernel a fit uses: a Gaussian kernel without a width gets one from the

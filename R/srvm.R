@@ -111,17 +111,18 @@ srvm <- function(x, ...) UseMethod("srvm")
 #' @export
 srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalty(2),
                          control = srvm_control(), scale = TRUE, optimize = FALSE,
-                         basis = NULL, ...) {
+                         basis = NULL, search = search_control(), ...) {
   .check_dots_empty(...)
   .check_penalty(penalty)
   .check_control(control, "srvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
-  starts <- .srvm_starts(control, scale)
+  control <- .resolve_control(control, scale)
+  settings <- .search_settings(search, "width")
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "srvm"),
                   function(x, y, kernel, scaling) {
     .rvm_optimize(x, kernel, optimize, control,
-                  function(k, ctl) .srvm_fit(x, y, k, penalty, ctl, scaling, basis, starts),
-                  "srvm()")
+                  function(k, ctl) .srvm_fit(x, y, k, penalty, ctl, scaling, basis),
+                  "srvm()", settings)
   })
 }
 
@@ -148,8 +149,9 @@ srvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @param lambda_init Initial \eqn{\lambda} relative to the value that gives
 #'   \eqn{\lambda L'L} and \eqn{A} equal traces. Several values give a fit
 #'   from each, and the one of highest evidence is kept. `NULL`: `c(1e4, 1)`
-#'   when the data are scaled, `1e4` with `scale = FALSE` (see "Starting
-#'   point" in [srvm()]).
+#'   when the data are scaled and \eqn{\lambda} is learned, else `1e4` (see
+#'   "Starting point" in [srvm()]), resolved when the model is fitted:
+#'   `fit$control` records the starts tried, `fit$lambda_init` the one kept.
 #' @param lambda `NULL` to learn \eqn{\lambda}, or a fixed value >= 0 (in the
 #'   units of the model: \eqn{\lambda} multiplies \eqn{|Lw|^2}). `lambda = 0`
 #'   gives the relevance vector machine fitted by the original updates of
@@ -179,19 +181,20 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   structure(out, class = c("gpsvm_srvm_control", "gpsvm_control"))
 }
 
-# The starting lambdas (relative) of a fit: the user's, or the strong start
-# that reproduces the paper and, on scaled data with lambda learned, the weak
-# one as well.  On data as given only the strong one, so that scale = FALSE
-# keeps the fits it has always given.
-.srvm_starts <- function(control, scale) {
-  if (!is.null(control$lambda_init)) return(control$lambda_init)
-  if (!is.null(control$lambda) || !isTRUE(scale)) return(1e4)
-  c(1e4, 1)
+# The control with the starting lambdas (relative) filled in (what the fit
+# stores): the user's, or the strong start that reproduces the paper and, on
+# scaled data with lambda learned, the weak one as well.  On data as given
+# only the strong one, so that scale = FALSE keeps the fits it has always
+# given.
+.resolve_control.gpsvm_srvm_control <- function(control, scale, ...) {
+  control$lambda_init <- control$lambda_init %||%
+    if (!is.null(control$lambda) || !isTRUE(scale)) 1e4 else c(1e4, 1)
+  control
 }
 
-# One fit to (scaled) data from each of `starts`, keeping the one of highest
-# evidence; `scaling` scales the penalty's own points.
-.srvm_fit <- function(x, y, kernel, penalty, control, scaling, basis, starts) {
+# One fit to (scaled) data from each of control$lambda_init, keeping the one
+# of highest evidence; `scaling` scales the penalty's own points.
+.srvm_fit <- function(x, y, kernel, penalty, control, scaling, basis) {
   points <- .penalty_points(penalty, x, scaling)
   rows <- .rvm_basis_rows(basis, x, kernel, "srvm")
   fit_from <- function(start) {
@@ -206,7 +209,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
     fit$lambda_init <- start
     fit
   }
-  fit <- .best_of_starts(starts, fit_from)
+  fit <- .best_of_starts(control$lambda_init, fit_from)
   fit$basis <- rows
   fit
 }
@@ -226,7 +229,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   })
   usable <- Filter(function(run) !inherits(run$fit, "error"), runs)
   if (length(usable) == 0L) stop(runs[[1L]]$fit)
-  evidence <- vapply(usable, function(run) run$fit$log_lik, numeric(1))
+  evidence <- vapply(usable, function(run) run$fit$log_evidence, numeric(1))
   evidence[!is.finite(evidence)] <- -Inf
   best <- usable[[which.max(evidence)]]
   for (w in best$warnings) warning(w)

@@ -111,8 +111,11 @@
 #'   the training inputs), `objective` (the dual objective \eqn{W}), `x` (the
 #'   inputs as fitted, i.e. scaled), `y` (coded -1/+1), `classes` (the
 #'   training labels), `levels`, `kernel` (with the width used, and the bias as
-#'   a constant), `bias`, `scaling`, `C`, `noise`, `control`, `convergence` (`converged`,
-#'   `iterations`, `change`, `tol`, `reason`) and `call`. With three or more classes, `models` holds one such binary fit
+#'   a constant), `bias_variance` (the `bias` given), `scaling`, `C`,
+#'   `noise`, `control` (with `max_iter` resolved), `convergence`
+#'   (`converged`, `iterations`, `change`, `tol`, `reason`), `fit_time`,
+#'   `call` and `fields` (see [hyperparameters()], "Fitted objects"). With
+#'   three or more classes, `models` holds one such binary fit
 #'   per class (named by the level, coded +1 for that class and -1 for the
 #'   rest) and `fitted.values` is a matrix with one column per class.
 #'   Methods: [predict.gpsvm_svc()], [loo_error()], `print`, `summary`,
@@ -155,21 +158,16 @@ svc.default <- function(x, y, kernel = rbf_kernel(), C = Inf, noise = 0.3, bias 
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE, allow_inf = TRUE)
   noise <- .check_number(noise, "noise", lower = 0)
-  control <- .svc_resolve_control(.check_control(control, "svc_control"), NROW(x))
+  control <- .resolve_control(.check_control(control, "svc_control"), NROW(x))
   what <- if (control$algorithm == "smo") "svc: SMO" else "svc: the kernel adatron"
-  fit <- .classif_train(x, y, kernel, bias, scale, what = what,
-                        function(x, y, kernel) .svc_fit(x, y, kernel, C, noise, control))
-  fit$call <- .generic_call(match.call(), "svc")
-  fit
+  .classif_train(x, y, kernel, bias, scale, what = what, call = .generic_call(match.call(), "svc"),
+                 function(x, y, kernel) .svc_fit(x, y, kernel, C, noise, control))
 }
 
 #' @rdname svc
 #' @export
 svc.formula <- function(formula, data, subset, na.action, ...) {
-  call <- .generic_call(match.call(), "svc")
-  design <- .formula_design(call, parent.frame())
-  fit <- svc.default(.mark_factor_columns(design$x, design$factor_column), design$y, ...)
-  .add_classifier_design(.add_formula_parts(fit, design, call), design)
+  .fit_formula(match.call(), parent.frame(), "svc", svc.default, ...)
 }
 
 #' Settings for the support vector classifier's solver
@@ -183,7 +181,8 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
 #'   below \eqn{\sqrt{tol}} (times `C` when `C < 1`), which implies it.
 #' @param max_iter Maximum number of steps: SMO's pair steps (`NULL`: 100
 #'   times the number of cases, at least \eqn{10^5}) or the adatron's
-#'   parallel steps (`NULL`: 10000).
+#'   parallel steps (`NULL`: 10000), resolved when the model is fitted
+#'   (`fit$control` records the value used).
 #' @param algorithm `"smo"` (default): sequential minimal optimisation with
 #'   a kernel-column cache, shrinking and second-order working-set selection;
 #'   `"adatron"`: the kernel adatron of the paper on the full Gram matrix.
@@ -204,16 +203,16 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 
 # The control with max_iter's default for the algorithm and n cases filled
 # in (what the fit stores).
-.svc_resolve_control <- function(control, n) {
-  control$max_iter <- control$max_iter %||%
-    if (control$algorithm == "smo") as.integer(max(1e5, 100 * n)) else 10000L
+.resolve_control.gpsvm_svc_control <- function(control, n, ...) {
+  control$max_iter <- control$max_iter %||% if (control$algorithm == "smo") {
+    as.integer(min(.Machine$integer.max, max(1e5, 100 * n)))
+  } else 10000L
   control
 }
 
 # The solver on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
-  res <- cpp_classifier("fit", list(method = "svc", kernel = kernel, noise = noise, C = C), x, y,
-                        unclass(control), list(alpha = start))
+  res <- cpp_svc_fit(list(kernel = kernel, noise = noise, C = C), x, y, unclass(control), start)
   alpha <- stats::setNames(res$alpha, rownames(x))
   # the field K (y alpha) includes the noise on the diagonal; the decision
   # function at x_i uses the noise-free kernel
@@ -222,6 +221,55 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
                  kernel = kernel, C = C, noise = noise, control = control,
                  convergence = res$convergence),
             class = c("gpsvm_svc", "gpsvm_classifier"))
+}
+
+# What the glue reads of a binary model's prior and box.
+.svc_model <- function(model) model[c("kernel", "noise", "C")]
+
+.classif_link.gpsvm_svc <- function(model, x) .kernel_expansion_link(model, x)
+.setting_names.gpsvm_svc <- function(model) c("C", "noise", "control")
+
+# The fields a binary model's computations read (validate-fit.R).
+.binary_checks.gpsvm_svc <- function(model, n, p) {
+  C <- if (is.null(.number(lower = 0, open = TRUE, inf = TRUE)(model$C))) model$C else Inf
+  list(C = .number(lower = 0, open = TRUE, inf = TRUE), noise = .number(lower = 0),
+       alpha = .numbers(n, lower = 0, upper = C * (1 + 1e-8)), objective = .number(),
+       control = .control_field("svc_control"))
+}
+.own_hyperparameters.gpsvm_svc <- function(object) c(C = object$C, noise = object$noise)
+.gives_probabilities.gpsvm_svc <- function(object) FALSE
+
+# tidy() and glance() (tidiers.R): the support vectors at the bound C or
+# inside it; no evidence and no search; the count of support vectors,
+# summed over the one-vs-rest models.
+.point_roles.gpsvm_svc <- function(model) {
+  a <- model$alpha
+  ifelse(a <= 0, "none", ifelse(a >= model$C, "bound", "margin"))
+}
+.glance_evidence.gpsvm_svc <- function(x) NULL
+.searched.gpsvm_svc <- function(x) NULL
+.glance_columns.gpsvm_svc <- function(x) {
+  data.frame(n.support = sum(vapply(.binary_models(x), function(m) sum(m$alpha > 0), integer(1))))
+}
+
+# plot() of two classes (classif-plot.R): the margins f(x) = -1 and +1
+# (dashed), and the support vectors circled.
+.plot_binary.gpsvm_svc <- function(object, surface) {
+  grid <- length(surface$g1)
+  graphics::contour(surface$g1, surface$g2, matrix(surface$f, grid, grid), levels = c(-1, 1),
+                    drawlabels = FALSE, add = TRUE, lty = 2)
+  sv <- object$alpha > 0
+  graphics::points(surface$points[sv, 1], surface$points[sv, 2], cex = 1.8, col = "grey40")
+}
+
+# Leave-one-out (loo.R): eqs. (17.26)-(17.31), and refits warm-started from
+# the full fit's alpha without the case left out.
+.loo_approx.gpsvm_svc <- function(model) {
+  cpp_svc_loo_approx(.svc_model(model), model$x, model$y, unclass(model$control), model$alpha)
+}
+.loo_refits.gpsvm_svc <- function(model, which) {
+  cpp_svc_loo_refits(.svc_model(model), model$x, model$y, unclass(model$control), model$alpha,
+                     which)
 }
 
 #' Predict with a support vector classifier
@@ -273,20 +321,23 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
   if (identical(fit$control$algorithm, "adatron")) "kernel adatron" else "SMO"
 }
 
-#' @export
-print.gpsvm_svc <- function(x, ...) {
-  .print_classifier_header(x, sprintf("Support vector classifier (%s)", .svc_solver_label(x)))
-  cat(sprintf("C = %s, noise variance = %s, bias variance = %s\n", format(x$C), format(x$noise),
-              format(x$bias)))
-  models <- .binary_models(x)
-  for (k in seq_along(models)) {
-    g <- .svc_groups(models[[k]])
-    cat(sprintf("%s%d support vectors (%d on the margin, %d at C)\n",
-                if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else "",
-                sum(g), g[["margin"]], g[["bound"]]))
-  }
-  cat(.format_convergence(x$convergence), "\n", sep = "")
-  invisible(x)
+.title.gpsvm_svc <- function(object) {
+  sprintf("Support vector classifier (%s)", .svc_solver_label(object))
+}
+.model_label.gpsvm_svc <- function(object) sprintf("svc (%s)", .svc_solver_label(object))
+
+# The lines print() shows after the kernel and the classes: the settings
+# and the support vectors of each model.
+.model_lines.gpsvm_svc <- function(object, digits) {
+  models <- .binary_models(object)
+  c(sprintf("C = %s, noise variance = %s, bias variance = %s", format(object$C),
+            format(object$noise), format(object$bias_variance)),
+    vapply(seq_along(models), function(k) {
+      g <- .svc_groups(models[[k]])
+      sprintf("%s%d support vectors (%d on the margin, %d at C)",
+              if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else "",
+              sum(g), g[["margin"]], g[["bound"]])
+    }, character(1)))
 }
 
 #' Summarise a support vector classifier
@@ -307,6 +358,7 @@ print.gpsvm_svc <- function(x, ...) {
 #' @export
 summary.gpsvm_svc <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   models <- .binary_models(object)
   groups <- if (.is_multiclass(object)) sapply(models, .svc_groups) else .svc_groups(object)
   structure(list(fit = object, groups = groups,

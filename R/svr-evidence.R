@@ -1,9 +1,18 @@
-# The evidence of an SVR fit (Gao et al. 2002, section 3) and the choice of C
-# by evidence: eq. (16), its refined form, logLik(), evidence_curve().
+# The evidence() generic of every model, and the evidence of an SVR fit (Gao
+# et al. 2002, section 3): eq. (16), its refined form, evidence_curve().
 
 #' Evidence (marginal likelihood) of a fitted model
 #'
-#' `evidence()` returns a model's approximate log evidence \eqn{\ln P(D)}.
+#' `evidence()` returns a fit's log evidence \eqn{\ln P(D)}, the log density
+#' of the response (or the labels) under the fitted model with its weights
+#' integrated out, in the units of the data as given: the value of
+#' [logLik()] (for a fit with `scale = TRUE`, the evidence of the scaled
+#' response converted with the Jacobian of the scaling, see
+#' [logLik.gpsvm_regression()]). Every gpsvm model with an evidence has it:
+#' [svr()] (eq. 16 below), [mfsvr()] and two-class [gpc()] fits (the EP
+#' approximation), [rvm()] and [srvm()] (exact, at the learned
+#' hyperparameters). [evidence_curve()] gives it over a grid of `C`.
+#'
 #' For [svr()] fits there are two approximations (Gao et al., 2002, section
 #' 3.1). Both expand the log posterior to second order around the MAP
 #' solution, integrate the non-margin points out exactly (which leaves the
@@ -30,20 +39,33 @@
 #'   out the precision of the margin values is \eqn{K_{MM}^{-1}}, which is
 #'   what is used here.)
 #'
-#' Both are for the response in its own units: for a fit with
-#' `scale = TRUE` the evidence of the scaled response is converted with the
-#' Jacobian of the scaling (see [logLik.gpsvm_regression()]); `"eq16"` is
-#' what `logLik()` returns.
+#' `"eq16"` is what `logLik()` returns. With `bias = TRUE` the threshold `b`
+#' is treated as a known prior mean. When \eqn{K_{MM}} is numerically
+#' singular (duplicated inputs) a small multiple of the identity is added
+#' before its Cholesky factorisation.
 #'
-#' With `bias = TRUE` the threshold `b` is treated as a known prior mean.
-#' When \eqn{K_{MM}} is numerically singular (duplicated inputs) a small
-#' multiple of the identity is added before its Cholesky factorisation.
+#' For [mfsvr()] fits, `gradient = TRUE` adds the analytic gradient of the
+#' log evidence at the EP fixed point, what `mfsvr(optimize = TRUE)`
+#' follows: the attribute `gradient`, named `log_C`, `log_epsilon` and
+#' `log_sigma` (the Gaussian kernel's width on the scale the model was
+#' fitted on, 0 for other kernels), or with a width per input `log_C`,
+#' `log_epsilon` and one `log_sigma[<column>]` per input. It costs one more
+#' EP sweep from the fit's sites. (This is what `mfsvr_evidence()` gave,
+#' which is deprecated: `mfsvr_evidence(x, y, C, epsilon, kernel, control,
+#' inducing)` is `evidence(mfsvr(x, y, C = C, epsilon = epsilon, kernel =
+#' kernel, control = control, inducing = inducing, optimize = FALSE, scale =
+#' FALSE), gradient = TRUE)`, its value and `attr(, "gradient")`.)
 #'
 #' @seealso [gpsvm_corrections], items 4 and 14.
-#' @param object A fitted model, e.g. from [svr()].
-#' @param method `"eq16"` or `"refined"`.
-#' @param ... Unused.
-#' @return The log evidence, a number.
+#' @param object A fit from [svr()], [mfsvr()], [rvm()], [srvm()] or
+#'   [gpc()] (two classes, `method = "tap"`).
+#' @param method For [svr()] fits, `"eq16"` or `"refined"`.
+#' @param gradient For [mfsvr()] fits, `TRUE` adds the gradient (see above).
+#' @param x,y,C,epsilon,kernel,control,inducing For the deprecated
+#'   `mfsvr_evidence()`, as in [mfsvr()].
+#' @param ... Unused; unknown arguments are an error.
+#' @return The log evidence, a number (with attribute `gradient` when
+#'   asked). `mfsvr_evidence()`: a list with `log_evidence` and `gradient`.
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.
@@ -54,13 +76,29 @@
 #' fit <- svr(x, y, C = 2, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)))
 #' evidence(fit)
 #' evidence(fit, method = "refined")
+#' evidence(mfsvr(x, y, C = 2, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8))), gradient = TRUE)
 #' @export
 evidence <- function(object, ...) UseMethod("evidence")
 
 #' @rdname evidence
 #' @export
+evidence.gpsvm_regression <- function(object, ...) {
+  .check_dots_empty(...)
+  c(logLik(object))
+}
+
+#' @rdname evidence
+#' @export
+evidence.gpsvm_classifier <- function(object, ...) {
+  .check_dots_empty(...)
+  c(logLik(object))
+}
+
+#' @rdname evidence
+#' @export
 evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   method <- .match_choice(method, c("eq16", "refined"), "method")
   .response_log_density(object, .svr_log_evidence(object, method))
 }
@@ -149,11 +187,15 @@ evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
   m + log(exp(la - m) + exp(lb - m))
 }
 
-#' Evidence of SVR fits over a grid of C
+#' Evidence over a grid of C
 #'
-#' Fits [svr()] at every value of `C` and returns the log evidence, for one
-#' data set or averaged over several (Gao et al., 2002, Fig. 2, average over
-#' 50 data sets to smooth out the spikes of eq. 16).
+#' The log evidence ([evidence()]) at every value of `C`: for data, of
+#' [svr()] fits, for one data set or averaged over several (Gao et al.,
+#' 2002, Fig. 2, average over 50 data sets to smooth out the spikes of
+#' eq. 16); for an [svr()] or [mfsvr()] fit, of the same model refitted at
+#' each `C` with everything else as it is (the data, kernel, `epsilon`,
+#' scaling and control), in the units of the data as given, as `evidence()`
+#' and `logLik()` give it.
 #'
 #' The fits, one per data set and value of `C`, are independent: they go
 #' through [future.apply::future_lapply()] and run wherever
@@ -161,34 +203,89 @@ evidence.gpsvm_svr <- function(object, method = c("eq16", "refined"), ...) {
 #' whatever the plan.
 #'
 #' @param x Inputs as for [svr()], or a list of data sets, each a list with
-#'   components `x` and `y` (then `y` is left out).
+#'   components `x` and `y` (then `y` is left out); or a fit from [svr()]
+#'   or [mfsvr()].
 #' @param y Targets (one data set only).
 #' @param C Positive grid of regularisation constants.
 #' @param epsilon,kernel,bias,control As for [svr()].
-#' @param method `"eq16"`, `"refined"`, or both.
+#' @param method `"eq16"`, `"refined"`, or both (for data and [svr()] fits;
+#'   an [mfsvr()] fit's is `"ep"`).
 #' @param progress Deprecated: progress is reported through progressr and
 #'   shown with `progressr::with_progress(evidence_curve(...))` or, for the
 #'   session, `progressr::handlers(global = TRUE)`. `TRUE` still wraps the
 #'   call in `progressr::with_progress()`, with a warning.
+#' @param ... For a fit, `C` and `method`; unknown arguments are an error.
 #' @return A data frame with one row per `C` and method: `C`, `method`,
 #'   `log_evidence` (mean over data sets), `se` (its standard error; `NA` for
 #'   one data set) and `sets`; the per-set values are attribute `values`
 #'   (a list of `length(C)` x sets matrices, one per method).
+#' @seealso [evidence()]
 #' @examples
 #' set.seed(3)
 #' x <- seq(0, 4 * pi, length.out = 50)
 #' y <- sin(x) + rnorm(50, sd = sqrt(0.5))
 #' evidence_curve(x, y, C = c(0.5, 1, 2, 4, 8), epsilon = 0.4,
 #'                kernel = rbf_kernel(sqrt(0.8)))
+#' fit <- mfsvr(x, y, C = 2, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)))
+#' evidence_curve(fit, C = c(0.5, 1, 2, 4, 8))
 #' @export
-evidence_curve <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1),
-                           bias = FALSE, method = c("eq16", "refined"),
-                           control = svr_control(), progress = NULL) {
-  sets <- if (is.list(x) && !is.data.frame(x)) x else list(list(x = x, y = y))
-  if (length(sets) == 0L) .stop("'x' holds no data sets")
+evidence_curve <- function(x, ...) UseMethod("evidence_curve")
+
+#' @rdname evidence_curve
+#' @export
+evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
+  .check_dots_empty(...)
+  .validate_fit(x)
+  C <- .check_C_grid(C)
+  method <- .curve_methods(x, method)
+  # each refit in a worker sees only the fit and one C
+  values <- .future_map(C, function(value) .evidence_at(x, value, method))
+  values <- matrix(unlist(values, use.names = FALSE), nrow = length(method))
+  out <- do.call(rbind, lapply(seq_along(method), function(j) {
+    data.frame(C = C, method = method[j], log_evidence = values[j, ], se = NA_real_, sets = 1L)
+  }))
+  attr(out, "values") <- stats::setNames(lapply(seq_along(method), function(j) {
+    matrix(values[j, ], ncol = 1L)
+  }), method)
+  out
+}
+
+# What evidence_curve() gives of a fit: the methods of its evidence, and its
+# log evidence (in the data's units) refitted at C, one value per method.
+.curve_methods <- function(object, method) UseMethod(".curve_methods")
+.curve_methods.gpsvm_regression <- function(object, method) {
+  .stop(sprintf("evidence_curve() varies C, which a %s() fit does not have",
+                sub("^gpsvm_", "", class(object)[1L])))
+}
+.curve_methods.gpsvm_svr <- function(object, method) {
+  if (is.null(method)) "eq16" else
+    .match_choice(method, c("eq16", "refined"), "method", several.ok = TRUE)
+}
+.evidence_at <- function(object, C, method) UseMethod(".evidence_at")
+.evidence_at.gpsvm_svr <- function(object, C, method) {
+  y <- .to_model_units(object$y, object$response_scaling)
+  fit <- .svr_fit(object$x, y, C, object$epsilon, object$kernel, object$bias, object$control)
+  vapply(method, function(m) .response_log_density(object, .svr_log_evidence(fit, m)),
+         numeric(1))
+}
+
+# A positive finite grid of C.
+.check_C_grid <- function(C) {
   if (!is.numeric(C) || length(C) < 1L || anyNA(C) || any(!is.finite(C)) || any(C <= 0)) {
     .stop("'C' must be a vector of positive finite numbers")
   }
+  as.double(C)
+}
+
+#' @rdname evidence_curve
+#' @export
+evidence_curve.default <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1),
+                                   bias = FALSE, method = c("eq16", "refined"),
+                                   control = svr_control(), progress = NULL, ...) {
+  .check_dots_empty(...)
+  sets <- if (is.list(x) && !is.data.frame(x)) x else list(list(x = x, y = y))
+  if (length(sets) == 0L) .stop("'x' holds no data sets")
+  C <- .check_C_grid(C)
   method <- if (missing(method)) "eq16" else
     .match_choice(method, c("eq16", "refined"), "method", several.ok = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)

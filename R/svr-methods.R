@@ -32,10 +32,9 @@
 
 .log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "eq16")
 
-# the threshold (a known prior mean to the evidence) and a selected C
-.response_df.gpsvm_svr <- function(object) {
-  c(b = object$bias, C = !is.null(object$C_selection))
-}
+# the threshold (a known prior mean to the evidence); a C chosen by the
+# evidence is counted from fit$optimization, as for every model
+.response_df.gpsvm_svr <- function(object) c(b = object$bias)
 
 .key_points.gpsvm_svr <- function(object) {
   list(index = which(object$partition != "X_0"), label = "support vector")
@@ -52,17 +51,21 @@
             tab[["X_M-"]], tab[["X_M+"]], tab[["X_C"]]))
 }
 
-# "C by evidence maximisation (eq. 16) over [0.01, 100]: 29 evaluations, at
-# the upper end of the interval", or the eq. (17) iteration's outcome.
-.C_selection_line <- function(selection) {
-  if (selection$method == "fixed_point") {
+# print()'s account of the search for C: "C by evidence maximisation (eq.
+# 16) over [0.01, 100]: 29 evaluations, at the upper end of the interval",
+# or the eq. (17) iteration's outcome.
+.search_summary.gpsvm_svr <- function(object) {
+  record <- object$optimization
+  if (is.null(record)) return(NULL)
+  if (is.null(record$evidence)) {
     return(sprintf("C by the eq. (17) iteration: %s after %d steps",
-                   if (selection$converged) "settled" else "did not settle", selection$steps))
+                   if (record$convergence$converged) "settled" else "did not settle",
+                   record$convergence$iterations))
   }
-  at <- selection$at_bound
+  at <- sub("^C:", "", record$at_bound)
   sprintf("C by evidence maximisation (%s) over [%.3g, %.3g]: %d evaluations%s",
-          if (selection$evidence == "eq16") "eq. 16" else "refined evidence",
-          selection$interval[1], selection$interval[2], nrow(selection$evaluations),
+          if (record$evidence == "eq16") "eq. 16" else "refined evidence",
+          record$interval[1], record$interval[2], record$evaluations,
           if (length(at) > 0L) sprintf(", at the %s end of the interval", at) else "")
 }
 
@@ -70,7 +73,9 @@
   list(C = object$C, epsilon = object$epsilon, bias = object$bias, b = object$b,
        partition = table(object$partition), objective = object$objective,
        log_evidence = c(eq16 = evidence(object, "eq16"), refined = evidence(object, "refined")),
-       C_path = if (identical(object$C_selection$method, "fixed_point")) object$C_path)
+       C_path = if (identical(object$optimization$method, "eq. (17) fixed point")) {
+         object$optimization$path$C
+       })
 }
 
 .print_details.summary.gpsvm_svr <- function(x, digits) {
@@ -79,7 +84,7 @@
               format(d$epsilon, digits = digits), d$bias,
               if (d$bias) sprintf(" (b = %s)", format(d$b, digits = digits)) else ""))
   # the eq. (17) iteration's path is short; the evidence search's is its grid
-  # (fit$C_selection$evaluations), which the selection line sums up
+  # (fit$optimization$path), which the selection line sums up
   if (!is.null(d$C_path)) {
     cat("C path: ", paste(format(d$C_path, digits = digits), collapse = ", "), "\n", sep = "")
   }
@@ -95,5 +100,46 @@
 #' @export
 coef.gpsvm_svr <- function(object, ...) {
   .check_dots_empty(...)
+  .validate_fit(object)
   object$beta
+}
+
+.title.gpsvm_svr <- function(object) "Support vector regression (GP MAP estimate)"
+
+.own_hyperparameters.gpsvm_svr <- function(object) c(C = object$C, epsilon = object$epsilon)
+
+.glance_columns.gpsvm_svr <- function(x) data.frame(n.support = sum(x$beta != 0))
+
+# tidy(): the threshold b (with a bias), then one row per training point,
+# its coefficient and its group of eqs. (8)-(11).
+.weight_frame.gpsvm_svr <- function(object, ...) {
+  .check_dots_empty(...)
+  role <- c(X_0 = "none", X_C = "bound", `X_M-` = "margin", `X_M+` = "margin")
+  out <- .point_frame(object$x, object$beta, role[as.character(object$partition)])
+  if (object$bias) rbind(.bias_row(object$b), out) else out
+}
+
+# The fields svr()'s computations read (validate-fit.R); its search
+# record adds which evidence it maximised over which interval (print()
+# shows them).
+.validate_fit.gpsvm_svr <- function(object) {
+  record <- .optional(function(r) {
+    .search_record_field(r) %||% if (!identical(r$method, "eq. (17) fixed point")) {
+      .nested(r, list(evidence = .string(c("eq16", "refined")),
+                      interval = function(v) {
+                        .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
+                          if (v[1L] >= v[2L]) "must be increasing"
+                      }))
+    }
+  })
+  .validate_regression(object, function(n, p) {
+    # (an invalid C fails its own check, before beta's)
+    C <- if (is.null(.number(lower = 0, open = TRUE)(object$C))) object$C else Inf
+    list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
+         beta = .numbers(n, lower = -C * (1 + 1e-6), upper = C * (1 + 1e-6)), b = .number(),
+         bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
+         alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
+         objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
+         optimization = record)
+  })
 }

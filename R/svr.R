@@ -6,8 +6,8 @@
 #' 2002): a zero-mean GP prior with covariance `kernel` and the likelihood
 #' \eqn{C / (2(\epsilon C + 1)) \exp(-C L_\epsilon(y - a(x)))}. On top of the
 #' fit this gives the evidence of eq. (16) ([logLik.gpsvm_regression()],
-#' [evidence()]), a choice of `C` by evidence (eq. 17 or direct
-#' maximisation), and error bars (eqs. 22, 29-31,
+#' [evidence()]), a choice of `C` by evidence (`optimize = TRUE`: direct
+#' maximisation, or the eq. (17) iteration), and error bars (eqs. 22, 29-31,
 #' [predict.gpsvm_regression()]).
 #'
 #' With the default `scale = TRUE` the model is fitted to standardised data,
@@ -28,7 +28,11 @@
 #' that pairing with it is an exact one-coefficient step and the equality
 #' constraint is void. Kernel columns are computed on demand and kept in
 #' a cache of `control$cache_mb` megabytes, so large `n` does not need the
-#' `n` x `n` Gram matrix.
+#' `n` x `n` Gram matrix. Rows with identical inputs share one kernel column
+#' and one value of \eqn{K\beta}, and the solver keeps these once per
+#' distinct input, so a step costs time in proportion to the number of
+#' distinct inputs: \eqn{10^5} rows on a handful of input values fit in a
+#' second.
 #'
 #' The training points are split as in eqs. (8)-(11) into `X_0`
 #' (\eqn{\beta_i = 0}), `X_C` (\eqn{|\beta_i| = C}), `X_M-` and `X_M+`
@@ -63,44 +67,64 @@
 #' as given, the setting of the papers.
 #'
 #' @section Choosing C:
-#' `select_C = "fixed_point"` iterates eq. (17),
-#' \deqn{C_{new} = \frac{n + |X_M|}{\sum_{X_C} L_\epsilon(r_i) +
+#' `optimize = TRUE` (or `"C"`) chooses `C` by the evidence, as `optimize`
+#' chooses hyperparameters in every gpsvm fitter; the search is recorded in
+#' `fit$optimization` (see [mfsvr()]; its `path` lists the values of `C`
+#' tried with their log evidence, and `evidence` and `interval` say which
+#' evidence was maximised over which interval). [svr_control()]'s
+#' `C_search` says how:
+#'
+#' * `"evidence"` (the default) maximises the log evidence
+#'   (`control$evidence`, eq. 16 or the refined form) over
+#'   `control$C_interval` (by default `C / 100` to `100 C`): a grid of
+#'   `grid` values on the log scale ([search_control()], 25 by default),
+#'   then [stats::optimize()] between the best point's neighbours, to
+#'   `tol` in log C. The evidence has logarithmic spikes where a margin
+#'   vector's \eqn{|\beta_i|} reaches 0 or `C`, so this finds the best point
+#'   of a rough curve. A best `C` at an end of the interval is a warning
+#'   (`fit$optimization$at_bound` says which, as `"C:lower"` or
+#'   `"C:upper"`): there the evidence may rise further. At the upper end
+#'   with no multiplier at `C` it does rise, towards a limit: every residual
+#'   is within \eqn{\epsilon}, and a larger `C` leaves the fit as it is (on
+#'   mlbench's Friedman 1, 280 observations at the data-driven width, the
+#'   best `C` was 100 in the default interval and \eqn{10^5} in one to
+#'   \eqn{10^5}).
+#' * `"fixed_point"` iterates eq. (17),
+#'   \deqn{C_{new} = \frac{n + |X_M|}{\sum_{X_C} L_\epsilon(r_i) +
 #'   \sum_{X_M} 1/(C - |\beta_i|) + n\epsilon/(\epsilon C + 1)},}
-#' refitting at every step from the starting value `C`, until two successive
-#' values differ by less than `control$fixed_point_tol` (0.05 in the paper)
-#' or `control$max_steps` steps; the history is `fit$C_path`. The paper notes
-#' the iteration is not globally stable: non-convergence is a warning.
-#' `select_C = "evidence"` maximises the log evidence (`control$evidence`,
-#' eq. 16 or the refined form) over `control$C_interval` (by default
-#' `C / 100` to `100 C`): a grid of `control$grid_size` values on the log
-#' scale, then [stats::optimize()] between the best point's neighbours. The
-#' evidence has logarithmic spikes where a margin vector's \eqn{|\beta_i|}
-#' reaches 0 or `C`, so this finds the best point of a rough curve. A best
-#' `C` at an end of the interval is a warning (`fit$C_selection$at_bound`
-#' says which): there the evidence may rise further. At the upper end with
-#' no multiplier at `C` it does rise, towards a limit: every residual is
-#' within \eqn{\epsilon}, and a larger `C` leaves the fit as it is (on
-#' mlbench's Friedman 1, 280 observations at the data-driven width, the best
-#' `C` was 100 in the default interval and \eqn{10^5} in one to \eqn{10^5}).
+#'   refitting at every step from the starting value `C`, until two
+#'   successive values differ by less than `tol` (0.05, the paper's) or
+#'   after `max_iter` steps (50; [search_control()]); `fit$optimization$path`
+#'   lists the values of `C`, the first the start. The paper notes the
+#'   iteration is not globally stable: non-convergence is a warning.
+#'
+#' `select_C`, the argument that chose `C` before `optimize` did, still works
+#' for this release, with a deprecation warning: `select_C = "evidence"` is
+#' `optimize = TRUE`, `"fixed_point"` is `optimize = TRUE` with
+#' `control = svr_control(C_search = "fixed_point")`, and the record that
+#' was `fit$C_selection` (and `fit$C_path`) is `fit$optimization`.
 #'
 #' @param x A numeric matrix, data frame or vector of inputs (one row per
 #'   point), or a formula for the formula method.
 #' @param y Numeric targets, one per row of `x`.
 #' @param C Regularisation constant (the likelihood's scale), a positive
-#'   number; the starting value when `select_C` is not `"none"`. It acts on
+#'   number; the starting value when `optimize` chooses it. It acts on
 #'   the scaled response when `scale = TRUE`, as e1071's `cost` does, and the
 #'   default 1 is e1071's: it predicts as well as `e1071::svm()`, but read as
 #'   a likelihood it implies a large noise (noise sd about 1.4 response sds),
 #'   so its prediction intervals are wide. For error bars, let the evidence
-#'   choose C (`select_C = "evidence"`) or use [mfsvr()].
+#'   choose C (`optimize = TRUE`) or use [mfsvr()].
 #' @param epsilon Half-width of the insensitive zone, a number `>= 0`.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
 #'   The default `rbf_kernel()` chooses its width from the (scaled) inputs.
 #' @param bias `FALSE` for the paper's zero-mean model, `TRUE` for a free
 #'   threshold `b` (standard eps-SVR as in libsvm).
-#' @param select_C How to choose `C`: `"none"`, `"fixed_point"` (eq. 17) or
-#'   `"evidence"` (maximise the evidence over an interval).
+#' @param optimize `TRUE` (or `"C"`) chooses `C` by the evidence (see
+#'   "Choosing C"); `FALSE` (the default) keeps the `C` given.
 #' @param control Solver and selection settings from [svr_control()].
+#' @param search The search's tolerance, budget and grid, from
+#'   [search_control()].
+#' @param select_C Deprecated: write `optimize` (see "Choosing C").
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling").
 #' @param formula A model formula such as `y ~ x1 + x2`. A variable it removes
@@ -115,11 +139,13 @@
 #'   `alpha_minus`, `b`, `objective` (the dual objective
 #'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`, `epsilon`,
 #'   `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`),
-#'   `polished`, `kernel` (with the width used), `bias`, `C_path` and
-#'   `C_selection` (when selecting); in the data's units `y`, `fitted.values`,
+#'   `polished`, `kernel` (with the width used), `bias` (`TRUE` for a free
+#'   threshold), `optimization` (the record of the search for `C`, when
+#'   `optimize` chooses it); in the data's units `y`, `fitted.values`,
 #'   `residuals`; `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
-#'   KKT gap), `tol`, `reason`), `control` and `call`; formula fits also
+#'   KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and `fields`
+#'   (see [hyperparameters()], "Fitted objects"); formula fits also
 #'   `terms`, `xlevels`, `na.action`, `variables` (the formula's variables as
 #'   the data gave them).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
@@ -135,7 +161,7 @@
 #'   fit departs from the paper.
 #' @examples
 #' # data as they come: inputs and response scaled, width from the data
-#' fit <- svr(mpg ~ wt + hp, data = mtcars, select_C = "evidence")
+#' fit <- svr(mpg ~ wt + hp, data = mtcars, optimize = TRUE)
 #' fit
 #' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
 #' # the paper's sine experiment, on the data as given
@@ -148,32 +174,63 @@
 #' # C by the eq. (17) fixed point, from C = 10, on another draw
 #' set.seed(3)
 #' y3 <- sin(x) + rnorm(100, sd = sqrt(0.5))
-#' fp <- svr(x, y3, C = 10, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)),
-#'           select_C = "fixed_point", scale = FALSE)
-#' fp$C_path
+#' fp <- svr(x, y3, C = 10, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)), optimize = TRUE,
+#'           control = svr_control(C_search = "fixed_point"), scale = FALSE)
+#' fp$optimization$path
 #' @export
 svr <- function(x, ...) UseMethod("svr")
 
 #' @rdname svr
 #' @export
 svr.default <- function(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(), bias = FALSE,
-                        select_C = c("none", "fixed_point", "evidence"),
-                        control = svr_control(), scale = TRUE, ...) {
+                        optimize = FALSE, control = svr_control(), scale = TRUE,
+                        search = search_control(), select_C = NULL, ...) {
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   .check_flag(bias, "bias")
-  select_C <- .match_choice(select_C)
   .check_control(control, "svr_control")
+  if (!is.null(select_C)) {
+    legacy <- .svr_select_C(select_C, control)
+    optimize <- legacy$optimize
+    control <- legacy$control
+  }
+  searched <- length(.optimize_which(optimize, "C")) > 0L
+  settings <- if (searched) .svr_search_settings(search, control)
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"),
                   function(x, y, kernel, scaling) {
-    fit <- switch(select_C,
-      none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
-      fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control),
-      evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control))
-    fit$select_C <- select_C
-    fit
+    if (!searched) return(.svr_fit(x, y, C, epsilon, kernel, bias, control))
+    switch(control$C_search,
+      fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control, settings),
+      evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control, settings))
   })
+}
+
+# The deprecated select_C as optimize and the control's C_search, with the
+# warning that says what to write.
+.svr_select_C <- function(select_C, control) {
+  select_C <- .match_choice(select_C, c("none", "fixed_point", "evidence"), "select_C")
+  .deprecated("svr", "'select_C'", paste(
+    "optimize = TRUE (with control = svr_control(C_search = \"fixed_point\") for the eq. (17)",
+    "iteration), or optimize = FALSE for select_C = \"none\""), see = "svr")
+  if (select_C == "fixed_point") control$C_search <- "fixed_point"
+  list(optimize = select_C != "none", control = control)
+}
+
+# The search's tolerance, budget and grid: search_control()'s, else the
+# deprecated settings of svr_control(), else the search's own.
+.svr_search_settings <- function(search, control) {
+  fixed_point <- control$C_search == "fixed_point"
+  settings <- .search_settings(search, if (fixed_point) "C_fixed_point" else "C_evidence")
+  legacy <- if (fixed_point) {
+    list(tol = control$fixed_point_tol, max_iter = control$max_steps)
+  } else {
+    list(grid = control$grid_size)
+  }
+  for (name in names(legacy)) {
+    if (is.null(search[[name]]) && !is.null(legacy[[name]])) settings[[name]] <- legacy[[name]]
+  }
+  settings
 }
 
 #' @rdname svr
@@ -196,7 +253,8 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   With `bias = FALSE` the value 0 joins both sets (the bias is fixed at 0).
 #' @param max_iter Cap on solver iterations (pair steps), a whole number up to
 #'   `.Machine$integer.max`.
-#' @param cache_mb Size of the kernel-column cache in megabytes.
+#' @param cache_mb Size of the kernel-column cache in megabytes (500, as in
+#'   every gpsvm control with a cache; it fills only as columns are needed).
 #' @param shrinking Whether the solver may set aside points that sit at a
 #'   bound and look like staying there (libsvm's heuristic; every point is
 #'   re-checked before the solver stops).
@@ -204,43 +262,62 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   `margin_tol` times the smaller of `C` and the largest coefficient)
 #'   counts as being at that bound when the training set is split into
 #'   `X_0`, `X_C` and the margin sets.
-#' @param evidence Which evidence `select_C = "evidence"` maximises: `"eq16"`
-#'   or `"refined"` (see [evidence()]).
-#' @param fixed_point_tol,max_steps Stopping rule of the eq. (17) iteration:
-#'   successive `C` within `fixed_point_tol`, or `max_steps` refits.
-#' @param C_interval Search interval for `select_C = "evidence"`; `NULL`
+#' @param evidence Which evidence `optimize` maximises with
+#'   `C_search = "evidence"`: `"eq16"` or `"refined"` (see [evidence()]).
+#' @param C_search How `optimize = TRUE` chooses `C` (see "Choosing C" in
+#'   [svr()]): `"evidence"` maximises the evidence, `"fixed_point"` iterates
+#'   the paper's eq. (17).
+#' @param C_interval Search interval for `C_search = "evidence"`; `NULL`
 #'   means `C / 100` to `100 C` around the starting `C`.
-#' @param grid_size Number of log-spaced grid points of that search.
+#' @param fixed_point_tol,max_steps,grid_size Deprecated: the tolerance and
+#'   budget of the eq. (17) iteration and the grid of the evidence search
+#'   are `tol`, `max_iter` and `grid` of [search_control()], given to
+#'   [svr()] as `search`. Given here, they still apply (where `search` leaves
+#'   them `NULL`), with a warning.
 #' @return A list of class `gpsvm_svr_control`.
 #' @examples
 #' svr_control(tol = 1e-6)
+#' svr_control(C_search = "fixed_point")
 #' @export
-svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
+svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
                         shrinking = TRUE, margin_tol = 1e-8,
-                        evidence = c("eq16", "refined"), fixed_point_tol = 0.05,
-                        max_steps = 50, C_interval = NULL, grid_size = 25) {
+                        evidence = c("eq16", "refined"), C_search = c("evidence", "fixed_point"),
+                        C_interval = NULL, fixed_point_tol = NULL, max_steps = NULL,
+                        grid_size = NULL) {
   tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
   max_iter <- .check_count(max_iter, "max_iter", lower = 1L)
   cache_mb <- .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)
-  if (!is.logical(shrinking) || length(shrinking) != 1L || is.na(shrinking)) {
-    .stop("'shrinking' must be TRUE or FALSE")
-  }
+  .check_flag(shrinking, "shrinking")
   margin_tol <- .check_number(margin_tol, "margin_tol", lower = 0, upper = 0.5)
   evidence <- .match_choice(evidence, c("eq16", "refined"), "evidence")
-  fixed_point_tol <- .check_number(fixed_point_tol, "fixed_point_tol", lower = 0,
-                                   open_lower = TRUE)
-  max_steps <- .check_count(max_steps, "max_steps", lower = 1L)
+  C_search <- .match_choice(C_search, c("evidence", "fixed_point"), "C_search")
   if (!is.null(C_interval)) {
     if (!is.numeric(C_interval) || length(C_interval) != 2L || anyNA(C_interval) ||
         any(!is.finite(C_interval)) || any(C_interval <= 0) || C_interval[1] >= C_interval[2]) {
       .stop("'C_interval' must be two increasing positive finite numbers")
     }
   }
-  grid_size <- .check_count(grid_size, "grid_size", lower = 3L)
+  legacy <- list(fixed_point_tol = c("tol", fixed_point_tol), max_steps = c("max_iter", max_steps),
+                 grid_size = c("grid", grid_size))
+  for (name in names(legacy)) {
+    if (length(legacy[[name]]) > 1L) {
+      .deprecated("svr_control", sprintf("'%s'", name),
+                  sprintf("search = search_control(%s = %s) in svr()", legacy[[name]][1],
+                          legacy[[name]][2]), see = "search_control")
+    }
+  }
   structure(list(tol = tol, max_iter = max_iter, cache_mb = cache_mb,
                  shrinking = shrinking, margin_tol = margin_tol, evidence = evidence,
-                 fixed_point_tol = fixed_point_tol, max_steps = max_steps,
-                 C_interval = C_interval, grid_size = grid_size),
+                 C_search = C_search, C_interval = C_interval,
+                 fixed_point_tol = if (!is.null(fixed_point_tol)) {
+                   .check_number(fixed_point_tol, "fixed_point_tol", lower = 0, open_lower = TRUE)
+                 },
+                 max_steps = if (!is.null(max_steps)) {
+                   .check_count(max_steps, "max_steps", lower = 1L)
+                 },
+                 grid_size = if (!is.null(grid_size)) {
+                   .check_count(grid_size, "grid_size", lower = 3L)
+                 }),
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 
@@ -414,41 +491,61 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
   (n + sum(M)) / (loss_C + sum(1 / (C - abs(fit$beta[M]))) + n * eps / (eps * C + 1))
 }
 
-.svr_fixed_point <- function(x, y, C, epsilon, kernel, bias, control) {
+# Eq. (17) from the starting C, to successive values within settings$tol or
+# settings$max_iter steps; every value is fitted (the last is the fit
+# returned), and the record lists them with their log evidence (eq. 16).
+.svr_fixed_point <- function(x, y, C, epsilon, kernel, bias, control, settings) {
   path <- C
+  tried <- evidence <- numeric(0)
   converged <- FALSE
-  for (step in seq_len(control$max_steps)) {
+  for (step in seq_len(settings$max_iter)) {
     fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
+    tried <- c(tried, C)
+    evidence <- c(evidence, .svr_log_evidence(fit))
     C_new <- .svr_C_update(fit)
     path <- c(path, C_new)
     if (!is.finite(C_new) || C_new <= 0) break
-    if (abs(C_new - C) < control$fixed_point_tol) {
+    if (abs(C_new - C) < settings$tol) {
       converged <- TRUE
       C <- C_new
       break
     }
     C <- C_new
   }
-  if (is.finite(C) && C > 0) fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
+  if (is.finite(C) && C > 0) {
+    fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
+    tried <- c(tried, C)
+    evidence <- c(evidence, .svr_log_evidence(fit))
+  }
+  steps <- length(path) - 1L
+  change <- abs(diff(utils::tail(path, 2)))
   if (!converged) {
     warning(sprintf(paste0("svr(): the eq. (17) iteration for C did not settle in %d steps ",
-                           "(last change %.3g, tolerance %.3g)"), length(path) - 1L,
-                    abs(diff(utils::tail(path, 2))), control$fixed_point_tol), call. = FALSE)
+                           "(last change %.3g, tolerance %.3g)"), steps, change, settings$tol),
+            call. = FALSE)
   }
-  fit$C_path <- unname(path)
-  fit$C_selection <- list(method = "fixed_point", converged = converged,
-                          steps = length(path) - 1L)
+  fit$optimization <- list(
+    method = "eq. (17) fixed point", start = c(C = path[1L]), estimate = c(C = fit$C),
+    log_evidence = utils::tail(evidence, 1L), at_bound = character(0),
+    evaluations = length(evidence),
+    path = data.frame(C = tried, log_evidence = evidence),
+    stopped = if (converged) sprintf("successive values of C within %g", settings$tol) else
+      sprintf("not settled after %d steps", steps),
+    convergence = .convergence(converged, steps, change, settings$tol,
+                               if (!converged) "the iteration did not settle"))
   fit
 }
 
-.svr_evidence_search <- function(x, y, C, epsilon, kernel, bias, control) {
+# C by maximising the evidence over the interval: settings$grid values on
+# the log scale, then Brent's method between the best point's neighbours.
+.svr_evidence_search <- function(x, y, C, epsilon, kernel, bias, control, settings) {
   interval <- control$C_interval %||% c(C / 100, C * 100)
   method <- control$evidence
   log_ev <- function(logC) {
     fit <- .svr_fit(x, y, exp(logC), epsilon, kernel, bias, control)
     .svr_log_evidence(fit, method)
   }
-  grid <- seq(log(interval[1]), log(interval[2]), length.out = control$grid_size)
+  grid <- seq(log(interval[1]), log(interval[2]), length.out = settings$grid)
   # the grid's fits are independent: they go wherever the future plan says
   values <- unlist(.future_map(grid, log_ev), use.names = FALSE)
   best <- which.max(values)
@@ -459,13 +556,18 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 100,
     v <- log_ev(lc)
     seen[nrow(seen) + 1L, ] <<- c(exp(lc), v)
     v
-  }, c(lo, hi), maximum = TRUE, tol = 1e-3)
+  }, c(lo, hi), maximum = TRUE, tol = settings$tol)
   C_best <- if (opt$objective >= values[best]) exp(opt$maximum) else exp(grid[best])
   fit <- .svr_fit(x, y, C_best, epsilon, kernel, bias, control)
   at_bound <- .svr_C_at_bound(C_best, interval)
-  fit$C_path <- c(C, seen$C)
-  fit$C_selection <- list(method = "evidence", evidence = method, interval = interval,
-                          evaluations = seen, converged = TRUE, at_bound = at_bound)
+  fit$optimization <- list(
+    method = "grid and Brent", start = c(C = C), estimate = c(C = C_best),
+    lower = c(C = interval[1]), upper = c(C = interval[2]),
+    log_evidence = max(seen$log_evidence), at_bound = sprintf("C:%s", at_bound),
+    evaluations = nrow(seen), path = seen,
+    stopped = sprintf("Brent's bracket around the best C within %g in log C", settings$tol),
+    convergence = .convergence(TRUE, nrow(seen), NA_real_, settings$tol),
+    evidence = method, interval = interval)
   if (length(at_bound) > 0L) .warn_svr_C_bound(fit, at_bound)
   fit
 }

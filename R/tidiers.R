@@ -112,66 +112,39 @@ NULL
 
 # ---- tidy ------------------------------------------------------------------
 
-#' @rdname gpsvm-tidiers
-#' @export
-tidy.gpsvm_svr <- function(x, ...) {
-  .check_dots_empty(...)
-  .check_fit_parts(x, c("beta", "partition", "x"), "tidy")
-  role <- c(X_0 = "none", X_C = "bound", `X_M-` = "margin", `X_M+` = "margin")
-  out <- .point_frame(x$x, x$beta, role[as.character(x$partition)])
-  if (isTRUE(x$bias)) out <- rbind(.bias_row(x$b), out)
-  .as_tidy(out)
-}
+# Each model gives its rows: .weight_frame(object, ...) for the regression
+# models (in their own files), .point_roles(model) for each binary model of
+# a classifier.
+.weight_frame <- function(object, ...) UseMethod(".weight_frame")
+.point_roles <- function(model) UseMethod(".point_roles")
 
 #' @rdname gpsvm-tidiers
 #' @export
-tidy.gpsvm_mfsvr <- function(x, ...) {
-  .check_dots_empty(...)
-  .check_fit_parts(x, c("coefficients", "C", "x"), "tidy")
-  w <- x$coefficients
-  .as_tidy(.point_frame(x$x, w, ifelse(abs(w) > 0.99 * x$C, "bound", "interior")))
+tidy.gpsvm_regression <- function(x, ...) {
+  .validate_fit(x)
+  .as_tidy(.weight_frame(x, ...))
 }
 
 #' @rdname gpsvm-tidiers
 #' @export
 tidy.gpsvm_rvm <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   .check_dots_empty(...)
+  .validate_fit(x)
   .check_flag(conf.int, "conf.int")
   conf.level <- .check_conf_level(conf.level)
-  .check_fit_parts(x, c("coefficients", "relevance_vectors", "alpha", "Sigma", "x"), "tidy")
-  n <- nrow(x$x)
-  kept <- x$relevance_vectors
-  # the first weight is the bias, then one per relevance vector
-  estimate <- numeric(n)
-  estimate[kept] <- x$coefficients[-1L]
-  se <- sqrt(pmax(diag(x$Sigma), 0))
-  std_error <- numeric(n)
-  std_error[kept] <- se[-1L]
-  alpha <- rep(Inf, n)
-  alpha[kept] <- x$alpha[-1L]
-  role <- ifelse(seq_len(n) %in% kept, "relevance", "pruned")
-  out <- rbind(.bias_row(x$coefficients[[1L]]), .point_frame(x$x, estimate, role))
-  out$std.error <- c(se[[1L]], std_error)
-  out$alpha <- c(x$alpha[[1L]], alpha)
-  if (conf.int) {
-    band <- .gaussian_interval(out$estimate, out$std.error, conf.level)
-    out$conf.low <- band$lower
-    out$conf.high <- band$upper
-  }
-  .as_tidy(out)
+  .as_tidy(.weight_frame(x, conf.int = conf.int, conf.level = conf.level))
 }
 
 #' @rdname gpsvm-tidiers
 #' @export
 tidy.gpsvm_classifier <- function(x, ...) {
   .check_dots_empty(...)
-  .check_fit_parts(x, c("levels", "x"), "tidy")
+  .validate_fit(x)
   models <- .binary_models(x)
   positive <- if (.is_multiclass(x)) names(models) else x$levels[2L]
   blocks <- lapply(seq_along(models), function(k) {
     m <- models[[k]]
-    .check_fit_parts(m, c("alpha", "y"), "tidy")
-    out <- .point_frame(x$x, m$y * m$alpha, .classifier_roles(m))
+    out <- .point_frame(x$x, m$y * m$alpha, .point_roles(m))
     cbind(class = positive[k], out, stringsAsFactors = FALSE)
   })
   .as_tidy(do.call(rbind, blocks))
@@ -190,102 +163,75 @@ tidy.gpsvm_classifier <- function(x, ...) {
              stringsAsFactors = FALSE)
 }
 
-# support vectors of the adatron (at the bound C or inside it); every
-# positive embedding strength of the Gaussian process classifier
-.classifier_roles <- function(model) {
-  a <- model$alpha
-  if (inherits(model, "gpsvm_svc")) {
-    return(ifelse(a <= 0, "none", ifelse(a >= model$C, "bound", "margin")))
-  }
-  ifelse(a > 0, "support", "none")
-}
-
 # ---- glance ----------------------------------------------------------------
+
+# Every fit's row: nobs, the evidence (.glance_evidence()), the noise sd
+# (regression), the kernel, the hyperparameters() other than the kernel's
+# width (given as kernel.sigma) and the relevance vector machines' noise
+# variance (given as sigma), what the model adds (.glance_columns(): its
+# count of support or relevance vectors, gpc()'s method), the classes, whether
+# a search by evidence chose hyperparameters (.searched(), NULL for a model
+# without one), convergence and fit time.
+.glance_evidence <- function(x) UseMethod(".glance_evidence")
+.glance_columns <- function(x) UseMethod(".glance_columns")
+.searched <- function(x) UseMethod(".searched")
+
+.glance_evidence.gpsvm_regression <- function(x) .evidence_columns(logLik(x))
+.evidence_columns <- function(ll) {
+  value <- function(f) if (is.null(ll)) NA_real_ else f(ll)
+  data.frame(logLik = value(c), AIC = value(stats::AIC), BIC = value(stats::BIC))
+}
+.searched.gpsvm_regression <- function(x) !is.null(x$optimization)
+.searched.gpsvm_classifier <- function(x) {
+  any(vapply(.binary_models(x), function(m) !is.null(m$optimization), logical(1)))
+}
 
 #' @rdname gpsvm-tidiers
 #' @export
 glance.gpsvm_regression <- function(x, ...) {
   .check_dots_empty(...)
-  .check_fit_parts(x, c("y", "kernel", "convergence", .glance_parts(x)), "glance")
-  ll <- logLik(x)
-  .as_tidy(data.frame(
-    nobs = nobs(x), logLik = c(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll),
-    sigma = sigma(x), .kernel_columns(x$kernel), .regression_hyper(x),
-    optimized = !is.null(x$optimization) || !is.null(x$C_selection),
-    .fit_record(x), check.names = FALSE, stringsAsFactors = FALSE))
-}
-
-# What each regression model's evidence, noise and hyperparameters are read
-# from.
-.glance_parts <- function(x) {
-  if (inherits(x, "gpsvm_svr")) return(c("beta", "partition", "C", "epsilon"))
-  if (inherits(x, "gpsvm_mfsvr")) return(c("log_evidence", "C", "epsilon"))
-  c("log_lik", "relevance_vectors", "alpha", "sigma2")
-}
-
-# The hyperparameters and sparsity of each regression model, one row.
-.regression_hyper <- function(x) {
-  if (inherits(x, "gpsvm_svr")) {
-    return(data.frame(C = x$C, epsilon = x$epsilon, n.support = sum(x$beta != 0)))
-  }
-  if (inherits(x, "gpsvm_mfsvr")) return(data.frame(C = x$C, epsilon = x$epsilon))
-  out <- data.frame(n.relevance = length(x$relevance_vectors))
-  if (inherits(x, "gpsvm_srvm")) out$lambda <- x$lambda
-  out
+  .validate_fit(x)
+  .as_tidy(.glance_row(
+    nobs = nobs(x), .glance_evidence(x), sigma = sigma(x), .hyperparameter_columns(x),
+    .glance_columns(x), optimized = .searched(x), .fit_record(x)))
 }
 
 #' @rdname gpsvm-tidiers
 #' @export
-glance.gpsvm_gpc <- function(x, ...) {
+glance.gpsvm_classifier <- function(x, ...) {
   .check_dots_empty(...)
-  .check_fit_parts(x, c("classes", "kernel", "convergence", "method"), "glance")
-  # the evidence of the TAP method for two classes (see logLik.gpsvm_gpc)
-  ll <- if (x$method == "tap" && !.is_multiclass(x)) logLik(x)
-  value <- function(f) if (is.null(ll)) NA_real_ else f(ll)
-  models <- .binary_models(x)
-  kernel <- .kernel_columns(x$kernel)
-  kernel$kernel.sigma <- .common_setting(models, function(m) .kernel_columns(m$kernel)$kernel.sigma)
-  .as_tidy(data.frame(
-    nobs = nobs(x), logLik = value(c), AIC = value(stats::AIC), BIC = value(stats::BIC),
-    kernel, noise = .common_setting(models, function(m) m$noise),
-    kappa = .common_setting(models, function(m) m$kappa), bias = x$bias,
-    method = x$method, n.classes = length(x$levels),
-    optimized = any(vapply(models, function(m) !is.null(m$optimization), logical(1))),
-    .fit_record(x), check.names = FALSE, stringsAsFactors = FALSE))
+  .validate_fit(x)
+  .as_tidy(.glance_row(
+    nobs = nobs(x), .glance_evidence(x), .hyperparameter_columns(x), .glance_columns(x),
+    n.classes = length(x$levels), optimized = .searched(x), .fit_record(x)))
 }
 
-# A setting of the one-vs-rest models as one number: theirs when they share
-# it, NA when an evidence search chose it for each model apart (glance()
-# would otherwise show the first model's value as if it were the fit's).
-.common_setting <- function(models, get) {
-  values <- vapply(models, function(m) as.numeric(get(m)), numeric(1))
-  if (isTRUE(all(values == values[1L]))) values[1L] else NA_real_
+# One row of columns from the pieces given (data frames of one row, or
+# single values), leaving out those that are NULL or empty.
+.glance_row <- function(...) {
+  parts <- Filter(function(part) length(part) > 0L, list(...))
+  do.call(data.frame, c(parts, list(check.names = FALSE, stringsAsFactors = FALSE)))
 }
 
-#' @rdname gpsvm-tidiers
-#' @export
-glance.gpsvm_svc <- function(x, ...) {
-  .check_dots_empty(...)
-  .check_fit_parts(x, c("classes", "kernel", "convergence"), "glance")
-  n_support <- sum(vapply(.binary_models(x), function(m) sum(m$alpha > 0), integer(1)))
-  .as_tidy(data.frame(
-    nobs = nobs(x), .kernel_columns(x$kernel), C = x$C, noise = x$noise, bias = x$bias,
-    n.support = n_support, n.classes = length(x$levels), .fit_record(x),
-    check.names = FALSE, stringsAsFactors = FALSE))
+# The kernel's type and Gaussian width (kernel.sigma: NA for other kernels
+# and a width per input) and the other hyperparameters, one number each: a
+# classifier's one-vs-rest models' common value, or NA when an evidence
+# search chose it for each model apart (glance() would otherwise show the
+# first model's value as if it were the fit's).
+.hyperparameter_columns <- function(x) {
+  h <- .hyperparameter_matrix(x)
+  common <- apply(h, 2L, function(v) if (isTRUE(all(v == v[1L]))) v[1L] else NA_real_)
+  common <- as.list(common)
+  sigma <- if ("sigma" %in% names(common)) common$sigma else NA_real_
+  kept <- setdiff(names(common), c("sigma", "noise_variance"))
+  kept <- kept[!grepl("^sigma\\[", kept)]
+  .glance_row(kernel = x$kernel$type, kernel.sigma = sigma, common[kept])
 }
 
-.kernel_columns <- function(kernel) {
-  data.frame(kernel = kernel$type,
-             kernel.sigma = if (identical(kernel$type, "rbf") && is.null(kernel$input_widths)) {
-               kernel$sigma
-             } else NA_real_,
-             stringsAsFactors = FALSE)
-}
-
-# Convergence and fit time (NA for a fit made before fits recorded it).
+# Convergence and fit time.
 .fit_record <- function(x) {
   data.frame(converged = x$convergence$converged, iter = x$convergence$iterations,
-             fit.time = x$fit_time %||% NA_real_)
+             fit.time = x$fit_time)
 }
 
 # ---- augment ---------------------------------------------------------------
@@ -298,7 +244,7 @@ augment.gpsvm_regression <- function(x, data = NULL, newdata = NULL,
   interval <- .match_choice(interval)
   conf.level <- .check_conf_level(conf.level)
   .check_flag(se_fit, "se_fit")
-  .check_fit_parts(x, c("x", "y", "residuals"), "augment")
+  .validate_fit(x)
   predict_at <- function(object, newdata) {
     p <- stats::predict(object, newdata, se.fit = TRUE, interval = interval,
                         level = conf.level, ...)
@@ -326,10 +272,10 @@ augment.gpsvm_regression <- function(x, data = NULL, newdata = NULL,
 #' @export
 augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   .check_dots_empty(...)
-  .check_fit_parts(x, c("x", "classes", "levels"), "augment")
+  .validate_fit(x)
   predict_at <- function(object, newdata) {
     out <- data.frame(.pred_class = stats::predict(object, newdata, type = "class"))
-    if (inherits(object, "gpsvm_gpc")) {
+    if (.gives_probabilities(object)) {
       p <- stats::predict(object, newdata, type = "prob")
       for (level in colnames(p)) out[[paste0(".pred_", level)]] <- unname(p[, level])
     }
@@ -346,7 +292,7 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
 # per row used (not padded for na.exclude).
 .without_na_action <- function(x) {
   x$na.action <- NULL
-  x
+  .seal(x)
 }
 
 # The data augment() shows by default: the response, then a formula fit's
@@ -428,17 +374,6 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   if (!all(all.vars(x$terms[[2L]]) %in% names(newdata))) return(NULL)
   y <- tryCatch(eval(x$terms[[2L]], newdata, environment(x$terms)), error = function(e) NULL)
   if (is.numeric(y) && length(y) == nrow(newdata)) as.vector(y) else NULL
-}
-
-# A fit whose parts a tidier needs were removed (or that was not made by
-# gpsvm's fitters) is an error naming them.
-.check_fit_parts <- function(x, parts, verb) {
-  missing <- parts[!parts %in% names(x) | vapply(parts, function(p) is.null(x[[p]]), logical(1))]
-  if (length(missing) > 0L) {
-    .stop(sprintf("%s(): the fit has no %s; it is incomplete (refit it with gpsvm's fitter)",
-                  verb, paste0("'", missing, "'", collapse = ", ")))
-  }
-  invisible(x)
 }
 
 # broom's name for a coverage level, in (0, 1).

@@ -78,11 +78,28 @@
 
 # A control list made by its constructor, e.g. .check_control(control, "svr_control")
 # (whose class is "gpsvm_svr_control").
-.check_control <- function(control, constructor) {
+.check_control <- function(control, constructor, arg = "control") {
   if (!inherits(control, paste0("gpsvm_", constructor))) {
-    .stop(sprintf("'control' must come from %s()", constructor))
+    .stop(sprintf("'%s' must come from %s()", arg, constructor))
   }
   control
+}
+
+# A control's NULL settings resolved for the fit at hand (by the method, the
+# number of observations or of candidate centres), by one method per
+# control class, beside its constructor; the fit stores the result, so that
+# fit$control says what was used.  Controls whose defaults are fixed need
+# none.
+.resolve_control <- function(control, ...) UseMethod(".resolve_control")
+.resolve_control.gpsvm_control <- function(control, ...) control
+
+# The one deprecation warning: what is deprecated, what to write instead,
+# and the help page that says more.
+.deprecated <- function(fun, what, instead, see = "gpsvm_parallel") {
+  warning(structure(class = c("deprecatedWarning", "warning", "condition"), list(
+    message = sprintf("%s(): %s is deprecated; write %s instead (see ?%s)",
+                      fun, what, instead, see),
+    call = NULL)))
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a

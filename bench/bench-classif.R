@@ -91,8 +91,8 @@ some <- round(seq(1, n, length.out = 30))
 tap_refits <- function(warm) {
   f <- t_fit$value
   sites <- if (warm) list(site_precision = f$site_precision, site_nu = f$site_nu) else list()
-  gpsvm:::cpp_classifier("loo_exact", gpsvm:::.loo_model(f), f$x, f$y, unclass(f$control), sites,
-                         some)
+  gpsvm:::cpp_gpc_tap_loo_refits(gpsvm:::.gpc_model(f), f$x, f$y, unclass(f$control), sites,
+                                 some)
 }
 t_warm <- cpu(function() tap_refits(TRUE), once = TRUE)
 t_cold <- cpu(function() tap_refits(FALSE), once = TRUE)

@@ -14,7 +14,7 @@
 #   regression  held-out RMSE, and coverage and mean width of 95% prediction
 #               intervals, of svr(), mfsvr(), rvm(), srvm() with defaults,
 #               mfsvr(optimize = TRUE) (one width, and a width per input)
-#               and svr(select_C = "evidence"), beside
+#               and svr(optimize = TRUE), beside
 #               e1071::svm() with its defaults; ratios to e1071.
 #   tuning      the evidence searches of mfsvr() (one width, a width per
 #               input) against e1071::tune.svm() over
@@ -149,7 +149,7 @@ fmt_table <- function(d, digits = 3) {
 regression_models <- list(
   "e1071 svm()" = function(train) e1071::svm(y ~ ., data = train),
   "svr()" = function(train) svr(y ~ ., data = train),
-  "svr(select_C = evidence)" = function(train) svr(y ~ ., data = train, select_C = "evidence"),
+  "svr(optimize = TRUE)" = function(train) svr(y ~ ., data = train, optimize = TRUE),
   "mfsvr()" = function(train) mfsvr(y ~ ., data = train),
   "mfsvr(C = 5)" = function(train) mfsvr(y ~ ., data = train, C = 5),
   "mfsvr(optimize = TRUE)" = function(train) mfsvr(y ~ ., data = train, optimize = TRUE),

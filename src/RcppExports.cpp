@@ -11,20 +11,119 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// cpp_classifier
-SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state, Rcpp::Nullable<Rcpp::IntegerVector> which, bool gradient);
-RcppExport SEXP _gpsvm_cpp_classifier(SEXP taskSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP stateSEXP, SEXP whichSEXP, SEXP gradientSEXP) {
+// cpp_svc_fit
+Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha);
+RcppExport SEXP _gpsvm_cpp_svc_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type task(taskSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type state(stateSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::IntegerVector> >::type which(whichSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type alpha(alphaSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svc_fit(model, x, y, control, alpha));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_svc_loo_approx
+Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha);
+RcppExport SEXP _gpsvm_cpp_svc_loo_approx(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svc_loo_approx(model, x, y, control, alpha));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_svc_loo_refits
+Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which);
+RcppExport SEXP _gpsvm_cpp_svc_loo_refits(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP, SEXP whichSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svc_loo_refits(model, x, y, control, alpha, which));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_naive_fit
+Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha);
+RcppExport SEXP _gpsvm_cpp_gpc_naive_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type alpha(alphaSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_fit(model, x, y, control, alpha));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_naive_loo_approx
+Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha);
+RcppExport SEXP _gpsvm_cpp_gpc_naive_loo_approx(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_loo_approx(model, x, y, control, alpha));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_naive_loo_refits
+Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which);
+RcppExport SEXP _gpsvm_cpp_gpc_naive_loo_refits(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP, SEXP whichSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_loo_refits(model, x, y, control, alpha, which));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_tap_fit
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites, bool gradient);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP sitesSEXP, SEXP gradientSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type sites(sitesSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_classifier(task, model, x, y, control, state, which, gradient));
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_fit(model, x, y, control, sites, gradient));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_tap_loo_refits
+Rcpp::List cpp_gpc_tap_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites, Rcpp::IntegerVector which);
+RcppExport SEXP _gpsvm_cpp_gpc_tap_loo_refits(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP sitesSEXP, SEXP whichSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type sites(sitesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_tap_loo_refits(model, x, y, control, sites, which));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -64,6 +163,16 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type b(bSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_dense_operation(what, a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_is_lower_factor
+bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m);
+RcppExport SEXP _gpsvm_cpp_is_lower_factor(SEXP mSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type m(mSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_is_lower_factor(m));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -188,10 +297,18 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_gpsvm_cpp_classifier", (DL_FUNC) &_gpsvm_cpp_classifier, 8},
+    {"_gpsvm_cpp_svc_fit", (DL_FUNC) &_gpsvm_cpp_svc_fit, 5},
+    {"_gpsvm_cpp_svc_loo_approx", (DL_FUNC) &_gpsvm_cpp_svc_loo_approx, 5},
+    {"_gpsvm_cpp_svc_loo_refits", (DL_FUNC) &_gpsvm_cpp_svc_loo_refits, 6},
+    {"_gpsvm_cpp_gpc_naive_fit", (DL_FUNC) &_gpsvm_cpp_gpc_naive_fit, 5},
+    {"_gpsvm_cpp_gpc_naive_loo_approx", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_approx, 5},
+    {"_gpsvm_cpp_gpc_naive_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_refits, 6},
+    {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
+    {"_gpsvm_cpp_gpc_tap_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_refits, 6},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
     {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
+    {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},

@@ -1,11 +1,11 @@
-// Glue for the classifiers of Opper and Winther (2000): svc() (SMO on the
-// adatron's dual, or the kernel adatron itself), gpc(method = "naive")
-// (quasi-Newton steps on the mean-field equations, or Algorithm 17.1) and
-// gpc(method = "tap") (the EP engine), and their leave-one-out estimators.
-// One entry point: the solvers that need the noisy Gram matrix get it from
-// one place; SMO and the Newton solver work from the inputs and a column
-// cache.  Converts, calls the core in inst/include/gpsvm/, wraps.  No
-// algorithm here.
+// Glue for the classifiers of Opper and Winther (2000), one set of entries
+// per method: svc() (SMO on the adatron's dual, or the kernel adatron
+// itself), gpc(method = "naive") (quasi-Newton steps on the mean-field
+// equations, or Algorithm 17.1) and gpc(method = "tap") (the EP engine),
+// each with its fit and its leave-one-out estimators.  The fast solvers
+// (SMO, Newton) work from the inputs and a column cache; the paper's
+// iterations and TAP from the noisy Gram matrix.  Converts, calls the core
+// in inst/include/gpsvm/, wraps.  No algorithm here.
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/classifier.hpp>
 #include <gpsvm/ep_gradient.hpp>
@@ -14,7 +14,6 @@
 #include <gpsvm/smo.hpp>
 #include <gpsvm/tap_classifier.hpp>
 
-#include <string>
 #include <vector>
 
 #include "gpsvm_glue.h"
@@ -24,83 +23,85 @@
 namespace {
 
 using gpsvm_glue::element;
+using gpsvm_glue::int_in;
+using gpsvm_glue::kMaxInt;
 using gpsvm_glue::number_in;
 
-enum class Method { svc, naive, tap };
-
-// What the R fit says about the model: its method, kernel, input noise and
-// C (svc) or flip probability kappa (gpc).
-struct Model {
-  Method method = Method::svc;
+// The prior every classifier shares: the kernel (with the bias as a
+// constant) and the input noise on its diagonal (eq. 17.16).
+struct Prior {
   gpsvm::Kernel kernel;
   double noise = 0.0;
-  double C = 0.0;
-  double kappa = 0.0;
-  // TAP only: inducing inputs (rows; empty for the dense prior)
-  Eigen::MatrixXd inducing;
 };
 
-Model model_from_r(const Rcpp::List& m) {
-  Model out;
-  out.method = static_cast<Method>(
-      gpsvm_glue::choice(element(m, "method"), "method", {"svc", "naive", "tap"}));
-  out.kernel = gpsvm_glue::kernel_from_r(element(m, "kernel"));
-  out.noise = number_in(element(m, "noise"), "noise", 0.0, R_PosInf);
-  if (out.method == Method::svc) out.C = number_in(element(m, "C"), "C", 0.0, R_PosInf);
-  else out.kappa = number_in(element(m, "kappa"), "kappa", 0.0, 0.5);
-  out.inducing = gpsvm_glue::matrix_element(m, "inducing", true);
-  if (out.inducing.size() > 0 && out.method != Method::tap)
-    Rcpp::stop("inducing inputs are for the TAP method only");
-  return out;
+Prior prior_from_r(const Rcpp::List& model) {
+  return Prior{gpsvm_glue::kernel_from_r(element(model, "kernel")),
+               number_in(element(model, "noise"), "noise", 0.0, R_PosInf)};
+}
+
+// The prior's kernel matrix with its noise on the diagonal; the build polls
+// Ctrl-C (n^2 kernel evaluations).
+Eigen::MatrixXd noisy_gram(const Prior& p, const Eigen::Map<Eigen::MatrixXd>& x) {
+  return gpsvm::noisy_gram(p.kernel, x, p.noise, gpsvm_glue::interrupt_callback());
+}
+
+double svc_C(const Rcpp::List& model) { return number_in(element(model, "C"), "C", 0.0, R_PosInf); }
+
+double gpc_kappa(const Rcpp::List& model) {
+  return number_in(element(model, "kappa"), "kappa", 0.0, 0.5);
+}
+
+double tol_from_r(const Rcpp::List& control) {
+  return number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+}
+
+double cache_from_r(const Rcpp::List& control) {
+  return number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
+}
+
+// control$algorithm: the first of `choices` is the fast solver on the
+// inputs, the second the paper's iteration on the Gram matrix.
+bool paper_algorithm(const Rcpp::List& control, std::initializer_list<const char*> choices) {
+  return gpsvm_glue::choice(element(control, "algorithm"), "algorithm", choices) == 1;
 }
 
 gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   gpsvm::AdatronControl c;
   c.C = C;
-  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
-  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
+  c.tol = tol_from_r(control);
+  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
   return c;
 }
 
-// svc()'s and gpc(method = "naive")'s fast solvers (the default) work
-// without the Gram matrix; control$algorithm "adatron" / "paper" asks for the
-// paper's iterations on it.
-bool uses_columns(const Model& m, const Rcpp::List& control) {
-  if (m.method == Method::svc)
-    return gpsvm_glue::choice(element(control, "algorithm"), "algorithm", {"smo", "adatron"}) == 0;
-  if (m.method == Method::naive)
-    return gpsvm_glue::choice(element(control, "algorithm"), "algorithm",
-                              {"newton", "paper"}) == 0;
-  return false;
-}
-
-gpsvm::SvcControl smo_control(const Model& m, const Rcpp::List& control) {
+gpsvm::SvcControl smo_control(const Prior& p, double C, const Rcpp::List& control) {
   gpsvm::SvcControl c;
-  c.C = m.C;
-  c.noise = m.noise;
-  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
-  c.max_iter = gpsvm_glue::count_in(element(control, "max_iter"), "max_iter", 1, 1L << 53);
-  c.cache_mb = number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
+  c.C = C;
+  c.noise = p.noise;
+  c.tol = tol_from_r(control);
+  // (svc_control() allows R's integers; the core's counter is wider)
+  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
+  c.cache_mb = cache_from_r(control);
   c.shrinking = true;
   return c;
 }
 
-gpsvm::NaiveMfCoordinateControl newton_control(const Model& m, const Rcpp::List& control) {
+gpsvm::NaiveMfCoordinateControl newton_control(const Prior& p, double kappa,
+                                               const Rcpp::List& control) {
   gpsvm::NaiveMfCoordinateControl c;
-  c.kappa = m.kappa;
-  c.noise = m.noise;
-  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
-  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 0, gpsvm_glue::kMaxInt);
-  c.cache_mb = number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
+  c.kappa = kappa;
+  c.noise = p.noise;
+  c.tol = tol_from_r(control);
+  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
+  c.cache_mb = cache_from_r(control);
   return c;
 }
 
 gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   gpsvm::NaiveMfControl c;
   c.kappa = kappa;
-  c.tol = number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
+  c.tol = tol_from_r(control);
   c.eta = number_in(element(control, "eta"), "eta", 0.0, R_PosInf);
-  c.max_iter = gpsvm_glue::int_in(element(control, "max_iter"), "max_iter", 0, gpsvm_glue::kMaxInt);
+  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
   return c;
 }
 
@@ -121,172 +122,199 @@ Rcpp::List refits_to_r(const gpsvm::LooRefits& r) {
                             Rcpp::Named("not_converged") = r.not_converged);
 }
 
+// A fit's dual variables (the warm start, or the fit a leave-one-out
+// estimate is taken from); NULL is the solver's own start.
+Eigen::VectorXd optional_alpha(SEXP alpha) {
+  if (Rf_isNull(alpha)) return Eigen::VectorXd();
+  if (!Rf_isReal(alpha)) Rcpp::stop("'alpha' must be a numeric vector");
+  return Eigen::Map<const Eigen::VectorXd>(REAL(alpha), Rf_xlength(alpha));
+}
+
+Rcpp::List alpha_fit_to_r(const Eigen::VectorXd& alpha, const Eigen::VectorXd& field,
+                          const gpsvm::SolverStatus& status) {
+  return Rcpp::List::create(Rcpp::Named("alpha") = alpha, Rcpp::Named("field") = field,
+                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(status));
+}
+
 // The evidence gradient of a TAP fit: "gradient" in (log sigma, log noise,
 // kappa) and, for the Gaussian kernel, "per_input_gradient" (the log sigma
-// entry split by input column, for the search over a width per input).
-void add_gradient_to_r(const gpsvm::TapGradient& g, Rcpp::List& out) {
+// entry split by input column, for the search over a width per input); and
+// the number of clamped sites, where that gradient is approximate
+// (ep_gradient.hpp).
+void add_gradient_to_r(const gpsvm::TapGradient& g, const gpsvm::EpResult& r,
+                       const Eigen::Map<Eigen::VectorXd>& y, double kappa, Rcpp::List& out) {
   out.push_back(Rcpp::wrap(Eigen::VectorXd(g.hyper)), "gradient");
   if (g.per_input_log_width.size() > 0)
     out.push_back(Rcpp::wrap(g.per_input_log_width), "per_input_gradient");
+  out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(kappa, 0.0), y, r)),
+                "clamped_sites");
 }
 
-// A fit on the noisy Gram matrix k, from the warm start in `state` (alpha,
-// or for TAP the EP sites site_precision and site_nu; NULL for the method's
-// own start).  With `gradient` (TAP only) the result also holds the
-// evidence's gradient in (log sigma, log noise, kappa) and the number of
-// clamped sites, where that gradient is approximate (ep_gradient.hpp).
-SEXP fit(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::MatrixXd>& x,
-         const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
-         const Rcpp::List& state, bool gradient) {
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  const Eigen::VectorXd start = gpsvm_glue::optional_vector(state, "alpha");
-  if (m.method == Method::svc) {
-    const gpsvm::AdatronResult r =
-        gpsvm::adatron_fit(k, y, adatron_control(control, m.C), start, interrupt);
-    return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-                              Rcpp::Named("objective") = r.objective, Rcpp::Named("eta") = r.eta,
-                              Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-  }
-  if (m.method == Method::naive) {
-    const gpsvm::NaiveMfResult r =
-        gpsvm::naive_mf_fit(k, y, naive_control(control, m.kappa), start, interrupt);
-    return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-                              Rcpp::Named("z") = r.z, Rcpp::Named("eta") = r.eta,
-                              Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-  }
+// EP settings with the warm start in `sites` (site_precision, site_nu; NULL
+// or absent: fresh sites).
+gpsvm::EpControl ep_control_with_sites(const Rcpp::List& control, const Rcpp::List& sites) {
   gpsvm::EpControl ep = gpsvm_glue::ep_control_from_r(control);
-  ep.initial_precision = gpsvm_glue::optional_vector(state, "site_precision");
-  ep.initial_nu = gpsvm_glue::optional_vector(state, "site_nu");
-  const gpsvm::EpResult r = gpsvm::tap_classifier_fit(k, y, m.kappa, ep, interrupt);
-  Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
-  if (gradient) {
-    add_gradient_to_r(
-        gpsvm::tap_classifier_gradient(x, y, m.kernel, m.noise, m.kappa, r, interrupt), out);
-    out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r)),
-                  "clamped_sites");
-  }
-  return out;
-}
-
-// The fast solvers' tasks, from the inputs (no Gram matrix).
-Rcpp::List naive_to_r(const gpsvm::NaiveMfResult& r) {
-  return Rcpp::List::create(Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-                            Rcpp::Named("z") = r.z,
-                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-}
-
-SEXP column_task(const std::string& task, const Model& m, const Eigen::Map<Eigen::MatrixXd>& x,
-                 const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
-                 const Rcpp::List& state, const Rcpp::Nullable<Rcpp::IntegerVector>& which) {
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  const bool svc = m.method == Method::svc;
-  if (task == "fit") {
-    const Eigen::VectorXd start = gpsvm_glue::optional_vector(state, "alpha");
-    if (svc) {
-      const gpsvm::SvcResult r =
-          gpsvm::svc_smo_solve(m.kernel, x, y, smo_control(m, control), start, interrupt);
-      return Rcpp::List::create(
-          Rcpp::Named("alpha") = r.alpha, Rcpp::Named("field") = r.field,
-          Rcpp::Named("objective") = r.objective,
-          Rcpp::Named("kernel_columns") = static_cast<double>(r.kernel_columns),
-          Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
-    }
-    return naive_to_r(
-        gpsvm::naive_mf_solve(m.kernel, x, y, newton_control(m, control), start, interrupt));
-  }
-  const Eigen::VectorXd alpha = gpsvm_glue::vector_element(state, "alpha");
-  if (task == "loo_approx") {
-    if (svc) return Rcpp::wrap(gpsvm::svc_loo_approx(m.kernel, x, m.noise, y, alpha, m.C));
-    return Rcpp::wrap(gpsvm::naive_mf_loo_approx(m.kernel, x, m.noise, y, alpha, m.kappa));
-  }
-  if (which.isNull()) Rcpp::stop("'which' is needed for exact leave-one-out refits");
-  const std::vector<Eigen::Index> cases = zero_based(Rcpp::IntegerVector(which.get()));
-  if (svc)
-    return refits_to_r(gpsvm::svc_loo_exact(m.kernel, x, y, alpha, smo_control(m, control),
-                                            cases, interrupt));
-  return refits_to_r(gpsvm::naive_mf_loo_exact(m.kernel, x, y, alpha,
-                                               newton_control(m, control), cases, interrupt));
-}
-
-// Linear-response leave-one-out margins of the fit in `state` (alpha).  The
-// TAP method's are its cavity margins, which the R layer has already.
-SEXP loo_approx(const Model& m, Eigen::MatrixXd&& k, const Eigen::Map<Eigen::VectorXd>& y,
-                const Rcpp::List& state) {
-  const Eigen::VectorXd alpha = gpsvm_glue::vector_element(state, "alpha");
-  if (m.method == Method::svc) return Rcpp::wrap(gpsvm::svc_loo_approx(k, y, alpha, m.C));
-  if (m.method == Method::naive)  // the Gram matrix is the computation's workspace
-    return Rcpp::wrap(gpsvm::naive_mf_loo_approx(std::move(k), y, alpha, m.kappa));
-  Rcpp::stop("the TAP method's approximate leave-one-out margins come with the fit");
-}
-
-// Refits without each case in `which`, warm-started from the fit in
-// `state`: alpha, or for TAP the EP sites (NULL: fresh sites).
-SEXP loo_exact(const Model& m, const Eigen::MatrixXd& k, const Eigen::Map<Eigen::VectorXd>& y,
-               const Rcpp::List& control, const Rcpp::List& state,
-               const Rcpp::IntegerVector& which) {
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  const std::vector<Eigen::Index> cases = zero_based(which);
-  if (m.method == Method::tap)
-    return refits_to_r(gpsvm::tap_loo_exact(
-        k, y, m.kappa, gpsvm_glue::ep_control_from_r(control),
-        gpsvm_glue::optional_vector(state, "site_precision"),
-        gpsvm_glue::optional_vector(state, "site_nu"), cases, interrupt));
-  const Eigen::VectorXd alpha = gpsvm_glue::vector_element(state, "alpha");
-  if (m.method == Method::svc)
-    return refits_to_r(
-        gpsvm::svc_loo_exact(k, y, alpha, adatron_control(control, m.C), cases, interrupt));
-  return refits_to_r(
-      gpsvm::naive_mf_loo_exact(k, y, alpha, naive_control(control, m.kappa), cases, interrupt));
+  ep.initial_precision = gpsvm_glue::optional_vector(sites, "site_precision");
+  ep.initial_nu = gpsvm_glue::optional_vector(sites, "site_nu");
+  return ep;
 }
 
 }  // namespace
 
-// A TAP fit on the inducing-point (FITC) prior: no n x n matrix is formed.
-SEXP fit_inducing(const Model& m, const Eigen::Map<Eigen::MatrixXd>& x,
-                  const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
-                  const Rcpp::List& state, bool gradient) {
-  gpsvm::EpControl ep = gpsvm_glue::ep_control_from_r(control);
-  ep.initial_precision = gpsvm_glue::optional_vector(state, "site_precision");
-  ep.initial_nu = gpsvm_glue::optional_vector(state, "site_nu");
-  const gpsvm::TapInducingFit r = gpsvm::tap_classifier_fit_inducing(
-      m.kernel, x, y, m.noise, m.kappa, m.inducing, ep, gradient,
-      gpsvm_glue::interrupt_callback());
-  Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
-  gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
-  if (gradient) {
-    add_gradient_to_r(r.gradient, out);
-    out.push_back(Rcpp::wrap(gpsvm::ep_clamped_sites(gpsvm::ProbitFlip(m.kappa, 0.0), y, r.ep)),
-                  "clamped_sites");
+// ---- svc() -----------------------------------------------------------------
+// `model` is a list with kernel, noise and C; `control` svc_control()'s
+// list with max_iter resolved.
+
+// The fit, warm-started from `alpha` (NULL: alpha = 0).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) {
+  const Prior p = prior_from_r(model);
+  const double C = svc_C(model);
+  const Eigen::VectorXd start = optional_alpha(alpha);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (paper_algorithm(control, {"smo", "adatron"})) {
+    const gpsvm::AdatronResult r = gpsvm::adatron_fit(noisy_gram(p, x), y,
+                                                      adatron_control(control, C), start,
+                                                      interrupt);
+    Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
+    out.push_back(r.objective, "objective");
+    return out;
   }
+  const gpsvm::SvcResult r =
+      gpsvm::svc_smo_solve(p.kernel, x, y, smo_control(p, C, control), start, interrupt);
+  Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
+  out.push_back(r.objective, "objective");
   return out;
 }
 
-// `task` is "fit", "loo_approx" or "loo_exact"; `model` is a list with
-// method ("svc", "naive" or "tap"), kernel, noise and C or kappa; `state`
-// the fit's alpha or EP sites (or a warm start); `which` the 1-based cases
-// to refit without; `gradient` asks a TAP fit for the evidence gradient.
+// Linear-response leave-one-out margins (eqs. 17.26-17.31) of the fit `alpha`.
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_classifier(std::string task, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                    Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List state,
-                    Rcpp::Nullable<Rcpp::IntegerVector> which = R_NilValue,
-                    bool gradient = false) {
-  const Model m = model_from_r(model);
-  if (gradient && !(task == "fit" && m.method == Method::tap))
-    Rcpp::stop("the evidence gradient is for TAP fits only");
-  if (task != "fit" && task != "loo_approx" && task != "loo_exact")
-    Rcpp::stop("unknown task '%s'", task);
-  if (m.inducing.size() > 0) {
-    if (task != "fit")
-      Rcpp::stop("leave-one-out refits of an inducing-point fit are not available");
-    return fit_inducing(m, x, y, control, state, gradient);
+Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                                   Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                                   Eigen::Map<Eigen::VectorXd> alpha) {
+  const Prior p = prior_from_r(model);
+  const double C = svc_C(model);
+  if (paper_algorithm(control, {"smo", "adatron"}))
+    return gpsvm::svc_loo_approx(noisy_gram(p, x), y, alpha, C);
+  return gpsvm::svc_loo_approx(p.kernel, x, p.noise, y, alpha, C);
+}
+
+// Refits without each case in `which` (1-based), warm-started from `alpha`.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                              Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                              Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which) {
+  const Prior p = prior_from_r(model);
+  const double C = svc_C(model);
+  const std::vector<Eigen::Index> cases = zero_based(which);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (paper_algorithm(control, {"smo", "adatron"}))
+    return refits_to_r(gpsvm::svc_loo_exact(noisy_gram(p, x), y, alpha,
+                                            adatron_control(control, C), cases, interrupt));
+  return refits_to_r(gpsvm::svc_loo_exact(p.kernel, x, y, alpha, smo_control(p, C, control),
+                                          cases, interrupt));
+}
+
+// ---- gpc(method = "naive") -------------------------------------------------
+// `model` is a list with kernel, noise and kappa; `control` gpc_control()'s
+// list with tol and max_iter resolved.
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                             Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) {
+  const Prior p = prior_from_r(model);
+  const double kappa = gpc_kappa(model);
+  const Eigen::VectorXd start = optional_alpha(alpha);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const gpsvm::NaiveMfResult r =
+      paper_algorithm(control, {"newton", "paper"})
+          ? gpsvm::naive_mf_fit(noisy_gram(p, x), y,
+                                naive_control(control, kappa), start, interrupt)
+          : gpsvm::naive_mf_solve(p.kernel, x, y, newton_control(p, kappa, control), start,
+                                  interrupt);
+  return alpha_fit_to_r(r.alpha, r.field, r.status);
+}
+
+// Linear-response leave-one-out margins (eqs. 17.41-17.42) of the fit `alpha`.
+// [[Rcpp::export(rng = false)]]
+Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                                         Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                                         Eigen::Map<Eigen::VectorXd> alpha) {
+  const Prior p = prior_from_r(model);
+  const double kappa = gpc_kappa(model);
+  if (paper_algorithm(control, {"newton", "paper"}))  // the Gram matrix is the workspace
+    return gpsvm::naive_mf_loo_approx(noisy_gram(p, x), y, alpha, kappa);
+  return gpsvm::naive_mf_loo_approx(p.kernel, x, p.noise, y, alpha, kappa);
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                                    Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                                    Eigen::Map<Eigen::VectorXd> alpha,
+                                    Rcpp::IntegerVector which) {
+  const Prior p = prior_from_r(model);
+  const double kappa = gpc_kappa(model);
+  const std::vector<Eigen::Index> cases = zero_based(which);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (paper_algorithm(control, {"newton", "paper"}))
+    return refits_to_r(gpsvm::naive_mf_loo_exact(noisy_gram(p, x), y,
+                                                 alpha, naive_control(control, kappa), cases,
+                                                 interrupt));
+  return refits_to_r(gpsvm::naive_mf_loo_exact(p.kernel, x, y, alpha,
+                                               newton_control(p, kappa, control), cases,
+                                               interrupt));
+}
+
+// ---- gpc(method = "tap") ---------------------------------------------------
+// `model` is a list with kernel, noise, kappa and inducing (a matrix of
+// inducing inputs for the FITC prior, or NULL for the dense one); `sites`
+// the EP warm start (site_precision, site_nu; an empty list for fresh
+// sites).  The approximate leave-one-out margins are the fit's cavity
+// means, which the R layer has.
+
+// With `gradient`, the result also holds the evidence's gradient in (log
+// sigma, log noise, kappa) and the number of clamped sites.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                           Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites,
+                           bool gradient = false) {
+  const Prior p = prior_from_r(model);
+  const double kappa = gpc_kappa(model);
+  const Eigen::Map<const Eigen::MatrixXd> inducing =
+      gpsvm_glue::matrix_element(model, "inducing", true);
+  const gpsvm::EpControl ep = ep_control_with_sites(control, sites);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (inducing.size() > 0) {  // the FITC prior: no n x n matrix is formed
+    const gpsvm::TapInducingFit r = gpsvm::tap_classifier_fit_inducing(
+        p.kernel, x, y, p.noise, kappa, inducing, ep, gradient, interrupt);
+    Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
+    gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
+    if (gradient) add_gradient_to_r(r.gradient, r.ep, y, kappa, out);
+    return out;
   }
-  if (uses_columns(m, control)) return column_task(task, m, x, y, control, state, which);
-  Eigen::MatrixXd k = gpsvm::noisy_gram(m.kernel, x, m.noise);
-  if (task == "fit") return fit(m, k, x, y, control, state, gradient);
-  if (task == "loo_approx") return loo_approx(m, std::move(k), y, state);
-  if (task == "loo_exact") {
-    if (which.isNull()) Rcpp::stop("'which' is needed for exact leave-one-out refits");
-    return loo_exact(m, k, y, control, state, Rcpp::IntegerVector(which.get()));
-  }
-  Rcpp::stop("unknown task '%s'", task);
+  const gpsvm::EpResult r =
+      gpsvm::tap_classifier_fit(noisy_gram(p, x), y, kappa, ep, interrupt);
+  Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
+  if (gradient)
+    add_gradient_to_r(
+        gpsvm::tap_classifier_gradient(x, y, p.kernel, p.noise, kappa, r, interrupt), r, y,
+        kappa, out);
+  return out;
+}
+
+// Refits without each case in `which` (1-based), warm-started from the
+// fit's EP sites without the case (dense prior only).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_gpc_tap_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                                  Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                                  Rcpp::List sites, Rcpp::IntegerVector which) {
+  const Prior p = prior_from_r(model);
+  if (gpsvm_glue::matrix_element(model, "inducing", true).size() > 0)
+    Rcpp::stop("leave-one-out refits of an inducing-point fit are not available");
+  return refits_to_r(gpsvm::tap_loo_exact(
+      noisy_gram(p, x), y, gpc_kappa(model),
+      gpsvm_glue::ep_control_from_r(control), gpsvm_glue::optional_vector(sites, "site_precision"),
+      gpsvm_glue::optional_vector(sites, "site_nu"), zero_based(which),
+      gpsvm_glue::interrupt_callback()));
 }

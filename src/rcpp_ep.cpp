@@ -91,3 +91,23 @@ double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a,
   const Eigen::MatrixXd p = a * b;
   return p.sum();
 }
+
+// Whether a square matrix is a Cholesky factor as an EP fit stores it:
+// lower triangular (its strict upper triangle zero) with a positive
+// diagonal and finite entries.  Part of the fitted objects' validation,
+// which must stay cheap: one pass of r^2 reads and no copy, against the
+// O(r^3) the factor cost.
+// [[Rcpp::export(rng = false)]]
+bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m) {
+  const Eigen::Index r = m.rows();
+  if (m.cols() != r) return false;
+  for (Eigen::Index j = 0; j < r; ++j) {
+    const double* column = m.col(j).data();
+    for (Eigen::Index i = 0; i < j; ++i)
+      if (column[i] != 0.0) return false;
+    if (!(column[j] > 0.0) || !std::isfinite(column[j])) return false;
+    for (Eigen::Index i = j + 1; i < r; ++i)
+      if (!std::isfinite(column[i])) return false;
+  }
+  return true;
+}

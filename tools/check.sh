@@ -1,34 +1,52 @@
 #!/usr/bin/env bash
 # The full check, as CI runs it:
 #   1. install missing dependencies (tools/install-deps.sh);
-#   2. fail if re-running roxygen2 or Rcpp::compileAttributes() would change
-#      man/, NAMESPACE or the Rcpp exports;
-#   3. the C++ core compiles without R (every header of inst/include/gpsvm/,
+#   2. start the sanitizer stage (tools/sanitize.sh) in the background on a
+#      copy of this source tree: install it into a private library with
+#      -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+#      (flags from tools/sanitize.Makevars through R_MAKEVARS_USER; src/Makevars
+#      stays portable) and run the testthat suite, without the vignettes,
+#      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0, UBSan
+#      printing stacks), its files spread over the cores and its large
+#      problems made small (GPSVM_TEST_SIZE=small, see
+#      tests/testthat/helper-size.R; the tests that leaves to step 6's
+#      full-size run are listed).  Any ASan or UBSan report fails the check,
+#      counts as a failed test and is printed;
+#   3. meanwhile, fail if re-running roxygen2 or Rcpp::compileAttributes()
+#      would change man/, NAMESPACE or the Rcpp exports, or (where pkgdown
+#      is installed) if _pkgdown.yml leaves a help topic out;
+#   4. the C++ core compiles without R (every header of inst/include/gpsvm/,
 #      on Eigen alone) and its test suite tests/cpp/ passes
 #      (tools/cpp-tests.sh: one translation unit, built with the sanitizer
-#      flags below where gcc has libasan, about a minute);
-#   4. R CMD build, then R CMD check --as-cran --no-manual with every test and
-#      vignette;
-#   5. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
+#      flags where gcc has libasan);
+#   5. the same suite cross-compiled for 64-bit Windows with mingw-w64 and
+#      run under wine (tools/windows-check.sh; skipped with its reason where
+#      those cannot be installed);
+#   6. R CMD build, then R CMD check --as-cran --no-manual with every test and
+#      vignette at full size;
+#   7. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
-#   6. the sanitizer stage (tools/sanitize.sh), run in the background while
-#      R CMD check runs, on the same tarball: install it into a private
-#      library with -fsanitize=address,undefined,float-cast-overflow
-#      -fno-sanitize-recover=all (flags from tools/sanitize.Makevars through
-#      R_MAKEVARS_USER; src/Makevars stays portable) and run the testthat
-#      suite, without the vignettes, with gcc's libasan preloaded
-#      (ASAN_OPTIONS=detect_leaks=0, UBSan printing stacks).  Any ASan or
-#      UBSan report fails the check, counts as a failed test and is printed;
-#   7. print one closing line 'tests: N passed, N failed': the passes of
-#      R CMD check's testthat run (expectations) plus the C++ suite's passed
-#      cases, and the failures of those two plus those of the sanitizer
-#      stage.
+#   8. wait for the sanitizer stage; print how long each stage took and one
+#      closing line 'tests: N passed, N failed': the passes of R CMD check's
+#      testthat run (expectations) plus the passed cases of the C++ suite
+#      and of its Windows build, and the failures of those three plus those
+#      of the sanitizer stage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-check.XXXXXX")
 status=0
 fail() { echo "check: FAIL: $*"; status=1; }
+check_start=$(date +%s)
+stage_start=$check_start
+timings=""
+# Records how long the stage that started at $stage_start took.
+stage_done() {
+  local secs=$(( $(date +%s) - stage_start ))
+  echo "check: $1 took $secs s"
+  timings="$timings$(printf '  %-44s %5d s' "$1" "$secs")"$'\n'
+  stage_start=$(date +%s)
+}
 
 # A hermetic --as-cran check: no CRAN/Bioconductor index look-ups and no
 # clock look-ups (this machine has no network).
@@ -47,6 +65,15 @@ fi
 export _R_CHECK_FORCE_SUGGESTS_=true
 
 bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+stage_done "installing dependencies"
+
+# The sanitizer stage is the longest: it starts first, on this source tree
+# (it copies what git tracks), and runs beside everything else.
+echo "check: sanitizer build and tests started (log $work/sanitize.log)"
+sanitize_start=$(date +%s)
+bash tools/sanitize.sh "$root" "$work/sanitize" >"$work/sanitize.log" 2>&1 &
+sanitize_pid=$!
+trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null' EXIT
 
 echo "check: documentation and exports up to date?"
 mkdir -p "$work/src-copy"
@@ -62,6 +89,15 @@ for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
     fail "$f is out of date: run roxygen2::roxygenise() and Rcpp::compileAttributes()"
   fi
 done
+# The site's reference index (_pkgdown.yml) must list every help topic, or
+# `make site` fails; pkgdown is installed by `make site-deps`, not here.
+if Rscript --vanilla -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))' 2>/dev/null; then
+  Rscript --vanilla -e 'pkgdown::check_pkgdown()' >"$work/pkgdown.log" 2>&1 ||
+    { cat "$work/pkgdown.log"; fail "_pkgdown.yml does not list every topic (see above)"; }
+else
+  echo "check: pkgdown is not installed (make site-deps): _pkgdown.yml's topic list not checked"
+fi
+stage_done "documentation drift"
 
 echo "check: the C++ core compiles without R, and its test suite passes?"
 # Every core header must stand alone on Eigen: no R headers, no SEXP.
@@ -80,29 +116,43 @@ else
   head -n 200 "$work/cpp-tests.log"
   fail "the C++ test suite: $cpp_failed case(s) failed (log $work/cpp-tests.log)"
 fi
+stage_done "C++ core test suite"
+
+echo "check: the C++ core's test suite built for Windows (mingw-w64) passes under wine?"
+# long has 32 bits on Windows: a count held in a long breaks there only.
+bash tools/windows-check.sh "$work/wincheck" >"$work/wincheck.log" 2>&1
+win_summary=$(grep -E '^wincheck: ([0-9]+ passed, [0-9]+ failed|skipped .*)$' "$work/wincheck.log" | tail -n 1)
+win_passed=0
+win_failed=0
+case "$win_summary" in
+  "wincheck: skipped"*) echo "$win_summary" ;;
+  "wincheck: "*passed*)
+    win_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$win_summary")
+    win_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$win_summary")
+    echo "$win_summary" ;;
+  *) win_failed=1 ;;
+esac
+if [ "$win_failed" -gt 0 ]; then
+  head -n 200 "$work/wincheck.log"
+  fail "the Windows build of the C++ suite: $win_failed case(s) failed (log $work/wincheck.log)"
+fi
+stage_done "C++ suite on Windows (mingw-w64, wine)"
 
 echo "check: R CMD build"
 (cd "$work" && R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
 tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
+stage_done "R CMD build"
 
-sanitize_pid=""
 if [ -n "$tarball" ]; then
-  # The sanitizer build compiles on the second core while R CMD check,
-  # which is mostly serial, uses the first.
-  echo "check: sanitizer build and tests started (log $work/sanitize.log)"
-  bash tools/sanitize.sh "$tarball" "$work/sanitize" >"$work/sanitize.log" 2>&1 &
-  sanitize_pid=$!
-  trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null' EXIT
   echo "check: R CMD check --as-cran --no-manual $(basename "$tarball")"
-  start=$(date +%s)
   (cd "$work" && R CMD check --as-cran --no-manual "$tarball") >"$work/check.log" 2>&1
-  echo "check: R CMD check took $(( $(date +%s) - start )) s"
   log="$work/gpsvm.Rcheck/00check.log"
   [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
   [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
 else
   fail "no tarball was built"
 fi
+stage_done "R CMD check --as-cran"
 
 # testthat's summary line: [ FAIL n | WARN n | SKIP n | PASS n ]
 rout=$(ls "$work"/gpsvm.Rcheck/tests/testthat.Rout* 2>/dev/null | head -n 1)
@@ -117,23 +167,23 @@ else
 fi
 [ "$failed" -eq 0 ] || fail "$failed test(s) failed"
 
-if [ -n "$sanitize_pid" ]; then
-  echo "check: waiting for the sanitizer stage"
-  wait "$sanitize_pid"
-  sanitize_status=$?
-  sanitize_pid=""
-  grep -v '^sanitize: test-' "$work/sanitize.log"
-  summary=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' "$work/sanitize.log" | tail -n 1)
-  sanitize_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-sanitize: 0 passed, 1 failed}")
-  [ "$sanitize_status" -eq 0 ] || [ "$sanitize_failed" -gt 0 ] || sanitize_failed=1
-  if [ "$sanitize_failed" -gt 0 ]; then
-    grep '^sanitize: test-' "$work/sanitize.log"
-    fail "sanitizer stage: $sanitize_failed failed (log $work/sanitize.log)"
-  fi
-  failed=$((failed + sanitize_failed))
-fi
-passed=$((passed + cpp_passed))
-failed=$((failed + cpp_failed))
+echo "check: waiting for the sanitizer stage"
+wait "$sanitize_pid"
+sanitize_status=$?
+sanitize_pid=""
+stage_start=$sanitize_start
+stage_done "sanitizer stage (beside the stages above)"
+cat "$work/sanitize.log"
+summary=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' "$work/sanitize.log" | tail -n 1)
+sanitize_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-sanitize: 0 passed, 1 failed}")
+[ "$sanitize_status" -eq 0 ] || [ "$sanitize_failed" -gt 0 ] || sanitize_failed=1
+[ "$sanitize_failed" -eq 0 ] || fail "sanitizer stage: $sanitize_failed failed (log $work/sanitize.log)"
+failed=$((failed + sanitize_failed))
+passed=$((passed + cpp_passed + win_passed))
+failed=$((failed + cpp_failed + win_failed))
+echo "check: stage times"
+printf '%s' "$timings"
+printf '  %-44s %5d s\n' "the whole check" "$(( $(date +%s) - check_start ))"
 [ "$status" -eq 0 ] && echo "check: OK (logs in $work)" || echo "check: logs in $work"
 echo "tests: $passed passed, $failed failed"
 exit "$status"

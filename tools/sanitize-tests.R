@@ -1,6 +1,7 @@
 # Runs one testthat file against the installed gpsvm (the sanitizer build,
-# see tools/sanitize.sh) and ends with one line
-#   sanitize-result: <passed> passed, <failed> failed
+# see tools/sanitize.sh) and ends with its counts and the tests it skipped:
+#   sanitize-skip: <test>: <reason>          (one line per skipped test)
+#   sanitize-result: <passed> passed, <failed> failed, <skipped> skipped
 # counting expectations as testthat's summary does (an error inside a test
 # counts as a failure).  Usage: Rscript sanitize-tests.R tests/testthat/test-x.R
 args <- commandArgs(TRUE)
@@ -9,9 +10,18 @@ suppressPackageStartupMessages({
   library(testthat)
   library(gpsvm)
 })
-results <- as.data.frame(testthat::test_file(args[1], reporter = "summary", package = "gpsvm",
-                                             load_package = "installed",
-                                             stop_on_failure = FALSE))
-failed <- sum(results$failed) + sum(results$error)
-passed <- sum(results$passed)
-cat(sprintf("\nsanitize-result: %d passed, %d failed\n", as.integer(passed), as.integer(failed)))
+results <- testthat::test_file(args[1], reporter = "summary", package = "gpsvm",
+                               load_package = "installed", stop_on_failure = FALSE)
+table <- as.data.frame(results)
+failed <- sum(table$failed) + sum(table$error)
+passed <- sum(table$passed)
+skip_reason <- function(test) {
+  skips <- Filter(function(e) inherits(e, "expectation_skip"), test$results)
+  if (length(skips)) sub("^Reason: ", "", conditionMessage(skips[[1]])) else "skipped"
+}
+skipped <- Filter(function(test) any(vapply(test$results, inherits, logical(1), "expectation_skip")),
+                  results)
+cat("\n")
+for (test in skipped) cat(sprintf("sanitize-skip: %s: %s\n", test$test, skip_reason(test)))
+cat(sprintf("sanitize-result: %d passed, %d failed, %d skipped\n", as.integer(passed),
+            as.integer(failed), length(skipped)))

@@ -2,17 +2,18 @@
 # The sanitizer stage of the check: build gpsvm with AddressSanitizer and
 # UndefinedBehaviorSanitizer and run its testthat suite on that build.
 #
-#   bash tools/sanitize.sh [PACKAGE_TARBALL [WORK_DIR]]
+#   bash tools/sanitize.sh [PACKAGE_TARBALL_OR_SOURCE_DIR [WORK_DIR]]
 #
-# 1. R CMD INSTALL the tarball (built from this source tree when none is
-#    given) into a private library, with the flags of tools/sanitize.Makevars
-#    passed through R_MAKEVARS_USER (src/Makevars stays portable): -O1 -g1,
-#    -fsanitize=address,undefined,float-cast-overflow, -fno-sanitize-recover=all,
-#    -fno-omit-frame-pointer.  R's strip step is turned off so that stacks
-#    keep file and line.
-# 2. Run every tests/testthat/test-*.R of the tarball in its own R process
-#    (tools/sanitize-tests.R) with gcc's libasan preloaded (R itself is not
-#    instrumented, and the ASan run-time must be loaded first),
+# 1. R CMD INSTALL the package (a tarball, or a source tree; this one when
+#    none is given) into a private library, with the flags of
+#    tools/sanitize.Makevars passed through R_MAKEVARS_USER (src/Makevars
+#    stays portable): -O1 -g1, -fsanitize=address,undefined,float-cast-overflow,
+#    -fno-sanitize-recover=all, -fno-omit-frame-pointer.  R's strip step is
+#    turned off so that stacks keep file and line.
+# 2. Run every tests/testthat/test-*.R in its own R process
+#    (tools/sanitize-tests.R), GPSVM_SANITIZE_JOBS of them at a time (default:
+#    the number of cores), the longest first, with gcc's libasan preloaded (R
+#    itself is not instrumented, and the ASan run-time must be loaded first),
 #    ASAN_OPTIONS=detect_leaks=0 (R's own allocations are never freed at
 #    exit) and UBSan printing stacks.  ASan writes its reports to files
 #    (log_path), so a report from a forked or cluster worker is caught too;
@@ -20,12 +21,18 @@
 #    reports on stderr, which is scanned for 'runtime error:'.  (A UBSan
 #    report in a cluster worker, whose stderr R discards, still ends the
 #    worker and so fails its test.)
-# 3. A test file counts one failed test for a sanitizer report (which ends
+# 3. The suite runs with GPSVM_TEST_SIZE=small (tests/testthat/helper-size.R):
+#    tests that fit large problems to check a statistical property fit
+#    smaller ones here, and the few that have no small version are skipped
+#    here and left to R CMD check's full-size run of the same suite.  Every
+#    such skip is listed with its reason.
+# 4. A test file counts one failed test for a sanitizer report (which ends
 #    its process) or for a process that died without finishing, on top of
 #    the expectations testthat counted as failed.  The start of each report
 #    (the error and its innermost frames) is printed.
 #
-# Prints the reports and ends with one line
+# Prints one line per test file (counts and seconds), the skipped tests, the
+# reports, and ends with one line
 #   sanitize: N passed, N failed
 # (expectations); the exit status is non-zero on any failure.  The suite runs
 # without the vignettes and without a second R CMD check, to fit CI's time.
@@ -39,13 +46,17 @@ finish() {
   exit "$([ "$2" -eq 0 ] && echo 0 || echo 1)"
 }
 
-tarball=${1:-}
-if [ -z "$tarball" ]; then
-  (cd "$work" && R CMD build --no-build-vignettes --no-manual "$root") >"$work/sanitize-build.log" 2>&1 ||
-    { cat "$work/sanitize-build.log"; echo "sanitize: R CMD build failed"; finish 0 1; }
-  tarball=$(ls "$work"/gpsvm_*.tar.gz | head -n 1)
+package=${1:-$root}
+package=$(cd "$(dirname "$package")" && pwd)/$(basename "$package")
+if [ -d "$package" ]; then
+  # R CMD INSTALL builds a source tree in place: build a copy of the files
+  # git tracks, so that the tree (which R CMD build may be reading) stays
+  # clean.
+  mkdir -p "$work/gpsvm"
+  (cd "$package" && git ls-files -z 2>/dev/null | xargs -0 -I{} cp --parents {} "$work/gpsvm") ||
+    cp -r "$package/." "$work/gpsvm"
+  package="$work/gpsvm"
 fi
-tarball=$(cd "$(dirname "$tarball")" && pwd)/$(basename "$tarball")
 
 # gcc's ASan run-time, from the compiler R builds C++17 with.
 cxx=$(R CMD config CXX17 | awk '{print $1}')
@@ -58,8 +69,10 @@ fi
 lib="$work/sanitize-lib"
 mkdir -p "$lib"
 start=$(date +%s)
+# MAKEFLAGS: the shared object's translation units compile in parallel.
 if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB R_MAKEVARS_USER="$root/tools/sanitize.Makevars" \
-    R CMD INSTALL --no-test-load --no-byte-compile --no-docs --library="$lib" "$tarball" \
+    MAKEFLAGS="-j${GPSVM_SANITIZE_JOBS:-$(nproc)}" \
+    R CMD INSTALL --no-test-load --no-byte-compile --no-docs --library="$lib" "$package" \
     >"$work/sanitize-install.log" 2>&1; then
   tail -n 40 "$work/sanitize-install.log"
   echo "sanitize: the sanitizer build failed"
@@ -69,51 +82,145 @@ grep -q -- '-fsanitize=address' "$work/sanitize-install.log" ||
   { echo "sanitize: the build did not use tools/sanitize.Makevars"; finish 0 1; }
 echo "sanitize: built with -fsanitize=address,undefined in $(( $(date +%s) - start )) s"
 
-tar -xzf "$tarball" -C "$work" gpsvm/tests
-tests="$work/gpsvm/tests/testthat"
-reports="$work/sanitize-reports"
-mkdir -p "$reports"
+# The stage's self-test: a deliberate heap overflow and a signed overflow
+# (tools/sanitize-canary/canary.cpp), built with the same flags and run in
+# the same environment as the tests, must each be reported; otherwise the
+# stage could pass without being able to see anything.
+canary="$work/canary"
+mkdir -p "$canary"
+cp "$root/tools/sanitize-canary/canary.cpp" "$canary/"
+if ! (cd "$canary" && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB \
+      R_MAKEVARS_USER="$root/tools/sanitize.Makevars" R CMD SHLIB -o canary.so canary.cpp) \
+    >"$canary/build.log" 2>&1; then
+  cat "$canary/build.log"
+  echo "sanitize: the self-test's canary did not build"
+  finish 0 1
+fi
+for probe in "heap_overflow:heap-buffer-overflow" "signed_overflow:signed integer overflow"; do
+  entry=${probe%%:*}
+  expected=${probe#*:}
+  rm -f "$canary"/asan.*
+  LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0:log_path=$canary/asan" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    Rscript --vanilla -e "dyn.load('$canary/canary.so'); .Call('canary_$entry', 3L)" \
+    >"$canary/$entry.log" 2>&1
+  if ! grep -qs "$expected" "$canary/$entry.log" "$canary"/asan.*; then
+    cat "$canary/$entry.log"
+    echo "sanitize: self-test: a deliberate $expected was not reported"
+    finish 0 1
+  fi
+done
+echo "sanitize: self-test: a deliberate heap-buffer-overflow and signed integer overflow are reported"
+
+if [ -d "$package" ]; then
+  tests="$package/tests/testthat"
+else
+  tar -xzf "$package" -C "$work" gpsvm/tests
+  tests="$work/gpsvm/tests/testthat"
+fi
 report_pattern='runtime error:|ERROR: (Address|Leak)Sanitizer|SUMMARY: (Address|UndefinedBehavior)Sanitizer'
-passed=0
-failed=0
-start=$(date +%s)
-for file in "$tests"/test-*.R; do
+
+# Runs one test file; writes its summary line to $work/result-<file>.
+run_file() {
+  local file=$1 name log reports result p f s note first code t0
   name=$(basename "$file")
   log="$work/sanitize-$name.log"
-  rm -f "$reports"/*
-  LD_PRELOAD="$asan" \
-    ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:log_path=$reports/asan" \
-    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-    R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
-    timeout 1200 Rscript --vanilla "$root/tools/sanitize-tests.R" "$file" >"$log" 2>&1
-  code=$?
-  result=$(grep -E '^sanitize-result: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+  reports="$work/reports-$name"
+  mkdir -p "$reports"
+  t0=$(date +%s)
+  # (bash's time: the CPU seconds of the file's R process, which on a busy
+  # machine say more than the wall-clock ones)
+  { time GPSVM_TEST_SIZE=small LD_PRELOAD="$asan" \
+      ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:log_path=$reports/asan" \
+      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+      R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
+      timeout 1200 Rscript --vanilla "$root/tools/sanitize-tests.R" "$file" >"$log" 2>&1
+    code=$?
+  } 2>"$work/cpu-$name"
+  result=$(grep -E '^sanitize-result: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
   p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${result:-x 0 passed}")
   f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"${result:-x 0 failed}")
+  s=$(sed -E 's/.* ([0-9]+) skipped.*/\1/' <<<"${result:-x 0 skipped}")
   note=""
   # the first line of a report on stderr (UBSan's)
   first=$(grep -nE "$report_pattern" "$log" | head -n 1 | cut -d: -f1)
-  if ls "$reports"/* >/dev/null 2>&1 || [ -n "$first" ]; then
-    note=" + 1 for a sanitizer report"
-    f=$((f + 1))
-    for r in "$reports"/*; do
-      [ -e "$r" ] || continue
-      echo "---- $name: $(basename "$r")"
-      head -n 40 "$r"
-    done
-    if [ -n "$first" ]; then
-      echo "---- $name: stderr"
-      tail -n +"$first" "$log" | head -n 40
+  {
+    if ls "$reports"/* >/dev/null 2>&1 || [ -n "$first" ]; then
+      note=" + 1 for a sanitizer report"
+      f=$((f + 1))
+      for r in "$reports"/*; do
+        [ -e "$r" ] || continue
+        echo "---- $name: $(basename "$r")"
+        head -n 40 "$r"
+      done
+      if [ -n "$first" ]; then
+        echo "---- $name: stderr"
+        tail -n +"$first" "$log" | head -n 40
+      fi
+    elif [ -z "$result" ] || [ "$code" -ne 0 ]; then
+      note=" + 1: the R process ended with status $code before finishing"
+      f=$((f + 1))
+      tail -n 40 "$log"
+    elif [ "$f" -gt 0 ]; then
+      tail -n 40 "$log"
     fi
-  elif [ -z "$result" ] || [ "$code" -ne 0 ]; then
-    note=" + 1: the R process ended with status $code before finishing"
-    f=$((f + 1))
-    tail -n 40 "$log"
+  } >"$work/detail-$name"
+  echo "$name $p $f $s $(( $(date +%s) - t0 )) $(cat "$work/cpu-$name")$note" >"$work/result-$name"
+}
+
+# The longest files first (by their size, which tracks their run time well
+# enough), so that the last to finish is a short one.
+# The test-only core probes (tests/testthat/probes) are compiled once here,
+# with the stage's flags, into a cache every test process then loads from,
+# instead of once in each file that uses them.
+export GPSVM_PROBE_CACHE="$work/probe-cache" GPSVM_PROBE_MAKEVARS="$root/tools/sanitize.Makevars"
+# (The R process that compiles them also loads them, so it runs, like the
+# tests, with the ASan run-time preloaded.)
+(cd "$tests/../.." && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB \
+   LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0" \
+   R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
+  library(testthat)
+  source("tests/testthat/helper-probes.R")
+  invisible(compile_core_probes())') >"$work/probes.log" 2>&1 ||
+  { cat "$work/probes.log"; echo "sanitize: the core probes did not compile"; finish 0 1; }
+
+# GPSVM_SANITIZE_FILES (e.g. "test-svr.R test-rvm.R") runs some files only.
+mapfile -t files < <(ls -S "$tests"/test-*.R)
+if [ -n "${GPSVM_SANITIZE_FILES:-}" ]; then
+  mapfile -t files < <(for f in $GPSVM_SANITIZE_FILES; do ls "$tests/$f"; done)
+fi
+jobs=${GPSVM_SANITIZE_JOBS:-$(nproc)}
+echo "sanitize: ${#files[@]} test files, $jobs at a time, GPSVM_TEST_SIZE=small"
+start=$(date +%s)
+running=0
+TIMEFORMAT='%0U'
+for file in "${files[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
   fi
-  [ "$f" -gt 0 ] && [ -z "$note" ] && tail -n 40 "$log"
-  echo "sanitize: $name: $p passed, $f failed$note"
+  run_file "$file" &
+  running=$((running + 1))
+done
+wait
+mapfile -t files < <(printf '%s\n' "${files[@]}" | sort)
+
+passed=0
+failed=0
+for file in "${files[@]}"; do
+  name=$(basename "$file")
+  read -r _ p f s secs cpu note <"$work/result-$name" ||
+    { p=0; f=1; s=0; secs=0; cpu=0; note="+ 1: no result"; }
+  cat "$work/detail-$name" 2>/dev/null
+  echo "sanitize: $name: $p passed, $f failed, $s skipped, ${secs} s (${cpu} s CPU)${note:+ $note}"
   passed=$((passed + p))
   failed=$((failed + f))
+done
+skips=$(cat "$work"/sanitize-test-*.log | grep -c '^sanitize-skip: ')
+echo "sanitize: $skips test(s) skipped here, with their reasons (R CMD check runs the whole suite at full size):"
+for file in "${files[@]}"; do
+  name=$(basename "$file")
+  grep '^sanitize-skip: ' "$work/sanitize-$name.log" 2>/dev/null | sed "s/^sanitize-skip: /  $name: /"
 done
 echo "sanitize: tests took $(( $(date +%s) - start )) s (logs in $work)"
 finish "$passed" "$failed"

@@ -35,7 +35,7 @@ sinc_deriv <- function(x, n = 0) {
 
 # The methods of the table, each a function of (x, y) returning a fit.  All
 # use the paper's kernel, rbf_kernel(1.6).  Beside the paper's RVM and SRVM:
-# svr() with C chosen by its evidence (select_C = "evidence", from C = 10;
+# svr() with C chosen by its evidence (optimize = TRUE, from C = 10;
 # epsilon = 0.1, the noise sd), in the role of the paper's SVR rows; mfsvr()
 # with C and epsilon chosen by the EP evidence; and mfsvr() choosing the
 # kernel width as well, which leaves the paper's protocol (sigma = 1.6 for
@@ -49,7 +49,7 @@ srvm_experiment_methods <- function(sigma = 1.6, order = 10, control = gpsvm::sr
                   control = control, scale = FALSE)
     },
     SVR = function(x, y) {
-      gpsvm::svr(x, y, C = 10, epsilon = 0.1, kernel = kernel, select_C = "evidence", scale = FALSE)
+      gpsvm::svr(x, y, C = 10, epsilon = 0.1, kernel = kernel, optimize = TRUE, scale = FALSE)
     },
     "MF-SVR" = function(x, y) {
       gpsvm::mfsvr(x, y, C = 10, epsilon = 0.1, kernel = kernel, optimize = c("C", "epsilon"),
@@ -95,7 +95,7 @@ srvm_experiment_rep <- function(seed, n = 50, noise_sd = 0.1, sigma = 1.6, order
                d0 = rmse(grid, 0), d2 = rmse(grid, 2), d4 = rmse(grid, 4),
                d0_train = rmse(x, 0), d2_train = rmse(x, 2), d4_train = rmse(x, 4),
                log_lik = as.numeric(stats::logLik(f)), lambda = field(f$lambda),
-               sigma2 = field(f$sigma2), C = field(f$C), epsilon = field(f$epsilon),
+               sigma2 = field(f$noise_variance), C = field(f$C), epsilon = field(f$epsilon),
                kernel_sigma = f$kernel$sigma,
                converged = !warned && !isFALSE(f$convergence$converged),
                iterations = field(f$convergence$iterations), seconds = seconds)
@@ -151,7 +151,7 @@ srvm_experiment_ablation <- function(reps = 200) {
                        control = args$control, scale = FALSE)
       rm <- function(z, d) sqrt(mean((stats::predict(f, z, deriv = d) - sinc_deriv(z, d))^2))
       c(bvs = length(f$relevance_vectors), d0_train = rm(x, 0), d2_train = rm(x, 2),
-        d4_train = rm(x, 4), log_lik = f$log_lik)
+        d4_train = rm(x, 4), log_lik = f$log_evidence)
     }
     r <- do.call(rbind, future.apply::future_lapply(seq_len(reps), one, future.seed = NULL))
     data.frame(variant = v, t(colMeans(r)), check.names = FALSE)

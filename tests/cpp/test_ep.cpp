@@ -115,16 +115,15 @@ MatrixXd positive_definite(int n, std::uint32_t seed) {
   return A;
 }
 
-TEST_CASE("blocked Cholesky: factor, inverse diagonal and inverse against Eigen's, with interrupts") {
+TEST_CASE("blocked Cholesky: factor, inverse diagonal and inverse against Eigen's") {
   const int n = 300;  // three blocks of columns and a partial one
   const MatrixXd A = positive_definite(n, 3);
   const Eigen::LLT<MatrixXd> llt(A);
   const MatrixXd L = llt.matrixL();
   MatrixXd a = A;
-  int calls = 0;
-  CHECK(gpsvm::cholesky_in_place(a, [&calls] { ++calls; }));
+  // (its interrupt polls: test_interrupt.cpp)
+  CHECK(gpsvm::cholesky_in_place(a));
   CHECK_NEAR((MatrixXd(a.triangularView<Eigen::Lower>()) - L).cwiseAbs().maxCoeff(), 0.0, 1e-13);
-  CHECK(calls == 3);  // one between blocks of 128 columns
   const MatrixXd inverse = A.inverse();
   CHECK_NEAR(gap(gpsvm::inverse_diagonal_from_cholesky(a), inverse.diagonal()), 0.0, 1e-13);
   const MatrixXd blocked = gpsvm::inverse_from_cholesky(a);
@@ -627,7 +626,7 @@ TEST_CASE("EP: posterior, evidence and site inverse against their forms with exp
       mt[i] = nu / tau;
       ks(i, i) += 1.0 / tau;
       const double lz = lik.moments(d.label[i], m, v).log_z;
-      evidence += lz + 0.5 * std::log(2.0 * M_PI * (v + 1.0 / tau)) +
+      evidence += lz + 0.5 * std::log(2.0 * static_cast<double>(ref::kPi) * (v + 1.0 / tau)) +
                   (m - mt[i]) * (m - mt[i]) / (2.0 * (v + 1.0 / tau));
       CHECK_NEAR_MSG(r.cavity_mean[i], m, 1e-9 * (1.0 + std::fabs(m)), note + ": cavity mean");
       CHECK_REL_MSG(r.cavity_var[i], v, 1e-9, note + ": cavity variance");

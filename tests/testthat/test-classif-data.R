@@ -45,7 +45,7 @@ test_that("scale = TRUE is the fit on inputs standardised by hand, applied to ne
   expect_output(print(gpc(x, d$y)), "sigma and noise by evidence maximisation")
   expect_equal(gpc(x, d$y)$kernel$sigma, gpc(hand(x), d$y, scale = FALSE)$kernel$sigma,
                tolerance = 1e-6)
-  expect_output(print(svc(x, d$y)), "inputs centred and scaled")
+  expect_output(print(svc(x, d$y)), "input column\\(s\\) centred and scaled")
 })
 
 test_that("constant columns and a formula's factor columns are not scaled", {
@@ -270,7 +270,7 @@ test_that("update() works for both fitters and both interfaces", {
     expect_identical(colnames(u2$x), c("u", "v"))
     u3 <- update(m2, scale = FALSE, bias = 0)
     expect_null(u3$scaling)
-    expect_identical(u3$bias, 0)
+    expect_identical(u3$bias_variance, 0)
   }
 })
 

@@ -5,9 +5,9 @@
 # fit$optimization.
 
 tap_evidence <- function(x, y, sigma, noise, kappa, kernel = rbf_kernel(sigma), tol = 1e-12) {
-  ctl <- gpsvm:::.gpc_resolve_control(gpc_control(tol = tol, max_iter = 5000), "tap")
-  model <- list(method = "tap", kernel = kernel, noise = noise, kappa = kappa)
-  gpsvm:::cpp_classifier("fit", model, x, y, unclass(ctl), list(), NULL, TRUE)
+  ctl <- gpsvm:::.resolve_control(gpc_control(tol = tol, max_iter = 5000), "tap")
+  model <- list(kernel = kernel, noise = noise, kappa = kappa)
+  gpsvm:::cpp_gpc_tap_fit(model, x, y, unclass(ctl), list(), TRUE)
 }
 
 # central differences of the TAP evidence in (log sigma, log noise, kappa),
@@ -81,11 +81,10 @@ test_that("with clamped sites the explicit gradient is flagged and the search di
     h <- as.list(spec$natural(p))
     list(kernel = rbf_kernel(h$sigma), noise = h$noise, kappa = h$kappa)
   }
-  ctl <- unclass(gpsvm:::.gpc_resolve_control(gpc_control(tol = 1e-6), "tap"))
+  ctl <- unclass(gpsvm:::.resolve_control(gpc_control(tol = 1e-6), "tap"))
   ep_at <- function(h, ctl, warm, gradient) {
-    model <- list(method = "tap", kernel = h$kernel, noise = h$noise, kappa = h$kappa)
-    gpsvm:::cpp_classifier("fit", model, d$x, d$y, ctl, warm[c("site_precision", "site_nu")],
-                           NULL, gradient)
+    model <- list(kernel = h$kernel, noise = h$noise, kappa = h$kappa)
+    gpsvm:::cpp_gpc_tap_fit(model, d$x, d$y, ctl, warm[c("site_precision", "site_nu")], gradient)
   }
   num <- gpsvm:::.gpc_numeric_gradient(par, at, ep_at, ctl, fit)
   expect_equal(num, fd * c(1, 1, 0.1 * (1 - 0.2)), tolerance = 1e-3)
@@ -216,7 +215,7 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
   expect_lte(o$convergence$change, 1e-3)
   expect_match(o$stopped, "no gradient component exceeds 0.001 per observation")
   # the recorded gradient is the evidence's at the estimate
-  g <- mfsvr_evidence(x, y, fit$C, fit$epsilon, fit$kernel)$gradient
+  g <- ep_evidence(x, y, fit$C, fit$epsilon, fit$kernel)$gradient
   expect_lt(max(abs(o$gradient - g)) / 80, 1e-4)
   # every usable point of the path has a lower evidence than the estimate
   expect_true(all(o$path$log_evidence <= fit$log_evidence + 1e-6, na.rm = TRUE))
@@ -276,12 +275,14 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
 })
 
 test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
+  skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
   # one input: the kernel matrix has a low rank, and the fits are quick
   set.seed(22)
   x <- runif(10001, -3, 3)
   y <- sin(x) + rnorm(10001, sd = 0.3)
   expect_message(big <- mfsvr(x, y),
-                 "with 10001 observations \\(more than 10000\\) the evidence search is not run by default: C = 5 is used")
+                 paste("with 10001 observations \\(more than 10000\\) the evidence search is not run",
+                       "by default: C = 5 is used; optimize = \"C\" runs it"))
   expect_null(big$optimization)
   expect_identical(big$C, 5)
   expect_output(print(big), "the evidence search is not run by default")
@@ -290,6 +291,27 @@ test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
   expect_null(searched$skipped_search)
   # a C given, or a search asked for: no message
   expect_silent(mfsvr(x, y, C = 5))
+})
+
+test_that("gpc()'s default search stops at 10000 observations, and says what it did instead", {
+  skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
+  set.seed(23)
+  x <- runif(10001, -3, 3)
+  y <- factor(ifelse(sin(x) + rnorm(10001, sd = 0.5) > 0, "b", "a"))
+  expect_message(big <- gpc(x, y), paste0(
+    "gpc\\(\\): with 10001 observations \\(more than 10000\\) the evidence search is not run by ",
+    "default: the width from the data \\(see \\?kernels\\) and noise = 0.1; ",
+    "optimize = c\\(\"sigma\", \"noise\"\\) runs it"))
+  expect_null(big$optimization)
+  expect_identical(big$noise, 0.1)
+  expect_identical(big$kernel$sigma_rule, "data")
+  expect_output(print(big), "the evidence search is not run by default")
+  # only what the call left open is named; nothing left open, no message
+  expect_message(gpc(x, y, noise = 0.2),
+                 "default: the width from the data \\(see \\?kernels\\); optimize = \"sigma\" runs it")
+  expect_message(gpc(x, y, rbf_kernel(1)), "default: noise = 0.1; optimize = \"noise\" runs it")
+  expect_silent(gpc(x, y, rbf_kernel(1), noise = 0.1))
+  expect_silent(gpc(x, y, optimize = FALSE))
 })
 
 test_that("on noise-free data the default search takes a large C without a warning", {
@@ -302,6 +324,12 @@ test_that("on noise-free data the default search takes a large C without a warni
   expect_warning(mfsvr(y ~ u, data = d, optimize = "C"), "slow rise")
 })
 
+# The gradient search with search_control()'s defaults.
+gradient_search <- function(spec, evaluate, n) {
+  settings <- gpsvm:::.search_settings(search_control(), "gradient")
+  gpsvm:::.gradient_search(spec, evaluate, n = n, tol = settings$tol, max_iter = settings$max_iter)
+}
+
 # The drivers on known functions: a concave quadratic (maximum at `top`) on
 # the search scale, failing where fail(par) is TRUE.
 toy_search <- function(top, lower, upper, start, fail = function(p) FALSE, n = 10) {
@@ -312,7 +340,7 @@ toy_search <- function(top, lower, upper, start, fail = function(p) FALSE, n = 1
     if (fail(par)) return(gpsvm:::.search_point(list(), NA, NULL, FALSE, 99L, "toy"))
     gpsvm:::.search_point(list(), -n * sum((par - top)^2), -2 * n * (par - top), TRUE, 1L)
   }
-  list(spec = spec, outcome = gpsvm:::.gradient_search(spec, evaluate, n = n))
+  list(spec = spec, outcome = gradient_search(spec, evaluate, n = n))
 }
 
 test_that("the gradient search: interior maximum, bounds, failed points, flat evidence", {
@@ -340,7 +368,7 @@ test_that("the gradient search: interior maximum, bounds, failed points, flat ev
   expect_warning(gpsvm:::.warn_search("toy():", r, wall$spec), "the evidence search did not converge")
   # a flat evidence: the search cannot move and says why
   spec <- gpsvm:::.search_spec(c(log_a = 0), c(log_a = -3), c(log_a = 3), exp, "a")
-  flat <- gpsvm:::.gradient_search(spec, function(par, first, warm, accuracy) {
+  flat <- gradient_search(spec, function(par, first, warm, accuracy) {
     gpsvm:::.search_point(list(), 2, 0, TRUE, 1L)
   }, n = 10)
   expect_false(flat$record$convergence$converged)
@@ -371,24 +399,23 @@ test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width",
   expect_output(print(fit), sprintf("sigma by evidence maximisation: converged after %d iterations",
                                     o$convergence$iterations))
   expect_equal(fit$kernel$sigma, o$estimate[["sigma"]])
-  expect_equal(fit$log_lik, o$log_evidence)
+  expect_equal(fit$log_evidence, o$log_evidence)
   w <- gpsvm:::.data_driven_width(matrix(d$x))
   # at least every point of its own grid, by independent fits
   grid <- exp(seq(log(w / 4), log(4 * w), length.out = 9))
-  ev <- vapply(grid, function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_lik,
-               numeric(1))
-  expect_gte(fit$log_lik, max(ev))
+  evidence_at <- function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_evidence
+  ev <- vapply(grid, evidence_at, numeric(1))
+  expect_gte(fit$log_evidence, max(ev))
   # against a fine grid over the whole range: within the evidence's jumps.
   # Here they reach 1.5 between widths 4% apart (basis functions entering
   # and leaving), so the fine grid's best (0.15 higher, at another local
   # maximum) is within 0.25
   fine <- exp(seq(log(w / 4), log(4 * w), length.out = 61))
-  ev <- vapply(fine, function(s) suppressWarnings(rvm(d$x, d$y, kernel = rbf_kernel(s)))$log_lik,
-               numeric(1))
-  expect_gte(fit$log_lik, max(ev) - 0.25)
+  ev <- vapply(fine, evidence_at, numeric(1))
+  expect_gte(fit$log_evidence, max(ev) - 0.25)
   # and a maximum nearby: 5% either way is lower
   for (f in c(1 / 1.05, 1.05)) {
-    expect_lt(rvm(d$x, d$y, kernel = rbf_kernel(fit$kernel$sigma * f))$log_lik, fit$log_lik)
+    expect_lt(evidence_at(fit$kernel$sigma * f), fit$log_evidence)
   }
 })
 
@@ -401,14 +428,14 @@ test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width"
   w <- gpsvm:::.data_driven_width(matrix(d$x))
   grid <- exp(seq(log(w / 4), log(4 * w), length.out = 41))
   ev <- vapply(grid, function(s) {
-    suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(s), penalty = pen))$log_lik
+    suppressWarnings(srvm(d$x, d$y, kernel = rbf_kernel(s), penalty = pen))$log_evidence
   }, numeric(1))
   # the smooth RVM's evidence jitters by up to a nat between widths 2%
   # apart (the penalty and the pruning move together) over a range of about
   # 23 (50 from the strong lambda start alone, whose optima at some widths
   # lie far below the weak start's)
   expect_gt(max(ev) - min(ev), 20)
-  expect_gte(fit$log_lik, max(ev) - 0.5)
+  expect_gte(fit$log_evidence, max(ev) - 0.5)
 })
 
 test_that("rvm(optimize = TRUE) warns when the evidence's width makes the fit interpolate", {

@@ -54,9 +54,9 @@ tap_control <- function(schedule = "parallel", damping = 1, ...) {
 }
 
 tap_fitc <- function(x, y, z, sigma, noise, kappa, gradient = FALSE, ...) {
-  gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(sigma), noise = noise,
-                                     kappa = kappa, inducing = z),
-                         x, y, tap_control(...), list(), NULL, gradient)
+  gpsvm:::cpp_gpc_tap_fit(list(kernel = rbf_kernel(sigma), noise = noise, kappa = kappa,
+                               inducing = z),
+                          x, y, tap_control(...), list(), gradient)
 }
 
 mfsvr_fitc <- function(x, y, z, C, eps, sigma, gradient = FALSE) {
@@ -114,9 +114,8 @@ test_that("gpc TAP: with the training inputs as inducing inputs FITC is the dens
   # the evidence gradient in (log sigma, log noise, kappa) of the two
   y <- ifelse(d$y == levels(factor(d$y))[2], 1, -1)
   gf <- tap_fitc(d$x, y, d$x, 0.5, 0.3, 0.05, gradient = TRUE)$gradient
-  gd <- gpsvm:::cpp_classifier("fit", list(method = "tap", kernel = rbf_kernel(0.5), noise = 0.3,
-                                           kappa = 0.05), d$x, y, tap_control(), list(), NULL,
-                               TRUE)$gradient
+  gd <- gpsvm:::cpp_gpc_tap_fit(list(kernel = rbf_kernel(0.5), noise = 0.3, kappa = 0.05), d$x,
+                                y, tap_control(), list(), TRUE)$gradient
   expect_equal(gf, gd, tolerance = 1e-6)
 })
 
@@ -185,8 +184,8 @@ test_that("FITC evidence gradients match central differences", {
   ev <- function(p) mfsvr_fitc(d$x, d$y, z, exp(p[1]), exp(p[2]), exp(p[3]))$log_evidence
   g <- mfsvr_fitc(d$x, d$y, z, 5, 0.1, 0.6, gradient = TRUE)$gradient
   expect_equal(g, central(ev, p0), tolerance = 1e-6)
-  # mfsvr_evidence() gives the same with its inducing argument
-  e <- mfsvr_evidence(d$x, d$y, 5, 0.1, rbf_kernel(0.6), mfsvr_control(tol = 1e-12), inducing = z)
+  # evidence(gradient = TRUE) gives the same with the inducing argument
+  e <- ep_evidence(d$x, d$y, 5, 0.1, rbf_kernel(0.6), mfsvr_control(tol = 1e-12), inducing = z)
   expect_equal(unname(e$gradient), g, tolerance = 1e-10)
   expect_equal(e$log_evidence, ev(p0), tolerance = 1e-12)
   # the TAP classifier in (log sigma, log noise, kappa)
@@ -263,7 +262,7 @@ test_that("bad inducing inputs: clear errors, never NaN", {
   single <- mfsvr(d$x[1, , drop = FALSE], d$y[1], inducing = 1, scale = FALSE)
   expect_true(is.finite(single$log_evidence))
   # non-convergence of sparse EP warns with the shared warning
-  expect_warning(mfsvr(d$x, d$y, inducing = 5, control = mfsvr_control(max_iter = 1)),
+  expect_warning(mfsvr(d$x, d$y, C = 5, inducing = 5, control = mfsvr_control(max_iter = 1)),
                  "did not converge")
   expect_warning(gpc(d$x, y, inducing = 5, optimize = FALSE, control = gpc_control(max_iter = 1)),
                  "did not converge")
@@ -283,6 +282,7 @@ test_that("the low-rank path's cap is the user's: max_rank below the rank means 
 })
 
 test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots when it has a low rank", {
+  skip_if_small_tests("fits 1100 rows to cross the 1000-row switch; the low-rank path's C++ code runs at small size above")
   set.seed(41)
   n <- 1100
   x <- matrix(rnorm(2 * n), n, 2)
@@ -323,6 +323,7 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
 })
 
 test_that("optimize beyond 1000 observations searches a FITC evidence, then fits the full model", {
+  skip_if_small_tests("fits 1100 rows to cross the 1000-row switch; the FITC search's C++ code runs at small size below")
   set.seed(43)
   n <- 1100
   x <- matrix(rnorm(2 * n), n, 2)
@@ -380,6 +381,7 @@ test_that("gpc_control(search_inducing): a FITC search at any n, or none; bad co
 })
 
 test_that("beyond 2000 observations a kernel matrix without a low rank gets the FITC approximation", {
+  skip_if_small_tests("fits 2100 rows to cross the 2000-row switch; FITC's C++ code runs at small size above")
   # ten inputs and a narrow width: no 1000 pivots represent K
   set.seed(44)
   n <- 2100
@@ -403,6 +405,7 @@ test_that("beyond 2000 observations a kernel matrix without a low rank gets the 
 })
 
 test_that("mfsvr() beyond 2000 observations without a low rank fits the FITC approximation", {
+  skip_if_small_tests("fits 2100 rows to cross the 2000-row switch; FITC's C++ code runs at small size above")
   set.seed(45)
   n <- 2100
   x <- matrix(rnorm(10 * n), n, 10)

@@ -48,7 +48,7 @@ test_that("results are identical under plan(sequential) and plan(multisession, w
          curve = evidence_curve(sets, C = c(0.5, 2, 8), epsilon = 0.4,
                                 kernel = rbf_kernel(sqrt(0.8)), method = c("eq16", "refined")),
          search = svr(s$x, s$y, C = 2, epsilon = 0.4, kernel = rbf_kernel(sqrt(0.8)),
-                      select_C = "evidence", scale = FALSE))
+                      optimize = TRUE, scale = FALSE))
   }
   serial <- with_plan(future::sequential, run())
   parallel <- with_plan(future::multisession, run(), workers = 2)
@@ -65,7 +65,7 @@ test_that("results are identical under plan(sequential) and plan(multisession, w
   }
   expect_identical(parallel$curve, serial$curve)
   expect_identical(parallel$search$C, serial$search$C)
-  expect_identical(parallel$search$C_path, serial$search$C_path)
+  expect_identical(parallel$search$optimization$path, serial$search$optimization$path)
 })
 
 test_that("the work is the plain serial computation, split any way", {
@@ -82,7 +82,7 @@ test_that("the work is the plain serial computation, split any way", {
   g <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   whole <- loo_error(g, "exact")
   one_at_a_time <- with_plan(future::sequential, vapply(seq_len(30), function(i) {
-    gpsvm:::.loo_refit_chunk(g, i)$margins
+    gpsvm:::.loo_refits(g, i)$margins
   }, numeric(1)))
   expect_identical(unname(whole$margins), one_at_a_time)
 })

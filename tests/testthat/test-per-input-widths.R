@@ -147,21 +147,21 @@ test_that("the evidence gradient in each log width matches central differences",
   w <- c(0.7, 1.5, 4)
   ctl <- mfsvr_control(tol = 1e-10)
   at <- function(lw) {
-    mfsvr_evidence(d$x, d$y, C = 5, epsilon = 0.1,
-                   kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
+    ep_evidence(d$x, d$y, C = 5, epsilon = 0.1,
+                kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
   }
   e <- at(log(w))
   expect_named(e$gradient, c("log_C", "log_epsilon", "log_sigma[a]", "log_sigma[b]",
                              "log_sigma[c]"))
   expect_equal(unname(e$gradient[3:5]), width_fd_gradient(at, log(w)), tolerance = 1e-6)
   # equal widths: the entries add up to the one-width gradient
-  same <- mfsvr_evidence(d$x, d$y, kernel = rbf_kernel(1.3, per_input = TRUE), control = ctl)
-  one <- mfsvr_evidence(d$x, d$y, kernel = rbf_kernel(1.3), control = ctl)
+  same <- ep_evidence(d$x, d$y, kernel = rbf_kernel(1.3, per_input = TRUE), control = ctl)
+  one <- ep_evidence(d$x, d$y, kernel = rbf_kernel(1.3), control = ctl)
   expect_equal(same$log_evidence, one$log_evidence, tolerance = 1e-12)
   expect_equal(sum(same$gradient[3:5]), one$gradient[["log_sigma"]], tolerance = 1e-10)
   # a nearly duplicated input: both copies get a finite gradient
   x2 <- cbind(d$x, a2 = d$x[, "a"] + 1e-9)
-  dup <- mfsvr_evidence(x2, d$y, kernel = rbf_kernel(c(w, 0.7), per_input = TRUE), control = ctl)
+  dup <- ep_evidence(x2, d$y, kernel = rbf_kernel(c(w, 0.7), per_input = TRUE), control = ctl)
   expect_true(all(is.finite(dup$gradient)))
   expect_equal(dup$gradient[["log_sigma[a]"]], dup$gradient[["log_sigma[a2]"]], tolerance = 1e-6)
 })
@@ -172,16 +172,16 @@ test_that("the FITC evidence gradient in each log width matches central differen
   z <- d$x[seq(1, 60, by = 4), ]
   ctl <- mfsvr_control(tol = 1e-10)
   at <- function(lw) {
-    mfsvr_evidence(d$x, d$y, C = 5, epsilon = 0.1, inducing = z,
-                   kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
+    ep_evidence(d$x, d$y, C = 5, epsilon = 0.1, inducing = z,
+                kernel = rbf_kernel(exp(lw), per_input = TRUE), control = ctl)
   }
   e <- at(log(w))
   expect_equal(unname(e$gradient[3:5]), width_fd_gradient(at, log(w)), tolerance = 1e-6)
   # the inducing inputs are divided by the widths with the data: with every
   # training input inducing, FITC is the dense model
-  all_in <- mfsvr_evidence(d$x, d$y, inducing = d$x, control = ctl,
-                           kernel = rbf_kernel(w, per_input = TRUE))
-  dense <- mfsvr_evidence(d$x, d$y, control = ctl, kernel = rbf_kernel(w, per_input = TRUE))
+  all_in <- ep_evidence(d$x, d$y, inducing = d$x, control = ctl,
+                        kernel = rbf_kernel(w, per_input = TRUE))
+  dense <- ep_evidence(d$x, d$y, control = ctl, kernel = rbf_kernel(w, per_input = TRUE))
   expect_equal(all_in$log_evidence, dense$log_evidence, tolerance = 1e-6)
   expect_equal(all_in$gradient, dense$gradient, tolerance = 1e-5)
 })
@@ -190,11 +190,10 @@ test_that("the FITC evidence gradient in each log width matches central differen
 # the unit-width kernel on inputs divided by the widths w, on the dense prior
 # or on inducing inputs z (divided the same way).
 tap_by_width <- function(x, y, w, noise, z = NULL) {
-  ctl <- gpsvm:::.gpc_resolve_control(gpc_control(tol = 1e-12, max_iter = 5000), "tap")
+  ctl <- gpsvm:::.resolve_control(gpc_control(tol = 1e-12, max_iter = 5000), "tap")
   divide <- function(m) if (!is.null(m)) sweep(m, 2L, w, "/")
-  model <- list(method = "tap", kernel = rbf_kernel(1), noise = noise, kappa = 0,
-                inducing = divide(z))
-  gpsvm:::cpp_classifier("fit", model, divide(x), y, unclass(ctl), list(), NULL, TRUE)
+  model <- list(kernel = rbf_kernel(1), noise = noise, kappa = 0, inducing = divide(z))
+  gpsvm:::cpp_gpc_tap_fit(model, divide(x), y, unclass(ctl), list(), TRUE)
 }
 
 test_that("the TAP classifier's evidence gradient in each log width matches central differences", {

@@ -34,7 +34,8 @@ test_that("on its candidates the fit is a stationary point of the evidence", {
   expect_true(g$convergence$converged)
   H <- cbind(1, rbf_deriv_r(d$x, d$x[g$basis], 1.2, 0))
   keep <- c(1L, match(g$relevance_vectors, g$basis) + 1L)
-  C <- g$sigma2 * diag(80) + H[, keep] %*% diag(1 / g$alpha, length(keep)) %*% t(H[, keep])
+  C <- g$noise_variance * diag(80) +
+    H[, keep] %*% diag(1 / g$prior_precision, length(keep)) %*% t(H[, keep])
   Ci <- solve(C)
   for (i in seq_len(ncol(H))) {
     S <- drop(t(H[, i]) %*% Ci %*% H[, i])
@@ -43,9 +44,9 @@ test_that("on its candidates the fit is a stationary point of the evidence", {
     if (is.na(k)) {
       expect_lte(Q^2 - S, 1e-6 * S)  # adding a left-out candidate cannot help
     } else if (i > 1L) {
-      s <- g$alpha[k] * S / (g$alpha[k] - S)
-      q <- g$alpha[k] * Q / (g$alpha[k] - S)
-      expect_equal(unname(g$alpha[k]), unname(s^2 / (q^2 - s)), tolerance = 1e-5)
+      s <- g$prior_precision[k] * S / (g$prior_precision[k] - S)
+      q <- g$prior_precision[k] * Q / (g$prior_precision[k] - S)
+      expect_equal(unname(g$prior_precision[k]), unname(s^2 / (q^2 - s)), tolerance = 1e-5)
     }
   }
   R <- chol(C)
@@ -55,8 +56,8 @@ test_that("on its candidates the fit is a stationary point of the evidence", {
   # predictions use the kept centres: the posterior mean of the weights
   z <- c(-3, 0.5, 7)
   Hz <- cbind(1, rbf_deriv_r(z, d$x[g$relevance_vectors], 1.2, 0))
-  Sigma <- solve(crossprod(H[, keep]) / g$sigma2 + diag(g$alpha))
-  mu <- drop(Sigma %*% crossprod(H[, keep], d$y)) / g$sigma2
+  Sigma <- solve(crossprod(H[, keep]) / g$noise_variance + diag(g$prior_precision))
+  mu <- drop(Sigma %*% crossprod(H[, keep], d$y)) / g$noise_variance
   expect_equal(unname(predict(g, z)), drop(Hz %*% mu), tolerance = 1e-7)
 })
 
@@ -164,9 +165,9 @@ test_that("srvm on candidate centres follows updates (7)-(9) in plain R", {
     ref <- srvm_updates_r(H, P, d$y, alpha0, lambda0, sigma0, iters, prune = 1e9 / s2)
     expect_identical(fit$basis, rows)
     expect_equal(c(1L, match(fit$relevance_vectors, rows) + 1L), ref$active)
-    expect_equal(unname(fit$alpha), ref$alpha, tolerance = 1e-7)
+    expect_equal(unname(fit$prior_precision), ref$alpha, tolerance = 1e-7)
     expect_equal(fit$lambda, ref$lambda, tolerance = 1e-7)
-    expect_equal(fit$sigma2, ref$sigma2, tolerance = 1e-7)
+    expect_equal(fit$noise_variance, ref$sigma2, tolerance = 1e-7)
   }
   # the evidence, and predictions with the posterior of those hyperparameters
   act <- ref$active

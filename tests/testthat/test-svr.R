@@ -262,42 +262,60 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   d <- svr_sine_data(30, seed = 6)
   K <- svr_rbf_gram(d$x, sigma_paper)
   eps <- 0.4
-  ctl <- svr_control(tol = 1e-10, max_steps = 4, fixed_point_tol = 1e-12)
-  fp <- suppressWarnings(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
-                             select_C = "fixed_point", control = ctl, scale = FALSE))
-  expect_equal(fp$C_path[1], 10)
-  expect_length(fp$C_path, 5)
+  ctl <- svr_control(tol = 1e-10, C_search = "fixed_point")
+  four <- search_control(max_iter = 4, tol = 1e-12)
+  fp <- suppressWarnings(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, optimize = TRUE,
+                             control = ctl, search = four, scale = FALSE))
+  C_path <- fp$optimization$path$C
+  expect_equal(C_path[1], 10)
+  expect_length(C_path, 5)
   n <- length(d$y)
   for (k in 1:4) {
-    C <- fp$C_path[k]
+    C <- C_path[k]
     beta <- svr_cd_reference(K, d$y, C, eps)
     r <- d$y - drop(K %*% beta)
     a <- abs(beta)
     M <- a > 1e-8 * C & a < C * (1 - 1e-8)
     XC <- a >= C * (1 - 1e-8)
     C_new <- (n + sum(M)) / (sum(abs(r[XC]) - eps) + sum(1 / (C - a[M])) + n * eps / (eps * C + 1))
-    expect_equal(fp$C_path[k + 1], C_new, tolerance = 1e-6)
+    expect_equal(C_path[k + 1], C_new, tolerance = 1e-6)
   }
-  expect_equal(fp$C, fp$C_path[5])
-  expect_warning(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper,
-                     select_C = "fixed_point", control = ctl, scale = FALSE), "did not settle")
+  expect_equal(fp$C, C_path[5])
+  expect_warning(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, optimize = TRUE,
+                     control = ctl, search = four, scale = FALSE), "did not settle")
+  # the deprecated ways of asking for the same still work, with a warning
+  # saying what to write
+  said <- character(0)
+  legacy <- withCallingHandlers(
+    svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point",
+        control = svr_control(tol = 1e-10, max_steps = 4, fixed_point_tol = 1e-12), scale = FALSE),
+    warning = function(w) {
+      said <<- c(said, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_match(said, "'select_C' is deprecated; write optimize = TRUE", all = FALSE)
+  expect_match(said, "'max_steps' is deprecated; write search = search_control\\(max_iter = 4\\)",
+               all = FALSE)
+  expect_identical(legacy$optimization$path, fp$optimization$path)
   # with the paper's tolerance it settles on this problem
-  ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point",
-            scale = FALSE)
-  expect_true(ok$C_selection$converged)
+  ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, optimize = TRUE,
+            control = svr_control(C_search = "fixed_point"), scale = FALSE)
+  ok_path <- ok$optimization$path$C
+  expect_true(ok$optimization$convergence$converged)
   expect_output(print(ok), sprintf("C by the eq. \\(17\\) iteration: settled after %d steps",
-                                   length(ok$C_path) - 1L))
+                                   length(ok_path) - 1L))
   out <- capture.output(print(summary(ok)))
   expect_length(grep("^C path: ", out), 1L)
   expect_length(grep("^C by the eq. \\(17\\) iteration", out), 1L)
-  expect_lt(abs(diff(tail(ok$C_path, 2))), 0.05)
+  expect_lt(abs(diff(tail(ok_path, 2))), 0.05)
 })
 
 test_that("evidence maximisation returns the best evidence it saw; evidence_curve averages", {
   d <- svr_sine_data(40, seed = 7)
-  fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
-            control = svr_control(C_interval = c(0.2, 20), grid_size = 15), scale = FALSE)
-  seen <- fe$C_selection$evaluations
+  fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
+            control = svr_control(C_interval = c(0.2, 20)), search = search_control(grid = 15),
+            scale = FALSE)
+  seen <- fe$optimization$path
   expect_equal(evidence(fe), max(seen$log_evidence), tolerance = 1e-8)
   expect_true(fe$C >= 0.2 && fe$C <= 20)
   sets <- list(svr_sine_data(30, 1), svr_sine_data(30, 2), svr_sine_data(30, 3))
@@ -320,12 +338,12 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   set.seed(2)
   x <- seq(-3, 3, length.out = 40)
   y <- sin(x) + rnorm(40, sd = 0.01)
-  expect_warning(f <- svr(x, y, select_C = "evidence"),
+  expect_warning(f <- svr(x, y, optimize = TRUE),
                  "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
-  expect_identical(f$C_selection$at_bound, "upper")
+  expect_identical(f$optimization$at_bound, "C:upper")
   expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]: ",
                                          "%d evaluations, at the upper end of the interval"),
-                                  nrow(f$C_selection$evaluations)))
+                                  nrow(f$optimization$path)))
   expect_equal(f$C, 100, tolerance = 0.01)
   expect_false(any(abs(f$beta) >= f$C * (1 - 1e-8)))
   expect_lte(max(abs(f$residuals[abs(f$beta) > 0])), 0.1 * sd(y) * (1 + 1e-6))
@@ -346,21 +364,22 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   }
   # an interior maximum gives no warning, and a lower end does
   d <- svr_sine_data(40, seed = 7)
-  expect_silent(fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
-                          control = svr_control(C_interval = c(0.2, 20), grid_size = 15),
+  expect_silent(fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
+                          control = svr_control(C_interval = c(0.2, 20)),
+                          search = search_control(grid = 15),
                           scale = FALSE))
-  expect_length(fe$C_selection$at_bound, 0)
+  expect_length(fe$optimization$at_bound, 0)
   out <- capture.output(print(fe))
   expect_true(any(grepl("^C by evidence maximisation \\(eq. 16\\) over \\[0.2, 20\\]: \\d+ evaluations$", out)))
   # summary() gives the same line, not the search's grid as a path
   out <- capture.output(print(summary(fe)))
   expect_length(grep("^C by evidence maximisation", out), 1L)
   expect_length(grep("^C path", out), 0L)
-  expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, select_C = "evidence",
-                           control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C),
-                                                 grid_size = 15), scale = FALSE),
+  expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
+                           control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C)),
+                           search = search_control(grid = 15), scale = FALSE),
                  "at the lower end")
-  expect_identical(lo$C_selection$at_bound, "lower")
+  expect_identical(lo$optimization$at_bound, "C:lower")
 })
 
 test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and huge C", {
@@ -420,6 +439,36 @@ test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
   expect_true(is.finite(evidence(huge)))
 })
 
+test_that("many rows on a few distinct inputs: the optima of plain R and e1071", {
+  # the solver works per distinct input; the solution is still the dual's
+  set.seed(21)
+  x <- rep(c(-1, 0, 1.5), each = 40)
+  y <- sin(x) + rnorm(120, sd = 0.5)
+  K <- svr_rbf_gram(x, 1)
+  fit <- svr(x, y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1), control = tight, scale = FALSE)
+  ref <- svr_cd_reference(K, y, 2, 0.1)
+  expect_equal(fit$objective, svr_dual_objective(ref, K, y, 0.1), tolerance = 1e-9)
+  # K beta is unique at the optimum even though beta is not
+  expect_equal(unname(fitted(fit)), unname(drop(K %*% ref)), tolerance = 1e-6)
+  # every row on one input: the piecewise-linear optimum, with and without bias
+  y1 <- rnorm(2001)
+  for (bias in c(FALSE, TRUE)) {
+    one <- svr(rep(0.5, 2001), y1, C = 1, epsilon = 0.1, kernel = rbf_kernel(1), bias = bias,
+               control = tight, scale = FALSE)
+    expect_true(one$convergence$converged)
+    expect_equal(one$objective, svr_identical_inputs_optimum(y1, 1, 0.1, bias),
+                 tolerance = 1e-9)
+  }
+  skip_if_not_installed("e1071")
+  fit_b <- svr(x, y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1), bias = TRUE,
+               control = svr_control(tol = 1e-8), scale = FALSE)
+  lib <- e1071::svm(x, y, type = "eps-regression", kernel = "radial", gamma = 0.5, cost = 2,
+                    epsilon = 0.1, scale = FALSE, tolerance = 1e-8)
+  xt <- c(-1, 0, 1.5, 0.7)
+  expect_equal(predict(fit_b, xt), as.vector(predict(lib, xt)), tolerance = 1e-6)
+  expect_equal(fit_b$b, -lib$rho, tolerance = 1e-6)
+})
+
 test_that("methods, formula interface and partition", {
   d <- svr_sine_data(40, seed = 11)
   df <- data.frame(t = d$x, y = d$y)
@@ -450,7 +499,9 @@ test_that("input validation gives clear errors", {
   expect_error(svr(d$x, d$y[-1], scale = FALSE), "'y' has 9 values")
   expect_error(svr(d$x, d$y, kernel = "rbf", scale = FALSE), "'kernel'")
   expect_error(svr(d$x, d$y, bias = NA, scale = FALSE), "'bias'")
-  expect_error(svr(d$x, d$y, select_C = "cv", scale = FALSE), "'select_C' must be one of")
+  expect_error(svr(d$x, d$y, optimize = "cv", scale = FALSE), "'optimize' must be TRUE, FALSE")
+  expect_error(suppressWarnings(svr(d$x, d$y, select_C = "cv", scale = FALSE)),
+               "'select_C' must be one of")
   expect_error(svr(d$x, d$y, control = list(), scale = FALSE), "'control'")
   expect_error(svr(d$x, d$y, foo = 1, scale = FALSE), "unknown argument")
   # lm()'s weights = <column> is named, not evaluated (the column is not
@@ -484,11 +535,13 @@ test_that("the solver stops at its iteration cap with a warning", {
 })
 
 test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
+  # a cache of a few columns either way (GPSVM_TEST_SIZE, helper-size.R)
+  n <- test_size(3000, 600)
   set.seed(12)
-  x <- matrix(runif(3000 * 2, -3, 3), ncol = 2)
-  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(3000, sd = 0.1)
+  x <- matrix(runif(n * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
+           control = svr_control(tol = 1e-6, cache_mb = test_size(0.1, 0.02)), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
            control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_equal(a$objective, b$objective, tolerance = 1e-7)
@@ -496,11 +549,12 @@ test_that("large n uses the column cache without the Gram matrix and matches a s
 })
 
 test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk optimum", {
+  n <- test_size(2500, 500)
   set.seed(13)
-  x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
-  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
+  x <- matrix(runif(n * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
+           control = svr_control(tol = 1e-6, cache_mb = test_size(0.1, 0.02)), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
            control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_true(a$convergence$converged)

@@ -19,7 +19,7 @@ as_df <- function(x) as.data.frame(x)
 
 test_that("glance() of every regression model agrees with the fit's accessors", {
   d <- tidy_data()
-  fits <- list(svr = svr(y ~ x1 + x2, d, select_C = "evidence"),
+  fits <- list(svr = svr(y ~ x1 + x2, d, optimize = TRUE),
                mfsvr = mfsvr(y ~ x1 + x2, d), rvm = rvm(y ~ x1 + x2, d),
                srvm = srvm(y ~ x1 + x2, d))
   for (name in names(fits)) {
@@ -86,8 +86,8 @@ test_that("tidy() of rvm() gives posterior means and standard errors from the RV
   rv <- fit$relevance_vectors
   Phi <- cbind(1, rbf_r(xs, xs[rv, , drop = FALSE], fit$kernel$sigma))
   A <- diag(td$alpha[c(1L, which(kept))], length(rv) + 1L)
-  Sigma <- solve(A + crossprod(Phi) / fit$sigma2)
-  mu <- drop(Sigma %*% crossprod(Phi, t)) / fit$sigma2
+  Sigma <- solve(A + crossprod(Phi) / fit$noise_variance)
+  mu <- drop(Sigma %*% crossprod(Phi, t)) / fit$noise_variance
   rows <- c(1L, which(kept))
   expect_equal(td$estimate[rows], mu, tolerance = 1e-6)
   expect_equal(td$std.error[rows], sqrt(diag(Sigma)), tolerance = 1e-6)
@@ -271,18 +271,18 @@ test_that("tidiers give clear errors on incomplete fits and bad arguments", {
   fit <- rvm(y ~ x1 + x2, d)
   broken <- fit
   broken$Sigma <- NULL
-  expect_error(tidy(broken), "tidy\\(\\): the fit has no 'Sigma'")
+  expect_error(tidy(broken), "fit\\$Sigma is missing: was the object edited\\?")
   broken <- fit
   broken$convergence <- NULL
-  expect_error(glance(broken), "glance\\(\\): the fit has no 'convergence'")
+  expect_error(glance(broken), "fit\\$convergence is missing: was the object edited\\?")
   m <- mfsvr(y ~ x1 + x2, d)
   m$log_evidence <- NULL
-  expect_error(glance(m), "glance\\(\\): the fit has no 'log_evidence'")
+  expect_error(glance(m), "fit\\$log_evidence is missing: was the object edited\\?")
   s <- svr(as.matrix(d[c("x1", "x2")]), d$y)
   expect_error(augment(s, newdata = d["x1"]), "'newdata' must have 2 column")
   g <- gpc(Species ~ ., iris)
   g$levels <- NULL
-  expect_error(augment(g), "augment\\(\\): the fit has no 'levels'")
+  expect_error(augment(g), "fit\\$levels is missing: was the object edited\\?")
   expect_error(augment(fit, newdata = data.frame(x1 = 1)),
                "'newdata' lacks the variable\\(s\\) x2")
   expect_error(augment(fit, data = d[1:10, ]), "'data' has 10 rows but the model was fitted to 40")

@@ -1,5 +1,5 @@
-// Dense Cholesky factorisation and what is solved with its factor, in
-// blocks: each block is matrix-matrix work (what the machine does fastest),
+// What is computed from a dense Cholesky factor (the factorisation is
+// dense.hpp's), in blocks: each block is matrix-matrix work (what the machine does fastest),
 // and between blocks the caller's interrupt callback runs, so that Ctrl-C
 // stops an O(n^3) step of a large problem within a fraction of a second
 // rather than after it.  Pure C++17 + Eigen: no R headers.
@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "dense.hpp"
+
 namespace gpsvm {
 
 namespace blocked_detail {
@@ -18,7 +20,7 @@ namespace blocked_detail {
 // Columns per block: large enough that the trailing updates run at the speed
 // of a matrix product, small enough that one update of a 5000 x 5000
 // matrix takes well under a second.
-constexpr Eigen::Index kBlock = 128;
+constexpr Eigen::Index kBlock = kDenseBlock;
 
 inline void check(const std::function<void()>& interrupt) {
   if (interrupt) interrupt();
@@ -26,30 +28,8 @@ inline void check(const std::function<void()>& interrupt) {
 
 }  // namespace blocked_detail
 
-// A = L L' in place in the lower triangle of `a` (the strict upper triangle
-// is neither read nor written): right-looking, a block of columns at a time
-// (factor the diagonal block, solve the panel below it, update the trailing
-// matrix by a symmetric rank-k product), as LAPACK's dpotrf.  Returns false
-// when A is not numerically positive definite (`a` is then partly
-// overwritten).
-inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> a,
-                              const std::function<void()>& interrupt = nullptr) {
-  const Eigen::Index n = a.rows();
-  for (Eigen::Index k = 0; k < n; k += blocked_detail::kBlock) {
-    const Eigen::Index b = std::min(blocked_detail::kBlock, n - k), rest = n - k - b;
-    Eigen::Ref<Eigen::MatrixXd> diagonal_block = a.block(k, k, b, b);
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(diagonal_block);
-    if (llt.info() != Eigen::Success) return false;
-    if (rest > 0) {
-      auto panel = a.block(k + b, k, rest, b);
-      a.block(k, k, b, b).triangularView<Eigen::Lower>().adjoint().solveInPlace<Eigen::OnTheRight>(
-          panel);
-      a.block(k + b, k + b, rest, rest).selfadjointView<Eigen::Lower>().rankUpdate(panel, -1.0);
-    }
-    blocked_detail::check(interrupt);
-  }
-  return true;
-}
+// The factorisation itself, A = L L' in place, is dense.hpp's
+// cholesky_in_place().
 
 // x <- L^-1 x for the lower triangle L of `l`, a block of columns of x at a
 // time.

@@ -1,0 +1,446 @@
+# A validator per fitted class, run before any method computes from a fit
+# (predictions, fitted values, the evidence, leave-one-out, plots, print,
+# the tidiers): the length, type, range and shape of every field a
+# computation reads, so that an object edited by hand, or grafted together
+# from two fits, is a clear error naming the field instead of a wrong
+# number.  Every check is cheap: O(n p) for the inputs, O(r^2) reads for a
+# triangular factor, never a factorisation.
+#
+# .validate_fit(object) dispatches on the model's class: each model's
+# method, in the model's own file, lists its fields as checks (below) and
+# adds the shared ones of its layer (.validate_regression(),
+# .validate_classifier(), and .ep_checks() for the EP engine's fields).
+
+.validate_fit <- function(object) UseMethod(".validate_fit")
+
+# A fit records the names of the fields its fitter made, so that one
+# removed is noticed even where a fit of another kind lacks it (a fit with
+# scale = FALSE has no scaling, one without a search no optimization).
+# Fields added later (caret adds its own to a model it trains) are left
+# alone.
+.seal <- function(fit) {
+  fit$fields <- setdiff(names(fit), "fields")
+  fit
+}
+
+.check_sealed <- function(object, prefix = "fit$") {
+  fields <- object$fields
+  if (!is.character(fields) || anyNA(fields)) {
+    .stop(sprintf("%sfields must name the fit's fields: was the object edited?", prefix))
+  }
+  absent <- setdiff(fields, names(object))
+  if (length(absent) > 0L) {
+    .stop(sprintf("%s%s is missing: was the object edited?", prefix, absent[1L]))
+  }
+}
+
+.validate_fit.default <- function(object) {
+  .stop("the object is not a gpsvm fit: refit it with gpsvm's fitter")
+}
+
+# ---- the checks --------------------------------------------------------------
+# Each check is a function of a field's value that returns NULL when it is
+# right and otherwise what is wrong with it, in words that follow the
+# field's name: "has 39 elements; the fit has 40 training rows".
+
+# Numbers: `n` of them (NULL: any count, at least one), within [lower,
+# upper] (open at the lower end with `open`), finite unless `inf`, never NA
+# unless `na`.  Vectors are doubles, as the C++ code maps them (a single
+# number may be a whole one).
+.numbers <- function(n = NULL, lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE,
+                     per = "training rows") {
+  force(n)
+  function(v) {
+    if (is.null(v)) return("is missing")
+    single <- identical(n, 1L)
+    if (!is.numeric(v) || is.object(v) || !is.null(dim(v)) || (!single && !is.double(v))) {
+      return(sprintf("must be a numeric vector, not %s", .type_of(v)))
+    }
+    if (!is.null(n) && length(v) != n) {
+      return(if (n == 1L && per == "") sprintf("must be one number, not %d", length(v)) else
+        sprintf("has %d elements; the fit has %d %s", length(v), n, per))
+    }
+    if (is.null(n) && length(v) == 0L) return("is empty")
+    .value_problem(v, lower, upper, open, inf, na)
+  }
+}
+
+# One number.
+.number <- function(lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE) {
+  .numbers(1L, lower, upper, open, inf, na, per = "")
+}
+
+# What is wrong with the values of a numeric vector or matrix, or NULL.
+# One pass for the missing values and one for the range, with no copy: an
+# n x n factor is read, not duplicated.
+.value_problem <- function(v, lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE) {
+  if (!na && anyNA(v)) return("contains missing values")
+  if (length(v) == 0L || (na && all(is.na(v)))) return(NULL)
+  r <- c(min(v, na.rm = TRUE), max(v, na.rm = TRUE))  # (range() would copy v)
+  if (!inf && any(is.infinite(r))) return("contains infinite values")
+  below <- if (open) r[1L] <= lower else r[1L] < lower
+  if (below || r[2L] > upper) {
+    return(sprintf("has values outside %s%s, %s]", if (open) "(" else "[", format(lower),
+                   format(upper)))
+  }
+  NULL
+}
+
+.type_of <- function(v) if (is.null(dim(v))) class(v)[1L] else sprintf("a %s", class(v)[1L])
+
+# Whole numbers (row indices, counts): `n` of them (NULL: any count), in
+# [lower, upper], distinct when `distinct`.
+.indices <- function(n = NULL, lower = 1L, upper = .Machine$integer.max, distinct = TRUE) {
+  function(v) {
+    if (is.null(v)) return("is missing")
+    if (!is.numeric(v) || !is.null(dim(v))) {
+      return(sprintf("must be whole numbers, not %s", .type_of(v)))
+    }
+    if (!is.null(n) && length(v) != n) return(sprintf("has %d elements, not %d", length(v), n))
+    problem <- .value_problem(v, lower, upper)
+    if (!is.null(problem)) return(problem)
+    if (any(v != round(v))) return("must hold whole numbers")
+    if (distinct && anyDuplicated(v)) return("repeats a value")
+    NULL
+  }
+}
+
+.flag_field <- function(v) {
+  if (!is.logical(v) || length(v) != 1L || is.na(v)) "must be TRUE or FALSE"
+}
+
+# One string, one of `choices` when given.
+.string <- function(choices = NULL, na = FALSE) {
+  function(v) {
+    if (!is.character(v) || length(v) != 1L || (!na && is.na(v))) return("must be one string")
+    if (!is.null(choices) && !v %in% choices) {
+      return(sprintf("must be one of %s", paste0("\"", choices, "\"", collapse = ", ")))
+    }
+    NULL
+  }
+}
+
+# A numeric matrix of `nrow` x `ncol` (NULL: any).
+.numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE) {
+  function(v) {
+    if (is.null(v)) return("is missing")
+    if (!is.matrix(v) || !is.double(v)) {
+      return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    }
+    if ((!is.null(nrow) && nrow(v) != nrow) || (!is.null(ncol) && ncol(v) != ncol)) {
+      return(sprintf("is %d x %d; the fit needs %s x %s", nrow(v), ncol(v), nrow %||% nrow(v),
+                     ncol %||% ncol(v)))
+    }
+    .value_problem(v, inf = inf)
+  }
+}
+
+# The r x r lower triangular factor of a Cholesky decomposition (its
+# values checked in one pass, in C++).
+.lower_factor <- function(r) {
+  function(v) {
+    if (!is.matrix(v) || !is.double(v)) {
+      return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    }
+    if (nrow(v) != r || ncol(v) != r) {
+      return(sprintf("is %d x %d; the fit needs %d x %d", nrow(v), ncol(v), r, r))
+    }
+    if (!cpp_is_lower_factor(v)) {
+      return("is not a lower triangular factor with a positive diagonal and finite entries")
+    }
+    NULL
+  }
+}
+
+# -1/+1 labels, one per training row.
+.sign_labels <- function(n) {
+  numbers <- .numbers(n)
+  function(v) numbers(v) %||% if (!all(v %in% c(-1, 1))) "must hold only -1 and +1"
+}
+
+# A factor of `n` values with these levels.
+.factor_of <- function(n, levels) {
+  function(v) {
+    if (!is.factor(v)) return(sprintf("must be a factor, not %s", .type_of(v)))
+    if (length(v) != n) {
+      return(sprintf("has %d elements; the fit has %d training rows", length(v), n))
+    }
+    if (!identical(levels(v), levels)) {
+      return(sprintf("has levels %s, not %s", paste(levels(v), collapse = ", "),
+                     paste(levels, collapse = ", ")))
+    }
+    if (anyNA(v)) return("contains missing values")
+    NULL
+  }
+}
+
+.inherits_field <- function(class, what) {
+  function(v) if (!inherits(v, class)) sprintf("must be %s", what)
+}
+
+# NULL or what `check` accepts.  Every other check refuses NULL (a field
+# removed) before it runs: .check_fields() says the field is missing.
+.optional <- function(check) {
+  structure(function(v) if (!is.null(v)) check(v), optional = TRUE)
+}
+
+# A field this model does not have: NULL, or absent.
+.absent <- function(why) structure(function(v) if (!is.null(v)) why, optional = TRUE)
+
+# A control list from `constructor` with all its settings, each valid (the
+# constructor checks them again; NULL defaults the fit resolved are numbers
+# by then, which the constructors accept).
+.control_field <- function(constructor) .made_by(constructor, "a control list")
+
+# An object of class gpsvm_<constructor> that `constructor`, given its own
+# elements, accepts again.
+.made_by <- function(constructor, what, class = paste0("gpsvm_", constructor)) {
+  function(v) {
+    if (!inherits(v, class) || !is.list(v)) {
+      return(sprintf("must be %s from %s()", what, constructor))
+    }
+    settings <- names(formals(get(constructor, mode = "function")))
+    absent <- setdiff(settings, names(v))
+    if (length(absent) > 0L) return(sprintf("lacks %s", .quote_names(absent)))
+    problem <- tryCatch({
+      suppressWarnings(do.call(constructor, unclass(v)[settings]))
+      NULL
+    }, error = function(e) conditionMessage(e))
+    if (!is.null(problem)) sprintf("is not a valid %s() object (%s)", constructor, problem)
+  }
+}
+
+# A convergence record as .convergence() makes it.
+# A convergence record as .convergence() makes it; a solver's has a change
+# and a tolerance, a search's may lack a change (svr()'s Brent search).
+.convergence_field <- function(v, change_na = FALSE) {
+  fields <- c("converged", "iterations", "change", "tol", "reason")
+  if (!is.list(v) || !identical(names(v), fields)) {
+    return("must be a convergence record (converged, iterations, change, tol, reason)")
+  }
+  .nested(v, list(converged = .flag_field, iterations = .indices(1L, lower = 0L),
+                  change = .number(inf = TRUE, na = change_na), tol = .number(lower = 0),
+                  reason = .string(na = TRUE)))
+}
+
+# A kernel whose parameters the C++ kernel accepts, on p input columns.
+.kernel_field <- function(p) {
+  function(k) {
+    if (!inherits(k, "gpsvm_kernel") || !is.list(k)) return("must be a kernel object")
+    problem <- .string(c("rbf", "polynomial", "linear"))(k$type)
+    if (!is.null(problem)) return(paste0("$type ", problem))
+    checks <- if (k$type == "rbf") {
+      list(sigma = .number(lower = 0, open = TRUE),
+           input_widths = .optional(.numbers(p, lower = 0, open = TRUE, per = "input columns")))
+    } else {
+      list(degree = .indices(1L, upper = .max_degree), scale = .number(), offset = .number())
+    }
+    checks$constant <- .optional(.number(lower = 0))
+    for (name in names(checks)) {
+      problem <- checks[[name]](k[[name]])
+      if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
+    }
+    NULL
+  }
+}
+
+# NULL (scale = FALSE) or an input scaling of p columns.
+.scaling_field <- function(p) {
+  .optional(function(s) {
+    if (!is.list(s)) return("must be a list with center and scale")
+    .nested(s, list(center = .numbers(p, per = "input columns"),
+                    scale = .numbers(p, lower = 0, open = TRUE, per = "input columns"),
+                    constant = function(v) {
+                      if (!is.character(v) || anyNA(v) || anyDuplicated(v) || length(v) > p) {
+                        "must name distinct input columns"
+                      }
+                    },
+                    standardised = .optional(.flag_field),
+                    input_widths = .optional(.numbers(p, lower = 0, open = TRUE,
+                                                      per = "input columns"))))
+  })
+}
+
+# The first problem among the fields of a list, as "$field problem".
+.nested <- function(value, checks) {
+  for (name in names(checks)) {
+    check <- checks[[name]]
+    element <- value[[name]]
+    problem <- if (is.null(element) && !isTRUE(attr(check, "optional"))) "is missing" else
+      check(element)
+    if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
+  }
+  NULL
+}
+
+# The record of an evidence search (see .search_outcome() and svr()).
+.search_record_field <- .optional(function(r) {
+  if (!is.list(r)) return("must be the record of an evidence search")
+  estimate <- r$estimate
+  problem <- .nested(r, list(
+    method = .string(), estimate = .numbers(),
+    start = .numbers(length(estimate), per = "estimates"),
+    lower = .optional(.numbers(length(estimate), per = "estimates")),
+    upper = .optional(.numbers(length(estimate), per = "estimates")),
+    log_evidence = .number(na = TRUE), evaluations = .indices(1L, lower = 0L),
+    at_bound = function(v) if (!is.character(v)) "must be a character vector",
+    path = .inherits_field("data.frame", "a data frame"), stopped = .string(),
+    convergence = function(v) .convergence_field(v, change_na = TRUE),
+    search_inducing = .optional(.indices(1L))))
+  problem %||% if (is.null(names(estimate))) "$estimate must be named"
+})
+
+# ---- the fields every fit has --------------------------------------------------
+
+# Check `checks` (a named list of checks) on the fields of `object`, in
+# order; the first problem is an error naming the field (`prefix` is the
+# path to the object: "fit$" or "fit$models$b$").
+.check_fields <- function(object, checks, prefix = "fit$") {
+  for (name in names(checks)) {
+    check <- checks[[name]]
+    value <- object[[name]]
+    absent <- is.null(value) && !isTRUE(attr(check, "optional"))
+    problem <- if (absent) "is missing" else check(value)
+    if (!is.null(problem)) {
+      # a problem of a list's element reads "$element ...", after the name
+      .stop(sprintf("%s%s%s%s: was the object edited?", prefix, name,
+                    if (startsWith(problem, "$")) "" else " ", problem))
+    }
+  }
+  invisible(object)
+}
+
+# The training inputs first: their rows and columns set the other sizes.
+.input_checks <- function(object, prefix = "fit$") {
+  .check_sealed(object, prefix)
+  .check_fields(object, list(x = function(v) {
+    .numeric_matrix()(v) %||% if (nrow(v) < 1L || ncol(v) < 1L) "has no rows or no columns"
+  }), prefix)
+  list(n = nrow(object$x), p = ncol(object$x))
+}
+
+# What every fit has besides its model: the record of its fitting, and the
+# formula interface's parts when it has them.
+.common_checks <- function(n, p) {
+  list(
+    kernel = .kernel_field(p), scaling = .scaling_field(p),
+    convergence = .convergence_field, optimization = .search_record_field,
+    fit_time = .number(lower = 0),
+    call = .optional(function(v) if (!is.call(v)) "must be a call"),
+    terms = .optional(.inherits_field("terms", "the terms of a formula")),
+    xlevels = .optional(function(v) {
+      ok <- is.list(v) && all(vapply(v, function(l) is.character(l) && !anyNA(l), logical(1)))
+      if (!ok || (length(v) > 0L && is.null(names(v)))) "must be a named list of factor levels"
+    }),
+    na.action = .optional(function(v) {
+      .indices(NULL)(v) %||% if (!inherits(v, c("omit", "exclude"))) "must come from na.action"
+    }),
+    variables = .optional(function(v) {
+      if (!is.data.frame(v) || nrow(v) != n) sprintf("must be a data frame of %d rows", n)
+    }))
+}
+
+# ---- the regression layer ----------------------------------------------------
+
+# The regression fields every model has; `model` the model's own checks
+# (given n and p).
+.validate_regression <- function(object, model) {
+  size <- .input_checks(object)
+  n <- size$n
+  .check_fields(object, c(
+    list(y = .numbers(n), fitted.values = .numbers(n), residuals = .numbers(n),
+         response_scaling = .optional(function(s) {
+           if (!is.list(s)) return("must be a list with center and scale")
+           .nested(s, list(center = .number(), scale = .number(lower = 0, open = TRUE)))
+         })),
+    model(n, size$p), .common_checks(n, size$p)))
+}
+
+# mfsvr() and the TAP classifier share the EP engine's fields: the sites and
+# cavities of the n training rows, the evidence and the factor of the
+# posterior, dense (n x n), low-rank (r x r, with the n x r factor and its
+# pivots) or on m inducing inputs (m x m).
+.ep_checks <- function(object, n, p) {
+  inducing <- object$inducing
+  m <- if (is.matrix(inducing)) nrow(inducing)
+  rank <- if (is.matrix(object$factor) && length(object$factor) > 0L) ncol(object$factor)
+  list(site_precision = .numbers(n, lower = 0), site_nu = .numbers(n),
+       cavity_mean = .numbers(n), cavity_var = .numbers(n, lower = 0, inf = TRUE),
+       log_evidence = .number(),
+       inducing = .optional(.numeric_matrix(ncol = p)),
+       inducing_weights = if (!is.null(m)) .numbers(m, per = "inducing inputs") else
+         .optional(.numbers()),
+       inducing_chol = if (!is.null(m)) .lower_factor(m) else .optional(.numeric_matrix()),
+       factor = if (!is.null(rank)) .numeric_matrix(n, rank) else
+         .optional(.numeric_matrix(0L, 0L)),
+       rank = if (!is.null(rank)) .indices(1L, lower = rank, upper = rank) else
+         .absent("must be NULL for a fit without a low-rank factor"),
+       pivots = if (!is.null(rank)) .indices(rank, upper = n) else .optional(.indices(0L)),
+       chol = .lower_factor(m %||% rank %||% n))
+}
+
+# ---- the classifier layer ----------------------------------------------------
+
+# A classifier's own fields (levels, classes, the bias), then its binary
+# models': the fit itself for two classes, else each of `models`, on the same
+# inputs.
+.validate_classifier <- function(object) {
+  size <- .input_checks(object)
+  n <- size$n
+  .check_fields(object, list(levels = function(v) {
+    if (!is.character(v) || length(v) < 2L || anyNA(v) || anyDuplicated(v)) {
+      "must be two or more distinct class names"
+    }
+  }))
+  K <- length(object$levels)
+  .check_fields(object, c(list(
+    classes = .factor_of(n, object$levels),
+    bias_variance = .number(lower = 0),
+    response_levels = .optional(function(v) {
+      if (!is.character(v) || !all(object$levels %in% v)) "must hold every level of fit$levels"
+    }),
+    models = if (K > 2L) function(v) {
+      if (!is.list(v) || !identical(names(v), object$levels)) {
+        sprintf("must be a list of %d models named by the levels", K)
+      }
+    } else .absent("must be NULL for two classes"),
+    fitted.values = if (K > 2L) .numeric_matrix(n, K) else .numbers(n)),
+    .common_checks(n, size$p)))
+  constant <- object$kernel$constant %||% 0
+  if (!isTRUE(all.equal(constant, object$bias_variance))) {
+    .stop(sprintf(paste("fit$bias_variance is %s but the kernel's constant is %s: was the object",
+                        "edited?"), format(object$bias_variance), format(constant)))
+  }
+  if (K == 2L) return(.validate_binary(object, n, size$p, "fit$", class(object), constant))
+  # the settings the models share, as print() shows them
+  .check_fields(object, .binary_checks(object, n, size$p)[.setting_names(object)])
+  for (level in object$levels) {
+    .validate_binary(object$models[[level]], n, size$p, sprintf("fit$models$%s$", level),
+                     class(object), constant)
+  }
+  invisible(object)
+}
+
+.validate_fit.gpsvm_classifier <- function(object) .validate_classifier(object)
+
+# One binary model (of `class`, the fit's) on the n x p inputs, its kernel
+# with the fit's bias as its constant.
+.validate_binary <- function(model, n, p, prefix, class, constant) {
+  if (!is.list(model) || !identical(class(model), class)) {
+    .stop(sprintf("%s is not a model of this fit's class: was the object edited?",
+                  sub("\\$$", "", prefix)))
+  }
+  .check_sealed(model, prefix)
+  .check_fields(model, list(x = .numeric_matrix(n, p), kernel = function(k) {
+    .kernel_field(p)(k) %||% if (!identical(k$constant %||% 0, constant)) {
+      "has another bias (constant) than the fit"
+    }
+  }), prefix)
+  .check_fields(model, c(list(y = .sign_labels(n), alpha = .numbers(n),
+                              fitted.values = .numbers(n), convergence = .convergence_field,
+                              optimization = .search_record_field),
+                         .binary_checks(model, n, p)), prefix)
+}
+
+# A binary model's own fields, by its method (gpc.R and svc.R).
+.binary_checks <- function(model, n, p) UseMethod(".binary_checks")
