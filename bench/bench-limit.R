@@ -33,7 +33,8 @@
 #   e1071::svm() on mlbench's BostonHousing (354 rows for training, the
 #   rest held out) and Friedman 1 (700 and 1000 new rows, 10 inputs):
 #   seconds, held-out RMSE, and for mfsvr() the share of held-out targets
-#   inside its 95% prediction intervals;
+#   inside its 95% prediction intervals; and the default search's time
+#   against one fit at C = 5 (what optimize = FALSE fits) and their ratio;
 #   gpc() (width and noise chosen by the evidence) against
 #   e1071::svm(probability = TRUE) and kernlab::ksvm(prob.model = TRUE) on
 #   mlbench's Satellite as one class against the rest (the first 4435 rows,
@@ -128,6 +129,7 @@ defaults_part <- function() {
   set.seed(1)
   f1 <- mlbench::mlbench.friedman1(1700)
   f1 <- data.frame(f1$x, y = f1$y)
+  searched <- list()
   sets <- list(BostonHousing = list(data = e$BostonHousing, formula = medv ~ ., train = 1:354),
                `Friedman 1` = list(data = f1, formula = y ~ ., train = 1:700))
   for (name in names(sets)) {
@@ -154,7 +156,20 @@ defaults_part <- function() {
       cat(sprintf("%-16s %-8s %8.3f %9.4f %9s\n", name, m, fit$time,
                   sqrt(mean((truth - mean_pred)^2)),
                   if (is.na(cover)) "-" else sprintf("%.3f", cover)))
+      if (m == "mfsvr") searched[[name]] <- list(time = fit$time, C = fit$value$C, set = set,
+                                                 train = train)
     }
+  }
+  cat("\nmfsvr()'s default search for C against one fit (median of 5 each)\n")
+  cat(sprintf("%-16s %9s %9s %11s %9s %13s\n", "data", "C found", "search s", "fit C=5 s",
+              "ratio", "fit at C s"))
+  for (name in names(searched)) {
+    s <- searched[[name]]
+    fixed <- median_seconds(function() mfsvr(s$set$formula, s$train, C = 5), 5L)$time
+    at_found <- median_seconds(function() mfsvr(s$set$formula, s$train, C = s$C), 5L)$time
+    search <- median_seconds(function() mfsvr(s$set$formula, s$train), 5L)$time
+    cat(sprintf("%-16s %9.3g %9.3f %11.3f %9.2f %13.3f\n", name, s$C, search, fixed,
+                search / fixed, at_found))
   }
 
   cat("\ngpc() defaults against e1071::svm(probability = TRUE) and kernlab::ksvm(prob.model = TRUE)\n")
