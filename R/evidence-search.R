@@ -9,8 +9,8 @@
 # fits at one point (its solver to the tolerance `accuracy` when that is not
 # NULL, see .search_accuracy()) and returns .search_point(): whether the
 # point is usable, its log evidence, its gradient on the search scale, the
-# solver's iterations and why it failed.  This file owns the drivers, the record they leave in
-# fit$optimization and the one warning they give.
+# solver's iterations and why it failed.  This file owns the drivers, the
+# record they leave in fit$optimization and the one warning they give.
 
 # The kernel with another Gaussian width, keeping everything else it
 # carries (a constant added by a classifier's bias, say).
@@ -223,6 +223,12 @@
   gradient
 }
 
+# A point's largest projected gradient component per observation: what the
+# gradient search's stopping rule compares with its tolerance.
+.gradient_change <- function(par, gradient, spec, n) {
+  max(abs(.projected_gradient(par, gradient, spec))) / n
+}
+
 # What the failed evaluations said, for the reason of a stop.
 .search_failures <- function(state) {
   status <- vapply(state$rows, function(r) r$status, character(1))
@@ -287,7 +293,7 @@
     best <- state$best
     if (is.null(best) || !isTRUE(best$accuracy > finest)) break
     point <- seen(state$at(best$par, accuracy = finest, refresh = TRUE))
-    if (!point$ok || max(abs(.projected_gradient(point$par, point$gradient, spec))) / n <= tol) break
+    if (!point$ok || .gradient_change(point$par, point$gradient, spec, n) <= tol) break
     opt <- run(point$par)
   }
   opt
@@ -316,7 +322,7 @@
   # the largest projected gradient per observation of the last usable point,
   # which sets the accuracy of the next evaluation
   seen <- function(point) {
-    if (point$ok) state$gradient_seen <- max(abs(.projected_gradient(point$par, point$gradient, spec))) / n
+    if (point$ok) state$gradient_seen <- .gradient_change(point$par, point$gradient, spec, n)
     point
   }
   seen(start)
@@ -440,7 +446,7 @@
   par <- best$par %||% spec$start
   if (is.null(change)) {
     change <- if (best$ok && !is.null(best$gradient)) {
-      max(abs(.projected_gradient(par, best$gradient, spec))) / n
+      .gradient_change(par, best$gradient, spec, n)
     } else NA_real_
   }
   converged <- best$ok && !force_fail && is.finite(change) && change <= tol

@@ -204,7 +204,9 @@
 #'   and scales), `noise`, `kappa`, `method`, `control` (with the method's
 #'   `tol` and `max_iter`), `convergence` (`converged`, `iterations`,
 #'   `change`, `tol`, `reason`), `optimization` (the record of the evidence
-#'   search), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   search), `skipped_search` (beyond 10000 observations, the note that the
+#'   default search did not run), `fit_time`, `call` and `fields` (see
+#'   [hyperparameters()],
 #'   "Fitted objects"); with `method = "tap"` also the EP
 #'   sites (`site_precision`, `site_nu`), the cavity means and variances, the
 #'   Cholesky factor `chol` of \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`.

@@ -102,8 +102,9 @@
 # first evaluation's choice between the dense and the low-rank prior holds for
 # every later one, which then skip the pivoted Cholesky factorisation that
 # made it, and each starts from the posterior marginals of the fit it is
-# warm-started from, without refactorising.  The start gets the full sweep budget; later points get three
-# times the sweeps the start needed (at least 60): warm-started near a
+# warm-started from, without refactorising.  The start gets the full sweep
+# budget; later points get three times the sweeps the start needed (at
+# least 60): warm-started near a
 # usable point, EP needs far fewer, and points where it needs more lie
 # towards degenerate limits (C -> Inf) where a non-converged run would
 # otherwise cost hundreds of sweeps.  The fit returned is made at the best
@@ -168,7 +169,8 @@
 # mfsvr()'s default search for C (optimize = NULL): one EP run that moves C
 # by secant steps on the evidence's gradient while it converges (the core's
 # CSearch, inst/include/gpsvm/mfsvr.hpp), in the range and to the stopping
-# rule of the other searches (.mfsvr_search_spec(); 1e-3 per observation),
+# rule of the other searches (.mfsvr_search_spec(); search_control()'s tol,
+# 1e-3 per observation by default),
 # where a search of separate fits needed several (on mlbench's Friedman 1,
 # 700 rows: 1.3 to 1.5 times the sweeps of one fit at a fixed C, against
 # about 2.5).  Its record in fit$optimization is theirs, one row of the path
