@@ -41,6 +41,10 @@ cpp_greedy_inducing <- function(kernel, x, count, tol) {
     .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol)
 }
 
+cpp_dense_operation <- function(what, a, b) {
+    .Call(`_gpsvm_cpp_dense_operation`, what, a, b)
+}
+
 cpp_is_lower_factor <- function(m) {
     .Call(`_gpsvm_cpp_is_lower_factor`, m)
 }

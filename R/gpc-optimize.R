@@ -48,7 +48,6 @@
     out
   }
   search_control <- unclass(control)
-  search_control$tol <- max(control$tol, 1e-4)  # as mfsvr's search
   cap <- control$max_iter
   # one EP fit (the raw core result) at hyperparameters h, warm-started
   # from the sites of `warm`
@@ -67,8 +66,9 @@
     g[3] <- g[3] * h$kappa * (1 - 2 * h$kappa)
     c(g[keep], if (per_input) res$per_input_gradient)
   }
-  evaluate <- function(par, first, warm) {
+  evaluate <- function(par, first, warm, accuracy) {
     ctl <- search_control
+    ctl$tol <- max(control$tol, accuracy %||% 1e-4)  # as mfsvr's search
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     h <- at(par)
     res <- ep_at(h, ctl, warm, TRUE)

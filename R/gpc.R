@@ -64,7 +64,7 @@
 #' so the only scale in the model is the prior's: with the Gaussian kernel
 #' (variance 1) the activation varies by about one unit, and `noise` is the
 #' variance of the label noise relative to that, i.e. the inverse of a
-#' signal-to-noise ratio. Up to 1000 observations the default
+#' signal-to-noise ratio. Up to 10000 observations the default
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
 #' maximising the EP evidence, starting from the median distance rule (see
 #' `optimize`) and `noise = 0.1`; a width or noise given in the call is
@@ -75,8 +75,9 @@
 #' without it (mlbench's Vowel, 990 observations and 11 classes: 32 s,
 #' against 14 s; the classes' models run in parallel under a
 #' [future::plan()], see [gpsvm_parallel]).
-#' Beyond 1000 observations, or with `optimize = FALSE`, the fit uses the width
-#' rule and `noise = 0.1`. Measured on ten 2/3 : 1/3 splits of mlbench's Pima
+#' Beyond 10000 observations, or with `optimize = FALSE`, the fit uses the width
+#' rule and `noise = 0.1`; beyond 10000 it says so in a message, and `print()`
+#' repeats it. Measured on ten 2/3 : 1/3 splits of mlbench's Pima
 #' Indians diabetes, Wisconsin breast cancer, Sonar, Ionosphere, Vehicle, Glass,
 #' Vowel, DNA and Satellite and of iris (`bench/bench-classif-data.R` in the
 #' sources), against the defaults of `e1071::svm()` and
@@ -109,7 +110,7 @@
 #' @section Several classes:
 #' With \eqn{K \ge 3} classes, `gpc()` fits K binary models, each class
 #' against the rest, with the same kernel and settings (an evidence search,
-#' the default up to 1000 observations, chooses each model's own width and
+#' the default up to 10000 observations, chooses each model's own width and
 #' noise). The class
 #' probabilities are those of the K models, each the probability of "class k,
 #' not the rest", divided by their sum so that they add up to one; the
@@ -166,16 +167,17 @@
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those, and `FALSE` chooses none.
-#'   `NULL` (the default) chooses what the call leaves open, up to 1000
+#'   `NULL` (the default) chooses what the call leaves open, up to 10000
 #'   observations: the width when `kernel` is `rbf_kernel()` without one, and
 #'   the noise when `noise` is not given (so `update(fit, noise = 0.5)` keeps
 #'   that noise and searches the width alone). With
 #'   `rbf_kernel(per_input = TRUE)` and two classes the search chooses a
 #'   width per input column instead of one ([kernels], "A width per
 #'   input"); with three or more classes those widths stay at their start.
-#'   With `method = "naive"`, or beyond 1000 observations, `NULL` means
+#'   With `method = "naive"`, or beyond 10000 observations, `NULL` means
 #'   `FALSE`: the width rule of
-#'   [kernels] and `noise = 0.1`. The search (L-BFGS-B on
+#'   [kernels] and `noise = 0.1` (beyond 10000 with a message that says so,
+#'   kept in `fit$skipped_search` and shown by `print()`). The search (L-BFGS-B on
 #'   \eqn{\log\sigma}, \eqn{\log v} and \eqn{\mathrm{logit}(2\kappa)}, with
 #'   the evidence's gradient at the EP fixed point) starts from the values
 #'   given; a width left to the data starts at
@@ -202,7 +204,9 @@
 #'   and scales), `noise`, `kappa`, `method`, `control` (with the method's
 #'   `tol` and `max_iter`), `convergence` (`converged`, `iterations`,
 #'   `change`, `tol`, `reason`), `optimization` (the record of the evidence
-#'   search), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   search), `skipped_search` (beyond 10000 observations, the note that the
+#'   default search did not run), `fit_time`, `call` and `fields` (see
+#'   [hyperparameters()],
 #'   "Fitted objects"); with `method = "tap"` also the EP
 #'   sites (`site_precision`, `site_nu`), the cavity means and variances, the
 #'   Cholesky factor `chol` of \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`.
@@ -251,6 +255,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   method <- .match_choice(method)
   optimize <- .gpc_automatic_search(optimize, method, kernel, noise_given, NROW(x),
                                     .class_count(y))
+  skipped <- attr(optimize, "skipped")
+  attr(optimize, "skipped") <- NULL
   control <- .resolve_control(.check_control(control, "gpc_control"), method)
   settings <- .search_settings(search, "gradient")
   what <- if (method == "tap") "gpc: TAP mean field (EP)" else if (control$algorithm == "paper")
@@ -259,14 +265,20 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   if (is.null(inducing) && method == "tap" && identical(optimize, FALSE)) {
     inducing <- .low_rank_request(control$rank_tol)
   }
-  .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
-                 call = .generic_call(match.call(), "gpc"),
-                 function(x, y, kernel, inducing = NULL) {
+  fit <- .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
+                        call = .generic_call(match.call(), "gpc"),
+                        function(x, y, kernel, inducing = NULL) {
     binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing,
                             settings)
     if (method == "naive") .warn_coarse_tol(binary)
     binary
   })
+  if (!is.null(skipped)) {
+    fit$skipped_search <- .skipped_search("gpc():", NROW(x), skipped, paste(c(
+      if ("sigma" %in% skipped) "the width from the data (see ?kernels)",
+      if ("noise" %in% skipped) sprintf("noise = %g", noise)), collapse = " and "))
+  }
+  fit
 }
 
 # The noise variance when the call gives none and no search chooses it.
@@ -276,7 +288,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 # parameters the call leaves open (FALSE when it leaves none, or the search
 # would not run by default): with method = "tap" and at most
 # .default_search_max_n observations, the width of rbf_kernel() without one
-# and the noise when none is given.
+# and the noise when none is given.  Beyond that count FALSE, with the
+# parameters left open in attribute "skipped".
 .gpc_automatic_search <- function(optimize, method, kernel, noise_given, n, classes) {
   per_input <- isTRUE(kernel$per_input)
   if (per_input && classes > 2L && "sigma" %in% .optimize_which(optimize %||% FALSE,
@@ -286,13 +299,15 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                 "the rest (optimize = \"noise\")"))
   }
   if (!is.null(optimize)) return(optimize)
-  if (method != "tap" || n > .default_search_max_n) return(FALSE)
+  if (method != "tap") return(FALSE)
   # (with three or more classes a width per input stays at its data-driven
   # start, as above)
   open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma) &&
     !(per_input && classes > 2L)
   which <- c(if (open_width) "sigma", if (!noise_given) "noise")
-  if (length(which) == 0L) FALSE else which
+  if (length(which) == 0L) return(FALSE)
+  if (n > .default_search_max_n) return(structure(FALSE, skipped = which))
+  which
 }
 
 # Algorithm 17.1 stops on an absolute step, max delta alpha_i^2 < tol (the paper's ftol), but
@@ -667,7 +682,7 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
   }, character(1))
   searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
   c(settings, strengths, if (length(searches) > 0L) .search_lines(searches),
-    .inducing_line(models[[1L]]))
+    object$skipped_search, .inducing_line(models[[1L]]))
 }
 
 # tidy() and glance() (tidiers.R): every positive embedding strength is a

@@ -292,11 +292,13 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 }
 
 # print()'s account of the hyperparameters the data chose: the evidence
-# search recorded in fit$optimization (as gpc() prints it), or the model's
-# own account of it.
+# search recorded in fit$optimization (as gpc() prints it) or why the
+# default one did not run (fit$skipped_search), or the model's own account
+# of it.
 .search_summary <- function(object) UseMethod(".search_summary")
 .search_summary.gpsvm_regression <- function(object) {
-  if (!is.null(object$optimization)) .search_lines(list(object$optimization))
+  c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
+    object$skipped_search)
 }
 
 # The first lines of print() and summary() of every gpsvm fit: the model's

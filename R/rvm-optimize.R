@@ -33,7 +33,7 @@
                        upper = c(log_sigma = log(4 * w)), natural = exp, natural_names = "sigma",
                        advice = .dense_answer_advice)
   cap <- control$max_iter
-  evaluate <- function(par, first, warm) {
+  evaluate <- function(par, first, warm, accuracy) {  # (the width search asks none)
     ctl <- control
     if (!first && !is.null(cap)) ctl$max_iter <- min(control$max_iter, cap)
     # a fit that warns (did not converge) counts as a failed point below

@@ -154,6 +154,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_dense_operation
+double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a, Eigen::Map<Eigen::MatrixXd> b);
+RcppExport SEXP _gpsvm_cpp_dense_operation(SEXP whatSEXP, SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type what(whatSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_dense_operation(what, a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_is_lower_factor
 bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m);
 RcppExport SEXP _gpsvm_cpp_is_lower_factor(SEXP mSEXP) {
@@ -295,6 +307,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_tap_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_refits, 6},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
+    {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},

@@ -297,8 +297,9 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
       gpsvm::tap_classifier_fit(noisy_gram(p, x), y, kappa, ep, interrupt);
   Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
   if (gradient)
-    add_gradient_to_r(gpsvm::tap_classifier_gradient(x, y, p.kernel, p.noise, kappa, r), r, y,
-                      kappa, out);
+    add_gradient_to_r(
+        gpsvm::tap_classifier_gradient(x, y, p.kernel, p.noise, kappa, r, interrupt), r, y,
+        kappa, out);
   return out;
 }
 

@@ -1,8 +1,10 @@
 // Glue for what the EP engine gives every model on it (mfsvr() and the TAP
-// classifier): predictions at new inputs, and the choice of inducing inputs
-// for the inducing-point (FITC) prior.
+// classifier): predictions at new inputs, the choice of inducing inputs for
+// the inducing-point (FITC) prior, and the engine's dense operations for the
+// benchmark of its speed.
 #include "gpsvm_glue.h"
 
+#include <gpsvm/blocked_cholesky.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/lowrank.hpp>
 
@@ -67,6 +69,27 @@ Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::Mat
   Rcpp::IntegerVector out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<int>(rows[i]) + 1;
   return out;
+}
+
+// The two operations an EP sweep is built of, timed in the engine's own
+// code by bench/bench-limit.R: what = "cholesky" factors the symmetric
+// positive definite a (blocked_cholesky.hpp; b is not read), "product" forms
+// a b.  Returns the log-determinant of a, or the sum of the product's
+// entries: a number, so that nothing large is copied back.
+// [[Rcpp::export(rng = false)]]
+double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a,
+                           Eigen::Map<Eigen::MatrixXd> b) {
+  if (what == "cholesky") {
+    if (a.rows() != a.cols()) Rcpp::stop("'a' must be square");
+    Eigen::MatrixXd l = a;
+    if (!gpsvm::cholesky_in_place(l, gpsvm_glue::interrupt_callback()))
+      Rcpp::stop("'a' is not positive definite");
+    return 2.0 * l.diagonal().array().log().sum();
+  }
+  if (what != "product") Rcpp::stop("'what' must be \"cholesky\" or \"product\"");
+  if (a.cols() != b.rows()) Rcpp::stop("'a' and 'b' are not conformable");
+  const Eigen::MatrixXd p = a * b;
+  return p.sum();
 }
 
 // Whether a square matrix is a Cholesky factor as an EP fit stores it:

@@ -28,11 +28,49 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   // internal warm start: the sites of an earlier fit (evidence optimisation)
   out.ep.initial_precision = gpsvm_glue::optional_vector(c, "start_precision");
   out.ep.initial_nu = gpsvm_glue::optional_vector(c, "start_nu");
+  // and, when that fit had the same kernel matrix, its posterior marginals
+  out.ep.initial_mean = gpsvm_glue::optional_vector(c, "start_mean");
+  out.ep.initial_variance = gpsvm_glue::optional_vector(c, "start_variance");
   // internal: the evidence search over a width per input asks for the
   // gradient by coordinate
   out.per_input_gradient = c.containsElementNamed("per_input_gradient") &&
                            gpsvm_glue::flag(c["per_input_gradient"], "per_input_gradient");
+  // internal: a search that keeps the kernel fixed skips the width's gradient
+  out.width_gradient = !c.containsElementNamed("width_gradient") ||
+                       gpsvm_glue::flag(c["width_gradient"], "width_gradient");
+  // internal: mfsvr()'s default search for C, made while EP converges
+  if (c.containsElementNamed("C_search") && !Rf_isNull(c["C_search"])) {
+    const Rcpp::List s = c["C_search"];
+    out.choose_C = true;
+    out.C_search.log_C_lower = gpsvm_glue::number_in(element(s, "log_C_lower"), "log_C_lower",
+                                                     R_NegInf, R_PosInf);
+    out.C_search.log_C_upper = gpsvm_glue::number_in(element(s, "log_C_upper"), "log_C_upper",
+                                                     R_NegInf, R_PosInf);
+    out.C_search.tol = gpsvm_glue::number_in(element(s, "tol"), "tol", 0.0, R_PosInf);
+    out.C_search.max_moves =
+        gpsvm_glue::int_in(element(s, "max_moves"), "max_moves", 0, 1000000);
+  }
   return out;
+}
+
+// The record of the search for C (MfsvrCSearchRecord) for the R layer.
+Rcpp::List C_search_to_r(const gpsvm::MfsvrCSearchRecord& r) {
+  const std::size_t k = r.points.size();
+  Rcpp::NumericVector C(k), gradient(k), log_evidence(k), residual(k);
+  Rcpp::IntegerVector sweeps(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    C[i] = r.points[i].C;
+    gradient[i] = r.points[i].gradient;
+    log_evidence[i] = r.points[i].log_evidence;
+    residual[i] = r.points[i].residual;
+    sweeps[i] = r.points[i].sweeps;
+  }
+  return Rcpp::List::create(
+      Rcpp::Named("C") = C, Rcpp::Named("gradient") = gradient,
+      Rcpp::Named("log_evidence") = log_evidence, Rcpp::Named("residual") = residual,
+      Rcpp::Named("sweeps") = sweeps, Rcpp::Named("settled") = r.settled,
+      Rcpp::Named("at_lower") = r.at_lower, Rcpp::Named("at_upper") = r.at_upper,
+      Rcpp::Named("moves") = r.moves);
 }
 
 }  // namespace
@@ -48,6 +86,8 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       gpsvm::mfsvr_fit(x, y, k, C, epsilon, ctrl, gpsvm_glue::interrupt_callback());
   Rcpp::List out = gpsvm_glue::ep_result_to_r(fit.ep);
   out["gradient"] = Eigen::VectorXd(fit.gradient);
+  out["C"] = fit.C;
+  if (ctrl.choose_C) out["C_search"] = C_search_to_r(fit.C_search);
   if (fit.per_input_gradient.size() > 0) out["per_input_gradient"] = fit.per_input_gradient;
   if (ctrl.inducing.size() > 0) gpsvm_glue::add_inducing_to_r(fit.inducing_chol, fit.inducing, out);
   if (!fit.pivots.empty()) {

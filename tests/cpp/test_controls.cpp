@@ -3,6 +3,7 @@
 // initialises it (unset) is an error, never a silent second default.  For
 // every control: a complete one works, and leaving any single numeric field
 // unset throws std::invalid_argument.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <gpsvm/adatron.hpp>
@@ -160,6 +161,24 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
           c.algorithm = gpsvm::MfsvrAlgorithm::paper;
           c.paper.eta = blank.paper.eta;
         }}},
+      [&](const gpsvm::MfsvrControl& c) {
+        gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
+      });
+  // and the search for C, when asked for
+  mf.choose_C = true;
+  mf.C_search.log_C_lower = std::log(0.01);
+  mf.C_search.log_C_upper = std::log(1e4);
+  mf.C_search.tol = 1e-3;
+  mf.C_search.max_moves = 50;
+  check_each_field<gpsvm::MfsvrControl>(
+      "MfsvrControl (choose_C)", mf,
+      {{"C_search.log_C_lower",
+        [&](gpsvm::MfsvrControl& c) { c.C_search.log_C_lower = blank.C_search.log_C_lower; }},
+       {"C_search.log_C_upper",
+        [&](gpsvm::MfsvrControl& c) { c.C_search.log_C_upper = blank.C_search.log_C_upper; }},
+       {"C_search.tol", [&](gpsvm::MfsvrControl& c) { c.C_search.tol = blank.C_search.tol; }},
+       {"C_search.max_moves",
+        [&](gpsvm::MfsvrControl& c) { c.C_search.max_moves = blank.C_search.max_moves; }}},
       [&](const gpsvm::MfsvrControl& c) {
         gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
       });

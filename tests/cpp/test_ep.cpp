@@ -12,15 +12,23 @@
 //     its normaliser (quadrature).
 //   * The evidence and the site inverse against their textbook forms with
 //     explicit site variances 1/tau, computed with dense inverses.
+//   * mfsvr()'s search for C within one EP run ends where a fit at that
+//     fixed C does, at a maximum of the evidence (central differences of
+//     fits at fixed C), or against a bound it says it hit.
+//   * The blocked Cholesky factorisation and what is computed from it
+//     against Eigen's dense algebra; the dense posterior's two routes to
+//     the variances against long-double algebra.
 #include <cfloat>
 #include <cmath>
 #include <functional>
+#include <gpsvm/blocked_cholesky.hpp>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/ep_priors.hpp>
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/likelihoods.hpp>
 #include <gpsvm/lowrank.hpp>
+#include <gpsvm/mfsvr.hpp>
 #include <gpsvm/mfsvr_paper.hpp>
 #include <limits>
 #include <stdexcept>
@@ -97,6 +105,142 @@ DensePosterior dense_posterior(const MatrixXd& K, const VectorXd& tau, const Vec
 }
 
 }  // namespace
+
+// A symmetric positive definite n x n matrix, X X' / n + I.
+MatrixXd positive_definite(int n, std::uint32_t seed) {
+  ref::Random rng(seed);
+  const MatrixXd X = rng.uniform_matrix(n, n, -1.0, 1.0);
+  MatrixXd A = X * X.transpose() / n;
+  A.diagonal().array() += 1.0;
+  return A;
+}
+
+TEST_CASE("blocked Cholesky: factor, inverse diagonal and inverse against Eigen's") {
+  const int n = 300;  // three blocks of columns and a partial one
+  const MatrixXd A = positive_definite(n, 3);
+  const Eigen::LLT<MatrixXd> llt(A);
+  const MatrixXd L = llt.matrixL();
+  MatrixXd a = A;
+  // (its interrupt polls: test_interrupt.cpp)
+  CHECK(gpsvm::cholesky_in_place(a));
+  CHECK_NEAR((MatrixXd(a.triangularView<Eigen::Lower>()) - L).cwiseAbs().maxCoeff(), 0.0, 1e-13);
+  const MatrixXd inverse = A.inverse();
+  CHECK_NEAR(gap(gpsvm::inverse_diagonal_from_cholesky(a), inverse.diagonal()), 0.0, 1e-13);
+  const MatrixXd blocked = gpsvm::inverse_from_cholesky(a);
+  CHECK_NEAR((blocked - inverse).cwiseAbs().maxCoeff(), 0.0, 1e-13);
+  CHECK_NEAR((blocked - blocked.transpose()).cwiseAbs().maxCoeff(), 0.0, 0.0);
+  MatrixXd x = positive_definite(n, 4).leftCols(7);
+  const MatrixXd want = L.triangularView<Eigen::Lower>().solve(x);
+  gpsvm::solve_lower_in_place(a, x);
+  CHECK_NEAR((x - want).cwiseAbs().maxCoeff(), 0.0, 1e-13);
+  // not positive definite: a negative pivot in the second block
+  MatrixXd bad = A;
+  bad(200, 200) = -1.0;
+  CHECK(!gpsvm::cholesky_in_place(bad));
+}
+
+TEST_CASE("EP: the dense posterior's two routes to the variances against long-double algebra") {
+  // Sites of every kind: at precision 0 with a linear tilt, with a precision
+  // that hardly moves the marginal (tau Sigma ~ 1e-7), and pinning the
+  // marginal (tau up to 1e4).  With three in four of the first two kinds,
+  // the first posterior takes the inverse route (sites' tau_i Sigma_ii from
+  // the diagonal of B^-1, the loose ones by triangular solves) and the next
+  // the direct one (V = L^-1 S^1/2 K in full).
+  const int n = 300;
+  ref::Random rng(17);
+  MatrixXd x(n, 3);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 3; ++j) x(i, j) = rng.normal();
+  const MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.5), x);
+  VectorXd tau(n), nu(n);
+  for (int i = 0; i < n; ++i) {
+    const int kind = i % 4;
+    tau[i] = kind == 0 ? 0.0 : kind < 3 ? 1e-7 * rng.uniform(0.5, 2.0)
+                                        : std::pow(10.0, rng.uniform(-1.0, 4.0));
+    nu[i] = (kind == 0 ? 0.3 : tau[i]) * rng.normal();
+  }
+  // Sigma = K - K S^1/2 B^-1 S^1/2 K, mu = Sigma nu in long double
+  using MatrixL = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+  using VectorL = Eigen::Matrix<long double, Eigen::Dynamic, 1>;
+  const MatrixL Kl = K.cast<long double>();
+  const VectorL sw = tau.cast<long double>().cwiseSqrt();
+  MatrixL B = sw.asDiagonal() * Kl * sw.asDiagonal();
+  B.diagonal().array() += 1.0L;
+  const MatrixL sigma = Kl - Kl * sw.asDiagonal() * B.llt().solve(MatrixL(sw.asDiagonal() * Kl));
+  const VectorL mu = sigma * nu.cast<long double>();
+  VectorXd want_var(n), want_mean(n);
+  for (int i = 0; i < n; ++i) {
+    want_var[i] = static_cast<double>(sigma(i, i));
+    want_mean[i] = static_cast<double>(mu[i]);
+  }
+  gpsvm::DensePrior prior(K);
+  for (const char* route : {"inverse route", "direct route"}) {
+    gpsvm::EpPosterior post;
+    int calls = 0;
+    prior.posterior(tau, nu, post, [&calls] { ++calls; });
+    CHECK_MSG(calls >= 3, route);  // inside the factorisation and the variances
+    CHECK_NEAR_MSG((post.variance.array() / want_var.array() - 1.0).abs().maxCoeff(), 0.0, 1e-9,
+                   route);
+    CHECK_NEAR_MSG(((post.mean - want_mean).array() / want_var.array().sqrt()).abs().maxCoeff(),
+                   0.0, 1e-9, route);
+  }
+}
+
+TEST_CASE("mfsvr: choosing C within one EP run ends at a maximum of the evidence, or at a bound") {
+  const int n = 120;
+  ref::Random rng(23);
+  MatrixXd x(n, 3);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 3; ++j) x(i, j) = rng.normal();
+  VectorXd y(n);
+  for (int i = 0; i < n; ++i) y[i] = std::sin(x(i, 0)) + 0.2 * x(i, 1) + 0.1 * rng.normal();
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  gpsvm::MfsvrControl fixed;
+  fixed.algorithm = gpsvm::MfsvrAlgorithm::ep;
+  fixed.ep = ep_control(kParallel, 1e-11, 2000);
+  fixed.gradient = true;
+  fixed.width_gradient = false;
+  fixed.rank_tol = 0.0;
+  fixed.max_rank = n;
+  gpsvm::MfsvrControl search = fixed;
+  search.choose_C = true;
+  search.C_search.log_C_lower = std::log(0.01);
+  search.C_search.log_C_upper = std::log(1e4);
+  search.C_search.tol = 1e-4;
+  search.C_search.max_moves = 50;
+  MatrixXd z(30, 3);  // inducing inputs for the FITC prior
+  for (int i = 0; i < 30; ++i) z.row(i) = x.row(4 * i);
+  for (bool fitc : {false, true}) {
+    const std::string note = fitc ? "FITC" : "dense";
+    if (fitc) fixed.inducing = search.inducing = z;
+    const gpsvm::MfsvrFit f = gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, search, nullptr);
+    CHECK_MSG(f.ep.status.converged && f.C_search.settled && f.C_search.moves >= 2, note);
+    CHECK_MSG(f.C != 5.0 && f.C_search.points.back().C == f.C, note);
+    // the same fixed point as a fit at that C
+    const gpsvm::MfsvrFit g = gpsvm::mfsvr_fit(x, y, kernel, f.C, 0.1, fixed, nullptr);
+    check_same_fit(f.ep, g.ep, 1e-8, note + ": fit at the C found");
+    // a maximum: the evidence's central difference in log C within the
+    // search's tolerance, and lower a little either way
+    const double h = 1e-3;
+    const double up = gpsvm::mfsvr_fit(x, y, kernel, f.C * std::exp(h), 0.1, fixed, nullptr)
+                          .ep.log_evidence;
+    const double down = gpsvm::mfsvr_fit(x, y, kernel, f.C * std::exp(-h), 0.1, fixed, nullptr)
+                            .ep.log_evidence;
+    CHECK_MSG(std::fabs(up - down) / (2.0 * h) / n < 1.5e-4, note);
+    CHECK_NEAR_MSG(f.gradient[0], (up - down) / (2.0 * h), 1e-5 * n, note + ": the gradient");
+    for (double step : {-0.2, 0.2})
+      CHECK_MSG(gpsvm::mfsvr_fit(x, y, kernel, f.C * std::exp(step), 0.1, fixed, nullptr)
+                        .ep.log_evidence < f.ep.log_evidence,
+                note);
+  }
+  // a range that ends below the maximum: the search stops at its upper end
+  search.inducing.resize(0, 0);
+  search.C_search.log_C_upper = std::log(6.0);
+  const gpsvm::MfsvrFit b = gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, search, nullptr);
+  CHECK(b.ep.status.converged && b.C_search.at_upper && !b.C_search.settled);
+  CHECK_NEAR(b.C, 6.0, 1e-12);
+  CHECK(b.gradient[0] > 0.0);
+}
 
 TEST_CASE("EP: a dense K and its factor K = G G' give the same fit, at full and at low rank") {
   ref::Random rng(11);
@@ -257,11 +401,11 @@ TEST_CASE("EP: parallel, accelerated, sequential (two seeds) and the paper's ite
     check_same_fit(par, seq1, 1e-8, note + ", parallel vs sequential");
     check_same_fit(seq1, seq2, 1e-8, note + ", two seeds");
     if (C > 10.0) continue;  // the paper's iteration converges up to about C = 10 here
-    const gpsvm::MfsvrPaperFit paper =
+    const gpsvm::EpResult paper =
         gpsvm::mfsvr_paper_fit(d.K, d.y, lik, fixture::paper_control(1e-11, 5000), nullptr);
-    CHECK_MSG(paper.ep.status.converged, note + ", paper");
-    CHECK_NEAR_MSG(gap(paper.ep.weights, par.weights), 0.0, 1e-7, note + ", paper's weights");
-    CHECK_NEAR_MSG(paper.ep.log_evidence, par.log_evidence,
+    CHECK_MSG(paper.status.converged, note + ", paper");
+    CHECK_NEAR_MSG(gap(paper.weights, par.weights), 0.0, 1e-7, note + ", paper's weights");
+    CHECK_NEAR_MSG(paper.log_evidence, par.log_evidence,
                    1e-7 * (1.0 + std::fabs(par.log_evidence)), note + ", paper's evidence");
   }
   // the classifier's likelihood too

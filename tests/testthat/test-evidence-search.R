@@ -204,7 +204,12 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
   expect_true(o$convergence$converged)
   expect_identical(o$method, "L-BFGS-B")
   expect_named(o$path, c("C", "epsilon", "sigma", "log_evidence", "grad_log_C",
-                         "grad_log_epsilon", "grad_log_sigma", "iterations", "status"))
+                         "grad_log_epsilon", "grad_log_sigma", "accuracy", "iterations",
+                         "status"))
+  # each point to the EP tolerance the search asked for there: a tenth of
+  # the last gradient per observation, between 1e-4 and 1e-2
+  expect_true(all(o$path$accuracy >= 1e-4 - 1e-15 & o$path$accuracy <= 1e-2))
+  expect_identical(o$path$accuracy[1], 1e-2)
   expect_equal(o$start[["sigma"]], gpsvm:::.data_driven_width(x))
   expect_equal(o$estimate, c(C = fit$C, epsilon = fit$epsilon, sigma = fit$kernel$sigma))
   expect_lte(o$convergence$change, 1e-3)
@@ -227,10 +232,17 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_named(o$estimate, "C")
   expect_equal(o$start[["C"]], 5)
   expect_identical(fit$C, o$estimate[["C"]])
-  # the same fit as asking for it
+  # one EP run that moves C as it converges: the record says how, and
+  # where C stood at each move
+  expect_identical(o$method, "one EP run, C by secant steps on the evidence's gradient")
+  expect_identical(o$path$C[nrow(o$path)], fit$C)
+  expect_identical(sum(o$path$iterations), fit$convergence$iterations)
+  expect_lte(abs(o$gradient[["log_C"]]) / 150, 1e-3)
+  # the maximum the search of separate fits finds, within its tolerance
   asked <- mfsvr(x, y, optimize = "C")
-  expect_identical(asked$C, fit$C)
-  expect_identical(asked$log_evidence, fit$log_evidence)
+  expect_identical(asked$optimization$method, "L-BFGS-B")
+  expect_equal(asked$C, fit$C, tolerance = 0.02)
+  expect_equal(asked$log_evidence, fit$log_evidence, tolerance = 1e-6)
   # a maximum: fits at fixed C either side have a lower evidence
   ev <- function(C) mfsvr(x, y, C = C)$log_evidence
   expect_gt(fit$log_evidence, ev(1.05 * fit$C))
@@ -247,25 +259,59 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_gt(covered(fit), 0.93)
   expect_lt(covered(fit), 0.97)
   expect_lt(covered(mfsvr(x, y, C = 5)), 0.8)
-  # no search when the call gives C, optimize = FALSE, the data as given,
-  # inducing inputs or the paper's algorithm; C = 5 is the value kept
+  # no search when the call gives C, optimize = FALSE, the data as given or
+  # the paper's algorithm; C = 5 is the value kept
   kept <- list(mfsvr(x, y, C = 2), mfsvr(x, y, optimize = FALSE), mfsvr(x, y, scale = FALSE),
-               mfsvr(x, y, inducing = 20),
                mfsvr(x, y, control = mfsvr_control(algorithm = "paper")))
-  expect_identical(vapply(kept, `[[`, numeric(1), "C"), c(2, 5, 5, 5, 5))
+  expect_identical(vapply(kept, `[[`, numeric(1), "C"), c(2, 5, 5, 5))
   expect_true(all(vapply(kept, function(f) is.null(f$optimization), logical(1))))
   expect_null(update(fit, C = 3)$optimization)
+  # with inducing inputs too, on the FITC evidence
+  sparse <- mfsvr(x, y, inducing = 20)
+  expect_true(sparse$optimization$convergence$converged)
+  expect_lte(abs(sparse$optimization$gradient[["log_C"]]) / 150, 1e-3)
   # a search asked for keeps working as before
   expect_named(mfsvr(x, y, optimize = "epsilon")$optimization$estimate, "epsilon")
 })
 
-test_that("mfsvr()'s default search stops at 1000 observations", {
+test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
+  skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
+  # one input: the kernel matrix has a low rank, and the fits are quick
   set.seed(22)
-  x <- runif(1001, -3, 3)
-  y <- sin(x) + rnorm(1001, sd = 0.3)
-  expect_null(mfsvr(x, y)$optimization)
-  expect_identical(mfsvr(x, y)$C, 5)
-  expect_named(mfsvr(x[-1], y[-1])$optimization$estimate, "C")
+  x <- runif(10001, -3, 3)
+  y <- sin(x) + rnorm(10001, sd = 0.3)
+  expect_message(big <- mfsvr(x, y),
+                 paste("with 10001 observations \\(more than 10000\\) the evidence search is not run",
+                       "by default: C = 5 is used; optimize = \"C\" runs it"))
+  expect_null(big$optimization)
+  expect_identical(big$C, 5)
+  expect_output(print(big), "the evidence search is not run by default")
+  expect_silent(searched <- mfsvr(x[-1], y[-1]))
+  expect_named(searched$optimization$estimate, "C")
+  expect_null(searched$skipped_search)
+  # a C given, or a search asked for: no message
+  expect_silent(mfsvr(x, y, C = 5))
+})
+
+test_that("gpc()'s default search stops at 10000 observations, and says what it did instead", {
+  skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
+  set.seed(23)
+  x <- runif(10001, -3, 3)
+  y <- factor(ifelse(sin(x) + rnorm(10001, sd = 0.5) > 0, "b", "a"))
+  expect_message(big <- gpc(x, y), paste0(
+    "gpc\\(\\): with 10001 observations \\(more than 10000\\) the evidence search is not run by ",
+    "default: the width from the data \\(see \\?kernels\\) and noise = 0.1; ",
+    "optimize = c\\(\"sigma\", \"noise\"\\) runs it"))
+  expect_null(big$optimization)
+  expect_identical(big$noise, 0.1)
+  expect_identical(big$kernel$sigma_rule, "data")
+  expect_output(print(big), "the evidence search is not run by default")
+  # only what the call left open is named; nothing left open, no message
+  expect_message(gpc(x, y, noise = 0.2),
+                 "default: the width from the data \\(see \\?kernels\\); optimize = \"sigma\" runs it")
+  expect_message(gpc(x, y, rbf_kernel(1)), "default: noise = 0.1; optimize = \"noise\" runs it")
+  expect_silent(gpc(x, y, rbf_kernel(1), noise = 0.1))
+  expect_silent(gpc(x, y, optimize = FALSE))
 })
 
 test_that("on noise-free data the default search takes a large C without a warning", {
@@ -290,7 +336,7 @@ toy_search <- function(top, lower, upper, start, fail = function(p) FALSE, n = 1
   names(start) <- names(lower) <- names(upper) <- paste0("log_", c("a", "b"))[seq_along(start)]
   spec <- gpsvm:::.search_spec(start, lower, upper, natural = exp,
                                natural_names = c("a", "b")[seq_along(start)])
-  evaluate <- function(par, first, warm) {
+  evaluate <- function(par, first, warm, accuracy) {
     if (fail(par)) return(gpsvm:::.search_point(list(), NA, NULL, FALSE, 99L, "toy"))
     gpsvm:::.search_point(list(), -n * sum((par - top)^2), -2 * n * (par - top), TRUE, 1L)
   }
@@ -322,15 +368,18 @@ test_that("the gradient search: interior maximum, bounds, failed points, flat ev
   expect_warning(gpsvm:::.warn_search("toy():", r, wall$spec), "the evidence search did not converge")
   # a flat evidence: the search cannot move and says why
   spec <- gpsvm:::.search_spec(c(log_a = 0), c(log_a = -3), c(log_a = 3), exp, "a")
-  flat <- gradient_search(spec, function(par, first, warm) {
+  flat <- gradient_search(spec, function(par, first, warm, accuracy) {
     gpsvm:::.search_point(list(), 2, 0, TRUE, 1L)
   }, n = 10)
   expect_false(flat$record$convergence$converged)
   expect_match(flat$record$convergence$reason, "the evidence is flat around the start")
-  # a start at the maximum is an answer: the neighbours are lower
+  # a start at the maximum is an answer: the neighbours are lower (the
+  # start, evaluated at the coarsest accuracy, is evaluated again at the
+  # finest before the search decides on it)
   at_top <- toy_search(0.5, -2, 2, 0.5)$outcome$record
   expect_true(at_top$convergence$converged)
-  expect_identical(at_top$evaluations, 3L)
+  expect_identical(at_top$evaluations, 4L)
+  expect_identical(at_top$path$accuracy[1:2], c(1e-2, 1e-4))
 })
 
 # sinc data, standardised (so that a fit's own scaling leaves them alone)
@@ -442,7 +491,7 @@ test_that("a search evaluation warm-starts from the nearer of the best and the l
   spec <- gpsvm:::.search_spec(start = c(a = 0), lower = -10, upper = 10, natural = identity,
                                natural_names = "a")
   warm_seen <- list()
-  evaluate <- function(par, first, warm) {
+  evaluate <- function(par, first, warm, accuracy) {
     warm_seen[[length(warm_seen) + 1L]] <<- if (is.null(warm)) NA_real_ else warm$at
     gpsvm:::.search_point(list(at = par[[1]]), -par[[1]]^2, -2 * par[[1]])
   }

@@ -262,7 +262,7 @@ test_that("bad inducing inputs: clear errors, never NaN", {
   single <- mfsvr(d$x[1, , drop = FALSE], d$y[1], inducing = 1, scale = FALSE)
   expect_true(is.finite(single$log_evidence))
   # non-convergence of sparse EP warns with the shared warning
-  expect_warning(mfsvr(d$x, d$y, inducing = 5, control = mfsvr_control(max_iter = 1)),
+  expect_warning(mfsvr(d$x, d$y, C = 5, inducing = 5, control = mfsvr_control(max_iter = 1)),
                  "did not converge")
   expect_warning(gpc(d$x, y, inducing = 5, optimize = FALSE, control = gpc_control(max_iter = 1)),
                  "did not converge")
@@ -388,11 +388,12 @@ test_that("beyond 2000 observations a kernel matrix without a low rank gets the 
   x <- matrix(rnorm(10 * n), n, 10)
   y <- factor(ifelse(x[, 1] + x[, 2]^2 - 1 + rnorm(n, sd = 0.5) > 0, "b", "a"))
   k <- rbf_kernel(1.5)
-  auto <- gpc(x, y, k, scale = FALSE)
+  # (width and noise given: no evidence search)
+  auto <- gpc(x, y, k, noise = 0.1, scale = FALSE)
   expect_true(isTRUE(attr(auto$inducing, "approximation")))
   expect_identical(nrow(auto$inducing), 500L)
   # the model inducing = 500 fits: the same greedy inputs, the same fit
-  explicit <- gpc(x, y, k, inducing = 500, scale = FALSE)
+  explicit <- gpc(x, y, k, noise = 0.1, inducing = 500, scale = FALSE)
   expect_equal(unclass(auto$inducing)[, ], unclass(explicit$inducing)[, ], ignore_attr = TRUE)
   expect_equal(auto$log_evidence, explicit$log_evidence, tolerance = 1e-10)
   out <- capture.output(print(auto))

@@ -261,9 +261,12 @@ test_that("by default the evidence chooses the width and noise the call leaves o
   expect_null(plain$optimization)
   expect_identical(plain$noise, 0.1)
   expect_identical(plain$kernel$sigma_rule, "data")
-  # beyond 1000 observations the default does not search
-  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 1001L), FALSE)
-  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 1000L),
+  # beyond 10000 observations the default does not search, and keeps what
+  # it left open for the fit's note
+  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 10001L),
+                   structure(FALSE, skipped = c("sigma", "noise")))
+  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(1), TRUE, 10001L), FALSE)
+  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 10000L),
                    c("sigma", "noise"))
   expect_error(gpc(d$x, d$y, noise = -1), "noise")
   expect_error(gpc(d$x, d$y, noise = "a"), "noise")

@@ -42,7 +42,7 @@ inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,
 // solve the panel below it, update the trailing matrix).  The strict upper
 // triangle is left as it was.  False when a is not numerically positive
 // definite.
-inline bool cholesky_in_place(Eigen::MatrixXd& a,
+inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> a,
                               const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   const Index m = a.rows();

@@ -95,6 +95,14 @@ struct EpControl {
   // result came from.  Vectors of the wrong length are an error.
   Eigen::VectorXd initial_precision;
   Eigen::VectorXd initial_nu;
+  // Optionally, the posterior marginals (means, variances) that the initial
+  // sites give on this very prior, when the caller has them: a fit at other
+  // likelihood parameters on the same kernel matrix ended with them.  The
+  // run then starts without refactorising (one posterior fewer); the
+  // sequential schedule, which needs the factor, ignores them.  Marginals of
+  // the wrong length, not finite or with a variance <= 0 are ignored.
+  Eigen::VectorXd initial_mean;
+  Eigen::VectorXd initial_variance;
 };
 
 // The Gaussian posterior N(mu, Sigma), Sigma = (K^-1 + S)^-1, mu = Sigma nu,
@@ -130,6 +138,14 @@ struct EpResult : EpPosterior {
   double last_damping = 1.0;
   bool warm_start = false;         // started from EpControl's initial sites
 };
+
+// A caller's hook between sweeps, for a search over the likelihood's
+// parameters that converges together with the sites (mfsvr.hpp): called
+// after every sweep with the sites and their posterior and the sweep's
+// residual (EpResult::status.change), it may replace the likelihood object
+// the engine reads (the one the caller passed in) and returns whether it
+// did.  A run ends only after a sweep at which it did not.
+using EpAdjust = std::function<bool(const EpResult&, double)>;
 
 namespace ep_detail {
 
@@ -197,6 +213,13 @@ inline std::vector<Eigen::Index> random_order(Eigen::Index n, std::mt19937& rng)
 // Sites a run can start from: finite, with precisions >= 0.
 inline bool usable_sites(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu) {
   return tau.allFinite() && nu.allFinite() && (tau.size() == 0 || tau.minCoeff() >= 0.0);
+}
+
+// Marginals a run can start from: n finite means and positive variances.
+inline bool usable_marginals(const Eigen::VectorXd& mean, const Eigen::VectorXd& variance,
+                             Eigen::Index n) {
+  return mean.size() == n && variance.size() == n && mean.allFinite() && variance.allFinite() &&
+         (n == 0 || variance.minCoeff() > 0.0);
 }
 
 // Moves site i a fraction d of the way to its update from cavity (m, v).
@@ -288,7 +311,7 @@ void sequential_sweep(Prior& prior, const Eigen::VectorXd& targets, const Likeli
                       double d, std::mt19937& rng, const std::function<void()>& interrupt,
                       EpResult& r) {
   const Eigen::Index n = targets.size();
-  prior.begin_sequential(r, r.site_nu);
+  prior.begin_sequential(r, r.site_nu, interrupt);
   const std::vector<Eigen::Index> order = random_order(n, rng);
   for (Eigen::Index k = 0; k < n; ++k) {
     if (interrupt && k % 256 == 255) interrupt();
@@ -305,8 +328,8 @@ void sequential_sweep(Prior& prior, const Eigen::VectorXd& targets, const Likeli
 
 // The posterior of the current sites, from a fresh factorisation.
 template <class Prior>
-void refresh_posterior(Prior& prior, EpResult& r) {
-  prior.posterior(r.site_precision, r.site_nu, r);
+void refresh_posterior(Prior& prior, EpResult& r, const std::function<void()>& interrupt) {
+  prior.posterior(r.site_precision, r.site_nu, r, interrupt);
   floor_variances(r);
 }
 
@@ -315,11 +338,13 @@ void refresh_posterior(Prior& prior, EpResult& r) {
 //              + 1/2 nu' mu + sum_i (tau_i m_i^2 - 2 m_i nu_i - nu_i^2 v_i) / (2 (1 + tau_i v_i)),
 // Rasmussen and Williams' eq. (3.65) with the 1/tau_i terms cancelled
 // analytically (nu' Sigma nu = nu' mu), so tau_i = 0 needs no special case.
+// (cavities m, v of the sites in r)
 template <class Likelihood>
-double log_evidence(const Eigen::VectorXd& targets, const Likelihood& lik, const EpResult& r) {
+double log_evidence(const Eigen::VectorXd& targets, const Likelihood& lik, const EpResult& r,
+                    const Eigen::VectorXd& cavity_mean, const Eigen::VectorXd& cavity_var) {
   double lz = 0.0, quad = 0.0, logterm = 0.0;
   for (Eigen::Index i = 0; i < targets.size(); ++i) {
-    const double m = r.cavity_mean[i], v = r.cavity_var[i];
+    const double m = cavity_mean[i], v = cavity_var[i];
     const double tau = r.site_precision[i], nu = r.site_nu[i];
     lz += lik.moments(targets[i], m, v).log_z;
     logterm += 0.5 * std::log1p(tau * v);
@@ -333,7 +358,7 @@ template <class Likelihood>
 void add_cavities_and_evidence(const Eigen::VectorXd& targets, const Likelihood& lik,
                                EpResult& r) {
   cavities(r, r.site_precision, r.site_nu, r.cavity_mean, r.cavity_var);
-  r.log_evidence = log_evidence(targets, lik, r);
+  r.log_evidence = log_evidence(targets, lik, r, r.cavity_mean, r.cavity_var);
 }
 
 // Sites as one vector (tau, nu), the state the accelerated schedule mixes.
@@ -391,9 +416,12 @@ inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool e
 // precision).
 template <class Likelihood, class Prior>
 void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
-             const EpControl& control, const std::function<void()>& interrupt, EpResult& r) {
+             const EpControl& control, const std::function<void()>& interrupt, EpResult& r,
+             const EpAdjust& adjust) {
   r.status.tol = control.tol;
-  refresh_posterior(prior, r);
+  // (a caller that set the marginals of the starting sites saves this)
+  if (r.mean.size() != r.site_precision.size() || control.schedule == EpSchedule::sequential)
+    refresh_posterior(prior, r, interrupt);
   Eigen::VectorXd old_mean, old_var;
   double d = control.damping;
   double previous_residual = std::numeric_limits<double>::infinity();
@@ -420,7 +448,7 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
       const bool extrapolate = !confirm && previous_residual < kAndersonStart;
       extrapolated = anderson_step(mixer, x, extrapolate, r);
     }
-    refresh_posterior(prior, r);
+    refresh_posterior(prior, r, interrupt);
     const double change = marginal_change(r, old_mean, old_var);
     r.status.iterations = sweep;
     r.last_damping = d;
@@ -431,10 +459,19 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
     // the convergence test nor the step rule is fooled by small steps.
     const double residual = change / d;
     r.status.change = residual;
-    confirm = extrapolated && residual < control.tol;
-    if (residual < control.tol && !extrapolated) {
+    const bool moved = adjust && adjust(r, residual);
+    confirm = extrapolated && residual < control.tol && !moved;
+    if (residual < control.tol && !extrapolated && !moved) {
       r.status.converged = true;
       break;
+    }
+    if (moved) {
+      // a new map: its step rules start afresh (a residual that grows
+      // because the likelihood moved is no oscillation)
+      previous_residual = lowest_residual = stall_mark = std::numeric_limits<double>::infinity();
+      since_lowest = since_mark = 0;
+      mixer.reset();
+      continue;
     }
     if (schedule == EpSchedule::parallel) {
       d = residual < previous_residual ? std::min(1.0, d * 1.1) : d * 0.5;
@@ -484,7 +521,8 @@ inline void check_control(const EpControl& control, Eigen::Index n) {
 // the warm start in `control` when it has one, else from sites at 0.
 template <class Likelihood, class Prior>
 EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
-                const EpControl& control, const std::function<void()>& interrupt) {
+                const EpControl& control, const std::function<void()>& interrupt,
+                const EpAdjust& adjust = {}) {
   if (prior.size() != targets.size())
     throw std::invalid_argument("kernel matrix and targets differ in size");
   if (!targets.allFinite()) throw std::invalid_argument("targets must be finite");
@@ -496,8 +534,12 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
     warm.site_precision = control.initial_precision;
     warm.site_nu = control.initial_nu;
     warm.warm_start = true;
+    if (ep_detail::usable_marginals(control.initial_mean, control.initial_variance, n)) {
+      warm.mean = control.initial_mean;
+      warm.variance = control.initial_variance;
+    }
     try {
-      ep_detail::iterate(prior, targets, lik, control, interrupt, warm);
+      ep_detail::iterate(prior, targets, lik, control, interrupt, warm, adjust);
       return warm;
     } catch (const std::exception&) {
       // The given sites led where the posterior or a site's moments cannot
@@ -510,7 +552,7 @@ EpResult ep_run(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& 
   EpResult r;
   r.site_precision = Eigen::VectorXd::Zero(n);
   r.site_nu = Eigen::VectorXd::Zero(n);
-  ep_detail::iterate(prior, targets, lik, control, interrupt, r);
+  ep_detail::iterate(prior, targets, lik, control, interrupt, r, adjust);
   return r;
 }
 

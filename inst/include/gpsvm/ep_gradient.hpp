@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "kernels.hpp"
@@ -37,9 +38,9 @@ namespace gpsvm {
 // of its own, evaluated at the kernel's common width.  dK_ij / d log sigma_c
 // is zero on the diagonal, so a variance added there does not change it.
 // O(n^2 p).
-inline Eigen::VectorXd ep_per_input_log_width_gradient(const ConstMatrixRef& x,
-                                                       const Kernel& kernel, const EpResult& r,
-                                                       const Eigen::MatrixXd& R) {
+inline Eigen::VectorXd ep_per_input_log_width_gradient(
+    const ConstMatrixRef& x, const Kernel& kernel, const EpResult& r, const Eigen::MatrixXd& R,
+    const std::function<void()>& interrupt = nullptr) {
   if (kernel.family != KernelFamily::rbf)
     throw std::invalid_argument("only the Gaussian kernel has a width");
   // w w' - R a block of columns at a time (memory O(n block) beyond R)
@@ -50,14 +51,9 @@ inline Eigen::VectorXd ep_per_input_log_width_gradient(const ConstMatrixRef& x,
     const Eigen::MatrixXd coefficient =
         r.weights * r.weights.segment(s, len).transpose() - R.middleCols(s, len);
     total += log_width_contraction(kernel, coefficient, x.middleRows(s, len), x);
+    if (interrupt) interrupt();
   }
   return 0.5 * total;
-}
-
-// The derivative in the one width's log sigma: the entries' sum.
-inline double ep_log_width_gradient(const ConstMatrixRef& x, const Kernel& kernel,
-                                    const EpResult& r, const Eigen::MatrixXd& R) {
-  return ep_per_input_log_width_gradient(x, kernel, r, R).sum();
 }
 
 // 1/2 (w'w - tr R): the derivative in a variance v added to the diagonal of
@@ -118,11 +114,12 @@ struct TapGradient {
 // The dense prior's: one O(n^3) inverse and an O(n^2 p) pass.
 inline TapGradient tap_classifier_gradient(const ConstMatrixRef& x, const ConstVectorRef& y,
                                            const Kernel& kernel, double noise, double kappa,
-                                           const EpResult& r) {
-  const Eigen::MatrixXd R = ep_site_inverse(r);
+                                           const EpResult& r,
+                                           const std::function<void()>& interrupt = nullptr) {
+  const Eigen::MatrixXd R = ep_site_inverse(r, interrupt);
   TapGradient g;
   if (kernel.family == KernelFamily::rbf) {
-    g.per_input_log_width = ep_per_input_log_width_gradient(x, kernel, r, R);
+    g.per_input_log_width = ep_per_input_log_width_gradient(x, kernel, r, R, interrupt);
     g.hyper[0] = g.per_input_log_width.sum();
   }
   g.hyper[1] = noise * ep_diagonal_gradient(r, R);

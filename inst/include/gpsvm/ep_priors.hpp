@@ -8,13 +8,17 @@
 //
 //   Eigen::Index size() const;
 //       the number of training points (sites).
-//   void posterior(const VectorXd& tau, const VectorXd& nu, EpPosterior& post);
+//   void posterior(const VectorXd& tau, const VectorXd& nu, EpPosterior& post,
+//                  const std::function<void()>& interrupt);
 //       the posterior of these sites from a fresh factorisation: fills
 //       post.weights, post.mean, post.variance, post.log_det_half = 1/2 log
 //       det(I + S^1/2 K S^1/2) and the representation's own factors (chol,
 //       factor), which predictions use (ep_predict.hpp); throws
-//       std::runtime_error when a factorisation fails.
-//   void begin_sequential(const EpPosterior& post, const VectorXd& nu);
+//       std::runtime_error when a factorisation fails.  Work that can take
+//       more than a fraction of a second calls `interrupt` (which may be
+//       empty) in between.
+//   void begin_sequential(const EpPosterior& post, const VectorXd& nu,
+//                         const std::function<void()>& interrupt);
 //   void marginal(Index i, double* var, double* mean) const;
 //   void update_site(Index i, double dtau, double dnu, const VectorXd& nu);
 //   void end_sequential();
@@ -41,6 +45,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "blocked_cholesky.hpp"
 #include "ep_engine.hpp"
 
 namespace gpsvm {
@@ -48,58 +53,78 @@ namespace gpsvm {
 // K held densely.  The posterior comes from the Cholesky factor L of
 // B = I + S^1/2 K S^1/2, whose eigenvalues are >= 1, and
 // (K + S^-1)^-1 = S^1/2 B^-1 S^1/2.  Work per posterior: one Cholesky of B
-// and one triangular solve with n right-hand sides.
+// (n^3 / 3 flops) and the variances, which take one of two routes (see
+// variances()): from the diagonal of B^-1 (another n^3 / 3) plus a
+// triangular solve for the few sites whose precision hardly moves their
+// marginal (n^2 a site), or from a triangular solve with all n columns
+// (n^3), whichever the last posterior's sites make cheaper.  All of it is
+// matrix-matrix work in blocks, with the interrupt callback between blocks.
 class DensePrior {
  public:
   explicit DensePrior(const Eigen::MatrixXd& K) : K_(K) {}
   Eigen::Index size() const { return K_.rows(); }
 
-  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r) {
+  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r,
+                 const std::function<void()>& interrupt = nullptr) {
+    tau_ = tau;
     const Eigen::VectorXd sw = tau.cwiseSqrt();
     factor_b(sw, r);
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
-    if (llt.info() != Eigen::Success)
+    // (B = I at the prior, where every run from scratch starts)
+    if (tau.size() > 0 && tau.maxCoeff() > 0.0 && !cholesky_in_place(r.chol, interrupt))
       throw std::runtime_error("Cholesky factorisation of I + S^1/2 K S^1/2 failed");
     r.chol.triangularView<Eigen::StrictlyUpper>().setZero();  // unused, but not left unset
-    r.weights = weights(sw, nu, llt);
+    r.weights = weights(sw, nu, r.chol);
     r.mean.noalias() = K_ * r.weights;
-    // V = L^-1 S^1/2 K; Sigma_ii = K_ii - |V_i|^2.
-    const Eigen::Index n = K_.rows();
-    work_ = sw.asDiagonal() * K_;
-    r.chol.triangularView<Eigen::Lower>().solveInPlace(work_);
-    r.variance.resize(n);
-    for (Eigen::Index i = 0; i < n; ++i) r.variance[i] = K_(i, i) - work_.col(i).squaredNorm();
-    refine_tight_variances(tau, r);
+    variances(sw, r, interrupt);
     r.log_det_half = r.chol.diagonal().array().log().sum();
   }
 
-  // Sequential schedule: Sigma = K - V'V from the last posterior, then
-  // rank-one updates.
-  void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& /*nu*/) {
+  // Sequential schedule: Sigma = K - V'V (V = L^-1 S^1/2 K) from the last
+  // posterior, then rank-one updates.
+  void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& /*nu*/,
+                        const std::function<void()>& interrupt = nullptr) {
+    const Eigen::VectorXd sw = tau_.cwiseSqrt();
+    work_ = sw.asDiagonal() * K_;
+    solve_lower_in_place(r.chol, work_, interrupt);
+    // the lower triangle a block of columns at a time, then its mirror
+    const Eigen::Index n = K_.rows();
     sigma_ = K_;
-    sigma_.noalias() -= work_.transpose() * work_;
+    for (Eigen::Index j = 0; j < n; j += kColumnBlock) {
+      const Eigen::Index len = std::min(kColumnBlock, n - j);
+      sigma_.block(j, j, n - j, len).noalias() -=
+          work_.middleCols(j, n - j).transpose() * work_.middleCols(j, len);
+      if (interrupt) interrupt();
+    }
+    sigma_.triangularView<Eigen::StrictlyUpper>() = sigma_.transpose();
+    work_.resize(0, 0);
     mu_ = r.mean;
   }
   void marginal(Eigen::Index i, double* var, double* mean) const {
     *var = sigma_(i, i);
     *mean = mu_[i];
   }
-  void update_site(Eigen::Index i, double dtau, double /*dnu*/, const Eigen::VectorXd& nu) {
+  // After site i changed by (dtau, dnu): Sigma' = Sigma - c s s' with
+  // s = Sigma e_i, c = dtau / (1 + dtau s_i), and
+  // mu' = Sigma' nu' = mu + s (dnu - dtau mu_i) / (1 + dtau s_i), O(n)
+  // (the refresh after each sweep bounds the drift of both).
+  void update_site(Eigen::Index i, double dtau, double dnu, const Eigen::VectorXd& /*nu*/) {
     const Eigen::VectorXd si = sigma_.col(i);
-    const double scale = dtau / (1.0 + dtau * si[i]);
-    sigma_.noalias() -= scale * si * si.transpose();
-    mu_.noalias() = sigma_ * nu;
+    const double denom = 1.0 + dtau * si[i];
+    sigma_.noalias() -= (dtau / denom) * si * si.transpose();
+    mu_ += ((dnu - dtau * mu_[i]) / denom) * si;
   }
   void end_sequential() { sigma_.resize(0, 0); }
 
  private:
+  static constexpr Eigen::Index kColumnBlock = 256;
+
   // The lower triangle of B = I + S^1/2 K S^1/2 in r.chol (no low-rank factor).
   void factor_b(const Eigen::VectorXd& sw, EpPosterior& r) const {
     const Eigen::Index n = K_.rows();
     r.factor.resize(0, 0);
     r.chol.resize(n, n);
-    r.chol.triangularView<Eigen::Lower>() =
-        (sw.asDiagonal() * K_ * sw.asDiagonal()).triangularView<Eigen::Lower>();
+    for (Eigen::Index j = 0; j < n; ++j)
+      r.chol.col(j).tail(n - j) = sw[j] * sw.tail(n - j).cwiseProduct(K_.col(j).tail(n - j));
     r.chol.diagonal().array() += 1.0;
   }
 
@@ -109,8 +134,9 @@ class DensePrior {
   // clamped at tau = 0 with nu != 0 (a pure linear tilt) take the textbook
   // form, which is exact for them and small.
   Eigen::VectorXd weights(const Eigen::VectorXd& sw, const Eigen::VectorXd& nu,
-                          const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower>& llt) const {
+                          const Eigen::MatrixXd& chol) const {
     const Eigen::Index n = K_.rows();
+    const auto L = chol.triangularView<Eigen::Lower>();
     Eigen::VectorXd b = Eigen::VectorXd::Zero(n), tilt = Eigen::VectorXd::Zero(n);
     bool any_tilt = false;
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -121,42 +147,111 @@ class DensePrior {
         any_tilt = true;
       }
     }
-    llt.solveInPlace(b);
+    L.solveInPlace(b);
+    L.adjoint().solveInPlace(b);
     Eigen::VectorXd w = sw.cwiseProduct(b);
     if (any_tilt) {
       Eigen::VectorXd tmp = sw.cwiseProduct(K_ * tilt);
-      llt.solveInPlace(tmp);
+      L.solveInPlace(tmp);
+      L.adjoint().solveInPlace(tmp);
       w += tilt - sw.cwiseProduct(tmp);
     }
     return w;
   }
 
-  // K_ii - |V_i|^2 loses log10(K_ii / Sigma_ii) digits, which matters for
-  // sites that pin the posterior (huge C: Sigma_ii ~ 1e-6 K_ii).  For those,
-  // Sigma_ii = (1 - (B^-1)_ii) / tau_i, from (K^-1 + S)^-1 = S^-1/2 (I - B^-1)
-  // S^-1/2, loses only log10(1 / (tau_i Sigma_ii)) digits; it is used where
-  // that is the smaller loss.  Work: one triangular solve per such site.
-  void refine_tight_variances(const Eigen::VectorXd& tau, EpPosterior& r) const {
+  // The posterior variances Sigma_ii, by one of two routes:
+  //   direct:  Sigma_ii = K_ii - |V_i|^2, V = L^-1 S^1/2 K, which loses
+  //            log10(K_ii / Sigma_ii) digits;
+  //   inverse: Sigma_ii = (1 - (B^-1)_ii) / tau_i, from (K^-1 + S)^-1 =
+  //            S^-1/2 (I - B^-1) S^-1/2, which loses log10(1 / (tau_i Sigma_ii)).
+  // Every site whose tau_i Sigma_ii = 1 - (B^-1)_ii is at least
+  // kLooseSite takes the inverse route (at most 3 digits lost; fewer than the
+  // direct route whenever tau_i K_ii > 1), the others the direct one (sites at
+  // tau_i = 0 among them).  The diagonal of B^-1 costs as much as the
+  // factorisation and the direct route n^2 a site: when the last posterior
+  // had more than kDirectFraction of its sites below kLooseSite, V is formed
+  // in full (n^3) and the inverse route taken only where the direct one
+  // loses more digits (refine_tight_variances()).
+  void variances(const Eigen::VectorXd& sw, EpPosterior& r,
+                 const std::function<void()>& interrupt) {
+    const Eigen::Index n = K_.rows();
+    r.variance.resize(n);
+    if (!(tau_.size() > 0 && tau_.maxCoeff() > 0.0)) {
+      r.variance = K_.diagonal();  // the prior's (which says nothing of the next sites)
+      return;
+    }
+    if (loose_fraction_ > kDirectFraction) {
+      work_ = sw.asDiagonal() * K_;
+      solve_lower_in_place(r.chol, work_, interrupt);
+      for (Eigen::Index i = 0; i < n; ++i) r.variance[i] = K_(i, i) - work_.col(i).squaredNorm();
+      work_.resize(0, 0);
+      refine_tight_variances(r);
+    } else {
+      const Eigen::VectorXd binv = inverse_diagonal_from_cholesky(r.chol, interrupt);
+      std::vector<Eigen::Index> loose;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const double pinned = 1.0 - binv[i];  // tau_i Sigma_ii
+        if (tau_[i] > 0.0 && pinned >= kLooseSite) r.variance[i] = pinned / tau_[i];
+        else loose.push_back(i);
+      }
+      direct_variances(sw, loose, r, interrupt);
+    }
+    Eigen::Index count = 0;
+    for (Eigen::Index i = 0; i < n; ++i) count += tau_[i] * r.variance[i] < kLooseSite;
+    loose_fraction_ = static_cast<double>(count) / static_cast<double>(std::max<Eigen::Index>(n, 1));
+  }
+
+  // The direct route for the sites in `which`, a block of columns of V at a
+  // time.
+  void direct_variances(const Eigen::VectorXd& sw, const std::vector<Eigen::Index>& which,
+                        EpPosterior& r, const std::function<void()>& interrupt) {
+    const Eigen::Index n = K_.rows(), count = static_cast<Eigen::Index>(which.size());
+    Eigen::MatrixXd v(n, std::min(kColumnBlock, count));
+    for (Eigen::Index s = 0; s < count; s += kColumnBlock) {
+      const Eigen::Index len = std::min(kColumnBlock, count - s);
+      for (Eigen::Index j = 0; j < len; ++j)
+        v.col(j) = sw.cwiseProduct(K_.col(which[static_cast<std::size_t>(s + j)]));
+      auto block = v.leftCols(len);
+      r.chol.triangularView<Eigen::Lower>().solveInPlace(block);
+      for (Eigen::Index j = 0; j < len; ++j) {
+        const Eigen::Index i = which[static_cast<std::size_t>(s + j)];
+        r.variance[i] = K_(i, i) - block.col(j).squaredNorm();
+      }
+      if (interrupt) interrupt();
+    }
+  }
+
+  // After the direct route: the inverse route for sites that pin the
+  // posterior (huge C: Sigma_ii ~ 1e-6 K_ii), where it is the smaller loss.
+  // Work: one triangular solve per such site.
+  void refine_tight_variances(EpPosterior& r) const {
     std::vector<Eigen::Index> tight;
-    for (Eigen::Index i = 0; i < tau.size(); ++i) {
+    for (Eigen::Index i = 0; i < tau_.size(); ++i) {
       const double s2 = r.variance[i];
-      if (tau[i] > 0.0 && s2 > 0.0 && K_(i, i) > 1e3 * s2 && tau[i] * s2 > 1e-2 &&
-          (1.0 - tau[i] * s2) / (tau[i] * s2) < K_(i, i) / s2)
+      if (tau_[i] > 0.0 && s2 > 0.0 && K_(i, i) > 1e3 * s2 && tau_[i] * s2 > 1e-2 &&
+          (1.0 - tau_[i] * s2) / (tau_[i] * s2) < K_(i, i) / s2)
         tight.push_back(i);
     }
     if (tight.empty()) return;
-    const Eigen::Index n = tau.size();
+    const Eigen::Index n = tau_.size();
     Eigen::MatrixXd e = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(tight.size()));
     for (std::size_t j = 0; j < tight.size(); ++j) e(tight[j], static_cast<Eigen::Index>(j)) = 1.0;
     r.chol.triangularView<Eigen::Lower>().solveInPlace(e);
     for (std::size_t j = 0; j < tight.size(); ++j) {
       const Eigen::Index i = tight[j];
       const double binv = e.col(static_cast<Eigen::Index>(j)).squaredNorm();
-      r.variance[i] = (1.0 - binv) / tau[i];
+      r.variance[i] = (1.0 - binv) / tau_[i];
     }
   }
 
+  // A site's tau_i Sigma_ii below which its variance takes the direct route,
+  // and the fraction of such sites above which all of V is formed.
+  static constexpr double kLooseSite = 1e-3;
+  static constexpr double kDirectFraction = 2.0 / 3.0;
+
   const Eigen::MatrixXd& K_;
+  Eigen::VectorXd tau_;        // the sites of the last posterior
+  double loose_fraction_ = 0.0;  // of the last posterior's sites, below kLooseSite
   Eigen::MatrixXd work_, sigma_;
   Eigen::VectorXd mu_;
 };
@@ -194,7 +289,8 @@ class LowRankPrior {
   }
   Eigen::Index size() const { return G_.rows(); }
 
-  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r) {
+  void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r,
+                 const std::function<void()>& interrupt = nullptr) {
     const Eigen::Index n = G_.rows(), rank = G_.cols();
     tau_ = tau;
     Eigen::VectorXd t, W;
@@ -206,6 +302,7 @@ class LowRankPrior {
       const Eigen::Index len = std::min(kRowBlock, n - s);
       r.chol.selfadjointView<Eigen::Lower>().rankUpdate(
           (W.segment(s, len).cwiseSqrt().asDiagonal() * G_.middleRows(s, len)).transpose());
+      if (interrupt) interrupt();
     }
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
     if (llt.info() != Eigen::Success)
@@ -226,6 +323,7 @@ class LowRankPrior {
       L.solveInPlace(v);
       r.variance.segment(s, len) =
           v.colwise().squaredNorm().transpose().cwiseProduct(t.segment(s, len).cwiseAbs2());
+      if (interrupt) interrupt();
     }
     r.log_det_half = r.chol.diagonal().array().log().sum();
     if (lambda_.size() > 0) {
@@ -241,7 +339,8 @@ class LowRankPrior {
 
   // Sequential schedule: keep P = A^-1 and h = G' (t nu); Sigma_ii =
   // d_i + t_i^2 g_i' P g_i, mu_i = t_i g_i' P h + d_i nu_i.
-  void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& nu) {
+  void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& nu,
+                        const std::function<void()>& /*interrupt*/ = nullptr) {
     const Eigen::Index rank = G_.cols();
     const auto L = r.chol.triangularView<Eigen::Lower>();
     p_ = Eigen::MatrixXd::Identity(rank, rank);
@@ -298,7 +397,8 @@ class LowRankPrior {
 // EP on a kernel matrix K held densely.
 template <class Likelihood>
 EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Likelihood& lik,
-                const EpControl& control, const std::function<void()>& interrupt) {
+                const EpControl& control, const std::function<void()>& interrupt,
+                const EpAdjust& adjust = {}) {
   if (K.rows() != K.cols()) throw std::invalid_argument("kernel matrix must be square");
   if (K.rows() != targets.size())
     throw std::invalid_argument("kernel matrix and targets differ in size");
@@ -306,7 +406,7 @@ EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const 
   if (!K.allFinite() || !targets.allFinite())
     throw std::invalid_argument("kernel matrix and targets must be finite");
   DensePrior prior(K);
-  return ep_run(prior, targets, lik, control, interrupt);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
 // The same fit with the prior covariance given as K = G G' (G n x r, e.g. a
@@ -316,33 +416,31 @@ EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const 
 template <class Likelihood>
 EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& targets,
                          const Likelihood& lik, const EpControl& control,
-                         const std::function<void()>& interrupt) {
+                         const std::function<void()>& interrupt, const EpAdjust& adjust = {}) {
   if (G.rows() < 1 || G.cols() < 1) throw std::invalid_argument("empty low-rank factor");
   if (!G.allFinite()) throw std::invalid_argument("low-rank factor must be finite");
   LowRankPrior prior(G);
-  return ep_run(prior, targets, lik, control, interrupt);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
 // (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a fit (dense or low-rank), the
-// matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  O(n^3) or
-// O(n^2 r); used only for hyperparameter gradients.
-inline Eigen::MatrixXd ep_site_inverse(const EpResult& r) {
+// matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  n^3 flops
+// (B^-1 from its factor, blocked_cholesky.hpp) or O(n^2 r); used only for
+// hyperparameter gradients.
+inline Eigen::MatrixXd ep_site_inverse(const EpResult& r,
+                                       const std::function<void()>& interrupt = nullptr) {
   if (r.low_rank_mean.size() > 0)
     throw std::invalid_argument("an inducing-point fit has its own gradients (fitc.hpp)");
-  const Eigen::Index n = r.site_precision.size();
   const Eigen::VectorXd sw = r.site_precision.cwiseSqrt();
-  const auto L = r.chol.triangularView<Eigen::Lower>();
   if (r.factor.size() == 0) {
-    Eigen::MatrixXd m = sw.asDiagonal();  // L^-1 S^1/2
-    L.solveInPlace(m);
-    Eigen::MatrixXd out(n, n);
-    out.setZero();
-    out.selfadjointView<Eigen::Lower>().rankUpdate(m.transpose());
-    return out.selfadjointView<Eigen::Lower>();
+    Eigen::MatrixXd out = inverse_from_cholesky(r.chol, interrupt);
+    out.array().colwise() *= sw.array();
+    out.array().rowwise() *= sw.transpose().array();
+    return out;
   }
   // R = S - S G A^-1 G' S
   Eigen::MatrixXd m = r.factor.transpose() * r.site_precision.asDiagonal();
-  L.solveInPlace(m);
+  r.chol.triangularView<Eigen::Lower>().solveInPlace(m);
   Eigen::MatrixXd out = -(m.transpose() * m);
   out.diagonal() += r.site_precision;
   return out;

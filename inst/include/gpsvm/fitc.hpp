@@ -43,6 +43,9 @@ namespace gpsvm {
 // Jitter on K_mm, relative to its mean diagonal (see above).
 constexpr double kInducingJitter = 1e-8;
 
+// Rows of the n x m factor G handled at a time (memory O(block m) beyond G).
+constexpr Eigen::Index kInducingRowBlock = 2048;
+
 // The FITC prior of a kernel at training inputs x and inducing inputs z,
 // plus `extra_diagonal` (a noise variance on every point, the TAP
 // classifier's input noise).
@@ -56,7 +59,8 @@ struct InducingBasis {
 };
 
 inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& x,
-                                    const ConstMatrixRef& z, double extra_diagonal = 0.0) {
+                                    const ConstMatrixRef& z, double extra_diagonal = 0.0,
+                                    const std::function<void()>& interrupt = nullptr) {
   if (z.rows() < 1) throw std::invalid_argument("no inducing inputs");
   if (z.cols() != x.cols())
     throw std::invalid_argument("the inducing inputs have " + std::to_string(z.cols()) +
@@ -81,7 +85,11 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
         "the kernel matrix of the inducing inputs is not positive definite even with jitter");
   b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
   b.G = at_z.cross(x);  // n x m
-  b.chol.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(b.G);
+  for (Eigen::Index s = 0; s < b.G.rows(); s += kInducingRowBlock) {
+    auto rows = b.G.middleRows(s, std::min(kInducingRowBlock, b.G.rows() - s));
+    b.chol.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(rows);
+    if (interrupt) interrupt();
+  }
   b.lambda = KernelEvaluator(kernel, x).diagonal() - b.G.rowwise().squaredNorm();
   b.lambda = b.lambda.cwiseMax(0.0).array() + extra_diagonal;  // rounding below 0
   return b;
@@ -93,9 +101,9 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
 template <class Likelihood>
 EpResult ep_fit_inducing(const InducingBasis& b, const Eigen::VectorXd& targets,
                          const Likelihood& lik, const EpControl& control,
-                         const std::function<void()>& interrupt) {
+                         const std::function<void()>& interrupt, const EpAdjust& adjust = {}) {
   LowRankPrior prior(b.G, b.lambda);
-  return ep_run(prior, targets, lik, control, interrupt);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
 // What predictions read, and the fit's own values at the training inputs
@@ -108,21 +116,22 @@ struct InducingSummary {
   Eigen::VectorXd fitted_variance;  // predictive latent variances there
 };
 
-inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r) {
+inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r,
+                                        const std::function<void()>& interrupt = nullptr) {
   InducingSummary out;
   out.weights = b.chol.triangularView<Eigen::Lower>().transpose().solve(r.low_rank_mean);
   out.fitted = b.G * r.low_rank_mean;
   const Eigen::Index n = b.G.rows();
   out.fitted_variance.resize(n);
   const auto LA = r.chol.triangularView<Eigen::Lower>();
-  const Eigen::Index block = 2048;
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
+  for (Eigen::Index s = 0; s < n; s += kInducingRowBlock) {
+    const Eigen::Index len = std::min(kInducingRowBlock, n - s);
     Eigen::MatrixXd v = b.G.middleRows(s, len).transpose();
     LA.solveInPlace(v);
     out.fitted_variance.segment(s, len) =
         (b.lambda.segment(s, len).array() - b.extra_diagonal).max(0.0).matrix() +
         v.colwise().squaredNorm().transpose();
+    if (interrupt) interrupt();
   }
   return out;
 }
@@ -171,10 +180,9 @@ inline void add_weighted_gram(Eigen::MatrixXd& A, const Eigen::Ref<const Eigen::
   }
 }
 
-inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
-                                                       const ConstMatrixRef& x,
-                                                       const InducingBasis& b,
-                                                       const EpResult& r) {
+inline InducingKernelGradient inducing_kernel_gradient(
+    const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b, const EpResult& r,
+    const std::function<void()>& interrupt = nullptr) {
   const Eigen::Index n = b.G.rows(), m = b.G.cols();
   const Eigen::VectorXd& tau = r.site_precision;
   const Eigen::VectorXd& w = r.weights;
@@ -199,6 +207,7 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
     Gw.noalias() += Gb.transpose() * w.segment(s, len);
     add_weighted_gram(GWG, Gb, W.segment(s, len));
     add_weighted_gram(GeG, Gb, e.segment(s, len));
+    if (interrupt) interrupt();
   }
   InducingKernelGradient out;
   out.diagonal = 0.5 * (w.squaredNorm() - trace_r);
@@ -227,6 +236,7 @@ inline InducingKernelGradient inducing_kernel_gradient(const Kernel& kernel,
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
     t1 += log_width_contraction(kernel, Y, x.middleRows(s, len), b.inducing);
+    if (interrupt) interrupt();
   }
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();

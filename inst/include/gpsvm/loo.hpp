@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "adatron.hpp"
+#include "blocked_cholesky.hpp"
 #include "classifier.hpp"
 #include "naive_mf.hpp"
 #include "smo.hpp"
@@ -29,34 +30,14 @@ namespace gpsvm {
 
 namespace detail {
 
-// Diagonal of the inverse of a symmetric matrix.  Positive definite: with
-// A = L L', [A^-1]_ii is the squared norm of column i of L^-1, and columns
-// j0..j1 of L^-1 are zero above row j0, so they come from a triangular solve
-// with the trailing block of L only: n^3 / 3 flops on top of the Cholesky's
-// n^3 / 3, instead of the 2 n^3 of solving A X = I.  Otherwise (the naive
-// mean-field matrix Omega + K can be indefinite when kappa > 0) by LU.
-// Throws when the matrix is singular.
+// Diagonal of the inverse of a symmetric matrix: by its Cholesky factor
+// when positive definite (inverse_diagonal_from_cholesky() in
+// blocked_cholesky.hpp), otherwise (the naive mean-field matrix Omega + K
+// can be indefinite when kappa > 0) by LU.  Throws when the matrix is
+// singular.
 //
-// The blocks share one workspace of 64 columns: large temporaries are what
-// costs inside R, whose heap is trimmed and grown again around them (page
-// faults, several milliseconds at n = 614).
-inline VectorXd inverse_diagonal_from_cholesky(const Eigen::Ref<const MatrixXd>& l) {
-  const Index m = l.rows();  // lower triangle: L
-  VectorXd d(m);
-  const Index block = 64;
-  MatrixXd work(m, std::min(block, m));
-  for (Index j0 = 0; j0 < m; j0 += block) {
-    const Index b = std::min(block, m - j0), rows = m - j0;
-    auto x = work.topLeftCorner(rows, b);
-    x.setIdentity();
-    l.bottomRightCorner(rows, rows).triangularView<Eigen::Lower>().solveInPlace(x);
-    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
-  }
-  return d;
-}
-
-// The same for the symmetric matrix in a (both triangles), factored in place:
-// a is overwritten.  The Cholesky factor takes the lower triangle and the
+// The symmetric matrix in a (both triangles) is factored in place: a is
+// overwritten.  The Cholesky factor takes the lower triangle and the
 // diagonal; the strict upper triangle still holds A for the LU fallback.
 inline VectorXd inverse_diagonal_in_place(Eigen::Ref<MatrixXd> a) {
   const Index m = a.rows();

@@ -7,7 +7,8 @@
 // the error sum_i (F_i/G_i - w_i)^2 fell, halved otherwise), since the fixed
 // eta = 0.05 diverges on the paper's own example for C >= 2 (see
 // ?gpsvm_corrections, item 8).  Its fixed point is EP's; the result is
-// reported in the EP engine's terms (sites, cavities, evidence).
+// reported in the EP engine's terms (sites, cavities, evidence, posterior
+// marginals), with the paper's own weights.
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_MFSVR_PAPER_HPP
 #define GPSVM_MFSVR_PAPER_HPP
@@ -41,13 +42,6 @@ struct MfsvrPaperControl {
   double tol = kUnset;      // on max_i |F_i/G_i - w_i| / (1 + max |y|) and on sigma^2
   bool adaptive = true;     // eta x 1.1 / 2 as the error falls / rises
   std::uint32_t seed = 0;   // of the random starting weights
-};
-
-// The result: the EP record at the paper's weights (its sites, evidence and
-// posterior marginals), and the learning rate eta the iteration ended with.
-struct MfsvrPaperFit {
-  EpResult ep;
-  double eta = 0.0;
 };
 
 namespace mfsvr_paper_detail {
@@ -109,11 +103,12 @@ void sites_of(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const Li
 // returns the largest relative change of a sigma_i^2.
 template <class Likelihood>
 double outer_update(DensePrior& prior, const Eigen::MatrixXd& K, const Eigen::VectorXd& targets,
-                    const Likelihood& lik, State& s, EpResult& r) {
+                    const Likelihood& lik, State& s, EpResult& r,
+                    const std::function<void()>& interrupt) {
   const Eigen::Index n = K.rows();
   Eigen::VectorXd tau(n), nu(n);
   sites_of(K, targets, lik, s, tau, nu);
-  prior.posterior(tau, nu, r);
+  prior.posterior(tau, nu, r, interrupt);
   ep_detail::floor_variances(r);
   double var_change = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -131,12 +126,13 @@ double outer_update(DensePrior& prior, const Eigen::MatrixXd& K, const Eigen::Ve
 // from them; the weights and means reported are the paper's own.
 template <class Likelihood>
 void finish_record(DensePrior& prior, const Eigen::MatrixXd& K, const Eigen::VectorXd& targets,
-                   const Likelihood& lik, const State& s, EpResult& r) {
+                   const Likelihood& lik, const State& s, EpResult& r,
+                   const std::function<void()>& interrupt) {
   const Eigen::Index n = K.rows();
   r.site_precision.resize(n);
   r.site_nu.resize(n);
   sites_of(K, targets, lik, s, r.site_precision, r.site_nu);
-  ep_detail::refresh_posterior(prior, r);
+  ep_detail::refresh_posterior(prior, r, interrupt);
   ep_detail::add_cavities_and_evidence(targets, lik, r);
   r.weights = s.w;
   r.mean.noalias() = K * s.w;
@@ -145,9 +141,9 @@ void finish_record(DensePrior& prior, const Eigen::MatrixXd& K, const Eigen::Vec
 }  // namespace mfsvr_paper_detail
 
 template <class Likelihood>
-MfsvrPaperFit mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets,
-                              const Likelihood& lik, const MfsvrPaperControl& control,
-                              const std::function<void()>& interrupt) {
+EpResult mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets,
+                         const Likelihood& lik, const MfsvrPaperControl& control,
+                         const std::function<void()>& interrupt) {
   if (K.rows() != K.cols() || K.rows() != targets.size() || K.rows() < 1)
     throw std::invalid_argument("kernel matrix and targets differ in size or are empty");
   if (!K.allFinite() || !targets.allFinite())
@@ -173,7 +169,7 @@ MfsvrPaperFit mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& t
   for (int outer = 1; outer <= control.max_iter; ++outer) {
     if (interrupt) interrupt();
     const double step = pd::inner_steps(K, targets, lik, control, interrupt, s);
-    const double var_change = pd::outer_update(prior, K, targets, lik, s, r);
+    const double var_change = pd::outer_update(prior, K, targets, lik, s, r, interrupt);
     r.status.iterations = outer;
     r.status.change = std::max(step / (1.0 + scale), var_change);
     if (!std::isfinite(r.status.change)) {
@@ -185,11 +181,8 @@ MfsvrPaperFit mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& t
       break;
     }
   }
-  pd::finish_record(prior, K, targets, lik, s, r);
-  MfsvrPaperFit out;
-  out.ep = std::move(r);
-  out.eta = s.eta;
-  return out;
+  pd::finish_record(prior, K, targets, lik, s, r, interrupt);
+  return r;
 }
 
 }  // namespace gpsvm

@@ -59,7 +59,7 @@ struct NaiveMfResult {
   VectorXd alpha;   // embedding strengths, >= 0
   VectorXd field;   // <f> = K (y * alpha) with the noisy K
   VectorXd z;       // the z_i of eq. (17.40) at the returned alpha
-  double eta = 0.0; // final learning rate
+  double eta = 0.0; // Algorithm 17.1: its final learning rate
   SolverStatus status;
 };
 
@@ -248,14 +248,6 @@ struct NaiveMfSweeper {
     return d;
   }
 
-  double worst_delta() const {
-    double worst = 0.0;
-    for (Index i = 0; i < n(); ++i) {
-      const double d = delta(i);
-      if (!(d * d < worst)) worst = d * d;
-    }
-    return worst;
-  }
 };
 
 // The quasi-Newton step on F(alpha) = alpha - g(h(alpha)) = -delta:
@@ -412,15 +404,12 @@ inline NaiveMfResult naive_mf_solve(const Kernel& kernel, const ConstMatrixRef& 
                "it can reach here (a singular kernel matrix, e.g. duplicated inputs with "
                "different labels and noise = 0, or kappa > 0 with several fixed points)";
   }
-  const double omega = 1.0;
-
   NaiveMfResult out;
   out.alpha = sw.alpha;
   out.field = sw.field;
   out.z.resize(n);
   for (Index i = 0; i < n; ++i)
     out.z[i] = (y[i] * sw.field[i] - kdiag[i] * sw.alpha[i]) / sw.s[i];
-  out.eta = omega;
   out.status.converged = converged;
   out.status.iterations = it;
   out.status.change = worst;

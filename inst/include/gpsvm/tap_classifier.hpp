@@ -68,14 +68,14 @@ inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const Co
   check_labels(y, x.rows());
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw std::invalid_argument("noise variance must be a finite number >= 0");
-  const InducingBasis basis = inducing_basis(kernel, x, z, noise);
+  const InducingBasis basis = inducing_basis(kernel, x, z, noise, interrupt);
   const ProbitFlip lik(kappa, 0.0);
   TapInducingFit out;
   out.ep = ep_fit_inducing(basis, VectorXd(y), lik, control, interrupt);
   out.inducing_chol = basis.chol;
-  out.inducing = inducing_summary(basis, out.ep);
+  out.inducing = inducing_summary(basis, out.ep, interrupt);
   if (gradient) {
-    const InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, out.ep);
+    const InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, out.ep, interrupt);
     out.gradient.hyper << g.log_width, noise * g.diagonal, flip_kappa_gradient(y, out.ep, kappa);
     out.gradient.per_input_log_width = g.per_input_log_width;
   }

@@ -103,7 +103,7 @@ Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vector
   const std::function<void()> interrupt = [] { Rcpp::checkUserInterrupt(); };
   if (low_rank) return ep_to_r(gpsvm::ep_fit_low_rank(Km, t, lik, ep_control(control), interrupt));
   if (Rcpp::as<std::string>(control["algorithm"]) == "paper")
-    return ep_to_r(gpsvm::mfsvr_paper_fit(Km, t, lik, paper_control(control), interrupt).ep);
+    return ep_to_r(gpsvm::mfsvr_paper_fit(Km, t, lik, paper_control(control), interrupt));
   return ep_to_r(gpsvm::ep_fit(Km, t, lik, ep_control(control), interrupt));
 }
 
