@@ -279,8 +279,17 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
   # (cat(NULL, sep = "\n") would print an empty line)
   writeLines(as.character(c(.missing_line(x$na.action), .unused_levels_line(x))))
   writeLines(.model_lines(x, digits))
-  cat(.format_convergence(x$convergence), "\n", sep = "")
+  writeLines(.convergence_lines(x))
   invisible(x)
+}
+
+# The solver's convergence, one line per one-vs-rest model when there are
+# several (which model did not converge is what a user needs to know).
+.convergence_lines <- function(x) {
+  if (!.is_multiclass(x)) return(.format_convergence(x$convergence))
+  c("Solvers, one per class against the rest:",
+    sprintf("  %s: %s", names(x$models),
+            vapply(x$models, function(m) .format_convergence(m$convergence), character(1))))
 }
 
 # The kernel (with the width chosen) and the bias, on one line; with K >= 3

@@ -16,6 +16,7 @@
   mf_call$drop.unused.levels <- TRUE
   mf_call[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf_call, env)
+  .refuse_offset(attr(mf, "terms"))
   terms <- .drop_unused_variables(attr(mf, "terms"))
   .check_factor_inputs(mf, terms)
   attr(terms, "intercept") <- 0L
@@ -34,6 +35,18 @@
        response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
 }
 
+# An offset() term would be dropped by the design (y ~ x + offset(w) fitted
+# y ~ x, and y ~ . + offset(w) took w as an input): the models have a zero
+# prior mean and nothing to add a known one to, so the formula is refused.
+.refuse_offset <- function(terms) {
+  offset <- attr(terms, "offset")
+  if (is.null(offset)) return(invisible())
+  shown <- .variable_names(terms)[offset]
+  .stop(sprintf(paste("'formula' has the offset %s, which these models cannot take (their prior",
+                      "mean is zero); fit the response minus it instead, e.g. I(y - w) ~ x for",
+                      "y ~ x + offset(w)"), paste(shown, collapse = ", ")))
+}
+
 # Terms without the variables that no term uses, such as Id in
 # "Class ~ . - Id": model.frame() keeps them, so otherwise predict() would
 # need them in newdata and would refuse their new levels (an identifier has
@@ -42,11 +55,11 @@
 # them. The design is built from these terms, so that training and
 # prediction code the same columns. The response and the predvars of the
 # variables kept (the bases poly() or ns() fitted to the training data) are
-# kept; terms with an offset are returned as they are.
+# kept (an offset was refused before).
 .drop_unused_variables <- function(terms) {
   factors <- attr(terms, "factors")
   response <- attr(terms, "response")
-  if (length(factors) == 0L || !is.null(attr(terms, "offset"))) return(terms)
+  if (length(factors) == 0L) return(terms)
   used <- rowSums(factors != 0L) > 0L
   used[response] <- TRUE
   if (all(used)) return(terms)
@@ -211,7 +224,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   }
   if (anyNA(y)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
   if (any(!is.finite(y))) .stop(sprintf("'%s' contains infinite values", arg))
-  y
+  .check_representable(y, sprintf("'%s'", arg))
 }
 
 # The input matrix for predict(): the training inputs when newdata is NULL,

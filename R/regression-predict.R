@@ -182,7 +182,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' @param x A regression fit.
 #' @param deriv Order of the derivative to draw.
 #' @param level Coverage of the bands; `NA` draws none.
-#' @param n Number of grid points for the curves.
+#' @param n Number of grid points for the curves, at most 10000.
 #' @param xlim,ylim Plot limits; by default the range of the inputs, and of
 #'   the data and the bands.
 #' @param truth Optional function of the input drawn dotted, e.g. the true
@@ -227,7 +227,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
                              main = NULL, extra = NULL, ...) {
   .validate_fit(x)
   deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
-  n <- .check_count(n, "n", lower = 2L)
+  n <- .check_count(n, "n", lower = 2L, upper = .max_curve_points)
   band <- !(length(level) == 1L && is.na(level))
   if (band) level <- .check_level(level)
   if (deriv == 0L && is.null(.formula_variable(x$variables)) && ncol(x$x) > 1L) {

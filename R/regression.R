@@ -254,8 +254,12 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 # ---- print and summary ----------------------------------------------------
 
 # print()'s line on the scaling of every fit: "Scaling: 12 of 13 input
-# column(s) and the response centred and scaled", or "Scaling: none (scale
-# = FALSE)".  Widths per input, folded into the scaling, do not count.
+# columns and the response centred and scaled (left as they are: the
+# constant column z)", "Scaling: the response centred and scaled (left as
+# they are: 3 factor indicator columns)", or "Scaling: none (scale =
+# FALSE)".  Widths per input, folded into the scaling, do not count.  Columns
+# left alone are the constant ones (named in the scaling) and a formula's
+# factor indicators (the rest).
 .format_scaling <- function(object) {
   s <- object$scaling
   response <- !is.null(object$response_scaling)
@@ -263,12 +267,24 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
     return("Scaling: none (scale = FALSE)")
   }
   if (!is.null(s$input_widths)) s$scale <- s$scale / unname(s$input_widths)
+  p <- length(s$scale)
   scaled <- sum(s$scale != 1 | s$center != 0)
-  sprintf("Scaling: %d of %d input column(s)%s centred and scaled%s", scaled, length(s$scale),
-          if (response) " and the response" else "",
-          if (length(s$constant) > 0L) {
-            sprintf(" (constant column(s) left alone: %s)", paste(s$constant, collapse = ", "))
-          } else "")
+  constant <- length(s$constant)
+  indicators <- p - scaled - constant
+  inputs <- if (scaled == 0L) NULL else if (scaled == p) {
+    if (p == 1L) "the input column" else sprintf("all %d input columns", p)
+  } else sprintf("%d of %d input columns", scaled, p)
+  what <- c(inputs, if (response) "the response")
+  left <- c(if (indicators > 0L) .count(indicators, "factor indicator column"),
+            if (constant > 0L) {
+              sprintf("the constant %s %s", if (constant == 1L) "column" else "columns",
+                      paste(s$constant, collapse = ", "))
+            })
+  sprintf("Scaling: %s%s",
+          if (length(what) == 0L) "none" else paste(paste(what, collapse = " and "),
+                                                    "centred and scaled"),
+          if (length(left) > 0L) sprintf(" (left as they are: %s)", paste(left, collapse = "; "))
+          else "")
 }
 
 # print()'s account of the hyperparameters the data chose: the evidence

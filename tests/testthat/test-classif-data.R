@@ -45,7 +45,7 @@ test_that("scale = TRUE is the fit on inputs standardised by hand, applied to ne
   expect_output(print(gpc(x, d$y)), "sigma and noise by evidence maximisation")
   expect_equal(gpc(x, d$y)$kernel$sigma, gpc(hand(x), d$y, scale = FALSE)$kernel$sigma,
                tolerance = 1e-6)
-  expect_output(print(svc(x, d$y)), "input column\\(s\\) centred and scaled")
+  expect_output(print(svc(x, d$y)), "input columns centred and scaled")
 })
 
 test_that("constant columns and a formula's factor columns are not scaled", {
