@@ -524,6 +524,22 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   }, method = .string(method), control = .control_field("gpc_control"))
 }
 .own_hyperparameters.gpsvm_gpc <- function(object) c(noise = object$noise, kappa = object$kappa)
+
+# confint(): one binary model's EP evidence refitted at other values of the
+# hyperparameters its search chose (named as in its optimization$estimate),
+# warm-started from its sites.
+.refit_at.gpsvm_gpc_tap <- function(object, values) {
+  h <- as.list(values)
+  point <- list(kernel = object$kernel, x = object$x, inducing = object$inducing)
+  if (!is.null(h$sigma)) point$kernel <- .with_width(object$kernel, h$sigma)
+  if (any(grepl("^sigma\\[", names(h)))) {
+    point <- .per_input_point(h, object$kernel, object$x, object$inducing)
+  }
+  fit <- .gpc_fit(point$x, object$y, point$kernel, h$noise %||% object$noise,
+                  h$kappa %||% object$kappa, "tap", object$control, inducing = point$inducing,
+                  sites = object[c("site_precision", "site_nu")])
+  list(value = if (fit$convergence$converged) fit$log_evidence else NA_real_)
+}
 .gives_probabilities.gpsvm_gpc <- function(object) TRUE
 
 # Standardised activation z of one binary model at inputs x, so that the

@@ -247,6 +247,14 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
   ifelse(a <= 0, "none", ifelse(a >= model$C, "bound", "margin"))
 }
 .glance_evidence.gpsvm_svc <- function(x) NULL
+
+# svc() has no evidence: say so where logLik(), AIC(), anova() and the
+# confidence intervals of hyperparameters would read one.
+#' @export
+logLik.gpsvm_svc <- function(object, ...) {
+  .stop(paste("svc() fits have no evidence (marginal likelihood); gpc() is the kernel",
+              "classifier with one, and loo_error() estimates an svc() fit's error"))
+}
 .searched.gpsvm_svc <- function(x) NULL
 .glance_columns.gpsvm_svc <- function(x) {
   data.frame(n.support = sum(vapply(.binary_models(x), function(m) sum(m$alpha > 0), integer(1))))

@@ -32,6 +32,14 @@
 
 .log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "eq16")
 
+# confint(): the evidence refitted at another C (the one hyperparameter
+# svr()'s search chooses).
+.refit_at.gpsvm_svr <- function(object, values) {
+  fit <- .svr_fit(object$x, .to_model_units(object$y, object$response_scaling), values[["C"]],
+                  object$epsilon, object$kernel, object$bias, object$control, warn = FALSE)
+  list(value = .log_evidence(fit))
+}
+
 # the threshold (a known prior mean to the evidence); a C chosen by the
 # evidence is counted from fit$optimization, as for every model
 .response_df.gpsvm_svr <- function(object) c(b = object$bias)
