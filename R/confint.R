@@ -45,8 +45,9 @@
 #' in closed form, and \eqn{H} is taken jointly in the log precisions
 #' \eqn{\alpha_i} of the kept weights, \eqn{\log \sigma^2}, \eqn{\log
 #' \lambda} and the log width: the weights' precisions are estimated too,
-#' and their uncertainty widens the others' intervals (weights whose
-#' \eqn{\alpha} sits at `srvm_control(min_alpha)` are held there).
+#' and their uncertainty widens the others' intervals (an \eqn{\alpha} at
+#' `srvm_control(min_alpha)`, or one the evidence does not pin down, with a
+#' curvature below \eqn{10^{-6}}, is held where it is).
 #'
 #' A hyperparameter that stopped at the end of its search range (see
 #' `fit$optimization$at_bound`) is not at a maximum of the evidence, and one
@@ -155,8 +156,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   out <- matrix(NA_real_, length(est), 2L, dimnames = list(names(est), labels))
   free <- setdiff(names(est), curvature$at_bound)
   if (length(curvature$at_bound) > 0L) {
-    warning(sprintf(paste("confint(): %s stopped at the end of its search range, where the",
-                          "evidence is not at a maximum: no interval"),
+    warning(sprintf(paste("confint(): %s is at the end of its range (where its search",
+                          "stopped, or lambda at 0), not at a maximum of the evidence: no interval"),
                     paste(curvature$at_bound, collapse = ", ")), call. = FALSE)
   }
   if (length(free) == 0L) return(out)

@@ -59,8 +59,17 @@
 #' drops out.
 #'
 #' Rows of `newdata` with missing values get `NA` predictions (with
-#' `na.action = na.omit` they are left out instead); a factor level that
-#' training never saw is an error, unless its row has a missing value. With
+#' `na.action = na.omit` they are left out instead). A factor level that
+#' training never saw (in a row without missing values) is, by default,
+#' predicted as a new direction of the input space: the row gets an
+#' indicator column of its own for that level, along which every training
+#' input lies at 0, and 0 in the factor's own columns; so its kernel values
+#' with the training inputs shrink (a Gaussian kernel's by
+#' \eqn{e^{-1/(2\sigma^2)}} per such factor), the prediction falls back
+#' towards the prior mean and its standard error grows. One warning names
+#' every factor with new levels, the levels and the number of rows;
+#' `new_levels = "error"` refuses them instead, as [stats::predict.lm()]
+#' does. With
 #' `newdata = NULL` the predictions are at the training rows, padded with
 #' `NA` at rows left out by `na.action = na.exclude` (as [stats::napredict()]
 #' does for `lm`).
@@ -85,6 +94,8 @@
 #'   and [stats::na.exclude()] predict `NA` there (`predict.lm()` leaves
 #'   them out with `na.exclude`), [stats::na.omit()] leaves them out (as
 #'   `e1071`'s `predict.svm()` does), [stats::na.fail()] makes them an error.
+#' @param new_levels What to do with factor levels training never saw:
+#'   `"predict"` (see Details) or `"error"`.
 #' @param ... For [svr()] fits, `bound = TRUE` uses the eq. (31) variance;
 #'   otherwise unused (unknown arguments are an error).
 #' @return As [stats::predict.lm()]: a vector; a matrix with columns `fit`,
@@ -116,14 +127,17 @@
 #' @export
 predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                                      interval = c("none", "confidence", "prediction"),
-                                     level = 0.95, na.action = stats::na.pass, ...) {
+                                     level = 0.95, na.action = stats::na.pass,
+                                     new_levels = c("predict", "error"), ...) {
   .validate_fit(object)
   interval <- .match_choice(interval)
+  new_levels <- .match_choice(new_levels)
   d <- .check_deriv(deriv, wrt, interval, object$x)
   .check_flag(se.fit, "se.fit")
   level <- .check_level(level)
-  inputs <- .prediction_inputs(object, newdata, na.action)
-  p <- .predict_rows(object, inputs$x, d, se.fit || interval != "none", interval, level, ...)
+  inputs <- .prediction_inputs(object, newdata, na.action, new_levels)
+  p <- .predict_rows(inputs$object, inputs$x, d, se.fit || interval != "none", interval, level,
+                     ...)
   pad <- if (is.null(newdata)) {
     function(v) stats::napredict(object$na.action, v)
   } else {

@@ -297,10 +297,10 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 # print()'s line on the scaling of every fit: "Scaling: 12 of 13 input
 # columns and the response centred and scaled (left as they are: the
 # constant column z)", "Scaling: the response centred and scaled (left as
-# they are: 3 factor indicator columns)", or "Scaling: none (scale =
+# they are: 3 columns coding factors)", or "Scaling: none (scale =
 # FALSE)".  Widths per input, folded into the scaling, do not count.  Columns
 # left alone are the constant ones (named in the scaling) and a formula's
-# factor indicators (the rest).
+# factor coding columns (the rest).
 .format_scaling <- function(object) {
   s <- object$scaling
   response <- !is.null(object$response_scaling)
@@ -316,7 +316,9 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
     if (p == 1L) "the input column" else sprintf("all %d input columns", p)
   } else sprintf("%d of %d input columns", scaled, p)
   what <- c(inputs, if (response) "the response")
-  left <- c(if (indicators > 0L) .count(indicators, "factor indicator column"),
+  left <- c(if (indicators > 0L) {
+              .count(indicators, "column coding a factor", "columns coding factors")
+            },
             if (constant > 0L) {
               sprintf("the constant %s %s", if (constant == 1L) "column" else "columns",
                       paste(s$constant, collapse = ", "))

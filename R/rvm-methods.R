@@ -183,7 +183,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
 # design, Pi = diag(alpha) + lambda P their prior precision, P the penalty
 # on them), in closed form at any hyperparameters.  Its Hessian is taken in
 # the log of every hyperparameter the fit learned, the kept weights'
-# alphas included (but not one held at srvm's floor min_alpha), by central
+# alphas included (but not one at srvm's floor min_alpha), by central
 # differences of its analytic gradient (the width's entry by differences of
 # the value); the alphas are then eliminated (the Schur complement: the
 # curvature of the evidence maximised over them, to second order), so that
@@ -218,6 +218,10 @@ vcov.gpsvm_rvm <- function(object, ...) {
   H <- .hessian(f, c(log(alpha[free_alpha]), log(estimate[vary])), gradient_step = 1e-3)
   r <- length(a) + seq_along(vary)
   reduced <- H[r, r, drop = FALSE]
+  # an alpha the evidence does not pin down (so large that its weight is
+  # all but pruned, or so small that the penalty alone holds the weight) has
+  # no curvature and no part in the others' uncertainty: it is held
+  a <- a[diag(H)[a] < -.flat_curvature]
   if (length(a) > 0L) {
     eliminated <- tryCatch(solve(H[a, a, drop = FALSE], H[a, r, drop = FALSE]),
                            error = function(e) matrix(NA_real_, length(a), length(r)))
@@ -226,6 +230,10 @@ vcov.gpsvm_rvm <- function(object, ...) {
   dimnames(reduced) <- list(vary, vary)
   list(estimate = estimate, at_bound = at_bound, hessian = reduced)
 }
+
+# Below this curvature of the log evidence in a log alpha, the alpha is
+# taken as flat (.evidence_curvature.gpsvm_rvm()).
+.flat_curvature <- 1e-6
 
 # The closed-form evidence (model units) as a function of the kept weights'
 # alphas, sigma^2, lambda and the Gaussian width: a function returning its

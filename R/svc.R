@@ -306,16 +306,18 @@ logLik.gpsvm_svc <- function(object, ...) {
 #' predict(fit, rbind(c(-1, 0), c(1, 0)), type = "link")
 #' @export
 predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
-                              na.action = stats::na.pass, ...) {
+                              na.action = stats::na.pass, new_levels = c("predict", "error"),
+                              ...) {
   .check_dots_empty(...)
   if (identical(type, "prob")) {
     .stop(paste("'type = \"prob\"' is not available for svc(): a support vector machine",
                 "gives no class probabilities; use gpc()"))
   }
   type <- .match_choice(type)
-  .classif_predict(object, newdata, function(x, f) {
+  new_levels <- .match_choice(new_levels)
+  .classif_predict(object, newdata, function(object, x, f) {
     if (type == "link") f else .classif_class(object, f)
-  }, na.action)
+  }, na.action, new_levels)
 }
 
 # Support vectors by group: on the margin (0 < alpha < C) and at the bound.
