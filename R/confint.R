@@ -100,6 +100,19 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 
 .refit_at <- function(object, values) UseMethod(".refit_at")
 
+# The kernel, inputs and inducing inputs of an EP fit (mfsvr(), gpc()) at
+# the width, or widths per input ("sigma[<column>]"), in `h` (a named list;
+# the fit's own where it names none), for .refit_at().
+.refit_point <- function(object, h) {
+  point <- list(kernel = object$kernel, x = object$x, inducing = object$inducing)
+  if (!is.null(h$sigma)) point$kernel <- .with_width(object$kernel, h$sigma)
+  if (any(grepl("^sigma\\[", names(h)))) {
+    point[c("kernel", "x", "inducing")] <- .per_input_point(h, object$kernel, object$x,
+                                                           object$inducing)
+  }
+  point
+}
+
 # The rows for the hyperparameters: one block per binary model of a
 # classifier with several (its rows prefixed by the class), else one.
 .hyperparameter_intervals <- function(object, level) {

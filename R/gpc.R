@@ -400,7 +400,7 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   evaluation's width (900 two-dimensional points: 1.3 s instead of 5.0 s,
 #'   the same values found); its final fit stays dense up to 1000
 #'   observations. `rank_tol = 0` always uses the dense matrix (which exact
-#'   leave-one-out needs).
+#'   leave-one-out needs). At most `1e-6`, as in [mfsvr_control()].
 #' @param search_inducing With `method = "tap"`, `optimize` and
 #'   `inducing = NULL`: the number of inducing inputs of the FITC prior
 #'   ([inducing-points]) on which the evidence search runs, chosen by the
@@ -439,7 +439,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                  schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed"), algorithm = .match_choice(algorithm),
                  cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE),
-                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = 1),
+                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = .max_rank_tol),
                  search_inducing = if (!is.null(search_inducing)) {
                    .check_count(search_inducing, "search_inducing")
                  }),
@@ -530,11 +530,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 # warm-started from its sites.
 .refit_at.gpsvm_gpc_tap <- function(object, values) {
   h <- as.list(values)
-  point <- list(kernel = object$kernel, x = object$x, inducing = object$inducing)
-  if (!is.null(h$sigma)) point$kernel <- .with_width(object$kernel, h$sigma)
-  if (any(grepl("^sigma\\[", names(h)))) {
-    point <- .per_input_point(h, object$kernel, object$x, object$inducing)
-  }
+  point <- .refit_point(object, h)
   fit <- .gpc_fit(point$x, object$y, point$kernel, h$noise %||% object$noise,
                   h$kappa %||% object$kappa, "tap", object$control, inducing = point$inducing,
                   sites = object[c("site_precision", "site_nu")])

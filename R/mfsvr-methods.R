@@ -70,11 +70,7 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
 # the gradient named alike), warm-started from the fit's sites.
 .refit_at.gpsvm_mfsvr <- function(object, values) {
   h <- as.list(values)
-  point <- list(kernel = object$kernel, x = object$x, inducing = object$inducing)
-  if (!is.null(h$sigma)) point$kernel <- .with_width(object$kernel, h$sigma)
-  if (any(grepl("^sigma\\[", names(h)))) {
-    point <- .per_input_point(h, object$kernel, object$x, object$inducing)
-  }
+  point <- .refit_point(object, h)
   control <- object$control
   control$per_input_gradient <- !is.null(point$kernel$input_widths)
   fit <- .mfsvr_fit(point$x, .to_model_units(object$y, object$response_scaling), h$C %||% object$C,

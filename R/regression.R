@@ -125,8 +125,9 @@
 #'   kept weights (bias first) for `rvm()` and `srvm()`.
 #' * `vcov()`, for `rvm()` and `srvm()` fits, the posterior covariance of
 #'   those kept weights, in the same units; the posterior is Gaussian, so
-#'   [stats::confint()] gives the weights' exact posterior intervals (at
-#'   the fitted hyperparameters).
+#'   `confint()` gives the weights' exact posterior intervals (at the fitted
+#'   hyperparameters), and for every fit intervals for the hyperparameters
+#'   its evidence estimated: see [confint.gpsvm_regression()].
 #' * `sigma()` the noise standard deviation in the units of the response: for
 #'   `svr()` and `mfsvr()` the standard deviation of the epsilon-insensitive
 #'   noise ([svr_noise_variance()]), for `rvm()` and `srvm()`
@@ -134,13 +135,17 @@
 #' * `logLik()` the log evidence (marginal likelihood) of the response as a
 #'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work;
 #'   [evidence()] the same number, and for `svr()` its refined form.
+#'   `anova()`, `extractAIC()`, `deviance()`, `df.residual()`, `drop1()`,
+#'   `add1()` and so [stats::step()] compare fits by it: see
+#'   [model-comparison].
 #' * [hyperparameters()] the model's settings (`C`, `epsilon`, the width,
 #'   ...), given or chosen by the data; its help page lists the fields of
 #'   the fitted objects.
 #' * `nobs()` the number of observations used; `formula()` the model formula
 #'   of a fit by the formula interface; `model.matrix()` the input matrix
 #'   the model was fitted on, in the data's units (a factor's indicator
-#'   columns included); `plot()`, see [plot.gpsvm_regression()].
+#'   columns included); `plot()`, the fit or plot.lm's diagnostic panels
+#'   (`which = 1:4`), see [plot.gpsvm_regression()].
 #' * `update()` refits with changed arguments (or a changed formula, as
 #'   `update(fit, . ~ . - x2)`), as [stats::update()] does, calling gpsvm's
 #'   fitter even when another attached package masks its name (kernlab's

@@ -54,6 +54,18 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
                unname(log_scale_intervals(est, H, 0.5, 2)), tolerance = 2e-3)
   expect_identical(confint(fit, 2), ci["sigma", , drop = FALSE])
   expect_error(confint(fit, "lambda"), "'parm' names 'lambda', which the fit has no interval for")
+  # a width per input, each refitted at other values
+  set.seed(2)
+  X <- matrix(runif(100), 50, dimnames = list(NULL, c("a", "b")))
+  y <- sin(3 * X[, 1]) + X[, 2] + rnorm(50, sd = 0.2)
+  fit <- mfsvr(X, y, C = 5, kernel = rbf_kernel(per_input = TRUE), optimize = "sigma")
+  est <- unlist(fit$optimization$estimate)
+  expect_named(est, c("sigma[a]", "sigma[b]"))
+  loglik <- function(t) {
+    c(logLik(mfsvr(X, y, C = 5, kernel = rbf_kernel(exp(t), per_input = TRUE), optimize = FALSE)))
+  }
+  H <- numeric_hessian(loglik, log(est), 0.02)
+  expect_equal(unname(confint(fit)), unname(log_scale_intervals(est, H)), tolerance = 2e-3)
   expect_error(confint(fit, level = 1), "'level' must lie in \\(0, 1\\)")
 })
 
