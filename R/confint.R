@@ -160,8 +160,9 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 }
 
 # The interval matrix from a curvature: transformed estimate +- z sd, with
-# sd from (-H)^-1, mapped back.  Hyperparameters at a search bound, or all
-# of them where -H is not positive definite, get NA (with a warning).
+# sd from (-H)^-1, mapped back.  Hyperparameters at a search bound, and all
+# of them where the evidence is rough or -H is not positive definite, get NA
+# (with a warning).
 .curvature_intervals <- function(curvature, level) {
   if (is.null(curvature)) return(NULL)
   est <- curvature$estimate
@@ -185,7 +186,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   decomposition <- if (all(is.finite(precision))) eigen(precision, symmetric = TRUE)
   if (is.null(decomposition) || min(decomposition$values) <= 0) {
     warning(sprintf(paste("confint(): the log evidence is not curved downwards at the estimate",
-                          "of %s (rough or flat there): no interval"),
+                          "of %s (it is flat or rough there, or a refit near it failed): no",
+                          "interval"),
                     paste(free, collapse = ", ")), call. = FALSE)
     return(out)
   }
@@ -219,9 +221,9 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 # of svr() and of the relevance vector machines' width are rough on finer
 # scales).  A refit that fails gives NA entries, and so no interval.
 .search_curvature <- function(object) {
+  est <- unlist(object$optimization$estimate)
+  if (length(est) == 0L) return(NULL)
   record <- object$optimization
-  if (is.null(record)) return(NULL)
-  est <- unlist(record$estimate)
   at_bound <- intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)), names(est))
   free <- setdiff(names(est), at_bound)
   transform <- .hyper_transforms(free)

@@ -330,14 +330,14 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
     sprintf("%s (%s)", name, paste(unseen[[name]]$levels, collapse = ", "))
   }, character(1)), collapse = "; ")
   if (identical(new_levels, "error")) {
-    stop(sprintf("factor levels training never saw, in %d row(s): %s", sum(rows), listing),
+    stop(sprintf("factor levels training never saw, in %s: %s", .count(sum(rows), "row"), listing),
          call. = FALSE)
   }
-  warning(sprintf(paste("'newdata' has factor levels training never saw, in %d %s: %s. Each is",
+  warning(sprintf(paste("'newdata' has factor levels training never saw, in %s: %s. Each is",
                         "predicted as a new direction of the input space (the prediction moves",
                         "towards the prior mean and its error bars widen); new_levels =",
                         "\"error\" refuses them"),
-                  sum(rows), if (sum(rows) == 1L) "row" else "rows", listing), call. = FALSE)
+                  .count(sum(rows), "row"), listing), call. = FALSE)
   list(mf = mf, unseen = unseen)
 }
 

@@ -314,7 +314,7 @@ test_that("a factor level unseen in training is named in the refusal where its r
     for (act in list(stats::na.pass, stats::na.omit, stats::na.fail)) {
       err <- tryCatch(predict(fit, new, na.action = act, new_levels = "error"),
                       error = conditionMessage)
-      expect_match(err, "'newdata' does not fit the model: factor levels training never saw, in 1 row(s): f (c)",
+      expect_match(err, "'newdata' does not fit the model: factor levels training never saw, in 1 row: f (c)",
                    fixed = TRUE)
       expect_false(grepl("missing values", err))
     }

@@ -373,7 +373,7 @@ test_that("a factor level training never saw is a new direction of the input spa
   expect_gt(p$se.fit[4], max(p$se.fit[2:3]))
   # lm's refusal on request, naming every factor
   expect_error(predict(fit, nd, new_levels = "error"),
-               "factor levels training never saw, in 3 row\\(s\\): f \\(c\\); g \\(z\\)")
+               "factor levels training never saw, in 3 rows: f \\(c\\); g \\(z\\)")
   expect_error(predict(fit, nd, new_levels = "drop"), "'new_levels' must be one of")
   # a row with a missing value is NA whatever its levels, and not counted
   nd$x[4] <- NA
