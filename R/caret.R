@@ -76,7 +76,7 @@
 #'                         tuneLength = 2, trControl = ctrl)
 #'   tuned$results
 #'   set.seed(1)
-#'   by_evidence <- caret::train(mpg ~ wt + hp, data = mtcars,
+#'   by_evidence <- caret::train(mpg ~ ., data = mtcars,
 #'                               method = gpsvm_caret("mfsvr", tune = "evidence"),
 #'                               trControl = ctrl)
 #'   by_evidence$finalModel
@@ -201,7 +201,7 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
 # points over the same ranges, wider.
 .caret_grid <- function(spec, x, len, search) {
   len <- .check_count(len, "len", lower = 1L)
-  w <- .caret_width(x)
+  w <- .default_width(x)
   centre <- spec$centre
   if (search == "grid") {
     # len steps centred on the defaults: a factor 2 apart in the width, 4 in C
@@ -216,10 +216,4 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
   if (!is.null(centre)) out[[names(centre)]] <- log_uniform(centre / 32, centre * 32)
   if ("epsilon" %in% spec$parameters) out$epsilon <- stats::runif(len, 0, 0.5)
   out[spec$parameters]
-}
-
-# The Gaussian width gpsvm would choose for these inputs with scale = TRUE.
-.caret_width <- function(x) {
-  x <- .as_input_matrix(x, "x")
-  .data_driven_width(.scale_inputs(x, suppressWarnings(.input_scaling(x, TRUE))))
 }

@@ -112,7 +112,6 @@
 #'   ter Borg, R. W. and Rothkrantz, L. J. M. (2005). Smooth Bayesian kernel
 #'   machines. Lecture Notes in Computer Science 3682.
 #' @examples
-#' data(cars)
 #' fit <- mfsvr(dist ~ speed, data = cars)
 #' new <- data.frame(speed = c(5, 15, 25, NA))
 #' predict(fit, new, interval = "prediction")

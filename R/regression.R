@@ -189,7 +189,6 @@
 #'   class `summary.gpsvm_regression` (and `summary.<model class>`); the
 #'   accessors the values described.
 #' @examples
-#' data(cars)
 #' fit <- svr(dist ~ speed, data = cars)
 #' fit
 #' summary(fit)

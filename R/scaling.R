@@ -138,6 +138,13 @@
   1 / sqrt(2 * s)
 }
 
+# The width rbf_kernel() without one gets for these inputs when a fit scales
+# them with this `scale` (the centre of caret's and parsnip's grids).
+.default_width <- function(x, scale = TRUE) {
+  x <- .as_input_matrix(x, "x")
+  .data_driven_width(.scale_inputs(x, suppressWarnings(.input_scaling(x, scale))))
+}
+
 # The kernel a fit uses: a Gaussian kernel without a width gets one from the
 # (scaled) training inputs, and records that it was chosen.
 .resolve_kernel <- function(kernel, x) {

@@ -62,13 +62,19 @@ inline double number_in(SEXP value, const char* name, double lower, double upper
   return v;
 }
 
-// A whole number in [lower, upper], range-checked as a double, then cast.
-inline long count_in(SEXP value, const char* name, long lower, long upper) {
+// The longest R vector is the core's largest count.
+static_assert(R_XLEN_T_MAX == gpsvm::kMaxCount, "R_XLEN_T_MAX is not gpsvm::kMaxCount");
+
+// A whole number in [lower, upper] (within +-R_XLEN_T_MAX), range-checked as
+// a double, then cast.  64-bit on every platform: a `long` bound of
+// R_XLEN_T_MAX is 0 on Windows.
+inline std::int64_t count_in(SEXP value, const char* name, std::int64_t lower,
+                             std::int64_t upper) {
   const double v = single_number(value, name);
-  if (!(v >= static_cast<double>(lower) && v <= static_cast<double>(upper)) || v != std::floor(v))
-    Rcpp::stop("'%s' must be a whole number in [%ld, %ld], not %s", name, lower, upper,
-               format_number(v));
-  return static_cast<long>(v);
+  if (!gpsvm::is_count_in(v, lower, upper))
+    Rcpp::stop("'%s' must be a whole number in [%s, %s], not %s", name, std::to_string(lower),
+               std::to_string(upper), format_number(v));
+  return static_cast<std::int64_t>(v);
 }
 
 inline int int_in(SEXP value, const char* name, int lower, int upper) {
@@ -212,7 +218,8 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   return out;
 }
 
-// The core's long loops call this between iterations so Ctrl-C works.
+// The core's long loops poll this (through gpsvm::InterruptPoll, at most
+// every gpsvm::kInterruptPeriod) so that Ctrl-C stops them.
 inline std::function<void()> interrupt_callback() {
   return [] { Rcpp::checkUserInterrupt(); };
 }

@@ -39,6 +39,12 @@ Prior prior_from_r(const Rcpp::List& model) {
                number_in(element(model, "noise"), "noise", 0.0, R_PosInf)};
 }
 
+// The prior's kernel matrix with its noise on the diagonal; the build polls
+// Ctrl-C (n^2 kernel evaluations).
+Eigen::MatrixXd noisy_gram(const Prior& p, const Eigen::Map<Eigen::MatrixXd>& x) {
+  return gpsvm::noisy_gram(p.kernel, x, p.noise, gpsvm_glue::interrupt_callback());
+}
+
 double svc_C(const Rcpp::List& model) { return number_in(element(model, "C"), "C", 0.0, R_PosInf); }
 
 double gpc_kappa(const Rcpp::List& model) {
@@ -168,7 +174,7 @@ Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
   const Eigen::VectorXd start = optional_alpha(alpha);
   const auto interrupt = gpsvm_glue::interrupt_callback();
   if (paper_algorithm(control, {"smo", "adatron"})) {
-    const gpsvm::AdatronResult r = gpsvm::adatron_fit(gpsvm::noisy_gram(p.kernel, x, p.noise), y,
+    const gpsvm::AdatronResult r = gpsvm::adatron_fit(noisy_gram(p, x), y,
                                                       adatron_control(control, C), start,
                                                       interrupt);
     Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
@@ -190,7 +196,7 @@ Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd>
   const Prior p = prior_from_r(model);
   const double C = svc_C(model);
   if (paper_algorithm(control, {"smo", "adatron"}))
-    return gpsvm::svc_loo_approx(gpsvm::noisy_gram(p.kernel, x, p.noise), y, alpha, C);
+    return gpsvm::svc_loo_approx(noisy_gram(p, x), y, alpha, C);
   return gpsvm::svc_loo_approx(p.kernel, x, p.noise, y, alpha, C);
 }
 
@@ -204,7 +210,7 @@ Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
   const std::vector<Eigen::Index> cases = zero_based(which);
   const auto interrupt = gpsvm_glue::interrupt_callback();
   if (paper_algorithm(control, {"smo", "adatron"}))
-    return refits_to_r(gpsvm::svc_loo_exact(gpsvm::noisy_gram(p.kernel, x, p.noise), y, alpha,
+    return refits_to_r(gpsvm::svc_loo_exact(noisy_gram(p, x), y, alpha,
                                             adatron_control(control, C), cases, interrupt));
   return refits_to_r(gpsvm::svc_loo_exact(p.kernel, x, y, alpha, smo_control(p, C, control),
                                           cases, interrupt));
@@ -223,7 +229,7 @@ Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
   const auto interrupt = gpsvm_glue::interrupt_callback();
   const gpsvm::NaiveMfResult r =
       paper_algorithm(control, {"newton", "paper"})
-          ? gpsvm::naive_mf_fit(gpsvm::noisy_gram(p.kernel, x, p.noise), y,
+          ? gpsvm::naive_mf_fit(noisy_gram(p, x), y,
                                 naive_control(control, kappa), start, interrupt)
           : gpsvm::naive_mf_solve(p.kernel, x, y, newton_control(p, kappa, control), start,
                                   interrupt);
@@ -238,7 +244,7 @@ Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::Mat
   const Prior p = prior_from_r(model);
   const double kappa = gpc_kappa(model);
   if (paper_algorithm(control, {"newton", "paper"}))  // the Gram matrix is the workspace
-    return gpsvm::naive_mf_loo_approx(gpsvm::noisy_gram(p.kernel, x, p.noise), y, alpha, kappa);
+    return gpsvm::naive_mf_loo_approx(noisy_gram(p, x), y, alpha, kappa);
   return gpsvm::naive_mf_loo_approx(p.kernel, x, p.noise, y, alpha, kappa);
 }
 
@@ -252,7 +258,7 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
   const std::vector<Eigen::Index> cases = zero_based(which);
   const auto interrupt = gpsvm_glue::interrupt_callback();
   if (paper_algorithm(control, {"newton", "paper"}))
-    return refits_to_r(gpsvm::naive_mf_loo_exact(gpsvm::noisy_gram(p.kernel, x, p.noise), y,
+    return refits_to_r(gpsvm::naive_mf_loo_exact(noisy_gram(p, x), y,
                                                  alpha, naive_control(control, kappa), cases,
                                                  interrupt));
   return refits_to_r(gpsvm::naive_mf_loo_exact(p.kernel, x, y, alpha,
@@ -288,7 +294,7 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
     return out;
   }
   const gpsvm::EpResult r =
-      gpsvm::tap_classifier_fit(gpsvm::noisy_gram(p.kernel, x, p.noise), y, kappa, ep, interrupt);
+      gpsvm::tap_classifier_fit(noisy_gram(p, x), y, kappa, ep, interrupt);
   Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
   if (gradient)
     add_gradient_to_r(gpsvm::tap_classifier_gradient(x, y, p.kernel, p.noise, kappa, r), r, y,
@@ -306,7 +312,7 @@ Rcpp::List cpp_gpc_tap_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> 
   if (gpsvm_glue::matrix_element(model, "inducing", true).size() > 0)
     Rcpp::stop("leave-one-out refits of an inducing-point fit are not available");
   return refits_to_r(gpsvm::tap_loo_exact(
-      gpsvm::noisy_gram(p.kernel, x, p.noise), y, gpc_kappa(model),
+      noisy_gram(p, x), y, gpc_kappa(model),
       gpsvm_glue::ep_control_from_r(control), gpsvm_glue::optional_vector(sites, "site_precision"),
       gpsvm_glue::optional_vector(sites, "site_nu"), zero_based(which),
       gpsvm_glue::interrupt_callback()));

@@ -10,7 +10,7 @@ namespace {
 
 // The input column to differentiate in, 1-based from R, 0-based here.
 Eigen::Index column_from_r(SEXP wrt, Eigen::Index columns) {
-  return gpsvm_glue::count_in(wrt, "wrt", 1, static_cast<long>(columns)) - 1;
+  return gpsvm_glue::count_in(wrt, "wrt", 1, columns) - 1;
 }
 
 }  // namespace
@@ -23,11 +23,12 @@ Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   const int order = gpsvm_glue::derivative_order(deriv, "deriv");
   const Eigen::Index coord = column_from_r(wrt, x.cols());
-  if (y.isNull() && order == 0) return gpsvm::kernel_matrix(k, x);
-  if (y.isNull()) return gpsvm::kernel_matrix(k, x, x, order, coord);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (y.isNull() && order == 0) return gpsvm::kernel_matrix(k, x, interrupt);
+  if (y.isNull()) return gpsvm::kernel_matrix(k, x, x, order, coord, interrupt);
   const Rcpp::NumericMatrix ym(y.get());
   const Eigen::Map<const Eigen::MatrixXd> ye(ym.begin(), ym.nrow(), ym.ncol());
-  return gpsvm::kernel_matrix(k, x, ye, order, coord);
+  return gpsvm::kernel_matrix(k, x, ye, order, coord, interrupt);
 }
 
 // sum_j k(z_i, x_j) w_j for each row of z: a kernel expansion's values at
@@ -35,7 +36,8 @@ Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
 // [[Rcpp::export(rng = false)]]
 Eigen::VectorXd cpp_kernel_times(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z,
                                  Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> w) {
-  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).cross_times(z, w);
+  return gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x)
+      .cross_times(z, w, gpsvm_glue::interrupt_callback());
 }
 
 // k(x_i, x_i) for each row of x, the prior variance of the latent function

@@ -9,23 +9,28 @@
 #      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0, UBSan
 #      printing stacks), its files spread over the cores and its large
 #      problems made small (GPSVM_TEST_SIZE=small, see
-#      tests/testthat/helper-size.R; the tests that leaves to step 5's
+#      tests/testthat/helper-size.R; the tests that leaves to step 6's
 #      full-size run are listed).  Any ASan or UBSan report fails the check,
 #      counts as a failed test and is printed;
 #   3. meanwhile, fail if re-running roxygen2 or Rcpp::compileAttributes()
-#      would change man/, NAMESPACE or the Rcpp exports;
+#      would change man/, NAMESPACE or the Rcpp exports, or (where pkgdown
+#      is installed) if _pkgdown.yml leaves a help topic out;
 #   4. the C++ core compiles without R (every header of inst/include/gpsvm/,
 #      on Eigen alone) and its test suite tests/cpp/ passes
 #      (tools/cpp-tests.sh: one translation unit, built with the sanitizer
 #      flags where gcc has libasan);
-#   5. R CMD build, then R CMD check --as-cran --no-manual with every test and
+#   5. the same suite cross-compiled for 64-bit Windows with mingw-w64 and
+#      run under wine (tools/windows-check.sh; skipped with its reason where
+#      those cannot be installed);
+#   6. R CMD build, then R CMD check --as-cran --no-manual with every test and
 #      vignette at full size;
-#   6. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
+#   7. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
-#   7. wait for the sanitizer stage; print how long each stage took and one
+#   8. wait for the sanitizer stage; print how long each stage took and one
 #      closing line 'tests: N passed, N failed': the passes of R CMD check's
-#      testthat run (expectations) plus the C++ suite's passed cases, and the
-#      failures of those two plus those of the sanitizer stage.
+#      testthat run (expectations) plus the passed cases of the C++ suite
+#      and of its Windows build, and the failures of those three plus those
+#      of the sanitizer stage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -84,6 +89,14 @@ for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
     fail "$f is out of date: run roxygen2::roxygenise() and Rcpp::compileAttributes()"
   fi
 done
+# The site's reference index (_pkgdown.yml) must list every help topic, or
+# `make site` fails; pkgdown is installed by `make site-deps`, not here.
+if Rscript --vanilla -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))' 2>/dev/null; then
+  Rscript --vanilla -e 'pkgdown::check_pkgdown()' >"$work/pkgdown.log" 2>&1 ||
+    { cat "$work/pkgdown.log"; fail "_pkgdown.yml does not list every topic (see above)"; }
+else
+  echo "check: pkgdown is not installed (make site-deps): _pkgdown.yml's topic list not checked"
+fi
 stage_done "documentation drift"
 
 echo "check: the C++ core compiles without R, and its test suite passes?"
@@ -104,6 +117,26 @@ else
   fail "the C++ test suite: $cpp_failed case(s) failed (log $work/cpp-tests.log)"
 fi
 stage_done "C++ core test suite"
+
+echo "check: the C++ core's test suite built for Windows (mingw-w64) passes under wine?"
+# long has 32 bits on Windows: a count held in a long breaks there only.
+bash tools/windows-check.sh "$work/wincheck" >"$work/wincheck.log" 2>&1
+win_summary=$(grep -E '^wincheck: ([0-9]+ passed, [0-9]+ failed|skipped .*)$' "$work/wincheck.log" | tail -n 1)
+win_passed=0
+win_failed=0
+case "$win_summary" in
+  "wincheck: skipped"*) echo "$win_summary" ;;
+  "wincheck: "*passed*)
+    win_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$win_summary")
+    win_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$win_summary")
+    echo "$win_summary" ;;
+  *) win_failed=1 ;;
+esac
+if [ "$win_failed" -gt 0 ]; then
+  head -n 200 "$work/wincheck.log"
+  fail "the Windows build of the C++ suite: $win_failed case(s) failed (log $work/wincheck.log)"
+fi
+stage_done "C++ suite on Windows (mingw-w64, wine)"
 
 echo "check: R CMD build"
 (cd "$work" && R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
@@ -146,8 +179,8 @@ sanitize_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-sanitize: 0 
 [ "$sanitize_status" -eq 0 ] || [ "$sanitize_failed" -gt 0 ] || sanitize_failed=1
 [ "$sanitize_failed" -eq 0 ] || fail "sanitizer stage: $sanitize_failed failed (log $work/sanitize.log)"
 failed=$((failed + sanitize_failed))
-passed=$((passed + cpp_passed))
-failed=$((failed + cpp_failed))
+passed=$((passed + cpp_passed + win_passed))
+failed=$((failed + cpp_failed + win_failed))
 echo "check: stage times"
 printf '%s' "$timings"
 printf '  %-44s %5d s\n' "the whole check" "$(( $(date +%s) - check_start ))"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C++ core's test suite (tests/cpp/), built and run without R.
 #
-#   bash tools/cpp-tests.sh [--plain | --sanitize] [WORK_DIR]
+#   bash tools/cpp-tests.sh [--plain | --sanitize | --windows] [WORK_DIR]
 #
 # Compiles one translation unit: every header of inst/include/gpsvm/ (so
 # each compiles without R, on Eigen alone), every tests/cpp/test_*.cpp and
@@ -15,25 +15,38 @@
 # the flags of the package's sanitizer build; a report ends the run and
 # counts as one failed case.  LeakSanitizer is on: there is no R here whose
 # allocations outlive the process.  --plain: -Og without sanitizers.
+# --windows: -Og, cross-compiled for 64-bit Windows by $CXX (default
+# x86_64-w64-mingw32-g++), linked statically, and run by $WINE (default
+# wine64); tools/windows-check.sh sets this up.
 #
 # Prints the suite's output and ends with one line
 #   cpp-tests: N passed, N failed
-# counting test cases; a build that fails counts as one failed case.  The
-# exit status is non-zero on any failure.
+# (with --windows: wincheck: N passed, N failed) counting test cases; a
+# build that fails counts as one failed case.  The exit status is non-zero
+# on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=""
 case "${1:-}" in
-  --plain | --sanitize) mode=${1#--}; shift ;;
+  --plain | --sanitize | --windows) mode=${1#--}; shift ;;
 esac
 work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-cpp-tests.XXXXXX")}
 mkdir -p "$work"
+label=cpp-tests
+[ "$mode" = windows ] && label=wincheck
 finish() {
-  echo "cpp-tests: $1 passed, $2 failed"
+  echo "$label: $1 passed, $2 failed"
   exit "$([ "$2" -eq 0 ] && echo 0 || echo 1)"
 }
 
 cxx=${CXX:-g++}
+run=()
+exe="$work/cpp-tests"
+if [ "$mode" = windows ]; then
+  cxx=${CXX:-x86_64-w64-mingw32-g++}
+  run=("${WINE:-wine64}")
+  exe="$work/cpp-tests.exe"
+fi
 eigen=${EIGEN_INCLUDE:-$(Rscript --vanilla -e 'cat(system.file("include", package = "RcppEigen"))' 2>/dev/null)}
 if [ -z "$eigen" ] || [ ! -d "$eigen/Eigen" ]; then
   echo "cpp-tests: Eigen not found (install RcppEigen or set EIGEN_INCLUDE)"
@@ -48,6 +61,8 @@ if [ "$mode" = sanitize ]; then
   flags+=(-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
           -fno-omit-frame-pointer)
 fi
+# no MinGW run-time DLLs to find under wine
+[ "$mode" = windows ] && flags+=(-static)
 
 unit="$work/cpp-tests.cpp"
 {
@@ -57,25 +72,29 @@ unit="$work/cpp-tests.cpp"
 } >"$unit"
 
 start=$(date +%s)
-if ! "$cxx" "${flags[@]}" -I "$root/inst/include" -I "$eigen" -o "$work/cpp-tests" "$unit" \
+if ! "$cxx" "${flags[@]}" -I "$root/inst/include" -I "$eigen" -o "$exe" "$unit" \
     >"$work/build.log" 2>&1; then
   head -n 60 "$work/build.log"
-  echo "cpp-tests: the suite does not compile without R ($mode build)"
+  echo "$label: the suite does not compile without R ($mode build)"
   finish 0 1
 fi
 grep -q "warning:" "$work/build.log" && cat "$work/build.log"
-echo "cpp-tests: $mode build in $(( $(date +%s) - start )) s"
+echo "$label: $mode build in $(( $(date +%s) - start )) s"
 
+start=$(date +%s)
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  timeout 600 "$work/cpp-tests" >"$work/run.log" 2>&1
+  timeout 600 "${run[@]}" "$exe" >"$work/run.log" 2>&1
 code=$?
+# Windows ends its lines with CR LF
+[ "$mode" = windows ] && sed -i 's/\r$//' "$work/run.log"
+echo "$label: run in $(( $(date +%s) - start )) s"
 # everything but the announcements of cases and the suite's own summary
 # line, which this script repeats
 grep -vE '^cpp-tests: (running |[0-9]+ passed, [0-9]+ failed$)' "$work/run.log"
 result=$(grep -E '^cpp-tests: [0-9]+ passed, [0-9]+ failed$' "$work/run.log" | tail -n 1)
 if [ -z "$result" ]; then
   # a sanitizer report or a crash ended the run before its summary
-  echo "cpp-tests: the run ended with status $code before its summary, in this case:"
+  echo "$label: the run ended with status $code before its summary, in this case:"
   grep -E '^cpp-tests: running ' "$work/run.log" | tail -n 1
   finish 0 1
 fi

@@ -2,32 +2,40 @@
 # Installs what gpsvm needs to build, check, test and run its vignettes:
 # the packages named in DESCRIPTION (Imports, LinkingTo, Suggests), roxygen2
 # (for the documentation drift check) and pandoc (for the vignettes).
+# With --site, also what `make site` needs: pkgdown and Debian's chromium
+# (the site's browser check).
 # On Debian as root it uses Debian's r-cran-* packages; whatever is still
-# missing afterwards comes from CRAN through install.packages().
+# missing afterwards, or older than a package requires (tidymodels on CRAN
+# asks for newer rlang, vctrs, hardhat, ... than Debian has), comes from
+# CRAN through install.packages() (tools/r-deps.R).  As root on Debian it
+# also installs the Windows cross-check's compiler and wine
+# (g++-mingw-w64-x86-64, wine64); elsewhere tools/windows-check.sh skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-missing_r_packages() {
-  Rscript --vanilla -e '
-    fields <- c("Imports", "LinkingTo", "Suggests")
-    d <- read.dcf("DESCRIPTION", fields = fields)
-    deps <- unlist(strsplit(d[!is.na(d)], ","))
-    deps <- trimws(sub("\\(.*", "", deps))
-    deps <- union(setdiff(deps[nzchar(deps)], rownames(installed.packages(priority = "base"))),
-                  "roxygen2")
-    have <- vapply(deps, function(p) nzchar(system.file(package = p)), logical(1))
-    cat(deps[!have], sep = "\n")'
-}
+extra_r=""
+tools="pandoc qpdf"
+if [ "${1:-}" = "--site" ]; then
+  extra_r="pkgdown"
+  tools="$tools chromium"
+fi
+
+r_deps() { Rscript --vanilla tools/r-deps.R "$@"; }
 
 is_debian_root() {
   [ -f /etc/debian_version ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null
 }
 
-missing=$(missing_r_packages)
+# shellcheck disable=SC2086
+missing=$(r_deps missing $extra_r)
 # System tools: pandoc builds the vignettes, qpdf is what R CMD check
-# --as-cran uses to check PDF sizes.
+# --as-cran uses to check PDF sizes, chromium opens the built site.
 tools_missing=""
-for t in pandoc qpdf; do command -v "$t" >/dev/null || tools_missing="$tools_missing $t"; done
+for t in $tools; do command -v "$t" >/dev/null || tools_missing="$tools_missing $t"; done
+# The Windows cross-check (tools/windows-check.sh): the mingw-w64 compiler
+# and wine64, whose Debian package puts the program in /usr/lib/wine.
+command -v x86_64-w64-mingw32-g++ >/dev/null || tools_missing="$tools_missing g++-mingw-w64-x86-64"
+command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || tools_missing="$tools_missing wine64"
 
 if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""
@@ -35,40 +43,31 @@ if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs="$debs$tools_missing"
   echo "install-deps: apt-get install$debs"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  # offline, the installs below fail one by one and say so
+  apt-get update -qq || echo "install-deps: apt-get update failed"
   # One at a time, so a name Debian lacks does not stop the others.
   for deb in $debs; do
     apt-get install -y -qq --no-install-recommends "$deb" >/dev/null 2>&1 ||
-      echo "install-deps: Debian has no $deb; trying CRAN"
+      echo "install-deps: Debian has no $deb; trying CRAN (an R package) or going on without it"
   done
-  missing=$(missing_r_packages)
 fi
 
-if [ -n "$missing" ]; then
-  echo "install-deps: install.packages(" $missing ")"
+# shellcheck disable=SC2086
+if [ -n "$(r_deps unmet $extra_r)" ]; then
+  start=$(date +%s)
   # shellcheck disable=SC2086
-  Rscript --vanilla -e 'p <- commandArgs(TRUE)
-    repos <- getOption("repos")
-    if (is.null(repos) || identical(unname(repos["CRAN"]), "@CRAN@")) {
-      chooseCRANmirror(graphics = FALSE, ind = 1)
-      repos <- getOption("repos")
-    }
-    lib <- Sys.getenv("R_LIBS_USER")
-    writable <- file.access(.libPaths()[1], mode = 2) == 0
-    if (!writable) {
-      dir.create(lib, recursive = TRUE, showWarnings = FALSE)
-      .libPaths(c(lib, .libPaths()))
-    }
-    install.packages(p, repos = repos)' $missing
-  still=$(missing_r_packages)
+  r_deps install $extra_r
+  echo "install-deps: CRAN packages installed in $(( $(date +%s) - start )) s"
+  # shellcheck disable=SC2086
+  still=$(r_deps unmet $extra_r)
   if [ -n "$still" ]; then
     echo "install-deps: could not install: $still" >&2
     exit 1
   fi
 fi
-for t in pandoc qpdf; do
+for t in $tools; do
   if ! command -v "$t" >/dev/null; then
-    echo "install-deps: $t is needed by the check; install it (Debian: apt-get install $t)" >&2
+    echo "install-deps: $t is needed; install it (Debian: apt-get install $t)" >&2
     exit 1
   fi
 done

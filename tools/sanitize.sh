@@ -7,7 +7,7 @@
 # 1. R CMD INSTALL the package (a tarball, or a source tree; this one when
 #    none is given) into a private library, with the flags of
 #    tools/sanitize.Makevars passed through R_MAKEVARS_USER (src/Makevars
-#    stays portable): -O2 -g1, -fsanitize=address,undefined,float-cast-overflow,
+#    stays portable): -O1 -g1, -fsanitize=address,undefined,float-cast-overflow,
 #    -fno-sanitize-recover=all, -fno-omit-frame-pointer.  R's strip step is
 #    turned off so that stacks keep file and line.
 # 2. Run every tests/testthat/test-*.R in its own R process
@@ -170,6 +170,20 @@ run_file() {
 
 # The longest files first (by their size, which tracks their run time well
 # enough), so that the last to finish is a short one.
+# The test-only core probes (tests/testthat/probes) are compiled once here,
+# with the stage's flags, into a cache every test process then loads from,
+# instead of once in each file that uses them.
+export GPSVM_PROBE_CACHE="$work/probe-cache" GPSVM_PROBE_MAKEVARS="$root/tools/sanitize.Makevars"
+# (The R process that compiles them also loads them, so it runs, like the
+# tests, with the ASan run-time preloaded.)
+(cd "$tests/../.." && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB \
+   LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0" \
+   R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
+  library(testthat)
+  source("tests/testthat/helper-probes.R")
+  invisible(compile_core_probes())') >"$work/probes.log" 2>&1 ||
+  { cat "$work/probes.log"; echo "sanitize: the core probes did not compile"; finish 0 1; }
+
 # GPSVM_SANITIZE_FILES (e.g. "test-svr.R test-rvm.R") runs some files only.
 mapfile -t files < <(ls -S "$tests"/test-*.R)
 if [ -n "${GPSVM_SANITIZE_FILES:-}" ]; then

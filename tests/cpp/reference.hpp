@@ -277,7 +277,7 @@ inline double log_gauss(const Eigen::VectorXd& y, const Eigen::MatrixXd& cov) {
   const Eigen::LLT<Eigen::MatrixXd> llt(cov);
   const Eigen::VectorXd a = llt.matrixL().solve(y);
   const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  return -0.5 * (a.squaredNorm() + logdet + static_cast<double>(y.size()) * std::log(2.0 * M_PI));
+  return -0.5 * (a.squaredNorm() + logdet + static_cast<double>(y.size()) * std::log(2.0 * static_cast<double>(kPi)));
 }
 
 // The largest absolute difference of two vectors, relative to 1 + the
@@ -445,7 +445,7 @@ class Random {
   }
   double normal() {  // Box-Muller
     const double u = uniform(), w = uniform();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * w);
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * static_cast<double>(kPi) * w);
   }
   Eigen::MatrixXd uniform_matrix(Eigen::Index r, Eigen::Index c, double lo, double hi) {
     Eigen::MatrixXd m(r, c);

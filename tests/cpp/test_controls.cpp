@@ -3,6 +3,7 @@
 // initialises it (unset) is an error, never a silent second default.  For
 // every control: a complete one works, and leaving any single numeric field
 // unset throws std::invalid_argument.
+#include <cstdint>
 #include <functional>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/ep_engine.hpp>
@@ -15,6 +16,7 @@
 #include <gpsvm/rvm_fast.hpp>
 #include <gpsvm/smo.hpp>
 #include <gpsvm/srvm.hpp>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -188,6 +190,29 @@ TEST_CASE("controls: every numeric field must be set (RVM and smooth RVM)") {
     gpsvm::rvm_fast_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, static_cast<const gpsvm::RvmControl&>(c),
                         nullptr);
   });
+}
+
+TEST_CASE("controls: counts from a caller, up to R's longest vector, on every platform") {
+  // R_XLEN_T_MAX, written out: the bound the glue checks max_rank against.
+  // Held in a 32-bit long (Windows) it became 0, and every count was refused.
+  constexpr double r_xlen_t_max = 4503599627370496.0;  // 2^52
+  CHECK(static_cast<double>(gpsvm::kMaxCount) == r_xlen_t_max);
+  CHECK(gpsvm::is_count_in(1.0, 0, gpsvm::kMaxCount));
+  CHECK(gpsvm::is_count_in(0.0, 0, gpsvm::kMaxCount));
+  CHECK(gpsvm::is_count_in(5e9, 0, gpsvm::kMaxCount));  // beyond 32 bits
+  CHECK(gpsvm::is_count_in(r_xlen_t_max, 0, gpsvm::kMaxCount));
+  CHECK(!gpsvm::is_count_in(r_xlen_t_max + 1.0, 0, gpsvm::kMaxCount));
+  CHECK(!gpsvm::is_count_in(-1.0, 0, gpsvm::kMaxCount));
+  CHECK(!gpsvm::is_count_in(2.5, 0, gpsvm::kMaxCount));
+  CHECK(!gpsvm::is_count_in(std::numeric_limits<double>::quiet_NaN(), 0, gpsvm::kMaxCount));
+  CHECK(!gpsvm::is_count_in(std::numeric_limits<double>::infinity(), 0, gpsvm::kMaxCount));
+  CHECK(gpsvm::is_count_in(-gpsvm::kMaxCount, -gpsvm::kMaxCount, 0));
+  // the value survives the cast the glue makes, in 64 bits on every platform
+  CHECK(static_cast<std::int64_t>(5e9) == std::int64_t{5000000000});
+  // a count of pair steps beyond 2^31 fits the status record
+  gpsvm::SolverStatus status;
+  status.iterations = std::int64_t{1} << 40;
+  CHECK(static_cast<double>(status.iterations) == 1099511627776.0);
 }
 
 }  // namespace gpsvm_tests_controls

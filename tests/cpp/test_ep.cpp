@@ -482,7 +482,7 @@ TEST_CASE("EP: posterior, evidence and site inverse against their forms with exp
       mt[i] = nu / tau;
       ks(i, i) += 1.0 / tau;
       const double lz = lik.moments(d.label[i], m, v).log_z;
-      evidence += lz + 0.5 * std::log(2.0 * M_PI * (v + 1.0 / tau)) +
+      evidence += lz + 0.5 * std::log(2.0 * static_cast<double>(ref::kPi) * (v + 1.0 / tau)) +
                   (m - mt[i]) * (m - mt[i]) / (2.0 * (v + 1.0 / tau));
       CHECK_NEAR_MSG(r.cavity_mean[i], m, 1e-9 * (1.0 + std::fabs(m)), note + ": cavity mean");
       CHECK_REL_MSG(r.cavity_var[i], v, 1e-9, note + ": cavity variance");

@@ -142,6 +142,25 @@ TEST_CASE("kernels: derivatives in one coordinate against central differences") 
   CHECK_REL(ev.diagonal(3, 1)[0], 15.0 / std::pow(0.8, 6), 1e-14);
 }
 
+TEST_CASE("kernels: Gaussian derivatives from shared values are those of cross()") {
+  ref::Random rng(23);
+  const MatrixXd pts = rng.uniform_matrix(9, 4, -2.0, 2.0), z = rng.uniform_matrix(6, 4, -2.0, 2.0);
+  gpsvm::Kernel k = gpsvm::Kernel::rbf(0.8);
+  k.constant = 0.3;  // derivatives of order >= 1 do not see it
+  const gpsvm::KernelEvaluator ev(k, pts);
+  const MatrixXd values = ev.cross(z).array() - k.constant;
+  for (int order : {0, 1, 2, 5}) {
+    for (Eigen::Index c = 0; c < 4; ++c) {
+      const MatrixXd shared = ev.rbf_cross(z, values, order, c);
+      CHECK_MSG((shared - ev.cross(z, order, c)).cwiseAbs().maxCoeff() == 0.0,
+                "order " + std::to_string(order) + ", coordinate " + std::to_string(c));
+    }
+  }
+  CHECK_THROWS(gpsvm::KernelEvaluator(gpsvm::Kernel::linear(), pts).rbf_cross(z, values, 1, 0),
+               std::invalid_argument);
+  CHECK_THROWS(ev.rbf_cross(z, MatrixXd(values.leftCols(3)), 1, 0), std::invalid_argument);
+}
+
 TEST_CASE("kernels: invalid widths, degrees, orders and coordinates are errors") {
   CHECK_THROWS(gpsvm::Kernel::rbf(-1.0), std::invalid_argument);
   CHECK_THROWS(gpsvm::Kernel::rbf(0.0), std::invalid_argument);

@@ -203,6 +203,65 @@ TEST_CASE("SMO: duplicate inputs, one point, and a capped run") {
                std::invalid_argument);
 }
 
+// The optimum of the SVR dual when every input is the same (K = 1): with B
+// the sum of beta, the objective is B^2 / 2 + h(B), where h(B), the least
+// -y'beta + eps |beta|_1 over the box with that sum, is piecewise linear:
+// each point contributes a piece of length C with slope -y_i - eps (beta_i
+// from -C to 0) and one with slope -y_i + eps (from 0 to C), taken in
+// increasing slope from B = -n C.  With a bias B = 0; without one B
+// minimises B^2 / 2 + h(B), where the slope of h reaches -B.
+double identical_inputs_optimum(const VectorXd& y, double C, double eps, bool bias) {
+  const Eigen::Index n = y.size();
+  std::vector<double> slope;
+  double h = 0.0;  // h(-n C): every beta_i = -C
+  for (Eigen::Index i = 0; i < n; ++i) {
+    slope.push_back(-y[i] - eps);
+    slope.push_back(-y[i] + eps);
+    h += C * y[i] + C * eps;
+  }
+  std::sort(slope.begin(), slope.end());
+  double t = -static_cast<double>(n) * C;
+  for (double s : slope) {
+    // on [t, t + C] the objective's derivative is B + s
+    const double end = t + C;
+    const double stop = bias ? std::min(end, 0.0) : std::min(std::max(-s, t), end);
+    h += s * (stop - t);
+    if (stop < end) return 0.5 * stop * stop + h;
+    t = end;
+  }
+  return 0.5 * t * t + h;
+}
+
+TEST_CASE("SMO: thousands of rows with a few distinct inputs: KKT and the exact optimum") {
+  ref::Random rng(17);
+  for (int distinct : {1, 3}) {
+    const int n = 3001;
+    MatrixXd x(n, 1);
+    VectorXd y(n);
+    for (int i = 0; i < n; ++i) {
+      x(i, 0) = 0.5 + (i % distinct);
+      y[i] = 0.3 * x(i, 0) + rng.normal();
+    }
+    const MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.0), x);
+    for (bool bias : {false, true}) {
+      for (bool shrinking : {false, true}) {
+        const gpsvm::SvrControl c = svr_control(1.0, 0.1, bias, 1e-9, shrinking);
+        const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+        const std::string note = std::to_string(distinct) + " distinct inputs" +
+                                 (bias ? ", bias" : "") + (shrinking ? ", shrinking" : "");
+        check_svr_kkt(K, y, fit, c, note);
+        // columns per distinct input, not per row
+        CHECK_MSG(fit.kernel_columns < n / 100,
+                  note + ": " + std::to_string(fit.kernel_columns) + " columns");
+        // within the KKT tolerance times |beta - beta*|_1 <= 2 n C (convexity)
+        if (distinct == 1)
+          CHECK_NEAR_MSG(fit.objective, identical_inputs_optimum(y, 1.0, 0.1, bias),
+                         2.0 * c.tol * n, note + ": the piecewise-linear optimum");
+      }
+    }
+  }
+}
+
 TEST_CASE("SMO: three points, to a loose tolerance: KKT, status and the brute-force solution") {
   MatrixXd x(3, 1);
   x << 0.0, 1.0, 2.0;

@@ -16,15 +16,19 @@ compile_core_probes <- function() {
   skip_if_not_installed("RcppEigen")
   # small code that runs on small data: compile it quickly (-O1, no debug
   # information) and quietly (Eigen's SSE types trip -Wignored-attributes)
-  makevars <- tempfile("Makevars")
-  writeLines("CXX17FLAGS = -O1 -g0", makevars)
+  # (GPSVM_PROBE_MAKEVARS: other flags; the sanitizer stage builds the
+  # probes with its own, so that the core code they call is checked too)
+  makevars <- Sys.getenv("GPSVM_PROBE_MAKEVARS", tempfile("Makevars"))
+  if (!file.exists(makevars)) writeLines("CXX17FLAGS = -O1 -g0", makevars)
   old <- Sys.getenv(c("R_MAKEVARS_USER", "PKG_CXXFLAGS"), unset = NA)
   on.exit({
     for (v in names(old)) if (is.na(old[[v]])) Sys.unsetenv(v) else do.call(Sys.setenv, as.list(old[v]))
   }, add = TRUE)
   Sys.setenv(R_MAKEVARS_USER = makevars, PKG_CXXFLAGS = "-Wno-ignored-attributes")
   env <- new.env()
-  Rcpp::sourceCpp(test_path("probes", "core-probes.cpp"), env = env,
-                  cacheDir = tempfile("core-probes"))
+  # GPSVM_PROBE_CACHE: a build directory shared by several R processes (the
+  # sanitizer stage builds the probes there once, before its test files)
+  cache <- Sys.getenv("GPSVM_PROBE_CACHE", tempfile("core-probes"))
+  Rcpp::sourceCpp(test_path("probes", "core-probes.cpp"), env = env, cacheDir = cache)
   env
 }

@@ -99,3 +99,23 @@ svr_eq16_r <- function(beta, K, y, C, eps, b = 0, tol = 1e-8) {
   -0.5 * sum(beta * (K %*% beta)) - 0.5 * logdet + length(y) * log(C / (2 * (eps * C + 1))) -
     C * sum(abs(r[XC]) - eps) + sum(log(C / (a[M] * (C - a[M]))))
 }
+
+# The optimum of the SVR dual when every input is the same (K = 1), in plain
+# R.  With B = sum(beta) the objective is B^2 / 2 + h(B), where h(B), the least
+# -y'beta + eps |beta|_1 over the box with that sum, is piecewise linear: each
+# point gives a piece of length C with slope -y_i - eps (beta_i from -C to 0)
+# and one with slope -y_i + eps (from 0 to C), taken in increasing slope from
+# B = -n C.  With a bias B = 0; without one B minimises B^2 / 2 + h(B).
+svr_identical_inputs_optimum <- function(y, C, eps, bias) {
+  slopes <- sort(c(-y - eps, -y + eps))
+  B <- -length(y) * C
+  h <- sum(C * y + C * eps)
+  for (s in slopes) {
+    end <- B + C
+    stop <- if (bias) min(end, 0) else min(max(-s, B), end)
+    h <- h + s * (stop - B)
+    if (stop < end) return(0.5 * stop^2 + h)
+    B <- end
+  }
+  0.5 * B^2 + h
+}

@@ -66,3 +66,22 @@ test_that("EP's reported change is the damped sweep's change divided by its damp
   dv <- abs(fit$variance / prev$variance - 1)
   expect_equal(fit$convergence$change, max(dm, dv) / 0.1, tolerance = 1e-8)
 })
+
+test_that("counts reach the core whole, up to R's longest vector (2^52), on every platform", {
+  # The glue checks counts in 64 bits.  Held in a long, which has 32 bits on
+  # Windows, the bound R_XLEN_T_MAX became 0 and every max_rank was refused.
+  d <- sinc_data(25)
+  fit_at <- function(max_rank) {
+    ctl <- unclass(mfsvr_control())
+    ctl$max_rank <- max_rank
+    gpsvm:::cpp_mfsvr_fit(rbf_kernel(1), as.matrix(d$x), d$y, 2, 0.1, ctl, FALSE)
+  }
+  expect_true(all(is.finite(fit_at(5)$mean)))
+  # no cap beyond the number of points: the fit of max_rank = n
+  expect_identical(fit_at(2^52)$mean, fit_at(25)$mean)
+  expect_error(fit_at(2^52 + 2),
+               "'max_rank' must be a whole number in [0, 4503599627370496], not",
+               fixed = TRUE)
+  expect_error(fit_at(-1), "'max_rank' must be a whole number in [0, ", fixed = TRUE)
+  expect_error(fit_at(2.5), "'max_rank' must be a whole number in [0, ", fixed = TRUE)
+})

@@ -282,6 +282,7 @@ test_that("the low-rank path's cap is the user's: max_rank below the rank means 
 })
 
 test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots when it has a low rank", {
+  skip_if_small_tests("fits 1100 rows to cross the 1000-row switch; the low-rank path's C++ code runs at small size above")
   set.seed(41)
   n <- 1100
   x <- matrix(rnorm(2 * n), n, 2)
@@ -322,6 +323,7 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
 })
 
 test_that("optimize beyond 1000 observations searches a FITC evidence, then fits the full model", {
+  skip_if_small_tests("fits 1100 rows to cross the 1000-row switch; the FITC search's C++ code runs at small size below")
   set.seed(43)
   n <- 1100
   x <- matrix(rnorm(2 * n), n, 2)
@@ -379,6 +381,7 @@ test_that("gpc_control(search_inducing): a FITC search at any n, or none; bad co
 })
 
 test_that("beyond 2000 observations a kernel matrix without a low rank gets the FITC approximation", {
+  skip_if_small_tests("fits 2100 rows to cross the 2000-row switch; FITC's C++ code runs at small size above")
   # ten inputs and a narrow width: no 1000 pivots represent K
   set.seed(44)
   n <- 2100
@@ -401,6 +404,7 @@ test_that("beyond 2000 observations a kernel matrix without a low rank gets the 
 })
 
 test_that("mfsvr() beyond 2000 observations without a low rank fits the FITC approximation", {
+  skip_if_small_tests("fits 2100 rows to cross the 2000-row switch; FITC's C++ code runs at small size above")
   set.seed(45)
   n <- 2100
   x <- matrix(rnorm(10 * n), n, 10)

@@ -690,6 +690,7 @@ test_that("every method works with kernlab and e1071 attached", {
 })
 
 test_that("on real data the default fits beat the mean and their 95% intervals cover", {
+  skip_if_small_tests("a statistical property of the defaults on 354 rows of BostonHousing")
   skip_if_not_installed("mlbench")
   data(BostonHousing, package = "mlbench", envir = environment())
   set.seed(18)

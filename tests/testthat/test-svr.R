@@ -439,6 +439,36 @@ test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
   expect_true(is.finite(evidence(huge)))
 })
 
+test_that("many rows on a few distinct inputs: the optima of plain R and e1071", {
+  # the solver works per distinct input; the solution is still the dual's
+  set.seed(21)
+  x <- rep(c(-1, 0, 1.5), each = 40)
+  y <- sin(x) + rnorm(120, sd = 0.5)
+  K <- svr_rbf_gram(x, 1)
+  fit <- svr(x, y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1), control = tight, scale = FALSE)
+  ref <- svr_cd_reference(K, y, 2, 0.1)
+  expect_equal(fit$objective, svr_dual_objective(ref, K, y, 0.1), tolerance = 1e-9)
+  # K beta is unique at the optimum even though beta is not
+  expect_equal(unname(fitted(fit)), unname(drop(K %*% ref)), tolerance = 1e-6)
+  # every row on one input: the piecewise-linear optimum, with and without bias
+  y1 <- rnorm(2001)
+  for (bias in c(FALSE, TRUE)) {
+    one <- svr(rep(0.5, 2001), y1, C = 1, epsilon = 0.1, kernel = rbf_kernel(1), bias = bias,
+               control = tight, scale = FALSE)
+    expect_true(one$convergence$converged)
+    expect_equal(one$objective, svr_identical_inputs_optimum(y1, 1, 0.1, bias),
+                 tolerance = 1e-9)
+  }
+  skip_if_not_installed("e1071")
+  fit_b <- svr(x, y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1), bias = TRUE,
+               control = svr_control(tol = 1e-8), scale = FALSE)
+  lib <- e1071::svm(x, y, type = "eps-regression", kernel = "radial", gamma = 0.5, cost = 2,
+                    epsilon = 0.1, scale = FALSE, tolerance = 1e-8)
+  xt <- c(-1, 0, 1.5, 0.7)
+  expect_equal(predict(fit_b, xt), as.vector(predict(lib, xt)), tolerance = 1e-6)
+  expect_equal(fit_b$b, -lib$rho, tolerance = 1e-6)
+})
+
 test_that("methods, formula interface and partition", {
   d <- svr_sine_data(40, seed = 11)
   df <- data.frame(t = d$x, y = d$y)
@@ -505,11 +535,13 @@ test_that("the solver stops at its iteration cap with a warning", {
 })
 
 test_that("large n uses the column cache without the Gram matrix and matches a small cache", {
+  # a cache of a few columns either way (GPSVM_TEST_SIZE, helper-size.R)
+  n <- test_size(3000, 600)
   set.seed(12)
-  x <- matrix(runif(3000 * 2, -3, 3), ncol = 2)
-  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(3000, sd = 0.1)
+  x <- matrix(runif(n * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
-           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
+           control = svr_control(tol = 1e-6, cache_mb = test_size(0.1, 0.02)), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1), bias = TRUE,
            control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_equal(a$objective, b$objective, tolerance = 1e-7)
@@ -517,11 +549,12 @@ test_that("large n uses the column cache without the Gram matrix and matches a s
 })
 
 test_that("bias = FALSE with shrinking and a small cache reaches the unshrunk optimum", {
+  n <- test_size(2500, 500)
   set.seed(13)
-  x <- matrix(runif(2500 * 2, -3, 3), ncol = 2)
-  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2500, sd = 0.1)
+  x <- matrix(runif(n * 2, -3, 3), ncol = 2)
+  y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)
   a <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
-           control = svr_control(tol = 1e-6, cache_mb = 0.1), scale = FALSE)
+           control = svr_control(tol = 1e-6, cache_mb = test_size(0.1, 0.02)), scale = FALSE)
   b <- svr(x, y, C = 5, epsilon = 0.05, kernel = rbf_kernel(1),
            control = svr_control(tol = 1e-6, shrinking = FALSE), scale = FALSE)
   expect_true(a$convergence$converged)

@@ -37,6 +37,7 @@
 #include <stdexcept>
 
 #include "classifier.hpp"
+#include "interrupt.hpp"
 
 namespace gpsvm {
 
@@ -110,8 +111,9 @@ inline AdatronResult adatron_fit(const ConstMatrixRef& k, const ConstVectorRef& 
 
   int it = 0;
   VectorXd trial(n), step(n), dfield(n);
+  InterruptPoll poll(interrupt);  // a step is one O(n^2) product
   while (residual >= control.tol && it < control.max_iter) {
-    if (interrupt && it % 16 == 0) interrupt();
+    poll();
     ++it;
     for (Index i = 0; i < n; ++i) trial[i] = detail::clip(alpha[i] + eta * gradient[i], C);
     step = trial - alpha;

@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -42,10 +43,11 @@ inline void check_gram(const ConstMatrixRef& k) {
 
 // The covariance of the noisy process f + xi, xi ~ N(0, v) (eq. 17.16):
 // the input noise variance v on the diagonal of the Gram matrix.
-inline MatrixXd noisy_gram(const Kernel& kernel, const ConstMatrixRef& x, double noise) {
+inline MatrixXd noisy_gram(const Kernel& kernel, const ConstMatrixRef& x, double noise,
+                           const std::function<void()>& interrupt = nullptr) {
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw std::invalid_argument("noise variance must be a finite number >= 0");
-  MatrixXd k = kernel_matrix(kernel, x);
+  MatrixXd k = kernel_matrix(kernel, x, interrupt);
   k.diagonal().array() += noise;
   return k;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <vector>
@@ -45,7 +46,7 @@ class KernelColumnCache {
   const double* column(Index j) { return column(j, nullptr, 0); }
 
   // Column j, valid at least on the rows in 'rows' (all rows when null).
-  const double* column(Index j, const std::vector<Index>* rows, long epoch) {
+  const double* column(Index j, const std::vector<Index>* rows, std::int64_t epoch) {
     j = first_twin_[static_cast<size_t>(j)];
     const bool want_full = rows == nullptr || static_cast<Index>(rows->size()) == n_;
     int s = slot_of_[static_cast<size_t>(j)];
@@ -76,7 +77,7 @@ class KernelColumnCache {
     return sl.data.get();
   }
 
-  long columns_computed() const { return computed_; }
+  std::int64_t columns_computed() const { return computed_; }
   Index capacity() const { return capacity_; }
 
  private:
@@ -84,7 +85,7 @@ class KernelColumnCache {
     std::unique_ptr<double[]> data;
     Index owner = -1;
     bool full = false;
-    long epoch = -1;
+    std::int64_t epoch = -1;
     std::list<int>::iterator where;
   };
 
@@ -119,7 +120,7 @@ class KernelColumnCache {
   std::vector<int> slot_of_;
   std::vector<Slot> slots_;
   std::list<int> lru_;
-  long computed_ = 0;
+  std::int64_t computed_ = 0;
   Eigen::VectorXd buffer_;
 };
 

@@ -29,11 +29,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
+#include "dense.hpp"
+#include "interrupt.hpp"
 #include "kernels.hpp"
 #include "solver_status.hpp"
+#include "special.hpp"
 
 namespace gpsvm {
 
@@ -84,12 +88,15 @@ inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
 // The design H = [1 K] of the training inputs, filled in place: assigning
 // ev.gram() would hold a second n x n matrix at the peak (16 n^2 bytes in
 // all instead of 8 n^2).  Same values as gram(): each k(x_i, x_j) is
-// evaluated once and mirrored.
-inline MatrixXd design(const KernelEvaluator& ev) {
+// evaluated once and mirrored.  The interrupt is polled once per column.
+inline MatrixXd design(const KernelEvaluator& ev,
+                       const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
+  InterruptPoll poll(interrupt);
   MatrixXd h(n, n + 1);
   h.col(0).setOnes();
   for (Index j = 0; j < n; ++j) {
+    poll();
     for (Index i = 0; i <= j; ++i) {
       const double v = ev(i, j);
       h(i, j + 1) = v;
@@ -102,12 +109,15 @@ inline MatrixXd design(const KernelEvaluator& ev) {
 // The design H = [1 K(X, X_c)] on the candidate centres X_c (rows
 // `centres` of the training inputs): n x (m + 1) instead of n x (n + 1),
 // which is what lets rvm() run at large n.
-inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& centres) {
+inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& centres,
+                       const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
   const Index m = static_cast<Index>(centres.size());
+  InterruptPoll poll(interrupt);
   MatrixXd h(n, m + 1);
   h.col(0).setOnes();
   for (Index c = 0; c < m; ++c) {
+    poll();
     if (centres[c] < 0 || centres[c] >= n)
       throw std::invalid_argument("a basis centre is not a row of 'x'");
     ev.column(centres[c], h.col(c + 1).data());
@@ -173,10 +183,6 @@ struct Posterior {
   double log_lik = 0.0;
 };
 
-inline double logdet_from_llt(const Eigen::LLT<MatrixXd>& llt) {
-  return 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-}
-
 // The scaled prior precision Pi~ = D (lambda P + A) D, unit diagonal, and
 // the scaling D itself (in post.d).
 inline MatrixXd scaled_prior_precision(const MatrixXd* p, const VectorXd& alpha, double lambda,
@@ -199,15 +205,13 @@ inline MatrixXd scaled_prior_precision(const MatrixXd* p, const VectorXd& alpha,
 
 // The penalty's share of the posterior: log|Pi~|, diag(Pi~^-1), mu' P mu and
 // tr(Sigma P).
-inline void penalty_terms(const MatrixXd& pi_s, const MatrixXd& p, Posterior& post) {
-  const Index m = pi_s.rows();
-  Eigen::LLT<MatrixXd> llt_p(pi_s);
-  if (llt_p.info() != Eigen::Success)
+inline void penalty_terms(MatrixXd pi_s, const MatrixXd& p, Posterior& post,
+                          const std::function<void()>& interrupt) {
+  if (!cholesky_in_place(pi_s, interrupt))
     throw std::runtime_error("Cholesky factorisation of the prior precision failed");
-  post.logdet_pi = logdet_from_llt(llt_p);
+  post.logdet_pi = cholesky_logdet(pi_s);
   // diag(Pi~^-1) = squared column norms of L^-1 (Pi~ = L L')
-  const MatrixXd linv = llt_p.matrixL().solve(MatrixXd::Identity(m, m));
-  post.pinv_diag = linv.colwise().squaredNorm().transpose();
+  post.pinv_diag = lower_inverse(pi_s, interrupt).colwise().squaredNorm().transpose();
   post.pen = post.mu.dot(p * post.mu);
   const auto dd = post.d.asDiagonal();
   post.trace_sigma_p = ((dd * post.Binv * dd).array() * p.array()).sum();
@@ -215,25 +219,28 @@ inline void penalty_terms(const MatrixXd& pi_s, const MatrixXd& p, Posterior& po
 
 // Posterior given alpha (active), lambda, beta.  hth, hty, p are restricted
 // to the active columns; h_active is the n x m design of those columns; p
-// is null for the plain RVM.
+// is null for the plain RVM.  The factorisations poll the interrupt
+// (dense.hpp): with 3000 kept functions one posterior is ~5e10 flops.
 inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const MatrixXd* p,
                            const MatrixXd& h_active, const VectorXd& y, const VectorXd& alpha,
-                           double lambda, double beta) {
+                           double lambda, double beta,
+                           const std::function<void()>& interrupt = nullptr) {
   const Index m = alpha.size();
   const bool penalised = p != nullptr && lambda > 0.0;
   Posterior out;
   const MatrixXd pi_s = scaled_prior_precision(p, alpha, lambda, penalised, out);
   const auto dd = out.d.asDiagonal();
-  MatrixXd b = pi_s + beta * (dd * hth * dd);
-  Eigen::LLT<MatrixXd> llt_b(b);
-  if (llt_b.info() != Eigen::Success)
+  MatrixXd chol_b = pi_s + beta * (dd * hth * dd);
+  if (!cholesky_in_place(chol_b, interrupt))
     throw std::runtime_error("Cholesky factorisation of the posterior precision failed");
-  out.logdet_b = logdet_from_llt(llt_b);
-  out.Binv = llt_b.solve(MatrixXd::Identity(m, m));
+  out.logdet_b = cholesky_logdet(chol_b);
+  // B^-1 = L^-T L^-1
+  out.Binv = crossprod(lower_inverse(chol_b, interrupt), interrupt);
   // mu = beta Sigma H'y = beta D B^-1 D H'y
-  out.mu = beta * (dd * llt_b.solve(dd * hty));
+  const auto l = chol_b.triangularView<Eigen::Lower>();
+  out.mu = beta * (dd * l.adjoint().solve(l.solve(dd * hty)));
   if (penalised) {
-    penalty_terms(pi_s, *p, out);
+    penalty_terms(pi_s, *p, out, interrupt);
   } else {
     out.pinv_diag = VectorXd::Ones(m);
     out.logdet_pi = 0.0;
@@ -245,17 +252,9 @@ inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const Matri
       (penalised ? lambda * out.pen : 0.0) + (alpha.array() * out.mu.array().square()).sum();
   // log|sigma2 I + H Pi^-1 H'| = n log sigma2 + log|Pi + beta H'H| - log|Pi|
   //                            = n log sigma2 + log|B| - log|Pi~|
-  out.log_lik = -0.5 * (n * std::log(2.0 * M_PI) - n * std::log(beta) + out.logdet_b -
+  out.log_lik = -0.5 * (2.0 * n * kLogSqrt2Pi - n * std::log(beta) + out.logdet_b -
                         out.logdet_pi + beta * out.rss + prior_quad);
   return out;
-}
-
-// A'A for a tall or square A, forming only one triangle (half the flops of
-// a general product).
-inline MatrixXd crossprod(const MatrixXd& a) {
-  MatrixXd out = MatrixXd::Zero(a.cols(), a.cols());
-  out.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
-  return out.selfadjointView<Eigen::Lower>();
 }
 
 inline MatrixXd select(const MatrixXd& m, const std::vector<Index>& idx) {

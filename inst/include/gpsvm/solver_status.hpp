@@ -5,6 +5,8 @@
 #ifndef GPSVM_SOLVER_STATUS_HPP
 #define GPSVM_SOLVER_STATUS_HPP
 
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -19,11 +21,25 @@ namespace gpsvm {
 // default.  Switches (schedules, flags) have no unset state.
 constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
 
+// Counts (iterations, ranks, cache misses) are int or std::int64_t, never
+// long, which has 32 bits on Windows.  kMaxCount, the largest count a caller
+// can ask for, is the longest vector R allows (R_XLEN_T_MAX, 2^52): every
+// count up to it is exact as a double.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 52;
+
+// Whether v is a whole number in [lower, upper], bounds within +-kMaxCount,
+// so that static_cast<std::int64_t>(v) is exact: the check a number from the
+// caller passes before it becomes a count.
+inline bool is_count_in(double v, std::int64_t lower, std::int64_t upper) {
+  return v >= static_cast<double>(lower) && v <= static_cast<double>(upper) &&
+         v == std::floor(v);
+}
+
 struct SolverStatus {
   bool converged = false;
   // Iterations taken, in the solver's own unit (EP sweeps, SMO pair steps,
   // outer iterations of the paper's scheme, ...).
-  long iterations = 0;
+  std::int64_t iterations = 0;
   // The solver's own stopping measure at the last iteration (EP: largest
   // standardised change of a marginal; SMO: the KKT gap; RVM: the largest
   // change of a log hyperparameter; ...), compared with `tol`.

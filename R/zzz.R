@@ -1,0 +1,11 @@
+# parsnip is only suggested: the "gpsvm" engines are registered when parsnip's
+# namespace is there, now if it is loaded already, else by a hook that runs
+# when it is loaded (so loading gpsvm never loads parsnip).
+.onLoad <- function(libname, pkgname) {
+  if (isNamespaceLoaded("parsnip")) {
+    .register_parsnip_engines()
+  } else {
+    setHook(packageEvent("parsnip", "onLoad"), function(...) .register_parsnip_engines())
+  }
+  invisible()
+}

@@ -1,0 +1,87 @@
+# Benchmark: how fast Ctrl-C stops a long fit.  Each fit runs in a child R
+# process; two seconds (`GPSVM_BENCH_INTERRUPT_AFTER`) after the fit starts
+# the child is sent SIGINT (what Ctrl-C sends), and the latency is the time
+# from the signal to the moment
+# the child's R code regains control (an interrupt handler around the fit
+# writes the time; both processes read the same clock).  The target is
+# within one second.  A fit that ends before the signal is reported as
+# such (then there was nothing to stop); one that ignores the signal for
+# `GPSVM_BENCH_INTERRUPT_WAIT` seconds (default 120) is killed and reported
+# as "> wait".  `GPSVM_BENCH_INTERRUPT_CASES` picks cases by name.
+#
+# Run: make bench BENCH=interrupt (or R_LIBS=... Rscript bench/bench-interrupt.R)
+cases <- list(
+  srvm_wide = c("x <- matrix(rnorm(50 * 5000), 50); y <- rnorm(50)",
+                "srvm(x, y)"),
+  srvm_basis3000 = c("x <- matrix(runif(3000 * 2, -3, 3), ncol = 2); y <- sin(x[, 1]) + rnorm(3000)",
+                     "srvm(x, y, basis = 3000)"),
+  rvm_n5000 = c("x <- matrix(runif(5000 * 2, -3, 3), ncol = 2); y <- sin(x[, 1]) + rnorm(5000)",
+                "rvm(x, y)"),
+  rvm_basis15000 = c(paste("x <- matrix(runif(15000 * 2, -3, 3), ncol = 2);",
+                           "y <- sin(x[, 1]) + rnorm(15000)"),
+                     "rvm(x, y, basis = 15000)"),
+  svr_n60000 = c(paste("x <- matrix(runif(60000 * 2, -3, 3), ncol = 2);",
+                       "y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(60000, sd = 0.1)"),
+                 "svr(x, y, C = 10, epsilon = 0.01)"),
+  kernel_matrix = c("x <- matrix(rnorm(10000 * 500), ncol = 500)",
+                    "kernel_matrix(rbf_kernel(20), x)"),
+  svc_smo = c(paste("x <- matrix(rnorm(40000 * 2), ncol = 2);",
+                    "y <- factor(ifelse(x[, 1] * x[, 2] + rnorm(40000) > 0, 'a', 'b'))"),
+              "svc(x, y, rbf_kernel(0.3), C = 100, noise = 0)"),
+  svc_adatron = c(paste("x <- matrix(rnorm(6000 * 2), ncol = 2);",
+                        "y <- factor(ifelse(x[, 1] * x[, 2] + rnorm(6000) > 0, 'a', 'b'))"),
+                  paste("svc(x, y, rbf_kernel(1), C = 100, noise = 0.01,",
+                        "control = svc_control(algorithm = 'adatron'))"))
+)
+wanted <- strsplit(Sys.getenv("GPSVM_BENCH_INTERRUPT_CASES", ""), "[ ,]+")[[1]]
+if (length(wanted) > 0L) cases <- cases[names(cases) %in% wanted]
+wait <- as.numeric(Sys.getenv("GPSVM_BENCH_INTERRUPT_WAIT", "120"))
+after <- as.numeric(Sys.getenv("GPSVM_BENCH_INTERRUPT_AFTER", "2"))
+rscript <- file.path(R.home("bin"), "Rscript")
+
+# The child: set up, say "started" with its pid and the time, fit, and
+# write the time at which the interrupt reached R (or "finished").
+child_script <- function(setup, fit, status) {
+  sprintf(paste(
+    "suppressPackageStartupMessages(library(gpsvm)); set.seed(1); %s",
+    "writeLines(c('started', Sys.getpid(), format(as.numeric(Sys.time()), digits = 17)), '%s')",
+    "out <- tryCatch({ %s; 'finished' }, interrupt = function(e) format(as.numeric(Sys.time()), digits = 17))",
+    "writeLines(c('done', out), '%s.done')", sep = "\n"),
+    setup, status, fit, status)
+}
+
+measure <- function(name, setup, fit) {
+  status <- tempfile(name)
+  script <- tempfile(name, fileext = ".R")
+  writeLines(child_script(setup, fit, status), script)
+  system2(rscript, c("--vanilla", shQuote(script)), wait = FALSE, stdout = FALSE, stderr = FALSE)
+  repeat {  # until the child has set up (loading and data can take seconds)
+    Sys.sleep(0.05)
+    if (file.exists(status) && length(s <- readLines(status, warn = FALSE)) == 3L) break
+  }
+  pid <- as.integer(s[2])
+  Sys.sleep(after)
+  sent <- as.numeric(Sys.time())
+  tools::pskill(pid, tools::SIGINT)
+  done <- paste0(status, ".done")
+  while (!file.exists(done) && as.numeric(Sys.time()) - sent < wait) Sys.sleep(0.01)
+  if (!file.exists(done)) {
+    tools::pskill(pid, tools::SIGKILL)
+    return(data.frame(fit = name, latency_s = NA_real_, note = sprintf("> %g s, killed", wait)))
+  }
+  Sys.sleep(0.05)  # the file is written in one call; let it land
+  out <- readLines(done, warn = FALSE)[2]
+  if (identical(out, "finished")) {
+    return(data.frame(fit = name, latency_s = NA_real_, note = "ended before the signal"))
+  }
+  data.frame(fit = name, latency_s = as.numeric(out) - sent, note = "")
+}
+
+load <- if (file.exists("/proc/loadavg")) readLines("/proc/loadavg", warn = FALSE) else "unknown"
+cat(sprintf("SIGINT %g s after each fit starts; load average %s\n", after, load))
+results <- do.call(rbind, lapply(names(cases), function(nm) {
+  r <- measure(nm, cases[[nm]][1], cases[[nm]][2])
+  cat(sprintf("%-14s %s\n", nm, if (is.na(r$latency_s)) r$note else sprintf("%.3f s", r$latency_s)))
+  r
+}))
+print(results, digits = 3, row.names = FALSE)
