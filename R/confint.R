@@ -215,15 +215,17 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 }
 
 # The curvature of a model whose search by evidence fit$optimization
-# records: the Hessian in the transformed estimates, by central differences
+# records (which hyperparameters it chose, and which stopped at a bound;
+# their values are the model's, as hyperparameters() gives them): the Hessian in the transformed estimates, by central differences
 # of the gradient that .refit_at() returns when it has one (step 0.01),
 # else by second differences of the log evidence (step 0.05: the evidences
 # of svr() and of the relevance vector machines' width are rough on finer
 # scales).  A refit that fails gives NA entries, and so no interval.
 .search_curvature <- function(object) {
-  est <- unlist(object$optimization$estimate)
-  if (length(est) == 0L) return(NULL)
   record <- object$optimization
+  searched <- names(unlist(record$estimate))
+  if (length(searched) == 0L) return(NULL)
+  est <- .model_hyperparameters(object)[searched]
   at_bound <- intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)), names(est))
   free <- setdiff(names(est), at_bound)
   transform <- .hyper_transforms(free)

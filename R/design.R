@@ -334,8 +334,9 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
          call. = FALSE)
   }
   warning(sprintf(paste("'newdata' has factor levels training never saw, in %s: %s. Each is",
-                        "predicted as a new direction of the input space (the prediction moves",
-                        "towards the prior mean and its error bars widen); new_levels =",
+                        "predicted as a new direction of the input space (its kernel values with the",
+                        "training inputs shrink, and the prediction moves towards the prior",
+                        "mean); new_levels =",
                         "\"error\" refuses them"),
                   .count(sum(rows), "row"), listing), call. = FALSE)
   list(mf = mf, unseen = unseen)

@@ -242,7 +242,8 @@ add1.gpsvm_classifier <- add1.gpsvm_regression
       .stop(sprintf("refitting %s %s changes the rows used (%d, not %d): remove missing values first",
                     sign, term, stats::nobs(refit), stats::nobs(object)))
     }
-    c(abs(ncol(refit$x) - ncol(object$x)), stats::extractAIC(refit, scale, k = k)[2L])
+    c(abs(ncol(stats::model.matrix(refit)) - ncol(stats::model.matrix(object))),
+      stats::extractAIC(refit, scale, k = k)[2L])
   })
   table <- data.frame(Df = c(NA, vapply(rows, `[[`, numeric(1), 1L)),
                       AIC = c(start[2L], vapply(rows, `[[`, numeric(1), 2L)),

@@ -66,7 +66,10 @@
 #' input lies at 0, and 0 in the factor's own columns; so its kernel values
 #' with the training inputs shrink (a Gaussian kernel's by
 #' \eqn{e^{-1/(2\sigma^2)}} per such factor), the prediction falls back
-#' towards the prior mean and its standard error grows. One warning names
+#' towards the prior mean and its standard error grows (not for [rvm()]
+#' and [srvm()], whose pruned basis functions carry no uncertainty: away
+#' from the relevance vectors their intervals narrow, see [rvm()]). One
+#' warning names
 #' every factor with new levels, the levels and the number of rows;
 #' `new_levels = "error"` refuses them instead, as [stats::predict.lm()]
 #' does. With

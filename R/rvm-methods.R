@@ -195,8 +195,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
                lambda = smooth && is.null(object$control$lambda),
                sigma = "sigma" %in% names(record$estimate))
   if (!any(learned)) return(NULL)
-  estimate <- c(noise_variance = object$noise_variance, lambda = object$lambda,
-                sigma = object$kernel$sigma %||% NA_real_)[learned]
+  estimate <- .model_hyperparameters(object)[names(learned)[learned]]
   # a width at the end of its search range, or lambda learned to 0, is not
   # at an interior maximum
   at_bound <- c(intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)),
