@@ -262,7 +262,8 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 
 # The panels plot() draws, by name, with the number plot.lm() gives each
 # (NA: by name only).  A panel is function(x, options, ...) with `options`
-# the list of plot()'s arguments and `...` graphical parameters; a new panel
+# the list of plot()'s arguments (with `diagnostics`, .diagnostic_values(),
+# for the residual panels) and `...` graphical parameters; a new panel
 # is one more entry here.
 .regression_panels <- function() {
   list(fit = list(number = NA_integer_, draw = .plot_fit_panel),
@@ -307,6 +308,8 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   options <- list(deriv = deriv, level = if (band) level else 0.95, band = band, n = n,
                   xlim = xlim, ylim = ylim, truth = truth, legend = legend, xlab = xlab,
                   ylab = ylab, main = main, extra = extra)
+  # the residual panels' values, computed once for all of them
+  if (any(which %in% c("residuals", "qq", "scale"))) options$diagnostics <- .diagnostic_values(x)
   if (length(which) > 1L && grDevices::dev.interactive() &&
       prod(graphics::par("mfcol")) < length(which)) {
     old <- grDevices::devAskNewPage(TRUE)
@@ -406,12 +409,12 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 }
 
 .plot_residual_panel <- function(x, options, ...) {
-  v <- .diagnostic_values(x)
+  v <- options$diagnostics
   .smoothed_scatter(v$fitted, v$residuals, options, "Residuals", "Residuals vs Fitted", 0, ...)
 }
 
 .plot_qq_panel <- function(x, options, ...) {
-  v <- .diagnostic_values(x)
+  v <- options$diagnostics
   stats::qqnorm(v$scores, main = options$main %||% "Normal Q-Q of the PIT",
                 xlab = options$xlab %||% "Theoretical quantiles",
                 ylab = options$ylab %||% sprintf("Standardised residuals (%s)", v$predictive),
@@ -420,7 +423,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 }
 
 .plot_scale_panel <- function(x, options, ...) {
-  v <- .diagnostic_values(x)
+  v <- options$diagnostics
   # the reference is the median of sqrt(|z|) for standard normal z
   .smoothed_scatter(v$fitted, sqrt(abs(v$scores)), options,
                     sprintf("sqrt(|standardised residuals|) (%s)", v$predictive), "Scale-Location",

@@ -67,6 +67,20 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
   H <- numeric_hessian(loglik, log(est), 0.02)
   expect_equal(unname(confint(fit)), unname(log_scale_intervals(est, H)), tolerance = 2e-3)
   expect_error(confint(fit, level = 1), "'level' must lie in \\(0, 1\\)")
+  # C, epsilon and the width searched together, on a formula fit (the
+  # differences of the reference converge to confint()'s: 6e-3 at step
+  # 0.04, 1.4e-3 at 0.02, 2e-4 at 0.01)
+  fit <- mfsvr(mpg ~ wt + hp + qsec, data = mtcars, optimize = TRUE)
+  expect_length(fit$optimization$at_bound, 0L)
+  est <- hyperparameters(fit)[c("C", "epsilon", "sigma")]
+  loglik <- function(t) {
+    v <- exp(t)
+    c(logLik(mfsvr(mpg ~ wt + hp + qsec, data = mtcars, C = v[[1]], epsilon = v[[2]],
+                   kernel = rbf_kernel(v[[3]]))))
+  }
+  H <- numeric_hessian(loglik, log(est), 0.01)
+  expect_equal(confint(fit)[names(est), ], log_scale_intervals(est, H), tolerance = 1e-3,
+               ignore_attr = TRUE)
 })
 
 test_that("confint() of a two-class gpc() search follows the curvature of its evidence", {
