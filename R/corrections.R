@@ -142,20 +142,27 @@
 #' sqrt(pi / (2 h)) erfcx(c / sqrt(2 h))} is finite everywhere and tends to
 #' \eqn{1/c} as \eqn{h \to 0}{h -> 0}. (\eqn{h_i}{h_i}: item 14.)
 #'
-#' *gpsvm.* [evidence()] and `logLik()` give eq. (16) as printed, with
-#' coefficients within `margin_tol * C` of a bound counted at the bound, so
-#' the value is always finite (it still jumps where a point changes set);
+#' Neither form is the model's evidence: the expansion around the mode
+#' misses much of the posterior's mass at the kinks, and eq. (16) exceeded
+#' the model's evidence by 14 to 290 nats on the package's benchmark.
+#'
+#' *gpsvm.* `logLik()` and [evidence()] give the model's evidence, computed
+#' by expectation propagation as for [mfsvr()] (the same model).
+#' `evidence(fit, "eq16")` gives eq. (16) as printed, with coefficients
+#' within `margin_tol * C` of a bound counted at the bound, so the value is
+#' always finite (it still jumps where a point changes set);
 #' `evidence(fit, "refined")` gives the refined form with \eqn{\log(I(|\beta_i|)
 #' + I(C - |\beta_i|))}{log(I(|beta_i|) + I(C - |beta_i|))} per margin vector;
 #' [evidence_curve()] averages over data sets as the paper does, and
-#' `svr(optimize = TRUE)` searches a grid before refining the best
-#' point, since the curve is rough.
+#' `svr(optimize = TRUE, control = svr_control(evidence = "eq16"))` searches
+#' a grid before refining the best point, since the curve is rough.
 #'
 #' *Tests.* `test-svr.R`: "eq. (16) evidence equals a plain-R evaluation",
 #' "refined evidence: per-margin integrals against integrate()", "singular
 #' evidence cases stay finite: |beta| near 0 or C, tiny and huge C",
 #' "evidence maximisation returns the best evidence it saw; evidence_curve
-#' averages".
+#' averages"; `test-evidence.R`: the model's evidence against quadrature and
+#' importance sampling.
 #'
 #' @section Item 5. Kernel widths:
 #' *The papers.* Each writes the Gaussian kernel its own way: GGH

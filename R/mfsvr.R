@@ -90,6 +90,12 @@
 #' `optimize` searches on that scale too. Everything the methods return is in
 #' the data's units ([regression-methods], [predict.gpsvm_regression()]).
 #'
+#' `logLik()` is the EP approximation of the evidence (exact for one
+#' observation): within 0.005 nats of numerical integration on problems of
+#' three observations and within 0.02 nats of importance sampling on 30, in
+#' the package's tests. [svr()] fits the same model, and its `logLik()` at
+#' the same `C`, `epsilon` and kernel is this one.
+#'
 #' The target noise variance used for prediction bands is
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}, eq. (29) of
 #' Gao, Gunn, Harris and Brown (2002); the mean-field paper's eq. (5.3) has a

@@ -18,7 +18,9 @@
 #'   derivative): the mean \eqn{\pm} the normal quantile times `se.fit`.
 #' * `"prediction"` is the band of a new target (only for `deriv = 0`, since
 #'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
-#'   Gaussian and so is the band. For [svr()] and [mfsvr()] the noise is
+#'   Gaussian with an estimated variance, and the band uses Student's t
+#'   quantiles on the residual degrees of freedom, as [stats::predict.lm()]
+#'   does (see "Prediction intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
 #'   epsilon-insensitive, so the predictive distribution is the Gaussian
 #'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
 #'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
@@ -48,8 +50,10 @@
 #'   \eqn{a = L^{-1} k_Z(z)}, \eqn{L L' = K_{ZZ}} and \eqn{A} the posterior
 #'   precision of the whitened inducing values, \eqn{O(m^2)} per point.
 #' * `rvm()`, `srvm()`: \eqn{h' \Sigma h} with \eqn{h = (1, k(z, x_j))_j} over
-#'   the kept weights and \eqn{\Sigma} their posterior covariance; the mean
-#'   is \eqn{h' \mu}.
+#'   the kept weights and \eqn{\Sigma} their posterior covariance, plus the
+#'   variance of a basis function \eqn{k(\cdot, z)} added at \eqn{z} with the
+#'   response's variance as its prior variance (see [rvm()]), \eqn{O(n r)}
+#'   per point; the mean is \eqn{h' \mu}, the sparse fit's.
 #'
 #' With `deriv = n > 0` the same is given for the `n`-th partial derivative
 #' of the latent function in input column `wrt`: the derivative of a
@@ -211,9 +215,14 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #'   standardised residuals against the fitted values, with a smooth.
 #' * 4, `"observed"`: the observed responses against the fitted values,
 #'   each with its prediction interval, beside the line of perfect fit.
+#' * `"calibration"` (by name): the coverage of the fit's prediction
+#'   intervals against their nominal level, on held-out data or by
+#'   cross-validation ([interval_coverage()], whose arguments `newdata`,
+#'   `y`, `folds`, `levels` and `seed` it takes in `...`).
 #'
 #' @param x A regression fit.
-#' @param which The panels: numbers from 1 to 4 or the names above.
+#' @param which The panels: numbers from 1 to 4 or the names above
+#'   (`NULL` is `"fit"`).
 #' @param deriv Order of the derivative to draw (panel `"fit"`).
 #' @param level Coverage of the bands; `NA` draws none.
 #' @param n Number of grid points for the curves, at most 10000.
@@ -228,7 +237,8 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' @param bound For [svr()] fits, also draw the prediction band with the
 #'   eq. (31) latent variance (see [predict.gpsvm_regression()]).
 #' @param ... Further graphical parameters for [graphics::plot()]; for
-#'   `svr` fits, also the arguments above.
+#'   `svr` fits, also the arguments above; with `which = "calibration"`,
+#'   [interval_coverage()]'s arguments.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -240,12 +250,14 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' op <- par(mfrow = c(2, 2))
 #' plot(rvm(mpg ~ wt + hp, data = mtcars), which = 1:4)
 #' par(op)
+#' # do its 50% to 99% intervals hold what they claim? (5-fold cross-validation)
+#' plot(fit, which = "calibration")
 #' @export
 plot.gpsvm_regression <- function(x, which = "fit", deriv = 0, level = 0.95, n = 200, xlim = NULL,
                                   ylim = NULL, truth = NULL, legend = "topright", xlab = NULL,
                                   ylab = NULL, main = NULL, ...) {
   .plot_regression(x, which, deriv, level, n, xlim, ylim, truth, legend, xlab, ylab, main, NULL,
-                   ...)
+                   ..., env = parent.frame())
 }
 
 #' @rdname plot.gpsvm_regression
@@ -257,7 +269,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
                                        level, bound = TRUE),
                          label = "prediction band, eq. (31)")
   }
-  .plot_regression(x, ..., extra = extra)
+  .plot_regression(x, ..., extra = extra, env = parent.frame())
 }
 
 # The panels plot() draws, by name, with the number plot.lm() gives each
@@ -274,11 +286,16 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
          .plot_observed_fitted(x, options$band, options$level, options$xlim, options$ylim,
                                options$legend, options$xlab, options$ylab,
                                options$main %||% "Observed vs Fitted", ...)
+       }),
+       calibration = list(number = NA_integer_, draw = function(x, options, ...) {
+         .plot_calibration(x, options$env, main = options$main, ...)
        }))
 }
 
-# `which` as panel names: numbers map to the numbered panels.
+# `which` as panel names: numbers map to the numbered panels (NULL, as
+# plot() once took it, is the fit).
 .check_panels <- function(which, panels) {
+  if (is.null(which)) return("fit")
   numbers <- vapply(panels, `[[`, integer(1), "number")
   choices <- sprintf("%s (%s)", names(panels), ifelse(is.na(numbers), "by name", numbers))
   bad <- function() {
@@ -296,7 +313,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 
 .plot_regression <- function(x, which = "fit", deriv = 0, level = 0.95, n = 200, xlim = NULL,
                              ylim = NULL, truth = NULL, legend = "topright", xlab = NULL,
-                             ylab = NULL, main = NULL, extra = NULL, ...) {
+                             ylab = NULL, main = NULL, extra = NULL, ..., env) {
   .validate_fit(x)
   panels <- .regression_panels()
   which <- .check_panels(which, panels)
@@ -307,7 +324,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   if (band) level <- .check_level(level)
   options <- list(deriv = deriv, level = if (band) level else 0.95, band = band, n = n,
                   xlim = xlim, ylim = ylim, truth = truth, legend = legend, xlab = xlab,
-                  ylab = ylab, main = main, extra = extra)
+                  ylab = ylab, main = main, extra = extra, env = env)
   # the residual panels' values, computed once for all of them
   if (any(which %in% c("residuals", "qq", "scale"))) options$diagnostics <- .diagnostic_values(x)
   if (length(which) > 1L && grDevices::dev.interactive() &&

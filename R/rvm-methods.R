@@ -5,13 +5,72 @@
 # summary() show.
 
 # The derivative of the expansion is the expansion in derivative kernels:
-# with h = (1[n = 0], D^n k(z, x_j))_j over the kept weights, the posterior
-# of D^n f(z) is N(h' mu, h' Sigma h) at the fitted hyperparameters.
+# with h = (1[n = 0], D^n k(z, x_j))_j over the kept weights, the sparse
+# model's posterior of D^n f(z) is N(h' mu, h' Sigma h) at the fitted
+# hyperparameters.  The mean is that; the variance is the augmented
+# model's (.rvm_augmented_variance()).
 .latent_moments.gpsvm_rvm <- function(object, z, deriv, wrt, want_var, ...) {
   .check_dots_empty(...)
   h <- .rvm_basis(object, z, deriv, wrt)
   list(mean = drop(h %*% object$coefficients),
-       var = if (want_var) pmax(rowSums((h %*% object$Sigma) * h), 0))
+       var = if (want_var) .rvm_augmented_variance(object, z, h, deriv, wrt))
+}
+
+# A pruned basis function carries no variance, so the sparse model is sure
+# of itself wherever its few kept functions are flat, and more so the
+# further from the data.  Rasmussen and Quinonero-Candela (2005) augment the
+# model at each new input z with one more basis function, k(., z), whose
+# weight w_z has the prior N(0, v) with v the response's variance (a
+# Gaussian process's prior variance there); the training data then fix
+# w_z as far as they can.  With Phi the training design of the kept
+# weights, phi = k(x_i, z) over the training inputs and the weights'
+# posterior covariance Sigma, the data precision of w_z is
+#   s = phi' C^-1 phi,  C^-1 = I / sigma^2 - Phi Sigma Phi' / sigma^4,
+# and the part of D^n k(., z) at z that the kept weights do not already
+# carry is e = D^n k(z, z) - h' Sigma Phi' phi / sigma^2 (h as above), so the
+# augmented model's variance of D^n f(z) is
+#   h' Sigma h + e^2 / (1 / v + s).
+# The mean stays the sparse fit's (the augmented one moves it by
+# e q / (1 / v + s), q = phi' (y - Phi mu) / sigma^2): point predictions and
+# derivatives are those of the fit.  Cost O(n r) per input: the training
+# inputs, not only the relevance vectors, enter every prediction.
+.rvm_augmented_variance <- function(object, z, h, deriv, wrt) {
+  Sigma <- object$Sigma
+  kept <- pmax(rowSums((h %*% Sigma) * h), 0)
+  v <- .augmentation_prior_variance(object)
+  if (!(v > 0)) return(kept)
+  s2 <- object$noise_variance
+  design <- .rvm_design(object$x, object$kernel, object$relevance_vectors)
+  own <- .kernel_at_centre(object$kernel, z, deriv, wrt)
+  added <- numeric(nrow(z))
+  # phi for a block of inputs at a time: rows x n numbers
+  step <- max(1L, floor(2e6 / nrow(object$x)))
+  for (start in seq(1L, nrow(z), by = step)) {
+    rows <- start:min(nrow(z), start + step - 1L)
+    phi <- kernel_matrix(object$kernel, z[rows, , drop = FALSE], object$x)
+    projected <- phi %*% design
+    s <- pmax(rowSums(phi^2) / s2 - rowSums((projected %*% Sigma) * projected) / s2^2, 0)
+    e <- own[rows] - rowSums((h[rows, , drop = FALSE] %*% Sigma) * projected) / s2
+    added[rows] <- e^2 / (1 / v + s)
+  }
+  kept + added
+}
+
+# The prior variance of the augmenting weight: the variance of the response
+# in the model's units (1 - 1/n with scale = TRUE).
+.augmentation_prior_variance <- function(object) {
+  y <- .to_model_units(object$y, object$response_scaling)
+  mean((y - mean(y))^2)
+}
+
+# D^n k(x, z) in x, at x = z, for each row z: the augmenting basis
+# function's own n-th derivative at its centre (k(z, z) for n = 0).
+.kernel_at_centre <- function(kernel, z, deriv, wrt) {
+  if (deriv == 0L) return(cpp_kernel_diagonal(kernel, z, 0L, wrt))
+  vapply(seq_len(nrow(z)), function(i) {
+    zi <- z[i, , drop = FALSE]
+    kernel_matrix(kernel, zi, zi, deriv = deriv, wrt = wrt)[1L, 1L]
+  }, numeric(1))
 }
 
 # The rows h(z) of the (derivative) design at new inputs, kept weights only.
@@ -22,8 +81,16 @@
   cbind(if (deriv == 0L) 1 else 0, k)
 }
 
+# A new target's interval: the noise variance is estimated from the
+# residuals, sigma^2 = |y - Phi mu|^2 / (n - gamma) at convergence (gamma the
+# effective number of parameters, the trace of the hat matrix), and
+# integrating it out under a flat prior on log sigma^2 gives Student's t with
+# n - gamma degrees of freedom, as predict.lm() uses n - p (at least 1:
+# a fit that interpolates gets Cauchy tails).
 .target_interval.gpsvm_rvm <- function(object, mean, var, level) {
-  .gaussian_interval(mean, sqrt(var + object$noise_variance), level)
+  df <- max(1, nrow(object$x) - .effective_parameters(object))
+  half <- stats::qt((1 + level) / 2, df) * sqrt(var + object$noise_variance)
+  list(lower = mean - half, upper = mean + half)
 }
 
 .noise_sd.gpsvm_rvm <- function(object) sqrt(object$noise_variance)

@@ -105,7 +105,7 @@
   facts <- .interpolation_facts(fit, design)
   if (is.null(facts)) return(invisible())
   warning(sprintf(paste("%s: the fit nearly interpolates: %s. Unless the data are almost free of",
-                        "noise its prediction intervals are far too narrow; a wider kernel (a",
+                        "noise its prediction intervals are too narrow; a wider kernel (a",
                         "larger sigma in rbf_kernel()) or mfsvr() gives error bars that hold."),
                   model, facts), call. = FALSE)
 }

@@ -3,8 +3,10 @@
 #' The tolerance, budget and grid of the search that chooses hyperparameters
 #' by the evidence, for every fitter that searches: [mfsvr()] and [gpc()]
 #' (L-BFGS-B with the evidence's gradient), [rvm()] and [srvm()] (the
-#' Gaussian width: a grid, then golden sections) and [svr()] (`C`: a grid,
-#' then Brent's method, or the eq. (17) iteration). Each fitter takes it as
+#' Gaussian width: a grid, then golden sections) and [svr()] (`C`: by the
+#' EP evidence's gradient as [mfsvr()]; a grid, then Brent's method, with a
+#' threshold, an interval or the paper's approximations; or the eq. (17)
+#' iteration). Each fitter takes it as
 #' `search = search_control(...)`; it matters only where `optimize` asks
 #' for a search.
 #'
@@ -13,9 +15,9 @@
 #'
 #' | search | `tol` | `max_iter` | `grid` |
 #' | --- | --- | --- | --- |
-#' | L-BFGS-B, `mfsvr()`, `gpc()` | \eqn{10^{-3}}: the largest component of the projected gradient of the log evidence per observation | 100 iterations | (none) |
+#' | L-BFGS-B, `mfsvr()`, `gpc()`, `svr()` by the EP evidence | \eqn{10^{-3}}: the largest component of the projected gradient of the log evidence per observation | 100 iterations | (none) |
 #' | the width, `rvm()`, `srvm()` | 0.05: the bracket around the best width, in log sigma | 100 golden-section steps | 9 widths from \eqn{w/4} to \eqn{4w} |
-#' | `C` by evidence, `svr()` | \eqn{10^{-3}}: Brent's tolerance in log C | (none: Brent's method stops by `tol`) | 25 values of `C`, log-spaced |
+#' | `C` by a grid, `svr()` | \eqn{10^{-3}}: Brent's tolerance in log C | (none: Brent's method stops by `tol`) | 25 values of `C`, log-spaced |
 #' | `C` by eq. (17), `svr()` | 0.05: the change of `C` in one step (the paper's) | 50 steps | (none) |
 #'
 #' @param tol Positive number: the search's stopping tolerance, or `NULL`.

@@ -1,6 +1,7 @@
 # What svr() fits bring to the regression layer (R/regression.R): the latent
-# mean and its eq. (22) or (31) variance, the eq. (16) evidence, and what
-# print() and summary() show.  The noise model is in R/epsins-noise.R.
+# mean and its eq. (22) or (31) variance, the evidence (EP, R/svr-evidence.R),
+# and what print() and summary() show.  The noise model is in
+# R/epsins-noise.R.
 
 .latent_moments.gpsvm_svr <- function(object, z, deriv, wrt, want_var, bound = FALSE, ...) {
   .check_dots_empty(...)
@@ -30,7 +31,7 @@
   pmax(kzz - colSums(A^2), 0)
 }
 
-.log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "eq16")
+.log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "ep")
 
 # confint(): the evidence refitted at another C (the one hyperparameter
 # svr()'s search chooses).
@@ -59,9 +60,10 @@
             tab[["X_M-"]], tab[["X_M+"]], tab[["X_C"]]))
 }
 
-# print()'s account of the search for C: "C by evidence maximisation (eq.
-# 16) over [0.01, 100]: 29 evaluations, at the upper end of the interval",
-# or the eq. (17) iteration's outcome.
+# print()'s account of the search for C: the EP evidence's gradient search
+# as every model's, "C by evidence maximisation (eq. 16) over [0.01, 100]: 29
+# evaluations, at the upper end of the interval" for a grid, or the eq. (17)
+# iteration's outcome.
 .search_summary.gpsvm_svr <- function(object) {
   record <- object$optimization
   if (is.null(record)) return(NULL)
@@ -70,9 +72,10 @@
                    if (record$convergence$converged) "settled" else "did not settle",
                    record$convergence$iterations))
   }
+  if (is.null(record$interval)) return(NextMethod())
   at <- sub("^C:", "", record$at_bound)
   sprintf("C by evidence maximisation (%s) over [%.3g, %.3g]: %d evaluations%s",
-          if (record$evidence == "eq16") "eq. 16" else "refined evidence",
+          switch(record$evidence, ep = "EP", eq16 = "eq. 16", refined = "refined evidence"),
           record$interval[1], record$interval[2], record$evaluations,
           if (length(at) > 0L) sprintf(", at the %s end of the interval", at) else "")
 }
@@ -99,7 +102,7 @@
   cat("\nPartition of the training set (eqs. 8-11):\n")
   print(d$partition)
   cat(sprintf("\nDual objective: %s\n", format(d$objective, digits = digits + 3L)))
-  cat(sprintf("Evidence approximations: %s (eq. 16, logLik), %s (refined)\n",
+  cat(sprintf("The paper's approximations of the log evidence: %s (eq. 16), %s (refined)\n",
               format(d$log_evidence[["eq16"]], digits = digits + 2L),
               format(d$log_evidence[["refined"]], digits = digits + 2L)))
 }
@@ -128,17 +131,18 @@ coef.gpsvm_svr <- function(object, ...) {
 }
 
 # The fields svr()'s computations read (validate-fit.R); its search
-# record adds which evidence it maximised over which interval (print()
-# shows them).
+# record adds which evidence it maximised, and a grid search the interval
+# (print() shows them).
 .validate_fit.gpsvm_svr <- function(object) {
   record <- .optional(function(r) {
-    .search_record_field(r) %||% if (!identical(r$method, "eq. (17) fixed point")) {
-      .nested(r, list(evidence = .string(c("eq16", "refined")),
-                      interval = function(v) {
-                        .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
-                          if (v[1L] >= v[2L]) "must be increasing"
-                      }))
-    }
+    .search_record_field(r) %||% switch(r$method,
+      "eq. (17) fixed point" = NULL,
+      "grid and Brent" = .nested(r, list(evidence = .string(.svr_evidence_methods),
+                                         interval = function(v) {
+                                           .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
+                                             if (v[1L] >= v[2L]) "must be increasing"
+                                         })),
+      .nested(r, list(evidence = .string("ep"))))
   })
   .validate_regression(object, function(n, p) {
     # (an invalid C fails its own check, before beta's)
@@ -148,6 +152,6 @@ coef.gpsvm_svr <- function(object, ...) {
          bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
          alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
          objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
-         optimization = record)
+         optimization = record, log_evidence = .optional(.number()))
   })
 }

@@ -26,6 +26,27 @@ rbf_deriv_r <- function(z, x, s, n) {
     stop("order not written out"))
 }
 
+# The variance of D^n f(z) under the fit augmented at z by one more basis
+# function, k(., z), whose weight has the prior N(0, v), v the response's
+# variance (Rasmussen and Quinonero-Candela 2005): the augmented posterior
+# precision inverted directly, for a Gaussian kernel of width s on one input
+# and a fit to the data as given.  The kept weights' prior precision is the
+# fit's, Sigma^-1 - Phi'Phi / sigma^2 (diag(alpha) for rvm(), with the
+# penalty for srvm()).
+rvm_augmented_var_r <- function(fit, x, y, z, s, n = 0) {
+  xr <- x[fit$relevance_vectors]
+  Phi <- cbind(1, rbf_deriv_r(x, xr, s, 0))
+  prior <- solve(fit$Sigma) - crossprod(Phi) / fit$noise_variance
+  v <- mean((y - mean(y))^2)
+  vapply(seq_along(z), function(i) {
+    A <- cbind(Phi, rbf_deriv_r(x, z[i], s, 0))
+    prior_a <- rbind(cbind(prior, 0), c(rep(0, ncol(prior)), 1 / v))
+    Sigma_a <- solve(crossprod(A) / fit$noise_variance + prior_a)
+    h <- c(if (n == 0) 1 else 0, rbf_deriv_r(z[i], xr, s, n), rbf_deriv_r(z[i], z[i], s, n))
+    drop(t(h) %*% Sigma_a %*% h)
+  }, numeric(1))
+}
+
 # One run of updates (7)-(9) of ter Borg and Rothkrantz with explicit
 # inverses, from given alpha, lambda, sigma2, pruning above 'prune'
 # (never the bias, column 1).

@@ -177,7 +177,7 @@ test_that("tune = 'evidence' lets each fit choose its hyperparameters by its evi
                                      method = gpsvm_caret("svr", tune = "evidence"),
                                      tuneGrid = data.frame(kernel = c("rbf", "linear")),
                                      trControl = cv3()))
-  expect_identical(s$finalModel$optimization$method, "grid and Brent")
+  expect_identical(s$finalModel$optimization$evidence, "ep")
   expect_equal(nrow(s$results), 2L)
   r <- gpsvm_caret("rvm", tune = "evidence")
   expect_identical(r$parameters$parameter, "kernel")

@@ -96,10 +96,12 @@ test_that("eq. (16) evidence equals a plain-R evaluation", {
     0.5 * as.numeric(determinant(2 * pi * K[M, M], logarithm = TRUE)$modulus) +
     n * log(C / (2 * (eps * C + 1))) - C * sum(abs(r[XC]) - eps) +
     sum(log(C / (a[M] * (C - a[M]))))
-  expect_equal(evidence(fit), ref, tolerance = 1e-10)
+  expect_equal(evidence(fit, "eq16"), ref, tolerance = 1e-10)
+  # logLik() is the model's (EP) evidence, not eq. (16)
   ll <- logLik(fit)
   expect_s3_class(ll, "logLik")
-  expect_equal(as.numeric(ll), ref, tolerance = 1e-10)
+  expect_equal(as.numeric(ll), evidence(fit, "ep"), tolerance = 1e-12)
+  expect_gt(ref - as.numeric(ll), 1)
   expect_equal(attr(ll, "nobs"), n)
   expect_true(is.finite(AIC(ll)))
 })
@@ -310,6 +312,36 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   expect_lt(abs(diff(tail(ok_path, 2))), 0.05)
 })
 
+test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() does", {
+  d <- svr_sine_data(60, seed = 12)
+  s <- svr(d$x, d$y)
+  m <- mfsvr(d$x, d$y)
+  expect_identical(s$optimization$evidence, "ep")
+  expect_equal(s$C, m$C, tolerance = 1e-10)
+  expect_equal(c(logLik(s)), c(logLik(m)), tolerance = 1e-10)
+  expect_identical(attr(logLik(s), "df"), 3L)  # C, and the response's centre and scale
+  # the C found is a maximum of the evidence along C, by independent fits
+  at <- function(C) c(logLik(mfsvr(d$x, d$y, C = C, optimize = FALSE)))
+  expect_gt(c(logLik(s)), at(s$C * 1.2))
+  expect_gt(c(logLik(s)), at(s$C / 1.2))
+  # the fit is the MAP estimate at that C
+  expect_identical(coef(s), coef(svr(d$x, d$y, C = s$C)))
+  # a C given is kept, and so is e1071's 1 without a search
+  expect_identical(svr(d$x, d$y, C = 2)$C, 2)
+  expect_identical(svr(d$x, d$y, optimize = FALSE)$C, 1)
+  expect_identical(svr(d$x, d$y, scale = FALSE)$C, 1)
+  big <- test_size(1001, 1001)
+  expect_identical(svr(seq_len(big) / big, sin(seq_len(big) / 100))$C, 1)
+  # with a threshold, the grid search: every point refits b, and the fit's
+  # evidence is the largest the search saw
+  b <- svr(d$x, d$y, bias = TRUE, search = search_control(grid = 9))
+  expect_identical(b$optimization$method, "grid and Brent")
+  expect_identical(b$optimization$evidence, "ep")
+  expect_equal(c(logLik(b)), max(b$optimization$path$log_evidence) - 60 * log(sd(d$y)),
+               tolerance = 1e-10)
+  expect_output(print(s), "C by evidence maximisation: converged")
+})
+
 test_that("evidence maximisation returns the best evidence it saw; evidence_curve averages", {
   d <- svr_sine_data(40, seed = 7)
   fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
@@ -325,7 +357,7 @@ test_that("evidence maximisation returns the best evidence it saw; evidence_curv
   expect_equal(nrow(ec), 6)
   each <- sapply(sets, function(s) {
     sapply(Cs, function(C) evidence(svr(s$x, s$y, C = C, epsilon = 0.4, kernel = k_paper,
-                                        scale = FALSE)))
+                                        scale = FALSE), "eq16"))
   })
   expect_equal(ec$log_evidence[ec$method == "eq16"], rowMeans(each), tolerance = 1e-10)
   expect_equal(ec$se[ec$method == "eq16"], apply(each, 1, sd) / sqrt(3), tolerance = 1e-10)
@@ -338,7 +370,8 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   set.seed(2)
   x <- seq(-3, 3, length.out = 40)
   y <- sin(x) + rnorm(40, sd = 0.01)
-  expect_warning(f <- svr(x, y, optimize = TRUE),
+  eq16 <- svr_control(evidence = "eq16")
+  expect_warning(f <- svr(x, y, C = 1, optimize = TRUE, control = eq16),
                  "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
   expect_identical(f$optimization$at_bound, "C:upper")
   expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]: ",
@@ -349,8 +382,8 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   expect_lte(max(abs(f$residuals[abs(f$beta) > 0])), 0.1 * sd(y) * (1 + 1e-6))
   larger <- lapply(c(1e3, 1e5, 1e7, 1e8), function(C) svr(x, y, C = C))
   for (g in larger) expect_equal(unname(g$beta), unname(f$beta), tolerance = 1e-8)
-  ev <- vapply(larger, evidence, numeric(1))
-  expect_gt(ev[1], evidence(f))
+  ev <- vapply(larger, evidence, numeric(1), method = "eq16")
+  expect_gt(ev[1], evidence(f, "eq16"))
   expect_true(all(diff(ev) > 0))
   expect_lt(ev[4] - ev[3], 1e-3)  # a limit
   # the partition at C = 1e8 is still the margin's, not zero
@@ -360,12 +393,12 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   for (C in c(1e10, 1e12, 1e15)) {
     huge <- svr(x, y, C = C)
     expect_equal(unname(huge$beta), unname(f$beta), tolerance = 1e-8, info = paste("C =", C))
-    expect_equal(evidence(huge), ev[4], tolerance = 1e-6, info = paste("C =", C))
+    expect_equal(evidence(huge, "eq16"), ev[4], tolerance = 1e-6, info = paste("C =", C))
   }
   # an interior maximum gives no warning, and a lower end does
   d <- svr_sine_data(40, seed = 7)
   expect_silent(fe <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
-                          control = svr_control(C_interval = c(0.2, 20)),
+                          control = svr_control(C_interval = c(0.2, 20), evidence = "eq16"),
                           search = search_control(grid = 15),
                           scale = FALSE))
   expect_length(fe$optimization$at_bound, 0)
@@ -376,7 +409,8 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   expect_length(grep("^C by evidence maximisation", out), 1L)
   expect_length(grep("^C path", out), 0L)
   expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
-                           control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C)),
+                           control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C),
+                                                 evidence = "eq16"),
                            search = search_control(grid = 15), scale = FALSE),
                  "at the lower end")
   expect_identical(lo$optimization$at_bound, "C:lower")
@@ -386,7 +420,7 @@ test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and hug
   d <- svr_sine_data(40, seed = 8)
   for (C in exp(seq(log(1e-4), log(1e4), length.out = 30))) {
     fit <- svr(d$x, d$y, C = C, epsilon = 0.4, kernel = k_paper, scale = FALSE)
-    e16 <- evidence(fit)
+    e16 <- evidence(fit, "eq16")
     ref <- evidence(fit, "refined")
     expect_true(is.finite(e16), info = paste("C =", C))
     expect_true(is.finite(ref), info = paste("C =", C))
@@ -397,16 +431,18 @@ test_that("singular evidence cases stay finite: |beta| near 0 or C, tiny and hug
   fit <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   M <- which(fit$partition %in% c("X_M-", "X_M+"))
   fit$beta[M[1]] <- sign(fit$beta[M[1]]) * 2 * (1 - 1e-7)
-  expect_true(is.finite(evidence(fit)))
+  expect_true(is.finite(evidence(fit, "eq16")))
   expect_true(is.finite(evidence(fit, "refined")))
-  expect_gt(evidence(fit), evidence(fit, "refined"))
+  expect_gt(evidence(fit, "eq16"), evidence(fit, "refined"))
 })
 
 test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
   one <- svr(1, 2, C = 1, epsilon = 0.1, kernel = rbf_kernel(1), scale = FALSE)
   # one point: beta = min(C, y - eps) with K = 1
   expect_equal(unname(one$beta), 1)
-  expect_true(is.finite(evidence(one)))
+  # one point: the EP evidence is exact
+  expect_equal(evidence(one), epsins_log_z_quad(2, 0, 1, 1, 0.1), tolerance = 1e-9)
+  expect_true(is.finite(evidence(one, "eq16")))
   one_b <- svr(1, 2, C = 1, epsilon = 0.1, bias = TRUE, scale = FALSE)
   expect_equal(unname(one_b$beta), 0)
   expect_equal(unname(fitted(one_b)), 2)
@@ -436,7 +472,18 @@ test_that("edge cases: one point, duplicated inputs, tiny and huge C", {
   d <- svr_sine_data(20, seed = 10)
   huge <- svr(d$x, d$y, C = 1e6, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
   expect_true(all(abs(residuals(huge)) <= 0.4 + 1e-6))
-  expect_true(is.finite(evidence(huge)))
+  expect_true(is.finite(evidence(huge, "eq16")))
+  # a nearly hard tube, where EP converges slowly or not at all: the model's
+  # evidence is a number with a warning that it did not converge, or NA with
+  # one that says there is none; never NaN, Inf or an error
+  said <- character(0)
+  ep <- withCallingHandlers(evidence(huge), warning = function(w) {
+    said <<- c(said, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_true(all(grepl("^svr\\(\\): (no EP evidence|the EP evidence) at C = 1e\\+06", said)))
+  expect_false(is.nan(ep) || isTRUE(is.infinite(ep)))
+  expect_true(is.finite(ep) || length(said) > 0L)
 })
 
 test_that("many rows on a few distinct inputs: the optima of plain R and e1071", {

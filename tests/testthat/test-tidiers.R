@@ -175,8 +175,10 @@ test_that("augment() of a regression fit equals predict() with its intervals", {
   expect_equal(a$.se.fit, unname(p$se.fit))
   expect_equal(a$.resid, nd$y - a$.fitted)
   expect_true(all(is.na(a[4, c(".fitted", ".se.fit", ".lower", ".upper", ".resid")])))
-  # Gaussian noise: the prediction band is mean +- z sqrt(se^2 + sigma^2)
-  half <- qnorm(0.975) * sqrt(a$.se.fit^2 + sigma(fit)^2)
+  # Gaussian noise of estimated variance: the prediction band is mean +- t
+  # sqrt(se^2 + sigma^2), t with the residual degrees of freedom
+  residual_df <- nobs(fit) - gpsvm:::.effective_parameters(fit)
+  half <- qt(0.975, residual_df) * sqrt(a$.se.fit^2 + sigma(fit)^2)
   expect_equal(a$.upper[1:3], a$.fitted[1:3] + half[1:3])
   conf <- as_df(augment(fit, newdata = nd, interval = "confidence", conf.level = 0.8))
   half <- qnorm(0.9) * conf$.se.fit

@@ -1,0 +1,217 @@
+# Whether a regression fit's prediction intervals hold what they claim:
+# their coverage of held-out targets, or of cross-validated ones, at each
+# nominal level (interval_coverage()), and its plot (plot(fit, which =
+# "calibration")).
+
+#' Coverage of a regression fit's prediction intervals: their calibration
+#'
+#' How often the prediction intervals of a fit from [svr()], [mfsvr()],
+#' [rvm()] or [srvm()] hold the targets they are meant for, level by level:
+#' a calibrated fit's 80% intervals hold about 80% of new targets. The
+#' targets are held-out data (`newdata`, with the response), or else the
+#' training rows by `folds`-fold cross-validation: the model is refitted by
+#' its own call on all folds but one (an evidence search in the call is
+#' repeated, so what is measured is the whole procedure, choice of
+#' hyperparameters included) and its intervals are asked for the rows left
+#' out. Intervals at the fitted hyperparameters alone, without refits
+#' (leave-one-out by the fit's own formulas), would miss what the data chose
+#' for themselves: the relevance vector machines' pruning, above all,
+#' adapts to every training target.
+#'
+#' The refits find the data as [update()] does: a formula fit evaluates its
+#' call's `data` where `interval_coverage()` is called (and takes the rows the fit
+#' used), a fit to a matrix reuses the inputs and response it stores. Each
+#' refit costs what the fit cost.
+#'
+#' `plot(fit, which = "calibration")` ([plot.gpsvm_regression()]) draws the
+#' table: coverage against nominal level, with the band in which a
+#' calibrated predictive's coverage of that many targets falls 95% of the
+#' time. Points below the band mark intervals too narrow (over-confidence),
+#' above it too wide.
+#'
+#' @param object A fit from [svr()], [mfsvr()], [rvm()] or [srvm()].
+#' @param newdata Held-out data: for a formula fit a data frame with the
+#'   response and every variable the formula uses; for a fit to a matrix, the
+#'   inputs (and the targets in `y`). `NULL` (the default) cross-validates.
+#' @param y For a fit to a matrix with `newdata`, the held-out targets.
+#' @param folds The number of cross-validation folds (2 to the number of
+#'   observations; this many gives leave-one-out with refits).
+#' @param levels Nominal levels of the central prediction intervals, in
+#'   (0, 1).
+#' @param seed Seed of the random assignment to folds (the session's random
+#'   numbers are left as they were).
+#' @param ... Not used; unknown arguments are an error.
+#' @return A data frame with one row per level: `level`, `coverage` (the
+#'   share of the targets inside their interval), `lower` and `upper` (the
+#'   central 95% range of the coverage of a calibrated predictive on `n`
+#'   targets, from the binomial distribution), `n`, `width` (the intervals'
+#'   mean width, in the response's units); attribute `source`, `"held-out
+#'   data"` or `"5-fold cross-validation"`.
+#' @seealso [predict.gpsvm_regression()] for the intervals.
+#' @examples
+#' fit <- mfsvr(dist ~ speed, data = cars)
+#' interval_coverage(fit)
+#' plot(fit, which = "calibration")
+#' @export
+interval_coverage <- function(object, ...) UseMethod("interval_coverage")
+
+#' @rdname interval_coverage
+#' @export
+interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL, folds = 5,
+                                               levels = c(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99),
+                                               seed = 1, ...) {
+  .check_dots_empty(...)
+  .coverage_by_level(object, newdata, y, folds, levels, seed, parent.frame())
+}
+
+# interval_coverage()'s table; the refits of cross-validation evaluate the
+# fit's call in `env`.
+.coverage_by_level <- function(object, newdata, y, folds, levels, seed, env) {
+  .validate_fit(object)
+  if (!is.numeric(levels) || length(levels) < 1L || anyNA(levels) || any(levels <= 0) ||
+      any(levels >= 1)) {
+    .stop("'levels' must be numbers in (0, 1)")
+  }
+  levels <- sort(unique(as.double(levels)))
+  if (!is.null(newdata)) {
+    bands <- .held_out_bands(object, newdata, y, levels)
+    source <- "held-out data"
+  } else {
+    if (!is.null(y)) .stop("'y' goes with 'newdata' (held-out inputs of a fit to a matrix)")
+    folds <- .check_count(folds, "folds", lower = 2L, upper = length(object$y))
+    seed <- .check_count(seed, "seed", lower = 0L)
+    bands <- .cross_validated_bands(object, folds, levels, seed, env)
+    source <- sprintf("%d-fold cross-validation", folds)
+  }
+  out <- .coverage_table(bands, levels)
+  attr(out, "source") <- source
+  out
+}
+
+# One row per level: the share of targets inside their interval, the
+# binomial range of a calibrated predictive's, the intervals' mean width.
+.coverage_table <- function(bands, levels) {
+  n <- length(bands$y)
+  rows <- lapply(seq_along(levels), function(j) {
+    lower <- bands$lower[, j]
+    upper <- bands$upper[, j]
+    range <- stats::qbinom(c(0.025, 0.975), n, levels[j]) / n
+    data.frame(level = levels[j], coverage = mean(bands$y >= lower & bands$y <= upper),
+               lower = range[1], upper = range[2], n = n, width = mean(upper - lower))
+  })
+  do.call(rbind, rows)
+}
+
+# The intervals at every level for held-out rows: n x levels matrices
+# `lower` and `upper`, and the targets `y` (rows with a missing value left
+# out).
+.held_out_bands <- function(object, newdata, y, levels) {
+  if (!is.null(object$terms)) {
+    if (!is.null(y)) .stop("'y' is for a fit to a matrix; a formula fit takes the response from 'newdata'")
+    if (!is.data.frame(newdata)) .stop("'newdata' must be a data frame with the response")
+    frame <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass)
+    y <- stats::model.response(frame)
+    if (is.null(y)) .stop("'newdata' has no response")
+  } else if (is.null(y)) {
+    .stop("'y' must give the held-out targets of 'newdata' for a fit to a matrix")
+  }
+  .bands_at(object, newdata, .check_targets_na(y, NROW(newdata)), levels)
+}
+
+# Numeric targets, one per row of newdata; missing values allowed (their
+# rows are left out).
+.check_targets_na <- function(y, n) {
+  if (!is.numeric(y) || length(y) != n) {
+    .stop(sprintf("the held-out response must be numeric with one value per row of 'newdata' (%d)", n))
+  }
+  as.double(y)
+}
+
+.bands_at <- function(fit, newdata, y, levels) {
+  ends <- lapply(levels, function(level) {
+    stats::predict(fit, newdata, interval = "prediction", level = level)
+  })
+  lower <- vapply(ends, function(e) e[, "lwr"], numeric(length(y)))
+  upper <- vapply(ends, function(e) e[, "upr"], numeric(length(y)))
+  keep <- stats::complete.cases(lower, upper, y)
+  list(lower = lower[keep, , drop = FALSE], upper = upper[keep, , drop = FALSE], y = y[keep])
+}
+
+# Cross-validated intervals: each fold's rows predicted by the fit's call
+# refitted to the other folds.
+.cross_validated_bands <- function(object, folds, levels, seed, env) {
+  data <- .refit_data(object, env)
+  n <- length(object$y)
+  restore <- .keep_random_state()
+  set.seed(seed)
+  fold <- sample(rep_len(seq_len(folds), n))
+  restore()
+  parts <- lapply(seq_len(folds), function(k) {
+    out <- fold == k
+    refit <- suppressWarnings(.refit_rows(object, data, !out, env))
+    .bands_at(refit, data$newdata(out), object$y[out], levels)
+  })
+  list(lower = do.call(rbind, lapply(parts, `[[`, "lower")),
+       upper = do.call(rbind, lapply(parts, `[[`, "upper")),
+       y = unlist(lapply(parts, `[[`, "y")))
+}
+
+# The data a refit needs, at the rows the fit used: the call's data frame
+# for a formula fit (found as update() finds it), else the stored inputs in
+# the data's units and the response.  `newdata(rows)` gives the rows as
+# predict() takes them, `arguments(rows)` as the fitter does.
+.refit_data <- function(object, env) {
+  if (is.null(object$terms)) {
+    x <- .original_inputs(object)
+    return(list(newdata = function(rows) x[rows, , drop = FALSE],
+                arguments = function(rows) list(x = x[rows, , drop = FALSE], y = object$y[rows])))
+  }
+  data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
+  used <- rownames(object$x)
+  if (!is.data.frame(data) || is.null(used) || !all(used %in% rownames(data))) {
+    .stop(paste("cross-validation refits the model on parts of its data, which were not found",
+                "where interval_coverage() was called (they are looked up as update() does); give",
+                "held-out data in 'newdata' instead"))
+  }
+  data <- data[used, , drop = FALSE]
+  list(newdata = function(rows) data[rows, , drop = FALSE],
+       arguments = function(rows) list(data = data[rows, , drop = FALSE], subset = NULL))
+}
+
+# The fit's call evaluated on some of its rows.
+.refit_rows <- function(object, data, rows, env) {
+  call <- object$call
+  if (is.null(call)) .stop("the fit has no stored call to refit")
+  arguments <- data$arguments(rows)
+  for (name in names(arguments)) {
+    value <- arguments[[name]]
+    if (!is.null(value)) call[[name]] <- value else if (!is.null(call[[name]])) call[[name]] <- NULL
+  }
+  call[[1L]] <- call("::", quote(gpsvm), call[[1L]])
+  eval(call, env)
+}
+
+# plot(fit, which = "calibration"): coverage against nominal level; `env`
+# is where plot() was called (the refits' data are looked up there).
+.plot_calibration <- function(x, env, newdata = NULL, y = NULL, folds = 5,
+                              levels = c(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99), seed = 1,
+                              main = NULL, xlab = "nominal level", ylab = "coverage",
+                              legend = "topleft", ...) {
+  table <- .coverage_by_level(x, newdata, y, folds, levels, seed, env)
+  graphics::plot(table$level, table$coverage, type = "n", xlim = c(min(table$level, 0.5), 1),
+                 ylim = range(0, 1, table$coverage, table$lower), xlab = xlab, ylab = ylab,
+                 main = main %||% sprintf("Prediction intervals, %s", attr(table, "source")), ...)
+  graphics::polygon(c(table$level, rev(table$level)), c(table$lower, rev(table$upper)),
+                    col = "#4682B426", border = NA)
+  graphics::abline(0, 1, lty = 2, col = "grey40")
+  graphics::lines(table$level, table$coverage, col = "navy")
+  graphics::points(table$level, table$coverage, pch = 20, col = "navy")
+  if (!is.null(legend)) {
+    graphics::legend(legend, legend = c("coverage", "calibrated",
+                                        sprintf("95%% range of a calibrated fit's (n = %d)",
+                                                table$n[1])),
+                     col = c("navy", "grey40", "#4682B426"), lty = c(1, 2, 1), lwd = c(1, 1, 8),
+                     pch = c(20, NA, NA), bty = "n", cex = 0.8)
+  }
+  invisible(x)
+}
