@@ -51,12 +51,15 @@
 #'
 #' A hyperparameter that stopped at the end of its search range (see
 #' `fit$optimization$at_bound`) is not at a maximum of the evidence, and one
-#' where the evidence is not curved downwards (a rough evidence such as
-#' `svr()`'s eq. (16), or a flat one) has no interval from the curvature:
-#' its row is `NA`, with a warning naming it. A fit whose evidence estimated
-#' nothing (every hyperparameter given, or chosen from the inputs alone, as
-#' the default width is) says so in an error, as does a fit without an
-#' evidence ([svc()], `gpc(method = "naive")`).
+#' where the evidence is not curved downwards (a rough evidence, whose
+#' second differences change with their step, or a flat one) has no
+#' interval from the curvature: its row is `NA`, with a warning naming it.
+#' A fit whose evidence estimated nothing (every hyperparameter given, or
+#' chosen from the inputs alone, as the default width is) says so in an
+#' error, as does a fit without an evidence ([svc()],
+#' `gpc(method = "naive")`) and an `svr()` fit whose `C` was chosen by
+#' another criterion than the evidence `logLik()` gives (the paper's
+#' eq. (16) or (17), see [svr_control()]).
 #'
 #' @param object A fit from [svr()], [mfsvr()], [rvm()], [srvm()], [gpc()]
 #'   or [svc()].
@@ -216,11 +219,11 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 
 # The curvature of a model whose search by evidence fit$optimization
 # records (which hyperparameters it chose, and which stopped at a bound;
-# their values are the model's, as hyperparameters() gives them): the Hessian in the transformed estimates, by central differences
-# of the gradient that .refit_at() returns when it has one (step 0.01),
-# else by second differences of the log evidence (step 0.05: the evidences
-# of svr() and of the relevance vector machines' width are rough on finer
-# scales).  A refit that fails gives NA entries, and so no interval.
+# their values are the model's, as hyperparameters() gives them): the
+# Hessian in the transformed estimates, by central differences of the
+# gradient that .refit_at() returns when it has one (step 0.01), else by
+# second differences of the log evidence (step 0.05: an evidence computed
+# by an iteration that stops at a tolerance is rough on finer scales).  A refit that fails gives NA entries, and so no interval.
 .search_curvature <- function(object) {
   record <- object$optimization
   searched <- names(unlist(record$estimate))
@@ -271,8 +274,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   for (j in seq_len(p)) {
     H[j, j] <- second(j, h)
     # on a smooth evidence the second differences over h and 2h agree to
-    # O(h^2); an estimate on a spike of a rough one (svr()'s eq. 16 has
-    # logarithmic spikes in C) gives curvatures that do not
+    # O(h^2); an estimate on a kink or spike of a rough one (eq. 16 of
+    # svr() has logarithmic spikes in C) gives curvatures that do not
     wide <- second(j, 2 * h)
     rough[j] <- !isTRUE(abs(H[j, j] - wide) <= 0.2 * max(abs(H[j, j]), abs(wide)))
     e_j <- replace(numeric(p), j, h)
