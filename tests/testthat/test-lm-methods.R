@@ -92,8 +92,11 @@ test_that("confint() of a two-class gpc() search follows the curvature of its ev
   loglik <- function(t) {
     c(logLik(gpc(d$x, y, kernel = rbf_kernel(exp(t[[1]])), noise = exp(t[[2]]), optimize = FALSE)))
   }
+  # (confint()'s second differences at step 0.05 differ from the reference's
+  # by O(0.05^2): the ends agree to 6.5e-3 at the reference's step 0.05,
+  # 3.0e-3 at 0.02, 2.4e-3 at 0.01)
   H <- numeric_hessian(loglik, log(est), 0.02)
-  expect_equal(unname(confint(fit)), unname(log_scale_intervals(est, H)), tolerance = 1e-2)
+  expect_equal(unname(confint(fit)), unname(log_scale_intervals(est, H)), tolerance = 5e-3)
   # three classes: one block per one-vs-rest model, named by its class
   multi <- gpc(Species ~ Petal.Length + Petal.Width, iris)
   expect_identical(rownames(confint(multi)),
