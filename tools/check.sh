@@ -9,24 +9,25 @@
 #      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0, UBSan
 #      printing stacks), its files spread over the cores and its large
 #      problems made small (GPSVM_TEST_SIZE=small, see
-#      tests/testthat/helper-size.R; the tests that leaves to step 6's
+#      tests/testthat/helper-size.R; the tests that leaves to step 5's
 #      full-size run are listed).  Any ASan or UBSan report fails the check,
 #      counts as a failed test and is printed;
 #   3. meanwhile, fail if re-running roxygen2 or Rcpp::compileAttributes()
 #      would change man/, NAMESPACE or the Rcpp exports, or (where pkgdown
 #      is installed) if _pkgdown.yml leaves a help topic out;
-#   4. the C++ core compiles without R (every header of inst/include/gpsvm/,
-#      on Eigen alone) and its test suite tests/cpp/ passes
-#      (tools/cpp-tests.sh: one translation unit, built with the sanitizer
-#      flags where gcc has libasan);
-#   5. the same suite cross-compiled for 64-bit Windows with mingw-w64 and
-#      run under wine (tools/windows-check.sh; skipped with its reason where
-#      those cannot be installed);
-#   6. R CMD build, then R CMD check --as-cran --no-manual with every test and
-#      vignette at full size;
-#   7. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
+#   4. in a second background lane, the C++ core compiles without R (every
+#      header of inst/include/gpsvm/, on Eigen alone) and its test suite
+#      tests/cpp/ passes (tools/cpp-tests.sh: one translation unit, built
+#      with the sanitizer flags where gcc has libasan); then the same suite
+#      cross-compiled for 64-bit Windows with mingw-w64 and run under wine
+#      (tools/windows-check.sh; skipped with its reason where those cannot
+#      be installed);
+#   5. meanwhile R CMD build, then R CMD check --as-cran --no-manual with
+#      every test and vignette at full size (both compile through ccache,
+#      so the second compile is a cache hit, without -g, on every core);
+#   6. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
-#   8. wait for the sanitizer stage; print how long each stage took and one
+#   7. wait for the background stages; print how long each stage took and one
 #      closing line 'tests: N passed, N failed': the passes of R CMD check's
 #      testthat run (expectations) plus the passed cases of the C++ suite
 #      and of its Windows build, and the failures of those three plus those
@@ -46,6 +47,13 @@ stage_done() {
   echo "check: $1 took $secs s"
   timings="$timings$(printf '  %-44s %5d s' "$1" "$secs")"$'\n'
   stage_start=$(date +%s)
+}
+# Records the time of a background stage, which it left in $work/secs-$2.
+lane_done() {
+  local secs
+  secs=$(cat "$work/secs-$2" 2>/dev/null || echo 0)
+  echo "check: $1 took $secs s (in the background)"
+  timings="$timings$(printf '  %-44s %5d s' "$1 (background)" "$secs")"$'\n'
 }
 
 # A hermetic --as-cran check: no CRAN/Bioconductor index look-ups and no
@@ -99,53 +107,52 @@ else
 fi
 stage_done "documentation drift"
 
-echo "check: the C++ core compiles without R, and its test suite passes?"
-# Every core header must stand alone on Eigen: no R headers, no SEXP.
+# The C++ core's suite and its Windows build form a second background lane
+# (two compilers' work that needs nothing from the stages below); their
+# results are read after R CMD check.
 if grep -nE '#include *[<"](Rcpp|R\.h|Rmath|Rinternals|RcppEigen)|SEXP' inst/include/gpsvm/*.hpp; then
-  fail "the core in inst/include/gpsvm/ must not use R"
+  fail "the core in inst/include/gpsvm/ must not use R"   # every core header stands on Eigen alone
 fi
-# tools/cpp-tests.sh compiles every header with the tests in tests/cpp/,
-# under the sanitizers where gcc has libasan, and runs them.
-bash tools/cpp-tests.sh "$work/cpp-tests" >"$work/cpp-tests.log" 2>&1
-summary=$(grep -E '^cpp-tests: [0-9]+ passed, [0-9]+ failed$' "$work/cpp-tests.log" | tail -n 1)
-cpp_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${summary:-cpp-tests: 0 passed, 1 failed}")
-cpp_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-cpp-tests: 0 passed, 1 failed}")
-if [ "$cpp_failed" -eq 0 ]; then
-  tail -n 3 "$work/cpp-tests.log"
-else
-  head -n 200 "$work/cpp-tests.log"
-  fail "the C++ test suite: $cpp_failed case(s) failed (log $work/cpp-tests.log)"
-fi
-stage_done "C++ core test suite"
+echo "check: C++ core suite, then its Windows build, started (logs $work/cpp-tests.log, $work/wincheck.log)"
+timed() {  # timed NAME COMMAND...: runs it, leaves its seconds in $work/secs-NAME
+  local t0
+  t0=$(date +%s)
+  "${@:2}"
+  echo $(( $(date +%s) - t0 )) >"$work/secs-$1"
+}
+(
+  # tools/cpp-tests.sh compiles every header with the tests in tests/cpp/,
+  # under the sanitizers where gcc has libasan, and runs them.
+  timed cpp bash tools/cpp-tests.sh "$work/cpp-tests" >"$work/cpp-tests.log" 2>&1
+  # long has 32 bits on Windows: a count held in a long breaks there only.
+  timed win bash tools/windows-check.sh "$work/wincheck" >"$work/wincheck.log" 2>&1
+) &
+cpp_pid=$!
+trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null; [ -n "$cpp_pid" ] && kill "$cpp_pid" 2>/dev/null' EXIT
 
-echo "check: the C++ core's test suite built for Windows (mingw-w64) passes under wine?"
-# long has 32 bits on Windows: a count held in a long breaks there only.
-bash tools/windows-check.sh "$work/wincheck" >"$work/wincheck.log" 2>&1
-win_summary=$(grep -E '^wincheck: ([0-9]+ passed, [0-9]+ failed|skipped .*)$' "$work/wincheck.log" | tail -n 1)
-win_passed=0
-win_failed=0
-case "$win_summary" in
-  "wincheck: skipped"*) echo "$win_summary" ;;
-  "wincheck: "*passed*)
-    win_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$win_summary")
-    win_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$win_summary")
-    echo "$win_summary" ;;
-  *) win_failed=1 ;;
-esac
-if [ "$win_failed" -gt 0 ]; then
-  head -n 200 "$work/wincheck.log"
-  fail "the Windows build of the C++ suite: $win_failed case(s) failed (log $work/wincheck.log)"
-fi
-stage_done "C++ suite on Windows (mingw-w64, wine)"
+# R CMD build compiles the package (to build the vignettes) and R CMD check
+# compiles it again with the same flags: through ccache, where installed,
+# the second compile is a cache hit.  Both compile without -g (the debug
+# information would be stripped anyway, see above) and on every core.
+{
+  echo "CXX17FLAGS = $(R CMD config CXX17FLAGS | sed -E 's/(^| )-g( |$)/ /')"
+  if command -v ccache >/dev/null; then
+    echo "CXX17 = ccache $(R CMD config CXX17)"
+  else
+    echo "check: no ccache: R CMD check compiles the package again" >&2
+  fi
+} >"$work/build.Makevars"
+export CCACHE_DIR="$work/ccache"
+build_env=(env R_MAKEVARS_USER="$work/build.Makevars" MAKEFLAGS="-j$(nproc)")
 
 echo "check: R CMD build"
-(cd "$work" && R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
+(cd "$work" && "${build_env[@]}" R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
 tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
 stage_done "R CMD build"
 
 if [ -n "$tarball" ]; then
   echo "check: R CMD check --as-cran --no-manual $(basename "$tarball")"
-  (cd "$work" && R CMD check --as-cran --no-manual "$tarball") >"$work/check.log" 2>&1
+  (cd "$work" && "${build_env[@]}" R CMD check --as-cran --no-manual "$tarball") >"$work/check.log" 2>&1
   log="$work/gpsvm.Rcheck/00check.log"
   [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
   [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
@@ -167,12 +174,44 @@ else
 fi
 [ "$failed" -eq 0 ] || fail "$failed test(s) failed"
 
+echo "check: waiting for the C++ suites"
+wait "$cpp_pid"
+cpp_pid=""
+echo "check: the C++ core compiles without R, and its test suite passes?"
+summary=$(grep -E '^cpp-tests: [0-9]+ passed, [0-9]+ failed$' "$work/cpp-tests.log" | tail -n 1)
+cpp_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${summary:-cpp-tests: 0 passed, 1 failed}")
+cpp_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-cpp-tests: 0 passed, 1 failed}")
+if [ "$cpp_failed" -eq 0 ]; then
+  tail -n 3 "$work/cpp-tests.log"
+else
+  head -n 200 "$work/cpp-tests.log"
+  fail "the C++ test suite: $cpp_failed case(s) failed (log $work/cpp-tests.log)"
+fi
+lane_done "C++ core test suite" cpp
+echo "check: the C++ core's test suite built for Windows (mingw-w64) passes under wine?"
+win_summary=$(grep -E '^wincheck: ([0-9]+ passed, [0-9]+ failed|skipped .*)$' "$work/wincheck.log" | tail -n 1)
+win_passed=0
+win_failed=0
+case "$win_summary" in
+  "wincheck: skipped"*) echo "$win_summary" ;;
+  "wincheck: "*passed*)
+    win_passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$win_summary")
+    win_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$win_summary")
+    echo "$win_summary" ;;
+  *) win_failed=1 ;;
+esac
+if [ "$win_failed" -gt 0 ]; then
+  head -n 200 "$work/wincheck.log"
+  fail "the Windows build of the C++ suite: $win_failed case(s) failed (log $work/wincheck.log)"
+fi
+lane_done "C++ suite on Windows (mingw-w64, wine)" win
+
 echo "check: waiting for the sanitizer stage"
 wait "$sanitize_pid"
 sanitize_status=$?
 sanitize_pid=""
 stage_start=$sanitize_start
-stage_done "sanitizer stage (beside the stages above)"
+stage_done "sanitizer stage (background)"
 cat "$work/sanitize.log"
 summary=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' "$work/sanitize.log" | tail -n 1)
 sanitize_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-sanitize: 0 passed, 1 failed}")

@@ -9,7 +9,8 @@
 # asks for newer rlang, vctrs, hardhat, ... than Debian has), comes from
 # CRAN through install.packages() (tools/r-deps.R).  As root on Debian it
 # also installs the Windows cross-check's compiler and wine
-# (g++-mingw-w64-x86-64, wine64); elsewhere tools/windows-check.sh skips.
+# (g++-mingw-w64-x86-64, wine64; elsewhere tools/windows-check.sh skips) and
+# ccache (elsewhere the check compiles twice).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,9 @@ for t in $tools; do command -v "$t" >/dev/null || tools_missing="$tools_missing 
 # and wine64, whose Debian package puts the program in /usr/lib/wine.
 command -v x86_64-w64-mingw32-g++ >/dev/null || tools_missing="$tools_missing g++-mingw-w64-x86-64"
 command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || tools_missing="$tools_missing wine64"
+# ccache: the check compiles the package twice with the same flags (R CMD
+# build for the vignettes, R CMD check); the second compile is a cache hit.
+command -v ccache >/dev/null || tools_missing="$tools_missing ccache"
 
 if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""
