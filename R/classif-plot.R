@@ -41,7 +41,7 @@
 #'   factor's value may be given as a level name. Inputs it does not name
 #'   are held at their median (numeric) or most frequent level (factor) over
 #'   the training data.
-#' @param grid Number of grid points along each axis.
+#' @param grid Number of grid points along each axis, at most 1000.
 #' @param col One colour per class; `NULL` chooses them.
 #' @param ... Further graphical parameters passed to [graphics::plot()],
 #'   such as `main`, `xlab` or `sub` (which replaces the subtitle describing
@@ -63,7 +63,7 @@
 plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, col = NULL, ...) {
   object <- x
   .validate_fit(object)
-  grid <- .check_count(grid, "grid", lower = 2L)
+  grid <- .check_count(grid, "grid", lower = 2L, upper = .max_surface_grid)
   k <- length(object$levels)
   col <- col %||% (if (k == 2L) c("#1b9e77", "#d95f02") else grDevices::hcl.colors(k, "Dark 3"))
   if (length(col) != k) .stop(sprintf("'col' must give %d colours, one per class", k))

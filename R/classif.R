@@ -209,22 +209,25 @@
   kappa + (1 - 2 * kappa) * stats::pnorm(f / s)
 }
 
-# Predictions at newdata (NULL: the training inputs): `what(x, f)` turns the
-# scaled inputs and their decision values into the output (a vector, factor
-# or matrix with one row per input, or a list of those).  Rows of newdata
-# with missing values get NA, as in predict.lm(); at the training inputs,
-# rows dropped by na.action = na.exclude get NA.
-.classif_predict <- function(object, newdata, what, na.action = stats::na.pass) {
+# Predictions at newdata (NULL: the training inputs): `what(object, x, f)`
+# turns the fit, the scaled inputs and their decision values into the output
+# (a vector, factor or matrix with one row per input, or a list of those);
+# the fit it gets has its training inputs extended when newdata has factor
+# levels training never saw (.prediction_inputs()).  Rows of newdata with
+# missing values get NA, as in predict.lm(); at the training inputs, rows
+# dropped by na.action = na.exclude get NA.
+.classif_predict <- function(object, newdata, what, na.action = stats::na.pass,
+                             new_levels = "predict") {
   .validate_fit(object)
-  inputs <- .prediction_inputs(object, newdata, na.action)
+  inputs <- .prediction_inputs(object, newdata, na.action, new_levels)
   if (is.null(newdata)) {
-    value <- what(object$x, object$fitted.values)
+    value <- what(object, object$x, object$fitted.values)
     return(.map_output(value, function(v) stats::napredict(object$na.action, v)))
   }
-  x <- inputs$x
+  object <- inputs$object
   # with no complete row, compute at one training input and keep none of it
-  f <- .classif_decision(object, if (nrow(x) > 0L) x else object$x[1L, , drop = FALSE])
-  value <- what(if (nrow(x) > 0L) x else object$x[1L, , drop = FALSE], f)
+  x <- if (nrow(inputs$x) > 0L) inputs$x else object$x[1L, , drop = FALSE]
+  value <- what(object, x, .classif_decision(object, x))
   .map_output(value, function(v) .pad_rows(v, inputs$keep, inputs$names))
 }
 
@@ -279,8 +282,17 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
   # (cat(NULL, sep = "\n") would print an empty line)
   writeLines(as.character(c(.missing_line(x$na.action), .unused_levels_line(x))))
   writeLines(.model_lines(x, digits))
-  cat(.format_convergence(x$convergence), "\n", sep = "")
+  writeLines(.convergence_lines(x))
   invisible(x)
+}
+
+# The solver's convergence, one line per one-vs-rest model when there are
+# several (which model did not converge is what a user needs to know).
+.convergence_lines <- function(x) {
+  if (!.is_multiclass(x)) return(.format_convergence(x$convergence))
+  c("Solvers, one per class against the rest:",
+    sprintf("  %s: %s", names(x$models),
+            vapply(x$models, function(m) .format_convergence(m$convergence), character(1))))
 }
 
 # The kernel (with the width chosen) and the bias, on one line; with K >= 3

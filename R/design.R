@@ -16,6 +16,7 @@
   mf_call$drop.unused.levels <- TRUE
   mf_call[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf_call, env)
+  .refuse_offset(attr(mf, "terms"))
   terms <- .drop_unused_variables(attr(mf, "terms"))
   .check_factor_inputs(mf, terms)
   attr(terms, "intercept") <- 0L
@@ -34,6 +35,18 @@
        response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
 }
 
+# An offset() term would be dropped by the design (y ~ x + offset(w) fitted
+# y ~ x, and y ~ . + offset(w) took w as an input): the models have a zero
+# prior mean and nothing to add a known one to, so the formula is refused.
+.refuse_offset <- function(terms) {
+  offset <- attr(terms, "offset")
+  if (is.null(offset)) return(invisible())
+  shown <- .variable_names(terms)[offset]
+  .stop(sprintf(paste("'formula' has the offset %s, which these models cannot take (their prior",
+                      "mean is zero); fit the response minus it instead, e.g. I(y - w) ~ x for",
+                      "y ~ x + offset(w)"), paste(shown, collapse = ", ")))
+}
+
 # Terms without the variables that no term uses, such as Id in
 # "Class ~ . - Id": model.frame() keeps them, so otherwise predict() would
 # need them in newdata and would refuse their new levels (an identifier has
@@ -42,11 +55,11 @@
 # them. The design is built from these terms, so that training and
 # prediction code the same columns. The response and the predvars of the
 # variables kept (the bases poly() or ns() fitted to the training data) are
-# kept; terms with an offset are returned as they are.
+# kept (an offset was refused before).
 .drop_unused_variables <- function(terms) {
   factors <- attr(terms, "factors")
   response <- attr(terms, "response")
-  if (length(factors) == 0L || !is.null(attr(terms, "offset"))) return(terms)
+  if (length(factors) == 0L) return(terms)
   used <- rowSums(factors != 0L) > 0L
   used[response] <- TRUE
   if (all(used)) return(terms)
@@ -211,14 +224,17 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   }
   if (anyNA(y)) .stop(sprintf("'%s' contains missing values (NA or NaN)", arg))
   if (any(!is.finite(y))) .stop(sprintf("'%s' contains infinite values", arg))
-  y
+  .check_representable(y, sprintf("'%s'", arg))
 }
 
 # The input matrix for predict(): the training inputs when newdata is NULL,
 # else newdata through the stored terms (formula fits) or as a matrix with
 # the training columns, on the original scale; rows of newdata may hold
-# missing values (see .prediction_inputs()).
-.newdata_matrix <- function(object, newdata) {
+# missing values (see .prediction_inputs()).  Factor levels training never
+# saw are refused with new_levels = "error", else coded as new directions
+# (.new_level_directions()), which the matrix carries as its attribute
+# "new_directions".
+.newdata_matrix <- function(object, newdata, new_levels = "error") {
   if (is.null(newdata)) return(object$x)
   if (!is.null(object$terms)) {
     if (!is.data.frame(newdata) && !is.list(newdata)) {
@@ -228,17 +244,25 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
     tt <- stats::delete.response(object$terms)
     # as predict.lm: a variable of another type (a number given as text)
     # would otherwise become other columns
-    mf <- tryCatch({
+    coded <- tryCatch({
       mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass)
-      mf <- .code_training_levels(mf, object$xlevels)
-      if (!is.null(classes <- attr(tt, "dataClasses"))) stats::.checkMFClasses(classes, mf)
-      mf
+      coded <- .code_training_levels(mf, object$xlevels, new_levels)
+      if (!is.null(classes <- attr(tt, "dataClasses"))) {
+        stats::.checkMFClasses(classes, coded$mf)
+      }
+      coded
     }, error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
                                         conditionMessage(e))))
-    x <- stats::model.matrix(tt, mf)
+    x <- stats::model.matrix(tt, coded$mf)
+    directions <- .new_level_directions(x, coded$unseen, tt, object$scaling)
     attr(x, "assign") <- NULL
     attr(x, "contrasts") <- NULL
-    return(.as_input_matrix(x, "newdata", allow_na = TRUE, allow_empty = TRUE))
+    x <- .as_input_matrix(x, "newdata", allow_na = TRUE, allow_empty = TRUE)
+    if (!is.null(directions)) {
+      x[directions$zeroed] <- 0
+      attr(x, "new_directions") <- directions[c("columns", "scale")]
+    }
+    return(x)
   }
   x <- .as_input_matrix(newdata, "newdata", allow_na = TRUE, allow_empty = TRUE)
   p <- ncol(object$x)
@@ -274,13 +298,18 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
 }
 
 # The factor and character inputs of a newdata model frame coded with the
-# levels they had in training, as model.frame(xlev =) codes them, except
-# that a level training never saw is refused only in rows that can be
-# predicted: a row with a missing value gets an NA prediction whatever its
+# levels they had in training, as model.frame(xlev =) codes them.  A level
+# training never saw is refused with new_levels = "error" (as predict.lm()
+# does, but naming every factor); else its rows get the first training
+# level, and `unseen` records, per factor, the new levels and each row's
+# value, for .new_level_directions().  Only rows that can be predicted
+# count: a row with a missing value gets an NA prediction whatever its
 # levels. (In mlbench's Ozone no complete row falls on days 6 and 7 of the
-# week, so without this every held-out set with such a day was refused.)
-.code_training_levels <- function(mf, xlevels) {
+# week, so every held-out set with such a day was refused.)  One warning
+# names every factor with new levels, its levels and the rows.
+.code_training_levels <- function(mf, xlevels, new_levels = "error") {
   complete <- stats::complete.cases(mf)
+  unseen <- list()
   for (name in intersect(names(xlevels), names(mf))) {
     values <- mf[[name]]
     if (is.character(values)) values <- factor(values)
@@ -289,12 +318,61 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
     values[!complete] <- NA
     new <- setdiff(levels(droplevels(values)), xlevels[[name]])
     if (length(new) > 0L) {
-      stop(sprintf("factor %s has new levels %s", name, paste(new, collapse = ", ")),
-           call. = FALSE)
+      values <- as.character(values)
+      unseen[[name]] <- list(levels = new, values = values)
+      values[values %in% new] <- xlevels[[name]][[1L]]
     }
     mf[[name]] <- factor(values, levels = xlevels[[name]])
   }
-  mf
+  if (length(unseen) == 0L) return(list(mf = mf, unseen = NULL))
+  rows <- Reduce(`|`, lapply(unseen, function(u) u$values %in% u$levels))
+  listing <- paste(vapply(names(unseen), function(name) {
+    sprintf("%s (%s)", name, paste(unseen[[name]]$levels, collapse = ", "))
+  }, character(1)), collapse = "; ")
+  if (identical(new_levels, "error")) {
+    stop(sprintf("factor levels training never saw, in %s: %s", .count(sum(rows), "row"), listing),
+         call. = FALSE)
+  }
+  warning(sprintf(paste("'newdata' has factor levels training never saw, in %s: %s. Each is",
+                        "predicted as a new direction of the input space (its kernel values with the",
+                        "training inputs shrink, and the prediction moves towards the prior",
+                        "mean); new_levels =",
+                        "\"error\" refuses them"),
+                  .count(sum(rows), "row"), listing), call. = FALSE)
+  list(mf = mf, unseen = unseen)
+}
+
+# A level training never saw is a direction the training inputs did not
+# vary in: its rows get an indicator column of their own (one per new level,
+# 0 in every training row) and 0 in the columns of the terms the factor
+# enters, the centre of its coding whatever the contrasts (with the default
+# treatment contrasts, the reference level's place, one unit from each
+# known level along the new column).  The kernel then relates those rows to
+# the training ones only through the other inputs and a distance one unit
+# longer, so the prediction falls back towards the prior and its variance
+# grows.  Returns the columns (named "<factor>: <level>"), the entries of
+# the design to zero (a logical matrix: each factor's columns in its rows
+# with a new level), and each new column's scale: 1, as the factor's
+# columns are not scaled, or with widths per input the geometric mean of
+# the factor's own columns' widths.
+.new_level_directions <- function(x, unseen, terms, scaling) {
+  if (is.null(unseen)) return(NULL)
+  factors <- attr(terms, "factors")
+  assign <- attr(x, "assign")
+  columns <- list()
+  zeroed <- matrix(FALSE, nrow(x), ncol(x))
+  scale <- numeric(0)
+  for (name in names(unseen)) {
+    own <- assign %in% which(factors[name, ] > 0)
+    u <- unseen[[name]]
+    zeroed[u$values %in% u$levels, own] <- TRUE
+    widths <- scaling$input_widths[own]
+    for (level in u$levels) {
+      columns[[paste0(name, ": ", level)]] <- as.numeric(u$values %in% level)
+      scale <- c(scale, if (length(widths) > 0L) exp(mean(log(widths))) else 1)
+    }
+  }
+  list(columns = do.call(cbind, columns), zeroed = zeroed, scale = scale)
 }
 
 # predict.lm-style output from the pieces `p` (fit, se, lower, upper) at the
@@ -388,12 +466,42 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
 # inputs); .pad_rows() puts NA back where rows were set aside, as predict.lm()
 # does for NA rows of newdata.  `na.action` acts on newdata's rows first
 # (.newdata_na_action()).
-.prediction_inputs <- function(object, newdata, na.action = stats::na.pass) {
-  if (is.null(newdata)) return(list(x = object$x, keep = NULL, names = rownames(object$x)))
-  x <- .newdata_na_action(.newdata_matrix(object, newdata), na.action)
+#
+# With factor levels training never saw (new_levels = "predict", see
+# .new_level_directions()), x has their indicator columns after the
+# training ones, and `object` is the fit with as many zero columns appended
+# to its training inputs (.with_new_directions()), for the prediction to
+# compute with; otherwise `object` is the fit.
+.prediction_inputs <- function(object, newdata, na.action = stats::na.pass,
+                               new_levels = "error") {
+  if (is.null(newdata)) {
+    return(list(x = object$x, keep = NULL, names = rownames(object$x), object = object))
+  }
+  x <- .newdata_matrix(object, newdata, new_levels)
+  directions <- attr(x, "new_directions")
+  p <- ncol(x)
+  if (!is.null(directions)) x <- cbind(x, directions$columns)
+  x <- .newdata_na_action(x, na.action)
   keep <- stats::complete.cases(x)
-  list(x = .scale_inputs(x[keep, , drop = FALSE], object$scaling), keep = keep,
-       names = rownames(x))
+  scaled <- .scale_inputs(x[keep, seq_len(p), drop = FALSE], object$scaling)
+  if (is.null(directions)) {
+    return(list(x = scaled, keep = keep, names = rownames(x), object = object))
+  }
+  extra <- sweep(x[keep, -seq_len(p), drop = FALSE], 2L, directions$scale, "/",
+                 check.margin = FALSE)
+  list(x = cbind(scaled, extra), keep = keep, names = rownames(x),
+       object = .with_new_directions(object, ncol(extra)))
+}
+
+# The fit with k zero columns appended to every set of training inputs its
+# predictions compute with (the inputs, inducing inputs, each one-vs-rest
+# model's): a training input lies at 0 along each new direction.
+.with_new_directions <- function(object, k) {
+  pad <- function(m) if (!is.null(m)) cbind(m, matrix(0, nrow(m), k))
+  object$x <- pad(object$x)
+  if (!is.null(object$inducing)) object$inducing <- pad(object$inducing)
+  if (!is.null(object$models)) object$models <- lapply(object$models, .with_new_directions, k = k)
+  object
 }
 
 # The rows of newdata's input matrix x that predict() answers for, by the

@@ -69,3 +69,18 @@ svr_noise_variance <- function(C, epsilon) {
   sqrt(svr_noise_variance(h[["C"]], h[["epsilon"]]))
 }
 .noise_sd.gpsvm_mfsvr <- .noise_sd.gpsvm_svr
+
+# Normal scores qnorm(F(y)) of targets y under that predictive distribution
+# (the standardised residuals of the diagnostic plots).  Above the median
+# through the upper tail, F(y; m) = 1 - F(-y; -m) by the symmetry of the
+# latent and the noise, so that targets far out keep their precision.
+.epsins_normal_scores <- function(y, mean, var, C, epsilon) {
+  lower <- cpp_epsins_cdf(y, mean, var, C, epsilon)
+  upper <- cpp_epsins_cdf(-y, -mean, var, C, epsilon)
+  ifelse(lower < upper, stats::qnorm(lower), -stats::qnorm(upper))
+}
+.target_scores.gpsvm_svr <- function(object, y, mean, var) {
+  h <- .own_hyperparameters(object)
+  .epsins_normal_scores(y, mean, var, h[["C"]], h[["epsilon"]])
+}
+.target_scores.gpsvm_mfsvr <- .target_scores.gpsvm_svr

@@ -415,7 +415,7 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   evaluation's width (900 two-dimensional points: 1.3 s instead of 5.0 s,
 #'   the same values found); its final fit stays dense up to 1000
 #'   observations. `rank_tol = 0` always uses the dense matrix (which exact
-#'   leave-one-out needs).
+#'   leave-one-out needs). At most `1e-6`, as in [mfsvr_control()].
 #' @param search_inducing With `method = "tap"`, `optimize` and
 #'   `inducing = NULL`: the number of inducing inputs of the FITC prior
 #'   ([inducing-points]) on which the evidence search runs, chosen by the
@@ -454,7 +454,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                  schedule = .match_choice(schedule), damping = damping,
                  seed = .check_count(seed, "seed"), algorithm = .match_choice(algorithm),
                  cache_mb = .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE),
-                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = 1),
+                 rank_tol = .check_number(rank_tol, "rank_tol", lower = 0, upper = .max_rank_tol),
                  search_inducing = if (!is.null(search_inducing)) {
                    .check_count(search_inducing, "search_inducing")
                  }),
@@ -539,6 +539,18 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   }, method = .string(method), control = .control_field("gpc_control"))
 }
 .own_hyperparameters.gpsvm_gpc <- function(object) c(noise = object$noise, kappa = object$kappa)
+
+# confint(): one binary model's EP evidence refitted at other values of the
+# hyperparameters its search chose (named as in its optimization$estimate),
+# warm-started from its sites.
+.refit_at.gpsvm_gpc_tap <- function(object, values) {
+  h <- as.list(values)
+  point <- .refit_point(object, h)
+  fit <- .gpc_fit(point$x, object$y, point$kernel, h$noise %||% object$noise,
+                  h$kappa %||% object$kappa, "tap", object$control, inducing = point$inducing,
+                  sites = object[c("site_precision", "site_nu")])
+  list(value = if (fit$convergence$converged) fit$log_evidence else NA_real_)
+}
 .gives_probabilities.gpsvm_gpc <- function(object) TRUE
 
 # Standardised activation z of one binary model at inputs x, so that the
@@ -589,7 +601,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #'   columns (a data frame for formula fits), on the scale of the training
 #'   data (the fit's scaling is applied). `NULL` means the training inputs.
 #'   Rows with missing values get `NA` predictions; a factor level that
-#'   training never saw is an error, unless its row has a missing value. For
+#'   training never saw is predicted as a new direction of the input space,
+#'   with a warning (see `new_levels`). For
 #'   a formula fit it must hold every variable the formula uses (one it lacks
 #'   is an error, not looked up elsewhere); no rows give an empty result.
 #' @param type `"class"` (a factor with the training levels, or for a
@@ -601,6 +614,13 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #'   positive values favour the second level; with three or more classes a
 #'   matrix with one column per class, the activation of that class's model
 #'   against the rest).
+#' @param new_levels What to do with factor levels training never saw:
+#'   `"predict"` (the default) gives each its own new direction of the input
+#'   space, along which every training input lies at 0, with the factor's
+#'   own columns at 0 (the activation falls back towards the prior's, and
+#'   the probabilities towards the bias's), with one warning naming every
+#'   such factor, its levels and the rows; `"error"` refuses them, as
+#'   [stats::predict.lm()] does. See [predict.gpsvm_regression()].
 #' @param se.fit For `type = "link"` and `method = "tap"`: also return the
 #'   posterior standard deviation of the activation (a vector or matrix like
 #'   the activation). The naive method has no posterior variance.
@@ -630,20 +650,22 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #' predict(fit, rbind(c(-1, 0), c(1, 0)), type = "link", se.fit = TRUE)
 #' @export
 predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", "link"),
-                              se.fit = FALSE, na.action = stats::na.pass, ...) {
+                              se.fit = FALSE, na.action = stats::na.pass,
+                              new_levels = c("predict", "error"), ...) {
   .check_dots_empty(...)
   type <- .match_choice(type)
+  new_levels <- .match_choice(new_levels)
   .check_flag(se.fit, "se.fit")
   if (se.fit && (type != "link" || !inherits(object, "gpsvm_gpc_tap"))) {
     .stop("'se.fit = TRUE' needs type = \"link\" and a fit with method = \"tap\"")
   }
-  .classif_predict(object, newdata, function(x, f) {
+  .classif_predict(object, newdata, function(object, x, f) {
     if (se.fit) return(list(fit = f, se.fit = .gpc_link_se(object, x)))
     switch(type,
       link = f,
       prob = .gpc_prob(object, x, f),
       class = .classif_class(object, f))
-  }, na.action)
+  }, na.action, new_levels)
 }
 
 # Posterior standard deviations of the TAP activations, shaped like them.

@@ -84,15 +84,21 @@ hyperparameters.gpsvm_classifier <- function(object, ...) {
 # setting of the fit, is the same in every row).
 .hyperparameter_matrix <- function(object) UseMethod(".hyperparameter_matrix")
 .hyperparameter_matrix.gpsvm_regression <- function(object) {
-  rbind(c(.kernel_width(object$kernel), .own_hyperparameters(object)))
+  rbind(.model_hyperparameters(object))
 }
 .hyperparameter_matrix.gpsvm_classifier <- function(object) {
   models <- .binary_models(object)
   out <- do.call(rbind, lapply(models, function(m) {
-    c(.kernel_width(m$kernel), .own_hyperparameters(m), bias = object$bias_variance)
+    c(.model_hyperparameters(m), bias = object$bias_variance)
   }))
   rownames(out) <- if (length(models) > 1L) names(models)
   out
+}
+
+# One model's hyperparameters (a regression fit, or one binary model of a
+# classifier): the kernel's width and its own, named as above.
+.model_hyperparameters <- function(model) {
+  c(.kernel_width(model$kernel), .own_hyperparameters(model))
 }
 
 # c(sigma = width) for a Gaussian kernel with one width, one sigma[<column>]

@@ -99,7 +99,8 @@
 #' * Gao, Gunn and Harris (2002) write \eqn{\exp(-|x - x'|^2/\tau^2)}, which
 #'   is `rbf_kernel(tau / sqrt(2))`.
 #'
-#' @param sigma Width of the Gaussian kernel, a positive number; `NULL` (the
+#' @param sigma Width of the Gaussian kernel, a positive number whose square
+#'   is a positive finite double (from about 1.5e-154 to 1.3e154); `NULL` (the
 #'   default) means "choose it from the data when a model is fitted": see
 #'   "Choosing the width" below. With `per_input = TRUE`, one width or one
 #'   per input column.
@@ -130,6 +131,12 @@ NULL
 .max_deriv <- 1000L
 .max_degree <- 100L
 
+# The most points a plot evaluates a curve at, and along each axis of a
+# classifier's surface (grid^2 points): far more than a device resolves,
+# and bounded so that a mistyped n = 1e9 is an error, not gigabytes.
+.max_curve_points <- 10000L
+.max_surface_grid <- 1000L
+
 .new_kernel <- function(type, ..., subclass) {
   structure(list(type = type, ...), class = c(subclass, "gpsvm_kernel"))
 }
@@ -139,15 +146,33 @@ NULL
 rbf_kernel <- function(sigma = NULL, per_input = FALSE) {
   .check_flag(per_input, "per_input")
   if (!per_input) {
-    if (!is.null(sigma)) sigma <- .check_number(sigma, "sigma", lower = 0, open_lower = TRUE)
+    if (!is.null(sigma)) {
+      sigma <- .check_width(.check_number(sigma, "sigma", lower = 0, open_lower = TRUE))
+    }
     return(.new_kernel("rbf", sigma = sigma, subclass = "gpsvm_rbf_kernel"))
   }
   if (!is.null(sigma) && (!is.numeric(sigma) || length(sigma) == 0L || anyNA(sigma) ||
                           !all(is.finite(sigma) & sigma > 0))) {
     .stop("'sigma' must be positive finite numbers: one width, or one per input column")
   }
-  .new_kernel("rbf", sigma = if (!is.null(sigma)) as.numeric(sigma) else NULL, per_input = TRUE,
-              subclass = "gpsvm_rbf_kernel")
+  .new_kernel("rbf", sigma = if (!is.null(sigma)) .check_width(as.numeric(sigma)) else NULL,
+              per_input = TRUE, subclass = "gpsvm_rbf_kernel")
+}
+
+# The kernel divides by 2 sigma^2, which must be a positive finite double:
+# below about 1.5e-154 it underflows to 0, and the kernel's diagonal becomes
+# 0 / 0 (rbf_kernel(1e-300) gave mfsvr() and svc() errors about the kernel
+# matrix, gpc() an internal one, and svr(), rvm() and srvm() constant fits
+# without a word).  One rule, where every model gets its kernel.
+.width_range <- sqrt(c(.Machine$double.xmin, .Machine$double.xmax))
+.check_width <- function(sigma) {
+  bad <- sigma < .width_range[1L] | sigma > .width_range[2L]
+  if (any(bad)) {
+    .stop(sprintf(paste("'sigma' must lie in [%.3g, %.3g], where its square is a positive",
+                        "finite double, not %s"),
+                  .width_range[1L], .width_range[2L], format(sigma[bad][1L])))
+  }
+  sigma
 }
 
 # A Gaussian kernel with a width per input, k(x, x') = exp(-sum_c (x_c -
@@ -277,6 +302,7 @@ format.gpsvm_kernel <- function(x, ...) {
     .stop(sprintf("'%s' must be a kernel such as rbf_kernel(1), poly_kernel(2) or linear_kernel()",
                   arg))
   }
+  if (kernel$type == "rbf" && is.numeric(kernel$sigma)) .check_width(kernel$sigma)
   if (resolved && kernel$type == "rbf" && is.null(kernel$sigma)) {
     .stop(sprintf(paste("'%s' has no width: rbf_kernel() without 'sigma' gets one from the data",
                         "when a model is fitted; give one here, e.g. rbf_kernel(1)"), arg))
@@ -352,7 +378,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
 #' @param deriv Derivative orders to draw; 0 is the kernel itself.
 #' @param from,to Range of \eqn{z}; by default four widths either side for the
 #'   Gaussian kernel, \[-2, 2\] otherwise.
-#' @param n Number of points.
+#' @param n Number of points, at most 10000.
 #' @param col,lwd Colours and line width, recycled over `deriv`.
 #' @param xlab,ylab,... Passed to [graphics::matplot()].
 #' @return The drawn values, invisibly: a matrix with one column per order.
@@ -370,7 +396,7 @@ plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
   from <- if (is.null(from)) -width else .check_number(from, "from")
   to <- if (is.null(to)) width else .check_number(to, "to")
   if (to <= from) .stop("'to' must be greater than 'from'")
-  n <- .check_count(n, "n", lower = 2L)
+  n <- .check_count(n, "n", lower = 2L, upper = .max_curve_points)
   orders <- vapply(deriv, .check_count, integer(1), arg = "deriv", upper = .max_deriv)
   centre <- if (x$type == "rbf") 0 else 1
   z <- seq(from, to, length.out = n)

@@ -12,6 +12,12 @@
 
 .log_evidence.gpsvm_mfsvr <- function(object) object$log_evidence
 
+# EP's own leave-one-out approximation: the cavity of site i is the
+# posterior of f(x_i) without observation i's likelihood.
+.loo_moments.gpsvm_mfsvr <- function(object) {
+  list(mean = object$cavity_mean, var = object$cavity_var)
+}
+
 #' @rdname evidence
 #' @export
 evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
@@ -47,11 +53,32 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
   y <- .to_model_units(object$y, object$response_scaling)
   fit <- .mfsvr_fit(object$x, y, object$C, object$epsilon, object$kernel, control,
                     gradient = TRUE, warn = FALSE, start = object, inducing = object$inducing)
+  .mfsvr_named_gradient(fit)
+}
+
+# A fit's gradient (made with gradient = TRUE) named log_C, log_epsilon and
+# log_sigma, or with a width per input log_sigma[<column>] for each.
+.mfsvr_named_gradient <- function(fit) {
   gradient <- stats::setNames(fit$gradient, c("log_C", "log_epsilon", "log_sigma"))
-  if (!per_input) return(gradient)
-  widths <- stats::setNames(fit$per_input_gradient,
-                            sprintf("log_sigma[%s]", names(object$kernel$input_widths)))
-  c(gradient[1:2], widths)
+  widths <- fit$kernel$input_widths
+  if (is.null(widths)) return(gradient)
+  c(gradient[1:2], stats::setNames(fit$per_input_gradient, sprintf("log_sigma[%s]", names(widths))))
+}
+
+# confint(): the EP evidence and its gradient refitted at other values of
+# the hyperparameters a search chose (named as in fit$optimization$estimate;
+# the gradient named alike), warm-started from the fit's sites.
+.refit_at.gpsvm_mfsvr <- function(object, values) {
+  h <- as.list(values)
+  point <- .refit_point(object, h)
+  control <- object$control
+  control$per_input_gradient <- !is.null(point$kernel$input_widths)
+  fit <- .mfsvr_fit(point$x, .to_model_units(object$y, object$response_scaling), h$C %||% object$C,
+                    h$epsilon %||% object$epsilon, point$kernel, control, gradient = TRUE,
+                    warn = FALSE, start = object, inducing = point$inducing)
+  if (!fit$convergence$converged) return(list(value = NA_real_))
+  gradient <- .mfsvr_named_gradient(fit)
+  list(value = .log_evidence(fit), gradient = stats::setNames(gradient, sub("^log_", "", names(gradient))))
 }
 
 # nothing of its own: what optimize = TRUE chose is counted for every model

@@ -63,8 +63,20 @@
 #' drops out.
 #'
 #' Rows of `newdata` with missing values get `NA` predictions (with
-#' `na.action = na.omit` they are left out instead); a factor level that
-#' training never saw is an error, unless its row has a missing value. With
+#' `na.action = na.omit` they are left out instead). A factor level that
+#' training never saw (in a row without missing values) is, by default,
+#' predicted as a new direction of the input space: the row gets an
+#' indicator column of its own for that level, along which every training
+#' input lies at 0, and 0 in the factor's own columns; so its kernel values
+#' with the training inputs shrink (a Gaussian kernel's by
+#' \eqn{e^{-1/(2\sigma^2)}} per such factor), the prediction falls back
+#' towards the prior mean and its standard error grows (not for [rvm()]
+#' and [srvm()], whose pruned basis functions carry no uncertainty: away
+#' from the relevance vectors their intervals narrow, see [rvm()]). One
+#' warning names
+#' every factor with new levels, the levels and the number of rows;
+#' `new_levels = "error"` refuses them instead, as [stats::predict.lm()]
+#' does. With
 #' `newdata = NULL` the predictions are at the training rows, padded with
 #' `NA` at rows left out by `na.action = na.exclude` (as [stats::napredict()]
 #' does for `lm`).
@@ -89,6 +101,8 @@
 #'   and [stats::na.exclude()] predict `NA` there (`predict.lm()` leaves
 #'   them out with `na.exclude`), [stats::na.omit()] leaves them out (as
 #'   `e1071`'s `predict.svm()` does), [stats::na.fail()] makes them an error.
+#' @param new_levels What to do with factor levels training never saw:
+#'   `"predict"` (see Details) or `"error"`.
 #' @param ... For [svr()] fits, `bound = TRUE` uses the eq. (31) variance;
 #'   otherwise unused (unknown arguments are an error).
 #' @return As [stats::predict.lm()]: a vector; a matrix with columns `fit`,
@@ -119,14 +133,17 @@
 #' @export
 predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                                      interval = c("none", "confidence", "prediction"),
-                                     level = 0.95, na.action = stats::na.pass, ...) {
+                                     level = 0.95, na.action = stats::na.pass,
+                                     new_levels = c("predict", "error"), ...) {
   .validate_fit(object)
   interval <- .match_choice(interval)
+  new_levels <- .match_choice(new_levels)
   d <- .check_deriv(deriv, wrt, interval, object$x)
   .check_flag(se.fit, "se.fit")
   level <- .check_level(level)
-  inputs <- .prediction_inputs(object, newdata, na.action)
-  p <- .predict_rows(object, inputs$x, d, se.fit || interval != "none", interval, level, ...)
+  inputs <- .prediction_inputs(object, newdata, na.action, new_levels)
+  p <- .predict_rows(inputs$object, inputs$x, d, se.fit || interval != "none", interval, level,
+                     ...)
   pad <- if (is.null(newdata)) {
     function(v) stats::napredict(object$na.action, v)
   } else {
@@ -167,25 +184,48 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 
 #' Plot a regression fit
 #'
-#' Draws the data, the fitted function with its latent (confidence) band and
-#' the band for new targets (prediction band), for fits from [svr()],
-#' [mfsvr()], [rvm()] and [srvm()] on one input variable; with `deriv > 0`,
-#' the fitted derivative and its band instead (the data are not drawn). A
-#' fit on several inputs is drawn as the observed responses against the
-#' fitted values, each with its prediction interval, beside the line of
-#' perfect fit (derivatives need one input column).
-#' Support vectors of [svr()] fits and relevance vectors of [rvm()] and
-#' [srvm()] fits are circled.
+#' `which` chooses the panels, as for [stats::plot.lm()]: by number 1 to 4
+#' or by name, several drawn one after another (asking before each new page
+#' on an interactive device).
 #'
-#' For a formula fit such as `y ~ log(x)`, the horizontal axis is the
-#' variable `x` and the curve is the fit evaluated through the formula; a
-#' derivative is taken in the model's input column (here `log(x)`), which
-#' is then the horizontal axis.
+#' * `"fit"` (the default): the data, the fitted function with its latent
+#'   (confidence) band and the band for new targets (prediction band), for
+#'   a fit on one input variable; with `deriv > 0`, the fitted derivative
+#'   and its band instead (the data are not drawn). A fit on several inputs
+#'   is drawn as panel 4. Support vectors of [svr()] fits and relevance
+#'   vectors of [rvm()] and [srvm()] fits are circled. For a formula fit
+#'   such as `y ~ log(x)`, the horizontal axis is the variable `x` and the
+#'   curve is the fit evaluated through the formula; a derivative is taken
+#'   in the model's input column (here `log(x)`), which is then the
+#'   horizontal axis.
+#' * 1, `"residuals"`: the residuals against the fitted values, with a
+#'   [stats::lowess()] smooth.
+#' * 2, `"qq"`: a normal QQ plot of the standardised residuals, the normal
+#'   scores \eqn{\Phi^{-1}(F_i(y_i))} of the targets under their predictive
+#'   distributions \eqn{F_i} (their probability integral transforms, PIT):
+#'   for Gaussian noise ([rvm()], [srvm()]) the residual over its
+#'   predictive standard deviation, for the epsilon-insensitive noise of
+#'   [svr()] and [mfsvr()] the exact predictive CDF. The predictive
+#'   distributions leave the point out where that is cheap (for `rvm()` and
+#'   `srvm()` exactly, as `lm`'s standardised residuals do, for `mfsvr()`
+#'   the EP cavities); for `svr()` they are the in-sample posterior
+#'   predictive, and the axis says so. Calibrated error bars put the points
+#'   on the dotted line.
+#' * 3, `"scale"`: the scale-location plot, \eqn{\sqrt{|z_i|}} of those
+#'   standardised residuals against the fitted values, with a smooth.
+#' * 4, `"observed"`: the observed responses against the fitted values,
+#'   each with its prediction interval, beside the line of perfect fit.
+#' * `"calibration"` (by name): the coverage of the fit's prediction
+#'   intervals against their nominal level, on held-out data or by
+#'   cross-validation ([interval_coverage()], whose arguments `newdata`,
+#'   `y`, `folds`, `levels` and `seed` it takes in `...`).
 #'
 #' @param x A regression fit.
-#' @param deriv Order of the derivative to draw.
+#' @param which The panels: numbers from 1 to 4 or the names above
+#'   (`NULL` is `"fit"`).
+#' @param deriv Order of the derivative to draw (panel `"fit"`).
 #' @param level Coverage of the bands; `NA` draws none.
-#' @param n Number of grid points for the curves.
+#' @param n Number of grid points for the curves, at most 10000.
 #' @param xlim,ylim Plot limits; by default the range of the inputs, and of
 #'   the data and the bands.
 #' @param truth Optional function of the input drawn dotted, e.g. the true
@@ -196,11 +236,6 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' @param xlab,ylab,main Axis labels and title.
 #' @param bound For [svr()] fits, also draw the prediction band with the
 #'   eq. (31) latent variance (see [predict.gpsvm_regression()]).
-#' @param which `"calibration"` draws instead the coverage of the fit's
-#'   prediction intervals against their nominal level, on held-out data or by
-#'   cross-validation ([interval_coverage()], whose arguments `newdata`, `y`,
-#'   `folds`, `levels` and `seed` it takes in `...`); `NULL` (the default)
-#'   draws the fit.
 #' @param ... Further graphical parameters for [graphics::plot()]; for
 #'   `svr` fits, also the arguments above; with `which = "calibration"`,
 #'   [interval_coverage()]'s arguments.
@@ -212,67 +247,123 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 #' plot(mfsvr(v ~ log(u), data = d), truth = log)
 #' fit <- srvm(v ~ u, data = d, penalty = roughness_penalty(2))
 #' plot(fit, deriv = 1, truth = function(u) 1 / u)
+#' op <- par(mfrow = c(2, 2))
+#' plot(rvm(mpg ~ wt + hp, data = mtcars), which = 1:4)
+#' par(op)
 #' # do its 50% to 99% intervals hold what they claim? (5-fold cross-validation)
 #' plot(fit, which = "calibration")
 #' @export
-plot.gpsvm_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
-                                  truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
-                                  main = NULL, ..., which = NULL) {
-  if (.wants_calibration(which)) return(.plot_calibration(x, parent.frame(), main = main, ...))
-  .plot_regression(x, deriv, level, n, xlim, ylim, truth, legend, xlab, ylab, main, NULL, ...)
-}
-
-# plot()'s `which`: NULL for the fit itself, or "calibration".
-.wants_calibration <- function(which) {
-  if (is.null(which)) return(FALSE)
-  if (!identical(which, "calibration")) .stop("'which' must be NULL or \"calibration\"")
-  TRUE
+plot.gpsvm_regression <- function(x, which = "fit", deriv = 0, level = 0.95, n = 200, xlim = NULL,
+                                  ylim = NULL, truth = NULL, legend = "topright", xlab = NULL,
+                                  ylab = NULL, main = NULL, ...) {
+  .plot_regression(x, which, deriv, level, n, xlim, ylim, truth, legend, xlab, ylab, main, NULL,
+                   ..., env = parent.frame())
 }
 
 #' @rdname plot.gpsvm_regression
 #' @export
-plot.gpsvm_svr <- function(x, ..., bound = FALSE, which = NULL) {
-  if (.wants_calibration(which)) return(.plot_calibration(x, parent.frame(), ...))
+plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   .check_flag(bound, "bound")
   extra <- if (bound) {
     function(z, level) c(.predict_rows(x, z, list(deriv = 0L, wrt = 1L), TRUE, "prediction",
                                        level, bound = TRUE),
                          label = "prediction band, eq. (31)")
   }
-  .plot_regression(x, ..., extra = extra)
+  .plot_regression(x, ..., extra = extra, env = parent.frame())
 }
 
-.plot_regression <- function(x, deriv = 0, level = 0.95, n = 200, xlim = NULL, ylim = NULL,
-                             truth = NULL, legend = "topright", xlab = NULL, ylab = NULL,
-                             main = NULL, extra = NULL, ...) {
+# The panels plot() draws, by name, with the number plot.lm() gives each
+# (NA: by name only).  A panel is function(x, options, ...) with `options`
+# the list of plot()'s arguments (with `diagnostics`, .diagnostic_values(),
+# for the residual panels) and `...` graphical parameters; a new panel
+# is one more entry here.
+.regression_panels <- function() {
+  list(fit = list(number = NA_integer_, draw = .plot_fit_panel),
+       residuals = list(number = 1L, draw = .plot_residual_panel),
+       qq = list(number = 2L, draw = .plot_qq_panel),
+       scale = list(number = 3L, draw = .plot_scale_panel),
+       observed = list(number = 4L, draw = function(x, options, ...) {
+         .plot_observed_fitted(x, options$band, options$level, options$xlim, options$ylim,
+                               options$legend, options$xlab, options$ylab,
+                               options$main %||% "Observed vs Fitted", ...)
+       }),
+       calibration = list(number = NA_integer_, draw = function(x, options, ...) {
+         .plot_calibration(x, options$env, main = options$main, ...)
+       }))
+}
+
+# `which` as panel names: numbers map to the numbered panels (NULL, as
+# plot() once took it, is the fit).
+.check_panels <- function(which, panels) {
+  if (is.null(which)) return("fit")
+  numbers <- vapply(panels, `[[`, integer(1), "number")
+  choices <- sprintf("%s (%s)", names(panels), ifelse(is.na(numbers), "by name", numbers))
+  bad <- function() {
+    .stop(sprintf("'which' must name panels among %s", paste(choices, collapse = ", ")))
+  }
+  if (length(which) == 0L || anyNA(which)) bad()
+  if (is.numeric(which)) {
+    picked <- names(panels)[match(which, numbers)]
+    if (anyNA(picked)) bad()
+    return(picked)
+  }
+  if (!is.character(which) || !all(which %in% names(panels))) bad()
+  which
+}
+
+.plot_regression <- function(x, which = "fit", deriv = 0, level = 0.95, n = 200, xlim = NULL,
+                             ylim = NULL, truth = NULL, legend = "topright", xlab = NULL,
+                             ylab = NULL, main = NULL, extra = NULL, ..., env) {
   .validate_fit(x)
+  panels <- .regression_panels()
+  which <- .check_panels(which, panels)
   deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
-  n <- .check_count(n, "n", lower = 2L)
+  if (deriv > 0L && !identical(which, "fit")) .stop("'deriv' is drawn by the panel which = \"fit\" alone")
+  n <- .check_count(n, "n", lower = 2L, upper = .max_curve_points)
   band <- !(length(level) == 1L && is.na(level))
   if (band) level <- .check_level(level)
+  options <- list(deriv = deriv, level = if (band) level else 0.95, band = band, n = n,
+                  xlim = xlim, ylim = ylim, truth = truth, legend = legend, xlab = xlab,
+                  ylab = ylab, main = main, extra = extra, env = env)
+  # the residual panels' values, computed once for all of them
+  if (any(which %in% c("residuals", "qq", "scale"))) options$diagnostics <- .diagnostic_values(x)
+  if (length(which) > 1L && grDevices::dev.interactive() &&
+      prod(graphics::par("mfcol")) < length(which)) {
+    old <- grDevices::devAskNewPage(TRUE)
+    on.exit(grDevices::devAskNewPage(old), add = TRUE)
+  }
+  for (panel in which) panels[[panel]]$draw(x, options, ...)
+  invisible(x)
+}
+
+# The panel "fit": the fitted curve and its bands over one input, or the
+# observed responses against the fitted values for a fit on several.
+.plot_fit_panel <- function(x, options, ...) {
+  o <- options
+  deriv <- o$deriv
+  band <- o$band
+  level <- o$level
   if (deriv == 0L && is.null(.formula_variable(x$variables)) && ncol(x$x) > 1L) {
-    return(.plot_observed_fitted(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...))
+    return(.plot_observed_fitted(x, band, level, o$xlim, o$ylim, o$legend, o$xlab, o$ylab, o$main,
+                                 ...))
   }
   axis <- .plot_axis(x, deriv)
-  if (is.null(xlim)) xlim <- range(axis$values)
-  grid <- seq(xlim[1], xlim[2], length.out = n)
+  xlim <- o$xlim %||% range(axis$values)
+  grid <- seq(xlim[1], xlim[2], length.out = o$n)
   inputs <- axis$inputs(grid)
   grid <- grid[inputs$keep %||% TRUE]
   d <- list(deriv = deriv, wrt = 1L)
-  conf <- .predict_rows(x, inputs$x, d, band, if (band) "confidence" else "none",
-                        if (band) level else 0.95)
+  conf <- .predict_rows(x, inputs$x, d, band, if (band) "confidence" else "none", level)
   pred <- if (band && deriv == 0L) .predict_rows(x, inputs$x, d, TRUE, "prediction", level)
-  more <- if (band && deriv == 0L && !is.null(extra)) extra(inputs$x, level)
-  response <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
-  xlab <- xlab %||% axis$name
-  ylab <- ylab %||% if (deriv == 0L) response else
+  more <- if (band && deriv == 0L && !is.null(o$extra)) o$extra(inputs$x, level)
+  response <- .response_label(x)
+  xlab <- o$xlab %||% axis$name
+  ylab <- o$ylab %||% if (deriv == 0L) response else
     sprintf("d^%d %s / d %s^%d", deriv, response, axis$name, deriv)
-  if (is.null(ylim)) {
-    ylim <- range(if (deriv == 0L) x$y, conf$fit, conf$lower, conf$upper, pred$lower, pred$upper,
-                  more$lower, more$upper, finite = TRUE)
-  }
+  ylim <- o$ylim %||% range(if (deriv == 0L) x$y, conf$fit, conf$lower, conf$upper, pred$lower,
+                            pred$upper, more$lower, more$upper, finite = TRUE)
   graphics::plot(grid, conf$fit, type = "n", xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab,
-                 main = main, ...)
+                 main = o$main, ...)
   shade <- function(p, col) {
     graphics::polygon(c(grid, rev(grid)), c(p$lower, rev(p$upper)), col = col, border = NA)
   }
@@ -290,9 +381,9 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE, which = NULL) {
                        col = "firebrick")
     }
   }
-  if (!is.null(truth)) graphics::lines(grid, truth(grid), lty = 3)
+  if (!is.null(o$truth)) graphics::lines(grid, o$truth(grid), lty = 3)
   graphics::lines(grid, conf$fit, lwd = 2, col = "navy")
-  if (!is.null(legend)) {
+  if (!is.null(o$legend)) {
     pct <- if (band) sprintf("%g%% ", 100 * level)
     entries <- rbind(
       c("fit", "navy", 1, 2, NA, NA),
@@ -300,12 +391,60 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE, which = NULL) {
       if (!is.null(pred)) c(paste0(pct, "prediction band"), "#4682B426", 1, 8, NA, NA),
       if (!is.null(more)) c(paste0(pct, more$label), "grey30", 4, 1, NA, NA),
       if (deriv == 0L && !is.null(key)) c(key$label, "firebrick", NA, NA, 1, NA),
-      if (!is.null(truth)) c("truth", "black", 3, 1, NA, NA))
-    graphics::legend(legend, legend = entries[, 1], col = entries[, 2],
+      if (!is.null(o$truth)) c("truth", "black", 3, 1, NA, NA))
+    graphics::legend(o$legend, legend = entries[, 1], col = entries[, 2],
                      lty = as.numeric(entries[, 3]), lwd = as.numeric(entries[, 4]),
                      pch = as.numeric(entries[, 5]), bty = "n", cex = 0.8)
   }
   invisible(x)
+}
+
+# The response's name for axis labels.
+.response_label <- function(x) if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+
+# The diagnostic panels' values at the training rows: the fitted values and
+# residuals (the user's units), and the standardised residuals, the normal
+# scores of the targets under their predictive distributions: leave-one-out
+# where the model has them cheaply (.loo_moments()), else the in-sample
+# posterior predictive (`predictive` says which).
+.diagnostic_values <- function(x) {
+  loo <- .loo_moments(x)
+  moments <- loo %||% .latent_moments(x, x$x, 0L, 1L, TRUE)
+  y <- .to_model_units(x$y, x$response_scaling)
+  list(fitted = unname(x$fitted.values), residuals = unname(x$residuals),
+       scores = .target_scores(x, y, moments$mean, moments$var),
+       predictive = if (is.null(loo)) "in-sample" else "leave-one-out")
+}
+
+# A scatter of v against the fitted values with a lowess smooth and a
+# dotted reference line at `reference`.
+.smoothed_scatter <- function(fitted, v, options, ylab, title, reference, ...) {
+  graphics::plot(fitted, v, xlab = options$xlab %||% "Fitted values", ylab = options$ylab %||% ylab,
+                 main = options$main %||% title, pch = 20, col = "grey40", ...)
+  graphics::abline(h = reference, lty = 3, col = "grey50")
+  if (length(unique(fitted)) > 1L) graphics::lines(stats::lowess(fitted, v), col = "firebrick")
+}
+
+.plot_residual_panel <- function(x, options, ...) {
+  v <- options$diagnostics
+  .smoothed_scatter(v$fitted, v$residuals, options, "Residuals", "Residuals vs Fitted", 0, ...)
+}
+
+.plot_qq_panel <- function(x, options, ...) {
+  v <- options$diagnostics
+  stats::qqnorm(v$scores, main = options$main %||% "Normal Q-Q of the PIT",
+                xlab = options$xlab %||% "Theoretical quantiles",
+                ylab = options$ylab %||% sprintf("Standardised residuals (%s)", v$predictive),
+                pch = 20, col = "grey40", ...)
+  graphics::abline(0, 1, lty = 3, col = "grey50")
+}
+
+.plot_scale_panel <- function(x, options, ...) {
+  v <- options$diagnostics
+  # the reference is the median of sqrt(|z|) for standard normal z
+  .smoothed_scatter(v$fitted, sqrt(abs(v$scores)), options,
+                    sprintf("sqrt(|standardised residuals|) (%s)", v$predictive), "Scale-Location",
+                    sqrt(stats::qnorm(0.75)), ...)
 }
 
 # A fit on several inputs has no curve to draw: the observed responses
@@ -315,10 +454,10 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE, which = NULL) {
 .plot_observed_fitted <- function(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...) {
   pred <- .predict_rows(x, x$x, list(deriv = 0L, wrt = 1L), band,
                         if (band) "prediction" else "none", if (band) level else 0.95)
-  response <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+  response <- .response_label(x)
   graphics::plot(pred$fit, x$y, type = "n", xlim = xlim %||% range(pred$fit),
                  ylim = ylim %||% range(x$y, pred$lower, pred$upper, finite = TRUE),
-                 xlab = xlab %||% "fitted value", ylab = ylab %||% response, main = main, ...)
+                 xlab = xlab %||% "Fitted values", ylab = ylab %||% response, main = main, ...)
   if (band) {
     graphics::segments(pred$fit, pred$lower, pred$fit, pred$upper, col = "#4682B466")
   }

@@ -10,6 +10,8 @@
 #       the model was fitted on ("model units")
 #   .target_interval(object, mean, var, level)  its noise model: the interval
 #       of a new target, model units
+#   .target_scores(object, y, mean, var)  the normal scores qnorm(F(y)) of
+#       targets y under that predictive distribution, model units
 #   .noise_sd(object)          the noise sd, model units
 #   .log_evidence(object)      the evidence of the scaled response
 #   .response_df(object)       how many quantities it estimated from the response
@@ -17,11 +19,15 @@
 #   and .print_details(summary, digits)  what print() and summary() show of
 #       it (.title() and .model_lines() are the classifiers' generics too)
 #   .key_points(object)        training points plot() marks (support vectors...)
+#   .loo_moments(object)       the latent function's leave-one-out mean and
+#       variance at each training input, model units, where they are cheap
+#       (NULL otherwise): R^2 and the diagnostic plots read them
 
 .latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
   UseMethod(".latent_moments")
 }
 .target_interval <- function(object, mean, var, level) UseMethod(".target_interval")
+.target_scores <- function(object, y, mean, var) UseMethod(".target_scores")
 .noise_sd <- function(object) UseMethod(".noise_sd")
 .log_evidence <- function(object) UseMethod(".log_evidence")
 .response_df <- function(object) UseMethod(".response_df")
@@ -31,6 +37,8 @@
 .print_details <- function(x, digits) UseMethod(".print_details")
 .key_points <- function(object) UseMethod(".key_points")
 .key_points.gpsvm_regression <- function(object) NULL
+.loo_moments <- function(object) UseMethod(".loo_moments")
+.loo_moments.gpsvm_regression <- function(object) NULL
 
 # ---- fitting -------------------------------------------------------------
 
@@ -97,8 +105,17 @@
 #'   width chosen from the data when there was one), the scaling, how the
 #'   hyperparameters chosen by the data were found (an evidence search, or
 #'   `svr()`'s choice of `C`, with where it stopped), the log evidence and
-#'   the solver's convergence; `summary()` adds the residuals
-#'   and the model's details (see the model's help page).
+#'   the solver's convergence; `summary()` adds the residuals,
+#'   \eqn{R^2} and the model's details (see the model's help page).
+#'   \eqn{R^2} is \eqn{1 - \sum_i (y_i - \hat y_i)^2 / \sum_i (y_i -
+#'   \bar y)^2} at the training rows and, where the model gives its
+#'   leave-one-out predictions \eqn{\hat y_{-i}} cheaply, the same with
+#'   them (the predictive \eqn{R^2} from the PRESS residuals): for `rvm()`
+#'   and `srvm()` exact at the fitted hyperparameters and kept basis
+#'   (\eqn{\hat y_{-i} = y_i - r_i / (1 - h_i)} with \eqn{h_i} the
+#'   leverage \eqn{\phi_i' \Sigma \phi_i / \sigma^2}), for `mfsvr()` the
+#'   EP cavity means (EP's own leave-one-out approximation); `svr()` has
+#'   none.
 #' * `fitted()` and `residuals()` at the training rows; with
 #'   `na.action = na.exclude` they are padded with `NA` at the rows left out,
 #'   as [stats::naresid()] does for `lm`.
@@ -108,8 +125,9 @@
 #'   kept weights (bias first) for `rvm()` and `srvm()`.
 #' * `vcov()`, for `rvm()` and `srvm()` fits, the posterior covariance of
 #'   those kept weights, in the same units; the posterior is Gaussian, so
-#'   [stats::confint()] gives the weights' exact posterior intervals (at
-#'   the fitted hyperparameters).
+#'   `confint()` gives the weights' exact posterior intervals (at the fitted
+#'   hyperparameters), and for every fit intervals for the hyperparameters
+#'   its evidence estimated: see [confint.gpsvm_regression()].
 #' * `sigma()` the noise standard deviation in the units of the response: for
 #'   `svr()` and `mfsvr()` the standard deviation of the epsilon-insensitive
 #'   noise ([svr_noise_variance()]), for `rvm()` and `srvm()`
@@ -118,13 +136,17 @@
 #'   `"logLik"` object, so that [stats::AIC()] and [stats::BIC()] work;
 #'   [evidence()] the same number, and for `svr()` the paper's
 #'   approximations (eq. 16 and its refined form).
+#'   `anova()`, `extractAIC()`, `deviance()`, `df.residual()`, `drop1()`,
+#'   `add1()` and so [stats::step()] compare fits by it: see
+#'   [model-comparison].
 #' * [hyperparameters()] the model's settings (`C`, `epsilon`, the width,
 #'   ...), given or chosen by the data; its help page lists the fields of
 #'   the fitted objects.
 #' * `nobs()` the number of observations used; `formula()` the model formula
 #'   of a fit by the formula interface; `model.matrix()` the input matrix
 #'   the model was fitted on, in the data's units (a factor's indicator
-#'   columns included); `plot()`, see [plot.gpsvm_regression()].
+#'   columns included); `plot()`, the fit or plot.lm's diagnostic panels
+#'   (`which = 1:4`), see [plot.gpsvm_regression()].
 #' * `update()` refits with changed arguments (or a changed formula, as
 #'   `update(fit, . ~ . - x2)`), as [stats::update()] does, calling gpsvm's
 #'   fitter even when another attached package masks its name (kernlab's
@@ -259,9 +281,18 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
   if (!missing(formula.)) call$formula <- stats::update(stats::formula(object), formula.)
   extras <- match.call(expand.dots = FALSE)$...
   for (name in names(extras)) call[[name]] <- extras[[name]]
+  call <- .gpsvm_call(call)
   if (!evaluate) return(call)
-  call[[1L]] <- call("::", quote(gpsvm), call[[1L]])
   eval(call, parent.frame())
+}
+
+# A fit's call with gpsvm's fitter named through the namespace
+# (gpsvm::rvm(...)), so that it evaluates wherever gpsvm is not attached or
+# another package masks the name (kernlab's rvm()): update(), drop1(),
+# step().
+.gpsvm_call <- function(call) {
+  if (is.name(call[[1L]])) call[[1L]] <- call("::", quote(gpsvm), call[[1L]])
+  call
 }
 
 # A log evidence of the model-unit response as the log density of the
@@ -271,11 +302,30 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
   if (is.null(s)) log_evidence else log_evidence - length(object$y) * log(s$scale)
 }
 
+# The share of the response's variance about its mean that the fitted
+# values explain at the training rows, 1 - sum (y - yhat)^2 / sum (y -
+# ybar)^2, and the same for the leave-one-out predictions (the predictive
+# R^2, from the PRESS residuals) where the model has them cheaply
+# (.loo_moments(); NA otherwise).  NA for a constant response.
+.r_squared <- function(object) {
+  y <- object$y
+  total <- sum((y - mean(y))^2)
+  share <- function(residuals) if (total > 0) 1 - sum(residuals^2) / total else NA_real_
+  loo <- .loo_moments(object)
+  c(training = share(object$residuals),
+    loo = if (is.null(loo)) NA_real_ else
+      share(y - .unscale_response(loo$mean, object$response_scaling)))
+}
+
 # ---- print and summary ----------------------------------------------------
 
 # print()'s line on the scaling of every fit: "Scaling: 12 of 13 input
-# column(s) and the response centred and scaled", or "Scaling: none (scale
-# = FALSE)".  Widths per input, folded into the scaling, do not count.
+# columns and the response centred and scaled (left as they are: the
+# constant column z)", "Scaling: the response centred and scaled (left as
+# they are: 3 columns coding factors)", or "Scaling: none (scale =
+# FALSE)".  Widths per input, folded into the scaling, do not count.  Columns
+# left alone are the constant ones (named in the scaling) and a formula's
+# factor coding columns (the rest).
 .format_scaling <- function(object) {
   s <- object$scaling
   response <- !is.null(object$response_scaling)
@@ -283,12 +333,26 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
     return("Scaling: none (scale = FALSE)")
   }
   if (!is.null(s$input_widths)) s$scale <- s$scale / unname(s$input_widths)
+  p <- length(s$scale)
   scaled <- sum(s$scale != 1 | s$center != 0)
-  sprintf("Scaling: %d of %d input column(s)%s centred and scaled%s", scaled, length(s$scale),
-          if (response) " and the response" else "",
-          if (length(s$constant) > 0L) {
-            sprintf(" (constant column(s) left alone: %s)", paste(s$constant, collapse = ", "))
-          } else "")
+  constant <- length(s$constant)
+  indicators <- p - scaled - constant
+  inputs <- if (scaled == 0L) NULL else if (scaled == p) {
+    if (p == 1L) "the input column" else sprintf("all %d input columns", p)
+  } else sprintf("%d of %d input columns", scaled, p)
+  what <- c(inputs, if (response) "the response")
+  left <- c(if (indicators > 0L) {
+              .count(indicators, "column coding a factor", "columns coding factors")
+            },
+            if (constant > 0L) {
+              sprintf("the constant %s %s", if (constant == 1L) "column" else "columns",
+                      paste(s$constant, collapse = ", "))
+            })
+  sprintf("Scaling: %s%s",
+          if (length(what) == 0L) "none" else paste(paste(what, collapse = " and "),
+                                                    "centred and scaled"),
+          if (length(left) > 0L) sprintf(" (left as they are: %s)", paste(left, collapse = "; "))
+          else "")
 }
 
 # print()'s account of the hyperparameters the data chose: the evidence
@@ -333,7 +397,7 @@ summary.gpsvm_regression <- function(object, ...) {
     missing = .missing_line(object$na.action),
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
-    sigma = sigma(object), convergence = object$convergence,
+    sigma = sigma(object), r_squared = .r_squared(object), convergence = object$convergence,
     selection = .search_summary(object), details = .summary_details(object)),
     class = paste0("summary.", class(object)))
 }
@@ -349,6 +413,10 @@ print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits
   .print_details(x, digits)
   cat(sprintf("\nLog evidence: %s (df %d); noise sd %s\n", format(x$log_lik, digits = digits + 2L),
               x$df, format(x$sigma, digits = digits)))
+  r2 <- x$r_squared
+  cat(sprintf("R-squared: %s (training)%s\n", format(r2[["training"]], digits = digits),
+              if (is.na(r2[["loo"]])) "" else
+                sprintf(", %s (leave-one-out)", format(r2[["loo"]], digits = digits))))
   cat("Solver: ", .format_convergence(x$convergence), "\n", sep = "")
   invisible(x)
 }

@@ -95,6 +95,29 @@
 
 .noise_sd.gpsvm_rvm <- function(object) sqrt(object$noise_variance)
 
+.target_scores.gpsvm_rvm <- function(object, y, mean, var) {
+  (y - mean) / sqrt(var + object$noise_variance)
+}
+
+# Leave-one-out at the fitted hyperparameters: the posterior mean is the
+# linear smoother H y, H = Phi Sigma Phi' / sigma^2 (its prior precision
+# fixed), so without observation i the mean there is y_i - r_i / (1 - h_i),
+# and the predictive variance sigma^2 / (1 - h_i), of which the latent
+# function's is sigma^2 h_i / (1 - h_i).
+.loo_moments.gpsvm_rvm <- function(object) {
+  h <- .rvm_leverage(object)
+  r <- .to_model_units(object$residuals, object$response_scaling, center = FALSE)
+  y <- .to_model_units(object$y, object$response_scaling)
+  list(mean = y - r / (1 - h), var = object$noise_variance * h / (1 - h))
+}
+
+# The leverages h_i = phi_i' Sigma phi_i / sigma^2 of the kept weights'
+# design Phi (its rows phi_i; `design` when the caller has it).
+.rvm_leverage <- function(fit, design = NULL) {
+  if (is.null(design)) design <- .rvm_design(fit$x, fit$kernel, fit$relevance_vectors)
+  rowSums((design %*% fit$Sigma) * design) / fit$noise_variance
+}
+
 .log_evidence.gpsvm_rvm <- function(object) object$log_evidence
 
 # the kept weights' alphas, and the noise variance and lambda when learned
@@ -146,6 +169,14 @@
   if (!is.null(d$penalty)) cat(sprintf("\nlambda: %s", format(d$lambda, digits = digits)))
   cat(sprintf("\nsigma^2: %s%s\n", format(d$sigma2, digits = digits),
               if (d$scaled) " (scaled data)" else ""))
+}
+
+# confint(): the kept weights' Gaussian posterior intervals at the fitted
+# hyperparameters (what confint.default() gives from coef() and vcov()).
+.weight_intervals.gpsvm_rvm <- function(object, level) {
+  band <- .gaussian_interval(object$coefficients, sqrt(pmax(diag(object$Sigma), 0)), level)
+  matrix(c(band$lower, band$upper), ncol = 2L,
+         dimnames = list(names(object$coefficients), .confint_labels(level)))
 }
 
 #' @rdname regression-methods
@@ -212,4 +243,127 @@ vcov.gpsvm_rvm <- function(object, ...) {
            .absent("must be NULL for rvm()"),
          control = .control_field(if (smooth) "srvm_control" else "rvm_control"))
   })
+}
+
+# confint(): the evidence of the relevance vector machines is Gaussian, log
+# N(y; 0, sigma^2 I + Phi Pi^-1 Phi') over the kept weights (Phi their
+# design, Pi = diag(alpha) + lambda P their prior precision, P the penalty
+# on them), in closed form at any hyperparameters.  Its Hessian is taken in
+# the log of every hyperparameter the fit learned, the kept weights'
+# alphas included (but not one at srvm's floor min_alpha), by central
+# differences of its analytic gradient (the width's entry by differences of
+# the value); the alphas are then eliminated (the Schur complement: the
+# curvature of the evidence maximised over them, to second order), so that
+# the intervals of sigma^2, lambda and the width allow for them.
+.evidence_curvature.gpsvm_rvm <- function(object) {
+  smooth <- inherits(object, "gpsvm_srvm")
+  record <- object$optimization
+  learned <- c(noise_variance = !smooth || is.null(object$control$sigma2),
+               lambda = smooth && is.null(object$control$lambda),
+               sigma = "sigma" %in% names(record$estimate))
+  if (!any(learned)) return(NULL)
+  estimate <- .model_hyperparameters(object)[names(learned)[learned]]
+  # a width at the end of its search range, or lambda learned to 0, is not
+  # at an interior maximum
+  at_bound <- c(intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)),
+                          names(estimate)),
+                if (learned[["lambda"]] && object$lambda == 0) "lambda")
+  vary <- setdiff(names(estimate), at_bound)
+  alpha <- object$prior_precision
+  y <- .to_model_units(object$y, object$response_scaling)
+  floor <- if (smooth) object$control$min_alpha / mean(y^2) else 0
+  free_alpha <- alpha > floor * (1 + 1e-6)
+  a <- seq_len(sum(free_alpha))
+  evidence <- .rvm_evidence_function(object)
+  f <- function(t) {
+    alphas <- replace(alpha, free_alpha, exp(t[a]))
+    h <- as.list(replace(estimate, vary, exp(t[-a])))
+    evidence(alphas, h$noise_variance %||% object$noise_variance, h$lambda %||% object$lambda,
+             h$sigma %||% object$kernel$sigma, free_alpha, vary)
+  }
+  H <- .hessian(f, c(log(alpha[free_alpha]), log(estimate[vary])), gradient_step = 1e-3)
+  r <- length(a) + seq_along(vary)
+  reduced <- H[r, r, drop = FALSE]
+  # an alpha the evidence does not pin down (so large that its weight is
+  # all but pruned, or so small that the penalty alone holds the weight) has
+  # no curvature and no part in the others' uncertainty: it is held
+  a <- a[diag(H)[a] < -.flat_curvature]
+  if (length(a) > 0L) {
+    eliminated <- tryCatch(solve(H[a, a, drop = FALSE], H[a, r, drop = FALSE]),
+                           error = function(e) matrix(NA_real_, length(a), length(r)))
+    reduced <- reduced - H[r, a, drop = FALSE] %*% eliminated
+  }
+  dimnames(reduced) <- list(vary, vary)
+  list(estimate = estimate, at_bound = at_bound, hessian = reduced)
+}
+
+# Below this curvature of the log evidence in a log alpha, the alpha is
+# taken as flat (.evidence_curvature.gpsvm_rvm()).
+.flat_curvature <- 1e-6
+
+# The closed-form evidence (model units) as a function of the kept weights'
+# alphas, sigma^2, lambda and the Gaussian width: a function returning its
+# value and its gradient in the log of the free alphas and of the
+# hyperparameters named in `vary` (noise_variance, lambda, sigma).
+.rvm_evidence_function <- function(object) {
+  y <- .to_model_units(object$y, object$response_scaling)
+  n <- length(y)
+  rv <- object$relevance_vectors
+  penalty <- object$penalty
+  points <- if (!is.null(penalty)) .penalty_points(penalty, object$x, object$scaling)
+  parts_at <- function(width) {
+    kernel <- if (object$kernel$type == "rbf") .with_width(object$kernel, width) else object$kernel
+    design <- .rvm_design(object$x, kernel, rv)
+    list(design = design,
+         penalty = if (!is.null(penalty)) .rvm_penalty_gram(penalty, kernel, points, object$x[rv, , drop = FALSE]))
+  }
+  value_at <- function(alpha, sigma2, lambda, parts) {
+    prior <- diag(alpha, length(alpha)) + if (!is.null(parts$penalty)) lambda * parts$penalty else 0
+    precision <- prior + crossprod(parts$design) / sigma2
+    R <- chol(precision)
+    mu <- backsolve(R, backsolve(R, crossprod(parts$design, y) / sigma2, transpose = TRUE))
+    residual <- y - drop(parts$design %*% mu)
+    value <- -0.5 * (n * log(2 * pi * sigma2) + 2 * sum(log(diag(R))) -
+                       2 * sum(log(diag(chol(prior)))) + sum(residual^2) / sigma2 +
+                       sum(mu * (prior %*% mu)))
+    list(value = value, prior = prior, R = R, mu = mu, residual = residual)
+  }
+  current <- parts_at(object$kernel$sigma)
+  function(alpha, sigma2, lambda, width, free_alpha, vary) {
+    parts <- if (identical(width, object$kernel$sigma)) current else parts_at(width)
+    at <- value_at(alpha, sigma2, lambda, parts)
+    # dL / dPi = (Pi^-1 - Sigma - mu mu') / 2
+    Sigma <- chol2inv(at$R)
+    M <- chol2inv(chol(at$prior)) - Sigma - tcrossprod(at$mu)
+    gradient <- c(alpha[free_alpha] * diag(M)[free_alpha] / 2,
+                  noise_variance = (sum(at$residual^2) / sigma2 - n +
+                                      sum(Sigma * crossprod(parts$design)) / sigma2) / 2,
+                  lambda = if (!is.null(parts$penalty)) lambda * sum(M * parts$penalty) / 2 else 0,
+                  sigma = if ("sigma" %in% vary) {
+                    step <- 1e-5
+                    (value_at(alpha, sigma2, lambda, parts_at(width * exp(step)))$value -
+                       value_at(alpha, sigma2, lambda, parts_at(width * exp(-step)))$value) /
+                      (2 * step)
+                  } else 0)
+    keep <- c(rep(TRUE, sum(free_alpha)), c("noise_variance", "lambda", "sigma") %in% vary)
+    list(value = at$value, gradient = unname(gradient[keep]))
+  }
+}
+
+# The smooth RVM's penalty (L H)'(L H) on the kept weights' design [1,
+# k(., x_rv)], L = sum_n c_n D^n in each input coordinate, at the penalty
+# points (as the fit's core forms it on all candidate columns).
+.rvm_penalty_gram <- function(penalty, kernel, points, centres) {
+  gram <- 0
+  for (c in seq_len(ncol(points))) {
+    rows <- 0
+    for (k in seq_along(penalty$orders)) {
+      order <- penalty$orders[[k]]
+      block <- cbind(if (order == 0L) 1 else 0,
+                     if (nrow(centres) > 0L) kernel_matrix(kernel, points, centres, deriv = order, wrt = c))
+      rows <- rows + penalty$weights[[k]] * block
+    }
+    gram <- gram + crossprod(rows)
+  }
+  gram
 }

@@ -91,10 +91,7 @@
 # The trace of the hat matrix H Sigma H' / sigma^2 of the kept weights: the
 # number the noise update subtracts from n (at convergence
 # n - |y - H mu|^2 / sigma^2).  `design` is H when the caller has it.
-.effective_parameters <- function(fit, design = NULL) {
-  if (is.null(design)) design <- .rvm_design(fit$x, fit$kernel, fit$relevance_vectors)
-  sum((design %*% fit$Sigma) * design) / fit$noise_variance
-}
+.effective_parameters <- function(fit, design = NULL) sum(.rvm_leverage(fit, design))
 
 # The same at the width given or the data-driven one, said by every fit:
 # with a formula's factor columns the inputs have many dimensions in which

@@ -14,12 +14,54 @@
 # The inputs as a numeric matrix, and which of its columns code a factor: a
 # formula method marks them (attribute "factor_column", set by
 # .fit_formula()) so that scaling leaves them alone, as in e1071.
+#
+# The names of its columns must tell them apart: predict() matches newdata's
+# columns to the training ones by name, and with two columns "a" it would
+# use the first twice.
 .input_matrix <- function(x) {
   skip <- attr(x, "factor_column")
   x <- .as_input_matrix(x, "x")
   attr(x, "factor_column") <- NULL
+  duplicated_names <- unique(colnames(x)[duplicated(colnames(x))])
+  if (length(duplicated_names) > 0L) {
+    .stop(sprintf("'x' has more than one column named %s; give each input column its own name",
+                  paste0("'", duplicated_names, "'", collapse = ", ")))
+  }
+  for (j in seq_len(ncol(x))) {
+    .check_representable(x[, j], if (ncol(x) > 1L) {
+      sprintf("column %s of 'x'", colnames(x)[j] %||% j)
+    } else "'x'")
+  }
   list(x = x, skip = skip %||% rep(FALSE, ncol(x)))
 }
+
+# Training data the models can compute with in double precision.  Kernels,
+# scalings and likelihoods square differences of the inputs and of the
+# response and sum them over the observations: with values beyond about
+# 1e154 / sqrt(n) those sums overflow (y * 1e300 gave fitted values NaN),
+# and a spread below 1e-150 squares to less than the smallest double (y *
+# 1e-300 was taken for a constant and fitted by one without a word).  Both
+# are refused with the reason, naming the data (`what`).
+.check_representable <- function(v, what) {
+  n <- length(v)
+  if (n == 0L) return(invisible(v))
+  largest <- max(abs(v))
+  limit <- sqrt(.Machine$double.xmax / (4 * n))
+  if (largest > limit) {
+    .stop(sprintf(paste("%s has values as large as %.3g: sums of the squares of %d such values",
+                        "overflow double precision (the limit is %.3g); rescale it, e.g. divide",
+                        "by %.0e"), what, largest, n, limit, 10^floor(log10(largest))))
+  }
+  spread <- max(v) - min(v)
+  if (spread > 0 && spread < .min_spread) {
+    .stop(sprintf(paste("%s spreads over only %.3g: the squares of such differences underflow",
+                        "double precision (a spread below %.0e), so it would be taken for a",
+                        "constant; rescale it, e.g. multiply by %.0e"),
+                  what, spread, .min_spread, 10^-floor(log10(spread))))
+  }
+  invisible(v)
+}
+.min_spread <- 1e-150
 
 # The inputs a model is fitted on, from .input_matrix()'s `given`: scaled
 # (`xs`, with `scaling`) and, for a Gaussian kernel with a width per input,

@@ -247,6 +247,14 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
   ifelse(a <= 0, "none", ifelse(a >= model$C, "bound", "margin"))
 }
 .glance_evidence.gpsvm_svc <- function(x) NULL
+
+# svc() has no evidence: say so where logLik(), AIC(), anova() and the
+# confidence intervals of hyperparameters would read one.
+#' @export
+logLik.gpsvm_svc <- function(object, ...) {
+  .stop(paste("svc() fits have no evidence (marginal likelihood); gpc() is the kernel",
+              "classifier with one, and loo_error() estimates an svc() fit's error"))
+}
 .searched.gpsvm_svc <- function(x) NULL
 .glance_columns.gpsvm_svc <- function(x) {
   data.frame(n.support = sum(vapply(.binary_models(x), function(m) sum(m$alpha > 0), integer(1))))
@@ -298,16 +306,18 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 #' predict(fit, rbind(c(-1, 0), c(1, 0)), type = "link")
 #' @export
 predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
-                              na.action = stats::na.pass, ...) {
+                              na.action = stats::na.pass, new_levels = c("predict", "error"),
+                              ...) {
   .check_dots_empty(...)
   if (identical(type, "prob")) {
     .stop(paste("'type = \"prob\"' is not available for svc(): a support vector machine",
                 "gives no class probabilities; use gpc()"))
   }
   type <- .match_choice(type)
-  .classif_predict(object, newdata, function(x, f) {
+  new_levels <- .match_choice(new_levels)
+  .classif_predict(object, newdata, function(object, x, f) {
     if (type == "link") f else .classif_class(object, f)
-  }, na.action)
+  }, na.action, new_levels)
 }
 
 # Support vectors by group: on the margin (0 < alpha < C) and at the bound.

@@ -33,6 +33,31 @@
 
 .log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "ep")
 
+# confint(): the curvature of the evidence logLik() gives, at a C chosen by
+# its maximum.  A C chosen otherwise (the paper's eq. 16 or refined
+# evidence, or the eq. 17 fixed point) is not at that maximum, where the
+# Laplace approximation is made: refused, with the search that gives one.
+.evidence_curvature.gpsvm_svr <- function(object) {
+  record <- object$optimization
+  if (!is.null(record) && !identical(record$evidence, "ep")) {
+    chosen <- if (is.null(record$evidence)) "the eq. (17) fixed point" else
+      sprintf("the %s evidence", switch(record$evidence, eq16 = "eq. (16)", refined = "refined"))
+    .stop(sprintf(paste("confint(): this svr() fit chose C by %s, not by the maximum of the",
+                        "evidence logLik() gives, where the intervals are made; fit with",
+                        "optimize = TRUE and svr_control(evidence = \"ep\") (the default)"),
+                  chosen))
+  }
+  NextMethod()
+}
+
+# confint(): the evidence refitted at another C (the one hyperparameter
+# svr()'s search chooses).
+.refit_at.gpsvm_svr <- function(object, values) {
+  fit <- .svr_fit(object$x, .to_model_units(object$y, object$response_scaling), values[["C"]],
+                  object$epsilon, object$kernel, object$bias, object$control, warn = FALSE)
+  list(value = .log_evidence(fit))
+}
+
 # the threshold (a known prior mean to the evidence); a C chosen by the
 # evidence is counted from fit$optimization, as for every model
 .response_df.gpsvm_svr <- function(object) c(b = object$bias)

@@ -45,7 +45,10 @@ generics::augment
 #'   precision (`Inf` when pruned), and with `conf.int = TRUE` the Gaussian
 #'   posterior interval `conf.low`, `conf.high`.
 #'
-#' @section glance(): one row: `nobs`; `logLik`, `AIC`, `BIC` from [logLik()]
+#' @section glance(): one row: `nobs`; for the regression models `r.squared`
+#' and `loo.r.squared`, \eqn{R^2} at the training rows and of the
+#' leave-one-out predictions (`NA` for [svr()], see [regression-methods]);
+#' `logLik`, `AIC`, `BIC` from [logLik()]
 #' (for [gpc()] only with `method = "tap"` and two classes, `NA` otherwise;
 #' [svc()] has no evidence and no such columns); for the regression models
 #' `sigma`, the noise standard deviation in the response's units ([sigma()]);
@@ -165,7 +168,8 @@ tidy.gpsvm_classifier <- function(x, ...) {
 
 # ---- glance ----------------------------------------------------------------
 
-# Every fit's row: nobs, the evidence (.glance_evidence()), the noise sd
+# Every fit's row: nobs, a regression's R^2 (training and leave-one-out),
+# the evidence (.glance_evidence()), the noise sd
 # (regression), the kernel, the hyperparameters() other than the kernel's
 # width (given as kernel.sigma) and the relevance vector machines' noise
 # variance (given as sigma), what the model adds (.glance_columns(): its
@@ -191,8 +195,10 @@ tidy.gpsvm_classifier <- function(x, ...) {
 glance.gpsvm_regression <- function(x, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
+  r2 <- .r_squared(x)
   .as_tidy(.glance_row(
-    nobs = nobs(x), .glance_evidence(x), sigma = sigma(x), .hyperparameter_columns(x),
+    nobs = nobs(x), r.squared = r2[["training"]], loo.r.squared = r2[["loo"]],
+    .glance_evidence(x), sigma = sigma(x), .hyperparameter_columns(x),
     .glance_columns(x), optimized = .searched(x), .fit_record(x)))
 }
 

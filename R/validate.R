@@ -134,9 +134,14 @@
 # print() and summary() show for every model.
 .format_convergence <- function(convergence) {
   cv <- convergence
-  sprintf("%s after %d iterations (change %.3g, tolerance %.3g)%s",
-          if (cv$converged) "converged" else "NOT converged", cv$iterations, cv$change, cv$tol,
-          if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "")
+  sprintf("%s after %s (change %.3g, tolerance %.3g)%s",
+          if (cv$converged) "converged" else "NOT converged", .count(cv$iterations, "iteration"),
+          cv$change, cv$tol, if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "")
+}
+
+# "1 iteration", "12 iterations": a count with its noun in the right number.
+.count <- function(n, singular, plural = paste0(singular, "s")) {
+  sprintf("%d %s", as.integer(n), if (n == 1) singular else plural)
 }
 
 # The non-convergence warning every solver gives, in one wording; `hint`
@@ -144,8 +149,8 @@
 .warn_not_converged <- function(what, convergence, hint = NULL) {
   if (convergence$converged) return(invisible(FALSE))
   cv <- convergence
-  warning(sprintf("%s did not converge in %d iterations (change %.3g, tolerance %.3g)%s%s",
-                  what, cv$iterations, cv$change, cv$tol,
+  warning(sprintf("%s did not converge in %s (change %.3g, tolerance %.3g)%s%s",
+                  what, .count(cv$iterations, "iteration"), cv$change, cv$tol,
                   if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "",
                   if (length(hint)) paste0("; ", paste(hint, collapse = "; ")) else ""),
           call. = FALSE)

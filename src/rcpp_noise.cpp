@@ -1,6 +1,6 @@
 // Glue for the epsilon-insensitive noise model shared by svr() and mfsvr():
-// its variance and the quantiles of the predictive distribution of a new
-// target.  The model itself is gpsvm::EpsilonInsensitive (likelihoods.hpp).
+// its variance and the quantiles and CDF of the predictive distribution of a
+// new target.  The model itself is gpsvm::EpsilonInsensitive (likelihoods.hpp).
 #include "gpsvm_glue.h"
 
 #include <gpsvm/likelihoods.hpp>
@@ -24,6 +24,26 @@ Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVect
   for (R_xlen_t i = 0; i < mean.size(); ++i) {
     if (i % 1024 == 0) Rcpp::checkUserInterrupt();
     out[i] = lik.predictive_quantile(p[i % p.size()], mean[i], var[i]);
+  }
+  return out;
+}
+
+// P(T <= q) for T = f + noise, f ~ N(mean, var), elementwise (the predictive
+// CDF the quantiles above invert); a latent variance of 0 is floored at
+// 1e-300 as there.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector mean,
+                                   Rcpp::NumericVector var, double C, double epsilon) {
+  const gpsvm::EpsilonInsensitive lik(C, epsilon);
+  if (q.size() != mean.size() || var.size() != mean.size())
+    Rcpp::stop("'q', 'mean' and 'var' differ in length");
+  Rcpp::NumericVector out(mean.size());
+  for (R_xlen_t i = 0; i < mean.size(); ++i) {
+    if (i % 1024 == 0) Rcpp::checkUserInterrupt();
+    if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(q[i]) ||
+        !std::isfinite(mean[i]))
+      Rcpp::stop("'q', 'mean' and 'var' must be finite, 'var' >= 0");
+    out[i] = lik.predictive_cdf(q[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]);
   }
   return out;
 }

@@ -45,7 +45,7 @@ test_that("scale = TRUE is the fit on inputs standardised by hand, applied to ne
   expect_output(print(gpc(x, d$y)), "sigma and noise by evidence maximisation")
   expect_equal(gpc(x, d$y)$kernel$sigma, gpc(hand(x), d$y, scale = FALSE)$kernel$sigma,
                tolerance = 1e-6)
-  expect_output(print(svc(x, d$y)), "input column\\(s\\) centred and scaled")
+  expect_output(print(svc(x, d$y)), "input columns centred and scaled")
 })
 
 test_that("constant columns and a formula's factor columns are not scaled", {
@@ -71,8 +71,11 @@ test_that("constant columns and a formula's factor columns are not scaled", {
   expect_equal(unname(predict(fit, new, type = "link")),
                unname(predict(hand, transform(new, u = (u - mean(df$u)) / sd(df$u)), type = "link")),
                tolerance = 1e-10)
-  # a level of a factor input that training never saw
-  expect_error(predict(fit, data.frame(u = 1, g = "z", k = 2)), "'newdata' does not fit the model")
+  # a level of a factor input that training never saw: a new direction,
+  # or refused on request
+  expect_warning(predict(fit, data.frame(u = 1, g = "z", k = 2)), "never saw, in 1 row: g \\(z\\)")
+  expect_error(predict(fit, data.frame(u = 1, g = "z", k = 2), new_levels = "error"),
+               "'newdata' does not fit the model")
   # a number given as text: the wrong type (as for predict.lm), not new columns
   expect_error(predict(fit, data.frame(u = "1", g = "q", k = 2)),
                "'newdata' does not fit the model: variable 'u' was fitted with type")
@@ -299,7 +302,7 @@ test_that("predict(na.action = na.omit) leaves out NA rows of newdata, as e1071'
   expect_equal(pr, predict(g, new, type = "prob")[c(1, 4), ])
 })
 
-test_that("a factor level unseen in training is named in an error where its row can be predicted", {
+test_that("a factor level unseen in training is named in the refusal where its row can be predicted", {
   # mlbench's Soybean: a test row with a level of ext.decay that no training
   # row had was reported as "'newdata' has missing values and 'na.action'
   # refuses them", since the design was first built inside na.action's call
@@ -309,8 +312,10 @@ test_that("a factor level unseen in training is named in an error where its row 
   for (fitter in list(gpc, svc)) {
     fit <- fitter(cls ~ u + f, data = df)
     for (act in list(stats::na.pass, stats::na.omit, stats::na.fail)) {
-      err <- tryCatch(predict(fit, new, na.action = act), error = conditionMessage)
-      expect_match(err, "'newdata' does not fit the model: factor f has new levels c", fixed = TRUE)
+      err <- tryCatch(predict(fit, new, na.action = act, new_levels = "error"),
+                      error = conditionMessage)
+      expect_match(err, "'newdata' does not fit the model: factor levels training never saw, in 1 row: f (c)",
+                   fixed = TRUE)
       expect_false(grepl("missing values", err))
     }
     # a row with a missing value is predicted NA whatever its levels, so a
@@ -324,7 +329,7 @@ test_that("a factor level unseen in training is named in an error where its row 
                      as.character(predict(fit, held_out[-2L, ])))
   }
   fit <- mfsvr(u ~ f, data = df)
-  expect_error(predict(fit, new), "factor f has new levels c", fixed = TRUE)
+  expect_error(predict(fit, new, new_levels = "error"), "f (c)", fixed = TRUE)
 })
 
 test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata give NA", {

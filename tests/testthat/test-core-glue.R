@@ -39,7 +39,7 @@ test_that("a solver stopped by its cap reports it in the record and the warning"
   d <- sinc_data(25)
   expect_warning(fit <- mfsvr(d$x, d$y, C = 2, kernel = rbf_kernel(1),
                               control = mfsvr_control(max_iter = 1)),
-                 "did not converge in 1 iterations")
+                 "did not converge in 1 iteration ")
   expect_false(fit$convergence$converged)
   expect_identical(fit$convergence$iterations, 1L)
   expect_gt(fit$convergence$change, fit$convergence$tol)

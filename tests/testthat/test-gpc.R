@@ -99,7 +99,7 @@ test_that("non-convergence is a warning naming the iterations and residual", {
   expect_false(fit$convergence$converged)
   expect_warning(fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5,
                                   control = gpc_control(max_iter = 1)),
-                 "sweeps|Newton|did not converge in 1 iterations \\(change")
+                 "sweeps|Newton|did not converge in 1 iteration \\(change")
   expect_false(fit$convergence$converged)
 })
 

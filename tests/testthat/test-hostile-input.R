@@ -170,3 +170,126 @@ test_that("the noise model's glue checks its vector lengths", {
   expect_error(gpsvm:::cpp_epsins_quantile(numeric(0), 0, 1, 1, 0.1), "'p' is empty")
   expect_error(gpsvm:::cpp_epsins_quantile(0.5, c(0, 1), 1, 1, 0.1), "differ in length")
 })
+
+# The data of the report these checks answer: 40 sinc points with one input
+# near 0.
+sinc_report <- function() {
+  set.seed(1)
+  x <- seq(-5, 5, length.out = 40)
+  x[20] <- 1e-3
+  list(x = x, y = sin(x) / x + rnorm(40, sd = 0.1))
+}
+
+test_that("duplicated input names are refused, not matched to the first column twice", {
+  d <- sinc_report()
+  X <- cbind(a = d$x, a = rev(d$x))
+  for (fitter in list(mfsvr, svr, rvm)) {
+    expect_error(fitter(X, d$y), "'x' has more than one column named 'a'")
+  }
+  df <- data.frame(a = d$x, a = rev(d$x), check.names = FALSE)
+  expect_error(svr(df, d$y), "more than one column named 'a'")
+  expect_error(svc(X, factor(d$y > 0.2)), "more than one column named 'a'")
+  # distinct names fit, and predict() at the training rows gives fitted()
+  colnames(X) <- c("a", "b")
+  fit <- mfsvr(X, d$y, C = 5)
+  expect_equal(unname(predict(fit, X[1:3, ])), unname(fitted(fit)[1:3]), tolerance = 1e-12)
+  expect_equal(unname(predict(fit, X[1:3, 2:1])), unname(fitted(fit)[1:3]), tolerance = 1e-12)
+})
+
+test_that("an offset() in a formula is refused rather than dropped or taken as an input", {
+  d <- sinc_report()
+  frame <- data.frame(x = d$x, y = d$y, w = seq(0, 1, length.out = 40))
+  expect_error(mfsvr(y ~ x + offset(w), frame), "'formula' has the offset offset\\(w\\)")
+  expect_error(svr(y ~ . + offset(w), frame), "'formula' has the offset offset\\(w\\)")
+  expect_error(gpc(factor(y > 0.2) ~ x + offset(w), frame), "offset")
+  # the suggested form fits y - w
+  fit <- mfsvr(I(y - w) ~ x, frame, C = 5)
+  expect_equal(unname(fit$y), d$y - frame$w)
+})
+
+test_that("data whose squares overflow or underflow double precision are refused with the reason", {
+  d <- sinc_report()
+  for (fitter in list(mfsvr, svr, rvm, srvm)) {
+    expect_error(fitter(d$x, d$y * 1e300), "'y' has values as large as 1.09e\\+300: .*overflow")
+    expect_error(fitter(d$x * 1e160, d$y), "'x' has values as large as 5e\\+160")
+    expect_error(fitter(d$x, d$y * 1e-300), "'y' spreads over only 1.39e-300: .*underflow")
+    expect_error(fitter(d$x * 1e-300, d$y), "'x' spreads over only 1e-299")
+  }
+  expect_error(gpc(cbind(u = d$x, v = d$x * 1e-300), factor(d$y > 0.2)),
+               "column v of 'x' spreads over only")
+  # inside the limits the fit is the fit of the rescaled data, rescaled
+  # (scaling standardises both; the evidence moves by the Jacobian)
+  big <- mfsvr(d$x * 1e100, d$y * 1e140, C = 5)
+  ref <- mfsvr(d$x, d$y, C = 5)
+  expect_equal(unname(fitted(big)) / 1e140, unname(fitted(ref)), tolerance = 1e-10)
+  expect_equal(c(logLik(big)), c(logLik(ref)) - 40 * log(1e140), tolerance = 1e-10)
+})
+
+test_that("every fitter refuses a Gaussian width whose square is not a positive double", {
+  d <- sinc_report()
+  expect_error(rbf_kernel(1e-300), "'sigma' must lie in \\[1.49e-154, 1.34e\\+154\\]")
+  expect_error(rbf_kernel(1e200), "'sigma' must lie in")
+  expect_error(rbf_kernel(c(1, 1e-200), per_input = TRUE), "not 1e-200")
+  # a kernel edited by hand meets the same rule in every fitter
+  k <- rbf_kernel(1)
+  k$sigma <- 1e-300
+  labels <- factor(d$y > 0.2)
+  for (call in list(quote(mfsvr(d$x, d$y, kernel = k)), quote(svr(d$x, d$y, kernel = k)),
+                    quote(rvm(d$x, d$y, kernel = k)), quote(srvm(d$x, d$y, kernel = k)),
+                    quote(gpc(d$x, labels, kernel = k)), quote(svc(d$x, labels, kernel = k)))) {
+    expect_error(eval(call), "'sigma' must lie in", info = deparse(call))
+  }
+  # the narrowest width allowed computes: the kernel matrix is the identity
+  expect_identical(kernel_matrix(rbf_kernel(1.5e-154), c(0, 1)), diag(2))
+})
+
+test_that("a roughness penalty beyond double precision is refused, naming its order", {
+  d <- sinc_report()
+  expect_error(srvm(d$x, d$y, penalty = roughness_penalty(200), control = srvm_control(lambda = 1)),
+               "'penalty': the derivatives of order 200 .* overflow")
+  for (order in c(300, 1000)) {
+    expect_error(srvm(d$x, d$y, penalty = roughness_penalty(c(2, order))),
+                 sprintf("derivatives of order %d", order))
+  }
+  # the bound is the size of the operator: (2n - 1)!! / sigma^(2n) at the
+  # width of these scaled inputs passes 1e300 between orders 60 and 100
+  sigma <- srvm(d$x, d$y, penalty = roughness_penalty(2))$kernel$sigma
+  log10_size <- function(n) (lgamma(2 * n + 1) - n * log(2) - lgamma(n + 1)) / log(10) -
+    2 * n * log10(sigma) + log10(40 * 41)
+  expect_lt(log10_size(60), 300)
+  expect_gt(log10_size(100), 300)
+  fit <- srvm(d$x, d$y, penalty = roughness_penalty(60))
+  expect_gt(fit$lambda, 0)
+  expect_error(srvm(d$x, d$y, penalty = roughness_penalty(100)), "order 100")
+})
+
+test_that("mfsvr_control(rank_tol) is limited to factors whose error stays out of the predictions", {
+  d <- sinc_report()
+  expect_error(mfsvr_control(rank_tol = 0.9), "'rank_tol' must lie in \\[0, 1e-06\\]")
+  expect_error(mfsvr_control(rank_tol = 1e-4), "'rank_tol' must lie in")
+  # at the limit the low-rank fit's predictions and standard errors agree
+  # with the dense fit's, near the data and far from them, and no standard
+  # error is 0
+  z <- c(-8, -2, 0, 0.5, 3, 4.9, 8)
+  dense <- predict(mfsvr(d$x, d$y, C = 5, control = mfsvr_control(rank_tol = 0)), z, se.fit = TRUE)
+  set.seed(2)
+  X <- matrix(runif(400), 200)
+  y <- sin(4 * X[, 1]) + X[, 2]^2 + rnorm(200, sd = 0.1)
+  Z <- rbind(matrix(runif(40), 20), c(3, 3))
+  at_limit <- mfsvr(X, y, C = 5, control = mfsvr_control(rank_tol = 1e-6))
+  expect_false(is.null(at_limit$factor))
+  low <- predict(at_limit, Z, se.fit = TRUE)
+  full <- predict(mfsvr(X, y, C = 5, control = mfsvr_control(rank_tol = 0)), Z, se.fit = TRUE)
+  expect_equal(low$fit, full$fit, tolerance = 1e-4)
+  expect_equal(low$se.fit, full$se.fit, tolerance = 1e-3)
+  expect_true(all(low$se.fit > 0))
+  expect_true(all(dense$se.fit > 0))
+})
+
+test_that("plots bound their grids", {
+  d <- sinc_report()
+  fit <- mfsvr(d$x, d$y, C = 5)
+  expect_error(plot(fit, n = 1e9), "'n' must be at most 10000")
+  expect_error(plot(rbf_kernel(1), n = 1e7), "'n' must be at most 10000")
+  expect_error(plot(svc(d$x, factor(d$y > 0.2)), grid = 1e5), "'grid' must be at most 1000")
+})

@@ -87,7 +87,7 @@ test_that("plot(fit, which = \"calibration\") draws the table", {
   on.exit(dev.off())
   expect_invisible(plot(fit, which = "calibration", folds = 3, main = "rvm"))
   expect_invisible(plot(svr(y ~ x, data = d), which = "calibration", newdata = d))
-  expect_error(plot(fit, which = "residuals"), "'which' must be NULL or \"calibration\"")
+  expect_error(plot(fit, which = "calibrate"), "'which' must name panels among")
 })
 
 test_that("bad input gives clear errors", {

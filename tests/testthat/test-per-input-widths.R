@@ -79,7 +79,7 @@ test_that("a fit with fixed widths per input is the ordinary kernel on inputs di
   d2_manual <- predict(manual, sweep(un, 2L, w, "/"), deriv = 2, wrt = 1)
   expect_equal(unname(d2), sd(d$y) * unname(d2_manual) / (attr(xs, "scaled:scale")[[1]] * w[[1]])^2,
                tolerance = 1e-8)
-  expect_output(print(scaled), "Scaling: 3 of 3 input")
+  expect_output(print(scaled), "Scaling: all 3 input columns and the response centred and scaled")
 })
 
 test_that("the other regression models take fixed widths per input too", {

@@ -49,9 +49,10 @@ test_that("the evidence (logLik) equals the Gaussian marginal likelihood evaluat
   expect_equal(unname(coef(g)), drop(Sigma %*% crossprod(H, d$y)) / g$noise_variance,
                tolerance = 1e-7)
   # vcov() is that covariance, so confint() gives the weights' posterior
-  # intervals, as tidy() does
+  # intervals, as tidy() does (and then the noise variance's)
   expect_equal(unname(vcov(g)), Sigma, tolerance = 1e-7)
-  ci <- confint(g, level = 0.9)
+  expect_identical(rownames(confint(g)), c(names(coef(g)), "noise_variance"))
+  ci <- confint(g, names(coef(g)), level = 0.9)
   half <- qnorm(0.95) * sqrt(diag(Sigma))
   expect_equal(unname(ci), cbind(coef(g) - half, coef(g) + half), ignore_attr = TRUE,
                tolerance = 1e-7)
