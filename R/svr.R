@@ -98,7 +98,7 @@
 #' tried with their log evidence, and `evidence` says which evidence was
 #' maximised). `optimize = NULL`, the default, chooses `C` when the call
 #' gives none, on standardised data (`scale = TRUE`) of at most 1000
-#' observations, as [mfsvr()] does; otherwise `C` is the one given, or 1
+#' observations; otherwise `C` is the one given, or 1
 #' (e1071's `cost`). Read as a likelihood, `C = 1` on a standardised
 #' response implies a noise standard deviation of about 1.4 times the
 #' response's, so its prediction intervals are wide; the evidence's `C`
@@ -253,7 +253,10 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
     optimize <- legacy$optimize
     control <- legacy$control
   }
-  automatic <- is.null(optimize) && !C_given && isTRUE(scale) && NROW(x) <= .default_search_max_n
+  # svr()'s search evaluates the evidence by EP on the dense prior, far
+  # dearer than its SMO fit: by default only up to 1000 observations (and
+  # without a message beyond: C = 1 is e1071's default, which it fits)
+  automatic <- is.null(optimize) && !C_given && isTRUE(scale) && NROW(x) <= .svr_default_search_max_n
   searched <- length(.optimize_which(if (automatic) TRUE else optimize %||% FALSE, "C")) > 0L
   # a search without a C given starts where mfsvr()'s does, so that the two
   # fits of one model choose the same C
@@ -271,6 +274,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
 
 # The C a fit without one keeps when no search chooses it: e1071's cost.
 .svr_default_C <- 1
+.svr_default_search_max_n <- 1000L
 
 # The deprecated select_C as optimize and the control's C_search, with the
 # warning that says what to write.
