@@ -12,8 +12,12 @@ export TZ ?= $(shell cat /etc/timezone 2>/dev/null || echo UTC)
 deps:
 	bash tools/install-deps.sh
 
+# R CMD INSTALL builds in place and reuses src/*.o; those do not know the
+# core headers they include, so objects older than a header are removed.
 install: deps
 	mkdir -p $(LIB)
+	@if [ -n "$$(find inst/include src -name '*.h*' -newer "$$(ls -t src/*.o 2>/dev/null | tail -n 1)" 2>/dev/null)" ]; then \
+	  echo "install: a header is newer than src/*.o: rebuilding every object"; rm -f src/*.o src/*.so; fi
 	R CMD INSTALL --no-test-load --library=$(LIB) . >$(LIB)/install.log 2>&1 || \
 	  (cat $(LIB)/install.log; exit 1)
 
