@@ -626,10 +626,15 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 # same model, then the MAP fit at the C it found.  Its warnings name svr().
 .svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic) {
   ep_control <- mfsvr_control()
-  ep <- .as_svr_conditions(.mfsvr_optimize(
-    x, y, C, epsilon, kernel, ep_control, which = "C",
-    inducing = .automatic_approximation(x, kernel, ep_control$rank_tol),
-    noise_free_ok = automatic, settings = settings))
+  inducing <- .automatic_approximation(x, kernel, ep_control$rank_tol)
+  # the default search is mfsvr()'s default one (C moved within one EP run),
+  # so that the two fits of one model choose the same C
+  ep <- .as_svr_conditions(if (automatic) {
+    .mfsvr_choose_C(x, y, C, epsilon, kernel, ep_control, inducing = inducing, settings = settings)
+  } else {
+    .mfsvr_optimize(x, y, C, epsilon, kernel, ep_control, which = "C", inducing = inducing,
+                    settings = settings)
+  })
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)
   fit$optimization <- c(ep$optimization, list(evidence = "ep"))
   fit$log_evidence <- ep$log_evidence

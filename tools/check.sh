@@ -159,6 +159,8 @@ if [ -n "$tarball" ]; then
 else
   fail "no tarball was built"
 fi
+command -v ccache >/dev/null &&
+  echo "check: ccache: $(ccache -s | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';')"
 stage_done "R CMD check --as-cran"
 
 # testthat's summary line: [ FAIL n | WARN n | SKIP n | PASS n ]
