@@ -4,7 +4,7 @@
 // benchmark of its speed.
 #include "gpsvm_glue.h"
 
-#include <gpsvm/blocked_cholesky.hpp>
+#include <gpsvm/dense.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/lowrank.hpp>
 
@@ -73,7 +73,7 @@ Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::Mat
 
 // The two operations an EP sweep is built of, timed in the engine's own
 // code by bench/bench-limit.R: what = "cholesky" factors the symmetric
-// positive definite a (blocked_cholesky.hpp; b is not read), "product" forms
+// positive definite a (dense.hpp; b is not read), "product" forms
 // a b.  Returns the log-determinant of a, or the sum of the product's
 // entries: a number, so that nothing large is copied back.
 // [[Rcpp::export(rng = false)]]

@@ -21,7 +21,7 @@
 #include <cfloat>
 #include <cmath>
 #include <functional>
-#include <gpsvm/blocked_cholesky.hpp>
+#include <gpsvm/dense.hpp>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/ep_priors.hpp>

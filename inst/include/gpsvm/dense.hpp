@@ -1,7 +1,10 @@
-// Dense matrix products and factorisations of O(m^3) work done in blocks,
-// with an interrupt polled between blocks (interrupt.hpp): at m = 3000 one
-// Cholesky factorisation and inverse take tens of seconds, which a single
-// Eigen call cannot break.  A block's work is about 1e9 flops or less.
+// Dense matrix products and factorisations of O(m^3) work, and what is
+// computed from a Cholesky factor (triangular solves, the inverse and its
+// diagonal), done in blocks of columns: each block is matrix-matrix work
+// (what the machine does fastest), and an interrupt is polled between blocks
+// (interrupt.hpp): at m = 3000 one Cholesky factorisation and inverse take
+// tens of seconds, which a single Eigen call cannot break.  A block's work
+// is about 1e9 flops or less.
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_DENSE_HPP
 #define GPSVM_DENSE_HPP
@@ -66,9 +69,34 @@ inline double cholesky_logdet(const Eigen::MatrixXd& l) {
   return 2.0 * l.diagonal().array().log().sum();
 }
 
+// x <- L^-1 x for the lower triangle L of `l`, a block of columns of x at a
+// time.
+inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& l,
+                                 Eigen::Ref<Eigen::MatrixXd> x,
+                                 const std::function<void()>& interrupt = nullptr) {
+  using Eigen::Index;
+  const Index columns = 2 * kDenseBlock;
+  InterruptPoll poll(interrupt);
+  for (Index j = 0; j < x.cols(); j += columns) {
+    poll();
+    auto block = x.middleCols(j, std::min(columns, x.cols() - j));
+    l.triangularView<Eigen::Lower>().solveInPlace(block);
+  }
+}
+
+// Columns j0 .. j0 + b - 1 of L^-1 for the lower triangle L of `l`: they are
+// zero above row j0, so they come from a triangular solve with the trailing
+// block of L only; x ((n - j0) x b) receives their rows j0 .. n - 1.
+inline void lower_inverse_columns(const Eigen::Ref<const Eigen::MatrixXd>& l, Eigen::Index j0,
+                                  Eigen::Ref<Eigen::MatrixXd> x) {
+  const Eigen::Index rows = l.rows() - j0;
+  x.setIdentity();
+  l.bottomRightCorner(rows, rows).triangularView<Eigen::Lower>().solveInPlace(x);
+}
+
 // L^-1 for the lower triangle L of `l`, a block of columns at a time
-// (columns j.. of L^-1 vanish above row j).
-inline Eigen::MatrixXd lower_inverse(const Eigen::MatrixXd& l,
+// (lower_inverse_columns(): n^3 / 3 flops).
+inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
                                      const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   const Index m = l.rows();
@@ -77,10 +105,54 @@ inline Eigen::MatrixXd lower_inverse(const Eigen::MatrixXd& l,
   for (Index j = 0; j < m; j += kDenseBlock) {
     poll();
     const Index b = std::min(kDenseBlock, m - j);
-    auto columns = out.block(j, j, m - j, b);
-    columns.topRows(b).setIdentity();
-    l.bottomRightCorner(m - j, m - j).triangularView<Eigen::Lower>().solveInPlace(columns);
+    lower_inverse_columns(l, j, out.block(j, j, m - j, b));
   }
+  return out;
+}
+
+// Diagonal of A^-1 from the lower Cholesky factor L of A (in `l`'s lower
+// triangle): [A^-1]_ii is the squared norm of column i of L^-1, a block of
+// columns at a time (lower_inverse_columns()): n^3 / 3 flops (as many as
+// the factorisation), instead of the n^3 of L^-1 in full or the 2 n^3 of
+// solving A X = I.  The blocks share one workspace of 64 columns: large
+// temporaries are what costs inside R, whose heap is trimmed and grown again
+// around them (page faults, several milliseconds at n = 614).
+inline Eigen::VectorXd inverse_diagonal_from_cholesky(
+    const Eigen::Ref<const Eigen::MatrixXd>& l, const std::function<void()>& interrupt = nullptr) {
+  using Eigen::Index;
+  const Index m = l.rows(), block = 64;
+  InterruptPoll poll(interrupt);
+  Eigen::VectorXd d(m);
+  Eigen::MatrixXd work(m, std::min(block, m));
+  for (Index j0 = 0; j0 < m; j0 += block) {
+    poll();
+    const Index b = std::min(block, m - j0);
+    auto x = work.topLeftCorner(m - j0, b);
+    lower_inverse_columns(l, j0, x);
+    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+  }
+  return d;
+}
+
+// A^-1 = L^-T L^-1 from the lower Cholesky factor L of A, both triangles:
+// L^-1 (lower_inverse(), n^3 / 3 flops), then the product a block of
+// columns at a time, only the rows at and below each block, where L^-1's
+// zeros leave the trailing rows (n^3 / 3 flops), and their mirror.
+inline Eigen::MatrixXd inverse_from_cholesky(const Eigen::Ref<const Eigen::MatrixXd>& l,
+                                             const std::function<void()>& interrupt = nullptr) {
+  using Eigen::Index;
+  const Index n = l.rows();
+  const Eigen::MatrixXd inverse_factor = lower_inverse(l, interrupt);
+  InterruptPoll poll(interrupt);
+  Eigen::MatrixXd out(n, n);
+  for (Index j0 = 0; j0 < n; j0 += kDenseBlock) {
+    poll();
+    const Index b = std::min(kDenseBlock, n - j0), rows = n - j0;
+    out.block(j0, j0, rows, b).noalias() =
+        inverse_factor.bottomRightCorner(rows, rows).transpose() *
+        inverse_factor.block(j0, j0, rows, b);
+  }
+  out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
   return out;
 }
 

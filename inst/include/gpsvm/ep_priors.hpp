@@ -45,7 +45,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "blocked_cholesky.hpp"
+#include "dense.hpp"
 #include "ep_engine.hpp"
 
 namespace gpsvm {
@@ -425,7 +425,7 @@ EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& target
 
 // (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a fit (dense or low-rank), the
 // matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  n^3 flops
-// (B^-1 from its factor, blocked_cholesky.hpp) or O(n^2 r); used only for
+// (B^-1 from its factor, dense.hpp) or O(n^2 r); used only for
 // hyperparameter gradients.
 inline Eigen::MatrixXd ep_site_inverse(const EpResult& r,
                                        const std::function<void()>& interrupt = nullptr) {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "adatron.hpp"
-#include "blocked_cholesky.hpp"
+#include "dense.hpp"
 #include "classifier.hpp"
 #include "naive_mf.hpp"
 #include "smo.hpp"
@@ -32,7 +32,7 @@ namespace detail {
 
 // Diagonal of the inverse of a symmetric matrix: by its Cholesky factor
 // when positive definite (inverse_diagonal_from_cholesky() in
-// blocked_cholesky.hpp), otherwise (the naive mean-field matrix Omega + K
+// dense.hpp), otherwise (the naive mean-field matrix Omega + K
 // can be indefinite when kappa > 0) by LU.  Throws when the matrix is
 // singular.
 //

@@ -210,8 +210,7 @@ inline void penalty_terms(MatrixXd pi_s, const MatrixXd& p, Posterior& post,
   if (!cholesky_in_place(pi_s, interrupt))
     throw std::runtime_error("Cholesky factorisation of the prior precision failed");
   post.logdet_pi = cholesky_logdet(pi_s);
-  // diag(Pi~^-1) = squared column norms of L^-1 (Pi~ = L L')
-  post.pinv_diag = lower_inverse(pi_s, interrupt).colwise().squaredNorm().transpose();
+  post.pinv_diag = inverse_diagonal_from_cholesky(pi_s, interrupt);
   post.pen = post.mu.dot(p * post.mu);
   const auto dd = post.d.asDiagonal();
   post.trace_sigma_p = ((dd * post.Binv * dd).array() * p.array()).sum();
@@ -234,8 +233,7 @@ inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const Matri
   if (!cholesky_in_place(chol_b, interrupt))
     throw std::runtime_error("Cholesky factorisation of the posterior precision failed");
   out.logdet_b = cholesky_logdet(chol_b);
-  // B^-1 = L^-T L^-1
-  out.Binv = crossprod(lower_inverse(chol_b, interrupt), interrupt);
+  out.Binv = inverse_from_cholesky(chol_b, interrupt);
   // mu = beta Sigma H'y = beta D B^-1 D H'y
   const auto l = chol_b.triangularView<Eigen::Lower>();
   out.mu = beta * (dd * l.adjoint().solve(l.solve(dd * hty)));
