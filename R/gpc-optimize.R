@@ -111,7 +111,7 @@
 # Fewer than 300 beyond 1000 observations (where a search sweep's n m^2
 # grows with n) halved the search's time but lost accuracy: the coarser
 # FITC evidence prefers wider widths, and the full model's evidence at the
-# values found was lower on every set tried.  150 inducing inputs, one
+# values found was lower wherever it was compared.  150 inducing inputs, one
 # split each: mlbench's Satellite (6 classes, 4290 rows, 36 inputs),
 # held-out accuracy 0.902 against 0.907 and log loss 0.245 against 0.240
 # at 0.63 of the time; its red soil against the rest (4435 rows) 0.0232
