@@ -1,6 +1,7 @@
 # gpc() and svc() with their defaults (gpc()'s default chooses its width and noise
-# by the EP evidence up to 1000 observations, beyond 300 on a third of them
-# as inducing inputs; also shown without the search, optimize = FALSE) on
+# by the EP evidence up to 10000 observations, beyond 300 on a third of them
+# as inducing inputs, at most 300; also shown without the search,
+# optimize = FALSE) on
 # standard data sets, beside
 # e1071::svm() and kernlab::ksvm(prob.model = TRUE) with theirs: held-out
 # accuracy, log loss (gpc and kernlab, the models with probabilities) and fit
@@ -19,11 +20,9 @@
 #   three or more: Vehicle (846 x 18, 4 classes), Glass (214 x 9, 6 classes),
 #   iris (150 x 4, 3 classes), Vowel (990 x 10, 11 classes; the speaker is
 #   an input), DNA (3186 x 180 binary factors, 3 classes) and Satellite
-#   (6435 x 36, 6 classes).  The last two are beyond 1000 training rows, where
-#   gpc() searches nothing by default (so "gpc optimize = FALSE", the same
-#   fit, is not run again) and, its kernel matrix having no low rank, uses
-#   the FITC prior on 500 inducing inputs; on Satellite each gpc() fit takes
-#   about 18 s.
+#   (6435 x 36, 6 classes).  The last two are beyond 2000 training rows,
+#   where gpc()'s final fit, the kernel matrix having no low rank, uses the
+#   FITC prior on 500 inducing inputs.
 # Log loss is -mean(log p(true class)), with p floored at 1e-15 for every
 # model (kernlab can return 0).  Targets: accuracy at least e1071's minus
 # 0.01 (two classes) or 0.02 (more), log loss no worse than kernlab's.

@@ -6,6 +6,7 @@
 #   GPSVM_BENCH_LIMIT_NMAX=2000 make bench BENCH=limit        # dense n <= 2000 only
 #   GPSVM_BENCH_LIMIT_FITC_NMAX=1e4 make bench BENCH=limit    # FITC N <= 10^4 only
 #   GPSVM_BENCH_LIMIT_PARTS=defaults make bench BENCH=limit   # one part: engine, defaults
+#   GPSVM_BENCH_LIMIT_PARTS=gpc-defaults make bench BENCH=limit   # gpc()'s part of defaults
 #
 # Dense prior, n = 700, 2000 and 5000 observations with 4 and 50 inputs
 # (x ~ N(0, I), the data-driven width): one sweep of mfsvr() (C = 5,
@@ -40,7 +41,9 @@
 #   mlbench's Satellite as one class against the rest (the first 4435 rows,
 #   the data's own training part, for training and the other 2000 held out;
 #   class "red soil") and ringnorm with 50 inputs (3000 rows, 2000 held out):
-#   seconds and held-out log loss.
+#   seconds and held-out log loss, and the seconds of one fit of gpc()'s
+#   model at the values its search found (optimize = FALSE), the least the
+#   default could cost with a search for free.
 suppressPackageStartupMessages(library(gpsvm))
 nmax <- as.numeric(Sys.getenv("GPSVM_BENCH_LIMIT_NMAX", "5000"))
 fitc_nmax <- as.numeric(Sys.getenv("GPSVM_BENCH_LIMIT_FITC_NMAX", "1e5"))
@@ -118,10 +121,14 @@ median_seconds <- function(f, times = 3L) {
   list(value = runs[[1]]$value, time = stats::median(vapply(runs, `[[`, 0, "time")))
 }
 
-defaults_part <- function() {
+need_peers <- function() {
   for (p in c("mlbench", "e1071", "kernlab")) {
     if (!requireNamespace(p, quietly = TRUE)) stop("bench-limit.R's defaults need ", p)
   }
+}
+
+defaults_part <- function() {
+  need_peers()
   cat("\nmfsvr() defaults against kernlab::gausspr() and e1071::svm()\n")
   cat(sprintf("%-16s %-8s %8s %9s %9s\n", "data", "model", "seconds", "RMSE", "cover 95"))
   e <- new.env()
@@ -171,7 +178,11 @@ defaults_part <- function() {
     cat(sprintf("%-16s %9.3g %9.3f %11.3f %9.2f %13.3f\n", name, s$C, search, fixed,
                 search / fixed, at_found))
   }
+}
 
+gpc_defaults_part <- function() {
+  need_peers()
+  e <- new.env()
   cat("\ngpc() defaults against e1071::svm(probability = TRUE) and kernlab::ksvm(prob.model = TRUE)\n")
   cat(sprintf("%-22s %-6s %8s %9s\n", "data", "model", "seconds", "log loss"))
   utils::data("Satellite", package = "mlbench", envir = e)
@@ -191,8 +202,10 @@ defaults_part <- function() {
       gpc = function() gpc(classes ~ ., train),
       e1071 = function() e1071::svm(classes ~ ., train, probability = TRUE),
       ksvm = function() kernlab::ksvm(classes ~ ., train, prob.model = TRUE))
+    found <- NULL
     for (m in names(models)) {
       fit <- median_seconds(models[[m]], if (m == "gpc") 1L else 3L)
+      if (m == "gpc") found <- fit$value
       p <- switch(m,
         gpc = predict(fit$value, test, type = "prob"),
         e1071 = attr(predict(fit$value, test, probability = TRUE), "probabilities"),
@@ -201,8 +214,16 @@ defaults_part <- function() {
       loss <- -mean(log(pmax(p[cbind(seq_along(truth), as.integer(truth))], 1e-15)))
       cat(sprintf("%-22s %-6s %8.2f %9.4f\n", name, m, fit$time, loss))
     }
+    # what the search adds: one fit of the same model at the values it found
+    at_found <- median_seconds(function() {
+      gpc(classes ~ ., train, kernel = rbf_kernel(found$kernel$sigma), noise = found$noise,
+          optimize = FALSE)
+    }, 1L)
+    cat(sprintf("%-22s %-6s %8.2f %9s   (gpc's model at the values found, no search)\n", name,
+                "fit", at_found$time, "-"))
   }
 }
 
 if ("engine" %in% parts) engine_part()
 if ("defaults" %in% parts) defaults_part()
+if (any(c("defaults", "gpc-defaults") %in% parts)) gpc_defaults_part()
