@@ -241,14 +241,16 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (is.null(z) && control$algorithm == "ep") {
       z <- .automatic_approximation(x, kernel, control$rank_tol)
     }
-    if (automatic) {
+    if (length(which) == 0L) return(.mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = z))
+    fit <- if (automatic) {
       .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = z, settings = settings)
-    } else if (length(which) > 0L) {
+    } else {
       .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = z,
                       settings = settings)
-    } else {
-      .mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = z)
     }
+    # a C chosen by the evidence is uncertain: predictions integrate over it
+    if ("C" %in% which) fit$C_mixture <- .C_mixture(fit, y)
+    fit
   })
   if (open && !automatic) {
     fit$skipped_search <- .skipped_search("mfsvr():", length(fit$y), "C",

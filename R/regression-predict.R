@@ -168,7 +168,11 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(m$mean, sd, level),
-    prediction = .target_interval(object, m$mean, m$var, level))
+    prediction = if (!is.null(object$C_mixture) && d$deriv == 0L) {
+      .C_mixture_interval(object, z, level, ...)  # C integrated out (R/hyper-mixture.R)
+    } else {
+      .target_interval(object, m$mean, m$var, level)
+    })
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   if (is.null(object$response_scaling) && is.null(object$scaling)) {
     return(list(fit = m$mean, se = sd, lower = band$lower, upper = band$upper))

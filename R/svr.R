@@ -638,6 +638,13 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)
   fit$optimization <- c(ep$optimization, list(evidence = "ep"))
   fit$log_evidence <- ep$log_evidence
+  # predictions integrate over the uncertain C, with the EP evidence's
+  # weights and the MAP fits at its nodes (R/hyper-mixture.R)
+  fit$C_mixture <- .C_mixture(ep, y, function(q) {
+    lapply(q$C, function(C_k) {
+      if (C_k == ep$C) fit else .svr_fit(x, y, C_k, epsilon, kernel, FALSE, control, warn = FALSE)
+    })
+  })
   fit
 }
 
