@@ -185,7 +185,10 @@
 #'   `scale = FALSE`), `convergence` (a list with `converged`, `iterations`,
 #'   `change`, `tol`, `reason`), `control` (with `max_rank` resolved),
 #'   `optimization` (the record of the evidence search when `optimize` is
-#'   used; see Details), `skipped_search` (beyond 10000 observations, the
+#'   used; see Details), `C_mixture` (where `C` was chosen from at most 200
+#'   observations, the fits and weights that integrate the prediction
+#'   intervals over `C`; see [predict.gpsvm_regression()]),
+#'   `skipped_search` (beyond 10000 observations, the
 #'   note that the default search did not run), `fit_time`, `call` and
 #'   `fields` (see
 #'   [hyperparameters()], "Fitted objects"); formula fits also `terms`,

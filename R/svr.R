@@ -194,7 +194,10 @@
 #'   `polished`, `kernel` (with the width used), `bias` (`TRUE` for a free
 #'   threshold), `optimization` (the record of the search for `C`, when
 #'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
-#'   scaled response, when a search computed it); in the data's units `y`,
+#'   scaled response, when a search computed it), `C_mixture` (where the
+#'   evidence chose `C` from at most 200 observations, the MAP fits and
+#'   weights that integrate the prediction intervals over `C`, see
+#'   [predict.gpsvm_regression()]); in the data's units `y`,
 #'   `fitted.values`,
 #'   `residuals`; `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
