@@ -11,14 +11,16 @@ plain_epsins_cdf <- function(t0, m, s, C, eps, unit = 1) {
     integrate(g, eps, Inf, rel.tol = 1e-10)$value
 }
 
-# The mixture's CDF at t0 from fits refitted by the user's interface at each
-# C of the record, with the record's weights.
-plain_mixture_cdf <- function(t0, refit, newdata, mixture, eps, unit) {
+# The mixture's CDF at t0 (with `upper`, P(t > t0), by the symmetry of each
+# component) from fits refitted by the user's interface at each C of the
+# record, with the record's weights; `...` goes to predict().
+plain_mixture_cdf <- function(t0, refit, newdata, mixture, eps, unit, upper = FALSE, ...) {
+  sign <- if (upper) -1 else 1
   total <- 0
   for (k in seq_along(mixture$C)) {
-    p <- predict(refit(mixture$C[k]), newdata, se.fit = TRUE)
-    total <- total + mixture$weight[k] * plain_epsins_cdf(t0, p$fit, p$se.fit, mixture$C[k], eps,
-                                                          unit)
+    p <- predict(refit(mixture$C[k]), newdata, se.fit = TRUE, ...)
+    total <- total + mixture$weight[k] *
+      plain_epsins_cdf(sign * t0, sign * p$fit, p$se.fit, mixture$C[k], eps, unit)
   }
   total
 }
@@ -111,13 +113,8 @@ test_that("svr()'s default intervals mix its MAP fits at mfsvr()'s nodes and wei
   }
   # bound = TRUE reaches the components' latent variances (eq. 31) too
   bounded <- predict(fit, new, interval = "prediction", level = 0.8, bound = TRUE)
-  total <- 0
-  for (k in seq_along(fit$C_mixture$C)) {
-    p <- predict(refit(fit$C_mixture$C[k]), new[1, ], se.fit = TRUE, bound = TRUE)
-    total <- total + fit$C_mixture$weight[k] *
-      plain_epsins_cdf(bounded[1, "upr"], p$fit, p$se.fit, fit$C_mixture$C[k], fit$epsilon, unit)
-  }
-  expect_equal(total, 0.9, tolerance = 1e-6)
+  expect_equal(plain_mixture_cdf(bounded[1, "upr"], refit, new[1, ], fit$C_mixture, fit$epsilon,
+                                 unit, bound = TRUE), 0.9, tolerance = 1e-6)
 })
 
 test_that("far levels keep their precision, and the mixture is only where C was chosen", {
@@ -131,12 +128,8 @@ test_that("far levels keep their precision, and the mixture is only where C was 
   unit <- fit$response_scaling$scale
   refit <- function(C) mfsvr(dist ~ speed, data = cars, C = C, kernel = fit$kernel,
                              optimize = FALSE)
-  upper_tail <- 0
-  for (k in seq_along(fit$C_mixture$C)) {
-    p <- predict(refit(fit$C_mixture$C[k]), new[2, , drop = FALSE], se.fit = TRUE)
-    upper_tail <- upper_tail + fit$C_mixture$weight[k] *
-      plain_epsins_cdf(-far[2, "upr"], -p$fit, p$se.fit, fit$C_mixture$C[k], fit$epsilon, unit)
-  }
+  upper_tail <- plain_mixture_cdf(far[2, "upr"], refit, new[2, , drop = FALSE], fit$C_mixture,
+                                  fit$epsilon, unit, upper = TRUE)
   expect_equal(upper_tail, 5e-11, tolerance = 1e-3)
   # no search for C, no mixture; confidence bands and derivatives stay the fit's
   expect_null(mfsvr(dist ~ speed, data = cars, C = 3)$C_mixture)
