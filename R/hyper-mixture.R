@@ -7,8 +7,9 @@
 # approximation of log Z in log C (a normal of mean log C* and sd s, with s
 # from the curvature of log Z there), its weights corrected by the ratio of
 # Z to that normal at each node, so that a log evidence that is not
-# quadratic in log C is still integrated (exactly for a polynomial times
-# the normal up to degree 2 nodes - 1).  The fit keeps the component fits at
+# quadratic in log C is still integrated (exactly where Z is that normal
+# times a polynomial of degree below twice the nodes).  The fit keeps the
+# component fits at
 # the nodes, and predict() takes the quantiles of the mixture of their
 # predictive distributions (R/regression-predict.R); its point prediction
 # stays the fit's own.
@@ -134,10 +135,7 @@
 # above it (the distribution's symmetry, F(t; m) = 1 - F(-t; -m)), so that
 # far levels keep their precision.
 .epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
-  upper <- p > 0.5
-  if (upper) {
-    return(-.epsins_mixture_quantile(1 - p, -mean, var, C, epsilon, weight))
-  }
+  if (p > 0.5) return(-.epsins_mixture_quantile(1 - p, -mean, var, C, epsilon, weight))
   each <- vapply(seq_along(C), function(k) {
     .epsins_predictive_quantile(p, mean[, k], var[, k], C[k], epsilon)
   }, numeric(nrow(mean)))
@@ -146,7 +144,9 @@
   hi <- apply(each, 1L, max)
   cdf <- function(t) {
     total <- 0
-    for (k in seq_along(C)) total <- total + weight[k] * cpp_epsins_cdf(t, mean[, k], var[, k], C[k], epsilon)
+    for (k in seq_along(C)) {
+      total <- total + weight[k] * cpp_epsins_cdf(t, mean[, k], var[, k], C[k], epsilon)
+    }
     total
   }
   for (i in seq_len(200L)) {

@@ -29,9 +29,11 @@
 #'   `se.fit^2` plus [svr_noise_variance()] (eq. 30), but mean \eqn{\pm} a
 #'   normal quantile times its square root would be too wide at moderate
 #'   levels and too narrow far out when the noise dominates.
-#' * For [svr()] and [mfsvr()] fits whose `C` the evidence chose (their
-#'   default on standardised data, or `optimize` with `"C"`) from at most
-#'   200 observations, the `"prediction"` interval also integrates over
+#' * For [svr()] and [mfsvr()] fits whose `C` the EP evidence's search
+#'   chose (their default on standardised data, or `optimize` with `"C"`;
+#'   not `svr()`'s grid searches, with `bias = TRUE`, a `C_interval` or the
+#'   paper's evidences) from at most 200 observations, the `"prediction"`
+#'   interval also integrates over
 #'   `C`: on few rows the evidence is flat in `C`, so the noise level it
 #'   implies is itself uncertain. With a flat prior on \eqn{\log C}, the
 #'   predictive distribution is \eqn{\int p(t \mid D, C)\, p(\log C \mid

@@ -32,7 +32,9 @@
 #               coverage of 95% and 80% intervals, width, the 95% interval
 #               score and RMSE of svr(), mfsvr(), rvm(), srvm() with their
 #               defaults, mfsvr(optimize = TRUE) and svr(optimize = TRUE), on
-#               the sets above and on six small sets (21-35 training rows);
+#               the sets above and on six small sets (21-35 training rows),
+#               and svr() and mfsvr() with C fixed at the evidence's
+#               maximum (without the mixture over C of their intervals);
 #               which fit has the highest logLik() and how its interval
 #               score compares with the best; logLik(svr()) against
 #               logLik(mfsvr()) at the same hyperparameters, and eq. (16)
