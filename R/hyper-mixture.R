@@ -159,6 +159,13 @@
   (lo + hi) / 2
 }
 
+# print()'s line on the mixture, or NULL without one.
+.C_mixture_line <- function(mixture) {
+  if (is.null(mixture)) return(NULL)
+  sprintf("Prediction intervals integrate over C: %d values from %.3g to %.3g (sd of log C %.2f)",
+          length(mixture$C), min(mixture$C), max(mixture$C), mixture$log_C_sd)
+}
+
 # The validator's check of the record (svr and mfsvr fits).
 .C_mixture_problem <- function(m) {
   if (!is.list(m) || !is.list(m$components) || length(m$components) < 2L ||

@@ -90,6 +90,8 @@ test_that("mfsvr()'s default intervals are the mixture of its component fits' pr
   ll <- vapply(mix$C, function(C) c(logLik(refit(C))), numeric(1))
   jacobian <- nrow(train) * log(unit)
   expect_equal(mix$log_evidence, ll + jacobian, tolerance = 1e-6)
+  expect_output(print(fit), sprintf("integrate over C: 5 values from %.3g to %.3g",
+                                    min(mix$C), max(mix$C)), fixed = TRUE)
   # wider than the interval at the chosen C alone, by what C's uncertainty adds
   alone <- predict(refit(fit$C), test, interval = "prediction", level = 0.95)
   expect_true(all(band[, "upr"] - band[, "lwr"] > alone[, "upr"] - alone[, "lwr"]))
