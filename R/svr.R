@@ -109,8 +109,8 @@
 #' 2.5 to 4 times the width; they were 0.94-1.11 times as wide as
 #' [mfsvr()]'s. The held-out RMSE was 0.83 to 1.04 times that of `C = 1`
 #' (above 1.02 on three noisy sets: PimaIndiansDiabetes2's glucose,
-#' LifeCycleSavings and attitude, 1.023 to 1.035; there the evidence's `C`,
-#' 1.7 to 3.8, suits the posterior mean, whose RMSE was within 1.2% of
+#' LifeCycleSavings and attitude, 1.023 to 1.035; there the evidence's `C`, on
+#' average 1.7 to 3.8, suits the posterior mean, whose RMSE was within 1.2% of
 #' `C = 1`'s, more than this posterior mode: half that `C` brought the mode
 #' within 1.6%, while choosing `epsilon` by the evidence too did not).
 #' With so few rows the evidence's `C` is itself uncertain, and up to 200

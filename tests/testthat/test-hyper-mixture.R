@@ -165,3 +165,19 @@ test_that("an edited mixture record is a clear error", {
   bad$C_mixture$C <- bad$C_mixture$C[-1]
   expect_error(predict(bad, data.frame(speed = 10)), "C_mixture\\$C has 4 elements")
 })
+
+test_that("one observation and duplicated inputs give finite intervals around the fit", {
+  one <- mfsvr(0.3, 1.2)
+  band <- predict(one, c(0.3, 5), interval = "prediction")
+  expect_true(all(is.finite(band)))
+  expect_true(all(band[, "lwr"] < band[, "fit"] & band[, "fit"] < band[, "upr"]))
+  set.seed(5)
+  x <- rep(c(0.1, 0.5, 0.9), each = 8)
+  y <- sin(3 * x) + rnorm(24, sd = 0.2)
+  for (fit in list(mfsvr(x, y), svr(x, y))) {
+    expect_length(fit$C_mixture$C, 5L)
+    band <- predict(fit, c(0.1, 2), interval = "prediction", level = 0.99)
+    expect_true(all(is.finite(band)))
+    expect_true(all(band[, "lwr"] < band[, "fit"] & band[, "fit"] < band[, "upr"]))
+  }
+})
