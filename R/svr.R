@@ -105,8 +105,9 @@
 #' sets the noise the data support. On 20 held-out 70/30 splits of six
 #' mlbench data sets (`bench/bench-realdata.R`, part "calibration") its 95%
 #' prediction intervals held 0.94-0.96 of the targets, and on six small sets
-#' of 21-35 training rows 0.88-0.93, where those of `C = 1` held 0.97-1.00 at
-#' 2.5 to 4 times the width; they were 0.94-1.11 times as wide as
+#' of 21-35 training rows 0.88-0.93 at the chosen `C` alone (0.88-0.94
+#' integrated over it, below), where those of `C = 1` held 0.97-1.00 at
+#' 2.5 to 4 times the width; they were 0.95-1.10 times as wide as
 #' [mfsvr()]'s. The held-out RMSE was 0.83 to 1.04 times that of `C = 1`
 #' (above 1.02 on three noisy sets: PimaIndiansDiabetes2's glucose,
 #' LifeCycleSavings and attitude, 1.023 to 1.035; there the evidence's `C`, on
