@@ -106,8 +106,10 @@
 #' 0.87-0.95 of the targets, against 0.87-0.94 at the chosen `C` alone
 #' (`trees`, 0.87, is below 0.92 in both), and the 80% intervals
 #' 0.70-0.84 (0.70-0.83; below 0.75 on mtcars and attitude in both), 3%
-#' to 5% wider. The extra fits are warm-started from the chosen one's
-#' sites: on 21 rows of `attitude` they took 3 ms of a 16 ms fit.
+#' to 5% wider. The six extra fits are warm-started from the chosen one's
+#' sites and cost four to five fits at a fixed `C`: 3 ms of a 16 ms fit on
+#' 21 rows of `attitude`, about 0.07 s of 0.09-0.13 s on 200 rows of
+#' mlbench's Friedman 1.
 #'
 #' The target noise variance used for prediction bands is
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}, eq. (29) of
