@@ -135,7 +135,7 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
     c(list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
            coefficients = .numbers(n), variance = .numbers(n, lower = 0),
            noise_variance = .number(lower = 0, open = TRUE),
-           control = .control_field("mfsvr_control")),
+           control = .control_field("mfsvr_control"), C_mixture = .optional(.C_mixture_problem)),
       .ep_checks(object, n, p))
   })
 }

@@ -362,7 +362,7 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 .search_summary <- function(object) UseMethod(".search_summary")
 .search_summary.gpsvm_regression <- function(object) {
   c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
-    object$skipped_search)
+    .C_mixture_line(object$C_mixture), object$skipped_search)
 }
 
 # The first lines of print() and summary() of every gpsvm fit: the model's

@@ -169,6 +169,7 @@ coef.gpsvm_svr <- function(object, ...) {
          bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
          alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
          objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
-         optimization = record, log_evidence = .optional(.number()))
+         optimization = record, log_evidence = .optional(.number()),
+         C_mixture = .optional(.C_mixture_problem))
   })
 }
