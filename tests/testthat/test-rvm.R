@@ -646,6 +646,10 @@ test_that("fixed lambda and noise variance are kept and used", {
   # is not at its fixed point
   free <- fit$prior_precision > 1e-6 & fit$prior_precision < 1e4
   expect_equal(ref$alpha[free], unname(fit$prior_precision[free]), tolerance = 1e-4)
+  # a noise variance given, not estimated: a new target's interval is normal
+  p <- predict(fit, c(-2, 0, 3), se.fit = TRUE)
+  band <- predict(fit, c(-2, 0, 3), interval = "prediction", level = 0.9)
+  expect_equal(unname(band[, "upr"]), unname(p$fit + qnorm(0.95) * sqrt(p$se.fit^2 + 0.02)))
 })
 
 test_that("fits are equivariant under rescaling y (tiny and huge units)", {
