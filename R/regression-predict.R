@@ -18,9 +18,10 @@
 #'   derivative): the mean \eqn{\pm} the normal quantile times `se.fit`.
 #' * `"prediction"` is the band of a new target (only for `deriv = 0`, since
 #'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
-#'   Gaussian with an estimated variance, and the band uses Student's t
-#'   quantiles on the residual degrees of freedom, as [stats::predict.lm()]
-#'   does (see "Prediction intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
+#'   Gaussian with an estimated variance, integrated against its posterior,
+#'   and the band uses Student's t quantiles on degrees of freedom close to
+#'   the residual ones [stats::predict.lm()] uses (see "Prediction
+#'   intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
 #'   epsilon-insensitive, so the predictive distribution is the Gaussian
 #'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
 #'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
