@@ -355,7 +355,9 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   grid <- grid[inputs$keep %||% TRUE]
   d <- list(deriv = deriv, wrt = 1L)
   conf <- .predict_rows(x, inputs$x, d, band, if (band) "confidence" else "none", level)
-  pred <- if (band && deriv == 0L) .predict_rows(x, inputs$x, d, TRUE, "prediction", level)
+  pred <- if (band && deriv == 0L && .has_target_interval(x)) {
+    .predict_rows(x, inputs$x, d, TRUE, "prediction", level)
+  }
   more <- if (band && deriv == 0L && !is.null(o$extra)) o$extra(inputs$x, level)
   response <- .response_label(x)
   xlab <- o$xlab %||% axis$name
@@ -453,6 +455,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 # of lm() shows first is the residuals against the fitted values; here the
 # interval is the point), and the line of perfect fit.
 .plot_observed_fitted <- function(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...) {
+  band <- band && .has_target_interval(x)
   pred <- .predict_rows(x, x$x, list(deriv = 0L, wrt = 1L), band,
                         if (band) "prediction" else "none", if (band) level else 0.95)
   response <- .response_label(x)

@@ -132,6 +132,8 @@
   list(lower = mean - half, upper = mean + half)
 }
 
+.has_target_interval.gpsvm_rvm <- function(object) is.finite(.rvm_target_noise(object)$variance)
+
 .noise_sd.gpsvm_rvm <- function(object) sqrt(object$noise_variance)
 
 # the normal scores of the targets under the t predictive above (NA when

@@ -434,6 +434,11 @@ test_that("one centred observation leaves no degrees of freedom for the noise: a
     expect_error(predict(one, 1, interval = "prediction"),
                  "no degrees of freedom are left to estimate the noise")
     expect_true(all(is.finite(predict(one, c(1, 5), interval = "confidence"))))
+    # its plots leave the prediction band out
+    pdf(NULL)
+    expect_invisible(plot(one))
+    expect_invisible(plot(one, which = "observed"))
+    dev.off()
   }
   # on the data as given, one observation fixes no noise level either: the
   # posterior of log sigma^2 is nearly flat, and the interval is enormous
