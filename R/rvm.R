@@ -89,8 +89,9 @@
 #'   well, which shrinks the weights, 0.86-0.98 (80%: 0.69-0.82) at a 4-19%
 #'   higher RMSE. A wider kernel, which keeps fewer functions, helps
 #'   little: at twice the data-driven width (part "hindsight" of
-#'   `bench/bench-realdata.R`) `rvm()`'s 95% intervals held 0.86-0.95, and
-#'   on mtcars and trees no width of up to 2.8 times brought them to 0.9.
+#'   `bench/bench-realdata.R`) `rvm()`'s 95% intervals held 0.87-0.95, and
+#'   on mtcars and trees no width of up to 2.8 times brought them to 0.9,
+#'   nor their 80% intervals above 0.71.
 #'   For calibrated error bars prefer [mfsvr()]; [interval_coverage()] shows
 #'   how a fit's intervals hold.
 #'
