@@ -18,9 +18,10 @@
 #'   derivative): the mean \eqn{\pm} the normal quantile times `se.fit`.
 #' * `"prediction"` is the band of a new target (only for `deriv = 0`, since
 #'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
-#'   Gaussian with an estimated variance, and the band uses Student's t
-#'   quantiles on the residual degrees of freedom, as [stats::predict.lm()]
-#'   does (see "Prediction intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
+#'   Gaussian with an estimated variance, integrated against its posterior,
+#'   and the band uses Student's t quantiles on degrees of freedom close to
+#'   the residual ones [stats::predict.lm()] uses (see "Prediction
+#'   intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
 #'   epsilon-insensitive, so the predictive distribution is the Gaussian
 #'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
 #'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
@@ -386,7 +387,9 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   grid <- grid[inputs$keep %||% TRUE]
   d <- list(deriv = deriv, wrt = 1L)
   conf <- .predict_rows(x, inputs$x, d, band, if (band) "confidence" else "none", level)
-  pred <- if (band && deriv == 0L) .predict_rows(x, inputs$x, d, TRUE, "prediction", level)
+  pred <- if (band && deriv == 0L && .has_target_interval(x)) {
+    .predict_rows(x, inputs$x, d, TRUE, "prediction", level)
+  }
   more <- if (band && deriv == 0L && !is.null(o$extra)) o$extra(inputs$x, level)
   response <- .response_label(x)
   xlab <- o$xlab %||% axis$name
@@ -484,6 +487,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
 # of lm() shows first is the residuals against the fitted values; here the
 # interval is the point), and the line of perfect fit.
 .plot_observed_fitted <- function(x, band, level, xlim, ylim, legend, xlab, ylab, main, ...) {
+  band <- band && .has_target_interval(x)
   pred <- .predict_rows(x, x$x, list(deriv = 0L, wrt = 1L), band,
                         if (band) "prediction" else "none", if (band) level else 0.95)
   response <- .response_label(x)

@@ -19,6 +19,8 @@
 #   and .print_details(summary, digits)  what print() and summary() show of
 #       it (.title() and .model_lines() are the classifiers' generics too)
 #   .key_points(object)        training points plot() marks (support vectors...)
+#   .has_target_interval(object)  FALSE where a new target's interval is
+#       unbounded (TRUE by default)
 #   .loo_moments(object)       the latent function's leave-one-out mean and
 #       variance at each training input, model units, where they are cheap
 #       (NULL otherwise): R^2 and the diagnostic plots read them
@@ -37,6 +39,9 @@
 .print_details <- function(x, digits) UseMethod(".print_details")
 .key_points <- function(object) UseMethod(".key_points")
 .key_points.gpsvm_regression <- function(object) NULL
+# whether a new target's interval exists (plots leave its band out if not)
+.has_target_interval <- function(object) UseMethod(".has_target_interval")
+.has_target_interval.gpsvm_regression <- function(object) TRUE
 .loo_moments <- function(object) UseMethod(".loo_moments")
 .loo_moments.gpsvm_regression <- function(object) NULL
 

@@ -81,22 +81,69 @@
   cbind(if (deriv == 0L) 1 else 0, k)
 }
 
-# A new target's interval: the noise variance is estimated from the
-# residuals, sigma^2 = |y - Phi mu|^2 / (n - gamma) at convergence (gamma the
-# effective number of parameters, the trace of the hat matrix), and
-# integrating it out under a flat prior on log sigma^2 gives Student's t with
-# n - gamma degrees of freedom, as predict.lm() uses n - p (at least 1:
-# a fit that interpolates gets Cauchy tails).
+# A new target's predictive distribution: the latent N(mean, var) plus the
+# noise, with the noise variance s^2 integrated against its posterior at
+# the fitted alphas (flat prior on t = log s^2).  The Gamma posterior of
+# 1 / s^2 whose log density in t has the same mode t* and curvature as the
+# evidence L(t) has shape nu / 2, nu = -2 L''(t*), and integrating the noise
+# against it gives Student's t on nu degrees of freedom with scale
+# sqrt(var + exp(t*)) (exact when var scales with s^2, as in the linear
+# model; the tests hold it to integrate() over t).  At the fitted noise,
+# with H = Phi Sigma Phi' / s^2 the hat matrix and r the residuals,
+# nu = n - tr H^2 - 2 r' H r / s^2: close to the residual degrees of freedom
+# n - tr H.  A response centred by the scaling has had its mean estimated as
+# well: that mean is integrated out under a flat prior (the restricted
+# likelihood), which is the evidence with the bias weight's precision at 0,
+# and this moves t* up and lowers nu by about one observation.  With one
+# centred observation nothing is left: the noise is not estimated at all
+# (variance Inf).
+.rvm_target_noise <- function(object) {
+  if (!.response_df(object)[["sigma2"]]) return(list(variance = object$noise_variance, df = Inf))
+  alpha <- object$prior_precision
+  # a flat prior on the bias: its precision far below any the data could pin
+  if (!is.null(object$response_scaling)) alpha[[1L]] <- 1e-10 * min(alpha)
+  evidence <- .rvm_evidence_function(object)
+  slope <- function(t) {
+    evidence(alpha, exp(t), object$lambda, object$kernel$sigma, rep(FALSE, length(alpha)),
+             "noise_variance")$gradient
+  }
+  step <- 1e-4
+  t <- log(object$noise_variance)
+  for (iteration in 1:50) {
+    curvature <- (slope(t + step) - slope(t - step)) / (2 * step)
+    if (!isTRUE(curvature < -1e-6)) return(list(variance = Inf, df = NA_real_))
+    move <- max(-1, min(1, -slope(t) / curvature))
+    t <- t + move
+    if (abs(move) < 1e-8) break
+  }
+  list(variance = exp(t), df = -2 * curvature)
+}
+
 .target_interval.gpsvm_rvm <- function(object, mean, var, level) {
-  df <- max(1, nrow(object$x) - .effective_parameters(object))
-  half <- stats::qt((1 + level) / 2, df) * sqrt(var + object$noise_variance)
+  noise <- .rvm_target_noise(object)
+  if (is.infinite(noise$variance)) {
+    .stop(sprintf(paste("%s was fitted to %d observation(s) and the scaling took their mean: no",
+                        "degrees of freedom are left to estimate the noise, so a new target's",
+                        "interval is unbounded; use interval = \"confidence\", more",
+                        "observations, or scale = FALSE"),
+                  if (inherits(object, "gpsvm_srvm")) "srvm()" else "rvm()", nrow(object$x)))
+  }
+  half <- stats::qt((1 + level) / 2, noise$df) * sqrt(var + noise$variance)
   list(lower = mean - half, upper = mean + half)
 }
 
+.has_target_interval.gpsvm_rvm <- function(object) is.finite(.rvm_target_noise(object)$variance)
+
 .noise_sd.gpsvm_rvm <- function(object) sqrt(object$noise_variance)
 
+# the normal scores of the targets under the t predictive above (NA when
+# the noise is not estimated)
 .target_scores.gpsvm_rvm <- function(object, y, mean, var) {
-  (y - mean) / sqrt(var + object$noise_variance)
+  noise <- .rvm_target_noise(object)
+  if (is.infinite(noise$variance)) return(rep(NA_real_, length(y)))
+  z <- (y - mean) / sqrt(var + noise$variance)
+  # through the upper tail by symmetry, so that far targets keep their precision
+  ifelse(z < 0, stats::qnorm(stats::pt(z, noise$df)), -stats::qnorm(stats::pt(-z, noise$df)))
 }
 
 # Leave-one-out at the fitted hyperparameters: the posterior mean is the
@@ -314,14 +361,14 @@ vcov.gpsvm_rvm <- function(object, ...) {
   parts_at <- function(width) {
     kernel <- if (object$kernel$type == "rbf") .with_width(object$kernel, width) else object$kernel
     design <- .rvm_design(object$x, kernel, rv)
-    list(design = design,
+    list(design = design, gram = crossprod(design), projected = drop(crossprod(design, y)),
          penalty = if (!is.null(penalty)) .rvm_penalty_gram(penalty, kernel, points, object$x[rv, , drop = FALSE]))
   }
   value_at <- function(alpha, sigma2, lambda, parts) {
     prior <- diag(alpha, length(alpha)) + if (!is.null(parts$penalty)) lambda * parts$penalty else 0
-    precision <- prior + crossprod(parts$design) / sigma2
+    precision <- prior + parts$gram / sigma2
     R <- chol(precision)
-    mu <- backsolve(R, backsolve(R, crossprod(parts$design, y) / sigma2, transpose = TRUE))
+    mu <- backsolve(R, backsolve(R, parts$projected / sigma2, transpose = TRUE))
     residual <- y - drop(parts$design %*% mu)
     value <- -0.5 * (n * log(2 * pi * sigma2) + 2 * sum(log(diag(R))) -
                        2 * sum(log(diag(chol(prior)))) + sum(residual^2) / sigma2 +
@@ -337,7 +384,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
     M <- chol2inv(chol(at$prior)) - Sigma - tcrossprod(at$mu)
     gradient <- c(alpha[free_alpha] * diag(M)[free_alpha] / 2,
                   noise_variance = (sum(at$residual^2) / sigma2 - n +
-                                      sum(Sigma * crossprod(parts$design)) / sigma2) / 2,
+                                      sum(Sigma * parts$gram) / sigma2) / 2,
                   lambda = if (!is.null(parts$penalty)) lambda * sum(M * parts$penalty) / 2 else 0,
                   sigma = if ("sigma" %in% vary) {
                     step <- 1e-5

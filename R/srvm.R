@@ -57,8 +57,10 @@
 #'
 #' @section Prediction intervals: As those of [rvm()]: the latent variance
 #'   of the model augmented at each new input by a basis function centred
-#'   there, and Student's t quantiles on the residual degrees of freedom for
-#'   a new target (see "Prediction intervals" there). The fit's penalty does
+#'   there, and for a new target Student's t from the noise level integrated
+#'   against its posterior at the fitted \eqn{\alpha} and \eqn{\lambda} (a
+#'   fixed `sigma2` in [srvm_control()] gives normal quantiles); see
+#'   "Prediction intervals" there. The fit's penalty does
 #'   not act on the augmenting function. They are still too narrow on real
 #'   data, more so than [rvm()]'s: the smooth fit keeps more basis functions
 #'   (on the benchmark's splits 25-80 where [rvm()] kept 12-53) and its

@@ -363,14 +363,18 @@ test_that("plot(which = ) draws plot.lm's panels on standardised residuals recom
   expect_error(plot(fit, which = 5), "'which' must name panels among fit \\(by name\\), residuals \\(1\\), qq \\(2\\), scale \\(3\\), observed \\(4\\)")
   expect_error(plot(fit, which = "calibrate"), "'which' must name panels")
   expect_error(plot(fit, which = 1, deriv = 1), "'deriv' is drawn by the panel which = \"fit\" alone")
-  # rvm: the leave-one-out residual over its predictive sd, which is lm's
-  # standardised residual r / (sigma sqrt(1 - h)) of the linear smoother
+  # rvm: the normal scores of the leave-one-out residuals under the t
+  # predictive of a new target: the linear smoother's latent variance
+  # sigma^2 h / (1 - h) plus the integrated noise's (test-rvm.R holds its
+  # scale and degrees of freedom to the evidence)
   v <- gpsvm:::.diagnostic_values(fit)
   expect_identical(v$predictive, "leave-one-out")
   Phi <- cbind(1, rbf_gram(fit$x, fit$kernel$sigma, fit$x[fit$relevance_vectors, , drop = FALSE]))
   h <- rowSums((Phi %*% fit$Sigma) * Phi) / fit$noise_variance
   r <- residuals(fit) / fit$response_scaling$scale
-  expect_equal(v$scores, unname(r / sqrt(fit$noise_variance * (1 - h))), tolerance = 1e-10)
+  noise <- gpsvm:::.rvm_target_noise(fit)
+  z <- r / (1 - h) / sqrt(fit$noise_variance * h / (1 - h) + noise$variance)
+  expect_equal(v$scores, unname(qnorm(pt(z, noise$df))), tolerance = 1e-10)
   # mfsvr: normal scores of the exact predictive CDF under the EP cavity
   fit <- mfsvr(d$x, d$y, C = 5, scale = FALSE, kernel = rbf_kernel(1.5))
   v <- gpsvm:::.diagnostic_values(fit)

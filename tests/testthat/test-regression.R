@@ -54,6 +54,9 @@ test_that("scale = TRUE is the model fitted to data standardised by hand, report
                  tolerance = 1e-10, info = info)
     for (interval in c("confidence", "prediction")) {
       p1 <- predict(f1, new, interval = interval, level = 0.9)
+      # the relevance vector machines' noise level counts the mean the
+      # scaling estimated: by hand, the fit to centred data told it was centred
+      if (name %in% c("rvm", "srvm")) f0$response_scaling <- list(center = 0, scale = 1)
       p0 <- predict(f0, new_s, interval = interval, level = 0.9)
       expect_equal(unname(p1), h$cy + h$sy * unname(p0), tolerance = 1e-10, info = info)
     }

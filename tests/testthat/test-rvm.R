@@ -340,14 +340,113 @@ test_that("the posterior of a derivative: the fit's mean, the augmented model's 
   ci <- predict(fit, z, deriv = 2, interval = "confidence", level = 0.9)
   p <- predict(fit, z, deriv = 2, se.fit = TRUE)
   expect_equal(unname(ci[, "upr"]), unname(p$fit + qnorm(0.95) * p$se.fit))
-  # a new target: Student's t with n - gamma degrees of freedom (gamma the
-  # trace of the hat matrix), as predict.lm() with its residual df
-  Phi <- cbind(1, rbf_deriv_r(d$x, d$x[fit$relevance_vectors], sigma_k, 0))
-  gamma <- sum(diag(Phi %*% fit$Sigma %*% t(Phi))) / fit$noise_variance
+  # a new target: Student's t on the latent variance plus the noise's (its
+  # scale and degrees of freedom are held to the evidence below)
+  noise <- gpsvm:::.rvm_target_noise(fit)
   pi <- predict(fit, z, interval = "prediction")
   p0 <- predict(fit, z, se.fit = TRUE)
   expect_equal(unname(pi[, "lwr"]),
-               unname(p0$fit - qt(0.975, 50 - gamma) * sqrt(p0$se.fit^2 + fit$noise_variance)))
+               unname(p0$fit - qt(0.975, noise$df) * sqrt(p0$se.fit^2 + noise$variance)))
+})
+
+# The log evidence of the model units' targets in t = log sigma^2 at a fit's
+# alphas, by the n x n covariance C; with `restricted`, the response's mean
+# integrated out under a flat prior (the restricted likelihood: the bias
+# column is then the flat direction, so only the kernel weights enter C).
+rvm_noise_evidence_r <- function(fit, y, restricted) {
+  n <- length(y)
+  rv <- fit$relevance_vectors
+  Phi <- cbind(1, if (length(rv) > 0L) kernel_matrix(fit$kernel, fit$x, fit$x[rv, , drop = FALSE]))
+  weights <- if (restricted) -1L else seq_len(ncol(Phi))
+  prior_cov <- Phi[, weights, drop = FALSE] %*%
+    (t(Phi[, weights, drop = FALSE]) / fit$prior_precision[weights])
+  one <- rep(1, n)
+  function(t) {
+    C <- exp(t) * diag(n) + prior_cov
+    value <- -0.5 * (c(determinant(C)$modulus) + sum(y * solve(C, y)))
+    if (restricted) {
+      ones <- sum(solve(C, one))
+      value <- value - 0.5 * (log(ones) - sum(one * solve(C, y))^2 / ones)
+    }
+    value
+  }
+}
+
+test_that("a new target's interval integrates the noise level against its posterior", {
+  # at the fitted alphas, under a flat prior on log sigma^2: the t's scale is
+  # the mode of the (restricted, for a centred response) evidence and its
+  # degrees of freedom -2 times the curvature there (central differences of
+  # the n x n evidence); the interval's tail probabilities by quadrature
+  # over log sigma^2 (the latent moments held) are those of the t, close
+  # for 40 observations (Laplace's error is O(1/n)), wider for 8
+  for (scale in c(FALSE, TRUE)) {
+    for (n in c(8L, 40L)) {
+      set.seed(4)
+      x <- runif(n, -5, 5)
+      y <- sin(x) + rnorm(n, sd = 0.3) + 2
+      fit <- rvm(x, y, kernel = rbf_kernel(if (scale) 0.4 else 1.5), scale = scale)
+      ym <- if (scale) (y - mean(y)) / sd(y) else y
+      evidence <- rvm_noise_evidence_r(fit, ym, restricted = scale)
+      mode <- optimize(evidence, log(fit$noise_variance) + c(-3, 3), maximum = TRUE,
+                       tol = 1e-10)$maximum
+      h <- 1e-3
+      nu <- -2 * (evidence(mode + h) - 2 * evidence(mode) + evidence(mode - h)) / h^2
+      noise <- gpsvm:::.rvm_target_noise(fit)
+      info <- sprintf("scale = %s, n = %d", scale, n)
+      expect_equal(noise$variance, exp(mode), tolerance = 1e-6, info = info)
+      expect_equal(noise$df, nu, tolerance = 1e-5, info = info)
+      if (!scale) {
+        # uncentred, the mode is the fitted noise (to the accuracy the fit
+        # converged to), and nu its closed form
+        Phi <- cbind(1, kernel_matrix(fit$kernel, fit$x, fit$x[fit$relevance_vectors, , drop = FALSE]))
+        H <- Phi %*% fit$Sigma %*% t(Phi) / fit$noise_variance
+        r <- ym - drop(Phi %*% coef(fit))
+        expect_equal(noise$variance, fit$noise_variance, tolerance = 1e-5, info = info)
+        expect_equal(noise$df, n - sum(H^2) - 2 * sum(r * (H %*% r)) / fit$noise_variance,
+                     tolerance = 1e-5, info = info)
+      }
+      centre <- if (scale) mean(y) else 0
+      unit <- if (scale) sd(y) else 1
+      p <- predict(fit, 0, se.fit = TRUE)
+      band <- predict(fit, 0, interval = "prediction")
+      m <- (p$fit - centre) / unit
+      v <- (p$se.fit / unit)^2
+      tail_below <- function(q) {
+        weight <- function(t) exp(vapply(t, evidence, numeric(1)) - evidence(mode))
+        integrate(function(t) pnorm((q - centre) / unit, m, sqrt(v + exp(t))) * weight(t),
+                  mode - 10, mode + 10, rel.tol = 1e-10)$value /
+          integrate(weight, mode - 10, mode + 10, rel.tol = 1e-10)$value
+      }
+      upper <- tail_below(band[, "upr"])
+      lower <- tail_below(band[, "lwr"])
+      if (n == 40L) {
+        expect_equal(c(lower, upper), c(0.025, 0.975), tolerance = 0.002 / 0.975, info = info)
+      } else {
+        expect_true(upper > 0.975 && upper < 0.995 && lower < 0.025 && lower > 0.005, info = info)
+      }
+    }
+  }
+})
+
+test_that("one centred observation leaves no degrees of freedom for the noise: an error", {
+  for (fitter in list(rvm, srvm)) {
+    one <- fitter(1, 2)
+    expect_error(predict(one, 1, interval = "prediction"),
+                 "no degrees of freedom are left to estimate the noise")
+    expect_true(all(is.finite(predict(one, c(1, 5), interval = "confidence"))))
+    # its plots leave the prediction band out
+    pdf(NULL)
+    expect_invisible(plot(one))
+    expect_invisible(plot(one, which = "observed"))
+    dev.off()
+  }
+  # on the data as given, one observation fixes no noise level either: the
+  # posterior of log sigma^2 is nearly flat, and the interval is enormous
+  wide <- predict(rvm(1, 2, scale = FALSE), 1, interval = "prediction")
+  expect_gt(wide[, "upr"] - wide[, "lwr"], 1e3)
+  # two observations: one degree of freedom beyond the mean, a finite interval
+  two <- predict(rvm(c(1, 2), c(2, 3)), 1.5, interval = "prediction")
+  expect_true(all(is.finite(two)) && two[, "upr"] - two[, "lwr"] > 1)
 })
 
 test_that("rvm agrees with kernlab::rvm on the same kernel", {
@@ -552,6 +651,10 @@ test_that("fixed lambda and noise variance are kept and used", {
   # is not at its fixed point
   free <- fit$prior_precision > 1e-6 & fit$prior_precision < 1e4
   expect_equal(ref$alpha[free], unname(fit$prior_precision[free]), tolerance = 1e-4)
+  # a noise variance given, not estimated: a new target's interval is normal
+  p <- predict(fit, c(-2, 0, 3), se.fit = TRUE)
+  band <- predict(fit, c(-2, 0, 3), interval = "prediction", level = 0.9)
+  expect_equal(unname(band[, "upr"]), unname(p$fit + qnorm(0.95) * sqrt(p$se.fit^2 + 0.02)))
 })
 
 test_that("fits are equivariant under rescaling y (tiny and huge units)", {

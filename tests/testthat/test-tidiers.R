@@ -176,9 +176,10 @@ test_that("augment() of a regression fit equals predict() with its intervals", {
   expect_equal(a$.resid, nd$y - a$.fitted)
   expect_true(all(is.na(a[4, c(".fitted", ".se.fit", ".lower", ".upper", ".resid")])))
   # Gaussian noise of estimated variance: the prediction band is mean +- t
-  # sqrt(se^2 + sigma^2), t with the residual degrees of freedom
-  residual_df <- nobs(fit) - gpsvm:::.effective_parameters(fit)
-  half <- qt(0.975, residual_df) * sqrt(a$.se.fit^2 + sigma(fit)^2)
+  # sqrt(se^2 + s^2), the noise integrated out (test-rvm.R holds s^2 and
+  # the t's degrees of freedom to the evidence)
+  noise <- gpsvm:::.rvm_target_noise(fit)
+  half <- qt(0.975, noise$df) * sqrt(a$.se.fit^2 + noise$variance * fit$response_scaling$scale^2)
   expect_equal(a$.upper[1:3], a$.fitted[1:3] + half[1:3])
   conf <- as_df(augment(fit, newdata = nd, interval = "confidence", conf.level = 0.8))
   half <- qnorm(0.9) * conf$.se.fit
