@@ -177,6 +177,8 @@
   }
   k <- length(m$components)
   problem <- .nested(m, list(C = .numbers(k, lower = 0, open = TRUE, per = "components"),
-                             weight = .numbers(k, lower = 0, upper = 1, per = "components")))
+                             weight = .numbers(k, lower = 0, upper = 1, per = "components"),
+                             log_evidence = .numbers(k, per = "components"),
+                             log_C_sd = .number(lower = 0, open = TRUE)))
   problem %||% if (abs(sum(m$weight) - 1) > 1e-8) "$weight must sum to 1"
 }
