@@ -175,10 +175,12 @@
 # 700 rows: 1.3 to 1.5 times the sweeps of one fit at a fixed C, against
 # about 2.5).  Its record in fit$optimization is theirs, one row of the path
 # for each C it left or ended at (`iterations` the sweeps at that C,
-# `accuracy` EP's residual there).  When it ends unconverged (EP, or C still
-# moving after .C_search_max_moves moves), or fails, the search of separate
-# fits (.mfsvr_optimize()) takes over from the start.
-.C_search_max_moves <- 50L
+# `accuracy` EP's residual there).  A move of C is its iteration:
+# search_control(max_iter) caps the moves, and a run still moving C when it
+# reaches the cap is reported as any search that reaches its max_iter (not
+# converged, with a warning) unless the gradient there passes the test.
+# When EP ends unconverged, or the run fails, the search of separate fits
+# (.mfsvr_optimize()) takes over from the start.
 .mfsvr_choose_C <- function(x, y, C, epsilon, kernel, control, inducing = NULL, settings) {
   kernel <- .resolve_kernel(kernel, x)
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, "C", noise_free_ok = TRUE)
@@ -186,23 +188,24 @@
   ctl <- control
   ctl$width_gradient <- FALSE
   ctl$C_search <- list(log_C_lower = spec$lower[["log_C"]], log_C_upper = spec$upper[["log_C"]],
-                       tol = tol, max_moves = .C_search_max_moves)
+                       tol = tol, max_moves = settings$max_iter)
   fit <- tryCatch(.mfsvr_fit(x, y, C, epsilon, kernel, ctl, gradient = TRUE, warn = FALSE,
                              inducing = inducing),
                   error = function(e) e)
   record <- if (!inherits(fit, "error")) fit$C_search
-  if (is.null(record) || !fit$convergence$converged ||
-      !(record$settled || record$at_lower || record$at_upper)) {
+  if (is.null(record) || !fit$convergence$converged) {
     return(.mfsvr_optimize(x, y, C, epsilon, kernel, control, "C", inducing = inducing,
                            noise_free_ok = TRUE, settings = settings))
   }
+  capped <- !(record$settled || record$at_lower || record$at_upper)
+  reason <- if (capped) sprintf("reached max_iter = %d moves of C", settings$max_iter)
   fit$C_search <- NULL
   fit$control <- .resolve_control(control, length(y))  # (without the search's own settings)
-  .finish_search(fit, .C_search_outcome(record, spec, fit, tol), spec, "mfsvr():")
+  .finish_search(fit, .C_search_outcome(record, spec, fit, tol, reason), spec, "mfsvr():")
 }
 
 # The record of .mfsvr_choose_C() as .search_outcome() makes it.
-.C_search_outcome <- function(record, spec, fit, tol) {
+.C_search_outcome <- function(record, spec, fit, tol, reason = NULL) {
   k <- length(record$C)
   state <- new.env(parent = emptyenv())
   state$rows <- lapply(seq_len(k), function(i) {
@@ -213,7 +216,7 @@
   })
   best <- c(state$rows[[k]], list(ok = TRUE))
   .search_outcome(state, spec, best, length(fit$y), tol,
-                  "one EP run, C by secant steps on the evidence's gradient")
+                  "one EP run, C by secant steps on the evidence's gradient", reason = reason)
 }
 
 #' @rdname evidence

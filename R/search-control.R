@@ -23,7 +23,9 @@
 #' @param tol Positive number: the search's stopping tolerance, or `NULL`.
 #' @param max_iter Whole number \eqn{\ge 1}: the most iterations the search
 #'   takes, or `NULL`. A search that reaches it is reported as not converged,
-#'   with a warning.
+#'   with a warning. In the default search for `C` of [mfsvr()] and [svr()]
+#'   (one EP run that moves `C` as it converges), an iteration is a move of
+#'   `C`.
 #' @param grid Whole number \eqn{\ge 3}: the points of the grid a search
 #'   starts from, or `NULL`.
 #' @return A list of class `gpsvm_search_control`.

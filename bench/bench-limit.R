@@ -5,7 +5,7 @@
 #   make bench BENCH=limit
 #   GPSVM_BENCH_LIMIT_NMAX=2000 make bench BENCH=limit        # dense n <= 2000 only
 #   GPSVM_BENCH_LIMIT_FITC_NMAX=1e4 make bench BENCH=limit    # FITC N <= 10^4 only
-#   GPSVM_BENCH_LIMIT_PARTS=defaults make bench BENCH=limit   # one part: engine, defaults
+#   GPSVM_BENCH_LIMIT_PARTS=defaults make bench BENCH=limit   # one part: engine, fits, defaults
 #   GPSVM_BENCH_LIMIT_PARTS=gpc-defaults make bench BENCH=limit   # gpc()'s part of defaults
 #
 # Dense prior, n = 700, 2000 and 5000 observations with 4 and 50 inputs
@@ -27,6 +27,13 @@
 # compare.  For reference the dense part also prints R's chol() of the same
 # matrix (R's own LAPACK, which this package does not call).
 #
+# Part "fits": on the same FITC data, the whole fits a user makes,
+# mfsvr(x, y, inducing = 500) and gpc(x, sign(y - median(y)), inducing = 500)
+# (width 1, scale = FALSE, C and noise at their defaults): seconds, EP
+# sweeps, inducing inputs used, and the process's peak resident memory
+# since the fit began (Linux: VmHWM of /proc/self/status, reset through
+# /proc/self/clear_refs; "-" elsewhere).
+#
 # Part "defaults": what that speed buys a user, the defaults against their
 # peers' on held-out rows (one process, each fit timed as the median of
 # three; the data's own scaling everywhere):
@@ -47,7 +54,7 @@
 suppressPackageStartupMessages(library(gpsvm))
 nmax <- as.numeric(Sys.getenv("GPSVM_BENCH_LIMIT_NMAX", "5000"))
 fitc_nmax <- as.numeric(Sys.getenv("GPSVM_BENCH_LIMIT_FITC_NMAX", "1e5"))
-parts <- strsplit(Sys.getenv("GPSVM_BENCH_LIMIT_PARTS", "engine defaults"), "[ ,]+")[[1]]
+parts <- strsplit(Sys.getenv("GPSVM_BENCH_LIMIT_PARTS", "engine fits defaults"), "[ ,]+")[[1]]
 
 seconds <- function(expr) system.time(expr)[[3]]
 best_of <- function(times, f) min(vapply(seq_len(times), function(i) seconds(f()), 0))
@@ -56,6 +63,28 @@ best_of <- function(times, f) min(vapply(seq_len(times), function(i) seconds(f()
 sweep_seconds <- function(fit_with, k) {
   quiet <- function(cap) suppressWarnings(seconds(fit_with(cap)))
   (quiet(1L + k) - quiet(1L)) / k
+}
+
+# The FITC part's data: x uniform on [-5, 5]^2, y = sinc(|x|) + N(0, 0.1^2).
+sinc_data <- function(n) {
+  set.seed(1)
+  x <- matrix(runif(2 * n, -5, 5), ncol = 2)
+  r <- sqrt(rowSums(x^2))
+  list(x = x, y = ifelse(r == 0, 1, sin(r) / r) + rnorm(n, sd = 0.1))
+}
+
+# Peak resident memory in MB since the last reset_peak_memory(); NA where
+# /proc does not say.
+reset_peak_memory <- function() {
+  invisible(tryCatch(writeLines("5", "/proc/self/clear_refs"), error = function(e) NULL,
+                     warning = function(w) NULL))
+}
+peak_memory_mb <- function() {
+  status <- tryCatch(readLines("/proc/self/status"), error = function(e) character(0),
+                     warning = function(w) character(0))
+  line <- grep("^VmHWM:", status, value = TRUE)
+  if (length(line) == 0L) return(NA_real_)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
 }
 
 engine_part <- function() {
@@ -94,10 +123,9 @@ cat("\nFITC prior, m = 500 inducing inputs all used: one EP sweep against one",
 cat(sprintf("%8s %5s %10s %11s %8s\n", "N", "m", "sweep s", "product s", "ratio"))
 for (n in c(1e4, 1e5)) {
   if (n > fitc_nmax) next
-  set.seed(1)
-  x <- matrix(runif(2 * n, -5, 5), ncol = 2)
-  r <- sqrt(rowSums(x^2))
-  y <- ifelse(r == 0, 1, sin(r) / r) + rnorm(n, sd = 0.1)
+  d <- sinc_data(n)
+  x <- d$x
+  y <- d$y
   kernel <- rbf_kernel(1)
   z <- x[gpsvm:::cpp_greedy_inducing(kernel, x, 500L, 1e-12), , drop = FALSE]
   m <- nrow(z)
@@ -111,6 +139,29 @@ for (n in c(1e4, 1e5)) {
   }, 3L)
   cat(sprintf("%8.0f %5d %10.3f %11.3f %8.2f\n", n, m, s, product_s, s / product_s))
 }
+}
+
+fits_part <- function() {
+  cat("\nFITC fits at m = 500 (width 1, scale = FALSE): seconds, sweeps, inputs used, peak MB\n")
+  cat(sprintf("%8s %-6s %9s %7s %6s %9s\n", "N", "model", "seconds", "sweeps", "m", "peak MB"))
+  for (n in c(1e4, 1e5)) {
+    if (n > fitc_nmax) next
+    d <- sinc_data(n)
+    models <- list(
+      mfsvr = function() mfsvr(d$x, d$y, kernel = rbf_kernel(1), scale = FALSE, inducing = 500),
+      gpc = function() gpc(d$x, factor(sign(d$y - stats::median(d$y))), kernel = rbf_kernel(1),
+                           scale = FALSE, inducing = 500))
+    for (m in names(models)) {
+      invisible(gc())
+      reset_peak_memory()
+      fit <- NULL
+      seconds <- system.time(fit <- suppressWarnings(suppressMessages(models[[m]]())))[[3]]
+      peak <- peak_memory_mb()
+      cat(sprintf("%8.0f %-6s %9.1f %7d %6d %9s\n", n, m, seconds,
+                  as.integer(fit$convergence$iterations), NROW(fit$inducing),
+                  if (is.na(peak)) "-" else sprintf("%.0f", peak)))
+    }
+  }
 }
 
 median_seconds <- function(f, times = 3L) {
@@ -225,5 +276,6 @@ gpc_defaults_part <- function() {
 }
 
 if ("engine" %in% parts) engine_part()
+if ("fits" %in% parts) fits_part()
 if ("defaults" %in% parts) defaults_part()
 if (any(c("defaults", "gpc-defaults") %in% parts)) gpc_defaults_part()

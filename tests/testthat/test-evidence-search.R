@@ -238,6 +238,23 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_identical(o$path$C[nrow(o$path)], fit$C)
   expect_identical(sum(o$path$iterations), fit$convergence$iterations)
   expect_lte(abs(o$gradient[["log_C"]]) / 150, 1e-3)
+  # search_control(max_iter) caps the moves of C: cut short, the run says
+  # so in a warning and its record, and ends at the C it last moved to
+  moves <- nrow(o$path) - 1L
+  expect_gte(moves, 3L)
+  expect_warning(capped <- mfsvr(x, y, search = search_control(max_iter = 2)),
+                 "max_iter = 2 moves of C")
+  co <- capped$optimization
+  expect_identical(co$method, o$method)
+  expect_false(co$convergence$converged)
+  expect_identical(nrow(co$path), 3L)
+  expect_identical(co$path$C[1:3], o$path$C[1:3])
+  expect_identical(capped$C, co$path$C[3])
+  expect_gt(abs(co$gradient[["log_C"]]) / 150, 1e-3)
+  # a cap it does not reach changes nothing
+  roomy <- mfsvr(x, y, search = search_control(max_iter = moves))
+  expect_identical(roomy$C, fit$C)
+  expect_true(roomy$optimization$convergence$converged)
   # the maximum the search of separate fits finds, within its tolerance
   asked <- mfsvr(x, y, optimize = "C")
   expect_identical(asked$optimization$method, "L-BFGS-B")
