@@ -88,57 +88,57 @@ peak_memory_mb <- function() {
 }
 
 engine_part <- function() {
-cat("Dense prior: one EP sweep against one Cholesky factorisation of the same n\n")
-cat(sprintf("%6s %7s %-10s %10s %12s %8s %12s\n", "n", "inputs", "model", "sweep s",
-            "Cholesky s", "ratio", "R chol() s"))
-for (p in c(4L, 50L)) {
-  for (n in c(700L, 2000L, 5000L)) {
-    if (n > nmax) next
-    set.seed(n + p)
-    x <- matrix(rnorm(n * p), n, p)
-    y <- sin(x[, 1]) + x[, 2] / 2 + rnorm(n, sd = 0.3)
-    labels <- factor(y > 0)
-    a <- crossprod(matrix(rnorm(n * n), n)) / n + diag(n)
-    chol_s <- best_of(if (n >= 5000) 1L else 3L, function() {
-      gpsvm:::cpp_dense_operation("cholesky", a, matrix(0, 0, 0))
-    })
-    r_chol <- if (n <= 2000) best_of(1L, function() chol(a)) else NA_real_
-    k <- if (n >= 5000) 2L else 3L
-    mf <- sweep_seconds(function(cap) {
-      mfsvr(x, y, C = 5, control = mfsvr_control(rank_tol = 0, max_iter = cap, tol = 1e-300))
-    }, k)
-    gp <- sweep_seconds(function(cap) {
-      gpc(x, labels, noise = 0.1, optimize = FALSE,
-          control = gpc_control(rank_tol = 0, max_iter = cap, tol = 1e-300))
-    }, k)
-    for (row in list(list("mfsvr", mf), list("gpc (TAP)", gp))) {
-      cat(sprintf("%6d %7d %-10s %10.3f %12.3f %8.2f %12s\n", n, p, row[[1]], row[[2]], chol_s,
-                  row[[2]] / chol_s, if (is.na(r_chol)) "-" else sprintf("%.3f", r_chol)))
+  cat("Dense prior: one EP sweep against one Cholesky factorisation of the same n\n")
+  cat(sprintf("%6s %7s %-10s %10s %12s %8s %12s\n", "n", "inputs", "model", "sweep s",
+              "Cholesky s", "ratio", "R chol() s"))
+  for (p in c(4L, 50L)) {
+    for (n in c(700L, 2000L, 5000L)) {
+      if (n > nmax) next
+      set.seed(n + p)
+      x <- matrix(rnorm(n * p), n, p)
+      y <- sin(x[, 1]) + x[, 2] / 2 + rnorm(n, sd = 0.3)
+      labels <- factor(y > 0)
+      a <- crossprod(matrix(rnorm(n * n), n)) / n + diag(n)
+      chol_s <- best_of(if (n >= 5000) 1L else 3L, function() {
+        gpsvm:::cpp_dense_operation("cholesky", a, matrix(0, 0, 0))
+      })
+      r_chol <- if (n <= 2000) best_of(1L, function() chol(a)) else NA_real_
+      k <- if (n >= 5000) 2L else 3L
+      mf <- sweep_seconds(function(cap) {
+        mfsvr(x, y, C = 5, control = mfsvr_control(rank_tol = 0, max_iter = cap, tol = 1e-300))
+      }, k)
+      gp <- sweep_seconds(function(cap) {
+        gpc(x, labels, noise = 0.1, optimize = FALSE,
+            control = gpc_control(rank_tol = 0, max_iter = cap, tol = 1e-300))
+      }, k)
+      for (row in list(list("mfsvr", mf), list("gpc (TAP)", gp))) {
+        cat(sprintf("%6d %7d %-10s %10.3f %12.3f %8.2f %12s\n", n, p, row[[1]], row[[2]], chol_s,
+                    row[[2]] / chol_s, if (is.na(r_chol)) "-" else sprintf("%.3f", r_chol)))
+      }
     }
   }
-}
 
-cat("\nFITC prior, m = 500 inducing inputs all used: one EP sweep against one",
-    "N x m by m x m product\n")
-cat(sprintf("%8s %5s %10s %11s %8s\n", "N", "m", "sweep s", "product s", "ratio"))
-for (n in c(1e4, 1e5)) {
-  if (n > fitc_nmax) next
-  d <- sinc_data(n)
-  x <- d$x
-  y <- d$y
-  kernel <- rbf_kernel(1)
-  z <- x[gpsvm:::cpp_greedy_inducing(kernel, x, 500L, 1e-12), , drop = FALSE]
-  m <- nrow(z)
-  g <- matrix(rnorm(n * m), n, m)
-  b <- matrix(rnorm(m * m), m, m)
-  product_s <- best_of(2L, function() gpsvm:::cpp_dense_operation("product", g, b))
-  rm(g)
-  s <- sweep_seconds(function(cap) {
-    mfsvr(x, y, C = 5, kernel = kernel, scale = FALSE, inducing = z,
-          control = mfsvr_control(max_iter = cap, tol = 1e-300))
-  }, 3L)
-  cat(sprintf("%8.0f %5d %10.3f %11.3f %8.2f\n", n, m, s, product_s, s / product_s))
-}
+  cat("\nFITC prior, m = 500 inducing inputs all used: one EP sweep against one",
+      "N x m by m x m product\n")
+  cat(sprintf("%8s %5s %10s %11s %8s\n", "N", "m", "sweep s", "product s", "ratio"))
+  for (n in c(1e4, 1e5)) {
+    if (n > fitc_nmax) next
+    d <- sinc_data(n)
+    x <- d$x
+    y <- d$y
+    kernel <- rbf_kernel(1)
+    z <- x[gpsvm:::cpp_greedy_inducing(kernel, x, 500L, 1e-12), , drop = FALSE]
+    m <- nrow(z)
+    g <- matrix(rnorm(n * m), n, m)
+    b <- matrix(rnorm(m * m), m, m)
+    product_s <- best_of(2L, function() gpsvm:::cpp_dense_operation("product", g, b))
+    rm(g)
+    s <- sweep_seconds(function(cap) {
+      mfsvr(x, y, C = 5, kernel = kernel, scale = FALSE, inducing = z,
+            control = mfsvr_control(max_iter = cap, tol = 1e-300))
+    }, 3L)
+    cat(sprintf("%8.0f %5d %10.3f %11.3f %8.2f\n", n, m, s, product_s, s / product_s))
+  }
 }
 
 fits_part <- function() {
