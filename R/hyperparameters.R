@@ -84,7 +84,7 @@ hyperparameters.gpsvm_classifier <- function(object, ...) {
 # setting of the fit, is the same in every row).
 .hyperparameter_matrix <- function(object) UseMethod(".hyperparameter_matrix")
 .hyperparameter_matrix.gpsvm_regression <- function(object) {
-  rbind(.model_hyperparameters(object))
+  rbind(c(.model_hyperparameters(object), bias = object$bias_variance))
 }
 .hyperparameter_matrix.gpsvm_classifier <- function(object) {
   models <- .binary_models(object)

@@ -181,7 +181,8 @@
 # converged, with a warning) unless the gradient there passes the test.
 # When EP ends unconverged, or the run fails, the search of separate fits
 # (.mfsvr_optimize()) takes over from the start.
-.mfsvr_choose_C <- function(x, y, C, epsilon, kernel, control, inducing = NULL, settings) {
+.mfsvr_choose_C <- function(x, y, C, epsilon, kernel, control, inducing = NULL, settings,
+                            start = NULL) {
   kernel <- .resolve_kernel(kernel, x)
   spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, "C", noise_free_ok = TRUE)
   tol <- settings$tol
@@ -190,7 +191,7 @@
   ctl$C_search <- list(log_C_lower = spec$lower[["log_C"]], log_C_upper = spec$upper[["log_C"]],
                        tol = tol, max_moves = settings$max_iter)
   fit <- tryCatch(.mfsvr_fit(x, y, C, epsilon, kernel, ctl, gradient = TRUE, warn = FALSE,
-                             inducing = inducing),
+                             inducing = inducing, start = start),
                   error = function(e) e)
   record <- if (!inherits(fit, "error")) fit$C_search
   if (is.null(record) || !fit$convergence$converged) {

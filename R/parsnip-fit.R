@@ -75,7 +75,7 @@
 #' @section Engine arguments:
 #' `set_engine("gpsvm", ...)` takes `model`, `per_input`, `optimize` and
 #' the fitter's own arguments other than those the main arguments set:
-#' [mfsvr()]'s `control`, `scale`, `inducing`; [svr()]'s `bias`,
+#' [mfsvr()]'s `control`, `scale`, `inducing`, `bias`; [svr()]'s `bias`,
 #' `control`, `scale`; [gpc()]'s `kappa`, `bias`, `method`, `scale`,
 #' `control`, `inducing`. Any other name is an error that lists the ones
 #' accepted, and a value the fitter refuses is the fitter's own error.

@@ -66,12 +66,20 @@
   list(index = which(object$partition != "X_0"), label = "support vector")
 }
 
+# The fit's offset in words: a free threshold b (bias = TRUE), an offset of
+# a prior variance (in the kernel) or none.
+.svr_bias_text <- function(object, digits) {
+  if (isTRUE(object$bias)) return(sprintf("free threshold b = %s", format(object$b, digits = digits)))
+  variance <- object$bias_variance %||% 0
+  if (variance > 0) sprintf("offset of prior variance %s", format(variance, digits = digits)) else
+    "no offset"
+}
+
 .model_lines.gpsvm_svr <- function(object, digits) {
   tab <- table(object$partition)
   n <- length(object$y)
-  c(sprintf("n = %d, C = %s, epsilon = %s, bias = %s%s", n, format(object$C, digits = digits),
-            format(object$epsilon, digits = digits), object$bias,
-            if (object$bias) sprintf(" (b = %s)", format(object$b, digits = digits)) else ""),
+  c(sprintf("n = %d, C = %s, epsilon = %s, %s", n, format(object$C, digits = digits),
+            format(object$epsilon, digits = digits), .svr_bias_text(object, digits)),
     sprintf("Support vectors: %d (%.1f%%): %d margin (X_M-: %d, X_M+: %d), %d at C",
             sum(tab[-1]), 100 * sum(tab[-1]) / n, tab[["X_M-"]] + tab[["X_M+"]],
             tab[["X_M-"]], tab[["X_M+"]], tab[["X_C"]]))
@@ -98,7 +106,8 @@
 }
 
 .summary_details.gpsvm_svr <- function(object) {
-  list(C = object$C, epsilon = object$epsilon, bias = object$bias, b = object$b,
+  list(C = object$C, epsilon = object$epsilon, bias = object$bias,
+       bias_variance = object$bias_variance, b = object$b,
        partition = table(object$partition), objective = object$objective,
        log_evidence = c(eq16 = evidence(object, "eq16"), refined = evidence(object, "refined")),
        C_path = if (identical(object$optimization$method, "eq. (17) fixed point")) {
@@ -108,9 +117,8 @@
 
 .print_details.summary.gpsvm_svr <- function(x, digits) {
   d <- x$details
-  cat(sprintf("\nC = %s, epsilon = %s, bias = %s%s\n", format(d$C, digits = digits),
-              format(d$epsilon, digits = digits), d$bias,
-              if (d$bias) sprintf(" (b = %s)", format(d$b, digits = digits)) else ""))
+  cat(sprintf("\nC = %s, epsilon = %s, %s\n", format(d$C, digits = digits),
+              format(d$epsilon, digits = digits), .svr_bias_text(d, digits)))
   # the eq. (17) iteration's path is short; the evidence search's is its grid
   # (fit$optimization$path), which the selection line sums up
   if (!is.null(d$C_path)) {

@@ -179,8 +179,14 @@
 #' @param epsilon Half-width of the insensitive zone, a number `>= 0`.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
 #'   The default `rbf_kernel()` chooses its width from the (scaled) inputs.
-#' @param bias `FALSE` for the paper's zero-mean model, `TRUE` for a free
-#'   threshold `b` (standard eps-SVR as in libsvm).
+#' @param bias `FALSE` (or 0) for the paper's zero-mean model, `TRUE` for a
+#'   free threshold `b` (standard eps-SVR as in libsvm), or a prior variance
+#'   \eqn{> 0} of a constant offset of the latent function (a constant added
+#'   to the kernel, so that the fit is the MAP estimate of [mfsvr()]'s model
+#'   with that `bias`). `NULL` (the default): where the evidence's gradient
+#'   chooses `C` on standardised data (the default search), the evidence
+#'   also chooses between no offset and a prior variance of 1, as in
+#'   [mfsvr()] (same choice, same evidence); elsewhere no offset.
 #' @param optimize `TRUE` (or `"C"`) chooses `C` by the evidence (see
 #'   "Choosing C"); `FALSE` keeps the `C` given. `NULL` (the default)
 #'   chooses `C` when the call gives none, on standardised data of at most
@@ -203,8 +209,10 @@
 #'   `alpha_minus`, `b`, `objective` (the dual objective
 #'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`, `epsilon`,
 #'   `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`),
-#'   `polished`, `kernel` (with the width used), `bias` (`TRUE` for a free
-#'   threshold), `optimization` (the record of the search for `C`, when
+#'   `polished`, `kernel` (with the width used, and the offset's prior
+#'   variance as a constant), `bias` (`TRUE` for a free threshold),
+#'   `bias_variance` (the offset's prior variance; absent with a free
+#'   threshold) and `bias_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
 #'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
 #'   scaled response, when a search computed it), `C_mixture` (where the
 #'   evidence chose `C` from at most 200 observations, the MAP fits and
@@ -233,8 +241,8 @@
 #' # chosen by the evidence
 #' fit <- svr(mpg ~ wt + hp, data = mtcars)
 #' fit
-#' # the same model's posterior mean: the same C, the same evidence
-#' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C))
+#' # the same model's posterior mean: the same C and offset, the same evidence
+#' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C, bias = fit$bias_variance))
 #' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
 #' # the paper's sine experiment, on the data as given
 #' set.seed(1)
@@ -254,14 +262,19 @@ svr <- function(x, ...) UseMethod("svr")
 
 #' @rdname svr
 #' @export
-svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = FALSE,
+svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = NULL,
                         optimize = NULL, control = svr_control(), scale = TRUE,
                         search = search_control(), select_C = NULL, ...) {
   .check_dots_empty(...)
   C_given <- !is.null(C)
   if (C_given) C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
-  .check_flag(bias, "bias")
+  # bias: NULL (the evidence's choice), FALSE (none), TRUE (a free threshold,
+  # libsvm's) or the prior variance of an offset; `bias` below is the flag of
+  # the free threshold, `bias_variance` the offset's variance
+  flag <- is.logical(bias) && length(bias) == 1L && !is.na(bias)
+  bias_variance <- if (!flag) .check_bias_variance(bias) else if (!bias) 0
+  bias <- isTRUE(bias)
   .check_control(control, "svr_control")
   if (!is.null(select_C)) {
     legacy <- .svr_select_C(select_C, control)
@@ -277,13 +290,23 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   # fits of one model choose the same C
   if (!C_given) C <- if (searched) .mfsvr_default_C else .svr_default_C
   settings <- if (searched) .svr_search_settings(search, control, bias)
+  kind <- if (searched) .svr_search_kind(control, bias)
+  # the evidence weighs an offset against none where its gradient chooses C
+  choose_bias <- identical(kind, "gradient") && is.null(bias_variance) && .bias_by_default(scale, NROW(x))
+  if (!bias) bias_variance <- bias_variance %||% 0
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"),
                   function(x, y, kernel, scaling) {
-    if (!searched) return(.svr_fit(x, y, C, epsilon, kernel, bias, control))
-    switch(.svr_search_kind(control, bias),
+    if (identical(kind, "gradient")) {
+      return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
+                            bias_variance %||% 0, choose_bias))
+    }
+    kernel <- .with_bias(kernel, bias_variance %||% 0)
+    fit <- switch(kind %||% "none",
+      none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
       C_fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control, settings),
-      gradient = .svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic),
       C_evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control, settings))
+    fit$bias_variance <- bias_variance
+    fit
   })
 }
 
@@ -639,20 +662,28 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 
 # C by the EP evidence's gradient: mfsvr(optimize = "C")'s search on the
 # same model, then the MAP fit at the C it found.  Its warnings name svr().
-.svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic) {
+.svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic,
+                           bias_variance, choose_bias) {
   ep_control <- mfsvr_control()
   inducing <- .automatic_approximation(x, kernel, ep_control$rank_tol)
   # the default search is mfsvr()'s default one (C moved within one EP run),
-  # so that the two fits of one model choose the same C
-  ep <- .as_svr_conditions(if (automatic) {
-    .mfsvr_choose_C(x, y, C, epsilon, kernel, ep_control, inducing = inducing, settings = settings)
-  } else {
-    .mfsvr_optimize(x, y, C, epsilon, kernel, ep_control, which = "C", inducing = inducing,
-                    settings = settings)
-  })
+  # so that the two fits of one model choose the same C (and the same offset)
+  ep <- .as_svr_conditions(.fit_with_bias(function(kernel, previous) {
+    C <- previous$C %||% C
+    if (automatic) {
+      .mfsvr_choose_C(x, y, C, epsilon, kernel, ep_control, inducing = inducing,
+                      settings = settings)
+    } else {
+      .mfsvr_optimize(x, y, C, epsilon, kernel, ep_control, which = "C", inducing = inducing,
+                      settings = settings)
+    }
+  }, kernel, bias_variance, choose_bias))
+  kernel <- ep$kernel
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)
   fit$optimization <- c(ep$optimization, list(evidence = "ep"))
   fit$log_evidence <- ep$log_evidence
+  fit$bias_variance <- ep$bias_variance
+  fit$bias_choice <- ep$bias_choice
   # predictions integrate over the uncertain C, with the EP evidence's
   # weights and the MAP fits at its nodes (R/hyper-mixture.R)
   fit$C_mixture <- .C_mixture(ep, y, function(q) {

@@ -353,7 +353,28 @@
            if (!is.list(s)) return("must be a list with center and scale")
            .nested(s, list(center = .number(), scale = .number(lower = 0, open = TRUE)))
          })),
-    model(n, size$p), .common_checks(n, size$p)))
+    model(n, size$p), .common_checks(n, size$p),
+    list(bias_variance = .optional(.number(lower = 0)),
+         bias_choice = .optional(function(d) {
+           if (!is.data.frame(d) || !identical(names(d), c("bias", "log_evidence", "fitted")) ||
+               nrow(d) != 2L || !is.numeric(d$log_evidence) || !is.logical(d$fitted) ||
+               !any(d$bias %in% object$bias_variance)) {
+             "must be the two biases weighed and their log evidences"
+           }
+         }))))
+  if (!is.null(object$bias_variance)) .bias_matches_kernel(object)
+  invisible(object)
+}
+
+# The prior variance of the offset (fit$bias_variance) is the constant the
+# fit's kernel carries (.with_bias()); returns it.
+.bias_matches_kernel <- function(object) {
+  constant <- object$kernel$constant %||% 0
+  if (!isTRUE(all.equal(constant, object$bias_variance))) {
+    .stop(sprintf(paste("fit$bias_variance is %s but the kernel's constant is %s: was the object",
+                        "edited?"), format(object$bias_variance), format(constant)))
+  }
+  constant
 }
 
 # mfsvr() and the TAP classifier share the EP engine's fields: the sites and
@@ -406,11 +427,7 @@
     } else .absent("must be NULL for two classes"),
     fitted.values = if (K > 2L) .numeric_matrix(n, K) else .numbers(n)),
     .common_checks(n, size$p)))
-  constant <- object$kernel$constant %||% 0
-  if (!isTRUE(all.equal(constant, object$bias_variance))) {
-    .stop(sprintf(paste("fit$bias_variance is %s but the kernel's constant is %s: was the object",
-                        "edited?"), format(object$bias_variance), format(constant)))
-  }
+  constant <- .bias_matches_kernel(object)
   if (K == 2L) return(.validate_binary(object, n, size$p, "fit$", class(object), constant))
   # the settings the models share, as print() shows them
   .check_fields(object, .binary_checks(object, n, size$p)[.setting_names(object)])

@@ -199,7 +199,8 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
   set.seed(3)
   x <- scale(matrix(rnorm(80 * 2), 80, 2))
   y <- drop(scale(sin(2 * x[, 1]) + x[, 2]^2 + rnorm(80, sd = 0.3)))
-  fit <- mfsvr(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(), optimize = TRUE)
+  # (bias = 0: one search, from the start given)
+  fit <- mfsvr(x, y, C = 1, epsilon = 0.1, kernel = rbf_kernel(), optimize = TRUE, bias = 0)
   o <- fit$optimization
   expect_true(o$convergence$converged)
   expect_identical(o$method, "L-BFGS-B")
@@ -226,7 +227,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   set.seed(21)
   x <- runif(150, -3, 3)
   y <- sin(x) + rnorm(150)
-  fit <- mfsvr(x, y)
+  fit <- mfsvr(x, y, bias = 0)  # (one search, from the default start)
   o <- fit$optimization
   expect_true(o$convergence$converged)
   expect_named(o$estimate, "C")
@@ -242,7 +243,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   # so in a warning and its record, and ends at the C it last moved to
   moves <- nrow(o$path) - 1L
   expect_gte(moves, 3L)
-  expect_warning(capped <- mfsvr(x, y, search = search_control(max_iter = 2)),
+  expect_warning(capped <- mfsvr(x, y, search = search_control(max_iter = 2), bias = 0),
                  "max_iter = 2 moves of C")
   co <- capped$optimization
   expect_identical(co$method, o$method)
@@ -252,16 +253,16 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_identical(capped$C, co$path$C[3])
   expect_gt(abs(co$gradient[["log_C"]]) / 150, 1e-3)
   # a cap it does not reach changes nothing
-  roomy <- mfsvr(x, y, search = search_control(max_iter = moves))
+  roomy <- mfsvr(x, y, search = search_control(max_iter = moves), bias = 0)
   expect_identical(roomy$C, fit$C)
   expect_true(roomy$optimization$convergence$converged)
   # the maximum the search of separate fits finds, within its tolerance
-  asked <- mfsvr(x, y, optimize = "C")
+  asked <- mfsvr(x, y, optimize = "C", bias = 0)
   expect_identical(asked$optimization$method, "L-BFGS-B")
   expect_equal(asked$C, fit$C, tolerance = 0.02)
   expect_equal(asked$log_evidence, fit$log_evidence, tolerance = 1e-6)
   # a maximum: fits at fixed C either side have a lower evidence
-  ev <- function(C) mfsvr(x, y, C = C)$log_evidence
+  ev <- function(C) mfsvr(x, y, C = C, bias = 0)$log_evidence
   expect_gt(fit$log_evidence, ev(1.05 * fit$C))
   expect_gt(fit$log_evidence, ev(fit$C / 1.05))
   expect_output(print(fit), "C by evidence maximisation: converged")
@@ -284,7 +285,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_true(all(vapply(kept, function(f) is.null(f$optimization), logical(1))))
   expect_null(update(fit, C = 3)$optimization)
   # with inducing inputs too, on the FITC evidence
-  sparse <- mfsvr(x, y, inducing = 20)
+  sparse <- mfsvr(x, y, inducing = 20, bias = 0)
   expect_true(sparse$optimization$convergence$converged)
   expect_lte(abs(sparse$optimization$gradient[["log_C"]]) / 150, 1e-3)
   # a search asked for keeps working as before
@@ -299,7 +300,8 @@ test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
   y <- sin(x) + rnorm(10001, sd = 0.3)
   expect_message(big <- mfsvr(x, y),
                  paste("with 10001 observations \\(more than 10000\\) the evidence search is not run",
-                       "by default: C = 5 is used; optimize = \"C\" runs it"))
+                       "by default: C = 5 and no offset \\(bias = 0\\) are used;",
+                       "optimize = \"C\" runs it"))
   expect_null(big$optimization)
   expect_identical(big$C, 5)
   expect_output(print(big), "the evidence search is not run by default")

@@ -264,9 +264,9 @@ test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that m
   expect_true(ard$optimization$convergence$converged)
   widths <- ard$optimization$estimate[paste0("sigma[x", 1:10, "]")]
   expect_lt(max(widths[1:5]), min(widths[6:10]))
-  # each width counts as estimated: 10 widths, C, epsilon and the response's
-  # centre and scale
-  expect_equal(attr(logLik(ard), "df"), 14L)
+  # each width counts as estimated: 10 widths, C, epsilon, the offset
+  # weighed against none and the response's centre and scale
+  expect_equal(attr(logLik(ard), "df"), 15L)
   rmse <- function(fit) sqrt(mean((predict(fit, x[test, ]) - f(x[test, ]))^2))
   expect_lt(rmse(ard), 0.75 * rmse(one))
   band <- predict(ard, x[test, ], interval = "prediction")

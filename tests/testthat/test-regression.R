@@ -273,19 +273,25 @@ test_that("the df of logLik() counts what was estimated from the response", {
   df <- function(fit) attr(logLik(fit), "df")
   expect_identical(df(svr(d$x, d$y, kernel = k, scale = FALSE)), 0L)
   expect_identical(df(svr(d$x, d$y, kernel = k, C = 1)), 2L)
-  # by default the evidence chooses C on scaled data: one more
-  expect_identical(df(svr(d$x, d$y, kernel = k)), 3L)
+  # by default the evidence chooses C on scaled data, and whether to add an
+  # offset: two more; with the offset given, one
+  expect_identical(df(svr(d$x, d$y, kernel = k)), 4L)
+  expect_identical(df(svr(d$x, d$y, kernel = k, bias = 1)), 3L)
   expect_identical(df(svr(d$x, d$y, kernel = k, bias = TRUE, scale = FALSE)), 1L)
   expect_identical(df(svr(d$x, d$y, kernel = k, optimize = TRUE, scale = FALSE)), 1L)
   expect_identical(df(suppressWarnings(svr(d$x, d$y, kernel = k, bias = TRUE, optimize = TRUE,
                                            control = svr_control(C_search = "fixed_point")))), 4L)
   expect_identical(df(mfsvr(d$x, d$y, kernel = k, scale = FALSE)), 0L)
-  expect_identical(df(mfsvr(d$x, d$y, kernel = k, C = 5)), 2L)
-  # by default the evidence chooses C on scaled data: one more
-  expect_identical(df(mfsvr(d$x, d$y, kernel = k)), 3L)
+  # at a C given the evidence still weighs the offset against none
+  expect_identical(df(mfsvr(d$x, d$y, kernel = k, C = 5)), 3L)
+  expect_identical(df(mfsvr(d$x, d$y, kernel = k, C = 5, bias = 1)), 2L)
+  # by default the evidence chooses C on scaled data, and whether to add an
+  # offset: two more; with the offset given, one
+  expect_identical(df(mfsvr(d$x, d$y, kernel = k)), 4L)
+  expect_identical(df(mfsvr(d$x, d$y, kernel = k, bias = 0)), 3L)
   expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = c("C", "epsilon"),
                                              scale = FALSE))), 2L)
-  expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = TRUE))), 5L)
+  expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = TRUE))), 6L)
   r <- rvm(d$x, d$y, kernel = k)
   expect_identical(df(r), length(r$prior_precision) + 1L + 2L)
   s <- srvm(d$x, d$y, kernel = k, scale = FALSE)

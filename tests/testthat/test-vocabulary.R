@@ -107,9 +107,10 @@ test_that("search_control() sets the searches' tolerance, budget and grid", {
 
 test_that("hyperparameters() names each model's settings as the arguments that set them", {
   s <- svr(voc_x, voc_y, C = 2, epsilon = 0.2, kernel = rbf_kernel(1.5))
-  expect_identical(hyperparameters(s), c(sigma = 1.5, C = 2, epsilon = 0.2))
-  m <- mfsvr(voc_x, voc_y, C = 3, kernel = poly_kernel(2))
-  expect_identical(hyperparameters(m), c(C = 3, epsilon = 0.1))
+  # the offset's prior variance is `bias`, as in gpc() and svc()
+  expect_identical(hyperparameters(s), c(sigma = 1.5, C = 2, epsilon = 0.2, bias = 0))
+  m <- mfsvr(voc_x, voc_y, C = 3, kernel = poly_kernel(2), bias = 0.5)
+  expect_identical(hyperparameters(m), c(C = 3, epsilon = 0.1, bias = 0.5))
   r <- srvm(voc_x, voc_y, kernel = rbf_kernel(1))
   expect_identical(hyperparameters(r), c(sigma = 1, lambda = r$lambda,
                                          noise_variance = r$noise_variance))

@@ -1,0 +1,212 @@
+# The regression models' offset: f(x) = c + g(x) with c ~ N(0, bias), a
+# constant added to the kernel (mfsvr() and svr()).
+
+# log of the integral of N(f; 0, K) p(y_1 | f_1) p(y_2 | f_2) over f, for two
+# points, by nested integrate(): f_1 from its prior, f_2 given f_1.
+two_point_log_evidence <- function(K, y, C, eps) {
+  slope <- K[2, 1] / K[1, 1]
+  sd2 <- sqrt(K[2, 2] - K[2, 1]^2 / K[1, 1])
+  inner <- function(a) vapply(a, function(f1) {
+    integrate(function(f2) epsins_density(y[2], f2, C, eps) * dnorm(f2, slope * f1, sd2),
+              -Inf, Inf, rel.tol = 1e-11)$value
+  }, numeric(1))
+  log(integrate(function(f1) epsins_density(y[1], f1, C, eps) * dnorm(f1, 0, sqrt(K[1, 1])) *
+                  inner(f1), -Inf, Inf, rel.tol = 1e-11)$value)
+}
+
+test_that("the offset's evidence is the integral over the prior with the constant", {
+  x <- c(-0.4, 0.5)
+  y <- c(1.3, 1.1)  # both far above the zero-mean prior's mean
+  for (b in c(0.3, 4)) {
+    K <- exp(-outer(x, x, "-")^2 / 2) + b
+    exact <- two_point_log_evidence(K, y, C = 3, eps = 0.1)
+    fit <- mfsvr(x, y, C = 3, epsilon = 0.1, kernel = rbf_kernel(1), bias = b, scale = FALSE)
+    expect_identical(fit$kernel$constant, b)
+    expect_identical(fit$bias_variance, b)
+    expect_lt(abs(c(logLik(fit)) - exact), 0.005)
+    # the model without the offset is another one: its evidence is not this
+    expect_gt(abs(two_point_log_evidence(K - b, y, C = 3, eps = 0.1) - exact), 0.05)
+    # svr()'s fit of the same model reports the same evidence
+    s <- svr(x, y, C = 3, epsilon = 0.1, kernel = rbf_kernel(1), bias = b, scale = FALSE)
+    expect_equal(c(logLik(s)), c(logLik(fit)), tolerance = 1e-8)
+  }
+  # one point: EP is exact, so the evidence is the integral itself
+  one <- mfsvr(0.2, 2, C = 2, epsilon = 0.05, kernel = rbf_kernel(1), bias = 3, scale = FALSE)
+  exact <- log(integrate(function(f) epsins_density(2, f, 2, 0.05) * dnorm(f, 0, 2),
+                         -Inf, Inf, rel.tol = 1e-12)$value)
+  expect_equal(c(logLik(one)), exact, tolerance = 1e-8)
+})
+
+test_that("far from the data the prediction is the offset's posterior, by plain R", {
+  d <- sinc_data(30, seed = 4)
+  y <- d$y + 2  # a floor at 2
+  b <- 1.5
+  fit <- mfsvr(d$x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1), bias = b, scale = FALSE)
+  far <- 1e3
+  p <- predict(fit, far, se.fit = TRUE)
+  # the mean: sum_i (k(far, x_i) + b) w_i, with every k(far, x_i) = 0
+  expect_equal(unname(p$fit), b * sum(fit$coefficients), tolerance = 1e-10)
+  # the variance: 1 + b - b^2 1' S^1/2 (I + S^1/2 (K + b) S^1/2)^-1 S^1/2 1,
+  # from the sites' precisions S
+  K <- exp(-outer(d$x, d$x, "-")^2 / 2) + b
+  s <- sqrt(fit$site_precision)
+  v <- 1 + b - b^2 * sum(s * solve(diag(30) + outer(s, s) * K, s))
+  expect_equal(unname(p$se.fit)^2, v, tolerance = 1e-8)
+  # and the offset brings the far prediction near the floor, where the
+  # zero-mean model's falls to 0
+  expect_lt(abs(p$fit - 2), 0.5)
+  plain <- mfsvr(d$x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1), bias = 0, scale = FALSE)
+  expect_lt(abs(predict(plain, far)), 1e-8)
+})
+
+test_that("svr() with a large offset variance approaches the free threshold", {
+  d <- svr_sine_data(40, seed = 6)
+  y <- d$y + 3
+  k <- rbf_kernel(1)
+  free <- svr(d$x, y, C = 2, epsilon = 0.1, kernel = k, bias = TRUE, scale = FALSE)
+  z <- seq(0, 4 * pi, length.out = 25)
+  gap <- vapply(c(1e1, 1e3, 1e5), function(b) {
+    fit <- svr(d$x, y, C = 2, epsilon = 0.1, kernel = k, bias = b, scale = FALSE,
+               control = svr_control(tol = 1e-10))
+    max(abs(predict(fit, z) - predict(free, z)))
+  }, numeric(1))
+  # the penalty b^2 / (2 bias) on the offset fades as 1 / bias
+  expect_lt(gap[3], 1e-3)
+  expect_true(all(diff(log(gap)) < -log(10)))
+  # without an offset the fit is far from the free threshold's
+  none <- svr(d$x, y, C = 2, epsilon = 0.1, kernel = k, bias = FALSE, scale = FALSE)
+  expect_gt(max(abs(predict(none, z) - predict(free, z))), 0.1)
+})
+
+test_that("the offset on FITC with every input inducing is the dense fit", {
+  d <- sinc_data(25, seed = 8)
+  y <- d$y + 1
+  # (a width at which K_zz is well conditioned: its jitter 1e-8 then moves
+  # nothing by 1e-6)
+  ctl <- mfsvr_control(rank_tol = 0, tol = 1e-12)
+  dense <- mfsvr(d$x, y, C = 4, kernel = rbf_kernel(0.6), bias = 2, scale = FALSE, control = ctl)
+  sparse <- mfsvr(d$x, y, C = 4, kernel = rbf_kernel(0.6), bias = 2, scale = FALSE, control = ctl,
+                  inducing = as.matrix(d$x))
+  z <- c(-12, -3, 0.4, 7, 30)
+  a <- predict(dense, z, se.fit = TRUE)
+  b <- predict(sparse, z, se.fit = TRUE)
+  expect_equal(b$fit, a$fit, tolerance = 1e-6)
+  expect_equal(b$se.fit, a$se.fit, tolerance = 1e-6)
+  expect_equal(c(logLik(sparse)), c(logLik(dense)), tolerance = 1e-6)
+  # a derivative does not see the constant: central differences of the mean
+  h <- 1e-5
+  slope <- (predict(dense, z + h) - predict(dense, z - h)) / (2 * h)
+  expect_equal(unname(predict(dense, z, deriv = 1)), unname(slope), tolerance = 1e-6)
+})
+
+test_that("by default the evidence weighs an offset against none, on scaled data", {
+  # (in six inputs 100 rows leave most of the space empty, where the
+  # function is its floor)
+  set.seed(11)
+  p <- mlbench::mlbench.peak(150, d = 6)
+  d <- data.frame(p$x, y = p$y)
+  train <- d[1:100, ]
+  test <- d[101:150, ]
+  fit <- suppressWarnings(mfsvr(y ~ ., data = train))
+  choice <- fit$bias_choice
+  expect_identical(choice$bias, c(0, 1))
+  expect_identical(choice$fitted, c(TRUE, TRUE))
+  # a peak on a flat floor: the offset wins, by many nats
+  expect_identical(fit$bias_variance, 1)
+  expect_identical(fit$kernel$constant, 1)
+  expect_gt(diff(choice$log_evidence), 5)
+  # each log evidence is a fit's at its own C: refitted there, the same
+  without <- suppressWarnings(mfsvr(y ~ ., data = train, bias = 0))
+  expect_equal(choice$log_evidence[1], without$log_evidence, tolerance = 1e-6)
+  expect_equal(choice$log_evidence[2], fit$log_evidence)
+  # and the held-out error is far lower with it
+  rmse <- function(f) sqrt(mean((predict(f, test) - test$y)^2))
+  expect_lt(rmse(fit), 0.5 * rmse(without))
+  expect_output(print(fit), "Bias: a constant offset of prior variance 1, chosen by the evidence")
+  expect_identical(hyperparameters(fit)[["bias"]], 1)
+  # svr() makes the same choice, and its MAP fit has the offset
+  s <- suppressWarnings(svr(y ~ ., data = train))
+  expect_equal(s$bias_choice, choice, tolerance = 1e-8)
+  expect_identical(s$kernel$constant, 1)
+  expect_output(print(s), "offset of prior variance 1")
+  # a C given still weighs the two (update() refits the same pair)
+  again <- suppressWarnings(update(fit, C = 50))
+  expect_identical(nrow(again$bias_choice), 2L)
+  # where the offset's gain at the sites is clearly negative it is not
+  # refitted, and print() says its evidence is the estimate (a response
+  # with no floor: a sine, centred by the scaling)
+  set.seed(3)
+  xs <- runif(120, -3, 3)
+  plain <- mfsvr(xs, sin(2 * xs) + rnorm(120, sd = 0.2))
+  expect_identical(plain$bias_variance, 0)
+  expect_identical(plain$bias_choice$fitted, c(TRUE, FALSE))
+  expect_lt(diff(plain$bias_choice$log_evidence), -gpsvm:::.offset_refit_margin)
+  expect_output(print(plain), "Bias: no offset, chosen by the evidence .*estimated without refitting")
+  # on the data as given, no offset unless asked for
+  raw <- mfsvr(y ~ ., data = train, scale = FALSE)
+  expect_null(raw$bias_choice)
+  expect_identical(raw$bias_variance, 0)
+  expect_null(raw$kernel$constant)
+})
+
+# log N(t; 0, Sigma) in plain R
+gaussian_log_density <- function(t, Sigma) {
+  R <- chol(Sigma)
+  -sum(log(diag(R))) - length(t) / 2 * log(2 * pi) - sum(backsolve(R, t, transpose = TRUE)^2) / 2
+}
+
+test_that("the offset's gain at the sites is the Gaussian one, and near the refitted one", {
+  d <- sinc_data(40, seed = 5)
+  y <- d$y + 1.5
+  k <- rbf_kernel(1.3)
+  # epsilon = 0: every site has a positive precision, so the sites'
+  # pseudo-targets t = nu / s and variances 1 / s exist
+  fit <- mfsvr(d$x, y, C = 4, epsilon = 0, kernel = k, bias = 0, scale = FALSE)
+  s <- fit$site_precision
+  expect_true(all(s > 0))
+  K <- exp(-outer(d$x, d$x, "-")^2 / (2 * 1.3^2))
+  t <- fit$site_nu / s
+  for (b in c(0.2, 1, 7)) {
+    direct <- gaussian_log_density(t, K + b + diag(1 / s)) - gaussian_log_density(t, K + diag(1 / s))
+    expect_equal(gpsvm:::.offset_gain_at_sites(fit, b), direct, tolerance = 1e-8)
+    # and the evidence refitted with the offset moves from it by little
+    with <- mfsvr(d$x, y, C = 4, epsilon = 0, kernel = k, bias = b, scale = FALSE)
+    expect_lt(abs(with$log_evidence - fit$log_evidence - direct), 0.1)
+  }
+  # on FITC with every input inducing, the same gain by the Woodbury identity
+  ctl <- mfsvr_control(tol = 1e-12)
+  dense <- mfsvr(d$x, y, C = 4, kernel = rbf_kernel(0.8), bias = 0, scale = FALSE,
+                 control = mfsvr_control(rank_tol = 0, tol = 1e-12))
+  sparse <- mfsvr(d$x, y, C = 4, kernel = rbf_kernel(0.8), bias = 0, scale = FALSE,
+                  control = ctl, inducing = as.matrix(d$x))
+  expect_equal(gpsvm:::.offset_gain_at_sites(sparse, 1), gpsvm:::.offset_gain_at_sites(dense, 1),
+               tolerance = 1e-6)
+  # with half the inputs inducing, the FITC prior's own: by its dense matrix
+  # V'V + diag(lambda)
+  half <- mfsvr(d$x, y, C = 4, kernel = rbf_kernel(0.8), bias = 0, scale = FALSE,
+                control = ctl, inducing = as.matrix(d$x[seq(1, 40, 2)]))
+  z <- half$inducing
+  V <- forwardsolve(half$inducing_chol, kernel_matrix(half$kernel, z, half$x))
+  K_fitc <- crossprod(V) + diag(pmax(1 - colSums(V^2), 0))
+  a <- sqrt(half$site_precision)
+  u <- ifelse(a > 0, half$site_nu / a, 0)
+  B <- diag(40) + outer(a, a) * K_fitc
+  q <- sum(a * solve(B, a))
+  r <- sum(a * solve(B, u))
+  expect_equal(gpsvm:::.offset_gain_at_sites(half, 1), (r^2 / (1 + q) - log1p(q)) / 2,
+               tolerance = 1e-8)
+})
+
+test_that("a bad bias is an error that names it, and an edited one is caught", {
+  d <- sinc_data(20, seed = 2)
+  for (bad in list(-1, NA, "a", c(1, 2), Inf)) {
+    expect_error(mfsvr(d$x, d$y, C = 5, bias = bad), "'bias'")
+    expect_error(svr(d$x, d$y, C = 5, bias = bad), "'bias'")
+  }
+  fit <- mfsvr(d$x, d$y, C = 5, bias = 0.5)
+  fit$bias_variance <- 2
+  expect_error(predict(fit, 0), "fit\\$bias_variance is 2 but the kernel's constant is 0.5")
+  fit <- mfsvr(d$x, d$y)
+  fit$bias_choice$fitted <- NULL
+  expect_error(predict(fit, 0), "fit\\$bias_choice must be the two biases weighed")
+})
