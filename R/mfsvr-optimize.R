@@ -205,6 +205,32 @@
   .finish_search(fit, .C_search_outcome(record, spec, fit, tol, reason), spec, "mfsvr():")
 }
 
+# The fit_at(kernel, previous) of .fit_with_bias() for mfsvr()'s model (and
+# svr()'s evidence): one fit at C and epsilon, the default search for C
+# (`automatic`) or the search of `which`.  A later fit (another width, the
+# offset) starts where `previous` ended: at its C and epsilon, and EP from
+# its sites (its marginals are another kernel's).
+.mfsvr_fit_at <- function(x, y, C, epsilon, control, which, automatic, inducing, settings) {
+  function(kernel, previous) {
+    start <- NULL
+    if (!is.null(previous)) {
+      C <- previous$C
+      epsilon <- previous$epsilon
+      start <- previous[c("site_precision", "site_nu")]
+    }
+    if (length(which) == 0L) {
+      return(.mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = inducing, start = start))
+    }
+    if (automatic) {
+      .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = inducing, settings = settings,
+                      start = start)
+    } else {
+      .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = inducing,
+                      settings = settings)
+    }
+  }
+}
+
 # The record of .mfsvr_choose_C() as .search_outcome() makes it.
 .C_search_outcome <- function(record, spec, fit, tol, reason = NULL) {
   k <- length(record$C)

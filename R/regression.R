@@ -272,9 +272,10 @@ logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
   # a search by evidence records what it chose in fit$optimization$estimate;
-  # an offset weighed against none by the evidence counts as one more
+  # an offset weighed against none, and a width between two rules, by the
+  # evidence count as one more each
   estimated <- c(.response_df(object), searched = length(object$optimization$estimate),
-                 bias = !is.null(object$bias_choice))
+                 bias = !is.null(object$bias_choice), width = !is.null(object$width_choice))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
              df = .evidence_df(estimated, object$response_scaling), nobs = length(object$y))
 }
@@ -369,7 +370,8 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 .search_summary <- function(object) UseMethod(".search_summary")
 .search_summary.gpsvm_regression <- function(object) {
   c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
-    .C_mixture_line(object$C_mixture), .bias_line(object), object$skipped_search)
+    .C_mixture_line(object$C_mixture), .width_line(object), .bias_line(object),
+    object$skipped_search)
 }
 
 # The first lines of print() and summary() of every gpsvm fit: the model's

@@ -178,7 +178,9 @@
 #'   does.
 #' @param epsilon Half-width of the insensitive zone, a number `>= 0`.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
-#'   The default `rbf_kernel()` chooses its width from the (scaled) inputs.
+#'   The default `rbf_kernel()` chooses its width from the (scaled) inputs;
+#'   where the default search chooses `C`, the evidence weighs that width
+#'   against e1071's as [mfsvr()]'s does (see its `kernel`).
 #' @param bias `FALSE` (or 0) for the paper's zero-mean model, `TRUE` for a
 #'   free threshold `b` (standard eps-SVR as in libsvm), or a prior variance
 #'   \eqn{> 0} of a constant offset of the latent function (a constant added
@@ -212,7 +214,7 @@
 #'   `polished`, `kernel` (with the width used, and the offset's prior
 #'   variance as a constant), `bias` (`TRUE` for a free threshold),
 #'   `bias_variance` (the offset's prior variance; absent with a free
-#'   threshold) and `bias_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
+#'   threshold), `bias_choice` and `width_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
 #'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
 #'   scaled response, when a search computed it), `C_mixture` (where the
 #'   evidence chose `C` from at most 200 observations, the MAP fits and
@@ -298,7 +300,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                   function(x, y, kernel, scaling) {
     if (identical(kind, "gradient")) {
       return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
-                            bias_variance %||% 0, choose_bias))
+                            bias_variance %||% 0, choose_bias, choose_width = isTRUE(scale)))
     }
     kernel <- .with_bias(kernel, bias_variance %||% 0)
     fit <- switch(kind %||% "none",
@@ -663,27 +665,23 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 # C by the EP evidence's gradient: mfsvr(optimize = "C")'s search on the
 # same model, then the MAP fit at the C it found.  Its warnings name svr().
 .svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic,
-                           bias_variance, choose_bias) {
+                           bias_variance, choose_bias, choose_width) {
   ep_control <- mfsvr_control()
   inducing <- .automatic_approximation(x, kernel, ep_control$rank_tol)
   # the default search is mfsvr()'s default one (C moved within one EP run),
-  # so that the two fits of one model choose the same C (and the same offset)
-  ep <- .as_svr_conditions(.fit_with_bias(function(kernel, previous) {
-    C <- previous$C %||% C
-    if (automatic) {
-      .mfsvr_choose_C(x, y, C, epsilon, kernel, ep_control, inducing = inducing,
-                      settings = settings)
-    } else {
-      .mfsvr_optimize(x, y, C, epsilon, kernel, ep_control, which = "C", inducing = inducing,
-                      settings = settings)
-    }
-  }, kernel, bias_variance, choose_bias))
+  # so that the two fits of one model choose the same C (and the same width
+  # and offset)
+  fit_at <- .mfsvr_fit_at(x, y, C, epsilon, ep_control, "C", automatic, inducing, settings)
+  kernels <- .width_candidates(kernel, x, choose_width &&
+                                  .width_by_default(TRUE, NROW(x), "C", inducing))
+  ep <- .as_svr_conditions(.fit_with_bias(fit_at, kernels, bias_variance, choose_bias))
   kernel <- ep$kernel
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)
   fit$optimization <- c(ep$optimization, list(evidence = "ep"))
   fit$log_evidence <- ep$log_evidence
   fit$bias_variance <- ep$bias_variance
   fit$bias_choice <- ep$bias_choice
+  fit$width_choice <- ep$width_choice
   # predictions integrate over the uncertain C, with the EP evidence's
   # weights and the MAP fits at its nodes (R/hyper-mixture.R)
   fit$C_mixture <- .C_mixture(ep, y, function(q) {

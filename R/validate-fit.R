@@ -236,6 +236,7 @@
       list(degree = .indices(1L, upper = .max_degree), scale = .number(), offset = .number())
     }
     checks$constant <- .optional(.number(lower = 0))
+    checks$sigma_rule <- .optional(.string(c("data", "inputs")))
     for (name in names(checks)) {
       problem <- checks[[name]](k[[name]])
       if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
@@ -360,6 +361,18 @@
                nrow(d) != 2L || !is.numeric(d$log_evidence) || !is.logical(d$fitted) ||
                !any(d$bias %in% object$bias_variance)) {
              "must be the two biases weighed and their log evidences"
+           }
+         }),
+         width_choice = .optional(function(d) {
+           if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
+               nrow(d) != 2L || !is.numeric(d$sigma) || !is.numeric(d$log_evidence) ||
+               !isTRUE(any(abs(d$sigma - object$kernel$sigma) <= 1e-12 * d$sigma))) {
+             return("must be the two widths weighed, one of them the kernel's, and their log evidences")
+           }
+           # the kernel names the rule of the width chosen (print() shows it)
+           rule <- c("data", "inputs")[which.min(abs(d$sigma - object$kernel$sigma))]
+           if (!identical(object$kernel$sigma_rule, rule)) {
+             sprintf("chose the width of the kernel whose sigma_rule should be \"%s\"", rule)
            }
          }))))
   if (!is.null(object$bias_variance)) .bias_matches_kernel(object)

@@ -227,7 +227,10 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   set.seed(21)
   x <- runif(150, -3, 3)
   y <- sin(x) + rnorm(150)
-  fit <- mfsvr(x, y, bias = 0)  # (one search, from the default start)
+  # one search, from the default start: no offset, and the sigest width
+  # (not weighed against gamma = 1/p's)
+  k <- rbf_kernel(gpsvm:::.data_driven_width(scale(x)))
+  fit <- mfsvr(x, y, bias = 0, kernel = k)
   o <- fit$optimization
   expect_true(o$convergence$converged)
   expect_named(o$estimate, "C")
@@ -243,7 +246,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   # so in a warning and its record, and ends at the C it last moved to
   moves <- nrow(o$path) - 1L
   expect_gte(moves, 3L)
-  expect_warning(capped <- mfsvr(x, y, search = search_control(max_iter = 2), bias = 0),
+  expect_warning(capped <- mfsvr(x, y, search = search_control(max_iter = 2), bias = 0, kernel = k),
                  "max_iter = 2 moves of C")
   co <- capped$optimization
   expect_identical(co$method, o$method)
@@ -253,16 +256,16 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_identical(capped$C, co$path$C[3])
   expect_gt(abs(co$gradient[["log_C"]]) / 150, 1e-3)
   # a cap it does not reach changes nothing
-  roomy <- mfsvr(x, y, search = search_control(max_iter = moves), bias = 0)
+  roomy <- mfsvr(x, y, search = search_control(max_iter = moves), bias = 0, kernel = k)
   expect_identical(roomy$C, fit$C)
   expect_true(roomy$optimization$convergence$converged)
   # the maximum the search of separate fits finds, within its tolerance
-  asked <- mfsvr(x, y, optimize = "C", bias = 0)
+  asked <- mfsvr(x, y, optimize = "C", bias = 0, kernel = k)
   expect_identical(asked$optimization$method, "L-BFGS-B")
   expect_equal(asked$C, fit$C, tolerance = 0.02)
   expect_equal(asked$log_evidence, fit$log_evidence, tolerance = 1e-6)
   # a maximum: fits at fixed C either side have a lower evidence
-  ev <- function(C) mfsvr(x, y, C = C, bias = 0)$log_evidence
+  ev <- function(C) mfsvr(x, y, C = C, bias = 0, kernel = k)$log_evidence
   expect_gt(fit$log_evidence, ev(1.05 * fit$C))
   expect_gt(fit$log_evidence, ev(fit$C / 1.05))
   expect_output(print(fit), "C by evidence maximisation: converged")
@@ -285,7 +288,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_true(all(vapply(kept, function(f) is.null(f$optimization), logical(1))))
   expect_null(update(fit, C = 3)$optimization)
   # with inducing inputs too, on the FITC evidence
-  sparse <- mfsvr(x, y, inducing = 20, bias = 0)
+  sparse <- mfsvr(x, y, inducing = 20, bias = 0, kernel = k)
   expect_true(sparse$optimization$convergence$converged)
   expect_lte(abs(sparse$optimization$gradient[["log_C"]]) / 150, 1e-3)
   # a search asked for keeps working as before
@@ -337,10 +340,13 @@ test_that("on noise-free data the default search takes a large C without a warni
   # the evidence rises without end as C grows; asked for, the search warns
   d <- data.frame(u = seq(-3, 3, length.out = 25))
   d$y <- sin(d$u) + 0.1 * cos(7 * d$u)
-  expect_no_warning(fit <- mfsvr(y ~ u, data = d))
+  # (at the sigest width: at gamma = 1/p's, wider, the evidence takes the
+  # fast wiggle for noise, and prefers that by 5.5 nats)
+  k <- rbf_kernel(gpsvm:::.data_driven_width(scale(d$u)))
+  expect_no_warning(fit <- mfsvr(y ~ u, data = d, kernel = k))
   expect_gt(fit$C, 100)
   expect_lt(max(abs(residuals(fit))), 0.1 * sd(d$y) * 1.01)
-  expect_warning(mfsvr(y ~ u, data = d, optimize = "C"), "slow rise")
+  expect_warning(mfsvr(y ~ u, data = d, optimize = "C", kernel = k), "slow rise")
 })
 
 # The gradient search with search_control()'s defaults.

@@ -362,13 +362,18 @@ test_that("input scaling: constant columns warn and stay, factor dummies stay, y
 test_that("the default kernel takes its width from the scaled inputs and says so", {
   d <- awkward_data(seed = 13)
   x <- as.matrix(d[c("a", "b")])
-  fit <- mfsvr(x, d$y)
+  fit <- mfsvr(x, d$y, C = 5, bias = 0, optimize = FALSE, scale = TRUE)
   # the width rule of ?kernels applied to the inputs standardised by hand
   # (not to the raw inputs, whose width would be about 300)
-  expect_equal(fit$kernel$sigma, gpsvm:::.data_driven_width(scale(x)))
-  expect_gt(gpsvm:::.data_driven_width(x), 20 * fit$kernel$sigma)
-  expect_output(print(fit), "sigma = [0-9.]+ \\(chosen from the data\\)")
-  expect_identical(rvm(x, d$y)$kernel$sigma, fit$kernel$sigma)
+  sigest <- gpsvm:::.data_driven_width(scale(x))
+  expect_equal(fit$width_choice$sigma, c(sigest, 1))
+  expect_gt(gpsvm:::.data_driven_width(x), 20 * sigest)
+  # the evidence chose one of the two rules' widths, and print() says which
+  chosen <- fit$width_choice$log_evidence[2] > fit$width_choice$log_evidence[1]
+  expect_identical(fit$kernel$sigma, fit$width_choice$sigma[1 + chosen])
+  expect_output(print(fit), if (chosen) "sigma = 1 \\(e1071's gamma = 1/p" else
+    "sigma = [0-9.]+ \\(chosen from the data\\)")
+  expect_identical(rvm(x, d$y)$kernel$sigma, sigest)
   # an explicit width is kept as given
   expect_identical(svr(x, d$y, kernel = rbf_kernel(0.7))$kernel$sigma, 0.7)
 })

@@ -1,5 +1,6 @@
-# The regression models' offset: f(x) = c + g(x) with c ~ N(0, bias), a
-# constant added to the kernel (mfsvr() and svr()).
+# The choices the evidence makes for mfsvr() and svr() by default: the
+# offset f(x) = c + g(x) with c ~ N(0, bias), a constant added to the
+# kernel, and the width between the sigest and gamma = 1/p rules.
 
 # log of the integral of N(f; 0, K) p(y_1 | f_1) p(y_2 | f_2) over f, for two
 # points, by nested integrate(): f_1 from its prior, f_2 given f_1.
@@ -209,4 +210,51 @@ test_that("a bad bias is an error that names it, and an edited one is caught", {
   fit <- mfsvr(d$x, d$y)
   fit$bias_choice$fitted <- NULL
   expect_error(predict(fit, 0), "fit\\$bias_choice must be the two biases weighed")
+})
+
+test_that("by default the evidence weighs the sigest width against gamma = 1/p", {
+  set.seed(4)
+  rows <- sample(nrow(faithful), 190)
+  train <- faithful[rows, ]
+  test <- faithful[-rows, ]
+  fit <- mfsvr(eruptions ~ waiting, data = train)
+  choice <- fit$width_choice
+  expect_identical(choice$rule, c("sigest", "gamma = 1/p"))
+  # the two widths by plain R: kernlab's sigest rule on the scaled input
+  # (10% and 90% quantiles of the squared distances), and sqrt(p / 2)
+  z <- (train$waiting - mean(train$waiting)) / sd(train$waiting)
+  d2 <- as.vector(dist(z))^2
+  d2 <- d2[d2 > 0]
+  expect_equal(choice$sigma[1], 1 / sqrt(2 * mean(1 / quantile(d2, c(0.1, 0.9)))), tolerance = 1e-12)
+  expect_identical(choice$sigma[2], sqrt(1 / 2))
+  # each log evidence is that of a fit at its width (no offset), at the C
+  # its own search finds
+  at <- function(sigma) mfsvr(eruptions ~ waiting, data = train, bias = 0,
+                              kernel = rbf_kernel(sigma))$log_evidence
+  expect_equal(choice$log_evidence, c(at(choice$sigma[1]), at(choice$sigma[2])), tolerance = 1e-6)
+  # one input puts many pairs close: the sigest width is narrow, and the
+  # evidence prefers the wider one by far; so does the held-out error
+  expect_gt(diff(choice$log_evidence), 10)
+  expect_identical(fit$kernel$sigma, choice$sigma[2])
+  expect_identical(fit$kernel$sigma_rule, "inputs")
+  rmse <- function(f) sqrt(mean((predict(f, test) - test$eruptions)^2))
+  narrow <- mfsvr(eruptions ~ waiting, data = train, kernel = rbf_kernel(choice$sigma[1]))
+  expect_lt(rmse(fit), 0.95 * rmse(narrow))
+  expect_output(print(fit), "Width: the gamma = 1/p rule's, chosen by the evidence")
+  expect_output(print(fit), "e1071's gamma = 1/p for the p input columns")
+  # svr() makes the same choice
+  s <- svr(eruptions ~ waiting, data = train)
+  expect_equal(s$width_choice, choice, tolerance = 1e-8)
+  expect_identical(s$kernel$sigma, fit$kernel$sigma)
+  # no choice where the width is given, searched, one per input, or on the
+  # data as given
+  expect_null(narrow$width_choice)
+  expect_null(suppressWarnings(mfsvr(eruptions ~ waiting, data = train, optimize = TRUE))$width_choice)
+  expect_null(mfsvr(eruptions ~ waiting, data = train,
+                    kernel = rbf_kernel(per_input = TRUE))$width_choice)
+  expect_null(mfsvr(eruptions ~ waiting, data = train, scale = FALSE)$width_choice)
+  # an edited record is caught
+  bad <- fit
+  bad$width_choice$sigma <- c(1, 2)
+  expect_error(predict(bad, test), "fit\\$width_choice must be the two widths weighed")
 })
