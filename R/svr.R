@@ -243,8 +243,10 @@
 #' # chosen by the evidence
 #' fit <- svr(mpg ~ wt + hp, data = mtcars)
 #' fit
-#' # the same model's posterior mean: the same C and offset, the same evidence
-#' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C, bias = fit$bias_variance))
+#' # the same model's posterior mean: the same C, width and offset, the same
+#' # evidence
+#' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C, bias = fit$bias_variance,
+#'              kernel = rbf_kernel(fit$kernel$sigma)))
 #' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
 #' # the paper's sine experiment, on the data as given
 #' set.seed(1)
