@@ -11,6 +11,7 @@
 #ifndef GPSVM_LIKELIHOODS_HPP
 #define GPSVM_LIKELIHOODS_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -47,6 +48,22 @@ inline double log_tail_mass(double a, double eps, double C, double v, double s) 
   return C * (eps - a) + 0.5 * C * C * v + log_norm_cdf(g);
 }
 
+// The same tail's mass as a function of a, through M(g) = phi(g) / Phi(g):
+// the mass is phi((a - eps) / s) / M(g), its density at the edge u = eps
+// is the mass times mu = M(g) / s, and d log(mass) / d a = -(C - mu) =
+// -sigma.  sigma = (C s - M(g)) / s = ((a - eps) / s - (g + M(g))) / s
+// takes the second form for g < 0, where C s and M(g) both approach |g|
+// and g + M(g) (mills_excess) is small and accurate.
+struct TailSlope {
+  double mu, sigma;
+};
+inline TailSlope tail_slope(double a, double eps, double C, double v, double s) {
+  const double g = (a - eps - C * v) / s;
+  const double mu = mills_ratio(g) / s;
+  const double sigma = g < 0.0 ? ((a - eps) / s - mills_excess(g)) / s : C - mu;
+  return {mu, sigma};
+}
+
 // Gaussian noise N(t; f, noise_var): EP is exact after one sweep and gives
 // GP regression, an independent check of the engine's linear algebra.
 class GaussianNoise {
@@ -81,7 +98,16 @@ class GaussianNoise {
 // The second form is C^2 (r2 + r3) - C p - (d log Z/dm)^2 rearranged so that
 // it does not cancel when one tail holds all the mass.  (The paper's
 // eq. 3.12 for this derivative is not shift invariant and is wrong; see
-// ?gpsvm_corrections, item 2.)
+// ?gpsvm_corrections, item 2.)  With tail_slope()'s mu_k, sigma_k for tail
+// k (C p = C (r2 mu2 + r3 mu3)) it is
+//   C r2 X2 + C r3 X3 + 4 C^2 r2 r3,
+//   X_k = C r1 - mu_k = sigma_k - C (r2 + r3),
+// and each X_k takes the form whose two terms are smaller.  The first
+// cancels when the tube holds nearly all the mass and C is large (C r1 and
+// mu_k both near C: an edge of a narrow tilted distribution pressed against
+// a steep exponential), the second when tail k holds it.  At C = 1e4 the
+// first lost 4 of 16 digits, which 1 / (1 + d2 v) in the site precision
+// can multiply by 100 more: the EP iteration then wandered at 1e-9.
 class EpsilonInsensitive {
  public:
   EpsilonInsensitive(double C, double epsilon) : C_(C), eps_(epsilon) {
@@ -108,7 +134,7 @@ class EpsilonInsensitive {
     SiteMoments out;
     out.log_z = log_normaliser() + p.log_total;
     out.dlog_z = C_ * (p.r2 - p.r3);
-    out.d2log_z = C_ * C_ * (p.r1 * (p.r2 + p.r3) + 4.0 * p.r2 * p.r3) - C_ * p.p;
+    out.d2log_z = C_ * (p.r2 * p.x2 + p.r3 * p.x3) + 4.0 * C_ * C_ * p.r2 * p.r3;
     if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: only rounding can make it > 0
     return out;
   }
@@ -183,8 +209,15 @@ class EpsilonInsensitive {
 
  private:
   struct Pieces {
-    double log_total, r1, r2, r3, p;
+    double log_total, r1, r2, r3, p, x2, x3;
   };
+
+  // X_k of the curvature (see the class comment) for a tail with slope t.
+  double curvature_factor(const TailSlope& t, double r1, double r_tails) const {
+    const double tube_form = C_ * r1 - t.mu, tail_form = t.sigma - C_ * r_tails;
+    return std::max(C_ * r1, t.mu) <= std::max(std::fabs(t.sigma), C_ * r_tails) ? tube_form
+                                                                                  : tail_form;
+  }
 
   Pieces pieces(double t, double m, double v) const {
     if (!(v > 0.0) || !std::isfinite(v))
@@ -203,6 +236,8 @@ class EpsilonInsensitive {
     out.r3 = std::exp(l3 - total);
     out.p = std::exp(log_norm_pdf(b0) - std::log(s) - total) +
             std::exp(log_norm_pdf(b1) - std::log(s) - total);
+    out.x2 = curvature_factor(tail_slope(a, eps_, C_, v, s), out.r1, out.r2 + out.r3);
+    out.x3 = curvature_factor(tail_slope(-a, eps_, C_, v, s), out.r1, out.r2 + out.r3);
     return out;
   }
 
