@@ -176,10 +176,16 @@ inline void cavities(const EpPosterior& post, const Eigen::VectorXd& tau, const 
 
 // New site (tau, nu) for one cavity: the precision from the curvature,
 // clamped at 0, and nu such that the posterior mean m + v d1 is matched
-// whatever the clamping did.
+// whatever the clamping did.  The precision is 1 / v_tilted - 1 / v =
+// -d2 / rho with rho = v_tilted / v = 1 + d2 v; where the likelihood gives
+// rho directly and it is below kDirectRatio, (1 - rho) / (v rho) replaces
+// -d2 / (1 + d2 v), whose denominator cancels there.
+constexpr double kDirectRatio = 0.5;
 inline void site_from_moments(const SiteMoments& mo, double m, double v, double* tau,
                               double* nu) {
-  double t = -mo.d2log_z / (1.0 + mo.d2log_z * v);
+  const double rho = mo.variance_ratio;
+  double t = rho > 0.0 && rho < kDirectRatio ? (1.0 - rho) / (v * rho)
+                                             : -mo.d2log_z / (1.0 + mo.d2log_z * v);
   if (!(t >= 0.0) || !std::isfinite(t)) t = t > 0.0 ? 1e300 : 0.0;
   *tau = t;
   *nu = t * m + mo.dlog_z * (1.0 + t * v);

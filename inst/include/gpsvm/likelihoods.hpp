@@ -25,6 +25,12 @@ struct SiteMoments {
   double log_z = 0.0;
   double dlog_z = 0.0;
   double d2log_z = 0.0;
+  // Optionally, the tilted variance over the cavity variance, 1 + d2 v,
+  // formed without that subtraction (0 when not given).  Where the tilted
+  // distribution is much narrower than the cavity (a steep likelihood),
+  // 1 + d2 v loses log10(1 / (1 + d2 v)) digits, and the site precision
+  // -d2 / (1 + d2 v) with them; the engine then uses this instead.
+  double variance_ratio = 0.0;
 };
 
 // log(Phi(hi) - Phi(lo)) for hi >= lo, accurate in both tails: when both
@@ -136,6 +142,7 @@ class EpsilonInsensitive {
     out.dlog_z = C_ * (p.r2 - p.r3);
     out.d2log_z = C_ * (p.r2 * p.x2 + p.r3 * p.x3) + 4.0 * C_ * C_ * p.r2 * p.r3;
     if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: only rounding can make it > 0
+    out.variance_ratio = p.variance_ratio;
     return out;
   }
 
@@ -209,8 +216,47 @@ class EpsilonInsensitive {
 
  private:
   struct Pieces {
-    double log_total, r1, r2, r3, p, x2, x3;
+    double log_total, r1, r2, r3, p, x2, x3, variance_ratio;
   };
+
+  // Mean and variance of u = t - f, in units of s, in one piece of the
+  // tilted distribution.
+  struct Piece {
+    double weight, mean, var;
+  };
+
+  // The tilted variance of u over the cavity's, Var = sum_k r_k var_k +
+  // sum_{j<k} r_j r_k (mean_j - mean_k)^2 (all terms >= 0): tail 2 is
+  // N(a - C v, v) cut to u > eps, so (u - eps) / s has mean h(g) =
+  // g + M(g) (mills_excess) and variance truncated_variance(g); tail 3 its
+  // mirror; the tube piece N(a, v) cut to [-eps, eps].  Near 0 (large C, a
+  // narrow tilted distribution) this keeps its digits where 1 + d2 v does not.
+  double variance_ratio(double a, double v, double s, double b0, double b1, double l1,
+                        double r1, double r2, double r3) const {
+    const double g2 = (a - eps_ - C_ * v) / s, g3 = (-a - eps_ - C_ * v) / s;
+    const double edge = eps_ / s;
+    Piece pieces[3] = {{r2, edge + mills_excess(g2), truncated_variance(g2)},
+                       {r3, -edge - mills_excess(g3), truncated_variance(g3)},
+                       {r1, 0.0, 0.0}};
+    if (r1 > 0.0) {
+      // N(0, 1) cut to [b0, b1], shifted by a / s
+      const double q0 = std::exp(log_norm_pdf(b0) - l1), q1 = std::exp(log_norm_pdf(b1) - l1);
+      const double shift = q0 - q1;
+      const double width = b1 - b0;
+      double var = 1.0 + b0 * q0 - b1 * q1 - shift * shift;
+      var = std::min(std::max(var, 0.0), std::min(1.0, 0.25 * width * width));
+      pieces[2] = {r1, a / s + shift, var};
+    }
+    double out = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      out += pieces[j].weight * pieces[j].var;
+      for (int k = j + 1; k < 3; ++k) {
+        const double gap = pieces[j].mean - pieces[k].mean;
+        out += pieces[j].weight * pieces[k].weight * gap * gap;
+      }
+    }
+    return out;
+  }
 
   // X_k of the curvature (see the class comment) for a tail with slope t.
   double curvature_factor(const TailSlope& t, double r1, double r_tails) const {
@@ -238,6 +284,7 @@ class EpsilonInsensitive {
             std::exp(log_norm_pdf(b1) - std::log(s) - total);
     out.x2 = curvature_factor(tail_slope(a, eps_, C_, v, s), out.r1, out.r2 + out.r3);
     out.x3 = curvature_factor(tail_slope(-a, eps_, C_, v, s), out.r1, out.r2 + out.r3);
+    out.variance_ratio = variance_ratio(a, v, s, b0, b1, l1, out.r1, out.r2, out.r3);
     return out;
   }
 

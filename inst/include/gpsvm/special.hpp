@@ -108,32 +108,55 @@ inline double flip_mills_ratio(double z, double kappa) {
   return std::exp(log_w + log_norm_pdf(z) - log_den);
 }
 
-// z + phi(z) / Phi(z), in (0, 1) for z < 0 and -> z for z -> +Inf: the
-// mean of u - z for u ~ N(0, 1) truncated to u <= z, negated (the distance
-// of the truncation point from the truncated mean).  For z < 0 both terms
-// are about |z| and their sum about 1/|z|: the direct sum loses
-// log10(z^2) digits (12 at z = -1e6).  Below z = -4 it comes from Laplace's
-// continued fraction for the Mills ratio R(x) = (1 - Phi(x)) / phi(x),
-//   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),  x = -z,
-// as 1 / R(x) - x = 1 / (x + 2 / (x + 3 / (x + ...))), with no cancellation
-// (modified Lentz method, as in erfcx()).
-inline double mills_excess(double z) {
-  if (!(z < -4.0)) return z + mills_ratio(z);
-  const double x = -z;
-  if (x > 1e8) return 1.0 / x;  // the next term, -2 / x^3, is below double precision
+// Laplace's continued fraction for the Mills ratio R(x) = (1 - Phi(x)) /
+// phi(x) of x >= 4,
+//   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),
+// from its k-th partial numerator on: x + k / (x + (k + 1) / (x + ...))
+// (modified Lentz method, as in erfcx()).  Every term is positive: no
+// cancellation.
+inline double laplace_fraction(double x, int k) {
+  if (x > 1e8) return x;  // the next term, k / x, is below double precision
   const double tiny = 1e-300;
   double f = x, c = x, d = 0.0;
-  for (int k = 2; k < 2000; ++k) {
-    d = x + k * d;
+  for (int j = k; j < k + 2000; ++j) {
+    d = x + j * d;
     if (std::fabs(d) < tiny) d = tiny;
-    c = x + k / c;
+    c = x + j / c;
     if (std::fabs(c) < tiny) c = tiny;
     d = 1.0 / d;
     const double delta = c * d;
     f *= delta;
     if (std::fabs(delta - 1.0) < 1e-16) break;
   }
-  return 1.0 / f;
+  return f;
+}
+
+// z + phi(z) / Phi(z), in (0, 1) for z < 0 and -> z for z -> +Inf: the
+// mean of z - u for u ~ N(0, 1) truncated to u <= z.  For z < 0 both terms
+// are about |z| and their sum about 1/|z|: the direct sum loses
+// log10(z^2) digits (12 at z = -1e6).  Below z = -4, with x = -z and
+// K_k = laplace_fraction(x, k), phi(z) / Phi(z) = 1 / R(x) = x + 1 / K_2,
+// so the sum is 1 / K_2.
+inline double mills_excess(double z) {
+  if (!(z < -4.0)) return z + mills_ratio(z);
+  return 1.0 / laplace_fraction(-z, 2);
+}
+
+// Var[u | u <= z], u ~ N(0, 1): 1 - G (z + G), G = phi(z) / Phi(z), in
+// (0, 1) and about 1 / z^2 for z -> -Inf, where the direct form cancels.
+// Below z = -4, with x = -z and K_k as above, G = x + 1 / K_2 and
+// K_2 = x + 3 / K_3 give 1 - G (z + G) = (2 K_2 - K_3') / (K_2^2 K_3'),
+// K_3' = x + 3 / K_4 ... written out below with positive terms only.
+inline double truncated_variance(double z) {
+  if (!(z < -4.0)) {
+    const double g = mills_ratio(z);
+    return 1.0 - g * (z + g);
+  }
+  const double x = -z;
+  // K = K_2 = x + 2 / K_3, K_3 = x + 3 / K_4: 1 - x / K - 1 / K^2 =
+  // (2 / K_3) / K - 1 / K^2 = (2 K - K_3) / (K^2 K_3), 2 K - K_3 = x + 4 / K_3 - 3 / K_4
+  const double k4 = laplace_fraction(x, 4), k3 = x + 3.0 / k4, k2 = x + 2.0 / k3;
+  return (x + 4.0 / k3 - 3.0 / k4) / (k2 * k2 * k3);
 }
 
 // G(z) (z + G(z)) = -G'(z): phi' = -z phi and the denominator's derivative is
