@@ -305,7 +305,8 @@ class EpsilonInsensitive {
 //   d log Z / dm   = t a G(z),
 //   d2 log Z / dm2 = -a^2 G(z) (z + G(z)),
 // G = flip_mills_ratio (special.hpp), the curvature from flip_mills_curvature,
-// which stays accurate where z + G(z) cancels.
+// which stays accurate where z + G(z) cancels; for kappa = 0 also the
+// tilted variance ratio 1 + d2 v (SiteMoments), from truncated_variance().
 class ProbitFlip {
  public:
   ProbitFlip(double kappa, double noise) : kappa_(kappa), noise_(noise) {
@@ -328,7 +329,12 @@ class ProbitFlip {
     out.log_z = log_mix(z);
     out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
     out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
-    if (kappa_ == 0.0 && out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: rounding only
+    if (kappa_ == 0.0) {
+      if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: rounding only
+      // 1 + d2 v = (noise + v Var[u | u <= z]) / (noise + v), u ~ N(0, 1):
+      // near 0 for a point far on the wrong side of a sharp boundary
+      out.variance_ratio = (noise_ + cavity_var * truncated_variance(z)) / total;
+    }
     return out;
   }
 
