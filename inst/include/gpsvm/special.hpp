@@ -109,7 +109,7 @@ inline double flip_mills_ratio(double z, double kappa) {
 }
 
 // Laplace's continued fraction for the Mills ratio R(x) = (1 - Phi(x)) /
-// phi(x) of x >= 4,
+// phi(x) of x >= 2 (at most about 110 terms there),
 //   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),
 // from its k-th partial numerator on: x + k / (x + (k + 1) / (x + ...))
 // (modified Lentz method, as in erfcx()).  Every term is positive: no
@@ -134,27 +134,27 @@ inline double laplace_fraction(double x, int k) {
 // z + phi(z) / Phi(z), in (0, 1) for z < 0 and -> z for z -> +Inf: the
 // mean of z - u for u ~ N(0, 1) truncated to u <= z.  For z < 0 both terms
 // are about |z| and their sum about 1/|z|: the direct sum loses
-// log10(z^2) digits (12 at z = -1e6).  Below z = -4, with x = -z and
+// log10(z^2) digits (12 at z = -1e6).  Below z = -2, with x = -z and
 // K_k = laplace_fraction(x, k), phi(z) / Phi(z) = 1 / R(x) = x + 1 / K_2,
 // so the sum is 1 / K_2.
 inline double mills_excess(double z) {
-  if (!(z < -4.0)) return z + mills_ratio(z);
+  if (!(z < -2.0)) return z + mills_ratio(z);
   return 1.0 / laplace_fraction(-z, 2);
 }
 
 // Var[u | u <= z], u ~ N(0, 1): 1 - G (z + G), G = phi(z) / Phi(z), in
-// (0, 1) and about 1 / z^2 for z -> -Inf, where the direct form cancels.
-// Below z = -4, with x = -z and K_k as above, G = x + 1 / K_2 and
-// K_2 = x + 3 / K_3 give 1 - G (z + G) = (2 K_2 - K_3') / (K_2^2 K_3'),
-// K_3' = x + 3 / K_4 ... written out below with positive terms only.
+// (0, 1) and about 1 / z^2 for z -> -Inf, where the direct form cancels
+// (it loses about 1.5 digits at z = -2).  Below z = -2, with x = -z and
+// K_k as above, z + G = 1 / K_2 and G = x + 1 / K_2, so
+//   1 - G (z + G) = 1 - x / K_2 - 1 / K_2^2 = (2 K_2 - K_3) / (K_2^2 K_3)
+// (1 - x / K_2 = (2 / K_3) / K_2), and 2 K_2 - K_3 = x + 4 / K_3 - 3 / K_4:
+// positive terms only.
 inline double truncated_variance(double z) {
-  if (!(z < -4.0)) {
+  if (!(z < -2.0)) {
     const double g = mills_ratio(z);
     return 1.0 - g * (z + g);
   }
   const double x = -z;
-  // K = K_2 = x + 2 / K_3, K_3 = x + 3 / K_4: 1 - x / K - 1 / K^2 =
-  // (2 / K_3) / K - 1 / K^2 = (2 K - K_3) / (K^2 K_3), 2 K - K_3 = x + 4 / K_3 - 3 / K_4
   const double k4 = laplace_fraction(x, 4), k3 = x + 3.0 / k4, k2 = x + 2.0 / k3;
   return (x + 4.0 / k3 - 3.0 / k4) / (k2 * k2 * k3);
 }
