@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <random>
@@ -380,6 +381,13 @@ double rounding_level(Prior& prior, EpResult& r, const std::function<void()>& in
   return std::isfinite(level) ? level : 0.0;
 }
 
+inline std::string rounding_reason(double level) {
+  char text[128];
+  std::snprintf(text, sizeof text,
+                "converged to the rounding level of its posterior, %.2g, above 'tol'", level);
+  return text;
+}
+
 // The EP log evidence of a fit whose sites, posterior and cavities are set,
 //   log Z_EP = sum_i log Z_i - sum_i log L_ii + 1/2 sum_i log(1 + tau_i v_i)
 //              + 1/2 nu' mu + sum_i (tau_i m_i^2 - 2 m_i nu_i - nu_i^2 v_i) / (2 (1 + tau_i v_i)),
@@ -522,13 +530,12 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
       resolution = kRoundingMargin * rounding_level(prior, r, interrupt);
       since_floor_mark = 0;
     }
-    const double tol = std::max(control.tol, resolution);
+    // (the level is a change of the marginals; the residual is change / d)
+    const double tol = std::max(control.tol, resolution / d);
     confirm = extrapolated && residual < tol && !moved;
     if (residual < tol && !extrapolated && !moved) {
       r.status.converged = true;
-      if (residual >= control.tol)
-        r.status.reason = "converged to the rounding level of its posterior (" +
-                          std::to_string(resolution) + "), above 'tol'";
+      if (residual >= control.tol) r.status.reason = rounding_reason(resolution / d);
       break;
     }
     if (moved) {
