@@ -59,15 +59,19 @@ inline double log_tail_mass(double a, double eps, double C, double v, double s) 
 // is the mass times mu = M(g) / s, and d log(mass) / d a = -(C - mu) =
 // -sigma.  sigma = (C s - M(g)) / s = ((a - eps) / s - (g + M(g))) / s
 // takes the second form for g < 0, where C s and M(g) both approach |g|
-// and g + M(g) (mills_excess) is small and accurate.
-struct TailSlope {
-  double mu, sigma;
+// and g + M(g) is small (lower_tail() gives it accurately).  The tail's
+// tilted distribution is N(a - C v, v) cut to u > eps: (u - eps) / s has
+// mean g + M(g) and variance 1 - M(g) (g + M(g)).
+struct TailShape {
+  double mu, sigma;  // as above
+  double mean, var;  // of (u - eps) / s
 };
-inline TailSlope tail_slope(double a, double eps, double C, double v, double s) {
+inline TailShape tail_shape(double a, double eps, double C, double v, double s) {
   const double g = (a - eps - C * v) / s;
-  const double mu = mills_ratio(g) / s;
-  const double sigma = g < 0.0 ? ((a - eps) / s - mills_excess(g)) / s : C - mu;
-  return {mu, sigma};
+  const LowerTail t = lower_tail(g);
+  const double mu = t.ratio / s;
+  const double sigma = g < 0.0 ? ((a - eps) / s - t.excess) / s : C - mu;
+  return {mu, sigma, t.excess, t.variance};
 }
 
 // Gaussian noise N(t; f, noise_var): EP is exact after one sweep and gives
@@ -104,7 +108,7 @@ class GaussianNoise {
 // The second form is C^2 (r2 + r3) - C p - (d log Z/dm)^2 rearranged so that
 // it does not cancel when one tail holds all the mass.  (The paper's
 // eq. 3.12 for this derivative is not shift invariant and is wrong; see
-// ?gpsvm_corrections, item 2.)  With tail_slope()'s mu_k, sigma_k for tail
+// ?gpsvm_corrections, item 2.)  With tail_shape()'s mu_k, sigma_k for tail
 // k (C p = C (r2 mu2 + r3 mu3)) it is
 //   C r2 X2 + C r3 X3 + 4 C^2 r2 r3,
 //   X_k = C r1 - mu_k = sigma_k - C (r2 + r3),
@@ -226,18 +230,15 @@ class EpsilonInsensitive {
   };
 
   // The tilted variance of u over the cavity's, Var = sum_k r_k var_k +
-  // sum_{j<k} r_j r_k (mean_j - mean_k)^2 (all terms >= 0): tail 2 is
-  // N(a - C v, v) cut to u > eps, so (u - eps) / s has mean h(g) =
-  // g + M(g) (mills_excess) and variance truncated_variance(g); tail 3 its
-  // mirror; the tube piece N(a, v) cut to [-eps, eps].  Near 0 (large C, a
-  // narrow tilted distribution) this keeps its digits where 1 + d2 v does not.
-  double variance_ratio(double a, double v, double s, double b0, double b1, double l1,
-                        double r1, double r2, double r3) const {
-    const double g2 = (a - eps_ - C_ * v) / s, g3 = (-a - eps_ - C_ * v) / s;
+  // sum_{j<k} r_j r_k (mean_j - mean_k)^2 (all terms >= 0): the tails'
+  // shapes from tail_shape() (tail 3 the mirror of tail 2), the tube piece
+  // N(a, v) cut to [-eps, eps].  Near 0 (large C, a narrow tilted
+  // distribution) this keeps its digits where 1 + d2 v does not.
+  double variance_ratio(const TailShape& t2, const TailShape& t3, double a, double s, double b0,
+                        double b1, double l1, double r1, double r2, double r3) const {
     const double edge = eps_ / s;
-    Piece pieces[3] = {{r2, edge + mills_excess(g2), truncated_variance(g2)},
-                       {r3, -edge - mills_excess(g3), truncated_variance(g3)},
-                       {r1, 0.0, 0.0}};
+    Piece pieces[3] = {
+        {r2, edge + t2.mean, t2.var}, {r3, -edge - t3.mean, t3.var}, {r1, 0.0, 0.0}};
     if (r1 > 0.0) {
       // N(0, 1) cut to [b0, b1], shifted by a / s
       const double q0 = std::exp(log_norm_pdf(b0) - l1), q1 = std::exp(log_norm_pdf(b1) - l1);
@@ -258,8 +259,8 @@ class EpsilonInsensitive {
     return out;
   }
 
-  // X_k of the curvature (see the class comment) for a tail with slope t.
-  double curvature_factor(const TailSlope& t, double r1, double r_tails) const {
+  // X_k of the curvature (see the class comment) for a tail of shape t.
+  double curvature_factor(const TailShape& t, double r1, double r_tails) const {
     const double tube_form = C_ * r1 - t.mu, tail_form = t.sigma - C_ * r_tails;
     return std::max(C_ * r1, t.mu) <= std::max(std::fabs(t.sigma), C_ * r_tails) ? tube_form
                                                                                   : tail_form;
@@ -282,9 +283,10 @@ class EpsilonInsensitive {
     out.r3 = std::exp(l3 - total);
     out.p = std::exp(log_norm_pdf(b0) - std::log(s) - total) +
             std::exp(log_norm_pdf(b1) - std::log(s) - total);
-    out.x2 = curvature_factor(tail_slope(a, eps_, C_, v, s), out.r1, out.r2 + out.r3);
-    out.x3 = curvature_factor(tail_slope(-a, eps_, C_, v, s), out.r1, out.r2 + out.r3);
-    out.variance_ratio = variance_ratio(a, v, s, b0, b1, l1, out.r1, out.r2, out.r3);
+    const TailShape t2 = tail_shape(a, eps_, C_, v, s), t3 = tail_shape(-a, eps_, C_, v, s);
+    out.x2 = curvature_factor(t2, out.r1, out.r2 + out.r3);
+    out.x3 = curvature_factor(t3, out.r1, out.r2 + out.r3);
+    out.variance_ratio = variance_ratio(t2, t3, a, s, b0, b1, l1, out.r1, out.r2, out.r3);
     return out;
   }
 
@@ -306,7 +308,7 @@ class EpsilonInsensitive {
 //   d2 log Z / dm2 = -a^2 G(z) (z + G(z)),
 // G = flip_mills_ratio (special.hpp), the curvature from flip_mills_curvature,
 // which stays accurate where z + G(z) cancels; for kappa = 0 also the
-// tilted variance ratio 1 + d2 v (SiteMoments), from truncated_variance().
+// tilted variance ratio 1 + d2 v (SiteMoments), from lower_tail().
 class ProbitFlip {
  public:
   ProbitFlip(double kappa, double noise) : kappa_(kappa), noise_(noise) {
@@ -327,13 +329,16 @@ class ProbitFlip {
     const double z = target * cavity_mean * a;
     SiteMoments out;
     out.log_z = log_mix(z);
-    out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
-    out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
     if (kappa_ == 0.0) {
-      if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: rounding only
+      const LowerTail tail = lower_tail(z);
+      out.dlog_z = target * a * tail.ratio;
+      out.d2log_z = -a * a * tail.ratio * tail.excess;  // flip_mills_curvature(z, 0)
       // 1 + d2 v = (noise + v Var[u | u <= z]) / (noise + v), u ~ N(0, 1):
       // near 0 for a point far on the wrong side of a sharp boundary
-      out.variance_ratio = (noise_ + cavity_var * truncated_variance(z)) / total;
+      out.variance_ratio = (noise_ + cavity_var * tail.variance) / total;
+    } else {
+      out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
+      out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
     }
     return out;
   }

@@ -109,7 +109,7 @@ inline double flip_mills_ratio(double z, double kappa) {
 }
 
 // Laplace's continued fraction for the Mills ratio R(x) = (1 - Phi(x)) /
-// phi(x) of x >= 2 (at most about 110 terms there),
+// phi(x) of x >= 4 (at most 37 terms there),
 //   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),
 // from its k-th partial numerator on: x + k / (x + (k + 1) / (x + ...))
 // (modified Lentz method, as in erfcx()).  Every term is positive: no
@@ -131,33 +131,32 @@ inline double laplace_fraction(double x, int k) {
   return f;
 }
 
-// z + phi(z) / Phi(z), in (0, 1) for z < 0 and -> z for z -> +Inf: the
-// mean of z - u for u ~ N(0, 1) truncated to u <= z.  For z < 0 both terms
-// are about |z| and their sum about 1/|z|: the direct sum loses
-// log10(z^2) digits (12 at z = -1e6).  Below z = -2, with x = -z and
-// K_k = laplace_fraction(x, k), phi(z) / Phi(z) = 1 / R(x) = x + 1 / K_2,
-// so the sum is 1 / K_2.
-inline double mills_excess(double z) {
-  if (!(z < -2.0)) return z + mills_ratio(z);
-  return 1.0 / laplace_fraction(-z, 2);
-}
-
-// Var[u | u <= z], u ~ N(0, 1): 1 - G (z + G), G = phi(z) / Phi(z), in
-// (0, 1) and about 1 / z^2 for z -> -Inf, where the direct form cancels
-// (it loses about 1.5 digits at z = -2).  Below z = -2, with x = -z and
-// K_k as above, z + G = 1 / K_2 and G = x + 1 / K_2, so
-//   1 - G (z + G) = 1 - x / K_2 - 1 / K_2^2 = (2 K_2 - K_3) / (K_2^2 K_3)
-// (1 - x / K_2 = (2 / K_3) / K_2), and 2 K_2 - K_3 = x + 4 / K_3 - 3 / K_4:
-// positive terms only.
-inline double truncated_variance(double z) {
-  if (!(z < -2.0)) {
+// The standard normal cut to u <= z, through G = phi(z) / Phi(z):
+//   ratio    G,
+//   excess   z + G = E[z - u], in (0, 1) for z < 0 and -> z for z -> +Inf,
+//   variance 1 - G (z + G) = Var[u], in (0, 1), about 1 / z^2 for z -> -Inf.
+// For z < 0 the direct forms cancel: z + G loses log10(z^2) digits (12 at
+// z = -1e6) and the variance about as many (3 at z = -4).  Below z = -4,
+// with x = -z and K_k = laplace_fraction(x, k), 1 / R(x) = x + 1 / K_2
+// gives G = x + 1 / K_2 and z + G = 1 / K_2, and with K_2 = x + 2 / K_3,
+// K_3 = x + 3 / K_4 (so 1 - x / K_2 = (2 / K_3) / K_2)
+//   1 - G (z + G) = (2 K_2 - K_3) / (K_2^2 K_3),  2 K_2 - K_3 = x + 4 / K_3 - 3 / K_4,
+// positive terms only; one continued fraction gives all three.
+struct LowerTail {
+  double ratio, excess, variance;
+};
+inline LowerTail lower_tail(double z) {
+  if (!(z < -4.0)) {  // (the fraction needs 37 terms at z = -4, 108 at z = -2)
     const double g = mills_ratio(z);
-    return 1.0 - g * (z + g);
+    return {g, z + g, 1.0 - g * (z + g)};
   }
   const double x = -z;
   const double k4 = laplace_fraction(x, 4), k3 = x + 3.0 / k4, k2 = x + 2.0 / k3;
-  return (x + 4.0 / k3 - 3.0 / k4) / (k2 * k2 * k3);
+  return {x + 1.0 / k2, 1.0 / k2, (x + 4.0 / k3 - 3.0 / k4) / (k2 * k2 * k3)};
 }
+
+inline double mills_excess(double z) { return lower_tail(z).excess; }
+inline double truncated_variance(double z) { return lower_tail(z).variance; }
 
 // G(z) (z + G(z)) = -G'(z): phi' = -z phi and the denominator's derivative is
 // (1 - 2 kappa) phi, so G' = -z G - G^2 for every kappa.  For kappa = 0 it is
