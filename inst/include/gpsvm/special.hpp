@@ -18,33 +18,42 @@ constexpr double kLogSqrt2Pi = 0.918938533204672741780;  // log(sqrt(2 pi))
 constexpr double kLog2 = 0.693147180559945309417;
 constexpr double kSqrt2OverPi = 0.797884560802865355880;  // sqrt(2 / pi)
 
-// erfcx(z) = exp(z^2) erfc(z).
-//
-// For 0 <= z < 4 the direct product is accurate (z^2 <= 16 keeps the rounding
-// of the exponent below 4e-15 relative).  For z >= 4 the Laplace continued
-// fraction erfc(z) = exp(-z^2)/sqrt(pi) * 1/(z + (1/2)/(z + 1/(z + (3/2)/...)))
-// converges in a few dozen terms, evaluated with the modified Lentz method.
-// For z < 0, erfcx(z) = 2 exp(z^2) - erfcx(-z), which overflows to +Inf below
-// about z = -26.6, correctly.
-inline double erfcx(double z) {
-  if (std::isnan(z)) return z;
-  if (z < 0.0) return 2.0 * std::exp(z * z) - erfcx(-z);
-  if (z < 4.0) return std::exp(z * z) * std::erfc(z);
-  if (z > 1e8) return 1.0 / (kSqrtPi * z);  // CF tail below double precision
+// Laplace's continued fraction for the Mills ratio R(x) = (1 - Phi(x)) /
+// phi(x) of x >= 4 (at most 37 terms from k = 4 on),
+//   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),
+// from its k-th partial numerator on: x + k / (x + (k + 1) / (x + ...))
+// (modified Lentz method).  Every term is positive: no
+// cancellation.
+inline double laplace_fraction(double x, int k) {
+  if (x > 1e8) return x;  // the next term, k / x, is below double precision
   const double tiny = 1e-300;
-  double f = z, c = z, d = 0.0;
-  for (int k = 1; k < 500; ++k) {
-    const double a = 0.5 * k;
-    d = z + a * d;
+  double f = x, c = x, d = 0.0;
+  for (int j = k; j < k + 2000; ++j) {
+    d = x + j * d;
     if (std::fabs(d) < tiny) d = tiny;
-    c = z + a / c;
+    c = x + j / c;
     if (std::fabs(c) < tiny) c = tiny;
     d = 1.0 / d;
     const double delta = c * d;
     f *= delta;
     if (std::fabs(delta - 1.0) < 1e-16) break;
   }
-  return 1.0 / (kSqrtPi * f);
+  return f;
+}
+
+// erfcx(z) = exp(z^2) erfc(z).
+//
+// For 0 <= z < 4 the direct product is accurate (z^2 <= 16 keeps the rounding
+// of the exponent below 4e-15 relative).  For z >= 4, erfc(z) = 2 (1 -
+// Phi(z sqrt 2)) gives erfcx(z) = sqrt(2 / pi) R(z sqrt 2), R the Mills
+// ratio, from Laplace's continued fraction (laplace_fraction(), a few dozen
+// terms).  For z < 0, erfcx(z) = 2 exp(z^2) - erfcx(-z), which overflows to
+// +Inf below about z = -26.6, correctly.
+inline double erfcx(double z) {
+  if (std::isnan(z)) return z;
+  if (z < 0.0) return 2.0 * std::exp(z * z) - erfcx(-z);
+  if (z < 4.0) return std::exp(z * z) * std::erfc(z);
+  return kSqrt2OverPi / laplace_fraction(kSqrt2 * z, 1);
 }
 
 // log(erfc(z)) for any real z, finite down to the double range of z^2.
@@ -106,29 +115,6 @@ inline double flip_mills_ratio(double z, double kappa) {
   const double log_w = std::log1p(-2.0 * kappa);
   const double log_den = log_sum_exp(std::log(kappa), log_w + log_norm_cdf(z));
   return std::exp(log_w + log_norm_pdf(z) - log_den);
-}
-
-// Laplace's continued fraction for the Mills ratio R(x) = (1 - Phi(x)) /
-// phi(x) of x >= 4 (at most 37 terms there),
-//   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),
-// from its k-th partial numerator on: x + k / (x + (k + 1) / (x + ...))
-// (modified Lentz method, as in erfcx()).  Every term is positive: no
-// cancellation.
-inline double laplace_fraction(double x, int k) {
-  if (x > 1e8) return x;  // the next term, k / x, is below double precision
-  const double tiny = 1e-300;
-  double f = x, c = x, d = 0.0;
-  for (int j = k; j < k + 2000; ++j) {
-    d = x + j * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = x + j / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1.0 / d;
-    const double delta = c * d;
-    f *= delta;
-    if (std::fabs(delta - 1.0) < 1e-16) break;
-  }
-  return f;
 }
 
 // The standard normal cut to u <= z, through G = phi(z) / Phi(z):
