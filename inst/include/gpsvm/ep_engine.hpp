@@ -384,7 +384,7 @@ double rounding_level(Prior& prior, EpResult& r, const std::function<void()>& in
 inline std::string rounding_reason(double level) {
   char text[128];
   std::snprintf(text, sizeof text,
-                "converged to the rounding level of its posterior, %.2g, above 'tol'", level);
+                "at the rounding level of its posterior (%.2g), above the tolerance", level);
   return text;
 }
 
