@@ -120,9 +120,14 @@ void check_schedules_agree(const Prior& prior, const VectorXd& t, const Likeliho
   const std::vector<Schedule> all = schedules();
   for (const Schedule& s : all) {
     fits.push_back(fit(prior, t, lik, s.control));
-    CHECK_MSG(fits.back().status.converged && fits.back().mean.allFinite(),
-              problem + ", " + s.name + ": converged in " +
-                  std::to_string(fits.back().status.iterations) + " sweeps");
+    const gpsvm::SolverStatus& status = fits.back().status;
+    CHECK_MSG(status.converged && fits.back().mean.allFinite(),
+              problem + ", " + s.name + ": converged in " + std::to_string(status.iterations) +
+                  " sweeps");
+    // a run that ends above tol (at the rounding level it measured) says so
+    CHECK_MSG(status.change < s.control.tol || !status.reason.empty(),
+              problem + ", " + s.name + ": reason for a change of " +
+                  gpsvm_test::show(status.change));
   }
   for (std::size_t i = 0; i < fits.size(); ++i)
     for (std::size_t j = i + 1; j < fits.size(); ++j)
