@@ -234,8 +234,9 @@ class EpsilonInsensitive {
   // shapes from tail_shape() (tail 3 the mirror of tail 2), the tube piece
   // N(a, v) cut to [-eps, eps].  Near 0 (large C, a narrow tilted
   // distribution) this keeps its digits where 1 + d2 v does not.
-  double variance_ratio(const TailShape& t2, const TailShape& t3, double a, double s, double b0,
-                        double b1, double l1, double r1, double r2, double r3) const {
+  double tilted_variance_ratio(const TailShape& t2, const TailShape& t3, double a, double s,
+                               double b0, double b1, double l1, double r1, double r2,
+                               double r3) const {
     const double edge = eps_ / s;
     Piece pieces[3] = {
         {r2, edge + t2.mean, t2.var}, {r3, -edge - t3.mean, t3.var}, {r1, 0.0, 0.0}};
@@ -286,7 +287,7 @@ class EpsilonInsensitive {
     const TailShape t2 = tail_shape(a, eps_, C_, v, s), t3 = tail_shape(-a, eps_, C_, v, s);
     out.x2 = curvature_factor(t2, out.r1, out.r2 + out.r3);
     out.x3 = curvature_factor(t3, out.r1, out.r2 + out.r3);
-    out.variance_ratio = variance_ratio(t2, t3, a, s, b0, b1, l1, out.r1, out.r2, out.r3);
+    out.variance_ratio = tilted_variance_ratio(t2, t3, a, s, b0, b1, l1, out.r1, out.r2, out.r3);
     return out;
   }
 
