@@ -2,8 +2,9 @@
 // accelerated and sequential sweeps (two random orders) end at the same
 // posterior means, variances and log evidence, to 1e-8, on random problems
 // built to be hard: targets with almost no noise, inputs that occur twice,
-// the tube likelihood from C = 0.01 to 10, the classifier's likelihood at
-// tiny and large input noise; on the dense prior and on FITC.  No schedule
+// the tube likelihood from C = 0.01 to 300 (and 1e4 in part), the
+// classifier's likelihood at tiny and large input noise; on the dense prior
+// and on FITC.  No schedule
 // is the reference: each must agree with every other, and each must have
 // converged (a capped run is a failure, not a loose match).
 #include <cmath>
@@ -119,9 +120,14 @@ void check_schedules_agree(const Prior& prior, const VectorXd& t, const Likeliho
   const std::vector<Schedule> all = schedules();
   for (const Schedule& s : all) {
     fits.push_back(fit(prior, t, lik, s.control));
-    CHECK_MSG(fits.back().status.converged && fits.back().mean.allFinite(),
-              problem + ", " + s.name + ": converged in " +
-                  std::to_string(fits.back().status.iterations) + " sweeps");
+    const gpsvm::SolverStatus& status = fits.back().status;
+    CHECK_MSG(status.converged && fits.back().mean.allFinite(),
+              problem + ", " + s.name + ": converged in " + std::to_string(status.iterations) +
+                  " sweeps");
+    // a run that ends above tol (at the rounding level it measured) says so
+    CHECK_MSG(status.change < s.control.tol || !status.reason.empty(),
+              problem + ", " + s.name + ": reason for a change of " +
+                  gpsvm_test::show(status.change));
   }
   for (std::size_t i = 0; i < fits.size(); ++i)
     for (std::size_t j = i + 1; j < fits.size(); ++j)
@@ -131,29 +137,34 @@ void check_schedules_agree(const Prior& prior, const VectorXd& t, const Likeliho
 
 }  // namespace
 
-// Not yet covered: on these data with C = 300 and 1e4 no schedule reaches
-// tol = 1e-12 in 20000 sweeps (the residual stalls at 1e-10 to 1e-8 once
-// site precisions reach 1e4 to 1e8; the fits still agree to about 1e-8),
-// and at C = 1e4, epsilon = 0 the dense prior's factorisation fails under
-// the parallel and accelerated schedules.
-TEST_CASE("EP schedules: one fixed point for the tube likelihood, C from 0.01 to 10") {
-  for (bool fitc : {false, true}) {
-    for (double noise_sd : {1e-6, 0.1}) {
-      for (std::uint32_t seed : {1u, 2u}) {
-        const Problem p = hard_problem(fitc ? 160 : 60, noise_sd, seed);
-        const Prior prior = make_prior(fitc, p.x, 0.0);
-        for (double C : {0.01, 0.3, 3.0, 10.0}) {
-          for (double eps : {0.0, 0.05}) {
-            const std::string problem =
-                std::string(fitc ? "FITC" : "dense") + ", noise sd " +
-                gpsvm_test::show(noise_sd) + ", seed " + std::to_string(seed) + ", C " +
-                gpsvm_test::show(C) + ", epsilon " + gpsvm_test::show(eps);
-            check_schedules_agree(prior, p.y, gpsvm::EpsilonInsensitive(C, eps), problem);
-          }
-        }
-      }
-    }
-  }
+// C = 300 pins many sites (precisions 1e4 to 2e5, duplicated inputs with
+// different targets): sweeps at the fixed point move the marginals by
+// 1e-11 to 1e-9, above tol = 1e-12, and the runs end at the rounding level
+// they measure (ep_engine.hpp).  Not yet covered: C = 1e4 with epsilon = 0,
+// or with noise sd 0.1 (site precisions 1e6 to 1e8): the runs end, but
+// their variances differ by 1e-7 to 2e-5 relatively (the log evidence by
+// 1e-7) and the measured rounding level is not always reached in 5000
+// sweeps; only the cases below pass there.
+void check_tube(bool fitc, double noise_sd, std::uint32_t seed, double C, double eps) {
+  const Problem p = hard_problem(fitc ? 160 : 60, noise_sd, seed);
+  const Prior prior = make_prior(fitc, p.x, 0.0);
+  const std::string problem = std::string(fitc ? "FITC" : "dense") + ", noise sd " +
+                              gpsvm_test::show(noise_sd) + ", seed " + std::to_string(seed) +
+                              ", C " + gpsvm_test::show(C) + ", epsilon " + gpsvm_test::show(eps);
+  check_schedules_agree(prior, p.y, gpsvm::EpsilonInsensitive(C, eps), problem);
+}
+
+TEST_CASE("EP schedules: one fixed point for the tube likelihood, C from 0.01 to 300") {
+  for (bool fitc : {false, true})
+    for (double noise_sd : {1e-6, 0.1})
+      for (std::uint32_t seed : {1u, 2u})
+        for (double C : {0.01, 0.3, 3.0, 10.0, 300.0})
+          for (double eps : {0.0, 0.05}) check_tube(fitc, noise_sd, seed, C, eps);
+}
+
+TEST_CASE("EP schedules: one fixed point for the tube likelihood at C = 1e4, a tube, tiny noise") {
+  for (bool fitc : {false, true})
+    for (std::uint32_t seed : {1u, 2u}) check_tube(fitc, 1e-6, seed, 1e4, 0.05);
 }
 
 TEST_CASE("EP schedules: one fixed point for the classifier, tiny to large input noise") {
@@ -163,9 +174,6 @@ TEST_CASE("EP schedules: one fixed point for the classifier, tiny to large input
       for (double noise : {1e-6, 1e-2, 1.0, 100.0}) {
         const Prior prior = make_prior(fitc, p.x, noise);
         for (double kappa : {0.0, 0.1}) {
-          // (without flips at noise 1e-6, no schedule reaches tol = 1e-12
-          // on seed 2: residuals stall near 1e-10, site precisions 1e5)
-          if (noise < 1e-3 && kappa == 0.0) continue;
           const std::string problem = std::string(fitc ? "FITC" : "dense") + ", noise " +
                                       gpsvm_test::show(noise) + ", seed " +
                                       std::to_string(seed) + ", kappa " + gpsvm_test::show(kappa);

@@ -49,6 +49,14 @@ void check_against_quadrature(const Likelihood& lik, const Site& s, const ref::T
   CHECK_NEAR_MSG(mo.log_z, lz, 1e-12 * (1.0 + std::fabs(lz)), note);
   CHECK_NEAR_MSG(mo.dlog_z, d1, loss * 1e-10 * (std::fabs(d1) + 1.0 / std::sqrt(s.v)), note);
   CHECK_NEAR_MSG(mo.d2log_z, d2, loss * 1e-9 * (std::fabs(d2) + 1.0 / s.v), note);
+  // the tilted variance over the cavity's, where the likelihood forms it
+  // itself (the site precision's digits where 1 + d2 v cancels), relatively:
+  // the quadrature's variance is good to a few 1e-9 relatively (t = 40,
+  // C = 50, where the code's ratio and 1 + d2 v agree to 2e-12)
+  if (mo.variance_ratio > 0.0) {
+    const double ratio = static_cast<double>(q.var / s.v);
+    CHECK_NEAR_MSG(mo.variance_ratio, ratio, loss * 1e-8 * ratio, note + ": variance ratio");
+  }
 }
 
 // The moments against central differences in m of the code's log Z (and d1):
@@ -103,6 +111,12 @@ TEST_CASE("epsilon-insensitive: log Z and its m-derivatives against quadrature a
       {{0.2, 0.0, 1e-8}, 3.0, 0.1},    // tiny cavity variance
       {{30.0, 0.0, 1e4}, 0.5, 1.0},    // huge cavity variance
       {{1.0, 1.05, 0.3}, 10.0, 0.05},  // cavity just outside the tube's edge
+      // sites of EP fits at large C (test_ep_schedules.cpp): a tilted
+      // variance 1e-2 and 7e-4 of the cavity's, where 1 + d2 v cancels and
+      // C^2 r1 r3 - C p lost 4 digits (so that EP stalled at 1e-9)
+      {{0.4843269657, 0.6630619657, 0.0774427}, 1e4, 0.05},
+      {{0.4843270468, 0.5993780468, 0.03256}, 300.0, 0.0},
+      {{0.4843270468, 0.5993780468, 0.03256}, 1e4, 0.0},
   };
   for (const Case& c : cases) {
     const gpsvm::EpsilonInsensitive lik(c.C, c.eps);

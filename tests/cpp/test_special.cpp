@@ -205,4 +205,39 @@ TEST_CASE("the flip Mills ratio G(z) and its curvature G(z)(z + G(z))") {
   }
 }
 
+// z + G(z) and 1 - G(z) (z + G(z)) (G = phi / Phi) are the mean of z - u
+// and the variance of u for u ~ N(0, 1) cut to u <= z: with x = -z and
+// u = z - t, t >= 0 has density proportional to exp(-x t - t^2 / 2), whose
+// moments quadrature gives in long double without the cancellation of the
+// closed forms (the substitution of ref::mills_tail).
+TEST_CASE("mills_excess and truncated_variance against quadrature, into the far tail") {
+  for (double z : {-1e6, -1e4, -300.0, -40.0, -8.0, -4.01, -4.0, -2.0, -1.0, -0.1}) {
+    const ref::ld x = -z, c = 1.0L + x;
+    const ref::Rule r = ref::make_rule(0.0L, 60.0L, {}, 0.25L, 0.25L);
+    ref::ld m0 = 0.0L, m1 = 0.0L;
+    std::vector<ref::ld> t(r.x.size()), w(r.x.size());
+    for (std::size_t i = 0; i < r.x.size(); ++i) {
+      t[i] = r.x[i] / c;
+      w[i] = r.w[i] * std::exp(-x * t[i] - 0.5L * t[i] * t[i]);
+      m0 += w[i];
+      m1 += w[i] * t[i];
+    }
+    const ref::ld mean = m1 / m0;
+    ref::ld m2 = 0.0L;
+    for (std::size_t i = 0; i < r.x.size(); ++i) m2 += w[i] * (t[i] - mean) * (t[i] - mean);
+    // (from z = -4 up the closed forms, which lose up to 3 digits there)
+    const double loss = z < -4.0 ? 1.0 : 64.0;
+    CHECK_REL_MSG(gpsvm::mills_excess(z), static_cast<double>(mean), loss * 16.0 * kEps, at(z));
+    CHECK_REL_MSG(gpsvm::truncated_variance(z), static_cast<double>(m2 / m0), loss * 32.0 * kEps,
+                  at(z));
+  }
+  // above the tail the closed forms, from the long double Mills ratio
+  for (double z : {0.0, 2.0, 9.0}) {
+    const ref::ld g = ref::mills_ratio(z);
+    CHECK_REL_MSG(gpsvm::mills_excess(z), static_cast<double>(z + g), 8.0 * kEps, at(z));
+    CHECK_REL_MSG(gpsvm::truncated_variance(z), static_cast<double>(1.0L - g * (z + g)),
+                  8.0 * kEps, at(z));
+  }
+}
+
 }  // namespace gpsvm_tests_special

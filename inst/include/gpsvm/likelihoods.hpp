@@ -11,6 +11,7 @@
 #ifndef GPSVM_LIKELIHOODS_HPP
 #define GPSVM_LIKELIHOODS_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -24,6 +25,12 @@ struct SiteMoments {
   double log_z = 0.0;
   double dlog_z = 0.0;
   double d2log_z = 0.0;
+  // Optionally, the tilted variance over the cavity variance, 1 + d2 v,
+  // formed without that subtraction (0 when not given).  Where the tilted
+  // distribution is much narrower than the cavity (a steep likelihood),
+  // 1 + d2 v loses log10(1 / (1 + d2 v)) digits, and the site precision
+  // -d2 / (1 + d2 v) with them; the engine then uses this instead.
+  double variance_ratio = 0.0;
 };
 
 // log(Phi(hi) - Phi(lo)) for hi >= lo, accurate in both tails: when both
@@ -45,6 +52,26 @@ inline double log_tail_mass(double a, double eps, double C, double v, double s) 
   const double g = (a - eps - C * v) / s;
   if (g < 0.0) return log_norm_pdf((a - eps) / s) - std::log(mills_ratio(g));
   return C * (eps - a) + 0.5 * C * C * v + log_norm_cdf(g);
+}
+
+// The same tail's mass as a function of a, through M(g) = phi(g) / Phi(g):
+// the mass is phi((a - eps) / s) / M(g), its density at the edge u = eps
+// is the mass times mu = M(g) / s, and d log(mass) / d a = -(C - mu) =
+// -sigma.  sigma = (C s - M(g)) / s = ((a - eps) / s - (g + M(g))) / s
+// takes the second form for g < 0, where C s and M(g) both approach |g|
+// and g + M(g) is small (lower_tail() gives it accurately).  The tail's
+// tilted distribution is N(a - C v, v) cut to u > eps: (u - eps) / s has
+// mean g + M(g) and variance 1 - M(g) (g + M(g)).
+struct TailShape {
+  double mu, sigma;  // as above
+  double mean, var;  // of (u - eps) / s
+};
+inline TailShape tail_shape(double a, double eps, double C, double v, double s) {
+  const double g = (a - eps - C * v) / s;
+  const LowerTail t = lower_tail(g);
+  const double mu = t.ratio / s;
+  const double sigma = g < 0.0 ? ((a - eps) / s - t.excess) / s : C - mu;
+  return {mu, sigma, t.excess, t.variance};
 }
 
 // Gaussian noise N(t; f, noise_var): EP is exact after one sweep and gives
@@ -81,7 +108,16 @@ class GaussianNoise {
 // The second form is C^2 (r2 + r3) - C p - (d log Z/dm)^2 rearranged so that
 // it does not cancel when one tail holds all the mass.  (The paper's
 // eq. 3.12 for this derivative is not shift invariant and is wrong; see
-// ?gpsvm_corrections, item 2.)
+// ?gpsvm_corrections, item 2.)  With tail_shape()'s mu_k, sigma_k for tail
+// k (C p = C (r2 mu2 + r3 mu3)) it is
+//   C r2 X2 + C r3 X3 + 4 C^2 r2 r3,
+//   X_k = C r1 - mu_k = sigma_k - C (r2 + r3),
+// and each X_k takes the form whose two terms are smaller.  The first
+// cancels when the tube holds nearly all the mass and C is large (C r1 and
+// mu_k both near C: an edge of a narrow tilted distribution pressed against
+// a steep exponential), the second when tail k holds it.  At C = 1e4 the
+// first lost 4 of 16 digits, which 1 / (1 + d2 v) in the site precision
+// can multiply by 100 more: the EP iteration then wandered at 1e-9.
 class EpsilonInsensitive {
  public:
   EpsilonInsensitive(double C, double epsilon) : C_(C), eps_(epsilon) {
@@ -108,8 +144,9 @@ class EpsilonInsensitive {
     SiteMoments out;
     out.log_z = log_normaliser() + p.log_total;
     out.dlog_z = C_ * (p.r2 - p.r3);
-    out.d2log_z = C_ * C_ * (p.r1 * (p.r2 + p.r3) + 4.0 * p.r2 * p.r3) - C_ * p.p;
+    out.d2log_z = C_ * (p.r2 * p.x2 + p.r3 * p.x3) + 4.0 * C_ * C_ * p.r2 * p.r3;
     if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: only rounding can make it > 0
+    out.variance_ratio = p.variance_ratio;
     return out;
   }
 
@@ -183,8 +220,52 @@ class EpsilonInsensitive {
 
  private:
   struct Pieces {
-    double log_total, r1, r2, r3, p;
+    double log_total, r1, r2, r3, p, x2, x3, variance_ratio;
   };
+
+  // Mean and variance of u = t - f, in units of s, in one piece of the
+  // tilted distribution.
+  struct Piece {
+    double weight, mean, var;
+  };
+
+  // The tilted variance of u over the cavity's, Var = sum_k r_k var_k +
+  // sum_{j<k} r_j r_k (mean_j - mean_k)^2 (all terms >= 0): the tails'
+  // shapes from tail_shape() (tail 3 the mirror of tail 2), the tube piece
+  // N(a, v) cut to [-eps, eps].  Near 0 (large C, a narrow tilted
+  // distribution) this keeps its digits where 1 + d2 v does not.
+  double tilted_variance_ratio(const TailShape& t2, const TailShape& t3, double a, double s,
+                               double b0, double b1, double l1, double r1, double r2,
+                               double r3) const {
+    const double edge = eps_ / s;
+    Piece pieces[3] = {
+        {r2, edge + t2.mean, t2.var}, {r3, -edge - t3.mean, t3.var}, {r1, 0.0, 0.0}};
+    if (r1 > 0.0) {
+      // N(0, 1) cut to [b0, b1], shifted by a / s
+      const double q0 = std::exp(log_norm_pdf(b0) - l1), q1 = std::exp(log_norm_pdf(b1) - l1);
+      const double shift = q0 - q1;
+      const double width = b1 - b0;
+      double var = 1.0 + b0 * q0 - b1 * q1 - shift * shift;
+      var = std::min(std::max(var, 0.0), std::min(1.0, 0.25 * width * width));
+      pieces[2] = {r1, a / s + shift, var};
+    }
+    double out = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      out += pieces[j].weight * pieces[j].var;
+      for (int k = j + 1; k < 3; ++k) {
+        const double gap = pieces[j].mean - pieces[k].mean;
+        out += pieces[j].weight * pieces[k].weight * gap * gap;
+      }
+    }
+    return out;
+  }
+
+  // X_k of the curvature (see the class comment) for a tail of shape t.
+  double curvature_factor(const TailShape& t, double r1, double r_tails) const {
+    const double tube_form = C_ * r1 - t.mu, tail_form = t.sigma - C_ * r_tails;
+    return std::max(C_ * r1, t.mu) <= std::max(std::fabs(t.sigma), C_ * r_tails) ? tube_form
+                                                                                  : tail_form;
+  }
 
   Pieces pieces(double t, double m, double v) const {
     if (!(v > 0.0) || !std::isfinite(v))
@@ -203,6 +284,10 @@ class EpsilonInsensitive {
     out.r3 = std::exp(l3 - total);
     out.p = std::exp(log_norm_pdf(b0) - std::log(s) - total) +
             std::exp(log_norm_pdf(b1) - std::log(s) - total);
+    const TailShape t2 = tail_shape(a, eps_, C_, v, s), t3 = tail_shape(-a, eps_, C_, v, s);
+    out.x2 = curvature_factor(t2, out.r1, out.r2 + out.r3);
+    out.x3 = curvature_factor(t3, out.r1, out.r2 + out.r3);
+    out.variance_ratio = tilted_variance_ratio(t2, t3, a, s, b0, b1, l1, out.r1, out.r2, out.r3);
     return out;
   }
 
@@ -223,7 +308,8 @@ class EpsilonInsensitive {
 //   d log Z / dm   = t a G(z),
 //   d2 log Z / dm2 = -a^2 G(z) (z + G(z)),
 // G = flip_mills_ratio (special.hpp), the curvature from flip_mills_curvature,
-// which stays accurate where z + G(z) cancels.
+// which stays accurate where z + G(z) cancels; for kappa = 0 also the
+// tilted variance ratio 1 + d2 v (SiteMoments), from lower_tail().
 class ProbitFlip {
  public:
   ProbitFlip(double kappa, double noise) : kappa_(kappa), noise_(noise) {
@@ -244,9 +330,17 @@ class ProbitFlip {
     const double z = target * cavity_mean * a;
     SiteMoments out;
     out.log_z = log_mix(z);
-    out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
-    out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
-    if (kappa_ == 0.0 && out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: rounding only
+    if (kappa_ == 0.0) {
+      const LowerTail tail = lower_tail(z);
+      out.dlog_z = target * a * tail.ratio;
+      out.d2log_z = -a * a * tail.ratio * tail.excess;  // flip_mills_curvature(z, 0)
+      // 1 + d2 v = (noise + v Var[u | u <= z]) / (noise + v), u ~ N(0, 1):
+      // near 0 for a point far on the wrong side of a sharp boundary
+      out.variance_ratio = (noise_ + cavity_var * tail.variance) / total;
+    } else {
+      out.dlog_z = target * a * flip_mills_ratio(z, kappa_);
+      out.d2log_z = -a * a * flip_mills_curvature(z, kappa_);
+    }
     return out;
   }
 

@@ -18,33 +18,42 @@ constexpr double kLogSqrt2Pi = 0.918938533204672741780;  // log(sqrt(2 pi))
 constexpr double kLog2 = 0.693147180559945309417;
 constexpr double kSqrt2OverPi = 0.797884560802865355880;  // sqrt(2 / pi)
 
-// erfcx(z) = exp(z^2) erfc(z).
-//
-// For 0 <= z < 4 the direct product is accurate (z^2 <= 16 keeps the rounding
-// of the exponent below 4e-15 relative).  For z >= 4 the Laplace continued
-// fraction erfc(z) = exp(-z^2)/sqrt(pi) * 1/(z + (1/2)/(z + 1/(z + (3/2)/...)))
-// converges in a few dozen terms, evaluated with the modified Lentz method.
-// For z < 0, erfcx(z) = 2 exp(z^2) - erfcx(-z), which overflows to +Inf below
-// about z = -26.6, correctly.
-inline double erfcx(double z) {
-  if (std::isnan(z)) return z;
-  if (z < 0.0) return 2.0 * std::exp(z * z) - erfcx(-z);
-  if (z < 4.0) return std::exp(z * z) * std::erfc(z);
-  if (z > 1e8) return 1.0 / (kSqrtPi * z);  // CF tail below double precision
+// Laplace's continued fraction for the Mills ratio R(x) = (1 - Phi(x)) /
+// phi(x) of x >= 4 (at most 37 terms from k = 4 on),
+//   R(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))),
+// from its k-th partial numerator on: x + k / (x + (k + 1) / (x + ...))
+// (modified Lentz method).  Every term is positive: no
+// cancellation.
+inline double laplace_fraction(double x, int k) {
+  if (x > 1e8) return x;  // the next term, k / x, is below double precision
   const double tiny = 1e-300;
-  double f = z, c = z, d = 0.0;
-  for (int k = 1; k < 500; ++k) {
-    const double a = 0.5 * k;
-    d = z + a * d;
+  double f = x, c = x, d = 0.0;
+  for (int j = k; j < k + 2000; ++j) {
+    d = x + j * d;
     if (std::fabs(d) < tiny) d = tiny;
-    c = z + a / c;
+    c = x + j / c;
     if (std::fabs(c) < tiny) c = tiny;
     d = 1.0 / d;
     const double delta = c * d;
     f *= delta;
     if (std::fabs(delta - 1.0) < 1e-16) break;
   }
-  return 1.0 / (kSqrtPi * f);
+  return f;
+}
+
+// erfcx(z) = exp(z^2) erfc(z).
+//
+// For 0 <= z < 4 the direct product is accurate (z^2 <= 16 keeps the rounding
+// of the exponent below 4e-15 relative).  For z >= 4, erfc(z) = 2 (1 -
+// Phi(z sqrt 2)) gives erfcx(z) = sqrt(2 / pi) R(z sqrt 2), R the Mills
+// ratio, from Laplace's continued fraction (laplace_fraction(), a few dozen
+// terms).  For z < 0, erfcx(z) = 2 exp(z^2) - erfcx(-z), which overflows to
+// +Inf below about z = -26.6, correctly.
+inline double erfcx(double z) {
+  if (std::isnan(z)) return z;
+  if (z < 0.0) return 2.0 * std::exp(z * z) - erfcx(-z);
+  if (z < 4.0) return std::exp(z * z) * std::erfc(z);
+  return kSqrt2OverPi / laplace_fraction(kSqrt2 * z, 1);
 }
 
 // log(erfc(z)) for any real z, finite down to the double range of z^2.
@@ -108,17 +117,40 @@ inline double flip_mills_ratio(double z, double kappa) {
   return std::exp(log_w + log_norm_pdf(z) - log_den);
 }
 
+// The standard normal cut to u <= z, through G = phi(z) / Phi(z):
+//   ratio    G,
+//   excess   z + G = E[z - u], in (0, 1) for z < 0 and -> z for z -> +Inf,
+//   variance 1 - G (z + G) = Var[u], in (0, 1), about 1 / z^2 for z -> -Inf.
+// For z < 0 the direct forms cancel: z + G loses log10(z^2) digits (12 at
+// z = -1e6) and the variance about as many (3 at z = -4).  Below z = -4,
+// with x = -z and K_k = laplace_fraction(x, k), 1 / R(x) = x + 1 / K_2
+// gives G = x + 1 / K_2 and z + G = 1 / K_2, and with K_2 = x + 2 / K_3,
+// K_3 = x + 3 / K_4 (so 1 - x / K_2 = (2 / K_3) / K_2)
+//   1 - G (z + G) = (2 K_2 - K_3) / (K_2^2 K_3),  2 K_2 - K_3 = x + 4 / K_3 - 3 / K_4,
+// positive terms only; one continued fraction gives all three.
+struct LowerTail {
+  double ratio, excess, variance;
+};
+inline LowerTail lower_tail(double z) {
+  if (!(z < -4.0)) {  // (the fraction needs 37 terms at z = -4, 108 at z = -2)
+    const double g = mills_ratio(z);
+    return {g, z + g, 1.0 - g * (z + g)};
+  }
+  const double x = -z;
+  const double k4 = laplace_fraction(x, 4), k3 = x + 3.0 / k4, k2 = x + 2.0 / k3;
+  return {x + 1.0 / k2, 1.0 / k2, (x + 4.0 / k3 - 3.0 / k4) / (k2 * k2 * k3)};
+}
+
+inline double mills_excess(double z) { return lower_tail(z).excess; }
+inline double truncated_variance(double z) { return lower_tail(z).variance; }
+
 // G(z) (z + G(z)) = -G'(z): phi' = -z phi and the denominator's derivative is
-// (1 - 2 kappa) phi, so G' = -z G - G^2 for every kappa.  For kappa = 0 it is 1 - Var[u | u <= z],
-// u ~ N(0, 1), so it lies in (0, 1).  For kappa = 0 and z < -1e4, z + G(z) cancels to nothing in double precision,
-// so the asymptotic series z + G = 1/x - 2/x^3 + 10/x^5 - 74/x^7 (x = -z),
-// from G = x (1 + x^-2 - 2 x^-4 + 10 x^-6 - 74 x^-8 + ...), is used there.
+// (1 - 2 kappa) phi, so G' = -z G - G^2 for every kappa.  For kappa = 0 it is
+// 1 - Var[u | u <= z], u ~ N(0, 1), so it lies in (0, 1); z + G(z) then
+// cancels for z < 0 and comes from mills_excess().
 inline double flip_mills_curvature(double z, double kappa) {
   const double g = flip_mills_ratio(z, kappa);
-  if (kappa == 0.0 && z < -1e4) {
-    const double x = -z, u = 1.0 / (x * x);
-    return g * (1.0 + u * (-2.0 + u * (10.0 - 74.0 * u))) / x;
-  }
+  if (kappa == 0.0) return g * mills_excess(z);
   return g * (z + g);
 }
 
