@@ -154,19 +154,26 @@
   (b * r^2 / (1 + b * q) - log1p(b * q)) / 2
 }
 
-# B^-1 v for B = I + diag(a) K diag(a): by a Cholesky factor of B on the
-# dense kernel matrix, or on FITC's K = V'V + diag(lambda) (V = L^-1 K_zx,
-# with the fit's factor L L' = K_zz + jitter I) by the Woodbury identity in
-# O(n m^2).
+# B^-1 v for B = I + diag(a) K diag(a), with K the prior EP ran on: the
+# low-rank factor's G G' (pivoted Cholesky, fit$factor), FITC's V'V +
+# diag(lambda) (V = L^-1 K_zx, with the fit's factor L L' = K_zz + jitter
+# I), both by the Woodbury identity in O(n r^2), or the dense kernel matrix
+# by a Cholesky factor of B (at most 2000 rows: beyond, the fit is FITC).
 .solve_site_system <- function(fit, a, v) {
   z <- fit$inducing
-  if (is.null(z)) {
+  G <- fit$factor
+  if (is.null(z) && !(is.matrix(G) && ncol(G) > 0L)) {
     B <- diag(length(a)) + a * t(a * kernel_matrix(fit$kernel, fit$x))
     R <- chol(B)
     return(backsolve(R, backsolve(R, v, transpose = TRUE)))
   }
-  V <- forwardsolve(fit$inducing_chol, kernel_matrix(fit$kernel, z, fit$x))
-  lambda <- pmax(cpp_kernel_diagonal(fit$kernel, fit$x, 0L, 1L) - colSums(V^2), 0)
+  if (is.null(z)) {
+    V <- t(G)
+    lambda <- numeric(length(a))
+  } else {
+    V <- forwardsolve(fit$inducing_chol, kernel_matrix(fit$kernel, z, fit$x))
+    lambda <- pmax(cpp_kernel_diagonal(fit$kernel, fit$x, 0L, 1L) - colSums(V^2), 0)
+  }
   e <- 1 + a^2 * lambda  # the diagonal of B without the low-rank part
   H <- a * t(V)
   Ev <- v / e
