@@ -45,7 +45,7 @@
 # inputs, and whether the kernel matrix has a low rank, depend on the
 # width).
 .width_by_default <- function(scale, n, which, inducing) {
-  isTRUE(scale) && n <= .default_search_max_n && !("sigma" %in% which) && is.null(inducing)
+  .bias_by_default(scale, n) && !("sigma" %in% which) && is.null(inducing)
 }
 
 # Whether a fit given no `bias` lets the evidence choose it: on

@@ -296,13 +296,14 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
   # the evidence weighs an offset against none where its gradient chooses C
-  choose_bias <- identical(kind, "gradient") && is.null(bias_variance) && .bias_by_default(scale, NROW(x))
-  if (!bias) bias_variance <- bias_variance %||% 0
+  choose_bias <- identical(kind, "gradient") && is.null(bias_variance) &&
+    .bias_by_default(scale, NROW(x))
+  if (!bias) bias_variance <- bias_variance %||% 0  # (NULL only with a free threshold)
   .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"),
                   function(x, y, kernel, scaling) {
     if (identical(kind, "gradient")) {
       return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
-                            bias_variance %||% 0, choose_bias, choose_width = isTRUE(scale)))
+                            bias_variance, choose_bias, choose_width = isTRUE(scale)))
     }
     kernel <- .with_bias(kernel, bias_variance %||% 0)
     fit <- switch(kind %||% "none",
