@@ -141,11 +141,7 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 # refitted to the other folds.
 .cross_validated_bands <- function(object, folds, levels, seed, env) {
   data <- .refit_data(object, env)
-  n <- length(object$y)
-  restore <- .keep_random_state()
-  set.seed(seed)
-  fold <- sample(rep_len(seq_len(folds), n))
-  restore()
+  fold <- .fold_assignment(length(object$y), folds, seed)
   parts <- lapply(seq_len(folds), function(k) {
     out <- fold == k
     refit <- suppressWarnings(.refit_rows(object, data, !out, env))
@@ -154,6 +150,15 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
   list(lower = do.call(rbind, lapply(parts, `[[`, "lower")),
        upper = do.call(rbind, lapply(parts, `[[`, "upper")),
        y = unlist(lapply(parts, `[[`, "y")))
+}
+
+# A random assignment of n rows to `folds` folds of equal size (to one row),
+# from `seed`; the session's random numbers are left as they were.
+.fold_assignment <- function(n, folds, seed) {
+  restore <- .keep_random_state()
+  on.exit(restore())
+  set.seed(seed)
+  sample(rep_len(seq_len(folds), n))
 }
 
 # The data a refit needs, at the rows the fit used: the call's data frame

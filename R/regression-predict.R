@@ -20,8 +20,9 @@
 #'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
 #'   Gaussian with an estimated variance, integrated against its posterior,
 #'   and the band uses Student's t quantiles on degrees of freedom close to
-#'   the residual ones [stats::predict.lm()] uses (see "Prediction
-#'   intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
+#'   the residual ones [stats::predict.lm()] uses, widened by the factor
+#'   that cross-validation found for that level (by default; see
+#'   "Prediction intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
 #'   epsilon-insensitive, so the predictive distribution is the Gaussian
 #'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
 #'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
@@ -99,9 +100,9 @@
 #' input lies at 0, and 0 in the factor's own columns; so its kernel values
 #' with the training inputs shrink (a Gaussian kernel's by
 #' \eqn{e^{-1/(2\sigma^2)}} per such factor), the prediction falls back
-#' towards the prior mean and its standard error grows (not for [rvm()]
-#' and [srvm()], whose pruned basis functions carry no uncertainty: away
-#' from the relevance vectors their intervals narrow, see [rvm()]). One
+#' towards the prior mean and its standard error grows (for [rvm()] and
+#' [srvm()] through the basis function their predictive adds at each new
+#' input, see "Prediction intervals" in [rvm()]). One
 #' warning names
 #' every factor with new levels, the levels and the number of rows;
 #' `new_levels = "error"` refuses them instead, as [stats::predict.lm()]

@@ -34,7 +34,9 @@
 #               defaults, mfsvr(optimize = TRUE) and svr(optimize = TRUE), on
 #               the sets above and on six small sets (21-35 training rows),
 #               and svr() and mfsvr() with C fixed at the evidence's
-#               maximum (without the mixture over C of their intervals);
+#               maximum (without the mixture over C of their intervals),
+#               rvm() and srvm() with their own intervals (without the
+#               calibration by cross-validation of their defaults);
 #               which fit has the highest logLik() and how its interval
 #               score compares with the best; logLik(svr()) against
 #               logLik(mfsvr()) at the same hyperparameters, and eq. (16)
@@ -389,6 +391,10 @@ run_calibration <- function() {
   per_split <- function(set, s, train, test) {
     fits <- lapply(calibration_models, function(f) quiet(f(train)))
     for (m in c("svr()", "mfsvr()")) fits[[paste(m, "C fixed")]] <- C_fixed(fits[[m]])
+    # the relevance vector machines' own intervals, without the calibration
+    # by cross-validation that their defaults add
+    fits[["rvm() own"]] <- quiet(rvm(y ~ ., data = train, calibration_folds = 0))
+    fits[["srvm() own"]] <- quiet(srvm(y ~ ., data = train, calibration_folds = 0))
     rows <- do.call(rbind, lapply(names(fits), function(m) {
       fit <- fits[[m]]
       b95 <- stats::predict(fit, test, interval = "prediction", level = 0.95)
@@ -420,7 +426,8 @@ run_calibration <- function() {
   sets <- unique(res$data)
   table_of <- function(column) {
     tab <- stats::xtabs(stats::reformulate(c("model", "data"), column), agg)
-    tab[c(names(calibration_models), "svr() C fixed", "mfsvr() C fixed"), sets, drop = FALSE]
+    tab[c(names(calibration_models), "svr() C fixed", "mfsvr() C fixed", "rvm() own", "srvm() own"),
+        sets, drop = FALSE]
   }
   six <- names(calibration_models)
   cat("\nCoverage of 95% prediction intervals (target 0.92-0.98):\n")

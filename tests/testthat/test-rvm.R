@@ -319,8 +319,13 @@ test_that("the posterior of a derivative: the fit's mean, the augmented model's 
   d <- rvm_sinc_data(50, seed = 8)
   z <- c(seq(-9, 9, length.out = 7), 14)  # the last far from the data
   for (model in c("rvm", "srvm")) {
-    fit <- if (model == "rvm") rvm(d$x, d$y, kernel = rbf_kernel(sigma_k), scale = FALSE) else
-      srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10), scale = FALSE)
+    # (the model's own predictive: calibration_folds = 0)
+    fit <- if (model == "rvm") {
+      rvm(d$x, d$y, kernel = rbf_kernel(sigma_k), scale = FALSE, calibration_folds = 0)
+    } else {
+      srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(10), scale = FALSE,
+           calibration_folds = 0)
+    }
     xr <- d$x[fit$relevance_vectors]
     for (n in 0:4) {
       hz <- cbind(if (n == 0) 1 else 0, rbf_deriv_r(z, xr, sigma_k, n))
@@ -384,7 +389,8 @@ test_that("a new target's interval integrates the noise level against its poster
       set.seed(4)
       x <- runif(n, -5, 5)
       y <- sin(x) + rnorm(n, sd = 0.3) + 2
-      fit <- rvm(x, y, kernel = rbf_kernel(if (scale) 0.4 else 1.5), scale = scale)
+      fit <- rvm(x, y, kernel = rbf_kernel(if (scale) 0.4 else 1.5), scale = scale,
+                 calibration_folds = 0)  # the model's own predictive
       ym <- if (scale) (y - mean(y)) / sd(y) else y
       evidence <- rvm_noise_evidence_r(fit, ym, restricted = scale)
       mode <- optimize(evidence, log(fit$noise_variance) + c(-3, 3), maximum = TRUE,
@@ -638,7 +644,8 @@ test_that("bad input gives clear errors", {
 test_that("fixed lambda and noise variance are kept and used", {
   d <- rvm_sinc_data(30, seed = 12)
   fit <- srvm(d$x, d$y, kernel = rbf_kernel(sigma_k), penalty = roughness_penalty(2),
-              control = srvm_control(lambda = 0.5, sigma2 = 0.02), scale = FALSE)
+              control = srvm_control(lambda = 0.5, sigma2 = 0.02), scale = FALSE,
+              calibration_folds = 0)  # the model's own predictive
   expect_equal(fit$lambda, 0.5)
   expect_equal(fit$noise_variance, 0.02)
   # the alphas satisfy update (7) at these fixed lambda and sigma2
