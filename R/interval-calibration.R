@@ -126,7 +126,8 @@
     } else " (a cross-validation refit left no noise level to calibrate them with)"
     return(sprintf("Prediction intervals: the model's own%s", why))
   }
-  sprintf("Prediction intervals: calibrated by %d-fold cross-validation (the model's own x %s at 95%%)",
+  sprintf(paste("Prediction intervals: calibrated by %d-fold cross-validation (the model's own",
+                "x %s at 95%%)"),
           cal$folds, format(.interval_scale(object, 0.95), digits = digits))
 }
 

@@ -23,7 +23,8 @@ reference_interval <- function(fitter, d, new_x, folds, level) {
   }
   sorted <- sort(ratio)
   h <- (n + 1) * level  # position of the quantile, between order statistics
-  q <- if (h >= n) sorted[n] else sorted[floor(h)] + (h - floor(h)) * (sorted[floor(h) + 1] - sorted[floor(h)])
+  below <- floor(h)
+  q <- if (h >= n) sorted[n] else sorted[below] + (h - below) * (sorted[below + 1] - sorted[below])
   own <- predict(fitter(d$x, d$y, 0), new_x, interval = "prediction", level = level)
   half <- q * (own[, "upr"] - own[, "lwr"]) / 2
   cbind(fit = own[, "fit"], lwr = own[, "fit"] - half, upr = own[, "fit"] + half)
@@ -137,8 +138,8 @@ test_that("the default calibrates from 10 to 500 observations and print() says w
   expect_null(large$interval_calibration)
   expect_match(paste(capture.output(print(large)), collapse = "\n"),
                "not calibrated beyond 500 observations", fixed = TRUE)
-  expect_identical(rvm(d$x, d$y, kernel = rbf_kernel(1), calibration_folds = 3)$interval_calibration$folds,
-                   3L)
+  three <- rvm(d$x, d$y, kernel = rbf_kernel(1), calibration_folds = 3)
+  expect_identical(three$interval_calibration$folds, 3L)
   # TRUE is the default's five folds, FALSE none
   d <- sinc_data(30, 4)
   expect_identical(rvm(d$x, d$y, calibration_folds = TRUE)$interval_calibration$folds, 5L)
