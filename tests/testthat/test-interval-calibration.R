@@ -118,6 +118,7 @@ test_that("calibrated intervals hold new targets where the models' own fall shor
     }, numeric(2)))
   }
   skip_if_not_installed("mlbench")
+  skip_if_small_tests("coverage is a mean over 15 splits of 210 fits")
   for (model in list(function(x, y, k) rvm(x, y, calibration_folds = k),
                      function(x, y, k) srvm(x, y, calibration_folds = k))) {
     cov <- coverage(model, 15)
