@@ -167,18 +167,20 @@
     R <- chol(B)
     return(backsolve(R, backsolve(R, v, transpose = TRUE)))
   }
+  # the n x r factor W of the low-rank part W W', and the diagonal rest
   if (is.null(z)) {
-    V <- t(G)
+    W <- G
     lambda <- numeric(length(a))
   } else {
-    V <- forwardsolve(fit$inducing_chol, kernel_matrix(fit$kernel, z, fit$x))
-    lambda <- pmax(cpp_kernel_diagonal(fit$kernel, fit$x, 0L, 1L) - colSums(V^2), 0)
+    W <- t(forwardsolve(fit$inducing_chol, kernel_matrix(fit$kernel, z, fit$x)))
+    lambda <- pmax(cpp_kernel_diagonal(fit$kernel, fit$x, 0L, 1L) - rowSums(W^2), 0)
   }
   e <- 1 + a^2 * lambda  # the diagonal of B without the low-rank part
-  H <- a * t(V)
+  H <- a * W
+  He <- H / e
   Ev <- v / e
-  inner <- diag(ncol(H)) + crossprod(H, H / e)
-  Ev - (H / e) %*% solve(inner, crossprod(H, Ev))
+  inner <- diag(ncol(H)) + crossprod(H, He)
+  Ev - He %*% solve(inner, crossprod(H, Ev))
 }
 
 # print()'s line on the offset: its prior variance and, when the evidence
