@@ -116,18 +116,41 @@
 # epsilon-insensitive predictive distributions.
 .C_mixture_interval <- function(object, z, level, ...) {
   mixture <- object$C_mixture
-  moments <- lapply(mixture$components, function(component) {
+  m <- .C_mixture_moments(object, z, ...)
+  alpha <- (1 - level) / 2
+  quantile <- function(p) {
+    .epsins_mixture_quantile(p, m$mean, m$var, mixture$C, object$epsilon, mixture$weight)
+  }
+  list(lower = quantile(alpha), upper = quantile(1 - alpha))
+}
+
+# The latent means and variances of the mixture's components at scaled
+# inputs z: n x k matrices, a column per node.
+.C_mixture_moments <- function(object, z, ...) {
+  moments <- lapply(object$C_mixture$components, function(component) {
     component$x <- object$x
     .latent_moments(component, z, 0L, 1L, TRUE, ...)
   })
   mean <- vapply(moments, `[[`, numeric(nrow(z)), "mean")
   var <- vapply(moments, `[[`, numeric(nrow(z)), "var")
   dim(mean) <- dim(var) <- c(nrow(z), length(moments))
-  alpha <- (1 - level) / 2
-  quantile <- function(p) {
-    .epsins_mixture_quantile(p, mean, var, mixture$C, object$epsilon, mixture$weight)
+  list(mean = mean, var = var)
+}
+
+# The two-sided tail probability of targets y (model units) at scaled
+# inputs z under the mixture: twice the smaller of the mixture's lower tail
+# at y and its upper tail (the lower one at -y of the mirrored components),
+# so that targets far out keep their precision.
+.C_mixture_tail <- function(object, z, y) {
+  mixture <- object$C_mixture
+  m <- .C_mixture_moments(object, z)
+  lower <- upper <- 0
+  for (k in seq_along(mixture$C)) {
+    F <- function(t, mean) cpp_epsins_cdf(t, mean, m$var[, k], mixture$C[k], object$epsilon)
+    lower <- lower + mixture$weight[k] * F(y, m$mean[, k])
+    upper <- upper + mixture$weight[k] * F(-y, -m$mean[, k])
   }
-  list(lower = quantile(alpha), upper = quantile(1 - alpha))
+  pmin(2 * pmin(lower, upper), 1)
 }
 
 # The level-p quantile at each row of a mixture of the epsilon-insensitive

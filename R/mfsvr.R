@@ -100,16 +100,22 @@
 #' `"C"`) from at most 200 observations, the prediction intervals integrate
 #' over `C` with the evidence's weights, from fits at five values of `C`
 #' around the one chosen (kept in `fit$C_mixture`); point predictions stay
-#' those at the chosen `C` (see [predict.gpsvm_regression()]). On 20
-#' held-out splits of six small sets (21-35 training rows;
-#' `bench/bench-realdata.R`, part "calibration") the 95% intervals held
-#' 0.87-0.95 of the targets, against 0.87-0.94 at the chosen `C` alone
-#' (`trees`, 0.87, is below 0.92 in both), and the 80% intervals
-#' 0.70-0.84 (0.70-0.83; below 0.75 on mtcars and attitude in both), 3%
-#' to 5% wider. The six extra fits are warm-started from the chosen one's
-#' sites and cost four to five fits at a fixed `C`: 3 ms of a 16 ms fit on
-#' 21 rows of `attitude`, about 0.07 s of 0.09-0.13 s on 200 rows of
-#' mlbench's Friedman 1.
+#' those at the chosen `C` (see [predict.gpsvm_regression()]). The six
+#' extra fits are warm-started from the chosen one's sites and cost four to
+#' five fits at a fixed `C`: 3 ms of a 16 ms fit on 21 rows of `attitude`,
+#' about 0.07 s of 0.09-0.13 s on 200 rows of mlbench's Friedman 1.
+#'
+#' The mixture does not suffice on few rows: on 20 held-out splits of six
+#' small sets (21-35 training rows; `bench/bench-realdata.R`, part
+#' "calibration") its 95% intervals held 0.88-0.96 of the targets (trees
+#' 0.88) and its 80% intervals 0.70-0.84 (below 0.75 on mtcars, trees and
+#' attitude). From 10 to 100 observations the default therefore calibrates
+#' the intervals by cross-validation (`calibration_folds`; see
+#' [predict.gpsvm_regression()]): on the same splits they held 0.91-0.97
+#' (trees 0.906) and 0.75-0.83, on the six larger sets (142-354 training
+#' rows, where the model's own are kept) 0.94-0.97 and 0.77-0.84. The five
+#' refits made the fit 2.9 to 3.6 times as slow (0.04-0.21 s on mtcars,
+#' attitude, LifeCycleSavings and 100 rows of Friedman 1).
 #'
 #' By default the evidence makes two more choices (see `bias` and
 #' `kernel`): a constant offset of the regression function or none, and,
@@ -237,6 +243,15 @@
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.
+#' @param calibration_folds The number of cross-validation folds that
+#'   calibrate the prediction intervals (see [predict.gpsvm_regression()]):
+#'   `NULL` (the default) 5 for 10 to 100 observations and none otherwise,
+#'   `TRUE` 5, `FALSE` or 0 the model's own intervals, or a count from 2 to
+#'   the number of observations (as many as there are is leave-one-out with
+#'   refits). At least 10 observations are needed. The refits choose `C`
+#'   again where the fit's evidence chose it, at the fit's kernel and
+#'   offset, and cost about one fit each. Beyond 100 observations the
+#'   model's own intervals already held new targets (see Details).
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
@@ -253,6 +268,8 @@
 #'   used; see Details), `C_mixture` (where `C` was chosen from at most 200
 #'   observations, the fits and weights that integrate the prediction
 #'   intervals over `C`; see [predict.gpsvm_regression()]),
+#'   `interval_calibration` (where the prediction intervals are calibrated
+#'   by cross-validation, its record: see `calibration_folds`),
 #'   `width_choice` (when the evidence chose the width, a data frame of the
 #'   two rules, their widths and log evidences), `bias_variance` (the
 #'   offset's prior variance used) and `bias_choice`
@@ -293,7 +310,8 @@ mfsvr <- function(x, ...) UseMethod("mfsvr")
 #' @export
 mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = NULL, scale = TRUE,
-                          inducing = NULL, search = search_control(), bias = NULL, ...) {
+                          inducing = NULL, search = search_control(), bias = NULL,
+                          calibration_folds = NULL, ...) {
   .check_dots_empty(...)
   C_given <- !is.null(C)
   C <- if (C_given) .check_number(C, "C", lower = 0, open_lower = TRUE) else .mfsvr_default_C
@@ -301,12 +319,14 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .check_kernel(kernel)
   .check_control(control, "mfsvr_control")
   bias <- .check_bias_variance(bias)
+  .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "mfsvr")  # its checks
   settings <- .search_settings(search, "gradient")
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .default_search_max_n
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
-  fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
-                         function(x, y, kernel, scaling) {
+  # the model on rows x, y (scaled); `refit_kernel` fixes the kernel and
+  # its offset (the calibration's refits), else the data weigh them
+  fit_model <- function(x, y, kernel, scaling, refit_kernel = NULL) {
     z <- .inducing_inputs(inducing, x, kernel, scaling)
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
@@ -315,18 +335,25 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       z <- .automatic_approximation(x, kernel, control$rank_tol)
     }
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
-    kernels <- .width_candidates(kernel, x, .width_by_default(scale, length(y), which, z))
-    fit <- .fit_with_bias(fit_at, kernels, bias %||% 0,
-                          choose = is.null(bias) && .bias_by_default(scale, length(y)))
+    fit <- if (is.null(refit_kernel)) {
+      kernels <- .width_candidates(kernel, x, .width_by_default(scale, length(y), which, z))
+      .fit_with_bias(fit_at, kernels, bias %||% 0,
+                     choose = is.null(bias) && .bias_by_default(scale, length(y)))
+    } else {
+      fit_at(refit_kernel, NULL)
+    }
     # a C chosen by the evidence is uncertain: predictions integrate over it
     if ("C" %in% which) fit$C_mixture <- .C_mixture(fit, y)
     fit
-  })
+  }
+  fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"), fit_model)
   if (open && !automatic) {
     fit$skipped_search <- .skipped_search("mfsvr():", length(fit$y), "C", sprintf(
       "C = %g %s used", C, if (is.null(bias)) "and no offset (bias = 0) are" else "is"))
   }
-  fit
+  .with_calibration(fit, calibration_folds, function(x, y) {
+    fit_model(x, y, fit$kernel, fit$scaling, refit_kernel = fit$kernel)
+  })
 }
 
 # The C a fit without one starts from, and keeps when no search chooses it:

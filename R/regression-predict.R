@@ -20,9 +20,8 @@
 #'   the noise is on the targets). For [rvm()] and [srvm()] the noise is
 #'   Gaussian with an estimated variance, integrated against its posterior,
 #'   and the band uses Student's t quantiles on degrees of freedom close to
-#'   the residual ones [stats::predict.lm()] uses, widened by the factor
-#'   that cross-validation found for that level (by default; see
-#'   "Prediction intervals" in [rvm()]). For [svr()] and [mfsvr()] the noise is
+#'   the residual ones [stats::predict.lm()] uses (calibrated by
+#'   cross-validation by default: see below). For [svr()] and [mfsvr()] the noise is
 #'   epsilon-insensitive, so the predictive distribution is the Gaussian
 #'   latent convolved with the density \eqn{C / (2(\epsilon C + 1))
 #'   \exp(-C L_\epsilon(u))} (Gao et al. 2002, eq. 28), which is not
@@ -59,6 +58,31 @@
 #'   \eqn{\log C} of 0.13 on 280 rows of Friedman 1 and 0.09 on 354 of
 #'   Boston housing, against 0.4 on 21 rows of `attitude`) and each node
 #'   costs a fit.
+#' * By default the `"prediction"` interval of every model is then
+#'   calibrated by cross-validation (`calibration_folds` of each fitter: 5
+#'   folds, from 10 to 500 observations for [rvm()] and [srvm()] and from 10
+#'   to 100 for [svr()] and [mfsvr()]). The model is refitted on all folds
+#'   but one at the fit's kernel, what its fit chooses from the data chosen
+#'   again (the relevance vector machines' pruning and noise level, the
+#'   tube models' `C` where the evidence chose it, with its mixture), and
+#'   each left-out target's place in its refit's predictive distribution
+#'   is kept as the probability \eqn{p_i} of a target at least as far from
+#'   the distribution's centre (the predictive distributions are
+#'   symmetric, so \eqn{1 - p_i} is the level of the central interval that
+#'   has the target at an end). The interval at level \eqn{L} is the
+#'   model's own central interval at level \eqn{1 - q}, \eqn{q} the
+#'   \eqn{(n + 1)(1 - L)}-th smallest \eqn{p_i} (interpolated:
+#'   [stats::quantile()], type 6; the level is at most \eqn{1 - 10^{-12}}):
+#'   conformal prediction by cross-validation (CV+; Barber, Candes, Ramdas
+#'   and Tibshirani 2021) of the targets' probability integral transforms,
+#'   centred on the full fit. Point predictions, `se.fit`, the
+#'   `"confidence"` band and `logLik()` stay the model's. `print()` says
+#'   which level of its own the 95% interval is; `fit$interval_calibration`
+#'   holds the record (`folds`, each row's `fold`, and the left-out
+#'   targets' `tail` probabilities \eqn{p_i}); `calibration_folds = 0`
+#'   gives the model's own intervals. Why the models' own intervals need it,
+#'   how well the calibrated ones hold new targets and what the refits cost
+#'   is in "Prediction intervals" in [rvm()].
 #'
 #' The latent variance (`se.fit^2`) of each model:
 #' * `svr()`: eq. (22) of Gao, Gunn, Harris and Brown (2002),
@@ -198,10 +222,15 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(m$mean, sd, level),
-    prediction = if (!is.null(object$C_mixture) && d$deriv == 0L) {
-      .C_mixture_interval(object, z, level, ...)  # C integrated out (R/hyper-mixture.R)
-    } else {
-      .target_interval(object, m$mean, m$var, level)
+    prediction = {
+      # the model's own interval at the level its calibration asks for
+      # (R/interval-calibration.R)
+      level <- .calibrated_level(object, level)
+      if (!is.null(object$C_mixture) && d$deriv == 0L) {
+        .C_mixture_interval(object, z, level, ...)  # C integrated out (R/hyper-mixture.R)
+      } else {
+        .target_interval(object, m$mean, m$var, level)
+      }
     })
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   if (is.null(object$response_scaling) && is.null(object$scaling)) {

@@ -11,7 +11,8 @@
 #   .target_interval(object, mean, var, level)  its noise model: the interval
 #       of a new target, model units
 #   .target_scores(object, y, mean, var)  the normal scores qnorm(F(y)) of
-#       targets y under that predictive distribution, model units
+#       targets y under that predictive distribution, model units (the
+#       predictive's two-sided tail probabilities, .target_tail(), too)
 #   .noise_sd(object)          the noise sd, model units
 #   .log_evidence(object)      the evidence of the scaled response
 #   .response_df(object)       how many quantities it estimated from the response
@@ -43,6 +44,17 @@
 .has_target_interval <- function(object) UseMethod(".has_target_interval")
 .has_target_interval.gpsvm_regression <- function(object) TRUE
 .loo_moments <- function(object) UseMethod(".loo_moments")
+
+# The probability, under the predictive distribution of a new target at
+# each scaled input z, of a target at least as far from its centre as y
+# (model units; the predictives are symmetric): 1 - L for the central
+# interval of level L that has y at an end.  A fit whose predictive
+# integrates over C (R/hyper-mixture.R) takes it from the mixture.
+.target_tail <- function(object, z, y) {
+  if (!is.null(object$C_mixture)) return(.C_mixture_tail(object, z, y))
+  m <- .latent_moments(object, z, 0L, 1L, TRUE)
+  2 * stats::pnorm(-abs(.target_scores(object, y, m$mean, m$var)))
+}
 .loo_moments.gpsvm_regression <- function(object) NULL
 
 # ---- fitting -------------------------------------------------------------
@@ -387,7 +399,7 @@ print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L)
   .validate_fit(x)
   .print_header(x)
   cat(.model_lines(x, digits), .missing_line(x$na.action), format(x$kernel),
-      .format_scaling(x), .search_summary(x), sep = "\n")
+      .format_scaling(x), .search_summary(x), .calibration_line(x, digits), sep = "\n")
   ll <- logLik(x)
   cat(sprintf("Log evidence %s (df %d); noise sd %s\n", format(c(ll), digits = digits + 2L),
               attr(ll, "df"), format(sigma(x), digits = digits)))
@@ -407,7 +419,8 @@ summary.gpsvm_regression <- function(object, ...) {
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
     sigma = sigma(object), r_squared = .r_squared(object), convergence = object$convergence,
-    selection = .search_summary(object), details = .summary_details(object)),
+    selection = .search_summary(object), intervals = .calibration_line(object, 4L),
+    details = .summary_details(object)),
     class = paste0("summary.", class(object)))
 }
 
@@ -415,7 +428,7 @@ summary.gpsvm_regression <- function(object, ...) {
 #' @export
 print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .print_header(x, x$title, x$call)
-  cat(format(x$kernel), x$scaling, x$selection, sep = "\n")
+  cat(format(x$kernel), x$scaling, x$selection, x$intervals, sep = "\n")
   cat(sprintf("\n%d observations%s. Residuals:\n", x$n,
               if (is.null(x$missing)) "" else paste0(" ", x$missing)))
   print(stats::setNames(x$residuals, c("Min", "1Q", "Median", "3Q", "Max")), digits = digits)

@@ -128,8 +128,7 @@
                         "observations, or scale = FALSE"),
                   if (inherits(object, "gpsvm_srvm")) "srvm()" else "rvm()", nrow(object$x)))
   }
-  half <- stats::qt((1 + level) / 2, noise$df) * sqrt(var + noise$variance) *
-    .interval_scale(object, level)  # R/interval-calibration.R
+  half <- stats::qt((1 + level) / 2, noise$df) * sqrt(var + noise$variance)
   list(lower = mean - half, upper = mean + half)
 }
 
@@ -190,8 +189,7 @@
     },
     if (smooth) sprintf("lambda: %s", format(object$lambda, digits = digits)),
     sprintf("sigma^2: %s%s", format(object$noise_variance, digits = digits),
-            if (is.null(object$response_scaling)) "" else " (scaled data)"),
-    .calibration_line(object, digits))
+            if (is.null(object$response_scaling)) "" else " (scaled data)"))
 }
 
 .summary_details.gpsvm_rvm <- function(object) {
@@ -205,8 +203,7 @@
                         alpha = unname(object$prior_precision),
                         row.names = names(object$coefficients), check.names = FALSE)
   list(weights = weights, penalty = object$penalty, lambda = object$lambda,
-       sigma2 = object$noise_variance, scaled = !is.null(object$response_scaling),
-       intervals = .calibration_line(object, 4L))
+       sigma2 = object$noise_variance, scaled = !is.null(object$response_scaling))
 }
 
 .print_details.summary.gpsvm_rvm <- function(x, digits) {
@@ -219,7 +216,6 @@
   if (!is.null(d$penalty)) cat(sprintf("\nlambda: %s", format(d$lambda, digits = digits)))
   cat(sprintf("\nsigma^2: %s%s\n", format(d$sigma2, digits = digits),
               if (d$scaled) " (scaled data)" else ""))
-  if (!is.null(d$intervals)) cat(d$intervals, "\n", sep = "")
 }
 
 # confint(): the kept weights' Gaussian posterior intervals at the fitted
@@ -292,8 +288,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
            .absent("must be NULL for rvm()"),
          lambda_init = if (smooth) .numbers(1L, lower = 0, open = TRUE, per = "") else
            .absent("must be NULL for rvm()"),
-         control = .control_field(if (smooth) "srvm_control" else "rvm_control"),
-         interval_calibration = .calibration_check(n))
+         control = .control_field(if (smooth) "srvm_control" else "rvm_control"))
   })
 }
 

@@ -67,39 +67,36 @@
 #'   interval of astronomical width).
 #'
 #'   By default these intervals are then calibrated by cross-validation
-#'   (`calibration_folds`; 5 folds from 10 to 500 observations). The model
-#'   is refitted on all folds but one at the fit's kernel, its pruning and
-#'   noise level chosen afresh, and each left-out target's distance from
-#'   its refit's prediction is divided by that refit's interval half-width
-#'   at the level asked for. The interval at level \eqn{L} is the fit's own
-#'   scaled by the \eqn{(n + 1) L}-th smallest of these \eqn{n} ratios
-#'   (interpolated: [stats::quantile()], type 6): conformal prediction by
-#'   cross-validation with scores normalised by the model's own predictive
-#'   scale, centred on the full fit (Barber, Candes, Ramdas and Tibshirani
-#'   (2021) give the cross-validated form, CV+, and its guarantees). Point
-#'   predictions, standard errors, confidence intervals and the evidence
-#'   stay the model's. Leave-one-out at the fitted hyperparameters would not
-#'   do: the precisions were chosen with every target in, and there the
-#'   model's standardised residuals look calibrated (root mean square 0.90-1.01
-#'   on the benchmark's twelve sets); only refits that choose them again show
-#'   how far the choice adapts to the training targets. The five refits
-#'   made the fit 1.7 to 11 times as slow on the sets timed (BostonHousing,
-#'   mtcars, Friedman 1 with 300 and 500 rows; `srvm()` on 354 rows of
-#'   BostonHousing 4.1 s against 0.96 s); beyond 500 observations the
-#'   default keeps the model's own intervals and [print()] says so. `fit$interval_calibration`
-#'   holds the record (`folds`, each row's `fold`, and the left-out rows'
-#'   absolute `residual`, predictive `scale` and degrees of freedom `df`, in
-#'   the model's units).
+#'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
+#'   regression model's are (see [predict.gpsvm_regression()]): the model is
+#'   refitted on all folds but one at the fit's kernel, its pruning and
+#'   noise level chosen afresh, and the interval at level \eqn{L} is the
+#'   fit's own at the level that held the fraction \eqn{L} of the left-out
+#'   targets in their refits' predictive distributions. Leave-one-out at
+#'   the fitted hyperparameters would not do: the precisions were chosen
+#'   with every target in, and there the model's standardised residuals
+#'   look calibrated (root mean square 0.90-1.01 on the benchmark's twelve
+#'   sets); only refits that choose them again show how far the choice
+#'   adapts to the training targets. The five refits made the fit 4.7 to 7
+#'   times as slow on few rows (0.02-0.11 s against 0.003-0.024 s on
+#'   mtcars, attitude, LifeCycleSavings and 100 rows of Friedman 1; 3.3 to
+#'   5.3 times for `srvm()`) and up to 11 times on more (`rvm()` on 300
+#'   rows of Friedman 1 1.57 s against 0.14 s, `srvm()` on 354 rows of
+#'   BostonHousing 4.1 s against 0.96 s); beyond 500 observations
+#'   the default keeps the model's own intervals and [print()] says so.
+#'   `fit$interval_calibration` holds the record.
 #'
 #'   On 20 held-out 70/30 splits of mlbench's BostonHousing, Friedman 1-3,
 #'   Ozone and PimaIndiansDiabetes2 (`bench/bench-realdata.R`, part
 #'   "calibration") and of six small sets of 21-35 training rows (mtcars,
 #'   cars, trees, swiss, LifeCycleSavings, attitude), the calibrated 95%
-#'   intervals of `rvm()` held 0.94-0.97 of the held-out targets on every
-#'   set and its 80% intervals 0.77-0.84; those of [srvm()] 0.93-0.97 and
-#'   0.71-0.84; those of [mfsvr()] 0.88-0.97 and 0.70-0.84. The model's own
-#'   intervals (`calibration_folds = 0`) held 0.84-0.94 and 0.67-0.81
-#'   (`rvm()`), 0.77-0.92 and 0.53-0.80 ([srvm()]): too narrow, because
+#'   intervals of `rvm()` held 0.93-0.96 of the held-out targets on every
+#'   set and its 80% intervals 0.77-0.84; those of [srvm()] 0.92-0.96
+#'   (trees 0.917) and 0.70-0.84 (below 0.75 on mtcars and trees); those of
+#'   [mfsvr()] 0.91-0.97 (trees 0.906) and 0.75-0.84, of [svr()] 0.93-0.96
+#'   and 0.75-0.84. The model's own intervals (`calibration_folds = 0`) held
+#'   0.84-0.94 and 0.67-0.81 (`rvm()`), 0.77-0.92 and 0.53-0.80 ([srvm()]),
+#'   0.88-0.97 and 0.70-0.84 ([mfsvr()]): too narrow, because
 #'   the evidence that prunes the basis functions and sets the noise is
 #'   maximised over one precision per basis function, and it fits part of
 #'   the noise. Rasmussen and Quinonero-Candela found the same: sparsity
@@ -119,7 +116,7 @@
 #'   `bench/bench-realdata.R`) `rvm()`'s 95% intervals held 0.87-0.95, and
 #'   on mtcars and trees no width of up to 2.8 times brought them to 0.9,
 #'   nor their 80% intervals above 0.71. Hence the calibration, which
-#'   widened the 95% intervals by 1.07-1.66 times (the mean widths of
+#'   widened the 95% intervals by 1.07-1.47 times (the mean widths of
 #'   `rvm()`'s calibrated intervals over its own). [interval_coverage()]
 #'   shows how a fit's intervals hold.
 #'
@@ -190,7 +187,8 @@
 #'   duplicated inputs are never chosen twice, so fewer may be used). See
 #'   "Cost".
 #' @param calibration_folds The number of cross-validation folds that
-#'   calibrate the prediction intervals (see "Prediction intervals"): `NULL`
+#'   calibrate the prediction intervals (see "Prediction intervals" and
+#'   [predict.gpsvm_regression()]): `NULL`
 #'   (the default) 5 for 10 to 500 observations and none otherwise, `TRUE`
 #'   5, `FALSE` or 0 the model's own intervals, or a count from 2 to the
 #'   number of observations (as many as there are is leave-one-out with
@@ -261,7 +259,7 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
   .check_dots_empty(...)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
-  .resolve_calibration_folds(calibration_folds, .Machine$integer.max)  # its checks
+  .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "rvm")  # its checks
   settings <- .search_settings(search, "width")
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
                          function(x, y, kernel, scaling) {
@@ -271,7 +269,7 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
   })
   .with_calibration(fit, calibration_folds, function(x, y) {
     .rvm_fit(x, y, fit$kernel, fit$control, if (!is.null(basis)) min(basis, nrow(x)))
-  }, "rvm():")
+  })
 }
 
 #' @rdname rvm

@@ -67,7 +67,7 @@
 #'   12-53) and its evidence fits more of the noise. By default they are
 #'   therefore calibrated by cross-validation, as [rvm()]'s are
 #'   (`calibration_folds`; the refits learn \eqn{\lambda} again unless it is
-#'   fixed), which widened them by 1.09 to 1.99 times at 95% on the benchmark's
+#'   fixed), which widened them by 1.09 to 1.64 times at 95% on the benchmark's
 #'   sets.
 #'
 #' @section Cost: Updates (7)-(9) are not sequential: the penalty couples
@@ -128,7 +128,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
   .check_penalty(penalty)
   .check_control(control, "srvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
-  .resolve_calibration_folds(calibration_folds, .Machine$integer.max)  # its checks
+  .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "srvm")  # its checks
   control <- .resolve_control(control, scale)
   settings <- .search_settings(search, "width")
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "srvm"),
@@ -144,7 +144,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
   .with_calibration(fit, calibration_folds, function(x, y) {
     .srvm_fit(x, y, fit$kernel, penalty, refit_control, fit$scaling,
               if (!is.null(basis)) min(basis, nrow(x)))
-  }, "srvm():")
+  })
 }
 
 #' @rdname srvm

@@ -204,6 +204,11 @@
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.
+#' @param calibration_folds The number of cross-validation folds that
+#'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 for
+#'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
+#'   choose `C` again where the fit's search chose it, at the fit's kernel
+#'   and offset.
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
@@ -219,7 +224,9 @@
 #'   scaled response, when a search computed it), `C_mixture` (where the
 #'   evidence chose `C` from at most 200 observations, the MAP fits and
 #'   weights that integrate the prediction intervals over `C`, see
-#'   [predict.gpsvm_regression()]); in the data's units `y`,
+#'   [predict.gpsvm_regression()]), `interval_calibration` (where the
+#'   prediction intervals are calibrated by cross-validation, its record:
+#'   see `calibration_folds`); in the data's units `y`,
 #'   `fitted.values`,
 #'   `residuals`; `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
@@ -268,11 +275,13 @@ svr <- function(x, ...) UseMethod("svr")
 #' @export
 svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = NULL,
                         optimize = NULL, control = svr_control(), scale = TRUE,
-                        search = search_control(), select_C = NULL, ...) {
+                        search = search_control(), select_C = NULL, calibration_folds = NULL,
+                        ...) {
   .check_dots_empty(...)
   C_given <- !is.null(C)
   if (C_given) C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "svr")  # its checks
   # bias: NULL (the evidence's choice), FALSE (none), TRUE (a free threshold,
   # libsvm's) or the prior variance of an offset; `bias` below is the flag of
   # the free threshold, `bias_variance` the offset's variance
@@ -299,11 +308,14 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   choose_bias <- identical(kind, "gradient") && is.null(bias_variance) &&
     .bias_by_default(scale, NROW(x))
   if (!bias) bias_variance <- bias_variance %||% 0  # (NULL only with a free threshold)
-  .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"),
-                  function(x, y, kernel, scaling) {
+  # the model on rows x, y (scaled); `refit` (the calibration's refits)
+  # keeps the kernel and offset of that fit, else the data weigh them
+  fit_model <- function(x, y, kernel, scaling, refit = NULL) {
+    if (!is.null(refit)) bias_variance <- refit$bias_variance
     if (identical(kind, "gradient")) {
       return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
-                            bias_variance, choose_bias, choose_width = isTRUE(scale)))
+                            bias_variance, choose_bias && is.null(refit),
+                            choose_width = isTRUE(scale) && is.null(refit)))
     }
     kernel <- .with_bias(kernel, bias_variance %||% 0)
     fit <- switch(kind %||% "none",
@@ -312,6 +324,10 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
       C_evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control, settings))
     fit$bias_variance <- bias_variance
     fit
+  }
+  fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"), fit_model)
+  .with_calibration(fit, calibration_folds, function(x, y) {
+    fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   })
 }
 

@@ -35,7 +35,7 @@
 #               the sets above and on six small sets (21-35 training rows),
 #               and svr() and mfsvr() with C fixed at the evidence's
 #               maximum (without the mixture over C of their intervals),
-#               rvm() and srvm() with their own intervals (without the
+#               and all four with their own intervals (without the
 #               calibration by cross-validation of their defaults);
 #               which fit has the highest logLik() and how its interval
 #               score compares with the best; logLik(svr()) against
@@ -391,10 +391,12 @@ run_calibration <- function() {
   per_split <- function(set, s, train, test) {
     fits <- lapply(calibration_models, function(f) quiet(f(train)))
     for (m in c("svr()", "mfsvr()")) fits[[paste(m, "C fixed")]] <- C_fixed(fits[[m]])
-    # the relevance vector machines' own intervals, without the calibration
-    # by cross-validation that their defaults add
-    fits[["rvm() own"]] <- quiet(rvm(y ~ ., data = train, calibration_folds = 0))
-    fits[["srvm() own"]] <- quiet(srvm(y ~ ., data = train, calibration_folds = 0))
+    # the models' own intervals, without the calibration by cross-validation
+    # that their defaults add (up to 100 observations for svr() and mfsvr(),
+    # 500 for rvm() and srvm())
+    for (m in c("svr", "mfsvr", "rvm", "srvm")) {
+      fits[[paste0(m, "() own")]] <- quiet(get(m)(y ~ ., data = train, calibration_folds = 0))
+    }
     rows <- do.call(rbind, lapply(names(fits), function(m) {
       fit <- fits[[m]]
       b95 <- stats::predict(fit, test, interval = "prediction", level = 0.95)
@@ -426,7 +428,8 @@ run_calibration <- function() {
   sets <- unique(res$data)
   table_of <- function(column) {
     tab <- stats::xtabs(stats::reformulate(c("model", "data"), column), agg)
-    tab[c(names(calibration_models), "svr() C fixed", "mfsvr() C fixed", "rvm() own", "srvm() own"),
+    tab[c(names(calibration_models), "svr() C fixed", "mfsvr() C fixed",
+          paste0(c("svr", "mfsvr", "rvm", "srvm"), "() own")),
         sets, drop = FALSE]
   }
   six <- names(calibration_models)

@@ -38,9 +38,11 @@ test_that("the predictive integrated over log C matches integrate() over log C",
   y <- sin(x) + rnorm(12, sd = 0.4)
   k <- rbf_kernel(1)
   eps <- 0.1
-  fit <- mfsvr(x, y, epsilon = eps, kernel = k, optimize = "C", scale = FALSE)
+  fit <- mfsvr(x, y, epsilon = eps, kernel = k, optimize = "C", scale = FALSE,
+               calibration_folds = 0)
   expect_false(is.null(fit$C_mixture))
-  at_C <- function(C) mfsvr(x, y, C = C, epsilon = eps, kernel = k, optimize = FALSE, scale = FALSE)
+  at_C <- function(C) mfsvr(x, y, C = C, epsilon = eps, kernel = k, optimize = FALSE, scale = FALSE,
+                            calibration_folds = 0)
   log_z <- function(t) vapply(t, function(u) c(logLik(at_C(exp(u)))), numeric(1))
   t_star <- log(fit$C)
   z_star <- c(logLik(fit))
@@ -71,12 +73,13 @@ test_that("mfsvr()'s default intervals are the mixture of its component fits' pr
   set.seed(1)
   train <- d[sample(nrow(d), 21), ]
   test <- d[setdiff(seq_len(nrow(d)), as.integer(rownames(train))), ][1:4, ]
-  fit <- mfsvr(rating ~ ., data = train)
+  fit <- mfsvr(rating ~ ., data = train, calibration_folds = 0)
   mix <- fit$C_mixture
   expect_length(mix$C, 5L)
   expect_equal(sum(mix$weight), 1)
   expect_true(fit$C %in% mix$C)
-  refit <- function(C) mfsvr(rating ~ ., data = train, C = C, kernel = fit$kernel, optimize = FALSE)
+  refit <- function(C) mfsvr(rating ~ ., data = train, C = C, kernel = fit$kernel, optimize = FALSE,
+                             calibration_folds = 0)
   unit <- fit$response_scaling$scale
   band <- predict(fit, test, interval = "prediction", level = 0.95)
   # the point prediction is the chosen fit's
@@ -98,12 +101,12 @@ test_that("mfsvr()'s default intervals are the mixture of its component fits' pr
 })
 
 test_that("svr()'s default intervals mix its MAP fits at mfsvr()'s nodes and weights", {
-  fit <- svr(mpg ~ wt + hp, data = mtcars)
-  ep <- mfsvr(mpg ~ wt + hp, data = mtcars)
+  fit <- svr(mpg ~ wt + hp, data = mtcars, calibration_folds = 0)
+  ep <- mfsvr(mpg ~ wt + hp, data = mtcars, calibration_folds = 0)
   expect_equal(fit$C_mixture$C, ep$C_mixture$C)
   expect_equal(fit$C_mixture$weight, ep$C_mixture$weight)
   refit <- function(C) svr(mpg ~ wt + hp, data = mtcars, C = C, kernel = fit$kernel,
-                           optimize = FALSE)
+                           optimize = FALSE, calibration_folds = 0)
   new <- data.frame(wt = c(2, 3.5, 5.5), hp = c(80, 150, 300))
   band <- predict(fit, new, interval = "prediction", level = 0.8)
   expect_equal(band[, "fit"], predict(refit(fit$C), new), tolerance = 1e-8)
@@ -120,7 +123,7 @@ test_that("svr()'s default intervals mix its MAP fits at mfsvr()'s nodes and wei
 })
 
 test_that("far levels keep their precision, and the mixture is only where C was chosen", {
-  fit <- mfsvr(dist ~ speed, data = cars)
+  fit <- mfsvr(dist ~ speed, data = cars, calibration_folds = 0)
   new <- data.frame(speed = c(4, 15, 40))
   far <- predict(fit, new, interval = "prediction", level = 1 - 1e-10)
   mid <- predict(fit, new, interval = "prediction", level = 0.5)
@@ -129,7 +132,7 @@ test_that("far levels keep their precision, and the mixture is only where C was 
   # the upper tail is solved on its own side: 1 - F there is 5e-11, not 0
   unit <- fit$response_scaling$scale
   refit <- function(C) mfsvr(dist ~ speed, data = cars, C = C, kernel = fit$kernel,
-                             optimize = FALSE)
+                             optimize = FALSE, calibration_folds = 0)
   upper_tail <- plain_mixture_cdf(far[2, "upr"], refit, new[2, , drop = FALSE], fit$C_mixture,
                                   fit$epsilon, unit, upper = TRUE)
   expect_equal(upper_tail, 5e-11, tolerance = 1e-3)
@@ -157,7 +160,7 @@ test_that("beyond the size limit, and with C at an end of its range, there is no
 })
 
 test_that("an edited mixture record is a clear error", {
-  fit <- mfsvr(dist ~ speed, data = cars)
+  fit <- mfsvr(dist ~ speed, data = cars, calibration_folds = 0)
   bad <- fit
   bad$C_mixture$weight[1] <- bad$C_mixture$weight[1] + 0.5
   expect_error(predict(bad, data.frame(speed = 10)), "C_mixture\\$weight must sum to 1")
@@ -174,7 +177,7 @@ test_that("one observation and duplicated inputs give finite intervals around th
   set.seed(5)
   x <- rep(c(0.1, 0.5, 0.9), each = 8)
   y <- sin(3 * x) + rnorm(24, sd = 0.2)
-  for (fit in list(mfsvr(x, y), svr(x, y))) {
+  for (fit in list(mfsvr(x, y, calibration_folds = 0), svr(x, y, calibration_folds = 0))) {
     expect_length(fit$C_mixture$C, 5L)
     band <- predict(fit, c(0.1, 2), interval = "prediction", level = 0.99)
     expect_true(all(is.finite(band)))

@@ -263,7 +263,8 @@ test_that("predict() gives eq. 3.2 and eq. 5.1 computed with plain-R linear alge
 
 test_that("prediction intervals are exact quantiles of the latent Gaussian convolved with the noise", {
   d <- sinc_data(30, seed = 4)
-  fit <- mfsvr(d$x, d$y, C = 2, epsilon = 0.3, kernel = rbf_kernel(1.5), scale = FALSE)
+  fit <- mfsvr(d$x, d$y, C = 2, epsilon = 0.3, kernel = rbf_kernel(1.5), scale = FALSE,
+               calibration_folds = 0)
   xn <- c(-11, 0.5, 4)
   p <- predict(fit, xn, interval = "prediction", level = 0.8)
   s <- predict(fit, xn, se.fit = TRUE)

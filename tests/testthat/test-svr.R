@@ -167,7 +167,8 @@ test_that("eq. (29) noise variance is the likelihood's second moment", {
 
 test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R", {
   d <- svr_sine_data(50, seed = 5)
-  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE,
+             calibration_folds = 0)
   z <- c(-2, 0.5, 3.3, 7, 15)
   M <- fit$partition %in% c("X_M-", "X_M+")
   xm <- d$x[M]
@@ -188,7 +189,8 @@ test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R
   expect_true(all(predict(fit, z, se.fit = TRUE, bound = TRUE)$se.fit <= p$se.fit + 1e-8))
   # the bound uses the full kernel matrix; on a well-conditioned problem
   d <- svr_sine_data(15, seed = 5)
-  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE,
+             calibration_folds = 0)
   Kx <- svr_rbf_gram(d$x, sigma_paper)
   kx <- exp(-outer(z, d$x, "-")^2 / 1.6)
   vb <- 1 - rowSums((kx %*% solve(Kx)) * kx)
@@ -207,7 +209,8 @@ test_that("prediction intervals are exact eq. (28) quantiles: far levels, tiny a
   for (pars in list(c(2.1, 0.4), c(1e-3, 0.4), c(1e4, 0.4), c(50, 0))) {
     C <- pars[1]
     eps <- pars[2]
-    fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight, scale = FALSE)
+    fit <- svr(d$x, d$y, C = C, epsilon = eps, kernel = k_paper, control = tight, scale = FALSE,
+               calibration_folds = 0)
     for (bound in c(FALSE, TRUE)) {
       # the latent variances (eqs. 22 and 31) are checked against plain R
       # above; here they are the input of the convolution
@@ -237,7 +240,8 @@ test_that("prediction intervals are exact eq. (28) quantiles: far levels, tiny a
   }
   # where the noise dominates, the Gaussian band of eq. (30) misses the
   # exponential tails at 99.9% (and is too wide at 80%)
-  fit <- svr(d$x, d$y, C = 0.5, epsilon = 0.1, kernel = k_paper, control = tight, scale = FALSE)
+  fit <- svr(d$x, d$y, C = 0.5, epsilon = 0.1, kernel = k_paper, control = tight, scale = FALSE,
+             calibration_folds = 0)
   s <- predict(fit, z, se.fit = TRUE)
   sd_t <- sqrt(s$se.fit^2 + svr_noise_variance(0.5, 0.1))
   far <- predict(fit, z, interval = "prediction", level = 0.999)

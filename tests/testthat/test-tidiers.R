@@ -177,11 +177,14 @@ test_that("augment() of a regression fit equals predict() with its intervals", {
   expect_true(all(is.na(a[4, c(".fitted", ".se.fit", ".lower", ".upper", ".resid")])))
   # Gaussian noise of estimated variance: the prediction band is mean +- t
   # sqrt(se^2 + s^2), the noise integrated out (test-rvm.R holds s^2 and
-  # the t's degrees of freedom to the evidence), times the factor of the
-  # cross-validated calibration (test-interval-calibration.R holds it to refits)
+  # the t's degrees of freedom to the evidence), at the level the
+  # cross-validated calibration asks for (test-interval-calibration.R holds
+  # it to refits)
   noise <- gpsvm:::.rvm_target_noise(fit)
-  half <- qt(0.975, noise$df) * sqrt(a$.se.fit^2 + noise$variance * fit$response_scaling$scale^2) *
-    gpsvm:::.interval_scale(fit, 0.95)
+  level <- gpsvm:::.calibrated_level(fit, 0.95)
+  expect_gt(level, 0.5)
+  half <- qt((1 + level) / 2, noise$df) *
+    sqrt(a$.se.fit^2 + noise$variance * fit$response_scaling$scale^2)
   expect_equal(a$.upper[1:3], a$.fitted[1:3] + half[1:3])
   conf <- as_df(augment(fit, newdata = nd, interval = "confidence", conf.level = 0.8))
   half <- qnorm(0.9) * conf$.se.fit
