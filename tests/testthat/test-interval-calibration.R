@@ -25,7 +25,7 @@ reference_reach <- function(fitter, d, folds) {
         if (d$y[i] >= b[, "fit"]) b[, "upr"] - d$y[i] else d$y[i] - b[, "lwr"]
       }
       reach[i] <- if (gap(1e-9) >= 0) 0 else
-        uniroot(gap, c(1e-9, 1 - 1e-9), tol = 1e-13)$root
+        uniroot(gap, c(1e-9, 1 - 1e-9), tol = 1e-11)$root
     }
   }
   reach
