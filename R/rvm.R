@@ -7,7 +7,8 @@
 #' likelihood (type-II maximum likelihood). Most \eqn{\alpha_i} diverge and
 #' their basis functions drop out; the training points kept are the
 #' *relevance vectors*. This is the smooth RVM of [srvm()] with the penalty
-#' weight \eqn{\lambda = 0}.
+#' weight \eqn{\lambda = 0}. (kernlab has an `rvm()` too: attached after
+#' gpsvm, it masks this one, and `gpsvm::rvm()` calls this one.)
 #'
 #' The fit uses the fast marginal-likelihood algorithm of Tipping and Faul
 #' (2003): it starts from the bias alone and, at each step, adds, re-estimates
