@@ -109,10 +109,6 @@
       # the scaling has its mean integrated out of the noise's posterior
       # where the model estimates the noise (rvm(), .rvm_target_noise())
       if (!is.null(fit$response_scaling)) fk$response_scaling <- list(center = 0, scale = 1)
-      # a refit that interpolates its rows leaves the noise level free: no
-      # interval to compare with, and the fit's own intervals remain (print()
-      # says so; the fit has warned when it interpolates too)
-      if (!.has_target_interval(fk)) return(fit)
       .target_tail(fk, fit$x[out, , drop = FALSE], y[out])
     }, error = function(e) e)
     if (inherits(p, "error")) {
@@ -121,6 +117,11 @@
               call. = FALSE)
       return(fit)
     }
+    # NA: a refit that interpolates its rows leaves the noise level free (the
+    # relevance vector machines' scores are NA then): no interval to compare
+    # with, and the fit's own intervals remain (print() says so; the fit has
+    # warned when it interpolates too)
+    if (anyNA(p)) return(fit)
     tail[out] <- p
   }
   fit$interval_calibration <- list(folds = folds, fold = fold, tail = tail)

@@ -324,9 +324,9 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .default_search_max_n
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
-  # the model on rows x, y (scaled); `refit_kernel` fixes the kernel and
-  # its offset (the calibration's refits), else the data weigh them
-  fit_model <- function(x, y, kernel, scaling, refit_kernel = NULL) {
+  # the model on rows x, y (scaled); `refit` (the calibration's refits)
+  # keeps the kernel and offset of that fit, else the data weigh them
+  fit_model <- function(x, y, kernel, scaling, refit = NULL) {
     z <- .inducing_inputs(inducing, x, kernel, scaling)
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
@@ -335,12 +335,12 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       z <- .automatic_approximation(x, kernel, control$rank_tol)
     }
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
-    fit <- if (is.null(refit_kernel)) {
+    fit <- if (is.null(refit)) {
       kernels <- .width_candidates(kernel, x, .width_by_default(scale, length(y), which, z))
       .fit_with_bias(fit_at, kernels, bias %||% 0,
                      choose = is.null(bias) && .bias_by_default(scale, length(y)))
     } else {
-      fit_at(refit_kernel, NULL)
+      fit_at(refit$kernel, NULL)
     }
     # a C chosen by the evidence is uncertain: predictions integrate over it
     if ("C" %in% which) fit$C_mixture <- .C_mixture(fit, y)
@@ -352,7 +352,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       "C = %g %s used", C, if (is.null(bias)) "and no offset (bias = 0) are" else "is"))
   }
   .with_calibration(fit, calibration_folds, function(x, y) {
-    fit_model(x, y, fit$kernel, fit$scaling, refit_kernel = fit$kernel)
+    fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   })
 }
 
