@@ -49,6 +49,10 @@ cpp_is_lower_factor <- function(m) {
     .Call(`_gpsvm_cpp_is_lower_factor`, m)
 }
 
+cpp_threads <- function(count) {
+    .Call(`_gpsvm_cpp_threads`, count)
+}
+
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_matrix`, kernel, x, y, deriv, wrt)
 }

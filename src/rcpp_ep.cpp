@@ -1,12 +1,18 @@
 // Glue for what the EP engine gives every model on it (mfsvr() and the TAP
 // classifier): predictions at new inputs, the choice of inducing inputs for
-// the inducing-point (FITC) prior, and the engine's dense operations for the
-// benchmark of its speed.
+// the inducing-point (FITC) prior, the threads of the low-rank priors'
+// row loops, and the engine's dense operations for the benchmark of its
+// speed.
 #include "gpsvm_glue.h"
 
 #include <gpsvm/dense.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/lowrank.hpp>
+#include <gpsvm/threads.hpp>
+
+#ifndef _WIN32
+#include <pthread.h>
+#endif
 
 // [[Rcpp::depends(RcppEigen)]]
 
@@ -110,4 +116,27 @@ bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m) {
       if (!std::isfinite(column[i])) return false;
   }
   return true;
+}
+
+namespace {
+// A forked child (parallel::mcparallel(), future's multicore plan) runs on
+// one thread: GNU OpenMP's thread pool does not survive fork(), and a child
+// that used it could wait forever for threads that are not there.
+void single_thread_after_fork() { gpsvm::set_thread_count(1); }
+}  // namespace
+
+// Sets the threads of the core's row-block loops and of Eigen's products
+// (threads.hpp) when `count` is not NULL, once per process registering the
+// fork rule above; returns the number in use (1 in a build without OpenMP,
+// or in a forked child).
+// [[Rcpp::export(rng = false)]]
+int cpp_threads(SEXP count) {
+  if (!Rf_isNull(count)) {
+#ifndef _WIN32
+    static const bool registered = pthread_atfork(nullptr, nullptr, single_thread_after_fork) == 0;
+    (void)registered;
+#endif
+    gpsvm::set_thread_count(static_cast<int>(gpsvm_glue::count_in(count, "threads", 1, 1024)));
+  }
+  return gpsvm::thread_count();
 }

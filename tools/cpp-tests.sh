@@ -56,7 +56,9 @@ if [ -z "$mode" ]; then
   asan=$("$cxx" -print-file-name=libasan.so 2>/dev/null)
   if [ -e "$asan" ] && [ "$asan" != libasan.so ]; then mode=sanitize; else mode=plain; fi
 fi
-flags=(-std=c++17 -Og -g0 -Wall -Wextra -Wno-ignored-attributes)
+# OpenMP as the package builds it (src/Makevars), so that the threaded row
+# loops run on several threads here too
+flags=(-std=c++17 -Og -g0 -Wall -Wextra -Wno-ignored-attributes -fopenmp -DEIGEN_DONT_PARALLELIZE)
 if [ "$mode" = sanitize ]; then
   flags+=(-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
           -fno-omit-frame-pointer)

@@ -37,6 +37,7 @@
 #include "ep_engine.hpp"
 #include "ep_priors.hpp"
 #include "kernels.hpp"
+#include "threads.hpp"
 
 namespace gpsvm {
 
@@ -84,12 +85,12 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
     throw std::runtime_error(
         "the kernel matrix of the inducing inputs is not positive definite even with jitter");
   b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
-  b.G = at_z.cross(x);  // n x m
-  for (Eigen::Index s = 0; s < b.G.rows(); s += kInducingRowBlock) {
-    auto rows = b.G.middleRows(s, std::min(kInducingRowBlock, b.G.rows() - s));
+  b.G.resize(x.rows(), z.rows());  // n x m, a block of rows at a time
+  for_row_blocks(x.rows(), kInducingRowBlock, [&](Eigen::Index s, Eigen::Index len) {
+    auto rows = b.G.middleRows(s, len);
+    rows = at_z.cross(x.middleRows(s, len));
     b.chol.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(rows);
-    if (interrupt) interrupt();
-  }
+  }, interrupt);
   b.lambda = KernelEvaluator(kernel, x).diagonal() - b.G.rowwise().squaredNorm();
   b.lambda = b.lambda.cwiseMax(0.0).array() + extra_diagonal;  // rounding below 0
   return b;
@@ -124,15 +125,13 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& 
   const Eigen::Index n = b.G.rows();
   out.fitted_variance.resize(n);
   const auto LA = r.chol.triangularView<Eigen::Lower>();
-  for (Eigen::Index s = 0; s < n; s += kInducingRowBlock) {
-    const Eigen::Index len = std::min(kInducingRowBlock, n - s);
+  for_row_blocks(n, kInducingRowBlock, [&](Eigen::Index s, Eigen::Index len) {
     Eigen::MatrixXd v = b.G.middleRows(s, len).transpose();
     LA.solveInPlace(v);
     out.fitted_variance.segment(s, len) =
         (b.lambda.segment(s, len).array() - b.extra_diagonal).max(0.0).matrix() +
         v.colwise().squaredNorm().transpose();
-    if (interrupt) interrupt();
-  }
+  }, interrupt);
   return out;
 }
 

@@ -14,8 +14,33 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "threads.hpp"
 
 namespace gpsvm {
+
+namespace lowrank_detail {
+
+// Rows per piece of the column update below, on many rows.
+constexpr Eigen::Index kProjectionRows = 4096;
+
+// column -= G[, 0:k] G[p, 0:k]': the step's O(n k) work, which reads all of
+// G's first k columns from memory.  On kThreadedRows rows or more it runs in
+// pieces of kProjectionRows rows, split between threads; the pieces do not
+// depend on the number of threads, nor therefore do the results.
+inline void subtract_projection(const Eigen::MatrixXd& G, Eigen::Index k, Eigen::Index p,
+                                Eigen::VectorXd& column) {
+  const Eigen::Index n = G.rows();
+  const Eigen::VectorXd g = G.row(p).head(k).transpose();
+  if (n < kThreadedRows) {
+    column.noalias() -= G.leftCols(k) * g;
+    return;
+  }
+  for_row_blocks(n, kProjectionRows, [&](Eigen::Index s, Eigen::Index len) {
+    column.segment(s, len).noalias() -= G.block(s, 0, len, k) * g;
+  });
+}
+
+}  // namespace lowrank_detail
 
 // Stops when the largest residual diagonal is <= tol * max_i K_ii (then
 // every entry of K - G G' is at most that in absolute value, by the
@@ -43,7 +68,7 @@ inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index
     if (interrupt && k % 64 == 63) interrupt();
     if (k == G.cols()) G.conservativeResize(n, std::min<Eigen::Index>(max_rank, 2 * k));
     ev.column(p, column.data());
-    if (k > 0) column.noalias() -= G.leftCols(k) * G.row(p).head(k).transpose();
+    if (k > 0) lowrank_detail::subtract_projection(G, k, p, column);
     const double pivot = std::sqrt(dmax);
     G.col(k) = column / pivot;
     G(p, k) = pivot;

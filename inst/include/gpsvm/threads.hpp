@@ -1,0 +1,154 @@
+// Threads for the row-block loops of the low-rank and inducing-point (FITC)
+// priors, whose every EP sweep is two passes over an n x m factor: the one
+// part of the engine that Eigen does not run on several cores itself (its
+// symmetric rank updates and triangular solves are single-threaded).
+//
+// Through OpenMP where the compiler has it (R's SHLIB_OPENMP_CXXFLAGS); the
+// same code runs on one thread without it.  The number of threads is one
+// process-wide setting (set_thread_count(), as Eigen::setNbThreads() is),
+// read only by the thread that runs a fit; it starts at 1, and a program
+// (R's glue, when the package loads) sets it.
+//
+// Results do not depend on the number of threads, to the last bit: loops
+// whose rows are independent (a row's variance, a row of a triangular
+// solve) write disjoint rows, and sums over rows (G' W G) go into
+// kSumSlots partial sums, slot s taking blocks s, s + kSumSlots, ... in
+// order whatever thread runs it, added in slot order at the end.
+//
+// The interrupt callback (which may throw, e.g. R's Ctrl-C check) is called
+// only on the calling thread, between rounds of blocks; an exception thrown
+// by a block's work inside a parallel region is carried out of it and
+// rethrown on the calling thread.
+//
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_THREADS_HPP
+#define GPSVM_THREADS_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace gpsvm {
+
+// Partial sums over row blocks (see above): up to this many threads share a
+// sum, each slot an m x m matrix.
+constexpr int kSumSlots = 4;
+
+// Loops over fewer rows than this stay on one thread: below it a pass over
+// an n x 500 factor takes a fraction of a second, and on a machine busy with
+// other work idle threads waiting for the next round cost more than they
+// gain.
+constexpr Eigen::Index kThreadedRows = 8192;
+
+namespace threads_detail {
+inline int& thread_count_setting() {
+  static int count = 1;
+  return count;
+}
+}  // namespace threads_detail
+
+// Whether this build runs threads at all.
+inline bool threads_available() {
+#ifdef _OPENMP
+  return true;
+#else
+  return false;
+#endif
+}
+
+// The threads the row-block loops use (1 in a build without OpenMP).
+inline int thread_count() {
+  return threads_available() ? threads_detail::thread_count_setting() : 1;
+}
+
+// Sets them (values below 1 count as 1).  Eigen's own products stay on one
+// thread (EIGEN_DONT_PARALLELIZE, in the package's build flags): threads
+// start only where this file decides.
+inline void set_thread_count(int count) {
+  threads_detail::thread_count_setting() = std::max(1, count);
+}
+
+// The threads a loop over n rows uses.
+inline int threads_for_rows(Eigen::Index n) { return n < kThreadedRows ? 1 : thread_count(); }
+
+namespace threads_detail {
+
+// Runs work(i) for i in [0, count) on up to `threads` threads; the first
+// exception any of them throws is rethrown here.
+template <class Work>
+void parallel_items(int count, int threads, Work&& work) {
+  if (threads <= 1 || count <= 1) {
+    for (int i = 0; i < count; ++i) work(i);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(std::min(threads, count))
+#endif
+  for (int i = 0; i < count; ++i) {
+    try {
+      work(i);
+    } catch (...) {
+      errors[static_cast<std::size_t>(i)] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace threads_detail
+
+// Calls work(start, length) for the blocks of `block` rows that cover
+// [0, n), the blocks of a round on separate threads, `interrupt` (may be
+// empty) after each round.  work must only write rows of its own block.
+template <class Work>
+void for_row_blocks(Eigen::Index n, Eigen::Index block, Work&& work,
+                    const std::function<void()>& interrupt = nullptr) {
+  const Eigen::Index blocks = (n + block - 1) / block;
+  const int threads = threads_for_rows(n);
+  for (Eigen::Index first = 0; first < blocks; first += threads) {
+    const int round = static_cast<int>(std::min<Eigen::Index>(threads, blocks - first));
+    threads_detail::parallel_items(round, threads, [&](int i) {
+      const Eigen::Index start = (first + i) * block;
+      work(start, std::min(block, n - start));
+    });
+    if (interrupt) interrupt();
+  }
+}
+
+// sum over the blocks of `block` rows covering [0, n) of work(start, length,
+// partial), where work adds its block's term to the m x m matrix `partial`
+// (as it likes: a rank update of the lower triangle, say).  Returns the sum
+// in `total`, which must be m x m; its previous contents are kept and
+// added to.  The blocks go to kSumSlots partial sums as described above, so
+// that the result is the same on any number of threads.
+template <class Work>
+void sum_over_row_blocks(Eigen::Index n, Eigen::Index block, Eigen::MatrixXd& total, Work&& work,
+                         const std::function<void()>& interrupt = nullptr) {
+  const Eigen::Index blocks = (n + block - 1) / block;
+  const int slots = static_cast<int>(std::min<Eigen::Index>(kSumSlots, blocks));
+  std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(std::max(0, slots - 1)),
+                                       Eigen::MatrixXd::Zero(total.rows(), total.cols()));
+  const int threads = std::min(threads_for_rows(n), slots);
+  for (Eigen::Index first = 0; first < blocks; first += slots) {
+    const int round = static_cast<int>(std::min<Eigen::Index>(slots, blocks - first));
+    threads_detail::parallel_items(round, threads, [&](int s) {
+      const Eigen::Index start = (first + s) * block;
+      work(start, std::min(block, n - start),
+           s == 0 ? total : partial[static_cast<std::size_t>(s - 1)]);
+    });
+    if (interrupt) interrupt();
+  }
+  for (const Eigen::MatrixXd& p : partial) total += p;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_THREADS_HPP

@@ -1,0 +1,200 @@
+// The threaded row loops (threads.hpp) and the priors and greedy choice that
+// use them, each against a plain loop:
+//   * for_row_blocks visits every row once, on several threads where the
+//     build has OpenMP and the rows are many, and calls the interrupt on the
+//     calling thread only; an exception in a block reaches the caller;
+//   * sum_over_row_blocks is the plain sum, the same to the last bit on 1,
+//     2 and 3 threads;
+//   * the low-rank prior's posterior at n >= kThreadedRows against
+//     Woodbury's formulas written out row by row, and equal to the last bit
+//     across thread counts; at sites 0 (the shortcut) the prior's marginals;
+//   * the greedy choice of inducing inputs the same on any number of threads.
+#include <atomic>
+#include <cmath>
+#include <gpsvm/ep_priors.hpp>
+#include <gpsvm/fitc.hpp>
+#include <gpsvm/kernels.hpp>
+#include <gpsvm/lowrank.hpp>
+#include <gpsvm/threads.hpp>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "check.hpp"
+#include "reference.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace gpsvm_tests_threads {
+
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+// Restores the thread count a test changed.
+struct ThreadCount {
+  explicit ThreadCount(int count) : old(gpsvm::thread_count()) { gpsvm::set_thread_count(count); }
+  ~ThreadCount() { gpsvm::set_thread_count(old); }
+  int old;
+};
+
+int this_thread() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("for_row_blocks: every row once, threads only on many rows, interrupt on the caller") {
+  const Eigen::Index rows[] = {0, 1, 255, 256, 257, 1000, gpsvm::kThreadedRows - 1,
+                               gpsvm::kThreadedRows + 300};
+  for (int threads : {1, 2, 3}) {
+    ThreadCount set(threads);
+    for (Eigen::Index n : rows) {
+      const std::string note = "n " + std::to_string(n) + ", threads " + std::to_string(threads);
+      std::vector<int> visits(static_cast<std::size_t>(n), 0);
+      std::vector<int> worker(static_cast<std::size_t>(n), -1);
+      const std::thread::id caller = std::this_thread::get_id();
+      bool interrupt_elsewhere = false;
+      int interrupts = 0;
+      gpsvm::for_row_blocks(n, 256, [&](Eigen::Index s, Eigen::Index len) {
+        for (Eigen::Index i = s; i < s + len; ++i) {
+          ++visits[static_cast<std::size_t>(i)];
+          worker[static_cast<std::size_t>(i)] = this_thread();
+        }
+      }, [&] {
+        ++interrupts;
+        if (std::this_thread::get_id() != caller) interrupt_elsewhere = true;
+      });
+      bool once = true, several = false;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        once = once && visits[static_cast<std::size_t>(i)] == 1;
+        several = several || worker[static_cast<std::size_t>(i)] != worker[0];
+      }
+      CHECK_MSG(once, note);
+      CHECK_MSG(!interrupt_elsewhere, note);
+      CHECK_MSG(n == 0 || interrupts >= 1, note);
+      // more than one thread ran exactly when the build, the setting and
+      // the rows allow it
+      const bool expected = gpsvm::threads_available() && threads > 1 &&
+                            n >= gpsvm::kThreadedRows;
+      CHECK_MSG(several == expected, note);
+    }
+  }
+  ThreadCount set(2);
+  CHECK_THROWS(gpsvm::for_row_blocks(gpsvm::kThreadedRows, 256, [](Eigen::Index s, Eigen::Index) {
+                 if (s == 512) throw std::domain_error("block 2");
+               }),
+               std::domain_error);
+}
+
+TEST_CASE("sum_over_row_blocks: the plain sum, the same bits on 1, 2 and 3 threads") {
+  ref::Random rng(31);
+  for (Eigen::Index n : {Eigen::Index(300), gpsvm::kThreadedRows + 777}) {
+    const MatrixXd X = rng.uniform_matrix(n, 6, -1.0, 1.0);
+    MatrixXd plain = MatrixXd::Identity(6, 6);
+    for (Eigen::Index i = 0; i < n; ++i) plain += X.row(i).transpose() * X.row(i);
+    std::vector<MatrixXd> sums;
+    for (int threads : {1, 2, 3}) {
+      ThreadCount set(threads);
+      MatrixXd total = MatrixXd::Identity(6, 6);
+      gpsvm::sum_over_row_blocks(n, 256, total, [&](Eigen::Index s, Eigen::Index len,
+                                                    MatrixXd& partial) {
+        partial.noalias() += X.middleRows(s, len).transpose() * X.middleRows(s, len);
+      });
+      CHECK_NEAR_MSG((total - plain).cwiseAbs().maxCoeff() / plain.cwiseAbs().maxCoeff(), 0.0,
+                     1e-13, "n " + std::to_string(n));
+      sums.push_back(total);
+    }
+    CHECK(sums[0] == sums[1] && sums[0] == sums[2]);
+  }
+}
+
+TEST_CASE("low-rank prior at n >= kThreadedRows: Woodbury row by row, the same bits on any threads") {
+  const Eigen::Index n = gpsvm::kThreadedRows + 1000, m = 7;
+  ref::Random rng(37);
+  const MatrixXd x = rng.uniform_matrix(n, 2, -3.0, 3.0);
+  const MatrixXd z = rng.uniform_matrix(m, 2, -3.0, 3.0);
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(gpsvm::Kernel::rbf(1.2), x, z, 0.05);
+  VectorXd tau(n), nu(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    tau[i] = i % 97 == 0 ? 0.0 : std::exp(3.0 * rng.uniform(-1.0, 1.0));
+    nu[i] = rng.normal();
+  }
+  // Woodbury: t = 1 / (1 + lambda tau), W = tau t, A = I + sum_i W_i g_i g_i',
+  // Sigma_ii = lambda_i t_i + t_i^2 g_i' A^-1 g_i, mu = t (G A^-1 G' (t nu)) + lambda t nu
+  const VectorXd t = (1.0 + b.lambda.array() * tau.array()).inverse().matrix();
+  MatrixXd A = MatrixXd::Identity(m, m);
+  VectorXd h = VectorXd::Zero(m);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    A += tau[i] * t[i] * b.G.row(i).transpose() * b.G.row(i);
+    h += t[i] * nu[i] * b.G.row(i).transpose();
+  }
+  const MatrixXd P = A.inverse();
+  const VectorXd beta = P * h;
+  std::vector<gpsvm::EpPosterior> posts;
+  for (int threads : {1, 2}) {
+    ThreadCount set(threads);
+    gpsvm::LowRankPrior prior(b.G, b.lambda);
+    gpsvm::EpPosterior post;
+    prior.posterior(tau, nu, post);
+    double var_gap = 0.0, mean_gap = 0.0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const VectorXd g = b.G.row(i).transpose();
+      const double var = b.lambda[i] * t[i] + t[i] * t[i] * g.dot(P * g);
+      const double mean = t[i] * g.dot(beta) + b.lambda[i] * t[i] * nu[i];
+      var_gap = std::max(var_gap, std::fabs(post.variance[i] - var) / var);
+      mean_gap = std::max(mean_gap, std::fabs(post.mean[i] - mean) / (1.0 + std::fabs(mean)));
+    }
+    CHECK_NEAR_MSG(var_gap, 0.0, 1e-10, "threads " + std::to_string(threads));
+    CHECK_NEAR_MSG(mean_gap, 0.0, 1e-10, "threads " + std::to_string(threads));
+    posts.push_back(post);
+  }
+  CHECK(posts[0].variance == posts[1].variance && posts[0].mean == posts[1].mean &&
+        posts[0].weights == posts[1].weights && posts[0].chol == posts[1].chol &&
+        posts[0].log_det_half == posts[1].log_det_half);
+  // all sites at 0: the prior's marginals, |g_i|^2 + lambda_i, and nothing else
+  gpsvm::LowRankPrior prior(b.G, b.lambda);
+  gpsvm::EpPosterior at_zero;
+  prior.posterior(VectorXd::Zero(n), VectorXd::Zero(n), at_zero);
+  CHECK_NEAR((at_zero.variance - (b.G.rowwise().squaredNorm() + b.lambda)).cwiseAbs().maxCoeff(),
+             0.0, 1e-14);
+  CHECK(at_zero.mean.isZero(0.0) && at_zero.weights.isZero(0.0) &&
+        at_zero.low_rank_mean.size() == m && at_zero.low_rank_mean.isZero(0.0) &&
+        at_zero.log_det_half == 0.0 && at_zero.chol.isIdentity(0.0));
+}
+
+TEST_CASE("greedy inducing inputs: the same choice and factor on any number of threads") {
+  const Eigen::Index n = 2 * gpsvm::kThreadedRows + 5;
+  ref::Random rng(41);
+  const MatrixXd x = rng.uniform_matrix(n, 3, -2.0, 2.0);
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::rbf(0.8), x);
+  std::vector<MatrixXd> factors;
+  std::vector<std::vector<Eigen::Index>> chosen;
+  for (int threads : {1, 2, 3}) {
+    ThreadCount set(threads);
+    MatrixXd G;
+    std::vector<Eigen::Index> pivots;
+    gpsvm::pivoted_cholesky(ev, 1e-12, 40, G, pivots);
+    factors.push_back(G);
+    chosen.push_back(pivots);
+  }
+  CHECK(chosen[0].size() == 40);
+  CHECK(chosen[0] == chosen[1] && chosen[0] == chosen[2]);
+  CHECK(factors[0] == factors[1] && factors[0] == factors[2]);
+  // and the factor is K's at the pivots: G G' reproduces those columns
+  const MatrixXd K_np =
+      gpsvm::KernelEvaluator(gpsvm::Kernel::rbf(0.8), ev.points(chosen[0])).cross(x);
+  MatrixXd at_pivots(40, 40);
+  for (int j = 0; j < 40; ++j) at_pivots.row(j) = factors[0].row(chosen[0][static_cast<std::size_t>(j)]);
+  CHECK_NEAR((factors[0] * at_pivots.transpose() - K_np).cwiseAbs().maxCoeff(), 0.0, 1e-10);
+}
+
+}  // namespace gpsvm_tests_threads
