@@ -150,7 +150,7 @@ NULL
 #' (inducing-point and low-rank fits of 8192 observations or more); smaller
 #' fits, and everything else in the package, run on one thread whatever the
 #' setting. On a machine with two cores a sweep at 10^5 observations and 500
-#' inducing inputs took about 0.6 times as long on two threads as on one.
+#' inducing inputs took 0.6 to 0.75 times as long on two threads as on one.
 #'
 #' @param threads `NULL` (the default) to ask, or a whole number >= 1 to set.
 #' @return The number of threads in use; when setting, the number before,
