@@ -1,7 +1,8 @@
 # The threads of the core's row loops are set once per session (see
-# ?gpsvm_threads).  parsnip is only suggested: the "gpsvm" engines are registered when parsnip's
-# namespace is there, now if it is loaded already, else by a hook that runs
-# when it is loaded (so loading gpsvm never loads parsnip).
+# ?gpsvm_threads).  parsnip is only suggested: the "gpsvm" engines are
+# registered when parsnip's namespace is there, now if it is loaded already,
+# else by a hook that runs when it is loaded (so loading gpsvm never loads
+# parsnip).
 .onLoad <- function(libname, pkgname) {
   cpp_threads(.default_threads())
   if (isNamespaceLoaded("parsnip")) {

@@ -1,7 +1,8 @@
 // Threads for the row-block loops of the low-rank and inducing-point (FITC)
-// priors, whose every EP sweep is two passes over an n x m factor: the one
-// part of the engine that Eigen does not run on several cores itself (its
-// symmetric rank updates and triangular solves are single-threaded).
+// priors, whose every EP sweep is two passes over an n x m factor, and of
+// the greedy choice of inducing inputs (lowrank.hpp): work that Eigen does
+// not run on several cores itself (its symmetric rank updates, triangular
+// solves and matrix-vector products are single-threaded).
 //
 // Through OpenMP where the compiler has it (R's SHLIB_OPENMP_CXXFLAGS); the
 // same code runs on one thread without it.  The number of threads is one
@@ -30,10 +31,6 @@
 #include <exception>
 #include <functional>
 #include <vector>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace gpsvm {
 
