@@ -50,7 +50,9 @@ test_that("inducing-point fits on 8400 rows are the same to the last bit on one 
     one <- fits[[1]][[model]]
     two <- fits[[2]][[model]]
     expect_true(one$convergence$converged, label = model)
-    for (part in c("alpha", "fitted.values", "site_precision", "site_nu", "chol")) {
+    for (part in c("inducing_weights", "fitted.values", "site_precision", "site_nu", "chol",
+                   "log_evidence")) {
+      expect_false(is.null(one[[part]]), label = paste(model, part, "is there"))
       expect_identical(one[[part]], two[[part]], label = paste(model, part))
     }
     expect_identical(logLik(one), logLik(two), label = model)
