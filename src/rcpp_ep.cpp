@@ -125,10 +125,10 @@ namespace {
 void single_thread_after_fork() { gpsvm::set_thread_count(1); }
 }  // namespace
 
-// Sets the threads of the core's row-block loops and of Eigen's products
-// (threads.hpp) when `count` is not NULL, once per process registering the
-// fork rule above; returns the number in use (1 in a build without OpenMP,
-// or in a forked child).
+// Sets the threads of the core's row-block loops (threads.hpp; Eigen's own
+// products stay on one thread) when `count` is not NULL, once per process
+// registering the fork rule above; returns the number in use (1 in a build
+// without OpenMP, or in a forked child).
 // [[Rcpp::export(rng = false)]]
 int cpp_threads(SEXP count) {
   if (!Rf_isNull(count)) {
