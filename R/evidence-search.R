@@ -56,21 +56,50 @@
 # optimize = NULL in gpc() and mfsvr(): up to this many observations (on
 # the FITC prior beyond 2000, where the kernel matrix has no low rank; a
 # search costs a few fits) the evidence chooses by default what the call
-# leaves open.  Beyond, the fit says once what it did instead
-# (.skipped_search()), and print() says it too.
+# leaves open.  Beyond, the fit says once what it did instead, and print()
+# says it too: gpc() searches the evidence of .search_subset_n of its rows
+# (.search_rows()); mfsvr() keeps C = 5 (.skipped_search()).
 .default_search_max_n <- 10000L
+.search_subset_n <- 2000L
+
+# About `size` rows of n, evenly spaced from the first to the last (all n
+# when n <= size): a subset that needs no random numbers and follows any
+# order the rows have (sorted by class, by time).
+.evenly_spaced_rows <- function(n, size) {
+  if (n <= size) seq_len(n) else unique(round(seq(1, n, length.out = size)))
+}
+
+# The rows a default search on n observations sees: NULL (all of them) up
+# to .default_search_max_n, else .search_subset_n evenly spaced ones.
+.search_rows <- function(n) {
+  if (n > .default_search_max_n) .evenly_spaced_rows(n, .search_subset_n)
+}
+
+# `optimize = ...` naming the parameters `which`, as the notes below quote it.
+.optimize_words <- function(which) {
+  quoted <- paste0("\"", which, "\"", collapse = ", ")
+  paste("optimize =", if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
+}
 
 # The note of a fit whose default search over the parameters `which` was
 # not run for its size, saying what the fit used instead: given as a
 # message and kept in fit$skipped_search for print().
 .skipped_search <- function(what, n, which, instead) {
-  quoted <- paste0("\"", which, "\"", collapse = ", ")
   note <- sprintf(paste("%s with %d observations (more than %d) the evidence search is not run",
-                        "by default: %s; optimize = %s runs it"),
-                  what, n, .default_search_max_n, instead,
-                  if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
+                        "by default: %s; %s runs it"),
+                  what, n, .default_search_max_n, instead, .optimize_words(which))
   message(note)
   note
+}
+
+# The message of a fit whose default search over `which` saw `rows` of its
+# n observations (.search_rows()); print() says it in the search's line.
+.subset_search_message <- function(what, n, which, rows) {
+  message(sprintf(paste("%s with %d observations (more than %d) the default evidence search",
+                        "chooses %s from %d evenly spaced rows, and the fit on all rows uses",
+                        "the values found; %s searches on all rows"),
+                  what, n, .default_search_max_n, .parameter_words(which),
+                  length(rows), .optimize_words(which)))
 }
 
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or
@@ -507,7 +536,8 @@
 .search_lines <- function(searches) {
   fitc <- function(record) {
     m <- record$search_inducing
-    if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m)
+    c(if (!is.null(record$search_rows)) sprintf("on %d evenly spaced rows", record$search_rows),
+      if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m))
   }
   lead <- .searched_names(searches[[1L]])
   converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
@@ -528,8 +558,10 @@
 }
 
 # What a search chose, in words: "sigma and noise".
-.searched_names <- function(record) {
-  what <- names(record$estimate)
+.searched_names <- function(record) .parameter_words(names(record$estimate))
+
+# Parameter names in words: "sigma and noise".
+.parameter_words <- function(what) {
   per_input <- grepl("^sigma\\[", what)
   if (any(per_input)) {  # a width per input, in one phrase
     what <- c(what[!per_input], sprintf("a width per input (%d)", sum(per_input)))

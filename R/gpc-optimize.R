@@ -15,11 +15,19 @@
 # hyperparameters in `optimize` chosen by the evidence: TRUE means the width
 # of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
 # "kappa").
+#
+# `rows` (the default search beyond .default_search_max_n observations)
+# confines the search to the evidence of those rows; the fit then runs on
+# every row at the values found (.gpc_search_on_rows()).
 .gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
-                          inducing = NULL, settings) {
+                          inducing = NULL, settings, rows = NULL) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
   if (length(which) == 0L) {
     return(.gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inducing))
+  }
+  if (!is.null(rows)) {
+    return(.gpc_search_on_rows(x, y, kernel, noise, kappa, method, control, which, inducing,
+                               settings, rows))
   }
   if (method != "tap") {
     .stop("'optimize' needs method = \"tap\": the naive mean field has no evidence to maximise")
@@ -94,6 +102,36 @@
                   sites = outcome$best$fit[c("site_precision", "site_nu")])
   if (approximate) outcome$record$search_inducing <- nrow(search_inducing)
   .finish_search(fit, outcome, spec, "gpc():")
+}
+
+# The search on the evidence of `rows` alone (its own inducing inputs
+# among them), then the fit on every row at the values found: on the
+# inducing inputs given, else on those .automatic_inducing() picks at the
+# width found, as after a search on all rows.  The record says how many rows
+# the search saw.  Beyond 10^4 rows a search on all of them costs several
+# fits, while the fixed noise = 0.1 it replaces made EP itself slow where
+# the data favour a larger one (x uniform on [-5, 5]^2, labels the sign of
+# a noisy sinc's median split, width 1, 500 inducing inputs; held-out log
+# loss on 20000 new rows): on 20000 rows, noise 0.1 took 54 sweeps and
+# 39.7 s (log loss 0.3584); a search on 2000 evenly spaced rows chose 0.68
+# in 5.3 s, and the fit at it took 24 sweeps and 16.2 s (0.3575); a search
+# on 5000 rows chose 0.87 in 17.3 s, for the same log loss (0.3574).
+.gpc_search_on_rows <- function(x, y, kernel, noise, kappa, method, control, which, inducing,
+                                settings, rows) {
+  searched <- .gpc_optimize(x[rows, , drop = FALSE], y[rows], kernel, noise, kappa, method,
+                            control, which, NULL, settings)
+  found <- searched$optimization$estimate
+  point <- if (any(grepl("^sigma\\[", names(found)))) {
+    .per_input_point(as.list(found), .resolve_kernel(kernel, x), x = x, inducing = inducing)
+  } else {
+    list(kernel = searched$kernel, x = x, inducing = inducing)
+  }
+  z <- point$inducing %||% .automatic_inducing(point$x, point$kernel, control$rank_tol)
+  fit <- .gpc_fit(point$x, y, point$kernel, searched$noise, searched$kappa, method, control,
+                  inducing = z)
+  fit$optimization <- searched$optimization
+  fit$optimization$search_rows <- length(rows)
+  fit
 }
 
 # The search on the full prior evaluates the evidence at O(n^3) a sweep;

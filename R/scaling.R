@@ -130,7 +130,7 @@
 # middle of sigest()'s three estimates, sigma = sqrt(q_0.5 / 2) (the median
 # heuristic), where gpc()'s evidence search starts (.gpc_search_spec()).
 .data_driven_width <- function(x, quantiles = c(0.1, 0.9)) {
-  rows <- if (nrow(x) > 1000L) unique(round(seq(1, nrow(x), length.out = 1000L))) else seq_len(nrow(x))
+  rows <- .evenly_spaced_rows(nrow(x), 1000L)
   d2 <- as.vector(stats::dist(x[rows, , drop = FALSE]))^2
   d2 <- d2[d2 > 0]
   if (length(d2) == 0L) return(1)  # one distinct input: any width fits it

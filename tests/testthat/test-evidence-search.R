@@ -315,25 +315,52 @@ test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
   expect_silent(mfsvr(x, y, C = 5))
 })
 
-test_that("gpc()'s default search stops at 10000 observations, and says what it did instead", {
+test_that("gpc()'s default search beyond 10000 observations sees 2000 evenly spaced rows", {
   skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
   set.seed(23)
-  x <- runif(10001, -3, 3)
-  y <- factor(ifelse(sin(x) + rnorm(10001, sd = 0.5) > 0, "b", "a"))
+  n <- 10001
+  x <- cbind(u = runif(n, -3, 3), v = rnorm(n))
+  y <- factor(ifelse(sin(x[, "u"]) + rnorm(n, sd = 0.5) > 0, "b", "a"))
   expect_message(big <- gpc(x, y), paste0(
-    "gpc\\(\\): with 10001 observations \\(more than 10000\\) the evidence search is not run by ",
-    "default: the width from the data \\(see \\?kernels\\) and noise = 0.1; ",
-    "optimize = c\\(\"sigma\", \"noise\"\\) runs it"))
-  expect_null(big$optimization)
-  expect_identical(big$noise, 0.1)
-  expect_identical(big$kernel$sigma_rule, "data")
-  expect_output(print(big), "the evidence search is not run by default")
-  # only what the call left open is named; nothing left open, no message
-  expect_message(gpc(x, y, noise = 0.2),
-                 "default: the width from the data \\(see \\?kernels\\); optimize = \"sigma\" runs it")
-  expect_message(gpc(x, y, rbf_kernel(1)), "default: noise = 0.1; optimize = \"noise\" runs it")
+    "gpc\\(\\): with 10001 observations \\(more than 10000\\) the default evidence search ",
+    "chooses sigma and noise from 2000 evenly spaced rows, and the fit on all rows uses the ",
+    "values found; optimize = c\\(\"sigma\", \"noise\"\\) searches on all rows"))
+  expect_identical(big$optimization$search_rows, 2000L)
+  expect_output(print(big), "by evidence maximisation \\(on 2000 evenly spaced rows; ")
+  # the search is the default one on those rows (the first, the last and
+  # every fifth row or so between them) of the inputs scaled as the whole
+  # data, the fit the model at its values on every row
+  rows <- round(seq(1, n, length.out = 2000))
+  xs <- sweep(sweep(x, 2, colMeans(x)), 2, apply(x, 2, sd), "/")
+  on_rows <- gpc(xs[rows, ], y[rows], scale = FALSE)
+  # (to the rounding of the two scalings of the inputs)
+  expect_equal(big$optimization$estimate, on_rows$optimization$estimate, tolerance = 1e-6)
+  expect_equal(big$kernel$sigma, on_rows$kernel$sigma, tolerance = 1e-6)
+  expect_equal(big$noise, on_rows$noise, tolerance = 1e-6)
+  at_values <- gpc(x, y, rbf_kernel(big$kernel$sigma), noise = big$noise, optimize = FALSE)
+  expect_equal(big$alpha, at_values$alpha, tolerance = 1e-12)
+  expect_equal(predict(big, x[1:50, ], type = "prob"), predict(at_values, x[1:50, ], type = "prob"),
+               tolerance = 1e-12)
+  # a width per input: the widths found on the rows (from the start the
+  # whole data gives), the fit on every row at them
+  expect_message(wide <- gpc(x, y, rbf_kernel(per_input = TRUE)), "chooses sigma and noise from")
+  expect_named(wide$optimization$estimate, c("noise", "sigma[u]", "sigma[v]"))
+  start <- rbf_kernel(gpsvm:::.data_driven_width(xs), per_input = TRUE)
+  on_rows <- gpc(xs[rows, ], y[rows], start, scale = FALSE, optimize = c("sigma", "noise"))
+  expect_equal(wide$optimization$estimate, on_rows$optimization$estimate, tolerance = 1e-6)
+  at_values <- gpc(x, y, rbf_kernel(wide$kernel$input_widths, per_input = TRUE),
+                   noise = wide$noise, optimize = FALSE)
+  expect_equal(predict(wide, x[1:50, ], type = "prob"),
+               predict(at_values, x[1:50, ], type = "prob"), tolerance = 1e-8)
+  # only what the call left open is searched and named; nothing left open,
+  # no message
+  expect_message(noise_given <- gpc(x, y, noise = 0.2), "chooses sigma from 2000")
+  expect_identical(noise_given$noise, 0.2)
+  expect_message(gpc(x, y, rbf_kernel(1)), "chooses noise from 2000 .*optimize = \"noise\"")
   expect_silent(gpc(x, y, rbf_kernel(1), noise = 0.1))
-  expect_silent(gpc(x, y, optimize = FALSE))
+  expect_silent(fixed <- gpc(x, y, optimize = FALSE))
+  expect_null(fixed$optimization)
+  expect_identical(fixed$noise, 0.1)
 })
 
 test_that("on noise-free data the default search takes a large C without a warning", {
