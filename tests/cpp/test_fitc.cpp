@@ -141,6 +141,10 @@ TEST_CASE("FITC: predictions are the FITC conditional, by dense inverses") {
   const gpsvm::EpPrediction at_x = gpsvm::fitc_predict(view, d.x, true);
   CHECK_NEAR(gap(at_x.mean, s.fitted), 0.0, 1e-10);
   CHECK_NEAR(gap(at_x.variance, s.fitted_variance), 0.0, 1e-10);
+  // the summary reads the posterior's q_i: a result without them is refused
+  gpsvm::EpResult without_q = r;
+  without_q.low_rank_variance.resize(0);
+  CHECK_THROWS(gpsvm::inducing_summary(b, without_q), std::logic_error);
   // a damaged fit is an error
   const VectorXd short_w = s.weights.head(2);
   const gpsvm::InducingFitView bad{kernel, b.inducing, short_w, b.chol, r.chol};

@@ -145,27 +145,33 @@ TEST_CASE("low-rank prior at n >= kThreadedRows: Woodbury row by row, the same b
     gpsvm::LowRankPrior prior(b.G, b.lambda);
     gpsvm::EpPosterior post;
     prior.posterior(tau, nu, post);
-    double var_gap = 0.0, mean_gap = 0.0;
+    double var_gap = 0.0, mean_gap = 0.0, q_gap = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
       const VectorXd g = b.G.row(i).transpose();
-      const double var = b.lambda[i] * t[i] + t[i] * t[i] * g.dot(P * g);
+      const double q = g.dot(P * g);  // kept in low_rank_variance
+      const double var = b.lambda[i] * t[i] + t[i] * t[i] * q;
       const double mean = t[i] * g.dot(beta) + b.lambda[i] * t[i] * nu[i];
       var_gap = std::max(var_gap, std::fabs(post.variance[i] - var) / var);
       mean_gap = std::max(mean_gap, std::fabs(post.mean[i] - mean) / (1.0 + std::fabs(mean)));
+      q_gap = std::max(q_gap, std::fabs(post.low_rank_variance[i] - q) / q);
     }
     CHECK_NEAR_MSG(var_gap, 0.0, 1e-10, "threads " + std::to_string(threads));
     CHECK_NEAR_MSG(mean_gap, 0.0, 1e-10, "threads " + std::to_string(threads));
+    CHECK_NEAR_MSG(q_gap, 0.0, 1e-10, "threads " + std::to_string(threads));
     posts.push_back(post);
   }
   CHECK(posts[0].variance == posts[1].variance && posts[0].mean == posts[1].mean &&
         posts[0].weights == posts[1].weights && posts[0].chol == posts[1].chol &&
-        posts[0].log_det_half == posts[1].log_det_half);
+        posts[0].log_det_half == posts[1].log_det_half &&
+        posts[0].low_rank_variance == posts[1].low_rank_variance);
   // all sites at 0: the prior's marginals, |g_i|^2 + lambda_i, and nothing else
   gpsvm::LowRankPrior prior(b.G, b.lambda);
   gpsvm::EpPosterior at_zero;
   prior.posterior(VectorXd::Zero(n), VectorXd::Zero(n), at_zero);
   CHECK_NEAR((at_zero.variance - (b.G.rowwise().squaredNorm() + b.lambda)).cwiseAbs().maxCoeff(),
              0.0, 1e-14);
+  CHECK_NEAR((at_zero.low_rank_variance - b.G.rowwise().squaredNorm()).cwiseAbs().maxCoeff(), 0.0,
+             1e-14);
   CHECK(at_zero.mean.isZero(0.0) && at_zero.weights.isZero(0.0) &&
         at_zero.low_rank_mean.size() == m && at_zero.low_rank_mean.isZero(0.0) &&
         at_zero.log_det_half == 0.0 && at_zero.chol.isIdentity(0.0));

@@ -140,6 +140,11 @@ struct EpPosterior {
   // the whitened inducing values u, beta = A^-1 G' (t nu) (ep_priors.hpp);
   // empty otherwise.  chol is then A's factor, m x m.
   Eigen::VectorXd low_rank_mean;
+  // FITC prior: q_i = |L_A^-1 g_i|^2 for every row, the part of the
+  // posterior variance the inducing inputs carry, Sigma_ii = d_i + t_i^2 q_i
+  // (ep_priors.hpp); the predictive variances at the training inputs need it
+  // again (inducing_summary(), fitc.hpp).  Empty otherwise.
+  Eigen::VectorXd low_rank_variance;
   double log_det_half = 0.0; // 1/2 log det B (= 1/2 log det A)
 };
 

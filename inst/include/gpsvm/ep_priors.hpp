@@ -322,12 +322,16 @@ class LowRankPrior {
     r.mean = t.cwiseProduct(g_beta);
     r.weights = tnu - W.cwiseProduct(g_beta);
     r.variance.resize(n);
-    // Sigma_ii = d_i + t_i^2 |L_A^-1 g_i|^2, a block of rows at a time
+    const bool fitc = lambda_.size() > 0;
+    r.low_rank_variance.resize(fitc ? n : 0);
+    // Sigma_ii = d_i + t_i^2 q_i, q_i = |L_A^-1 g_i|^2, a block of rows at a
+    // time (FITC keeps q)
     for_row_blocks(n, kRowBlock, [&](Eigen::Index s, Eigen::Index len) {
       Eigen::MatrixXd v = G_.middleRows(s, len).transpose();
       L.solveInPlace(v);
-      r.variance.segment(s, len) =
-          v.colwise().squaredNorm().transpose().cwiseProduct(t.segment(s, len).cwiseAbs2());
+      const Eigen::VectorXd q = v.colwise().squaredNorm().transpose();
+      if (fitc) r.low_rank_variance.segment(s, len) = q;
+      r.variance.segment(s, len) = q.cwiseProduct(t.segment(s, len).cwiseAbs2());
     }, interrupt);
     r.log_det_half = r.chol.diagonal().array().log().sum();
     if (lambda_.size() > 0) {
@@ -400,10 +404,12 @@ class LowRankPrior {
     });
     r.log_det_half = 0.0;
     if (lambda_.size() > 0) {
+      r.low_rank_variance = r.variance;
       r.variance += lambda_;
       r.low_rank_mean = Eigen::VectorXd::Zero(G_.cols());
     } else {
       r.low_rank_mean.resize(0);
+      r.low_rank_variance.resize(0);
     }
   }
 

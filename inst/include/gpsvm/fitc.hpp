@@ -117,21 +117,16 @@ struct InducingSummary {
   Eigen::VectorXd fitted_variance;  // predictive latent variances there
 };
 
-inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r,
-                                        const std::function<void()>& interrupt = nullptr) {
+inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r) {
+  if (r.low_rank_variance.size() != b.G.rows())
+    throw std::logic_error("inducing_summary() needs the FITC posterior's q_i");
   InducingSummary out;
   out.weights = b.chol.triangularView<Eigen::Lower>().transpose().solve(r.low_rank_mean);
   out.fitted = b.G * r.low_rank_mean;
-  const Eigen::Index n = b.G.rows();
-  out.fitted_variance.resize(n);
-  const auto LA = r.chol.triangularView<Eigen::Lower>();
-  for_row_blocks(n, kInducingRowBlock, [&](Eigen::Index s, Eigen::Index len) {
-    Eigen::MatrixXd v = b.G.middleRows(s, len).transpose();
-    LA.solveInPlace(v);
-    out.fitted_variance.segment(s, len) =
-        (b.lambda.segment(s, len).array() - b.extra_diagonal).max(0.0).matrix() +
-        v.colwise().squaredNorm().transpose();
-  }, interrupt);
+  // the latent variance: K_fitc's diagonal without the extra diagonal, less
+  // what the sites explain (the posterior's q_i, ep_engine.hpp)
+  out.fitted_variance =
+      (b.lambda.array() - b.extra_diagonal).max(0.0).matrix() + r.low_rank_variance;
   return out;
 }
 
@@ -150,11 +145,12 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& 
 // so M~ = w w' + (W G) P (W G)' - diag(e), e_i = w_i^2 + W_i^2 q_i >= 0 with
 // q_i = g_i' P g_i = |L_A^-1 g_i|^2.
 //   Every product with B is moved to the m x m side: a pass over blocks of
-// rows forms q, G'w, G' W G and G' diag(e) G, and B's factor L^-T is applied
-// to those; a second pass forms B M~ = L^-T Y block by block,
+// rows forms G'w, G' W G and G' diag(e) G (q is the posterior's,
+// EpPosterior::low_rank_variance), and B's factor L^-T is applied to those;
+// a second pass forms B M~ = L^-T Y block by block,
 // Y = -G' diag(e) + (G'w) w' + L' (B W G) P (W G)'.  In units of n m^2
-// multiply-adds (an EP sweep costs about two): q 1/2, the two Gram matrices
-// 1/2 each (symmetric rank updates; 1 for G' W G when some W_i < 0), Y 1 and
+// multiply-adds (an EP sweep costs about two): the two Gram matrices 1/2
+// each (symmetric rank updates; 1 for G' W G when some W_i < 0), Y 1 and
 // L^-T Y 1/2.  Memory O(m^2 + block m) beyond the basis.  The kernel
 // derivatives: log_width_contraction() (kernels.hpp), a block of rows at a
 // time.
@@ -183,6 +179,8 @@ inline InducingKernelGradient inducing_kernel_gradient(
     const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b, const EpResult& r,
     const std::function<void()>& interrupt = nullptr) {
   const Eigen::Index n = b.G.rows(), m = b.G.cols();
+  if (r.low_rank_variance.size() != n)
+    throw std::logic_error("inducing_kernel_gradient() needs the FITC posterior's q_i");
   const Eigen::VectorXd& tau = r.site_precision;
   const Eigen::VectorXd& w = r.weights;
   const Eigen::VectorXd W =
@@ -197,9 +195,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const auto Gb = b.G.middleRows(s, len);
-    Eigen::MatrixXd V = Gb.transpose();
-    LA.solveInPlace(V);
-    const Eigen::ArrayXd q = V.colwise().squaredNorm().transpose().array();
+    const Eigen::ArrayXd q = r.low_rank_variance.segment(s, len).array();
     const Eigen::ArrayXd Wb = W.segment(s, len).array();
     e.segment(s, len) = w.segment(s, len).array().square() + Wb.square() * q;
     trace_r += (Wb - Wb.square() * q).sum();

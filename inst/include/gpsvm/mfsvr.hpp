@@ -286,7 +286,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     basis.reset(new InducingBasis(inducing_basis(kernel, x, control.inducing, 0.0, interrupt)));
     fit.ep = ep_fit_inducing(*basis, t, lik, control.ep, interrupt, adjust);
     fit.inducing_chol = basis->chol;
-    fit.inducing = inducing_summary(*basis, fit.ep, interrupt);
+    fit.inducing = inducing_summary(*basis, fit.ep);
   } else {
     mfsvr_detail::fit_sites(KernelEvaluator(kernel, x), t, lik, control, interrupt, adjust, fit);
   }

@@ -73,7 +73,7 @@ inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const Co
   TapInducingFit out;
   out.ep = ep_fit_inducing(basis, VectorXd(y), lik, control, interrupt);
   out.inducing_chol = basis.chol;
-  out.inducing = inducing_summary(basis, out.ep, interrupt);
+  out.inducing = inducing_summary(basis, out.ep);
   if (gradient) {
     const InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, out.ep, interrupt);
     out.gradient.hyper << g.log_width, noise * g.diagonal, flip_kappa_gradient(y, out.ep, kappa);
