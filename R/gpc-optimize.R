@@ -17,17 +17,22 @@
 # "kappa").
 #
 # `rows` (the default search beyond .default_search_max_n observations)
-# confines the search to the evidence of those rows; the fit then runs on
-# every row at the values found (.gpc_search_on_rows()).
+# confines the search to the evidence of those rows (on inducing inputs
+# among them); the fit then runs on every row at the values found,
+# warm-started from the best point's sites on those rows.  Beyond 10^4 rows
+# a search on all of them costs several fits, while the fixed noise = 0.1 it
+# replaces made EP itself slow where the data favour a larger one (x
+# uniform on [-5, 5]^2, labels the sign of a noisy sinc's median split,
+# width 1, 500 inducing inputs; held-out log loss on 20000 new rows): on
+# 20000 rows, noise 0.1 took 54 sweeps and 39.7 s (log loss 0.3584); a
+# search on 2000 evenly spaced rows chose 0.68, and the fit at it took 25
+# sweeps from the prior (0.3575), 18 from the search's sites on their rows
+# (a search on 5000 rows chose 0.87, for the same log loss).
 .gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
                           inducing = NULL, settings, rows = NULL) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
   if (length(which) == 0L) {
     return(.gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inducing))
-  }
-  if (!is.null(rows)) {
-    return(.gpc_search_on_rows(x, y, kernel, noise, kappa, method, control, which, inducing,
-                               settings, rows))
   }
   if (method != "tap") {
     .stop("'optimize' needs method = \"tap\": the naive mean field has no evidence to maximise")
@@ -40,18 +45,22 @@
   }
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
-  spec <- .gpc_search_spec(x, kernel, noise, kappa, which)
-  search_inducing <- inducing %||% .gpc_search_inducing(x, kernel, control$search_inducing)
-  # the inputs, the inducing inputs of the search and of the fit, and the
-  # kernel at a point (with a width per input all but the last move with it)
-  at <- function(par) {
+  search_x <- if (is.null(rows)) x else x[rows, , drop = FALSE]
+  search_y <- if (is.null(rows)) y else y[rows]
+  spec <- .gpc_search_spec(search_x, kernel, noise, kappa, which)
+  search_inducing <- (if (is.null(rows)) inducing) %||%
+    .gpc_search_inducing(search_x, kernel, control$search_inducing)
+  # the inputs (`points`: the search's, or every row for the fit), the
+  # inducing inputs of the search and of the fit, and the kernel at a point
+  # (with a width per input all but the last move with it)
+  at <- function(par, points = search_x) {
     h <- as.list(spec$natural(par))
     out <- list(kernel = if (!is.null(h[["sigma"]])) .with_width(kernel, h[["sigma"]]) else kernel,
-                noise = h[["noise"]] %||% noise, kappa = h[["kappa"]] %||% kappa, x = x,
+                noise = h[["noise"]] %||% noise, kappa = h[["kappa"]] %||% kappa, x = points,
                 search_inducing = search_inducing, inducing = inducing)
     if (per_input) {
       out[c("kernel", "x", "search_inducing", "inducing")] <-
-        .per_input_point(h, kernel, x, search_inducing, inducing)
+        .per_input_point(h, kernel, points, search_inducing, inducing)
     }
     out
   }
@@ -64,7 +73,7 @@
                   inducing = h$search_inducing %||%
                     .search_low_rank(h$x, h$kernel, control$rank_tol))
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
-    tryCatch(cpp_gpc_tap_fit(model, h$x, y, ctl, state, gradient), error = function(e) e)
+    tryCatch(cpp_gpc_tap_fit(model, h$x, search_y, ctl, state, gradient), error = function(e) e)
   }
   # entries of the core's gradient the search has (a width per input has its
   # own, after them, as in the search's parameters)
@@ -89,49 +98,28 @@
     .search_point(res, res$log_evidence, gradient, res$convergence$converged,
                   res$convergence$iterations, "EP")
   }
-  outcome <- .gradient_search(spec, evaluate, n = length(y), tol = settings$tol,
+  outcome <- .gradient_search(spec, evaluate, n = length(search_y), tol = settings$tol,
                               max_iter = settings$max_iter)
-  h <- at(outcome$best$par %||% spec$start)
+  h <- at(outcome$best$par %||% spec$start, x)
   approximate <- is.null(inducing) && !is.null(search_inducing)
   # after a search on inducing inputs, the model optimize = FALSE fits (the
   # full prior, on the kernel matrix's pivots when they represent it)
   if (approximate) h$inducing <- .automatic_inducing(h$x, h$kernel, control$rank_tol)
   # warm-started from the best point's EP sites (the same fixed point, in
-  # fewer sweeps: 900 spiral points at noise 5e-4, 51 sweeps from the prior)
-  fit <- .gpc_fit(h$x, y, h$kernel, h$noise, h$kappa, method, control, inducing = h$inducing,
-                  sites = outcome$best$fit[c("site_precision", "site_nu")])
-  if (approximate) outcome$record$search_inducing <- nrow(search_inducing)
-  .finish_search(fit, outcome, spec, "gpc():")
-}
-
-# The search on the evidence of `rows` alone (its own inducing inputs
-# among them), then the fit on every row at the values found: on the
-# inducing inputs given, else on those .automatic_inducing() picks at the
-# width found, as after a search on all rows.  The record says how many rows
-# the search saw.  Beyond 10^4 rows a search on all of them costs several
-# fits, while the fixed noise = 0.1 it replaces made EP itself slow where
-# the data favour a larger one (x uniform on [-5, 5]^2, labels the sign of
-# a noisy sinc's median split, width 1, 500 inducing inputs; held-out log
-# loss on 20000 new rows): on 20000 rows, noise 0.1 took 54 sweeps and
-# 39.7 s (log loss 0.3584); a search on 2000 evenly spaced rows chose 0.68
-# in 5.3 s, and the fit at it took 24 sweeps and 16.2 s (0.3575); a search
-# on 5000 rows chose 0.87 in 17.3 s, for the same log loss (0.3574).
-.gpc_search_on_rows <- function(x, y, kernel, noise, kappa, method, control, which, inducing,
-                                settings, rows) {
-  searched <- .gpc_optimize(x[rows, , drop = FALSE], y[rows], kernel, noise, kappa, method,
-                            control, which, NULL, settings)
-  found <- searched$optimization$estimate
-  point <- if (any(grepl("^sigma\\[", names(found)))) {
-    .per_input_point(as.list(found), .resolve_kernel(kernel, x), x = x, inducing = inducing)
-  } else {
-    list(kernel = searched$kernel, x = x, inducing = inducing)
+  # fewer sweeps: 900 spiral points at noise 5e-4, 51 sweeps from the prior;
+  # after a search on some rows, their sites and 0 elsewhere)
+  sites <- outcome$best$fit[c("site_precision", "site_nu")]
+  if (!is.null(rows) && !is.null(outcome$best$fit)) {
+    sites <- lapply(sites, function(s) replace(numeric(length(y)), rows, s))
   }
-  z <- point$inducing %||% .automatic_inducing(point$x, point$kernel, control$rank_tol)
-  fit <- .gpc_fit(point$x, y, point$kernel, searched$noise, searched$kappa, method, control,
-                  inducing = z)
-  fit$optimization <- searched$optimization
-  fit$optimization$search_rows <- length(rows)
-  fit
+  fit <- .gpc_fit(h$x, y, h$kernel, h$noise, h$kappa, method, control, inducing = h$inducing,
+                  sites = sites)
+  # (the search's own inducing inputs, where they are not the fit's)
+  if (!is.null(search_inducing) && !identical(search_inducing, inducing)) {
+    outcome$record$search_inducing <- nrow(search_inducing)
+  }
+  if (!is.null(rows)) outcome$record$search_rows <- length(rows)
+  .finish_search(fit, outcome, spec, "gpc():")
 }
 
 # The search on the full prior evaluates the evidence at O(n^3) a sweep;
