@@ -317,52 +317,69 @@ test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
 
 test_that("gpc()'s default search beyond 10000 observations sees 2000 evenly spaced rows", {
   skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
+  # one input: the kernel matrix has a low rank, and the fits are quick
   set.seed(23)
   n <- 10001
-  x <- cbind(u = runif(n, -3, 3), v = rnorm(n))
-  y <- factor(ifelse(sin(x[, "u"]) + rnorm(n, sd = 0.5) > 0, "b", "a"))
+  x <- runif(n, -3, 3)
+  y <- factor(ifelse(sin(x) + rnorm(n, sd = 0.5) > 0, "b", "a"))
   expect_message(big <- gpc(x, y), paste0(
     "gpc\\(\\): with 10001 observations \\(more than 10000\\) the default evidence search ",
     "chooses sigma and noise from 2000 evenly spaced rows, and the fit on all rows uses the ",
     "values found; optimize = c\\(\"sigma\", \"noise\"\\) searches on all rows"))
+  expect_named(big$optimization$estimate, c("sigma", "noise"))
   expect_identical(big$optimization$search_rows, 2000L)
   expect_output(print(big), "by evidence maximisation \\(on 2000 evenly spaced rows; ")
-  # the search is the default one on those rows (the first, the last and
-  # every fifth row or so between them) of the inputs scaled as the whole
-  # data, the fit the model at its values on every row
-  rows <- round(seq(1, n, length.out = 2000))
-  xs <- sweep(sweep(x, 2, colMeans(x)), 2, apply(x, 2, sd), "/")
-  on_rows <- gpc(xs[rows, ], y[rows], scale = FALSE)
-  # (to the rounding of the two scalings of the inputs)
-  expect_equal(big$optimization$estimate, on_rows$optimization$estimate, tolerance = 1e-6)
-  expect_equal(big$kernel$sigma, on_rows$kernel$sigma, tolerance = 1e-6)
-  expect_equal(big$noise, on_rows$noise, tolerance = 1e-6)
-  # (EP from the search's sites on its rows, and from the prior: the same
-  # fixed point, to the sweeps' tolerance 1e-6)
+  # the fit is the model at the values found, on every row (EP from the
+  # search's sites on its rows, and from the prior: the same fixed point, to
+  # the sweeps' tolerance 1e-6)
   at_values <- gpc(x, y, rbf_kernel(big$kernel$sigma), noise = big$noise, optimize = FALSE)
-  expect_equal(big$alpha, at_values$alpha, tolerance = 1e-7)
-  expect_equal(predict(big, x[1:50, ], type = "prob"), predict(at_values, x[1:50, ], type = "prob"),
+  expect_equal(predict(big, x[1:50], type = "prob"), predict(at_values, x[1:50], type = "prob"),
                tolerance = 1e-7)
-  # a width per input: the widths found on the rows (from the start the
-  # whole data gives), the fit on every row at them
-  expect_message(wide <- gpc(x, y, rbf_kernel(per_input = TRUE)), "chooses sigma and noise from")
-  expect_named(wide$optimization$estimate, c("noise", "sigma[u]", "sigma[v]"))
-  start <- rbf_kernel(gpsvm:::.data_driven_width(xs), per_input = TRUE)
-  on_rows <- gpc(xs[rows, ], y[rows], start, scale = FALSE, optimize = c("sigma", "noise"))
-  expect_equal(wide$optimization$estimate, on_rows$optimization$estimate, tolerance = 1e-6)
-  at_values <- gpc(x, y, rbf_kernel(wide$kernel$input_widths, per_input = TRUE),
-                   noise = wide$noise, optimize = FALSE)
-  expect_equal(predict(wide, x[1:50, ], type = "prob"),
-               predict(at_values, x[1:50, ], type = "prob"), tolerance = 1e-8)
   # only what the call left open is searched and named; nothing left open,
   # no message
-  expect_message(noise_given <- gpc(x, y, noise = 0.2), "chooses sigma from 2000")
-  expect_identical(noise_given$noise, 0.2)
   expect_message(gpc(x, y, rbf_kernel(1)), "chooses noise from 2000 .*optimize = \"noise\"")
   expect_silent(gpc(x, y, rbf_kernel(1), noise = 0.1))
   expect_silent(fixed <- gpc(x, y, optimize = FALSE))
   expect_null(fixed$optimization)
   expect_identical(fixed$noise, 0.1)
+})
+
+test_that("a search on some rows is the search on those rows, then the fit on all of them", {
+  # gpc()'s default beyond 10000 observations, on 900 rows of two inputs
+  # (as a fit sees them: unscaled here, with the bias in the kernel)
+  set.seed(24)
+  n <- 900
+  x <- cbind(u = runif(n, -3, 3), v = rnorm(n))
+  y <- ifelse(sin(x[, "u"]) + rnorm(n, sd = 0.5) > 0, 1, -1)
+  rows <- gpsvm:::.evenly_spaced_rows(n, 450L)
+  expect_identical(rows, unique(round(seq(1, n, length.out = 450))))
+  control <- gpsvm:::.resolve_control(gpc_control(), "tap")
+  settings <- gpsvm:::.search_settings(search_control(), "gradient")
+  for (kernel in list(rbf_kernel(), rbf_kernel(c(1, 2), per_input = TRUE))) {
+    inputs <- gpsvm:::.model_inputs(gpsvm:::.input_matrix(x), kernel, FALSE)
+    k <- gpsvm:::.with_bias(inputs$kernel, 1)
+    search <- function(x, y, rows = NULL) {
+      gpsvm:::.gpc_optimize(x, y, k, 0.1, 0, "tap", control, c("sigma", "noise"), NULL, settings,
+                            rows)
+    }
+    some <- search(inputs$x, y, rows)
+    on_rows <- search(inputs$x[rows, ], y[rows])
+    expect_identical(some$optimization$estimate, on_rows$optimization$estimate)
+    expect_identical(some$optimization$search_rows, 450L)
+    expect_identical(some$optimization$search_inducing, on_rows$optimization$search_inducing)
+    # every row at the values found, from the prior (for a width per input,
+    # the inputs divided by the widths' change, as the search's own points)
+    h <- as.list(some$optimization$estimate)
+    point <- if (isTRUE(kernel$per_input)) {
+      gpsvm:::.per_input_point(h, k, inputs$x)
+    } else {
+      list(kernel = gpsvm:::.with_width(k, h$sigma), inputs$x)
+    }
+    full <- gpsvm:::.gpc_fit(point[[2]], y, point$kernel, h$noise, 0, "tap", control)
+    expect_equal(some$alpha, full$alpha, tolerance = 1e-7)
+    expect_equal(some$log_evidence, full$log_evidence, tolerance = 1e-9)
+    expect_equal(some$optimization$log_evidence, full$log_evidence, tolerance = 1e-9)
+  }
 })
 
 test_that("on noise-free data the default search takes a large C without a warning", {
