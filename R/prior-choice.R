@@ -158,11 +158,19 @@
 # low-rank factor's G G' (pivoted Cholesky, fit$factor), FITC's V'V +
 # diag(lambda) (V = L^-1 K_zx, with the fit's factor L L' = K_zz + jitter
 # I), both by the Woodbury identity in O(n r^2), or the dense kernel matrix
-# by a Cholesky factor of B (at most 2000 rows: beyond, the fit is FITC).
+# by a Cholesky factor of B (at most 2000 rows: beyond, the fit is FITC):
+# the fit's own (`chol`, lower, B's at its sites: EP's last posterior),
+# else one formed here.  The fit's saves a kernel matrix and a
+# factorisation, O(n^3): 0.07 s of a 0.53-s default mfsvr() on 700 rows of
+# Friedman 1.
 .solve_site_system <- function(fit, a, v) {
   z <- fit$inducing
   G <- fit$factor
   if (is.null(z) && !(is.matrix(G) && ncol(G) > 0L)) {
+    L <- fit$chol
+    if (is.matrix(L) && all(dim(L) == length(a))) {
+      return(backsolve(L, forwardsolve(L, v), upper.tri = FALSE, transpose = TRUE))
+    }
     B <- diag(length(a)) + a * t(a * kernel_matrix(fit$kernel, fit$x))
     R <- chol(B)
     return(backsolve(R, backsolve(R, v, transpose = TRUE)))

@@ -182,6 +182,22 @@ test_that("the offset's gain at the sites is the Gaussian one, and near the refi
                   control = ctl, inducing = as.matrix(d$x))
   expect_equal(gpsvm:::.offset_gain_at_sites(sparse, 1), gpsvm:::.offset_gain_at_sites(dense, 1),
                tolerance = 1e-6)
+  # the gain from B = I + diag(a) K diag(a) at the sites, a = sqrt(precision)
+  gain_from_B <- function(fit, K) {
+    a <- sqrt(fit$site_precision)
+    u <- ifelse(a > 0, fit$site_nu / a, 0)
+    B <- diag(length(a)) + outer(a, a) * K
+    q <- sum(a * solve(B, a))
+    r <- sum(a * solve(B, u))
+    (r^2 / (1 + q) - log1p(q)) / 2
+  }
+  # on the dense prior by the fit's own factor of B, or without it by one
+  # formed anew
+  by_B <- gain_from_B(dense, kernel_matrix(dense$kernel, dense$x))
+  expect_equal(gpsvm:::.offset_gain_at_sites(dense, 1), by_B, tolerance = 1e-8)
+  unfactored <- dense
+  unfactored$chol <- NULL
+  expect_equal(gpsvm:::.offset_gain_at_sites(unfactored, 1), by_B, tolerance = 1e-8)
   # with half the inputs inducing, the FITC prior's own: by its dense matrix
   # V'V + diag(lambda)
   half <- mfsvr(d$x, y, C = 4, kernel = rbf_kernel(0.8), bias = 0, scale = FALSE,
@@ -189,13 +205,7 @@ test_that("the offset's gain at the sites is the Gaussian one, and near the refi
   z <- half$inducing
   V <- forwardsolve(half$inducing_chol, kernel_matrix(half$kernel, z, half$x))
   K_fitc <- crossprod(V) + diag(pmax(1 - colSums(V^2), 0))
-  a <- sqrt(half$site_precision)
-  u <- ifelse(a > 0, half$site_nu / a, 0)
-  B <- diag(40) + outer(a, a) * K_fitc
-  q <- sum(a * solve(B, a))
-  r <- sum(a * solve(B, u))
-  expect_equal(gpsvm:::.offset_gain_at_sites(half, 1), (r^2 / (1 + q) - log1p(q)) / 2,
-               tolerance = 1e-8)
+  expect_equal(gpsvm:::.offset_gain_at_sites(half, 1), gain_from_B(half, K_fitc), tolerance = 1e-8)
 })
 
 test_that("a bad bias is an error that names it, and an edited one is caught", {
