@@ -345,14 +345,14 @@ test_that("gpc()'s default search beyond 10000 observations sees 2000 evenly spa
 })
 
 test_that("a search on some rows is the search on those rows, then the fit on all of them", {
-  # gpc()'s default beyond 10000 observations, on 900 rows of two inputs
+  # gpc()'s default beyond 10000 observations, on 600 rows of two inputs
   # (as a fit sees them: unscaled here, with the bias in the kernel)
   set.seed(24)
-  n <- 900
+  n <- 600
   x <- cbind(u = runif(n, -3, 3), v = rnorm(n))
   y <- ifelse(sin(x[, "u"]) + rnorm(n, sd = 0.5) > 0, 1, -1)
-  rows <- gpsvm:::.evenly_spaced_rows(n, 450L)
-  expect_identical(rows, unique(round(seq(1, n, length.out = 450))))
+  rows <- gpsvm:::.evenly_spaced_rows(n, 300L)
+  expect_identical(rows, unique(round(seq(1, n, length.out = 300))))
   control <- gpsvm:::.resolve_control(gpc_control(), "tap")
   settings <- gpsvm:::.search_settings(search_control(), "gradient")
   for (kernel in list(rbf_kernel(), rbf_kernel(c(1, 2), per_input = TRUE))) {
@@ -365,7 +365,7 @@ test_that("a search on some rows is the search on those rows, then the fit on al
     some <- search(inputs$x, y, rows)
     on_rows <- search(inputs$x[rows, ], y[rows])
     expect_identical(some$optimization$estimate, on_rows$optimization$estimate)
-    expect_identical(some$optimization$search_rows, 450L)
+    expect_identical(some$optimization$search_rows, 300L)
     expect_identical(some$optimization$search_inducing, on_rows$optimization$search_inducing)
     # every row at the values found, from the prior (for a width per input,
     # the inputs divided by the widths' change, as the search's own points)
