@@ -90,12 +90,13 @@
 #' With `optimize = FALSE` the fit uses the width rule and `noise = 0.1`.
 #' Beyond 10000 observations the default search maximises the evidence of
 #' 2000 evenly spaced rows (rows 1 to n in equal steps: no random numbers),
-#' and the fit on every row uses the values found; a message says so, and
-#' `print()`'s line on the search repeats it. The fit starts from the
-#' search's EP sites on those rows. On 20000 points of a noisy
-#' two-dimensional surface (500 inducing inputs) the default took 18.8 s
-#' (noise 0.68 chosen, 18 sweeps), where the fit at `noise = 0.1` took
-#' 41.9 s (54 sweeps), for held-out log loss 0.3575 against 0.3584. Measured on ten 2/3 : 1/3 splits of mlbench's Pima
+#' and the fit on every row uses the values found, starting from the
+#' search's EP sites on those rows; a message says so, and `print()`'s line
+#' on the search repeats it. On 20000 points of a noisy two-dimensional
+#' surface (500 inducing inputs) the default took 18.8 s (noise 0.68
+#' chosen, 18 sweeps), where the fit at `noise = 0.1` took 41.9 s (54
+#' sweeps), for held-out log loss 0.3575 against 0.3584.
+#' Measured on ten 2/3 : 1/3 splits of mlbench's Pima
 #' Indians diabetes, Wisconsin breast cancer, Sonar, Ionosphere, Vehicle, Glass,
 #' Vowel, DNA and Satellite and of iris (`bench/bench-classif-data.R` in the
 #' sources), against the defaults of `e1071::svm()` and
@@ -186,8 +187,9 @@
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those, and `FALSE` chooses none.
 #'   `NULL` (the default) chooses what the call leaves open (beyond 10000
-#'   observations on 2000 evenly spaced rows of them): the width when `kernel` is `rbf_kernel()` without one, and
-#'   the noise when `noise` is not given (so `update(fit, noise = 0.5)` keeps
+#'   observations on 2000 evenly spaced rows of them): the width when
+#'   `kernel` is `rbf_kernel()` without one, and the noise when `noise` is
+#'   not given (so `update(fit, noise = 0.5)` keeps
 #'   that noise and searches the width alone). With
 #'   `rbf_kernel(per_input = TRUE)` and two classes the search chooses a
 #'   width per input column instead of one ([kernels], "A width per
