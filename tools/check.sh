@@ -22,9 +22,15 @@
 #      cross-compiled for 64-bit Windows with mingw-w64 and run under wine
 #      (tools/windows-check.sh; skipped with its reason where those cannot
 #      be installed);
-#   5. meanwhile R CMD build, then R CMD check --as-cran --no-manual with
-#      every test and vignette at full size (both compile through ccache,
-#      so the second compile is a cache hit, without -g, on every core);
+#   5. meanwhile R CMD build, which knits every vignette (a vignette that
+#      fails fails the build), then R CMD check --as-cran --no-manual
+#      --no-build-vignettes with every test at full size and every
+#      vignette's code run (both compile through ccache, so the second
+#      compile is a cache hit, without -g, on every core).  Without
+#      --no-build-vignettes R CMD check would knit each vignette a second
+#      time after running its code: a third run of the same code, which
+#      cost about 3 minutes of the check's 20 with the other lanes beside
+#      it;
 #   6. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
 #   7. wait for the background stages; print how long each stage took and one
@@ -165,8 +171,9 @@ tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
 stage_done "R CMD build"
 
 if [ -n "$tarball" ]; then
-  echo "check: R CMD check --as-cran --no-manual $(basename "$tarball")"
-  (cd "$work" && "${build_env[@]}" R CMD check --as-cran --no-manual "$tarball") >"$work/check.log" 2>&1
+  echo "check: R CMD check --as-cran --no-manual --no-build-vignettes $(basename "$tarball")"
+  (cd "$work" && "${build_env[@]}" R CMD check --as-cran --no-manual --no-build-vignettes \
+    "$tarball") >"$work/check.log" 2>&1
   log="$work/gpsvm.Rcheck/00check.log"
   [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
   [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
