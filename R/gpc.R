@@ -712,11 +712,22 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
             if (length(models) > 1L) sprintf("%s vs rest: ", names(models)[k]) else
               "embedding strengths ",
             if (per_model) .format_searched_settings(m) else "",
-            min(m$alpha), max(m$alpha), .evidence_note(m))
+            .smallest_strength(m$alpha), max(m$alpha), .evidence_note(m))
   }, character(1))
   searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
   c(settings, strengths, if (length(searches) > 0L) .search_lines(searches),
     .inducing_line(models[[1L]]))
+}
+
+# The smallest embedding strength as print() shows it: 0 where its size is
+# below 1e-9 of the largest.  EP's strengths are positive, but where a
+# point lies far on its side of a low-noise boundary its true strength is
+# tiny (a probit tail), and an inducing-point fit forms it as a difference
+# of two larger terms, which rounds: LetterRecognition's vowels (14000
+# rows, noise 6.4e-4) printed "alpha in [-1.76e-11, 33.4]".
+.smallest_strength <- function(alpha) {
+  smallest <- min(alpha)
+  if (abs(smallest) < 1e-9 * max(abs(alpha))) 0 else smallest
 }
 
 # tidy() and glance() (tidiers.R): every positive embedding strength is a

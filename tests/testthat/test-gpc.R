@@ -177,6 +177,22 @@ test_that("a kernel of large scale: the paper's absolute ftol warns, a smaller o
   expect_silent(gpc_paper(d$x, d$y, rbf_kernel(1), noise = 1.3))
 })
 
+test_that("print() shows a smallest embedding strength at rounding level as 0", {
+  d <- two_class_data(30, 16)
+  fit <- gpc(d$x, d$y, rbf_kernel(1), noise = 0.5, method = "tap")
+  strengths <- function(f) {
+    line <- grep("alpha in", capture.output(print(f)), value = TRUE)
+    as.numeric(regmatches(line, regexpr("(?<=\\[)[^,]+", line, perl = TRUE)))
+  }
+  expect_equal(strengths(fit), signif(min(fit$alpha), 3))
+  largest <- max(fit$alpha)
+  # within 1e-9 of the largest: rounding, shown as 0; beyond it, as it is
+  fit$alpha[1] <- -1e-11 * largest
+  expect_identical(strengths(fit), 0)
+  fit$alpha[1] <- -1e-7 * largest
+  expect_equal(strengths(fit), signif(-1e-7 * largest, 3))
+})
+
 test_that("print, summary and plot work", {
   d <- two_class_data(30, 16)
   fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
