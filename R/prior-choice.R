@@ -73,21 +73,24 @@
 # used (`bias_variance`) and, when chosen, the two log evidences and
 # whether each is a fit's (`bias_choice`).
 .fit_with_bias <- function(fit_at, kernels, bias, choose) {
-  without <- .fit_best_width(fit_at, kernels, if (choose) 0 else bias)
+  held_without <- .fit_best_width(fit_at, kernels, if (choose) 0 else bias)
+  without <- held_without$value
   if (!choose) {
+    without <- .replay_warnings(held_without)
     without$bias_variance <- bias
     return(without)
   }
   gain <- tryCatch(.offset_gain_at_sites(without, .default_bias_variance),
                    error = function(e) NA_real_)
-  with <- if (!(gain < -.offset_refit_margin)) {
-    tryCatch(fit_at(.with_bias(without$kernel, .default_bias_variance), without),
+  held_with <- if (!(gain < -.offset_refit_margin)) {
+    tryCatch(.held_warnings(fit_at(.with_bias(without$kernel, .default_bias_variance), without)),
              error = function(e) NULL)
   }
+  with <- held_with$value
   log_evidence <- c(without$log_evidence,
                     with$log_evidence %||% (without$log_evidence + gain))
   chosen <- if (!is.null(with) && log_evidence[2L] > log_evidence[1L]) 2L else 1L
-  fit <- if (chosen == 2L) with else without
+  fit <- .replay_warnings(if (chosen == 2L) held_with else held_without)
   fit$width_choice <- without$width_choice
   fit$bias_variance <- c(0, .default_bias_variance)[chosen]
   fit$bias_choice <- data.frame(bias = c(0, .default_bias_variance),
@@ -97,17 +100,38 @@
 
 # The fit of higher evidence among one or two kernels (the second
 # warm-started from the first), with the offset's variance `bias`; with two,
-# the record of the choice (`width_choice`).
+# the record of the choice (`width_choice`).  Returns .held_warnings()'s
+# pair: the fit, and the warnings of that fit alone.
 .fit_best_width <- function(fit_at, kernels, bias) {
-  first <- fit_at(.with_bias(kernels[[1L]], bias), NULL)
+  first <- .held_warnings(fit_at(.with_bias(kernels[[1L]], bias), NULL))
   if (length(kernels) == 1L) return(first)
-  second <- tryCatch(fit_at(.with_bias(kernels[[2L]], bias), first), error = function(e) NULL)
-  log_evidence <- c(first$log_evidence, second$log_evidence %||% NA_real_)
+  second <- tryCatch(.held_warnings(fit_at(.with_bias(kernels[[2L]], bias), first$value)),
+                     error = function(e) NULL)
+  log_evidence <- c(first$value$log_evidence, second$value$log_evidence %||% NA_real_)
   best <- if (!is.null(second) && log_evidence[2L] > log_evidence[1L]) second else first
-  best$width_choice <- data.frame(rule = c("sigest", "gamma = 1/p"),
-                                  sigma = vapply(kernels, `[[`, numeric(1), "sigma"),
-                                  log_evidence = log_evidence)
+  best$value$width_choice <- data.frame(rule = c("sigest", "gamma = 1/p"),
+                                        sigma = vapply(kernels, `[[`, numeric(1), "sigma"),
+                                        log_evidence = log_evidence)
   best
+}
+
+# The value of `expr` and, held back instead of signalled, its warnings:
+# list(value, warnings).  The fits weighed above warn only when kept
+# (.replay_warnings()): a call with max_iter too small for EP warned once
+# per fit made (two widths, the offset), three warnings for one cause.
+.held_warnings <- function(expr) {
+  warnings <- list()
+  value <- withCallingHandlers(expr, warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  list(value = value, warnings = warnings)
+}
+
+# Signals held warnings again, and returns `value`.
+.replay_warnings <- function(held) {
+  for (w in held$warnings) warning(w)
+  held$value
 }
 
 # How far apart (a factor) the two rules' widths must be to be weighed.
