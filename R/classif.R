@@ -274,6 +274,35 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   list(table = table(predicted = pred, observed = truth), error = mean(pred != truth))
 }
 
+# Prints the training error and the confusion table, or, where the table
+# would wrap at the console's width (15 classes of mlbench's Soybean, with
+# their long names, printed it in five blocks of columns, 120 lines), each
+# class's count and errors on one line; the table stays in the summary.
+.print_training <- function(training) {
+  cat(sprintf("Training error: %.4f\n", training$error))
+  tab <- training$table
+  shown <- .printed_unwrapped(tab)
+  if (max(nchar(shown)) <= getOption("width")) {
+    writeLines(shown)
+    return(invisible())
+  }
+  cases <- colSums(tab)
+  errors <- cases - diag(tab)
+  keep <- cases > 0
+  cat("By class (the confusion table, too wide to print here, is summary(fit)$training$table):\n")
+  print(data.frame(observed = names(cases)[keep], cases = as.vector(cases[keep]),
+                   errors = as.vector(errors[keep]),
+                   error = round(as.vector(errors[keep] / cases[keep]), 4)), row.names = FALSE)
+  invisible()
+}
+
+# What print(x) writes on a console as wide as R allows.
+.printed_unwrapped <- function(x) {
+  old <- options(width = 10000L)
+  on.exit(options(old))
+  utils::capture.output(print(x))
+}
+
 #' @export
 print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .validate_fit(x)

@@ -792,7 +792,9 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
 
 #' Summarise a Gaussian process classifier
 #'
-#' Adds to the printed fit the training confusion table and the approximate
+#' Adds to the printed fit the training confusion table (or, where it is
+#' wider than the console, each class's cases and errors; the table is in
+#' the summary's `training$table`) and the approximate
 #' leave-one-out error: eqs. (17.41)-(17.42) for the naive method, which
 #' cost one inverse of an n by n matrix, and the cavity means for TAP, which
 #' come with the fit.
@@ -819,8 +821,7 @@ summary.gpsvm_gpc <- function(object, ...) {
 #' @export
 print.summary.gpsvm_gpc <- function(x, ...) {
   print(x$fit)
-  cat(sprintf("Training error: %.4f\n", x$training$error))
-  print(x$training$table)
+  .print_training(x$training)
   cat(sprintf("Approximate leave-one-out error: %.4f (%d of %d)\n", x$loo$error, x$loo$count,
               length(x$loo$margins)))
   invisible(x)

@@ -352,7 +352,9 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
 
 #' Summarise a support vector classifier
 #'
-#' Adds to the printed fit the training confusion table, the dual objective
+#' Adds to the printed fit the training confusion table (or, where it is
+#' wider than the console, each class's cases and errors; the table is in
+#' the summary's `training$table`), the dual objective
 #' and the approximate leave-one-out error of eqs. (17.26)-(17.31), which
 #' costs one inverse of the margin support vectors' kernel matrix.
 #'
@@ -383,8 +385,7 @@ print.summary.gpsvm_svc <- function(x, ...) {
   print(x$fit)
   cat(sprintf("Dual objective W(alpha) = %s\n", paste(format(x$objective, digits = 6),
                                                      collapse = ", ")))
-  cat(sprintf("Training error: %.4f\n", x$training$error))
-  print(x$training$table)
+  .print_training(x$training)
   cat(sprintf("Approximate leave-one-out error (eqs. 17.26-17.31): %.4f (%d of %d)\n",
               x$loo$error, x$loo$count, length(x$loo$margins)))
   invisible(x)

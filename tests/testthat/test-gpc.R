@@ -193,6 +193,31 @@ test_that("print() shows a smallest embedding strength at rounding level as 0", 
   expect_equal(strengths(fit), signif(-1e-7 * largest, 3))
 })
 
+test_that("summary() prints the confusion table, or each class's errors where it would wrap", {
+  d <- two_class_data(45, 7)
+  y <- factor(ifelse(d$x[, 1] > 0.4, "third", as.character(d$y)))
+  old <- options(width = 80)
+  on.exit(options(old))
+  fit <- gpc(d$x, y, rbf_kernel(1), noise = 0.1)
+  out <- capture.output(print(summary(fit)))
+  expect_false(any(grepl("By class", out)))
+  expect_true(any(grepl("observed", out)))
+  # class names that make the table wider than the console: one line per
+  # class, its cases and errors counted here from fitted()
+  levels(y) <- paste0("a_class_name_of_thirty_letters_", 1:3)
+  fit <- gpc(d$x, y, rbf_kernel(1), noise = 0.1)
+  truth <- fit$classes
+  out <- capture.output(print(summary(fit)))
+  start <- grep("By class", out)
+  expect_length(start, 1L)
+  expect_lte(max(nchar(out[start + 1:4])), 80L)
+  rows <- read.table(text = out[start + 1:4], header = TRUE, stringsAsFactors = FALSE)
+  expect_identical(rows$observed, levels(truth))
+  expect_equal(rows$cases, as.vector(table(truth)))
+  expect_equal(rows$errors, as.vector(tapply(fitted(fit) != truth, truth, sum)))
+  expect_equal(rows$error, round(rows$errors / rows$cases, 4))
+})
+
 test_that("print, summary and plot work", {
   d <- two_class_data(30, 16)
   fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
