@@ -69,18 +69,23 @@
 #'   `levels`, `tags`.
 #' @seealso [caret::train()]; [gpsvm-tidiers] for the fits' tables.
 #' @examples
-#' if (requireNamespace("caret", quietly = TRUE)) {
-#'   ctrl <- caret::trainControl(method = "cv", number = 3)
-#'   set.seed(1)
-#'   tuned <- caret::train(mpg ~ wt + hp, data = mtcars, method = gpsvm_caret("rvm"),
-#'                         tuneLength = 2, trControl = ctrl)
-#'   tuned$results
-#'   set.seed(1)
-#'   by_evidence <- caret::train(mpg ~ ., data = mtcars,
-#'                               method = gpsvm_caret("mfsvr", tune = "evidence"),
-#'                               trControl = ctrl)
-#'   by_evidence$finalModel
-#' }
+#' # What caret::train() calls, by hand: the grid, a fit at one row of it and
+#' # its predictions (caret itself is not loaded)
+#' rvm_model <- gpsvm_caret("rvm")
+#' rvm_model$parameters
+#' x <- mtcars[, c("wt", "hp")]
+#' grid <- rvm_model$grid(x, mtcars$mpg, len = 2)
+#' grid
+#' fit <- rvm_model$fit(x, mtcars$mpg, wts = NULL, param = grid[1, , drop = FALSE],
+#'                      lev = NULL, last = TRUE, classProbs = FALSE)
+#' head(rvm_model$predict(fit, x))
+#' # With caret (vignette("ecosystem", package = "gpsvm") runs such calls;
+#' # loading caret alone takes about 5 s of CPU time):
+#' # ctrl <- caret::trainControl(method = "cv", number = 3)
+#' # caret::train(mpg ~ wt + hp, data = mtcars, method = gpsvm_caret("rvm"),
+#' #              tuneLength = 2, trControl = ctrl)
+#' # caret::train(mpg ~ ., data = mtcars, trControl = ctrl,
+#' #              method = gpsvm_caret("mfsvr", tune = "evidence"))
 #' @export
 gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
                         tune = c("grid", "evidence")) {

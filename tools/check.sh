@@ -78,8 +78,8 @@ if strip --version 2>/dev/null | grep -q GNU; then
 fi
 export _R_CHECK_FORCE_SUGGESTS_=true
 # The examples run while the background lanes share the cores, so their
-# elapsed times here are up to twice their CPU times (measured: caret's
-# example, 3.4 s CPU, most of it loading caret, 5.2 s elapsed).  R CMD
+# elapsed times here are up to twice their CPU times (measured:
+# interval_coverage's example, 2.4 s CPU, 5.0 s elapsed).  R CMD
 # check's NOTE threshold (5 s of CPU or elapsed time) is raised to 10 s here
 # and the 5 s limit is applied to the CPU time alone below, which is what a
 # quiet CRAN machine would see.
