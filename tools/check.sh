@@ -28,9 +28,9 @@
 #      vignette's code run (both compile through ccache, so the second
 #      compile is a cache hit, without -g, on every core).  Without
 #      --no-build-vignettes R CMD check would knit each vignette a second
-#      time after running its code: a third run of the same code, which
-#      cost about 3 minutes of the check's 20 with the other lanes beside
-#      it;
+#      time after running its code: a third run of the same code (the
+#      seven vignettes knit in 183 s one after another on a quiet 2-core
+#      machine, and take longer beside the other lanes);
 #   6. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
 #   7. wait for the background stages; print how long each stage took and one
