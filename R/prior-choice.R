@@ -115,25 +115,6 @@
   best
 }
 
-# The value of `expr` and, held back instead of signalled, its warnings:
-# list(value, warnings).  The fits weighed above warn only when kept
-# (.replay_warnings()): a call with max_iter too small for EP warned once
-# per fit made (two widths, the offset), three warnings for one cause.
-.held_warnings <- function(expr) {
-  warnings <- list()
-  value <- withCallingHandlers(expr, warning = function(w) {
-    warnings[[length(warnings) + 1L]] <<- w
-    invokeRestart("muffleWarning")
-  })
-  list(value = value, warnings = warnings)
-}
-
-# Signals held warnings again, and returns `value`.
-.replay_warnings <- function(held) {
-  for (w in held$warnings) warning(w)
-  held$value
-}
-
 # How far apart (a factor) the two rules' widths must be to be weighed.
 .width_choice_ratio <- 1.3
 

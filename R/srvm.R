@@ -266,20 +266,13 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 .best_of_starts <- function(starts, fit_from) {
   if (length(starts) == 1L) return(fit_from(starts))
   runs <- lapply(starts, function(start) {
-    caught <- list()
-    fit <- tryCatch(withCallingHandlers(fit_from(start), warning = function(w) {
-      caught[[length(caught) + 1L]] <<- w
-      invokeRestart("muffleWarning")
-    }), error = function(e) e)
-    list(fit = fit, warnings = caught)
+    tryCatch(.held_warnings(fit_from(start)), error = function(e) list(value = e))
   })
-  usable <- Filter(function(run) !inherits(run$fit, "error"), runs)
-  if (length(usable) == 0L) stop(runs[[1L]]$fit)
-  evidence <- vapply(usable, function(run) run$fit$log_evidence, numeric(1))
+  usable <- Filter(function(run) !inherits(run$value, "error"), runs)
+  if (length(usable) == 0L) stop(runs[[1L]]$value)
+  evidence <- vapply(usable, function(run) run$value$log_evidence, numeric(1))
   evidence[!is.finite(evidence)] <- -Inf
-  best <- usable[[which.max(evidence)]]
-  for (w in best$warnings) warning(w)
-  best$fit
+  .replay_warnings(usable[[which.max(evidence)]])
 }
 
 # A Gaussian kernel far wider than the inputs' spread makes every basis

@@ -144,6 +144,27 @@
   sprintf("%d %s", as.integer(n), if (n == 1) singular else plural)
 }
 
+# The value of `expr` and, held back instead of signalled, its warnings:
+# list(value, warnings).  Where several fits are made and one is kept (the
+# widths and the offset of .fit_with_bias(), srvm()'s starts), only the
+# kept fit's warnings are signalled again (.replay_warnings()): mfsvr() with
+# max_iter too small for EP warned once per fit made, three warnings for
+# one cause.
+.held_warnings <- function(expr) {
+  warnings <- list()
+  value <- withCallingHandlers(expr, warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  list(value = value, warnings = warnings)
+}
+
+# Signals held warnings again, and returns `value`.
+.replay_warnings <- function(held) {
+  for (w in held$warnings) warning(w)
+  held$value
+}
+
 # The non-convergence warning every solver gives, in one wording; `hint`
 # says what to try.
 .warn_not_converged <- function(what, convergence, hint = NULL) {
