@@ -276,8 +276,11 @@ format.gpsvm_kernel <- function(x, ...) {
                       " (e1071's gamma = 1/p for the p input columns)"
                     } else "")),
     polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
-                   sprintf("  degree = %d, scale = %s, offset = %s",
-                           x$degree, format(x$scale), format(x$offset))),
+                   sprintf("  degree = %d, scale = %s, offset = %s%s",
+                           x$degree, format(x$scale), format(x$offset),
+                           if (identical(x$sigma_rule, "linear")) {
+                             " (linear, scale 1/p for the p input columns)"
+                           } else "")),
     linear = "Linear kernel: k(x, x') = <x, x'>"
   )
   # a classifier's bias enters its prior covariance as a constant

@@ -1,6 +1,7 @@
 # The two discrete choices the evidence makes for mfsvr() and svr() on
-# standardised data: the kernel's width between two data-driven rules, and
-# whether the regression function has a constant offset.
+# standardised data: the kernel (a Gaussian kernel at the widths of two
+# data-driven rules, or a linear kernel), and whether the regression
+# function has a constant offset.
 #
 # The offset, f(x) = b + g(x) with b ~ N(0, bias), enters the prior
 # covariance as a constant added to the kernel (.with_bias(), as the
@@ -27,6 +28,10 @@
 # had 0.86-1.23 (rock 1.23, faithful 1.11, trees 1.08).  A search over the
 # width itself fits the noise of small sets (see ?mfsvr), two candidates
 # far less.
+#
+# The linear kernel (.linear_candidate()) is the third candidate: no
+# Gaussian width extrapolates a response that is linear in its inputs from
+# a few dozen rows, and the evidence tells such data apart.
 
 # The prior variance of the offset the evidence weighs against none: the
 # response's own variance once scaling has standardised it.
@@ -39,12 +44,12 @@
   .check_number(bias, "bias", lower = 0)
 }
 
-# Whether a fit lets the evidence choose the width between the rules: on
-# standardised data, where it chooses the offset's too (see there), not
+# Whether a fit lets the evidence choose the kernel among the candidates:
+# on standardised data, where it chooses the offset's too (see there), not
 # when a search moves the width, and on the dense prior (the inducing
 # inputs, and whether the kernel matrix has a low rank, depend on the
-# width).
-.width_by_default <- function(scale, n, which, inducing) {
+# kernel).
+.kernel_by_default <- function(scale, n, which, inducing) {
   .bias_by_default(scale, n) && !("sigma" %in% which) && is.null(inducing)
 }
 
@@ -60,7 +65,7 @@
 
 # Fit with the offset's prior variance `bias`, or, with `choose`, weigh
 # .default_bias_variance against no offset by the evidence; with two
-# `kernels` (.width_candidates()), the one of higher evidence first.
+# `kernels` (.kernel_candidates()), the one of higher evidence first.
 # fit_at(kernel, previous) fits one model by EP (previous: an earlier fit,
 # whose hyperparameters and sites a later fit starts from, or NULL).  The
 # fit without an offset comes first; the offset's gain in evidence at its
@@ -73,7 +78,7 @@
 # used (`bias_variance`) and, when chosen, the two log evidences and
 # whether each is a fit's (`bias_choice`).
 .fit_with_bias <- function(fit_at, kernels, bias, choose) {
-  held_without <- .fit_best_width(fit_at, kernels, if (choose) 0 else bias)
+  held_without <- .fit_best_kernel(fit_at, kernels, if (choose) 0 else bias)
   without <- held_without$value
   if (!choose) {
     without <- .replay_warnings(held_without)
@@ -91,41 +96,47 @@
                     with$log_evidence %||% (without$log_evidence + gain))
   chosen <- if (!is.null(with) && log_evidence[2L] > log_evidence[1L]) 2L else 1L
   fit <- .replay_warnings(if (chosen == 2L) held_with else held_without)
-  fit$width_choice <- without$width_choice
+  fit$kernel_choice <- without$kernel_choice
   fit$bias_variance <- c(0, .default_bias_variance)[chosen]
   fit$bias_choice <- data.frame(bias = c(0, .default_bias_variance),
                                 log_evidence = log_evidence, fitted = c(TRUE, !is.null(with)))
   fit
 }
 
-# The fit of higher evidence among one or two kernels (the second
-# warm-started from the first), with the offset's variance `bias`; with two,
-# the record of the choice (`width_choice`).  Returns .held_warnings()'s
-# pair: the fit, and the warnings of that fit alone.
-.fit_best_width <- function(fit_at, kernels, bias) {
+# The fit of higher evidence among the `kernels` (.kernel_candidates(); the
+# later ones warm-started from the first), with the offset's variance
+# `bias`; with more than one, the record of the choice (`kernel_choice`).
+# Returns .held_warnings()'s pair: the fit, and the warnings of that fit
+# alone.
+.fit_best_kernel <- function(fit_at, kernels, bias) {
   first <- .held_warnings(fit_at(.with_bias(kernels[[1L]], bias), NULL))
   if (length(kernels) == 1L) return(first)
-  second <- tryCatch(.held_warnings(fit_at(.with_bias(kernels[[2L]], bias), first$value)),
-                     error = function(e) NULL)
-  log_evidence <- c(first$value$log_evidence, second$value$log_evidence %||% NA_real_)
-  best <- if (!is.null(second) && log_evidence[2L] > log_evidence[1L]) second else first
-  best$value$width_choice <- data.frame(rule = c("sigest", "gamma = 1/p"),
-                                        sigma = vapply(kernels, `[[`, numeric(1), "sigma"),
-                                        log_evidence = log_evidence)
+  others <- lapply(kernels[-1L], function(kernel) {
+    tryCatch(.held_warnings(fit_at(.with_bias(kernel, bias), first$value)),
+             error = function(e) NULL)
+  })
+  fits <- c(list(first), others)
+  log_evidence <- vapply(fits, function(f) f$value$log_evidence %||% NA_real_, numeric(1))
+  best <- fits[[which.max(replace(log_evidence, is.na(log_evidence), -Inf))]]
+  best$value$kernel_choice <- data.frame(
+    rule = vapply(kernels, .kernel_rule, character(1)),
+    sigma = vapply(kernels, function(k) k[["sigma"]] %||% NA_real_, numeric(1)),
+    log_evidence = log_evidence)
   best
 }
 
 # How far apart (a factor) the two rules' widths must be to be weighed.
 .width_choice_ratio <- 1.3
 
-# The kernels whose widths the evidence weighs (see the top of this file):
-# the Gaussian kernel of one width the data chose (sigest), and the same at
-# e1071's sigma = sqrt(p / 2) for the p columns of the scaled inputs x
-# (sigma_rule "inputs"); one kernel when not `choose`, when the width was
-# not the data's, or when the two are within a factor .width_choice_ratio
-# (where they were, on the benchmark's sets, the choice moved the held-out
-# RMSE by 2% at most, and it costs a second search).
-.width_candidates <- function(kernel, x, choose) {
+# The kernels the evidence weighs (see the top of this file): the Gaussian
+# kernel of the width the data chose (sigest), the same at e1071's
+# sigma = sqrt(p / 2) for the p columns of the scaled inputs x
+# (sigma_rule "inputs"), and the linear kernel .linear_candidate(); one
+# kernel when not `choose` or when the width was not the data's.  The
+# second width is left out when the two are within a factor
+# .width_choice_ratio (where they were, on the benchmark's sets, the choice
+# moved the held-out RMSE by 2% at most, and it costs a second search).
+.kernel_candidates <- function(kernel, x, choose) {
   if (!choose || !identical(kernel$type, "rbf") || !identical(kernel$sigma_rule, "data") ||
       isTRUE(kernel$per_input)) {
     return(list(kernel))
@@ -133,8 +144,32 @@
   other <- kernel
   other$sigma <- sqrt(ncol(x) / 2)
   other$sigma_rule <- "inputs"
-  if (abs(log(other$sigma / kernel$sigma)) <= log(.width_choice_ratio)) return(list(kernel))
-  list(kernel, other)
+  close <- abs(log(other$sigma / kernel$sigma)) <= log(.width_choice_ratio)
+  c(list(kernel), if (!close) list(other), list(.linear_candidate(ncol(x))))
+}
+
+# The linear kernel the evidence weighs against the Gaussian ones:
+# scale <x, x'> with scale = 1/p for the p columns of the standardised
+# inputs, so that, like the Gaussian kernel's, its prior variance of f(x) is
+# about 1 (the standardised response's own) at a typical input; with
+# k = <x, x'> it would grow with p and the evidence would charge a linear
+# fit of many inputs for a prior far wider than the data.  Response
+# surfaces that are nearly linear in their inputs (nutrition totals,
+# volumes on girth, stack losses) are where every Gaussian-kernel fit
+# extrapolates badly from a few dozen rows: on UScereal's calories from
+# eight inputs (45 training rows) the held-out RMSE went from 45 to 12
+# when the evidence could choose this kernel (bench-realdata.R, part
+# "choices").
+.linear_candidate <- function(p) {
+  kernel <- poly_kernel(1L, scale = 1 / p, offset = 0)
+  kernel$sigma_rule <- "linear"
+  kernel
+}
+
+# The name of the rule that gave a candidate kernel, as the choice's
+# record and print() show it.
+.kernel_rule <- function(kernel) {
+  switch(kernel$sigma_rule, data = "sigest", inputs = "gamma = 1/p", linear = "linear")
 }
 
 # How far below no offset the offset's evidence at the sites must fall for
@@ -213,18 +248,30 @@
                        if (all(choice$fitted)) "" else ", estimated without refitting"))
 }
 
-# print()'s line on the width, when the evidence chose it between the rules.
-.width_line <- function(object) {
-  choice <- object$width_choice
+# print()'s line on the kernel, when the evidence chose it among the
+# candidates: the chosen one, and its log Bayes factor against each other.
+.kernel_line <- function(object) {
+  choice <- object$kernel_choice
   if (is.null(choice)) return(NULL)
-  chosen <- which.min(abs(choice$sigma - object$kernel$sigma))
-  other <- 3L - chosen
-  sprintf("Width: the %s rule's, chosen by the evidence (%s)", choice$rule[chosen],
-          if (is.na(choice$log_evidence[other])) {
-            sprintf("the fit at the %s rule's width failed", choice$rule[other])
-          } else {
-            sprintf("log Bayes factor %.3g against the %s rule's sigma = %s",
-                    choice$log_evidence[chosen] - choice$log_evidence[other], choice$rule[other],
-                    format(choice$sigma[other], digits = 4))
-          })
+  chosen <- .chosen_candidate(object)
+  describe <- function(i) {
+    switch(choice$rule[i], linear = "the linear kernel (scale 1/p)",
+           sprintf("the %s rule's sigma = %s", choice$rule[i], format(choice$sigma[i], digits = 4)))
+  }
+  against <- vapply(setdiff(seq_len(nrow(choice)), chosen), function(i) {
+    if (is.na(choice$log_evidence[i])) sprintf("the fit with %s failed", describe(i)) else
+      sprintf("%.3g against %s", choice$log_evidence[chosen] - choice$log_evidence[i], describe(i))
+  }, character(1))
+  sprintf("Kernel: %s, chosen by the evidence (log Bayes factor %s)",
+          if (choice$rule[chosen] == "linear") "linear" else
+            sprintf("Gaussian at the %s rule's width", choice$rule[chosen]),
+          paste(against, collapse = "; "))
+}
+
+# The row of fit$kernel_choice that is the fit's kernel: the linear one,
+# or the Gaussian one of its width.
+.chosen_candidate <- function(object) {
+  choice <- object$kernel_choice
+  if (!identical(object$kernel$type, "rbf")) return(match("linear", choice$rule))
+  which.min(abs(choice$sigma - object$kernel$sigma))
 }

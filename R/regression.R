@@ -287,7 +287,7 @@ logLik.gpsvm_regression <- function(object, ...) {
   # an offset weighed against none, and a width between two rules, by the
   # evidence count as one more each
   estimated <- c(.response_df(object), searched = length(object$optimization$estimate),
-                 bias = !is.null(object$bias_choice), width = !is.null(object$width_choice))
+                 bias = !is.null(object$bias_choice), kernel = !is.null(object$kernel_choice))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
              df = .evidence_df(estimated, object$response_scaling), nobs = length(object$y))
 }
@@ -382,7 +382,7 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 .search_summary <- function(object) UseMethod(".search_summary")
 .search_summary.gpsvm_regression <- function(object) {
   c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
-    .C_mixture_line(object$C_mixture), .width_line(object), .bias_line(object),
+    .C_mixture_line(object$C_mixture), .kernel_line(object), .bias_line(object),
     object$skipped_search)
 }
 

@@ -219,7 +219,7 @@
 #'   `polished`, `kernel` (with the width used, and the offset's prior
 #'   variance as a constant), `bias` (`TRUE` for a free threshold),
 #'   `bias_variance` (the offset's prior variance; absent with a free
-#'   threshold), `bias_choice` and `width_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
+#'   threshold), `bias_choice` and `kernel_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
 #'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
 #'   scaled response, when a search computed it), `C_mixture` (where the
 #'   evidence chose `C` from at most 200 observations, the MAP fits and
@@ -691,8 +691,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   # so that the two fits of one model choose the same C (and the same width
   # and offset)
   fit_at <- .mfsvr_fit_at(x, y, C, epsilon, ep_control, "C", automatic, inducing, settings)
-  kernels <- .width_candidates(kernel, x, choose_width &&
-                                  .width_by_default(TRUE, NROW(x), "C", inducing))
+  kernels <- .kernel_candidates(kernel, x, choose_width &&
+                                  .kernel_by_default(TRUE, NROW(x), "C", inducing))
   ep <- .as_svr_conditions(.fit_with_bias(fit_at, kernels, bias_variance, choose_bias))
   kernel <- ep$kernel
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)
@@ -700,7 +700,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit$log_evidence <- ep$log_evidence
   fit$bias_variance <- ep$bias_variance
   fit$bias_choice <- ep$bias_choice
-  fit$width_choice <- ep$width_choice
+  fit$kernel_choice <- ep$kernel_choice
   # predictions integrate over the uncertain C, with the EP evidence's
   # weights and the MAP fits at its nodes (R/hyper-mixture.R)
   fit$C_mixture <- .C_mixture(ep, y, function(q) {

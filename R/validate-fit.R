@@ -236,7 +236,7 @@
       list(degree = .indices(1L, upper = .max_degree), scale = .number(), offset = .number())
     }
     checks$constant <- .optional(.number(lower = 0))
-    checks$sigma_rule <- .optional(.string(c("data", "inputs")))
+    checks$sigma_rule <- .optional(.string(c("data", "inputs", "linear")))
     for (name in names(checks)) {
       problem <- checks[[name]](k[[name]])
       if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
@@ -364,16 +364,30 @@
              "must be the two biases weighed and their log evidences"
            }
          }),
-         width_choice = .optional(function(d) {
-           if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
-               nrow(d) != 2L || !is.numeric(d$sigma) || !is.numeric(d$log_evidence) ||
-               !isTRUE(any(abs(d$sigma - object$kernel$sigma) <= 1e-12 * d$sigma))) {
-             return("must be the two widths weighed, one of them the kernel's, and their log evidences")
+         kernel_choice = .optional(function(d) {
+           # the candidates .kernel_candidates() gives the p scaled columns
+           weighed <- function(d) {
+             sigest <- d$sigma[1L]
+             far <- is.numeric(sigest) && isTRUE(sigest > 0) &&
+               abs(log(sqrt(size$p / 2) / sigest)) > log(.width_choice_ratio)
+             list(rule = c("sigest", if (far) "gamma = 1/p", "linear"),
+                  sigma = c(sigest, if (far) sqrt(size$p / 2), NA_real_))
            }
-           # the kernel names the rule of the width chosen (print() shows it)
-           rule <- c("data", "inputs")[which.min(abs(d$sigma - object$kernel$sigma))]
+           if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
+               !nrow(d) %in% 2:3 || !identical(d$rule, weighed(d)$rule) ||
+               !identical(d$sigma, weighed(d)$sigma) || !is.numeric(d$log_evidence)) {
+             return("must be the kernels weighed (their rules and widths) and their log evidences")
+           }
+           # the kernel is one of them, and names its rule (print() shows it)
+           chosen <- .chosen_candidate(object)
+           width <- object$kernel$sigma
+           if (is.na(chosen) || (d$rule[chosen] != "linear" &&
+                                 !isTRUE(abs(d$sigma[chosen] - width) <= 1e-12 * width))) {
+             return("must have the fit's kernel among the kernels weighed")
+           }
+           rule <- c(sigest = "data", "gamma = 1/p" = "inputs", linear = "linear")[[d$rule[chosen]]]
            if (!identical(object$kernel$sigma_rule, rule)) {
-             sprintf("chose the width of the kernel whose sigma_rule should be \"%s\"", rule)
+             sprintf("chose the kernel whose sigma_rule should be \"%s\"", rule)
            }
          }))))
   if (!is.null(object$bias_variance)) .bias_matches_kernel(object)

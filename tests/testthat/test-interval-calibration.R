@@ -167,9 +167,11 @@ test_that("calibrated intervals hold new targets where the models' own fall shor
 })
 
 test_that("the tube models' calibrated intervals hold new targets on 21 rows", {
-  # a noise whose sd grows fivefold across the first input: on 21 rows the
-  # evidence's C (integrated out) gives intervals that hold about 0.90 of
-  # new targets at 95% and 0.75-0.76 at 80% over these splits
+  # a noise whose sd grows fivefold across the first input, on 21 rows.
+  # With the Gaussian kernel alone the evidence's C (integrated out) gave
+  # intervals that held about 0.90 of new targets at 95%; the evidence now
+  # weighs a linear kernel too, whose own intervals hold about 0.95 here,
+  # and the calibrated ones must stay as close to the nominal levels
   hetero <- function(n) {
     x <- matrix(runif(3 * n), n)
     list(x = x, y = 10 * x[, 1]^2 + 3 * x[, 2] + rnorm(n, sd = 0.3 + 2 * x[, 1]))
@@ -192,7 +194,6 @@ test_that("the tube models' calibrated intervals hold new targets on 21 rows", {
   skip_if_small_tests("coverage is a mean over 15 splits of 180 fits")
   for (model in list(mfsvr, svr)) {
     cov <- coverage(model)
-    expect_lt(cov[3], 0.92)  # the model's own, 95%
     expect_gt(cov[1], 0.92)
     expect_lt(cov[1], 0.98)
     expect_gt(cov[2], 0.77)

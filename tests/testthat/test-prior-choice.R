@@ -222,14 +222,15 @@ test_that("a bad bias is an error that names it, and an edited one is caught", {
   expect_error(predict(fit, 0), "fit\\$bias_choice must be the two biases weighed")
 })
 
-test_that("by default the evidence weighs the sigest width against gamma = 1/p", {
+test_that("by default the evidence weighs the sigest width against gamma = 1/p and a linear kernel", {
   set.seed(4)
   rows <- sample(nrow(faithful), 190)
   train <- faithful[rows, ]
   test <- faithful[-rows, ]
   fit <- mfsvr(eruptions ~ waiting, data = train)
-  choice <- fit$width_choice
-  expect_identical(choice$rule, c("sigest", "gamma = 1/p"))
+  choice <- fit$kernel_choice
+  expect_identical(choice$rule, c("sigest", "gamma = 1/p", "linear"))
+  expect_identical(choice$sigma[3], NA_real_)
   # the two widths by plain R: kernlab's sigest rule on the scaled input
   # (10% and 90% quantiles of the squared distances), and sqrt(p / 2)
   z <- (train$waiting - mean(train$waiting)) / sd(train$waiting)
@@ -239,32 +240,98 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p",
   expect_identical(choice$sigma[2], sqrt(1 / 2))
   # each log evidence is that of a fit at its width (no offset), at the C
   # its own search finds
-  at <- function(sigma) mfsvr(eruptions ~ waiting, data = train, bias = 0,
-                              kernel = rbf_kernel(sigma))$log_evidence
-  expect_equal(choice$log_evidence, c(at(choice$sigma[1]), at(choice$sigma[2])), tolerance = 1e-6)
+  at <- function(kernel) mfsvr(eruptions ~ waiting, data = train, bias = 0,
+                               kernel = kernel)$log_evidence
+  expect_equal(choice$log_evidence, c(at(rbf_kernel(choice$sigma[1])), at(rbf_kernel(choice$sigma[2])),
+                                      at(poly_kernel(1, scale = 1, offset = 0))), tolerance = 1e-6)
   # one input puts many pairs close: the sigest width is narrow, and the
-  # evidence prefers the wider one by far; so does the held-out error
-  expect_gt(diff(choice$log_evidence), 10)
+  # evidence prefers the wider one by far; so does the held-out error.  The
+  # eruptions' two clusters are no line.
+  expect_gt(choice$log_evidence[2] - choice$log_evidence[1], 10)
+  expect_gt(choice$log_evidence[2] - choice$log_evidence[3], 10)
   expect_identical(fit$kernel$sigma, choice$sigma[2])
   expect_identical(fit$kernel$sigma_rule, "inputs")
   rmse <- function(f) sqrt(mean((predict(f, test) - test$eruptions)^2))
   narrow <- mfsvr(eruptions ~ waiting, data = train, kernel = rbf_kernel(choice$sigma[1]))
   expect_lt(rmse(fit), 0.95 * rmse(narrow))
-  expect_output(print(fit), "Width: the gamma = 1/p rule's, chosen by the evidence")
+  expect_output(print(fit), "Kernel: Gaussian at the gamma = 1/p rule's width, chosen by the evidence")
   expect_output(print(fit), "e1071's gamma = 1/p for the p input columns")
   # svr() makes the same choice
   s <- svr(eruptions ~ waiting, data = train)
-  expect_equal(s$width_choice, choice, tolerance = 1e-8)
+  expect_equal(s$kernel_choice, choice, tolerance = 1e-8)
   expect_identical(s$kernel$sigma, fit$kernel$sigma)
   # no choice where the width is given, searched, one per input, or on the
   # data as given
-  expect_null(narrow$width_choice)
-  expect_null(suppressWarnings(mfsvr(eruptions ~ waiting, data = train, optimize = TRUE))$width_choice)
+  expect_null(narrow$kernel_choice)
+  expect_null(suppressWarnings(mfsvr(eruptions ~ waiting, data = train, optimize = TRUE))$kernel_choice)
   expect_null(mfsvr(eruptions ~ waiting, data = train,
-                    kernel = rbf_kernel(per_input = TRUE))$width_choice)
-  expect_null(mfsvr(eruptions ~ waiting, data = train, scale = FALSE)$width_choice)
+                    kernel = rbf_kernel(per_input = TRUE))$kernel_choice)
+  expect_null(mfsvr(eruptions ~ waiting, data = train, scale = FALSE)$kernel_choice)
   # an edited record is caught
   bad <- fit
-  bad$width_choice$sigma <- c(1, 2)
-  expect_error(predict(bad, test), "fit\\$width_choice must be the two widths weighed")
+  bad$kernel_choice$sigma <- c(1, 2, NA)
+  expect_error(predict(bad, test), "fit\\$kernel_choice must be the kernels weighed")
+  bad$kernel_choice <- fit$kernel_choice[1:2, ]
+  bad$kernel_choice$rule[2] <- "linear"
+  expect_error(predict(bad, test), "fit\\$kernel_choice must be the kernels weighed")
+  bad <- fit
+  bad$kernel$sigma <- 1.5 * fit$kernel$sigma
+  expect_error(predict(bad, test), "fit\\$kernel_choice must have the fit's kernel among")
+})
+
+test_that("on a response linear in its inputs the evidence chooses the linear kernel", {
+  # calories are nearly 4 protein + 9 fat + 4 carbohydrate: a line in the
+  # inputs, which no Gaussian width extrapolates from 45 rows
+  skip_if_not_installed("MASS")
+  cereal <- MASS::UScereal
+  f <- calories ~ protein + fat + sodium + fibre + carbo + sugars + shelf + mfr
+  split <- function(seed) {
+    set.seed(seed)
+    rows <- sample(nrow(cereal), 45)
+    test <- cereal[-rows, ]
+    list(train = cereal[rows, ], test = test[test$mfr %in% cereal$mfr[rows], ])  # (lm() cannot predict a new level)
+  }
+  d <- split(1)
+  fit <- suppressWarnings(mfsvr(f, d$train))
+  choice <- fit$kernel_choice
+  expect_identical(choice$rule[nrow(choice)], "linear")
+  expect_identical(which.max(choice$log_evidence), nrow(choice))
+  expect_gt(choice$log_evidence[nrow(choice)] - max(choice$log_evidence[-nrow(choice)]), 5)
+  # the kernel is scale <x, x'> with scale 1/p on the p scaled columns
+  p <- ncol(model.matrix(fit))
+  expect_identical(fit$kernel$type, "polynomial")
+  expect_identical(c(fit$kernel$degree, fit$kernel$scale, fit$kernel$offset), c(1, 1 / p, 0))
+  expect_identical(fit$kernel$sigma_rule, "linear")
+  expect_output(print(fit), "Kernel: linear, chosen by the evidence \\(log Bayes factor [0-9.]+ against")
+  expect_output(print(fit), "linear, scale 1/p for the p input columns")
+  # its log evidence is that of the fit given this kernel (no offset, C by
+  # its own search, which started elsewhere and stops within its tolerance
+  # of the same C: the evidences agree to about 1e-5 nats)
+  given <- suppressWarnings(mfsvr(f, d$train, bias = 0, kernel = poly_kernel(1, scale = 1 / p, offset = 0)))
+  expect_equal(choice$log_evidence[nrow(choice)], given$log_evidence, tolerance = 1e-5)
+  # the predictions are an affine function of the inputs: lm() of them on
+  # the design reproduces them
+  both <- rbind(d$train, d$test)
+  design <- model.matrix(delete.response(terms(f)), both)
+  predicted <- predict(fit, both)
+  expect_lt(max(abs(residuals(lm(predicted ~ design - 1)))), 1e-6 * sd(predicted))
+  # svr() weighs the same kernels
+  s <- suppressWarnings(svr(f, d$train))
+  expect_equal(s$kernel_choice, choice, tolerance = 1e-8)
+  expect_identical(s$kernel$sigma_rule, "linear")
+  # on four splits the default predicts like lm(), far better than the
+  # Gaussian kernel at the better of the two widths
+  rmse <- function(fit, test) sqrt(mean((predict(fit, test) - test$calories)^2))
+  errors <- vapply(1:4, function(seed) {
+    d <- split(seed)
+    fit <- suppressWarnings(mfsvr(f, d$train))
+    choice <- fit$kernel_choice
+    gaussian <- choice$rule != "linear"
+    width <- choice$sigma[gaussian][which.max(choice$log_evidence[gaussian])]
+    c(default = rmse(fit, d$test), lm = rmse(lm(f, d$train), d$test),
+      gaussian = rmse(suppressWarnings(mfsvr(f, d$train, kernel = rbf_kernel(width))), d$test))
+  }, numeric(3))
+  means <- rowMeans(errors)
+  expect_lt(means[["default"]], 0.5 * means[["gaussian"]])
+  expect_lt(means[["default"]], 1.2 * means[["lm"]])
 })

@@ -325,9 +325,9 @@ test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() doe
   expect_equal(c(logLik(s)), c(logLik(m)), tolerance = 1e-10)
   # C, the offset (weighed against none), the width (sigest's against
   # gamma = 1/p's, which differ here), the response's centre and scale
-  expect_false(is.null(s$width_choice))
+  expect_false(is.null(s$kernel_choice))
   expect_identical(attr(logLik(s), "df"), 5L)
-  expect_equal(s$width_choice, m$width_choice, tolerance = 1e-10)
+  expect_equal(s$kernel_choice, m$kernel_choice, tolerance = 1e-10)
   expect_identical(s$bias_variance, m$bias_variance)
   expect_equal(s$bias_choice, m$bias_choice, tolerance = 1e-10)
   # the C found is a maximum of the evidence along C, by independent fits
