@@ -4,7 +4,8 @@
 #   2. start the sanitizer stage (tools/sanitize.sh) in the background on a
 #      copy of this source tree: install it into a private library with
 #      -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
-#      (flags from tools/sanitize.Makevars through R_MAKEVARS_USER; src/Makevars
+#      (UBSan without its alignment, null and pointer-overflow checks, which
+#      slowed the suite by half; flags from tools/sanitize.Makevars through R_MAKEVARS_USER; src/Makevars
 #      stays portable) and run the testthat suite, without the vignettes,
 #      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0, UBSan
 #      printing stacks), its files spread over the cores and its large

@@ -11,8 +11,9 @@
 # file took three times as long.
 #
 # --sanitize (the default where gcc has libasan): with
-# -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all,
-# the flags of the package's sanitizer build; a report ends the run and
+# -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+# without UBSan's alignment, null and pointer-overflow checks, the flags of
+# the package's sanitizer build (tools/sanitize.Makevars says why); a report ends the run and
 # counts as one failed case.  LeakSanitizer is on: there is no R here whose
 # allocations outlive the process.  --plain: -Og without sanitizers.
 # --windows: -Og, cross-compiled for 64-bit Windows by $CXX (default
@@ -61,7 +62,7 @@ fi
 flags=(-std=c++17 -Og -g0 -Wall -Wextra -Wno-ignored-attributes -fopenmp -DEIGEN_DONT_PARALLELIZE)
 if [ "$mode" = sanitize ]; then
   flags+=(-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
-          -fno-omit-frame-pointer)
+          -fno-omit-frame-pointer -fno-sanitize=alignment,null,pointer-overflow)
 fi
 # no MinGW run-time DLLs to find under wine
 [ "$mode" = windows ] && flags+=(-static)

@@ -8,7 +8,8 @@
 #    none is given) into a private library, with the flags of
 #    tools/sanitize.Makevars passed through R_MAKEVARS_USER (src/Makevars
 #    stays portable): -O1 -g1, -fsanitize=address,undefined,float-cast-overflow,
-#    -fno-sanitize-recover=all, -fno-omit-frame-pointer.  R's strip step is
+#    -fno-sanitize-recover=all, -fno-omit-frame-pointer, and UBSan without
+#    its alignment, null and pointer-overflow checks.  R's strip step is
 #    turned off so that stacks keep file and line.
 # 2. Run every tests/testthat/test-*.R in its own R process
 #    (tools/sanitize-tests.R), GPSVM_SANITIZE_JOBS of them at a time (default:
