@@ -197,8 +197,9 @@
 #'   data of at most 10000 observations fitted on the full prior (no
 #'   `inducing`), where e1071's \eqn{\gamma = 1/p} for the \eqn{p} input
 #'   columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from it, the
-#'   evidence chooses between the two widths; it also weighs a linear
-#'   kernel, `poly_kernel(1, scale = 1/p, offset = 0)` (whose prior
+#'   evidence chooses between the two widths; when the call gives no
+#'   `kernel` it also weighs a linear kernel, `poly_kernel(1, scale = 1/p,
+#'   offset = 0)` (whose prior
 #'   variance of \eqn{f(x)} is about the standardised response's, as the
 #'   Gaussian kernel's is), each candidate with its own search for `C`
 #'   (`fit$kernel_choice` keeps their log evidences, `print()` the log
@@ -337,6 +338,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           inducing = NULL, search = search_control(), bias = NULL,
                           calibration_folds = NULL, ...) {
   .check_dots_empty(...)
+  weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   C <- if (C_given) .check_number(C, "C", lower = 0, open_lower = TRUE) else .mfsvr_default_C
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
@@ -360,7 +362,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     }
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
-      kernels <- .kernel_candidates(kernel, x, .kernel_by_default(scale, length(y), which, z))
+      kernels <- .kernel_candidates(kernel, x, .kernel_by_default(scale, length(y), which, z),
+                                    linear = weigh_linear)
       .fit_with_bias(fit_at, kernels, bias %||% 0,
                      choose = is.null(bias) && .bias_by_default(scale, length(y)))
     } else {

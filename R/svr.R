@@ -278,6 +278,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
                         ...) {
   .check_dots_empty(...)
+  weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
@@ -315,7 +316,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
     if (identical(kind, "gradient")) {
       return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
                             bias_variance, choose_bias && is.null(refit),
-                            choose_width = isTRUE(scale) && is.null(refit)))
+                            choose_width = isTRUE(scale) && is.null(refit), weigh_linear))
     }
     kernel <- .with_bias(kernel, bias_variance %||% 0)
     fit <- switch(kind %||% "none",
@@ -684,7 +685,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 # C by the EP evidence's gradient: mfsvr(optimize = "C")'s search on the
 # same model, then the MAP fit at the C it found.  Its warnings name svr().
 .svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic,
-                           bias_variance, choose_bias, choose_width) {
+                           bias_variance, choose_bias, choose_width, weigh_linear) {
   ep_control <- mfsvr_control()
   inducing <- .automatic_approximation(x, kernel, ep_control$rank_tol)
   # the default search is mfsvr()'s default one (C moved within one EP run),
@@ -692,7 +693,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   # and offset)
   fit_at <- .mfsvr_fit_at(x, y, C, epsilon, ep_control, "C", automatic, inducing, settings)
   kernels <- .kernel_candidates(kernel, x, choose_width &&
-                                  .kernel_by_default(TRUE, NROW(x), "C", inducing))
+                                  .kernel_by_default(TRUE, NROW(x), "C", inducing),
+                                linear = weigh_linear)
   ep <- .as_svr_conditions(.fit_with_bias(fit_at, kernels, bias_variance, choose_bias))
   kernel <- ep$kernel
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)

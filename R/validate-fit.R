@@ -365,13 +365,15 @@
            }
          }),
          kernel_choice = .optional(function(d) {
-           # the candidates .kernel_candidates() gives the p scaled columns
+           # the candidates .kernel_candidates() gives the p scaled columns,
+           # the linear kernel (when weighed) first
            weighed <- function(d) {
-             sigest <- d$sigma[1L]
+             linear <- identical(d$rule[1L], "linear")
+             sigest <- d$sigma[1L + linear]
              far <- is.numeric(sigest) && isTRUE(sigest > 0) &&
                abs(log(sqrt(size$p / 2) / sigest)) > log(.width_choice_ratio)
-             list(rule = c("sigest", if (far) "gamma = 1/p", "linear"),
-                  sigma = c(sigest, if (far) sqrt(size$p / 2), NA_real_))
+             list(rule = c(if (linear) "linear", "sigest", if (far) "gamma = 1/p"),
+                  sigma = c(if (linear) NA_real_, sigest, if (far) sqrt(size$p / 2)))
            }
            if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
                !nrow(d) %in% 2:3 || !identical(d$rule, weighed(d)$rule) ||

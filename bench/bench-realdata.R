@@ -652,7 +652,7 @@ run_choices <- function() {
       chosen <- timed(fitters[[m]](y ~ ., data = train))
       choice <- chosen$value$kernel_choice
       # before the choices: no offset, the sigest rule's width
-      kernel <- if (is.null(choice)) rbf_kernel() else rbf_kernel(choice$sigma[1])
+      kernel <- if (is.null(choice)) rbf_kernel() else rbf_kernel(choice$sigma[choice$rule == "sigest"])
       before <- timed(fitters[[m]](y ~ ., data = train, bias = 0, kernel = kernel))
       # without the linear candidate: the Gaussian kernel of the better
       # width (and the offset chosen), which is the fit itself unless the

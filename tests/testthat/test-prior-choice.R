@@ -229,8 +229,9 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   test <- faithful[-rows, ]
   fit <- mfsvr(eruptions ~ waiting, data = train)
   choice <- fit$kernel_choice
-  expect_identical(choice$rule, c("sigest", "gamma = 1/p", "linear"))
-  expect_identical(choice$sigma[3], NA_real_)
+  expect_identical(choice$rule, c("linear", "sigest", "gamma = 1/p"))
+  expect_identical(choice$sigma[1], NA_real_)
+  choice <- choice[c(2, 3, 1), ]  # (the widths first, as below)
   # the two widths by plain R: kernlab's sigest rule on the scaled input
   # (10% and 90% quantiles of the squared distances), and sqrt(p / 2)
   z <- (train$waiting - mean(train$waiting)) / sd(train$waiting)
@@ -258,7 +259,7 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   expect_output(print(fit), "e1071's gamma = 1/p for the p input columns")
   # svr() makes the same choice
   s <- svr(eruptions ~ waiting, data = train)
-  expect_equal(s$kernel_choice, choice, tolerance = 1e-8)
+  expect_equal(s$kernel_choice, fit$kernel_choice, tolerance = 1e-8)
   expect_identical(s$kernel$sigma, fit$kernel$sigma)
   # no choice where the width is given, searched, one per input, or on the
   # data as given
@@ -267,12 +268,14 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   expect_null(mfsvr(eruptions ~ waiting, data = train,
                     kernel = rbf_kernel(per_input = TRUE))$kernel_choice)
   expect_null(mfsvr(eruptions ~ waiting, data = train, scale = FALSE)$kernel_choice)
+  # a kernel given stays Gaussian: only the widths are weighed
+  given <- mfsvr(eruptions ~ waiting, data = train, kernel = rbf_kernel())
+  expect_identical(given$kernel_choice, fit$kernel_choice[2:3, ], ignore_attr = TRUE)
   # an edited record is caught
   bad <- fit
-  bad$kernel_choice$sigma <- c(1, 2, NA)
+  bad$kernel_choice$sigma <- c(NA, 1, 2)
   expect_error(predict(bad, test), "fit\\$kernel_choice must be the kernels weighed")
   bad$kernel_choice <- fit$kernel_choice[1:2, ]
-  bad$kernel_choice$rule[2] <- "linear"
   expect_error(predict(bad, test), "fit\\$kernel_choice must be the kernels weighed")
   bad <- fit
   bad$kernel$sigma <- 1.5 * fit$kernel$sigma
@@ -294,9 +297,9 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   d <- split(1)
   fit <- suppressWarnings(mfsvr(f, d$train))
   choice <- fit$kernel_choice
-  expect_identical(choice$rule[nrow(choice)], "linear")
-  expect_identical(which.max(choice$log_evidence), nrow(choice))
-  expect_gt(choice$log_evidence[nrow(choice)] - max(choice$log_evidence[-nrow(choice)]), 5)
+  expect_identical(choice$rule[1], "linear")
+  expect_identical(which.max(choice$log_evidence), 1L)
+  expect_gt(choice$log_evidence[1] - max(choice$log_evidence[-1]), 5)
   # the kernel is scale <x, x'> with scale 1/p on the p scaled columns
   p <- ncol(model.matrix(fit))
   expect_identical(fit$kernel$type, "polynomial")
@@ -308,17 +311,20 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   # its own search, which started elsewhere and stops within its tolerance
   # of the same C: the evidences agree to about 1e-5 nats)
   given <- suppressWarnings(mfsvr(f, d$train, bias = 0, kernel = poly_kernel(1, scale = 1 / p, offset = 0)))
-  expect_equal(choice$log_evidence[nrow(choice)], given$log_evidence, tolerance = 1e-5)
+  expect_equal(choice$log_evidence[1], given$log_evidence, tolerance = 1e-5)
   # the predictions are an affine function of the inputs: lm() of them on
   # the design reproduces them
   both <- rbind(d$train, d$test)
   design <- model.matrix(delete.response(terms(f)), both)
   predicted <- predict(fit, both)
   expect_lt(max(abs(residuals(lm(predicted ~ design - 1)))), 1e-6 * sd(predicted))
-  # svr() weighs the same kernels
+  # svr() weighs the same kernels; a kernel given stays Gaussian
   s <- suppressWarnings(svr(f, d$train))
   expect_equal(s$kernel_choice, choice, tolerance = 1e-8)
   expect_identical(s$kernel$sigma_rule, "linear")
+  gaussian <- suppressWarnings(svr(f, d$train, kernel = rbf_kernel()))
+  expect_identical(gaussian$kernel$type, "rbf")
+  expect_false("linear" %in% gaussian$kernel_choice$rule)
   # on four splits the default predicts like lm(), far better than the
   # Gaussian kernel at the better of the two widths
   rmse <- function(fit, test) sqrt(mean((predict(fit, test) - test$calories)^2))
