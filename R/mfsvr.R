@@ -156,8 +156,8 @@
 #' (no offset, the sigest width); to refit the same model at another `C`,
 #' give them: `update(fit, C = 2, bias = fit$bias_variance, kernel =
 #' rbf_kernel(fit$kernel$sigma))`, or where the linear kernel won `kernel =
-#' poly_kernel(1, scale = fit$kernel$scale, offset = 0)`. [confint()] and [evidence_curve()] keep
-#' the fit's own.
+#' poly_kernel(1, scale = fit$kernel$scale, offset = 0)`. [confint()] and
+#' [evidence_curve()] keep the fit's own.
 #'
 #' The target noise variance used for prediction bands is
 #' \eqn{2/C^2 + \epsilon^2(\epsilon C + 3)/(3(\epsilon C + 1))}, eq. (29) of
@@ -199,14 +199,14 @@
 #'   columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from it, the
 #'   evidence chooses between the two widths; when the call gives no
 #'   `kernel` it also weighs a linear kernel, `poly_kernel(1, scale = 1/p,
-#'   offset = 0)` (whose prior
-#'   variance of \eqn{f(x)} is about the standardised response's, as the
-#'   Gaussian kernel's is), each candidate with its own search for `C`
-#'   (`fit$kernel_choice` keeps their log evidences, `print()` the log
-#'   Bayes factors, and `logLik()` counts the choice as one estimated
-#'   parameter; see Details). A response nearly linear in its inputs gets
-#'   the linear kernel, which no Gaussian width matches from a few dozen
-#'   rows. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
+#'   offset = 0)` (whose prior variance of \eqn{f(x)} is about the
+#'   standardised response's, as the Gaussian kernel's is), each candidate
+#'   with its own search for `C` (`fit$kernel_choice` keeps their log
+#'   evidences, `print()` the log Bayes factors, and `logLik()` counts the
+#'   choice as one estimated parameter; see Details). A response nearly
+#'   linear in its inputs gets the linear kernel, which no Gaussian width
+#'   matches from a few dozen rows; a kernel given, `rbf_kernel()` too,
+#'   stays Gaussian. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's

@@ -284,8 +284,8 @@ logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
   # a search by evidence records what it chose in fit$optimization$estimate;
-  # an offset weighed against none, and a width between two rules, by the
-  # evidence count as one more each
+  # an offset weighed against none, and a kernel among the candidates
+  # (.kernel_candidates()), by the evidence count as one more each
   estimated <- c(.response_df(object), searched = length(object$optimization$estimate),
                  bias = !is.null(object$bias_choice), kernel = !is.null(object$kernel_choice))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
