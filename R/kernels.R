@@ -278,7 +278,7 @@ format.gpsvm_kernel <- function(x, ...) {
     polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
                    sprintf("  degree = %d, scale = %s, offset = %s%s",
                            x$degree, format(x$scale), format(x$offset),
-                           if (identical(x$sigma_rule, "linear")) {
+                           if (identical(x$candidate, "linear")) {
                              " (linear, scale 1/p for the p input columns)"
                            } else "")),
     linear = "Linear kernel: k(x, x') = <x, x'>"

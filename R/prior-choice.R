@@ -168,14 +168,16 @@
 # (bench-realdata.R, part "choices").
 .linear_candidate <- function(p) {
   kernel <- poly_kernel(1L, scale = 1 / p, offset = 0)
-  kernel$sigma_rule <- "linear"
+  # (not in sigma_rule: `$` would match a polynomial kernel's sigma to it)
+  kernel$candidate <- "linear"
   kernel
 }
 
 # The name of the rule that gave a candidate kernel, as the choice's
 # record and print() show it.
 .kernel_rule <- function(kernel) {
-  switch(kernel$sigma_rule, data = "sigest", inputs = "gamma = 1/p", linear = "linear")
+  if (identical(kernel$candidate, "linear")) return("linear")
+  switch(kernel$sigma_rule, data = "sigest", inputs = "gamma = 1/p")
 }
 
 # How far below no offset the offset's evidence at the sites must fall for

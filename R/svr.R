@@ -250,10 +250,12 @@
 #' # chosen by the evidence
 #' fit <- svr(mpg ~ wt + hp, data = mtcars)
 #' fit
-#' # the same model's posterior mean: the same C, width and offset, the same
-#' # evidence
+#' # the same model's posterior mean: the same C, kernel and offset, the
+#' # same evidence (here the evidence chose the linear kernel)
+#' same_kernel <- if (fit$kernel$type == "rbf") rbf_kernel(fit$kernel$sigma) else
+#'   poly_kernel(1, scale = fit$kernel$scale, offset = 0)
 #' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C, bias = fit$bias_variance,
-#'              kernel = rbf_kernel(fit$kernel$sigma)))
+#'              kernel = same_kernel))
 #' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
 #' # the paper's sine experiment, on the data as given
 #' set.seed(1)

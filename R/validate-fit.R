@@ -236,7 +236,8 @@
       list(degree = .indices(1L, upper = .max_degree), scale = .number(), offset = .number())
     }
     checks$constant <- .optional(.number(lower = 0))
-    checks$sigma_rule <- .optional(.string(c("data", "inputs", "linear")))
+    checks$sigma_rule <- .optional(.string(c("data", "inputs")))
+    checks$candidate <- .optional(.string("linear"))
     for (name in names(checks)) {
       problem <- checks[[name]](k[[name]])
       if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
@@ -382,12 +383,18 @@
            }
            # the kernel is one of them, and names its rule (print() shows it)
            chosen <- .chosen_candidate(object)
-           width <- object$kernel$sigma
+           width <- object$kernel[["sigma"]]
            if (is.na(chosen) || (d$rule[chosen] != "linear" &&
                                  !isTRUE(abs(d$sigma[chosen] - width) <= 1e-12 * width))) {
              return("must have the fit's kernel among the kernels weighed")
            }
-           rule <- c(sigest = "data", "gamma = 1/p" = "inputs", linear = "linear")[[d$rule[chosen]]]
+           if (d$rule[chosen] == "linear") {
+             if (!identical(object$kernel$candidate, "linear")) {
+               return("chose the linear kernel, whose candidate should be \"linear\"")
+             }
+             return(NULL)
+           }
+           rule <- c(sigest = "data", "gamma = 1/p" = "inputs")[[d$rule[chosen]]]
            if (!identical(object$kernel$sigma_rule, rule)) {
              sprintf("chose the kernel whose sigma_rule should be \"%s\"", rule)
            }

@@ -304,7 +304,7 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   p <- ncol(model.matrix(fit))
   expect_identical(fit$kernel$type, "polynomial")
   expect_identical(c(fit$kernel$degree, fit$kernel$scale, fit$kernel$offset), c(1, 1 / p, 0))
-  expect_identical(fit$kernel$sigma_rule, "linear")
+  expect_identical(fit$kernel$candidate, "linear")
   expect_output(print(fit), "Kernel: linear, chosen by the evidence \\(log Bayes factor [0-9.]+ against")
   expect_output(print(fit), "linear, scale 1/p for the p input columns")
   # its log evidence is that of the fit given this kernel (no offset, C by
@@ -321,7 +321,7 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   # svr() weighs the same kernels; a kernel given stays Gaussian
   s <- suppressWarnings(svr(f, d$train))
   expect_equal(s$kernel_choice, choice, tolerance = 1e-8)
-  expect_identical(s$kernel$sigma_rule, "linear")
+  expect_identical(s$kernel$candidate, "linear")
   gaussian <- suppressWarnings(svr(f, d$train, kernel = rbf_kernel()))
   expect_identical(gaussian$kernel$type, "rbf")
   expect_false("linear" %in% gaussian$kernel_choice$rule)
