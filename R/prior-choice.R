@@ -118,16 +118,22 @@
   fits <- c(list(first), others)
   log_evidence <- vapply(fits, function(f) f$value$log_evidence %||% NA_real_, numeric(1))
   best <- fits[[which.max(replace(log_evidence, is.na(log_evidence), -Inf))]]
-  # the record lists the linear kernel first: then no row can go missing
-  # unnoticed (.validate_fit() knows which widths were weighed, and a record
-  # of one row is none)
-  rows <- order(vapply(kernels, .kernel_rule, character(1)) != "linear")
-  best$value$kernel_choice <- data.frame(
-    rule = vapply(kernels, .kernel_rule, character(1)),
-    sigma = vapply(kernels, function(k) k[["sigma"]] %||% NA_real_, numeric(1)),
-    log_evidence = log_evidence)[rows, ]
-  rownames(best$value$kernel_choice) <- NULL
+  rows <- .candidate_rows(kernels)
+  best$value$kernel_choice <- data.frame(rows, log_evidence = log_evidence[attr(rows, "order")])
   best
+}
+
+# The candidates' rules and widths as fit$kernel_choice lists them, the
+# linear kernel first: then no row can go missing unnoticed (.validate_fit()
+# forms the same rows from the sigest width, and a record of one row is
+# none).  attr "order": the candidates' positions in that order.
+.candidate_rows <- function(kernels) {
+  rule <- vapply(kernels, .kernel_rule, character(1))
+  rows <- order(rule != "linear")
+  structure(data.frame(rule = rule[rows],
+                       sigma = vapply(kernels[rows], function(k) k[["sigma"]] %||% NA_real_,
+                                      numeric(1))),
+            order = rows)
 }
 
 # How far apart (a factor) the two rules' widths must be to be weighed.

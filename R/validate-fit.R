@@ -366,15 +366,14 @@
            }
          }),
          kernel_choice = .optional(function(d) {
-           # the candidates .kernel_candidates() gives the p scaled columns,
-           # the linear kernel (when weighed) first
+           # the rows .kernel_candidates() gives the p scaled columns from
+           # the record's sigest width, with the linear kernel when it has it
            weighed <- function(d) {
              linear <- identical(d$rule[1L], "linear")
              sigest <- d$sigma[1L + linear]
-             far <- is.numeric(sigest) && isTRUE(sigest > 0) &&
-               abs(log(sqrt(size$p / 2) / sigest)) > log(.width_choice_ratio)
-             list(rule = c(if (linear) "linear", "sigest", if (far) "gamma = 1/p"),
-                  sigma = c(if (linear) NA_real_, sigest, if (far) sqrt(size$p / 2)))
+             if (!is.numeric(sigest) || !isTRUE(sigest > 0 && is.finite(sigest))) return(NULL)
+             kernel <- list(type = "rbf", sigma = sigest, sigma_rule = "data")
+             .candidate_rows(.kernel_candidates(kernel, matrix(0, 0L, size$p), TRUE, linear))
            }
            if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
                !nrow(d) %in% 2:3 || !identical(d$rule, weighed(d)$rule) ||
