@@ -140,15 +140,18 @@
 .width_choice_ratio <- 1.3
 
 # The kernels the evidence weighs (see the top of this file): the Gaussian
-# kernel of the width the data chose (sigest), the same at e1071's
-# sigma = sqrt(p / 2) for the p columns of the scaled inputs x
+# kernel of the width the data chose (sigest), with `widths` the same at
+# e1071's sigma = sqrt(p / 2) for the p columns of the scaled inputs x
 # (sigma_rule "inputs"), and, with `linear` (the call gave no kernel), the
 # linear kernel .linear_candidate(); one kernel when not `choose` or when
 # the width was not the data's.  A kernel given, rbf_kernel() too, stays
 # Gaussian.  The second width is left out when the two are within a factor
 # .width_choice_ratio (where they were, on the benchmark's sets, the choice
-# moved the held-out RMSE by 2% at most, and it costs a second search).
-.kernel_candidates <- function(kernel, x, choose, linear) {
+# moved the held-out RMSE by 2% at most, and it costs a second search), and
+# by the relevance vector machines (`widths = FALSE`), whose evidence
+# favours the narrower of two widths whatever the data (see
+# .rvm_fit_candidates()).
+.kernel_candidates <- function(kernel, x, choose, linear, widths = TRUE) {
   if (!choose || !identical(kernel$type, "rbf") || !identical(kernel$sigma_rule, "data") ||
       isTRUE(kernel$per_input)) {
     return(list(kernel))
@@ -156,7 +159,7 @@
   other <- kernel
   other$sigma <- sqrt(ncol(x) / 2)
   other$sigma_rule <- "inputs"
-  close <- abs(log(other$sigma / kernel$sigma)) <= log(.width_choice_ratio)
+  close <- !widths || abs(log(other$sigma / kernel$sigma)) <= log(.width_choice_ratio)
   c(list(kernel), if (!close) list(other), if (linear) list(.linear_candidate(ncol(x))))
 }
 

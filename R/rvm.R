@@ -157,7 +157,24 @@
 #' @param y Numeric targets, one per row of `x`.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
-#'   (scaled) inputs.
+#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call gives
+#'   no `kernel`, on standardised data of more than \eqn{p + 2} and at most
+#'   10000 observations and without `optimize`, the evidence also weighs the linear kernel
+#'   `poly_kernel(1, scale = 1/p, offset = 0)` on the \eqn{p} scaled input
+#'   columns, as in [mfsvr()], and keeps the fit of higher evidence
+#'   (`fit$kernel_choice` records both log evidences, `print()` the log
+#'   Bayes factor, and `logLik()` counts the choice as one estimated
+#'   parameter). A response nearly linear in its inputs is where Gaussian
+#'   basis functions extrapolate worst: on 8 random 70/30 splits of
+#'   `trees`, `mtcars` and `attitude` the held-out RMSE of `rvm()` fell to
+#'   0.69, 0.81 and 0.85 times that of the Gaussian kernel alone, and rose
+#'   by 5% on `LifeCycleSavings`; on larger nonlinear sets (Boston housing,
+#'   Friedman 1, Ozone) the evidence kept the Gaussian kernel by 18 nats or
+#'   more. The choice costs a second fit. e1071's second width, which
+#'   [mfsvr()] weighs too, is not weighed here: the evidence of these
+#'   models rises as the width shrinks (see `optimize`), so it would choose
+#'   the narrower width rather than the better one. A kernel given,
+#'   `rbf_kernel()` too, stays as given.
 #' @param control A list from [rvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
 #'   [rbf_kernel()] by maximising the log marginal likelihood (the evidence
@@ -218,7 +235,9 @@
 #'   `scale = FALSE`), `control`, `convergence` (`converged`, `iterations`,
 #'   `change` (the last largest change of a log hyperparameter), `tol`,
 #'   `reason`), `optimization` (the record of the search for the width, with
-#'   `optimize`), `interval_calibration` (see "Prediction intervals"; absent
+#'   `optimize`), `kernel_choice` (when the evidence chose the kernel, a data
+#'   frame of the kernels weighed, by `rule` and `sigma`, and their
+#'   `log_evidence`), `interval_calibration` (see "Prediction intervals"; absent
 #'   without a calibration), `fit_time`, `call` and `fields` (see [hyperparameters()],
 #'   "Fitted objects"); formula fits also `terms`, `xlevels`,
 #'   `na.action`, `variables` (the formula's variables as the data gave them).
@@ -258,6 +277,7 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
                         optimize = FALSE, basis = NULL, search = search_control(),
                         calibration_folds = NULL, ...) {
   .check_dots_empty(...)
+  weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "rvm")  # its checks
@@ -265,8 +285,10 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
                          function(x, y, kernel, scaling) {
     control <- .resolve_control(control, .candidate_count(basis, x, "rvm"))
-    .rvm_optimize(x, kernel, optimize, control,
-                  function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()", settings)
+    .rvm_fit_candidates(function(kernel) {
+      .rvm_optimize(x, kernel, optimize, control,
+                    function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()", settings)
+    }, kernel, x, scale, optimize, weigh_linear)
   })
   .with_calibration(fit, calibration_folds, function(x, y) {
     .rvm_fit(x, y, fit$kernel, fit$control, if (!is.null(basis)) min(basis, nrow(x)))

@@ -368,12 +368,14 @@
          kernel_choice = .optional(function(d) {
            # the rows .kernel_candidates() gives the p scaled columns from
            # the record's sigest width, with the linear kernel when it has it
+           # (one width for the relevance vector machines)
            weighed <- function(d) {
              linear <- identical(d$rule[1L], "linear")
              sigest <- d$sigma[1L + linear]
              if (!is.numeric(sigest) || !isTRUE(sigest > 0 && is.finite(sigest))) return(NULL)
              kernel <- list(type = "rbf", sigma = sigest, sigma_rule = "data")
-             .candidate_rows(.kernel_candidates(kernel, matrix(0, 0L, size$p), TRUE, linear))
+             .candidate_rows(.kernel_candidates(kernel, matrix(0, 0L, size$p), TRUE, linear,
+                                                widths = !inherits(object, "gpsvm_rvm")))
            }
            if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
                !nrow(d) %in% 2:3 || !identical(d$rule, weighed(d)$rule) ||

@@ -341,3 +341,93 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   expect_lt(means[["default"]], 0.5 * means[["gaussian"]])
   expect_lt(means[["default"]], 1.2 * means[["lm"]])
 })
+
+test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by their evidence", {
+  set.seed(2)
+  rows <- sample(nrow(trees), 21)
+  train <- trees[rows, ]
+  fit <- rvm(Volume ~ ., data = train)
+  choice <- fit$kernel_choice
+  # the linear kernel and the sigest width (by plain R on the scaled
+  # inputs), not e1071's second width
+  expect_identical(choice$rule, c("linear", "sigest"))
+  z <- scale(as.matrix(train[c("Girth", "Height")]))
+  d2 <- as.vector(dist(z))^2
+  d2 <- d2[d2 > 0]
+  expect_equal(choice$sigma, c(NA, 1 / sqrt(2 * mean(1 / quantile(d2, c(0.1, 0.9))))),
+               tolerance = 1e-12)
+  # each log evidence is that of the fit given the kernel, and that is the
+  # Gaussian log density of the scaled response under the fit's kept basis
+  # functions, their precisions and the noise variance (plain R)
+  linear <- poly_kernel(1, scale = 1 / 2, offset = 0)
+  given <- list(rvm(Volume ~ ., data = train, kernel = linear),
+                rvm(Volume ~ ., data = train, kernel = rbf_kernel(choice$sigma[2])))
+  expect_equal(choice$log_evidence, vapply(given, `[[`, numeric(1), "log_evidence"),
+               tolerance = 1e-10)
+  plain_evidence <- function(f) {
+    K <- if (f$kernel$type == "rbf") exp(-as.matrix(dist(z))^2 / (2 * f$kernel$sigma^2)) else
+      tcrossprod(z) / 2
+    H <- cbind(1, K)[, c(1, 1 + f$relevance_vectors), drop = FALSE]
+    covariance <- f$noise_variance * diag(nrow(z)) + H %*% (t(H) / f$prior_precision)
+    y <- (train$Volume - mean(train$Volume)) / sd(train$Volume)
+    R <- chol(covariance)
+    -sum(log(diag(R))) - sum(backsolve(R, y, transpose = TRUE)^2) / 2 - length(y) * log(2 * pi) / 2
+  }
+  expect_equal(vapply(given, plain_evidence, numeric(1)), choice$log_evidence, tolerance = 1e-8)
+  # the chosen kernel is the one of higher evidence; here the linear one,
+  # whose predictions are an affine function of the inputs
+  expect_identical(which.max(choice$log_evidence), 1L)
+  expect_identical(fit$kernel$candidate, "linear")
+  expect_equal(fitted(fit), fitted(given[[1]]), tolerance = 1e-12)
+  predicted <- predict(fit, trees)
+  expect_lt(max(abs(residuals(lm(predicted ~ Girth + Height, data = trees)))), 1e-6 * sd(predicted))
+  expect_output(print(fit), "Kernel: linear, chosen by the evidence \\(log Bayes factor [0-9.]+ against the sigest")
+  # logLik() counts the choice as one estimated parameter
+  expect_identical(attr(logLik(fit), "df"), attr(logLik(given[[1]]), "df") + 1L)
+  # srvm() weighs the same two kernels; on the linear one a penalty on
+  # second derivatives vanishes, and the fit is rvm()'s
+  smooth <- srvm(Volume ~ ., data = train)
+  expect_identical(smooth$kernel_choice$rule, c("linear", "sigest"))
+  expect_equal(smooth$kernel_choice$log_evidence[2],
+               srvm(Volume ~ ., data = train, kernel = rbf_kernel(choice$sigma[2]))$log_evidence,
+               tolerance = 1e-10)
+  expect_identical(smooth$kernel$candidate, "linear")
+  expect_identical(smooth$lambda, 0)
+  expect_equal(fitted(smooth), fitted(fit), tolerance = 1e-6)
+  # on a response far from linear the Gaussian kernel is kept
+  set.seed(3)
+  x <- runif(60, -8, 8)
+  y <- sin(x) / x + rnorm(60, sd = 0.05)
+  wavy <- rvm(x, y)
+  expect_identical(wavy$kernel_choice$rule, c("linear", "sigest"))
+  expect_gt(wavy$kernel_choice$log_evidence[2] - wavy$kernel_choice$log_evidence[1], 10)
+  expect_identical(wavy$kernel$type, "rbf")
+  # no choice where a kernel is given, the width searched, the data as
+  # given, or a line through the observations would fit them all
+  expect_null(given[[2]]$kernel_choice)
+  expect_null(rvm(Volume ~ ., data = train, kernel = rbf_kernel())$kernel_choice)
+  expect_null(suppressWarnings(rvm(Volume ~ ., data = train, optimize = TRUE))$kernel_choice)
+  expect_null(rvm(Volume ~ ., data = train, scale = FALSE)$kernel_choice)
+  expect_null(rvm(Volume ~ ., data = train[1:4, ])$kernel_choice)
+  expect_identical(rvm(Volume ~ ., data = train[1:5, ])$kernel_choice$rule, c("linear", "sigest"))
+  # the held-out error over eight splits of mtcars (22 training rows, ten
+  # inputs): the choice beats the Gaussian kernel alone, and lm() too
+  rmse <- function(f, test) sqrt(mean((predict(f, test) - test$mpg)^2))
+  errors <- vapply(1:8, function(seed) {
+    set.seed(seed)
+    rows <- sample(nrow(mtcars), 22)
+    train <- mtcars[rows, ]
+    test <- mtcars[-rows, ]
+    c(default = rmse(rvm(mpg ~ ., data = train), test),
+      gaussian = rmse(rvm(mpg ~ ., data = train, kernel = rbf_kernel()), test),
+      lm = rmse(lm(mpg ~ ., data = train), test))
+  }, numeric(3))
+  means <- rowMeans(errors)
+  expect_lt(means[["default"]], 0.9 * means[["gaussian"]])
+  expect_lt(means[["default"]], means[["lm"]])
+  # an edited record is caught: three rows (the second width) are not
+  # what these models weigh
+  bad <- fit
+  bad$kernel_choice <- rbind(choice, data.frame(rule = "gamma = 1/p", sigma = 1, log_evidence = -70))
+  expect_error(predict(bad, trees), "fit\\$kernel_choice must be the kernels weighed")
+})
