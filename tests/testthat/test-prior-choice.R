@@ -394,6 +394,12 @@ test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by 
   expect_identical(smooth$kernel$candidate, "linear")
   expect_identical(smooth$lambda, 0)
   expect_equal(fitted(smooth), fitted(fit), tolerance = 1e-6)
+  # fitted from the first start alone: the other start ends in the same fit
+  expect_identical(smooth$control$lambda_init, 1e4)
+  other_start <- srvm(Volume ~ ., data = train, kernel = linear,
+                      control = srvm_control(lambda_init = 1))
+  expect_equal(fitted(other_start), fitted(smooth), tolerance = 1e-6)
+  expect_equal(other_start$log_evidence, smooth$log_evidence, tolerance = 1e-8)
   # on a response far from linear the Gaussian kernel is kept
   set.seed(3)
   x <- runif(60, -8, 8)
