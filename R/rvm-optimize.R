@@ -115,14 +115,12 @@
 # weighs the linear kernel (.linear_candidate()) against the Gaussian one
 # of the data's width, as mfsvr() does, and the fit of higher evidence is
 # kept with the record fit$kernel_choice.  A response nearly linear in its
-# inputs is where every Gaussian basis extrapolates worst: on 8 splits
-# (70/30) of trees, mtcars and attitude rvm()'s held-out RMSE fell to 0.69,
-# 0.81 and 0.85 of the Gaussian kernel's alone, where on LifeCycleSavings
-# and swiss it rose by 5% and 1% and on 250 rows of BostonHousing, 200 of
-# Friedman 1 and Ozone the evidence kept the Gaussian kernel by 18 to 116
-# nats.  e1071's second width is not weighed (widths = FALSE): these models'
-# evidence rises as the width shrinks (see above), so it would pick the
-# narrower width, not the better one.  The linear kernel needs more than
+# inputs is where every Gaussian basis extrapolates worst (figures in
+# ?rvm, from bench-realdata.R's part "choices"; on 250 rows of
+# BostonHousing, 200 of Friedman 1 and Ozone the evidence kept the
+# Gaussian kernel by 18 to 116 nats).  e1071's second width is not weighed
+# (widths = FALSE): these models' evidence rises as the width shrinks (see
+# above), so it would pick the narrower width, not the better one.  The linear kernel needs more than
 # p + 2 observations: with fewer, a line in the p inputs passes through
 # every centred one and leaves nothing to estimate the noise from (two
 # observations would get no prediction interval).  fit_at(kernel) is the

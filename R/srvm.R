@@ -93,9 +93,10 @@
 #' @param penalty A [roughness_penalty()]. Where the evidence chooses the
 #'   linear kernel (see `kernel`), a penalty on second or higher
 #'   derivatives vanishes on its basis functions: \eqn{\lambda} is then 0
-#'   and the model is that of [rvm()] (the held-out RMSE on the 8 splits of
-#'   `kernel`: 0.69, 0.95 and 0.86 times the Gaussian kernel's alone on
-#'   `trees`, `mtcars` and `attitude`, 1.05 on `LifeCycleSavings`). That
+#'   and the model is that of [rvm()] (the held-out RMSE on the benchmark
+#'   of `kernel`: 0.53, 0.69, 0.89, 0.91 and 0.96 times the Gaussian
+#'   kernel's alone on `trees`, `MASS::UScereal`, `attitude`, `mtcars` and
+#'   `cars`, 1.04 on `stackloss`). That
 #'   candidate is fitted from the first of the starts in `lambda_init`
 #'   only, as \eqn{\lambda} no longer matters: on 1000 rows of Friedman 1
 #'   in 5 inputs the two starts ended in the same fit and cost 3.8 s where
