@@ -122,11 +122,20 @@
 .target_interval.gpsvm_rvm <- function(object, mean, var, level) {
   noise <- .rvm_target_noise(object)
   if (is.infinite(noise$variance)) {
-    .stop(sprintf(paste("%s was fitted to %d observation(s) and the scaling took their mean: no",
-                        "degrees of freedom are left to estimate the noise, so a new target's",
-                        "interval is unbounded; use interval = \"confidence\", more",
-                        "observations, or scale = FALSE"),
-                  if (inherits(object, "gpsvm_srvm")) "srvm()" else "rvm()", nrow(object$x)))
+    model <- if (inherits(object, "gpsvm_srvm")) "srvm()" else "rvm()"
+    n <- nrow(object$x)
+    # one centred observation, or a fit through every observation (a line
+    # through exactly linear data): the noise's posterior has no mode
+    if (n <= 1L && !is.null(object$response_scaling)) {
+      .stop(sprintf(paste("%s was fitted to %d observation(s) and the scaling took their mean: no",
+                          "degrees of freedom are left to estimate the noise, so a new target's",
+                          "interval is unbounded; use interval = \"confidence\", more",
+                          "observations, or scale = FALSE"), model, n))
+    }
+    .stop(sprintf(paste("%s fits its %d observations exactly (its noise variance is at the floor,",
+                        "min_sigma2): no degrees of freedom are left to estimate the noise, so a",
+                        "new target's interval is unbounded; use interval = \"confidence\", or",
+                        "mfsvr(), whose noise level does not rest on the residuals"), model, n))
   }
   half <- stats::qt((1 + level) / 2, noise$df) * sqrt(var + noise$variance)
   list(lower = mean - half, upper = mean + half)

@@ -453,6 +453,19 @@ test_that("one centred observation leaves no degrees of freedom for the noise: a
   # two observations: one degree of freedom beyond the mean, a finite interval
   two <- predict(rvm(c(1, 2), c(2, 3)), 1.5, interval = "prediction")
   expect_true(all(is.finite(two)) && two[, "upr"] - two[, "lwr"] > 1)
+  # a response exactly linear in the input: the evidence takes the linear
+  # kernel, whose line passes through every observation; the noise is at
+  # its floor and the error says so, while the mean and its confidence
+  # interval are the line's
+  set.seed(6)
+  x <- runif(20)
+  exact <- rvm(x, 1 + 2 * x)
+  expect_identical(exact$kernel$candidate, "linear")
+  expect_error(predict(exact, 0.5, interval = "prediction"),
+               "fits its 20 observations exactly .*no degrees of freedom are left")
+  line <- predict(exact, c(0.25, 0.5), interval = "confidence")
+  expect_equal(unname(line[, "fit"]), c(1.5, 2), tolerance = 1e-6)
+  expect_lt(max(line[, "upr"] - line[, "lwr"]), 1e-3)
 })
 
 test_that("rvm agrees with kernlab::rvm on the same kernel", {
