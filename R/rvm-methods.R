@@ -135,7 +135,8 @@
     .stop(sprintf(paste("%s fits its %d observations exactly (its noise variance is at the floor,",
                         "min_sigma2): no degrees of freedom are left to estimate the noise, so a",
                         "new target's interval is unbounded; use interval = \"confidence\", or",
-                        "mfsvr(), whose noise level does not rest on the residuals"), model, n))
+                        "mfsvr(), whose likelihood keeps a noise level (its C) on such data"),
+                  model, n))
   }
   half <- stats::qt((1 + level) / 2, noise$df) * sqrt(var + noise$variance)
   list(lower = mean - half, upper = mean + half)

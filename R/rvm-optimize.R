@@ -120,11 +120,11 @@
 # BostonHousing, 200 of Friedman 1 and Ozone the evidence kept the
 # Gaussian kernel by 18 to 116 nats).  e1071's second width is not weighed
 # (widths = FALSE): these models' evidence rises as the width shrinks (see
-# above), so it would pick the narrower width, not the better one.  The linear kernel needs more than
-# p + 2 observations: with fewer, a line in the p inputs passes through
-# every centred one and leaves nothing to estimate the noise from (two
-# observations would get no prediction interval).  fit_at(kernel) is the
-# model's fit.
+# above), so it would pick the narrower width, not the better one.  The
+# linear kernel needs more than p + 2 observations: with fewer, a line in
+# the p inputs passes through every centred one and leaves nothing to
+# estimate the noise from (two observations would get no prediction
+# interval).  fit_at(kernel) is the model's fit.
 .rvm_fit_candidates <- function(fit_at, kernel, x, scale, optimize, linear) {
   choose <- .kernel_by_default(scale, nrow(x), .optimize_which(optimize, "sigma"), NULL)
   linear <- linear && nrow(x) > ncol(x) + 2L

@@ -168,11 +168,12 @@
 #' @param y Numeric targets, one per row of `x`.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
-#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call gives
-#'   no `kernel`, on standardised data of more than \eqn{p + 2} and at most
-#'   10000 observations and without `optimize`, the evidence also weighs the linear kernel
-#'   `poly_kernel(1, scale = 1/p, offset = 0)` on the \eqn{p} scaled input
-#'   columns, as in [mfsvr()], and keeps the fit of higher evidence
+#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call
+#'   gives no `kernel`, on standardised data of more than \eqn{p + 2} and
+#'   at most 10000 observations and without `optimize`, the evidence also
+#'   weighs the linear kernel `poly_kernel(1, scale = 1/p, offset = 0)` on
+#'   the \eqn{p} scaled input columns, as in [mfsvr()], and keeps the fit
+#'   of higher evidence
 #'   (`fit$kernel_choice` records both log evidences, `print()` the log
 #'   Bayes factor, and `logLik()` counts the choice as one estimated
 #'   parameter). A response nearly linear in its inputs is where Gaussian
@@ -184,8 +185,8 @@
 #'   glucose; on the larger sets (Boston housing, Friedman 1-3, Ozone,
 #'   mlbench's peaks) the evidence kept the Gaussian kernel on every split.
 #'   The linear fit is cheap (the time of a default fit grew by 0-15%).
-#'   e1071's second width, which
-#'   [mfsvr()] weighs too, is not weighed here: the evidence of these
+#'   e1071's second width, which [mfsvr()] weighs too, is not weighed
+#'   here: the evidence of these
 #'   models rises as the width shrinks (see `optimize`), so it would choose
 #'   the narrower width rather than the better one. A kernel given,
 #'   `rbf_kernel()` too, stays as given.
