@@ -24,14 +24,13 @@
 #      (tools/windows-check.sh; skipped with its reason where those cannot
 #      be installed);
 #   5. meanwhile R CMD build, which knits every vignette (a vignette that
-#      fails fails the build), then R CMD check --as-cran --no-manual
-#      --no-build-vignettes with every test at full size and every
-#      vignette's code run (both compile through ccache, so the second
-#      compile is a cache hit, without -g, on every core).  Without
-#      --no-build-vignettes R CMD check would knit each vignette a second
-#      time after running its code: a third run of the same code (the
-#      seven vignettes knit in 183 s one after another on a quiet 2-core
-#      machine, and take longer beside the other lanes);
+#      fails fails the build, and so the check), then R CMD check --as-cran
+#      --no-manual --no-vignettes with every test at full size (both
+#      compile through ccache, so the second compile is a cache hit, without
+#      -g).  Each vignette's code thus runs once, in R CMD build's knitting:
+#      R CMD check would run it again (and without --no-build-vignettes knit
+#      it a third time), the same code on the same installed package, about
+#      90 s of CPU on a quiet 2-core machine;
 #   6. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
 #   7. wait for the background stages; print how long each stage took and one
@@ -154,7 +153,9 @@ trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null; [ -n "$cpp_pid
 # R CMD build compiles the package (to build the vignettes) and R CMD check
 # compiles it again with the same flags: through ccache, where installed,
 # the second compile is a cache hit.  Both compile without -g (the debug
-# information would be stripped anyway, see above) and on every core.
+# information would be stripped anyway, see above).  (The package is one
+# translation unit, src/unity.cpp, so there is nothing to compile in
+# parallel.)
 {
   echo "CXX17FLAGS = $(R CMD config CXX17FLAGS | sed -E 's/(^| )-g( |$)/ /')"
   if command -v ccache >/dev/null; then
@@ -164,7 +165,7 @@ trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null; [ -n "$cpp_pid
   fi
 } >"$work/build.Makevars"
 export CCACHE_DIR="$work/ccache"
-build_env=(env R_MAKEVARS_USER="$work/build.Makevars" MAKEFLAGS="-j$(nproc)")
+build_env=(env R_MAKEVARS_USER="$work/build.Makevars")
 
 echo "check: R CMD build"
 (cd "$work" && "${build_env[@]}" R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
@@ -172,8 +173,8 @@ tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
 stage_done "R CMD build"
 
 if [ -n "$tarball" ]; then
-  echo "check: R CMD check --as-cran --no-manual --no-build-vignettes $(basename "$tarball")"
-  (cd "$work" && "${build_env[@]}" R CMD check --as-cran --no-manual --no-build-vignettes \
+  echo "check: R CMD check --as-cran --no-manual --no-vignettes $(basename "$tarball")"
+  (cd "$work" && "${build_env[@]}" R CMD check --as-cran --no-manual --no-vignettes \
     "$tarball") >"$work/check.log" 2>&1
   log="$work/gpsvm.Rcheck/00check.log"
   [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }

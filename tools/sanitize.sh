@@ -70,9 +70,8 @@ fi
 lib="$work/sanitize-lib"
 mkdir -p "$lib"
 start=$(date +%s)
-# MAKEFLAGS: the shared object's translation units compile in parallel.
+# (one translation unit, src/unity.cpp: nothing to compile in parallel)
 if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB R_MAKEVARS_USER="$root/tools/sanitize.Makevars" \
-    MAKEFLAGS="-j${GPSVM_SANITIZE_JOBS:-$(nproc)}" \
     R CMD INSTALL --no-test-load --no-byte-compile --no-docs --library="$lib" "$package" \
     >"$work/sanitize-install.log" 2>&1; then
   tail -n 40 "$work/sanitize-install.log"
