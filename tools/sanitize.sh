@@ -71,8 +71,11 @@ lib="$work/sanitize-lib"
 mkdir -p "$lib"
 start=$(date +%s)
 # (one translation unit, src/unity.cpp: nothing to compile in parallel)
+# The R code is byte-compiled as in any install: interpreted, the R layer
+# ran the tests' R work at about half speed under the preloaded ASan run-time
+# (test-tidiers.R 19.8 s against 11.3 s).
 if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB R_MAKEVARS_USER="$root/tools/sanitize.Makevars" \
-    R CMD INSTALL --no-test-load --no-byte-compile --no-docs --library="$lib" "$package" \
+    R CMD INSTALL --no-test-load --no-docs --library="$lib" "$package" \
     >"$work/sanitize-install.log" 2>&1; then
   tail -n 40 "$work/sanitize-install.log"
   echo "sanitize: the sanitizer build failed"
