@@ -7,7 +7,7 @@
 #      (UBSan without its alignment, null and pointer-overflow checks, which
 #      slowed the suite by half; flags from tools/sanitize.Makevars through R_MAKEVARS_USER; src/Makevars
 #      stays portable) and run the testthat suite, without the vignettes,
-#      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0, UBSan
+#      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64, UBSan
 #      printing stacks), its files spread over the cores and its large
 #      problems made small (GPSVM_TEST_SIZE=small, see
 #      tests/testthat/helper-size.R; the tests that leaves to step 5's
@@ -90,8 +90,8 @@ bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 stage_done "installing dependencies"
 
 # The sanitizer stage starts first, on this source tree (it copies what git
-# tracks), and runs beside everything else: about 16 minutes against R CMD
-# build and check's 19 on a 2-core machine where all lanes share the cores.
+# tracks), and runs beside everything else: about 17 minutes against R CMD
+# build and check's 16 on a 2-core machine where all lanes share the cores.
 echo "check: sanitizer build and tests started (log $work/sanitize.log)"
 # (its seconds are recorded when it ends, in $work/secs-sanitize, so that
 # the stage times show its own length and not when it was waited for)
