@@ -20,15 +20,15 @@
 #    memory waits in ASan's quarantine, poisoned, before it is reused, so a
 #    use after free is caught while it waits.  At the default 256 MB every
 #    process kept touching fresh memory: its page faults and cache misses
-#    cost a quarter of the stage's test time (test-svr.R 25.7 s against
-#    19.6 s, test-fit-validation.R 148 s against 122 s); a quarter of it
-#    still holds the last 64 MB freed, many times the memory of any fit in
-#    the suite at its small size.)  ASan writes its reports to files
-#    (log_path), so a report from a forked or cluster worker is caught too;
-#    UBSan ignores log_path when it runs inside ASan's run-time (gcc 12) and
-#    reports on stderr, which is scanned for 'runtime error:'.  (A UBSan
-#    report in a cluster worker, whose stderr R discards, still ends the
-#    worker and so fails its test.)
+#    cost a fifth to a quarter of a test file's time (test-svr.R 25.7 s
+#    against 19.6 s, test-fit-validation.R 148 s against 122 s).  64 MB
+#    still hold a freed kernel matrix of 2800 rows whole, and the self-test
+#    below reads memory freed 8 MB of allocations earlier.)  ASan writes
+#    its reports to files (log_path), so a report from a forked or cluster
+#    worker is caught too; UBSan ignores log_path when it runs inside ASan's
+#    run-time (gcc 12) and reports on stderr, which is scanned for 'runtime
+#    error:'.  (A UBSan report in a cluster worker, whose stderr R discards,
+#    still ends the worker and so fails its test.)
 # 3. The suite runs with GPSVM_TEST_SIZE=small (tests/testthat/helper-size.R):
 #    tests that fit large problems to check a statistical property fit
 #    smaller ones here, and the few that have no small version are skipped
@@ -78,9 +78,10 @@ lib="$work/sanitize-lib"
 mkdir -p "$lib"
 start=$(date +%s)
 # (one translation unit, src/unity.cpp: nothing to compile in parallel)
-# The R code is byte-compiled as in any install: interpreted, the R layer
-# ran the tests' R work at about half speed under the preloaded ASan run-time
-# (test-tidiers.R 19.8 s against 11.3 s).
+# The R code is byte-compiled as in any install (interpreted, test-tidiers.R
+# took 19.8 s against 11.3 s; over the whole stage the test processes' CPU
+# time fell less, 608 s to 570 s: most of it is the sanitized C++ and ASan's
+# allocator).
 if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB R_MAKEVARS_USER="$root/tools/sanitize.Makevars" \
     R CMD INSTALL --no-test-load --no-docs --library="$lib" "$package" \
     >"$work/sanitize-install.log" 2>&1; then
