@@ -91,8 +91,10 @@
   .seal(fit)
 }
 
-# fit$interval_calibration: the folds, each row's fold, and each left-out
-# target's two-sided tail probability p under its refit's predictive.  A
+# fit$interval_calibration: the folds, each row's fold, each left-out
+# target's two-sided tail probability p under its refit's predictive, and,
+# where the refits chose their kernel among candidates (.rvm_refit()), the
+# rule of each one's choice (.kernel_rule()).  A
 # fold whose refit fails drops the calibration, with a warning that begins
 # with `what`; one that leaves no noise estimate drops it silently (the
 # model's own intervals remain in both cases).
@@ -101,6 +103,7 @@
   fold <- .fold_assignment(n, folds, seed = 1L)
   y <- .to_model_units(fit$y, fit$response_scaling)
   tail <- numeric(n)
+  kernel <- rep(NA_character_, folds)
   for (k in seq_len(folds)) {
     out <- fold == k
     p <- tryCatch({
@@ -109,6 +112,7 @@
       # the scaling has its mean integrated out of the noise's posterior
       # where the model estimates the noise (rvm(), .rvm_target_noise())
       if (!is.null(fit$response_scaling)) fk$response_scaling <- list(center = 0, scale = 1)
+      if (!is.null(fk$kernel_choice)) kernel[k] <- .kernel_rule(fk$kernel)
       .target_tail(fk, fit$x[out, , drop = FALSE], y[out])
     }, error = function(e) e)
     if (inherits(p, "error")) {
@@ -124,7 +128,8 @@
     if (anyNA(p)) return(fit)
     tail[out] <- p
   }
-  fit$interval_calibration <- list(folds = folds, fold = fold, tail = tail)
+  fit$interval_calibration <- c(list(folds = folds, fold = fold, tail = tail),
+                                if (!anyNA(kernel)) list(kernel = kernel))
   fit
 }
 
@@ -164,6 +169,7 @@
     folds <- v$folds
     problem <- .nested(v, list(folds = .indices(1L, lower = 2L, upper = n),
                                tail = .numbers(n, lower = 0, upper = 1)))
-    problem %||% .nested(v, list(fold = .indices(n, upper = folds, distinct = FALSE)))
+    problem %||% .nested(v, list(fold = .indices(n, upper = folds, distinct = FALSE),
+                                 kernel = .optional(.strings(folds, .kernel_rules))))
   })
 }

@@ -195,6 +195,8 @@
   if (identical(kernel$candidate, "linear")) return("linear")
   switch(kernel$sigma_rule, data = "sigest", inputs = "gamma = 1/p")
 }
+# (every value .kernel_rule() can give)
+.kernel_rules <- c("linear", "sigest", "gamma = 1/p")
 
 # How far below no offset the offset's evidence at the sites must fall for
 # the fit with it not to be made: ten times the largest difference between

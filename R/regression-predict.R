@@ -62,9 +62,11 @@
 #'   calibrated by cross-validation (`calibration_folds` of each fitter: 5
 #'   folds, from 10 to 500 observations for [rvm()] and [srvm()] and from 10
 #'   to 100 for [svr()] and [mfsvr()]). The model is refitted on all folds
-#'   but one at the fit's kernel, what its fit chooses from the data chosen
-#'   again (the relevance vector machines' pruning and noise level, the
-#'   tube models' `C` where the evidence chose it, with its mixture), and
+#'   but one, what its fit chooses from the data chosen again (the
+#'   relevance vector machines' pruning and noise level, and their kernel
+#'   where the evidence chose it between the linear and the Gaussian one;
+#'   the tube models' `C` where the evidence chose it, with its mixture, at
+#'   the fit's kernel and offset), and
 #'   each left-out target's place in its refit's predictive distribution
 #'   is kept as the probability \eqn{p_i} of a target at least as far from
 #'   the distribution's centre (the predictive distributions are
@@ -78,8 +80,9 @@
 #'   centred on the full fit. Point predictions, `se.fit`, the
 #'   `"confidence"` band and `logLik()` stay the model's. `print()` says
 #'   which level of its own the 95% interval is; `fit$interval_calibration`
-#'   holds the record (`folds`, each row's `fold`, and the left-out
-#'   targets' `tail` probabilities \eqn{p_i}); `calibration_folds = 0`
+#'   holds the record (`folds`, each row's `fold`, the left-out
+#'   targets' `tail` probabilities \eqn{p_i}, and where the refits chose
+#'   their kernel, each one's choice, `kernel`); `calibration_folds = 0`
 #'   gives the model's own intervals. Why the models' own intervals need it,
 #'   how well the calibrated ones hold new targets and what the refits cost
 #'   is in "Prediction intervals" in [rvm()].

@@ -70,20 +70,23 @@
 #'   By default these intervals are then calibrated by cross-validation
 #'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
 #'   regression model's are (see [predict.gpsvm_regression()]): the model is
-#'   refitted on all folds but one at the fit's kernel, its pruning and
-#'   noise level chosen afresh, and the interval at level \eqn{L} is the
+#'   refitted on all folds but one, its pruning and noise level chosen
+#'   afresh, and its kernel too where the evidence chose it (see `kernel`),
+#'   and the interval at level \eqn{L} is the
 #'   fit's own at the level that held the fraction \eqn{L} of the left-out
 #'   targets in their refits' predictive distributions. Leave-one-out at
 #'   the fitted hyperparameters would not do: the precisions were chosen
 #'   with every target in, and there the model's standardised residuals
 #'   look calibrated (root mean square 0.90-1.01 on the benchmark's twelve
 #'   sets); only refits that choose them again show how far the choice
-#'   adapts to the training targets. The five refits made the fit 4.7 to 7
-#'   times as slow on few rows (0.02-0.11 s against 0.003-0.024 s on
-#'   mtcars, attitude, LifeCycleSavings and 100 rows of Friedman 1; 3.3 to
-#'   5.3 times for `srvm()`) and up to 11 times on more (`rvm()` on 300
-#'   rows of Friedman 1 1.57 s against 0.14 s, `srvm()` on 354 rows of
-#'   BostonHousing 4.1 s against 0.96 s); beyond 500 observations
+#'   adapts to the training targets. The five refits made the fit 4.0 to
+#'   4.5 times as slow on few rows (0.016-0.050 s against 0.004-0.011 s on
+#'   mtcars, attitude, LifeCycleSavings, trees and 100 rows of Friedman 1,
+#'   where they weigh the linear kernel again; 3.3 to 4.3 times for
+#'   `srvm()`) and up to 7 times on more (`rvm()` on 300 rows of Friedman 1
+#'   0.46 s against 0.064 s, `srvm()` on 354 rows of BostonHousing 1.95 s
+#'   against 0.68 s; one process on a 2-core machine, otherwise
+#'   quiet); beyond 500 observations
 #'   the default keeps the model's own intervals and [print()] says so.
 #'   `fit$interval_calibration` holds the record.
 #'
@@ -91,21 +94,26 @@
 #'   Ozone and PimaIndiansDiabetes2 (`bench/bench-realdata.R`, part
 #'   "calibration") and of six small sets of 21-35 training rows (mtcars,
 #'   cars, trees, swiss, LifeCycleSavings, attitude), the calibrated 95%
-#'   intervals of `rvm()` held 0.91-0.96 of the held-out targets (trees
-#'   0.911) and its 80% intervals 0.69-0.84 (mtcars 0.685, trees 0.722,
-#'   all others 0.76 or more); those of [srvm()] 0.90-0.96 (trees 0.900)
-#'   and 0.67-0.84 (below 0.75 on mtcars, trees and LifeCycleSavings);
-#'   those of [mfsvr()] 0.92-0.97 and 0.76-0.88 (attitude 0.883), of
-#'   [svr()] 0.92-0.96 (LifeCycleSavings 0.917) and 0.75-0.86. Where the
-#'   evidence chooses the linear kernel (see `kernel`; on most splits of
-#'   mtcars, trees and attitude) the intervals are narrower than the
-#'   Gaussian kernel's were and better by the 95% interval score (the
-#'   width plus 40 times the distance by which the target falls outside:
-#'   `rvm()`'s 1.00 times the best of six fits on mtcars and 1.33 on trees,
-#'   1.34 and 2.00 with the Gaussian kernel alone), but its 80%
-#'   intervals hold fewer targets (mtcars 0.685 against 0.770, trees 0.722
-#'   against 0.767): the sparse linear fit keeps one or two of the \eqn{p}
-#'   directions, and its intervals leave out the uncertainty of the others.
+#'   intervals of `rvm()` held 0.92-0.98 of the held-out targets (swiss
+#'   0.975) and its 80% intervals 0.74-0.88 (mtcars 0.740, attitude 0.878,
+#'   all others 0.77-0.83); those of [srvm()] 0.92-0.97 and 0.69-0.84
+#'   (below 0.75 on mtcars, 0.690, trees and LifeCycleSavings); those of
+#'   [mfsvr()] 0.92-0.97 and 0.76-0.88 (attitude 0.883), of [svr()]
+#'   0.92-0.96 (LifeCycleSavings 0.917) and 0.75-0.86. Where the evidence
+#'   chooses the linear kernel (see `kernel`; on most splits of mtcars,
+#'   trees and attitude) the refits choose again between it and the
+#'   Gaussian kernel: the choice adapts to the training targets too. Refits
+#'   at the kernel chosen on every row held fewer targets (`rvm()`'s 80%
+#'   intervals 0.685 on mtcars and 0.722 on trees, its 95% ones 0.911 on
+#'   trees; [srvm()]'s 80% ones 0.665 and 0.689, its 95% ones 0.900 on
+#'   trees). The linear kernel's intervals are narrower than the Gaussian
+#'   kernel's were and mostly better by the 95% interval score (the width
+#'   plus 40 times the distance by which the target falls outside:
+#'   `rvm()`'s 1.04 times the best of six fits on mtcars and 1.41 on trees,
+#'   1.34 and 2.00 with the Gaussian kernel alone), but its 80% intervals
+#'   on mtcars still hold fewer targets than they claim: the sparse linear
+#'   fit keeps one or two of the \eqn{p} directions, and its intervals
+#'   leave out the uncertainty of the others.
 #'   The model's own intervals (`calibration_folds = 0`) held
 #'   0.83-0.94 and 0.61-0.81 (`rvm()`), 0.78-0.92 and 0.56-0.80 ([srvm()]),
 #'   0.93-0.97 and 0.70-0.84 ([mfsvr()]): too narrow, because
@@ -128,7 +136,7 @@
 #'   `bench/bench-realdata.R`) `rvm()`'s 95% intervals held 0.87-0.95, and
 #'   on mtcars and trees no width of up to 2.8 times brought them to 0.9,
 #'   nor their 80% intervals above 0.71. Hence the calibration, which
-#'   widened the 95% intervals by 1.07-1.47 times (the mean widths of
+#'   widened the 95% intervals by 1.07-1.56 times (the mean widths of
 #'   `rvm()`'s calibrated intervals over its own). [interval_coverage()]
 #'   shows how a fit's intervals hold.
 #'
@@ -297,8 +305,10 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "rvm")  # its checks
   settings <- .search_settings(search, "width")
+  resolved <- NULL  # the kernel at the data's width, before any choice
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
                          function(x, y, kernel, scaling) {
+    resolved <<- kernel
     control <- .resolve_control(control, .candidate_count(basis, x, "rvm"))
     .rvm_fit_candidates(function(kernel) {
       .rvm_optimize(x, kernel, optimize, control,
@@ -306,7 +316,8 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
     }, kernel, x, scale, optimize, weigh_linear)
   })
   .with_calibration(fit, calibration_folds, function(x, y) {
-    .rvm_fit(x, y, fit$kernel, fit$control, if (!is.null(basis)) min(basis, nrow(x)))
+    refit_at <- function(k) .rvm_fit(x, y, k, fit$control, if (!is.null(basis)) min(basis, nrow(x)))
+    .rvm_refit(fit, refit_at, resolved, x, scale, optimize, weigh_linear)
   })
 }
 

@@ -120,6 +120,17 @@
   }
 }
 
+# `n` strings, each one of `choices`.
+.strings <- function(n, choices) {
+  function(v) {
+    if (!is.character(v) || length(v) != n || anyNA(v)) return(sprintf("must be %d string(s)", n))
+    if (!all(v %in% choices)) {
+      return(sprintf("must each be one of %s", paste0("\"", choices, "\"", collapse = ", ")))
+    }
+    NULL
+  }
+}
+
 # A numeric matrix of `nrow` x `ncol` (NULL: any).
 .numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE) {
   function(v) {

@@ -201,6 +201,33 @@ test_that("the tube models' calibrated intervals hold new targets on 21 rows", {
   }
 })
 
+test_that("rvm()'s refits choose the kernel again where the fit chose it", {
+  # trees: the evidence prefers the linear kernel on all 31 rows and on most
+  # folds' rows, the Gaussian one on some
+  fit <- rvm(Volume ~ ., data = trees)
+  cal <- fit$interval_calibration
+  expect_false(is.null(fit$kernel_choice))
+  # each fold's choice by public fits of the two candidates to the fit's
+  # scaled inputs and response, on the data as given
+  y <- (trees$Volume - mean(trees$Volume)) / sd(trees$Volume)
+  sigest <- fit$kernel_choice$sigma[fit$kernel_choice$rule == "sigest"]
+  candidates <- list(linear = poly_kernel(1L, scale = 1 / 2, offset = 0),
+                     sigest = rbf_kernel(sigest))
+  expected <- vapply(seq_len(cal$folds), function(k) {
+    keep <- cal$fold != k
+    evidence <- vapply(candidates, function(kernel) {
+      c(logLik(rvm(fit$x[keep, ], y[keep], kernel = kernel, scale = FALSE,
+                   calibration_folds = 0)))
+    }, numeric(1))
+    names(candidates)[which.max(evidence)]
+  }, character(1))
+  expect_identical(cal$kernel, expected)
+  # the data chose both on these folds, so the record tells them apart
+  expect_setequal(cal$kernel, c("linear", "sigest"))
+  # a kernel given is not chosen, and its refits record none
+  expect_null(rvm(Volume ~ ., data = trees, kernel = rbf_kernel())$interval_calibration$kernel)
+})
+
 test_that("rvm() calibrates by default from 10 to 500 observations and print() says why not", {
   d <- sinc_data(9, 2)
   small <- rvm(d$x, d$y)
@@ -275,5 +302,13 @@ test_that("an edited calibration record is caught before use", {
       expect_error(predict(edit(fit), d$x[1:2, , drop = FALSE], interval = "prediction"),
                    "interval_calibration")
     }
+  }
+  # the refits' kernels, where they chose them
+  chose <- rvm(Volume ~ ., data = trees)
+  for (edit in list(function(f) { f$interval_calibration$kernel[1] <- "cubic"; f },
+                    function(f) { f$interval_calibration$kernel <- f$interval_calibration$kernel[-1]; f },
+                    function(f) { f$interval_calibration$kernel[2] <- NA; f })) {
+    expect_error(predict(edit(chose), trees[1:2, ], interval = "prediction"),
+                 "interval_calibration\\$kernel")
   }
 })
