@@ -289,10 +289,13 @@
     if (is.na(choice$log_evidence[i])) sprintf("the fit with %s failed", describe(i)) else
       sprintf("%.3g against %s", choice$log_evidence[chosen] - choice$log_evidence[i], describe(i))
   }, character(1))
-  sprintf("Kernel: %s, chosen by the evidence (log Bayes factor %s)",
+  # (the relevance vector machines weigh the kernels by a Gaussian
+  # process's evidence, see .rvm_fit_candidates())
+  judge <- if (inherits(object, "gpsvm_rvm")) "a Gaussian process's evidence" else "the evidence"
+  sprintf("Kernel: %s, chosen by %s (log Bayes factor %s)",
           if (choice$rule[chosen] == "linear") "linear" else
             sprintf("Gaussian at the %s rule's width", choice$rule[chosen]),
-          paste(against, collapse = "; "))
+          judge, paste(against, collapse = "; "))
 }
 
 # The row of fit$kernel_choice that is the fit's kernel: the linear one,
