@@ -458,3 +458,26 @@ test_that("beyond 500 observations the kernels are weighed on 500 evenly spaced 
   expect_equal(fit$kernel_choice$log_evidence,
                vapply(kernels, plain_gp_evidence, numeric(1), y = ys), tolerance = 1e-6)
 })
+
+test_that("the Gaussian process's evidence that weighs the kernels stays finite on hard data", {
+  set.seed(1)
+  x <- matrix(rnorm(60), 30)
+  # an exactly linear response: the noise variance stops at its floor, and
+  # the linear kernel wins by far
+  exact <- rvm(x, drop(x %*% c(1, -2)))$kernel_choice
+  expect_true(all(is.finite(exact$log_evidence)))
+  expect_gt(exact$log_evidence[1] - exact$log_evidence[2], 50)
+  # each input three times: singular kernel matrices
+  twice <- rvm(x[rep(1:10, 3), ], rnorm(30))$kernel_choice
+  expect_true(all(is.finite(twice$log_evidence)))
+  # the smallest data the linear kernel is weighed on: p + 3 rows
+  few <- suppressWarnings(rvm(x[1:5, ], rnorm(5)))$kernel_choice
+  expect_identical(few$rule, c("linear", "sigest"))
+  expect_true(all(is.finite(few$log_evidence)))
+  # a response of huge scale in one input and a discrete other
+  d <- data.frame(a = rep(1:5, 6), b = rnorm(30))
+  d$y <- 1e8 * d$b + rnorm(30)
+  huge <- rvm(y ~ ., data = d)
+  expect_identical(huge$kernel$candidate, "linear")
+  expect_true(all(is.finite(huge$kernel_choice$log_evidence)))
+})
