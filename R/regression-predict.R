@@ -64,7 +64,7 @@
 #'   to 100 for [svr()] and [mfsvr()]). The model is refitted on all folds
 #'   but one, what its fit chooses from the data chosen again (the
 #'   relevance vector machines' pruning and noise level, and their kernel
-#'   where the evidence chose it between the linear and the Gaussian one;
+#'   where the fit's was chosen between the linear and the Gaussian one;
 #'   the tube models' `C` where the evidence chose it, with its mixture, at
 #'   the fit's kernel and offset), and
 #'   each left-out target's place in its refit's predictive distribution

@@ -127,8 +127,10 @@
 # attitude, 0.96-0.99 on Pima's glucose, rock, swiss, LifeCycleSavings and
 # mtcars, and 1.03 on Ozone (srvm(): 0.57-0.99 on the same sets, 1.03 on
 # Ozone); on the others the same.  e1071's second width is not weighed
-# (widths = FALSE): these models' evidence rises as the width shrinks (see
-# above).  The linear kernel needs more than p + 2 observations: with
+# (widths = FALSE), as it was not when these models' own evidence judged,
+# which rises as the width shrinks (see above); whether the Gaussian
+# process's would choose the better width is not measured.  The linear
+# kernel needs more than p + 2 observations: with
 # fewer, a line in the p inputs passes through every centred one and leaves
 # nothing to estimate the noise from (two observations would get no
 # prediction interval).  fit_at(kernel) is the model's fit to the scaled
@@ -155,8 +157,9 @@
 # The log evidence log N(y - mean(y); 0, a K + s2 I) of a Gaussian process
 # with the kernel (matrix K on the rows x), at the amplitude a and noise
 # variance s2 that maximise it (two hyperparameters, where the relevance
-# vector machines fit one per basis function), on at most .gp_choice_max_n evenly
-# spaced rows.  With K = U diag(l) U' and z = U'y the evidence is
+# vector machines fit one per basis function), on at most
+# .gp_choice_max_n evenly spaced rows.  With K = U diag(l) U' and z = U'y
+# the evidence is
 #   -sum(log(a l + s2) + z^2 / (a l + s2)) / 2 - n log(2 pi) / 2,
 # maximised over log a and log s2 (s2 at least 1e-6 of y's variance, so
 # that an exactly linear response does not send it to 0).  The linear

@@ -71,7 +71,7 @@
 #'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
 #'   regression model's are (see [predict.gpsvm_regression()]): the model is
 #'   refitted on all folds but one, its pruning and noise level chosen
-#'   afresh, and its kernel too where the evidence chose it (see `kernel`),
+#'   afresh, and its kernel too where the fit's was chosen (see `kernel`),
 #'   and the interval at level \eqn{L} is the
 #'   fit's own at the level that held the fraction \eqn{L} of the left-out
 #'   targets in their refits' predictive distributions. Leave-one-out at
@@ -200,9 +200,7 @@
 #'   one with the Gaussian kernel given (0.04 s more on 354 rows of
 #'   BostonHousing).
 #'   e1071's second width, which [mfsvr()] weighs too, is not weighed
-#'   here: the evidence of these
-#'   models rises as the width shrinks (see `optimize`), so it would choose
-#'   the narrower width rather than the better one. A kernel given,
+#'   here. A kernel given,
 #'   `rbf_kernel()` too, stays as given.
 #' @param control A list from [rvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
