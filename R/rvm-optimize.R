@@ -173,13 +173,15 @@
   if (identical(kernel$candidate, "linear")) {
     s <- svd(x, nv = 0L)
     keep <- s$d > max(s$d) * 1e-10
+    rank <- sum(keep)
     z2 <- drop(crossprod(s$u[, keep, drop = FALSE], y))^2
     l <- kernel$scale * s$d[keep]^2
-    if (n > length(l)) {
+    multiplicity <- rep(1, rank)
+    if (n > rank) {  # the null space: eigenvalue 0, n - rank times
       l <- c(l, 0)
       z2 <- c(z2, max(sum(y^2) - sum(z2), 0))
+      multiplicity <- c(multiplicity, n - rank)
     }
-    multiplicity <- c(rep(1, sum(keep)), if (n > sum(keep)) n - sum(keep))
   } else {
     e <- eigen(kernel_matrix(kernel, x, x), symmetric = TRUE)
     l <- pmax(e$values, 0)

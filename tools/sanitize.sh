@@ -93,8 +93,9 @@ grep -q -- '-fsanitize=address' "$work/sanitize-install.log" ||
   { echo "sanitize: the build did not use tools/sanitize.Makevars"; finish 0 1; }
 echo "sanitize: built with -fsanitize=address,undefined in $(( $(date +%s) - start )) s"
 
-# ASan's options for the self-test and the tests (see 2. above).
+# The sanitizers' options for the self-test and the tests (see 2. above).
 asan_options="detect_leaks=0:quarantine_size_mb=64"
+ubsan_options="print_stacktrace=1:halt_on_error=1"
 
 # The stage's self-test: a deliberate heap overflow, a signed overflow and a
 # read of freed memory (tools/sanitize-canary/canary.cpp), built with the
@@ -117,7 +118,7 @@ for probe in "heap_overflow:heap-buffer-overflow" "signed_overflow:signed intege
   expected=${probe#*:}
   rm -f "$canary"/asan.*
   LD_PRELOAD="$asan" ASAN_OPTIONS="$asan_options:log_path=$canary/asan" \
-    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    UBSAN_OPTIONS="$ubsan_options" \
     Rscript --vanilla -e "dyn.load('$canary/canary.so'); .Call('canary_$entry', 3L)" \
     >"$canary/$entry.log" 2>&1
   if ! grep -qs "$expected" "$canary/$entry.log" "$canary"/asan.*; then
@@ -148,7 +149,7 @@ run_file() {
   # machine say more than the wall-clock ones)
   { time GPSVM_TEST_SIZE=small LD_PRELOAD="$asan" \
       ASAN_OPTIONS="$asan_options:allocator_may_return_null=1:log_path=$reports/asan" \
-      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+      UBSAN_OPTIONS="$ubsan_options" \
       R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
       timeout 1200 Rscript --vanilla "$root/tools/sanitize-tests.R" "$file" >"$log" 2>&1
     code=$?
