@@ -188,7 +188,7 @@
     .stop(sprintf("gpc_control(search_inducing = %d) exceeds the number of observations (%d)",
                   count, n))
   }
-  x[cpp_greedy_inducing(kernel, x, count, .inducing_tol), , drop = FALSE]
+  x[.greedy_rows(kernel, x, count), , drop = FALSE]
 }
 
 # Where EP holds sites at precision 0 that asked for a negative one (flip

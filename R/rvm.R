@@ -427,7 +427,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
     .stop(sprintf("'basis' = %d exceeds the number of observations (%d)", m, n))
   }
   if (m == n) return(NULL)
-  sort(cpp_greedy_inducing(kernel, x, m, .inducing_tol))
+  sort(.greedy_rows(kernel, x, m))
 }
 
 # The design [1, K(x, x_rv)] of the kept weights at the rows of x.

@@ -227,6 +227,44 @@ test_that("inducing = m: a deterministic greedy choice of distinct training inpu
   expect_true(all(is.finite(predict(f, x2, se.fit = TRUE)$se.fit)))
 })
 
+test_that("beyond 20000 observations the greedy choice runs on 20000 evenly spaced rows", {
+  # a pivoted Cholesky factorisation in plain R, one kernel column at a time
+  greedy_columns_r <- function(x, sigma, m) {
+    d <- rep(1, length(x))
+    L <- matrix(0, length(x), 0)
+    chosen <- integer(0)
+    for (k in seq_len(m)) {
+      j <- which.max(d)
+      l <- (exp(-(x - x[j])^2 / (2 * sigma^2)) - L %*% L[j, ]) / sqrt(d[j])
+      L <- cbind(L, l)
+      d <- d - l^2
+      chosen <- c(chosen, j)
+      d[chosen] <- 0
+    }
+    chosen
+  }
+  set.seed(14)
+  n <- 20100L
+  x <- runif(n, -3, 3)
+  rows <- unique(round(seq(1, n, length.out = 20000L)))
+  expect_length(rows, 20000L)
+  # an isolated input on a row left out, which the choice among all rows takes
+  lone <- setdiff(seq_len(n), rows)[50]
+  x[lone] <- 10
+  y <- sin(2 * x) + rnorm(n, sd = 0.1)
+  expect_true(lone %in% greedy_columns_r(x, 0.7, 6))
+  fit <- mfsvr(x, y, C = 5, kernel = rbf_kernel(0.7), scale = FALSE, inducing = 6,
+               optimize = FALSE)
+  expected <- rows[greedy_columns_r(x[rows], 0.7, 6)]
+  expect_equal(c(fit$inducing), x[expected], tolerance = 0)
+  expect_false(10 %in% fit$inducing)
+  expect_length(fitted(fit), n)  # the fit itself uses every row
+  # up to 20000 observations every row is a candidate
+  small <- mfsvr(x[1:300], y[1:300], C = 5, kernel = rbf_kernel(0.7), scale = FALSE,
+                 inducing = 6, optimize = FALSE)
+  expect_equal(c(small$inducing), x[greedy_columns_r(x[1:300], 0.7, 6)], tolerance = 0)
+})
+
 test_that("a matrix of inducing inputs is given in the data's units and scaled", {
   d <- wiggly_data(50, 8)
   x <- d$x * 100 + 7
