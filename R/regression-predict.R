@@ -73,8 +73,11 @@
 #'   symmetric, so \eqn{1 - p_i} is the level of the central interval that
 #'   has the target at an end). The interval at level \eqn{L} is the
 #'   model's own central interval at level \eqn{1 - q}, \eqn{q} the
-#'   \eqn{(n + 1)(1 - L)}-th smallest \eqn{p_i} (interpolated:
-#'   [stats::quantile()], type 6; the level is at most \eqn{1 - 10^{-12}}):
+#'   \eqn{(n + 1)(1 - L)}-th smallest \eqn{p_i} (interpolated, as
+#'   [stats::quantile()]'s type 6, and beyond the smallest towards 0, so
+#'   that a level above \eqn{n/(n + 1)} scales the smallest \eqn{p_i} by
+#'   \eqn{(n + 1)(1 - L)} rather than stopping at it; beyond the largest
+#'   towards 1; the level is at most \eqn{1 - 10^{-12}}):
 #'   conformal prediction by cross-validation (CV+; Barber, Candes, Ramdas
 #'   and Tibshirani 2021) of the targets' probability integral transforms,
 #'   centred on the full fit. Point predictions, `se.fit`, the

@@ -31,14 +31,14 @@ reference_reach <- function(fitter, d, folds) {
   reach
 }
 # The (n + 1) level-th smallest of those levels (interpolated between order
-# statistics) is the level of the full fit's own interval.
+# statistics, and beyond the extremes towards 0 at position 0 and 1 at
+# position n + 1) is the level of the full fit's own interval.
 reference_interval <- function(own, new_x, reach, level) {
   n <- length(reach)
-  sorted <- sort(reach)
+  sorted <- c(0, sort(reach), 1)  # at positions 0, 1, ..., n, n + 1
   h <- (n + 1) * level  # position of the quantile, between order statistics
   below <- floor(h)
-  at <- if (h >= n) sorted[n] else if (below < 1) sorted[1] else
-    sorted[below] + (h - below) * (sorted[below + 1] - sorted[below])
+  at <- sorted[below + 1] + (h - below) * (sorted[below + 2] - sorted[below + 1])
   predict(own, new_x, interval = "prediction", level = at)
 }
 
@@ -75,6 +75,31 @@ test_that("the calibrated interval is the model's own at the refits' quantile le
       expect_equal(unname(got), unname(expected), tolerance = 1e-8, info = paste(name, level))
     }
   }
+})
+
+test_that("levels beyond the refits' extremes extrapolate: a 99% interval is wider than a 95% one", {
+  # 15 observations: every level above 15/16 lies beyond the smallest tail
+  # probability, where the model's own tail is scaled by the ratio it shows
+  fit <- mfsvr(weight ~ height, data = women)
+  tail <- fit$interval_calibration$tail
+  expect_length(tail, 15L)
+  width <- function(object, level) {
+    b <- predict(object, women[c(1, 8, 15), ], interval = "prediction", level = level)
+    unname(b[, "upr"] - b[, "lwr"])
+  }
+  own <- update(fit, calibration_folds = 0)
+  for (level in c(0.95, 0.99, 0.999)) {
+    own_level <- 1 - (1 - level) * 16 * min(tail)
+    expect_equal(width(fit, level), width(own, own_level), tolerance = 1e-10, info = level)
+  }
+  expect_true(all(width(fit, 0.99) > 1.2 * width(fit, 0.95)))
+  expect_true(all(width(fit, 0.999) > width(fit, 0.99)))
+  # at 15/16 itself the smallest, as between order statistics; continuous there
+  expect_equal(width(fit, 15 / 16), width(own, 1 - min(tail)), tolerance = 1e-10)
+  expect_equal(width(fit, 15 / 16 - 1e-9), width(fit, 15 / 16), tolerance = 1e-6)
+  # low levels: towards the model's own level 0 at level 0
+  expect_equal(width(fit, 0.01), width(own, 1 - (max(tail) + 0.84 * (1 - max(tail)))),
+               tolerance = 1e-10)
 })
 
 test_that("calibration moves the intervals only: fits, means and confidence bands stay", {
