@@ -15,6 +15,35 @@ two_point_log_evidence <- function(K, y, C, eps) {
                   inner(f1), -Inf, Inf, rel.tol = 1e-11)$value)
 }
 
+test_that("the data-driven width answers for the inputs asked about, remembered or not", {
+  plain <- function(x, q = c(0.1, 0.9)) {
+    d2 <- as.vector(dist(x))^2
+    d2 <- d2[d2 > 0]
+    1 / sqrt(2 * mean(1 / quantile(d2, q)))
+  }
+  set.seed(21)
+  x <- matrix(rnorm(300), 100)
+  width <- gpsvm:::.data_driven_width
+  expect_equal(width(x), plain(x), tolerance = 1e-12)
+  x2 <- x
+  x2[7, 2] <- 40  # one entry changed: another width
+  expect_equal(width(x2), plain(x2), tolerance = 1e-12)
+  expect_gt(abs(width(x2) - width(x)), 1e-3)
+  expect_equal(width(x), plain(x), tolerance = 1e-12)
+  expect_equal(width(x, 0.5), plain(x, 0.5), tolerance = 1e-12)  # the quantiles too
+  expect_equal(width(x), plain(x), tolerance = 1e-12)
+  # beyond 1000 rows, the 1000 evenly spaced ones
+  big <- matrix(rnorm(2 * 2500), 2500)
+  rows <- unique(round(seq(1, 2500, length.out = 1000)))
+  expect_equal(width(big), plain(big[rows, ]), tolerance = 1e-12)
+  # inputs wider than the memory keeps: the same answers
+  wide <- matrix(rnorm(20 * 60000), 20)
+  expect_equal(width(wide), plain(wide), tolerance = 1e-12)
+  wide[3, 5] <- 100
+  expect_equal(width(wide), plain(wide), tolerance = 1e-12)
+  expect_equal(width(matrix(1, 5, 2)), 1)  # one distinct input
+})
+
 test_that("the offset's evidence is the integral over the prior with the constant", {
   x <- c(-0.4, 0.5)
   y <- c(1.3, 1.1)  # both far above the zero-mean prior's mean
