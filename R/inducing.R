@@ -84,11 +84,11 @@ NULL
 # factorisation of K, in the order chosen), among at most
 # max(.greedy_max_rows, 4 m) evenly spaced rows.  Each pivot costs a pass
 # over the factor's columns so far, n m^2 / 2 multiply-adds in all, bound by
-# memory: with all 10^5 rows of the 2-D sinc data and m = 500, 6.5 s of the
-# gpc() fit's 52 s (2 threads); on 20000 rows 1.3 s, for inputs as spread
-# (the FITC evidence and held-out figures in ?inducing-points).  The
-# low-rank test of .low_rank_pivots() keeps every row: it claims K itself is
-# represented.
+# memory: with all 10^5 rows of bench-limit.R's 2-D sinc data and m = 500,
+# 9-12 s of processor time within gpc(inducing = 500) (2 threads), on the
+# 20000 rows 2 s, and the fits' log evidence and held-out figures were the
+# same (see ?inducing-points).  The low-rank test of .low_rank_pivots()
+# keeps every row: it claims K itself is represented.
 .greedy_max_rows <- 20000L
 .greedy_rows <- function(kernel, xs, m) {
   rows <- .evenly_spaced_rows(nrow(xs), max(.greedy_max_rows, 4L * m))

@@ -148,8 +148,8 @@
 # The last width .data_driven_width() computed and the rows it came from:
 # a default fit asks for the same one several times (its kernel, then each
 # candidate's search bounds: three times in mfsvr(), at 15 ms each on 700
-# rows of 10 inputs, a tenth of the fit's time), and the rows it looks at
-# are at most 1000; wider inputs than 1000 columns are not kept (8 MB).
+# rows of 10 inputs, a tenth of the fit's time).  The rows it looks at are
+# at most 1000, and are not kept beyond .width_memory_max entries (8 MB).
 .width_memory <- new.env(parent = emptyenv())
 .width_memory_max <- 1e6
 
