@@ -110,8 +110,8 @@ engine_part <- function() {
       })
       r_chol <- if (n <= 2000) best_of(1L, function() chol(a)) else NA_real_
       k <- if (n >= 5000) 2L else 3L
-      width <- rbf_kernel(gpc(x, labels, noise = 0.1, optimize = FALSE,
-                              control = gpc_control(max_iter = 1L))$kernel$sigma)
+      width <- rbf_kernel(suppressWarnings(gpc(x, labels, noise = 0.1, optimize = FALSE,
+                                               control = gpc_control(max_iter = 1L)))$kernel$sigma)
       mf <- sweep_seconds(function(cap) {
         mfsvr(x, y, C = 5, kernel = width, bias = 0,
               control = mfsvr_control(rank_tol = 0, max_iter = cap, tol = 1e-300))
