@@ -417,8 +417,9 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   \eqn{n = 1500}. Inputs in many dimensions rarely have such a low rank
 #'   and keep the dense matrix up to 2000 observations; beyond, where each
 #'   dense sweep costs \eqn{O(n^3)} (11 s per class at \eqn{n = 2000} on
-#'   36 inputs), EP runs on the FITC approximation on the first 500 pivots
-#'   (the inducing inputs `inducing = 500` chooses). On mlbench's 6-class
+#'   36 inputs), EP runs on the FITC approximation on the inducing inputs
+#'   `inducing = 500` chooses (the first 500 pivots; see [inducing-points]
+#'   beyond 20000 observations). On mlbench's 6-class
 #'   Satellite data: 2001 cases 7.3 s, held-out accuracy 0.883 (the dense
 #'   fit of 2000 cases: 71 s, 0.888); 4435 cases 18 s, accuracy 0.907 and
 #'   log loss 0.240 (e1071's defaults 0.892 and 0.268). An evidence search

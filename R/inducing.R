@@ -56,7 +56,9 @@
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
 #' `rank_tol` in [gpc_control()]); and as an approximation beyond 2000
 #' observations when the kernel matrix has no low rank (500 inducing
-#' inputs, as `inducing = 500`). Beyond 300 observations its evidence
+#' inputs, as `inducing = 500`; beyond 20000 observations the test for a
+#' low rank looks first at 20000 evenly spaced rows, and every row is
+#' tested only when those have one). Beyond 300 observations its evidence
 #' search (`optimize`) with `inducing = NULL` runs on this approximation (a
 #' third of the observations as inducing inputs, at most 300;
 #' `search_inducing` in [gpc_control()]), and then fits the full model at
@@ -87,8 +89,9 @@ NULL
 # memory: with all 10^5 rows of bench-limit.R's 2-D sinc data and m = 500,
 # 9-12 s of processor time within gpc(inducing = 500) (2 threads), on the
 # 20000 rows 2 s, and the fits' log evidence and held-out figures were the
-# same (see ?inducing-points).  The low-rank test of .low_rank_pivots()
-# keeps every row: it claims K itself is represented.
+# same (see ?inducing-points).  The low-rank test (.automatic_inducing())
+# looks at every row where a probe of these rows has a low rank: it claims
+# K itself is represented.
 .greedy_max_rows <- 20000L
 .greedy_rows <- function(kernel, xs, m) {
   rows <- .evenly_spaced_rows(nrow(xs), max(.greedy_max_rows, 4L * m))
@@ -153,6 +156,10 @@ NULL
 .automatic_inducing <- function(xs, kernel, rank_tol) {
   n <- nrow(xs)
   if (n <= .low_rank_min_n || rank_tol == 0) return(NULL)
+  if (n > .greedy_max_rows && !.low_rank_pivots(.probe_rows(xs), kernel, rank_tol)$low_rank) {
+    return(structure(xs[.greedy_rows(kernel, xs, .automatic_inducing_count), , drop = FALSE],
+                     approximation = TRUE))
+  }
   pivots <- .low_rank_pivots(xs, kernel, rank_tol)
   if (pivots$low_rank) return(structure(xs[pivots$rows, , drop = FALSE], low_rank = TRUE))
   if (n <= .dense_max_n) return(NULL)
@@ -172,6 +179,17 @@ NULL
   z <- .automatic_inducing(xs, kernel, rank_tol)
   if (isTRUE(attr(z, "approximation"))) z
 }
+
+# Beyond .greedy_max_rows rows the low-rank test runs first on that many
+# evenly spaced ones: a principal submatrix of K has no larger numerical
+# rank than K (their eigenvalues interlace), so when these need more than
+# .low_rank_max pivots, K would too, and the approximation takes its inducing
+# inputs as `inducing = 500` does (.greedy_rows(), on the same rows).  The
+# test on every row costs n .low_rank_max^2 / 2 memory-bound multiply-adds:
+# on 30000 rows of Friedman 1 (10 inputs), half of a default mfsvr()
+# fit's 19 s of processor time.  Where the probe has a low rank, every row
+# is tested, as the claim is about K itself.
+.probe_rows <- function(xs) xs[.evenly_spaced_rows(nrow(xs), .greedy_max_rows), , drop = FALSE]
 
 # The greedy pivots of K: low_rank when at most min(.low_rank_max, n / 2)
 # of them represent it to rank_tol (rows are then those pivots), else rows

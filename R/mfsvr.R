@@ -237,8 +237,9 @@
 #'   \eqn{O(n m^2)} time and \eqn{O(n m)} memory: see [inducing-points].
 #'   With `NULL`, beyond 2000 observations whose kernel matrix has no low
 #'   rank (1000 pivots do not represent it to `rank_tol` in
-#'   [mfsvr_control()]), the fit is the FITC approximation on 500 of its
-#'   pivots, as in [gpc()], and `print()` says so: a dense sweep costs
+#'   [mfsvr_control()]), the fit is the FITC approximation on the 500
+#'   inducing inputs `inducing = 500` chooses, as in [gpc()], and `print()`
+#'   says so: a dense sweep costs
 #'   \eqn{O(n^3)}. Measured on 4000 rows of mlbench's Friedman 2 and 3 (4
 #'   inputs, 2000 held out): 2 s instead of 70 s, the same held-out RMSE to
 #'   three digits. On Friedman 1 (10 inputs, 5 of them irrelevant): 1.5 s
@@ -443,7 +444,7 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
 #'   inputs usually qualify. Beyond 2000 observations, a kernel matrix that
 #'   1000 pivots do not represent to `rank_tol` is replaced by the FITC
-#'   approximation on 500 of them (see `inducing` in [mfsvr()]).
+#'   approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
 #'   `rank_tol = 0` always uses the dense matrix (as does
 #'   `algorithm = "paper"`). At most `1e-6`: the factor's error reaches
 #'   the predictions (at `1e-4` standard errors off by up to 0.2%, from

@@ -265,6 +265,28 @@ test_that("beyond 20000 observations the greedy choice runs on 20000 evenly spac
   expect_equal(c(small$inducing), x[greedy_columns_r(x[1:300], 0.7, 6)], tolerance = 0)
 })
 
+test_that("beyond 20000 observations the default's low-rank test probes 20000 rows first", {
+  skip_if_small_tests(paste("factors 20000 rows to 1001 pivots to cross the 20000-row switch;",
+                            "the greedy choice's C++ code runs at small size above"))
+  # no low rank (a narrow width on 6 inputs): the probe of 20000 evenly
+  # spaced rows needs more than 1000 pivots, and the approximation takes the
+  # inducing inputs that inducing = 500 takes
+  set.seed(15)
+  n <- 20100L
+  x <- matrix(rnorm(6 * n), n)
+  kernel <- rbf_kernel(0.4)
+  z <- gpsvm:::.automatic_inducing(x, kernel, 1e-13)
+  expect_true(isTRUE(attr(z, "approximation")))
+  expect_equal(c(z), c(gpsvm:::.inducing_inputs(500, x, kernel, NULL)), tolerance = 0)
+  # a low rank (one input, a wide width): every row is tested, and the
+  # pivots are those of all rows
+  u <- matrix(runif(n, -1, 1))
+  low <- gpsvm:::.automatic_inducing(u, rbf_kernel(1), 1e-13)
+  expect_true(isTRUE(attr(low, "low_rank")))
+  expect_equal(c(low), u[gpsvm:::cpp_greedy_inducing(rbf_kernel(1), u, 1001L, 1e-13)],
+               tolerance = 0)
+})
+
 test_that("a matrix of inducing inputs is given in the data's units and scaled", {
   d <- wiggly_data(50, 8)
   x <- d$x * 100 + 7
