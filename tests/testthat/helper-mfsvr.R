@@ -44,3 +44,22 @@ ep_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
   e <- evidence(fit, gradient = TRUE)
   list(log_evidence = c(e), gradient = attr(e, "gradient"))
 }
+
+# Pivoted Cholesky in plain R, one kernel column at a time: the input with
+# the largest residual variance k(x, x) - Q(x, x) next (the earliest on
+# ties). column(j) is the kernel matrix's column j, `diagonal` its
+# diagonal; the full matrix is never needed.
+plain_greedy_pivots <- function(column, diagonal, m) {
+  d <- diagonal
+  L <- matrix(0, length(d), 0)
+  chosen <- integer(0)
+  for (k in seq_len(m)) {
+    j <- which.max(d)
+    l <- (column(j) - L %*% L[j, ]) / sqrt(d[j])
+    L <- cbind(L, l)
+    d <- pmax(d - l^2, 0)
+    chosen <- c(chosen, j)
+    d[chosen] <- 0
+  }
+  chosen
+}

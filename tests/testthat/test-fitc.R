@@ -228,20 +228,10 @@ test_that("inducing = m: a deterministic greedy choice of distinct training inpu
 })
 
 test_that("beyond 20000 observations the greedy choice runs on 20000 evenly spaced rows", {
-  # a pivoted Cholesky factorisation in plain R, one kernel column at a time
+  # the greedy choice in plain R (helper-mfsvr.R), a Gaussian kernel column
+  # at a time
   greedy_columns_r <- function(x, sigma, m) {
-    d <- rep(1, length(x))
-    L <- matrix(0, length(x), 0)
-    chosen <- integer(0)
-    for (k in seq_len(m)) {
-      j <- which.max(d)
-      l <- (exp(-(x - x[j])^2 / (2 * sigma^2)) - L %*% L[j, ]) / sqrt(d[j])
-      L <- cbind(L, l)
-      d <- d - l^2
-      chosen <- c(chosen, j)
-      d[chosen] <- 0
-    }
-    chosen
+    plain_greedy_pivots(function(j) exp(-(x - x[j])^2 / (2 * sigma^2)), rep(1, length(x)), m)
   }
   set.seed(14)
   n <- 20100L

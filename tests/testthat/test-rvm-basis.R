@@ -1,23 +1,8 @@
 # rvm(basis = ) and srvm(basis = ): the models on a subset of candidate
 # centres.
 
-# Pivoted Cholesky in plain R: the input with the largest residual
-# variance k(x, x) - Q(x, x) next (the earliest on ties).
-greedy_rows_r <- function(K, m) {
-  n <- nrow(K)
-  d <- diag(K)
-  L <- matrix(0, n, 0)
-  chosen <- integer(0)
-  for (k in seq_len(m)) {
-    j <- which.max(d)
-    l <- (K[, j] - L %*% L[j, ]) / sqrt(d[j])
-    L <- cbind(L, l)
-    d <- pmax(d - l^2, 0)
-    d[c(chosen, j)] <- 0
-    chosen <- c(chosen, j)
-  }
-  chosen
-}
+# The greedy choice in plain R on a kernel matrix K (helper-mfsvr.R).
+greedy_rows_r <- function(K, m) plain_greedy_pivots(function(j) K[, j], diag(K), m)
 
 test_that("the candidate centres are the greedy pivoted-Cholesky choice", {
   d <- rvm_sinc_data(60, seed = 11)
