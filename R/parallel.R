@@ -127,13 +127,15 @@ NULL
   progress
 }
 
-#' Threads of the inducing-point and low-rank fits
+#' Threads of the fits' matrix work
 #'
 #' Each EP sweep of a fit on an inducing-point (`inducing =`) or low-rank
 #' prior, in [mfsvr()] and [gpc()], passes twice over an n x m matrix, and
-#' choosing the inducing inputs passes over it once per input chosen; on
-#' large n that work is split between threads. `gpsvm_threads()` says how
-#' many threads are used and sets that number.
+#' choosing the inducing inputs passes over it once per input chosen; a
+#' sweep on the full kernel matrix factors an n x n matrix (as do the
+#' relevance vector machines' posteriors over their basis). That work is
+#' split between threads. `gpsvm_threads()` says how many threads are used
+#' and sets that number.
 #'
 #' The results do not depend on the number of threads: the work is split so
 #' that every number is computed in the same order on any number of them.
@@ -146,11 +148,16 @@ NULL
 #' [future::availableCores()] reports: the machine's cores, limited by the
 #' usual settings (`mc.cores`, cgroups, a batch scheduler's allocation, and 2
 #' under `R CMD check --as-cran`). `OMP_THREAD_LIMIT` caps it further.
-#' Threads only start where the data are large enough to gain from them
-#' (inducing-point and low-rank fits of 8192 observations or more); smaller
-#' fits, and everything else in the package, run on one thread whatever the
-#' setting. On a machine with two cores a sweep at 10^5 observations and 500
-#' inducing inputs took 0.6 to 0.75 times as long on two threads as on one.
+#' Threads only start where the work is large enough to gain from them: a
+#' pass over an n x m matrix of at least 5e7 multiply-adds (n m^2; 200 rows
+#' at m = 500, 4435 at m = 300, none at the rank of a linear kernel), the
+#' greedy choice of inducing inputs on 8192 rows or more, a factorisation
+#' of order 256 or more; smaller fits, and everything else in the package,
+#' run on one thread whatever the setting. On a machine with two cores a
+#' sweep at 10^5 observations and 500 inducing inputs took 0.6 to 0.75
+#' times as long on two threads as on one, a dense sweep at 700 and 2000
+#' observations 0.55 to 0.6 times, and [gpc()]'s default fit on 4435 rows
+#' (FITC on 300 inputs) 0.65 times.
 #'
 #' @param threads `NULL` (the default) to ask, or a whole number >= 1 to set.
 #' @return The number of threads in use; when setting, the number before,

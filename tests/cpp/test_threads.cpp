@@ -1,16 +1,24 @@
-// The threaded row loops (threads.hpp) and the priors and greedy choice that
-// use them, each against a plain loop:
+// The threaded loops (threads.hpp) and the priors, greedy choice and dense
+// factorisations that use them, each against a plain loop:
 //   * for_row_blocks visits every row once, on several threads where the
-//     build has OpenMP and the rows are many, and calls the interrupt on the
-//     calling thread only; an exception in a block reaches the caller;
+//     build has OpenMP and the caller asks for them, and calls the interrupt
+//     on the calling thread only; an exception in a block reaches the caller;
+//   * for_each_item runs every item once, each on a slot below the threads
+//     asked for; an exception in an item reaches the caller;
+//   * threads_for_rows() and threads_for_pass() start threads at their
+//     thresholds, not below;
 //   * sum_over_row_blocks is the plain sum, the same to the last bit on 1,
 //     2 and 3 threads;
-//   * the low-rank prior's posterior at n >= kThreadedRows against
+//   * the low-rank prior's posterior past threads_for_pass()'s threshold against
 //     Woodbury's formulas written out row by row, and equal to the last bit
 //     across thread counts; at sites 0 (the shortcut) the prior's marginals;
-//   * the greedy choice of inducing inputs the same on any number of threads.
+//   * the greedy choice of inducing inputs the same on any number of threads;
+//   * the dense Cholesky factor, triangular solve and inverse diagonal
+//     (dense.hpp) the same to the last bit on 1, 2 and 3 threads, and equal
+//     to Eigen's own.
 #include <atomic>
 #include <cmath>
+#include <gpsvm/dense.hpp>
 #include <gpsvm/ep_priors.hpp>
 #include <gpsvm/fitc.hpp>
 #include <gpsvm/kernels.hpp>
@@ -64,7 +72,7 @@ TEST_CASE("for_row_blocks: every row once, threads only on many rows, interrupt 
       const std::thread::id caller = std::this_thread::get_id();
       bool interrupt_elsewhere = false;
       int interrupts = 0;
-      gpsvm::for_row_blocks(n, 256, [&](Eigen::Index s, Eigen::Index len) {
+      gpsvm::for_row_blocks(n, 256, gpsvm::threads_for_rows(n), [&](Eigen::Index s, Eigen::Index len) {
         for (Eigen::Index i = s; i < s + len; ++i) {
           ++visits[static_cast<std::size_t>(i)];
           worker[static_cast<std::size_t>(i)] = this_thread();
@@ -89,10 +97,84 @@ TEST_CASE("for_row_blocks: every row once, threads only on many rows, interrupt 
     }
   }
   ThreadCount set(2);
-  CHECK_THROWS(gpsvm::for_row_blocks(gpsvm::kThreadedRows, 256, [](Eigen::Index s, Eigen::Index) {
+  CHECK_THROWS(gpsvm::for_row_blocks(gpsvm::kThreadedRows, 256, 2, [](Eigen::Index s, Eigen::Index) {
                  if (s == 512) throw std::domain_error("block 2");
                }),
                std::domain_error);
+}
+
+TEST_CASE("threads_for_pass and threads_for_dense: threads from their thresholds on") {
+  ThreadCount set(2);
+  const int many = gpsvm::threads_available() ? 2 : 1;
+  // 5e7 multiply-adds: 200 x 500^2 is exactly the threshold
+  CHECK(gpsvm::threads_for_pass(199, 500) == 1);
+  CHECK(gpsvm::threads_for_pass(200, 500) == many);
+  CHECK(gpsvm::threads_for_pass(100000, 10) == 1);  // a linear kernel's rank: memory-bound
+  CHECK(gpsvm::threads_for_pass(4435, 300) == many);
+  CHECK(gpsvm::threads_for_dense(gpsvm::kThreadedDense - 1) == 1);
+  CHECK(gpsvm::threads_for_dense(gpsvm::kThreadedDense) == many);
+}
+
+TEST_CASE("for_each_item: every item once, on the slots asked for, errors to the caller") {
+  for (int threads : {1, 2, 3}) {
+    for (int count : {0, 1, 2, 7, 64}) {
+      const std::string note = "count " + std::to_string(count) + ", threads " + std::to_string(threads);
+      std::vector<std::atomic<int>> visits(static_cast<std::size_t>(count));
+      for (auto& v : visits) v = 0;
+      std::atomic<bool> slot_out{false};
+      gpsvm::for_each_item(count, threads, [&](int i, int slot) {
+        ++visits[static_cast<std::size_t>(i)];
+        if (slot < 0 || slot >= std::max(1, std::min(threads, count))) slot_out = true;
+      });
+      bool once = true;
+      for (auto& v : visits) once = once && v == 1;
+      CHECK_MSG(once, note);
+      CHECK_MSG(!slot_out, note);
+    }
+  }
+  CHECK_THROWS(gpsvm::for_each_item(9, 2, [](int i, int) {
+                 if (i == 5) throw std::domain_error("item 5");
+               }),
+               std::domain_error);
+}
+
+TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen's numbers") {
+  ref::Random rng(43);
+  // orders below, at and past the threshold, ending inside a block and on its edge
+  for (Eigen::Index n : {gpsvm::kThreadedDense - 1, gpsvm::kThreadedDense, Eigen::Index(517),
+                         Eigen::Index(640)}) {
+    const std::string note = "n " + std::to_string(n);
+    const MatrixXd a = rng.uniform_matrix(n + 10, n, -1.0, 1.0);
+    MatrixXd spd = a.transpose() * a;
+    spd.diagonal().array() += 0.5;
+    const MatrixXd rhs = rng.uniform_matrix(n, 300, -1.0, 1.0);
+    std::vector<MatrixXd> factors, solved;
+    std::vector<VectorXd> diagonals;
+    for (int threads : {1, 2, 3}) {
+      ThreadCount set(threads);
+      MatrixXd l = spd;
+      CHECK_MSG(gpsvm::cholesky_in_place(l), note);
+      l.triangularView<Eigen::StrictlyUpper>().setZero();
+      MatrixXd x = rhs;
+      gpsvm::solve_lower_in_place(l, x);
+      factors.push_back(l);
+      solved.push_back(x);
+      diagonals.push_back(gpsvm::inverse_diagonal_from_cholesky(l));
+    }
+    CHECK_MSG(factors[0] == factors[1] && factors[0] == factors[2], note);
+    CHECK_MSG(solved[0] == solved[1] && solved[0] == solved[2], note);
+    CHECK_MSG(diagonals[0] == diagonals[1] && diagonals[0] == diagonals[2], note);
+    const Eigen::LLT<MatrixXd> llt(spd);
+    const MatrixXd eigen_l = llt.matrixL();
+    const double scale = eigen_l.cwiseAbs().maxCoeff();
+    CHECK_NEAR_MSG((factors[0] - eigen_l).cwiseAbs().maxCoeff() / scale, 0.0, 1e-12, note);
+    const MatrixXd eigen_x = eigen_l.triangularView<Eigen::Lower>().solve(rhs);
+    CHECK_NEAR_MSG((solved[0] - eigen_x).cwiseAbs().maxCoeff() / eigen_x.cwiseAbs().maxCoeff(), 0.0,
+                   1e-10, note);
+    const VectorXd eigen_d = llt.solve(MatrixXd::Identity(n, n)).diagonal();
+    CHECK_NEAR_MSG(((diagonals[0] - eigen_d).array() / eigen_d.array()).abs().maxCoeff(), 0.0,
+                   1e-10, note);
+  }
 }
 
 TEST_CASE("sum_over_row_blocks: the plain sum, the same bits on 1, 2 and 3 threads") {
@@ -105,7 +187,7 @@ TEST_CASE("sum_over_row_blocks: the plain sum, the same bits on 1, 2 and 3 threa
     for (int threads : {1, 2, 3}) {
       ThreadCount set(threads);
       MatrixXd total = MatrixXd::Identity(6, 6);
-      gpsvm::sum_over_row_blocks(n, 256, total, [&](Eigen::Index s, Eigen::Index len,
+      gpsvm::sum_over_row_blocks(n, 256, gpsvm::threads_for_rows(n), total, [&](Eigen::Index s, Eigen::Index len,
                                                     MatrixXd& partial) {
         partial.noalias() += X.middleRows(s, len).transpose() * X.middleRows(s, len);
       });
@@ -117,8 +199,9 @@ TEST_CASE("sum_over_row_blocks: the plain sum, the same bits on 1, 2 and 3 threa
   }
 }
 
-TEST_CASE("low-rank prior at n >= kThreadedRows: Woodbury row by row, the same bits on any threads") {
-  const Eigen::Index n = gpsvm::kThreadedRows + 1000, m = 7;
+TEST_CASE("low-rank prior on threads: Woodbury row by row, the same bits on any threads") {
+  const Eigen::Index n = 8000, m = 80;  // n m^2 past kThreadedPassWork
+  CHECK(static_cast<double>(n) * m * m >= gpsvm::kThreadedPassWork);
   ref::Random rng(37);
   const MatrixXd x = rng.uniform_matrix(n, 2, -3.0, 3.0);
   const MatrixXd z = rng.uniform_matrix(m, 2, -3.0, 3.0);

@@ -13,8 +13,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "interrupt.hpp"
+#include "threads.hpp"
 
 namespace gpsvm {
 
@@ -42,14 +45,19 @@ inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,
 // The Cholesky factor L of a symmetric positive definite matrix (a = L L',
 // read from its lower triangle), formed in place in the lower triangle a
 // block of columns at a time (right-looking: factor the diagonal block,
-// solve the panel below it, update the trailing matrix).  The strict upper
-// triangle is left as it was.  False when a is not numerically positive
-// definite.
+// solve the panel below it, update the trailing matrix).  The panel's rows
+// and the trailing matrix's lower tiles of kDenseBlock^2 are independent
+// pieces of work, split between threads (threads_for_dense()); each tile is
+// the same product on any number of threads, so the factor does not depend
+// on it.  The strict upper triangle is left as it was.  False when a is not
+// numerically positive definite.
 inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> a,
                               const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   const Index m = a.rows();
+  const int threads = threads_for_dense(m);
   InterruptPoll poll(interrupt);
+  std::vector<std::pair<Index, Index>> tiles;
   for (Index k = 0; k < m; k += kDenseBlock) {
     poll();
     const Index b = std::min(kDenseBlock, m - k), rest = m - k - b;
@@ -58,8 +66,30 @@ inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> a,
     if (llt.info() != Eigen::Success) return false;
     if (rest == 0) break;
     auto panel = a.block(k + b, k, rest, b);
-    diagonal.triangularView<Eigen::Lower>().adjoint().solveInPlace<Eigen::OnTheRight>(panel);
-    a.block(k + b, k + b, rest, rest).selfadjointView<Eigen::Lower>().rankUpdate(panel, -1.0);
+    const Index pieces = (rest + kDenseBlock - 1) / kDenseBlock;
+    for_each_item(static_cast<int>(pieces), threads, [&](int i, int) {
+      const Index r0 = i * kDenseBlock;
+      auto rows = panel.middleRows(r0, std::min(kDenseBlock, rest - r0));
+      diagonal.triangularView<Eigen::Lower>().adjoint().solveInPlace<Eigen::OnTheRight>(rows);
+    });
+    poll();
+    // trailing lower tiles (i, j), i >= j, of the rest x rest matrix
+    tiles.clear();
+    for (Index j = 0; j < pieces; ++j)
+      for (Index i = j; i < pieces; ++i) tiles.emplace_back(i, j);
+    auto trailing = a.block(k + b, k + b, rest, rest);
+    for_each_item(static_cast<int>(tiles.size()), threads, [&](int t, int) {
+      const Index r0 = tiles[static_cast<std::size_t>(t)].first * kDenseBlock;
+      const Index c0 = tiles[static_cast<std::size_t>(t)].second * kDenseBlock;
+      const Index rows = std::min(kDenseBlock, rest - r0), cols = std::min(kDenseBlock, rest - c0);
+      if (r0 == c0) {
+        trailing.block(r0, c0, rows, cols).selfadjointView<Eigen::Lower>().rankUpdate(
+            panel.middleRows(r0, rows), -1.0);
+      } else {
+        trailing.block(r0, c0, rows, cols).noalias() -=
+            panel.middleRows(r0, rows) * panel.middleRows(c0, cols).transpose();
+      }
+    });
   }
   return true;
 }
@@ -69,18 +99,26 @@ inline double cholesky_logdet(const Eigen::MatrixXd& l) {
   return 2.0 * l.diagonal().array().log().sum();
 }
 
-// x <- L^-1 x for the lower triangle L of `l`, a block of columns of x at a
-// time.
+// x <- L^-1 x for the lower triangle L of `l`, a block of kDenseBlock
+// columns of x at a time, the blocks split between threads
+// (threads_for_dense()).
 inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& l,
                                  Eigen::Ref<Eigen::MatrixXd> x,
                                  const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
-  const Index columns = 2 * kDenseBlock;
+  const int threads = threads_for_dense(l.rows());
+  const Index blocks = (x.cols() + kDenseBlock - 1) / kDenseBlock;
   InterruptPoll poll(interrupt);
-  for (Index j = 0; j < x.cols(); j += columns) {
+  // rounds of a few blocks per thread, with a poll between them
+  const Index round = 4 * static_cast<Index>(threads);
+  for (Index first = 0; first < blocks; first += round) {
     poll();
-    auto block = x.middleCols(j, std::min(columns, x.cols() - j));
-    l.triangularView<Eigen::Lower>().solveInPlace(block);
+    const Index count = std::min(round, blocks - first);
+    for_each_item(static_cast<int>(count), threads, [&](int i, int) {
+      const Index j = (first + i) * kDenseBlock;
+      auto block = x.middleCols(j, std::min(kDenseBlock, x.cols() - j));
+      l.triangularView<Eigen::Lower>().solveInPlace(block);
+    });
   }
 }
 
@@ -114,22 +152,29 @@ inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
 // triangle): [A^-1]_ii is the squared norm of column i of L^-1, a block of
 // columns at a time (lower_inverse_columns()): n^3 / 3 flops (as many as
 // the factorisation), instead of the n^3 of L^-1 in full or the 2 n^3 of
-// solving A X = I.  The blocks share one workspace of 64 columns: large
-// temporaries are what costs inside R, whose heap is trimmed and grown again
-// around them (page faults, several milliseconds at n = 614).
+// solving A X = I.  The blocks are split between threads
+// (threads_for_dense()), each thread reusing one workspace of 64 columns:
+// large temporaries are what costs inside R, whose heap is trimmed and
+// grown again around them (page faults, several milliseconds at n = 614).
 inline Eigen::VectorXd inverse_diagonal_from_cholesky(
     const Eigen::Ref<const Eigen::MatrixXd>& l, const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
-  const Index m = l.rows(), block = 64;
+  const Index m = l.rows(), block = 64, blocks = (m + block - 1) / block;
+  const int threads = threads_for_dense(m);
   InterruptPoll poll(interrupt);
   Eigen::VectorXd d(m);
-  Eigen::MatrixXd work(m, std::min(block, m));
-  for (Index j0 = 0; j0 < m; j0 += block) {
+  std::vector<Eigen::MatrixXd> work(static_cast<std::size_t>(threads),
+                                    Eigen::MatrixXd(m, std::min(block, m)));
+  const Index round = 4 * static_cast<Index>(threads);
+  for (Index first = 0; first < blocks; first += round) {
     poll();
-    const Index b = std::min(block, m - j0);
-    auto x = work.topLeftCorner(m - j0, b);
-    lower_inverse_columns(l, j0, x);
-    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+    const Index count = std::min(round, blocks - first);
+    for_each_item(static_cast<int>(count), threads, [&](int i, int slot) {
+      const Index j0 = (first + i) * block, b = std::min(block, m - j0);
+      auto x = work[static_cast<std::size_t>(slot)].topLeftCorner(m - j0, b);
+      lower_inverse_columns(l, j0, x);
+      d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+    });
   }
   return d;
 }

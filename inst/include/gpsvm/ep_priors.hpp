@@ -303,7 +303,8 @@ class LowRankPrior {
       prior_marginals(r);
       return;
     }
-    sum_over_row_blocks(n, kRowBlock, r.chol,
+    const int threads = threads_for_pass(n, rank);
+    sum_over_row_blocks(n, kRowBlock, threads, r.chol,
                         [&](Eigen::Index s, Eigen::Index len, Eigen::MatrixXd& partial) {
                           partial.selfadjointView<Eigen::Lower>().rankUpdate(
                               (W.segment(s, len).cwiseSqrt().asDiagonal() * G_.middleRows(s, len))
@@ -326,7 +327,7 @@ class LowRankPrior {
     r.low_rank_variance.resize(fitc ? n : 0);
     // Sigma_ii = d_i + t_i^2 q_i, q_i = |L_A^-1 g_i|^2, a block of rows at a
     // time (FITC keeps q)
-    for_row_blocks(n, kRowBlock, [&](Eigen::Index s, Eigen::Index len) {
+    for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
       Eigen::MatrixXd v = G_.middleRows(s, len).transpose();
       L.solveInPlace(v);
       const Eigen::VectorXd q = v.colwise().squaredNorm().transpose();
@@ -398,7 +399,7 @@ class LowRankPrior {
     r.mean = Eigen::VectorXd::Zero(n);
     r.weights = Eigen::VectorXd::Zero(n);
     r.variance.resize(n);
-    for_row_blocks(n, kRowBlock, [&](Eigen::Index s, Eigen::Index len) {
+    for_row_blocks(n, kRowBlock, threads_for_pass(n, G_.cols()), [&](Eigen::Index s, Eigen::Index len) {
       const Eigen::MatrixXd v = G_.middleRows(s, len).transpose();  // as posterior() sums
       r.variance.segment(s, len) = v.colwise().squaredNorm().transpose();
     });

@@ -86,7 +86,8 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
         "the kernel matrix of the inducing inputs is not positive definite even with jitter");
   b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
   b.G.resize(x.rows(), z.rows());  // n x m, a block of rows at a time
-  for_row_blocks(x.rows(), kInducingRowBlock, [&](Eigen::Index s, Eigen::Index len) {
+  const int threads = threads_for_pass(x.rows(), z.rows());
+  for_row_blocks(x.rows(), kInducingRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
     auto rows = b.G.middleRows(s, len);
     rows = at_z.cross(x.middleRows(s, len));
     b.chol.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(rows);

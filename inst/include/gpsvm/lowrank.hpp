@@ -35,7 +35,7 @@ inline void subtract_projection(const Eigen::MatrixXd& G, Eigen::Index k, Eigen:
     column.noalias() -= G.leftCols(k) * g;
     return;
   }
-  for_row_blocks(n, kProjectionRows, [&](Eigen::Index s, Eigen::Index len) {
+  for_row_blocks(n, kProjectionRows, threads_for_rows(n), [&](Eigen::Index s, Eigen::Index len) {
     column.segment(s, len).noalias() -= G.block(s, 0, len, k) * g;
   });
 }

@@ -1,8 +1,10 @@
 // Threads for the row-block loops of the low-rank and inducing-point (FITC)
-// priors, whose every EP sweep is two passes over an n x m factor, and of
-// the greedy choice of inducing inputs (lowrank.hpp): work that Eigen does
-// not run on several cores itself (its symmetric rank updates, triangular
-// solves and matrix-vector products are single-threaded).
+// priors, whose every EP sweep is two passes over an n x m factor, of
+// the greedy choice of inducing inputs (lowrank.hpp), and for the tiles of
+// the dense Cholesky factorisation and what is computed from it (dense.hpp):
+// work that Eigen does not run on several cores itself (its symmetric rank
+// updates, triangular solves and matrix-vector products are
+// single-threaded).
 //
 // Through OpenMP where the compiler has it (R's SHLIB_OPENMP_CXXFLAGS); the
 // same code runs on one thread without it.  The number of threads is one
@@ -32,17 +34,28 @@
 #include <functional>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace gpsvm {
 
 // Partial sums over row blocks (see above): up to this many threads share a
 // sum, each slot an m x m matrix.
 constexpr int kSumSlots = 4;
 
-// Loops over fewer rows than this stay on one thread: below it a pass over
-// an n x 500 factor takes a fraction of a second, and on a machine busy with
-// other work idle threads waiting for the next round cost more than they
-// gain.
+// Memory-bound loops over fewer rows than this (the greedy choice's column
+// updates, O(n) work a row) stay on one thread: below it a pass takes a
+// fraction of a millisecond, and on a machine busy with other work idle
+// threads waiting for the next round cost more than they gain.
 constexpr Eigen::Index kThreadedRows = 8192;
+
+// Passes over an n x m factor (the low-rank and FITC priors' sweeps, O(n m^2)
+// multiply-adds) of fewer than this many multiply-adds stay on one thread:
+// about 5 ms of work here.  Above it two threads took 0.6-0.7 times as long
+// on 2-core machines: gpc()'s default on 4435 rows of mlbench's Satellite
+// (FITC on 300 inputs) 13.0 s on one thread, 8.5 s on two.
+constexpr double kThreadedPassWork = 5e7;
 
 namespace threads_detail {
 inline int& thread_count_setting() {
@@ -72,8 +85,22 @@ inline void set_thread_count(int count) {
   threads_detail::thread_count_setting() = std::max(1, count);
 }
 
-// The threads a loop over n rows uses.
+// The threads a memory-bound loop over n rows uses.
 inline int threads_for_rows(Eigen::Index n) { return n < kThreadedRows ? 1 : thread_count(); }
+
+// The threads a pass over an n x m factor uses, m^2 multiply-adds a row.
+inline int threads_for_pass(Eigen::Index n, Eigen::Index m) {
+  const double work = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(m);
+  return work < kThreadedPassWork ? 1 : thread_count();
+}
+
+// Dense factorisations of order below this stay on one thread: below it
+// one takes a millisecond or less, and starting threads costs a sizeable
+// part of that (measured in bench/bench-limit.R's engine part).
+constexpr Eigen::Index kThreadedDense = 256;
+
+// The threads a dense factorisation of order n uses.
+inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : thread_count(); }
 
 namespace threads_detail {
 
@@ -102,14 +129,46 @@ void parallel_items(int count, int threads, Work&& work) {
 
 }  // namespace threads_detail
 
-// Calls work(start, length) for the blocks of `block` rows that cover
-// [0, n), the blocks of a round on separate threads, `interrupt` (may be
-// empty) after each round.  work must only write rows of its own block.
+// Calls work(i, slot) for i in [0, count) on up to `threads` threads, items
+// handed out one at a time to whichever thread is free (items of unequal
+// work balance); slot in [0, threads) is the calling thread's, for a
+// workspace of its own.  work(i, .) must compute the same numbers whatever
+// slot runs it.  The first exception any item throws is rethrown here.
 template <class Work>
-void for_row_blocks(Eigen::Index n, Eigen::Index block, Work&& work,
+void for_each_item(int count, int threads, Work&& work) {
+  threads = std::max(1, std::min(threads, count));
+  if (threads == 1) {
+    for (int i = 0; i < count; ++i) work(i, 0);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+  for (int i = 0; i < count; ++i) {
+    int slot = 0;
+#ifdef _OPENMP
+    slot = omp_get_thread_num();
+#endif
+    try {
+      work(i, slot);
+    } catch (...) {
+      errors[static_cast<std::size_t>(i)] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Calls work(start, length) for the blocks of `block` rows that cover
+// [0, n), the blocks of a round on up to `threads` separate threads,
+// `interrupt` (may be empty) after each round.  work must only write rows of
+// its own block.
+template <class Work>
+void for_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Work&& work,
                     const std::function<void()>& interrupt = nullptr) {
   const Eigen::Index blocks = (n + block - 1) / block;
-  const int threads = threads_for_rows(n);
+  threads = std::max(1, threads);
   for (Eigen::Index first = 0; first < blocks; first += threads) {
     const int round = static_cast<int>(std::min<Eigen::Index>(threads, blocks - first));
     threads_detail::parallel_items(round, threads, [&](int i) {
@@ -125,15 +184,15 @@ void for_row_blocks(Eigen::Index n, Eigen::Index block, Work&& work,
 // (as it likes: a rank update of the lower triangle, say).  Returns the sum
 // in `total`, which must be m x m; its previous contents are kept and
 // added to.  The blocks go to kSumSlots partial sums as described above, so
-// that the result is the same on any number of threads.
+// that the result is the same on any number of threads (up to `threads`).
 template <class Work>
-void sum_over_row_blocks(Eigen::Index n, Eigen::Index block, Eigen::MatrixXd& total, Work&& work,
-                         const std::function<void()>& interrupt = nullptr) {
+void sum_over_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Eigen::MatrixXd& total,
+                         Work&& work, const std::function<void()>& interrupt = nullptr) {
   const Eigen::Index blocks = (n + block - 1) / block;
   const int slots = static_cast<int>(std::min<Eigen::Index>(kSumSlots, blocks));
   std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(std::max(0, slots - 1)),
                                        Eigen::MatrixXd::Zero(total.rows(), total.cols()));
-  const int threads = std::min(threads_for_rows(n), slots);
+  threads = std::max(1, std::min(threads, slots));
   for (Eigen::Index first = 0; first < blocks; first += slots) {
     const int round = static_cast<int>(std::min<Eigen::Index>(slots, blocks - first));
     threads_detail::parallel_items(round, threads, [&](int s) {
