@@ -22,9 +22,12 @@
 # one N x 500 by 500 x 500 matrix product, which a sweep's two passes over
 # the N x 500 factor equal in multiply-adds.
 #
-# The FITC sweep is timed on one thread, against the product (Eigen's, on
-# one thread: the package builds Eigen without its own threads), and on
-# gpsvm_threads() threads (the fits part uses that number too).
+# The dense sweep and the Cholesky factorisation both run on gpsvm_threads()
+# threads (the package splits the factorisation's tiles between them; see
+# ?gpsvm_threads).  The FITC sweep is timed on one thread, against the
+# product (Eigen's, on one thread: the package builds Eigen without its own
+# threads), and on gpsvm_threads() threads (the fits part uses that number
+# too).
 #
 # A sweep's time is the difference between a fit capped at 1 + k sweeps and
 # one capped at 1 (at a tolerance no fit reaches), divided by k: what the
@@ -94,7 +97,8 @@ peak_memory_mb <- function() {
 }
 
 engine_part <- function() {
-  cat("Dense prior: one EP sweep against one Cholesky factorisation of the same n\n")
+  cat("Dense prior: one EP sweep against one Cholesky factorisation of the same n, both on",
+      gpsvm_threads(), "threads\n")
   cat(sprintf("%6s %7s %-10s %10s %12s %8s %12s\n", "n", "inputs", "model", "sweep s",
               "Cholesky s", "ratio", "R chol() s"))
   for (p in c(4L, 50L)) {

@@ -1,9 +1,10 @@
 # gpsvm_threads(): asking and setting the threads of the inducing-point and
-# low-rank row loops, and fits that do not depend on that number, to the
-# last bit (the loops split the rows the same way on any number of
-# threads).  The threaded loops themselves are checked against plain loops
-# and Woodbury's formulas in the C++ suite (tests/cpp/test_threads.cpp);
-# here the whole fits a user makes.
+# low-rank passes and of the dense factorisations, and fits that do not
+# depend on that number, to the last bit (the work is split into the same
+# pieces on any number of threads).  The threaded loops themselves are
+# checked against plain loops, Woodbury's formulas and Eigen's own
+# factorisation in the C++ suite (tests/cpp/test_threads.cpp); here the
+# whole fits a user makes.
 
 with_threads <- function(threads, code) {
   old <- gpsvm_threads(threads)
@@ -11,8 +12,10 @@ with_threads <- function(threads, code) {
   code
 }
 
-# Enough rows for the loops to run on several threads (8192 or more), and
-# few inducing inputs, so that a fit takes a fraction of a second.
+# Enough rows for the greedy choice to run on several threads (8192 or
+# more), and enough inducing inputs for a sweep's passes to (n m^2 of at
+# least 5e7 multiply-adds: 8400 x 80^2), so that a fit takes a fraction of
+# a second.
 threaded_data <- function(n = 8400) {
   set.seed(71)
   x <- matrix(runif(2 * n, -4, 4), n, 2)
@@ -37,14 +40,14 @@ test_that("gpsvm_threads() asks, sets and restores, and rejects what is not a co
 test_that("inducing-point fits on 8400 rows are the same to the last bit on one and two threads", {
   d <- threaded_data()
   fits <- lapply(c(1, 2), function(threads) with_threads(threads, {
-    z <- gpsvm:::cpp_greedy_inducing(rbf_kernel(1), d$x, 12L, 1e-12)
+    z <- gpsvm:::cpp_greedy_inducing(rbf_kernel(1), d$x, 80L, 1e-12)
     list(z = z,
          mfsvr = mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(1), scale = FALSE, bias = 0,
                        inducing = d$x[z, ]),
          gpc = gpc(d$x, d$label, kernel = rbf_kernel(1), noise = 0.5, scale = FALSE,
                    inducing = d$x[z, ]))
   }))
-  expect_length(fits[[1]]$z, 12L)
+  expect_length(fits[[1]]$z, 80L)
   expect_identical(fits[[1]]$z, fits[[2]]$z)
   for (model in c("mfsvr", "gpc")) {
     one <- fits[[1]][[model]]
@@ -60,6 +63,36 @@ test_that("inducing-point fits on 8400 rows are the same to the last bit on one 
   new <- d$x[1:50, ] + 0.01
   expect_identical(predict(fits[[1]]$mfsvr, new, interval = "prediction"),
                    predict(fits[[2]]$mfsvr, new, interval = "prediction"))
+  expect_identical(predict(fits[[1]]$gpc, new, type = "prob"),
+                   predict(fits[[2]]$gpc, new, type = "prob"))
+})
+
+test_that("dense fits past order 256 are the same to the last bit on one and two threads", {
+  d <- threaded_data(300)
+  fits <- lapply(c(1, 2), function(threads) with_threads(threads, list(
+    mfsvr = mfsvr(d$x, d$y, C = 5, kernel = rbf_kernel(1), scale = FALSE, bias = 0,
+                  control = mfsvr_control(rank_tol = 0)),
+    gpc = gpc(d$x, d$label, kernel = rbf_kernel(1), noise = 0.5, scale = FALSE,
+              control = gpc_control(rank_tol = 0)),
+    # 300 candidate centres: its posterior's factorisations are of order 300
+    # until the pruning brings them below 256
+    rvm = rvm(d$x, d$y, kernel = rbf_kernel(1), scale = FALSE, basis = 300L))))
+  for (model in c("mfsvr", "gpc")) {
+    one <- fits[[1]][[model]]
+    two <- fits[[2]][[model]]
+    expect_true(one$convergence$converged, label = model)
+    expect_true(is.matrix(one$chol) && nrow(one$chol) == 300L, label = paste(model, "is dense"))
+    for (part in c("fitted.values", "site_precision", "site_nu", "chol", "log_evidence")) {
+      expect_identical(one[[part]], two[[part]], label = paste(model, part))
+    }
+  }
+  expect_identical(coef(fits[[1]]$rvm), coef(fits[[2]]$rvm))
+  expect_identical(logLik(fits[[1]]$rvm), logLik(fits[[2]]$rvm))
+  new <- d$x[1:20, ] + 0.01
+  for (model in c("mfsvr", "rvm")) {
+    expect_identical(predict(fits[[1]][[model]], new, interval = "prediction"),
+                     predict(fits[[2]][[model]], new, interval = "prediction"), label = model)
+  }
   expect_identical(predict(fits[[1]]$gpc, new, type = "prob"),
                    predict(fits[[2]]$gpc, new, type = "prob"))
 })

@@ -102,33 +102,6 @@ constexpr Eigen::Index kThreadedDense = 256;
 // The threads a dense factorisation of order n uses.
 inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : thread_count(); }
 
-namespace threads_detail {
-
-// Runs work(i) for i in [0, count) on up to `threads` threads; the first
-// exception any of them throws is rethrown here.
-template <class Work>
-void parallel_items(int count, int threads, Work&& work) {
-  if (threads <= 1 || count <= 1) {
-    for (int i = 0; i < count; ++i) work(i);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(std::min(threads, count))
-#endif
-  for (int i = 0; i < count; ++i) {
-    try {
-      work(i);
-    } catch (...) {
-      errors[static_cast<std::size_t>(i)] = std::current_exception();
-    }
-  }
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-}  // namespace threads_detail
-
 // Calls work(i, slot) for i in [0, count) on up to `threads` threads, items
 // handed out one at a time to whichever thread is free (items of unequal
 // work balance); slot in [0, threads) is the calling thread's, for a
@@ -171,7 +144,7 @@ void for_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Work&& work
   threads = std::max(1, threads);
   for (Eigen::Index first = 0; first < blocks; first += threads) {
     const int round = static_cast<int>(std::min<Eigen::Index>(threads, blocks - first));
-    threads_detail::parallel_items(round, threads, [&](int i) {
+    for_each_item(round, threads, [&](int i, int) {
       const Eigen::Index start = (first + i) * block;
       work(start, std::min(block, n - start));
     });
@@ -195,7 +168,7 @@ void sum_over_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Eigen:
   threads = std::max(1, std::min(threads, slots));
   for (Eigen::Index first = 0; first < blocks; first += slots) {
     const int round = static_cast<int>(std::min<Eigen::Index>(slots, blocks - first));
-    threads_detail::parallel_items(round, threads, [&](int s) {
+    for_each_item(round, threads, [&](int s, int) {
       const Eigen::Index start = (first + s) * block;
       work(start, std::min(block, n - start),
            s == 0 ? total : partial[static_cast<std::size_t>(s - 1)]);
