@@ -13,7 +13,7 @@
 //     Woodbury's formulas written out row by row, and equal to the last bit
 //     across thread counts; at sites 0 (the shortcut) the prior's marginals;
 //   * the greedy choice of inducing inputs the same on any number of threads;
-//   * the dense Cholesky factor, triangular solve and inverse diagonal
+//   * the dense Cholesky factor, triangular solve, inverse and its diagonal
 //     (dense.hpp) the same to the last bit on 1, 2 and 3 threads, and equal
 //     to Eigen's own.
 #include <atomic>
@@ -148,7 +148,7 @@ TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen'
     MatrixXd spd = a.transpose() * a;
     spd.diagonal().array() += 0.5;
     const MatrixXd rhs = rng.uniform_matrix(n, 300, -1.0, 1.0);
-    std::vector<MatrixXd> factors, solved;
+    std::vector<MatrixXd> factors, solved, inverses;
     std::vector<VectorXd> diagonals;
     for (int threads : {1, 2, 3}) {
       ThreadCount set(threads);
@@ -160,10 +160,12 @@ TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen'
       factors.push_back(l);
       solved.push_back(x);
       diagonals.push_back(gpsvm::inverse_diagonal_from_cholesky(l));
+      inverses.push_back(gpsvm::inverse_from_cholesky(l));  // (and lower_inverse())
     }
     CHECK_MSG(factors[0] == factors[1] && factors[0] == factors[2], note);
     CHECK_MSG(solved[0] == solved[1] && solved[0] == solved[2], note);
     CHECK_MSG(diagonals[0] == diagonals[1] && diagonals[0] == diagonals[2], note);
+    CHECK_MSG(inverses[0] == inverses[1] && inverses[0] == inverses[2], note);
     const Eigen::LLT<MatrixXd> llt(spd);
     const MatrixXd eigen_l = llt.matrixL();
     const double scale = eigen_l.cwiseAbs().maxCoeff();
@@ -171,9 +173,13 @@ TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen'
     const MatrixXd eigen_x = eigen_l.triangularView<Eigen::Lower>().solve(rhs);
     CHECK_NEAR_MSG((solved[0] - eigen_x).cwiseAbs().maxCoeff() / eigen_x.cwiseAbs().maxCoeff(), 0.0,
                    1e-10, note);
-    const VectorXd eigen_d = llt.solve(MatrixXd::Identity(n, n)).diagonal();
+    const MatrixXd eigen_inverse = llt.solve(MatrixXd::Identity(n, n));
+    const VectorXd eigen_d = eigen_inverse.diagonal();
     CHECK_NEAR_MSG(((diagonals[0] - eigen_d).array() / eigen_d.array()).abs().maxCoeff(), 0.0,
                    1e-10, note);
+    CHECK_NEAR_MSG((inverses[0] - eigen_inverse).cwiseAbs().maxCoeff() /
+                       eigen_inverse.cwiseAbs().maxCoeff(),
+                   0.0, 1e-10, note);
   }
 }
 

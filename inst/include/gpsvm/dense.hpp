@@ -23,6 +23,20 @@ namespace gpsvm {
 
 constexpr Eigen::Index kDenseBlock = 128;
 
+// Calls work(i, slot) for the independent blocks i in [0, blocks), split
+// between `threads` (for_each_item()), in rounds of a few blocks a thread
+// with a poll of the interrupt (on the calling thread) before each round.
+template <class Work>
+void blocks_in_rounds(Eigen::Index blocks, int threads, InterruptPoll& poll, Work&& work) {
+  const Eigen::Index round = 4 * static_cast<Eigen::Index>(std::max(1, threads));
+  for (Eigen::Index first = 0; first < blocks; first += round) {
+    poll();
+    const Eigen::Index count = std::min(round, blocks - first);
+    for_each_item(static_cast<int>(count), threads,
+                  [&](int i, int slot) { work(first + i, slot); });
+  }
+}
+
 // A'A for a tall or square A, forming only the lower triangle (half the
 // flops of a general product), in tiles of kDenseBlock^2 entries.
 inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,
@@ -106,20 +120,13 @@ inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& l,
                                  Eigen::Ref<Eigen::MatrixXd> x,
                                  const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
-  const int threads = threads_for_dense(l.rows());
-  const Index blocks = (x.cols() + kDenseBlock - 1) / kDenseBlock;
   InterruptPoll poll(interrupt);
-  // rounds of a few blocks per thread, with a poll between them
-  const Index round = 4 * static_cast<Index>(threads);
-  for (Index first = 0; first < blocks; first += round) {
-    poll();
-    const Index count = std::min(round, blocks - first);
-    for_each_item(static_cast<int>(count), threads, [&](int i, int) {
-      const Index j = (first + i) * kDenseBlock;
-      auto block = x.middleCols(j, std::min(kDenseBlock, x.cols() - j));
-      l.triangularView<Eigen::Lower>().solveInPlace(block);
-    });
-  }
+  const Index blocks = (x.cols() + kDenseBlock - 1) / kDenseBlock;
+  blocks_in_rounds(blocks, threads_for_dense(l.rows()), poll, [&](Index i, int) {
+    const Index j = i * kDenseBlock;
+    auto block = x.middleCols(j, std::min(kDenseBlock, x.cols() - j));
+    l.triangularView<Eigen::Lower>().solveInPlace(block);
+  });
 }
 
 // Columns j0 .. j0 + b - 1 of L^-1 for the lower triangle L of `l`: they are
@@ -133,18 +140,19 @@ inline void lower_inverse_columns(const Eigen::Ref<const Eigen::MatrixXd>& l, Ei
 }
 
 // L^-1 for the lower triangle L of `l`, a block of columns at a time
-// (lower_inverse_columns(): n^3 / 3 flops).
+// (lower_inverse_columns(): n^3 / 3 flops), the blocks split between
+// threads (threads_for_dense()).
 inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
                                      const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   const Index m = l.rows();
   InterruptPoll poll(interrupt);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(m, m);
-  for (Index j = 0; j < m; j += kDenseBlock) {
-    poll();
-    const Index b = std::min(kDenseBlock, m - j);
+  const Index blocks = (m + kDenseBlock - 1) / kDenseBlock;
+  blocks_in_rounds(blocks, threads_for_dense(m), poll, [&](Index i, int) {
+    const Index j = i * kDenseBlock, b = std::min(kDenseBlock, m - j);
     lower_inverse_columns(l, j, out.block(j, j, m - j, b));
-  }
+  });
   return out;
 }
 
@@ -165,24 +173,20 @@ inline Eigen::VectorXd inverse_diagonal_from_cholesky(
   Eigen::VectorXd d(m);
   std::vector<Eigen::MatrixXd> work(static_cast<std::size_t>(threads),
                                     Eigen::MatrixXd(m, std::min(block, m)));
-  const Index round = 4 * static_cast<Index>(threads);
-  for (Index first = 0; first < blocks; first += round) {
-    poll();
-    const Index count = std::min(round, blocks - first);
-    for_each_item(static_cast<int>(count), threads, [&](int i, int slot) {
-      const Index j0 = (first + i) * block, b = std::min(block, m - j0);
-      auto x = work[static_cast<std::size_t>(slot)].topLeftCorner(m - j0, b);
-      lower_inverse_columns(l, j0, x);
-      d.segment(j0, b) = x.colwise().squaredNorm().transpose();
-    });
-  }
+  blocks_in_rounds(blocks, threads, poll, [&](Index i, int slot) {
+    const Index j0 = i * block, b = std::min(block, m - j0);
+    auto x = work[static_cast<std::size_t>(slot)].topLeftCorner(m - j0, b);
+    lower_inverse_columns(l, j0, x);
+    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+  });
   return d;
 }
 
 // A^-1 = L^-T L^-1 from the lower Cholesky factor L of A, both triangles:
 // L^-1 (lower_inverse(), n^3 / 3 flops), then the product a block of
-// columns at a time, only the rows at and below each block, where L^-1's
-// zeros leave the trailing rows (n^3 / 3 flops), and their mirror.
+// columns at a time (split between threads), only the rows at and below
+// each block, where L^-1's zeros leave the trailing rows (n^3 / 3 flops),
+// and their mirror.
 inline Eigen::MatrixXd inverse_from_cholesky(const Eigen::Ref<const Eigen::MatrixXd>& l,
                                              const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
@@ -190,13 +194,13 @@ inline Eigen::MatrixXd inverse_from_cholesky(const Eigen::Ref<const Eigen::Matri
   const Eigen::MatrixXd inverse_factor = lower_inverse(l, interrupt);
   InterruptPoll poll(interrupt);
   Eigen::MatrixXd out(n, n);
-  for (Index j0 = 0; j0 < n; j0 += kDenseBlock) {
-    poll();
-    const Index b = std::min(kDenseBlock, n - j0), rows = n - j0;
+  const Index blocks = (n + kDenseBlock - 1) / kDenseBlock;
+  blocks_in_rounds(blocks, threads_for_dense(n), poll, [&](Index i, int) {
+    const Index j0 = i * kDenseBlock, b = std::min(kDenseBlock, n - j0), rows = n - j0;
     out.block(j0, j0, rows, b).noalias() =
         inverse_factor.bottomRightCorner(rows, rows).transpose() *
         inverse_factor.block(j0, j0, rows, b);
-  }
+  });
   out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
   return out;
 }
