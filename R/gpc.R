@@ -78,10 +78,11 @@
 #' the fit is the FITC approximation on 500 inducing inputs (see
 #' `inducing`), gpc() is far slower than the support vector machines: on
 #' mlbench's Satellite as red soil against the rest (4435 rows, 36 inputs)
-#' the default took 18 s and `optimize = FALSE` 7.5 s, against 0.6 s for
-#' `e1071::svm(probability = TRUE)`, at held-out log loss 0.0229, 0.0237 and
-#' 0.0240 (kernlab 0.0194); on ringnorm with 50 inputs (3000 rows) 13 s and
-#' 4.4 s against 0.4 s, at 0.021 and 0.029 against 0.004. Most of that time
+#' the default took 8.4 s and a fit at the values it found 3.6 s (two
+#' threads, see [gpsvm_threads()]), against 0.46 s for
+#' `e1071::svm(probability = TRUE)`, at held-out log loss 0.0229 against
+#' 0.0240 (kernlab 0.0194); on ringnorm with 50 inputs (3000 rows) 6.1 s and
+#' 1.4 s against 0.3 s, at 0.021 against 0.004. Most of that time
 #' is EP sweeps at the cost of a matrix product each: the search's on 300
 #' inducing inputs, then the fit's on 500. On ringnorm 500 inducing inputs
 #' are too few for 50 inputs (the dense prior at the same values: 0.013, in
