@@ -102,11 +102,12 @@ constexpr Eigen::Index kThreadedDense = 256;
 // The threads a dense factorisation of order n uses.
 inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : thread_count(); }
 
-// Calls work(i, slot) for i in [0, count) on up to `threads` threads, items
-// handed out one at a time to whichever thread is free (items of unequal
-// work balance); slot in [0, threads) is the calling thread's, for a
-// workspace of its own.  work(i, .) must compute the same numbers whatever
-// slot runs it.  The first exception any item throws is rethrown here.
+// Calls work(i, slot) for i in [0, count) on up to `threads` threads, the
+// items dealt out in turn (item i to thread i mod threads: a round of as
+// many items as threads puts one on each, and blocks of decreasing work
+// balance); slot in [0, threads) is the running thread's, for a workspace
+// of its own.  work(i, .) must compute the same numbers whatever slot runs
+// it.  The first exception any item throws is rethrown here.
 template <class Work>
 void for_each_item(int count, int threads, Work&& work) {
   threads = std::max(1, std::min(threads, count));
@@ -116,7 +117,7 @@ void for_each_item(int count, int threads, Work&& work) {
   }
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
 #endif
   for (int i = 0; i < count; ++i) {
     int slot = 0;
