@@ -23,20 +23,6 @@ namespace gpsvm {
 
 constexpr Eigen::Index kDenseBlock = 128;
 
-// Calls work(i, slot) for the independent blocks i in [0, blocks), split
-// between `threads` (for_each_item()), in rounds of a few blocks a thread
-// with a poll of the interrupt (on the calling thread) before each round.
-template <class Work>
-void blocks_in_rounds(Eigen::Index blocks, int threads, InterruptPoll& poll, Work&& work) {
-  const Eigen::Index round = 4 * static_cast<Eigen::Index>(std::max(1, threads));
-  for (Eigen::Index first = 0; first < blocks; first += round) {
-    poll();
-    const Eigen::Index count = std::min(round, blocks - first);
-    for_each_item(static_cast<int>(count), threads,
-                  [&](int i, int slot) { work(first + i, slot); });
-  }
-}
-
 // A'A for a tall or square A, forming only the lower triangle (half the
 // flops of a general product), in tiles of kDenseBlock^2 entries.
 inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,

@@ -38,6 +38,8 @@
 #include <omp.h>
 #endif
 
+#include "interrupt.hpp"
+
 namespace gpsvm {
 
 // Partial sums over row blocks (see above): up to this many threads share a
@@ -134,23 +136,32 @@ void for_each_item(int count, int threads, Work&& work) {
     if (e) std::rethrow_exception(e);
 }
 
+// Calls work(i, slot) for the independent blocks i in [0, blocks), split
+// between `threads` (for_each_item()), in rounds of a few blocks a thread
+// with a poll of the interrupt (on the calling thread) before each round.
+template <class Work>
+void blocks_in_rounds(Eigen::Index blocks, int threads, InterruptPoll& poll, Work&& work) {
+  const Eigen::Index round = 4 * static_cast<Eigen::Index>(std::max(1, threads));
+  for (Eigen::Index first = 0; first < blocks; first += round) {
+    poll();
+    const Eigen::Index count = std::min(round, blocks - first);
+    for_each_item(static_cast<int>(count), threads,
+                  [&](int i, int slot) { work(first + i, slot); });
+  }
+}
+
 // Calls work(start, length) for the blocks of `block` rows that cover
-// [0, n), the blocks of a round on up to `threads` separate threads,
-// `interrupt` (may be empty) after each round.  work must only write rows of
-// its own block.
+// [0, n), split between up to `threads` threads (blocks_in_rounds()), the
+// interrupt (may be empty) polled before each round.  work must only write
+// rows of its own block.
 template <class Work>
 void for_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Work&& work,
                     const std::function<void()>& interrupt = nullptr) {
-  const Eigen::Index blocks = (n + block - 1) / block;
-  threads = std::max(1, threads);
-  for (Eigen::Index first = 0; first < blocks; first += threads) {
-    const int round = static_cast<int>(std::min<Eigen::Index>(threads, blocks - first));
-    for_each_item(round, threads, [&](int i, int) {
-      const Eigen::Index start = (first + i) * block;
-      work(start, std::min(block, n - start));
-    });
-    if (interrupt) interrupt();
-  }
+  InterruptPoll poll(interrupt);
+  blocks_in_rounds((n + block - 1) / block, threads, poll, [&](Eigen::Index i, int) {
+    const Eigen::Index start = i * block;
+    work(start, std::min(block, n - start));
+  });
 }
 
 // sum over the blocks of `block` rows covering [0, n) of work(start, length,
