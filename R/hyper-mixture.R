@@ -49,9 +49,12 @@
 # search's range, a non-negative curvature) or the fits fail.  `y` is the
 # response the fit was made on (model units).
 .C_quadrature <- function(fit, y, nodes = .C_mixture_nodes, step = .C_mixture_step) {
-  # (only the two fits for the curvature need the gradient)
+  # (only the two fits for the curvature need the gradient; EP to the
+  # fit's own accuracy, the search's where it chose C: .C_search_ep_tol())
+  control <- fit$control
+  control$tol <- max(control$tol, fit$convergence$tol)
   refit <- function(C, gradient = FALSE) {
-    f <- tryCatch(.mfsvr_fit(fit$x, y, C, fit$epsilon, fit$kernel, fit$control,
+    f <- tryCatch(.mfsvr_fit(fit$x, y, C, fit$epsilon, fit$kernel, control,
                              gradient = gradient, warn = FALSE, start = fit,
                              inducing = fit$inducing),
                   error = function(e) NULL)

@@ -430,7 +430,12 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   and no posterior variance changes by more than `tol` relatively in one
 #'   sweep (`tol` times the current step when damped). The paper's iteration
 #'   stops when \eqn{\max_i |F_i/G_i - w_i| / (1 + \max_i |y_i|)} and the
-#'   relative change of the cavity variances are below `tol`.
+#'   relative change of the cavity variances are below `tol`. Where the
+#'   evidence chooses `C` by the default search (`optimize = NULL`), EP
+#'   stops at the search's accuracy instead, a thousandth of
+#'   [search_control()]'s `tol` (1e-6 by default), or at `tol` where that is
+#'   looser: `C` itself is known only to the search's tolerance (see
+#'   `fit$convergence$tol`).
 #' @param max_iter Maximum number of EP sweeps, or of outer iterations of the
 #'   paper's algorithm.
 #' @param damping First step of the parallel EP schedule, in (0, 1]; also the
