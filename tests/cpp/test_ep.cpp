@@ -193,6 +193,33 @@ TEST_CASE("EP: the dense posterior's two routes to the variances against long-do
   }
 }
 
+TEST_CASE("mfsvr: moments kept by the search for C are reused only at the same cavity") {
+  const gpsvm::EpsilonInsensitive lik(5.0, 0.1);
+  gpsvm::mfsvr_detail::RememberedMoments seen(lik);
+  gpsvm::SiteMoments marked;  // moments no likelihood gives: a reuse shows
+  marked.log_z = 123.0;
+  const auto is_marked = [](const gpsvm::SiteMoments& m) { return m.log_z == 123.0; };
+  const auto is_lik = [&](const gpsvm::SiteMoments& m, double t, double mu, double v) {
+    const gpsvm::SiteMoments r = lik.moments(t, mu, v);
+    return m.log_z == r.log_z && m.dlog_z == r.dlog_z && m.d2log_z == r.d2log_z;
+  };
+  CHECK(is_lik(seen.moments(0.3, 0.1, 0.5), 0.3, 0.1, 0.5));  // nothing kept
+  seen.start(3);
+  for (std::size_t i = 0; i < 3; ++i) seen.keep(i, 0.1 * i, 0.2, 0.5, marked);
+  // in order, at the same target and cavity: kept
+  CHECK(is_marked(seen.moments(0.0, 0.2, 0.5)));
+  // site 1 at another cavity mean, site 2 at another target: computed
+  CHECK(is_lik(seen.moments(0.1, 0.2 + 1e-15, 0.5), 0.1, 0.2 + 1e-15, 0.5));
+  CHECK(is_lik(seen.moments(0.3, 0.2, 0.5), 0.3, 0.2, 0.5));
+  // out of order (a sequential sweep): site 2's values asked first find
+  // site 0's entry and are computed
+  CHECK(is_lik(seen.moments(0.2, 0.2, 0.5), 0.2, 0.2, 0.5));
+  seen.start(3);
+  for (std::size_t i = 0; i < 3; ++i) seen.keep(i, 0.1 * i, 0.2, 0.5, marked);
+  seen.forget();  // C moved
+  CHECK(is_lik(seen.moments(0.0, 0.2, 0.5), 0.0, 0.2, 0.5));
+}
+
 TEST_CASE("mfsvr: choosing C within one EP run ends at a maximum of the evidence, or at a bound") {
   const int n = 120;
   ref::Random rng(23);

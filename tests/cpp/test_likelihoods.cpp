@@ -137,6 +137,34 @@ TEST_CASE("epsilon-insensitive: shifting t and m together changes nothing (eq. 3
   CHECK_NEAR(a.d2log_z, b.d2log_z, 1e-12);
 }
 
+TEST_CASE("epsilon-insensitive: the moments with the gradient are those of the separate calls") {
+  // (the evidence search for C takes both from one evaluation; every bit
+  // must be the same, in the far tails too)
+  for (const Site& s : std::vector<Site>{{0.3, 0.1, 0.5},
+                                         {40.0, 0.0, 1.0},
+                                         {-1000.0, 0.0, 1.0},
+                                         {0.0, 0.05, 1e-8},
+                                         {0.1, 0.0, 1e6},
+                                         {5.0, -3.0, 0.01}}) {
+    for (double C : {0.01, 2.0, 50.0, 1000.0}) {
+      for (double eps : {0.0, 0.1, 2.0}) {
+        const gpsvm::EpsilonInsensitive lik(C, eps);
+        double dC = 0.0, deps = 0.0, sep_C = 0.0, sep_eps = 0.0;
+        const gpsvm::SiteMoments both = lik.moments(s.t, s.m, s.v, &dC, &deps);
+        const gpsvm::SiteMoments alone = lik.moments(s.t, s.m, s.v);
+        lik.parameter_gradient(s.t, s.m, s.v, &sep_C, &sep_eps);
+        const std::string note = describe(s, "C = " + show(C) + ", eps = " + show(eps));
+        CHECK_MSG(both.log_z == alone.log_z && both.dlog_z == alone.dlog_z &&
+                      both.d2log_z == alone.d2log_z &&
+                      both.variance_ratio == alone.variance_ratio,
+                  note);
+        CHECK_MSG(dC == sep_C && deps == sep_eps && std::isfinite(dC) && std::isfinite(deps),
+                  note);
+      }
+    }
+  }
+}
+
 TEST_CASE("epsilon-insensitive: d log Z / dC and d log Z / d eps against central differences") {
   struct Case {
     Site s;

@@ -62,16 +62,22 @@ inline double log_tail_mass(double a, double eps, double C, double v, double s) 
 // and g + M(g) is small (lower_tail() gives it accurately).  The tail's
 // tilted distribution is N(a - C v, v) cut to u > eps: (u - eps) / s has
 // mean g + M(g) and variance 1 - M(g) (g + M(g)).
+// log_mass is log_tail_mass()'s, from the same M(g) where g < 0 (one
+// evaluation of the Mills ratio for both: the site moments need both, and
+// the special functions are most of their cost).
 struct TailShape {
   double mu, sigma;  // as above
   double mean, var;  // of (u - eps) / s
+  double log_mass;
 };
 inline TailShape tail_shape(double a, double eps, double C, double v, double s) {
   const double g = (a - eps - C * v) / s;
   const LowerTail t = lower_tail(g);
   const double mu = t.ratio / s;
   const double sigma = g < 0.0 ? ((a - eps) / s - t.excess) / s : C - mu;
-  return {mu, sigma, t.excess, t.variance};
+  const double log_mass = g < 0.0 ? log_norm_pdf((a - eps) / s) - std::log(t.ratio)
+                                  : log_tail_mass(a, eps, C, v, s);
+  return {mu, sigma, t.excess, t.variance, log_mass};
 }
 
 // Gaussian noise N(t; f, noise_var): EP is exact after one sweep and gives
@@ -140,26 +146,24 @@ class EpsilonInsensitive {
   }
 
   SiteMoments moments(double target, double cavity_mean, double cavity_var) const {
+    return moments_of(pieces(target, cavity_mean, cavity_var));
+  }
+
+  // The moments and parameter_gradient() at one cavity, for the price of
+  // one (the evidence search for C needs both at every sweep).
+  SiteMoments moments(double target, double cavity_mean, double cavity_var, double* d_C,
+                      double* d_eps) const {
     const Pieces p = pieces(target, cavity_mean, cavity_var);
-    SiteMoments out;
-    out.log_z = log_normaliser() + p.log_total;
-    out.dlog_z = C_ * (p.r2 - p.r3);
-    out.d2log_z = C_ * (p.r2 * p.x2 + p.r3 * p.x3) + 4.0 * C_ * C_ * p.r2 * p.r3;
-    if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: only rounding can make it > 0
-    out.variance_ratio = p.variance_ratio;
-    return out;
+    gradient_of(p, target, cavity_mean, cavity_var, d_C, d_eps);
+    return moments_of(p);
   }
 
   // d log Z / dC and d log Z / d eps at a fixed cavity: the evidence
   // gradient in the likelihood's parameters at the EP fixed point.
   void parameter_gradient(double target, double cavity_mean, double cavity_var, double* d_C,
                           double* d_eps) const {
-    const Pieces p = pieces(target, cavity_mean, cavity_var);
-    const double a = target - cavity_mean;
-    const double denom = eps_ * C_ + 1.0;
-    *d_eps = -C_ / denom + C_ * (p.r2 + p.r3);
-    *d_C = 1.0 / C_ - eps_ / denom + (eps_ + C_ * cavity_var) * (p.r2 + p.r3) -
-           a * (p.r2 - p.r3) - cavity_var * p.p;
+    gradient_of(pieces(target, cavity_mean, cavity_var), target, cavity_mean, cavity_var, d_C,
+                d_eps);
   }
 
   // P(T <= q) for a new target T = f + e, f ~ N(mean, var), e the noise.
@@ -223,6 +227,25 @@ class EpsilonInsensitive {
     double log_total, r1, r2, r3, p, x2, x3, variance_ratio;
   };
 
+  SiteMoments moments_of(const Pieces& p) const {
+    SiteMoments out;
+    out.log_z = log_normaliser() + p.log_total;
+    out.dlog_z = C_ * (p.r2 - p.r3);
+    out.d2log_z = C_ * (p.r2 * p.x2 + p.r3 * p.x3) + 4.0 * C_ * C_ * p.r2 * p.r3;
+    if (out.d2log_z > 0.0) out.d2log_z = 0.0;  // log-concave: only rounding can make it > 0
+    out.variance_ratio = p.variance_ratio;
+    return out;
+  }
+
+  void gradient_of(const Pieces& p, double target, double cavity_mean, double cavity_var,
+                   double* d_C, double* d_eps) const {
+    const double a = target - cavity_mean;
+    const double denom = eps_ * C_ + 1.0;
+    *d_eps = -C_ / denom + C_ * (p.r2 + p.r3);
+    *d_C = 1.0 / C_ - eps_ / denom + (eps_ + C_ * cavity_var) * (p.r2 + p.r3) -
+           a * (p.r2 - p.r3) - cavity_var * p.p;
+  }
+
   // Mean and variance of u = t - f, in units of s, in one piece of the
   // tilted distribution.
   struct Piece {
@@ -274,17 +297,16 @@ class EpsilonInsensitive {
     const double a = t - m;
     const double b1 = (eps_ - a) / s, b0 = (-eps_ - a) / s;
     const double l1 = log_norm_interval(b0, b1);
-    const double l2 = log_tail_mass(a, eps_, C_, v, s);
-    const double l3 = log_tail_mass(-a, eps_, C_, v, s);
+    const TailShape t2 = tail_shape(a, eps_, C_, v, s), t3 = tail_shape(-a, eps_, C_, v, s);
+    const double l2 = t2.log_mass, l3 = t3.log_mass;
     const double total = log_sum_exp(log_sum_exp(l1, l2), l3);
     Pieces out;
     out.log_total = total;
     out.r1 = std::exp(l1 - total);
     out.r2 = std::exp(l2 - total);
     out.r3 = std::exp(l3 - total);
-    out.p = std::exp(log_norm_pdf(b0) - std::log(s) - total) +
-            std::exp(log_norm_pdf(b1) - std::log(s) - total);
-    const TailShape t2 = tail_shape(a, eps_, C_, v, s), t3 = tail_shape(-a, eps_, C_, v, s);
+    const double log_s = std::log(s);
+    out.p = std::exp(log_norm_pdf(b0) - log_s - total) + std::exp(log_norm_pdf(b1) - log_s - total);
     out.x2 = curvature_factor(t2, out.r1, out.r2 + out.r3);
     out.x3 = curvature_factor(t3, out.r1, out.r2 + out.r3);
     out.variance_ratio = tilted_variance_ratio(t2, t3, a, s, b0, b1, l1, out.r1, out.r2, out.r3);
