@@ -241,9 +241,9 @@
 # tolerance, and EP's residual moves the gradient by about as much per
 # observation.  What the last sweeps bought was invisible: from tol = 1e-9
 # to 1e-6 on 354 rows of Boston housing and 700 of Friedman 1 the log
-# evidence moved by 2e-11, the predictions by 3e-10 and the 95% intervals'
-# widths by 1e-10 of themselves, and the fits took 17 and 16 sweeps instead
-# of 21 and 18.
+# evidence moved by 3e-11 at most, the predictions and the 95% intervals'
+# widths by less than 1e-9 of the widths, and the fits took 17 and 16
+# sweeps instead of 21 and 18.
 .C_search_ep_tol <- function(search_tol) search_tol * 1e-3
 
 # The record of .mfsvr_choose_C() as .search_outcome() makes it.

@@ -138,7 +138,8 @@ namespace mfsvr_detail {
 // prior.  A kept moment is used only for the same target and cavity,
 // compared exactly, so that the result is lik.moments()'s to the bit;
 // sites are looked up in the order the parallel sweep visits them, and any
-// other order (a sequential sweep) finds nothing and computes.
+// other order (a sequential sweep) finds nothing and computes.  One thread
+// at a time: the engine asks for a sweep's moments from one.
 class RememberedMoments {
  public:
   explicit RememberedMoments(const EpsilonInsensitive& lik) : lik_(lik) {}
@@ -181,11 +182,11 @@ class RememberedMoments {
 
 // The fit itself: EP on a low-rank factor when the kernel matrix has a small
 // numerical rank, else on the dense matrix, or the paper's iteration.  EP
-// reads the likelihood through `seen` (lik itself, or RememberedMoments).
-template <class SeenLikelihood>
-void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t, const EpsilonInsensitive& lik,
-               const SeenLikelihood& seen, const MfsvrControl& control,
-               const std::function<void()>& interrupt, const EpAdjust& adjust, MfsvrFit& fit) {
+// reads the likelihood `lik` through `seen`.
+inline void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t,
+                      const EpsilonInsensitive& lik, const RememberedMoments& seen,
+                      const MfsvrControl& control, const std::function<void()>& interrupt,
+                      const EpAdjust& adjust, MfsvrFit& fit) {
   if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0) {
     Eigen::MatrixXd G;
     std::vector<Eigen::Index> pivots;
