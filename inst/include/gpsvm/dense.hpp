@@ -147,16 +147,13 @@ inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
 // columns at a time (lower_inverse_columns()): n^3 / 3 flops (as many as
 // the factorisation), instead of the n^3 of L^-1 in full or the 2 n^3 of
 // solving A X = I.  The blocks are split between threads
-// (threads_for_dense()), each thread reusing one workspace of 32 columns:
+// (threads_for_dense()), each thread reusing one workspace of 64 columns:
 // large temporaries are what costs inside R, whose heap is trimmed and
 // grown again around them (page faults, several milliseconds at n = 614).
-// Blocks of 32 columns took 7-9% less time than blocks of 64 at n = 354 to
-// 1000, on one thread and on two (whose shares of the shrinking blocks
-// balance better).
 inline Eigen::VectorXd inverse_diagonal_from_cholesky(
     const Eigen::Ref<const Eigen::MatrixXd>& l, const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
-  const Index m = l.rows(), block = 32, blocks = (m + block - 1) / block;
+  const Index m = l.rows(), block = 64, blocks = (m + block - 1) / block;
   const int threads = threads_for_dense(m);
   InterruptPoll poll(interrupt);
   Eigen::VectorXd d(m);
