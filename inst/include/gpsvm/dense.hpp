@@ -67,9 +67,8 @@ inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> a,
     if (rest == 0) break;
     auto panel = a.block(k + b, k, rest, b);
     const Index pieces = (rest + kDenseBlock - 1) / kDenseBlock;
-    for_each_item(static_cast<int>(pieces), threads, [&](int i, int) {
-      const Index r0 = i * kDenseBlock;
-      auto rows = panel.middleRows(r0, std::min(kDenseBlock, rest - r0));
+    blocks_in_rounds(rest, kDenseBlock, threads, poll, [&](Index r0, Index len, int) {
+      auto rows = panel.middleRows(r0, len);
       diagonal.triangularView<Eigen::Lower>().adjoint().solveInPlace<Eigen::OnTheRight>(rows);
     });
     poll();
@@ -107,12 +106,11 @@ inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& l,
                                  const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   InterruptPoll poll(interrupt);
-  const Index blocks = (x.cols() + kDenseBlock - 1) / kDenseBlock;
-  blocks_in_rounds(blocks, threads_for_dense(l.rows()), poll, [&](Index i, int) {
-    const Index j = i * kDenseBlock;
-    auto block = x.middleCols(j, std::min(kDenseBlock, x.cols() - j));
-    l.triangularView<Eigen::Lower>().solveInPlace(block);
-  });
+  blocks_in_rounds(x.cols(), kDenseBlock, threads_for_dense(l.rows()), poll,
+                   [&](Index j, Index b, int) {
+                     auto block = x.middleCols(j, b);
+                     l.triangularView<Eigen::Lower>().solveInPlace(block);
+                   });
 }
 
 // Columns j0 .. j0 + b - 1 of L^-1 for the lower triangle L of `l`: they are
@@ -134,9 +132,7 @@ inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
   const Index m = l.rows();
   InterruptPoll poll(interrupt);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(m, m);
-  const Index blocks = (m + kDenseBlock - 1) / kDenseBlock;
-  blocks_in_rounds(blocks, threads_for_dense(m), poll, [&](Index i, int) {
-    const Index j = i * kDenseBlock, b = std::min(kDenseBlock, m - j);
+  blocks_in_rounds(m, kDenseBlock, threads_for_dense(m), poll, [&](Index j, Index b, int) {
     lower_inverse_columns(l, j, out.block(j, j, m - j, b));
   });
   return out;
@@ -153,14 +149,13 @@ inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
 inline Eigen::VectorXd inverse_diagonal_from_cholesky(
     const Eigen::Ref<const Eigen::MatrixXd>& l, const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
-  const Index m = l.rows(), block = 64, blocks = (m + block - 1) / block;
+  const Index m = l.rows(), block = 64;
   const int threads = threads_for_dense(m);
   InterruptPoll poll(interrupt);
   Eigen::VectorXd d(m);
   std::vector<Eigen::MatrixXd> work(static_cast<std::size_t>(threads),
                                     Eigen::MatrixXd(m, std::min(block, m)));
-  blocks_in_rounds(blocks, threads, poll, [&](Index i, int slot) {
-    const Index j0 = i * block, b = std::min(block, m - j0);
+  blocks_in_rounds(m, block, threads, poll, [&](Index j0, Index b, int slot) {
     auto x = work[static_cast<std::size_t>(slot)].topLeftCorner(m - j0, b);
     lower_inverse_columns(l, j0, x);
     d.segment(j0, b) = x.colwise().squaredNorm().transpose();
@@ -180,9 +175,8 @@ inline Eigen::MatrixXd inverse_from_cholesky(const Eigen::Ref<const Eigen::Matri
   const Eigen::MatrixXd inverse_factor = lower_inverse(l, interrupt);
   InterruptPoll poll(interrupt);
   Eigen::MatrixXd out(n, n);
-  const Index blocks = (n + kDenseBlock - 1) / kDenseBlock;
-  blocks_in_rounds(blocks, threads_for_dense(n), poll, [&](Index i, int) {
-    const Index j0 = i * kDenseBlock, b = std::min(kDenseBlock, n - j0), rows = n - j0;
+  blocks_in_rounds(n, kDenseBlock, threads_for_dense(n), poll, [&](Index j0, Index b, int) {
+    const Index rows = n - j0;
     out.block(j0, j0, rows, b).noalias() =
         inverse_factor.bottomRightCorner(rows, rows).transpose() *
         inverse_factor.block(j0, j0, rows, b);

@@ -399,7 +399,8 @@ class LowRankPrior {
     r.mean = Eigen::VectorXd::Zero(n);
     r.weights = Eigen::VectorXd::Zero(n);
     r.variance.resize(n);
-    for_row_blocks(n, kRowBlock, threads_for_pass(n, G_.cols()), [&](Eigen::Index s, Eigen::Index len) {
+    const int threads = threads_for_pass(n, G_.cols());
+    for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
       const Eigen::MatrixXd v = G_.middleRows(s, len).transpose();  // as posterior() sums
       r.variance.segment(s, len) = v.colwise().squaredNorm().transpose();
     });

@@ -136,17 +136,22 @@ void for_each_item(int count, int threads, Work&& work) {
     if (e) std::rethrow_exception(e);
 }
 
-// Calls work(i, slot) for the independent blocks i in [0, blocks), split
-// between `threads` (for_each_item()), in rounds of a few blocks a thread
-// with a poll of the interrupt (on the calling thread) before each round.
+// Calls work(start, length, slot) for the independent blocks of `block`
+// indices (rows or columns) that cover [0, n), split between `threads`
+// (for_each_item()), in rounds of a few blocks a thread with a poll of the
+// interrupt (on the calling thread) before each round.
 template <class Work>
-void blocks_in_rounds(Eigen::Index blocks, int threads, InterruptPoll& poll, Work&& work) {
+void blocks_in_rounds(Eigen::Index n, Eigen::Index block, int threads, InterruptPoll& poll,
+                      Work&& work) {
+  const Eigen::Index blocks = (n + block - 1) / block;
   const Eigen::Index round = 4 * static_cast<Eigen::Index>(std::max(1, threads));
   for (Eigen::Index first = 0; first < blocks; first += round) {
     poll();
     const Eigen::Index count = std::min(round, blocks - first);
-    for_each_item(static_cast<int>(count), threads,
-                  [&](int i, int slot) { work(first + i, slot); });
+    for_each_item(static_cast<int>(count), threads, [&](int i, int slot) {
+      const Eigen::Index start = (first + i) * block;
+      work(start, std::min(block, n - start), slot);
+    });
   }
 }
 
@@ -158,10 +163,8 @@ template <class Work>
 void for_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Work&& work,
                     const std::function<void()>& interrupt = nullptr) {
   InterruptPoll poll(interrupt);
-  blocks_in_rounds((n + block - 1) / block, threads, poll, [&](Eigen::Index i, int) {
-    const Eigen::Index start = i * block;
-    work(start, std::min(block, n - start));
-  });
+  blocks_in_rounds(n, block, threads, poll,
+                   [&](Eigen::Index start, Eigen::Index length, int) { work(start, length); });
 }
 
 // sum over the blocks of `block` rows covering [0, n) of work(start, length,
