@@ -20,11 +20,10 @@
   terms <- .drop_unused_variables(attr(mf, "terms"))
   .check_factor_inputs(mf, terms)
   attr(terms, "intercept") <- 0L
-  x <- stats::model.matrix(terms, mf)
+  x <- .distinct_column_names(stats::model.matrix(terms, mf), terms)
   # columns coding factors (dummies) are not standardised, as in e1071's
   # formula interface
-  factor_terms <- which(attr(terms, "term.labels") %in% names(attr(x, "contrasts")))
-  factor_column <- attr(x, "assign") %in% factor_terms
+  factor_column <- .factor_coded_columns(x, terms)
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
   variables <- .formula_variables(mf_call, mf, terms, env)
@@ -33,6 +32,29 @@
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
        variables = variables,
        response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
+}
+
+# Which columns of a model matrix code factors (its "assign" and
+# "contrasts" attributes still on).
+.factor_coded_columns <- function(x, terms) {
+  attr(x, "assign") %in% which(attr(terms, "term.labels") %in% names(attr(x, "contrasts")))
+}
+
+# The model matrix with distinct column names.  model.matrix() names a
+# factor's columns by pasting the variable's name and the level, which can
+# repeat another input's name (mlbench's Ozone: factor V1's level 1 codes
+# "V11", and V11 is a variable of its own), and the inputs must tell their
+# columns apart (.input_matrix()).  The other inputs keep their names and
+# the factor's columns take make.unique()'s suffix ("V11.1"); predict()
+# builds the columns from the same terms in the same order, so it renames
+# them alike.
+.distinct_column_names <- function(x, terms) {
+  names <- colnames(x)
+  if (!anyDuplicated(names)) return(x)
+  order_kept <- order(.factor_coded_columns(x, terms))
+  names[order_kept] <- make.unique(names[order_kept])
+  colnames(x) <- names
+  x
 }
 
 # An offset() term would be dropped by the design (y ~ x + offset(w) fitted
@@ -253,7 +275,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
       coded
     }, error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
                                         conditionMessage(e))))
-    x <- stats::model.matrix(tt, coded$mf)
+    x <- .distinct_column_names(stats::model.matrix(tt, coded$mf), tt)
     directions <- .new_level_directions(x, coded$unseen, tt, object$scaling)
     attr(x, "assign") <- NULL
     attr(x, "contrasts") <- NULL

@@ -196,6 +196,31 @@ test_that("duplicated input names are refused, not matched to the first column t
   expect_equal(unname(predict(fit, X[1:3, 2:1])), unname(fitted(fit)[1:3]), tolerance = 1e-12)
 })
 
+test_that("a factor's column named like another input is renamed, and predicts as that input", {
+  # model.matrix() names factor V1's level-1 column "V11", as the input V11
+  # (mlbench's Ozone has both)
+  set.seed(2)
+  d <- data.frame(V1 = factor(sample(1:3, 60, TRUE)), V11 = runif(60, -2, 2))
+  d$y <- sin(2 * d$V11) + 0.5 * (d$V1 == "2") + rnorm(60, sd = 0.1)
+  new <- data.frame(V1 = factor(c(1, 2, 3, 2), levels = 1:3), V11 = c(-1, 0, 1, 1.5))
+  kernel <- rbf_kernel(1)
+  fit <- mfsvr(y ~ ., d, C = 5, kernel = kernel, scale = FALSE)
+  expect_identical(colnames(fit$x), c("V11.1", "V12", "V13", "V11"))
+  # the same model on a matrix whose columns were named by hand
+  X <- cbind(f1 = d$V1 == "1", f2 = d$V1 == "2", f3 = d$V1 == "3", x = d$V11) + 0
+  X_new <- cbind(f1 = new$V1 == "1", f2 = new$V1 == "2", f3 = new$V1 == "3", x = new$V11) + 0
+  by_hand <- mfsvr(X, d$y, C = 5, kernel = kernel, scale = FALSE)
+  expect_equal(unname(predict(fit, new)), unname(predict(by_hand, X_new)), tolerance = 1e-10)
+  # with scaling, V11 is scaled and the factor's columns are not
+  fit <- mfsvr(y ~ ., d, C = 5, kernel = kernel)
+  expect_equal(unname(fit$scaling$center[colnames(fit$x) == "V11"]), mean(d$V11))
+  expect_equal(unname(predict(fit, d[1:5, ])), unname(fitted(fit)[1:5]), tolerance = 1e-10)
+  classes <- gpc(factor(y > 0.3) ~ V1 + V11, d)
+  expect_identical(colnames(classes$x), c("V11.1", "V12", "V13", "V11"))
+  expect_equal(unname(predict(classes, d[1:5, ], type = "prob")),
+               unname(predict(classes, type = "prob")[1:5, ]), tolerance = 1e-12)
+})
+
 test_that("an offset() in a formula is refused rather than dropped or taken as an input", {
   d <- sinc_report()
   frame <- data.frame(x = d$x, y = d$y, w = seq(0, 1, length.out = 40))
