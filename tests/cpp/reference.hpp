@@ -181,6 +181,9 @@ struct Tilted {
   ld log_z = 0.0L;  // log integral p(t | f) N(f; m, v) df
   ld mean = 0.0L;   // of f under the tilted density
   ld var = 0.0L;
+  // of feature(f) under it, when tilted() is given a feature
+  ld feature_mean = 0.0L;
+  ld feature_var = 0.0L;
   // d log Z / dm and d2 log Z / dm2 from the moments:
   //   d log Z/dm = (E f - m) / v,  d2 log Z/dm2 = Var f / v^2 - 1/v.
   ld d1(ld m, ld v) const { return (mean - m) / v; }
@@ -190,7 +193,8 @@ struct Tilted {
 // log_lik(f) = log p(t | f); the integral is over [lo, hi] with panels of at
 // most hmax, graded from h0 at the break points and the ends.
 inline Tilted tilted(const std::function<ld(ld)>& log_lik, ld m, ld v, ld lo, ld hi,
-                     const std::vector<ld>& breaks, ld h0, ld hmax) {
+                     const std::vector<ld>& breaks, ld h0, ld hmax,
+                     const std::function<ld(ld)>& feature = nullptr) {
   const Rule r = make_rule(lo, hi, breaks, h0, hmax);
   const size_t n = r.x.size();
   std::vector<ld> l(n);
@@ -215,6 +219,16 @@ inline Tilted tilted(const std::function<ld(ld)>& log_lik, ld m, ld v, ld lo, ld
     second += r.w[i] * std::exp(l[i] - top) * d * d;
   }
   out.var = second / z;
+  if (feature) {
+    ld f1 = 0.0L, f2 = 0.0L;
+    for (size_t i = 0; i < n; ++i) f1 += r.w[i] * std::exp(l[i] - top) * feature(r.x[i]);
+    out.feature_mean = f1 / z;
+    for (size_t i = 0; i < n; ++i) {
+      const ld d = feature(r.x[i]) - out.feature_mean;
+      f2 += r.w[i] * std::exp(l[i] - top) * d * d;
+    }
+    out.feature_var = f2 / z;
+  }
   return out;
 }
 
@@ -236,9 +250,12 @@ inline Tilted tilted_epsins(ld t, ld m, ld v, ld C, ld eps) {
     const ld out = std::fabs(t - f) - eps;
     return log_norm - C * (out > 0.0L ? out : 0.0L);
   };
+  // the feature: the excess max(|t - f| - eps, 0), whose tilted mean and
+  // variance are the C-derivatives of log Z
+  auto excess = [=](ld f) { return std::max(std::fabs(t - f) - eps, 0.0L); };
   const ld h0 = std::min(s, 1.0L / C) / 8.0L;
   return tilted(log_lik, m, v, mode - 40.0L * s, mode + 40.0L * s, {t - eps, t + eps}, h0,
-                s / 4.0L);
+                s / 4.0L, excess);
 }
 
 // The probit likelihood with label flips kappa + (1 - 2 kappa) Phi(t f / sqrt(noise)),

@@ -59,6 +59,31 @@ void check_against_quadrature(const Likelihood& lik, const Site& s, const ref::T
   }
 }
 
+// d log Z / dC and d2 log Z / d(log C)^2 against the quadrature's tilted
+// mean and variance of the excess e = max(|t - f| - eps, 0):
+//   d log Z / dC = 1/C - eps/(1 + C eps) - E[e],
+//   d2 log Z / d(log C)^2 = C^2 Var[e] - 1 + (C eps/(1 + C eps))^2 + C d log Z / dC,
+// each relative to the size of its terms (the code's d log Z / dC sums
+// terms of the size of C v and |t - m|, whose rounding stays in it: at
+// C = 1e4, v = 0.03 it is 3.6e-11, 1/C - E[e] to 2e-13).
+void check_C_derivatives_against_quadrature(const gpsvm::EpsilonInsensitive& lik, const Site& s,
+                                            const ref::Tilted& q, const std::string& note,
+                                            double loss) {
+  const double C = lik.C(), eps = lik.epsilon();
+  double dC = 0.0, deps = 0.0, curvature = 0.0;
+  lik.moments(s.t, s.m, s.v, &dC, &deps, &curvature);
+  const double mean_e = static_cast<double>(q.feature_mean);
+  const double var_e = static_cast<double>(q.feature_var);
+  const double share = C * eps / (1.0 + C * eps);
+  const double ref_dC = 1.0 / C - eps / (1.0 + C * eps) - mean_e;
+  const double ref_curvature = C * C * var_e - 1.0 + share * share + C * ref_dC;
+  const double terms = 1.0 / C + eps + C * s.v + std::fabs(s.t - s.m) + mean_e;
+  CHECK_NEAR_MSG(dC, ref_dC, loss * 1e-12 * terms, note + ": d/dC");
+  CHECK_NEAR_MSG(curvature, ref_curvature, loss * 1e-8 * (C * C * var_e + 2.0 + C * mean_e),
+                 note + ": d2/d(log C)2");
+  CHECK_MSG(curvature == lik.log_C_curvature(s.t, s.m, s.v), note);
+}
+
 // The moments against central differences in m of the code's log Z (and d1):
 // step h = 1e-4 s; truncation error h^2 |f'''| / 6 and rounding
 // eps |log Z| / h set the tolerances.
@@ -123,6 +148,7 @@ TEST_CASE("epsilon-insensitive: log Z and its m-derivatives against quadrature a
     const std::string note = describe(c.s, "C = " + show(c.C) + ", eps = " + show(c.eps));
     const ref::Tilted q = ref::tilted_epsins(c.s.t, c.s.m, c.s.v, c.C, c.eps);
     check_against_quadrature(lik, c.s, q, note, c.loss);
+    check_C_derivatives_against_quadrature(lik, c.s, q, note, c.loss);
     if (c.loss == 1.0) check_against_differences(lik, c.s, note);
     // log-concave: the second derivative is never positive
     CHECK_MSG(lik.moments(c.s.t, c.s.m, c.s.v).d2log_z <= 0.0, note);
@@ -149,8 +175,8 @@ TEST_CASE("epsilon-insensitive: the moments with the gradient are those of the s
     for (double C : {0.01, 2.0, 50.0, 1000.0}) {
       for (double eps : {0.0, 0.1, 2.0}) {
         const gpsvm::EpsilonInsensitive lik(C, eps);
-        double dC = 0.0, deps = 0.0, sep_C = 0.0, sep_eps = 0.0;
-        const gpsvm::SiteMoments both = lik.moments(s.t, s.m, s.v, &dC, &deps);
+        double dC = 0.0, deps = 0.0, sep_C = 0.0, sep_eps = 0.0, curvature = 0.0;
+        const gpsvm::SiteMoments both = lik.moments(s.t, s.m, s.v, &dC, &deps, &curvature);
         const gpsvm::SiteMoments alone = lik.moments(s.t, s.m, s.v);
         lik.parameter_gradient(s.t, s.m, s.v, &sep_C, &sep_eps);
         const std::string note = describe(s, "C = " + show(C) + ", eps = " + show(eps));
@@ -159,6 +185,8 @@ TEST_CASE("epsilon-insensitive: the moments with the gradient are those of the s
                       both.variance_ratio == alone.variance_ratio,
                   note);
         CHECK_MSG(dC == sep_C && deps == sep_eps && std::isfinite(dC) && std::isfinite(deps),
+                  note);
+        CHECK_MSG(std::isfinite(curvature) && curvature == lik.log_C_curvature(s.t, s.m, s.v),
                   note);
       }
     }
@@ -186,6 +214,18 @@ TEST_CASE("epsilon-insensitive: d log Z / dC and d log Z / d eps against central
     const std::string note = describe(c.s, "C = " + show(c.C) + ", eps = " + show(c.eps));
     CHECK_NEAR_MSG(dC, fdC, 1e-6 * (std::fabs(dC) + 1.0 / c.C), note);
     CHECK_NEAR_MSG(deps, fde, 1e-6 * (std::fabs(deps) + c.C), note);
+    // the curvature in log C: the difference of C d log Z / dC
+    auto slope = [&](double log_C) {
+      double d_C = 0.0, d_eps = 0.0;
+      gpsvm::EpsilonInsensitive(std::exp(log_C), c.eps).parameter_gradient(c.s.t, c.s.m, c.s.v,
+                                                                           &d_C, &d_eps);
+      return std::exp(log_C) * d_C;
+    };
+    const double h = 1e-5, at = std::log(c.C);
+    const double fd_curvature = (slope(at + h) - slope(at - h)) / (2.0 * h);
+    const double curvature = lik.log_C_curvature(c.s.t, c.s.m, c.s.v);
+    CHECK_NEAR_MSG(curvature, fd_curvature, 1e-6 * (std::fabs(curvature) + 1.0 + c.C * std::fabs(dC)),
+                   note + ": d2/d(log C)2");
   }
 }
 
