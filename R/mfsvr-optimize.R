@@ -167,7 +167,8 @@
 }
 
 # mfsvr()'s default search for C (optimize = NULL): one EP run that moves C
-# by secant steps on the evidence's gradient while it converges (the core's
+# by a Newton step, then secant steps, on the evidence's gradient while it
+# converges (the core's
 # CSearch, inst/include/gpsvm/mfsvr.hpp), in the range and to the stopping
 # rule of the other searches (.mfsvr_search_spec(); search_control()'s tol,
 # 1e-3 per observation by default),
@@ -211,14 +212,16 @@
 # svr()'s evidence): one fit at C and epsilon, the default search for C
 # (`automatic`) or the search of `which`.  A later fit (another width, the
 # offset) starts where `previous` ended: at its C and epsilon, and EP from
-# its sites (its marginals are another kernel's).
+# its sites (its marginals are another kernel's) where it has them for these
+# rows (the calibration's refits on part of the rows start from the C
+# alone).
 .mfsvr_fit_at <- function(x, y, C, epsilon, control, which, automatic, inducing, settings) {
   function(kernel, previous) {
     start <- NULL
     if (!is.null(previous)) {
       C <- previous$C
       epsilon <- previous$epsilon
-      start <- previous[c("site_precision", "site_nu")]
+      if (!is.null(previous$site_precision)) start <- previous[c("site_precision", "site_nu")]
     }
     if (length(which) == 0L) {
       return(.mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = inducing, start = start))
@@ -258,7 +261,7 @@
   })
   best <- c(state$rows[[k]], list(ok = TRUE))
   .search_outcome(state, spec, best, length(fit$y), tol,
-                  "one EP run, C by secant steps on the evidence's gradient", reason = reason)
+                  "one EP run, C by a Newton step, then secant steps, on the evidence's gradient", reason = reason)
 }
 
 #' @rdname evidence

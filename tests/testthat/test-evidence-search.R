@@ -238,7 +238,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_identical(fit$C, o$estimate[["C"]])
   # one EP run that moves C as it converges: the record says how, and
   # where C stood at each move
-  expect_identical(o$method, "one EP run, C by secant steps on the evidence's gradient")
+  expect_identical(o$method, "one EP run, C by a Newton step, then secant steps, on the evidence's gradient")
   expect_identical(o$path$C[nrow(o$path)], fit$C)
   expect_identical(sum(o$path$iterations), fit$convergence$iterations)
   expect_lte(abs(o$gradient[["log_C"]]) / 150, 1e-3)
