@@ -43,9 +43,16 @@
 #'   the training data.
 #' @param grid Number of grid points along each axis, at most 1000.
 #' @param col One colour per class; `NULL` chooses them.
+#' @param which `"regions"` (the default) draws the decision regions as
+#'   above; `"calibration"` (for [gpc()] fits) the reliability diagram of
+#'   the class probabilities on held-out or cross-validated cases (see
+#'   [probability_calibration()], whose `newdata`, `y`, `folds`, `bins` and
+#'   `seed` it takes in `...`; `inputs`, `slice`, `grid` and `col` are then
+#'   not used).
 #' @param ... Further graphical parameters passed to [graphics::plot()],
 #'   such as `main`, `xlab` or `sub` (which replaces the subtitle describing
-#'   the slice).
+#'   the slice); with `which = "calibration"` also the arguments of
+#'   [probability_calibration()] named above.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(2)
@@ -59,10 +66,15 @@
 #' plot(fit, inputs = c("Petal.Length", "Petal.Width"), grid = 40)
 #' plot(fit, Petal.Width ~ Petal.Length,  # the form e1071's plot.svm() takes
 #'      slice = list(Sepal.Length = 7, Sepal.Width = 3), grid = 40)
+#' # do the probabilities hold? (three-fold cross-validation)
+#' plot(gpc(Species ~ Petal.Length + Petal.Width, iris), which = "calibration", folds = 3)
 #' @export
-plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, col = NULL, ...) {
+plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, col = NULL,
+                                  which = c("regions", "calibration"), ...) {
   object <- x
   .validate_fit(object)
+  which <- .match_choice(which)
+  if (which == "calibration") return(.plot_probability_calibration(object, parent.frame(), ...))
   grid <- .check_count(grid, "grid", lower = 2L, upper = .max_surface_grid)
   k <- length(object$levels)
   col <- col %||% (if (k == 2L) c("#1b9e77", "#d95f02") else grDevices::hcl.colors(k, "Dark 3"))

@@ -163,19 +163,20 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 
 # The data a refit needs, at the rows the fit used: the call's data frame
 # for a formula fit (found as update() finds it), else the stored inputs in
-# the data's units and the response.  `newdata(rows)` gives the rows as
-# predict() takes them, `arguments(rows)` as the fitter does.
-.refit_data <- function(object, env) {
+# the data's units and the `response` (a classifier's classes).
+# `newdata(rows)` gives the rows as predict() takes them, `arguments(rows)`
+# as the fitter does.
+.refit_data <- function(object, env, response = object$y) {
   if (is.null(object$terms)) {
     x <- .original_inputs(object)
     return(list(newdata = function(rows) x[rows, , drop = FALSE],
-                arguments = function(rows) list(x = x[rows, , drop = FALSE], y = object$y[rows])))
+                arguments = function(rows) list(x = x[rows, , drop = FALSE], y = response[rows])))
   }
   data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
   used <- rownames(object$x)
   if (!is.data.frame(data) || is.null(used) || !all(used %in% rownames(data))) {
     .stop(paste("cross-validation refits the model on parts of its data, which were not found",
-                "where interval_coverage() was called (they are looked up as update() does); give",
+                "where the function was called (they are looked up as update() does); give",
                 "held-out data in 'newdata' instead"))
   }
   data <- data[used, , drop = FALSE]
