@@ -21,6 +21,9 @@
   .check_factor_inputs(mf, terms)
   attr(terms, "intercept") <- 0L
   x <- .distinct_column_names(stats::model.matrix(terms, mf), terms)
+  if (ncol(x) == 0L) {
+    .stop("'formula' names no inputs (as y ~ 1 does): a kernel model needs at least one")
+  }
   # columns coding factors (dummies) are not standardised, as in e1071's
   # formula interface
   factor_column <- .factor_coded_columns(x, terms)
@@ -237,8 +240,13 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
 # Numeric targets: finite, one per row of x.
 .check_targets <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
+  if (is.factor(y) || is.logical(y) || is.character(y)) {
+    .stop(sprintf(paste("'%s' must be a numeric vector, not %s: these are regression models;",
+                        "gpc() and svc() classify"), arg,
+                  if (is.factor(y)) "a factor" else if (is.logical(y)) "logical" else "text"))
+  }
   if (!is.numeric(y) || !is.null(dim(y)) && NCOL(y) != 1L) {
-    .stop(sprintf("'%s' must be a numeric vector", arg))
+    .stop(sprintf("'%s' must be a numeric vector (one response)", arg))
   }
   y <- as.double(y)
   if (length(y) != n) {

@@ -33,7 +33,9 @@
 #'   the input columns a term brings (a factor's indicator columns) rather
 #'   than the change of df, which is 0 for most fits: `step()` would drop
 #'   any term of zero `Df` without comparing AICs. There is no test (`test`
-#'   must be `"none"`): compare log evidences.
+#'   must be `"none"`): compare log evidences. A model needs an input: the
+#'   row of the term whose removal would leave none has AIC `NA`, and
+#'   `step()` keeps that term.
 #'
 #' @param object,fit A fit from [svr()], [mfsvr()], [rvm()], [srvm()] or a
 #'   two-class [gpc()] (`method = "tap"`); for `drop1()`, `add1()` and
@@ -235,8 +237,13 @@ add1.gpsvm_classifier <- add1.gpsvm_regression
   rows <- lapply(scope, function(term) {
     # as drop1.default(): each refit is announced when trace > 1
     if (trace > 1) cat("trying", sign, term, "\n")
-    call <- .gpsvm_call(stats::update(object, stats::as.formula(paste("~ .", sign, term)),
-                                      evaluate = FALSE))
+    change <- stats::as.formula(paste("~ .", sign, term))
+    # a model without inputs is no kernel model: no AIC (step() keeps the term)
+    if (length(attr(stats::terms(stats::update(stats::formula(object), change)),
+                    "term.labels")) == 0L) {
+      return(c(ncol(stats::model.matrix(object)), NA_real_))
+    }
+    call <- .gpsvm_call(stats::update(object, change, evaluate = FALSE))
     refit <- eval(call, envir = env)
     if (stats::nobs(refit) != stats::nobs(object)) {
       .stop(sprintf("refitting %s %s changes the rows used (%d, not %d): remove missing values first",

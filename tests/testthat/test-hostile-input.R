@@ -221,6 +221,16 @@ test_that("a factor's column named like another input is renamed, and predicts a
                unname(predict(classes, type = "prob")[1:5, ]), tolerance = 1e-12)
 })
 
+test_that("a response of classes given to a regression model points to the classifiers", {
+  d <- data.frame(x = 1:12, y = rep(c("a", "b"), 6), z = rnorm(12))
+  expect_error(mfsvr(factor(y) ~ x, d), "not a factor: these are regression models; gpc\\(\\)")
+  expect_error(rvm(y == "a" ~ x, d), "'y' must be a numeric vector, not logical")
+  expect_error(svr(d$x, d$y), "not text")
+  expect_error(srvm(cbind(x, z) ~ x, d), "'y' must be a numeric vector \\(one response\\)")
+  expect_error(mfsvr(z ~ 1, d), "'formula' names no inputs")
+  expect_error(gpc(y ~ 1, d), "'formula' names no inputs")
+})
+
 test_that("an offset() in a formula is refused rather than dropped or taken as an input", {
   d <- sinc_report()
   frame <- data.frame(x = d$x, y = d$y, w = seq(0, 1, length.out = 40))

@@ -300,6 +300,14 @@ test_that("drop1(), add1() and step() choose inputs by AIC, in lm's shapes", {
   expect_setequal(attr(terms(chosen), "term.labels"), current)
   expect_identical(names(chosen$anova), names(step(ref, trace = 0)$anova))
   expect_equal(tail(chosen$anova$AIC, 1), AIC(chosen), tolerance = 1e-12)
+  # one input: dropping it would leave no kernel model; step() keeps it
+  single <- mfsvr(mpg ~ wt, data = d)
+  one <- drop1(single)
+  expect_identical(rownames(one), c("<none>", "wt"))
+  expect_equal(one$AIC[1], AIC(single))
+  expect_true(is.na(one$AIC[2]))
+  expect_identical(one$Df, c(NA, 1))
+  expect_identical(formula(step(single, trace = 0)), mpg ~ wt)
 })
 
 test_that("R^2 in summary() and glance(): training, and leave-one-out where it is cheap", {
