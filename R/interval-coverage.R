@@ -106,6 +106,13 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 # `lower` and `upper`, and the targets `y` (rows with a missing value left
 # out).
 .held_out_bands <- function(object, newdata, y, levels) {
+  y <- .held_out_response(object, newdata, y, "targets")
+  .bands_at(object, newdata, .check_targets_na(y, NROW(newdata)), levels)
+}
+
+# The response of held-out rows: from newdata through the formula of a
+# formula fit, else `y` (the held-out `what`, for a fit to a matrix).
+.held_out_response <- function(object, newdata, y, what) {
   if (!is.null(object$terms)) {
     if (!is.null(y)) .stop("'y' is for a fit to a matrix; a formula fit takes the response from 'newdata'")
     if (!is.data.frame(newdata)) .stop("'newdata' must be a data frame with the response")
@@ -113,9 +120,9 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
     y <- stats::model.response(frame)
     if (is.null(y)) .stop("'newdata' has no response")
   } else if (is.null(y)) {
-    .stop("'y' must give the held-out targets of 'newdata' for a fit to a matrix")
+    .stop(sprintf("'y' must give the held-out %s of 'newdata' for a fit to a matrix", what))
   }
-  .bands_at(object, newdata, .check_targets_na(y, NROW(newdata)), levels)
+  y
 }
 
 # Numeric targets, one per row of newdata; missing values allowed (their

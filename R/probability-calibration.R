@@ -92,15 +92,7 @@ probability_calibration.gpsvm_classifier <- function(object, newdata = NULL, y =
 # The probabilities at held-out rows and their classes (rows with a missing
 # value left out).
 .held_out_probabilities <- function(object, newdata, y) {
-  if (!is.null(object$terms)) {
-    if (!is.null(y)) .stop("'y' is for a fit to a matrix; a formula fit takes the response from 'newdata'")
-    if (!is.data.frame(newdata)) .stop("'newdata' must be a data frame with the response")
-    frame <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass)
-    y <- stats::model.response(frame)
-    if (is.null(y)) .stop("'newdata' has no response")
-  } else if (is.null(y)) {
-    .stop("'y' must give the held-out classes of 'newdata' for a fit to a matrix")
-  }
+  y <- .held_out_response(object, newdata, y, "classes")
   if (length(y) != NROW(newdata)) {
     .stop(sprintf("the held-out classes must be one per row of 'newdata' (%d), not %d",
                   NROW(newdata), length(y)))
