@@ -168,9 +168,8 @@
 
 # mfsvr()'s default search for C (optimize = NULL): one EP run that moves C
 # by a Newton step, then secant steps, on the evidence's gradient while it
-# converges (the core's
-# CSearch, inst/include/gpsvm/mfsvr.hpp), in the range and to the stopping
-# rule of the other searches (.mfsvr_search_spec(); search_control()'s tol,
+# converges (the core's CSearch, inst/include/gpsvm/mfsvr.hpp), in the range
+# and to the stopping rule of the other searches (.mfsvr_search_spec(); search_control()'s tol,
 # 1e-3 per observation by default),
 # where a search of separate fits needed several (on mlbench's Friedman 1,
 # 700 rows: 1.3 to 1.5 times the sweeps of one fit at a fixed C, against
@@ -261,7 +260,8 @@
   })
   best <- c(state$rows[[k]], list(ok = TRUE))
   .search_outcome(state, spec, best, length(fit$y), tol,
-                  "one EP run, C by a Newton step, then secant steps, on the evidence's gradient", reason = reason)
+                  "one EP run, C by a Newton step, then secant steps, on the evidence's gradient",
+                  reason = reason)
 }
 
 #' @rdname evidence

@@ -279,8 +279,9 @@
 #'   the number of observations (as many as there are is leave-one-out with
 #'   refits). At least 10 observations are needed. The refits choose `C`
 #'   again where the fit's evidence chose it (their search starting from the
-#'   fit's `C`), at the fit's kernel and offset, and cost about one fit each. Beyond 100 observations the
-#'   model's own intervals already held new targets (see Details).
+#'   fit's `C`), at the fit's kernel and offset, and cost about one fit
+#'   each. Beyond 100 observations the model's own intervals already held
+#'   new targets (see Details).
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list

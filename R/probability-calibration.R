@@ -82,6 +82,7 @@ probability_calibration.gpsvm_classifier <- function(object, newdata = NULL, y =
     held <- .cross_validated_probabilities(object, folds, seed, env)
     source <- sprintf("%d-fold cross-validation", folds)
   }
+  if (length(held$class) == 0L) .stop("no held-out case has both a class and a probability")
   out <- .reliability_bins(held$prob, held$class, bins)
   attr(out, "source") <- source
   attr(out, "log_loss") <- -mean(log(held$prob[cbind(seq_along(held$class),

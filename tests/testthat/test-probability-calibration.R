@@ -128,4 +128,7 @@ test_that("plot(fit, which = \"calibration\") draws the table, and bad input giv
   expect_error(probability_calibration(m, newdata = as.matrix(d[, 1:2]), y = d$y[1:3]),
                "one per row")
   expect_error(probability_calibration(fit, extra = 1), "unused|unknown")
+  missing <- d[1:3, ]
+  missing$x1 <- NA_real_
+  expect_error(probability_calibration(fit, newdata = missing), "no held-out case has both")
 })

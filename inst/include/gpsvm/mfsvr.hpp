@@ -64,10 +64,10 @@ enum class MfsvrAlgorithm { ep, paper };
 // fits from 1776 to 1691 (on Friedman 2 and 3, 300 rows, 35 to 29 and 52
 // to 44; on 400 rows of quakes 53 to 42), with C the same to the search's
 // tolerance (more sweeps on two sets: 16 to 19 on attitude, 41 to 43 on
-// trees).  Newton's step at
-// every move, not only the first, took more sweeps (80 against 27 on
-// trees): the held curvature is good where the sites are near their fixed
-// point at that C, the secant where they are not.
+// trees).  Newton's step at every move, not only the first, took more
+// sweeps (80 against 27 on trees): the held curvature is good where the
+// sites are near their fixed point at that C, the secant where they are
+// not.
 struct MfsvrCSearchControl {
   double log_C_lower = kUnset, log_C_upper = kUnset;
   double tol = kUnset;  // on |d log Z / d log C| per observation
