@@ -7,8 +7,8 @@
 #' Calibration of a classifier's probabilities
 #'
 #' How well the class probabilities of a [gpc()] fit hold on cases it was
-#' not fitted to: the probabilities are grouped into `bins` equal bins of
-#' [0, 1], and in each bin the mean probability is set against the share of
+#' not fitted to: the probabilities are grouped into `bins` equal bins from
+#' 0 to 1, and in each bin the mean probability is set against the share of
 #' cases that belong to the class (a reliability diagram). A calibrated
 #' classifier's 0.8s come true about 80% of the time. The cases are held-out
 #' data (`newdata`, with the response), or else the training rows by
@@ -35,7 +35,7 @@
 #' @param y For a fit to a matrix with `newdata`, the held-out classes.
 #' @param folds The number of cross-validation folds (2 to the number of
 #'   observations).
-#' @param bins The number of equal bins of [0, 1], 2 to 100.
+#' @param bins The number of equal bins from 0 to 1, 2 to 100.
 #' @param seed Seed of the random assignment to folds (the session's random
 #'   numbers are left as they were).
 #' @param ... Not used; unknown arguments are an error.
