@@ -15,6 +15,23 @@ two_point_log_evidence <- function(K, y, C, eps) {
                   inner(f1), -Inf, Inf, rel.tol = 1e-11)$value)
 }
 
+# A log evidence from a default search for C (no offset) against the
+# maximum over C, found by a search to 1e-7 of the gradient per
+# observation: at most what the default's stopping rule (1e-3 of it per
+# observation) leaves below the maximum, (n 1e-3)^2 / (2 |curvature|), with
+# the curvature in log C by a central difference there.
+expect_within_search_of_max <- function(value, formula, data, kernel) {
+  fit_at <- function(...) suppressWarnings(mfsvr(formula, data, bias = 0, kernel = kernel, ...))
+  best <- fit_at(search = search_control(tol = 1e-7))
+  h <- 0.05
+  curvature <- (fit_at(C = best$C * exp(h))$log_evidence - 2 * fit_at(C = best$C)$log_evidence +
+                  fit_at(C = best$C * exp(-h))$log_evidence) / h^2
+  expect_lt(curvature, 0)
+  gap <- (nrow(data) * 1e-3)^2 / (2 * abs(curvature))
+  expect_lte(value, best$log_evidence + 1e-8)
+  expect_gte(value, best$log_evidence - gap)
+}
+
 test_that("the data-driven width answers for the inputs asked about, remembered or not", {
   plain <- function(x, q = c(0.1, 0.9)) {
     d2 <- as.vector(dist(x))^2
@@ -336,11 +353,10 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   expect_identical(fit$kernel$candidate, "linear")
   expect_output(print(fit), "Kernel: linear, chosen by the evidence \\(log Bayes factor [0-9.]+ against")
   expect_output(print(fit), "linear, scale 1/p for the p input columns")
-  # its log evidence is that of the fit given this kernel (no offset, C by
-  # its own search, which started elsewhere and stops within its tolerance
-  # of the same C: the evidences agree to about 1e-5 nats)
-  given <- suppressWarnings(mfsvr(f, d$train, bias = 0, kernel = poly_kernel(1, scale = 1 / p, offset = 0)))
-  expect_equal(choice$log_evidence[1], given$log_evidence, tolerance = 1e-5)
+  # its log evidence is that of the fit given this kernel (no offset) at the
+  # C its own search found, within that search's tolerance of the maximum
+  expect_within_search_of_max(choice$log_evidence[1], f, d$train,
+                              poly_kernel(1, scale = 1 / p, offset = 0))
   # the predictions are an affine function of the inputs: lm() of them on
   # the design reproduces them
   both <- rbind(d$train, d$test)
@@ -369,6 +385,32 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   means <- rowMeans(errors)
   expect_lt(means[["default"]], 0.5 * means[["gaussian"]])
   expect_lt(means[["default"]], 1.2 * means[["lm"]])
+})
+
+test_that("the linear candidate's search starts at the C of its least-squares residuals", {
+  set.seed(5)
+  x <- scale(matrix(rnorm(120), 40, 3))
+  y <- drop(x %*% c(1, -0.5, 0.2)) + rnorm(40, sd = 0.3)
+  y <- (y - mean(y)) / sd(y)
+  rms <- sqrt(mean(residuals(lm(y ~ x))^2))
+  expect_equal(gpsvm:::.linear_start_C(x, y, 5), sqrt(2) / rms, tolerance = 1e-12)
+  # no residual to go by (as many columns as rows, or an exact line): the
+  # C it was given; far beyond the search's range: its end
+  wide <- matrix(rnorm(40 * 39), 40, 39)
+  expect_identical(gpsvm:::.linear_start_C(wide, y, 5), 5)
+  expect_identical(gpsvm:::.linear_start_C(x, drop(x %*% c(1, 2, 3)), 7), 7)
+  # residuals of root mean square 1.2e-4 sd(y): C = sqrt(2) / rms lies
+  # beyond the search's end 1e4 / sd(y)
+  line <- drop(x %*% c(1, 2, 3))
+  noise <- residuals(lm(rnorm(40) ~ x))  # (orthogonal to the columns and 1)
+  nearly <- line + noise * 1.2e-4 * sd(line) / sqrt(mean(noise^2))
+  expect_equal(gpsvm:::.linear_start_C(x, nearly, 7), 1e4 / sd(nearly))
+  # the default fit's linear candidate reaches the maximum over C
+  d <- data.frame(x, y = y)
+  fit <- mfsvr(y ~ ., d)
+  expect_identical(fit$kernel_choice$rule[1], "linear")
+  expect_within_search_of_max(fit$kernel_choice$log_evidence[1], y ~ ., d,
+                              poly_kernel(1, scale = 1 / 3, offset = 0))
 })
 
 test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by a GP's evidence", {
