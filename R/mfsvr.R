@@ -221,10 +221,10 @@
 #'   observations the fit says so in a message, which `print()` repeats. The
 #'   search moves `C` within one EP run while the sites converge (a Newton
 #'   step on the evidence's curvature in `log C`, then secant steps on its
-#'   gradient), EP converging to the search's
-#'   accuracy (see `tol` in [mfsvr_control()]), and costs 1.3 to 1.4 fits at
-#'   a fixed `C` (0.052 s on 354 rows of Boston housing, against 0.040 s;
-#'   0.21 s on 700 rows of Friedman 1, against 0.15 s, on two threads). On the data as given
+#'   gradient), EP converging to the search's accuracy (see `tol` in
+#'   [mfsvr_control()]), and costs 1.2 to 1.4 fits at a fixed `C` (0.050 s
+#'   on 354 rows of Boston housing, against 0.041 s; 0.20 s on 700 rows of
+#'   Friedman 1, against 0.15 s, on two threads). On the data as given
 #'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
 #'   keeps that `C`. On nearly noise-free data the evidence rises without end as
 #'   `C` grows; the default search then stops at a large `C` without a warning
