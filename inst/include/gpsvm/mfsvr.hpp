@@ -263,9 +263,9 @@ class CSearch {
     return true;
   }
 
-  // The record, closed by the fit's final state (its cavities and evidence).
-  MfsvrCSearchRecord finish(const EpResult& r) {
-    const double g = likelihood_gradient(targets_, lik_, r.cavity_mean, r.cavity_var)[0];
+  // The record, closed by the fit's final state (its evidence) and the
+  // gradient `g` in log C at its cavities.
+  MfsvrCSearchRecord finish(const EpResult& r, double g) {
     record_.points.push_back({lik_.C(), g, r.log_evidence, r.status.change, sweeps_});
     const double theta = std::log(lik_.C());
     record_.settled =
@@ -388,9 +388,9 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
                             fit);
   }
   fit.C = lik.C();
-  if (control.choose_C) fit.C_search = search.finish(fit.ep);
-  if (!control.gradient) return fit;
+  if (!control.gradient) return fit;  // (choose_C needs the gradient)
   fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep.cavity_mean, fit.ep.cavity_var);
+  if (control.choose_C) fit.C_search = search.finish(fit.ep, fit.gradient[0]);
   if (kernel.family != KernelFamily::rbf || !control.width_gradient) return fit;
   if (basis) {
     InducingKernelGradient g = inducing_kernel_gradient(kernel, x, *basis, fit.ep, interrupt);
