@@ -177,12 +177,48 @@
 
 .log_evidence.gpsvm_rvm <- function(object) object$log_evidence
 
-# the kept weights' alphas, and the noise variance and lambda when learned
+# the kept weights' alphas that the data can tell apart, and the noise
+# variance and lambda when learned (lambda only where the penalty acts on
+# the model: derivatives of a polynomial past its degree vanish, and lambda
+# then leaves every fit as it is)
 .response_df.gpsvm_rvm <- function(object) {
   smooth <- inherits(object, "gpsvm_srvm")
-  c(alpha = length(object$prior_precision), sigma2 = !smooth || is.null(object$control$sigma2),
-    lambda = smooth && is.null(object$control$lambda))
+  penalised <- smooth && is.null(object$control$lambda) &&
+    !(!is.null(object$kernel$degree) && all(object$penalty$orders > object$kernel$degree))
+  c(alpha = .identifiable_alphas(object), sigma2 = !smooth || is.null(object$control$sigma2),
+    lambda = penalised)
 }
+
+# How many of the kept weights' alphas the data can tell apart: the rank of
+# the map from them to the targets' covariance sigma^2 I + sum_j phi_j
+# phi_j' / alpha_j (phi_j the kept basis functions at the training inputs,
+# the bias among them), the dimension of the span of the phi_j phi_j'.
+# With a polynomial kernel the functions live in a space of few dimensions
+# (the linear kernel's in p + 1), and fits keep functions that are multiples
+# of each other (on one input every x x_j is, and the fixed point of srvm()
+# keeps a share of each): their alphas change the model only through one
+# sum, and counting each would charge AIC() and BIC() for quantities that
+# were never estimated (cars: 19 kept by srvm(), two by rvm(), the same
+# model).  A kernel with an infinite feature space (the Gaussian) gives
+# independent functions at distinct centres: each alpha counts.
+.identifiable_alphas <- function(object) {
+  k <- length(object$prior_precision)
+  if (is.null(object$kernel$degree) || k < 2L) return(k)
+  design <- .rvm_design(object$x, object$kernel, object$relevance_vectors)
+  s <- svd(design, nu = 0L)
+  r <- sum(s$d > s$d[1L] * .rank_tolerance)
+  if (r == k) return(k)
+  # the functions' coordinates in the r-dimensional span (r x k), and the
+  # distinct entries of each one's outer product c_j c_j' (one row each)
+  coords <- s$d[seq_len(r)] * t(s$v[, seq_len(r), drop = FALSE])
+  pairs <- which(lower.tri(diag(r), diag = TRUE), arr.ind = TRUE)
+  outer_rows <- t(coords[pairs[, 1L], , drop = FALSE] * coords[pairs[, 2L], , drop = FALSE])
+  d <- svd(outer_rows, nu = 0L, nv = 0L)$d
+  sum(d > d[1L] * .rank_tolerance)
+}
+# (singular values of a design of rank r below this fraction of the largest
+# are rounding: on one input the multiples of x give 1e-16)
+.rank_tolerance <- 1e-10
 
 .key_points.gpsvm_rvm <- function(object) {
   list(index = object$relevance_vectors, label = "relevance vector")

@@ -307,6 +307,37 @@ test_that("the df of logLik() counts what was estimated from the response", {
   expect_equal(AIC(r), -2 * as.numeric(logLik(r)) + 2 * df(r))
 })
 
+test_that("relevance vector fits on a polynomial kernel count the alphas the data tell apart", {
+  # the rank of the map from the kept alphas to the targets' covariance,
+  # from the n^2 entries of each kept function's outer product phi_j phi_j'
+  # (the bias among them), in plain R
+  covariance_rank <- function(fit) {
+    centres <- fit$x[fit$relevance_vectors, , drop = FALSE]
+    phi <- cbind(1, kernel_matrix(fit$kernel, fit$x, centres))
+    qr(sapply(seq_len(ncol(phi)), function(j) as.vector(tcrossprod(phi[, j]))), tol = 1e-9)$rank
+  }
+  df <- function(fit) attr(logLik(fit), "df")
+  # one input: every linear basis function x x_j is a multiple of x, so the
+  # kept alphas move the model through one sum (and the bias's alpha)
+  r <- rvm(cars$speed, cars$dist, kernel = linear_kernel(), scale = FALSE)
+  s <- srvm(cars$speed, cars$dist, kernel = linear_kernel(), scale = FALSE)
+  expect_gt(length(s$prior_precision), 3L)  # srvm() keeps a share of many
+  expect_identical(covariance_rank(s), 2L)
+  # (+ sigma^2; lambda is not counted: D^2 of a linear function is 0)
+  expect_identical(df(r), covariance_rank(r) + 1L)
+  expect_identical(df(s), covariance_rank(s) + 1L)
+  expect_equal(as.numeric(logLik(s)), as.numeric(logLik(r)), tolerance = 1e-6)
+  # four inputs: kept functions in general position count one each
+  x <- scale(as.matrix(LifeCycleSavings[-1]))
+  s4 <- srvm(x, LifeCycleSavings$sr, kernel = linear_kernel(), scale = FALSE)
+  expect_identical(df(s4), covariance_rank(s4) + 1L)
+  expect_identical(covariance_rank(s4), length(s4$prior_precision))
+  # a penalty on first derivatives acts on linear functions: lambda counts
+  s1 <- srvm(cars$speed, cars$dist, kernel = linear_kernel(), penalty = roughness_penalty(1),
+             scale = FALSE)
+  expect_identical(df(s1), covariance_rank(s1) + 2L)
+})
+
 test_that("scale = FALSE gives exactly the fits of the internal fitters on the data as given", {
   d <- sinc_data(40, seed = 11)
   x <- matrix(d$x)
