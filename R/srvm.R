@@ -304,14 +304,28 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 # function and its derivatives nearly the same column: the penalised
 # posterior precision is then not positive definite in floating point (40
 # scaled points of a sine: from sigma = 300 on, above a thousand times the
-# data-driven width).  The core's message alone does not say which argument
-# to change.
+# data-driven width).  A polynomial kernel on inputs far from unit size does
+# the same: on LifeCycleSavings as given (dpi in the thousands, scale =
+# FALSE) the linear kernel's values reach 1.6e7, its basis functions span
+# five dimensions, and the identity part of the precision is lost in
+# rounding.  The core's message alone does not say which argument to change.
 .srvm_failure <- function(e, x, kernel) {
   reason <- conditionMessage(e)
-  if (!grepl("Cholesky", reason) || kernel$type != "rbf") stop(e)
-  width <- .data_driven_width(x)
-  .stop(sprintf(paste("srvm(): %s with rbf_kernel(sigma = %.4g), %.3g times the data-driven",
-                      "width of these inputs (%.3g): so wide a kernel makes the basis functions",
-                      "nearly collinear; choose a smaller sigma in 'kernel'"),
-                reason, kernel$sigma, kernel$sigma / width, width))
+  if (!grepl("Cholesky", reason)) stop(e)
+  if (kernel$type == "rbf") {
+    width <- .data_driven_width(x)
+    .stop(sprintf(paste("srvm(): %s with rbf_kernel(sigma = %.4g), %.3g times the data-driven",
+                        "width of these inputs (%.3g): so wide a kernel makes the basis functions",
+                        "nearly collinear; choose a smaller sigma in 'kernel'"),
+                  reason, kernel$sigma, kernel$sigma / width, width))
+  }
+  if (!is.null(kernel$degree)) {
+    largest <- max(abs(kernel$scale * rowSums(x^2) + kernel$offset))^kernel$degree
+    .stop(sprintf(paste("srvm(): %s with a polynomial kernel whose values reach %.3g on these",
+                        "inputs: its few basis function directions are so long that the",
+                        "precision is singular in floating point; scale the inputs (scale = TRUE,",
+                        "the default) or give the kernel a smaller 'scale'"),
+                  reason, largest))
+  }
+  stop(e)
 }

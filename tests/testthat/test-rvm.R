@@ -652,6 +652,16 @@ test_that("bad input gives clear errors", {
   expect_error(srvm(x, y, kernel = rbf_kernel(1000)),
                "rbf_kernel\\(sigma = 1000\\), .* times the data-driven width .* smaller sigma in 'kernel'")
   expect_length(rvm(x, y, kernel = rbf_kernel(1000))$relevance_vectors, 0L)
+  # a linear kernel on inputs in the thousands, unscaled: the same, with
+  # the kernel's largest value (from plain R) and the arguments to change
+  big <- as.matrix(LifeCycleSavings[-1])
+  largest <- max(tcrossprod(big))
+  message <- tryCatch(srvm(big, LifeCycleSavings$sr, kernel = linear_kernel(), scale = FALSE),
+                      error = conditionMessage)
+  expect_match(message, sprintf("polynomial kernel whose values reach %.3g on", largest),
+               fixed = TRUE)
+  expect_match(message, "scale = TRUE.* smaller 'scale'")
+  expect_s3_class(srvm(big, LifeCycleSavings$sr, kernel = linear_kernel()), "gpsvm_srvm")
 })
 
 test_that("fixed lambda and noise variance are kept and used", {
