@@ -370,7 +370,8 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
   constant <- length(s$constant)
   indicators <- p - scaled - constant
   inputs <- if (scaled == 0L) NULL else if (scaled == p) {
-    if (p == 1L) "the input column" else sprintf("all %d input columns", p)
+    if (p == 1L) "the input column" else if (p == 2L) "both input columns" else
+      sprintf("all %d input columns", p)
   } else sprintf("%d of %d input columns", scaled, p)
   what <- c(inputs, if (response) "the response")
   left <- c(if (indicators > 0L) {

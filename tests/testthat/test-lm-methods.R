@@ -501,6 +501,8 @@ test_that("print() says what was scaled, counts in the right number, and each mo
   expect_warning(fit <- mfsvr(x, d$y, C = 5), "constant input")
   expect_output(print(fit), "Scaling: 1 of 2 input columns and the response centred and scaled \\(left as they are: the constant column k\\)")
   expect_output(print(mfsvr(1:6, d$y, C = 5)), "Scaling: the input column and the response centred")
+  expect_output(print(mfsvr(cbind(1:6, c(2, 7, 1, 8, 2, 8)), d$y, C = 5)),
+                "Scaling: both input columns and the response centred")
   expect_output(print(mfsvr(1:6, d$y, C = 5, scale = FALSE)), "Scaling: none \\(scale = FALSE\\)")
   fit <- suppressWarnings(mfsvr(1:6, d$y, C = 5, control = mfsvr_control(max_iter = 1)))
   expect_output(print(fit), "after 1 iteration \\(")
