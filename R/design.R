@@ -27,11 +27,12 @@
   # columns coding factors (dummies) are not standardised, as in e1071's
   # formula interface
   factor_column <- .factor_coded_columns(x, terms)
+  contrasts <- attr(x, "contrasts")
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
   variables <- .formula_variables(mf_call, mf, terms, env)
   y <- stats::model.response(mf)
-  list(x = x, y = y, terms = terms, factor_column = factor_column,
+  list(x = x, y = y, terms = terms, factor_column = factor_column, contrasts = contrasts,
        xlevels = stats::.getXlevels(terms, mf), na.action = attr(mf, "na.action"),
        variables = variables,
        response_levels = if (is.factor(y)) .response_levels(mf_call, terms, env))
@@ -200,6 +201,7 @@
   fit <- .keep_response_levels(fit, design$response_levels)
   fit$terms <- design$terms
   fit$xlevels <- design$xlevels
+  fit$contrasts <- design$contrasts
   fit$na.action <- design$na.action
   fit$variables <- design$variables
   fit$call <- call
@@ -283,7 +285,16 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
       coded
     }, error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
                                         conditionMessage(e))))
-    x <- .distinct_column_names(stats::model.matrix(tt, coded$mf), tt)
+    # the fit's contrasts, as predict.lm() uses them: a factor given as text
+    # (or an ordered factor as a plain one) would otherwise take the session's
+    # default contrasts, other columns under the same positions
+    x <- .distinct_column_names(
+      stats::model.matrix(tt, coded$mf, contrasts.arg = .fit_contrasts(object, coded$mf)), tt)
+    if (!identical(colnames(x), colnames(object$x))) {
+      .stop(sprintf("'newdata' codes to the columns %s, where the fit has %s",
+                    paste(colnames(x), collapse = ", "),
+                    paste(colnames(object$x), collapse = ", ")))
+    }
     directions <- .new_level_directions(x, coded$unseen, tt, object$scaling)
     attr(x, "assign") <- NULL
     attr(x, "contrasts") <- NULL
@@ -325,6 +336,13 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
     .stop(sprintf("'newdata' lacks the variable(s) %s that the model uses",
                   paste(absent, collapse = ", ")))
   }
+}
+
+# The contrasts the fit coded its factors with (fit$contrasts), for the
+# factors that `mf` holds; NULL when there are none.
+.fit_contrasts <- function(object, mf) {
+  kept <- object$contrasts[intersect(names(object$contrasts), names(mf))]
+  if (length(kept) > 0L) kept
 }
 
 # The factor and character inputs of a newdata model frame coded with the

@@ -309,7 +309,7 @@
 #'   note that the default search did not run), `fit_time`, `call` and
 #'   `fields` (see
 #'   [hyperparameters()], "Fitted objects"); formula fits also `terms`,
-#'   `xlevels`, `na.action`, `variables` (the
+#'   `xlevels`, `contrasts`, `na.action`, `variables` (the
 #'   formula's variables as the data gave them, at the rows used).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.

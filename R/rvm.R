@@ -267,7 +267,7 @@
 #'   `log_evidence` of a Gaussian process with each, see `kernel`),
 #'   `interval_calibration` (see "Prediction intervals"; absent
 #'   without a calibration), `fit_time`, `call` and `fields` (see [hyperparameters()],
-#'   "Fitted objects"); formula fits also `terms`, `xlevels`,
+#'   "Fitted objects"); formula fits also `terms`, `xlevels`, `contrasts`,
 #'   `na.action`, `variables` (the formula's variables as the data gave them).
 #' @references Tipping, M. E. (2001). Sparse Bayesian learning and the
 #'   relevance vector machine. *Journal of Machine Learning Research* 1,

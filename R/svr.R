@@ -232,7 +232,7 @@
 #'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
 #'   KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and `fields`
 #'   (see [hyperparameters()], "Fitted objects"); formula fits also
-#'   `terms`, `xlevels`, `na.action`, `variables` (the formula's variables as
+#'   `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the formula's variables as
 #'   the data gave them).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.

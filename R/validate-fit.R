@@ -345,6 +345,12 @@
       ok <- is.list(v) && all(vapply(v, function(l) is.character(l) && !anyNA(l), logical(1)))
       if (!ok || (length(v) > 0L && is.null(names(v)))) "must be a named list of factor levels"
     }),
+    contrasts = .optional(function(v) {
+      ok <- is.list(v) && !is.null(names(v)) && all(vapply(v, function(k) {
+        (is.character(k) && length(k) == 1L && !is.na(k)) || (is.numeric(k) && is.matrix(k))
+      }, logical(1)))
+      if (!ok) "must be a named list of contrasts (function names or matrices)"
+    }),
     na.action = .optional(function(v) {
       .indices(NULL)(v) %||% if (!inherits(v, c("omit", "exclude"))) "must come from na.action"
     }),

@@ -434,6 +434,36 @@ test_that("a factor level training never saw is a new direction of the input spa
   expect_warning(predict(svc(cls ~ x + f + g, dc), nd[1:3, ]), "never saw")
 })
 
+test_that("newdata is coded with the fit's contrasts, as predict.lm() codes it", {
+  set.seed(1)
+  lv <- c("lo", "mid", "hi")
+  d <- data.frame(g = sample(c("a", "b", "c"), 40, TRUE), x = runif(40),
+                  lvl = factor(sample(lv, 40, TRUE), levels = lv, ordered = TRUE))
+  d$y <- as.numeric(d$lvl) + (d$g == "b") + sin(6 * d$x) + rnorm(40, sd = 0.2)
+  fit <- mfsvr(y ~ g + lvl + x, d, C = 5, kernel = rbf_kernel(2), scale = FALSE)
+  # an ordered factor takes polynomial contrasts (after the first factor's
+  # indicator columns), as in lm
+  expect_identical(colnames(model.matrix(fit)), c("ga", "gb", "gc", "lvl.L", "lvl.Q", "x"))
+  as_factor <- data.frame(g = "b", lvl = factor(lv, levels = lv, ordered = TRUE), x = 0.5)
+  as_text <- data.frame(g = "b", lvl = lv, x = 0.5)
+  plain <- data.frame(g = "b", lvl = factor(lv), x = 0.5)
+  # the same inputs, by the matrix interface on lm's own model matrix
+  X <- model.matrix(lm(y ~ g + lvl + x - 1, d))
+  ref <- predict(mfsvr(X, d$y, C = 5, kernel = rbf_kernel(2), scale = FALSE),
+                 model.matrix(~ g + lvl + x - 1, transform(as_factor, g = factor(g, c("a", "b", "c")))))
+  for (nd in list(as_factor, as_text, plain)) {
+    expect_equal(unname(predict(fit, nd)), unname(ref), tolerance = 1e-10)
+  }
+  # the session's contrasts at predict time do not matter either
+  old <- options(contrasts = c("contr.sum", "contr.helmert"))
+  on.exit(options(old))
+  expect_equal(unname(predict(fit, as_text)), unname(ref), tolerance = 1e-10)
+  # a fit edited to other contrasts: the columns no longer match, which is
+  # an error, not a prediction from misplaced columns
+  fit$contrasts$lvl <- "contr.treatment"
+  expect_error(predict(fit, as_text), "'newdata' codes to the columns .*lvlmid.* where the fit has")
+})
+
 test_that("kernlab's ticdata: every test row is predicted, one warning names every new level", {
   skip_if_not_installed("kernlab")
   data(ticdata, package = "kernlab", envir = environment())
