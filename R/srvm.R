@@ -320,7 +320,10 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
                   reason, kernel$sigma, kernel$sigma / width, width))
   }
   if (!is.null(kernel$degree)) {
-    largest <- max(abs(kernel$scale * rowSums(x^2) + kernel$offset))^kernel$degree
+    # (k(x, x) bounds every value of the kernel: its largest on the diagonal)
+    largest <- max(vapply(seq_len(nrow(x)), function(i) {
+      abs(kernel_matrix(kernel, x[i, , drop = FALSE]))
+    }, numeric(1)))
     .stop(sprintf(paste("srvm(): %s with a polynomial kernel whose values reach %.3g on these",
                         "inputs: its few basis function directions are so long that the",
                         "precision is singular in floating point; scale the inputs (scale = TRUE,",

@@ -245,8 +245,9 @@ class CSearch {
     // moments, would be computed for nothing)
     if (residual > kLoosest) return false;
     ep_detail::cavities(r, r.site_precision, r.site_nu, m_, v_);
+    // (the held curvature only for the first move, the one Newton's step makes)
     double curvature = 0.0;
-    const double g = gradient_keeping_moments(&curvature);
+    const double g = gradient_keeping_moments(tried_.empty() ? &curvature : nullptr);
     const double per = std::fabs(g) / static_cast<double>(targets_.size());
     const double accuracy = std::min(std::max(per, 0.1 * control_.tol), kLoosest);
     const double theta = std::log(lik_.C());
@@ -280,21 +281,22 @@ class CSearch {
   static constexpr double kNewtonStep = 1.0;
 
   // d log Z / d log C at the cavities m_, v_ (likelihood_gradient()'s
-  // first entry) and, in *curvature, d2 log Z / d(log C)^2 there with the
-  // sites held; keeps the site moments computed with them for the next
-  // sweep (RememberedMoments).
+  // first entry) and, when `curvature` is given, d2 log Z / d(log C)^2
+  // there with the sites held in it; keeps the site moments computed with
+  // them for the next sweep (RememberedMoments).
   double gradient_keeping_moments(double* curvature) {
     const Eigen::Index n = targets_.size();
     seen_.start(static_cast<std::size_t>(n));
     double gC = 0.0, h = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
-      double dC, deps, d2;
-      const SiteMoments mo = lik_.moments(targets_[i], m_[i], v_[i], &dC, &deps, &d2);
+      double dC, deps, d2 = 0.0;
+      const SiteMoments mo =
+          lik_.moments(targets_[i], m_[i], v_[i], &dC, &deps, curvature ? &d2 : nullptr);
       seen_.keep(static_cast<std::size_t>(i), targets_[i], m_[i], v_[i], mo);
       gC += dC;
       h += d2;
     }
-    *curvature = h;
+    if (curvature) *curvature = h;
     return lik_.C() * gC;
   }
 
@@ -303,13 +305,14 @@ class CSearch {
   }
 
   double propose(double theta, double g, double curvature) {
-    // the first move: Newton's step on the curvature with the sites held,
-    // where that is concave; at most kNewtonStep
-    const double newton =
-        curvature < 0.0 ? theta + std::copysign(std::min(std::fabs(g / curvature), kNewtonStep), g)
-                        : std::nan("");
-    double next = std::isfinite(newton) ? newton : theta + std::copysign(kFirstStep, g);
-    if (!tried_.empty()) {
+    double next;
+    if (tried_.empty()) {
+      // the first move: Newton's step on the curvature with the sites held,
+      // where that is concave; at most kNewtonStep
+      next = curvature < 0.0
+                 ? theta + std::copysign(std::min(std::fabs(g / curvature), kNewtonStep), g)
+                 : theta + std::copysign(kFirstStep, g);
+    } else {
       const std::pair<double, double> last = tried_.back();
       const double slope = (g - last.second) / (theta - last.first);
       const double secant = slope < 0.0 ? theta - g / slope : std::nan("");
