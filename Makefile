@@ -7,19 +7,38 @@ R_WITH_LIB := R_LIBS="$(LIB):$${R_LIBS:-}" Rscript --vanilla
 # systemd that prints an error and R warns.  The machine's own zone, named.
 export TZ ?= $(shell cat /etc/timezone 2>/dev/null || echo UTC)
 
-.PHONY: demo check sanitize sanitize-canary cpptest wincheck bench deps install docs site site-deps clean
+.PHONY: demo check test cran vignettes sanitize sanitize-canary cpptest wincheck bench deps install docs site site-deps clean
 
 deps:
 	bash tools/install-deps.sh
 
-# R CMD INSTALL builds in place and reuses src/*.o; those do not know the
-# core headers they include, so objects older than a header are removed.
+# The development build, into .lib/: R's flags less -g, through ccache
+# where installed (tools/dev-makevars.sh).  src/Makevars names the core
+# headers as prerequisites, so an edit to any of them rebuilds the object.
 install: deps
 	mkdir -p $(LIB)
-	@if [ -n "$$(find inst/include src -name '*.h*' -newer "$$(ls -t src/*.o 2>/dev/null | tail -n 1)" 2>/dev/null)" ]; then \
-	  echo "install: a header is newer than src/*.o: rebuilding every object"; rm -f src/*.o src/*.so; fi
-	R CMD INSTALL --no-test-load --library=$(LIB) . >$(LIB)/install.log 2>&1 || \
-	  (cat $(LIB)/install.log; exit 1)
+	bash tools/dev-makevars.sh >$(LIB)/dev.Makevars
+	R_MAKEVARS_USER=$(LIB)/dev.Makevars R CMD INSTALL --no-test-load --library=$(LIB) . \
+	  >$(LIB)/install.log 2>&1 || (cat $(LIB)/install.log; exit 1)
+
+# The edit-test loop: the C++ suite and the R suite at the small size,
+# spread over the cores (tools/test.sh); `make test TESTS="svr rvm"` runs
+# some R test files only.
+test: install
+	bash tools/test.sh $(TESTS)
+
+# The precomputed vignettes: knits each vignettes/*.Rmd.orig into the .Rmd
+# that the package builds from (tools/vignettes.R; `make check` fails when
+# one is out of date).
+# `make vignettes VIGNETTES="gpsvm tidymodels"` writes some of them.
+vignettes: install
+	R_LIBS="$(LIB):$${R_LIBS:-}" Rscript --vanilla tools/vignettes.R write $(VIGNETTES)
+
+# The package as CRAN builds and checks it: R CMD build and R CMD check
+# --as-cran with R's default flags and without NOT_CRAN, once with every
+# suggested package and once with none (tools/cran-check.sh).
+cran: deps
+	bash tools/cran-check.sh
 
 demo: install
 	GPSVM_DEMO_PNG=$(CURDIR)/gpsvm-demo.png $(R_WITH_LIB) -e 'demo("gpsvm", package = "gpsvm", ask = FALSE, echo = TRUE)'
