@@ -12,7 +12,7 @@
 #    its alignment, null and pointer-overflow checks.  R's strip step is
 #    turned off so that stacks keep file and line.
 # 2. Run every tests/testthat/test-*.R in its own R process
-#    (tools/sanitize-tests.R), GPSVM_SANITIZE_JOBS of them at a time (default:
+#    (tools/test-file.R), GPSVM_SANITIZE_JOBS of them at a time (default:
 #    the number of cores), the longest first, with gcc's libasan preloaded (R
 #    itself is not instrumented, and the ASan run-time must be loaded first),
 #    ASAN_OPTIONS=detect_leaks=0 (R's own allocations are never freed at
@@ -151,7 +151,7 @@ run_file() {
       ASAN_OPTIONS="$asan_options:allocator_may_return_null=1:log_path=$reports/asan" \
       UBSAN_OPTIONS="$ubsan_options" \
       R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
-      timeout 1200 Rscript --vanilla "$root/tools/sanitize-tests.R" "$file" >"$log" 2>&1
+      timeout 1200 Rscript --vanilla "$root/tools/test-file.R" "$file" >"$log" 2>&1
     code=$?
   } 2>"$work/cpu-$name"
   result=$(grep -E '^sanitize-result: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)

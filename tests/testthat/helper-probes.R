@@ -13,6 +13,9 @@ core_probe <- local({
 })
 
 compile_core_probes <- function() {
+  # (compiling takes longer than a CRAN check's whole test run; the C++
+  # suite and the other sizes cover these routines)
+  skip_on_cran()
   skip_if_not_installed("RcppEigen")
   # small code that runs on small data: compile it quickly (-O1, no debug
   # information) and quietly (Eigen's SSE types trip -Wignored-attributes)

@@ -56,6 +56,7 @@ check_first_fold <- function(tr, d, refit, classes = FALSE) {
 }
 
 test_that("the regression models train through caret with grids, as gpsvm fits them", {
+  skip_on_cran()
   d <- caret_reg_data()
   grid <- list(
     svr = expand.grid(sigma = c(0.7, 1.5), C = c(0.5, 2), epsilon = 0.1),
@@ -159,6 +160,7 @@ test_that("a resample that misses a rare class fits the others and predicts ever
 })
 
 test_that("tune = 'evidence' lets each fit choose its hyperparameters by its evidence", {
+  skip_on_cran()
   d <- caret_reg_data()
   set.seed(4)
   ev <- suppressWarnings(caret::train(d[c("x1", "x2")], d$y,

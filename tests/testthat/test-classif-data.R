@@ -210,6 +210,7 @@ loo_by_refits <- function(fitter, x, y, ...) {
 }
 
 test_that("three classes: exact leave-one-out equals refits by hand, approx is close", {
+  skip_on_cran()
   d <- three_class_data(36, 48)
   tight <- gpc_control(tol = 1e-20, max_iter = 100000)
   fits <- list(naive = function(x, y) gpc_paper(x, y, rbf_kernel(1), noise = 0.3, bias = 0.5,
@@ -383,6 +384,7 @@ test_that("na.action: na.exclude pads fitted() and predict(), NA rows of newdata
 })
 
 test_that("every classifier method works with kernlab and e1071 attached", {
+  skip_on_cran()
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
   suppressPackageStartupMessages({

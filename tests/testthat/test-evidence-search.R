@@ -169,6 +169,7 @@ test_that("gpc(optimize) needs the TAP method and a width to choose", {
 })
 
 test_that("mfsvr(optimize = TRUE) never returns its start silently", {
+  skip_on_cran()
   # a start where EP needs far more than 60 sweeps (a small first damping;
   # the search once capped EP at 60 sweeps everywhere and stopped at such a
   # start without a word, as it did for y around 100 and C = 10)
@@ -224,6 +225,7 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
 })
 
 test_that("mfsvr() by default chooses C by evidence on scaled data, and only then", {
+  skip_on_cran()
   set.seed(21)
   x <- runif(150, -3, 3)
   y <- sin(x) + rnorm(150)
@@ -345,6 +347,7 @@ test_that("gpc()'s default search beyond 10000 observations sees 2000 evenly spa
 })
 
 test_that("a search on some rows is the search on those rows, then the fit on all of them", {
+  skip_on_cran()
   # gpc()'s default beyond 10000 observations, on 600 rows of two inputs
   # (as a fit sees them: unscaled here, with the bias in the kernel)
   set.seed(24)
@@ -462,6 +465,7 @@ sinc_rvm_data <- function(seed = 4) {
 }
 
 test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width", {
+  skip_on_cran()
   d <- sinc_rvm_data()
   fit <- rvm(d$x, d$y, kernel = rbf_kernel(), optimize = TRUE)
   o <- fit$optimization
@@ -491,6 +495,7 @@ test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width",
 })
 
 test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width", {
+  skip_on_cran()
   d <- sinc_rvm_data(3)
   pen <- roughness_penalty(10)
   fit <- srvm(d$x, d$y, kernel = rbf_kernel(), penalty = pen, optimize = TRUE)
@@ -510,6 +515,7 @@ test_that("srvm(optimize = TRUE) finds a maximum of the evidence over the width"
 })
 
 test_that("rvm(optimize = TRUE) warns when the evidence's width makes the fit interpolate", {
+  skip_on_cran()
   # rounded noise (see rounded_noise_data())
   set.seed(3)
   d <- rounded_noise_data(80)

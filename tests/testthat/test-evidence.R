@@ -40,6 +40,7 @@ three_point_log_evidence <- function(x, y, C, eps) {
 }
 
 test_that("for three points the EP evidence is within 0.005 nats of nested quadrature", {
+  skip_on_cran()
   # (measured: 0.0025 and 0.0016 here, 8e-5 to 0.0012 on three more cases)
   cases <- list(list(x = c(-0.6, 0.1, 0.9), y = c(0.4, -0.2, 0.3), C = 3, eps = 0.1),
                 list(x = c(-0.2, 0, 0.3), y = c(0.5, 0.52, 0.45), C = 20, eps = 0.01))
@@ -80,6 +81,7 @@ importance_log_evidence <- function(x, y, C, eps, fit, draws = 1e5, nu = 50) {
 }
 
 test_that("for 30 points the EP evidence is within 0.02 nats of importance sampling", {
+  skip_on_cran()
   # (measured with 200,000 draws on five such problems: EP off by -0.012 to
   # 0.017 nats, the largest at C = 20, epsilon = 0.01)
   cases <- list(list(seed = 11, C = 4, eps = 0.1, noise = 0.2),

@@ -404,6 +404,7 @@ test_that("optimize beyond 1000 observations searches a FITC evidence, then fits
 })
 
 test_that("gpc_control(search_inducing): a FITC search at any n, or none; bad counts are errors", {
+  skip_on_cran()
   d <- two_class_data(150, 12, noise = 0.6)
   full <- gpc(d$x, d$y, optimize = TRUE)
   expect_null(full$optimization$search_inducing)  # up to 1000 observations: the full prior

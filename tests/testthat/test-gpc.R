@@ -341,6 +341,7 @@ parabola_data <- function() {
 }
 
 test_that("a search beyond 300 observations on the full prior evaluates on K's pivots where they represent it", {
+  skip_on_cran()
   d <- parabola_data()
   x <- d$x
   y <- d$y
@@ -356,6 +357,7 @@ test_that("a search beyond 300 observations on the full prior evaluates on K's p
 })
 
 test_that("beyond 300 observations the default search runs on a third of them as inducing inputs", {
+  skip_on_cran()
   d <- parabola_data()
   x <- d$x
   y <- d$y

@@ -43,6 +43,7 @@ reference_interval <- function(own, new_x, reach, level) {
 }
 
 test_that("the calibrated interval is the model's own at the refits' quantile level", {
+  skip_on_cran()
   d <- sinc_data(40, 1)
   new_x <- matrix(c(-9, -2.5, 0.3, 4, 12))
   kernel <- rbf_kernel(1.6)
@@ -145,6 +146,7 @@ test_that("calibration moves the intervals only: fits, means and confidence band
 })
 
 test_that("calibrated intervals follow a change of the response's units", {
+  skip_on_cran()
   d <- sinc_data(40, 9)
   new_x <- matrix(c(-5, 0.5, 7))
   for (fitter in list(rvm, srvm, mfsvr, svr)) {
@@ -277,6 +279,7 @@ test_that("rvm() calibrates by default from 10 to 500 observations and print() s
 })
 
 test_that("mfsvr() and svr() calibrate by default from 10 to 100 observations", {
+  skip_on_cran()
   for (fitter in list(mfsvr, svr)) {
     d <- sinc_data(9, 2)
     expect_null(fitter(d$x, d$y)$interval_calibration)

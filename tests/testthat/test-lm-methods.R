@@ -32,6 +32,7 @@ log_scale_intervals <- function(estimate, H, level = 0.95, keep = seq_along(esti
 }
 
 test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature of the log evidence", {
+  skip_on_cran()
   # epsilon = 0 stays 0 (the Laplace likelihood), where C sets the noise
   # level and the evidence pins it down
   d <- noisy_sinc()
@@ -84,6 +85,7 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
 })
 
 test_that("confint() of a two-class gpc() search follows the curvature of its evidence", {
+  skip_on_cran()
   d <- two_class_data(40, 2, noise = 1)
   y <- factor(d$y)
   fit <- gpc(d$x, y)
@@ -192,6 +194,7 @@ test_that("confint() of svr()'s C chosen by its evidence follows the curvature o
 })
 
 test_that("confint() says when there is no interval: nothing estimated, a bound, a rough evidence", {
+  skip_on_cran()
   d <- noisy_sinc()
   expect_error(confint(mfsvr(d$x, d$y, C = 5)),
                "this mfsvr\\(\\) fit estimated no hyperparameters by its evidence")
@@ -266,6 +269,7 @@ test_that("extractAIC(), deviance() and df.residual() have lm's shapes and logLi
 })
 
 test_that("drop1(), add1() and step() choose inputs by AIC, in lm's shapes", {
+  skip_on_cran()
   d <- mtcars[, c("mpg", "wt", "hp", "qsec", "drat")]
   full <- mfsvr(mpg ~ wt + hp + qsec, data = d)
   ref <- lm(mpg ~ wt + hp + qsec, data = d)
@@ -311,6 +315,7 @@ test_that("drop1(), add1() and step() choose inputs by AIC, in lm's shapes", {
 })
 
 test_that("R^2 in summary() and glance(): training, and leave-one-out where it is cheap", {
+  skip_on_cran()
   d <- noisy_sinc(30, seed = 6, sd = 0.2)
   r2 <- function(y, pred) 1 - sum((y - pred)^2) / sum((y - mean(y))^2)
   # rvm: leave-one-out at the fitted hyperparameters, recomputed in plain R
@@ -360,6 +365,7 @@ epsins_predictive_cdf <- function(t, m, v, C, eps) {
 }
 
 test_that("plot(which = ) draws plot.lm's panels on standardised residuals recomputed in plain R", {
+  skip_on_cran()
   d <- noisy_sinc(30, seed = 6, sd = 0.2)
   pdf(NULL)
   on.exit(dev.off())
@@ -465,6 +471,7 @@ test_that("newdata is coded with the fit's contrasts, as predict.lm() codes it",
 })
 
 test_that("kernlab's ticdata: every test row is predicted, one warning names every new level", {
+  skip_on_cran()
   skip_if_not_installed("kernlab")
   data(ticdata, package = "kernlab", envir = environment())
   train <- ticdata[1:5822, ]

@@ -14,6 +14,7 @@ cases <- rbind(
 )
 
 test_that("log Z matches integrate() over the likelihood times the cavity", {
+  skip_on_cran()
   for (k in seq_len(nrow(cases))) {
     p <- as.list(cases[k, ])
     got <- epsins(p$t, p$m, p$v, p$C, p$eps)$log_z
@@ -142,6 +143,7 @@ test_that("for one data point EP is exact: evidence, mean and variance by integr
 })
 
 test_that("for two data points the EP evidence is within 1e-3 of 2-D quadrature", {
+  skip_on_cran()
   x <- c(-0.3, 0.4)
   K <- exp(-outer(x, x, "-")^2 / 2)
   y <- c(0.5, 0.1)

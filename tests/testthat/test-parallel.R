@@ -32,6 +32,7 @@ three_class_data <- function(n, seed) {
 }
 
 test_that("results are identical under plan(sequential) and plan(multisession, workers = 2)", {
+  skip_on_cran()
   skip_without_multisession()
   d <- two_class_data(40, 61)
   g <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
@@ -88,6 +89,7 @@ test_that("the work is the plain serial computation, split any way", {
 })
 
 test_that("random streams are reproducible across plans and leave the caller's stream alone", {
+  skip_on_cran()
   draw <- function(i) stats::rnorm(3)
   set.seed(11)
   serial <- with_plan(future::sequential, gpsvm:::.future_map(1:6, draw))
@@ -149,6 +151,7 @@ test_that("progress is signalled through progressr, one step per piece of work",
 })
 
 test_that("the deprecated cores, cl and progress still work and say what to write", {
+  skip_on_cran()
   d <- two_class_data(30, 66)
   fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
   serial <- loo_error(fit, "exact")
@@ -174,6 +177,7 @@ test_that("the deprecated cores, cl and progress still work and say what to writ
 })
 
 test_that("fits draw no random numbers, so future finds none in a fresh worker", {
+  skip_on_cran()
   # a session without a seed keeps none after fitting every model
   had <- exists(".Random.seed", envir = globalenv())
   if (had) {

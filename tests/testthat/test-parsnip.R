@@ -53,6 +53,7 @@ test_that("the engines are registered for all three models in both modes", {
 })
 
 test_that("loading parsnip after gpsvm registers the engines, and loading gpsvm does not load parsnip", {
+  skip_on_cran()
   script <- paste(
     "invisible(loadNamespace('gpsvm'))",
     "cat(isNamespaceLoaded('parsnip'), '')",
@@ -91,6 +92,7 @@ test_that("svm_rbf() regression with every argument set is mfsvr() with them tra
 })
 
 test_that("svm_rbf() regression with nothing set has the evidence choose C, epsilon and the width", {
+  skip_on_cran()
   d <- reg_data()
   pfit <- fit(regression(svm_rbf()), y ~ ., data = d[1:60, ])
   direct <- mfsvr(y ~ ., data = d[1:60, ], optimize = TRUE)
@@ -243,6 +245,7 @@ test_that("every prediction type has parsnip's shape and column names", {
 })
 
 test_that("tune_grid() over 3 folds of a workflow with a recipe gives the fitter's own results", {
+  skip_on_cran()
   skip_if_not_installed(c("tune", "workflows", "recipes", "rsample", "yardstick"))
   d <- reg_data(n = 90)
   rec <- recipes::step_dummy(recipes::recipe(y ~ ., data = d), g)

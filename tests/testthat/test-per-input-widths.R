@@ -47,6 +47,7 @@ test_that("bad widths per input are errors that name sigma", {
 })
 
 test_that("a fit with fixed widths per input is the ordinary kernel on inputs divided by them", {
+  skip_on_cran()
   d <- per_input_data()
   w <- c(a = 0.8, b = 3, c = 40)
   xn <- matrix(runif(15, -2, 2), 5, dimnames = list(NULL, c("a", "b", "c")))
@@ -251,6 +252,7 @@ test_that("gpc() chooses a width per input by its evidence for two classes", {
 })
 
 test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that matter", {
+  skip_on_cran()
   # Friedman's first function: inputs 6 to 10 do not enter y
   set.seed(11)
   n <- 300

@@ -62,6 +62,7 @@ test_that("the data-driven width answers for the inputs asked about, remembered 
 })
 
 test_that("the offset's evidence is the integral over the prior with the constant", {
+  skip_on_cran()
   x <- c(-0.4, 0.5)
   y <- c(1.3, 1.1)  # both far above the zero-mean prior's mean
   for (b in c(0.3, 4)) {
@@ -329,6 +330,7 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
 })
 
 test_that("on a response linear in its inputs the evidence chooses the linear kernel", {
+  skip_on_cran()
   # calories are nearly 4 protein + 9 fat + 4 carbohydrate: a line in the
   # inputs, which no Gaussian width extrapolates from 45 rows
   skip_if_not_installed("MASS")
@@ -414,6 +416,7 @@ test_that("the linear candidate's search starts at the C of its least-squares re
 })
 
 test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by a GP's evidence", {
+  skip_on_cran()
   set.seed(2)
   rows <- sample(nrow(trees), 21)
   train <- trees[rows, ]
@@ -518,6 +521,7 @@ test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by 
 })
 
 test_that("beyond 500 observations the kernels are weighed on 500 evenly spaced rows", {
+  skip_on_cran()
   set.seed(4)
   x <- sort(runif(510, -3, 3))
   y <- x + 0.3 * sin(3 * x) + rnorm(510, sd = 0.2)

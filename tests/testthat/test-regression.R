@@ -161,6 +161,7 @@ test_that("logLik() of a scaled rvm is the Gaussian density of y as given, evalu
 })
 
 test_that("logLik() of a scaled mfsvr is within 1e-3 of the density of y as given, by 2-D quadrature", {
+  skip_on_cran()
   # two points (EP is not exact for two): y = c + s (f + e), so
   # p(y) = int prod_i p_eps((y_i - c) / s - f_i) / s N(f; 0, K) df
   x <- c(10, 50)
@@ -187,6 +188,7 @@ test_that("logLik() of a scaled mfsvr is within 1e-3 of the density of y as give
 })
 
 test_that("eq. (16) of svr() is evaluated at the exact optimum at the default tolerance", {
+  skip_on_cran()
   # references: plain-R coordinate descent (bias = FALSE; checked to reach
   # the optimum, its KKT violation below 1e-10), or the dual solver at
   # tol = 1e-12 (bias = TRUE, and large C where coordinate descent crawls),
@@ -271,6 +273,7 @@ test_that("the polished svr solution satisfies the KKT conditions to rounding", 
 })
 
 test_that("the df of logLik() counts what was estimated from the response", {
+  skip_on_cran()
   d <- sinc_data(30, seed = 10)
   k <- rbf_kernel(sqrt(2))
   df <- function(fit) attr(logLik(fit), "df")
@@ -416,6 +419,7 @@ test_that("the default kernel takes its width from the scaled inputs and says so
 })
 
 test_that("na.exclude pads fitted, residuals and predict() as lm() does; NA rows of newdata give NA", {
+  skip_on_cran()
   set.seed(14)
   d <- data.frame(u = runif(30, 0, 10), w = runif(30))
   d$y <- sin(d$u) + d$w + rnorm(30, sd = 0.1)
@@ -496,6 +500,7 @@ test_that("predict(na.action =) treats NA rows of newdata as predict.lm() does",
 })
 
 test_that("plot() draws a transformed formula against its variable, through the formula", {
+  skip_on_cran()
   set.seed(15)
   d <- data.frame(x = runif(40, 1, 100))
   d$y <- 3 * log(d$x) + rnorm(40, sd = 0.2)
@@ -540,6 +545,7 @@ test_that("plot() draws a transformed formula against its variable, through the 
 })
 
 test_that("update() refits every model with changed arguments, data or formula", {
+  skip_on_cran()
   set.seed(16)
   d <- data.frame(u = runif(30, -3, 3), w = runif(30))
   d$y <- sin(d$u) + d$w + rnorm(30, sd = 0.1)
@@ -675,6 +681,7 @@ test_that("a variable the formula removes (Class ~ . - Id) is not needed by pred
 })
 
 test_that("newdata without rows gives empty predictions, and one without a variable an error", {
+  skip_on_cran()
   set.seed(5)
   d <- data.frame(u = runif(30, -2, 2), v = runif(30))
   d$y <- sin(d$u) + d$v + rnorm(30, sd = 0.1)
@@ -710,6 +717,7 @@ test_that("newdata without rows gives empty predictions, and one without a varia
 })
 
 test_that("every method works with kernlab and e1071 attached", {
+  skip_on_cran()
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
   attached <- setdiff(c("kernlab", "e1071"), sub("package:", "", search()))

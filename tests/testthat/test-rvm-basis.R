@@ -57,6 +57,7 @@ test_that("every input as a candidate is the default fit", {
 })
 
 test_that("the default offers every input up to 5000 observations and 1000 beyond", {
+  skip_on_cran()
   set.seed(14)
   x <- matrix(runif(6000 * 2), ncol = 2)
   k <- rbf_kernel(0.05)
@@ -82,6 +83,7 @@ test_that("duplicated inputs are never offered twice, and one point works", {
 })
 
 test_that("by default each distinct input is offered once", {
+  skip_on_cran()
   set.seed(1)
   x <- round(runif(200, 0, 10), 1)  # 83 distinct values
   y <- sin(x) + rnorm(200, sd = 0.3)
@@ -191,6 +193,7 @@ test_that("srvm() chooses its candidates, prints them and checks 'basis'", {
 })
 
 test_that("a fit that stopped because the evidence stopped rising says so", {
+  skip_on_cran()
   set.seed(1)
   x <- runif(300, -10, 10)
   y <- sin(x) / x + rnorm(300, sd = 0.1)

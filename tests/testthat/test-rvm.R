@@ -131,6 +131,7 @@ test_that("the fast RVM converges with well-determined weights on nearly colline
 })
 
 test_that("the fast RVM stays finite on a nearly singular problem, and says it did not finish", {
+  skip_on_cran()
   # noise sd 0.003 with a wide kernel: the rank-one updates lost the
   # posterior within a few steps and the fit ended in NaN (an R error in
   # the interpolation check); now the moments are computed afresh whenever
@@ -378,6 +379,7 @@ rvm_noise_evidence_r <- function(fit, y, restricted) {
 }
 
 test_that("a new target's interval integrates the noise level against its posterior", {
+  skip_on_cran()
   # at the fitted alphas, under a flat prior on log sigma^2: the t's scale is
   # the mode of the (restricted, for a centred response) evidence and its
   # degrees of freedom -2 times the curvature there (central differences of

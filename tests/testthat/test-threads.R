@@ -38,6 +38,7 @@ test_that("gpsvm_threads() asks, sets and restores, and rejects what is not a co
 })
 
 test_that("inducing-point fits on 8400 rows are the same to the last bit on one and two threads", {
+  skip_on_cran()
   d <- threaded_data()
   fits <- lapply(c(1, 2), function(threads) with_threads(threads, {
     z <- gpsvm:::cpp_greedy_inducing(rbf_kernel(1), d$x, 80L, 1e-12)

@@ -18,6 +18,7 @@ tidy_data <- function(n = 40, seed = 2) {
 as_df <- function(x) as.data.frame(x)
 
 test_that("glance() of every regression model agrees with the fit's accessors", {
+  skip_on_cran()
   d <- tidy_data()
   fits <- list(svr = svr(y ~ x1 + x2, d, optimize = TRUE),
                mfsvr = mfsvr(y ~ x1 + x2, d), rvm = rvm(y ~ x1 + x2, d),
@@ -194,6 +195,7 @@ test_that("augment() of a regression fit equals predict() with its intervals", {
 })
 
 test_that("augment() at the training rows lines up with the data and na.action", {
+  skip_on_cran()
   d <- tidy_data()
   d$x2[c(3, 10)] <- NA
   ex <- mfsvr(y ~ x1 + x2, d, na.action = na.exclude)

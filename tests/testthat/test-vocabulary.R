@@ -167,6 +167,7 @@ test_that("evidence() is every model's log evidence; evidence_curve() refits a f
 })
 
 test_that("the deprecated names still work and say what to write", {
+  skip_on_cran()
   d <- data.frame(voc_x, y = voc_y)
   expect_warning(old <- mfsvr_evidence(voc_x, voc_y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1)),
                  "mfsvr_evidence\\(\\): this function is deprecated; write evidence\\(mfsvr")

@@ -1,11 +1,12 @@
-# Runs one testthat file against the installed gpsvm (the sanitizer build,
-# see tools/sanitize.sh) and ends with its counts and the tests it skipped:
+# Runs one testthat file against the installed gpsvm (the sanitizer build of
+# tools/sanitize.sh, or the development build of tools/test.sh) and ends
+# with its counts and the tests it skipped:
 #   sanitize-skip: <test>: <reason>          (one line per skipped test)
 #   sanitize-result: <passed> passed, <failed> failed, <skipped> skipped
 # counting expectations as testthat's summary does (an error inside a test
-# counts as a failure).  Usage: Rscript sanitize-tests.R tests/testthat/test-x.R
+# counts as a failure).  Usage: Rscript test-file.R tests/testthat/test-x.R
 args <- commandArgs(TRUE)
-if (length(args) != 1L || !file.exists(args[1])) stop("usage: sanitize-tests.R TEST_FILE")
+if (length(args) != 1L || !file.exists(args[1])) stop("usage: test-file.R TEST_FILE")
 suppressPackageStartupMessages({
   library(testthat)
   library(gpsvm)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The edit-test loop (`make test`, after `make install`):
+#   1. the C++ core's suite (tools/cpp-tests.sh --plain: no sanitizers, so
+#      it builds in about half the time), in the background;
+#   2. the testthat suite at the small size (GPSVM_TEST_SIZE=small,
+#      NOT_CRAN=true: see tests/testthat/helper-size.R) against the package
+#      installed in .lib/, each file in its own R process (tools/test-file.R),
+#      as many at a time as there are cores, the longest first; the
+#      test-only core probes are compiled once, before the files.
+#
+#   bash tools/test.sh [FILE ...]    FILE: test-svr.R, or svr, for some files
+#
+# Ends with one line 'test: N passed, N failed' (expectations and C++
+# cases) and a non-zero status on any failure.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+lib="$root/.lib"
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-test.XXXXXX")
+start=$(date +%s)
+
+bash tools/cpp-tests.sh --plain "$work/cpp" >"$work/cpp.log" 2>&1 &
+cpp_pid=$!
+
+if [ $# -gt 0 ]; then
+  files=()
+  for f in "$@"; do
+    f=${f#test-}; f=${f%.R}
+    files+=("tests/testthat/test-$f.R")
+  done
+else
+  mapfile -t files < <(ls -S tests/testthat/test-*.R)
+fi
+export GPSVM_TEST_SIZE=small NOT_CRAN=true R_LIBS="$lib${R_LIBS:+:$R_LIBS}"
+export GPSVM_PROBE_CACHE="$work/probe-cache"
+Rscript --vanilla -e 'library(testthat); source("tests/testthat/helper-probes.R")
+  invisible(compile_core_probes())' >"$work/probes.log" 2>&1 ||
+  { cat "$work/probes.log"; echo "test: the core probes did not compile"; }
+
+run_file() {
+  local name
+  name=$(basename "$1")
+  timeout 900 Rscript --vanilla tools/test-file.R "$1" >"$work/$name.log" 2>&1
+  echo "$?" >"$work/$name.status"
+}
+jobs=$(nproc)
+running=0
+for file in "${files[@]}"; do
+  [ -f "$file" ] || { echo "test: no $file"; echo "1" >"$work/$(basename "$file").status"; continue; }
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  run_file "$file" &
+  running=$((running + 1))
+done
+wait
+
+passed=0
+failed=0
+for file in "${files[@]}"; do
+  name=$(basename "$file")
+  result=$(grep -E '^sanitize-result: ' "$work/$name.log" 2>/dev/null | tail -n 1)
+  if [ -z "$result" ]; then
+    tail -n 30 "$work/$name.log" 2>/dev/null
+    echo "test: $name ended without a result (status $(cat "$work/$name.status" 2>/dev/null))"
+    failed=$((failed + 1))
+    continue
+  fi
+  p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$result")
+  f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$result")
+  [ "$f" -gt 0 ] && tail -n 60 "$work/$name.log"
+  passed=$((passed + p))
+  failed=$((failed + f))
+done
+echo "test: R suite (small size): $passed passed, $failed failed, $(( $(date +%s) - start )) s"
+
+wait "$cpp_pid"
+cpp=$(grep -E '^cpp-tests: [0-9]+ passed, [0-9]+ failed$' "$work/cpp.log" | tail -n 1)
+[ -n "$cpp" ] || { cat "$work/cpp.log"; cpp="cpp-tests: 0 passed, 1 failed"; }
+cpp_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$cpp")
+[ "$cpp_failed" -gt 0 ] && head -n 100 "$work/cpp.log"
+echo "test: C++ suite: ${cpp#cpp-tests: }"
+passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$cpp")))
+failed=$((failed + cpp_failed))
+echo "test: $(( $(date +%s) - start )) s in all (logs in $work)"
+echo "test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
