@@ -10,34 +10,38 @@
 #      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64, UBSan
 #      printing stacks), its files spread over the cores and its large
 #      problems made small (GPSVM_TEST_SIZE=small, see
-#      tests/testthat/helper-size.R; the tests that leaves to step 5's
+#      tests/testthat/helper-size.R; the tests that leaves to step 6's
 #      full-size run are listed).  Any ASan or UBSan report fails the check,
 #      counts as a failed test and is printed;
-#   3. meanwhile, fail if re-running roxygen2 or Rcpp::compileAttributes()
+#   3. start `make cran` (tools/cran-check.sh) in the background: the
+#      package built and checked as CRAN would, with R's default flags and
+#      without NOT_CRAN, with every suggested package and with none;
+#   4. meanwhile, fail if re-running roxygen2 or Rcpp::compileAttributes()
 #      would change man/, NAMESPACE or the Rcpp exports, or (where pkgdown
 #      is installed) if _pkgdown.yml leaves a help topic out;
-#   4. in a second background lane, the C++ core compiles without R (every
+#   5. in a further background lane, the C++ core compiles without R (every
 #      header of inst/include/gpsvm/, on Eigen alone) and its test suite
 #      tests/cpp/ passes (tools/cpp-tests.sh: one translation unit, built
 #      with the sanitizer flags where gcc has libasan); then the same suite
 #      cross-compiled for 64-bit Windows with mingw-w64 and run under wine
 #      (tools/windows-check.sh; skipped with its reason where those cannot
 #      be installed);
-#   5. meanwhile R CMD build, which knits every vignette (a vignette that
-#      fails fails the build, and so the check), then R CMD check --as-cran
-#      --no-manual --no-vignettes with every test at full size (both
-#      compile through ccache, so the second compile is a cache hit, without
-#      -g).  Each vignette's code thus runs once, in R CMD build's knitting:
-#      R CMD check would run it again (and without --no-build-vignettes knit
-#      it a third time), the same code on the same installed package, about
-#      90 s of CPU on a quiet 2-core machine;
-#   6. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
+#   6. meanwhile R CMD build, then R CMD check --as-cran --no-manual
+#      --no-vignettes --no-examples with every test at full size
+#      (NOT_CRAN=true; both compile through ccache without -g, so the
+#      second compile is a cache hit; the examples and vignettes are run by
+#      step 3's checks);
+#   7. the precomputed vignettes' code (vignettes/*.Rmd.orig) knitted
+#      against the package step 6 installed: fail if a vignette the package
+#      ships differs from what its code gives now (tools/vignettes.R);
+#   8. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
 #      on the allow-list tools/check-notes-allowed.txt;
-#   7. wait for the background stages; print how long each stage took and one
+#   9. wait for the background stages; print how long each stage took and one
 #      closing line 'tests: N passed, N failed': the passes of R CMD check's
 #      testthat run (expectations) plus the passed cases of the C++ suite
 #      and of its Windows build, and the failures of those three plus those
-#      of the sanitizer stage.
+#      of the sanitizer stage, one for each failed setting of `make cran`
+#      and one for stale precomputed vignettes.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -66,25 +70,7 @@ lane_done() {
 # clock look-ups (this machine has no network).
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_SYSTEM_CLOCK_=0
-# R's default flags here include -g, and the debug information of the Eigen
-# templates is 98% of the shared object (14.7 MB against 0.3 MB), which
-# trips the installed-size NOTE.  R's own strip step (_R_SHLIB_STRIP_) is
-# pointed at 'strip --strip-debug' instead of its default --strip-unneeded:
-# that drops only the debug sections and keeps the symbol table, which the
-# check's native-registration scan reads (R_STRIP_SHARED_LIB, see etc/Renviron).
-if strip --version 2>/dev/null | grep -q GNU; then
-  export R_STRIP_SHARED_LIB="strip --strip-debug"
-  export _R_SHLIB_STRIP_=true
-fi
 export _R_CHECK_FORCE_SUGGESTS_=true
-# The examples run while the background lanes share the cores, so their
-# elapsed times here are up to twice their CPU times (measured:
-# interval_coverage's example, 2.4 s CPU, 5.0 s elapsed).  R CMD
-# check's NOTE threshold (5 s of CPU or elapsed time) is raised to 10 s here
-# and the 5 s limit is applied to the CPU time alone below, which is what a
-# quiet CRAN machine would see.
-export _R_CHECK_EXAMPLE_TIMING_THRESHOLD_=10
-example_cpu_limit=5
 
 bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 stage_done "installing dependencies"
@@ -102,6 +88,17 @@ echo "check: sanitizer build and tests started (log $work/sanitize.log)"
   exit "$code" ) &
 sanitize_pid=$!
 trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null' EXIT
+cran_pid=""
+
+# `make cran` (its R CMD build compiles with -g, so it shares nothing with
+# the builds below) runs beside the other stages too.
+echo "check: make cran started (log $work/cran.log)"
+( t0=$(date +%s)
+  GPSVM_CRAN_BUSY=true bash tools/cran-check.sh "$work/cran" >"$work/cran.log" 2>&1
+  code=$?
+  echo $(( $(date +%s) - t0 )) >"$work/secs-cran"
+  exit "$code" ) &
+cran_pid=$!
 
 echo "check: documentation and exports up to date?"
 mkdir -p "$work/src-copy"
@@ -148,22 +145,16 @@ timed() {  # timed NAME COMMAND...: runs it, leaves its seconds in $work/secs-NA
   timed win bash tools/windows-check.sh "$work/wincheck" >"$work/wincheck.log" 2>&1
 ) &
 cpp_pid=$!
-trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null; [ -n "$cpp_pid" ] && kill "$cpp_pid" 2>/dev/null' EXIT
+trap 'for p in "$sanitize_pid" "$cpp_pid" "$cran_pid"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done' EXIT
 
-# R CMD build compiles the package (to build the vignettes) and R CMD check
-# compiles it again with the same flags: through ccache, where installed,
-# the second compile is a cache hit.  Both compile without -g (the debug
-# information would be stripped anyway, see above).  (The package is one
+# R CMD build compiles the package (to build the vignettes that run their
+# code) and R CMD check compiles it again with the same flags: through
+# ccache, where installed, the second compile is a cache hit.  Both compile
+# without -g (src/Makevars would strip it anyway).  (The package is one
 # translation unit, src/unity.cpp, so there is nothing to compile in
 # parallel.)
-{
-  echo "CXX17FLAGS = $(R CMD config CXX17FLAGS | sed -E 's/(^| )-g( |$)/ /')"
-  if command -v ccache >/dev/null; then
-    echo "CXX17 = ccache $(R CMD config CXX17)"
-  else
-    echo "check: no ccache: R CMD check compiles the package again" >&2
-  fi
-} >"$work/build.Makevars"
+bash tools/dev-makevars.sh >"$work/build.Makevars"
+command -v ccache >/dev/null || echo "check: no ccache: R CMD check compiles the package again"
 export CCACHE_DIR="$work/ccache"
 build_env=(env R_MAKEVARS_USER="$work/build.Makevars")
 
@@ -173,20 +164,14 @@ tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
 stage_done "R CMD build"
 
 if [ -n "$tarball" ]; then
-  echo "check: R CMD check --as-cran --no-manual --no-vignettes $(basename "$tarball")"
-  (cd "$work" && "${build_env[@]}" R CMD check --as-cran --no-manual --no-vignettes \
-    "$tarball") >"$work/check.log" 2>&1
+  echo "check: R CMD check --as-cran --no-manual --no-vignettes --no-examples, full-size tests"
+  (cd "$work" && "${build_env[@]}" NOT_CRAN=true R CMD check --as-cran --no-manual \
+    --no-vignettes --no-examples "$tarball") >"$work/check.log" 2>&1
   log="$work/gpsvm.Rcheck/00check.log"
   [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
   [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
 else
   fail "no tarball was built"
-fi
-timings_file="$work/gpsvm.Rcheck/gpsvm-Ex.timings"
-if [ -f "$timings_file" ]; then
-  slow=$(awk -F'\t' -v limit="$example_cpu_limit" \
-    'NR > 1 && $2 + $3 > limit { printf "%s (%.1f s CPU) ", $1, $2 + $3 }' "$timings_file")
-  [ -z "$slow" ] || fail "examples over ${example_cpu_limit} s of CPU time: $slow"
 fi
 command -v ccache >/dev/null &&
   echo "check: ccache: $(ccache -s | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';')"
@@ -204,6 +189,17 @@ else
   [ -n "$rout" ] && tail -n 60 "$rout"
 fi
 [ "$failed" -eq 0 ] || fail "$failed test(s) failed"
+
+echo "check: the precomputed vignettes are what their code gives now?"
+if [ -d "$work/gpsvm.Rcheck/gpsvm" ]; then
+  R_LIBS="$work/gpsvm.Rcheck${R_LIBS:+:$R_LIBS}" Rscript --vanilla tools/vignettes.R check \
+    >"$work/vignettes.log" 2>&1 || { cat "$work/vignettes.log"; fail "stale vignettes"; failed=$((failed + 1)); }
+  grep -E "^vignettes:" "$work/vignettes.log"
+else
+  fail "no installed package to knit the vignettes with"
+  failed=$((failed + 1))
+fi
+stage_done "precomputed vignettes"
 
 echo "check: waiting for the C++ suites"
 wait "$cpp_pid"
@@ -236,6 +232,19 @@ if [ "$win_failed" -gt 0 ]; then
   fail "the Windows build of the C++ suite: $win_failed case(s) failed (log $work/wincheck.log)"
 fi
 lane_done "C++ suite on Windows (mingw-w64, wine)" win
+
+echo "check: waiting for make cran"
+wait "$cran_pid"
+cran_pid=""
+lane_done "make cran" cran
+cat "$work/cran.log"
+cran_failed=0
+if ! grep -q '^cran: OK$' "$work/cran.log"; then
+  cran_failed=$(sed -nE 's/^cran: FAIL: ([0-9]+) of 2 settings$/\1/p' "$work/cran.log")
+  [ "${cran_failed:-0}" -gt 0 ] || cran_failed=1
+  fail "make cran (log $work/cran.log)"
+fi
+failed=$((failed + cran_failed))
 
 echo "check: waiting for the sanitizer stage"
 wait "$sanitize_pid"

@@ -40,6 +40,10 @@ command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || tools_missing="$t
 # ccache: the check compiles the package twice with the same flags (R CMD
 # build for the vignettes, R CMD check); the second compile is a cache hit.
 command -v ccache >/dev/null || tools_missing="$tools_missing ccache"
+# LaTeX, for the PDF manual that `make cran` checks as CRAN does (about 60 MB
+# of Debian's packages; tools/cran-check.sh says why it needs no more).
+command -v pdflatex >/dev/null ||
+  tools_missing="$tools_missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended"
 
 if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""
