@@ -44,6 +44,8 @@ command -v ccache >/dev/null || tools_missing="$tools_missing ccache"
 # of Debian's packages; tools/cran-check.sh says why it needs no more).
 command -v pdflatex >/dev/null ||
   tools_missing="$tools_missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended"
+# HTML Tidy, with which R CMD check --as-cran validates the HTML help pages.
+command -v tidy >/dev/null || tools_missing="$tools_missing tidy"
 
 if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""

@@ -72,7 +72,7 @@ for file in "${files[@]}"; do
 done
 echo "test: R suite (small size): $passed passed, $failed failed, $(( $(date +%s) - start )) s"
 
-wait "$cpp_pid"
+# (the wait above reaped the C++ suite too)
 cpp=$(grep -E '^cpp-tests: [0-9]+ passed, [0-9]+ failed$' "$work/cpp.log" | tail -n 1)
 [ -n "$cpp" ] || { cat "$work/cpp.log"; cpp="cpp-tests: 0 passed, 1 failed"; }
 cpp_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$cpp")
