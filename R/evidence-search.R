@@ -53,19 +53,6 @@
   sprintf("%s:upper", sub("^log_", "", grep("^log_sigma\\[", rownames(ranges), value = TRUE)))
 }
 
-# optimize = NULL in gpc() and mfsvr(): up to this many observations (on
-# the FITC prior beyond 2000, where the kernel matrix has no low rank; a
-# search costs a few fits) the evidence chooses by default what the call
-# leaves open.  Beyond, the fit says once what it did instead, and print()
-# says it too: gpc() searches the evidence of .search_subset_n of its rows
-# (.search_rows()), since its fixed noise = 0.1 can be far from the data's
-# and makes EP slow (gpc-optimize.R); mfsvr() keeps C = 5, a typical
-# evidence-chosen value for a standardised response (.skipped_search()): on
-# 20000 rows of mlbench's Friedman 1 a search on 2000 of them cost 12 s and
-# chose C = 8, for the same held-out RMSE (1.2505 against 1.2500 at C = 5).
-.default_search_max_n <- 10000L
-.search_subset_n <- 2000L
-
 # About `size` rows of n, evenly spaced from the first to the last (all n
 # when n <= size): a subset that needs no random numbers and follows any
 # order the rows have (sorted by class, by time).
@@ -74,9 +61,9 @@
 }
 
 # The rows a default search on n observations sees: NULL (all of them) up
-# to .default_search_max_n, else .search_subset_n evenly spaced ones.
+# to search_max_n, else search_subset_n evenly spaced ones.
 .search_rows <- function(n) {
-  if (n > .default_search_max_n) .evenly_spaced_rows(n, .search_subset_n)
+  if (n > .size_rule("search_max_n")) .evenly_spaced_rows(n, .size_rule("search_subset_n"))
 }
 
 # `optimize = ...` naming the parameters `which`, as the notes below quote it.
@@ -85,25 +72,11 @@
   paste("optimize =", if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
 }
 
-# The note of a fit whose default search over the parameters `which` was
-# not run for its size, saying what the fit used instead: given as a
-# message and kept in fit$skipped_search for print().
-.skipped_search <- function(what, n, which, instead) {
-  note <- sprintf(paste("%s with %d observations (more than %d) the evidence search is not run",
-                        "by default: %s; %s runs it"),
-                  what, n, .default_search_max_n, instead, .optimize_words(which))
-  message(note)
-  note
-}
-
-# The message of a fit whose default search over `which` saw `rows` of its
-# n observations (.search_rows()); print() says it in the search's line.
-.subset_search_message <- function(what, n, which, rows) {
-  message(sprintf(paste("%s with %d observations (more than %d) the default evidence search",
-                        "chooses %s from %d evenly spaced rows, and the fit on all rows uses",
-                        "the values found; %s searches on all rows"),
-                  what, n, .default_search_max_n, .parameter_words(which),
-                  length(rows), .optimize_words(which)))
+# The record of a fit whose default search over the parameters `which` was
+# left out by the size rule search_max_n, saying what the fit used instead
+# (fit$skipped_search; the plan's message and print() give it).
+.skipped_search <- function(which, instead) {
+  sprintf("not run: %s; %s runs it", instead, .optimize_words(which))
 }
 
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or

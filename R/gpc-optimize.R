@@ -16,7 +16,7 @@
 # of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
 # "kappa").
 #
-# `rows` (the default search beyond .default_search_max_n observations)
+# `rows` (the default search beyond search_max_n observations)
 # confines the search to the evidence of those rows (on inducing inputs
 # among them); the fit then runs on every row at the values found,
 # warm-started from the best point's sites on those rows.  Beyond 10^4 rows
@@ -122,39 +122,6 @@
   .finish_search(fit, outcome, spec, "gpc():")
 }
 
-# The search on the full prior evaluates the evidence at O(n^3) a sweep;
-# beyond .search_dense_max_n observations it runs on a third of them as
-# inducing inputs, at most this many, unless gpc_control(search_inducing)
-# says otherwise.  A FITC sweep then costs O(n m^2) with m <= n / 3.
-# Measured against the search on the full prior (3 splits 70/30 each of
-# Pima, breast cancer, mlbench's spirals, twonorm, ringnorm and circle,
-# 478-700 training rows): 0.35 s instead of 1.03 s on breast cancer, 0.37
-# instead of 1.05 on Pima, 0.52 instead of 1.37 on twonorm; the same
-# held-out accuracy on every split, log loss within 0.001 except ringnorm
-# (20 inputs; 0.104 against 0.103, the full evidence 2.4 lower at the values
-# found).  A quarter of the observations was faster still on breast cancer,
-# but needed twice the evaluations on Pima and lost more on ringnorm.
-# Fewer than 300 beyond 1000 observations (where a search sweep's n m^2
-# grows with n) halved the search's time but lost accuracy: the coarser
-# FITC evidence prefers wider widths, and the full model's evidence at the
-# values found was lower wherever it was compared.  150 inducing inputs, one
-# split each: mlbench's Satellite (6 classes, 4290 rows, 36 inputs),
-# held-out accuracy 0.902 against 0.907 and log loss 0.245 against 0.240
-# at 0.63 of the time; its red soil against the rest (4435 rows) 0.0232
-# against 0.0229, 0.4 of the time (final evidence 0.7 nats lower);
-# ringnorm with 50 inputs (3000 rows) 0.0213 against 0.0214 (1 nat lower).
-# DNA (3 classes, 2124 rows, 180 binary inputs) with 181: widths 64-93
-# where 300 found 28-37, 2 to 5 nats lower, accuracy 0.945 against 0.947,
-# log loss 0.222 against 0.206.
-.gpc_search_inducing_count <- 300L
-.gpc_search_inducing_fraction <- 1 / 3
-
-# Up to this many observations a search runs on the full prior; beyond it,
-# on inducing inputs (above), or with gpc_control(search_inducing = 0) on
-# the full prior, each evaluation on the pivots of K when they represent it
-# (see .search_low_rank()).
-.search_dense_max_n <- 300L
-
 # The full prior of one evaluation, at its own width: the pivots of a
 # pivoted Cholesky factorisation when at most half of them represent K to
 # rank_tol (the model the fit with optimize = FALSE runs on beyond 1000
@@ -165,7 +132,7 @@
 # for a fit at those values.  The final fit stays dense up to 1000
 # observations, as without a search (exact leave-one-out needs it).
 .search_low_rank <- function(x, kernel, rank_tol) {
-  if (nrow(x) <= .search_dense_max_n || rank_tol == 0) return(NULL)
+  if (nrow(x) <= .size_rule("search_dense_max_n") || rank_tol == 0) return(NULL)
   pivots <- .low_rank_pivots(x, kernel, rank_tol)
   if (pivots$low_rank) x[pivots$rows, , drop = FALSE]
 }
@@ -179,8 +146,9 @@
 .gpc_search_inducing <- function(x, kernel, count) {
   n <- nrow(x)
   if (is.null(count)) {
-    count <- if (n > .search_dense_max_n) {
-      as.integer(min(.gpc_search_inducing_count, ceiling(n * .gpc_search_inducing_fraction)))
+    count <- if (n > .size_rule("search_dense_max_n")) {
+      as.integer(min(.size_rule("search_inducing_count"),
+                     ceiling(n / .size_rule("search_rows_per_inducing"))))
     } else 0L
   }
   if (count == 0L) return(NULL)

@@ -14,14 +14,8 @@
 # predictive distributions (R/regression-predict.R); its point prediction
 # stays the fit's own.
 
-# At most this many observations: each node is one more EP fit (warm-started
-# from the chosen one's sites), cheap on few rows, and on many the evidence
-# is sharp in C and the mixture is the point fit's predictive (measured:
-# a Laplace sd of log C of 0.4 on 21 rows of attitude, 0.13 on 280 of
-# Friedman 1, 0.09 on 354 of Boston housing, where the six extra fits cost
-# 1.1 s against 0.5 s for the fit with its search; on 200 rows of Friedman 1
-# they cost 0.07 s, four to five fits at a fixed C).
-.C_mixture_max_n <- 200L
+# The mixture's quadrature nodes over log C (made up to the size rule
+# C_mixture_max_n, ?gpsvm_size_policy).
 .C_mixture_nodes <- 5L
 .C_mixture_step <- 0.2  # in log C, for the curvature by central differences
 
@@ -103,11 +97,11 @@
 }
 
 # The mixture for a fit of `n` observations whose C a search chose, or NULL
-# when it is not made (more than .C_mixture_max_n observations, or no
+# when it is not made (more than C_mixture_max_n observations, or no
 # interior maximum).  `components(quadrature)` gives the model's fits at the
 # nodes (mfsvr: the EP fits themselves).
 .C_mixture <- function(ep_fit, y, components = function(q) q$fits) {
-  if (length(y) > .C_mixture_max_n) return(NULL)
+  if (length(y) > .size_rule("C_mixture_max_n")) return(NULL)
   q <- .C_quadrature(ep_fit, y)
   if (is.null(q)) return(NULL)
   .C_mixture_record(q, components(q))
@@ -186,13 +180,6 @@
     if (all(hi - lo <= 4 * .Machine$double.eps * pmax(1, abs(mid)))) break
   }
   (lo + hi) / 2
-}
-
-# print()'s line on the mixture, or NULL without one.
-.C_mixture_line <- function(mixture) {
-  if (is.null(mixture)) return(NULL)
-  sprintf("Prediction intervals integrate over C: %d values from %.3g to %.3g (sd of log C %.2f)",
-          length(mixture$C), min(mixture$C), max(mixture$C), mixture$log_C_sd)
 }
 
 # The validator's check of the record (svr and mfsvr fits).

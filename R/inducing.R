@@ -84,7 +84,7 @@ NULL
 
 # The greedy choice of m training rows (the pivots of a pivoted Cholesky
 # factorisation of K, in the order chosen), among at most
-# max(.greedy_max_rows, 4 m) evenly spaced rows.  Each pivot costs a pass
+# max(greedy_max_rows, 4 m) evenly spaced rows.  Each pivot costs a pass
 # over the factor's columns so far, n m^2 / 2 multiply-adds in all, bound by
 # memory: with all 10^5 rows of bench-limit.R's 2-D sinc data and m = 500,
 # 9-12 s of processor time within gpc(inducing = 500) (2 threads), on the
@@ -92,9 +92,8 @@ NULL
 # same (see ?inducing-points).  The low-rank test (.automatic_inducing())
 # looks at every row where a probe of these rows has a low rank: it claims
 # K itself is represented.
-.greedy_max_rows <- 20000L
 .greedy_rows <- function(kernel, xs, m) {
-  rows <- .evenly_spaced_rows(nrow(xs), max(.greedy_max_rows, 4L * m))
+  rows <- .evenly_spaced_rows(nrow(xs), max(.size_rule("greedy_max_rows"), 4L * m))
   rows[cpp_greedy_inducing(kernel, xs[rows, , drop = FALSE], m, .inducing_tol)]
 }
 
@@ -133,21 +132,17 @@ NULL
   z
 }
 
-# gpc(method = "tap") with the full prior: beyond .low_rank_min_n
+# gpc(method = "tap") with the full prior: beyond low_rank_min_n
 # observations, EP runs on the FITC prior on the pivots of a pivoted
-# Cholesky factorisation of K when at most min(n / 2, .low_rank_max) of them
+# Cholesky factorisation of K when at most min(n / 2, low_rank_max) of them
 # represent K to rank_tol (gpc_control()): the same model up to rank_tol
 # (FITC keeps the diagonal exact), at O(n r^2) a sweep.  A kernel matrix
-# without such a rank stays dense up to .dense_max_n observations; beyond,
+# without such a rank stays dense up to dense_max_n observations; beyond,
 # where each dense sweep costs O(n^3) (11 s per class at n = 2000 on 36
 # inputs), the fit is the FITC approximation on the first
-# .automatic_inducing_count pivots, which are what inducing = that count
+# automatic_inducing_count pivots, which are what inducing = that count
 # chooses.  The request is resolved on the scaled inputs by
 # .inducing_inputs().
-.low_rank_min_n <- 1000L
-.low_rank_max <- 1000L
-.dense_max_n <- 2000L
-.automatic_inducing_count <- 500L
 .low_rank_request <- function(rank_tol) structure(list(rank_tol = rank_tol), class = "gpsvm_low_rank")
 
 # The inducing inputs (scaled) of the default fit: the pivots (attribute
@@ -155,47 +150,50 @@ NULL
 # approximation), or NULL for the dense matrix.
 .automatic_inducing <- function(xs, kernel, rank_tol) {
   n <- nrow(xs)
-  if (n <= .low_rank_min_n || rank_tol == 0) return(NULL)
-  if (n > .greedy_max_rows && !.low_rank_pivots(.probe_rows(xs), kernel, rank_tol)$low_rank) {
-    return(structure(xs[.greedy_rows(kernel, xs, .automatic_inducing_count), , drop = FALSE],
+  if (n <= .size_rule("low_rank_min_n") || rank_tol == 0) return(NULL)
+  if (n > .size_rule("greedy_max_rows") && !.low_rank_pivots(.probe_rows(xs), kernel, rank_tol)$low_rank) {
+    return(structure(xs[.greedy_rows(kernel, xs, .size_rule("automatic_inducing_count")), , drop = FALSE],
                      approximation = TRUE))
   }
   pivots <- .low_rank_pivots(xs, kernel, rank_tol)
   if (pivots$low_rank) return(structure(xs[pivots$rows, , drop = FALSE], low_rank = TRUE))
-  if (n <= .dense_max_n) return(NULL)
-  structure(xs[pivots$rows[seq_len(.automatic_inducing_count)], , drop = FALSE],
-            approximation = TRUE)
+  if (n <= .size_rule("dense_max_n")) return(NULL)
+  # the first pivots are the greedy choice's; where the rules ask for more
+  # inducing inputs than the test took pivots, the greedy choice goes on
+  m <- min(.size_rule("automatic_inducing_count"), n)
+  rows <- if (m <= length(pivots$rows)) pivots$rows[seq_len(m)] else .greedy_rows(kernel, xs, m)
+  structure(xs[rows, , drop = FALSE], approximation = TRUE)
 }
 
 # mfsvr() without `inducing`: its core factors a kernel matrix of low rank
 # itself (mfsvr_control(rank_tol, max_rank)), so only the approximation of
-# .automatic_inducing() is taken here: beyond .dense_max_n observations,
-# when .low_rank_max pivots do not represent K, the FITC prior on its first
-# .automatic_inducing_count pivots, as gpc() does.  A dense sweep there
+# .automatic_inducing() is taken here: beyond dense_max_n observations,
+# when low_rank_max pivots do not represent K, the FITC prior on its first
+# automatic_inducing_count pivots, as gpc() does.  A dense sweep there
 # costs O(n^3): at n = 4000 on mlbench's Friedman 1 (10 inputs), 11 sweeps
-# took 57 s.  NULL: the core decides, as up to .dense_max_n.
+# took 57 s.  NULL: the core decides, as up to dense_max_n.
 .automatic_approximation <- function(xs, kernel, rank_tol) {
-  if (nrow(xs) <= .dense_max_n) return(NULL)
+  if (nrow(xs) <= .size_rule("dense_max_n")) return(NULL)
   z <- .automatic_inducing(xs, kernel, rank_tol)
   if (isTRUE(attr(z, "approximation"))) z
 }
 
-# Beyond .greedy_max_rows rows the low-rank test runs first on that many
+# Beyond greedy_max_rows rows the low-rank test runs first on that many
 # evenly spaced ones: a principal submatrix of K has no larger numerical
 # rank than K (their eigenvalues interlace), so when these need more than
-# .low_rank_max pivots, K would too, and the approximation takes its inducing
+# low_rank_max pivots, K would too, and the approximation takes its inducing
 # inputs as `inducing = 500` does (.greedy_rows(), on the same rows).  The
-# test on every row costs n .low_rank_max^2 / 2 memory-bound multiply-adds:
+# test on every row costs n low_rank_max^2 / 2 memory-bound multiply-adds:
 # on 30000 rows of Friedman 1 (10 inputs), half of a default mfsvr()
 # fit's 19 s of processor time.  Where the probe has a low rank, every row
 # is tested, as the claim is about K itself.
-.probe_rows <- function(xs) xs[.evenly_spaced_rows(nrow(xs), .greedy_max_rows), , drop = FALSE]
+.probe_rows <- function(xs) xs[.evenly_spaced_rows(nrow(xs), .size_rule("greedy_max_rows")), , drop = FALSE]
 
-# The greedy pivots of K: low_rank when at most min(.low_rank_max, n / 2)
+# The greedy pivots of K: low_rank when at most min(low_rank_max, n / 2)
 # of them represent it to rank_tol (rows are then those pivots), else rows
 # are the first cap + 1.
 .low_rank_pivots <- function(xs, kernel, rank_tol) {
-  cap <- min(.low_rank_max, nrow(xs) %/% 2L)
+  cap <- min(.size_rule("low_rank_max"), nrow(xs) %/% 2L)
   rows <- cpp_greedy_inducing(kernel, xs, cap + 1L, rank_tol)
   list(rows = rows, low_rank = length(rows) <= cap)
 }
@@ -212,7 +210,7 @@ NULL
   }
   if (isTRUE(attr(object$inducing, "approximation"))) {
     return(sprintf(paste("sparse: the kernel matrix has no low rank, so beyond %d observations",
-                         "the FITC prior on %d inducing inputs (%s)"), .dense_max_n,
+                         "the FITC prior on %d inducing inputs (%s)"), .size_rule("dense_max_n"),
                    nrow(object$inducing), dense))
   }
   sprintf("sparse: FITC prior with %d inducing inputs", nrow(object$inducing))

@@ -32,17 +32,15 @@
 # of the probability integral transforms of the targets; the point
 # predictions, standard errors and confidence intervals are untouched.
 
-# Folds by default, and the sizes between which the default calibrates:
-# below the lower one a fold's refit has too few targets to estimate the
-# noise; above the upper one the five refits cost more than a console user
-# waits for (rvm() on 400 rows of Friedman 1 0.7 s a fit, srvm() 1.5 s),
-# and for mfsvr() and svr() above 100 observations their own intervals
-# (with C integrated out, R/hyper-mixture.R) already held 0.94-0.97 of new
-# targets at 95% and 0.75-0.85 at 80% on bench-realdata's six larger sets,
-# where five refits would cost five times the fit.
+# Folds of the default calibration; the sizes it applies to are rules of
+# ?gpsvm_size_policy.
 .calibration_default_folds <- 5L
-.calibration_min_n <- 10L
-.calibration_max_n <- c(rvm = 500L, srvm = 500L, mfsvr = 100L, svr = 100L)
+
+# The size rule of each fitter's default calibration.
+.calibration_max_n <- function(model) {
+  .size_rule(c(rvm = "calibration_max_n_rvm", srvm = "calibration_max_n_rvm",
+               mfsvr = "calibration_max_n_ep", svr = "calibration_max_n_ep")[[model]])
+}
 
 # The calibrated level never reaches 1 (an interval without ends): at most
 # this.  A p below 1e-12 means a left-out target some 7 predictive standard
@@ -53,7 +51,7 @@
 # of folds for n observations of `model`'s fit, 0 for none.
 .resolve_calibration_folds <- function(folds, n, model) {
   if (is.null(folds)) {
-    within <- n >= .calibration_min_n && n <= .calibration_max_n[[model]]
+    within <- n >= .size_rule("calibration_min_n") && n <= .calibration_max_n(model)
     return(if (within) .calibration_default_folds else 0L)
   }
   if (isFALSE(folds)) return(0L)
@@ -61,10 +59,10 @@
   folds <- .check_count(folds, "calibration_folds")
   if (folds == 0L) return(0L)
   if (folds == 1L) .stop("'calibration_folds' must be 0 (the model's own intervals) or at least 2")
-  if (n < .calibration_min_n) {
+  if (n < .size_rule("calibration_min_n")) {
     .stop(sprintf(paste("'calibration_folds' needs at least %d observations (there are %d): the",
                         "refits on the other folds estimate the noise level"),
-                  .calibration_min_n, n))
+                  .size_rule("calibration_min_n"), n))
   }
   if (folds > n) {
     .stop(sprintf("'calibration_folds' = %d exceeds the number of observations (%d)", folds, n))
@@ -74,7 +72,7 @@
 
 # The fitter's name (rvm, srvm, mfsvr, svr) of a regression fit.
 .calibration_model <- function(object) {
-  sub("^gpsvm_", "", intersect(paste0("gpsvm_", names(.calibration_max_n)), class(object))[1L])
+  sub("^gpsvm_", "", intersect(paste0("gpsvm_", c("rvm", "srvm", "mfsvr", "svr")), class(object))[1L])
 }
 
 # The fit with its intervals calibrated by `calibration_folds` (as given to
@@ -150,25 +148,6 @@
   at <- c(0, seq_len(n) / (n + 1), 1)
   q <- stats::approx(at, c(0, sort(cal$tail), 1), xout = 1 - level)$y
   pmin(1 - q, .calibration_max_level)
-}
-
-# print()'s line on the intervals.
-.calibration_line <- function(object, digits) {
-  cal <- object$interval_calibration
-  if (is.null(cal)) {
-    n <- nrow(object$x)
-    max_n <- .calibration_max_n[[.calibration_model(object)]]
-    by_default <- is.null(object$call$calibration_folds)
-    why <- if (!by_default) "" else if (n > max_n) {
-      sprintf(" (not calibrated beyond %d observations: calibration_folds = 5 asks for it)", max_n)
-    } else if (n < .calibration_min_n) {
-      sprintf(" (not calibrated below %d observations)", .calibration_min_n)
-    } else " (a cross-validation refit failed or left no noise level to calibrate them with)"
-    return(sprintf("Prediction intervals: the model's own%s", why))
-  }
-  sprintf(paste("Prediction intervals: calibrated by %d-fold cross-validation (at 95%%, the",
-                "model's own at %s%%)"),
-          cal$folds, format(100 * .calibrated_level(object, 0.95), digits = digits))
 }
 
 # The validator's check of fit$interval_calibration for n training rows.

@@ -354,7 +354,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "mfsvr")  # its checks
   settings <- .search_settings(search, "gradient")
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
-  automatic <- open && NROW(x) <= .default_search_max_n
+  automatic <- open && NROW(x) <= .size_rule("search_max_n")
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
   # the model on rows x, y (scaled); `refit` (the calibration's refits)
   # keeps the kernel and offset of that fit, else the data weigh them
@@ -382,12 +382,13 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   }
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"), fit_model)
   if (open && !automatic) {
-    fit$skipped_search <- .skipped_search("mfsvr():", length(fit$y), "C", sprintf(
+    fit$skipped_search <- .skipped_search("C", sprintf(
       "C = %g %s used", C, if (is.null(bias)) "and no offset (bias = 0) are" else "is"))
   }
-  .with_calibration(fit, calibration_folds, function(x, y) {
+  fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   })
+  .with_plan(fit, "mfsvr():")
 }
 
 # The C a fit without one starts from, and keeps when no search chooses it:
@@ -396,7 +397,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
 
 # Whether optimize = NULL leaves C to the evidence: when the call gives no
 # C, on standardised data (scale = TRUE), fitted by EP; the search then runs
-# up to .default_search_max_n observations.  On the data as given
+# up to search_max_n observations.  On the data as given
 # (scale = FALSE) C = 5 stays, as the paper's examples fit it.  The width
 # stays at the data-driven rule: searching it too predicted worse on four of
 # six benchmark sets (see ?mfsvr).

@@ -61,7 +61,7 @@
 # C = 10) weighs the same two models as the fit did.  Beyond the default
 # search's limit of observations the choice, a second fit, is not made
 # either (the fit's message says so).
-.bias_by_default <- function(scale, n) isTRUE(scale) && n <= .default_search_max_n
+.bias_by_default <- function(scale, n) isTRUE(scale) && n <= .size_rule("search_max_n")
 
 # Fit with the offset's prior variance `bias`, or, with `choose`, weigh
 # .default_bias_variance against no offset by the evidence; with two
@@ -258,28 +258,30 @@
   Ev - He %*% solve(inner, crossprod(H, Ev))
 }
 
-# print()'s line on the offset: its prior variance and, when the evidence
-# chose it, the log Bayes factor against the other choice (the log
+# The offset as the evidence chose it (NULL when it did not): the prior
+# variance, and the log Bayes factor against the other choice (the log
 # evidences are of the scaled response; their difference is the data's).
-.bias_line <- function(object) {
+.bias_choice_words <- function(object) {
   choice <- object$bias_choice
   if (is.null(choice)) return(NULL)
   chosen <- choice$bias == object$bias_variance
   what <- function(b) if (b > 0) sprintf("a constant offset of prior variance %s", format(b)) else
     "no offset"
-  sprintf("Bias: %s, chosen by the evidence (%s)", what(object$bias_variance),
-          if (anyNA(choice$log_evidence)) sprintf("the fit with %s failed", what(choice$bias[!chosen]))
-          else sprintf("log Bayes factor %.3g against %s%s",
-                       choice$log_evidence[chosen] - choice$log_evidence[!chosen],
-                       what(choice$bias[!chosen]),
-                       if (all(choice$fitted)) "" else ", estimated without refitting"))
+  list(choice = what(object$bias_variance),
+       by = sprintf("the evidence, %s", if (anyNA(choice$log_evidence)) {
+         sprintf("the fit with %s failed", what(choice$bias[!chosen]))
+       } else {
+         sprintf("log Bayes factor %.3g against %s%s",
+                 choice$log_evidence[chosen] - choice$log_evidence[!chosen],
+                 what(choice$bias[!chosen]),
+                 if (all(choice$fitted)) "" else ", estimated without refitting")
+       }))
 }
 
-# print()'s line on the kernel, when the evidence chose it among the
-# candidates: the chosen one, and its log Bayes factor against each other.
-.kernel_line <- function(object) {
+# The kernel as the evidence chose it among the candidates: the chosen one,
+# and its log Bayes factor against each other.
+.kernel_choice_words <- function(object) {
   choice <- object$kernel_choice
-  if (is.null(choice)) return(NULL)
   chosen <- .chosen_candidate(object)
   describe <- function(i) {
     switch(choice$rule[i], linear = "the linear kernel (scale 1/p)",
@@ -292,10 +294,9 @@
   # (the relevance vector machines weigh the kernels by a Gaussian
   # process's evidence, see .rvm_fit_candidates())
   judge <- if (inherits(object, "gpsvm_rvm")) "a Gaussian process's evidence" else "the evidence"
-  sprintf("Kernel: %s, chosen by %s (log Bayes factor %s)",
-          if (choice$rule[chosen] == "linear") "linear" else
-            sprintf("Gaussian at the %s rule's width", choice$rule[chosen]),
-          judge, paste(against, collapse = "; "))
+  list(choice = if (choice$rule[chosen] == "linear") "linear" else
+         sprintf("Gaussian at the %s rule's width", choice$rule[chosen]),
+       by = sprintf("%s, log Bayes factor %s", judge, paste(against, collapse = "; ")))
 }
 
 # The row of fit$kernel_choice that is the fit's kernel: the linear one,

@@ -147,18 +147,11 @@
   fit
 }
 
-# At most this many rows (evenly spaced) weigh the kernels: one eigen-
-# decomposition of their kernel matrix each (0.11 s at 500 rows with R's
-# reference LAPACK, 0.9 s at 1000).  Beyond it the kernel is chosen on
-# those rows, as the other models' default searches run on a subset beyond
-# theirs; the fit itself uses every row.
-.gp_choice_max_n <- 500L
-
 # The log evidence log N(y - mean(y); 0, a K + s2 I) of a Gaussian process
 # with the kernel (matrix K on the rows x), at the amplitude a and noise
 # variance s2 that maximise it (two hyperparameters, where the relevance
 # vector machines fit one per basis function), on at most
-# .gp_choice_max_n evenly spaced rows.  With K = U diag(l) U' and z = U'y
+# kernel_choice_max_n evenly spaced rows.  With K = U diag(l) U' and z = U'y
 # the evidence is
 #   -sum(log(a l + s2) + z^2 / (a l + s2)) / 2 - n log(2 pi) / 2,
 # maximised over log a and log s2 (s2 at least 1e-6 of y's variance, so
@@ -166,7 +159,7 @@
 # kernel's K = s X X' comes from the singular values of X instead, its null
 # space one term.
 .gp_kernel_evidence <- function(kernel, x, y) {
-  rows <- .evenly_spaced_rows(nrow(x), .gp_choice_max_n)
+  rows <- .evenly_spaced_rows(nrow(x), .size_rule("kernel_choice_max_n"))
   x <- x[rows, , drop = FALSE]
   y <- y[rows] - mean(y[rows])
   n <- length(y)

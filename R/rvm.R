@@ -320,10 +320,11 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
                     function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()", settings)
     }, kernel, x, y, scale, optimize, weigh_linear)
   })
-  .with_calibration(fit, calibration_folds, function(x, y) {
+  fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     refit_at <- function(k) .rvm_fit(x, y, k, fit$control, if (!is.null(basis)) min(basis, nrow(x)))
     .rvm_refit(fit, refit_at, resolved, x, y, scale, optimize, weigh_linear)
   })
+  .with_plan(fit, "rvm():")
 }
 
 #' @rdname rvm
@@ -379,12 +380,10 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 }
 
 # Up to `all` observations every input is a candidate centre by default;
-# beyond it, `chosen` of them.  rvm(): the design matrix costs 8 n (m + 1)
-# bytes (200 MB at n = 5000 with all inputs, 160 MB at n = 20000 with
-# 1000).  srvm() also factors the m x m prior precision, coupled by the
-# penalty, at every step: O(m^3).
-.default_basis <- list(rvm = c(all = 5000L, chosen = 1000L),
-                       srvm = c(all = 1000L, chosen = 1000L))
+# beyond it, `chosen` of them (size rules, ?gpsvm_size_policy).
+.default_basis <- function(model) {
+  c(all = .size_rule(paste0(model, "_basis_all_max_n")), chosen = .size_rule("basis_chosen"))
+}
 
 # One fit of the fast RVM to (scaled) data.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL) {
@@ -400,7 +399,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # observations, and that default beyond.  (The greedy choice may take fewer
 # where the kernel matrix has a lower rank.)
 .candidate_count <- function(basis, x, model) {
-  default <- .default_basis[[model]]
+  default <- .default_basis(model)
   if (!is.null(basis)) return(basis)
   if (nrow(x) <= default[["all"]]) sum(!duplicated(x)) else default[["chosen"]]
 }
@@ -417,7 +416,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # inputs 84 steps, to an evidence 0.005 below the unfinished fit's).
 .rvm_basis_rows <- function(basis, x, kernel, model) {
   n <- nrow(x)
-  default <- .default_basis[[model]]
+  default <- .default_basis(model)
   if (is.null(basis) && n <= default[["all"]]) {
     distinct <- which(!duplicated(x))
     return(if (length(distinct) < n) distinct)

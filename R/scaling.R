@@ -130,7 +130,7 @@
 # middle of sigest()'s three estimates, sigma = sqrt(q_0.5 / 2) (the median
 # heuristic), where gpc()'s evidence search starts (.gpc_search_spec()).
 .data_driven_width <- function(x, quantiles = c(0.1, 0.9)) {
-  x <- x[.evenly_spaced_rows(nrow(x), 1000L), , drop = FALSE]
+  x <- x[.evenly_spaced_rows(nrow(x), .size_rule("width_rule_max_n")), , drop = FALSE]
   key <- list(x = x, quantiles = quantiles)
   if (identical(key, .width_memory$key)) return(.width_memory$width)
   d2 <- as.vector(stats::dist(x))^2

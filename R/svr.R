@@ -191,8 +191,9 @@
 #'   [mfsvr()] (same choice, same evidence); elsewhere no offset.
 #' @param optimize `TRUE` (or `"C"`) chooses `C` by the evidence (see
 #'   "Choosing C"); `FALSE` keeps the `C` given. `NULL` (the default)
-#'   chooses `C` when the call gives none, on standardised data of at most
-#'   1000 observations.
+#'   chooses `C` when the call gives none, on standardised data, by
+#'   [mfsvr()]'s default search and under its size rule (`search_max_n` of
+#'   [gpsvm_size_policy()]: beyond it `C = 5` stays, and the fit says so).
 #' @param control Solver and selection settings from [svr_control()].
 #' @param search The search's tolerance, budget and grid, from
 #'   [search_control()].
@@ -297,14 +298,13 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
     optimize <- legacy$optimize
     control <- legacy$control
   }
-  # svr()'s search evaluates the evidence by EP on the dense prior, far
-  # dearer than its SMO fit: by default only up to 1000 observations (and
-  # without a message beyond: C = 1 is e1071's default, which it fits)
-  automatic <- is.null(optimize) && !C_given && isTRUE(scale) && NROW(x) <= .svr_default_search_max_n
+  # the default search is mfsvr()'s, under the same size rule
+  open <- is.null(optimize) && !C_given && isTRUE(scale)
+  automatic <- open && NROW(x) <= .size_rule("search_max_n")
   searched <- length(.optimize_which(if (automatic) TRUE else optimize %||% FALSE, "C")) > 0L
   # a search without a C given starts where mfsvr()'s does, so that the two
-  # fits of one model choose the same C
-  if (!C_given) C <- if (searched) .mfsvr_default_C else .svr_default_C
+  # fits of one model choose the same C, and beyond the rule keeps that C
+  if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
   settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
   # the evidence weighs an offset against none where its gradient chooses C
@@ -329,14 +329,17 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
     fit
   }
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"), fit_model)
-  .with_calibration(fit, calibration_folds, function(x, y) {
+  if (open && !automatic) {
+    fit$skipped_search <- .skipped_search("C", sprintf("C = %g and no offset (bias = 0) are used", C))
+  }
+  fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   })
+  .with_plan(fit, "svr():")
 }
 
 # The C a fit without one keeps when no search chooses it: e1071's cost.
 .svr_default_C <- 1
-.svr_default_search_max_n <- 1000L
 
 # The deprecated select_C as optimize and the control's C_search, with the
 # warning that says what to write.

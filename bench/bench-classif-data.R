@@ -140,7 +140,7 @@ for (group in names(data_sets)) {
     set <- data_sets[[group]][[name]]
     chosen <- if (group == "binary") models else c(peers, ours)
     # beyond 1000 training rows gpc()'s default searches nothing: the same fit
-    if (round(2 * nrow(set$data) / 3) > gpsvm:::.default_search_max_n) {
+    if (round(2 * nrow(set$data) / 3) > gpsvm_size_policy()["search_max_n", "value"]) {
       chosen[["gpc optimize = FALSE"]] <- NULL
     }
     rows <- do.call(rbind, lapply(seeds, run_split, set = set, models = chosen))

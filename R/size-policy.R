@@ -1,0 +1,142 @@
+#' The rules that depend on the data's size
+#'
+#' A default fit makes choices whose cost grows with the number of
+#' observations \eqn{n}: searching hyperparameters by the evidence, weighing
+#' candidate kernels and an offset, integrating the intervals over `C`,
+#' calibrating them by cross-validation, and representing the prior (the
+#' dense kernel matrix, a low-rank factor of it, or the FITC approximation on
+#' inducing inputs). Every threshold on \eqn{n} that switches between such
+#' computations is a row of one table, and every model reads it from there:
+#' the same choice follows the same rule in every model.
+#'
+#' `gpsvm_size_policy()` returns the table with the values in force.
+#' `options(gpsvm.size_policy = list(name = value, ...))` changes some of
+#' them for the session (a positive whole number each; see the example).
+#' A fit records what the rules decided for it in `fit$plan` (see
+#' [gpsvm_plan()]), and says so in one message when a rule makes it differ
+#' from the computation the defaults make on small data: a FITC prior, a
+#' search on a subset of the rows or none, intervals not integrated over
+#' `C` or not calibrated. `suppressMessages()` or
+#' `options(gpsvm.quiet = TRUE)` silences those messages; `print()` still
+#' shows the plan.
+#'
+#' The rules, with the reasons for their values:
+#' \describe{
+#'   \item{`search_max_n` (10000)}{Up to this many observations the default
+#'     evidence search chooses what the call leaves open on all rows (`C` in
+#'     [mfsvr()] and [svr()], the width and noise in [gpc()]), and the
+#'     evidence weighs the candidate kernels and the constant offset. Beyond
+#'     it, [gpc()] searches on `search_subset_n` evenly spaced rows and then
+#'     fits every row at the values found; [mfsvr()] and [svr()] keep their
+#'     starting `C` (5 on standardised data), no offset and the sigest
+#'     width: a typical evidence-chosen value for a standardised response,
+#'     where the evidence is sharp and a search costs several fits.}
+#'   \item{`search_subset_n` (2000)}{The rows of [gpc()]'s default search
+#'     beyond `search_max_n`.}
+#'   \item{`search_dense_max_n` (300)}{Up to this many observations
+#'     [gpc()]'s search runs on the full prior; beyond, on the FITC prior of
+#'     `search_inducing_count` inducing inputs,
+#'     and the final fit at the values found on the full prior.}
+#'   \item{`search_inducing_count` (300), `search_rows_per_inducing` (3)}{The
+#'     inducing inputs of that search: `search_inducing_count`, or one per
+#'     `search_rows_per_inducing` rows where that is fewer.}
+#'   \item{`C_mixture_max_n` (200)}{Up to this many observations, where the
+#'     evidence chose `C`, the prediction intervals of [mfsvr()] and [svr()]
+#'     integrate over `C` (five more fits); on more rows the evidence is
+#'     sharp in `C` and the mixture is the single fit's predictive.}
+#'   \item{`calibration_min_n` (10)}{Below this, the intervals are never
+#'     calibrated by cross-validation: a fold's refit has too few targets to
+#'     estimate the noise.}
+#'   \item{`calibration_max_n_ep` (100)}{Up to this many observations the
+#'     prediction intervals of [mfsvr()] and [svr()] are calibrated by
+#'     five-fold cross-validation; beyond, their own intervals (with `C`
+#'     integrated out) already hold new targets at the level asked.}
+#'   \item{`calibration_max_n_rvm` (500)}{The same for [rvm()] and [srvm()],
+#'     whose own intervals leave out the pruned basis functions and fall
+#'     short on more rows.}
+#'   \item{`low_rank_min_n` (1000)}{Beyond this many observations a fit
+#'     without `inducing` tries a pivoted Cholesky factor of the kernel
+#'     matrix first ([gpc()]; [mfsvr()]'s core always does), which makes an
+#'     EP sweep \eqn{O(n r^2)} at the same model up to `rank_tol`.}
+#'   \item{`low_rank_max` (1000)}{The most pivots such a factor may have.}
+#'   \item{`dense_max_n` (2000)}{Beyond this many observations a kernel
+#'     matrix that `low_rank_max` pivots do not represent is replaced by the
+#'     FITC approximation on `automatic_inducing_count` inducing inputs (a
+#'     dense sweep costs \eqn{O(n^3)}).}
+#'   \item{`automatic_inducing_count` (500)}{See `dense_max_n`.}
+#'   \item{`greedy_max_rows` (20000)}{The greedy choice of inducing inputs,
+#'     and the test for a low rank, look at most at this many evenly spaced
+#'     rows (four times the count asked where that is more).}
+#'   \item{`kernel_choice_max_n` (500)}{[rvm()] and [srvm()] weigh their
+#'     candidate kernels by a Gaussian process's evidence on at most this
+#'     many evenly spaced rows (one eigendecomposition each).}
+#'   \item{`width_rule_max_n` (1000)}{The data-driven width of
+#'     [rbf_kernel()] (kernlab's sigest rule) looks at most at this many
+#'     evenly spaced rows, so it needs no random numbers.}
+#'   \item{`rvm_basis_all_max_n` (5000)}{Up to this many observations every
+#'     distinct input is a candidate centre of [rvm()]; beyond,
+#'     `basis_chosen` of them (its design matrix costs \eqn{8 n m} bytes).}
+#'   \item{`srvm_basis_all_max_n` (1000)}{The same for [srvm()], which
+#'     factors the \eqn{m \times m} prior precision at every step.}
+#'   \item{`basis_chosen` (1000)}{See `rvm_basis_all_max_n`.}
+#' }
+#'
+#' @return A data frame with one row per rule: `name`, `value` (in force),
+#'   `default`, and `decides` (what it switches).
+#' @seealso [gpsvm_plan()] for what a fit's rules decided.
+#' @examples
+#' gpsvm_size_policy()
+#' # a dense prior up to 4000 observations in this session
+#' old <- options(gpsvm.size_policy = list(dense_max_n = 4000))
+#' gpsvm_size_policy()["dense_max_n", ]
+#' options(old)
+#' @export
+gpsvm_size_policy <- function() {
+  value <- vapply(names(.size_policy), .size_rule, integer(1))
+  data.frame(name = names(.size_policy), value = value,
+             default = vapply(.size_policy, `[[`, numeric(1), "default"),
+             decides = vapply(.size_policy, `[[`, character(1), "decides"),
+             row.names = names(.size_policy), stringsAsFactors = FALSE)
+}
+
+# The table: each rule's default and, in a few words, what it switches (the
+# help page above says why each value).
+.size_policy <- list(
+  search_max_n = list(default = 10000, decides = "the default search on all rows, or on a subset (gpc) or none (mfsvr, svr); the offset and kernel weighed"),
+  search_subset_n = list(default = 2000, decides = "the rows of gpc()'s default search beyond search_max_n"),
+  search_dense_max_n = list(default = 300, decides = "gpc()'s search on the full prior, or on FITC"),
+  search_inducing_count = list(default = 300, decides = "the inducing inputs of gpc()'s search beyond search_dense_max_n"),
+  search_rows_per_inducing = list(default = 3, decides = "at least this many rows per inducing input of gpc()'s search"),
+  C_mixture_max_n = list(default = 200, decides = "intervals integrated over C (mfsvr, svr)"),
+  calibration_min_n = list(default = 10, decides = "the fewest observations calibrated by cross-validation"),
+  calibration_max_n_ep = list(default = 100, decides = "intervals calibrated by cross-validation (mfsvr, svr)"),
+  calibration_max_n_rvm = list(default = 500, decides = "intervals calibrated by cross-validation (rvm, srvm)"),
+  low_rank_min_n = list(default = 1000, decides = "a low-rank factor of the kernel matrix tried (gpc)"),
+  low_rank_max = list(default = 1000, decides = "the most pivots of a low-rank factor"),
+  dense_max_n = list(default = 2000, decides = "a kernel matrix without low rank kept dense, or FITC"),
+  automatic_inducing_count = list(default = 500, decides = "the inducing inputs of the automatic FITC prior"),
+  greedy_max_rows = list(default = 20000, decides = "the rows the greedy inducing choice and the low-rank test see"),
+  kernel_choice_max_n = list(default = 500, decides = "the rows on which rvm() and srvm() weigh kernels"),
+  width_rule_max_n = list(default = 1000, decides = "the rows the data-driven width looks at"),
+  rvm_basis_all_max_n = list(default = 5000, decides = "every input a candidate centre of rvm(), or basis_chosen"),
+  srvm_basis_all_max_n = list(default = 1000, decides = "every input a candidate centre of srvm(), or basis_chosen"),
+  basis_chosen = list(default = 1000, decides = "the candidate centres beyond the *_basis_all_max_n rules")
+)
+
+# The value in force of one rule: options(gpsvm.size_policy) or the default.
+.size_rule <- function(name) {
+  rule <- .size_policy[[name]]
+  if (is.null(rule)) stop("internal: no size rule '", name, "'", call. = FALSE)
+  set <- getOption("gpsvm.size_policy")
+  if (!is.null(set) && (!is.list(set) || is.null(names(set)) ||
+                        !all(names(set) %in% names(.size_policy)))) {
+    .stop(sprintf(paste("options(gpsvm.size_policy) must be a named list of rules among %s;",
+                        "see ?gpsvm_size_policy"), paste(names(.size_policy), collapse = ", ")))
+  }
+  value <- set[[name]] %||% rule$default
+  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 1 ||
+      value != round(value) || value > .Machine$integer.max) {
+    .stop(sprintf("options(gpsvm.size_policy)$%s must be a positive whole number", name))
+  }
+  as.integer(value)
+}
