@@ -14,23 +14,8 @@
 # "gpsvm_svc"), `levels`, `classes` (the training labels as a factor),
 # `scaling` and `bias_variance`.
 #
-# A method contributes only what is its own, as internal generics with one
-# method per class:
-#   .classif_link(model, x)        the latent activation of a binary model at
-#       scaled inputs
-#   .setting_names(model)          the settings its one-vs-rest models share
-#   .gives_probabilities(object)   whether predict(type = "prob") exists
-#   .loo_approx(model), .loo_refits(model, which), .loo_exact_refusal(model)
-#       and .loo_approx_label(model)  its leave-one-out estimates (loo.R)
-#   .point_roles(model)            what each training point is to it (tidy())
-#   .glance_columns(object)        its columns of glance()
-#   .plot_binary(object, surface)  what plot() adds to a two-class boundary
-#   .title(object), .model_lines(object, digits)  what print() shows of it
-# and, as every gpsvm fit, a validator (.validate_fit(), validate.R).
-
-.classif_link <- function(model, x) UseMethod(".classif_link")
-.setting_names <- function(model) UseMethod(".setting_names")
-.gives_probabilities <- function(object) UseMethod(".gives_probabilities")
+# A method contributes only what is its own, through the internal generics
+# of generics.R (one method per class).
 
 # The classes as a factor and its levels.  A factor keeps its levels (the
 # first is coded -1 and the second +1 in two-class fits, as glm() takes the
@@ -311,6 +296,7 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
   # (cat(NULL, sep = "\n") would print an empty line)
   writeLines(as.character(c(.missing_line(x$na.action), .unused_levels_line(x))))
   writeLines(.model_lines(x, digits))
+  writeLines(.plan_lines(x$plan))
   writeLines(.convergence_lines(x))
   invisible(x)
 }

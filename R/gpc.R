@@ -292,8 +292,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
     if (method == "naive") .warn_coarse_tol(binary)
     binary
   })
-  if (!is.null(rows)) .subset_search_message("gpc():", NROW(x), optimize, rows)
-  fit
+  .with_plan(fit, "gpc():")
 }
 
 # The noise variance when the call gives none and no search chooses it.
@@ -302,7 +301,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 # `optimize` as the search will read it: the user's value, or for NULL the
 # parameters the call leaves open (FALSE when it leaves none): with
 # method = "tap", the width of rbf_kernel() without one and the noise when
-# none is given.  Beyond .default_search_max_n observations the default
+# none is given.  Beyond search_max_n observations the default
 # search sees the rows in attribute "rows" (.search_rows()).
 .gpc_automatic_search <- function(optimize, method, kernel, noise_given, n, classes) {
   per_input <- isTRUE(kernel$per_input)
@@ -716,9 +715,8 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
             if (per_model) .format_searched_settings(m) else "",
             .smallest_strength(m$alpha), max(m$alpha), .evidence_note(m))
   }, character(1))
-  searches <- Filter(Negate(is.null), lapply(models, `[[`, "optimization"))
-  c(settings, strengths, if (length(searches) > 0L) .search_lines(searches),
-    .inducing_line(models[[1L]]))
+  # (the searches are the plan's, which print() shows)
+  c(settings, strengths, .inducing_line(models[[1L]]))
 }
 
 # The smallest embedding strength as print() shows it: 0 where its size is

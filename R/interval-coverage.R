@@ -201,7 +201,7 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
     if (!is.null(value)) call[[name]] <- value else if (!is.null(call[[name]])) call[[name]] <- NULL
   }
   call[[1L]] <- call("::", quote(gpsvm), call[[1L]])
-  eval(call, env)
+  .quiet_refits(eval(call, env))
 }
 
 # plot(fit, which = "calibration"): coverage against nominal level; `env`

@@ -244,7 +244,7 @@ add1.gpsvm_classifier <- add1.gpsvm_regression
       return(c(ncol(stats::model.matrix(object)), NA_real_))
     }
     call <- .gpsvm_call(stats::update(object, change, evaluate = FALSE))
-    refit <- eval(call, envir = env)
+    refit <- .quiet_refits(eval(call, envir = env))
     if (stats::nobs(refit) != stats::nobs(object)) {
       .stop(sprintf("refitting %s %s changes the rows used (%d, not %d): remove missing values first",
                     sign, term, stats::nobs(refit), stats::nobs(object)))

@@ -3,47 +3,12 @@
 # response-scale fields, and the lm-like accessors.  Predictions and plots
 # are in regression-predict.R.
 #
-# A model contributes only what is its own, as internal generics with one
-# method per model class:
-#   .latent_moments(object, z, deriv, wrt, want_var, ...)  mean and variance of
-#       the latent function (or a derivative) at scaled inputs z, on the scale
-#       the model was fitted on ("model units")
-#   .target_interval(object, mean, var, level)  its noise model: the interval
-#       of a new target, model units
-#   .target_scores(object, y, mean, var)  the normal scores qnorm(F(y)) of
-#       targets y under that predictive distribution, model units (the
-#       predictive's two-sided tail probabilities, .target_tail(), too)
-#   .noise_sd(object)          the noise sd, model units
-#   .log_evidence(object)      the evidence of the scaled response
-#   .response_df(object)       how many quantities it estimated from the response
-#   .title(object), .model_lines(object, digits), .summary_details(object)
-#   and .print_details(summary, digits)  what print() and summary() show of
-#       it (.title() and .model_lines() are the classifiers' generics too)
-#   .key_points(object)        training points plot() marks (support vectors...)
-#   .has_target_interval(object)  FALSE where a new target's interval is
-#       unbounded (TRUE by default)
-#   .loo_moments(object)       the latent function's leave-one-out mean and
-#       variance at each training input, model units, where they are cheap
-#       (NULL otherwise): R^2 and the diagnostic plots read them
+# A model contributes only what is its own, through the internal generics
+# of generics.R (one method per model class).
 
-.latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
-  UseMethod(".latent_moments")
-}
-.target_interval <- function(object, mean, var, level) UseMethod(".target_interval")
-.target_scores <- function(object, y, mean, var) UseMethod(".target_scores")
-.noise_sd <- function(object) UseMethod(".noise_sd")
-.log_evidence <- function(object) UseMethod(".log_evidence")
-.response_df <- function(object) UseMethod(".response_df")
-.model_lines <- function(object, digits) UseMethod(".model_lines")
-.title <- function(object) UseMethod(".title")
-.summary_details <- function(object) UseMethod(".summary_details")
-.print_details <- function(x, digits) UseMethod(".print_details")
-.key_points <- function(object) UseMethod(".key_points")
 .key_points.gpsvm_regression <- function(object) NULL
 # whether a new target's interval exists (plots leave its band out if not)
-.has_target_interval <- function(object) UseMethod(".has_target_interval")
 .has_target_interval.gpsvm_regression <- function(object) TRUE
-.loo_moments <- function(object) UseMethod(".loo_moments")
 
 # The probability, under the predictive distribution of a new target at
 # each scaled input z, of a target at least as far from its centre as y
@@ -388,15 +353,13 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
           else "")
 }
 
-# print()'s account of the hyperparameters the data chose: the evidence
-# search recorded in fit$optimization (as gpc() prints it) or why the
-# default one did not run (fit$skipped_search), or the model's own account
-# of it.
-.search_summary <- function(object) UseMethod(".search_summary")
-.search_summary.gpsvm_regression <- function(object) {
-  c(if (!is.null(object$optimization)) .search_lines(list(object$optimization)),
-    .C_mixture_line(object$C_mixture), .kernel_line(object), .bias_line(object),
-    object$skipped_search)
+# The plan's account of the hyperparameters the data chose: the evidence
+# search recorded in fit$optimization (as gpc() prints it), or the model's
+# own account of it.
+.search_summary.default <- function(object) {
+  searches <- if (!is.null(object$optimization)) list(object$optimization) else
+    Filter(Negate(is.null), lapply(object$models, `[[`, "optimization"))
+  if (length(searches) > 0L) .search_lines(searches)
 }
 
 # The first lines of print() and summary() of every gpsvm fit: the model's
@@ -412,7 +375,7 @@ print.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L)
   .validate_fit(x)
   .print_header(x)
   cat(.model_lines(x, digits), .missing_line(x$na.action), format(x$kernel),
-      .format_scaling(x), .search_summary(x), .calibration_line(x, digits), sep = "\n")
+      .format_scaling(x), .plan_lines(x$plan), sep = "\n")
   ll <- logLik(x)
   cat(sprintf("Log evidence %s (df %d); noise sd %s\n", format(c(ll), digits = digits + 2L),
               attr(ll, "df"), format(sigma(x), digits = digits)))
@@ -432,7 +395,7 @@ summary.gpsvm_regression <- function(object, ...) {
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
     sigma = sigma(object), r_squared = .r_squared(object), convergence = object$convergence,
-    selection = .search_summary(object), intervals = .calibration_line(object, 4L),
+    plan = .plan_lines(object$plan),
     details = .summary_details(object)),
     class = paste0("summary.", class(object)))
 }
@@ -441,7 +404,7 @@ summary.gpsvm_regression <- function(object, ...) {
 #' @export
 print.summary.gpsvm_regression <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   .print_header(x, x$title, x$call)
-  cat(format(x$kernel), x$scaling, x$selection, x$intervals, sep = "\n")
+  cat(format(x$kernel), x$scaling, x$plan, sep = "\n")
   cat(sprintf("\n%d observations%s. Residuals:\n", x$n,
               if (is.null(x$missing)) "" else paste0(" ", x$missing)))
   print(stats::setNames(x$residuals, c("Min", "1Q", "Median", "3Q", "Max")), digits = digits)

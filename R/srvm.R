@@ -163,13 +163,14 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
   # the cost of both starts: on 283 rows of BostonHousing 0.38 s against 0.73)
   refit_control <- fit$control
   refit_control$lambda_init <- fit$lambda_init
-  .with_calibration(fit, calibration_folds, function(x, y) {
+  fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     refit_at <- function(k) {
       .srvm_fit(x, y, k, penalty, control_for(k, refit_control), fit$scaling,
                 if (!is.null(basis)) min(basis, nrow(x)))
     }
     .rvm_refit(fit, refit_at, resolved, x, y, scale, optimize, weigh_linear)
   })
+  .with_plan(fit, "srvm():")
 }
 
 #' @rdname srvm

@@ -160,8 +160,9 @@ svc.default <- function(x, y, kernel = rbf_kernel(), C = Inf, noise = 0.3, bias 
   noise <- .check_number(noise, "noise", lower = 0)
   control <- .resolve_control(.check_control(control, "svc_control"), NROW(x))
   what <- if (control$algorithm == "smo") "svc: SMO" else "svc: the kernel adatron"
-  .classif_train(x, y, kernel, bias, scale, what = what, call = .generic_call(match.call(), "svc"),
+  fit <- .classif_train(x, y, kernel, bias, scale, what = what, call = .generic_call(match.call(), "svc"),
                  function(x, y, kernel) .svc_fit(x, y, kernel, C, noise, control))
+  .with_plan(fit, "svc():")
 }
 
 #' @rdname svc

@@ -11,7 +11,6 @@
 # adds the shared ones of its layer (.validate_regression(),
 # .validate_classifier(), and .ep_checks() for the EP engine's fields).
 
-.validate_fit <- function(object) UseMethod(".validate_fit")
 
 # A fit records the names of the fields its fitter made, so that one
 # removed is noticed even where a fit of another kind lacks it (a fit with
@@ -334,11 +333,11 @@
 
 # What every fit has besides its model: the record of its fitting, and the
 # formula interface's parts when it has them.
-.common_checks <- function(n, p) {
+.common_checks <- function(n, p, object) {
   list(
     kernel = .kernel_field(p), scaling = .scaling_field(p),
     convergence = .convergence_field, optimization = .search_record_field,
-    fit_time = .number(lower = 0),
+    fit_time = .number(lower = 0), plan = function(v) .plan_check(v, object),
     call = .optional(function(v) if (!is.call(v)) "must be a call"),
     terms = .optional(.inherits_field("terms", "the terms of a formula")),
     xlevels = .optional(function(v) {
@@ -372,7 +371,7 @@
            if (!is.list(s)) return("must be a list with center and scale")
            .nested(s, list(center = .number(), scale = .number(lower = 0, open = TRUE)))
          })),
-    model(n, size$p), .common_checks(n, size$p),
+    model(n, size$p), .common_checks(n, size$p, object),
     list(bias_variance = .optional(.number(lower = 0)),
          interval_calibration = .calibration_check(n),
          bias_choice = .optional(function(d) {
@@ -481,7 +480,7 @@
       }
     } else .absent("must be NULL for two classes"),
     fitted.values = if (K > 2L) .numeric_matrix(n, K) else .numbers(n)),
-    .common_checks(n, size$p)))
+    .common_checks(n, size$p, object)))
   constant <- .bias_matches_kernel(object)
   if (K == 2L) return(.validate_binary(object, n, size$p, "fit$", class(object), constant))
   # the settings the models share, as print() shows them
@@ -515,4 +514,3 @@
 }
 
 # A binary model's own fields, by its method (gpc.R and svc.R).
-.binary_checks <- function(model, n, p) UseMethod(".binary_checks")

@@ -1,0 +1,283 @@
+#' What a fit chose, and why
+#'
+#' A default call of a gpsvm fitter makes a chain of choices before and
+#' around the fit itself: the kernel and its width, an offset, the
+#' hyperparameters the evidence searches, how the prior is represented
+#' (the dense kernel matrix, a low-rank factor, the FITC approximation on
+#' inducing inputs, a basis of candidate centres), whether the prediction
+#' intervals integrate over `C` and whether they are calibrated by
+#' cross-validation. Each fit records them in `fit$plan`, and `print()` and
+#' `summary()` show them.
+#'
+#' Several of these choices follow rules on the number of observations
+#' ([gpsvm_size_policy()]). Where such a rule makes the fit differ from what
+#' the defaults compute on small data (a FITC prior, a search on a subset
+#' of the rows or none, a kernel weighed on a subset, intervals not
+#' integrated over `C` or not calibrated), the fit says so in one message,
+#' which `suppressMessages()` or `options(gpsvm.quiet = TRUE)` silences.
+#' Refits made inside the package (calibration, leave-one-out, interval
+#' coverage, [drop1()]) stay quiet.
+#'
+#' @param object A gpsvm fit.
+#' @return A data frame with one row per choice: `step` (what was chosen),
+#'   `choice` (the outcome), `by` (what decided it, in words: the call, a
+#'   default, the evidence, or a size rule with the data's size), `size_rule` (the
+#'   name of the rule of [gpsvm_size_policy()] that decided it, else `NA`)
+#'   and `exact` (`FALSE` where that rule made the fit differ from the
+#'   computation on small data).
+#' @seealso [gpsvm_size_policy()]
+#' @examples
+#' fit <- mfsvr(dist ~ speed, data = cars)
+#' gpsvm_plan(fit)
+#' @export
+gpsvm_plan <- function(object) {
+  .validate_fit(object)
+  object$plan
+}
+
+# One row of a plan.
+.plan_row <- function(step, choice, by, size_rule = NA_character_, exact = TRUE) {
+  data.frame(step = step, choice = choice, by = by, size_rule = size_rule, exact = exact,
+             stringsAsFactors = FALSE)
+}
+
+# "size rule NAME (n = 150 > 100)": the words of a rule's verdict.
+.rule_words <- function(rule, n, beyond) {
+  sprintf("size rule %s (n = %d %s %d)", rule, n, if (beyond) ">" else "<=", .size_rule(rule))
+}
+
+# The fit with its plan, and the one message of a top-level fit when a
+# size rule made it differ from the computation on small data.  `what`
+# begins the message ("mfsvr():").
+.with_plan <- function(fit, what) {
+  fit$plan <- do.call(rbind, .plan_rows(fit))
+  rownames(fit$plan) <- NULL
+  .plan_message(fit$plan, what, .plan_size(fit))
+  .seal(fit)
+}
+
+.plan_size <- function(fit) length(fit$classes %||% fit$y)
+
+.plan_message <- function(plan, what, n) {
+  inexact <- plan[!plan$exact, , drop = FALSE]
+  if (nrow(inexact) == 0L || isTRUE(getOption("gpsvm.quiet"))) return(invisible())
+  text <- sprintf("%s %d observations: %s (size rules of ?gpsvm_size_policy; fit$plan)\n", what,
+                  n, paste(sprintf("%s: %s", inexact$step, inexact$choice), collapse = "; "))
+  message(structure(class = c("gpsvm_plan_message", "message", "condition"),
+                    list(message = text, call = NULL)))
+}
+
+# Refits the package makes itself (interval coverage, drop1()) evaluate the
+# fit's call again: their plans' messages would repeat the fit's once per
+# refit, so they are muffled (by class, which works on future's workers too).
+.quiet_refits <- function(expr) {
+  withCallingHandlers(expr, gpsvm_plan_message = function(m) invokeRestart("muffleMessage"))
+}
+
+# The rows of a fit's plan, in the order its choices are made.
+
+.plan_rows.gpsvm_regression <- function(fit) {
+  n <- length(fit$y)
+  c(list(.plan_kernel(fit, n)), if (!is.null(fit$bias_variance)) list(.plan_offset(fit)),
+    list(.plan_search(fit, n), .plan_prior(fit, n)),
+    if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
+    list(.plan_calibration(fit, n)))
+}
+
+.plan_rows.gpsvm_classifier <- function(fit) {
+  n <- length(fit$classes)
+  list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n))
+}
+
+# The kernel: weighed among candidates by an evidence, or as the call or
+# the data's width rule gave it.
+.plan_kernel <- function(fit, n) {
+  choice <- fit$kernel_choice
+  if (is.null(choice)) {
+    by <- if (!is.null(fit$kernel$sigma_rule)) "the data's width rule" else "the call"
+    return(.plan_row("kernel", .kernel_words(fit$kernel), by))
+  }
+  words <- .kernel_choice_words(fit)
+  if (inherits(fit, "gpsvm_rvm") && n > .size_rule("kernel_choice_max_n")) {
+    return(.plan_row("kernel", sprintf("%s, weighed on %d evenly spaced rows", words$choice,
+                                       .size_rule("kernel_choice_max_n")),
+                     paste(words$by, .rule_words("kernel_choice_max_n", n, TRUE), sep = "; "),
+                     "kernel_choice_max_n", FALSE))
+  }
+  .plan_row("kernel", words$choice, words$by)
+}
+
+# A kernel in a few words: "Gaussian (sigma = 2.26)".
+.kernel_words <- function(kernel) {
+  switch(kernel$type,
+         rbf = if (!is.null(kernel$input_widths)) "Gaussian, a width per input" else
+           sprintf("Gaussian (sigma = %s)", format(kernel$sigma, digits = 4)),
+         poly = if (identical(kernel$degree, 1)) "linear" else
+           sprintf("polynomial of degree %s", format(kernel$degree)),
+         kernel$type)
+}
+
+.plan_offset <- function(fit) {
+  words <- .bias_choice_words(fit)
+  if (!is.null(words)) return(.plan_row("offset", words$choice, words$by))
+  b <- fit$bias_variance
+  .plan_row("offset", if (b > 0) sprintf("prior variance %s", format(b)) else "none",
+            if (is.null(fit$call$bias)) "the default" else "the call")
+}
+
+# The hyperparameters: searched by the evidence (the model's own account of
+# the search), kept because a size rule left the search out, or as given.
+.plan_search <- function(fit, n) {
+  if (!is.null(fit$skipped_search)) {
+    return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
+                     .rule_words("search_max_n", n, TRUE), "search_max_n", FALSE))
+  }
+  lines <- .search_summary(fit)
+  if (length(lines) == 0L && inherits(fit, "gpsvm_rvm")) {
+    return(.plan_row("hyperparameters", "the basis functions' precisions and the noise variance",
+                     "the evidence, the model's own updates"))
+  }
+  if (length(lines) == 0L) return(.plan_row("hyperparameters", "fixed", "the call and the defaults"))
+  rows <- fit$optimization$search_rows %||% fit$models[[1L]]$optimization$search_rows
+  inducing <- fit$optimization$search_inducing %||%
+    fit$models[[1L]]$optimization$search_inducing
+  if (!is.null(rows)) {
+    return(.plan_search_row(lines, sprintf("searched on %d evenly spaced rows", rows),
+                            "search_max_n", n))
+  }
+  if (!is.null(inducing) && is.null(fit$inducing) && is.null(fit$call$control)) {
+    return(.plan_search_row(lines, sprintf("searched on the FITC evidence of %d inducing inputs",
+                                           inducing), "search_dense_max_n", n))
+  }
+  .plan_search_row(lines)
+}
+
+# A search's rows from the model's account of it ("C by evidence
+# maximisation: converged after 3 iterations ..."), one per line (a line per
+# class where one-vs-rest searches differ): what, then how.  With `choice`,
+# one row that names the size rule that shaped the search.
+.plan_search_row <- function(lines, choice = NULL, rule = NA_character_, n = NULL) {
+  parts <- regmatches(lines, regexpr(": ", lines), invert = TRUE)
+  what <- vapply(parts, `[`, character(1), 1L)
+  how <- vapply(parts, function(p) if (length(p) > 1L) p[2L] else "", character(1))
+  if (is.null(choice)) return(.plan_row("hyperparameters", what, how))
+  .plan_row("hyperparameters", choice,
+            paste(c(paste(lines, collapse = "; "), .rule_words(rule, n, TRUE)), collapse = "; "),
+            rule, FALSE)
+}
+
+# The prior's representation.
+.plan_prior <- function(fit, n) {
+  if (inherits(fit, "gpsvm_rvm")) return(.plan_basis(fit, n))
+  z <- fit$inducing %||% fit$models[[1L]]$inducing
+  if (isTRUE(attr(z, "approximation"))) {
+    return(.plan_row("prior", sprintf("FITC on %d inducing inputs", nrow(z)),
+                     paste("the kernel matrix has no low rank;",
+                           .rule_words("dense_max_n", n, TRUE)),
+                     "dense_max_n", FALSE))
+  }
+  if (isTRUE(attr(z, "low_rank"))) {
+    return(.plan_row("prior", sprintf("a low-rank factor of the kernel matrix (%d pivots)", nrow(z)),
+                     sprintf("the factor is exact to rank_tol = %.3g", fit$control$rank_tol)))
+  }
+  if (!is.null(z)) {
+    return(.plan_row("prior", sprintf("FITC on %d inducing inputs", nrow(z)), "the call"))
+  }
+  rank <- fit$rank %||% NA_integer_
+  if (!is.na(rank)) {
+    return(.plan_row("prior", sprintf("a low-rank factor of the kernel matrix (rank %d)", rank),
+                     sprintf("the factor is exact to rank_tol = %.3g", fit$control$rank_tol)))
+  }
+  .plan_row("prior", "the dense kernel matrix", "the default")
+}
+
+# The relevance vector machines' candidate centres.
+.plan_basis <- function(fit, n) {
+  model <- if (inherits(fit, "gpsvm_srvm")) "srvm" else "rvm"
+  rule <- paste0(model, "_basis_all_max_n")
+  m <- length(fit$basis %||% seq_len(n))
+  if (!is.null(fit$call$basis)) {
+    return(.plan_row("basis", sprintf("%d candidate centres", m), "the call"))
+  }
+  if (n > .size_rule(rule)) {
+    return(.plan_row("basis", sprintf("%d candidate centres, chosen greedily", m),
+                     .rule_words(rule, n, TRUE), rule, FALSE))
+  }
+  .plan_row("basis", sprintf("every distinct input (%d candidate centres)", m),
+            .rule_words(rule, n, FALSE), rule)
+}
+
+# The integration of the intervals over C (mfsvr(), svr()), made where the
+# evidence chose C, up to the size rule.
+.plan_mixture <- function(fit, n) {
+  mixture <- fit$C_mixture
+  if (!is.null(mixture)) {
+    return(.plan_row("C mixture", sprintf("intervals integrate over %d values of C from %.3g to %.3g",
+                                          length(mixture$C), min(mixture$C), max(mixture$C)),
+                     sprintf("the evidence's weights, sd of log C %.2f; %s", mixture$log_C_sd,
+                             .rule_words("C_mixture_max_n", n, FALSE)),
+                     "C_mixture_max_n"))
+  }
+  chosen <- !is.null(fit$optimization) && "C" %in% names(fit$optimization$estimate)
+  if (chosen && n > .size_rule("C_mixture_max_n")) {
+    return(.plan_row("C mixture", "not integrated over C (intervals at the chosen C)",
+                     .rule_words("C_mixture_max_n", n, TRUE), "C_mixture_max_n", FALSE))
+  }
+  .plan_row("C mixture", "intervals at the fit's C", if (chosen) "the evidence was flat or failed"
+            else "C was not chosen by the evidence")
+}
+
+# The calibration of the intervals by cross-validation.
+.plan_calibration <- function(fit, n) {
+  cal <- fit$interval_calibration
+  model <- .calibration_model(fit)
+  rule <- c(rvm = "calibration_max_n_rvm", srvm = "calibration_max_n_rvm",
+            mfsvr = "calibration_max_n_ep", svr = "calibration_max_n_ep")[[model]]
+  by_default <- is.null(fit$call$calibration_folds)
+  if (!is.null(cal)) {
+    return(.plan_row("calibration", sprintf(paste("intervals calibrated by %d-fold",
+                                                  "cross-validation (at 95%%, the model's own",
+                                                  "at %s%%)"),
+                                            cal$folds,
+                                            format(100 * .calibrated_level(fit, 0.95), digits = 4)),
+                     if (by_default) .rule_words(rule, n, FALSE) else "the call",
+                     if (by_default) rule else NA_character_))
+  }
+  if (!by_default) return(.plan_row("calibration", "the model's own intervals", "the call"))
+  if (n > .size_rule(rule)) {
+    return(.plan_row("calibration", "not calibrated (the model's own intervals)",
+                     .rule_words(rule, n, TRUE), rule, FALSE))
+  }
+  if (n < .size_rule("calibration_min_n")) {
+    return(.plan_row("calibration", "the model's own intervals",
+                     sprintf("size rule calibration_min_n (n = %d < %d)", n,
+                             .size_rule("calibration_min_n")), "calibration_min_n"))
+  }
+  .plan_row("calibration", "the model's own intervals",
+            "a cross-validation refit failed or left no noise level")
+}
+
+# The check of fit$plan by the fit's validator: a plan of the columns the
+# fit's records give, with their steps.  (Its words depend on the size rules
+# in force when the fit was made, so only its shape is compared.)
+.plan_check <- function(v, object) {
+  columns <- c("step", "choice", "by", "size_rule", "exact")
+  if (!is.data.frame(v) || !identical(names(v), columns) || nrow(v) == 0L) {
+    return(sprintf("must be a data frame with the columns %s", paste(columns, collapse = ", ")))
+  }
+  if (!is.logical(v$exact) || anyNA(v$exact) ||
+      !all(vapply(v[columns[1:4]], is.character, logical(1))) || anyNA(v$step)) {
+    return("has columns of the wrong type")
+  }
+  steps <- tryCatch(unlist(lapply(.plan_rows(object), `[[`, "step")), error = function(e) NULL)
+  if (!is.null(steps) && !identical(v$step, steps)) {
+    return(sprintf("must have the steps %s, which the fit's records give",
+                   paste(steps, collapse = ", ")))
+  }
+  NULL
+}
+
+# print()'s and summary()'s account of the plan.
+.plan_lines <- function(plan) {
+  c("Plan:", sprintf("  %s: %s; %s", plan$step, plan$choice, plan$by))
+}
