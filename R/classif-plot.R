@@ -113,7 +113,6 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
                     drawlabels = FALSE, add = TRUE, lwd = 2)
   .plot_binary(object, s)
 }
-.plot_binary <- function(object, surface) UseMethod(".plot_binary")
 
 # The decision values over a grid x grid lattice of the two `inputs`, the
 # other inputs held as `slice` says (else at typical values).  Returns the

@@ -95,13 +95,10 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
 #' @export
 confint.gpsvm_classifier <- confint.gpsvm_regression
 
-.weight_intervals <- function(object, level) UseMethod(".weight_intervals")
 .weight_intervals.default <- function(object, level) NULL
 
-.evidence_curvature <- function(object) UseMethod(".evidence_curvature")
 .evidence_curvature.default <- function(object) .search_curvature(object)
 
-.refit_at <- function(object, values) UseMethod(".refit_at")
 
 # The kernel, inputs and inducing inputs of an EP fit (mfsvr(), gpc()) at
 # the width, or widths per input ("sigma[<column>]"), in `h` (a named list;

@@ -77,12 +77,10 @@ hyperparameters.gpsvm_classifier <- function(object, ...) {
 
 # A model's own hyperparameters (all but the kernel's width, which every
 # model has in its kernel), named as above: one method per model class.
-.own_hyperparameters <- function(object) UseMethod(".own_hyperparameters")
 
 # The hyperparameters as a matrix with one row per model: one row for a
 # regression fit, one per binary model of a classifier (the bias, a
 # setting of the fit, is the same in every row).
-.hyperparameter_matrix <- function(object) UseMethod(".hyperparameter_matrix")
 .hyperparameter_matrix.gpsvm_regression <- function(object) {
   rbind(c(.model_hyperparameters(object), bias = object$bias_variance))
 }

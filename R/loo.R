@@ -156,16 +156,11 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 # full fit without the case left out, and why exact refits are refused (NULL
 # when they are not).  A refit may see one class only (a class with one
 # case, left out), which the solvers handle.
-.loo_approx <- function(model) UseMethod(".loo_approx")
-.loo_approx_label <- function(model) UseMethod(".loo_approx_label")
 .loo_approx_label.gpsvm_classifier <- function(model) "linear response"
-.loo_refits <- function(model, which) UseMethod(".loo_refits")
-.loo_exact_refusal <- function(model) UseMethod(".loo_exact_refusal")
 .loo_exact_refusal.gpsvm_classifier <- function(model) NULL
 
 # "gpc (TAP mean field / EP)": the model and its method or solver, for
 # loo_error()'s result.
-.model_label <- function(object) UseMethod(".model_label")
 
 # Exact refits of every binary model, as one list of tasks (model, chunk of
 # cases), so that the progress bar and the workers cover all of them.

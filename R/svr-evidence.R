@@ -313,7 +313,6 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
 
 # What evidence_curve() gives of a fit: the methods of its evidence, and its
 # log evidence (in the data's units) refitted at C, one value per method.
-.curve_methods <- function(object, method) UseMethod(".curve_methods")
 .curve_methods.gpsvm_regression <- function(object, method) {
   .stop(sprintf("evidence_curve() varies C, which a %s() fit does not have",
                 sub("^gpsvm_", "", class(object)[1L])))
@@ -322,7 +321,6 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
   if (is.null(method)) "ep" else
     .match_choice(method, .svr_evidence_methods, "method", several.ok = TRUE)
 }
-.evidence_at <- function(object, C, method) UseMethod(".evidence_at")
 .evidence_at.gpsvm_svr <- function(object, C, method) {
   y <- .to_model_units(object$y, object$response_scaling)
   fit <- .svr_fit(object$x, y, C, object$epsilon, object$kernel, object$bias, object$control)

@@ -118,8 +118,6 @@ NULL
 # Each model gives its rows: .weight_frame(object, ...) for the regression
 # models (in their own files), .point_roles(model) for each binary model of
 # a classifier.
-.weight_frame <- function(object, ...) UseMethod(".weight_frame")
-.point_roles <- function(model) UseMethod(".point_roles")
 
 #' @rdname gpsvm-tidiers
 #' @export
@@ -176,9 +174,6 @@ tidy.gpsvm_classifier <- function(x, ...) {
 # count of support or relevance vectors, gpc()'s method), the classes, whether
 # a search by evidence chose hyperparameters (.searched(), NULL for a model
 # without one), convergence and fit time.
-.glance_evidence <- function(x) UseMethod(".glance_evidence")
-.glance_columns <- function(x) UseMethod(".glance_columns")
-.searched <- function(x) UseMethod(".searched")
 
 .glance_evidence.gpsvm_regression <- function(x) .evidence_columns(logLik(x))
 .evidence_columns <- function(ll) {

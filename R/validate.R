@@ -90,7 +90,6 @@
 # control class, beside its constructor; the fit stores the result, so that
 # fit$control says what was used.  Controls whose defaults are fixed need
 # none.
-.resolve_control <- function(control, ...) UseMethod(".resolve_control")
 .resolve_control.gpsvm_control <- function(control, ...) control
 
 # The one deprecation warning: what is deprecated, what to write instead,
