@@ -221,7 +221,7 @@ test_that("mfsvr's search on scaled data converges, with the record of its path"
   expect_lt(max(abs(o$gradient - g)) / 80, 1e-4)
   # every usable point of the path has a lower evidence than the estimate
   expect_true(all(o$path$log_evidence <= fit$log_evidence + 1e-6, na.rm = TRUE))
-  expect_output(print(summary(fit)), "evidence maximisation: converged after")
+  expect_output(print(summary(fit)), "evidence maximisation; converged after")
 })
 
 test_that("mfsvr() by default chooses C by evidence on scaled data, and only then", {
@@ -270,7 +270,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   ev <- function(C) mfsvr(x, y, C = C, bias = 0, kernel = k)$log_evidence
   expect_gt(fit$log_evidence, ev(1.05 * fit$C))
   expect_gt(fit$log_evidence, ev(fit$C / 1.05))
-  expect_output(print(fit), "C by evidence maximisation: converged")
+  expect_output(print(fit), "hyperparameters: C by evidence maximisation; converged")
   # the evidence reads the noise (sd 1 against sd(y) = 1.2): C = 5 claims a
   # noise sd of sqrt(2) / 5 = 0.28 sd(y), and its 95% intervals miss
   x_new <- runif(4000, -3, 3)
@@ -297,40 +297,52 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_named(mfsvr(x, y, optimize = "epsilon")$optimization$estimate, "epsilon")
 })
 
-test_that("mfsvr()'s default search stops at 10000 observations, and says so", {
-  skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
-  # one input: the kernel matrix has a low rank, and the fits are quick
+test_that("mfsvr()'s default search stops at the size rule search_max_n, and says so", {
+  # the rule lowered for the test (10000 by default): the same switch
+  op <- options(gpsvm.size_policy = list(search_max_n = 300))
+  on.exit(options(op), add = TRUE)
   set.seed(22)
-  x <- runif(10001, -3, 3)
-  y <- sin(x) + rnorm(10001, sd = 0.3)
+  x <- runif(301, -3, 3)
+  y <- sin(x) + rnorm(301, sd = 0.3)
   expect_message(big <- mfsvr(x, y),
-                 paste("with 10001 observations \\(more than 10000\\) the evidence search is not run",
-                       "by default: C = 5 and no offset \\(bias = 0\\) are used;",
-                       "optimize = \"C\" runs it"))
+                 paste("mfsvr\\(\\): 301 observations: hyperparameters: the evidence search not run:",
+                       "C = 5 and no offset \\(bias = 0\\) are used; optimize = \"C\" runs it"))
   expect_null(big$optimization)
   expect_identical(big$C, 5)
-  expect_output(print(big), "the evidence search is not run by default")
-  expect_silent(searched <- mfsvr(x[-1], y[-1]))
+  plan <- gpsvm_plan(big)
+  expect_identical(plan$size_rule[plan$step == "hyperparameters"], "search_max_n")
+  expect_false(plan$exact[plan$step == "hyperparameters"])
+  expect_output(print(big), "the evidence search not run: C = 5")
+  expect_message(searched <- mfsvr(x[-1], y[-1]), "C mixture: not integrated over C")
   expect_named(searched$optimization$estimate, "C")
   expect_null(searched$skipped_search)
-  # a C given, or a search asked for: no message
-  expect_silent(mfsvr(x, y, C = 5))
+  expect_true(gpsvm_plan(searched)$exact[gpsvm_plan(searched)$step == "hyperparameters"])
+  # a C given: no search to leave out; the option and suppressMessages()
+  # silence what remains (the intervals' rules beyond 200 and 100 rows)
+  given <- suppressMessages(mfsvr(x, y, C = 5))
+  expect_identical(gpsvm_plan(given)$by[gpsvm_plan(given)$step == "hyperparameters"],
+                   "the call and the defaults")
+  options(gpsvm.quiet = TRUE)
+  expect_silent(mfsvr(x, y))
+  options(gpsvm.quiet = NULL)
+  expect_silent(suppressMessages(mfsvr(x, y)))
 })
 
-test_that("gpc()'s default search beyond 10000 observations sees 2000 evenly spaced rows", {
-  skip_if_small_tests("fits 10001 rows to cross the 10000-row switch of the default search")
+test_that("gpc()'s default search beyond search_max_n sees search_subset_n evenly spaced rows", {
+  # the rules lowered for the test (10000 and 2000 by default): the same switch
+  op <- options(gpsvm.size_policy = list(search_max_n = 1000, search_subset_n = 200))
+  on.exit(options(op), add = TRUE)
   # one input: the kernel matrix has a low rank, and the fits are quick
   set.seed(23)
-  n <- 10001
+  n <- 1001
   x <- runif(n, -3, 3)
   y <- factor(ifelse(sin(x) + rnorm(n, sd = 0.5) > 0, "b", "a"))
-  expect_message(big <- gpc(x, y), paste0(
-    "gpc\\(\\): with 10001 observations \\(more than 10000\\) the default evidence search ",
-    "chooses sigma and noise from 2000 evenly spaced rows, and the fit on all rows uses the ",
-    "values found; optimize = c\\(\"sigma\", \"noise\"\\) searches on all rows"))
+  expect_message(big <- gpc(x, y),
+                 "gpc\\(\\): 1001 observations: hyperparameters: searched on 200 evenly spaced rows")
   expect_named(big$optimization$estimate, c("sigma", "noise"))
-  expect_identical(big$optimization$search_rows, 2000L)
-  expect_output(print(big), "by evidence maximisation \\(on 2000 evenly spaced rows; ")
+  expect_identical(big$optimization$search_rows, 200L)
+  expect_output(print(big), "by evidence maximisation \\(on 200 evenly spaced rows[;)]")
+  expect_output(print(big), "hyperparameters: searched on 200 evenly spaced rows")
   # the fit is the model at the values found, on every row (EP from the
   # search's sites on its rows, and from the prior: the same fixed point, to
   # the sweeps' tolerance 1e-6)
@@ -339,7 +351,8 @@ test_that("gpc()'s default search beyond 10000 observations sees 2000 evenly spa
                tolerance = 1e-7)
   # only what the call left open is searched and named; nothing left open,
   # no message
-  expect_message(gpc(x, y, rbf_kernel(1)), "chooses noise from 2000 .*optimize = \"noise\"")
+  expect_message(one <- gpc(x, y, rbf_kernel(1)), "searched on 200 evenly spaced rows")
+  expect_named(one$optimization$estimate, "noise")
   expect_silent(gpc(x, y, rbf_kernel(1), noise = 0.1))
   expect_silent(fixed <- gpc(x, y, optimize = FALSE))
   expect_null(fixed$optimization)
@@ -471,7 +484,7 @@ test_that("rvm(optimize = TRUE) finds a maximum of the evidence over the width",
   o <- fit$optimization
   expect_true(o$convergence$converged)
   expect_identical(o$method, "grid and golden section")
-  expect_output(print(fit), sprintf("sigma by evidence maximisation: converged after %d iterations",
+  expect_output(print(fit), sprintf("sigma by evidence maximisation; converged after %d iterations",
                                     o$convergence$iterations))
   expect_equal(fit$kernel$sigma, o$estimate[["sigma"]])
   expect_equal(fit$log_evidence, o$log_evidence)

@@ -324,11 +324,11 @@ test_that("print() of a fit with a search per class: one line when all converged
   line <- grep("evidence maximisation", out, value = TRUE)
   expect_length(line, 1L)
   steps <- vapply(fit$models, function(m) m$optimization$convergence$iterations, numeric(1))
-  expect_match(line, sprintf("one search per class\\): all 3 converged, after %d to %d iterations",
+  expect_match(line, sprintf("one search per class\\); all 3 converged, after %d to %d iterations",
                              min(steps), max(steps)))
   stuck <- suppressWarnings(gpc(Species ~ ., iris, control = gpc_control(max_iter = 3)))
   out <- capture.output(print(stuck))
-  expect_length(grep("evidence maximisation \\((setosa|versicolor|virginica) vs rest\\): NOT converged",
+  expect_length(grep("evidence maximisation \\((setosa|versicolor|virginica) vs rest\\); NOT converged",
                      out), 3L)
 })
 

@@ -94,7 +94,7 @@ test_that("mfsvr()'s default intervals are the mixture of its component fits' pr
   ll <- vapply(mix$C, function(C) c(logLik(refit(C))), numeric(1))
   jacobian <- nrow(train) * log(unit)
   expect_equal(mix$log_evidence, ll + jacobian, tolerance = 1e-6)
-  expect_output(print(fit), sprintf("integrate over C: 5 values from %.3g to %.3g",
+  expect_output(print(fit), sprintf("integrate over 5 values of C from %.3g to %.3g",
                                     min(mix$C), max(mix$C)), fixed = TRUE)
   # wider than the interval at the chosen C alone, by what C's uncertainty adds
   alone <- predict(refit(fit$C), test, interval = "prediction", level = 0.95)
@@ -153,10 +153,13 @@ test_that("far levels keep their precision, and the mixture is only where C was 
 
 test_that("beyond the size limit, and with C at an end of its range, there is no mixture", {
   set.seed(4)
-  n <- gpsvm:::.C_mixture_max_n + 1L
+  n <- gpsvm_size_policy()["C_mixture_max_n", "value"] + 1L
   x <- runif(n)
-  big <- mfsvr(x, sin(6 * x) + rnorm(n, sd = 0.3))
+  expect_message(big <- mfsvr(x, sin(6 * x) + rnorm(n, sd = 0.3)),
+                 "C mixture: not integrated over C")
   expect_null(big$C_mixture)
+  expect_identical(gpsvm_plan(big)$size_rule[gpsvm_plan(big)$step == "C mixture"],
+                   "C_mixture_max_n")
   # noise-free data: the evidence rises with C to the range's end
   x <- seq(0, 1, length.out = 30)
   exact <- mfsvr(x, sin(6 * x), epsilon = 0.01)

@@ -128,7 +128,7 @@ test_that("calibration moves the intervals only: fits, means and confidence band
   expect_match(paste(capture.output(summary(fit)), collapse = "\n"),
                "calibrated by 5-fold cross-validation", fixed = TRUE)
   expect_match(paste(capture.output(print(own)), collapse = "\n"),
-               "Prediction intervals: the model's own", fixed = TRUE)
+               "calibration: the model's own intervals", fixed = TRUE)
   # the tube models: the same point fit and bands, other prediction intervals
   for (fitter in list(mfsvr, svr)) {
     fit <- fitter(mpg ~ wt + hp + disp, data = mtcars)
@@ -266,7 +266,7 @@ test_that("rvm() calibrates by default from 10 to 500 observations and print() s
   large <- rvm(d$x, d$y, kernel = rbf_kernel(1))
   expect_null(large$interval_calibration)
   expect_match(paste(capture.output(print(large)), collapse = "\n"),
-               "not calibrated beyond 500 observations", fixed = TRUE)
+               "calibration: not calibrated.*calibration_max_n_rvm \\(n = 501 > 500\\)")
   three <- rvm(d$x, d$y, kernel = rbf_kernel(1), calibration_folds = 3)
   expect_identical(three$interval_calibration$folds, 3L)
   # TRUE is the default's five folds, FALSE none
@@ -289,7 +289,7 @@ test_that("mfsvr() and svr() calibrate by default from 10 to 100 observations", 
     large <- fitter(d$x, d$y)
     expect_null(large$interval_calibration)
     expect_match(paste(capture.output(print(large)), collapse = "\n"),
-                 "not calibrated beyond 100 observations", fixed = TRUE)
+                 "calibration: not calibrated.*calibration_max_n_ep \\(n = 101 > 100\\)")
     expect_identical(fitter(d$x, d$y, calibration_folds = 4)$interval_calibration$folds, 4L)
   }
 })

@@ -170,7 +170,7 @@ test_that("by default the evidence weighs an offset against none, on scaled data
   # and the held-out error is far lower with it
   rmse <- function(f) sqrt(mean((predict(f, test) - test$y)^2))
   expect_lt(rmse(fit), 0.5 * rmse(without))
-  expect_output(print(fit), "Bias: a constant offset of prior variance 1, chosen by the evidence")
+  expect_output(print(fit), "offset: a constant offset of prior variance 1; the evidence")
   expect_identical(hyperparameters(fit)[["bias"]], 1)
   # svr() makes the same choice, and its MAP fit has the offset
   s <- suppressWarnings(svr(y ~ ., data = train))
@@ -189,7 +189,7 @@ test_that("by default the evidence weighs an offset against none, on scaled data
   expect_identical(plain$bias_variance, 0)
   expect_identical(plain$bias_choice$fitted, c(TRUE, FALSE))
   expect_lt(diff(plain$bias_choice$log_evidence), -gpsvm:::.offset_refit_margin)
-  expect_output(print(plain), "Bias: no offset, chosen by the evidence .*estimated without refitting")
+  expect_output(print(plain), "offset: no offset; the evidence.*estimated without refitting")
   # on the data as given, no offset unless asked for
   raw <- mfsvr(y ~ ., data = train, scale = FALSE)
   expect_null(raw$bias_choice)
@@ -302,7 +302,7 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   rmse <- function(f) sqrt(mean((predict(f, test) - test$eruptions)^2))
   narrow <- mfsvr(eruptions ~ waiting, data = train, kernel = rbf_kernel(choice$sigma[1]))
   expect_lt(rmse(fit), 0.95 * rmse(narrow))
-  expect_output(print(fit), "Kernel: Gaussian at the gamma = 1/p rule's width, chosen by the evidence")
+  expect_output(print(fit), "kernel: Gaussian at the gamma = 1/p rule's width; the evidence")
   expect_output(print(fit), "e1071's gamma = 1/p for the p input columns")
   # svr() makes the same choice
   s <- svr(eruptions ~ waiting, data = train)
@@ -353,7 +353,7 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   expect_identical(fit$kernel$type, "polynomial")
   expect_identical(c(fit$kernel$degree, fit$kernel$scale, fit$kernel$offset), c(1, 1 / p, 0))
   expect_identical(fit$kernel$candidate, "linear")
-  expect_output(print(fit), "Kernel: linear, chosen by the evidence \\(log Bayes factor [0-9.]+ against")
+  expect_output(print(fit), "kernel: linear; the evidence, log Bayes factor [0-9.]+ against")
   expect_output(print(fit), "linear, scale 1/p for the p input columns")
   # its log evidence is that of the fit given this kernel (no offset) at the
   # C its own search found, within that search's tolerance of the maximum
@@ -448,8 +448,8 @@ test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by 
   expect_equal(fitted(fit), fitted(given[[1]]), tolerance = 1e-12)
   predicted <- predict(fit, trees)
   expect_lt(max(abs(residuals(lm(predicted ~ Girth + Height, data = trees)))), 1e-6 * sd(predicted))
-  expect_output(print(fit), paste("Kernel: linear, chosen by a Gaussian process's evidence",
-                                  "\\(log Bayes factor [0-9.]+ against the sigest"))
+  expect_output(print(fit), paste("kernel: linear; a Gaussian process's evidence,",
+                                  "log Bayes factor [0-9.]+ against the sigest"))
   # logLik() counts the choice as one estimated parameter
   expect_identical(attr(logLik(fit), "df"), attr(logLik(given[[1]]), "df") + 1L)
   # srvm() weighs the same two kernels; on the linear one a penalty on

@@ -309,11 +309,11 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
             control = svr_control(C_search = "fixed_point"), scale = FALSE)
   ok_path <- ok$optimization$path$C
   expect_true(ok$optimization$convergence$converged)
-  expect_output(print(ok), sprintf("C by the eq. \\(17\\) iteration: settled after %d steps",
+  expect_output(print(ok), sprintf("C by the eq. \\(17\\) iteration; settled after %d steps",
                                    length(ok_path) - 1L))
   out <- capture.output(print(summary(ok)))
   expect_length(grep("^C path: ", out), 1L)
-  expect_length(grep("^C by the eq. \\(17\\) iteration", out), 1L)
+  expect_length(grep("^  hyperparameters: C by the eq. \\(17\\) iteration", out), 1L)
   expect_lt(abs(diff(tail(ok_path, 2))), 0.05)
 })
 
@@ -345,8 +345,14 @@ test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() doe
   expect_identical(svr(d$x, d$y, C = 2)$C, 2)
   expect_identical(svr(d$x, d$y, optimize = FALSE)$C, 1)
   expect_identical(svr(d$x, d$y, scale = FALSE)$C, 1)
-  big <- test_size(1001, 1001)
-  expect_identical(svr(seq_len(big) / big, sin(seq_len(big) / 100))$C, 1)
+  # beyond the size rule search_max_n (lowered here from 10000) mfsvr()'s
+  # default C stays, as mfsvr() keeps it, and the fit says so
+  op <- options(gpsvm.size_policy = list(search_max_n = 100))
+  on.exit(options(op), add = TRUE)
+  expect_message(beyond <- svr(seq_len(101) / 101, sin(seq_len(101) / 10)),
+                 "svr\\(\\): 101 observations: hyperparameters: the evidence search not run")
+  expect_identical(beyond$C, 5)
+  options(op)
   # with a threshold, the grid search: every point refits b, and the fit's
   # evidence is the largest the search saw
   b <- svr(d$x, d$y, bias = TRUE, search = search_control(grid = 9))
@@ -354,7 +360,7 @@ test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() doe
   expect_identical(b$optimization$evidence, "ep")
   expect_equal(c(logLik(b)), max(b$optimization$path$log_evidence) - 60 * log(sd(d$y)),
                tolerance = 1e-10)
-  expect_output(print(s), "C by evidence maximisation: converged")
+  expect_output(print(s), "hyperparameters: C by evidence maximisation; converged")
 })
 
 test_that("evidence maximisation returns the best evidence it saw; evidence_curve averages", {
@@ -390,7 +396,7 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   expect_warning(f <- svr(x, y, C = 1, optimize = TRUE, control = eq16),
                  "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
   expect_identical(f$optimization$at_bound, "C:upper")
-  expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]: ",
+  expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]; ",
                                          "%d evaluations, at the upper end of the interval"),
                                   nrow(f$optimization$path)))
   expect_equal(f$C, 100, tolerance = 0.01)
@@ -419,10 +425,10 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
                           scale = FALSE))
   expect_length(fe$optimization$at_bound, 0)
   out <- capture.output(print(fe))
-  expect_true(any(grepl("^C by evidence maximisation \\(eq. 16\\) over \\[0.2, 20\\]: \\d+ evaluations$", out)))
+  expect_true(any(grepl("^  hyperparameters: C by evidence maximisation \\(eq. 16\\) over \\[0.2, 20\\]; \\d+ evaluations$", out)))
   # summary() gives the same line, not the search's grid as a path
   out <- capture.output(print(summary(fe)))
-  expect_length(grep("^C by evidence maximisation", out), 1L)
+  expect_length(grep("^  hyperparameters: C by evidence maximisation", out), 1L)
   expect_length(grep("^C path", out), 0L)
   expect_warning(lo <- svr(d$x, d$y, C = 2, epsilon = 0.4, kernel = k_paper, optimize = TRUE,
                            control = svr_control(C_interval = c(2 * fe$C, 20 * fe$C),

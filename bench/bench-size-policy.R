@@ -1,0 +1,86 @@
+# The size rules of ?gpsvm_size_policy at their thresholds: each rule
+# switches between two computations at some n.  For each, the same data of
+# that size are fitted on both sides of the switch (the rule set to n and
+# to n - 1 through options(gpsvm.size_policy)), and the fits compared on
+# held-out rows: the largest difference of the point predictions in units
+# of the predictive sd, the ratio of the mean widths of the 95% prediction
+# intervals (regression) or the largest difference of class probabilities
+# (classification), the held-out coverage or log loss on each side, and the
+# seconds each side took.  A switch is harmless where these differences are
+# within the model's own uncertainty (a fraction of a predictive sd).
+#
+#   make bench BENCH=size-policy
+suppressPackageStartupMessages(library(gpsvm))
+options(gpsvm.quiet = TRUE)
+
+friedman1 <- function(n, seed) {
+  set.seed(seed)
+  x <- matrix(runif(n * 10), n, 10)
+  y <- 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5] +
+    rnorm(n)
+  list(x = x, y = y)
+}
+
+# Fits `fit(x, y)` with the rule at n (the small-data side) and at n - 1.
+both_sides <- function(rule, n, fit) {
+  side <- function(value) {
+    old <- options(gpsvm.size_policy = stats::setNames(list(value), rule))
+    on.exit(options(old))
+    t0 <- proc.time()[["elapsed"]]
+    f <- fit()
+    list(fit = f, seconds = proc.time()[["elapsed"]] - t0)
+  }
+  list(small = side(n), large = side(n - 1))
+}
+
+regression_row <- function(rule, model, n, sides, test) {
+  p <- lapply(sides, function(s) predict(s$fit, test$x, interval = "prediction"))
+  se <- predict(sides$small$fit, test$x, se.fit = TRUE)
+  sd <- sqrt(se$se.fit^2 + sigma(sides$small$fit)^2)
+  width <- vapply(p, function(q) mean(q[, "upr"] - q[, "lwr"]), numeric(1))
+  cover <- vapply(p, function(q) mean(test$y >= q[, "lwr"] & test$y <= q[, "upr"]), numeric(1))
+  data.frame(rule = rule, model = model, n = n,
+             mean_shift_sd = max(abs(p$small[, "fit"] - p$large[, "fit"]) / sd),
+             width_ratio = width[["large"]] / width[["small"]],
+             coverage_small = cover[["small"]], coverage_large = cover[["large"]],
+             seconds_small = sides$small$seconds, seconds_large = sides$large$seconds)
+}
+
+rows <- list()
+add <- function(row) {
+  print(row, row.names = FALSE, digits = 3)
+  rows[[length(rows) + 1L]] <<- row
+}
+
+for (case in list(list(rule = "C_mixture_max_n", model = "mfsvr", n = 200),
+                  list(rule = "calibration_max_n_ep", model = "mfsvr", n = 100),
+                  list(rule = "calibration_max_n_ep", model = "svr", n = 100),
+                  list(rule = "calibration_max_n_rvm", model = "rvm", n = 500),
+                  list(rule = "kernel_choice_max_n", model = "rvm", n = 500),
+                  list(rule = "dense_max_n", model = "mfsvr", n = 2000),
+                  list(rule = "search_max_n", model = "mfsvr", n = 2000),
+                  list(rule = "search_max_n", model = "svr", n = 2000))) {
+  d <- friedman1(case$n, 1)
+  test <- friedman1(1000, 2)
+  fitter <- get(case$model, asNamespace("gpsvm"))
+  sides <- both_sides(case$rule, case$n, function() fitter(d$x, d$y))
+  add(regression_row(case$rule, case$model, case$n, sides, test))
+}
+
+# gpc(): its search on the full prior up to search_dense_max_n, on FITC
+# beyond; two noisy classes of mlbench-style two-input data
+set.seed(3)
+two_class <- function(n) {
+  x <- matrix(rnorm(2 * n), n, 2)
+  p <- stats::pnorm(2 * sin(2 * x[, 1]) + x[, 2])
+  list(x = x, y = factor(ifelse(runif(n) < p, "b", "a")))
+}
+d <- two_class(300)
+test <- two_class(2000)
+sides <- both_sides("search_dense_max_n", 300, function() gpc(d$x, d$y))
+prob <- lapply(sides, function(s) predict(s$fit, test$x, type = "prob")[, "b"])
+log_loss <- vapply(prob, function(p) -mean(ifelse(test$y == "b", log(p), log(1 - p))), numeric(1))
+add(data.frame(rule = "search_dense_max_n", model = "gpc", n = 300,
+               largest_probability_difference = max(abs(prob$small - prob$large)),
+               log_loss_small = log_loss[["small"]], log_loss_large = log_loss[["large"]],
+               seconds_small = sides$small$seconds, seconds_large = sides$large$seconds))
