@@ -199,6 +199,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   interval <- .match_choice(interval)
   new_levels <- .match_choice(new_levels)
   d <- .check_deriv(deriv, wrt, interval, object$x)
+  .check_kernel_deriv(object$kernel, d$deriv)
   .check_flag(se.fit, "se.fit")
   level <- .check_level(level)
   inputs <- .prediction_inputs(object, newdata, na.action, new_levels)

@@ -405,7 +405,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
   penalty <- object$penalty
   points <- if (!is.null(penalty)) .penalty_points(penalty, object$x, object$scaling)
   parts_at <- function(width) {
-    kernel <- if (object$kernel$type == "rbf") .with_width(object$kernel, width) else object$kernel
+    kernel <- if (.has_width(object$kernel)) .with_width(object$kernel, width) else object$kernel
     design <- .rvm_design(object$x, kernel, rv)
     list(design = design, gram = crossprod(design), projected = drop(crossprod(design, y)),
          penalty = if (!is.null(penalty)) .rvm_penalty_gram(penalty, kernel, points, object$x[rv, , drop = FALSE]))

@@ -696,7 +696,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit_at <- .mfsvr_fit_at(x, y, C, epsilon, ep_control, "C", automatic, inducing, settings)
   kernels <- .kernel_candidates(kernel, x, choose_width &&
                                   .kernel_by_default(TRUE, NROW(x), "C", inducing),
-                                linear = weigh_linear)
+                                linear = weigh_linear, matern = weigh_linear)
   ep <- .as_svr_conditions(.fit_with_bias(fit_at, kernels, bias_variance, choose_bias))
   kernel <- ep$kernel
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)
