@@ -8,8 +8,8 @@
 #   .latent_moments(object, z, deriv, wrt, want_var, ...)  mean and variance of
 #       the latent function (or a derivative) at scaled inputs z, on the scale
 #       the model was fitted on ("model units")
-#   .target_interval(object, mean, var, level)  its noise model: the interval
-#       of a new target, model units
+#   .target_distribution(object, mean, var)  its noise model: the predictive
+#       distribution of a new target, model units (R/predictive-distribution.R)
 #   .target_scores(object, y, mean, var)  the normal scores qnorm(F(y)) of
 #       targets y under that predictive distribution, model units (the
 #       predictive's two-sided tail probabilities, .target_tail(), too)
@@ -29,7 +29,6 @@
 .latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
   UseMethod(".latent_moments")
 }
-.target_interval <- function(object, mean, var, level) UseMethod(".target_interval")
 .target_scores <- function(object, y, mean, var) UseMethod(".target_scores")
 .noise_sd <- function(object) UseMethod(".noise_sd")
 .log_evidence <- function(object) UseMethod(".log_evidence")
