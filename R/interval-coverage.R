@@ -240,8 +240,9 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 #' * `log_score`: \eqn{-\log f(y)}, the negative log predictive density;
 #' * `crps`: the continuous ranked probability score \eqn{\int (F(t) -
 #'   1\{t \ge y\})^2 dt}, in the response's units (the absolute error for a
-#'   point prediction), by `integrate()` on each side of \eqn{y} (to about
-#'   \eqn{10^{-6}} relative);
+#'   point prediction), by Gauss-Legendre quadrature between the points
+#'   where \eqn{F} has a kink (the calibration's knots) and `integrate()` on
+#'   the tails;
 #' * `interval_score`: at level \eqn{1 - \alpha}, \eqn{(u - l) +
 #'   \frac{2}{\alpha}(l - y)_+ + \frac{2}{\alpha}(y - u)_+} for the interval
 #'   \eqn{[l, u]}.
@@ -263,7 +264,7 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 #'   Statistical Association* 102, 359-378.
 #' @seealso [predictive-distribution], [interval_coverage()].
 #' @examples
-#' fit <- mfsvr(dist ~ speed, data = cars[1:35, ])
+#' fit <- mfsvr(dist ~ speed, data = cars[1:35, ], C = 3)
 #' colMeans(predictive_scores(fit, cars[36:50, ]))
 #' @export
 predictive_scores <- function(object, ...) UseMethod("predictive_scores")
@@ -299,22 +300,13 @@ predictive_scores.gpsvm_predictive <- function(object, y, level = 0.95, ...) {
 }
 
 # int_-Inf^y F^2 + int_y^Inf (1 - F)^2 for each row, in the response's
-# units: integrate() on each side in the distance from y, each tail of F
-# from its own side (.d_tails()).
+# units (.row_integrals(), with y among the knots: the integrand jumps
+# there).
 .crps <- function(d, y) {
   t <- (y - d$center) / d$scale
-  vapply(seq_along(t), function(i) {
-    row <- d[i]
-    side <- function(sign) {
-      f <- function(s) {
-        tails <- .d_tails(row[rep(1L, length(s))], t[i] + sign * s)
-        (if (sign < 0) tails$lower else tails$upper)^2
-      }
-      # (F has a kink at each of the calibration's knots, where QUADPACK may
-      # report roundoff at a tolerance it has nearly reached)
-      stats::integrate(f, 0, Inf, rel.tol = 1e-8, subdivisions = 1000L,
-                       stop.on.error = FALSE)$value
-    }
-    d$scale * (side(-1) + side(1))
-  }, numeric(1))
+  integrand <- function(rows, s) {
+    tails <- .d_tails(d[rows], s)
+    ifelse(s < t[rows], tails$lower^2, tails$upper^2)
+  }
+  d$scale * .row_integrals(d, integrand, extra = t)
 }

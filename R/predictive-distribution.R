@@ -297,50 +297,48 @@ predictive_variance <- function(d) {
 }
 
 # Mean and variance in model units: G's closed forms without a
-# calibration.  With one, F's density is g(t) times a weight constant
-# between the knots t_k = Q_G(p_k / 2) and Q_G(1 - p_k / 2) (p_k the sorted
-# tail probabilities, where the slope of .calibration_inverse() changes), so
-# E_F h(T) = sum_k w_k int_{t_k}^{t_k+1} h(t) g(t) dt: Gauss-Legendre
-# quadrature (20 nodes) on each segment between knots, where g is smooth,
-# and integrate() on the two tails beyond the outermost ones.
+# calibration; with one, E_F T^k = int t^k f(t) dt by .row_integrals().
 .d_moments <- function(d) {
   if (is.null(d$tail)) return(.g_moments(d$g))
-  p <- .calibration_knots(d$tail)$tail
-  p <- p[p > 0 & p < 1]
-  weight_at <- function(v) .calibration_inverse(d$tail, v)$slope
-  levels <- c(p / 2, rev(1 - p / 2))
-  # the weight on each segment, from a point inside it (v = 2 min(u, 1 - u))
-  inner <- (levels[-1L] + levels[-length(levels)]) / 2
-  w_inner <- weight_at(2 * pmin(inner, 1 - inner))
-  w_tail <- weight_at(p[1L] / 2)
-  gl <- .gauss_legendre(20L)
+  moment <- function(k) {
+    .row_integrals(d, function(rows, t) t^k * exp(.d_log_density(d[rows], t)))
+  }
+  mass <- moment(0)
+  mean <- moment(1) / mass
+  list(mean = mean, var = pmax(moment(2) / mass - mean^2, 0))
+}
+
+# int h(i, t) dt over the line for each row i of d (model units), h(rows, t)
+# vectorised.  F has a kink wherever the calibration's interpolation changes
+# slope, at the model's levels u = p_k / 2 and 1 - p_k / 2 (p_k its knots'
+# tail probabilities): Gauss-Legendre quadrature (`nodes` points) on each
+# piece between those knots (and a few quantiles of G, and the per-row
+# points `extra`, where h may jump), all rows at once; integrate() on the
+# two tails beyond the outermost knots, where h is smooth.
+.row_integrals <- function(d, h, extra = NULL, nodes = 16L) {
   n <- length(d)
+  p <- if (is.null(d$tail)) numeric(0) else .calibration_knots(d$tail)$tail
+  p <- p[p > 0 & p < 1]
+  levels <- sort(unique(c(p / 2, 1 - p / 2, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-4)))
   knots <- vapply(levels, function(u) .g_quantile(d$g, rep(u, n)), numeric(n))
-  dim(knots) <- c(n, length(levels))
-  vapply(seq_len(n), function(i) {
-    g <- .g_rows(d$g, i)
-    f <- function(t) exp(.g_log_density(.g_rows(g, rep(1L, length(t))), t))
-    moments <- c(0, 0, 0)  # mass, first, second
-    add <- function(t, wf) moments <<- moments + c(sum(wf), sum(wf * t), sum(wf * t^2))
-    for (k in seq_along(inner)) {
-      a <- knots[i, k]
-      b <- knots[i, k + 1L]
-      if (!(b > a)) next
-      t <- (a + b) / 2 + (b - a) / 2 * gl$node
-      add(t, w_inner[k] * (b - a) / 2 * gl$weight * f(t))
+  knots <- matrix(cbind(knots, extra), n)
+  knots <- t(apply(knots, 1L, sort))
+  pieces <- ncol(knots) - 1L
+  gl <- .gauss_legendre(nodes)
+  mid <- as.vector(knots[, -1L] + knots[, -ncol(knots)]) / 2
+  half <- as.vector(knots[, -1L] - knots[, -ncol(knots)]) / 2
+  t <- mid + outer(half, gl$node)
+  rows <- rep(seq_len(n), pieces * nodes)
+  values <- matrix(h(rows, as.vector(t)), ncol = nodes)
+  inner <- rowSums(matrix(drop(values %*% gl$weight) * half, n, pieces))
+  tails <- vapply(seq_len(n), function(i) {
+    side <- function(edge, sign) {
+      stats::integrate(function(s) h(rep(i, length(s)), edge + sign * s), 0, Inf,
+                       rel.tol = 1e-10, stop.on.error = FALSE)$value
     }
-    for (side in c(-1, 1)) {  # the tails beyond the outermost knots
-      edge <- knots[i, if (side < 0) 1L else length(levels)]
-      part <- function(power) {
-        stats::integrate(function(s) (edge + side * s)^power * f(edge + side * s), 0, Inf,
-                         rel.tol = 1e-10)$value
-      }
-      moments <- moments + w_tail * c(part(0), part(1), part(2))
-    }
-    mean <- moments[2L] / moments[1L]
-    c(mean, moments[3L] / moments[1L] - mean^2)
-  }, numeric(2)) -> out
-  list(mean = out[1L, ], var = pmax(out[2L, ], 0))
+    side(knots[i, 1L], -1) + side(knots[i, ncol(knots)], 1)
+  }, numeric(1))
+  inner + tails
 }
 
 # Nodes and weights of k-point Gauss-Legendre quadrature on [-1, 1] (Golub
