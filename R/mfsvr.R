@@ -156,9 +156,9 @@
 #' `update(fit, C = 2)` evaluates the call again: `mfsvr()` weighs both
 #' choices again at the new `C`, and `svr()` at a `C` given makes neither
 #' (no offset, the sigest width); to refit the same model at another `C`,
-#' give them: `update(fit, C = 2, bias = fit$bias_variance, kernel =
-#' rbf_kernel(fit$kernel$sigma))`, or where the linear kernel won `kernel =
-#' poly_kernel(1, scale = fit$kernel$scale, offset = 0)`. [confint()] and
+#' give them: `update(fit, C = 2, bias = fit$bias_variance, kernel = k)`
+#' with `k` the fit's kernel without the offset's constant (`k <-
+#' fit$kernel; k$constant <- NULL`), whichever kernel won. [confint()] and
 #' [evidence_curve()] keep the fit's own.
 #'
 #' The target noise variance used for prediction bands is

@@ -251,9 +251,10 @@
 #' fit <- svr(mpg ~ wt + hp, data = mtcars)
 #' fit
 #' # the same model's posterior mean: the same C, kernel and offset, the
-#' # same evidence (here the evidence chose the linear kernel)
-#' same_kernel <- if (fit$kernel$type == "rbf") rbf_kernel(fit$kernel$sigma) else
-#'   poly_kernel(1, scale = fit$kernel$scale, offset = 0)
+#' # same evidence (the kernel that won, without the offset's constant,
+#' # which `bias` adds back)
+#' same_kernel <- fit$kernel
+#' same_kernel$constant <- NULL
 #' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C, bias = fit$bias_variance,
 #'              kernel = same_kernel))
 #' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
