@@ -23,9 +23,20 @@
 #' for both models are its exact quantiles, not mean \eqn{\pm} a normal
 #' quantile times the square root of this variance plus the latent one.
 #'
-#' @seealso [gpsvm_corrections], item 1.
-#' @param C,epsilon Positive regularisation constant and non-negative
-#'   insensitive width.
+#' Given a fit from [svr()] or [mfsvr()] instead of `C`, it is that fit's
+#' noise variance in the response's units: the variance above at the fit's
+#' `C` and `epsilon`, times the response's variance when the fit scaled it,
+#' so that `svr_noise_variance(fit)` is `sigma(fit)^2`. (Where the fit's
+#' prediction intervals integrate over `C`, this is the noise at the `C`
+#' chosen; the predictive distribution, `predict(fit, type =
+#' "distribution")`, has the mixture's.)
+#'
+#' @seealso [gpsvm_corrections], item 1; [sigma()][regression-methods].
+#' @param C A positive regularisation constant, or a fit from [svr()] or
+#'   [mfsvr()].
+#' @param epsilon Non-negative insensitive width (not with a fit, which has
+#'   its own).
+#' @param ... Not used; unknown arguments are an error.
 #' @return The variance, a number.
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
@@ -34,12 +45,40 @@
 #' svr_noise_variance(2.1, 0.4)
 #' # the noise alone: a Laplace density as epsilon -> 0, variance 2 / C^2
 #' svr_noise_variance(10, 0)
+#' # a fit's, in the response's units: sigma(fit)^2
+#' fit <- mfsvr(dist ~ speed, data = cars, C = 3)
+#' c(svr_noise_variance(fit), sigma(fit)^2)
 #' @export
-svr_noise_variance <- function(C, epsilon) {
+svr_noise_variance <- function(C, ...) UseMethod("svr_noise_variance")
+
+#' @rdname svr_noise_variance
+#' @export
+svr_noise_variance.default <- function(C, epsilon, ...) {
+  .check_dots_empty(...)
+  if (inherits(C, "gpsvm_regression") || inherits(C, "gpsvm_classifier")) {
+    .stop(paste("'C' is a fit whose noise is not the epsilon-insensitive one: sigma(fit)^2 is",
+                "its noise variance"))
+  }
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
+  if (missing(epsilon)) .stop("'epsilon' is missing: svr_noise_variance(C, epsilon)")
   epsilon <- .check_number(epsilon, "epsilon", lower = 0)
   cpp_epsins_noise_variance(C, epsilon)
 }
+
+#' @rdname svr_noise_variance
+#' @export
+svr_noise_variance.gpsvm_svr <- function(C, epsilon, ...) {
+  .check_dots_empty(...)
+  if (!missing(epsilon)) .stop("'epsilon' goes with a number C; a fit has its own")
+  .validate_fit(C)
+  h <- .own_hyperparameters(C)
+  scale <- C$response_scaling$scale %||% 1
+  scale^2 * svr_noise_variance.default(h[["C"]], h[["epsilon"]])
+}
+
+#' @rdname svr_noise_variance
+#' @export
+svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
 
 # Level-p quantiles of a new target t = f + e, f ~ N(mean, var) and e the
 # epsilon-insensitive noise, for each (mean, var); p is recycled.  Exact up to
@@ -48,25 +87,18 @@ svr_noise_variance <- function(C, epsilon) {
   cpp_epsins_quantile(p, mean, var, C, epsilon)
 }
 
-# The central `level` interval of that distribution: the predict() methods'
-# interval = "prediction" for both svr and mfsvr fits.
-.epsins_prediction_interval <- function(mean, var, C, epsilon, level) {
-  alpha <- (1 - level) / 2
-  list(lower = .epsins_predictive_quantile(alpha, mean, var, C, epsilon),
-       upper = .epsins_predictive_quantile(1 - alpha, mean, var, C, epsilon))
-}
-
 # The noise model of both svr() and mfsvr() fits, for the regression layer:
-# the interval of a new target and the noise sd, in model units.
-.target_interval.gpsvm_svr <- function(object, mean, var, level) {
+# the predictive distribution of a new target (R/predictive-distribution.R)
+# and the noise sd, in model units.
+.target_distribution.gpsvm_svr <- function(object, mean, var) {
   h <- .own_hyperparameters(object)
-  .epsins_prediction_interval(mean, var, h[["C"]], h[["epsilon"]], level)
+  .epsins_distribution(mean, var, h[["C"]], h[["epsilon"]])
 }
-.target_interval.gpsvm_mfsvr <- .target_interval.gpsvm_svr
+.target_distribution.gpsvm_mfsvr <- .target_distribution.gpsvm_svr
 
 .noise_sd.gpsvm_svr <- function(object) {
   h <- .own_hyperparameters(object)
-  sqrt(svr_noise_variance(h[["C"]], h[["epsilon"]]))
+  sqrt(svr_noise_variance.default(h[["C"]], h[["epsilon"]]))
 }
 .noise_sd.gpsvm_mfsvr <- .noise_sd.gpsvm_svr
 

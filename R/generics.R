@@ -49,9 +49,10 @@
 .latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
   UseMethod(".latent_moments")
 }
-# The noise model: the interval of a new target; the normal scores
-# qnorm(F(y)) of targets y under the predictive distribution.
-.target_interval <- function(object, mean, var, level) UseMethod(".target_interval")
+# The noise model: the predictive distribution of a new target
+# (predictive-distribution.R); the normal scores qnorm(F(y)) of targets y
+# under it.
+.target_distribution <- function(object, mean, var) UseMethod(".target_distribution")
 .target_scores <- function(object, y, mean, var) UseMethod(".target_scores")
 # FALSE where a new target's interval is unbounded (plots leave its band out).
 .has_target_interval <- function(object) UseMethod(".has_target_interval")
@@ -107,7 +108,7 @@
   fit = c(".validate_fit", ".plan_rows", ".title", ".model_lines", ".search_summary",
           ".own_hyperparameters", ".hyperparameter_matrix", ".weight_intervals",
           ".evidence_curvature", ".glance_evidence", ".glance_columns", ".searched"),
-  regression = c(".latent_moments", ".target_interval", ".target_scores",
+  regression = c(".latent_moments", ".target_distribution", ".target_scores",
                  ".has_target_interval", ".noise_sd", ".log_evidence", ".response_df",
                  ".summary_details", ".key_points", ".loo_moments", ".weight_frame",
                  ".curve_methods"),

@@ -37,9 +37,10 @@
   if (method != "tap") {
     .stop("'optimize' needs method = \"tap\": the naive mean field has no evidence to maximise")
   }
-  if (kernel$type != "rbf") {
+  if (!.has_width(kernel)) {
     if (!isTRUE(optimize) && "sigma" %in% which) {
-      .stop("'optimize' = \"sigma\" needs rbf_kernel(): only the Gaussian kernel has a width")
+      .stop(paste("'optimize' = \"sigma\" needs rbf_kernel() or matern_kernel(): only they",
+                  "have a width"))
     }
     which <- setdiff(which, "sigma")
   }
@@ -207,7 +208,7 @@
   logit <- function(k) stats::qlogis(2 * k)
   noise0 <- if (noise > 0) noise else .gpc_search_start$noise * diagonal
   kappa0 <- if (kappa > 0) kappa else .gpc_search_start$kappa
-  sigma0 <- if (kernel$type == "rbf") .gpc_start_width(x, kernel) else 1
+  sigma0 <- if (.has_width(kernel)) .gpc_start_width(x, kernel) else 1
   ranges <- rbind(log_sigma = c(log(sigma0), log(w / 100), log(100 * w)),
                   log_noise = c(log(noise0), log(1e-6 * diagonal), log(1e3 * diagonal)),
                   logit_kappa = c(logit(kappa0), logit(1e-6), logit(0.45)))

@@ -315,7 +315,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   if (method != "tap") return(FALSE)
   # (with three or more classes a width per input stays at its data-driven
   # start, as above)
-  open_width <- inherits(kernel, "gpsvm_rbf_kernel") && is.null(kernel$sigma) &&
+  open_width <- .has_width(kernel) && is.null(kernel$sigma) &&
     !(per_input && classes > 2L)
   which <- c(if (open_width) "sigma", if (!noise_given) "noise")
   if (length(which) == 0L) return(FALSE)

@@ -107,20 +107,6 @@
   .C_mixture_record(q, components(q))
 }
 
-# The central `level` interval of a new target at scaled inputs z under the
-# mixture: each component's latent moments (extra arguments, svr's bound, go
-# to its .latent_moments()), then the quantiles of the weighted sum of their
-# epsilon-insensitive predictive distributions.
-.C_mixture_interval <- function(object, z, level, ...) {
-  mixture <- object$C_mixture
-  m <- .C_mixture_moments(object, z, ...)
-  alpha <- (1 - level) / 2
-  quantile <- function(p) {
-    .epsins_mixture_quantile(p, m$mean, m$var, mixture$C, object$epsilon, mixture$weight)
-  }
-  list(lower = quantile(alpha), upper = quantile(1 - alpha))
-}
-
 # The latent means and variances of the mixture's components at scaled
 # inputs z: n x k matrices, a column per node.
 .C_mixture_moments <- function(object, z, ...) {
@@ -157,8 +143,22 @@
 # between them), on the lower tail below the median and on the upper tail
 # above it (the distribution's symmetry, F(t; m) = 1 - F(-t; -m)), so that
 # far levels keep their precision.
+# p is recycled over the rows.
 .epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
-  if (p > 0.5) return(-.epsins_mixture_quantile(1 - p, -mean, var, C, epsilon, weight))
+  p <- rep_len(p, nrow(mean))
+  upper <- p > 0.5
+  out <- numeric(length(p))
+  part <- function(rows, p, sign) {
+    sign * .epsins_mixture_lower(p, sign * mean[rows, , drop = FALSE], var[rows, , drop = FALSE],
+                                 C, epsilon, weight)
+  }
+  if (any(upper)) out[upper] <- part(upper, 1 - p[upper], -1)
+  if (any(!upper)) out[!upper] <- part(!upper, p[!upper], 1)
+  out
+}
+
+# The same at levels p <= 1/2, by bisection on the lower tail.
+.epsins_mixture_lower <- function(p, mean, var, C, epsilon, weight) {
   each <- vapply(seq_along(C), function(k) {
     .epsins_predictive_quantile(p, mean[, k], var[, k], C[k], epsilon)
   }, numeric(nrow(mean)))

@@ -102,7 +102,7 @@ hyperparameters.gpsvm_classifier <- function(object, ...) {
 # c(sigma = width) for a Gaussian kernel with one width, one sigma[<column>]
 # per input for a width per input, nothing for other kernels.
 .kernel_width <- function(kernel) {
-  if (!identical(kernel$type, "rbf")) return(NULL)
+  if (!.has_width(kernel)) return(NULL)
   widths <- .input_widths(kernel)
   if (is.null(widths)) return(c(sigma = kernel$sigma))
   stats::setNames(widths, sprintf("sigma[%s]", names(widths)))

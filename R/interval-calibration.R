@@ -141,13 +141,31 @@
 # on height: both at the model's own 97.6%).  Beyond the smallest, the
 # interpolation keeps the ratio of the model's tail probability to the
 # target's that the smallest shows.
+#
+# Tail probabilities that tie (duplicated rows give duplicated targets and
+# predictives) are one knot at their mean position, so that the map is
+# strictly increasing: a flat piece would make the intervals of a range of
+# levels the same, which no continuous distribution has (the predictive
+# distribution, R/predictive-distribution.R, would need point masses).
 .calibrated_level <- function(object, level) {
   cal <- object$interval_calibration
   if (is.null(cal)) return(level)
-  n <- length(cal$tail)
-  at <- c(0, seq_len(n) / (n + 1), 1)
-  q <- stats::approx(at, c(0, sort(cal$tail), 1), xout = 1 - level)$y
+  knots <- .calibration_knots(cal$tail)
+  q <- stats::approx(knots$at, knots$tail, xout = 1 - level)$y
   pmin(1 - q, .calibration_max_level)
+}
+
+# The interpolation's knots: (0, 0), (k / (n + 1), p_(k)) for the sorted
+# tail probabilities (ties, to 1e-12, at their mean k), (1, 1).
+.calibration_knots <- function(tail) {
+  n <- length(tail)
+  p <- sort(tail)
+  # (duplicated rows' tails agree to rounding, not always to the bit: ties
+  # to 1e-12 relative; the ends 0 and 1 are never merged with others)
+  tied <- c(FALSE, diff(p) <= 1e-12 * p[-1L] & p[-1L] > 0 & p[-n] > 0 & p[-1L] < 1)
+  group <- cumsum(!tied)
+  list(at = c(0, as.vector(tapply(seq_len(n) / (n + 1), group, mean)), 1),
+       tail = c(0, p[!tied], 1))
 }
 
 # The validator's check of fit$interval_calibration for n training rows.

@@ -228,3 +228,85 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
   }
   invisible(x)
 }
+
+#' Proper scores of a regression fit's predictive distributions
+#'
+#' How well the predictive distributions of a fit from [svr()], [mfsvr()],
+#' [rvm()] or [srvm()] (those of `predict(type = "distribution")`, whose
+#' central intervals are the `"prediction"` intervals, calibrated where
+#' those are) score observed targets \eqn{y}, beside [interval_coverage()]'s
+#' calibration. All three are negatively oriented (lower is better) and
+#' proper (Gneiting and Raftery 2007):
+#' * `log_score`: \eqn{-\log f(y)}, the negative log predictive density;
+#' * `crps`: the continuous ranked probability score \eqn{\int (F(t) -
+#'   1\{t \ge y\})^2 dt}, in the response's units (the absolute error for a
+#'   point prediction), by Gauss-Legendre quadrature between the points
+#'   where \eqn{F} has a kink (the calibration's knots) and `integrate()` on
+#'   the tails;
+#' * `interval_score`: at level \eqn{1 - \alpha}, \eqn{(u - l) +
+#'   \frac{2}{\alpha}(l - y)_+ + \frac{2}{\alpha}(y - u)_+} for the interval
+#'   \eqn{[l, u]}.
+#'
+#' @param object A regression fit, or a distribution from
+#'   `predict(type = "distribution")`.
+#' @param newdata Held-out data, as in [interval_coverage()]: for a formula
+#'   fit a data frame with the response, else the inputs, with the targets
+#'   in `y`.
+#' @param y The targets (a fit to a matrix, or a distribution: one per
+#'   prediction).
+#' @param level Level of the interval score's intervals.
+#' @param ... Not used; unknown arguments are an error.
+#' @return A data frame with one row per target (rows with missing values
+#'   left out): `log_score`, `crps`, `interval_score`; its column means
+#'   summarise a fit.
+#' @references Gneiting, T. and Raftery, A. E. (2007). Strictly proper
+#'   scoring rules, prediction, and estimation. *Journal of the American
+#'   Statistical Association* 102, 359-378.
+#' @seealso [predictive-distribution], [interval_coverage()].
+#' @examples
+#' fit <- mfsvr(dist ~ speed, data = cars[1:35, ], C = 3)
+#' colMeans(predictive_scores(fit, cars[36:50, ]))
+#' @export
+predictive_scores <- function(object, ...) UseMethod("predictive_scores")
+
+#' @rdname predictive_scores
+#' @export
+predictive_scores.gpsvm_regression <- function(object, newdata, y = NULL, level = 0.95, ...) {
+  .check_dots_empty(...)
+  .validate_fit(object)
+  y <- .check_targets_na(.held_out_response(object, newdata, y, "targets"), NROW(newdata))
+  keep <- stats::complete.cases(if (is.data.frame(newdata)) newdata else as.matrix(newdata), y)
+  rows <- if (is.data.frame(newdata)) newdata[keep, , drop = FALSE] else
+    as.matrix(newdata)[keep, , drop = FALSE]
+  d <- stats::predict(object, rows, type = "distribution")
+  predictive_scores(d, y = y[keep], level = level)
+}
+
+#' @rdname predictive_scores
+#' @export
+predictive_scores.gpsvm_predictive <- function(object, y, level = 0.95, ...) {
+  .check_dots_empty(...)
+  level <- .check_level(level)
+  y <- .check_target_values(y, length(object), "y")
+  alpha <- 1 - level
+  ends <- quantile(object, c(alpha / 2, 1 - alpha / 2))
+  lower <- ends[, 1L]
+  upper <- ends[, 2L]
+  data.frame(log_score = -density(object, y, log = TRUE),
+             crps = .crps(object, y),
+             interval_score = (upper - lower) + 2 / alpha * pmax(lower - y, 0) +
+               2 / alpha * pmax(y - upper, 0),
+             row.names = object$names)
+}
+
+# int_-Inf^y F^2 + int_y^Inf (1 - F)^2 for each row, in the response's
+# units (.row_integrals(), with y among the knots: the integrand jumps
+# there).
+.crps <- function(d, y) {
+  t <- (y - d$center) / d$scale
+  integrand <- function(rows, s) {
+    tails <- .d_tails(d[rows], s)
+    ifelse(s < t[rows], tails$lower^2, tails$upper^2)
+  }
+  d$scale * .row_integrals(d, integrand, extra = t)
+}

@@ -12,6 +12,13 @@
 #'   per input column, \eqn{k(x, x') = \exp(-\sum_c (x_c - x'_c)^2 /
 #'   (2\sigma_c^2))} (automatic relevance determination): see "A width per
 #'   input" below.
+#' * `matern_kernel(nu, sigma)`: the Matern kernel of smoothness
+#'   \eqn{\nu = 1/2, 3/2} or \eqn{5/2}, with \eqn{r = |x - x'|/\sigma}:
+#'   \eqn{e^{-r}}, \eqn{(1 + \sqrt 3 r) e^{-\sqrt 3 r}} and
+#'   \eqn{(1 + \sqrt 5 r + 5r^2/3) e^{-\sqrt 5 r}} (Rasmussen and Williams
+#'   2006, eq. 4.17). `per_input = TRUE` gives it a width per input column,
+#'   \eqn{r^2 = \sum_c (x_c - x'_c)^2/\sigma_c^2}, as for the Gaussian kernel.
+#'   See "Matern kernels" below.
 #' * `poly_kernel(degree, scale, offset)`: \eqn{(s \langle x, x'\rangle + c)^d}.
 #' * `linear_kernel()`: \eqn{\langle x, x' \rangle}, the polynomial kernel of
 #'   degree 1 with scale 1 and offset 0.
@@ -93,6 +100,33 @@
 #' kernel with those widths per input; `kernel_matrix(fit$kernel, fit$x)`
 #' is the fit's kernel matrix.
 #'
+#' @section Matern kernels:
+#' The Gaussian kernel's functions are infinitely differentiable, smoother
+#' than most responses measured in practice; the Matern kernels'
+#' are rougher: a process with `matern_kernel(nu)` is differentiable
+#' \eqn{\nu - 1/2} times (in mean square), so `nu = 1/2` gives continuous
+#' functions without a derivative, `nu = 3/2` functions with one, `nu = 5/2`
+#' with two, and their sample paths look like measured data more often
+#' (Stein 1999). `nu = 5/2` is the default of DiceKriging's `km()` and a
+#' staple of GPML and scikit-learn; its width is their range: on one input
+#' `matern_kernel(5/2, theta)` is DiceKriging's `matern5_2` covariance with
+#' range `theta` and `matern_kernel(3/2, theta)` its `matern3_2`. On several
+#' inputs this kernel is a function of the scaled distance
+#' \eqn{r}, as GPML's and scikit-learn's are, where DiceKriging multiplies
+#' one-dimensional Matern correlations, one per input.
+#'
+#' Every model takes them, with one width or a width per input, in the
+#' same ways as `rbf_kernel()`: without `sigma` the width comes from the
+#' data by the same rule (see "Choosing the width"), and [mfsvr()] and
+#' [gpc()] search the widths by their evidence with `optimize`. Derivatives
+#' (in [kernel_matrix()], `predict(deriv = )` and the roughness penalties of
+#' [srvm()]) exist up to order \eqn{\nu - 1/2}: the first for `nu = 3/2`, the
+#' first two for `nu = 5/2`; a higher order is an error, since the process
+#' has no such derivative and its variance would be infinite. [mfsvr()] and
+#' [svr()] on standardised data weigh `matern_kernel(5/2)` at the
+#' data-driven width against the Gaussian kernels by their evidence when no
+#' kernel is given (see `kernel` in [mfsvr()]).
+#'
 #' @section Conversions:
 #' * kernlab's `rbfdot(sigma = s)`, \eqn{\exp(-s|x - x'|^2)}, is
 #'   `rbf_kernel(1 / sqrt(2 * s))`; conversely `rbf_kernel(sigma)` is
@@ -112,6 +146,8 @@
 #'   per input column.
 #' @param per_input `TRUE` for a width per input column (see "A width per
 #'   input"); `FALSE` (the default) for one width.
+#' @param nu Smoothness of the Matern kernel: `1/2`, `3/2` or `5/2` (the
+#'   default).
 #' @param degree Degree of the polynomial kernel, a whole number from 1 to
 #'   100.
 #' @param scale Multiplier of the inner product.
@@ -120,6 +156,11 @@
 #' @param ... Ignored.
 #' @return An object of class `gpsvm_kernel`: a list holding `type` and the
 #'   parameters.
+#' @references Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian
+#'   Processes for Machine Learning*. MIT Press, section 4.2.
+#'
+#'   Stein, M. L. (1999). *Interpolation of Spatial Data: Some Theory for
+#'   Kriging*. Springer.
 #' @seealso [kernel_matrix()]; [gpsvm_corrections], items 5 and 19.
 #' @examples
 #' k <- rbf_kernel(0.5)
@@ -128,6 +169,8 @@
 #' poly_kernel(3, scale = 0.5)
 #' # a width per input: the second column hardly matters at width 50
 #' kernel_matrix(rbf_kernel(c(1, 50), per_input = TRUE), cbind(c(0, 1), c(0, 1)))
+#' # Matern 3/2 at distance 1 with width 2: (1 + sqrt(3) / 2) exp(-sqrt(3) / 2)
+#' kernel_matrix(matern_kernel(3/2, 2), 0, 1)
 #' @name kernels
 NULL
 
@@ -164,6 +207,45 @@ rbf_kernel <- function(sigma = NULL, per_input = FALSE) {
   .new_kernel("rbf", sigma = if (!is.null(sigma)) .check_width(as.numeric(sigma)) else NULL,
               per_input = TRUE, subclass = "gpsvm_rbf_kernel")
 }
+
+#' @rdname kernels
+#' @export
+matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
+  if (!is.numeric(nu) || length(nu) != 1L || is.na(nu) || !nu %in% c(0.5, 1.5, 2.5)) {
+    .stop("'nu' must be 1/2, 3/2 or 5/2 (the Matern kernels in closed form)")
+  }
+  kernel <- rbf_kernel(sigma, per_input)  # the same width, checked the same way
+  kernel$type <- "matern"
+  kernel$nu <- as.numeric(nu)
+  class(kernel) <- c("gpsvm_matern_kernel", "gpsvm_kernel")
+  kernel
+}
+
+# Whether a kernel has a width (sigma, or one per input): the Gaussian and
+# the Matern kernels.
+.has_width <- function(kernel) isTRUE(kernel$type %in% c("rbf", "matern"))
+
+# The highest order of derivative a kernel has in one argument: nu - 1/2 for
+# the Matern kernels, any order (up to .max_deriv) for the others.
+.kernel_max_deriv <- function(kernel) {
+  if (identical(kernel$type, "matern")) as.integer(kernel$nu - 0.5) else .max_deriv
+}
+
+# `deriv` within the kernel's smoothness, or an error saying why not, with
+# `what` naming the argument that asked for it.
+.check_kernel_deriv <- function(kernel, deriv, what = sprintf("'deriv' = %d", deriv)) {
+  top <- .kernel_max_deriv(kernel)
+  if (deriv > top) {
+    .stop(sprintf(paste("%s is past the smoothness of the Matern kernel with nu = %s: its",
+                        "process is %s, so derivatives of order above %d do not exist"),
+                  what, .nu_label(kernel$nu),
+                  c("not differentiable", "differentiable once", "differentiable twice")[top + 1L],
+                  top))
+  }
+  invisible(deriv)
+}
+
+.nu_label <- function(nu) sprintf("%d/2", as.integer(2 * nu))
 
 # The kernel divides by 2 sigma^2, which must be a positive finite double:
 # below about 1.5e-154 it underflows to 0, and the kernel's diagonal becomes
@@ -281,13 +363,28 @@ format.gpsvm_kernel <- function(x, ...) {
                            if (identical(x$candidate, "linear")) {
                              " (linear, scale 1/p for the p input columns)"
                            } else "")),
-    linear = "Linear kernel: k(x, x') = <x, x'>"
+    linear = "Linear kernel: k(x, x') = <x, x'>",
+    matern = .format_matern(x)
   )
   # a classifier's bias enters its prior covariance as a constant
   if (!is.null(x$constant)) {
     out <- c(out, sprintf("  plus a constant %s (the prior variance of a bias)", format(x$constant)))
   }
   out
+}
+
+# A Matern kernel as format() shows it.
+.format_matern <- function(x) {
+  head <- sprintf("Matern kernel, nu = %s: k(x, x') = %s, r = |x - x'| / sigma", .nu_label(x$nu),
+                  switch(.nu_label(x$nu), "1/2" = "exp(-r)",
+                         "3/2" = "(1 + sqrt(3) r) exp(-sqrt(3) r)",
+                         "5/2" = "(1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r)"))
+  if (isTRUE(x$per_input)) {
+    return(c(head, .format_per_input(x)[-1L]))
+  }
+  c(head, if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
+    sprintf("  sigma = %s%s", format(x$sigma),
+            if (identical(x$sigma_rule, "data")) " (chosen from the data)" else ""))
 }
 
 # The Gaussian kernel with a width per input, as format() shows it: the
@@ -311,15 +408,22 @@ format.gpsvm_kernel <- function(x, ...) {
 # Gaussian kernel with a width).
 .check_kernel <- function(kernel, arg = "kernel", resolved = FALSE) {
   if (!inherits(kernel, "gpsvm_kernel") || !utils::hasName(kernel, "type")) {
-    .stop(sprintf("'%s' must be a kernel such as rbf_kernel(1), poly_kernel(2) or linear_kernel()",
-                  arg))
+    .stop(sprintf(paste("'%s' must be a kernel such as rbf_kernel(1), matern_kernel(5/2),",
+                        "poly_kernel(2) or linear_kernel()"), arg))
   }
-  if (kernel$type == "rbf" && is.numeric(kernel$sigma)) .check_width(kernel$sigma)
-  if (resolved && kernel$type == "rbf" && is.null(kernel$sigma)) {
-    .stop(sprintf(paste("'%s' has no width: rbf_kernel() without 'sigma' gets one from the data",
-                        "when a model is fitted; give one here, e.g. rbf_kernel(1)"), arg))
+  if (.has_width(kernel) && is.numeric(kernel$sigma)) .check_width(kernel$sigma)
+  if (resolved && .has_width(kernel) && is.null(kernel$sigma)) {
+    .stop(sprintf(paste("'%s' has no width: %s() without 'sigma' gets one from the data",
+                        "when a model is fitted; give one here, e.g. %s(1)"), arg,
+                  .kernel_constructor(kernel), .kernel_constructor(kernel)))
   }
   kernel
+}
+
+# The function that makes a kernel of this type.
+.kernel_constructor <- function(kernel) {
+  switch(kernel$type, rbf = "rbf_kernel", matern = "matern_kernel", polynomial = "poly_kernel",
+         linear = "linear_kernel")
 }
 
 #' Kernel matrices and their derivatives
@@ -330,9 +434,11 @@ format.gpsvm_kernel <- function(x, ...) {
 #' \eqn{(-1/\sigma)^n He_n(u) k(x, x')} with \eqn{u = (x_j - x'_j)/\sigma} and
 #' \eqn{He_n} the probabilists' Hermite polynomial, for any order; for the
 #' polynomial kernel the closed form is used, which is zero past the degree.
+#' The Matern kernels have derivatives up to order \eqn{\nu - 1/2} (see
+#' [kernels]); a higher `deriv` is an error.
 #'
-#' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
-#'   [linear_kernel()].
+#' @param kernel A kernel from [rbf_kernel()], [matern_kernel()],
+#'   [poly_kernel()] or [linear_kernel()].
 #' @param x Points as rows: a numeric vector (one coordinate), matrix or data
 #'   frame of numbers.
 #' @param y Optional second set of points with the same columns as `x`. When
@@ -358,6 +464,7 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
     }
   }
   deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
+  .check_kernel_deriv(kernel, deriv)
   wrt <- .check_count(wrt, "wrt", lower = 1L)
   if (wrt > ncol(x)) .stop(sprintf("'wrt' must be a column of 'x' (1 to %d)", ncol(x)))
   # a width per input: the unit-width kernel on the divided inputs, and
@@ -386,10 +493,11 @@ kernel_matrix <- function(kernel, x, y = NULL, deriv = 0, wrt = 1) {
 #' derivatives of the given orders in \eqn{z}, as functions of \eqn{z - x'}
 #' (at \eqn{x' = 0}, or \eqn{x' = 1} for the polynomial kernels).
 #'
-#' @param x A kernel from [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
+#' @param x A kernel from [rbf_kernel()], [matern_kernel()], [poly_kernel()]
+#'   or [linear_kernel()].
 #' @param deriv Derivative orders to draw; 0 is the kernel itself.
 #' @param from,to Range of \eqn{z}; by default four widths either side for the
-#'   Gaussian kernel, \[-2, 2\] otherwise.
+#'   Gaussian and Matern kernels, \[-2, 2\] otherwise.
 #' @param n Number of points, at most 10000.
 #' @param col,lwd Colours and line width, recycled over `deriv`.
 #' @param xlab,ylab,... Passed to [graphics::matplot()].
@@ -404,13 +512,13 @@ plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
   if (isTRUE(x$per_input) && length(.input_widths(x) %||% x$sigma) > 1L) {
     .stop("'x' has a width per input: plot() draws a kernel of one input")
   }
-  width <- if (x$type == "rbf") 4 * (.input_widths(x) %||% x$sigma) else 2
+  width <- if (.has_width(x)) 4 * (.input_widths(x) %||% x$sigma) else 2
   from <- if (is.null(from)) -width else .check_number(from, "from")
   to <- if (is.null(to)) width else .check_number(to, "to")
   if (to <= from) .stop("'to' must be greater than 'from'")
   n <- .check_count(n, "n", lower = 2L, upper = .max_curve_points)
   orders <- vapply(deriv, .check_count, integer(1), arg = "deriv", upper = .max_deriv)
-  centre <- if (x$type == "rbf") 0 else 1
+  centre <- if (.has_width(x)) 0 else 1
   z <- seq(from, to, length.out = n)
   values <- vapply(orders, function(k) kernel_matrix(x, z + centre, centre, deriv = k)[, 1],
                    numeric(n))

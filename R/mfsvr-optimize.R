@@ -7,17 +7,17 @@
 # core computes it with the fit.
 
 # The log-scale parameters searched: those asked for in 'which' that exist
-# (epsilon = 0 stays 0; only the Gaussian kernel has a width).
+# (epsilon = 0 stays 0; only the Gaussian and Matern kernels have a width).
 .mfsvr_hyper_names <- function(epsilon, kernel, which = c("C", "epsilon", "sigma")) {
   c(if ("C" %in% which) "log_C", if (epsilon > 0 && "epsilon" %in% which) "log_epsilon",
-    if (kernel$type == "rbf" && "sigma" %in% which) "log_sigma")
+    if (.has_width(kernel) && "sigma" %in% which) "log_sigma")
 }
 
 # optimize = TRUE / FALSE, or which of "C", "epsilon", "sigma" to choose.
 .mfsvr_which_hyper <- function(optimize, epsilon, kernel) {
   which <- .optimize_which(optimize, c("C", "epsilon", "sigma"))
   if (length(which) > 0L && length(.mfsvr_hyper_names(epsilon, kernel, which)) == 0L) {
-    .stop(sprintf("'optimize' = %s leaves nothing to optimise (epsilon = 0 stays 0; only rbf_kernel() has a width)",
+    .stop(sprintf("'optimize' = %s leaves nothing to optimise (epsilon = 0 stays 0; only rbf_kernel() and matern_kernel() have a width)",
                   paste0("\"", which, "\"", collapse = ", ")))
   }
   which
@@ -39,7 +39,7 @@
   s <- .response_scaling(y, TRUE)$scale
   widths <- if ("log_sigma" %in% names) .input_widths(kernel)
   w <- .data_driven_width(x)
-  sigma <- if (kernel$type == "rbf") kernel$sigma else 1
+  sigma <- if (.has_width(kernel)) kernel$sigma else 1
   ranges <- rbind(log_C = c(log(C), log(0.01 / s), log(1e4 / s)),
                   log_epsilon = c(log(epsilon), log(1e-4 * s), log(3 * s)),
                   log_sigma = c(log(sigma), log(w / 100), log(100 * w)))[names, , drop = FALSE]

@@ -43,7 +43,7 @@
     parsnip::set_encoding(model = model, eng = "gpsvm", mode = mode, options = list(
       predictor_indicators = "none", compute_intercept = FALSE, remove_intercept = FALSE,
       allow_sparse_x = FALSE))
-    types <- if (mode == "regression") c("numeric", "conf_int", "pred_int", "raw")
+    types <- if (mode == "regression") c("numeric", "conf_int", "pred_int", .parsnip_quantile_type(), "raw")
              else c("class", "prob", "raw")
     for (type in types) {
       parsnip::set_pred(model = model, eng = "gpsvm", mode = mode, type = type,
@@ -68,7 +68,30 @@
                  args = c(args, list(type = "class"))),
     prob = list(pre = NULL, post = .parsnip_prob_columns, func = c(fun = "predict"),
                 args = c(args, list(type = "prob"))),
+    quantile = list(pre = NULL, post = .parsnip_quantile_column, func = c(fun = "predict"),
+                    args = c(args, list(type = "distribution"))),
     raw = list(pre = NULL, post = NULL, func = c(fun = "predict"), args = args))
+}
+
+# "quantile" where parsnip and hardhat have quantile predictions (parsnip
+# 1.2 and later): the quantiles of the predictive distribution, whose central
+# intervals are the "pred_int" ones.
+.parsnip_quantile_type <- function() {
+  has <- "quantile" %in% tryCatch(utils::getFromNamespace("pred_types", "parsnip"),
+                                   error = function(e) character(0)) &&
+    requireNamespace("hardhat", quietly = TRUE) &&
+    exists("quantile_pred", envir = asNamespace("hardhat"), inherits = FALSE)
+  if (has) "quantile"
+}
+
+# predict(type = "distribution")'s quantiles at the spec's levels as
+# parsnip's .pred_quantile column.
+.parsnip_quantile_column <- function(results, object) {
+  levels <- object$spec$quantile_levels
+  kept <- attr(results, "kept") %||% rep(TRUE, length(results))
+  q <- matrix(NA_real_, length(kept), length(levels))
+  q[kept, ] <- unname(quantile(results, levels))
+  tibble::tibble(.pred_quantile = hardhat::quantile_pred(q, levels))
 }
 
 # predict()'s fit/lwr/upr matrix (in a list with se.fit when std_error =

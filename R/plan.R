@@ -109,9 +109,11 @@ gpsvm_plan <- function(object) {
 
 # A kernel in a few words: "Gaussian (sigma = 2.26)".
 .kernel_words <- function(kernel) {
+  width <- if (!is.null(kernel$input_widths)) ", a width per input" else
+    sprintf(" (sigma = %s)", format(kernel$sigma, digits = 4))
   switch(kernel$type,
-         rbf = if (!is.null(kernel$input_widths)) "Gaussian, a width per input" else
-           sprintf("Gaussian (sigma = %s)", format(kernel$sigma, digits = 4)),
+         rbf = paste0("Gaussian", width),
+         matern = sprintf("Matern %s%s", .nu_label(kernel$nu), width),
          poly = if (identical(kernel$degree, 1)) "linear" else
            sprintf("polynomial of degree %s", format(kernel$degree)),
          kernel$type)

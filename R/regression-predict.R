@@ -1,6 +1,6 @@
 # Predictions and plots of the regression models: one pipeline for all four.
 # The model gives the latent mean and variance at scaled inputs in model
-# units (.latent_moments) and its target interval (.target_interval); this
+# units (.latent_moments) and its target distribution (.target_distribution); this
 # file takes newdata in, and the results back to the user's units and rows.
 
 #' Predictions with error bars from a regression fit
@@ -163,12 +163,17 @@
 #'   `e1071`'s `predict.svm()` does), [stats::na.fail()] makes them an error.
 #' @param new_levels What to do with factor levels training never saw:
 #'   `"predict"` (see Details) or `"error"`.
+#' @param type `"response"` (the default) for the predictions above;
+#'   `"distribution"` for the predictive distribution of a new target at each
+#'   row (rows with missing values left out), whose central intervals are the
+#'   `"prediction"` intervals: see [predictive-distribution]. `deriv`,
+#'   `se.fit`, `interval` and `level` do not apply to it.
 #' @param ... For [svr()] fits, `bound = TRUE` uses the eq. (31) variance;
 #'   otherwise unused (unknown arguments are an error).
 #' @return As [stats::predict.lm()]: a vector; a matrix with columns `fit`,
 #'   `lwr`, `upr` when an interval is asked; with `se.fit = TRUE` a list
 #'   with `fit`, `se.fit` and `residual.scale` (the noise standard deviation,
-#'   [sigma()]).
+#'   [sigma()]); with `type = "distribution"` a `gpsvm_predictive` object.
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.
@@ -194,11 +199,22 @@
 predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1, se.fit = FALSE,
                                      interval = c("none", "confidence", "prediction"),
                                      level = 0.95, na.action = stats::na.pass,
-                                     new_levels = c("predict", "error"), ...) {
+                                     new_levels = c("predict", "error"),
+                                     type = c("response", "distribution"), ...) {
+  band_args <- !c(missing(deriv), missing(se.fit), missing(interval), missing(level))
   .validate_fit(object)
   interval <- .match_choice(interval)
   new_levels <- .match_choice(new_levels)
+  type <- .match_choice(type)
+  if (type == "distribution") {
+    if (any(band_args)) {
+      .stop(paste("type = \"distribution\" is the distribution of a new target: 'deriv',",
+                  "'se.fit', 'interval' and 'level' do not apply (take its quantiles instead)"))
+    }
+    return(.distribution_of_rows(object, newdata, na.action, new_levels, ...))
+  }
   d <- .check_deriv(deriv, wrt, interval, object$x)
+  .check_kernel_deriv(object$kernel, d$deriv)
   .check_flag(se.fit, "se.fit")
   level <- .check_level(level)
   inputs <- .prediction_inputs(object, newdata, na.action, new_levels)
@@ -211,6 +227,22 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   }
   .prediction_output(p, se.fit, interval, d$deriv, rownames(inputs$x), pad,
                      residual.scale = if (se.fit) sigma(object))
+}
+
+# predict(type = "distribution"): the predictive distribution at the rows of
+# newdata without missing values.
+.distribution_of_rows <- function(object, newdata, na.action, new_levels, ...) {
+  if (!.has_target_interval(object)) {
+    .target_distribution(object, 0, 0)  # (its error: no noise level to predict with)
+  }
+  inputs <- .prediction_inputs(object, newdata, na.action, new_levels)
+  z <- inputs$x
+  m <- .latent_moments(inputs$object, z, 0L, 1L, TRUE, ...)
+  d <- .predictive_distribution(inputs$object, z, m, ...)
+  if (is.null(d$names)) d$names <- if (!is.null(newdata)) inputs$names[inputs$keep %||% TRUE]
+  # which rows of newdata it has (parsnip's columns keep the others' places)
+  attr(d, "kept") <- inputs$keep
+  d
 }
 
 # Mean, standard error and interval ends at scaled inputs z, in the user's
@@ -231,12 +263,9 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
     prediction = {
       # the model's own interval at the level its calibration asks for
       # (R/interval-calibration.R)
-      level <- .calibrated_level(object, level)
-      if (!is.null(object$C_mixture) && d$deriv == 0L) {
-        .C_mixture_interval(object, z, level, ...)  # C integrated out (R/hyper-mixture.R)
-      } else {
-        .target_interval(object, m$mean, m$var, level)
-      }
+      # (R/predictive-distribution.R; C integrated out where the fit has
+      # a mixture over it, R/hyper-mixture.R)
+      .g_interval(.predictive_distribution(object, z, m, ...)$g, .calibrated_level(object, level))
     })
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   if (is.null(object$response_scaling) && is.null(object$scaling)) {

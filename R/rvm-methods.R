@@ -119,7 +119,7 @@
   list(variance = exp(t), df = -2 * curvature)
 }
 
-.target_interval.gpsvm_rvm <- function(object, mean, var, level) {
+.target_distribution.gpsvm_rvm <- function(object, mean, var) {
   noise <- .rvm_target_noise(object)
   if (is.infinite(noise$variance)) {
     model <- if (inherits(object, "gpsvm_srvm")) "srvm()" else "rvm()"
@@ -138,8 +138,8 @@
                         "mfsvr(), whose likelihood keeps a noise level (its C) on such data"),
                   model, n))
   }
-  half <- stats::qt((1 + level) / 2, noise$df) * sqrt(var + noise$variance)
-  list(lower = mean - half, upper = mean + half)
+  list(kind = "t", mean = as.matrix(mean), var = as.matrix(var), weight = 1,
+       noise = noise$variance, df = noise$df)
 }
 
 .has_target_interval.gpsvm_rvm <- function(object) is.finite(.rvm_target_noise(object)$variance)
@@ -405,7 +405,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
   penalty <- object$penalty
   points <- if (!is.null(penalty)) .penalty_points(penalty, object$x, object$scaling)
   parts_at <- function(width) {
-    kernel <- if (object$kernel$type == "rbf") .with_width(object$kernel, width) else object$kernel
+    kernel <- if (.has_width(object$kernel)) .with_width(object$kernel, width) else object$kernel
     design <- .rvm_design(object$x, kernel, rv)
     list(design = design, gram = crossprod(design), projected = drop(crossprod(design, y)),
          penalty = if (!is.null(penalty)) .rvm_penalty_gram(penalty, kernel, points, object$x[rv, , drop = FALSE]))

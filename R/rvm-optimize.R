@@ -19,8 +19,8 @@
   if (length(.optimize_which(optimize, "sigma")) == 0L) return(fit_at(kernel, control))
   x <- .as_input_matrix(x, "x")
   .check_kernel(kernel)
-  if (kernel$type != "rbf") {
-    .stop("'optimize' chooses the width of rbf_kernel(); this kernel has none")
+  if (!.has_width(kernel)) {
+    .stop("'optimize' chooses the width of rbf_kernel() or matern_kernel(); this kernel has none")
   }
   if (!is.null(kernel$input_widths)) {
     .stop(paste("'optimize' searches one kernel width here; a width per input is searched by",

@@ -169,7 +169,7 @@
     kernel$sigma <- .per_input_widths(kernel$sigma %||% .data_driven_width(x), x)
     return(kernel)
   }
-  if (kernel$type != "rbf" || !is.null(kernel$sigma)) return(kernel)
+  if (!.has_width(kernel) || !is.null(kernel$sigma)) return(kernel)
   kernel$sigma <- .data_driven_width(x)
   kernel$sigma_rule <- "data"
   kernel

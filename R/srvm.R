@@ -139,6 +139,9 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
   .check_dots_empty(...)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?srvm)
   .check_penalty(penalty)
+  .check_kernel(kernel)
+  .check_kernel_deriv(kernel, max(penalty$orders),
+                      sprintf("'penalty' of order %d", max(penalty$orders)))
   .check_control(control, "srvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "srvm")  # its checks
@@ -313,12 +316,12 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 .srvm_failure <- function(e, x, kernel) {
   reason <- conditionMessage(e)
   if (!grepl("Cholesky", reason)) stop(e)
-  if (kernel$type == "rbf") {
+  if (.has_width(kernel)) {
     width <- .data_driven_width(x)
-    .stop(sprintf(paste("srvm(): %s with rbf_kernel(sigma = %.4g), %.3g times the data-driven",
+    .stop(sprintf(paste("srvm(): %s with %s(sigma = %.4g), %.3g times the data-driven",
                         "width of these inputs (%.3g): so wide a kernel makes the basis functions",
                         "nearly collinear; choose a smaller sigma in 'kernel'"),
-                  reason, kernel$sigma, kernel$sigma / width, width))
+                  reason, .kernel_constructor(kernel), kernel$sigma, kernel$sigma / width, width))
   }
   if (!is.null(kernel$degree)) {
     # (k(x, x) bounds every value of the kernel: its largest on the diagonal)

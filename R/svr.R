@@ -252,9 +252,10 @@
 #' fit <- svr(mpg ~ wt + hp, data = mtcars)
 #' fit
 #' # the same model's posterior mean: the same C, kernel and offset, the
-#' # same evidence (here the evidence chose the linear kernel)
-#' same_kernel <- if (fit$kernel$type == "rbf") rbf_kernel(fit$kernel$sigma) else
-#'   poly_kernel(1, scale = fit$kernel$scale, offset = 0)
+#' # same evidence (the kernel that won, without the offset's constant,
+#' # which `bias` adds back)
+#' same_kernel <- fit$kernel
+#' same_kernel$constant <- NULL
 #' logLik(mfsvr(mpg ~ wt + hp, data = mtcars, C = fit$C, bias = fit$bias_variance,
 #'              kernel = same_kernel))
 #' predict(fit, data.frame(wt = 3, hp = 150), interval = "prediction")
@@ -699,7 +700,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit_at <- .mfsvr_fit_at(x, y, C, epsilon, ep_control, "C", automatic, inducing, settings)
   kernels <- .kernel_candidates(kernel, x, choose_width &&
                                   .kernel_by_default(TRUE, NROW(x), "C", inducing),
-                                linear = weigh_linear)
+                                linear = weigh_linear, matern = weigh_linear)
   ep <- .as_svr_conditions(.fit_with_bias(fit_at, kernels, bias_variance, choose_bias))
   kernel <- ep$kernel
   fit <- .svr_fit(x, y, ep$C, epsilon, kernel, FALSE, control)

@@ -237,11 +237,16 @@
 .kernel_field <- function(p) {
   function(k) {
     if (!inherits(k, "gpsvm_kernel") || !is.list(k)) return("must be a kernel object")
-    problem <- .string(c("rbf", "polynomial", "linear"))(k$type)
+    problem <- .string(c("rbf", "matern", "polynomial", "linear"))(k$type)
     if (!is.null(problem)) return(paste0("$type ", problem))
-    checks <- if (k$type == "rbf") {
+    checks <- if (.has_width(k)) {
       list(sigma = .number(lower = 0, open = TRUE),
-           input_widths = .optional(.numbers(p, lower = 0, open = TRUE, per = "input columns")))
+           input_widths = .optional(.numbers(p, lower = 0, open = TRUE, per = "input columns")),
+           nu = if (k$type == "matern") function(v) {
+             if (!(is.numeric(v) && length(v) == 1L && isTRUE(v %in% c(0.5, 1.5, 2.5)))) {
+               "must be 0.5, 1.5 or 2.5"
+             }
+           } else .optional(function(v) "belongs to the Matern kernel alone"))
     } else {
       list(degree = .indices(1L, upper = .max_degree), scale = .number(), offset = .number())
     }
@@ -393,9 +398,31 @@
              .candidate_rows(.kernel_candidates(kernel, matrix(0, 0L, size$p), TRUE, linear,
                                                 widths = !inherits(object, "gpsvm_rvm")))
            }
+           # (and after them, where the call gave no kernel to a tube model,
+           # .fit_best_kernel()'s Matern kernels at the winning Gaussian
+           # width: 5/2, then 3/2 when 5/2 gained evidence)
+           gaussian_rows <- function(d) {
+             d[!startsWith(as.character(d$rule), "Matern"), , drop = FALSE]
+           }
+           matern_ok <- function(d) {
+             m <- d[startsWith(as.character(d$rule), "Matern"), , drop = FALSE]
+             g <- gaussian_rows(d)
+             if (!is.numeric(g$log_evidence) || !is.numeric(m$log_evidence)) return(FALSE)
+             best <- which.max(replace(g$log_evidence, is.na(g$log_evidence), -Inf))
+             expected <- !inherits(object, "gpsvm_rvm") && identical(g$rule[1L], "linear") &&
+               g$rule[best] != "linear"
+             if (!expected) return(nrow(m) == 0L)
+             width <- g$sigma[best]
+             rules <- paste0(c("Matern 5/2, ", "Matern 3/2, ")[seq_len(nrow(m))], g$rule[best])
+             gained <- isTRUE(m$log_evidence[1L] > g$log_evidence[best])
+             nrow(m) == 1L + gained && identical(as.character(m$rule), rules) &&
+               isTRUE(all(abs(m$sigma - .matern_width_factor[seq_len(nrow(m))] * width) <=
+                            1e-12 * m$sigma))
+           }
            if (!is.data.frame(d) || !identical(names(d), c("rule", "sigma", "log_evidence")) ||
-               !nrow(d) %in% 2:3 || !identical(d$rule, weighed(d)$rule) ||
-               !identical(d$sigma, weighed(d)$sigma) || !is.numeric(d$log_evidence)) {
+               !nrow(d) %in% 2:5 || !identical(gaussian_rows(d)$rule, weighed(d)$rule) ||
+               !identical(gaussian_rows(d)$sigma, weighed(d)$sigma) || !matern_ok(d) ||
+               !is.numeric(d$log_evidence)) {
              return("must be the kernels weighed (their rules and widths) and their log evidences")
            }
            # the kernel is one of them, and names its rule (print() shows it)
@@ -411,7 +438,7 @@
              }
              return(NULL)
            }
-           rule <- c(sigest = "data", "gamma = 1/p" = "inputs")[[d$rule[chosen]]]
+           rule <- .rule_kernel(d$rule[chosen])$sigma_rule
            if (!identical(object$kernel$sigma_rule, rule)) {
              sprintf("chose the kernel whose sigma_rule should be \"%s\"", rule)
            }

@@ -10,5 +10,12 @@
   } else {
     setHook(packageEvent("parsnip", "onLoad"), function(...) .register_parsnip_engines())
   }
+  # the distributional package's generics for as_distribution()'s elements,
+  # the same way (it is only suggested too)
+  if (isNamespaceLoaded("distributional")) {
+    .register_dist_methods()
+  } else {
+    setHook(packageEvent("distributional", "onLoad"), function(...) .register_dist_methods())
+  }
   invisible()
 }

@@ -152,13 +152,21 @@ inline Eigen::VectorXd optional_vector(const Rcpp::List& list, const char* name)
 // An optional element 'constant' is added to every entry (the classifiers'
 // bias).
 inline gpsvm::Kernel kernel_from_r(const Rcpp::List& k) {
-  if (!Rf_inherits(k, "gpsvm_kernel")) Rcpp::stop("'kernel' must be a kernel from rbf_kernel(), poly_kernel() or linear_kernel()");
-  const int type = choice(element(k, "type"), "type", {"rbf", "polynomial", "linear"});
+  if (!Rf_inherits(k, "gpsvm_kernel")) Rcpp::stop("'kernel' must be a kernel from rbf_kernel(), matern_kernel(), poly_kernel() or linear_kernel()");
+  const int type = choice(element(k, "type"), "type", {"rbf", "polynomial", "linear", "matern"});
   gpsvm::Kernel out;
-  if (type == 0) {
+  if (type == 0 || type == 3) {
     if (!k.containsElementNamed("sigma") || Rf_isNull(k["sigma"]))
-      Rcpp::stop("the Gaussian kernel has no width ('sigma')");
-    out = gpsvm::Kernel::rbf(number_in(k["sigma"], "sigma", 0.0, R_PosInf));
+      Rcpp::stop("the kernel has no width ('sigma')");
+    const double sigma = number_in(k["sigma"], "sigma", 0.0, R_PosInf);
+    if (type == 0) {
+      out = gpsvm::Kernel::rbf(sigma);
+    } else {
+      // nu = p + 1/2: 2 nu is 1, 3 or 5
+      const double nu = number_in(element(k, "nu"), "nu", 0.5, 2.5);
+      if (nu != 0.5 && nu != 1.5 && nu != 2.5) Rcpp::stop("'nu' must be 0.5, 1.5 or 2.5");
+      out = gpsvm::Kernel::matern(static_cast<int>(nu - 0.5), sigma);
+    }
   } else if (type == 1) {
     out = gpsvm::Kernel::polynomial(
         int_in(element(k, "degree"), "degree", 1, gpsvm::kMaxPolynomialDegree),

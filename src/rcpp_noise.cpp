@@ -47,3 +47,24 @@ Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector me
   }
   return out;
 }
+
+// log p(T = t) for T = f + noise, f ~ N(mean, var), elementwise: the log of
+// the predictive density whose CDF and quantiles are above (the tilted
+// normaliser of the site with target t); a latent variance of 0 is floored
+// at 1e-300 as there.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_epsins_log_density(Rcpp::NumericVector t, Rcpp::NumericVector mean,
+                                           Rcpp::NumericVector var, double C, double epsilon) {
+  const gpsvm::EpsilonInsensitive lik(C, epsilon);
+  if (t.size() != mean.size() || var.size() != mean.size())
+    Rcpp::stop("'t', 'mean' and 'var' differ in length");
+  Rcpp::NumericVector out(mean.size());
+  for (R_xlen_t i = 0; i < mean.size(); ++i) {
+    if (i % 1024 == 0) Rcpp::checkUserInterrupt();
+    if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(t[i]) ||
+        !std::isfinite(mean[i]))
+      Rcpp::stop("'t', 'mean' and 'var' must be finite, 'var' >= 0");
+    out[i] = lik.moments(t[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]).log_z;
+  }
+  return out;
+}

@@ -178,4 +178,101 @@ TEST_CASE("kernels: invalid widths, degrees, orders and coordinates are errors")
   CHECK_THROWS(ev.diagonal(1, 3), std::invalid_argument);
 }
 
+
+// The Matern kernels written out from their textbook forms (Rasmussen and
+// Williams 2006, eq. 4.17), r = |x - y| / sigma.
+double matern_reference(int p, double r) {
+  if (p == 0) return std::exp(-r);
+  if (p == 1) return (1.0 + std::sqrt(3.0) * r) * std::exp(-std::sqrt(3.0) * r);
+  return (1.0 + std::sqrt(5.0) * r + 5.0 * r * r / 3.0) * std::exp(-std::sqrt(5.0) * r);
+}
+
+TEST_CASE("kernels: Matern values, fast forms and the width gradient's weights") {
+  ref::Random rng(31);
+  const MatrixXd x = rng.uniform_matrix(700, 3, -2.0, 2.0);
+  const VectorXd v = rng.uniform_matrix(700, 1, -1.0, 1.0).col(0);
+  for (int p : {0, 1, 2}) {
+    gpsvm::Kernel k = gpsvm::Kernel::matern(p, 0.9);
+    k.constant = 0.2;
+    const gpsvm::KernelEvaluator ev(k, x);
+    const MatrixXd exact = ev.gram();
+    for (Eigen::Index i : {0, 5, 699}) {
+      for (Eigen::Index j : {0, 3, 400}) {
+        const double r = (x.row(i) - x.row(j)).norm() / 0.9;
+        CHECK_NEAR_MSG(exact(i, j), matern_reference(p, r) + 0.2, 1e-14, "p = " + std::to_string(p));
+      }
+    }
+    // the tiled forms against the direct differences (nu = 1/2 falls back to them)
+    CHECK_NEAR((ev.fast_gram() - exact).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+    VectorXd kv, col(700);
+    ev.multiply(v, kv);
+    CHECK_NEAR((kv - exact * v).cwiseAbs().maxCoeff(), 0.0, 1e-10);
+    ev.fast_column(3, col.data());
+    CHECK_NEAR((col - exact.col(3)).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+    const MatrixXd z = rng.uniform_matrix(300, 3, -2.0, 2.0);
+    CHECK_NEAR((ev.cross_times(z, v) - ev.cross(z) * v).cwiseAbs().maxCoeff(), 0.0, 1e-10);
+    // dk / d log sigma_c by central differences of a width per coordinate
+    // (the kernel on coordinates divided by exp(l_c), at l = log 0.9)
+    const MatrixXd a = x.topRows(5), b = x.middleRows(5, 4);
+    const MatrixXd coefficient = rng.uniform_matrix(4, 5, -1.0, 1.0);
+    const VectorXd got = gpsvm::log_width_contraction(k, coefficient, a, b);
+    for (Eigen::Index c = 0; c < 3; ++c) {
+      const double h = 1e-6;
+      auto total = [&](double step) {
+        MatrixXd as = a, bs = b;
+        as.col(c) /= std::exp(step);
+        bs.col(c) /= std::exp(step);
+        const MatrixXd kab = gpsvm::kernel_matrix(k, as, bs);
+        return (coefficient.transpose().array() * kab.array()).sum();
+      };
+      CHECK_NEAR_MSG(got[c], (total(h) - total(-h)) / (2.0 * h), 1e-7,
+                     "p = " + std::to_string(p) + ", coordinate " + std::to_string(c));
+    }
+  }
+}
+
+TEST_CASE("kernels: Matern derivatives, their variances, and orders past the smoothness") {
+  MatrixXd x(4, 2);
+  x << 0.3, -0.2, 1.1, 0.4, -0.7, 0.9, 0.0, 0.0;
+  MatrixXd z(3, 2);
+  z << 0.5, 0.1, -0.4, 0.6, 0.3, -0.2;  // the last one on a training point
+  for (int p : {1, 2}) {
+    const gpsvm::KernelEvaluator ev(gpsvm::Kernel::matern(p, 0.8), x);
+    for (Eigen::Index coord : {0, 1}) {
+      for (int order = 1; order <= p; ++order) {
+        const double h = 1e-6;
+        MatrixXd up = z, down = z;
+        up.col(coord).array() += h;
+        down.col(coord).array() -= h;
+        const MatrixXd fd =
+            (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
+        CHECK_NEAR_MSG((ev.cross(z, order, coord) - fd).cwiseAbs().maxCoeff(), 0.0, 1e-6,
+                       "p = " + std::to_string(p) + ", order " + std::to_string(order));
+      }
+    }
+    // the variance of the derivative, -d^2 k / dt^2 at 0 by a second
+    // difference (nu = 3/2's |t|^3 term makes its error about 7 h)
+    const double h = 1e-5;
+    const double second = (matern_reference(p, h / 0.8) - 2.0 + matern_reference(p, h / 0.8)) /
+                          (h * h);
+    CHECK_NEAR(ev.diagonal(1, 0)[1], -second, 2e-5 * -second);
+    CHECK_THROWS(ev.cross(z, p + 1, 0), std::invalid_argument);
+    CHECK_THROWS(ev.diagonal(p + 1, 0), std::invalid_argument);
+  }
+  // nu = 5/2: d^4 k / dt^4 at 0 by fourth differences, whose error is
+  // linear in h (k's |t|^5 term), extrapolated from h and h / 2
+  const gpsvm::KernelEvaluator ev(gpsvm::Kernel::matern(2, 0.8), x);
+  auto k1 = [](double t) { return matern_reference(2, std::fabs(t) / 0.8); };
+  auto fourth = [&](double h) {
+    return (k1(2 * h) - 4 * k1(h) + 6 * k1(0) - 4 * k1(-h) + k1(-2 * h)) / std::pow(h, 4);
+  };
+  const double extrapolated = 2.0 * fourth(1e-3) - fourth(2e-3);
+  CHECK_NEAR(ev.diagonal(2, 1)[0], extrapolated, 1e-3 * extrapolated);
+  CHECK_REL(ev.diagonal(2, 1)[0], 25.0 / std::pow(0.8, 4), 1e-14);
+  const gpsvm::KernelEvaluator exponential(gpsvm::Kernel::matern(0, 0.8), x);
+  CHECK_THROWS(exponential.cross(z, 1, 0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::matern(3, 1.0), std::invalid_argument);
+  CHECK_THROWS(gpsvm::Kernel::matern(1, 0.0), std::invalid_argument);
+}
+
 }  // namespace gpsvm_tests_kernels

@@ -140,7 +140,7 @@ test_that("a fit object edited by hand gives a clear error, never a read out of 
   expect_error(predict(bad, z), "fit\\$kernel\\$sigma has values outside \\(0, Inf\\]")
   bad$kernel$type <- "spline"
   expect_error(predict(bad, z),
-               "fit\\$kernel\\$type must be one of \"rbf\", \"polynomial\", \"linear\"")
+               "fit\\$kernel\\$type must be one of \"rbf\", \"matern\", \"polynomial\", \"linear\"")
 })
 
 test_that("svr() on many identical rows computes one kernel column and the exact fit", {

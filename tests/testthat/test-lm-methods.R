@@ -187,7 +187,12 @@ test_that("confint() of svr()'s C chosen by its evidence follows the curvature o
   est <- hyperparameters(fit)[["C"]]
   # second differences of the log evidence of public refits at other C
   # (they converge: -27.130 at step 0.1, -27.122 at 0.02, -27.1215 at 0.01)
-  loglik <- function(t) c(logLik(svr(d$x, d$y, C = exp(t))))
+  # (at the fit's kernel and offset, which the default chose)
+  kernel <- fit$kernel
+  kernel$constant <- NULL
+  loglik <- function(t) {
+    c(logLik(svr(d$x, d$y, C = exp(t), kernel = kernel, bias = fit$bias_variance)))
+  }
   H <- (loglik(log(est) + 0.01) - 2 * loglik(log(est)) + loglik(log(est) - 0.01)) / 0.01^2
   expect_equal(unname(confint(fit)), log_scale_intervals(est, matrix(H)), tolerance = 1e-4,
                ignore_attr = TRUE)

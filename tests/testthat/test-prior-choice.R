@@ -276,8 +276,15 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   test <- faithful[-rows, ]
   fit <- mfsvr(eruptions ~ waiting, data = train)
   choice <- fit$kernel_choice
-  expect_identical(choice$rule, c("linear", "sigest", "gamma = 1/p"))
+  # (then Matern 5/2 at the winner's width carried over, which lost here, so
+  # that 3/2 was not weighed)
+  expect_identical(choice$rule, c("linear", "sigest", "gamma = 1/p", "Matern 5/2, gamma = 1/p"))
   expect_identical(choice$sigma[1], NA_real_)
+  expect_equal(choice$sigma[4], sqrt(5 / 3) * sqrt(1 / 2), tolerance = 1e-15)
+  expect_lt(choice$log_evidence[4], choice$log_evidence[3])
+  matern <- mfsvr(eruptions ~ waiting, data = train, bias = 0,
+                  kernel = matern_kernel(5/2, choice$sigma[4]))$log_evidence
+  expect_equal(choice$log_evidence[4], matern, tolerance = 1e-6)
   choice <- choice[c(2, 3, 1), ]  # (the widths first, as below)
   # the two widths by plain R: kernlab's sigest rule on the scaled input
   # (10% and 90% quantiles of the squared distances), and sqrt(p / 2)
@@ -320,7 +327,7 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   expect_identical(given$kernel_choice, fit$kernel_choice[2:3, ], ignore_attr = TRUE)
   # an edited record is caught
   bad <- fit
-  bad$kernel_choice$sigma <- c(NA, 1, 2)
+  bad$kernel_choice$sigma <- c(NA, 1, 2, 3)
   expect_error(predict(bad, test), "fit\\$kernel_choice must be the kernels weighed")
   bad$kernel_choice <- fit$kernel_choice[1:2, ]
   expect_error(predict(bad, test), "fit\\$kernel_choice must be the kernels weighed")

@@ -41,8 +41,8 @@ namespace gpsvm {
 inline Eigen::VectorXd ep_per_input_log_width_gradient(
     const ConstMatrixRef& x, const Kernel& kernel, const EpResult& r, const Eigen::MatrixXd& R,
     const std::function<void()>& interrupt = nullptr) {
-  if (kernel.family != KernelFamily::rbf)
-    throw std::invalid_argument("only the Gaussian kernel has a width");
+  if (!kernel.radial())
+    throw std::invalid_argument("only the Gaussian and Matern kernels have a width");
   // w w' - R a block of columns at a time (memory O(n block) beyond R)
   const Eigen::Index n = x.rows(), block = 256;
   Eigen::VectorXd total = Eigen::VectorXd::Zero(x.cols());
@@ -118,7 +118,7 @@ inline TapGradient tap_classifier_gradient(const ConstMatrixRef& x, const ConstV
                                            const std::function<void()>& interrupt = nullptr) {
   const Eigen::MatrixXd R = ep_site_inverse(r, interrupt);
   TapGradient g;
-  if (kernel.family == KernelFamily::rbf) {
+  if (kernel.radial()) {
     g.per_input_log_width = ep_per_input_log_width_gradient(x, kernel, r, R, interrupt);
     g.hyper[0] = g.per_input_log_width.sum();
   }

@@ -207,7 +207,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
   }
   InducingKernelGradient out;
   out.diagonal = 0.5 * (w.squaredNorm() - trace_r);
-  if (kernel.family != KernelFamily::rbf) return out;
+  if (!kernel.radial()) return out;
   // B w, B W G and B diag(e) B' = L^-T (G' diag(e) G) L^-1
   const Eigen::VectorXd Bw = Lt.solve(Gw);
   const Eigen::MatrixXd BWG = Lt.solve(Eigen::MatrixXd(GWG.selfadjointView<Eigen::Lower>()));

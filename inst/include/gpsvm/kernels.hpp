@@ -1,6 +1,8 @@
-// The kernel vocabulary shared by every model: Gaussian RBF, polynomial and
-// linear kernels, and their partial derivatives of any order in one
-// coordinate of the first argument.  Pure C++17 + Eigen: no R headers.
+// The kernel vocabulary shared by every model: Gaussian RBF, Matern
+// (nu = 1/2, 3/2, 5/2), polynomial and linear kernels, and their partial
+// derivatives in one coordinate of the first argument (of any order, or for
+// the Matern kernels up to the order their process is differentiable).
+// Pure C++17 + Eigen: no R headers.
 //
 // Inputs follow R's layout, one point per row of an n x d matrix.  The
 // evaluators transpose once to d x n so that each point is contiguous.
@@ -26,7 +28,7 @@ using Eigen::VectorXd;
 using ConstMatrixRef = Eigen::Ref<const MatrixXd>;
 using ConstVectorRef = Eigen::Ref<const VectorXd>;
 
-enum class KernelFamily { rbf, polynomial };
+enum class KernelFamily { rbf, polynomial, matern };
 
 // Limits that keep every loop and integer in range (R's kernel_matrix(),
 // predict() and poly_kernel() document and check the same numbers).  A
@@ -52,9 +54,19 @@ inline double hermite_he(int n, double u) {
 
 // The papers write the Gaussian kernel's width in other ways; see
 // ?gpsvm_corrections, item 5, for the conversions.
+//
+// The Matern kernels of smoothness nu = p + 1/2 (p = 0, 1, 2), with
+// r = |x - y| / sigma and a = sqrt(2 nu):
+//   p = 0: exp(-r);  p = 1: (1 + a r) exp(-a r);
+//   p = 2: (1 + a r + (a r)^2 / 3) exp(-a r)
+// (Rasmussen and Williams 2006, eq. 4.17; DiceKriging's covMatern5_2 and
+// matern3_2 with range theta = sigma).  Their process is p times mean-square
+// differentiable, so derivatives of order above p in either argument (and
+// the variance of such a derivative of f) do not exist: they are an error.
 struct Kernel {
   KernelFamily family = KernelFamily::rbf;
-  double sigma = 1.0;   // RBF: exp(-|x - y|^2 / (2 sigma^2))
+  double sigma = 1.0;   // RBF: exp(-|x - y|^2 / (2 sigma^2)); Matern: the range
+  int smoothness = 2;   // Matern: p in nu = p + 1/2, from 0 to 2
   int degree = 1;       // polynomial: (scale <x, y> + offset)^degree
   double scale = 1.0;
   double offset = 0.0;
@@ -81,13 +93,26 @@ struct Kernel {
     return k;
   }
   static Kernel linear() { return polynomial(1, 1.0, 0.0); }
+  static Kernel matern(int smoothness, double sigma) {
+    Kernel k;
+    k.family = KernelFamily::matern;
+    k.smoothness = smoothness;
+    k.sigma = sigma;
+    k.validate();
+    return k;
+  }
+
+  // The families with a width whose value depends on |x - y| / sigma alone.
+  bool radial() const { return family != KernelFamily::polynomial; }
 
   void validate() const {
     if (!(constant >= 0.0) || !std::isfinite(constant))
       throw std::invalid_argument("kernel 'constant' must be a finite number >= 0");
-    if (family == KernelFamily::rbf) {
+    if (radial()) {
       if (!(sigma > 0.0) || !std::isfinite(sigma))
         throw std::invalid_argument("kernel width 'sigma' must be a positive finite number");
+      if (family == KernelFamily::matern && (smoothness < 0 || smoothness > 2))
+        throw std::invalid_argument("the Matern kernel's 'nu' must be 1/2, 3/2 or 5/2");
     } else {
       if (degree < 1 || degree > kMaxPolynomialDegree)
         throw std::invalid_argument("kernel 'degree' must be a whole number in [1, " +
@@ -99,15 +124,66 @@ struct Kernel {
 
   // k(x, y) for two points of dimension d.
   double operator()(const double* x, const double* y, Index d) const {
-    if (family == KernelFamily::rbf) {
-      double sq = 0.0;
-      for (Index j = 0; j < d; ++j) {
-        const double diff = x[j] - y[j];
-        sq += diff * diff;
-      }
-      return std::exp(-sq / (2.0 * sigma * sigma)) + constant;
-    }
+    if (radial()) return radial_value(scaled_square(x, y, d)) + constant;
     return std::pow(scale * dot(x, y, d) + offset, degree) + constant;
+  }
+
+  // A radial kernel's value without the constant at q = |x - y|^2 / sigma^2.
+  double radial_value(double q) const {
+    if (family == KernelFamily::rbf) return std::exp(-0.5 * q);
+    const double ar = matern_a() * std::sqrt(q);
+    return matern_polynomial(ar) * std::exp(-ar);
+  }
+
+  // The same for an array of exponents e = -q / 2 (clamped at 0 from above,
+  // the form the tiled evaluators produce), in place, plus the constant.
+  template <class Derived>
+  void values_from_exponents(Eigen::DenseBase<Derived>& e) const {
+    auto&& v = e.derived().array();
+    if (family == KernelFamily::rbf) {
+      v = v.min(0.0).exp() + constant;
+      return;
+    }
+    const Eigen::ArrayXXd ar = matern_a() * (-2.0 * v.min(0.0)).sqrt();
+    Eigen::ArrayXXd poly = Eigen::ArrayXXd::Ones(ar.rows(), ar.cols());
+    if (smoothness >= 1) poly += ar;
+    if (smoothness == 2) poly += ar.square() / 3.0;
+    v = poly * (-ar).exp() + constant;
+  }
+
+  // g(q) with dk / d log sigma_c = g(q) (x_c - y_c)^2 / sigma^2 when each
+  // coordinate c has a width sigma_c of its own (evaluated at the common
+  // width): g = -k'(r) / r for k as a function of r = sqrt(q).
+  //   RBF: exp(-q / 2);  Matern p = 0: exp(-r) / r;  p = 1: a^2 exp(-a r);
+  //   p = 2: a^2 (1 + a r) exp(-a r) / 3.
+  // At r = 0 every (x_c - y_c)^2 is 0, and p = 0's g (infinite) is given
+  // as 0: the product's limit.
+  Eigen::ArrayXd width_weights(const Eigen::ArrayXd& q) const {
+    if (family == KernelFamily::rbf) return (-0.5 * q).exp();
+    const double a = matern_a();
+    const Eigen::ArrayXd r = q.max(0.0).sqrt();
+    const Eigen::ArrayXd decay = (-a * r).exp();
+    if (smoothness == 0) return (r > 0.0).select(decay / r, 0.0);
+    if (smoothness == 1) return a * a * decay;
+    return (a * a / 3.0) * (1.0 + a * r) * decay;
+  }
+
+  // The highest derivative order in one argument the kernel has.
+  int max_derivative_order() const {
+    return family == KernelFamily::matern ? smoothness : kMaxDerivativeOrder;
+  }
+
+  // An order within max_derivative_order(), or an error that says why not.
+  void check_smoothness(int order) const {
+    check_order(order);
+    if (order <= max_derivative_order()) return;
+    static const char* const nu[] = {"1/2", "3/2", "5/2"};
+    static const char* const times[] = {"not differentiable", "differentiable once",
+                                         "differentiable twice"};
+    throw std::invalid_argument(
+        std::string("the Matern kernel with nu = ") + nu[smoothness] + " is " +
+        times[smoothness] + ": derivatives of order " + std::to_string(order) +
+        " do not exist (its process is " + times[smoothness] + " in mean square)");
   }
 
   // d^order / dx_coord^order k(x, y): the derivative in one coordinate of
@@ -117,10 +193,12 @@ struct Kernel {
   //   and 0 once n exceeds the degree.
   double derivative(const double* x, const double* y, Index d, int order,
                     Index coord) const {
-    check_order(order);
+    check_smoothness(order);
     if (order == 0) return (*this)(x, y, d);
     if (family == KernelFamily::rbf)
       return rbf_derivative_factor(order, x[coord] - y[coord]) * ((*this)(x, y, d) - constant);
+    if (family == KernelFamily::matern)
+      return matern_derivative(order, x[coord] - y[coord], scaled_square(x, y, d));
     if (order > degree) return 0.0;
     double falling = 1.0;  // deg (deg - 1) ... (deg - n + 1)
     for (int k = 0; k < order; ++k) falling *= degree - k;
@@ -138,12 +216,21 @@ struct Kernel {
   //   term p^j q^j n times in p and in q gives, at p = q = x_c,
   //   sum_{j >= n} C(deg, j) s^j c^(deg - j) (j! / (j - n)!)^2 x_c^(2(j - n)),
   //   with c = s (|x|^2 - x_c^2) + offset.
+  //   Matern: the same (-1)^n d^2n/dt^2n k at t = 0 from k's expansion in
+  //   t there (1 - a^2 t^2 / (2 sigma^2) + ... for p = 1, 1 - a^2 t^2 /
+  //   (6 sigma^2) + a^4 t^4 / (24 sigma^4) + ... for p = 2): a^2 / sigma^2 for
+  //   p = 1, n = 1; a^2 / (3 sigma^2) and a^4 / sigma^4 for p = 2, n = 1, 2.
   double mixed_derivative_diagonal(const double* x, Index d, int order, Index coord) const {
-    check_order(order);
+    check_smoothness(order);
     if (order == 0) return (*this)(x, x, d);
     if (family == KernelFamily::rbf) {
       const double sign = (order % 2 == 0) ? 1.0 : -1.0;
       return sign * hermite_he(2 * order, 0.0) * std::pow(sigma, -2 * order);
+    }
+    if (family == KernelFamily::matern) {
+      const double a2 = matern_a() * matern_a() / (sigma * sigma);
+      if (order == 2) return a2 * a2;
+      return smoothness == 1 ? a2 : a2 / 3.0;
     }
     if (order > degree) return 0.0;
     const double t = x[coord];
@@ -176,6 +263,41 @@ struct Kernel {
   }
 
  private:
+  // a = sqrt(2 nu) of the Matern kernel.
+  double matern_a() const { return std::sqrt(2.0 * smoothness + 1.0); }
+
+  // (1, 1 + s, 1 + s + s^2 / 3) for p = 0, 1, 2 at s = a r.
+  double matern_polynomial(double ar) const {
+    if (smoothness == 0) return 1.0;
+    if (smoothness == 1) return 1.0 + ar;
+    return 1.0 + ar + ar * ar / 3.0;
+  }
+
+  // d^n/dx_c^n of the Matern kernel (n <= p) at t_c = x_c - y_c and
+  // q = |x - y|^2 / sigma^2: with r = sqrt(q) and k'(r) from the forms above,
+  //   n = 1: k'(r) t_c / (sigma^2 r) = -a^2 t_c / sigma^2 exp(-a r) times 1
+  //          (p = 1) or (1 + a r) / 3 (p = 2);
+  //   n = 2 (p = 2): -a^2 / (3 sigma^2) exp(-a r) (1 + a r - a^2 t_c^2 / sigma^2).
+  double matern_derivative(int order, double t, double q) const {
+    const double a = matern_a(), ar = a * std::sqrt(q), s2 = sigma * sigma;
+    const double decay = std::exp(-ar);
+    if (order == 1) {
+      const double factor = smoothness == 1 ? 1.0 : (1.0 + ar) / 3.0;
+      return -a * a * t / s2 * factor * decay;
+    }
+    return -a * a / (3.0 * s2) * decay * (1.0 + ar - a * a * t * t / s2);
+  }
+
+  // |x - y|^2 / sigma^2 by the direct differences.
+  double scaled_square(const double* x, const double* y, Index d) const {
+    double sq = 0.0;
+    for (Index j = 0; j < d; ++j) {
+      const double diff = x[j] - y[j];
+      sq += diff * diff;
+    }
+    return sq / (sigma * sigma);
+  }
+
   static double dot(const double* x, const double* y, Index d) {
     double s = 0.0;
     for (Index j = 0; j < d; ++j) s += x[j] * y[j];
@@ -183,11 +305,12 @@ struct Kernel {
   }
 };
 
-// sum_ij coefficient(j, i) dk(a_i, z_j) / d log sigma_c for the Gaussian
+// sum_ij coefficient(j, i) dk(a_i, z_j) / d log sigma_c for a radial
 // kernel, one entry per input coordinate c (a: rows as points, len x d; z:
 // m x d; coefficient: m x len).  With each coordinate given a width of its
 // own (a division of the coordinate before the kernel), evaluated at the
-// common width, dk / d log sigma_c = k (a_c - z_c)^2 / sigma^2 (a constant
+// common width, dk / d log sigma_c = g (a_c - z_c)^2 / sigma^2, with g =
+// Kernel::width_weights() (k itself for the Gaussian kernel; a constant
 // added to the kernel does not depend on the width).  This is the
 // contraction an evidence gradient in the widths needs; the entries sum to
 // the derivative in the one width's log sigma.  O(len m d), one point of z
@@ -196,13 +319,13 @@ struct Kernel {
 inline VectorXd log_width_contraction(const Kernel& kernel, const ConstMatrixRef& coefficient,
                                       const ConstMatrixRef& a, const ConstMatrixRef& z) {
   VectorXd total = VectorXd::Zero(a.cols());
-  if (kernel.family != KernelFamily::rbf) return total;
+  if (!kernel.radial()) return total;
   const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
   Eigen::ArrayXXd diff2(a.rows(), a.cols());
   for (Index j = 0; j < z.rows(); ++j) {
     diff2 = (a.rowwise() - z.row(j)).array().square();
-    const Eigen::ArrayXd weight =
-        (-0.5 * inv_s2 * diff2.rowwise().sum()).exp() * coefficient.row(j).transpose().array();
+    const Eigen::ArrayXd weight = kernel.width_weights(inv_s2 * diff2.rowwise().sum()) *
+                                  coefficient.row(j).transpose().array();
     total.noalias() += diff2.matrix().transpose() * weight.matrix();
   }
   return total * inv_s2;
@@ -218,7 +341,7 @@ class KernelEvaluator {
   KernelEvaluator(const Kernel& kernel, const ConstMatrixRef& x)
       : kernel_(kernel), points_(x.transpose()) {
     kernel_.validate();
-    if (kernel_.family == KernelFamily::rbf) {
+    if (kernel_.radial()) {
       squared_norms_ = points_.colwise().squaredNorm().transpose();
       centre_ = points_.rowwise().mean();
       half_inv_sigma2_ = 1.0 / (2.0 * kernel_.sigma * kernel_.sigma);
@@ -251,14 +374,18 @@ class KernelEvaluator {
   // (clamped at 0): one matrix-vector product and a vectorised exp, several
   // times faster than point by point.  The price is an absolute rounding
   // error of about 1e-16 (|x_i|^2 + |x_j|^2) in the squared distance, so
-  // column(), gram() and cross() keep the direct differences.  Other kernels
-  // fall back to the exact forms.
+  // column(), gram() and cross() keep the direct differences.  The Matern
+  // kernels of nu = 3/2 and 5/2 are smooth in the squared distance and use
+  // the same forms; nu = 1/2's exp(-r) has slope -1 at r = 0, where such a
+  // rounding of r^2 would move it by 1e-8, and other kernels fall back to
+  // the exact forms.
   void fast_column(Index j, double* out) const {
-    if (kernel_.family != KernelFamily::rbf) return column(j, out);
+    if (!fast_radial()) return column(j, out);
     Eigen::Map<VectorXd> o(out, size());
     o.noalias() = points_.transpose() * points_.col(j);
-    o = ((squared_norms_.array() + (squared_norms_[j] - 2.0 * o.array())).max(0.0) *
-         (-half_inv_sigma2_)).exp() + kernel_.constant;
+    o = (squared_norms_.array() + (squared_norms_[j] - 2.0 * o.array())).max(0.0) *
+        (-half_inv_sigma2_);
+    kernel_.values_from_exponents(o);
   }
 
   // out = K v without forming K, for solvers that need the product once per
@@ -274,7 +401,7 @@ class KernelEvaluator {
     const Index n = size();
     InterruptPoll poll(interrupt);
     out.setZero(n);
-    if (kernel_.family != KernelFamily::rbf) {
+    if (!fast_radial()) {
       VectorXd col(n);
       for (Index j = 0; j < n; ++j) {
         poll();
@@ -295,7 +422,7 @@ class KernelEvaluator {
         // rows i0..i0+r-1 against columns j0..j0+b-1
         const Index r = std::min(row_tile, n - i0);
         kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
-        kb = kb.array().min(0.0).exp() + kernel_.constant;
+        kernel_.values_from_exponents(kb);
         out.segment(i0, r).noalias() += kb * v.segment(j0, b);
         // the rows strictly below the diagonal block, mirrored
         const Index skip = (i0 == j0) ? b : 0;
@@ -308,7 +435,7 @@ class KernelEvaluator {
 
   // out[t] = k(x_rows[t], x_j) for t < m, in the fast form above.
   void fast_rows(Index j, const Index* rows, Index m, double* out) const {
-    if (kernel_.family != KernelFamily::rbf) {
+    if (!fast_radial()) {
       for (Index t = 0; t < m; ++t) out[t] = (*this)(rows[t], j);
       return;
     }
@@ -320,7 +447,8 @@ class KernelEvaluator {
       out[t] = squared_norms_[rows[t]] + squared_norms_[j] - 2.0 * dot;
     }
     Eigen::Map<Eigen::ArrayXd> o(out, m);
-    o = (o.max(0.0) * (-half_inv_sigma2_)).exp() + kernel_.constant;
+    o = o.max(0.0) * (-half_inv_sigma2_);
+    kernel_.values_from_exponents(o);
   }
 
   // For each point, the first point (lowest index) with exactly the same
@@ -364,7 +492,7 @@ class KernelEvaluator {
   // triangle mirrored); gram() for other kernels.  For solvers that hold K
   // and multiply by it many times.
   MatrixXd fast_gram(const std::function<void()>& interrupt = nullptr) const {
-    if (kernel_.family != KernelFamily::rbf) return gram(interrupt);
+    if (!fast_radial()) return gram(interrupt);
     const Index n = size();
     InterruptPoll poll(interrupt);
     constexpr Index block = 128, row_tile = 512;
@@ -377,7 +505,7 @@ class KernelEvaluator {
         poll();
         const Index r = std::min(row_tile, n - i0);
         tile.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
-        tile = tile.array().min(0.0).exp() + kernel_.constant;
+        kernel_.values_from_exponents(tile);
         if (i0 == j0) {  // the diagonal square from its lower triangle
           for (Index c = 1; c < b; ++c)
             for (Index a = 0; a < c; ++a) tile(a, c) = tile(c, a);
@@ -416,7 +544,7 @@ class KernelEvaluator {
       if (w[j] != 0.0) used.push_back(j);
     const MatrixXd zt = z.transpose();
     VectorXd out = VectorXd::Zero(z.rows());
-    if (kernel_.family != KernelFamily::rbf) {
+    if (!fast_radial()) {
       for (Index i = 0; i < z.rows(); ++i) {
         poll();
         for (Index j : used) out[i] += w[j] * kernel_(zt.col(i).data(), point(j), dimension());
@@ -440,7 +568,7 @@ class KernelEvaluator {
         poll();
         const Index c = std::min(col_tile, m - j0);
         kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, c);
-        kb = kb.array().min(0.0).exp() + kernel_.constant;
+        kernel_.values_from_exponents(kb);
         out.segment(i0, r).noalias() += kb * wu.segment(j0, c);
       }
     }
@@ -487,7 +615,13 @@ class KernelEvaluator {
  private:
   const double* point(Index i) const { return points_.col(i).data(); }
 
-  // Gaussian kernel: the exponent -h |u - v|^2 (h = 1 / (2 sigma^2)) of
+  // Whether the tiled fast forms apply (see fast_column()).
+  bool fast_radial() const {
+    return kernel_.family == KernelFamily::rbf ||
+           (kernel_.family == KernelFamily::matern && kernel_.smoothness >= 1);
+  }
+
+  // Radial kernels: the exponent -h |u - v|^2 (h = 1 / (2 sigma^2)) of
   // points u and v (columns of `pts`) as the inner product of
   // left = [2h u; -h |u|^2; 1] and right = [v; 1; -h |v|^2], so that a tile
   // of exponents is one matrix product; the caller clamps it at 0.  The
@@ -518,7 +652,7 @@ class KernelEvaluator {
   }
 
   void check_derivative(int order, Index coord) const {
-    Kernel::check_order(order);
+    kernel_.check_smoothness(order);
     if (coord < 0 || coord >= dimension())
       throw std::invalid_argument("derivative coordinate is out of range");
   }

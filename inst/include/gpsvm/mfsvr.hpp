@@ -394,7 +394,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   if (!control.gradient) return fit;  // (choose_C needs the gradient)
   fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep.cavity_mean, fit.ep.cavity_var);
   if (control.choose_C) fit.C_search = search.finish(fit.ep, fit.gradient[0]);
-  if (kernel.family != KernelFamily::rbf || !control.width_gradient) return fit;
+  if (!kernel.radial() || !control.width_gradient) return fit;
   if (basis) {
     InducingKernelGradient g = inducing_kernel_gradient(kernel, x, *basis, fit.ep, interrupt);
     fit.gradient[2] = g.log_width;

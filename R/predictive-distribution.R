@@ -1,0 +1,441 @@
+# The predictive distribution of new targets as an object: what predict()'s
+# "prediction" intervals are central intervals of, so that quantiles at any
+# level, the CDF, the density, draws, moments and scores all come from the
+# one computation and cannot disagree with the intervals.
+#
+# A model's own predictive ("G", model units) is a mixture of components,
+# each a latent N(mean, var) plus the model's noise:
+# * "epsins": the epsilon-insensitive noise of svr() and mfsvr(), one
+#   component per C (the fit's C alone, or the nodes of its C mixture,
+#   R/hyper-mixture.R); quantiles, CDF and density from the core
+#   (gpsvm::EpsilonInsensitive, R/epsins-noise.R);
+# * "t": the relevance vector machines' Student t on df degrees of freedom,
+#   scale sqrt(var + noise) (R/rvm-methods.R).
+# A calibration by cross-validation (R/interval-calibration.R) maps each
+# level L of a central interval to the model's own level c(L)
+# (.calibrated_level()); the distribution whose central intervals these are
+# has, below its median, F(t) = q^-1(2 G(t)) / 2 with q the map from 1 - L
+# to 1 - c(L) (the interpolation .calibrated_level() makes), and above it
+# the same in the upper tail.  Its density is g(t) times the slope of q^-1
+# there.  Then the response's scaling: y = center + scale * t.
+
+# The model's own predictive at latent moments mean, var (vectors, model
+# units) is .target_distribution() of each model (a generic of generics.R):
+# a list with kind, the components' mean and var (n x k matrices), weight,
+# and the noise's parameters (C and epsilon, or noise and df).
+
+# The central `level` interval of the model's own predictive G, model units:
+# list(lower, upper), each at (1 -+ level) / 2.
+.g_interval <- function(g, level) {
+  alpha <- (1 - level) / 2
+  list(lower = .g_quantile(g, alpha), upper = .g_quantile(g, 1 - alpha))
+}
+
+# One component per row and C: the epsilon-insensitive predictive.
+.epsins_distribution <- function(mean, var, C, epsilon, weight = 1) {
+  mean <- as.matrix(mean)
+  var <- as.matrix(var)
+  list(kind = "epsins", mean = mean, var = var, C = C, epsilon = epsilon, weight = weight)
+}
+
+# Level-u quantiles of G, u recycled over the rows.
+.g_quantile <- function(g, u) {
+  u <- rep_len(u, nrow(g$mean))
+  if (g$kind == "t") {
+    s <- sqrt(g$var[, 1L] + g$noise)
+    # the interval's form, mean -+ t quantile times scale, in both tails
+    return(ifelse(u < 0.5, g$mean[, 1L] - stats::qt(1 - u, g$df) * s,
+                  g$mean[, 1L] + stats::qt(u, g$df) * s))
+  }
+  if (length(g$C) == 1L) return(.epsins_predictive_quantile(u, g$mean[, 1L], g$var[, 1L], g$C, g$epsilon))
+  .epsins_mixture_quantile(u, g$mean, g$var, g$C, g$epsilon, g$weight)
+}
+
+# G(t) and 1 - G(t) (the upper tail through the mirrored components, so that
+# far targets keep their precision), t recycled over the rows.
+.g_tails <- function(g, t) {
+  t <- rep_len(t, nrow(g$mean))
+  if (g$kind == "t") {
+    z <- (t - g$mean[, 1L]) / sqrt(g$var[, 1L] + g$noise)
+    return(list(lower = stats::pt(z, g$df), upper = stats::pt(-z, g$df)))
+  }
+  lower <- upper <- 0
+  for (k in seq_along(g$C)) {
+    lower <- lower + g$weight[k] * cpp_epsins_cdf(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon)
+    upper <- upper + g$weight[k] * cpp_epsins_cdf(-t, -g$mean[, k], g$var[, k], g$C[k], g$epsilon)
+  }
+  list(lower = lower, upper = upper)
+}
+
+# log g(t), t recycled over the rows.
+.g_log_density <- function(g, t) {
+  t <- rep_len(t, nrow(g$mean))
+  if (g$kind == "t") {
+    s <- sqrt(g$var[, 1L] + g$noise)
+    return(stats::dt((t - g$mean[, 1L]) / s, g$df, log = TRUE) - log(s))
+  }
+  each <- vapply(seq_along(g$C), function(k) {
+    log(g$weight[k]) + cpp_epsins_log_density(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon)
+  }, numeric(length(t)))
+  dim(each) <- c(length(t), length(g$C))
+  top <- apply(each, 1L, max)
+  top + log(rowSums(exp(each - top)))
+}
+
+# Mean and variance of G: the noise has mean 0 and its own variance.
+.g_moments <- function(g) {
+  noise <- if (g$kind == "t") {
+    if (g$df > 2) (g$var[, 1L] + g$noise) * g$df / (g$df - 2) - g$var[, 1L] else Inf
+  } else {
+    matrix(vapply(g$C, svr_noise_variance, numeric(1), epsilon = g$epsilon), nrow(g$mean),
+           length(g$C), byrow = TRUE)
+  }
+  w <- matrix(g$weight, nrow(g$mean), length(g$weight), byrow = TRUE)
+  mean <- rowSums(w * g$mean)
+  second <- rowSums(w * (g$var + noise + g$mean^2))
+  list(mean = mean, var = pmax(second - mean^2, 0))
+}
+
+# Rows of G.
+.g_rows <- function(g, i) {
+  g$mean <- g$mean[i, , drop = FALSE]
+  g$var <- g$var[i, , drop = FALSE]
+  g
+}
+
+# ---- the calibration map ---------------------------------------------------
+
+# The model's tail probability 2u (u = G(t) or 1 - G(t), the nearer tail) as
+# the distribution's: q^-1(2u) / 2, and the slope of q^-1 there (the
+# density's factor).  q is .calibrated_level()'s interpolation through
+# .calibration_knots(); without a calibration the identity.
+.calibration_inverse <- function(tail, v) {
+  if (is.null(tail)) return(list(value = v, slope = rep(1, length(v))))
+  knots <- .calibration_knots(tail)
+  at <- knots$at
+  p <- knots$tail
+  segment <- pmin(findInterval(v, p, rightmost.closed = TRUE), length(p) - 1L)
+  segment <- pmax(segment, 1L)
+  slope <- diff(at)[segment] / diff(p)[segment]
+  list(value = pmin(at[segment] + slope * (v - p[segment]), 1), slope = slope)
+}
+
+# ---- the object ------------------------------------------------------------
+
+# The distribution at scaled inputs z with latent moments m (model units):
+# the fit's mixture over C where it has one, its calibration, its scaling.
+.predictive_distribution <- function(object, z, m, ...) {
+  g <- if (!is.null(object$C_mixture)) {
+    mm <- .C_mixture_moments(object, z, ...)
+    .epsins_distribution(mm$mean, mm$var, object$C_mixture$C, object$epsilon,
+                         object$C_mixture$weight)
+  } else {
+    .target_distribution(object, m$mean, m$var)
+  }
+  s <- object$response_scaling %||% list(center = 0, scale = 1)
+  structure(list(g = g, tail = object$interval_calibration$tail, center = s$center,
+                 scale = s$scale, names = rownames(z)),
+            class = "gpsvm_predictive")
+}
+
+# The level the model's own distribution has at the distribution's level p
+# (vectorised): .calibrated_level() of the central interval with p at an end.
+.model_level <- function(d, p) {
+  cal <- if (!is.null(d$tail)) list(interval_calibration = list(tail = d$tail))
+  level <- .calibrated_level(cal, abs(2 * p - 1))
+  alpha <- (1 - level) / 2
+  ifelse(p < 0.5, alpha, 1 - alpha)
+}
+
+# Quantiles in model units at levels p (recycled over the rows).
+.d_quantile <- function(d, p) {
+  p <- rep_len(p, nrow(d$g$mean))
+  out <- numeric(length(p))
+  out[p == 0] <- -Inf
+  out[p == 1] <- Inf
+  inside <- p > 0 & p < 1
+  if (any(inside)) out[inside] <- .g_quantile(.g_rows(d$g, inside), .model_level(d, p[inside]))
+  out
+}
+
+# F(t) and 1 - F(t), and log f(t), in model units (t recycled over the
+# rows); each tail from the model's own in that tail, so that far targets
+# keep their precision.
+.d_tails <- function(d, t) {
+  tails <- .g_tails(d$g, t)
+  below <- tails$lower <= tails$upper
+  near <- .calibration_inverse(d$tail, pmin(2 * pmin(tails$lower, tails$upper), 1))$value / 2
+  list(lower = ifelse(below, near, 1 - near), upper = ifelse(below, 1 - near, near))
+}
+.d_cdf <- function(d, t) .d_tails(d, t)$lower
+.d_log_density <- function(d, t) {
+  tails <- .g_tails(d$g, t)
+  slope <- .calibration_inverse(d$tail, pmin(2 * pmin(tails$lower, tails$upper), 1))$slope
+  .g_log_density(d$g, t) + log(slope)
+}
+
+#' The predictive distribution of new targets
+#'
+#' `predict(fit, newdata, type = "distribution")` returns, for each row of
+#' `newdata`, the distribution of a new target there whose central intervals
+#' are [predict()][predict.gpsvm_regression]'s `"prediction"` intervals at
+#' every level: for [svr()] and [mfsvr()] the Gaussian latent function plus
+#' the epsilon-insensitive noise (a mixture over `C` where the fit
+#' integrates over it), for [rvm()] and [srvm()] a Student t, and where the
+#' intervals are calibrated by cross-validation, that calibration too: below
+#' its median the distribution is \eqn{F(t) = q^{-1}(2G(t))/2}, \eqn{G} the
+#' model's own and \eqn{q} the map from \eqn{1 - L} to one minus the model's
+#' level that the calibration interpolates (see "calibrated" in
+#' [predict.gpsvm_regression()]), and the same in the upper tail. Its
+#' quantiles are therefore the intervals' ends, computed by the same code.
+#'
+#' * `quantile(d, probs)`: a matrix, one row per prediction and a column per
+#'   level.
+#' * `predictive_cdf(d, q)`: \eqn{P(T \le q)}, `q` one value per prediction
+#'   (or one for all).
+#' * `density(d, at, log = FALSE)`: the density at `at` (likewise).
+#' * `generate(d, times)`: draws, a matrix with `times` columns, by the
+#'   quantiles of uniform numbers.
+#' * `mean(d)` and `predictive_variance(d)`: the moments (from the model's
+#'   own distribution in closed form; with a calibration, by numerical
+#'   integration of \eqn{F}).
+#' * `as_distribution(d)`: the same distributions as a vector of the
+#'   distributional package (class `dist_gpsvm`), which its `quantile()`,
+#'   `cdf()`, `density()`, `generate()`, `mean()`, `variance()` and plots
+#'   take.
+#' * [predictive_scores()]: the log score, CRPS and interval score of
+#'   observed targets.
+#'
+#' Everything is in the response's units. `d[i]` keeps rows `i`.
+#'
+#' @param x,d A `gpsvm_predictive` object from `predict(type =
+#'   "distribution")`.
+#' @param probs Levels in \[0, 1\].
+#' @param q,at Values of the response, one per prediction or one for all.
+#' @param log `TRUE` for the log density.
+#' @param times Draws per prediction.
+#' @param i Rows to keep.
+#' @param ... Not used.
+#' @return `quantile()` and `generate()` a matrix with a row per
+#'   prediction, the others a vector, `as_distribution()` a distributional
+#'   vector.
+#' @examples
+#' fit <- mfsvr(dist ~ speed, data = cars)
+#' d <- predict(fit, data.frame(speed = c(10, 20)), type = "distribution")
+#' d
+#' quantile(d, c(0.025, 0.5, 0.975))
+#' predict(fit, data.frame(speed = c(10, 20)), interval = "prediction")
+#' predictive_cdf(d, 50)
+#' density(d, 50)
+#' mean(d)
+#' set.seed(1)
+#' rowMeans(generate(d, 1000) <= 50)
+#' @name predictive-distribution
+NULL
+
+#' @rdname predictive-distribution
+#' @export
+quantile.gpsvm_predictive <- function(x, probs = c(0.025, 0.5, 0.975), ...) {
+  .check_dots_empty(...)
+  if (!is.numeric(probs) || length(probs) == 0L || anyNA(probs) || any(probs < 0 | probs > 1)) {
+    .stop("'probs' must be numbers in [0, 1]")
+  }
+  n <- length(x)
+  out <- vapply(probs, function(p) x$center + x$scale * .d_quantile(x, rep(p, n)), numeric(n))
+  dim(out) <- c(n, length(probs))
+  dimnames(out) <- list(x$names, paste0(format(100 * probs, trim = TRUE), "%"))
+  out
+}
+
+#' @rdname predictive-distribution
+#' @export
+predictive_cdf <- function(d, q) {
+  .check_predictive(d)
+  .d_cdf(d, (.check_target_values(q, length(d), "q") - d$center) / d$scale)
+}
+
+#' @rdname predictive-distribution
+#' @importFrom stats density
+#' @export
+density.gpsvm_predictive <- function(x, at, log = FALSE, ...) {
+  .check_dots_empty(...)
+  .check_flag(log, "log")
+  t <- (.check_target_values(at, length(x), "at") - x$center) / x$scale
+  out <- .d_log_density(x, t) - log(x$scale)
+  if (log) out else exp(out)
+}
+
+#' @rdname predictive-distribution
+#' @importFrom generics generate
+#' @export
+generate.gpsvm_predictive <- function(x, times = 1, ...) {
+  .check_dots_empty(...)
+  times <- .check_count(times, "times", lower = 1L)
+  n <- length(x)
+  u <- stats::runif(n * times)
+  rows <- rep(seq_len(n), times)
+  out <- x$center + x$scale * .d_quantile(x[rows], u)
+  matrix(out, n, times, dimnames = list(x$names, NULL))
+}
+
+#' @export
+generics::generate
+
+#' @rdname predictive-distribution
+#' @export
+mean.gpsvm_predictive <- function(x, ...) {
+  .check_dots_empty(...)
+  x$center + x$scale * .d_moments(x)$mean
+}
+
+#' @rdname predictive-distribution
+#' @export
+predictive_variance <- function(d) {
+  .check_predictive(d)
+  d$scale^2 * .d_moments(d)$var
+}
+
+# Mean and variance in model units: G's closed forms without a
+# calibration; with one, E_F T^k = int t^k f(t) dt by .row_integrals().
+.d_moments <- function(d) {
+  if (is.null(d$tail)) return(.g_moments(d$g))
+  moment <- function(k) {
+    .row_integrals(d, function(rows, t) t^k * exp(.d_log_density(d[rows], t)))
+  }
+  mass <- moment(0)
+  mean <- moment(1) / mass
+  list(mean = mean, var = pmax(moment(2) / mass - mean^2, 0))
+}
+
+# int h(i, t) dt over the line for each row i of d (model units), h(rows, t)
+# vectorised.  F has a kink wherever the calibration's interpolation changes
+# slope, at the model's levels u = p_k / 2 and 1 - p_k / 2 (p_k its knots'
+# tail probabilities): Gauss-Legendre quadrature (`nodes` points) on each
+# piece between those knots (and a few quantiles of G, and the per-row
+# points `extra`, where h may jump), all rows at once; integrate() on the
+# two tails beyond the outermost knots, where h is smooth.
+.row_integrals <- function(d, h, extra = NULL, nodes = 16L) {
+  n <- length(d)
+  p <- if (is.null(d$tail)) numeric(0) else .calibration_knots(d$tail)$tail
+  p <- p[p > 0 & p < 1]
+  levels <- sort(unique(c(p / 2, 1 - p / 2, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-4)))
+  knots <- vapply(levels, function(u) .g_quantile(d$g, rep(u, n)), numeric(n))
+  knots <- matrix(cbind(knots, extra), n)
+  knots <- t(apply(knots, 1L, sort))
+  pieces <- ncol(knots) - 1L
+  gl <- .gauss_legendre(nodes)
+  mid <- as.vector(knots[, -1L] + knots[, -ncol(knots)]) / 2
+  half <- as.vector(knots[, -1L] - knots[, -ncol(knots)]) / 2
+  t <- mid + outer(half, gl$node)
+  rows <- rep(seq_len(n), pieces * nodes)
+  values <- matrix(h(rows, as.vector(t)), ncol = nodes)
+  inner <- rowSums(matrix(drop(values %*% gl$weight) * half, n, pieces))
+  tails <- vapply(seq_len(n), function(i) {
+    side <- function(edge, sign) {
+      stats::integrate(function(s) h(rep(i, length(s)), edge + sign * s), 0, Inf,
+                       rel.tol = 1e-10, stop.on.error = FALSE)$value
+    }
+    side(knots[i, 1L], -1) + side(knots[i, ncol(knots)], 1)
+  }, numeric(1))
+  inner + tails
+}
+
+# Nodes and weights of k-point Gauss-Legendre quadrature on [-1, 1] (Golub
+# and Welsch, as .gauss_hermite()).
+.gauss_legendre <- function(k) {
+  j <- seq_len(k - 1L)
+  off <- j / sqrt(4 * j^2 - 1)
+  J <- matrix(0, k, k)
+  J[cbind(j, j + 1L)] <- off
+  J[cbind(j + 1L, j)] <- off
+  e <- eigen(J, symmetric = TRUE)
+  o <- order(e$values)
+  list(node = e$values[o], weight = 2 * e$vectors[1L, o]^2)
+}
+
+#' @export
+length.gpsvm_predictive <- function(x) nrow(x$g$mean)
+
+#' @rdname predictive-distribution
+#' @export
+`[.gpsvm_predictive` <- function(x, i) {
+  keep <- seq_len(length(x))[i]
+  if (anyNA(keep)) .stop("'i' must select rows of the distribution")
+  x <- unclass(x)
+  attr(x, "kept") <- NULL
+  x$g <- .g_rows(x$g, keep)
+  x$names <- x$names[keep]
+  structure(x, class = "gpsvm_predictive")
+}
+
+#' @export
+format.gpsvm_predictive <- function(x, digits = 4, ...) {
+  if (length(x) == 0L) return(character(0))
+  q <- quantile(x, c(0.025, 0.5, 0.975))
+  what <- if (x$g$kind == "t") "t" else if (length(x$g$C) > 1L) "tube mixture" else "tube"
+  sprintf("%s%s(median %s, 95%% [%s, %s])", what, if (is.null(x$tail)) "" else ", calibrated ",
+          format(q[, 2], digits = digits), format(q[, 1], digits = digits),
+          format(q[, 3], digits = digits))
+}
+
+#' @export
+print.gpsvm_predictive <- function(x, ...) {
+  cat(sprintf("Predictive distributions of %d new target(s)\n", length(x)))
+  out <- format(x, ...)
+  if (length(out) > 0L) {
+    labels <- format(x$names %||% seq_along(out))
+    cat(paste0(labels, "  ", out), sep = "\n")
+  }
+  invisible(x)
+}
+
+.check_predictive <- function(d) {
+  if (!inherits(d, "gpsvm_predictive")) {
+    .stop("'d' must be a predictive distribution from predict(fit, type = \"distribution\")")
+  }
+  invisible(d)
+}
+
+# Finite numbers, one per prediction or one for all.
+.check_target_values <- function(v, n, arg) {
+  if (!is.numeric(v) || !length(v) %in% c(1L, n) || any(!is.finite(v))) {
+    .stop(sprintf("'%s' must be finite numbers, one per prediction (%d) or one for all", arg, n))
+  }
+  rep_len(as.double(v), n)
+}
+
+#' @rdname predictive-distribution
+#' @export
+as_distribution <- function(d) {
+  .check_predictive(d)
+  if (!requireNamespace("distributional", quietly = TRUE)) {
+    .stop("as_distribution() needs the distributional package")
+  }
+  rows <- lapply(seq_len(length(d)), function(i) d[i])
+  distributional::new_dist(d = rows, class = "dist_gpsvm")
+}
+
+# The distributional package's methods for one element, registered by
+# .onLoad() when that package's namespace is loaded.
+.register_dist_methods <- function() {
+  ns <- asNamespace("distributional")
+  for (generic in names(.dist_gpsvm_methods)) {
+    where <- if (exists(generic, envir = ns, inherits = FALSE)) ns else
+      environment(get(generic, mode = "function"))
+    registerS3method(generic, "dist_gpsvm", .dist_gpsvm_methods[[generic]], envir = where)
+  }
+  invisible()
+}
+
+.dist_gpsvm_methods <- list(
+  format = function(x, ...) paste0("gpsvm<", format(x[["d"]], digits = 3), ">"),
+  density = function(x, at, ..., log = FALSE) density(x[["d"]][rep(1L, length(at))], at, log = log),
+  log_density = function(x, at, ...) density(x[["d"]][rep(1L, length(at))], at, log = TRUE),
+  cdf = function(x, q, ...) predictive_cdf(x[["d"]][rep(1L, length(q))], q),
+  quantile = function(x, p, ...) {
+    vapply(p, function(level) quantile(x[["d"]], level)[1L, 1L], numeric(1))
+  },
+  generate = function(x, times, ...) generate(x[["d"]], times)[1L, ],
+  mean = function(x, ...) mean(x[["d"]]),
+  variance = function(x, ...) predictive_variance(x[["d"]])
+)
