@@ -265,8 +265,10 @@ gpc <- function(x, ...) UseMethod("gpc")
 #' @export
 gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bias = 1,
                         method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
-                        optimize = NULL, inducing = NULL, search = search_control(), ...) {
+                        optimize = NULL, inducing = NULL, search = search_control(),
+                        multiclass = c("joint", "ovr"), ...) {
   .check_dots_empty(...)
+  multiclass <- .match_choice(multiclass)
   noise_given <- !is.null(noise)
   noise <- if (noise_given) .check_number(noise, "noise", lower = 0) else .gpc_default_noise
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
@@ -284,6 +286,11 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   if (is.null(inducing) && method == "tap" && identical(optimize, FALSE)) {
     inducing <- .low_rank_request(control$rank_tol)
   }
+  joint <- if (method == "tap" && multiclass == "joint") {
+    function(x, labels, kernel, inducing) {
+      .gpc_joint_fit(x, labels, kernel, noise, kappa, control, optimize, inducing, settings)
+    }
+  }
   fit <- .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
                         call = .generic_call(match.call(), "gpc"),
                         function(x, y, kernel, inducing = NULL) {
@@ -291,8 +298,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                             settings, rows)
     if (method == "naive") .warn_coarse_tol(binary)
     binary
-  })
-  if (!is.null(rows)) .subset_search_message("gpc():", NROW(x), optimize, rows)
+  }, fit_joint = joint)
+  if (!is.null(rows) && !.is_joint(fit)) .subset_search_message("gpc():", NROW(x), optimize, rows)
   fit
 }
 
@@ -589,6 +596,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 # normalised to sum to one (in logs, so that K tiny probabilities do not
 # underflow to 0 / 0).
 .gpc_prob <- function(object, x, f = NULL) {
+  if (.is_joint(object)) return(.joint_prob(object, x))
   if (!.is_multiclass(object)) {
     z <- .gpc_z(object, x, f)
     p <- cbind(.flip_probit(-z, 1, object$kappa), .flip_probit(z, 1, object$kappa))
@@ -670,7 +678,7 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
   type <- .match_choice(type)
   new_levels <- .match_choice(new_levels)
   .check_flag(se.fit, "se.fit")
-  if (se.fit && (type != "link" || !inherits(object, "gpsvm_gpc_tap"))) {
+  if (se.fit && (type != "link" || !inherits(object, c("gpsvm_gpc_tap", "gpsvm_gpc_joint")))) {
     .stop("'se.fit = TRUE' needs type = \"link\" and a fit with method = \"tap\"")
   }
   .classif_predict(object, newdata, function(object, x, f) {
@@ -678,12 +686,30 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
     switch(type,
       link = f,
       prob = .gpc_prob(object, x, f),
-      class = .classif_class(object, f))
+      class = .gpc_class(object, x, f))
   }, na.action, new_levels)
+}
+
+# The classes: with three or more, the most probable one (predict(type =
+# "prob")'s argmax, the first on ties); one-vs-rest activations can order
+# the classes otherwise, since the models' variances differ.  Two classes:
+# the sign of the activation, which is that of the probability's excess
+# over 1/2.
+.gpc_class <- function(object, x, f) {
+  if (length(object$levels) == 2L && !.is_joint(object)) return(.classif_class(object, f))
+  p <- .gpc_prob(object, x, f)
+  lev <- object$levels
+  stats::setNames(factor(lev[max.col(p, ties.method = "first")],
+                         levels = object$response_levels %||% lev), rownames(x))
 }
 
 # Posterior standard deviations of the TAP activations, shaped like them.
 .gpc_link_se <- function(object, x) {
+  if (.is_joint(object)) {
+    sd <- sqrt(.joint_moments(object, x)$variance)
+    return(matrix(sd, length(sd), length(object$levels),
+                  dimnames = list(rownames(x), object$levels)))
+  }
   se <- lapply(.binary_models(object), function(m) sqrt(.gpc_tap_moments(m, x)$variance))
   if (!.is_multiclass(object)) return(stats::setNames(se[[1L]], rownames(x)))
   .decision_matrix(object$models, se, rownames(x))
@@ -856,13 +882,14 @@ print.summary.gpsvm_gpc <- function(x, ...) {
 logLik.gpsvm_gpc <- function(object, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
-  if (!inherits(object, "gpsvm_gpc_tap")) {
+  if (!inherits(object, c("gpsvm_gpc_tap", "gpsvm_gpc_joint"))) {
     .stop(paste("logLik() needs a gpc() fit with method = \"tap\";",
                 "the naive mean field gives no evidence"))
   }
   if (.is_multiclass(object)) {
-    .stop(paste("logLik() needs a two-class fit: the one-vs-rest models of a fit with",
-                length(object$levels), "classes are not a joint model of its labels"))
+    .stop(paste("logLik() needs a two-class or a joint fit: the one-vs-rest models of a fit",
+                "with", length(object$levels), "classes are not a joint model of its labels",
+                "(multiclass = \"joint\" is)"))
   }
   # the df rule of every model (?regression-methods): what a search by
   # evidence chose; the labels are not scaled

@@ -1,0 +1,293 @@
+# The joint K-class classifier of gpc() (multiclass = "joint", the default
+# for three or more classes with method = "tap"): K latent functions with
+# one kernel, one noise and one bias, the multinomial probit likelihood, and
+# the variational approximation of Girolami and Rogers (2006), whose
+# posterior covariance is the same for every class (the core:
+# inst/include/gpsvm/multiclass.hpp).  One evidence (the variational lower
+# bound) chooses the hyperparameters of the whole model.
+#
+# The fit (class "gpsvm_gpc_joint" before "gpsvm_gpc") holds x, kernel,
+# noise, kappa (0), method ("tap"), control, `weights` (n x K: the latent
+# means are K weights), `variance` (the shared latent posterior variances
+# at the training inputs), `chol` (the factor of I + K / v, or on inducing
+# inputs of A = I + G' D^-1 G, with `inducing`, `inducing_weights` (m x K)
+# and `inducing_chol`), `fitted.values` (n x K latent means), `log_evidence`,
+# `convergence`, `optimization` and `plan`.
+
+# Up to this many observations a joint search runs on all of them (on
+# inducing inputs beyond .search_dense_max_n, as the binary search);
+# beyond, on this many evenly spaced rows, and the fit on every row uses the
+# values found.  The K-class sites cost O(K^2) quadrature a case in every
+# iteration, and the search's evaluations are several fits.
+.joint_search_max_n <- 2000L
+
+# The joint model's fit: `labels` from .classif_labels(), `optimize` as
+# .gpc_automatic_search() resolved it (its "rows" attribute dropped),
+# `inducing` the inducing inputs (scaled) the call asked for or NULL.
+.gpc_joint_fit <- function(x, labels, kernel, noise, kappa, control, optimize, inducing,
+                           settings) {
+  if (kappa > 0) {
+    .stop(paste("'kappa' needs multiclass = \"ovr\": the joint multi-class model has no flip",
+                "noise (its probit noise, 'noise', plays that part)"))
+  }
+  which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
+  if ("kappa" %in% which) .stop("'optimize' = \"kappa\" needs multiclass = \"ovr\"")
+  if (kernel$type != "rbf") which <- setdiff(which, "sigma")
+  kernel <- .resolve_kernel(kernel, x)
+  if (!is.null(kernel$input_widths) && "sigma" %in% which) {
+    .stop("'optimize': the joint classifier searches one width; give the widths per input")
+  }
+  if (noise <= 0) .stop("'noise' must be positive for the joint multi-class model")
+  y <- as.integer(labels$classes)
+  K <- length(labels$levels)
+  plan <- list()
+  start <- NULL
+  outcome <- NULL
+  if (length(which) > 0L) {
+    search <- .gpc_joint_search(x, y, K, kernel, noise, control, which, inducing, settings)
+    outcome <- search$outcome
+    h <- search$spec$natural(outcome$best$par %||% search$spec$start)
+    if ("sigma" %in% names(h)) kernel <- .with_width(kernel, h[["sigma"]])
+    if ("noise" %in% names(h)) noise <- h[["noise"]]
+    start <- search$start
+    plan <- search$plan
+  }
+  z <- inducing %||% .automatic_inducing(x, kernel, control$rank_tol)
+  plan <- c(plan, list(.plan_entry("final fit prior", .prior_words(z, nrow(x)),
+                                   "dense up to 1000 rows; beyond, the kernel matrix's pivots or FITC on 500 inducing inputs (gpc_control(rank_tol))")))
+  fit <- .gpc_joint_bare(x, y, K, kernel, noise, control, z, start)
+  fit$plan <- plan
+  if (!is.null(outcome)) {
+    if (!is.null(search$rows)) outcome$record$search_rows <- length(search$rows)
+    if (!is.null(search$inducing)) outcome$record$search_inducing <- nrow(search$inducing)
+    fit <- .finish_search(fit, outcome, search$spec, "gpc():")
+  }
+  fit
+}
+
+# One entry of a fit's plan: what was chosen, its value, and the rule.
+.plan_entry <- function(choice, value, rule) {
+  list(choice = choice, value = value, rule = rule)
+}
+
+.prior_words <- function(z, n) {
+  if (is.null(z)) return(sprintf("dense kernel matrix (%d rows)", n))
+  sprintf("%s on %d inducing inputs", if (isTRUE(attr(z, "low_rank"))) "pivots of a low-rank kernel matrix" else "FITC", nrow(z))
+}
+
+# The fit at given hyperparameters (`start`: latent means to start from).
+.gpc_joint_bare <- function(x, y, K, kernel, noise, control, inducing, start = NULL) {
+  model <- list(kernel = kernel, noise = noise, inducing = inducing)
+  res <- cpp_gpc_multiclass_fit(model, x, y, K, .joint_control(control), start, FALSE)
+  fitted <- res$mean
+  dimnames(fitted) <- list(rownames(x), NULL)
+  out <- list(x = x, kernel = kernel, noise = noise, kappa = 0, method = "tap",
+              control = control, weights = res$weights, variance = res$variance,
+              chol = res$chol, fitted.values = fitted, log_evidence = res$log_evidence,
+              multiclass = "joint", convergence = res$convergence)
+  if (!is.null(inducing)) {
+    out <- c(out, list(inducing = inducing, inducing_weights = res$inducing_weights,
+                       inducing_chol = res$inducing_chol))
+  }
+  structure(out, class = c("gpsvm_gpc_joint", "gpsvm_gpc", "gpsvm_classifier"))
+}
+
+.joint_control <- function(control, tol = control$tol) {
+  list(tol = tol, max_iter = max(control$max_iter, 2000L))
+}
+
+# The evidence search of the joint model: L-BFGS-B on log sigma and log
+# noise (.gpc_search_spec()'s ranges) with the bound's gradient, on the
+# FITC prior of at most 300 inducing inputs beyond .search_dense_max_n rows
+# (.gpc_search_inducing()), and on .joint_search_max_n evenly spaced rows
+# beyond that many.  Each evaluation starts from the latent means of the
+# nearer of the best and the last point.  Returns the outcome, the spec,
+# the rows and inducing inputs it ran on, the latent means of its best
+# point on every row (0 where it did not see them), and the plan's entries.
+.gpc_joint_search <- function(x, y, K, kernel, noise, control, which, inducing, settings) {
+  n <- nrow(x)
+  rows <- if (n > .joint_search_max_n) .evenly_spaced_rows(n, .joint_search_max_n)
+  search_x <- if (is.null(rows)) x else x[rows, , drop = FALSE]
+  search_y <- if (is.null(rows)) y else y[rows]
+  spec <- .gpc_search_spec(search_x, kernel, noise, 0, which)
+  search_inducing <- (if (is.null(rows)) inducing) %||%
+    .gpc_search_inducing(search_x, kernel, control$search_inducing)
+  evaluate <- function(par, first, warm, accuracy) {
+    h <- as.list(spec$natural(par))
+    model <- list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
+                  noise = h$noise %||% noise, inducing = search_inducing)
+    ctl <- .joint_control(control, max(control$tol, accuracy %||% 1e-4))
+    res <- tryCatch(cpp_gpc_multiclass_fit(model, search_x, search_y, K, ctl, warm$mean, TRUE),
+                    error = function(e) e)
+    if (inherits(res, "error")) return(.search_point(res))
+    gradient <- res$gradient[c("sigma" %in% which, "noise" %in% which)]
+    .search_point(res, res$log_evidence, gradient, res$convergence$converged,
+                  res$convergence$iterations, "the variational fit")
+  }
+  outcome <- .gradient_search(spec, evaluate, n = length(search_y), tol = settings$tol,
+                              max_iter = settings$max_iter)
+  start <- outcome$best$fit$mean
+  if (!is.null(start) && !is.null(rows)) {
+    full <- matrix(0, n, K)
+    full[rows, ] <- start
+    start <- full
+  }
+  plan <- list(
+    .plan_entry("search rows", length(search_y),
+                sprintf("all rows up to %d, else %d evenly spaced ones", .joint_search_max_n,
+                        .joint_search_max_n)),
+    .plan_entry("search prior", .prior_words(search_inducing, length(search_y)),
+                sprintf("dense up to %d rows, else FITC on a third of them, at most %d",
+                        .search_dense_max_n, .gpc_search_inducing_count)))
+  list(outcome = outcome, spec = spec, rows = rows, inducing = search_inducing, start = start,
+       plan = plan)
+}
+
+# Latent means (n x K, named by the levels) and shared latent variances of
+# a joint fit at scaled inputs x.
+.joint_moments <- function(object, x) {
+  fit <- list(kernel = object$kernel, noise = object$noise, x = object$x,
+              weights = object$weights, chol = object$chol, inducing = object$inducing,
+              inducing_weights = object$inducing_weights, inducing_chol = object$inducing_chol)
+  out <- cpp_gpc_multiclass_predict(fit, x)
+  dimnames(out$mean) <- list(rownames(x), object$levels)
+  out
+}
+
+.is_joint <- function(object) inherits(object, "gpsvm_gpc_joint")
+
+.joint_prob <- function(object, x) {
+  mo <- .joint_moments(object, x)
+  .name_prob(cpp_multiclass_probabilities(mo$mean, mo$variance, object$noise),
+             object$levels, rownames(x))
+}
+
+# Leave-one-out of the joint model by its cavities: removing case i's
+# Gaussian factor N(y~_i | f_i, v) from the posterior N(m_i, s_i^2) leaves
+# variance r_i = 1 / (1 / s_i^2 - 1 / v) and means r_i (m_i / s_i^2 -
+# y~_i / v) with y~_i = m_i + v w_i (w_i the weights' row i), the
+# approximation's predictive without the case (the GP-regression identity of
+# Rasmussen and Williams, eq. 5.12, on the auxiliary targets).  Only the
+# dense prior's variances are the posterior's own; the others come through
+# the inducing inputs.
+.joint_loo_decision <- function(object) {
+  s2 <- pmax(object$variance, 1e-300)
+  v <- object$noise
+  r <- 1 / pmax(1 / s2 - 1 / v, 1e-300)
+  m <- object$fitted.values
+  target <- m + v * object$weights
+  out <- r * (m / s2 - target / v)
+  dimnames(out) <- list(rownames(object$x), object$levels)
+  list(mean = out, variance = r)
+}
+
+.model_lines.gpsvm_gpc_joint <- function(object, digits) {
+  search <- object$optimization
+  c(sprintf("one joint model of %d classes (multinomial probit, variational): noise variance = %s, bias variance = %s",
+            length(object$levels), format(object$noise, digits = digits),
+            format(object$bias_variance)),
+    sprintf("log evidence (variational lower bound) = %.6g", object$log_evidence),
+    if (!is.null(search)) .search_lines(list(search)),
+    .inducing_line(object))
+}
+
+.convergence_lines_joint <- function(x) .format_convergence(x$convergence)
+
+.glance_evidence.gpsvm_gpc_joint <- function(x) .evidence_columns(logLik(x))
+
+.hyperparameter_matrix.gpsvm_gpc_joint <- function(object) {
+  rbind(c(.model_hyperparameters(object), bias = object$bias_variance))
+}
+
+.point_roles.gpsvm_gpc_joint <- function(model) rep("support", nrow(model$x))
+
+.validate_fit.gpsvm_gpc_joint <- function(object) {
+  size <- .input_checks(object)
+  n <- size$n
+  K <- length(object$levels)
+  m <- if (is.matrix(object$inducing)) nrow(object$inducing)
+  .check_fields(object, c(list(
+    levels = function(v) {
+      if (!is.character(v) || length(v) < 2L || anyNA(v) || anyDuplicated(v)) {
+        "must be two or more distinct class names"
+      }
+    },
+    classes = .factor_of(n, object$levels), bias_variance = .number(lower = 0),
+    noise = .number(lower = 0, open = TRUE), kappa = .number(lower = 0, upper = 0),
+    method = .string("tap"), multiclass = .string("joint"),
+    control = .control_field("gpc_control"),
+    weights = .numeric_matrix(n, K), variance = .numbers(n, lower = 0),
+    fitted.values = .numeric_matrix(n, K), log_evidence = .number(),
+    inducing = .optional(.numeric_matrix(ncol = size$p)),
+    inducing_weights = if (!is.null(m)) .numeric_matrix(m, K) else .optional(.numeric_matrix()),
+    inducing_chol = if (!is.null(m)) .lower_factor(m) else .optional(.numeric_matrix()),
+    chol = .lower_factor(m %||% n),
+    plan = .optional(function(v) if (!is.list(v)) "must be a list of plan entries"),
+    response_levels = .optional(function(v) {
+      if (!is.character(v) || !all(object$levels %in% v)) "must hold every level of fit$levels"
+    })),
+    .common_checks(n, size$p)))
+  invisible(object)
+}
+
+# loo_error() of a joint fit: the leave-one-out latent means (n x K) by the
+# cavities above, or by refits without each case at the fit's
+# hyperparameters (warm-started from its latent means without the case), in
+# chunks through the future plan; the margin of a case is its class's mean
+# less the largest other one, which is <= 0 exactly when the class is not
+# the most probable (the classes share one predictive variance).
+.joint_loo <- function(fit, method) {
+  decision <- if (method == "approx") {
+    .joint_loo_decision(fit)$mean
+  } else {
+    n <- nrow(fit$x)
+    chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
+    parts <- .future_map(chunks, .joint_loo_worker(fit))
+    iterations <- unlist(lapply(parts, `[[`, "iterations"))
+    out <- do.call(rbind, lapply(parts, `[[`, "mean"))
+    dimnames(out) <- list(rownames(fit$x), fit$levels)
+    attr(out, "iterations") <- iterations
+    attr(out, "not_converged") <- sum(unlist(lapply(parts, `[[`, "not_converged")))
+    out
+  }
+  truth <- as.integer(fit$classes)
+  own <- decision[cbind(seq_along(truth), truth)]
+  others <- decision
+  others[cbind(seq_along(truth), truth)] <- -Inf
+  out <- list(margins = stats::setNames(own - apply(others, 1L, max), rownames(fit$x)),
+              decision = structure(decision, iterations = NULL, not_converged = NULL))
+  if (method == "exact") {
+    out$iterations <- attr(decision, "iterations")
+    out$not_converged <- attr(decision, "not_converged")
+  }
+  out
+}
+
+.joint_loo_worker <- function(fit) {
+  fit <- unclass(fit)[c("x", "kernel", "noise", "control", "inducing", "fitted.values",
+                        "classes", "levels")]
+  function(which) {
+    y <- as.integer(fit$classes)
+    K <- length(fit$levels)
+    rows <- lapply(which, function(i) {
+      refit <- .gpc_joint_bare(fit$x[-i, , drop = FALSE], y[-i], K, fit$kernel, fit$noise,
+                               fit$control, fit$inducing, fit$fitted.values[-i, , drop = FALSE])
+      list(mean = cpp_gpc_multiclass_predict(c(unclass(refit)[c("kernel", "noise", "x", "weights",
+                                                              "chol", "inducing",
+                                                              "inducing_weights",
+                                                              "inducing_chol")]),
+                                             fit$x[i, , drop = FALSE])$mean,
+           iterations = refit$convergence$iterations,
+           converged = refit$convergence$converged)
+    })
+    list(mean = do.call(rbind, lapply(rows, `[[`, "mean")),
+         iterations = vapply(rows, `[[`, integer(1), "iterations"),
+         not_converged = sum(!vapply(rows, `[[`, logical(1), "converged")))
+  }
+}
+
+.title.gpsvm_gpc_joint <- function(object) {
+  "Gaussian process classifier (joint multinomial probit, variational)"
+}
+.model_label.gpsvm_gpc_joint <- function(object) "gpc (joint multinomial probit)"
+.own_hyperparameters.gpsvm_gpc_joint <- function(object) c(noise = object$noise)
