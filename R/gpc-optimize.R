@@ -119,6 +119,15 @@
     outcome$record$search_inducing <- nrow(search_inducing)
   }
   if (!is.null(rows)) outcome$record$search_rows <- length(rows)
+  fit$plan <- list(
+    .plan_entry("search rows", length(search_y),
+                sprintf("all rows up to %d, else %d evenly spaced ones", .default_search_max_n,
+                        .search_subset_n)),
+    .plan_entry("search prior", .prior_words(search_inducing, length(search_y)),
+                sprintf("dense up to %d rows, else FITC on a third of them, at most %d",
+                        .search_dense_max_n, .gpc_search_inducing_count)),
+    .plan_entry("final fit prior", .prior_words(h$inducing, length(y)),
+                "dense up to 1000 rows; beyond, the kernel matrix's pivots or FITC on 500 inducing inputs (gpc_control(rank_tol))"))
   .finish_search(fit, outcome, spec, "gpc():")
 }
 

@@ -60,9 +60,13 @@ constexpr double kArgmaxNegligible = 9.0;
 
 // log I and, when `mills` is given, E[phi(u + d_j) / Phi(u + d_j)] under the
 // normalised integrand, for I = int phi(u) prod_j Phi(u + d_j) du.  Then
-// d log I / d d_j = mills[j].  `work` is scratch of any size.
+// d log I / d d_j = mills[j].  With `second` (count x count, column-major)
+// also E[lambda_j lambda_k] off the diagonal and E[-(u + d_j) lambda_j] on
+// it (lambda_j = phi / Phi at u + d_j), so that
+//   d2 log I / d d_j d d_k = second[j, k] - mills[j] mills[k]
+// (Phi'' = -x phi).  `work` is scratch of any size.
 inline double log_argmax_integral(const double* d, int count, double* mills,
-                                  std::vector<double>& work) {
+                                  std::vector<double>& work, double* second = nullptr) {
   const HermiteRule& rule = argmax_rule();
   const int q = static_cast<int>(rule.node.size());
   // the mode of h(u) = log phi(u) + sum log Phi(u + d_j): h' is decreasing,
@@ -111,12 +115,26 @@ inline double log_argmax_integral(const double* d, int count, double* mills,
   }
   if (mills != nullptr) {
     for (int j = 0; j < count; ++j) mills[j] = 0.0;
+    if (second != nullptr) std::fill(second, second + count * count, 0.0);
+    std::vector<double> lambda(second != nullptr ? static_cast<std::size_t>(count) : 0);
     for (int k = 0; k < q; ++k) {
       const double x0 = u + scale * rule.node[k];
       const double w = work[static_cast<std::size_t>(k)] / total;
       for (int j = 0; j < count; ++j) {
         const double x = x0 + d[j];
-        if (x < kArgmaxNegligible) mills[j] += w * mills_ratio(x);
+        const double l = x < kArgmaxNegligible ? mills_ratio(x) : 0.0;
+        mills[j] += w * l;
+        if (second != nullptr) {
+          lambda[static_cast<std::size_t>(j)] = l;
+          second[j + j * count] -= w * x * l;
+        }
+      }
+      if (second == nullptr) continue;
+      for (int b = 0; b < count; ++b) {
+        const double lb = w * lambda[static_cast<std::size_t>(b)];
+        if (lb == 0.0) continue;
+        for (int a = 0; a < count; ++a)
+          if (a != b) second[a + b * count] += lambda[static_cast<std::size_t>(a)] * lb;
       }
     }
   }
@@ -131,9 +149,14 @@ struct ArgmaxSite {
   double dlog_z_dv = 0.0;
 };
 
+// With `curvature`, also an upper bound on the largest eigenvalue of minus
+// the Hessian of log Z in m (Gershgorin's, on the Hessian from `second`
+// above), at most 1 / v (the truncated Gaussian's variance is positive), and
+// with `hessian` (classes x classes, column-major) minus that Hessian.
 inline ArgmaxSite argmax_site(const double* m, int classes, int t, double v, double* grad,
                               std::vector<double>& d, std::vector<double>& mills,
-                              std::vector<double>& work) {
+                              std::vector<double>& work, double* curvature = nullptr,
+                              double* hessian = nullptr) {
   const double s = std::sqrt(v);
   const int count = classes - 1;
   d.resize(static_cast<std::size_t>(std::max(count, 1)));
@@ -141,7 +164,45 @@ inline ArgmaxSite argmax_site(const double* m, int classes, int t, double v, dou
   for (int j = 0, k = 0; j < classes; ++j)
     if (j != t) d[static_cast<std::size_t>(k++)] = (m[t] - m[j]) / s;
   ArgmaxSite out;
-  out.log_z = log_argmax_integral(d.data(), count, mills.data(), work);
+  std::vector<double> second(curvature != nullptr ? static_cast<std::size_t>(count * count) : 0);
+  out.log_z = log_argmax_integral(d.data(), count, mills.data(), work,
+                                  curvature != nullptr ? second.data() : nullptr);
+  if (curvature != nullptr) {
+    // X = -(d2 log Z / dd dd') / v, and in m: X[k, l] between classes j_k
+    // and j_l, minus its column sums between t and j_l, its total at (t, t)
+    double row_t = 0.0, total = 0.0, largest = 0.0;
+    std::vector<double> column(static_cast<std::size_t>(count), 0.0);
+    for (int l = 0; l < count; ++l) {
+      for (int k = 0; k < count; ++k) {
+        const double x = -(second[static_cast<std::size_t>(k + l * count)] -
+                           mills[static_cast<std::size_t>(k)] * mills[static_cast<std::size_t>(l)]) / v;
+        column[static_cast<std::size_t>(l)] += x;
+        second[static_cast<std::size_t>(k + l * count)] = x;
+      }
+      total += column[static_cast<std::size_t>(l)];
+    }
+    for (int k = 0; k < count; ++k) {
+      double row = std::fabs(column[static_cast<std::size_t>(k)]);  // the (j_k, t) entry
+      for (int l = 0; l < count; ++l) row += std::fabs(second[static_cast<std::size_t>(k + l * count)]);
+      largest = std::max(largest, row);
+      row_t += std::fabs(column[static_cast<std::size_t>(k)]);
+    }
+    largest = std::max(largest, row_t + std::fabs(total));
+    *curvature = std::min(largest, 1.0 / v);
+    if (hessian != nullptr) {
+      std::vector<int> cls;
+      for (int j = 0; j < classes; ++j)
+        if (j != t) cls.push_back(j);
+      hessian[t + t * classes] = total;
+      for (int l = 0; l < count; ++l) {
+        const int jl = cls[static_cast<std::size_t>(l)];
+        hessian[t + jl * classes] = hessian[jl + t * classes] = -column[static_cast<std::size_t>(l)];
+        for (int k = 0; k < count; ++k)
+          hessian[cls[static_cast<std::size_t>(k)] + jl * classes] =
+              second[static_cast<std::size_t>(k + l * count)];
+      }
+    }
+  }
   grad[t] = 0.0;
   for (int j = 0, k = 0; j < classes; ++j) {
     if (j == t) continue;
