@@ -172,8 +172,10 @@
 #' factorisation (of \eqn{I + K/v}, or with inducing inputs of an
 #' \eqn{m \times m} matrix) serves all K classes, and the latent means are
 #' the maximiser of the log likelihood less the prior's quadratic form (the
-#' mode, found by the authors' fixed-point updates with Anderson
-#' acceleration). Class probabilities integrate the probit over the shared
+#' mode: the authors' fixed-point updates converge slowly where most cases
+#' are classified confidently, so it is found by Newton's method, each step
+#' by conjugate gradients preconditioned with one factorisation shared by
+#' the classes, in which each case's curvature is bounded by one number). Class probabilities integrate the probit over the shared
 #' predictive variance by Gauss-Hermite quadrature centred at the
 #' integrand's mode (accurate for probabilities far below 1e-10); the most
 #' probable class is the one with the largest latent mean. `logLik()` is the
@@ -200,7 +202,8 @@
 #' noise kept above 0.01 times the kernel's mean diagonal, below which that
 #' estimate becomes over-confident. On three 2/3 : 1/3 splits the held-out
 #' log loss was 0.103 against the one-vs-rest default's 0.114 on iris, but
-#' 0.785 against 0.758 on fgl, at 10 to 40 times the time, which is why
+#' 0.785 against 0.758 on fgl and 0.353 against 0.339 on mlbench's Vehicle,
+#' in 1 to 2.5 times the time (`bench/bench-multiclass.R`), which is why
 #' one-vs-rest stays the default.
 #'
 #' @inheritParams svc
