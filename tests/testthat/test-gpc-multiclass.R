@@ -220,3 +220,14 @@ test_that("the joint model refuses what it does not have", {
                "noise")
   expect_error(gpc(Species ~ ., iris, multiclass = "both"), "multiclass")
 })
+
+test_that("a binary gpc() search records its plan", {
+  set.seed(7)
+  x <- matrix(stats::rnorm(120), 60, 2)
+  y <- factor(ifelse(x[, 1] + stats::rnorm(60, sd = 0.5) > 0, "b", "a"))
+  fit <- gpc(x, y)
+  choices <- vapply(fit$plan, `[[`, character(1), "choice")
+  expect_equal(choices, c("search rows", "search prior", "final fit prior"))
+  expect_equal(fit$plan[[1]]$value, 60)
+  expect_match(fit$plan[[2]]$value, "dense")
+})
