@@ -73,6 +73,22 @@ cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
 }
 
+cpp_gpc_multiclass_fit <- function(model, x, y, classes, control, start, gradient = FALSE) {
+    .Call(`_gpsvm_cpp_gpc_multiclass_fit`, model, x, y, classes, control, start, gradient)
+}
+
+cpp_gpc_multiclass_predict <- function(fit, z) {
+    .Call(`_gpsvm_cpp_gpc_multiclass_predict`, fit, z)
+}
+
+cpp_multiclass_probabilities <- function(mean, variance, noise, log = FALSE) {
+    .Call(`_gpsvm_cpp_multiclass_probabilities`, mean, variance, noise, log)
+}
+
+cpp_argmax_site <- function(m, t, v) {
+    .Call(`_gpsvm_cpp_argmax_site`, m, t, v)
+}
+
 cpp_epsins_noise_variance <- function(C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_noise_variance`, C, epsilon)
 }

@@ -76,7 +76,7 @@
 # fit gets them as fit_binary(x, y, kernel, inducing = z).  `call` is the
 # call the fit stores.
 .classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL,
-                           call = NULL) {
+                           call = NULL, fit_joint = NULL) {
   given <- .input_matrix(x)
   labels <- .classif_labels(y, nrow(given$x))
   bias <- .check_number(bias, "bias", lower = 0)
@@ -85,16 +85,17 @@
   kernel <- .with_bias(inputs$kernel, bias)
   z <- .inducing_inputs(inducing, x, kernel,
                         .with_input_widths(inputs$scaling, kernel, inputs$xs))
-  if (!is.null(z)) {
-    fit_all <- fit_binary
-    fit_binary <- function(x, y, kernel) fit_all(x, y, kernel, inducing = z)
-  }
   lev <- labels$levels
   start <- proc.time()[["elapsed"]]
-  if (length(lev) == 2L) {
+  if (length(lev) > 2L && !is.null(fit_joint)) {
+    fit <- fit_joint(x, labels, kernel, z)
+    .warn_not_converged(what, fit$convergence)
+  } else if (length(lev) == 2L) {
+    if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
     fit <- fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
     .warn_not_converged(what, fit$convergence)
   } else {
+    if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
     fit <- .one_vs_rest(x, labels, kernel, fit_binary, what)
   }
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
@@ -106,6 +107,12 @@
   fit$call <- call
   if (!is.null(fit$models)) fit$models <- lapply(fit$models, .seal)
   .seal(fit)
+}
+
+# fit_binary(x, y, kernel) fitted on the inducing inputs z.
+.with_inducing <- function(fit_binary, z) {
+  force(fit_binary)
+  function(x, y, kernel) fit_binary(x, y, kernel, inducing = z)
 }
 
 # The kernel the solvers see: the user's kernel plus the constant `bias`, the
@@ -173,6 +180,7 @@
 # Decision values at scaled inputs: a vector for two classes, an n x K
 # matrix (one column per class against the rest) otherwise.
 .classif_decision <- function(object, x) {
+  if (.is_joint(object)) return(.joint_moments(object, x)$mean)
   if (!.is_multiclass(object)) return(stats::setNames(.classif_link(object, x), rownames(x)))
   links <- lapply(object$models, function(m) .classif_link(m, x))
   .decision_matrix(object$models, links, rownames(x))
@@ -304,6 +312,7 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
 # The solver's convergence, one line per one-vs-rest model when there are
 # several (which model did not converge is what a user needs to know).
 .convergence_lines <- function(x) {
+  if (.is_joint(x)) return(.format_convergence(x$convergence))
   if (!.is_multiclass(x)) return(.format_convergence(x$convergence))
   c("Solvers, one per class against the rest:",
     sprintf("  %s: %s", names(x$models),
@@ -332,7 +341,8 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
 .classes_line <- function(x) {
   k <- length(x$levels)
   sprintf("%d cases, %d classes: %s%s", length(x$classes), k, paste(x$levels, collapse = ", "),
-          if (k > 2L) " (one model per class against the rest)" else "")
+          if (.is_joint(x)) " (one joint model)" else if (k > 2L)
+            " (one model per class against the rest)" else "")
 }
 
 .unused_levels_line <- function(x) {

@@ -106,6 +106,20 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   restore_plan <- .legacy_plan("loo_error", cores, cl)
   on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
+  if (.is_joint(fit)) {
+    out <- .joint_loo(fit, method)
+    margins <- out$margins
+    res <- c(list(error = mean(margins <= 0), count = sum(margins <= 0), margins = margins,
+                  method = method, model = .loo_model_name(fit),
+                  estimator = if (method == "exact") "refits" else "variational cavities"),
+             out[setdiff(names(out), "margins")],
+             list(time = proc.time()[["elapsed"]] - start))
+    if (isTRUE(res$not_converged > 0)) {
+      warning(sprintf("%d of %d leave-one-out refits did not converge", res$not_converged,
+                      length(margins)), call. = FALSE)
+    }
+    return(structure(res, class = "gpsvm_loo"))
+  }
   models <- .binary_models(fit)
   refusal <- if (method == "exact") .loo_exact_refusal(models[[1L]])
   if (!is.null(refusal)) .stop(refusal)
@@ -146,6 +160,7 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 
 .loo_model_name <- function(fit) {
   name <- .model_label(fit)
+  if (.is_joint(fit)) return(sprintf("%s, %d classes, one joint model", name, length(fit$levels)))
   if (.is_multiclass(fit)) sprintf("%s, %d classes one-vs-rest", name, length(fit$levels)) else name
 }
 

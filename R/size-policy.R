@@ -33,6 +33,10 @@
 #'     where the evidence is sharp and a search costs several fits.}
 #'   \item{`search_subset_n` (2000)}{The rows of [gpc()]'s default search
 #'     beyond `search_max_n`.}
+#'   \item{`joint_search_max_n` (2000)}{The joint multi-class model of
+#'     [gpc()] (`multiclass = "joint"`) searches on all rows up to this many
+#'     and on this many evenly spaced rows beyond: its sites cost \eqn{O(K^2)}
+#'     quadrature per case and iteration.}
 #'   \item{`search_dense_max_n` (300)}{Up to this many observations
 #'     [gpc()]'s search runs on the full prior; beyond, on the FITC prior of
 #'     `search_inducing_count` inducing inputs,
@@ -104,6 +108,7 @@ gpsvm_size_policy <- function() {
 .size_policy <- list(
   search_max_n = list(default = 10000, decides = "the default search on all rows, or on a subset (gpc) or none (mfsvr, svr); the offset and kernel weighed"),
   search_subset_n = list(default = 2000, decides = "the rows of gpc()'s default search beyond search_max_n"),
+  joint_search_max_n = list(default = 2000, decides = "the rows of the joint multi-class gpc()'s search"),
   search_dense_max_n = list(default = 300, decides = "gpc()'s search on the full prior, or on FITC"),
   search_inducing_count = list(default = 300, decides = "the inducing inputs of gpc()'s search beyond search_dense_max_n"),
   search_rows_per_inducing = list(default = 3, decides = "at least this many rows per inducing input of gpc()'s search"),

@@ -141,6 +141,13 @@ tidy.gpsvm_rvm <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
 tidy.gpsvm_classifier <- function(x, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
+  if (.is_joint(x)) {  # one latent function per class, its weights
+    blocks <- lapply(seq_along(x$levels), function(k) {
+      cbind(class = x$levels[k], .point_frame(x$x, x$weights[, k], .point_roles(x)),
+            stringsAsFactors = FALSE)
+    })
+    return(.as_tidy(do.call(rbind, blocks)))
+  }
   models <- .binary_models(x)
   positive <- if (.is_multiclass(x)) names(models) else x$levels[2L]
   blocks <- lapply(seq_along(models), function(k) {

@@ -252,6 +252,58 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_gpc_multiclass_fit
+Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector y, int classes, Rcpp::List control, SEXP start, bool gradient);
+RcppExport SEXP _gpsvm_cpp_gpc_multiclass_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP classesSEXP, SEXP controlSEXP, SEXP startSEXP, SEXP gradientSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type y(ySEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type start(startSEXP);
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_multiclass_fit(model, x, y, classes, control, start, gradient));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gpc_multiclass_predict
+Rcpp::List cpp_gpc_multiclass_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z);
+RcppExport SEXP _gpsvm_cpp_gpc_multiclass_predict(SEXP fitSEXP, SEXP zSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type fit(fitSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_multiclass_predict(fit, z));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_multiclass_probabilities
+Eigen::MatrixXd cpp_multiclass_probabilities(Eigen::Map<Eigen::MatrixXd> mean, Eigen::Map<Eigen::VectorXd> variance, double noise, bool log);
+RcppExport SEXP _gpsvm_cpp_multiclass_probabilities(SEXP meanSEXP, SEXP varianceSEXP, SEXP noiseSEXP, SEXP logSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type variance(varianceSEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< bool >::type log(logSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_multiclass_probabilities(mean, variance, noise, log));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_argmax_site
+Rcpp::List cpp_argmax_site(Eigen::Map<Eigen::VectorXd> m, int t, double v);
+RcppExport SEXP _gpsvm_cpp_argmax_site(SEXP mSEXP, SEXP tSEXP, SEXP vSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type t(tSEXP);
+    Rcpp::traits::input_parameter< double >::type v(vSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_argmax_site(m, t, v));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_epsins_noise_variance
 double cpp_epsins_noise_variance(double C, double epsilon);
 RcppExport SEXP _gpsvm_cpp_epsins_noise_variance(SEXP CSEXP, SEXP epsilonSEXP) {
@@ -353,6 +405,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
+    {"_gpsvm_cpp_gpc_multiclass_fit", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_fit, 7},
+    {"_gpsvm_cpp_gpc_multiclass_predict", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_predict, 2},
+    {"_gpsvm_cpp_multiclass_probabilities", (DL_FUNC) &_gpsvm_cpp_multiclass_probabilities, 4},
+    {"_gpsvm_cpp_argmax_site", (DL_FUNC) &_gpsvm_cpp_argmax_site, 3},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
     {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
     {"_gpsvm_cpp_epsins_cdf", (DL_FUNC) &_gpsvm_cpp_epsins_cdf, 5},

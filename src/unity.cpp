@@ -16,6 +16,7 @@
 #include "rcpp_ep.cpp"
 #include "rcpp_kernels.cpp"
 #include "rcpp_mfsvr.cpp"
+#include "rcpp_multiclass.cpp"
 #include "rcpp_noise.cpp"
 #include "rcpp_rvm.cpp"
 #include "rcpp_svr.cpp"

@@ -32,28 +32,38 @@
 
 namespace gpsvm {
 
-// 1/2 sum_ij (w_i w_j - R_ij) dK_ij / d log sigma_c for the Gaussian kernel,
-// split by input coordinate c (log_width_contraction() in kernels.hpp):
-// entry c is the derivative in log sigma_c when each coordinate has a width
-// of its own, evaluated at the kernel's common width.  dK_ij / d log sigma_c
-// is zero on the diagonal, so a variance added there does not change it.
-// O(n^2 p).
+// 1/2 sum_ij (sum_k w_ik w_jk - c R_ij) dK_ij / d log sigma_c for a kernel
+// with a width (Gaussian or Matern), split by input coordinate c (log_width_contraction() in
+// kernels.hpp): entry c is the derivative in log sigma_c when each
+// coordinate has a width of its own, evaluated at the kernel's common width.
+// `weights` has one column per latent function sharing K (one for EP; K for
+// the joint classifier of multiclass.hpp, whose K functions also count R
+// `copies` times).  dK_ij / d log sigma_c is zero on the diagonal, so a
+// variance added there does not change it.  O(n^2 p).
 inline Eigen::VectorXd ep_per_input_log_width_gradient(
-    const ConstMatrixRef& x, const Kernel& kernel, const EpResult& r, const Eigen::MatrixXd& R,
-    const std::function<void()>& interrupt = nullptr) {
+    const ConstMatrixRef& x, const Kernel& kernel, const ConstMatrixRef& weights,
+    const Eigen::MatrixXd& R, double copies, const std::function<void()>& interrupt = nullptr) {
   if (!kernel.radial())
     throw std::invalid_argument("only the Gaussian and Matern kernels have a width");
-  // w w' - R a block of columns at a time (memory O(n block) beyond R)
+  // W W' - c R a block of columns at a time (memory O(n block) beyond R)
   const Eigen::Index n = x.rows(), block = 256;
   Eigen::VectorXd total = Eigen::VectorXd::Zero(x.cols());
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const Eigen::MatrixXd coefficient =
-        r.weights * r.weights.segment(s, len).transpose() - R.middleCols(s, len);
+        weights * weights.middleRows(s, len).transpose() - copies * R.middleCols(s, len);
     total += log_width_contraction(kernel, coefficient, x.middleRows(s, len), x);
     if (interrupt) interrupt();
   }
   return 0.5 * total;
+}
+
+// EP's: one latent function.
+inline Eigen::VectorXd ep_per_input_log_width_gradient(
+    const ConstMatrixRef& x, const Kernel& kernel, const EpResult& r, const Eigen::MatrixXd& R,
+    const std::function<void()>& interrupt = nullptr) {
+  const Eigen::Map<const Eigen::MatrixXd> w(r.weights.data(), r.weights.size(), 1);
+  return ep_per_input_log_width_gradient(x, kernel, w, R, 1.0, interrupt);
 }
 
 // 1/2 (w'w - tr R): the derivative in a variance v added to the diagonal of

@@ -176,59 +176,66 @@ inline void add_weighted_gram(Eigen::MatrixXd& A, const Eigen::Ref<const Eigen::
   }
 }
 
+// The same for `weights` with one column per latent function sharing the
+// prior and R counted `copies` times (the joint classifier of
+// multiclass.hpp: M = W W' - c R), from the sites' precisions `tau`, the
+// posterior's q_i and the factor L_A of A.
 inline InducingKernelGradient inducing_kernel_gradient(
-    const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b, const EpResult& r,
+    const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b,
+    const Eigen::VectorXd& tau, const ConstMatrixRef& weights, const Eigen::VectorXd& q_all,
+    const Eigen::MatrixXd& chol_a, double copies,
     const std::function<void()>& interrupt = nullptr) {
-  const Eigen::Index n = b.G.rows(), m = b.G.cols();
-  if (r.low_rank_variance.size() != n)
+  const Eigen::Index n = b.G.rows(), m = b.G.cols(), k = weights.cols();
+  if (q_all.size() != n)
     throw std::logic_error("inducing_kernel_gradient() needs the FITC posterior's q_i");
-  const Eigen::VectorXd& tau = r.site_precision;
-  const Eigen::VectorXd& w = r.weights;
   const Eigen::VectorXd W =
       tau.cwiseQuotient((1.0 + b.lambda.array() * tau.array()).matrix());
-  const auto LA = r.chol.triangularView<Eigen::Lower>();
+  const auto LA = chol_a.triangularView<Eigen::Lower>();
   const auto Lt = b.chol.triangularView<Eigen::Lower>().transpose();
   const Eigen::Index block = 1024;
   // pass 1: e, tr R, G'w, G' W G, G' diag(e) G
-  Eigen::VectorXd Gw = Eigen::VectorXd::Zero(m), e(n);
+  Eigen::MatrixXd Gw = Eigen::MatrixXd::Zero(m, k);
+  Eigen::VectorXd e(n);
   Eigen::MatrixXd GWG = Eigen::MatrixXd::Zero(m, m), GeG = Eigen::MatrixXd::Zero(m, m);
   double trace_r = 0.0;
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const auto Gb = b.G.middleRows(s, len);
-    const Eigen::ArrayXd q = r.low_rank_variance.segment(s, len).array();
+    const Eigen::ArrayXd q = q_all.segment(s, len).array();
     const Eigen::ArrayXd Wb = W.segment(s, len).array();
-    e.segment(s, len) = w.segment(s, len).array().square() + Wb.square() * q;
+    e.segment(s, len) =
+        weights.middleRows(s, len).rowwise().squaredNorm().array() + copies * Wb.square() * q;
     trace_r += (Wb - Wb.square() * q).sum();
-    Gw.noalias() += Gb.transpose() * w.segment(s, len);
+    Gw.noalias() += Gb.transpose() * weights.middleRows(s, len);
     add_weighted_gram(GWG, Gb, W.segment(s, len));
     add_weighted_gram(GeG, Gb, e.segment(s, len));
     if (interrupt) interrupt();
   }
   InducingKernelGradient out;
-  out.diagonal = 0.5 * (w.squaredNorm() - trace_r);
+  out.diagonal = 0.5 * (weights.squaredNorm() - copies * trace_r);
   if (!kernel.radial()) return out;
   // B w, B W G and B diag(e) B' = L^-T (G' diag(e) G) L^-1
-  const Eigen::VectorXd Bw = Lt.solve(Gw);
+  const Eigen::MatrixXd Bw = Lt.solve(Gw);
   const Eigen::MatrixXd BWG = Lt.solve(Eigen::MatrixXd(GWG.selfadjointView<Eigen::Lower>()));
   const Eigen::MatrixXd GeG_Linv =
       Lt.solve(Eigen::MatrixXd(GeG.selfadjointView<Eigen::Lower>())).transpose();
   const Eigen::MatrixXd BeB = Lt.solve(GeG_Linv);
-  // tr(B M~ B' dK_mm), B M~ B' = (B w)(B w)' + (B W G) P (B W G)' - B diag(e) B'
+  // tr(B M~ B' dK_mm), B M~ B' = (B w)(B w)' + c (B W G) P (B W G)' - B diag(e) B'
   Eigen::MatrixXd U = BWG.transpose();
   LA.solveInPlace(U);  // L_A^-1 (B W G)', so (B W G) P = U' L_A^-1
-  const Eigen::MatrixXd C = Bw * Bw.transpose() + U.transpose() * U - BeB;
+  const Eigen::MatrixXd C = Bw * Bw.transpose() + copies * (U.transpose() * U) - BeB;
   const Eigen::VectorXd t2 = log_width_contraction(kernel, C, b.inducing, b.inducing);
   // pass 2: tr(B M~ dK_nm), B M~ = L^-T Y a block of columns at a time
   Eigen::MatrixXd BWGP_t = U;
   LA.transpose().solveInPlace(BWGP_t);  // L_A^-T U = ((B W G) P)'
-  const Eigen::MatrixXd LtBWGP = Lt * BWGP_t.transpose();  // L' (B W G) P
+  Eigen::MatrixXd LtBWGP = Lt * BWGP_t.transpose();  // c L' (B W G) P
+  LtBWGP *= copies;
   Eigen::VectorXd t1 = Eigen::VectorXd::Zero(x.cols());
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
     const auto Gb = b.G.middleRows(s, len);
     Eigen::MatrixXd Y = -(Gb.transpose() * e.segment(s, len).asDiagonal());
-    Y.noalias() += Gw * w.segment(s, len).transpose();
+    Y.noalias() += Gw * weights.middleRows(s, len).transpose();
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
     t1 += log_width_contraction(kernel, Y, x.middleRows(s, len), b.inducing);
@@ -237,6 +244,15 @@ inline InducingKernelGradient inducing_kernel_gradient(
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();
   return out;
+}
+
+// EP's: one latent function, its sites and posterior in r.
+inline InducingKernelGradient inducing_kernel_gradient(
+    const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b, const EpResult& r,
+    const std::function<void()>& interrupt = nullptr) {
+  const Eigen::Map<const Eigen::MatrixXd> w(r.weights.data(), r.weights.size(), 1);
+  return inducing_kernel_gradient(kernel, x, b, r.site_precision, w, r.low_rank_variance,
+                                  r.chol, 1.0, interrupt);
 }
 
 }  // namespace gpsvm

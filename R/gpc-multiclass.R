@@ -1,0 +1,312 @@
+# The joint K-class classifier of gpc() (multiclass = "joint", the default
+# for three or more classes with method = "tap"): K latent functions with
+# one kernel, one noise and one bias, the multinomial probit likelihood, and
+# the variational approximation of Girolami and Rogers (2006), whose
+# posterior covariance is the same for every class (the core:
+# inst/include/gpsvm/multiclass.hpp).  One evidence (the variational lower
+# bound) chooses the hyperparameters of the whole model.
+#
+# The fit (class "gpsvm_gpc_joint" before "gpsvm_gpc") holds x, kernel,
+# noise, kappa (0), method ("tap"), control, `weights` (n x K: the latent
+# means are K weights), `variance` (the shared latent posterior variances
+# at the training inputs), `chol` (the factor of I + K / v, or on inducing
+# inputs of A = I + G' D^-1 G, with `inducing`, `inducing_weights` (m x K)
+# and `inducing_chol`), `fitted.values` (n x K latent means), `log_evidence`,
+# `convergence` and `optimization`.
+
+# The joint model's fit: `labels` from .classif_labels(), `optimize` as
+# .gpc_automatic_search() resolved it (its "rows" attribute dropped),
+# `inducing` the inducing inputs (scaled) the call asked for or NULL.
+.gpc_joint_fit <- function(x, labels, kernel, noise, kappa, control, optimize, inducing,
+                           settings) {
+  if (kappa > 0) {
+    .stop(paste("'kappa' needs multiclass = \"ovr\": the joint multi-class model has no flip",
+                "noise (its probit noise, 'noise', plays that part)"))
+  }
+  which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
+  if ("kappa" %in% which) .stop("'optimize' = \"kappa\" needs multiclass = \"ovr\"")
+  if (!.has_width(kernel)) which <- setdiff(which, "sigma")
+  kernel <- .resolve_kernel(kernel, x)
+  if (!is.null(kernel$input_widths) && "sigma" %in% which) {
+    .stop("'optimize': the joint classifier searches one width; give the widths per input")
+  }
+  if (noise <= 0) .stop("'noise' must be positive for the joint multi-class model")
+  y <- as.integer(labels$classes)
+  K <- length(labels$levels)
+  start <- NULL
+  outcome <- NULL
+  if (length(which) > 0L) {
+    search <- .gpc_joint_search(x, y, K, kernel, noise, control, which, inducing, settings)
+    outcome <- search$outcome
+    h <- search$spec$natural(outcome$best$par %||% search$spec$start)
+    if ("sigma" %in% names(h)) kernel <- .with_width(kernel, h[["sigma"]])
+    if ("noise" %in% names(h)) noise <- h[["noise"]]
+    start <- search$start
+  }
+  z <- inducing %||% .automatic_inducing(x, kernel, control$rank_tol)
+  fit <- .gpc_joint_bare(x, y, K, kernel, noise, control, z, start)
+  if (!is.null(outcome)) {
+    if (!is.null(search$rows)) outcome$record$search_rows <- length(search$rows)
+    if (!is.null(search$inducing)) outcome$record$search_inducing <- nrow(search$inducing)
+    fit <- .finish_search(fit, outcome, search$spec, "gpc():")
+    fit$optimization$criterion <- "approximate leave-one-out log predictive probability"
+    fit$optimization$loo_log_predictive <- outcome$best$log_evidence
+  }
+  fit
+}
+
+# The fit at given hyperparameters (`start`: latent means to start from).
+.gpc_joint_bare <- function(x, y, K, kernel, noise, control, inducing, start = NULL) {
+  model <- list(kernel = kernel, noise = noise, inducing = inducing)
+  res <- cpp_gpc_multiclass_fit(model, x, y, K, .joint_control(control), start, FALSE)
+  fitted <- res$mean
+  dimnames(fitted) <- list(rownames(x), NULL)
+  out <- list(x = x, kernel = kernel, noise = noise, kappa = 0, method = "tap",
+              control = control, weights = res$weights, variance = res$variance,
+              chol = res$chol, fitted.values = fitted, log_evidence = res$log_evidence,
+              multiclass = "joint", convergence = res$convergence)
+  if (!is.null(inducing)) {
+    out <- c(out, list(inducing = inducing, inducing_weights = res$inducing_weights,
+                       inducing_chol = res$inducing_chol))
+  }
+  structure(out, class = c("gpsvm_gpc_joint", "gpsvm_gpc", "gpsvm_classifier"))
+}
+
+.joint_control <- function(control, tol = control$tol) {
+  list(tol = tol, max_iter = max(control$max_iter, 2000L))
+}
+
+# The evidence search of the joint model: L-BFGS-B on log sigma and log
+# noise (.gpc_search_spec()'s ranges) with the bound's gradient, on the
+# FITC prior of the binary search's inducing inputs beyond its size rule
+# (.gpc_search_inducing()), and on joint_search_max_n evenly spaced rows
+# beyond that many (?gpsvm_size_policy).  Each evaluation starts from the latent means of the
+# nearer of the best and the last point.  Returns the outcome, the spec,
+# the rows and inducing inputs it ran on, the latent means of its best
+# point on every row (0 where it did not see them).
+.gpc_joint_search <- function(x, y, K, kernel, noise, control, which, inducing, settings) {
+  n <- nrow(x)
+  rows <- if (n > .size_rule("joint_search_max_n")) {
+    .evenly_spaced_rows(n, .size_rule("joint_search_max_n"))
+  }
+  search_x <- if (is.null(rows)) x else x[rows, , drop = FALSE]
+  search_y <- if (is.null(rows)) y else y[rows]
+  spec <- .gpc_search_spec(search_x, kernel, noise, 0, which)
+  if ("log_noise" %in% spec$names) {
+    diagonal <- mean(cpp_kernel_diagonal(kernel, search_x, 0L, 1L))
+    spec$lower[["log_noise"]] <- log(.joint_min_noise * diagonal)
+    spec$start <- pmax(spec$start, spec$lower)
+  }
+  search_inducing <- (if (is.null(rows)) inducing) %||%
+    .gpc_search_inducing(search_x, kernel, control$search_inducing)
+  fit_at <- function(par, start) {
+    h <- as.list(spec$natural(par))
+    model <- list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
+                  noise = h$noise %||% noise, inducing = search_inducing)
+    res <- tryCatch(cpp_gpc_multiclass_fit(model, search_x, search_y, K, ctl, start, FALSE),
+                    error = function(e) e)
+    if (inherits(res, "error") || !res$convergence$converged) return(res)
+    res$loo <- .joint_loo_log_predictive(res, search_y, model$noise)
+    res
+  }
+  ctl <- .joint_control(control, min(control$tol, .joint_search_tol))
+  evaluate <- function(par, first, warm, accuracy) {
+    res <- fit_at(par, warm$mean)
+    if (inherits(res, "error") || !res$convergence$converged) {
+      return(.search_point(res, converged = FALSE, iterations = res$convergence$iterations %||% NA,
+                           solver = "the variational fit"))
+    }
+    gradient <- vapply(seq_along(par), function(j) {
+      e <- replace(numeric(length(par)), j, .joint_search_step)
+      up <- fit_at(par + e, res$mean)
+      down <- fit_at(par - e, res$mean)
+      if (is.null(up$loo) || is.null(down$loo)) return(NA_real_)
+      (up$loo - down$loo) / (2 * .joint_search_step)
+    }, numeric(1))
+    .search_point(res, res$loo, gradient, TRUE, res$convergence$iterations,
+                  "the variational fit")
+  }
+  outcome <- .gradient_search(spec, evaluate, n = length(search_y), tol = settings$tol,
+                              max_iter = settings$max_iter)
+  start <- outcome$best$fit$mean
+  if (!is.null(start) && !is.null(rows)) {
+    full <- matrix(0, n, K)
+    full[rows, ] <- start
+    start <- full
+  }
+  list(outcome = outcome, spec = spec, rows = rows, inducing = search_inducing, start = start)
+}
+
+# The search's criterion at a fit (the core's list) of labels y with noise
+# v: the sum over cases of the log probability of the case's class under
+# its leave-one-out predictive (.joint_loo_decision()).
+.joint_loo_log_predictive <- function(res, y, v) {
+  loo <- .joint_loo_decision(list(variance = res$variance, noise = v, fitted.values = res$mean,
+                                  weights = res$weights, x = NULL, levels = NULL))
+  logp <- cpp_multiclass_probabilities(loo$mean, loo$variance, v, TRUE)
+  sum(logp[cbind(seq_along(y), y)])
+}
+
+# The search's fits stop at this tolerance (or the control's, if finer), and
+# its gradient is by central differences of this step on the search's log
+# scale: the criterion's rounding from the fits, about n times the
+# tolerance, stays far below the step's change.
+.joint_search_tol <- 1e-7
+
+# The smallest noise variance the joint search considers, relative to the
+# kernel's mean diagonal.  Below about this the variational posterior pins
+# every training case with precision 1 / v whatever its label's curvature,
+# its leave-one-out predictive becomes over-confident and the criterion
+# keeps rising as v falls (MASS's fgl, 143 training rows: -0.35 a case at
+# v = 1e-5, against a held-out -1.0), while the fit needs thousands of
+# iterations.
+.joint_min_noise <- 0.01
+.joint_search_step <- 0.01
+
+# Latent means (n x K, named by the levels) and shared latent variances of
+# a joint fit at scaled inputs x.
+.joint_moments <- function(object, x) {
+  fit <- list(kernel = object$kernel, noise = object$noise, x = object$x,
+              weights = object$weights, chol = object$chol, inducing = object$inducing,
+              inducing_weights = object$inducing_weights, inducing_chol = object$inducing_chol)
+  out <- cpp_gpc_multiclass_predict(fit, x)
+  dimnames(out$mean) <- list(rownames(x), object$levels)
+  out
+}
+
+.is_joint <- function(object) inherits(object, "gpsvm_gpc_joint")
+
+.joint_prob <- function(object, x) {
+  mo <- .joint_moments(object, x)
+  .name_prob(cpp_multiclass_probabilities(mo$mean, mo$variance, object$noise),
+             object$levels, rownames(x))
+}
+
+# Leave-one-out of the joint model by its cavities: removing case i's
+# Gaussian factor N(y~_i | f_i, v) from the posterior N(m_i, s_i^2) leaves
+# variance r_i = 1 / (1 / s_i^2 - 1 / v) and means r_i (m_i / s_i^2 -
+# y~_i / v) with y~_i = m_i + v w_i (w_i the weights' row i), the
+# approximation's predictive without the case (the GP-regression identity of
+# Rasmussen and Williams, eq. 5.12, on the auxiliary targets).  Only the
+# dense prior's variances are the posterior's own; the others come through
+# the inducing inputs.
+.joint_loo_decision <- function(object) {
+  s2 <- pmax(object$variance, 1e-300)
+  v <- object$noise
+  r <- 1 / pmax(1 / s2 - 1 / v, 1e-300)
+  m <- object$fitted.values
+  target <- m + v * object$weights
+  out <- r * (m / s2 - target / v)
+  dimnames(out) <- list(rownames(object$x), object$levels)
+  list(mean = out, variance = r)
+}
+
+.model_lines.gpsvm_gpc_joint <- function(object, digits) {
+  search <- object$optimization
+  c(sprintf("one joint model of %d classes (multinomial probit, variational): noise variance = %s, bias variance = %s",
+            length(object$levels), format(object$noise, digits = digits),
+            format(object$bias_variance)),
+    sprintf("log evidence (variational lower bound) = %.6g", object$log_evidence),
+    if (!is.null(search)) .search_lines(list(search)),
+    .inducing_line(object))
+}
+
+.convergence_lines_joint <- function(x) .format_convergence(x$convergence)
+
+.glance_evidence.gpsvm_gpc_joint <- function(x) .evidence_columns(logLik(x))
+
+.hyperparameter_matrix.gpsvm_gpc_joint <- function(object) {
+  rbind(c(.model_hyperparameters(object), bias = object$bias_variance))
+}
+
+.point_roles.gpsvm_gpc_joint <- function(model) rep("support", nrow(model$x))
+
+.validate_fit.gpsvm_gpc_joint <- function(object) {
+  size <- .input_checks(object)
+  n <- size$n
+  K <- length(object$levels)
+  m <- if (is.matrix(object$inducing)) nrow(object$inducing)
+  .check_fields(object, c(list(
+    levels = function(v) {
+      if (!is.character(v) || length(v) < 2L || anyNA(v) || anyDuplicated(v)) {
+        "must be two or more distinct class names"
+      }
+    },
+    classes = .factor_of(n, object$levels), bias_variance = .number(lower = 0),
+    noise = .number(lower = 0, open = TRUE), kappa = .number(lower = 0, upper = 0),
+    method = .string("tap"), multiclass = .string("joint"),
+    control = .control_field("gpc_control"),
+    weights = .numeric_matrix(n, K), variance = .numbers(n, lower = 0),
+    fitted.values = .numeric_matrix(n, K), log_evidence = .number(),
+    inducing = .optional(.numeric_matrix(ncol = size$p)),
+    inducing_weights = if (!is.null(m)) .numeric_matrix(m, K) else .optional(.numeric_matrix()),
+    inducing_chol = if (!is.null(m)) .lower_factor(m) else .optional(.numeric_matrix()),
+    chol = .lower_factor(m %||% n),
+    response_levels = .optional(function(v) {
+      if (!is.character(v) || !all(object$levels %in% v)) "must hold every level of fit$levels"
+    })),
+    .common_checks(n, size$p)))
+  invisible(object)
+}
+
+# loo_error() of a joint fit: the leave-one-out latent means (n x K) by the
+# cavities above, or by refits without each case at the fit's
+# hyperparameters (warm-started from its latent means without the case), in
+# chunks through the future plan; the margin of a case is its class's mean
+# less the largest other one, which is <= 0 exactly when the class is not
+# the most probable (the classes share one predictive variance).
+.joint_loo <- function(fit, method) {
+  decision <- if (method == "approx") {
+    .joint_loo_decision(fit)$mean
+  } else {
+    n <- nrow(fit$x)
+    chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
+    parts <- .future_map(chunks, .joint_loo_worker(fit))
+    iterations <- unlist(lapply(parts, `[[`, "iterations"))
+    out <- do.call(rbind, lapply(parts, `[[`, "mean"))
+    dimnames(out) <- list(rownames(fit$x), fit$levels)
+    attr(out, "iterations") <- iterations
+    attr(out, "not_converged") <- sum(unlist(lapply(parts, `[[`, "not_converged")))
+    out
+  }
+  truth <- as.integer(fit$classes)
+  own <- decision[cbind(seq_along(truth), truth)]
+  others <- decision
+  others[cbind(seq_along(truth), truth)] <- -Inf
+  out <- list(margins = stats::setNames(own - apply(others, 1L, max), rownames(fit$x)),
+              decision = structure(decision, iterations = NULL, not_converged = NULL))
+  if (method == "exact") {
+    out$iterations <- attr(decision, "iterations")
+    out$not_converged <- attr(decision, "not_converged")
+  }
+  out
+}
+
+.joint_loo_worker <- function(fit) {
+  fit <- unclass(fit)[c("x", "kernel", "noise", "control", "inducing", "fitted.values",
+                        "classes", "levels")]
+  function(which) {
+    y <- as.integer(fit$classes)
+    K <- length(fit$levels)
+    rows <- lapply(which, function(i) {
+      refit <- .gpc_joint_bare(fit$x[-i, , drop = FALSE], y[-i], K, fit$kernel, fit$noise,
+                               fit$control, fit$inducing, fit$fitted.values[-i, , drop = FALSE])
+      list(mean = cpp_gpc_multiclass_predict(c(unclass(refit)[c("kernel", "noise", "x", "weights",
+                                                              "chol", "inducing",
+                                                              "inducing_weights",
+                                                              "inducing_chol")]),
+                                             fit$x[i, , drop = FALSE])$mean,
+           iterations = refit$convergence$iterations,
+           converged = refit$convergence$converged)
+    })
+    list(mean = do.call(rbind, lapply(rows, `[[`, "mean")),
+         iterations = vapply(rows, `[[`, integer(1), "iterations"),
+         not_converged = sum(!vapply(rows, `[[`, logical(1), "converged")))
+  }
+}
+
+.title.gpsvm_gpc_joint <- function(object) {
+  "Gaussian process classifier (joint multinomial probit, variational)"
+}
+.model_label.gpsvm_gpc_joint <- function(object) "gpc (joint multinomial probit)"
+.own_hyperparameters.gpsvm_gpc_joint <- function(object) c(noise = object$noise)

@@ -1,0 +1,233 @@
+# The joint K-class classifier (multiclass.hpp, R/gpc-multiclass.R) against
+# independent references: integrate() for the multinomial probit's
+# integrals, central differences for its derivatives and for the variational
+# bound's gradient, a plain-R implementation of Girolami and Rogers'
+# fixed point, and the binary probit's mode for two classes.
+
+site <- function(m, t, v) gpsvm:::cpp_argmax_site(m, t, v)
+
+# log P(class t) = log int phi(u) prod Phi(u + d_j) du, integrated around
+# the integrand's mode in logs (so that tiny probabilities keep their digits)
+ref_log_z <- function(m, t, s2) {
+  d <- (m[t] - m[-t]) / sqrt(s2)
+  h <- function(u) stats::dnorm(u, log = TRUE) +
+    vapply(u, function(w) sum(stats::pnorm(w + d, log.p = TRUE)), numeric(1))
+  mode <- stats::optimize(h, c(-60, 60), maximum = TRUE)$maximum
+  top <- h(mode)
+  log(stats::integrate(function(u) exp(h(u) - top), mode - 40, mode + 40,
+                       rel.tol = 1e-12)$value) + top
+}
+
+test_that("the K-class probit's log Z, gradient and noise derivative match quadrature and differences", {
+  set.seed(1)
+  for (K in c(2L, 3L, 7L, 26L)) {
+    m <- stats::rnorm(K, sd = 3)
+    for (t in c(1L, K)) {
+      v <- 0.3
+      a <- site(m, t, v)
+      expect_equal(a$log_z, ref_log_z(m, t, v), tolerance = 1e-9)
+      h <- 1e-5
+      fd <- vapply(seq_len(K), function(j) {
+        e <- replace(numeric(K), j, h)
+        (site(m + e, t, v)$log_z - site(m - e, t, v)$log_z) / (2 * h)
+      }, numeric(1))
+      expect_equal(a$gradient, fd, tolerance = 1e-6)
+      expect_equal(a$dv, (site(m, t, v + h)$log_z - site(m, t, v - h)$log_z) / (2 * h),
+                   tolerance = 1e-6)
+    }
+  }
+  # far tail: two classes are the binary probit Phi(d / sqrt(2 v))
+  expect_equal(site(c(0, 30), 1, 0.1)$log_z, stats::pnorm(-30 / sqrt(0.2), log.p = TRUE),
+               tolerance = 1e-12)
+  expect_equal(site(c(0, 1e-3), 2, 1)$log_z, stats::pnorm(1e-3 / sqrt(2), log.p = TRUE),
+               tolerance = 1e-12)
+})
+
+test_that("class probabilities sum to one and match quadrature, far tails included", {
+  set.seed(2)
+  m <- matrix(stats::rnorm(5 * 4, sd = 4), 5, 4)
+  m[5, ] <- c(0, 40, -3, 1)
+  s2 <- c(0.1, 0.5, 1, 2, 0.05)
+  v <- 0.2
+  p <- gpsvm:::cpp_multiclass_probabilities(m, s2, v)
+  logp <- gpsvm:::cpp_multiclass_probabilities(m, s2, v, TRUE)
+  expect_equal(rowSums(p), rep(1, 5), tolerance = 1e-12)
+  for (i in 1:5) for (k in 1:4) {
+    expect_equal(logp[i, k], ref_log_z(m[i, ], k, s2[i] + v), tolerance = 1e-8)
+  }
+  expect_true(all(is.finite(logp)))
+})
+
+# Girolami and Rogers' updates in plain R on the dense prior: y~ the means
+# of the truncated Gaussians (their eqs. for the auxiliary variables), M =
+# K (K + v I)^-1 y~, to convergence; and the bound at the fixed point.
+ref_joint_fit <- function(K, y, classes, v) {
+  n <- nrow(K)
+  M <- matrix(0, n, classes)
+  S <- solve(K + v * diag(n))
+  for (iter in 1:20000) {
+    g <- t(vapply(seq_len(n), function(i) site(M[i, ], y[i], v)$gradient, numeric(classes)))
+    target <- M + v * g
+    M_new <- K %*% S %*% target
+    if (max(abs(M_new - M)) < 1e-12) break
+    M <- M_new
+  }
+  W <- S %*% (M + v * t(vapply(seq_len(n), function(i) site(M[i, ], y[i], v)$gradient,
+                                numeric(classes))))
+  log_z <- sum(vapply(seq_len(n), function(i) site(M[i, ], y[i], v)$log_z, numeric(1)))
+  bound <- log_z - 0.5 * sum(W * M) -
+    classes / 2 * as.numeric(determinant(diag(n) + K / v)$modulus)
+  list(mean = M, weights = W, variance = diag(K - K %*% S %*% K), bound = bound)
+}
+
+joint_core <- function(x, y, K, sigma, v, inducing = NULL, gradient = FALSE, tol = 1e-10) {
+  k <- rbf_kernel(sigma)
+  k$constant <- 1
+  gpsvm:::cpp_gpc_multiclass_fit(list(kernel = k, noise = v, inducing = inducing), x,
+                                 as.integer(y), K, list(tol = tol, max_iter = 5000L), NULL,
+                                 gradient)
+}
+
+test_that("the joint fit reproduces a plain-R implementation of the variational fixed point", {
+  set.seed(3)
+  x <- matrix(stats::rnorm(40), 20, 2)
+  y <- 1L + (x[, 1] > 0) + (x[, 2] > 0.5)
+  k <- rbf_kernel(1.2)
+  K <- kernel_matrix(k, x) + 1
+  ref <- ref_joint_fit(K, y, 3L, 0.2)
+  fit <- joint_core(x, y, 3L, 1.2, 0.2)
+  expect_true(fit$convergence$converged)
+  expect_equal(fit$mean, ref$mean, tolerance = 1e-7)
+  expect_equal(fit$weights, ref$weights, tolerance = 1e-7)
+  expect_equal(fit$variance, ref$variance, tolerance = 1e-9)
+  expect_equal(fit$log_evidence, ref$bound, tolerance = 1e-8)
+  # one case, where the fixed point is a two-variable problem
+  one <- joint_core(x[1, , drop = FALSE], 2L, 3L, 1, 0.5)
+  ref1 <- ref_joint_fit(matrix(2, 1, 1), 2L, 3L, 0.5)
+  expect_equal(one$mean, ref1$mean, tolerance = 1e-8)
+})
+
+test_that("the bound's gradient in log width and log noise matches central differences", {
+  set.seed(4)
+  x <- matrix(stats::rnorm(60), 30, 2)
+  y <- 1L + (x[, 1] > 0) + (x[, 2] > 0)
+  z <- x[seq(1, 30, 3), ]
+  for (inducing in list(NULL, z)) {
+    fit <- joint_core(x, y, 3L, 1, 0.1, inducing, gradient = TRUE)
+    ev <- function(s, v) joint_core(x, y, 3L, s, v, inducing)$log_evidence
+    h <- 1e-4
+    expect_equal(fit$gradient[1], (ev(exp(h), 0.1) - ev(exp(-h), 0.1)) / (2 * h),
+                 tolerance = 1e-5)
+    expect_equal(fit$gradient[2], (ev(1, 0.1 * exp(h)) - ev(1, 0.1 * exp(-h))) / (2 * h),
+                 tolerance = 1e-5)
+  }
+})
+
+test_that("with two classes the joint mode is the binary probit's mode", {
+  # p(t | f) depends on f2 - f1 alone, so at the mode f1 = -f2 = -d/2 and d
+  # maximises log Phi(y d / sqrt(2 v)) - d' K^-1 d / 4: the binary probit
+  # with kernel 2K and noise 2v, by Newton's method in plain R
+  set.seed(5)
+  x <- matrix(stats::rnorm(30), 15, 2)
+  y <- ifelse(x[, 1] + stats::rnorm(15, sd = 0.5) > 0, 1, -1)
+  v <- 0.3
+  K <- kernel_matrix(rbf_kernel(1), x) + 1
+  K2 <- 2 * K
+  f <- numeric(15)
+  for (iter in 1:100) {
+    z <- y * f / sqrt(2 * v)
+    r <- exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
+    g <- y * r / sqrt(2 * v)
+    w <- r * (z + r) / (2 * v)
+    f_new <- as.vector(solve(diag(15) + K2 %*% diag(w), K2 %*% (w * f + g)))
+    if (max(abs(f_new - f)) < 1e-13) break
+    f <- f_new
+  }
+  fit <- joint_core(x, ifelse(y > 0, 2L, 1L), 2L, 1, v)
+  expect_equal(fit$mean[, 2] - fit$mean[, 1], f, tolerance = 1e-7)
+  expect_equal(fit$mean[, 1], -fit$mean[, 2], tolerance = 1e-9)
+})
+
+test_that("gpc(multiclass = 'joint') predicts the argmax of its probabilities and has an evidence", {
+  fit <- gpc(Species ~ ., iris, multiclass = "joint", kernel = rbf_kernel(2), noise = 0.05)
+  expect_s3_class(fit, "gpsvm_gpc_joint")
+  p <- predict(fit, iris, type = "prob")
+  expect_equal(rowSums(p), rep(1, 150), tolerance = 1e-12, ignore_attr = TRUE)
+  expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
+  expect_gt(mean(predict(fit, iris) == iris$Species), 0.9)
+  ll <- logLik(fit)
+  expect_equal(c(ll), fit$log_evidence)
+  expect_equal(attr(ll, "df"), 0)
+  expect_equal(AIC(fit), -2 * c(ll))
+  expect_equal(broom::glance(fit)$logLik, c(ll))
+  other <- update(fit, noise = 0.2)
+  tab <- anova(fit, other)
+  expect_equal(tab[["log BF"]][2], c(logLik(other)) - c(ll))
+  # new data: the probabilities at the training rows agree with predict()'s
+  expect_equal(predict(fit, iris[1:5, ], type = "prob"), p[1:5, ], ignore_attr = TRUE)
+  expect_output(print(fit), "one joint model")
+})
+
+test_that("joint leave-one-out: cavities close to exact refits on a small problem", {
+  skip_on_cran()
+  set.seed(6)
+  i <- c(1:10, 51:60, 101:110)
+  fit <- gpc(Species ~ ., iris[i, ], multiclass = "joint", kernel = rbf_kernel(1.5),
+             noise = 0.1)
+  approx <- loo_error(fit)
+  exact <- loo_error(fit, "exact")
+  expect_equal(approx$estimator, "variational cavities")
+  # refits without case j by the plain-R fixed point: means K[j, -j] W
+  K <- kernel_matrix(rbf_kernel(1.5), fit$x) + 1
+  y <- as.integer(fit$classes)
+  for (j in c(1, 15, 30)) {
+    ref <- ref_joint_fit(K[-j, -j], y[-j], 3L, 0.1)
+    # (the refits stop at the fit's tol = 1e-6 posterior sds)
+    expect_equal(unname(exact$decision[j, ]), as.vector(K[j, -j] %*% ref$weights),
+                 tolerance = 1e-5)
+  }
+  # the cavities hold the other cases' auxiliary targets fixed (linear
+  # response): the same cases misclassified, the margins not the same
+  expect_equal(sign(approx$margins), sign(exact$margins))
+})
+
+test_that("one-vs-rest predicts the argmax of its probabilities (the issue's fgl split)", {
+  skip_on_cran()
+  skip_if_not_installed("MASS")
+  set.seed(1001)
+  i <- sample(214, 143)
+  g <- gpc(type ~ ., MASS::fgl[i, ])
+  te <- MASS::fgl[-i, ]
+  p <- predict(g, te, type = "prob")
+  expect_identical(as.character(predict(g, te)), colnames(p)[max.col(p, "first")])
+})
+
+test_that("the joint model's searched fit chooses width and noise and records its plan", {
+  skip_on_cran()
+  fit <- gpc(Species ~ ., iris, multiclass = "joint")
+  expect_true(fit$optimization$convergence$converged)
+  expect_setequal(names(fit$optimization$estimate), c("sigma", "noise"))
+  expect_gte(fit$noise, 0.01 * 2 * (1 - 1e-8))
+  expect_true(all(vapply(fit$plan, function(e) all(c("choice", "value", "rule") %in% names(e)),
+                         logical(1))))
+  p <- predict(fit, iris, type = "prob")
+  expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
+})
+
+test_that("the joint model refuses what it does not have", {
+  expect_error(gpc(Species ~ ., iris, multiclass = "joint", kappa = 0.1), "kappa")
+  expect_error(gpc(Species ~ ., iris, multiclass = "joint", noise = 0, optimize = FALSE),
+               "noise")
+  expect_error(gpc(Species ~ ., iris, multiclass = "both"), "multiclass")
+})
+
+test_that("a binary gpc() search records its plan", {
+  set.seed(7)
+  x <- matrix(stats::rnorm(120), 60, 2)
+  y <- factor(ifelse(x[, 1] + stats::rnorm(60, sd = 0.5) > 0, "b", "a"))
+  fit <- gpc(x, y)
+  choices <- vapply(fit$plan, `[[`, character(1), "choice")
+  expect_equal(choices, c("search rows", "search prior", "final fit prior"))
+  expect_equal(fit$plan[[1]]$value, 60)
+  expect_match(fit$plan[[2]]$value, "dense")
+})
