@@ -97,6 +97,10 @@ cpp_epsins_quantile <- function(p, mean, var, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_quantile`, p, mean, var, C, epsilon)
 }
 
+cpp_epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
+    .Call(`_gpsvm_cpp_epsins_mixture_quantile`, p, mean, var, C, epsilon, weight)
+}
+
 cpp_epsins_cdf <- function(q, mean, var, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_cdf`, q, mean, var, C, epsilon)
 }

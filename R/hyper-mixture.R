@@ -138,48 +138,10 @@
 
 # The level-p quantile at each row of a mixture of the epsilon-insensitive
 # predictive distributions with latent means mean[, k] and variances
-# var[, k], scales C[k] and weights weight[k]: bisection between the
-# smallest and largest of the components' own quantiles (the mixture's lies
-# between them), on the lower tail below the median and on the upper tail
-# above it (the distribution's symmetry, F(t; m) = 1 - F(-t; -m)), so that
-# far levels keep their precision.
-# p is recycled over the rows.
+# var[, k], scales C[k] and weights weight[k] (the core's root finder;
+# p is recycled over the rows).
 .epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
-  p <- rep_len(p, nrow(mean))
-  upper <- p > 0.5
-  out <- numeric(length(p))
-  part <- function(rows, p, sign) {
-    sign * .epsins_mixture_lower(p, sign * mean[rows, , drop = FALSE], var[rows, , drop = FALSE],
-                                 C, epsilon, weight)
-  }
-  if (any(upper)) out[upper] <- part(upper, 1 - p[upper], -1)
-  if (any(!upper)) out[!upper] <- part(!upper, p[!upper], 1)
-  out
-}
-
-# The same at levels p <= 1/2, by bisection on the lower tail.
-.epsins_mixture_lower <- function(p, mean, var, C, epsilon, weight) {
-  each <- vapply(seq_along(C), function(k) {
-    .epsins_predictive_quantile(p, mean[, k], var[, k], C[k], epsilon)
-  }, numeric(nrow(mean)))
-  dim(each) <- dim(mean)
-  lo <- apply(each, 1L, min)
-  hi <- apply(each, 1L, max)
-  cdf <- function(t) {
-    total <- 0
-    for (k in seq_along(C)) {
-      total <- total + weight[k] * cpp_epsins_cdf(t, mean[, k], var[, k], C[k], epsilon)
-    }
-    total
-  }
-  for (i in seq_len(200L)) {
-    mid <- (lo + hi) / 2
-    below <- cdf(mid) < p
-    lo <- ifelse(below, mid, lo)
-    hi <- ifelse(below, hi, mid)
-    if (all(hi - lo <= 4 * .Machine$double.eps * pmax(1, abs(mid)))) break
-  }
-  (lo + hi) / 2
+  cpp_epsins_mixture_quantile(p, mean, var, C, epsilon, weight)
 }
 
 # The validator's check of the record (svr and mfsvr fits).

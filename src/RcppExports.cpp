@@ -329,6 +329,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_epsins_mixture_quantile
+Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean, Rcpp::NumericMatrix var, Rcpp::NumericVector C, double epsilon, Rcpp::NumericVector weight);
+RcppExport SEXP _gpsvm_cpp_epsins_mixture_quantile(SEXP pSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP weightSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type p(pSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type var(varSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type C(CSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weight(weightSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_epsins_mixture_quantile(p, mean, var, C, epsilon, weight));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_epsins_cdf
 Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector mean, Rcpp::NumericVector var, double C, double epsilon);
 RcppExport SEXP _gpsvm_cpp_epsins_cdf(SEXP qSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
@@ -411,6 +426,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_argmax_site", (DL_FUNC) &_gpsvm_cpp_argmax_site, 3},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
     {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
+    {"_gpsvm_cpp_epsins_mixture_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_mixture_quantile, 6},
     {"_gpsvm_cpp_epsins_cdf", (DL_FUNC) &_gpsvm_cpp_epsins_cdf, 5},
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "special.hpp"
 
@@ -220,14 +221,23 @@ class EpsilonInsensitive {
       throw std::invalid_argument("latent variance must be non-negative and finite");
     if (var < 1e-300) var = 1e-300;
     const double sd = std::sqrt(var + noise_variance());
-    double lo = mean - sd, hi = mean + sd;
-    while (predictive_cdf(lo, mean, var) > p) lo -= 2.0 * (hi - lo);
-    while (predictive_cdf(hi, mean, var) < p) hi += 2.0 * (hi - lo);
+    return invert_cdf(p, mean - sd, mean + sd, [&](double x) { return predictive_cdf(x, mean, var); },
+                      [&](double x) { return predictive_density(x, mean, var); });
+  }
+
+  // The level-p quantile of a distribution with the increasing CDF `cdf`
+  // and density `density`, from the bracket guess [lo, hi] (widened until it
+  // holds it): Newton's method safeguarded by bisection.
+  template <class Cdf, class Density>
+  static double invert_cdf(double p, double lo, double hi, const Cdf& cdf,
+                           const Density& density) {
+    while (cdf(lo) > p) lo -= 2.0 * (hi - lo);
+    while (cdf(hi) < p) hi += 2.0 * (hi - lo);
     double x = 0.5 * (lo + hi);
     for (int it = 0; it < 200; ++it) {
-      const double f = predictive_cdf(x, mean, var) - p;
+      const double f = cdf(x) - p;
       if (f > 0.0) hi = x; else lo = x;
-      const double dens = predictive_density(x, mean, var);
+      const double dens = density(x);
       double next = dens > 0.0 ? x - f / dens : 0.5 * (lo + hi);
       if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
       if (std::fabs(next - x) <= 1e-14 * (1.0 + std::fabs(x)) ||
@@ -351,6 +361,50 @@ class EpsilonInsensitive {
   double C_;
   double eps_;
 };
+
+// The level-p quantile of a mixture of epsilon-insensitive predictives:
+// weight[k] times the predictive of a new target with latent mean mean[k],
+// variance var[k] and scale C[k], all with the tube's half-width epsilon
+// (the prediction intervals of a fit that integrates over C).  It lies
+// between the components' own quantiles.  Above the median it is found as
+// the mirror of the lower tail (F(t; m) = 1 - F(-t; -m), the noise being
+// symmetric), so that far levels near 1 keep their precision as those
+// near 0 do.
+inline double epsins_mixture_quantile(double p, const std::vector<double>& mean,
+                                      const std::vector<double>& var,
+                                      const std::vector<double>& C, double epsilon,
+                                      const std::vector<double>& weight) {
+  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("quantile level must lie in (0, 1)");
+  const std::size_t k = C.size();
+  if (k == 0 || mean.size() != k || var.size() != k || weight.size() != k)
+    throw std::invalid_argument("a mixture needs one mean, variance, C and weight per component");
+  const double sign = p > 0.5 ? -1.0 : 1.0;
+  const double level = p > 0.5 ? 1.0 - p : p;
+  std::vector<EpsilonInsensitive> noise;
+  std::vector<double> m(k), v(k);
+  double lo = 0.0, hi = 0.0;
+  for (std::size_t j = 0; j < k; ++j) {
+    noise.emplace_back(C[j], epsilon);
+    m[j] = sign * mean[j];
+    v[j] = var[j] < 1e-300 ? 1e-300 : var[j];
+    const double q = noise[j].predictive_quantile(level, m[j], v[j]);
+    lo = j == 0 ? q : std::min(lo, q);
+    hi = j == 0 ? q : std::max(hi, q);
+  }
+  if (hi - lo <= 1e-15 * (1.0 + std::fabs(lo))) return sign * lo;
+  const auto cdf = [&](double x) {
+    double total = 0.0;
+    for (std::size_t j = 0; j < k; ++j) total += weight[j] * noise[j].predictive_cdf(x, m[j], v[j]);
+    return total;
+  };
+  const auto density = [&](double x) {
+    double total = 0.0;
+    for (std::size_t j = 0; j < k; ++j)
+      total += weight[j] * noise[j].predictive_density(x, m[j], v[j]);
+    return total;
+  };
+  return sign * EpsilonInsensitive::invert_cdf(level, lo, hi, cdf, density);
+}
 
 // Probit likelihood with label flips (Opper and Winther 2000, eqs. 17.15 and
 // 17.17) for labels t in {-1, +1}:
