@@ -234,6 +234,7 @@
 NULL
 
 #' @rdname predictive-distribution
+#' @importFrom stats quantile
 #' @export
 quantile.gpsvm_predictive <- function(x, probs = c(0.025, 0.5, 0.975), ...) {
   .check_dots_empty(...)

@@ -29,7 +29,8 @@
 #    run-time (gcc 12) and reports on stderr, which is scanned for 'runtime
 #    error:'.  (A UBSan report in a cluster worker, whose stderr R discards,
 #    still ends the worker and so fails its test.)
-# 3. The suite runs with GPSVM_TEST_SIZE=small (tests/testthat/helper-size.R):
+# 3. The suite runs with GPSVM_TEST_SIZE=small and NOT_CRAN=true
+#    (tests/testthat/helper-size.R: the small tier, not the CRAN one):
 #    tests that fit large problems to check a statistical property fit
 #    smaller ones here, and the few that have no small version are skipped
 #    here and left to R CMD check's full-size run of the same suite.  Every
@@ -147,7 +148,7 @@ run_file() {
   t0=$(date +%s)
   # (bash's time: the CPU seconds of the file's R process, which on a busy
   # machine say more than the wall-clock ones)
-  { time GPSVM_TEST_SIZE=small LD_PRELOAD="$asan" \
+  { time NOT_CRAN=true GPSVM_TEST_SIZE=small LD_PRELOAD="$asan" \
       ASAN_OPTIONS="$asan_options:allocator_may_return_null=1:log_path=$reports/asan" \
       UBSAN_OPTIONS="$ubsan_options" \
       R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
@@ -193,7 +194,7 @@ run_file() {
 export GPSVM_PROBE_CACHE="$work/probe-cache" GPSVM_PROBE_MAKEVARS="$root/tools/sanitize.Makevars"
 # (The R process that compiles them also loads them, so it runs, like the
 # tests, with the ASan run-time preloaded.)
-(cd "$tests/../.." && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB \
+(cd "$tests/../.." && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB NOT_CRAN=true \
    LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0" \
    R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
   library(testthat)
