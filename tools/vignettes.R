@@ -9,7 +9,7 @@
 #                                              # those named) into its .Rmd
 #   Rscript tools/vignettes.R check [NAME ...]  # knit them elsewhere; fail if
 #                                              # a .Rmd differs from what its
-#                                              # code gives
+#                                              # code gives (timings aside)
 #
 # Both knit with NOT_CRAN=true against the gpsvm first on R's library path
 # (`make vignettes` and `make check` put the one to use there).
@@ -46,6 +46,15 @@ knit_one <- function(source) {
   list(name = name, rmd = output, figures = file.path(dir, paste0(name, "-figures")))
 }
 
+# The text without what varies from run to run: the vignettes mark their
+# timings <!--varies-->...<!--/varies--> (HTML comments, which the reader
+# does not see).
+steady <- function(lines) {
+  text <- gsub("(?s)<!--varies-->.*?<!--/varies-->", "<!--varies-->",
+               paste(lines, collapse = "\n"), perl = TRUE)
+  strsplit(text, "\n", fixed = TRUE)[[1]]
+}
+
 stale <- character(0)
 for (source in sources) {
   knitted <- knit_one(source)
@@ -57,8 +66,8 @@ for (source in sources) {
     if (dir.exists(knitted$figures)) file.copy(knitted$figures, "vignettes", recursive = TRUE)
     next
   }
-  now <- readLines(knitted$rmd, warn = FALSE)
-  shipped <- if (file.exists(target)) readLines(target, warn = FALSE) else character(0)
+  now <- steady(readLines(knitted$rmd, warn = FALSE))
+  shipped <- steady(if (file.exists(target)) readLines(target, warn = FALSE) else character(0))
   if (!identical(now, shipped)) {
     stale <- c(stale, target)
     changed <- setdiff(now, shipped)
