@@ -65,6 +65,10 @@ cpp_kernel_diagonal <- function(kernel, x, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x, deriv, wrt)
 }
 
+cpp_kernel_diagonal_max <- function(kernel, x, deriv) {
+    .Call(`_gpsvm_cpp_kernel_diagonal_max`, kernel, x, deriv)
+}
+
 cpp_erfcx <- function(x) {
     .Call(`_gpsvm_cpp_erfcx`, x)
 }

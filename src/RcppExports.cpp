@@ -226,6 +226,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kernel_diagonal_max
+double cpp_kernel_diagonal_max(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP deriv);
+RcppExport SEXP _gpsvm_cpp_kernel_diagonal_max(SEXP kernelSEXP, SEXP xSEXP, SEXP derivSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal_max(kernel, x, deriv));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_erfcx
 Rcpp::NumericVector cpp_erfcx(Rcpp::NumericVector x);
 RcppExport SEXP _gpsvm_cpp_erfcx(SEXP xSEXP) {
@@ -337,6 +349,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
+    {"_gpsvm_cpp_kernel_diagonal_max", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal_max, 3},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
