@@ -97,6 +97,7 @@
   bias <- .check_number(bias, "bias", lower = 0)
   inputs <- .model_inputs(given, kernel, scale)
   x <- inputs$x
+  .check_bias_scale(bias, inputs$kernel, x)
   kernel <- .with_bias(inputs$kernel, bias)
   z <- .inducing_inputs(inducing, x, kernel,
                         .with_input_widths(inputs$scaling, kernel, inputs$xs))
@@ -106,12 +107,15 @@
   }
   lev <- labels$levels
   start <- proc.time()[["elapsed"]]
-  if (length(lev) == 2L) {
-    fit <- fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
-    .warn_not_converged(what, fit$convergence)
+  fit <- tryCatch(if (length(lev) == 2L) {
+    fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
   } else {
-    fit <- .one_vs_rest(x, labels, kernel, fit_binary, what)
-  }
+    .one_vs_rest(x, labels, kernel, fit_binary, what)
+  }, error = function(e) {
+    .explain_failure(e, x, inputs$kernel, as.character(call[[1L]] %||% "gpc"),
+                       scaled = !is.null(inputs$scaling))
+  })
+  if (length(lev) == 2L) .warn_not_converged(what, fit$convergence)
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   fit$levels <- lev
   fit$classes <- stats::setNames(labels$classes, rownames(x))
@@ -247,6 +251,12 @@ nobs.gpsvm_classifier <- function(object, ...) {
 #' `predict(object, type = type)`. With `na.action = na.exclude` in the
 #' formula, the cases left out get `NA`, as in [stats::lm()].
 #'
+#' A classifier has no residuals: `residuals()` of one is an error that
+#' says so, rather than `NULL`. Its training errors are where
+#' `fitted(object)` differs from the classes, and for [gpc()] fits the class
+#' probabilities `fitted(object, type = "prob")` say how sure it is of each
+#' case.
+#'
 #' @param object A fit from [svc()] or [gpc()].
 #' @param type `"class"`, `"link"` or (for [gpc()] fits) `"prob"`; see
 #'   [predict.gpsvm_gpc()] and [predict.gpsvm_svc()].
@@ -264,6 +274,14 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   .check_dots_empty(...)
   type <- .match_choice(type)
   stats::predict(object, type = type)
+}
+
+#' @rdname fitted.gpsvm_classifier
+#' @export
+residuals.gpsvm_classifier <- function(object, ...) {
+  .stop(paste("a classifier has no residuals: compare fitted(fit) with the classes for its",
+              "training errors, or use fitted(fit, type = \"prob\") for a gpc() fit's class",
+              "probabilities"))
 }
 
 # Training confusion table and error, for summaries.
