@@ -49,8 +49,8 @@ cpp_is_lower_factor <- function(m) {
     .Call(`_gpsvm_cpp_is_lower_factor`, m)
 }
 
-cpp_threads <- function(count) {
-    .Call(`_gpsvm_cpp_threads`, count)
+cpp_threads <- function(count, follow_load) {
+    .Call(`_gpsvm_cpp_threads`, count, follow_load)
 }
 
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {

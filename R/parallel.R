@@ -147,7 +147,9 @@ NULL
 #' up the round. On a two-core machine with a dozen runnable threads of
 #' other work, dense [mfsvr()] fits on 300 to 1500 rows took 1.2 to 3 times
 #' as long on two threads as on one before this rule, and the same time
-#' with it.
+#' with it. `options(gpsvm.threads_follow_load = FALSE)` before
+#' `gpsvm_threads(n)` starts the threads whatever the load (to time them,
+#' say).
 #'
 #' When the package is loaded the number is the option `gpsvm.threads`, else
 #' the environment variable `GPSVM_THREADS`, else what
@@ -163,7 +165,7 @@ NULL
 #' pass over an n x m matrix of at least 5e7 multiply-adds (n m^2; 200 rows
 #' at m = 500, 4435 at m = 300, none at the rank of a linear kernel), the
 #' greedy choice of inducing inputs on 8192 rows or more, a factorisation
-#' of order 256 or more; smaller fits, and everything else in the package,
+#' of order 512 or more; smaller fits, and everything else in the package,
 #' run on one thread whatever the setting. On a machine with two cores a
 #' sweep at 10^5 observations and 500 inducing inputs took 0.6 to 0.75
 #' times as long on two threads as on one, a dense sweep at 700 and 2000
@@ -180,12 +182,17 @@ NULL
 #' gpsvm_threads(old)       # and back
 #' @export
 gpsvm_threads <- function(threads = NULL) {
-  if (is.null(threads)) return(cpp_threads(NULL))
+  if (is.null(threads)) return(cpp_threads(NULL, TRUE))
   threads <- .check_count(threads, "threads", lower = 1L)
-  old <- cpp_threads(NULL)
-  cpp_threads(as.integer(min(threads, 1024L)))
+  old <- cpp_threads(NULL, TRUE)
+  cpp_threads(as.integer(min(threads, 1024L)), .follow_load())
   invisible(old)
 }
+
+# Whether threaded loops start no more threads than processors are idle
+# (see ?gpsvm_threads): the option gpsvm.threads_follow_load, TRUE unless it
+# is FALSE.
+.follow_load <- function() !isFALSE(getOption("gpsvm.threads_follow_load"))
 
 # The number of threads a session starts with (see ?gpsvm_threads); a bad
 # option or variable is ignored with a warning rather than failing the load.

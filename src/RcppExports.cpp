@@ -177,12 +177,13 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_threads
-int cpp_threads(SEXP count);
-RcppExport SEXP _gpsvm_cpp_threads(SEXP countSEXP) {
+int cpp_threads(SEXP count, SEXP follow_load);
+RcppExport SEXP _gpsvm_cpp_threads(SEXP countSEXP, SEXP follow_loadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type count(countSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_threads(count));
+    Rcpp::traits::input_parameter< SEXP >::type follow_load(follow_loadSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_threads(count, follow_load));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -345,7 +346,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
     {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
-    {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 1},
+    {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 2},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},

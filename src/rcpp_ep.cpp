@@ -136,11 +136,12 @@ void single_thread_after_fork() { gpsvm::set_thread_count(1); }
 
 // Sets the threads of the core's row-block loops (threads.hpp; Eigen's own
 // products stay on one thread) when `count` is not NULL, at most the
-// processors this process may use, and from then on no more than are idle
-// when a threaded loop starts (threads.hpp); once per process registering
-// the fork rule above.  Returns the number set (1 in a forked child).
+// processors this process may use, and with `follow_load` no more than are
+// idle when a threaded loop starts (threads.hpp); once per process
+// registering the fork rule above.  Returns the number set (1 in a forked
+// child).
 // [[Rcpp::export(rng = false)]]
-int cpp_threads(SEXP count) try {
+int cpp_threads(SEXP count, SEXP follow_load) try {
   if (!Rf_isNull(count)) {
 #ifndef _WIN32
     static const bool registered = pthread_atfork(nullptr, nullptr, single_thread_after_fork) == 0;
@@ -148,7 +149,7 @@ int cpp_threads(SEXP count) try {
 #endif
     const int asked = static_cast<int>(gpsvm_glue::count_in(count, "threads", 1, 1024));
     gpsvm::set_thread_count(std::min(asked, gpsvm::available_processors()));
-    gpsvm::set_load_adaptive(true);
+    gpsvm::set_load_adaptive(gpsvm_glue::flag(follow_load, "gpsvm.threads_follow_load"));
   }
   return gpsvm::thread_count();
 } catch (const std::bad_alloc&) {

@@ -149,7 +149,7 @@ TEST_CASE("for_each_item: every item once, item i on slot i mod threads, errors 
 TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen's numbers") {
   ref::Random rng(43);
   // orders below, at and past the threshold, ending inside a block and on its edge
-  for (Eigen::Index n : {gpsvm::kThreadedDense - 1, gpsvm::kThreadedDense, Eigen::Index(517),
+  for (Eigen::Index n : {gpsvm::kThreadedDense - 1, gpsvm::kThreadedDense, Eigen::Index(600),
                          Eigen::Index(640)}) {
     const std::string note = "n " + std::to_string(n);
     const MatrixXd a = rng.uniform_matrix(n + 10, n, -1.0, 1.0);

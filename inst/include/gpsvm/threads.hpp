@@ -188,9 +188,10 @@ inline int threads_for_pass(Eigen::Index n, Eigen::Index m) {
 }
 
 // Dense factorisations of order below this stay on one thread: below it
-// one takes a millisecond or less, and starting threads costs a sizeable
-// part of that (measured in bench/bench-limit.R's engine part).
-constexpr Eigen::Index kThreadedDense = 256;
+// one takes a few milliseconds, in rounds of tens of microseconds, and
+// starting threads for each round costs a sizeable part of that (at 300,
+// gpc()'s default fit took 1.8 times as long on two threads as on one).
+constexpr Eigen::Index kThreadedDense = 512;
 
 // The threads a dense factorisation of order n uses.
 inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : threads_now(); }
