@@ -49,8 +49,8 @@ cpp_is_lower_factor <- function(m) {
     .Call(`_gpsvm_cpp_is_lower_factor`, m)
 }
 
-cpp_threads <- function(count) {
-    .Call(`_gpsvm_cpp_threads`, count)
+cpp_threads <- function(count, follow_load) {
+    .Call(`_gpsvm_cpp_threads`, count, follow_load)
 }
 
 cpp_kernel_matrix <- function(kernel, x, y, deriv, wrt) {
@@ -63,6 +63,10 @@ cpp_kernel_times <- function(kernel, z, x, w) {
 
 cpp_kernel_diagonal <- function(kernel, x, deriv, wrt) {
     .Call(`_gpsvm_cpp_kernel_diagonal`, kernel, x, deriv, wrt)
+}
+
+cpp_kernel_diagonal_max <- function(kernel, x, deriv) {
+    .Call(`_gpsvm_cpp_kernel_diagonal_max`, kernel, x, deriv)
 }
 
 cpp_erfcx <- function(x) {

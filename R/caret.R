@@ -191,11 +191,13 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
   args <- list(kernel = call("rbf_kernel", param$sigma))
   for (p in setdiff(spec$parameters, "sigma")) {
     value <- param[[p]]
-    # the fitters' bounds: C > 0 (svc() takes Inf), epsilon >= 0, noise >= 0
+    # the fitters' bounds: C > 0 (svc() takes Inf; the tube's C and epsilon
+    # as .check_tube() has them), epsilon >= 0, noise >= 0
     args[[p]] <- switch(p,
-      C = .check_number(value, "C", lower = 0, open_lower = TRUE,
-                        allow_inf = spec$fitter == "svc"),
-      epsilon = .check_number(value, "epsilon", lower = 0),
+      C = if (spec$fitter == "svc") {
+        .check_number(value, "C", lower = 0, open_lower = TRUE, allow_inf = TRUE)
+      } else .check_tube(value, "C"),
+      epsilon = .check_tube(value, "epsilon"),
       noise = .check_number(value, "noise", lower = 0))
   }
   args

@@ -82,22 +82,29 @@
   bias <- .check_number(bias, "bias", lower = 0)
   inputs <- .model_inputs(given, kernel, scale)
   x <- inputs$x
+  .check_bias_scale(bias, inputs$kernel, x)
   kernel <- .with_bias(inputs$kernel, bias)
   z <- .inducing_inputs(inducing, x, kernel,
                         .with_input_widths(inputs$scaling, kernel, inputs$xs))
   lev <- labels$levels
   start <- proc.time()[["elapsed"]]
-  if (length(lev) > 2L && !is.null(fit_joint)) {
-    fit <- fit_joint(x, labels, kernel, z)
-    .warn_not_converged(what, fit$convergence)
-  } else if (length(lev) == 2L) {
-    if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
-    fit <- fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
-    .warn_not_converged(what, fit$convergence)
-  } else {
-    if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
-    fit <- .one_vs_rest(x, labels, kernel, fit_binary, what)
-  }
+  fit <- tryCatch({
+    if (length(lev) > 2L && !is.null(fit_joint)) {
+      fit_joint(x, labels, kernel, z)
+    } else {
+      if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
+      if (length(lev) == 2L) {
+        fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
+      } else {
+        .one_vs_rest(x, labels, kernel, fit_binary, what)
+      }
+    }
+  }, error = function(e) {
+    .explain_failure(e, x, inputs$kernel, as.character(call[[1L]] %||% "gpc"),
+                     scaled = !is.null(inputs$scaling))
+  })
+  # (one-vs-rest warns per class inside .one_vs_rest)
+  if (length(lev) == 2L || !is.null(fit_joint)) .warn_not_converged(what, fit$convergence)
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   fit$levels <- lev
   fit$classes <- stats::setNames(labels$classes, rownames(x))
@@ -240,6 +247,12 @@ nobs.gpsvm_classifier <- function(object, ...) {
 #' `predict(object, type = type)`. With `na.action = na.exclude` in the
 #' formula, the cases left out get `NA`, as in [stats::lm()].
 #'
+#' A classifier has no residuals: `residuals()` of one is an error that
+#' says so, rather than `NULL`. Its training errors are where
+#' `fitted(object)` differs from the classes, and for [gpc()] fits the class
+#' probabilities `fitted(object, type = "prob")` say how sure it is of each
+#' case.
+#'
 #' @param object A fit from [svc()] or [gpc()].
 #' @param type `"class"`, `"link"` or (for [gpc()] fits) `"prob"`; see
 #'   [predict.gpsvm_gpc()] and [predict.gpsvm_svc()].
@@ -257,6 +270,14 @@ fitted.gpsvm_classifier <- function(object, type = c("class", "link", "prob"), .
   .check_dots_empty(...)
   type <- .match_choice(type)
   stats::predict(object, type = type)
+}
+
+#' @rdname fitted.gpsvm_classifier
+#' @export
+residuals.gpsvm_classifier <- function(object, ...) {
+  .stop(paste("a classifier has no residuals: compare fitted(fit) with the classes for its",
+              "training errors, or use fitted(fit, type = \"prob\") for a gpc() fit's class",
+              "probabilities"))
 }
 
 # Training confusion table and error, for summaries.

@@ -16,6 +16,10 @@
   mf_call$drop.unused.levels <- TRUE
   mf_call[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf_call, env)
+  if (nrow(mf) == 0L) {
+    .stop(paste("no rows of 'data' are left to fit (after 'subset' and 'na.action', where",
+                "given): a model needs at least one observation"))
+  }
   .refuse_offset(attr(mf, "terms"))
   terms <- .drop_unused_variables(attr(mf, "terms"))
   .check_factor_inputs(mf, terms)
@@ -495,9 +499,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
 
 # Check a confidence level.
 .check_level <- function(level) {
-  .check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) .stop("'level' must lie in (0, 1)")
-  level
+  .check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE, open_upper = TRUE)
 }
 
 # The central `level` band fit +- z sd of a Gaussian: confidence intervals of

@@ -59,9 +59,9 @@ svr_noise_variance.default <- function(C, epsilon, ...) {
     .stop(paste("'C' is a fit whose noise is not the epsilon-insensitive one: sigma(fit)^2 is",
                 "its noise variance"))
   }
-  C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
+  C <- .check_tube(C, "C")
   if (missing(epsilon)) .stop("'epsilon' is missing: svr_noise_variance(C, epsilon)")
-  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  epsilon <- .check_tube(epsilon, "epsilon")
   cpp_epsins_noise_variance(C, epsilon)
 }
 
@@ -79,6 +79,31 @@ svr_noise_variance.gpsvm_svr <- function(C, epsilon, ...) {
 #' @rdname svr_noise_variance
 #' @export
 svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
+
+# C (> 0) or epsilon (>= 0) of the epsilon-insensitive noise, one number or
+# (several = TRUE) a vector of them.  Its variance, 2 / C^2 + epsilon^2
+# (epsilon C + 3) / (3 (epsilon C + 1)), and its density need C^2 and
+# epsilon^2 to be finite doubles, and C^2 positive: C = 1e-300 or epsilon =
+# 1e308 fitted, and predict() then met a noise variance of Inf or NaN and
+# blamed an edited object; evidence_curve() at C = 1e-300 stopped inside EP.
+# The range is that of a Gaussian kernel's width (.width_range).
+.check_tube <- function(value, arg, several = FALSE) {
+  positive <- arg == "C"
+  if (!is.numeric(value) || length(value) < 1L || (!several && length(value) != 1L) ||
+      anyNA(value)) {
+    .stop(sprintf("'%s' must be %s", arg, if (several) "one or more numbers" else
+      "a single number"))
+  }
+  low <- if (positive) .width_range[1L] else 0
+  bad <- value < low | value > .width_range[2L] | !is.finite(value)
+  if (any(bad)) {
+    .stop(sprintf(paste("'%s' must lie in [%s, %.3g], where the noise variance it implies is a",
+                        "finite double, not %s"),
+                  arg, if (positive) sprintf("%.3g", low) else "0", .width_range[2L],
+                  format(value[bad][1L])))
+  }
+  as.double(value)
+}
 
 # Level-p quantiles of a new target t = f + e, f ~ N(mean, var) and e the
 # epsilon-insensitive noise, for each (mean, var); p is recycled.  Exact up to

@@ -150,8 +150,10 @@
 #'   default).
 #' @param degree Degree of the polynomial kernel, a whole number from 1 to
 #'   100.
-#' @param scale Multiplier of the inner product.
-#' @param offset Constant added to the scaled inner product.
+#' @param scale Multiplier of the inner product, a number >= 0.
+#' @param offset Constant added to the scaled inner product, a number >= 0.
+#'   (With a negative `scale` or `offset` the polynomial kernel is not
+#'   positive semidefinite, so not a covariance, and is refused.)
 #' @param x A `gpsvm_kernel` object.
 #' @param ... Ignored.
 #' @return An object of class `gpsvm_kernel`: a list holding `type` and the
@@ -329,8 +331,29 @@ poly_kernel <- function(degree, scale = 1, offset = 1) {
   degree <- .check_count(degree, "degree", lower = 1L, upper = .max_degree)
   scale <- .check_number(scale, "scale")
   offset <- .check_number(offset, "offset")
+  .check_definite(scale, offset)
   .new_kernel("polynomial", degree = degree, scale = scale, offset = offset,
               subclass = "gpsvm_poly_kernel")
+}
+
+# (s <x, x'> + c)^d is a covariance (positive semidefinite on every set of
+# inputs) when s >= 0 and c >= 0: a sum of powers of <x, x'> with
+# non-negative weights.  With s < 0 or c < 0 it is not, for any degree
+# with c != 0 (the odd powers get negative weights): on 40 scaled points
+# poly_kernel(2, scale = -1)'s matrix has an eigenvalue of -89, and svr()
+# gave fitted values from -129 to 115 for targets in [-1, 1], with an
+# evidence and intervals.  Refused, as parsnip's scale_factor <= 0 is.
+.check_definite <- function(scale, offset) {
+  for (arg in c("scale", "offset")) {
+    value <- if (arg == "scale") scale else offset
+    if (value < 0) {
+      .stop(sprintf(paste("'%s' must be >= 0, not %s: with a negative %s the polynomial kernel",
+                          "is not positive semidefinite, so it is no covariance and the models'",
+                          "fits, evidence and error bars would mean nothing; use %s >= 0"),
+                    arg, format(value), arg, arg))
+    }
+  }
+  invisible(TRUE)
 }
 
 #' @rdname kernels
@@ -412,6 +435,10 @@ format.gpsvm_kernel <- function(x, ...) {
                         "poly_kernel(2) or linear_kernel()"), arg))
   }
   if (.has_width(kernel) && is.numeric(kernel$sigma)) .check_width(kernel$sigma)
+  if (kernel$type == "polynomial" && is.numeric(kernel$scale) && is.numeric(kernel$offset) &&
+      length(kernel$scale) == 1L && length(kernel$offset) == 1L) {
+    .check_definite(kernel$scale, kernel$offset)
+  }
   if (resolved && .has_width(kernel) && is.null(kernel$sigma)) {
     .stop(sprintf(paste("'%s' has no width: %s() without 'sigma' gets one from the data",
                         "when a model is fitted; give one here, e.g. %s(1)"), arg,

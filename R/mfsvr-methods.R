@@ -86,7 +86,7 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
 .response_df.gpsvm_mfsvr <- function(object) 0L
 
 .model_lines.gpsvm_mfsvr <- function(object, digits) {
-  c(sprintf("%d observations, C = %s, epsilon = %s", length(object$y),
+  c(sprintf("%s, C = %s, epsilon = %s", .count(length(object$y), "observation"),
             format(object$C, digits = digits), format(object$epsilon, digits = digits)),
     .inducing_line(object))
 }

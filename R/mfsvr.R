@@ -351,8 +351,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .check_dots_empty(...)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
-  C <- if (C_given) .check_number(C, "C", lower = 0, open_lower = TRUE) else .mfsvr_default_C
-  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  C <- if (C_given) .check_tube(C, "C") else .mfsvr_default_C
+  epsilon <- .check_tube(epsilon, "epsilon")
   .check_kernel(kernel)
   .check_control(control, "mfsvr_control")
   bias <- .check_bias_variance(bias)
@@ -364,6 +364,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   # the model on rows x, y (scaled); `refit` (the calibration's refits)
   # keeps the kernel and offset of that fit, else the data weigh them
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
+    .check_bias_scale(bias, kernel, x)
     z <- .inducing_inputs(inducing, x, kernel, scaling)
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")

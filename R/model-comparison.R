@@ -215,10 +215,21 @@ add1.gpsvm_classifier <- add1.gpsvm_regression
 .formula_terms <- function(object, what) {
   .validate_fit(object)
   if (is.null(object$terms)) {
-    .stop(sprintf("%s needs a fit made with a formula; this one was fitted to a matrix", what))
+    .stop(sprintf(paste("%s needs a fit made with a formula; this one was fitted to a matrix:",
+                        "refit it as y ~ ., data = data.frame(x, y = y)"), what))
   }
   object$terms
 }
+
+# terms() of a formula fit; of a matrix fit, an error that says why (step(),
+# which starts from terms(), otherwise stopped with "no terms component nor
+# attribute").
+#' @importFrom stats terms
+#' @export
+terms.gpsvm_regression <- function(x, ...) .formula_terms(x, "terms() (and so step())")
+
+#' @export
+terms.gpsvm_classifier <- terms.gpsvm_regression
 
 # drop1()'s and add1()'s table: the fit and its refits with each term of
 # `scope` removed ("-") or added ("+"), each with its AIC (extractAIC()),

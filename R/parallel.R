@@ -140,26 +140,40 @@ NULL
 #' The results do not depend on the number of threads: the work is split so
 #' that every number is computed in the same order on any number of them.
 #' Forked processes (a `future::multicore` plan, [parallel::mclapply()]) run
-#' on one thread. A build without OpenMP (where the compiler lacks it) always
-#' uses one.
+#' on one thread. A threaded loop starts no more threads than there are
+#' processors idle at that moment (on Linux, the processors less the other
+#' runnable threads the system counts): a round of threads waits for the
+#' slowest, and one that must wait for a processor held by other work holds
+#' up the round. On a two-core machine with a dozen runnable threads of
+#' other work, dense [mfsvr()] fits on 300 to 1500 rows took 1.2 to 3 times
+#' as long on two threads as on one before this rule, and the same time
+#' with it. `options(gpsvm.threads_follow_load = FALSE)` before
+#' `gpsvm_threads(n)` starts the threads whatever the load (to time them,
+#' say).
 #'
 #' When the package is loaded the number is the option `gpsvm.threads`, else
 #' the environment variable `GPSVM_THREADS`, else what
 #' [future::availableCores()] reports: the machine's cores, limited by the
 #' usual settings (`mc.cores`, cgroups, a batch scheduler's allocation, and 2
-#' under `R CMD check --as-cran`). `OMP_THREAD_LIMIT` caps it further.
+#' under `R CMD check --as-cran`). `OMP_THREAD_LIMIT` caps it further. The
+#' number set is at most the processors the process may run on: more
+#' threads than processors only wait for each other (1000 of them made a
+#' 300-row [mfsvr()] fit take 8 to 11 s instead of 0.04 s), so
+#' `gpsvm_threads(1000)` on a machine with two cores sets 2, and
+#' `gpsvm_threads()` then says so.
 #' Threads only start where the work is large enough to gain from them: a
 #' pass over an n x m matrix of at least 5e7 multiply-adds (n m^2; 200 rows
 #' at m = 500, 4435 at m = 300, none at the rank of a linear kernel), the
 #' greedy choice of inducing inputs on 8192 rows or more, a factorisation
-#' of order 256 or more; smaller fits, and everything else in the package,
+#' of order 512 or more; smaller fits, and everything else in the package,
 #' run on one thread whatever the setting. On a machine with two cores a
 #' sweep at 10^5 observations and 500 inducing inputs took 0.6 to 0.75
 #' times as long on two threads as on one, a dense sweep at 700 and 2000
 #' observations 0.55 to 0.6 times, and [gpc()]'s default fit on 4435 rows
 #' (FITC on 300 inputs) 0.65 times.
 #'
-#' @param threads `NULL` (the default) to ask, or a whole number >= 1 to set.
+#' @param threads `NULL` (the default) to ask, or a whole number >= 1 to set
+#'   (at most the processors available; more count as their number).
 #' @return The number of threads in use; when setting, the number before,
 #'   invisibly.
 #' @examples
@@ -168,12 +182,17 @@ NULL
 #' gpsvm_threads(old)       # and back
 #' @export
 gpsvm_threads <- function(threads = NULL) {
-  if (is.null(threads)) return(cpp_threads(NULL))
+  if (is.null(threads)) return(cpp_threads(NULL, TRUE))
   threads <- .check_count(threads, "threads", lower = 1L)
-  old <- cpp_threads(NULL)
-  cpp_threads(as.integer(min(threads, 1024L)))
+  old <- cpp_threads(NULL, TRUE)
+  cpp_threads(as.integer(min(threads, 1024L)), .follow_load())
   invisible(old)
 }
+
+# Whether threaded loops start no more threads than processors are idle
+# (see ?gpsvm_threads): the option gpsvm.threads_follow_load, TRUE unless it
+# is FALSE.
+.follow_load <- function() !isFALSE(getOption("gpsvm.threads_follow_load"))
 
 # The number of threads a session starts with (see ?gpsvm_threads); a bad
 # option or variable is ignored with a warning rather than failing the load.

@@ -64,6 +64,24 @@
   .check_number(bias, "bias", lower = 0)
 }
 
+# An offset's prior variance beside the kernel's values: K + bias 1 1'
+# keeps K only to about 1e-16 bias, so beyond 1e10 times the kernel's
+# largest value on the (scaled) inputs, or 1e10 where that is below 1, the
+# kernel is lost in rounding.  gpc(bias = 1e308) failed in its
+# factorisation and blamed identical inputs with different labels.
+.check_bias_scale <- function(bias, kernel, x) {
+  if (is.null(bias) || bias == 0) return(invisible(bias))
+  largest <- max(abs(cpp_kernel_diagonal(kernel, x, 0L, 1L)))
+  limit <- 1e10 * max(largest, 1)
+  if (bias > limit) {
+    .stop(sprintf(paste("'bias' must be at most %.3g (1e10 times the kernel's largest value on",
+                        "these inputs, or 1e10), not %s: beside a larger prior variance of the",
+                        "offset the kernel's own values are lost in rounding"),
+                  limit, format(bias)))
+  }
+  invisible(bias)
+}
+
 # Whether a fit lets the evidence choose the kernel among the candidates:
 # on standardised data, where it chooses the offset's too (see there), not
 # when a search moves the width, and on the dense prior (the inducing

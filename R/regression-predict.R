@@ -122,6 +122,20 @@
 #' \eqn{D^n k(z, x_i)} in the variance), and a constant such as the bias
 #' drops out.
 #'
+#' Intervals are central: their ends are the predictive distribution's
+#' \eqn{(1 \mp L)/2} quantiles. Where that distribution is the mixture over
+#' `C` above, it is not symmetric about the point prediction (the fit at the
+#' chosen `C`), so at very low levels the interval shrinks to the mixture's
+#' median, which may lie beside the point prediction.
+#'
+#' With `scale = TRUE` the response's units are its standard deviation: a
+#' fit to one observation, or to responses that are all equal, has none, and
+#' its standard errors and intervals are an error that says so (its plots
+#' draw no bands); the point predictions stand. Two observations are enough: the
+#' intervals then rest on the prior, in units of the two responses' spread
+#' (where [stats::lm()] with a slope has no residual degrees of freedom
+#' left and gives `NaN`).
+#'
 #' Rows of `newdata` with missing values get `NA` predictions (with
 #' `na.action = na.omit` they are left out instead). A factor level that
 #' training never saw (in a row without missing values) is, by default,
@@ -255,6 +269,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
     return(list(fit = empty, se = if (want_var) empty,
                 lower = if (interval != "none") empty, upper = if (interval != "none") empty))
   }
+  if (want_var || interval != "none") .check_response_units(object)
   m <- .latent_moments(object, z, d$deriv, d$wrt, want_var, ...)
   sd <- if (want_var) sqrt(m$var)
   band <- switch(interval,
@@ -278,6 +293,27 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   to_user <- function(v) if (!is.null(v)) shift + factor * v
   list(fit = to_user(m$mean), se = if (want_var) factor * sd, lower = to_user(band$lower),
        upper = to_user(band$upper))
+}
+
+# With scale = TRUE the response's units are its standard deviation: a
+# response with none (one observation, or every value the same) is only
+# centred, and the model's variances are then in units of 1 of y, whatever
+# y's own are: one observation of 3000 got a 95% interval of +-1.96, one of
+# 0.003 would have got the same.  The point prediction (the mean) stands;
+# standard errors and intervals are refused, naming what to change.
+.check_response_units <- function(object) {
+  if (.has_response_units(object)) return(invisible(TRUE))
+  y <- object$y
+  .stop(sprintf(paste("the fit's response has no spread (%s) and scale = TRUE takes its units",
+                      "from its standard deviation, so standard errors and intervals would be in",
+                      "arbitrary units; refit with scale = FALSE (the model then works in the",
+                      "units of y) or on responses that vary"),
+                if (length(y) == 1L) "one observation" else
+                  sprintf("all %d values are %s", length(y), format(y[1L]))))
+}
+
+.has_response_units <- function(object) {
+  is.null(object$response_scaling) || isTRUE(stats::sd(object$y) > 0)
 }
 
 #' Plot a regression fit
@@ -420,6 +456,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   n <- .check_count(n, "n", lower = 2L, upper = .max_curve_points)
   band <- !(length(level) == 1L && is.na(level))
   if (band) level <- .check_level(level)
+  band <- band && .has_response_units(x)  # (none to draw in, see .check_response_units())
   options <- list(deriv = deriv, level = if (band) level else 0.95, band = band, n = n,
                   xlim = xlim, ylim = ylim, truth = truth, legend = legend, xlab = xlab,
                   ylab = ylab, main = main, extra = extra, env = env)

@@ -36,8 +36,12 @@
   inputs <- .model_inputs(given, kernel, scale)
   response_scaling <- .response_scaling(y, scale)
   start <- proc.time()[["elapsed"]]
-  fit <- fit_model(inputs$x, .scale_response(y, response_scaling), inputs$kernel,
-                   .with_input_widths(inputs$scaling, inputs$kernel, given$x))
+  fit <- tryCatch(fit_model(inputs$x, .scale_response(y, response_scaling), inputs$kernel,
+                            .with_input_widths(inputs$scaling, inputs$kernel, given$x)),
+                  error = function(e) {
+                    .explain_failure(e, inputs$x, inputs$kernel, as.character(call[[1L]]),
+                                       scaled = !is.null(inputs$scaling))
+                  })
   fit$fit_time <- proc.time()[["elapsed"]] - start  # seconds, for glance()
   if (!is.null(response_scaling)) {
     fit$y <- y
@@ -49,6 +53,67 @@
   fit$response_scaling <- response_scaling
   fit$call <- call
   .seal(fit)
+}
+
+# A numerical failure of the core (a factorisation, or EP's moments) says
+# what failed but not which argument to change.  Two kernels cause most of
+# them, and the message then names the cause and the arguments (`model` the
+# fitter's name, `scaled` whether the inputs were scaled):
+# * a Gaussian kernel far wider than the inputs' spread makes every basis
+#   function and its derivatives nearly the same column (srvm() on 40
+#   scaled points of a sine from sigma = 300, above a thousand times the
+#   data-driven width);
+# * a polynomial kernel whose values are huge: on LifeCycleSavings as given
+#   (dpi in the thousands, scale = FALSE) the linear kernel's values reach
+#   1.6e7, its basis functions span five dimensions, and srvm()'s prior
+#   precision is singular in floating point; poly_kernel(50) on scaled
+#   inputs reaches 1e30, and mfsvr()'s EP met a negative cavity variance.
+# A size the core refused before allocating it (memory.hpp) gets the
+# arguments that make it smaller (.memory_advice()).  Other errors pass
+# unchanged.
+.explain_failure <- function(e, x, kernel, model, scaled) {
+  reason <- conditionMessage(e)
+  if (inherits(e, "gpsvm::MemoryShortage")) {
+    .stop(sprintf("%s(): %s; %s", model, reason, .memory_advice(model)))
+  }
+  numerical <- grepl("Cholesky|cavity variance|non-finite posterior|not positive definite", reason)
+  if (!numerical) stop(e)
+  if (.has_width(kernel) && length(kernel$sigma) == 1L) {
+    width <- .data_driven_width(x)
+    if (kernel$sigma > 100 * width) {
+      .stop(sprintf(paste("%s(): %s with %s(sigma = %.4g), %.3g times the data-driven",
+                          "width of these inputs (%.3g): so wide a kernel makes the kernel matrix's",
+                          "columns nearly collinear; choose a smaller sigma in 'kernel'"),
+                    model, reason, .kernel_constructor(kernel), kernel$sigma,
+                    kernel$sigma / width, width))
+    }
+  }
+  if (!is.null(kernel$degree)) {
+    # (k(x, x) bounds every value of the kernel: its largest is on the diagonal)
+    largest <- max(abs(cpp_kernel_diagonal(kernel, x, 0L, 1L)))
+    if (largest > 1e6) {
+      .stop(sprintf(paste("%s(): %s with a polynomial kernel whose values reach %.3g on these",
+                          "inputs: its few directions are so long that the problem is",
+                          "singular in floating point; %sgive the kernel a lower",
+                          "'degree' or a smaller 'scale'"),
+                    model, reason, largest,
+                    if (scaled) "" else "scale the inputs (scale = TRUE, the default) or "))
+    }
+  }
+  stop(e)
+}
+
+# What shrinks a fit that does not fit in memory, by fitter.
+.memory_advice <- function(model) {
+  switch(model,
+    mfsvr = , gpc = sprintf(paste("keep %s_control(rank_tol) at its default (a low-rank factor",
+                                  "where the kernel matrix has one), give 'inducing' inputs (see",
+                                  "?`inducing-points`), or fit fewer observations"), model),
+    rvm = , srvm = sprintf(paste("offer fewer candidate centres ('basis'; by default %d beyond",
+                                 "%d observations for rvm(): see gpsvm_size_policy()), or fit",
+                                 "fewer observations"),
+                           .size_rule("basis_chosen"), .size_rule("rvm_basis_all_max_n")),
+    "fit fewer observations")
 }
 
 # Values of the response (center = TRUE) or differences of it such as
@@ -317,12 +382,12 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
 # ---- print and summary ----------------------------------------------------
 
 # print()'s line on the scaling of every fit: "Scaling: 12 of 13 input
-# columns and the response centred and scaled (left as they are: the
-# constant column z)", "Scaling: the response centred and scaled (left as
-# they are: 3 columns coding factors)", or "Scaling: none (scale =
-# FALSE)".  Widths per input, folded into the scaling, do not count.  Columns
-# left alone are the constant ones (named in the scaling) and a formula's
-# factor coding columns (the rest).
+# columns and the response centred and scaled (centred only: the constant
+# column z)", "Scaling: the response centred and scaled (left as they are:
+# 3 columns coding factors)", or "Scaling: none (scale = FALSE)".  Widths
+# per input, folded into the scaling, do not count.  The constant columns
+# (named in the scaling) are centred only, and a formula's factor coding
+# columns (the rest) left alone.
 .format_scaling <- function(object) {
   s <- object$scaling
   response <- !is.null(object$response_scaling)
@@ -331,26 +396,27 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
   }
   if (!is.null(s$input_widths)) s$scale <- s$scale / unname(s$input_widths)
   p <- length(s$scale)
-  scaled <- sum(s$scale != 1 | s$center != 0)
   constant <- length(s$constant)
+  centred_only <- .fill_names(names(s$scale), p) %in% s$constant
+  scaled <- sum((s$scale != 1 | s$center != 0) & !centred_only)
   indicators <- p - scaled - constant
   inputs <- if (scaled == 0L) NULL else if (scaled == p) {
     if (p == 1L) "the input column" else if (p == 2L) "both input columns" else
       sprintf("all %d input columns", p)
   } else sprintf("%d of %d input columns", scaled, p)
   what <- c(inputs, if (response) "the response")
-  left <- c(if (indicators > 0L) {
-              .count(indicators, "column coding a factor", "columns coding factors")
-            },
-            if (constant > 0L) {
-              sprintf("the constant %s %s", if (constant == 1L) "column" else "columns",
-                      paste(s$constant, collapse = ", "))
-            })
+  notes <- c(if (constant > 0L) {
+               sprintf("centred only: the constant %s %s", if (constant == 1L) "column" else
+                 "columns", paste(s$constant, collapse = ", "))
+             },
+             if (indicators > 0L) {
+               sprintf("left as they are: %s",
+                       .count(indicators, "column coding a factor", "columns coding factors"))
+             })
   sprintf("Scaling: %s%s",
           if (length(what) == 0L) "none" else paste(paste(what, collapse = " and "),
                                                     "centred and scaled"),
-          if (length(left) > 0L) sprintf(" (left as they are: %s)", paste(left, collapse = "; "))
-          else "")
+          if (length(notes) > 0L) sprintf(" (%s)", paste(notes, collapse = "; ")) else "")
 }
 
 # The plan's account of the hyperparameters the data chose: the evidence

@@ -375,7 +375,8 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # The control with max_iter's default for the number of candidate centres
 # filled in (what the fit stores).
 .resolve_control.gpsvm_rvm_control <- function(control, candidates, ...) {
-  control$max_iter <- control$max_iter %||% max(10000L, 4L * as.integer(candidates))
+  control$max_iter <- control$max_iter %||%
+    as.integer(min(.Machine$integer.max, max(10000, 4 * candidates)))
   control
 }
 
@@ -400,8 +401,17 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # where the kernel matrix has a lower rank.)
 .candidate_count <- function(basis, x, model) {
   default <- .default_basis(model)
-  if (!is.null(basis)) return(basis)
+  if (!is.null(basis)) return(.check_basis_count(basis, nrow(x)))
   if (nrow(x) <= default[["all"]]) sum(!duplicated(x)) else default[["chosen"]]
+}
+
+# A number of candidate centres, at most the n observations.
+.check_basis_count <- function(basis, n) {
+  if (basis > n) {
+    .stop(sprintf("'basis' = %d exceeds the number of observations (%d); use at most %d",
+                  basis, n, n))
+  }
+  basis
 }
 
 # The candidate centres (rows of x, increasing) for `basis` (a count, or
@@ -421,10 +431,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
     distinct <- which(!duplicated(x))
     return(if (length(distinct) < n) distinct)
   }
-  m <- basis %||% default[["chosen"]]
-  if (m > n) {
-    .stop(sprintf("'basis' = %d exceeds the number of observations (%d)", m, n))
-  }
+  m <- if (is.null(basis)) default[["chosen"]] else .check_basis_count(basis, n)
   if (m == n) return(NULL)
   sort(.greedy_rows(kernel, x, m))
 }

@@ -77,21 +77,27 @@
 }
 
 # Centre and scale of each input column, or NULL when scale = FALSE.
-# Constant columns (no spread, or a single row) are left alone (centre 0,
-# scale 1), with a warning naming them when there are rows to compare;
-# columns flagged in `skip` (a formula's factor dummies) are left alone too.
+# Constant columns (no spread, or a single row) are centred but not scaled,
+# so that they are 0, with a warning naming them when there are rows to
+# compare: left as they were, a constant c added c^2 times the kernel's
+# scale to every value of a linear or polynomial kernel, a shared component
+# that the centred response does not need; the relevance vector machines
+# then found no basis function worth adding and fitted a constant (a column
+# of 5 beside a slope on 30 rows, where lm() finds the slope).  Centred,
+# they leave every kernel as it is without them, as lm() leaves an aliased
+# column out.  Other columns flagged in `skip` (a formula's factor dummies)
+# are left alone.
 .input_scaling <- function(x, scale, skip = rep(FALSE, ncol(x))) {
   .check_flag(scale, "scale")
   if (!scale) return(NULL)
   center <- colMeans(x)
   spread <- if (nrow(x) > 1L) apply(x, 2L, stats::sd) else rep(NA_real_, ncol(x))
   constant <- !(spread > 0) | is.na(spread)
-  leave <- constant | skip
-  center[leave] <- 0
-  spread[leave] <- 1
-  names_x <- colnames(x) %||% paste0("column ", seq_len(ncol(x)))
+  center[skip & !constant] <- 0
+  spread[constant | skip] <- 1
+  names_x <- .input_names(x)
   if (nrow(x) > 1L && any(constant & !skip)) {
-    warning(sprintf("constant input column(s) left unscaled: %s",
+    warning(sprintf("constant input column(s) centred to 0, not scaled: %s",
                     paste(names_x[constant & !skip], collapse = ", ")), call. = FALSE)
   }
   list(center = stats::setNames(center, colnames(x)), scale = stats::setNames(spread, colnames(x)),
@@ -189,5 +195,14 @@
   stats::setNames(as.numeric(sigma), .input_names(x))
 }
 
-# The input columns' names, x1, x2, ... when they have none.
-.input_names <- function(x) colnames(x) %||% paste0("x", seq_len(ncol(x)))
+# The input columns' names, x1, x2, ... for those that have none (cbind(x, 5)
+# names its second column "").
+.input_names <- function(x) .fill_names(colnames(x), ncol(x))
+
+# `names` of p columns (or NULL) with x<j> for the blank ones.
+.fill_names <- function(names, p) {
+  names <- names %||% character(p)
+  blank <- is.na(names) | names == ""
+  names[blank] <- paste0("x", which(blank))
+  names
+}

@@ -86,6 +86,15 @@
 #'   \eqn{n = 20000}, from one start. The default's two starts on scaled
 #'   data (see "Starting point") took 1.7 to 1.8 times as long as one.
 #'
+#'   The penalty matrix is the costly part on wide inputs: each start forms
+#'   it in about \eqn{n_p d (m + 1)^2 / 2} multiply-adds. A fit whose starts
+#'   would need more than \eqn{10^{11}} of them (minutes: 300 rows of 20000
+#'   inputs need \eqn{5.4 \times 10^{11}} for the default's two starts) is
+#'   refused before any work, naming the figure and what to change: fewer
+#'   penalty points (`at` in [roughness_penalty()]), fewer input columns
+#'   (principal components, say), fewer candidates (`basis`), or [rvm()],
+#'   which has no penalty.
+#'
 #' @inheritParams rvm
 #' @param basis The number of training inputs offered as centres of basis
 #'   functions, or `NULL`: every distinct input up to 1000 observations,
@@ -152,6 +161,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
     if (identical(kernel$candidate, "linear")) ctl$lambda_init <- ctl$lambda_init[1L]
     ctl
   }
+  .check_penalty_cost(penalty, NROW(x), NCOL(x), basis, length(control$lambda_init))
   resolved <- NULL  # the kernel at the data's width, before any choice
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "srvm"),
                          function(x, y, kernel, scaling) {
@@ -251,11 +261,9 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   fit_from <- function(start) {
     ctl <- control
     ctl$lambda_init <- start
-    core <- tryCatch(cpp_rvm_fit(kernel, x, y, unclass(ctl),
-                                 list(points = points, orders = penalty$orders,
-                                      weights = penalty$weights),
-                                 basis = rows),
-                     error = function(e) .srvm_failure(e, x, kernel))
+    core <- cpp_rvm_fit(kernel, x, y, unclass(ctl),
+                        list(points = points, orders = penalty$orders, weights = penalty$weights),
+                        basis = rows)
     fit <- .new_rvm(core, x, y, kernel, control, class = "srvm", penalty = penalty)
     fit$lambda_init <- start
     fit
@@ -275,9 +283,8 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 .check_penalty_scale <- function(penalty, kernel, points, n) {
   for (k in seq_along(penalty$orders)) {
     order <- penalty$orders[[k]]
-    size <- max(vapply(seq_len(ncol(points)), function(c) {
-      max(cpp_kernel_diagonal(kernel, points, order, c))
-    }, numeric(1))) * penalty$weights[[k]]^2 * nrow(points) * ncol(points) * (n + 1)
+    size <- cpp_kernel_diagonal_max(kernel, points, order) * penalty$weights[[k]]^2 *
+      nrow(points) * ncol(points) * (n + 1)
     if (!isTRUE(size <= 1e300)) {
       .stop(sprintf(paste("'penalty': the derivatives of order %d of this kernel are too large",
                           "for double precision at these inputs (|L H|^2 would %s);",
@@ -287,6 +294,32 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
     }
   }
   invisible()
+}
+
+# The penalty matrix costs n_p d (m + 1)^2 / 2 multiply-adds a start (n_p
+# penalty points, d input columns, m candidate centres): on 300 rows of
+# 20000 inputs, 2.7e11, where the rest of the fit is seconds.  Beyond
+# .srvm_penalty_budget for all `starts` the fit is refused before any work
+# (before the width, whose distances alone took 5 s there), from the n x d
+# inputs as given (the candidates at most n, or `basis`).
+.srvm_penalty_budget <- 1e11
+.check_penalty_cost <- function(penalty, n, d, basis, starts) {
+  default <- .default_basis("srvm")
+  candidates <- basis %||% if (n <= default[["all"]]) n else default[["chosen"]]
+  points <- if (is.null(penalty$at)) n else nrow(penalty$at)
+  cost <- starts * points * d * (candidates + 1)^2 / 2
+  if (cost > .srvm_penalty_budget) {
+    .stop(sprintf(paste("srvm(): the roughness penalty in each of the %d input columns at %d",
+                        "points, on %d basis functions, would take about %.2g multiply-adds for",
+                        "%s (the limit is %.0e: minutes of work); penalise fewer points",
+                        "(roughness_penalty(at = )), use fewer input columns (principal",
+                        "components, say) or fewer candidate centres ('basis'), or fit rvm(),",
+                        "which has no penalty"),
+                  d, points, candidates + 1, cost,
+                  if (starts == 1L) "its start" else sprintf("its %d starts", starts),
+                  .srvm_penalty_budget))
+  }
+  invisible(cost)
 }
 
 # fit_from(start) for each start; the fit of highest log evidence, with only
@@ -304,35 +337,3 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   .replay_warnings(usable[[which.max(evidence)]])
 }
 
-# A Gaussian kernel far wider than the inputs' spread makes every basis
-# function and its derivatives nearly the same column: the penalised
-# posterior precision is then not positive definite in floating point (40
-# scaled points of a sine: from sigma = 300 on, above a thousand times the
-# data-driven width).  A polynomial kernel on inputs far from unit size does
-# the same: on LifeCycleSavings as given (dpi in the thousands, scale =
-# FALSE) the linear kernel's values reach 1.6e7, its basis functions span
-# five dimensions, and the identity part of the precision is lost in
-# rounding.  The core's message alone does not say which argument to change.
-.srvm_failure <- function(e, x, kernel) {
-  reason <- conditionMessage(e)
-  if (!grepl("Cholesky", reason)) stop(e)
-  if (.has_width(kernel)) {
-    width <- .data_driven_width(x)
-    .stop(sprintf(paste("srvm(): %s with %s(sigma = %.4g), %.3g times the data-driven",
-                        "width of these inputs (%.3g): so wide a kernel makes the basis functions",
-                        "nearly collinear; choose a smaller sigma in 'kernel'"),
-                  reason, .kernel_constructor(kernel), kernel$sigma, kernel$sigma / width, width))
-  }
-  if (!is.null(kernel$degree)) {
-    # (k(x, x) bounds every value of the kernel: its largest on the diagonal)
-    largest <- max(vapply(seq_len(nrow(x)), function(i) {
-      abs(kernel_matrix(kernel, x[i, , drop = FALSE]))
-    }, numeric(1)))
-    .stop(sprintf(paste("srvm(): %s with a polynomial kernel whose values reach %.3g on these",
-                        "inputs: its few basis function directions are so long that the",
-                        "precision is singular in floating point; scale the inputs (scale = TRUE,",
-                        "the default) or give the kernel a smaller 'scale'"),
-                  reason, largest))
-  }
-  stop(e)
-}

@@ -47,8 +47,8 @@
 #'
 #' @section Defaults for data as it comes:
 #' With `scale = TRUE` the numeric input columns are centred and scaled to
-#' unit variance (constant columns and a formula's factor columns are left
-#' alone), as e1071's `svm()` and kernlab's `ksvm()` do; the scaling is stored
+#' unit variance (constant columns are only centred, and a formula's factor
+#' columns are left alone), as e1071's `svm()` and kernlab's `ksvm()` do; the scaling is stored
 #' and applied to new data. `rbf_kernel()` without a width gets one from the
 #' scaled inputs (see [kernels]). The defaults `C = Inf`, `noise = 0.3` and
 #' `bias = 0.25` were chosen on held-out splits of four standard data sets

@@ -329,12 +329,7 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
 }
 
 # A positive finite grid of C.
-.check_C_grid <- function(C) {
-  if (!is.numeric(C) || length(C) < 1L || anyNA(C) || any(!is.finite(C)) || any(C <= 0)) {
-    .stop("'C' must be a vector of positive finite numbers")
-  }
-  as.double(C)
-}
+.check_C_grid <- function(C) .check_tube(C, "C", several = TRUE)
 
 #' @rdname evidence_curve
 #' @export
@@ -347,7 +342,7 @@ evidence_curve.default <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_k
   C <- .check_C_grid(C)
   method <- if (missing(method)) "ep" else
     .match_choice(method, .svr_evidence_methods, "method", several.ok = TRUE)
-  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  epsilon <- .check_tube(epsilon, "epsilon")
   .check_kernel(kernel)
   .check_control(control, "svr_control")
   if (!is.null(progress)) {

@@ -57,8 +57,9 @@
 #' With `scale = TRUE` (the default of all the regression models, as in
 #' e1071 and kernlab) the numeric input columns are centred and scaled to
 #' unit standard deviation (constant columns, with a warning naming them,
-#' and a formula's factor dummy columns are left alone) and so is the
-#' response. The fit stores both scalings (`fit$scaling`,
+#' are only centred, to 0, so that they change no kernel, as [stats::lm()]
+#' leaves an aliased column out; a formula's factor dummy columns are left
+#' alone) and so is the response. The fit stores both scalings (`fit$scaling`,
 #' `fit$response_scaling`); `fit$x` holds the scaled inputs and the model's
 #' parameters (here `C`, `epsilon`, `beta`, `b`) refer to the scaled data.
 #' Predictions, standard errors, intervals, derivatives (by the chain rule),
@@ -284,8 +285,8 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   .check_dots_empty(...)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
-  if (C_given) C <- .check_number(C, "C", lower = 0, open_lower = TRUE)
-  epsilon <- .check_number(epsilon, "epsilon", lower = 0)
+  if (C_given) C <- .check_tube(C, "C")
+  epsilon <- .check_tube(epsilon, "epsilon")
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "svr")  # its checks
   # bias: NULL (the evidence's choice), FALSE (none), TRUE (a free threshold,
   # libsvm's) or the prior variance of an offset; `bias` below is the flag of
@@ -316,6 +317,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   # keeps the kernel and offset of that fit, else the data weigh them
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
     if (!is.null(refit)) bias_variance <- refit$bias_variance
+    .check_bias_scale(bias_variance, kernel, x)
     if (identical(kind, "gradient")) {
       return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
                             bias_variance, choose_bias && is.null(refit),

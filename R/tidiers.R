@@ -386,9 +386,8 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
 
 # broom's name for a coverage level, in (0, 1).
 .check_conf_level <- function(conf.level) {
-  conf.level <- .check_number(conf.level, "conf.level", lower = 0, upper = 1, open_lower = TRUE)
-  if (conf.level >= 1) .stop("'conf.level' must lie in (0, 1)")
-  conf.level
+  .check_number(conf.level, "conf.level", lower = 0, upper = 1, open_lower = TRUE,
+                open_upper = TRUE)
 }
 
 # broom's tidiers return tibbles; without the tibble package, a data frame.

@@ -248,7 +248,8 @@
              }
            } else .optional(function(v) "belongs to the Matern kernel alone"))
     } else {
-      list(degree = .indices(1L, upper = .max_degree), scale = .number(), offset = .number())
+      list(degree = .indices(1L, upper = .max_degree), scale = .number(lower = 0),
+           offset = .number(lower = 0))
     }
     checks$constant <- .optional(.number(lower = 0))
     checks$sigma_rule <- .optional(.string(c("data", "inputs")))
@@ -444,7 +445,36 @@
            }
          }))))
   if (!is.null(object$bias_variance)) .bias_matches_kernel(object)
+  .check_reproduces_fitted(object)
   invisible(object)
+}
+
+# The fields together: the kernel, the weights and the training inputs must
+# give the fitted values at the training rows, as predict() computes them.
+# Each field alone can be valid and the whole wrong: a kernel replaced by
+# hand (rbf_kernel() by poly_kernel(2) in an rvm() fit, or a linear
+# kernel's degree set to 2) predicted -575.9 and 367.1 for a response
+# between 2 and 120.  Checked at three rows spread over the data (O(n p) for
+# the models whose prediction sums over the training rows), to a millionth
+# of the response's spread: the fit's own rounding is far below that, an
+# edit far above.
+.check_reproduces_fitted <- function(object) {
+  n <- nrow(object$x)
+  rows <- unique(round(seq(1, n, length.out = min(n, 3L))))
+  mean <- .latent_moments(object, object$x[rows, , drop = FALSE], 0L, 1L, FALSE)$mean
+  s <- object$response_scaling %||% list(center = 0, scale = 1)
+  predicted <- s$center + s$scale * mean
+  fitted <- unname(object$fitted.values[rows])
+  y <- object$y
+  tol <- 1e-6 * max(abs(y - mean(y))) + 64 * .Machine$double.eps * max(abs(y), abs(fitted))
+  gap <- abs(predicted - fitted)
+  if (!all(gap <= tol)) {
+    worst <- which.max(ifelse(is.na(gap), Inf, gap))
+    .stop(sprintf(paste("fit$kernel, the fit's weights and fit$x give %s at training row %d, where",
+                        "fit$fitted.values has %s: was the object edited? (refit it instead)"),
+                  format(predicted[worst], digits = 6), rows[worst],
+                  format(fitted[worst], digits = 6)))
+  }
 }
 
 # The prior variance of the offset (fit$bias_variance) is the constant the
@@ -538,6 +568,18 @@
                               fitted.values = .numbers(n), convergence = .convergence_field,
                               optimization = .search_record_field),
                          .binary_checks(model, n, p)), prefix)
+  # its kernel and weights give its decision values (see .check_reproduces_fitted())
+  rows <- unique(round(seq(1, n, length.out = min(n, 3L))))
+  link <- .classif_link(model, model$x[rows, , drop = FALSE])
+  fitted <- unname(model$fitted.values[rows])
+  gap <- abs(link - fitted)
+  if (!all(gap <= 1e-6 * max(abs(model$fitted.values), 1e-300) + 1e-12)) {
+    .stop(sprintf(paste("%skernel, the weights and %sx give the decision value %s at training row",
+                        "%d, where %sfitted.values has %s: was the object edited? (refit it",
+                        "instead)"), prefix, prefix, format(link[which.max(gap)], digits = 6),
+                  rows[which.max(gap)], prefix, format(fitted[which.max(gap)], digits = 6)))
+  }
+  invisible(model)
 }
 
 # A binary model's own fields, by its method (gpc.R and svc.R).

@@ -29,16 +29,21 @@
   x
 }
 
-# A single finite number within [lower, upper] (or the open interval).
+# A single finite number within [lower, upper] (open at either end with
+# open_lower, open_upper); infinite values only with allow_inf.  The range
+# in the message is the one accepted: "(0, Inf)" when Inf is refused.
 .check_number <- function(x, arg, lower = -Inf, upper = Inf, open_lower = FALSE,
-                          allow_inf = FALSE) {
+                          allow_inf = FALSE, open_upper = FALSE) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x)) {
     .stop(sprintf("'%s' must be a single number", arg))
   }
-  if (!allow_inf && !is.finite(x)) .stop(sprintf("'%s' must be finite", arg))
-  bad <- if (open_lower) x <= lower else x < lower
-  if (bad || x > upper) {
-    range <- sprintf("%s%s, %s]", if (open_lower) "(" else "[", format(lower), format(upper))
+  open_lower <- open_lower || (!allow_inf && lower == -Inf)
+  open_upper <- open_upper || (!allow_inf && upper == Inf)
+  below <- if (open_lower) x <= lower else x < lower
+  above <- if (open_upper) x >= upper else x > upper
+  if (below || above || (!allow_inf && is.infinite(x))) {
+    range <- sprintf("%s%s, %s%s", if (open_lower) "(" else "[", format(lower), format(upper),
+                     if (open_upper) ")" else "]")
     .stop(sprintf("'%s' must lie in %s, not %s", arg, range, format(x)))
   }
   as.double(x)

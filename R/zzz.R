@@ -4,7 +4,7 @@
 # else by a hook that runs when it is loaded (so loading gpsvm never loads
 # parsnip).
 .onLoad <- function(libname, pkgname) {
-  cpp_threads(.default_threads())
+  cpp_threads(.default_threads(), .follow_load())
   if (isNamespaceLoaded("parsnip")) {
     .register_parsnip_engines()
   } else {

@@ -13,6 +13,24 @@
 cases <- list(
   srvm_wide = c("x <- matrix(rnorm(50 * 5000), 50); y <- rnorm(50)",
                 "srvm(x, y)"),
+  # the penalty on 2000 input columns (one block of penalty points at a time)
+  srvm_penalty_2000 = c("x <- matrix(rnorm(300 * 2000), 300); y <- x[, 1] + rnorm(300)",
+                        "srvm(x, y, calibration_folds = 0)"),
+  mfsvr_dense4000 = c(paste("x <- matrix(runif(4000 * 2, -3, 3), ncol = 2);",
+                            "y <- sin(x[, 1]) + rnorm(4000, sd = 0.1)"),
+                      paste("mfsvr(x, y, C = 5, kernel = rbf_kernel(1), bias = 0,",
+                            "control = mfsvr_control(rank_tol = 0))")),
+  gpc_dense4000 = c(paste("x <- matrix(runif(4000 * 2, -3, 3), ncol = 2);",
+                          "y <- factor(sin(x[, 1]) + rnorm(4000, sd = 0.3) > 0)"),
+                    paste("gpc(x, y, kernel = rbf_kernel(1), noise = 0.5,",
+                          "control = gpc_control(rank_tol = 0))")),
+  # standard errors of a dense fit on 3000 rows at 50000 new points
+  # (blocks of new points between polls)
+  predict_dense = c(paste("x <- matrix(runif(3000 * 2, -3, 3), ncol = 2);",
+                          "f <- mfsvr(x, sin(x[, 1]) + rnorm(3000, sd = 0.1), C = 5,",
+                          "kernel = rbf_kernel(1), bias = 0, control = mfsvr_control(rank_tol = 0));",
+                          "z <- matrix(runif(50000 * 2, -3, 3), ncol = 2)"),
+                    "predict(f, z, se.fit = TRUE)"),
   srvm_basis3000 = c("x <- matrix(runif(3000 * 2, -3, 3), ncol = 2); y <- sin(x[, 1]) + rnorm(3000)",
                      "srvm(x, y, basis = 3000)"),
   rvm_n5000 = c("x <- matrix(runif(5000 * 2, -3, 3), ncol = 2); y <- sin(x[, 1]) + rnorm(5000)",

@@ -177,12 +177,13 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_threads
-int cpp_threads(SEXP count);
-RcppExport SEXP _gpsvm_cpp_threads(SEXP countSEXP) {
+int cpp_threads(SEXP count, SEXP follow_load);
+RcppExport SEXP _gpsvm_cpp_threads(SEXP countSEXP, SEXP follow_loadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type count(countSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_threads(count));
+    Rcpp::traits::input_parameter< SEXP >::type follow_load(follow_loadSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_threads(count, follow_load));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -223,6 +224,18 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
     Rcpp::traits::input_parameter< SEXP >::type wrt(wrtSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal(kernel, x, deriv, wrt));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_kernel_diagonal_max
+double cpp_kernel_diagonal_max(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP deriv);
+RcppExport SEXP _gpsvm_cpp_kernel_diagonal_max(SEXP kernelSEXP, SEXP xSEXP, SEXP derivSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kernel_diagonal_max(kernel, x, deriv));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -414,10 +427,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
     {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
-    {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 1},
+    {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 2},
     {"_gpsvm_cpp_kernel_matrix", (DL_FUNC) &_gpsvm_cpp_kernel_matrix, 5},
     {"_gpsvm_cpp_kernel_times", (DL_FUNC) &_gpsvm_cpp_kernel_times, 4},
     {"_gpsvm_cpp_kernel_diagonal", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal, 4},
+    {"_gpsvm_cpp_kernel_diagonal_max", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal_max, 3},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
     {"_gpsvm_cpp_gpc_multiclass_fit", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_fit, 7},

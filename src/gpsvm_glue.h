@@ -16,6 +16,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <new>
 #include <string>
 
 #include <gpsvm/kernels.hpp>
@@ -24,6 +25,17 @@
 #include <gpsvm/fitc.hpp>
 
 namespace gpsvm_glue {
+
+// Every exported function ends in a handler that calls this on
+// std::bad_alloc, so that an allocation that fails is an R error that says
+// what happened, not Rcpp's bare "std::bad_alloc".  (The core refuses the
+// large sizes it can foresee before allocating, with both figures:
+// memory.hpp.)
+[[noreturn]] inline void stop_out_of_memory() {
+  Rcpp::stop("there is not enough memory for this computation (an allocation failed): use fewer "
+             "observations, a low-rank or inducing-point fit (the fitters' 'inducing', or "
+             "'rank_tol' at its default), or fewer candidate centres ('basis')");
+}
 
 // ---- Values from R, checked before any cast ------------------------------
 // Every setting the core reads comes through these, so that a hand-made or

@@ -168,7 +168,7 @@ gpsvm::EpControl ep_control_with_sites(const Rcpp::List& control, const Rcpp::Li
 // The fit, warm-started from `alpha` (NULL: alpha = 0).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) {
+                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
   const Prior p = prior_from_r(model);
   const double C = svc_C(model);
   const Eigen::VectorXd start = optional_alpha(alpha);
@@ -186,25 +186,29 @@ Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
   Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
   out.push_back(r.objective, "objective");
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Linear-response leave-one-out margins (eqs. 17.26-17.31) of the fit `alpha`.
 // [[Rcpp::export(rng = false)]]
 Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                    Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                   Eigen::Map<Eigen::VectorXd> alpha) {
+                                   Eigen::Map<Eigen::VectorXd> alpha) try {
   const Prior p = prior_from_r(model);
   const double C = svc_C(model);
   if (paper_algorithm(control, {"smo", "adatron"}))
     return gpsvm::svc_loo_approx(noisy_gram(p, x), y, alpha, C);
   return gpsvm::svc_loo_approx(p.kernel, x, p.noise, y, alpha, C);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Refits without each case in `which` (1-based), warm-started from `alpha`.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                               Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                              Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which) {
+                              Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which) try {
   const Prior p = prior_from_r(model);
   const double C = svc_C(model);
   const std::vector<Eigen::Index> cases = zero_based(which);
@@ -214,6 +218,8 @@ Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                             adatron_control(control, C), cases, interrupt));
   return refits_to_r(gpsvm::svc_loo_exact(p.kernel, x, y, alpha, smo_control(p, C, control),
                                           cases, interrupt));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // ---- gpc(method = "naive") -------------------------------------------------
@@ -222,7 +228,7 @@ Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
 
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                             Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) {
+                             Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
   const Prior p = prior_from_r(model);
   const double kappa = gpc_kappa(model);
   const Eigen::VectorXd start = optional_alpha(alpha);
@@ -234,25 +240,29 @@ Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
           : gpsvm::naive_mf_solve(p.kernel, x, y, newton_control(p, kappa, control), start,
                                   interrupt);
   return alpha_fit_to_r(r.alpha, r.field, r.status);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Linear-response leave-one-out margins (eqs. 17.41-17.42) of the fit `alpha`.
 // [[Rcpp::export(rng = false)]]
 Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                          Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                         Eigen::Map<Eigen::VectorXd> alpha) {
+                                         Eigen::Map<Eigen::VectorXd> alpha) try {
   const Prior p = prior_from_r(model);
   const double kappa = gpc_kappa(model);
   if (paper_algorithm(control, {"newton", "paper"}))  // the Gram matrix is the workspace
     return gpsvm::naive_mf_loo_approx(noisy_gram(p, x), y, alpha, kappa);
   return gpsvm::naive_mf_loo_approx(p.kernel, x, p.noise, y, alpha, kappa);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                     Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                                     Eigen::Map<Eigen::VectorXd> alpha,
-                                    Rcpp::IntegerVector which) {
+                                    Rcpp::IntegerVector which) try {
   const Prior p = prior_from_r(model);
   const double kappa = gpc_kappa(model);
   const std::vector<Eigen::Index> cases = zero_based(which);
@@ -264,6 +274,8 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
   return refits_to_r(gpsvm::naive_mf_loo_exact(p.kernel, x, y, alpha,
                                                newton_control(p, kappa, control), cases,
                                                interrupt));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // ---- gpc(method = "tap") ---------------------------------------------------
@@ -278,7 +290,7 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites,
-                           bool gradient = false) {
+                           bool gradient = false) try {
   const Prior p = prior_from_r(model);
   const double kappa = gpc_kappa(model);
   const Eigen::Map<const Eigen::MatrixXd> inducing =
@@ -301,6 +313,8 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
         gpsvm::tap_classifier_gradient(x, y, p.kernel, p.noise, kappa, r, interrupt), r, y,
         kappa, out);
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Refits without each case in `which` (1-based), warm-started from the
@@ -308,7 +322,7 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_tap_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                   Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                  Rcpp::List sites, Rcpp::IntegerVector which) {
+                                  Rcpp::List sites, Rcpp::IntegerVector which) try {
   const Prior p = prior_from_r(model);
   if (gpsvm_glue::matrix_element(model, "inducing", true).size() > 0)
     Rcpp::stop("leave-one-out refits of an inducing-point fit are not available");
@@ -317,4 +331,6 @@ Rcpp::List cpp_gpc_tap_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> 
       gpsvm_glue::ep_control_from_r(control), gpsvm_glue::optional_vector(sites, "site_precision"),
       gpsvm_glue::optional_vector(sites, "site_nu"), zero_based(which),
       gpsvm_glue::interrupt_callback()));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }

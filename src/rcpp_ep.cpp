@@ -24,7 +24,7 @@
 // inducing_weights, inducing_chol and chol instead.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance,
-                          SEXP deriv, SEXP wrt) {
+                          SEXP deriv, SEXP wrt) try {
   using gpsvm_glue::matrix_element;
   using gpsvm_glue::vector_element;
   const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(fit, "kernel"));
@@ -36,7 +36,8 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
                                       vector_element(fit, "inducing_weights"),
                                       matrix_element(fit, "inducing_chol"),
                                       matrix_element(fit, "chol")};
-    p = gpsvm::fitc_predict(view, z, want_variance, order, coord);
+    p = gpsvm::fitc_predict(view, z, want_variance, order, coord, nullptr,
+                            gpsvm_glue::interrupt_callback());
   } else {
     const gpsvm::EpFitView view{kernel,
                                 matrix_element(fit, "x"),
@@ -52,13 +53,15 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
         if (p == NA_INTEGER) Rcpp::stop("'pivots' contains NA");
         pivots.push_back(static_cast<Eigen::Index>(p) - 1);
       }
-      p = gpsvm::low_rank_predict(view, pivots, z, want_variance);
+      p = gpsvm::low_rank_predict(view, pivots, z, want_variance, gpsvm_glue::interrupt_callback());
     } else {
-      p = gpsvm::ep_predict(view, z, want_variance, order, coord);
+      p = gpsvm::ep_predict(view, z, want_variance, order, coord, gpsvm_glue::interrupt_callback());
     }
   }
   if (!want_variance) return Rcpp::List::create(Rcpp::Named("mean") = p.mean);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("variance") = p.variance);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Up to `count` rows of x (1-based, in the order chosen) by the greedy
@@ -66,7 +69,7 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
 // when the rest are explained to `tol` relative.
 // [[Rcpp::export(rng = false)]]
 Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                        SEXP count, double tol) {
+                                        SEXP count, double tol) try {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   const Eigen::Index m = gpsvm_glue::count_in(count, "inducing", 1, x.rows());
   const gpsvm::KernelEvaluator ev(k, x);
@@ -75,6 +78,8 @@ Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::Mat
   Rcpp::IntegerVector out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<int>(rows[i]) + 1;
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // The two operations an EP sweep is built of, timed in the engine's own
@@ -84,7 +89,7 @@ Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::Mat
 // entries: a number, so that nothing large is copied back.
 // [[Rcpp::export(rng = false)]]
 double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a,
-                           Eigen::Map<Eigen::MatrixXd> b) {
+                           Eigen::Map<Eigen::MatrixXd> b) try {
   if (what == "cholesky") {
     if (a.rows() != a.cols()) Rcpp::stop("'a' must be square");
     Eigen::MatrixXd l = a;
@@ -96,6 +101,8 @@ double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a,
   if (a.cols() != b.rows()) Rcpp::stop("'a' and 'b' are not conformable");
   const Eigen::MatrixXd p = a * b;
   return p.sum();
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Whether a square matrix is a Cholesky factor as an EP fit stores it:
@@ -104,7 +111,7 @@ double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a,
 // which must stay cheap: one pass of r^2 reads and no copy, against the
 // O(r^3) the factor cost.
 // [[Rcpp::export(rng = false)]]
-bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m) {
+bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m) try {
   const Eigen::Index r = m.rows();
   if (m.cols() != r) return false;
   for (Eigen::Index j = 0; j < r; ++j) {
@@ -116,6 +123,8 @@ bool cpp_is_lower_factor(Eigen::Map<Eigen::MatrixXd> m) {
       if (!std::isfinite(column[i])) return false;
   }
   return true;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 namespace {
@@ -126,17 +135,23 @@ void single_thread_after_fork() { gpsvm::set_thread_count(1); }
 }  // namespace
 
 // Sets the threads of the core's row-block loops (threads.hpp; Eigen's own
-// products stay on one thread) when `count` is not NULL, once per process
-// registering the fork rule above; returns the number in use (1 in a build
-// without OpenMP, or in a forked child).
+// products stay on one thread) when `count` is not NULL, at most the
+// processors this process may use, and with `follow_load` no more than are
+// idle when a threaded loop starts (threads.hpp); once per process
+// registering the fork rule above.  Returns the number set (1 in a forked
+// child).
 // [[Rcpp::export(rng = false)]]
-int cpp_threads(SEXP count) {
+int cpp_threads(SEXP count, SEXP follow_load) try {
   if (!Rf_isNull(count)) {
 #ifndef _WIN32
     static const bool registered = pthread_atfork(nullptr, nullptr, single_thread_after_fork) == 0;
     (void)registered;
 #endif
-    gpsvm::set_thread_count(static_cast<int>(gpsvm_glue::count_in(count, "threads", 1, 1024)));
+    const int asked = static_cast<int>(gpsvm_glue::count_in(count, "threads", 1, 1024));
+    gpsvm::set_thread_count(std::min(asked, gpsvm::available_processors()));
+    gpsvm::set_load_adaptive(gpsvm_glue::flag(follow_load, "gpsvm.threads_follow_load"));
   }
   return gpsvm::thread_count();
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }

@@ -78,7 +78,7 @@ Rcpp::List C_search_to_r(const gpsvm::MfsvrCSearchRecord& r) {
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                          Eigen::Map<Eigen::VectorXd> y, double C, double epsilon,
-                         Rcpp::List control, bool gradient) {
+                         Rcpp::List control, bool gradient) try {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   gpsvm::MfsvrControl ctrl = control_from_r(control);
   ctrl.gradient = gradient;
@@ -97,5 +97,7 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
     out["pivots"] = pivots;
   }
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 

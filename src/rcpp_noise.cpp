@@ -9,14 +9,16 @@
 
 // Variance of the noise density (eq. 29 of Gao et al. 2002b).
 // [[Rcpp::export(rng = false)]]
-double cpp_epsins_noise_variance(double C, double epsilon) {
+double cpp_epsins_noise_variance(double C, double epsilon) try {
   return gpsvm::EpsilonInsensitive(C, epsilon).noise_variance();
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Level-p quantiles of N(mean, var) + noise; p is recycled over mean and var.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean,
-                                        Rcpp::NumericVector var, double C, double epsilon) {
+                                        Rcpp::NumericVector var, double C, double epsilon) try {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
   if (p.size() < 1) Rcpp::stop("'p' is empty");
   if (var.size() != mean.size()) Rcpp::stop("'mean' and 'var' differ in length");
@@ -26,6 +28,8 @@ Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVect
     out[i] = lik.predictive_quantile(p[i % p.size()], mean[i], var[i]);
   }
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // The level-p quantiles of mixtures of those predictive distributions, a
@@ -34,7 +38,7 @@ Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVect
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean,
                                                 Rcpp::NumericMatrix var, Rcpp::NumericVector C,
-                                                double epsilon, Rcpp::NumericVector weight) {
+                                                double epsilon, Rcpp::NumericVector weight) try {
   const int k = C.size();
   if (p.size() < 1) Rcpp::stop("'p' is empty");
   if (mean.ncol() != k || var.ncol() != k || weight.size() != k || var.nrow() != mean.nrow())
@@ -50,6 +54,8 @@ Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::Num
     out[i] = gpsvm::epsins_mixture_quantile(p[i % p.size()], m, v, c, epsilon, w);
   }
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // P(T <= q) for T = f + noise, f ~ N(mean, var), elementwise (the predictive
@@ -57,7 +63,7 @@ Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::Num
 // 1e-300 as there.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector mean,
-                                   Rcpp::NumericVector var, double C, double epsilon) {
+                                   Rcpp::NumericVector var, double C, double epsilon) try {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
   if (q.size() != mean.size() || var.size() != mean.size())
     Rcpp::stop("'q', 'mean' and 'var' differ in length");
@@ -70,6 +76,8 @@ Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector me
     out[i] = lik.predictive_cdf(q[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]);
   }
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // log p(T = t) for T = f + noise, f ~ N(mean, var), elementwise: the log of
@@ -78,7 +86,7 @@ Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector me
 // at 1e-300 as there.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_epsins_log_density(Rcpp::NumericVector t, Rcpp::NumericVector mean,
-                                           Rcpp::NumericVector var, double C, double epsilon) {
+                                           Rcpp::NumericVector var, double C, double epsilon) try {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
   if (t.size() != mean.size() || var.size() != mean.size())
     Rcpp::stop("'t', 'mean' and 'var' differ in length");
@@ -91,4 +99,6 @@ Rcpp::NumericVector cpp_epsins_log_density(Rcpp::NumericVector t, Rcpp::NumericV
     out[i] = lik.moments(t[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]).log_z;
   }
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }

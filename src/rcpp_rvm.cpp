@@ -89,7 +89,7 @@ Rcpp::List rvm_result_to_r(const gpsvm::RvmResult& r) {
 Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                        Rcpp::Nullable<Rcpp::List> penalty = R_NilValue,
-                       Rcpp::Nullable<Rcpp::IntegerVector> basis = R_NilValue) {
+                       Rcpp::Nullable<Rcpp::IntegerVector> basis = R_NilValue) try {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   const auto interrupt = gpsvm_glue::interrupt_callback();
   std::optional<std::vector<Eigen::Index>> centres;
@@ -103,4 +103,6 @@ Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   return rvm_result_to_r(gpsvm::srvm_fit(k, x, y, gpsvm_glue::matrix_element(pen, "points"),
                                          penalty_from_r(pen), srvm_control_from_r(control),
                                          interrupt, centres_or_all));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }

@@ -8,7 +8,7 @@
 
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) {
+                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) try {
   using gpsvm_glue::element;
   gpsvm::SvrControl ctl;
   ctl.C = gpsvm_glue::number_in(element(control, "C"), "C", 0.0, R_PosInf);
@@ -26,4 +26,6 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("fitted") = res.fitted, Rcpp::Named("objective") = res.objective,
       Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(res.status),
       Rcpp::Named("kernel_columns") = static_cast<double>(res.kernel_columns));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }

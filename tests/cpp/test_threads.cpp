@@ -51,22 +51,11 @@ struct ThreadCount {
   int old;
 };
 
-// The most threads OpenMP gives a team (OMP_THREAD_LIMIT may cap it).
-int thread_limit() {
-#ifdef _OPENMP
-  return omp_get_thread_limit();
-#else
-  return 1;
-#endif
-}
+// The most threads a round may have (OMP_THREAD_LIMIT may cap them, and a
+// build without std::thread has one).
+int thread_limit() { return gpsvm::thread_limit(); }
 
-int this_thread() {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
+std::thread::id this_thread() { return std::this_thread::get_id(); }
 
 }  // namespace
 
@@ -78,7 +67,7 @@ TEST_CASE("for_row_blocks: every row once, threads only on many rows, interrupt 
     for (Eigen::Index n : rows) {
       const std::string note = "n " + std::to_string(n) + ", threads " + std::to_string(threads);
       std::vector<int> visits(static_cast<std::size_t>(n), 0);
-      std::vector<int> worker(static_cast<std::size_t>(n), -1);
+      std::vector<std::thread::id> worker(static_cast<std::size_t>(n));
       const std::thread::id caller = std::this_thread::get_id();
       bool interrupt_elsewhere = false;
       int interrupts = 0;
@@ -133,14 +122,22 @@ TEST_CASE("for_each_item: every item once, item i on slot i mod threads, errors 
       for (auto& v : visits) v = 0;
       std::atomic<bool> slot_out{false};
       const int used = std::max(1, std::min({threads, count, thread_limit()}));
+      // the thread that ran each item: one thread a slot, another for each slot
+      std::vector<std::thread::id> ran(static_cast<std::size_t>(count));
       gpsvm::for_each_item(count, threads, [&](int i, int slot) {
         ++visits[static_cast<std::size_t>(i)];
-        if (slot != i % used || slot != this_thread()) slot_out = true;
+        ran[static_cast<std::size_t>(i)] = this_thread();
+        if (slot != i % used) slot_out = true;
       });
-      bool once = true;
+      bool once = true, own_thread = true;
       for (auto& v : visits) once = once && v == 1;
+      for (int i = 0; i < count; ++i)
+        for (int j = 0; j < count; ++j)
+          own_thread = own_thread && ((i % used == j % used) == (ran[static_cast<std::size_t>(i)] ==
+                                                                 ran[static_cast<std::size_t>(j)]));
       CHECK_MSG(once, note);
       CHECK_MSG(!slot_out, note);
+      CHECK_MSG(own_thread, note);
     }
   }
   CHECK_THROWS(gpsvm::for_each_item(9, 2, [](int i, int) {
@@ -152,7 +149,7 @@ TEST_CASE("for_each_item: every item once, item i on slot i mod threads, errors 
 TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen's numbers") {
   ref::Random rng(43);
   // orders below, at and past the threshold, ending inside a block and on its edge
-  for (Eigen::Index n : {gpsvm::kThreadedDense - 1, gpsvm::kThreadedDense, Eigen::Index(517),
+  for (Eigen::Index n : {gpsvm::kThreadedDense - 1, gpsvm::kThreadedDense, Eigen::Index(600),
                          Eigen::Index(640)}) {
     const std::string note = "n " + std::to_string(n);
     const MatrixXd a = rng.uniform_matrix(n + 10, n, -1.0, 1.0);

@@ -48,7 +48,7 @@ test_that("scale = TRUE is the fit on inputs standardised by hand, applied to ne
   expect_output(print(svc(x, d$y)), "input columns centred and scaled")
 })
 
-test_that("constant columns and a formula's factor columns are not scaled", {
+test_that("constant columns are centred only and a formula's factor columns are not scaled", {
   d <- two_class_data(40, 42)
   df <- data.frame(u = d$x[, 1] * 5, g = factor(rep(c("p", "q", "r", "s"), 10)), k = 2,
                    cls = factor(d$y))
@@ -56,13 +56,14 @@ test_that("constant columns and a formula's factor columns are not scaled", {
   # each fit's EP started: this one warm, from its evidence search)
   tight <- gpc_control(tol = 1e-12)
   expect_warning(fit <- gpc(cls ~ u + g + k, data = df, control = tight),
-                 "constant input column\\(s\\) left unscaled: k")
+                 "constant input column\\(s\\) centred to 0, not scaled: k")
   s <- fit$scaling
   dummies <- grep("^g", names(s$scale))
   expect_equal(unname(s$scale[dummies]), rep(1, length(dummies)))
   expect_equal(unname(s$center[dummies]), rep(0, length(dummies)))
   expect_equal(unname(s$scale["u"]), sd(df$u))
-  expect_equal(unname(s$center[c("k")]), 0)
+  expect_equal(unname(s$center[c("k")]), 2)
+  expect_equal(unname(s$scale[c("k")]), 1)
   # predictions on new data use the stored scaling
   new <- data.frame(u = c(-3, 4), g = factor(c("q", "s"), levels = c("p", "q", "r", "s")), k = 2)
   hand <- gpc(cls ~ u + g + k, data = transform(df, u = (u - mean(u)) / sd(u)),

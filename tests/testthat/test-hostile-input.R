@@ -328,3 +328,282 @@ test_that("plots bound their grids", {
   expect_error(plot(rbf_kernel(1), n = 1e7), "'n' must be at most 10000")
   expect_error(plot(svc(d$x, factor(d$y > 0.2)), grid = 1e5), "'grid' must be at most 1000")
 })
+
+# ---- answers that were silently wrong ---------------------------------------
+
+test_that("a constant input column leaves the relevance vector machines' fit as lm() finds it", {
+  # (the scaling centres a constant column: left at 5, it added 12.5 to every
+  # value of the linear kernel, no basis function was worth adding, and the
+  # fit was the mean, 0.0957 everywhere)
+  for (setting in list(list(n = 30, value = 5), list(n = 100, value = 20))) {
+    set.seed(1)
+    a <- rnorm(setting$n)
+    y <- a + rnorm(setting$n, sd = 0.1)
+    X <- cbind(a = a, b = setting$value)
+    Z <- cbind(a = c(-1, 0, 1), b = setting$value)
+    ref <- unname(predict(lm(y ~ a), data.frame(a = Z[, "a"])))
+    fits <- suppressWarnings(list(
+      default = rvm(X, y), linear = rvm(X, y, kernel = linear_kernel()),
+      poly2 = rvm(X, y, kernel = poly_kernel(2)),
+      formula = rvm(y ~ a + b, data.frame(a = a, b = setting$value, y = y)),
+      srvm = srvm(X, y, kernel = linear_kernel())))
+    for (name in names(fits)) {
+      fit <- fits[[name]]
+      pred <- if (name == "formula") predict(fit, data.frame(a = Z[, "a"], b = setting$value)) else
+        predict(fit, Z)
+      expect_lt(max(abs(unname(pred) - ref)), 0.05, label = paste(name, setting$n))
+      expect_gt(length(fit$relevance_vectors), 0L, label = paste(name, setting$n))
+    }
+    # the constant's value does not matter: it is centred to 0
+    other <- suppressWarnings(rvm(cbind(a = a, b = -3 * setting$value), y))
+    expect_equal(unname(predict(other, cbind(a = Z[, "a"], b = -3 * setting$value))),
+                 unname(predict(fits$default, Z)), tolerance = 1e-10)
+  }
+  expect_warning(rvm(cbind(a = rnorm(20), 5), rnorm(20)),
+                 "constant input column\\(s\\) centred to 0, not scaled: x2")
+})
+
+test_that("a polynomial kernel on a constant column no longer makes srvm()'s precision singular", {
+  set.seed(1)
+  x <- runif(30, -3, 3)
+  d <- data.frame(x = x, b = 5, y = sin(x) + rnorm(30, sd = 0.1))
+  with_b <- suppressWarnings(srvm(y ~ x + b, d, kernel = poly_kernel(3)))
+  without <- srvm(y ~ x, d, kernel = poly_kernel(3))
+  new <- data.frame(x = c(-2, 0, 2), b = 5)
+  expect_equal(unname(predict(with_b, new)), unname(predict(without, new)), tolerance = 1e-8)
+})
+
+test_that("svr() on inputs far from the origin fits and predicts as on the inputs moved there", {
+  # the Gaussian kernel depends on differences only: x + 1e8 is the same
+  # model as x (the solver's fast kernel columns lost every digit of the
+  # distances: fitted values 1.79, -4.27, 2.09 where sin gives 0.90, -0.97, 1.00)
+  set.seed(1)
+  xx <- sort(runif(60, 0, 10))
+  yy <- sin(xx) + rnorm(60, sd = 0.05)
+  for (bias in c(FALSE, TRUE)) {
+    far <- svr(matrix(xx + 1e8), yy, C = 5, kernel = rbf_kernel(1), scale = FALSE, bias = bias)
+    near <- svr(matrix(xx), yy, C = 5, kernel = rbf_kernel(1), scale = FALSE, bias = bias)
+    expect_equal(unname(fitted(far)), unname(fitted(near)), tolerance = 1e-6)
+    expect_equal(unname(predict(far, matrix(xx + 1e8))), unname(fitted(far)), tolerance = 1e-8)
+    expect_lt(max(abs(fitted(far) - sin(xx))), 0.2)
+  }
+})
+
+test_that("a Gaussian width far below the inputs' spread predicts fitted() at the training rows", {
+  # at sigma = 1e-8 the kernel matrix is the identity; the fast kernel forms
+  # rounded their exponents by O(1) there (fitted -0.808, predict() 0.080)
+  set.seed(3)
+  X <- matrix(rnorm(120), 40)
+  y <- sin(X[, 1]) + rnorm(40, sd = 0.1)
+  for (sigma in c(1e-8, 1e-6)) {
+    expect_identical(kernel_matrix(rbf_kernel(sigma), scale(X)), diag(40))
+    fit <- svr(X, y, kernel = rbf_kernel(sigma))
+    expect_equal(unname(predict(fit, X)), unname(fitted(fit)), tolerance = 1e-10)
+  }
+})
+
+test_that("one observation, or a response without spread, gets no intervals in arbitrary units", {
+  for (fitter in list(mfsvr, svr)) {
+    fit <- fitter(matrix(1, 1, 1), 3000)
+    expect_identical(unname(predict(fit, matrix(5))), 3000)
+    expect_error(predict(fit, matrix(5), interval = "prediction"),
+                 "no spread \\(one observation\\) .* refit with scale = FALSE")
+    expect_error(predict(fit, matrix(5), se.fit = TRUE), "arbitrary units")
+  }
+  # with scale = FALSE the units are y's own, as given
+  expect_true(all(is.finite(predict(mfsvr(matrix(1, 1, 1), 3000, scale = FALSE), matrix(5),
+                                    interval = "prediction"))))
+})
+
+test_that("a polynomial kernel that is no covariance is refused, given or edited", {
+  set.seed(4)
+  X <- scale(matrix(rnorm(80), 40))
+  # (1 - <x, x'>)^2 has negative eigenvalues on these points (plain R)
+  expect_lt(min(eigen((1 - tcrossprod(X))^2, symmetric = TRUE, only.values = TRUE)$values), -1)
+  expect_error(poly_kernel(2, scale = -1), "'scale' must be >= 0, not -1: .* not positive semidefinite")
+  expect_error(poly_kernel(1, offset = -2), "'offset' must be >= 0")
+  k <- poly_kernel(2)
+  k$scale <- -1
+  y <- sin(X[, 1])
+  for (fitter in list(svr, mfsvr, rvm, srvm)) expect_error(fitter(X, y, kernel = k), "'scale' must be >= 0")
+  expect_error(gpc(X, factor(y > 0), kernel = k), "'scale' must be >= 0")
+  # as parsnip's scale_factor, 0 is a constant kernel (positive semidefinite)
+  expect_s3_class(poly_kernel(2, scale = 0), "gpsvm_kernel")
+})
+
+test_that("a fit whose kernel was replaced or edited by hand is refused by its validator", {
+  g <- rvm(dist ~ speed, cars, kernel = rbf_kernel())
+  g$kernel <- poly_kernel(2)
+  expect_error(predict(g, data.frame(speed = c(5, 20))),
+               "fit\\$kernel, the fit's weights and fit\\$x give .* fit\\$fitted.values has .* was the object edited")
+  f <- mfsvr(dist ~ speed, cars)
+  expect_identical(f$kernel$type, "polynomial")  # (the linear kernel, by the evidence)
+  f$kernel$degree <- 2L
+  expect_error(predict(f, data.frame(speed = c(5, 20))), "was the object edited")
+  s <- svr(dist ~ speed, cars, kernel = rbf_kernel(1))
+  s$kernel$sigma <- 3
+  expect_error(print(s), "was the object edited")
+  cl <- two_class_data(30, 3)
+  clf <- gpc(cl$x, cl$y, rbf_kernel(1), noise = 0.5)
+  clf$kernel$sigma <- 2
+  expect_error(predict(clf, cl$x[1:2, ]), "fit\\$kernel, the weights and fit\\$x give the decision value")
+})
+
+test_that("a classifier has no residuals, and says so", {
+  cl <- two_class_data(30, 3)
+  for (fit in list(gpc(cl$x, cl$y, rbf_kernel(1), noise = 0.5), svc(cl$x, cl$y, rbf_kernel(1)))) {
+    expect_error(residuals(fit), "a classifier has no residuals: compare fitted\\(fit\\)")
+  }
+})
+
+# ---- errors that say what happened ---------------------------------------------
+
+test_that("settings beyond double precision, and calls R's internals stopped, are errors naming the argument", {
+  d <- sinc_report()
+  expect_error(mfsvr(d$x, d$y, C = 1e-300), "'C' must lie in \\[1.49e-154, 1.34e\\+154\\]")
+  expect_error(mfsvr(d$x, d$y, C = 5, epsilon = 1e308), "'epsilon' must lie in \\[0, 1.34e\\+154\\]")
+  expect_error(svr(d$x, d$y, C = Inf), "'C' must lie in .* not Inf")
+  expect_error(svr_noise_variance(1e-200, 0.1), "'C' must lie in")
+  fit <- mfsvr(d$x, d$y, C = 5)
+  expect_error(evidence_curve(fit, C = c(1e-300, 1e300)), "'C' must lie in \\[1.49e-154")
+  # an open end is printed open, and the message gives the value
+  expect_error(rbf_kernel(Inf), "'sigma' must lie in \\(0, Inf\\), not Inf")
+  expect_error(rbf_kernel(0), "'sigma' must lie in \\(0, Inf\\), not 0")
+  expect_error(predict(fit, 0, interval = "prediction", level = 1), "'level' must lie in \\(0, 1\\), not 1")
+  expect_error(predict(fit, 0, interval = "prediction", level = 0), "'level' must lie in \\(0, 1\\), not 0")
+  labels <- factor(d$y > 0.2)
+  expect_error(gpc(d$x, labels, bias = 1e308), "'bias' must be at most 1e\\+10 .* not 1e\\+308")
+  expect_error(mfsvr(d$x, d$y, bias = 1e300), "'bias' must be at most")
+  # a polynomial kernel whose values reach 1e29 on the scaled inputs
+  set.seed(1)
+  u <- runif(30, -3, 3)
+  expect_error(mfsvr(u, sin(u) + rnorm(30, sd = 0.1), kernel = poly_kernel(50)),
+               "mfsvr\\(\\): .* polynomial kernel whose values reach .* lower 'degree' or a smaller 'scale'")
+  # rvm()'s basis beyond the observations, without R's integer overflow
+  warned <- character(0)
+  message <- withCallingHandlers(tryCatch(rvm(d$x, d$y, basis = 2^31 - 1), error = conditionMessage),
+                                 warning = function(w) {
+                                   warned <<- c(warned, conditionMessage(w))
+                                   invokeRestart("muffleWarning")
+                                 })
+  expect_match(message, "'basis' = 2147483647 exceeds the number of observations \\(40\\)")
+  expect_length(warned, 0L)
+  # step() on a fit to a matrix, and formulas that leave no rows
+  mat <- mfsvr(cbind(a = d$x, b = rev(d$x)), d$y, C = 5)
+  expect_error(step(mat, trace = 0), "terms\\(\\) \\(and so step\\(\\)\\) needs a fit made with a formula")
+  frame <- data.frame(x = d$x, y = d$y, cl = labels)
+  for (call in list(quote(gpc(cl ~ x, frame, subset = x > 100)), quote(svc(cl ~ x, frame, subset = x > 100)),
+                    quote(mfsvr(y ~ x, frame, subset = x > 100)))) {
+    expect_error(eval(call), "no rows of 'data' are left to fit", info = deparse(call))
+  }
+  # print() of a fit to one row names its columns and counts in the singular
+  one <- mfsvr(matrix(1, 1, 1), 3)
+  expect_output(print(one), "1 observation, C")
+  expect_output(print(one), "centred only: the constant column x1\\)")
+})
+
+# ---- hangs, threads and memory, each in a process of its own ------------------
+
+# Runs `code` in a fresh R process with gpsvm loaded, killed after `seconds`
+# and, with `memory_mb`, limited to that much address space (ulimit -v):
+# the result's `value` is the last line the process wrote, "OK ..." or
+# "ERROR <message>", and `timed_out` whether it was killed.
+run_isolated <- function(code, seconds = 60, memory_mb = NULL) {
+  skip_on_os("windows")
+  script <- tempfile(fileext = ".R")
+  on.exit(unlink(script))
+  writeLines(c("suppressPackageStartupMessages(library(gpsvm))",
+               sprintf("res <- tryCatch({%s}, error = function(e) e)", code),
+               "cat(if (inherits(res, 'error')) paste('ERROR', conditionMessage(res)) else",
+               "    paste('OK', paste(format(res), collapse = ' ')), '\\n')"), script)
+  rscript <- shQuote(file.path(R.home("bin"), "Rscript"))
+  command <- sprintf("%sexec %s --vanilla %s", if (is.null(memory_mb)) "" else
+    sprintf("ulimit -v %d && ", as.integer(memory_mb * 1024)), rscript, shQuote(script))
+  old <- Sys.getenv("R_LIBS", unset = NA)
+  Sys.setenv(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
+  on.exit(if (is.na(old)) Sys.unsetenv("R_LIBS") else Sys.setenv(R_LIBS = old), add = TRUE)
+  out <- suppressWarnings(system2("sh", c("-c", shQuote(command)), stdout = TRUE, stderr = TRUE,
+                                  timeout = seconds))
+  status <- attr(out, "status") %||% 0L
+  list(value = utils::tail(out[nzchar(out)], 1L), output = out, timed_out = identical(status, 124L))
+}
+
+test_that("srvm() on 300 rows of 20000 inputs is refused at once, naming the cost", {
+  skip_on_cran()
+  run <- run_isolated(paste("set.seed(1); x <- matrix(rnorm(300 * 20000), 300);",
+                            "srvm(x, x[, 1] + rnorm(300))"), seconds = 60)
+  expect_false(run$timed_out)
+  expect_match(run$value, "ERROR srvm\\(\\): the roughness penalty in each of the 20000 input columns")
+  expect_match(run$value, "5.4e\\+11 multiply-adds .*roughness_penalty\\(at = \\)")
+  # below the limit it fits, and its check of the penalty's size takes one pass
+  set.seed(2)
+  x <- matrix(rnorm(40 * 300), 40)
+  fit <- suppressWarnings(srvm(x, x[, 1] + rnorm(40, sd = 0.1), calibration_folds = 0))
+  expect_s3_class(fit, "gpsvm_srvm")
+  # that one pass: the largest prior variance of the second derivatives
+  # over every row and column, against the formula at each (plain R: the
+  # polynomial kernel's (2)-mixed derivative at x in column c)
+  k <- poly_kernel(3, scale = 0.5, offset = 1)
+  z <- matrix(rnorm(12), 4)
+  by_column <- sapply(1:3, function(c) {
+    sapply(1:4, function(i) {
+      t <- z[i, c]
+      rest <- 0.5 * (sum(z[i, ]^2) - t^2) + 1
+      # d^2/dp^2 d^2/dq^2 (0.5 p q + rest)^3 at p = q = t: only j = 2, 3 terms
+      3 * 0.5^2 * rest * 4 + 1 * 0.5^3 * 36 * t^2
+    })
+  })
+  expect_equal(gpsvm:::cpp_kernel_diagonal_max(k, z, 2L), max(by_column), tolerance = 1e-12)
+})
+
+test_that("gpsvm_threads() is capped at the processors, and a small fit is the same on any setting", {
+  old <- gpsvm_threads(1000)
+  on.exit(gpsvm_threads(old), add = TRUE)
+  expect_lte(gpsvm_threads(), parallel::detectCores())
+  expect_gte(gpsvm_threads(), 1L)
+  d <- sinc_report()
+  many <- mfsvr(d$x, d$y, C = 5, control = mfsvr_control(rank_tol = 0))
+  gpsvm_threads(1)
+  one <- mfsvr(d$x, d$y, C = 5, control = mfsvr_control(rank_tol = 0))
+  expect_identical(fitted(many), fitted(one))
+  skip_on_cran()
+  # the case of the report: 300 rows on the most threads allowed
+  run <- run_isolated(paste("gpsvm_threads(2^31 - 1); set.seed(1); x <- runif(300, -3, 3);",
+                            "f <- mfsvr(x, sin(x) + rnorm(300, sd = 0.1)); gpsvm_threads()"),
+                      seconds = 60)
+  expect_false(run$timed_out)
+  expect_match(run$value, "^ERROR 'threads' must be a whole number in \\[1, 1024\\]|^OK [0-9]+")
+})
+
+test_that("a dense fit too large for the memory is refused before the allocation, naming the size", {
+  skip_on_cran()
+  # under a 3 GB limit whatever the machine: 50000 observations need three
+  # 20 GB matrices
+  setup <- "set.seed(1); n <- 5e4; x <- matrix(runif(2 * n), n); y <- sin(4 * x[, 1]) + rnorm(n, sd = 0.1);"
+  runs <- list(
+    mfsvr = run_isolated(paste(setup, "mfsvr(x, y, C = 5, kernel = rbf_kernel(1), bias = 0,",
+                               "control = mfsvr_control(rank_tol = 0))"), memory_mb = 3000),
+    gpc = run_isolated(paste(setup, "gpc(x, factor(y > 0), kernel = rbf_kernel(1), noise = 0.5,",
+                             "control = gpc_control(rank_tol = 0))"), memory_mb = 3000),
+    rvm = run_isolated(paste(setup, "rvm(x, y, kernel = rbf_kernel(1), basis = 5e4)"),
+                       memory_mb = 3000))
+  for (model in names(runs)) {
+    run <- runs[[model]]
+    expect_false(run$timed_out, label = model)
+    expect_match(run$value, sprintf("^ERROR %s\\(\\): .* need about [0-9.]+ GB of memory, more than the", model),
+                 label = model)
+  }
+  expect_match(runs$mfsvr$value, "50000 x 50000 kernel matrix .*3 matrices of 20.0 GB.*rank_tol")
+  expect_match(runs$rvm$value, "50000 x 50001 design .*'basis'")
+  # an allocation too small to be checked that still fails is an R error
+  # that says so, not a bare std::bad_alloc: the address space of a process
+  # that has loaded gpsvm, plus 40 MB, and a 72 MB kernel matrix
+  size <- run_isolated(paste("status <- readLines('/proc/self/status');",
+                             "as.numeric(gsub('[^0-9]', '', status[startsWith(status, 'VmSize')]))"))
+  skip_if_not(startsWith(size$value, "OK"), "no /proc/self/status")
+  vm_mb <- as.numeric(sub("OK ", "", size$value)) / 1024
+  run <- run_isolated("kernel_matrix(rbf_kernel(1), seq_len(3000)); 'made'", memory_mb = vm_mb + 40)
+  expect_false(run$timed_out)
+  expect_match(run$value, "^ERROR there is not enough memory for this computation \\(an allocation failed\\)")
+  expect_no_match(paste(run$output, collapse = "\n"), "std::bad_alloc")
+})

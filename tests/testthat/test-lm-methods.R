@@ -541,7 +541,7 @@ test_that("print() says what was scaled, counts in the right number, and each mo
                 "Scaling: none \\(left as they are: 3 columns coding factors\\)")
   x <- cbind(u = 1:6, k = 1)
   expect_warning(fit <- mfsvr(x, d$y, C = 5), "constant input")
-  expect_output(print(fit), "Scaling: 1 of 2 input columns and the response centred and scaled \\(left as they are: the constant column k\\)")
+  expect_output(print(fit), "Scaling: 1 of 2 input columns and the response centred and scaled \\(centred only: the constant column k\\)")
   expect_output(print(mfsvr(1:6, d$y, C = 5)), "Scaling: the input column and the response centred")
   expect_output(print(mfsvr(cbind(1:6, c(2, 7, 1, 8, 2, 8)), d$y, C = 5)),
                 "Scaling: both input columns and the response centred")

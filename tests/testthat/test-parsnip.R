@@ -311,7 +311,7 @@ test_that("bad engine arguments stop with gpsvm's own message naming them", {
                "inducing")
   expect_error(fit_with(regression(svm_rbf(), optimize = "width")),
                "'optimize' must be TRUE, FALSE or a subset of \"C\", \"epsilon\", \"sigma\"")
-  expect_error(fit_with(regression(svm_rbf(cost = -1))), "'cost' must lie in \\(0, Inf\\]")
+  expect_error(fit_with(regression(svm_rbf(cost = -1))), "'cost' must lie in \\(0, Inf\\), not -1")
   expect_error(fit_with(regression(svm_poly(degree = 1.5))), "'degree' must be a whole number")
   expect_error(fit(classification(svm_linear(margin = 0.1)), Species ~ ., data = iris),
                "'margin' is the width of a regression's insensitive tube")

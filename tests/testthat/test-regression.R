@@ -376,15 +376,17 @@ test_that("scale = FALSE gives exactly the fits of the internal fitters on the d
   expect_identical(as.numeric(logLik(a)), core$log_lik)
 })
 
-test_that("input scaling: constant columns warn and stay, factor dummies stay, y is standardised", {
+test_that("input scaling: constant columns warn and are centred, factor dummies stay, y is standardised", {
   set.seed(12)
   d <- data.frame(u = rnorm(30, 100, 20), w = 7, g = factor(rep(c("p", "q", "r"), 10)))
   d$y <- d$u / 10 + as.integer(d$g) + rnorm(30)
-  expect_warning(fit <- rvm(y ~ u + w + g, data = d), "constant input column\\(s\\) left unscaled: w")
+  expect_warning(fit <- rvm(y ~ u + w + g, data = d),
+                 "constant input column\\(s\\) centred to 0, not scaled: w")
   s <- fit$scaling
   expect_equal(s$center[["u"]], mean(d$u))
   expect_equal(s$scale[["u"]], sd(d$u))
-  expect_identical(unname(s$center[c("w", "gp", "gq", "gr")]), c(0, 0, 0, 0))
+  expect_identical(unname(s$center[c("w", "gp", "gq", "gr")]), c(7, 0, 0, 0))
+  expect_identical(unname(fit$x[, "w"]), rep(0, 30))
   expect_identical(unname(s$scale[c("w", "gp", "gq", "gr")]), c(1, 1, 1, 1))
   expect_equal(fit$response_scaling, list(center = mean(d$y), scale = sd(d$y)))
   expect_equal(unname(fit$x[, "gq"]), as.numeric(d$g == "q"))
@@ -615,9 +617,16 @@ test_that("hard cases with scaling: one point, constant response, duplicates, an
     one <- fitter(2, 5)
     expect_identical(one$response_scaling, list(center = 5, scale = 1))
     expect_true(is.finite(logLik(one)))
-    expect_true(all(is.finite(predict(one, c(1, 2, 3), interval = "confidence"))))
+    # one observation has no spread to set the response's units from:
+    # standard errors and intervals are refused, the point prediction stays
+    expect_identical(unname(predict(one, c(1, 2, 3))), c(5, 5, 5))
+    expect_error(predict(one, c(1, 2, 3), interval = "confidence"),
+                 "no spread \\(one observation\\).* scale = FALSE")
+    expect_true(all(is.finite(predict(fitter(2, 5, scale = FALSE), c(1, 2, 3),
+                                      interval = "confidence"))))
     cst <- fitter(1:10, rep(3, 10))
     expect_equal(unname(predict(cst, c(2.5, 20))), c(3, 3), tolerance = 1e-6)
+    expect_error(predict(cst, 2, se.fit = TRUE), "all 10 values are 3")
     x <- rep(1:5, each = 3)
     dup <- fitter(x, sin(x) + rep(c(-0.1, 0, 0.1), 5))
     expect_true(all(is.finite(predict(dup, c(1.5, 3), se.fit = TRUE)$se.fit)))

@@ -436,13 +436,14 @@ test_that("a new target's interval integrates the noise level against its poster
   }
 })
 
-test_that("one centred observation leaves no degrees of freedom for the noise: an error", {
+test_that("one centred observation leaves no units for the error bars: an error", {
   for (fitter in list(rvm, srvm)) {
     one <- fitter(1, 2)
-    expect_error(predict(one, 1, interval = "prediction"),
-                 "no degrees of freedom are left to estimate the noise")
-    expect_true(all(is.finite(predict(one, c(1, 5), interval = "confidence"))))
-    # its plots leave the prediction band out
+    # the scaling took its mean and has no spread to take the units from
+    expect_error(predict(one, 1, interval = "prediction"), "no spread \\(one observation\\)")
+    expect_error(predict(one, c(1, 5), interval = "confidence"), "arbitrary units")
+    expect_identical(unname(predict(one, c(1, 5))), c(2, 2))
+    # its plots leave the bands out
     pdf(NULL)
     expect_invisible(plot(one))
     expect_invisible(plot(one, which = "observed"))

@@ -157,7 +157,7 @@ test_that("evidence() is every model's log evidence; evidence_curve() refits a f
                vapply(Cs, function(C) evidence(same(C), "refined"), numeric(1)),
                tolerance = 1e-10)
   expect_error(evidence_curve(rvm(voc_x, voc_y), C = Cs), "varies C, which a rvm\\(\\) fit")
-  expect_error(evidence_curve(m, C = -1), "'C' must be a vector of positive")
+  expect_error(evidence_curve(m, C = -1), "'C' must lie in \\[1.49e-154, 1.34e\\+154\\], .* not -1")
   # the gradient of the EP evidence against central differences in log C
   e <- evidence(m, gradient = TRUE)
   h <- 1e-4

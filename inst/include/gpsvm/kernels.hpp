@@ -14,11 +14,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "interrupt.hpp"
+#include "memory.hpp"
 
 namespace gpsvm {
 
@@ -221,6 +223,13 @@ struct Kernel {
   //   (6 sigma^2) + a^4 t^4 / (24 sigma^4) + ... for p = 2): a^2 / sigma^2 for
   //   p = 1, n = 1; a^2 / (3 sigma^2) and a^4 / sigma^4 for p = 2, n = 1, 2.
   double mixed_derivative_diagonal(const double* x, Index d, int order, Index coord) const {
+    return mixed_derivative_diagonal(x, d, order, coord, dot(x, x, d));
+  }
+
+  // The same with |x|^2 given (`squared_norm`), so that every coordinate of
+  // a point costs O(degree), not O(d) more.
+  double mixed_derivative_diagonal(const double* x, Index d, int order, Index coord,
+                                   double squared_norm) const {
     check_smoothness(order);
     if (order == 0) return (*this)(x, x, d);
     if (family == KernelFamily::rbf) {
@@ -234,7 +243,7 @@ struct Kernel {
     }
     if (order > degree) return 0.0;
     const double t = x[coord];
-    const double c = scale * (dot(x, x, d) - t * t) + offset;
+    const double c = scale * (squared_norm - t * t) + offset;
     double sum = 0.0;
     double binom = 1.0;  // C(deg, j), updated as j grows
     for (int j = 0; j <= degree; ++j) {
@@ -262,10 +271,10 @@ struct Kernel {
                                   std::to_string(kMaxDerivativeOrder) + "]");
   }
 
- private:
   // a = sqrt(2 nu) of the Matern kernel.
   double matern_a() const { return std::sqrt(2.0 * smoothness + 1.0); }
 
+ private:
   // (1, 1 + s, 1 + s + s^2 / 3) for p = 0, 1, 2 at s = a r.
   double matern_polynomial(double ar) const {
     if (smoothness == 0) return 1.0;
@@ -342,9 +351,11 @@ class KernelEvaluator {
       : kernel_(kernel), points_(x.transpose()) {
     kernel_.validate();
     if (kernel_.radial()) {
-      squared_norms_ = points_.colwise().squaredNorm().transpose();
       centre_ = points_.rowwise().mean();
+      centred_ = points_.colwise() - centre_;
+      squared_norms_ = centred_.colwise().squaredNorm().transpose();
       half_inv_sigma2_ = 1.0 / (2.0 * kernel_.sigma * kernel_.sigma);
+      largest_norm_ = squared_norms_.size() > 0 ? squared_norms_.maxCoeff() : 0.0;
     }
   }
 
@@ -371,18 +382,21 @@ class KernelEvaluator {
 
   // Fast forms for solvers that evaluate many columns (SMO).  Gaussian
   // columns use the expansion |x_i - x_j|^2 = |x_i|^2 + |x_j|^2 - 2 <x_i, x_j>
-  // (clamped at 0): one matrix-vector product and a vectorised exp, several
-  // times faster than point by point.  The price is an absolute rounding
-  // error of about 1e-16 (|x_i|^2 + |x_j|^2) in the squared distance, so
-  // column(), gram() and cross() keep the direct differences.  The Matern
-  // kernels of nu = 3/2 and 5/2 are smooth in the squared distance and use
-  // the same forms; nu = 1/2's exp(-r) has slope -1 at r = 0, where such a
-  // rounding of r^2 would move it by 1e-8, and other kernels fall back to
-  // the exact forms.
+  // (clamped at 0) of the points moved by their mean: one matrix-vector
+  // product and a vectorised exp, several times faster than point by point.
+  // The Matern kernels of nu = 3/2 and 5/2 are smooth in the squared
+  // distance and use the same forms; nu = 1/2's exp(-r) has slope -1 at
+  // r = 0, where a rounding of r^2 would move it by 1e-8.
+  // The price is an absolute rounding error of about 1e-16 (|x_i|^2 +
+  // |x_j|^2) in the squared distance, which the move keeps to the data's
+  // spread (inputs near 1e8 would otherwise lose every digit of their
+  // distances); where even that is visible in the exponent (fast_exact()),
+  // and for other kernels, the exact forms are used.  column(), gram() and
+  // cross() keep the direct differences.
   void fast_column(Index j, double* out) const {
-    if (!fast_radial()) return column(j, out);
+    if (!fast_exact(largest_norm_)) return column(j, out);
     Eigen::Map<VectorXd> o(out, size());
-    o.noalias() = points_.transpose() * points_.col(j);
+    o.noalias() = centred_.transpose() * centred_.col(j);
     o = (squared_norms_.array() + (squared_norms_[j] - 2.0 * o.array())).max(0.0) *
         (-half_inv_sigma2_);
     kernel_.values_from_exponents(o);
@@ -401,7 +415,7 @@ class KernelEvaluator {
     const Index n = size();
     InterruptPoll poll(interrupt);
     out.setZero(n);
-    if (!fast_radial()) {
+    if (!fast_exact(largest_norm_)) {
       VectorXd col(n);
       for (Index j = 0; j < n; ++j) {
         poll();
@@ -435,13 +449,13 @@ class KernelEvaluator {
 
   // out[t] = k(x_rows[t], x_j) for t < m, in the fast form above.
   void fast_rows(Index j, const Index* rows, Index m, double* out) const {
-    if (!fast_radial()) {
+    if (!fast_exact(largest_norm_)) {
       for (Index t = 0; t < m; ++t) out[t] = (*this)(rows[t], j);
       return;
     }
-    const double* xj = point(j);
+    const double* xj = centred_.col(j).data();
     for (Index t = 0; t < m; ++t) {
-      const double* xk = point(rows[t]);
+      const double* xk = centred_.col(rows[t]).data();
       double dot = 0.0;
       for (Index c = 0; c < dimension(); ++c) dot += xk[c] * xj[c];
       out[t] = squared_norms_[rows[t]] + squared_norms_[j] - 2.0 * dot;
@@ -474,6 +488,7 @@ class KernelEvaluator {
   // The symmetric Gram matrix, each pair evaluated once.
   MatrixXd gram(const std::function<void()>& interrupt = nullptr) const {
     const Index n = size();
+    require_gram();
     InterruptPoll poll(interrupt);
     MatrixXd k(n, n);
     for (Index j = 0; j < n; ++j) {
@@ -492,8 +507,9 @@ class KernelEvaluator {
   // triangle mirrored); gram() for other kernels.  For solvers that hold K
   // and multiply by it many times.
   MatrixXd fast_gram(const std::function<void()>& interrupt = nullptr) const {
-    if (!fast_radial()) return gram(interrupt);
+    if (!fast_exact(largest_norm_)) return gram(interrupt);
     const Index n = size();
+    require_gram();
     InterruptPoll poll(interrupt);
     constexpr Index block = 128, row_tile = 512;
     MatrixXd left, right;
@@ -527,6 +543,30 @@ class KernelEvaluator {
     return out;
   }
 
+  // The largest diagonal(order, coord) over every point and coordinate, in
+  // one pass: O(n d) for a radial kernel's constant and the polynomial
+  // kernel's per-point norms, plus O(n d degree) for the latter's sums.
+  // (d calls of diagonal() cost O(n d^2): srvm()'s check of its penalty on
+  // 300 rows of 20000 inputs took minutes.)
+  double largest_diagonal(int order) const {
+    kernel_.check_smoothness(order);
+    if (size() == 0) return 0.0;
+    if (kernel_.radial())  // the same at every point and coordinate
+      return kernel_.mixed_derivative_diagonal(point(0), dimension(), order, 0);
+    double largest = -std::numeric_limits<double>::infinity();
+    for (Index i = 0; i < size(); ++i) {
+      const double* x = point(i);
+      const double norm = points_.col(i).squaredNorm();
+      if (order == 0) {
+        largest = std::max(largest, kernel_.mixed_derivative_diagonal(x, dimension(), 0, 0, norm));
+        continue;
+      }
+      for (Index c = 0; c < dimension(); ++c)
+        largest = std::max(largest, kernel_.mixed_derivative_diagonal(x, dimension(), order, c, norm));
+    }
+    return largest;
+  }
+
   // out[i] = sum_j k(z_i, x_j) w_j: predictions of a kernel expansion at
   // new points without the z-by-n cross matrix.  Gaussian kernel: tiles of
   // 256 new points by 256 training points, the exponents by one matrix
@@ -544,7 +584,11 @@ class KernelEvaluator {
       if (w[j] != 0.0) used.push_back(j);
     const MatrixXd zt = z.transpose();
     VectorXd out = VectorXd::Zero(z.rows());
-    if (!fast_radial()) {
+    const double z_norm =
+        kernel_.radial() && z.rows() > 0
+            ? (zt.colwise() - centre_).colwise().squaredNorm().maxCoeff()
+            : 0.0;
+    if (!fast_exact(std::max(largest_norm_, z_norm))) {
       for (Index i = 0; i < z.rows(); ++i) {
         poll();
         for (Index j : used) out[i] += w[j] * kernel_(zt.col(i).data(), point(j), dimension());
@@ -580,6 +624,9 @@ class KernelEvaluator {
   MatrixXd cross(const ConstMatrixRef& z, int order = 0, Index coord = 0,
                  const std::function<void()>& interrupt = nullptr) const {
     check_cross(z, order, coord);
+    require_matrices(static_cast<double>(z.rows()), static_cast<double>(size()), 2.0,
+                     "a " + std::to_string(z.rows()) + " x " + std::to_string(size()) +
+                         " cross-kernel matrix");
     InterruptPoll poll(interrupt);
     const MatrixXd zt = z.transpose();
     MatrixXd k(z.rows(), size());
@@ -615,10 +662,32 @@ class KernelEvaluator {
  private:
   const double* point(Index i) const { return points_.col(i).data(); }
 
-  // Whether the tiled fast forms apply (see fast_column()).
-  bool fast_radial() const {
-    return kernel_.family == KernelFamily::rbf ||
-           (kernel_.family == KernelFamily::matern && kernel_.smoothness >= 1);
+  // An n x n kernel matrix is held with about two more of its size (the
+  // factor of a dense posterior and its copy for R, or R's copy and the
+  // caller's): refused before it is formed when they do not fit.
+  void require_gram() const {
+    const double n = static_cast<double>(size());
+    require_matrices(n, n, 3.0, "a " + std::to_string(size()) + " x " + std::to_string(size()) +
+                                    " kernel matrix");
+  }
+
+  // Whether the fast radial forms apply (the Gaussian and the Matern kernels
+  // of nu = 3/2 and 5/2) and are exact to double precision for
+  // points whose squared distances from the centre are at most `norm`: their
+  // exponent's rounding, about 4e-16 h (|u|^2 + |v|^2) (h = 1 / (2
+  // sigma^2)), must stay below 1e-10, a relative error of the kernel's
+  // values no solver or prediction resolves.  A width far below the
+  // inputs' spread (sigma = 1e-8 on standardised data, where the kernel
+  // matrix is the identity) makes that rounding of order 1, and
+  // predict() at a training row then differed from fitted().
+  // (The Matern kernels' values move by a^2 times their exponent's error.)
+  bool fast_exact(double norm) const {
+    const bool radial = kernel_.family == KernelFamily::rbf ||
+                        (kernel_.family == KernelFamily::matern && kernel_.smoothness >= 1);
+    if (!radial) return false;
+    const double slope =
+        kernel_.family == KernelFamily::matern ? kernel_.matern_a() * kernel_.matern_a() : 1.0;
+    return 8e-16 * slope * half_inv_sigma2_ * norm <= 1e-10;
   }
 
   // Radial kernels: the exponent -h |u - v|^2 (h = 1 / (2 sigma^2)) of
@@ -659,8 +728,10 @@ class KernelEvaluator {
 
   Kernel kernel_;
   MatrixXd points_;          // d x n: one point per column
-  VectorXd squared_norms_;   // |x_i|^2, Gaussian kernel only (fast forms)
-  VectorXd centre_;          // mean of the points, Gaussian kernel only
+  MatrixXd centred_;         // the points minus their mean, radial kernels only
+  VectorXd squared_norms_;   // |x_i - centre|^2, radial kernels only (fast forms)
+  VectorXd centre_;          // mean of the points, radial kernels only
+  double largest_norm_ = 0.0;  // the largest of squared_norms_
   double half_inv_sigma2_ = 0.0;
 };
 

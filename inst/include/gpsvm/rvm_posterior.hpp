@@ -85,6 +85,16 @@ inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
   return std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
 }
 
+// The design of n rows on m candidate centres, n x (m + 1), is held with
+// about its size again in the products the fits form from it (H'H and
+// G = H'H_active of the fast algorithm, the penalty): refused before it is
+// formed when they do not fit.
+inline void require_design(Index n, Index m) {
+  require_matrices(static_cast<double>(n), static_cast<double>(m + 1), 2.0,
+                   "the " + std::to_string(n) + " x " + std::to_string(m + 1) +
+                       " design of the relevance vector machine");
+}
+
 // The design H = [1 K] of the training inputs, filled in place: assigning
 // ev.gram() would hold a second n x n matrix at the peak (16 n^2 bytes in
 // all instead of 8 n^2).  Same values as gram(): each k(x_i, x_j) is
@@ -92,6 +102,7 @@ inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
 inline MatrixXd design(const KernelEvaluator& ev,
                        const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
+  require_design(n, n);
   InterruptPoll poll(interrupt);
   MatrixXd h(n, n + 1);
   h.col(0).setOnes();
@@ -113,6 +124,7 @@ inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& cent
                        const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
   const Index m = static_cast<Index>(centres.size());
+  require_design(n, m);
   InterruptPoll poll(interrupt);
   MatrixXd h(n, m + 1);
   h.col(0).setOnes();

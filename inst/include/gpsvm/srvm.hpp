@@ -71,14 +71,20 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
 
 // P = (L H)'(L H) accumulated over blocks of penalty points, so that the
 // (m d) x (n + 1) matrix L H is never held whole: with the training inputs as
-// penalty points and 1000 centres it would take 8 n d (1000 + 1) bytes.
+// penalty points and 1000 centres it would take 8 n d (1000 + 1) bytes.  A
+// block holds up to 1024 points and about 32 MB (one point at a time on wide
+// inputs: with 20000 input columns, 1024 points took 48 GB).
 inline MatrixXd roughness_gram(const KernelEvaluator& ev, const ConstMatrixRef& z,
                                const RoughnessPenalty& pen,
                                const std::function<void()>& interrupt = nullptr) {
-  constexpr Index kBlock = 1024;
+  constexpr double kBlockBytes = 32.0 * 1048576.0;
+  const double point_bytes = 8.0 * static_cast<double>(ev.dimension()) *
+                             static_cast<double>(ev.size() + 1);
+  const Index block = std::max<Index>(
+      1, std::min<Index>(1024, static_cast<Index>(kBlockBytes / point_bytes)));
   MatrixXd p = MatrixXd::Zero(ev.size() + 1, ev.size() + 1);
-  for (Index start = 0; start < z.rows(); start += kBlock) {
-    const Index rows = std::min(kBlock, z.rows() - start);
+  for (Index start = 0; start < z.rows(); start += block) {
+    const Index rows = std::min(block, z.rows() - start);
     const MatrixXd lh = roughness_design(ev, z.middleRows(start, rows), pen, interrupt);
     p += crossprod(lh, interrupt);
   }

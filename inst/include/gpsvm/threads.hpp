@@ -6,11 +6,17 @@
 // updates, triangular solves and matrix-vector products are
 // single-threaded).
 //
-// Through OpenMP where the compiler has it (R's SHLIB_OPENMP_CXXFLAGS); the
-// same code runs on one thread without it.  The number of threads is one
-// process-wide setting (set_thread_count(), as Eigen::setNbThreads() is),
-// read only by the thread that runs a fit; it starts at 1, and a program
-// (R's glue, when the package loads) sets it.
+// Through std::thread: each parallel round starts its helper threads and
+// joins them, so that a thread waiting for the others sleeps.  (OpenMP's
+// threads spin while they wait: on a 2-core machine busy with other work,
+// where a round's threads cannot all run at once, a dense mfsvr() fit on
+// 300 rows took 5 to 10 times as long on two threads as on one, and one on
+// 3000 rows 1.25 times; starting threads costs tens of microseconds a
+// round, and the thresholds below keep rounds far longer than that.)  The
+// number of threads is one process-wide setting (set_thread_count(), as
+// Eigen::setNbThreads() is), read only by the thread that runs a fit; it
+// starts at 1, and a program (R's glue, when the package loads) sets it.
+// Where OpenMP is there, its thread limit (OMP_THREAD_LIMIT) caps it.
 //
 // Results do not depend on the number of threads, to the last bit: loops
 // whose rows are independent (a row's variance, a row of a triangular
@@ -30,9 +36,22 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <exception>
 #include <functional>
+#include <system_error>
 #include <vector>
+
+// std::thread, where the standard library has it (not libstdc++ built for
+// Windows' own thread model, as a cross-compiler's default may be: there
+// everything runs on the calling thread).
+#if defined(__GLIBCXX__) && !defined(_GLIBCXX_HAS_GTHREADS)
+#define GPSVM_STD_THREADS 0
+#else
+#define GPSVM_STD_THREADS 1
+#include <thread>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -64,45 +83,118 @@ inline int& thread_count_setting() {
   static int count = 1;
   return count;
 }
+inline bool& load_adaptive_setting() {
+  static bool adaptive = false;
+  return adaptive;
+}
 }  // namespace threads_detail
 
 // Whether this build runs threads at all.
-inline bool threads_available() {
+inline bool threads_available() { return GPSVM_STD_THREADS != 0; }
+
+// The most threads a round may have: OpenMP's thread limit where OpenMP
+// is there (OMP_THREAD_LIMIT), one without std::thread.
+inline int thread_limit() {
+  if (!threads_available()) return 1;
 #ifdef _OPENMP
-  return true;
+  return std::max(1, omp_get_thread_limit());
 #else
-  return false;
+  return 1 << 20;
 #endif
 }
 
-// The threads the row-block loops use (1 in a build without OpenMP).
+// The threads the row-block loops use: the setting, within that limit.
 inline int thread_count() {
-  return threads_available() ? threads_detail::thread_count_setting() : 1;
+  return std::min(threads_detail::thread_count_setting(), thread_limit());
 }
 
-// Sets them (values below 1 count as 1).  Eigen's own products stay on one
-// thread (EIGEN_DONT_PARALLELIZE, in the package's build flags): threads
-// start only where this file decides.
+// The processors this process may run on (OpenMP's count, which follows
+// the affinity mask, where OpenMP is there; else the hardware's).
+inline int available_processors() {
+#if defined(_OPENMP)
+  return std::max(1, omp_get_num_procs());
+#elif GPSVM_STD_THREADS
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+#else
+  return 1;
+#endif
+}
+
+// Sets them (values below 1 count as 1).  A program should not ask for
+// more than available_processors(): more threads than processors only wait
+// for each other (R's glue caps the setting there: 1000 threads made a
+// 300-row mfsvr() fit take 8-11 s instead of 0.04 s).  Eigen's own products
+// stay on one thread (EIGEN_DONT_PARALLELIZE, in the package's build
+// flags): threads start only where this file decides.
 inline void set_thread_count(int count) {
   threads_detail::thread_count_setting() = std::max(1, count);
 }
 
+// Whether the threads below follow the machine's load (off by default, so
+// that the C++ suite sees fixed counts; R's glue turns it on).
+inline void set_load_adaptive(bool adaptive) {
+  threads_detail::load_adaptive_setting() = adaptive;
+}
+
+// The processors not running other work at this moment, as far as the
+// system says: on Linux the processors less the other runnable threads
+// (/proc/loadavg's count, less the caller's own); elsewhere the processors.
+// A round of threads waits for the slowest of them, and a thread that must
+// wait for a processor held by other work holds up the round: on a 2-core
+// machine with a dozen runnable threads, dense mfsvr() fits on 300 to 1500
+// rows took 1.2 to 3 times as long on two threads as on one.
+// The system's figure is read at most every 10 ms (a read costs tens of
+// microseconds, a round of a small factorisation not many more); only the
+// thread that runs a fit asks.
+inline int idle_processors() {
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point read_at;
+  static int last = 0;
+  const Clock::time_point now = Clock::now();
+  if (last > 0 && now - read_at < std::chrono::milliseconds(10)) return last;
+  read_at = now;
+  int idle = available_processors();
+#if defined(__linux__)
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f) {
+    double one = 0.0, five = 0.0, fifteen = 0.0;
+    int running = 0, total = 0;
+    if (std::fscanf(f, "%lf %lf %lf %d/%d", &one, &five, &fifteen, &running, &total) == 5)
+      idle -= std::max(0, running - 1);
+    std::fclose(f);
+  }
+#endif
+  last = std::max(1, idle);
+  return last;
+}
+
+// Up to `count` threads, no more than the processors idle now when the load
+// is followed.
+inline int idle_threads(int count) {
+  if (count <= 1 || !threads_detail::load_adaptive_setting()) return count;
+  return std::min(count, idle_processors());
+}
+
+// The threads to start now: the setting, within idle_threads().
+inline int threads_now() { return idle_threads(thread_count()); }
+
 // The threads a memory-bound loop over n rows uses.
-inline int threads_for_rows(Eigen::Index n) { return n < kThreadedRows ? 1 : thread_count(); }
+inline int threads_for_rows(Eigen::Index n) { return n < kThreadedRows ? 1 : threads_now(); }
 
 // The threads a pass over an n x m factor uses, m^2 multiply-adds a row.
 inline int threads_for_pass(Eigen::Index n, Eigen::Index m) {
   const double work = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(m);
-  return work < kThreadedPassWork ? 1 : thread_count();
+  return work < kThreadedPassWork ? 1 : threads_now();
 }
 
 // Dense factorisations of order below this stay on one thread: below it
-// one takes a millisecond or less, and starting threads costs a sizeable
-// part of that (measured in bench/bench-limit.R's engine part).
-constexpr Eigen::Index kThreadedDense = 256;
+// one takes a few milliseconds, in rounds of tens of microseconds, and
+// starting threads for each round costs a sizeable part of that (at 300,
+// gpc()'s default fit took 1.8 times as long on two threads as on one).
+constexpr Eigen::Index kThreadedDense = 512;
 
 // The threads a dense factorisation of order n uses.
-inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : thread_count(); }
+inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : threads_now(); }
 
 // Calls work(i, slot) for i in [0, count) on up to `threads` threads, the
 // items dealt out in turn (item i to thread i mod threads: a round of as
@@ -110,30 +202,39 @@ inline int threads_for_dense(Eigen::Index n) { return n < kThreadedDense ? 1 : t
 // balance); slot in [0, threads) is the running thread's, for a workspace
 // of its own.  work(i, .) must compute the same numbers whatever slot runs
 // it.  The first exception any item throws is rethrown here.
+// (Slot s runs on helper thread s, slot 0 on the caller; a helper the
+// system cannot start leaves its slot to the caller, after its own.)
 template <class Work>
 void for_each_item(int count, int threads, Work&& work) {
-  threads = std::max(1, std::min(threads, count));
+  threads = std::max(1, std::min({threads, count, thread_limit()}));
   if (threads == 1) {
     for (int i = 0; i < count; ++i) work(i, 0);
     return;
   }
+#if GPSVM_STD_THREADS
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-#endif
-  for (int i = 0; i < count; ++i) {
-    int slot = 0;
-#ifdef _OPENMP
-    slot = omp_get_thread_num();
-#endif
-    try {
-      work(i, slot);
-    } catch (...) {
-      errors[static_cast<std::size_t>(i)] = std::current_exception();
+  const auto run_slot = [&](int slot) {
+    for (int i = slot; i < count; i += threads) {
+      try {
+        work(i, slot);
+      } catch (...) {
+        errors[static_cast<std::size_t>(i)] = std::current_exception();
+      }
     }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<std::size_t>(threads - 1));
+  try {
+    for (int slot = 1; slot < threads; ++slot) helpers.emplace_back(run_slot, slot);
+  } catch (const std::system_error&) {
+    // no more threads to be had: the caller runs the slots left
   }
+  run_slot(0);
+  for (int slot = static_cast<int>(helpers.size()) + 1; slot < threads; ++slot) run_slot(slot);
+  for (std::thread& helper : helpers) helper.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+#endif
 }
 
 // Calls work(start, length, slot) for the independent blocks of `block`
@@ -148,7 +249,9 @@ void blocks_in_rounds(Eigen::Index n, Eigen::Index block, int threads, Interrupt
   for (Eigen::Index first = 0; first < blocks; first += round) {
     poll();
     const Eigen::Index count = std::min(round, blocks - first);
-    for_each_item(static_cast<int>(count), threads, [&](int i, int slot) {
+    // (the load is looked at again each round: other work that starts
+    // during a long factorisation takes processors from it)
+    for_each_item(static_cast<int>(count), idle_threads(threads), [&](int i, int slot) {
       const Eigen::Index start = (first + i) * block;
       work(start, std::min(block, n - start), slot);
     });
@@ -183,7 +286,7 @@ void sum_over_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Eigen:
   threads = std::max(1, std::min(threads, slots));
   for (Eigen::Index first = 0; first < blocks; first += slots) {
     const int round = static_cast<int>(std::min<Eigen::Index>(slots, blocks - first));
-    for_each_item(round, threads, [&](int s, int) {
+    for_each_item(round, idle_threads(threads), [&](int s, int) {
       const Eigen::Index start = (first + s) * block;
       work(start, std::min(block, n - start),
            s == 0 ? total : partial[static_cast<std::size_t>(s - 1)]);
