@@ -117,7 +117,15 @@ cpp_rvm_fit <- function(kernel, x, y, control, penalty = NULL, basis = NULL) {
     .Call(`_gpsvm_cpp_rvm_fit`, kernel, x, y, control, penalty, basis)
 }
 
+cpp_rvm_evidence_gradient <- function(design, y, alpha, lambda, sigma2, penalty = NULL) {
+    .Call(`_gpsvm_cpp_rvm_evidence_gradient`, design, y, alpha, lambda, sigma2, penalty)
+}
+
 cpp_svr_fit <- function(kernel, x, y, control) {
     .Call(`_gpsvm_cpp_svr_fit`, kernel, x, y, control)
+}
+
+cpp_margin_factor <- function(kernel, x) {
+    .Call(`_gpsvm_cpp_margin_factor`, kernel, x)
 }
 

@@ -97,7 +97,8 @@
 #' the same `C`, `epsilon` and kernel is this one.
 #'
 #' Where the evidence chose `C` (the default search, or `optimize` with
-#' `"C"`) from at most 200 observations, the prediction intervals integrate
+#' `"C"`) from at most `C_mixture_max_n` observations (200 by default: see
+#' [gpsvm_size_policy()]), the prediction intervals integrate
 #' over `C` with the evidence's weights, from fits at five values of `C`
 #' around the one chosen (kept in `fit$C_mixture`); point predictions stay
 #' those at the chosen `C` (see [predict.gpsvm_regression()]). The six

@@ -33,7 +33,8 @@
 #' * For [svr()] and [mfsvr()] fits whose `C` the EP evidence's search
 #'   chose (their default on standardised data, or `optimize` with `"C"`;
 #'   not `svr()`'s grid searches, with `bias = TRUE`, a `C_interval` or the
-#'   paper's evidences) from at most 200 observations, the `"prediction"`
+#'   paper's evidences) from at most `C_mixture_max_n` observations (200 by
+#'   default: see [gpsvm_size_policy()]), the `"prediction"`
 #'   interval also integrates over
 #'   `C`: on few rows the evidence is flat in `C`, so the noise level it
 #'   implies is itself uncertain. With a flat prior on \eqn{\log C}, the

@@ -397,41 +397,28 @@ vcov.gpsvm_rvm <- function(object, ...) {
 # The closed-form evidence (model units) as a function of the kept weights'
 # alphas, sigma^2, lambda and the Gaussian width: a function returning its
 # value and its gradient in the log of the free alphas and of the
-# hyperparameters named in `vary` (noise_variance, lambda, sigma).
+# hyperparameters named in `vary` (noise_variance, lambda, sigma), the
+# value and all but the width's entry from the core.
 .rvm_evidence_function <- function(object) {
   y <- .to_model_units(object$y, object$response_scaling)
-  n <- length(y)
   rv <- object$relevance_vectors
   penalty <- object$penalty
   points <- if (!is.null(penalty)) .penalty_points(penalty, object$x, object$scaling)
   parts_at <- function(width) {
     kernel <- if (.has_width(object$kernel)) .with_width(object$kernel, width) else object$kernel
     design <- .rvm_design(object$x, kernel, rv)
-    list(design = design, gram = crossprod(design), projected = drop(crossprod(design, y)),
+    list(design = design,
          penalty = if (!is.null(penalty)) .rvm_penalty_gram(penalty, kernel, points, object$x[rv, , drop = FALSE]))
   }
   value_at <- function(alpha, sigma2, lambda, parts) {
-    prior <- diag(alpha, length(alpha)) + if (!is.null(parts$penalty)) lambda * parts$penalty else 0
-    precision <- prior + parts$gram / sigma2
-    R <- chol(precision)
-    mu <- backsolve(R, backsolve(R, parts$projected / sigma2, transpose = TRUE))
-    residual <- y - drop(parts$design %*% mu)
-    value <- -0.5 * (n * log(2 * pi * sigma2) + 2 * sum(log(diag(R))) -
-                       2 * sum(log(diag(chol(prior)))) + sum(residual^2) / sigma2 +
-                       sum(mu * (prior %*% mu)))
-    list(value = value, prior = prior, R = R, mu = mu, residual = residual)
+    cpp_rvm_evidence_gradient(parts$design, y, alpha, lambda, sigma2, parts$penalty)
   }
   current <- parts_at(object$kernel$sigma)
   function(alpha, sigma2, lambda, width, free_alpha, vary) {
     parts <- if (identical(width, object$kernel$sigma)) current else parts_at(width)
     at <- value_at(alpha, sigma2, lambda, parts)
-    # dL / dPi = (Pi^-1 - Sigma - mu mu') / 2
-    Sigma <- chol2inv(at$R)
-    M <- chol2inv(chol(at$prior)) - Sigma - tcrossprod(at$mu)
-    gradient <- c(alpha[free_alpha] * diag(M)[free_alpha] / 2,
-                  noise_variance = (sum(at$residual^2) / sigma2 - n +
-                                      sum(Sigma * parts$gram) / sigma2) / 2,
-                  lambda = if (!is.null(parts$penalty)) lambda * sum(M * parts$penalty) / 2 else 0,
+    gradient <- c(at$log_alpha[free_alpha], noise_variance = at$log_sigma2,
+                  lambda = at$log_lambda,
                   sigma = if ("sigma" %in% vary) {
                     step <- 1e-5
                     (value_at(alpha, sigma2, lambda, parts_at(width * exp(step)))$value -

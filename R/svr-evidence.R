@@ -127,25 +127,6 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
 
 .svr_evidence_methods <- c("ep", "eq16", "refined")
 
-# Cholesky factor of a kernel matrix, with the smallest jitter (relative to
-# the mean diagonal) that makes it positive definite.
-.chol_jitter <- function(K) {
-  if (nrow(K) == 0L) return(matrix(0, 0, 0))
-  R <- tryCatch(chol(K), error = function(e) NULL)
-  scale <- mean(diag(K))
-  if (!(scale > 0)) scale <- 1
-  # a factor whose diagonal spans more than 1e-7 (condition number beyond
-  # about 1e14) gives variances dominated by rounding: regularise it as well
-  if (!is.null(R) && min(diag(R)) < 1e-7 * max(diag(R))) R <- NULL
-  jitter <- 1e-12
-  while (is.null(R) && jitter <= 1e-2) {
-    R <- tryCatch(chol(K + diag(jitter * scale, nrow(K))), error = function(e) NULL)
-    jitter <- jitter * 10
-  }
-  if (is.null(R)) .stop("the kernel matrix of the margin vectors is not positive definite")
-  R
-}
-
 # The pieces of eq. (16) shared by both methods: all terms but the margin
 # vectors' one-dimensional integrals.
 .svr_evidence_parts <- function(fit) {
@@ -157,13 +138,12 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   # beta'K beta from the fitted values (in model units): K beta = fitted - b
   latent <- .to_model_units(fit$fitted.values, fit$response_scaling) - fit$b
   quad <- sum(fit$beta * latent)
-  R <- if (any(M)) .chol_jitter(kernel_matrix(fit$kernel, fit$x[M, , drop = FALSE])) else
-    matrix(0, 0, 0)
-  logdet <- 2 * sum(log(diag(R))) + sum(M) * log(2 * pi)
+  L <- .svr_margin_factor(fit)
+  logdet <- 2 * sum(log(diag(L))) + sum(M) * log(2 * pi)
   r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
   loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
   list(base = -0.5 * quad - 0.5 * logdet + n * log(C / (2 * (eps * C + 1))) - C * loss_C,
-       a = abs(fit$beta[M]), R = R, C = C)
+       a = abs(fit$beta[M]), L = L, C = C)
 }
 
 # The log evidence of the scaled response by `method`: the EP value stored
@@ -180,9 +160,8 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   if (method == "eq16") {
     return(p$base + sum(log(C) - log(a) - log(C - a)))
   }
-  # h_i = (K_MM^-1)_ii from the Cholesky factor: K^-1 = R^-1 R^-T
-  Rinv <- backsolve(p$R, diag(nrow(p$R)))
-  h <- rowSums(Rinv^2)
+  # h_i = (K_MM^-1)_ii from the Cholesky factor: K^-1 = L^-T L^-1
+  h <- colSums(forwardsolve(p$L, diag(nrow(p$L)))^2)
   p$base + sum(.log_margin_integral(a, C - a, h))
 }
 

@@ -25,10 +25,23 @@
   kzz <- cpp_kernel_diagonal(object$kernel, z, deriv, wrt)
   if (!any(keep)) return(kzz)
   xm <- object$x[keep, , drop = FALSE]
-  R <- .chol_jitter(kernel_matrix(object$kernel, xm))
-  A <- backsolve(R, t(kernel_matrix(object$kernel, z, xm, deriv = deriv, wrt = wrt)),
-                 transpose = TRUE)
+  L <- if (bound) cpp_margin_factor(object$kernel, xm) else .svr_margin_factor(object)
+  A <- forwardsolve(L, t(kernel_matrix(object$kernel, z, xm, deriv = deriv, wrt = wrt)))
   pmax(kzz - colSums(A^2), 0)
+}
+
+# The lower Cholesky factor of the margin vectors' kernel matrix (with the jitter
+# cpp_margin_factor() chooses), which eq. (22)'s variances and eq. (16)'s
+# evidence need: svr() keeps it in the fit, so that predict() does not
+# factorise the matrix again; fits without it (a search's intermediate ones)
+# get it here.
+.svr_margin_factor <- function(fit) {
+  keep <- .svr_margin(fit)
+  if (NROW(fit$margin_factor) == sum(keep) && NCOL(fit$margin_factor) == sum(keep)) {
+    return(fit$margin_factor)
+  }
+  if (!any(keep)) return(matrix(0, 0, 0))
+  cpp_margin_factor(fit$kernel, fit$x[keep, , drop = FALSE])
 }
 
 .log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "ep")
@@ -178,6 +191,7 @@ coef.gpsvm_svr <- function(object, ...) {
          alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
          objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
          optimization = record, log_evidence = .optional(.number()),
-         C_mixture = .optional(.C_mixture_problem))
+         C_mixture = .optional(.C_mixture_problem),
+         margin_factor = .optional(.lower_factor(sum(.svr_margin(object)))))
   })
 }

@@ -218,13 +218,16 @@
 #'   `alpha_minus`, `b`, `objective` (the dual objective
 #'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`, `epsilon`,
 #'   `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`),
-#'   `polished`, `kernel` (with the width used, and the offset's prior
+#'   `margin_factor` (the lower Cholesky factor of the margin vectors'
+#'   kernel matrix, with a jitter where it is singular, which the error bars
+#'   and the evidence use), `polished`, `kernel` (with the width used, and the offset's prior
 #'   variance as a constant), `bias` (`TRUE` for a free threshold),
 #'   `bias_variance` (the offset's prior variance; absent with a free
 #'   threshold), `bias_choice` and `kernel_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
 #'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
 #'   scaled response, when a search computed it), `C_mixture` (where the
-#'   evidence chose `C` from at most 200 observations, the MAP fits and
+#'   evidence chose `C` from at most `C_mixture_max_n` observations (200 by default: see
+#'   [gpsvm_size_policy()]), the MAP fits and
 #'   weights that integrate the prediction intervals over `C`, see
 #'   [predict.gpsvm_regression()]), `interval_calibration` (where the
 #'   prediction intervals are calibrated by cross-validation, its record:
@@ -338,6 +341,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   })
+  fit$margin_factor <- .svr_margin_factor(fit)
   .with_plan(fit, "svr():")
 }
 

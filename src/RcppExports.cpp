@@ -400,6 +400,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_rvm_evidence_gradient
+Rcpp::List cpp_rvm_evidence_gradient(Eigen::Map<Eigen::MatrixXd> design, Eigen::Map<Eigen::VectorXd> y, Eigen::Map<Eigen::VectorXd> alpha, double lambda, double sigma2, Rcpp::Nullable<Rcpp::NumericMatrix> penalty);
+RcppExport SEXP _gpsvm_cpp_rvm_evidence_gradient(SEXP designSEXP, SEXP ySEXP, SEXP alphaSEXP, SEXP lambdaSEXP, SEXP sigma2SEXP, SEXP penaltySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type design(designSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< double >::type sigma2(sigma2SEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type penalty(penaltySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_rvm_evidence_gradient(design, y, alpha, lambda, sigma2, penalty));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_svr_fit
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control);
 RcppExport SEXP _gpsvm_cpp_svr_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP) {
@@ -410,6 +425,17 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_svr_fit(kernel, x, y, control));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_margin_factor
+Eigen::MatrixXd cpp_margin_factor(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x);
+RcppExport SEXP _gpsvm_cpp_margin_factor(SEXP kernelSEXP, SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_margin_factor(kernel, x));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -444,7 +470,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_epsins_cdf", (DL_FUNC) &_gpsvm_cpp_epsins_cdf, 5},
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
+    {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
+    {"_gpsvm_cpp_margin_factor", (DL_FUNC) &_gpsvm_cpp_margin_factor, 2},
     {NULL, NULL, 0}
 };
 

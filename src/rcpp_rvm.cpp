@@ -106,3 +106,25 @@ Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
+
+// The RVMs' log evidence at given hyperparameters (the kept weights'
+// design, their alphas, lambda and the penalty on them, or NULL, and the
+// noise variance) and its gradient in their logs (rvm_posterior.hpp's
+// evidence_gradient()), for confint()'s curvature.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_rvm_evidence_gradient(Eigen::Map<Eigen::MatrixXd> design,
+                                     Eigen::Map<Eigen::VectorXd> y,
+                                     Eigen::Map<Eigen::VectorXd> alpha, double lambda,
+                                     double sigma2,
+                                     Rcpp::Nullable<Rcpp::NumericMatrix> penalty = R_NilValue) try {
+  std::optional<Eigen::MatrixXd> p;
+  if (penalty.isNotNull()) p = Rcpp::as<Eigen::MatrixXd>(Rcpp::NumericMatrix(penalty.get()));
+  const gpsvm::rvm_detail::EvidenceGradient g = gpsvm::rvm_detail::evidence_gradient(
+      design, y, p ? &*p : nullptr, alpha, lambda, sigma2, gpsvm_glue::interrupt_callback());
+  return Rcpp::List::create(Rcpp::Named("value") = g.value,
+                            Rcpp::Named("log_alpha") = g.log_alpha,
+                            Rcpp::Named("log_sigma2") = g.log_sigma2,
+                            Rcpp::Named("log_lambda") = g.log_lambda);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}

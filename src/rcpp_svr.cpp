@@ -2,6 +2,8 @@
 // core solver, wrap the result.
 #include "gpsvm_glue.h"
 
+#include <gpsvm/dense.hpp>
+#include <gpsvm/kernels.hpp>
 #include <gpsvm/smo.hpp>
 
 // [[Rcpp::depends(RcppEigen)]]
@@ -26,6 +28,22 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
       Rcpp::Named("fitted") = res.fitted, Rcpp::Named("objective") = res.objective,
       Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(res.status),
       Rcpp::Named("kernel_columns") = static_cast<double>(res.kernel_columns));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// The lower Cholesky factor L (L L' = K + jitter I) of the kernel matrix of
+// the points x, svr()'s margin vectors, with the smallest jitter that makes
+// it positive definite and conditioned well enough for eq. (22)'s variances
+// and eq. (16)'s determinant (dense.hpp's jittered_cholesky()).
+// [[Rcpp::export(rng = false)]]
+Eigen::MatrixXd cpp_margin_factor(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x) try {
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const Eigen::MatrixXd k =
+      gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), x).gram(interrupt);
+  return gpsvm::jittered_cholesky(k, 1e-2, 1e-7, "the kernel matrix of the margin vectors",
+                                  interrupt)
+      .lower;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

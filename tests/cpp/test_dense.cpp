@@ -53,4 +53,54 @@ TEST_CASE("dense: crossprod, Cholesky factor, log-determinant and L^-1 against E
   }
 }
 
+TEST_CASE("dense: the jittered Cholesky factor of singular and ill-conditioned kernel matrices") {
+  // positive definite: no jitter, Eigen's factor
+  ref::Random rng(43);
+  const MatrixXd a = rng.uniform_matrix(30, 12, -1.0, 1.0);
+  MatrixXd spd = a.transpose() * a;
+  spd.diagonal().array() += 0.5;
+  const gpsvm::JitteredFactor f = gpsvm::jittered_cholesky(spd, 1e-2, 1e-7, "K");
+  CHECK(f.jitter == 0.0);
+  const MatrixXd eigen_l = Eigen::LLT<MatrixXd>(spd).matrixL();
+  CHECK_NEAR((f.lower - eigen_l).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  CHECK(f.lower.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff() == 0.0);
+  // a duplicated point (two equal rows and columns): singular, factored
+  // by rounding alone into a pivot of order 1e-8 or refused; with the
+  // diagonal asked to span at most 1e7, the smallest jitter of the
+  // sequence 1e-12, 1e-11, ... (times the mean diagonal) that gives one,
+  // and the factor reproduces K + jitter I
+  MatrixXd twin(3, 3);
+  twin << 2.0, 2.0, 0.5, 2.0, 2.0, 0.5, 0.5, 0.5, 1.0;
+  const gpsvm::JitteredFactor g = gpsvm::jittered_cholesky(twin, 1e-2, 1e-7, "K");
+  CHECK(g.jitter > 0.0);
+  const double mean_diagonal = twin.diagonal().mean();
+  const double relative = g.jitter / mean_diagonal;
+  CHECK_NEAR(std::log10(relative), std::round(std::log10(relative)), 1e-9);
+  MatrixXd shifted = twin;
+  shifted.diagonal().array() += g.jitter;
+  CHECK_NEAR((g.lower * g.lower.transpose() - shifted).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  // without a jitter no usable factor, and the first step was enough
+  const Eigen::LLT<MatrixXd> plain(twin);
+  CHECK(plain.info() != Eigen::Success ||
+        plain.matrixLLT().diagonal().minCoeff() < 1e-7 * plain.matrixLLT().diagonal().maxCoeff());
+  CHECK_NEAR(relative, 1e-12, 1e-20);
+  // asked for a diagonal spanning at most 1e7: a factor of condition ~1e16
+  // is jittered until it does
+  MatrixXd near = twin;
+  near(1, 1) += 1e-14;
+  const gpsvm::JitteredFactor h = gpsvm::jittered_cholesky(near, 1e-2, 1e-7, "K");
+  const Eigen::VectorXd d = h.lower.diagonal();
+  CHECK(d.minCoeff() >= 1e-7 * d.maxCoeff());
+  // a zero matrix (all-zero inputs under a linear kernel) does not loop:
+  // the jitter is relative to 1 then
+  const gpsvm::JitteredFactor z = gpsvm::jittered_cholesky(MatrixXd::Zero(4, 4), 1e-2, 0.0, "K");
+  CHECK_NEAR(z.jitter, 1e-12, 1e-24);
+  // indefinite beyond the largest jitter: refused, naming the matrix
+  MatrixXd indefinite = MatrixXd::Identity(3, 3);
+  indefinite(2, 2) = -1.0;
+  CHECK_THROWS(gpsvm::jittered_cholesky(indefinite, 1e-2, 0.0, "K"), std::runtime_error);
+  // no points: an empty factor
+  CHECK(gpsvm::jittered_cholesky(MatrixXd(0, 0), 1e-2, 0.0, "K").lower.size() == 0);
+}
+
 }  // namespace gpsvm_tests_dense

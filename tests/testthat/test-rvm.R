@@ -726,3 +726,63 @@ test_that("other kernels and penalty orders work", {
   expect_true(r0$convergence$converged)
   expect_lt(sqrt(mean((predict(r0, z) - sin(z))^2)), 0.3)
 })
+
+test_that("the core's RVM evidence and its gradient at given hyperparameters: plain R and differences", {
+  set.seed(12)
+  n <- 25
+  x <- sort(runif(n, -2, 2))
+  y <- sin(2 * x) + rnorm(n, sd = 0.1)
+  centres <- x[c(3, 9, 14, 20)]
+  design <- cbind(1, exp(-outer(x, centres, "-")^2 / 2))
+  m <- ncol(design)
+  P <- crossprod(matrix(rnorm(6 * m), 6, m))  # a penalty: symmetric, semidefinite
+  # the evidence as a Gaussian marginal likelihood, and its gradient from the
+  # unscaled inverses (M = Pi^-1 - Sigma - mu mu')
+  evidence_ref <- function(alpha, lambda, sigma2, penalty) {
+    prior <- diag(alpha, m) + if (is.null(penalty)) 0 else lambda * penalty
+    cov <- sigma2 * diag(n) + design %*% solve(prior, t(design))
+    -0.5 * (n * log(2 * pi) + as.numeric(determinant(cov)$modulus) + sum(y * solve(cov, y)))
+  }
+  gradient_ref <- function(alpha, lambda, sigma2, penalty) {
+    prior <- diag(alpha, m) + if (is.null(penalty)) 0 else lambda * penalty
+    Sigma <- solve(prior + crossprod(design) / sigma2)
+    mu <- drop(Sigma %*% crossprod(design, y)) / sigma2
+    M <- solve(prior) - Sigma - tcrossprod(mu)
+    list(log_alpha = alpha * diag(M) / 2,
+         log_sigma2 = (sum((y - design %*% mu)^2) / sigma2 - n +
+                         sum(Sigma * crossprod(design)) / sigma2) / 2,
+         log_lambda = if (is.null(penalty)) 0 else lambda * sum(M * penalty) / 2)
+  }
+  for (penalty in list(NULL, P)) {
+    for (scale in c(1e-3, 1, 1e3)) {  # tiny, unit and huge alphas
+      alpha <- scale * c(0.5, 2, 0.1, 7, 1.3)
+      lambda <- if (is.null(penalty)) 0 else 0.4
+      sigma2 <- 0.02
+      got <- gpsvm:::cpp_rvm_evidence_gradient(design, y, alpha, lambda, sigma2, penalty)
+      expect_equal(got$value, evidence_ref(alpha, lambda, sigma2, penalty), tolerance = 1e-9)
+      ref <- gradient_ref(alpha, lambda, sigma2, penalty)
+      expect_equal(got$log_alpha, ref$log_alpha, tolerance = 1e-8)
+      expect_equal(got$log_sigma2, ref$log_sigma2, tolerance = 1e-8)
+      expect_equal(got$log_lambda, ref$log_lambda, tolerance = 1e-8)
+      # central differences of the marginal likelihood (step 1e-4 in the
+      # logs: truncation about 1e-8, rounding about 1e-16 cond(cov) / 1e-4)
+      h <- 1e-4
+      at <- function(la, ll, ls) evidence_ref(exp(la), exp(ll), exp(ls), penalty)
+      la <- log(alpha)
+      ll <- if (lambda > 0) log(lambda) else -Inf
+      fd_alpha <- vapply(seq_len(m), function(i) {
+        e <- replace(numeric(m), i, h)
+        (at(la + e, ll, log(sigma2)) - at(la - e, ll, log(sigma2))) / (2 * h)
+      }, numeric(1))
+      expect_lt(max(abs(got$log_alpha - fd_alpha)), 1e-5)
+      fd_sigma2 <- (at(la, ll, log(sigma2) + h) - at(la, ll, log(sigma2) - h)) / (2 * h)
+      expect_lt(abs(got$log_sigma2 - fd_sigma2), 1e-5)
+      if (lambda > 0) {
+        fd_lambda <- (at(la, ll + h, log(sigma2)) - at(la, ll - h, log(sigma2))) / (2 * h)
+        expect_lt(abs(got$log_lambda - fd_lambda), 1e-5)
+      }
+    }
+  }
+  expect_error(gpsvm:::cpp_rvm_evidence_gradient(design, y, rep(1, m - 1), 0, 1), "disagree")
+  expect_error(gpsvm:::cpp_rvm_evidence_gradient(design, y, rep(1, m), 0, 0), "positive")
+})

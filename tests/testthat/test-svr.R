@@ -203,6 +203,46 @@ test_that("error bars: eq. (22), eq. (30) and the eq. (31) bound against plain R
   expect_equal(unname(predict(fit, 100, se.fit = TRUE)$se.fit), 1, tolerance = 1e-12)
 })
 
+test_that("the margin vectors' jittered factor: singular kernel matrices, and the one a fit keeps", {
+  # the factor of K + jitter I with the smallest jitter (0, then 1e-12,
+  # 1e-11, ... times the mean diagonal) whose diagonal spans at most 1e7
+  factor_ref <- function(K) {
+    for (j in c(0, 10^(-12:-2))) {
+      R <- tryCatch(chol(K + diag(j * mean(diag(K)), nrow(K))), error = function(e) NULL)
+      if (!is.null(R) && min(diag(R)) >= 1e-7 * max(diag(R))) return(R)
+    }
+    NULL
+  }
+  # duplicated inputs: singular
+  xd <- matrix(c(0.1, 0.5, 0.5, 1.2, 1.2, 1.2, 2))
+  L <- gpsvm:::cpp_margin_factor(k_paper, xd)
+  K <- svr_rbf_gram(drop(xd), sigma_paper)
+  expect_equal(tcrossprod(L), unname(crossprod(factor_ref(K))), tolerance = 1e-12)
+  expect_true(all(L[upper.tri(L)] == 0))
+  # well conditioned: the plain factor
+  xs <- matrix(c(-1, 0, 1.5))
+  expect_equal(gpsvm:::cpp_margin_factor(k_paper, xs),
+               unname(t(chol(svr_rbf_gram(drop(xs), sigma_paper)))), tolerance = 1e-12)
+  # a fit keeps its margin vectors' factor, and a fit without it (a
+  # search's intermediate one) computes the same variances
+  d <- svr_sine_data(50, seed = 5)
+  fit <- svr(d$x, d$y, C = 2.1, epsilon = 0.4, kernel = k_paper, control = tight, scale = FALSE,
+             calibration_folds = 0)
+  M <- fit$partition %in% c("X_M-", "X_M+")
+  expect_equal(unname(tcrossprod(fit$margin_factor)),
+               unname(crossprod(factor_ref(svr_rbf_gram(d$x[M], sigma_paper)))), tolerance = 1e-10)
+  z <- matrix(c(-1, 0.3, 2.2))
+  stripped <- unclass(fit)
+  stripped$margin_factor <- NULL
+  class(stripped) <- class(fit)
+  expect_equal(gpsvm:::.svr_latent_variance(stripped, z), gpsvm:::.svr_latent_variance(fit, z),
+               tolerance = 1e-12)
+  # an edited factor is refused, not used
+  edited <- fit
+  edited$margin_factor <- t(edited$margin_factor)
+  if (sum(M) > 1L) expect_error(predict(edited, z, se.fit = TRUE), "margin_factor")
+})
+
 test_that("prediction intervals are exact eq. (28) quantiles: far levels, tiny and huge C, bound", {
   skip_on_cran()
   d <- svr_sine_data(40, seed = 8)

@@ -12,7 +12,10 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -183,6 +186,45 @@ inline Eigen::MatrixXd inverse_from_cholesky(const Eigen::Ref<const Eigen::Matri
   });
   out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
   return out;
+}
+
+// The lower Cholesky factor of a kernel matrix a (read from its lower
+// triangle) with the smallest jitter, j times its mean diagonal for j in
+// 0, 1e-12, 1e-11, ..., up to max_relative_jitter, that makes it positive
+// definite.  Duplicated inputs make a kernel matrix without noise on its
+// diagonal singular; the jitter's limit is the exact answer there (a twin
+// takes over the other's part).  With min_diagonal_ratio > 0 a factor whose
+// diagonal spans more than 1 / min_diagonal_ratio (a condition number
+// beyond its square) counts as failed too: what is computed from it would
+// be rounding.  Throws std::runtime_error naming `what` when no jitter in
+// the range works.
+struct JitteredFactor {
+  Eigen::MatrixXd lower;  // L with L L' = a + jitter I; zero above the diagonal
+  double jitter = 0.0;
+};
+
+inline JitteredFactor jittered_cholesky(const Eigen::MatrixXd& a, double max_relative_jitter,
+                                        double min_diagonal_ratio, const std::string& what,
+                                        const std::function<void()>& interrupt = nullptr) {
+  JitteredFactor f;
+  const Eigen::Index m = a.rows();
+  if (m == 0) return f;
+  double scale = a.diagonal().mean();
+  if (!(scale > 0.0) || !std::isfinite(scale)) scale = 1.0;
+  for (int step = -1;; ++step) {
+    const double relative = step < 0 ? 0.0 : std::pow(10.0, step - 12);
+    if (relative > max_relative_jitter * (1.0 + 1e-9)) break;
+    f.lower = a;
+    f.jitter = relative * scale;
+    f.lower.diagonal().array() += f.jitter;
+    if (!cholesky_in_place(f.lower, interrupt)) continue;
+    f.lower.triangularView<Eigen::StrictlyUpper>().setZero();
+    const Eigen::VectorXd d = f.lower.diagonal();
+    if (min_diagonal_ratio > 0.0 && d.minCoeff() < min_diagonal_ratio * d.maxCoeff()) continue;
+    return f;
+  }
+  throw std::runtime_error(what + " is not positive definite, even with a jitter of " +
+                           std::to_string(max_relative_jitter) + " times its mean diagonal");
 }
 
 }  // namespace gpsvm

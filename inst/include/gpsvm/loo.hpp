@@ -99,26 +99,14 @@ VectorXd svc_loo_margins(const Entry& entry, VectorXd margin, const ConstVectorR
   MatrixXd ks(m, m);
   for (Index b = 0; b < m; ++b)
     for (Index a = 0; a <= b; ++a) ks(a, b) = ks(b, a) = entry(sv[a], sv[b]);
-  Eigen::LLT<MatrixXd> llt;
+  // (duplicated inputs, common in real data, make K_mSV singular without
+  // noise on its diagonal; in the jitter's limit a duplicated point's term
+  // alpha_i / [K^-1]_ii goes to 0, the exact answer: its twin takes over when
+  // it is left out)
+  const JitteredFactor factor =
+      jittered_cholesky(ks, 1e-4, 0.0, "kernel matrix of the margin support vectors");
   if (m > 0) {
-    // Duplicated inputs (common in real data) make K_mSV singular when there
-    // is no noise on the diagonal.  Then a jitter that grows from 1e-12 of
-    // the mean diagonal is added: in its limit a duplicated point's term
-    // alpha_i / [K^-1]_ii goes to 0, which is the exact answer (its twin takes
-    // over when it is left out).
-    const double scale = ks.diagonal().mean();
-    double jitter = 0.0;
-    for (;;) {
-      MatrixXd kj = ks;
-      kj.diagonal().array() += jitter;
-      llt.compute(kj);
-      if (llt.info() == Eigen::Success) break;
-      jitter = jitter == 0.0 ? 1e-12 * scale : jitter * 10.0;
-      if (jitter > 1e-4 * scale)
-        throw std::runtime_error(
-            "kernel matrix of the margin support vectors is not positive definite");
-    }
-    const VectorXd dinv = inverse_diagonal_from_cholesky(llt.matrixLLT());
+    const VectorXd dinv = inverse_diagonal_from_cholesky(factor.lower);
     for (Index a = 0; a < m; ++a) margin[sv[a]] -= alpha[sv[a]] / dinv[a];
   }
   VectorXd ki(m);
@@ -126,7 +114,7 @@ VectorXd svc_loo_margins(const Entry& entry, VectorXd margin, const ConstVectorR
     double explained = 0.0;  // k_i' K_mSV^-1 k_i
     if (m > 0) {
       for (Index a = 0; a < m; ++a) ki[a] = entry(sv[a], i);
-      explained = llt.matrixL().solve(ki).squaredNorm();
+      explained = factor.lower.triangularView<Eigen::Lower>().solve(ki).squaredNorm();
     }
     margin[i] += (explained - entry(i, i)) * alpha[i];
   }

@@ -306,6 +306,58 @@ inline MatrixXd sigma_from(const Posterior& post) {
   return post.d.asDiagonal() * post.Binv * post.d.asDiagonal();
 }
 
+// The log evidence at given hyperparameters and its gradient in their logs,
+// for the curvature behind confint(): the kept weights' alphas, the noise
+// variance sigma2 and (penalised) lambda.  With M = Pi^-1 - Sigma - mu mu'
+// (Pi the prior precision, Sigma the posterior covariance):
+//   dL/dlog alpha_i = alpha_i M_ii / 2,
+//   dL/dlog sigma2  = (rss / sigma2 - n + tr(Sigma H'H) / sigma2) / 2,
+//   dL/dlog lambda  = lambda tr(M P) / 2,
+// all from the Jacobi-scaled factors of posterior() (Pi^-1 = D Pi~^-1 D,
+// Sigma = D B^-1 D), never an inverse of the unscaled precision.
+struct EvidenceGradient {
+  double value = 0.0;
+  VectorXd log_alpha;  // one per kept weight
+  double log_sigma2 = 0.0;
+  double log_lambda = 0.0;
+};
+
+inline EvidenceGradient evidence_gradient(const MatrixXd& design, const VectorXd& y,
+                                          const MatrixXd* p, const VectorXd& alpha, double lambda,
+                                          double sigma2,
+                                          const std::function<void()>& interrupt = nullptr) {
+  if (design.rows() != y.size() || design.cols() != alpha.size() ||
+      (p != nullptr && (p->rows() != alpha.size() || p->cols() != alpha.size())))
+    throw std::invalid_argument("evidence_gradient: the design, y, alpha and penalty disagree");
+  if (!(sigma2 > 0.0) || !(lambda >= 0.0) || !((alpha.array() > 0.0).all()))
+    throw std::invalid_argument("evidence_gradient: sigma2 and alpha must be positive, lambda >= 0");
+  const MatrixXd hth = crossprod(design, interrupt);
+  const VectorXd hty = design.transpose() * y;
+  const Posterior post = posterior(hth, hty, p, design, y, alpha, lambda, 1.0 / sigma2, interrupt);
+  const bool penalised = p != nullptr && lambda > 0.0;
+  const auto dd = post.d.asDiagonal();
+  const MatrixXd sigma = dd * post.Binv * dd;
+  EvidenceGradient g;
+  g.value = post.log_lik;
+  const VectorXd d2 = post.d.array().square();
+  const VectorXd m_diag = (d2.array() * (post.pinv_diag.array() - post.Binv.diagonal().array()) -
+                           post.mu.array().square()).matrix();
+  g.log_alpha = (0.5 * alpha.array() * m_diag.array()).matrix();
+  const double n = static_cast<double>(y.size());
+  g.log_sigma2 = 0.5 * (post.rss / sigma2 - n + (sigma.array() * hth.array()).sum() / sigma2);
+  if (penalised) {
+    // tr(Pi^-1 P) needs the whole scaled inverse, not only its diagonal
+    Posterior scaling;
+    MatrixXd pi_s = scaled_prior_precision(p, alpha, lambda, true, scaling);
+    if (!cholesky_in_place(pi_s, interrupt))
+      throw std::runtime_error("Cholesky factorisation of the prior precision failed");
+    const MatrixXd prior_inverse = dd * inverse_from_cholesky(pi_s, interrupt) * dd;
+    g.log_lambda = 0.5 * lambda *
+                   (((prior_inverse - sigma).array() * p->array()).sum() - post.mu.dot(*p * post.mu));
+  }
+  return g;
+}
+
 }  // namespace rvm_detail
 
 }  // namespace gpsvm
