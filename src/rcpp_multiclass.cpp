@@ -19,6 +19,10 @@ gpsvm::MulticlassControl multiclass_control(const Rcpp::List& c) {
   out.tol = gpsvm_glue::number_in(gpsvm_glue::element(c, "tol"), "tol", 0.0, R_PosInf);
   out.max_iter = gpsvm_glue::int_in(gpsvm_glue::element(c, "max_iter"), "max_iter", 1,
                                     gpsvm_glue::kMaxInt);
+  if (c.containsElementNamed("adjoint_tol")) {
+    out.adjoint_tol = gpsvm_glue::number_in(gpsvm_glue::element(c, "adjoint_tol"), "adjoint_tol",
+                                            0.0, 1.0);
+  }
   return out;
 }
 

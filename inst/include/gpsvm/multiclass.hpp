@@ -64,6 +64,9 @@ constexpr double kCoarsestForcing = 0.1, kFinestForcing = 1e-3;
 struct MulticlassControl {
   double tol = 1e-6;   // largest change of a latent mean, in predictive sds
   int max_iter = 1000;
+  // the relative residual of the adjoint solve of the leave-one-out
+  // criterion's gradient: the gradient's relative error is about this
+  double adjoint_tol = 1e-8;
 };
 
 // The leave-one-out predictive of a joint fit from its cavities: removing
@@ -274,9 +277,6 @@ constexpr int kMaxConjugateGradients = 500;
 // largest curvature has moved by more than this factor (a factorisation
 // costs as much as tens of conjugate-gradient iterations).
 constexpr double kRefactorRatio = 2.0;
-
-// The relative residual of the adjoint solve of the criterion's gradient.
-constexpr double kAdjointTolerance = 1e-8;
 
 inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels, double v,
                             const std::function<void()>& interrupt, bool curvature = false) {
@@ -533,7 +533,7 @@ inline double loo_value(const MulticlassLoo& loo, const std::vector<int>& labels
 inline Eigen::VectorXd loo_gradient(SharedPrior& prior, const Kernel& kernel,
                                     const ConstMatrixRef& x, const std::vector<int>& labels,
                                     double v, const Eigen::MatrixXd& M, const Eigen::MatrixXd& W,
-                                    const MulticlassLoo& loo,
+                                    const MulticlassLoo& loo, double adjoint_tol,
                                     const std::function<void()>& interrupt) {
   const Eigen::Index n = M.rows(), K = M.cols();
   Eigen::MatrixXd gm;
@@ -555,7 +555,7 @@ inline Eigen::VectorXd loo_gradient(SharedPrior& prior, const Kernel& kernel,
     dv += gmi.dot(gi - r * dgi);
   }
   Eigen::MatrixXd lambda, lambda_q;
-  newton_solve(prior, sites, b, kAdjointTolerance, 1e-8 / v, lambda, lambda_q, interrupt);
+  newton_solve(prior, sites, b, adjoint_tol, 1e-8 / v, lambda, lambda_q, interrupt);
   dv += frobenius_dot(lambda, dg);
   const Eigen::MatrixXd R = ep_site_inverse(prior.factor_result(), interrupt);
   dv -= c.dot(R.colwise().squaredNorm().transpose());
@@ -618,7 +618,8 @@ inline MulticlassResult multiclass_fit(const Kernel& kernel, const ConstMatrixRe
   finish_loo(out, labels, v, interrupt);
   if (loo_gradient && out.status.converged) {
     out.loo.gradient = multiclass_detail::loo_gradient(prior, kernel, x, labels, v, out.mean,
-                                                       out.weights, out.loo, interrupt);
+                                                       out.weights, out.loo,
+                                                       control.adjoint_tol, interrupt);
   }
   if (!gradient) return out;
   const double c = static_cast<double>(classes), n = static_cast<double>(x.rows());
