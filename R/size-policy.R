@@ -33,10 +33,15 @@
 #'     where the evidence is sharp and a search costs several fits.}
 #'   \item{`search_subset_n` (2000)}{The rows of [gpc()]'s default search
 #'     beyond `search_max_n`.}
-#'   \item{`joint_search_max_n` (2000)}{The joint multi-class model of
-#'     [gpc()] (`multiclass = "joint"`) searches on all rows up to this many
-#'     and on this many evenly spaced rows beyond: its sites cost \eqn{O(K^2)}
-#'     quadrature per case and iteration.}
+#'   \item{`joint_search_max_n` (1000)}{The joint multi-class model of
+#'     [gpc()] (`multiclass = "joint"`) searches its width and noise on all
+#'     rows up to this many and on this many evenly spaced rows beyond, then
+#'     fits every row once at the values found. Each step of its search
+#'     costs a factorisation of the dense kernel matrix and
+#'     \eqn{O(n^2 K)} per conjugate-gradient iteration of its Newton steps:
+#'     on 2000 rows of mlbench's LetterRecognition (26 classes) a search on
+#'     1000 rows took 40% of the CPU time of one on all of them, at nearly
+#'     the same held-out log loss (0.568 against 0.556).}
 #'   \item{`search_dense_max_n` (300)}{Up to this many observations
 #'     [gpc()]'s search runs on the full prior; beyond, on the FITC prior of
 #'     `search_inducing_count` inducing inputs,
@@ -108,7 +113,7 @@ gpsvm_size_policy <- function() {
 .size_policy <- list(
   search_max_n = list(default = 10000, decides = "the default search on all rows, or on a subset (gpc) or none (mfsvr, svr); the offset and kernel weighed"),
   search_subset_n = list(default = 2000, decides = "the rows of gpc()'s default search beyond search_max_n"),
-  joint_search_max_n = list(default = 2000, decides = "the rows of the joint multi-class gpc()'s search"),
+  joint_search_max_n = list(default = 1000, decides = "the rows of the joint multi-class gpc()'s search"),
   search_dense_max_n = list(default = 300, decides = "gpc()'s search on the full prior, or on FITC"),
   search_inducing_count = list(default = 300, decides = "the inducing inputs of gpc()'s search beyond search_dense_max_n"),
   search_rows_per_inducing = list(default = 3, decides = "at least this many rows per inducing input of gpc()'s search"),
