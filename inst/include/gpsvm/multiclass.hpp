@@ -44,6 +44,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ep_engine.hpp"
@@ -265,6 +266,7 @@ class SharedPrior {
 // asked) sum d log Z / dv.  Rows are independent: split between threads.
 struct Sites {
   double sum_log_z = 0.0, dv = 0.0;
+  Eigen::VectorXd dv_case;    // d log Z_i / dv_i
   Eigen::MatrixXd grad;
   Eigen::VectorXd curvature;  // per case, when asked
   Eigen::MatrixXd hessian;    // K x (K n): minus each case's Hessian, when asked
@@ -278,8 +280,10 @@ constexpr int kMaxConjugateGradients = 500;
 // costs as much as tens of conjugate-gradient iterations).
 constexpr double kRefactorRatio = 2.0;
 
-inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels, double v,
-                            const std::function<void()>& interrupt, bool curvature = false) {
+// Case i with noise variance v[i] (the leave-one-out predictives' spread).
+inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels,
+                            const Eigen::VectorXd& v, const std::function<void()>& interrupt,
+                            bool curvature = false) {
   const Eigen::Index n = M.rows();
   const int K = static_cast<int>(M.cols());
   Sites s;
@@ -295,7 +299,7 @@ inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& la
     std::vector<double> d, mills, work;
     for (Eigen::Index i = start; i < start + len; ++i) {
       const ArgmaxSite a = argmax_site(Mt.col(i).data(), K, labels[static_cast<std::size_t>(i)],
-                                       v, s.grad.col(i).data(), d, mills, work,
+                                       v[i], s.grad.col(i).data(), d, mills, work,
                                        curvature ? &s.curvature[i] : nullptr,
                                        curvature ? s.hessian.col(K * i).data() : nullptr);
       log_z[i] = a.log_z;
@@ -305,7 +309,13 @@ inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& la
   s.grad.transposeInPlace();
   s.sum_log_z = log_z.sum();
   s.dv = dv.sum();
+  s.dv_case = dv;
   return s;
+}
+
+inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels, double v,
+                            const std::function<void()>& interrupt, bool curvature = false) {
+  return evaluate_sites(M, labels, Eigen::VectorXd::Constant(M.rows(), v), interrupt, curvature);
 }
 
 // Each case's largest curvature, the largest eigenvalue of its block of
@@ -495,24 +505,10 @@ namespace multiclass_detail {
 inline double loo_value(const MulticlassLoo& loo, const std::vector<int>& labels,
                         Eigen::MatrixXd* grad_mean, Eigen::VectorXd* grad_spread,
                         const std::function<void()>& interrupt) {
-  const Eigen::Index n = loo.mean.rows();
-  const int K = static_cast<int>(loo.mean.cols());
-  const Eigen::MatrixXd Mt = loo.mean.transpose();
-  Eigen::MatrixXd gm(K, n);
-  Eigen::VectorXd value(n), gs(n);
-  const int threads = n * K * K >= 20000 ? thread_count() : 1;
-  for_row_blocks(n, 256, threads, [&](Eigen::Index start, Eigen::Index len) {
-    std::vector<double> d, mills, work;
-    for (Eigen::Index i = start; i < start + len; ++i) {
-      const ArgmaxSite a = argmax_site(Mt.col(i).data(), K, labels[static_cast<std::size_t>(i)],
-                                       loo.spread2[i], gm.col(i).data(), d, mills, work);
-      value[i] = a.log_z;
-      gs[i] = a.dlog_z_dv;
-    }
-  }, interrupt);
-  if (grad_mean != nullptr) *grad_mean = gm.transpose();
-  if (grad_spread != nullptr) *grad_spread = gs;
-  return value.sum();
+  Sites s = evaluate_sites(loo.mean, labels, loo.spread2, interrupt);
+  if (grad_mean != nullptr) *grad_mean = std::move(s.grad);
+  if (grad_spread != nullptr) *grad_spread = std::move(s.dv_case);
+  return s.sum_log_z;
 }
 
 // The criterion's gradient in (log sigma, log v) on the dense prior K (the
