@@ -242,6 +242,23 @@ test_that("the joint model's searched fit chooses width and noise and records it
   expect_true(fit$optimization$convergence$converged)
   expect_setequal(names(fit$optimization$estimate), c("sigma", "noise"))
   expect_gte(fit$noise, 0.01 * 2 * (1 - 1e-8))
+  # at the optimum, by central differences of the criterion refitted from
+  # scratch: flat in log sigma (within the search's 1e-3 per observation),
+  # and falling in log noise where the noise sits at its lower bound
+  k <- fit$kernel
+  crit <- function(s, v) {
+    k$sigma <- s
+    gpsvm:::cpp_gpc_multiclass_fit(list(kernel = k, noise = v, inducing = NULL), fit$x,
+                                   as.integer(fit$classes), 3L,
+                                   list(tol = 1e-10, max_iter = 5000L), NULL)$loo
+  }
+  expect_equal(crit(k$sigma, fit$noise), fit$optimization$loo_log_predictive, tolerance = 1e-6)
+  h <- 1e-3
+  expect_lt(abs(crit(k$sigma * exp(h), fit$noise) - crit(k$sigma * exp(-h), fit$noise)) / (2 * h),
+            1e-3 * 150)
+  if (fit$noise < 0.02 * 1.001) {
+    expect_lt(crit(k$sigma, fit$noise * exp(h)) - crit(k$sigma, fit$noise * exp(-h)), 0)
+  }
   plan <- gpsvm_plan(fit)
   expect_identical(plan$step, c("kernel", "hyperparameters", "prior"))
   expect_match(plan$choice[2], "sigma and noise by evidence maximisation")
