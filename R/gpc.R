@@ -64,7 +64,7 @@
 #' so the only scale in the model is the prior's: with the Gaussian kernel
 #' (variance 1) the activation varies by about one unit, and `noise` is the
 #' variance of the label noise relative to that, i.e. the inverse of a
-#' signal-to-noise ratio. Up to 10000 observations the default
+#' signal-to-noise ratio. Up to 2000 observations the default
 #' (`optimize = NULL`, `method = "tap"`) chooses the width and the noise by
 #' maximising the EP evidence, starting from the median distance rule (see
 #' `optimize`) and `noise = 0.1`; a width or noise given in the call is
@@ -89,7 +89,8 @@
 #' 47 s), and the rest of the gap is the under-confidence on inputs of many
 #' dimensions described below.
 #' With `optimize = FALSE` the fit uses the width rule and `noise = 0.1`.
-#' Beyond 10000 observations the default search maximises the evidence of
+#' Beyond 2000 observations (`gpc_search_max_n` of [gpsvm_size_policy()])
+#' the default search maximises the evidence of
 #' 2000 evenly spaced rows (rows 1 to n in equal steps: no random numbers),
 #' and the fit on every row uses the values found, starting from the
 #' search's EP sites on those rows; a message says so, and `print()`'s line
@@ -130,7 +131,7 @@
 #' @section Several classes:
 #' With \eqn{K \ge 3} classes, `gpc()` fits K binary models, each class
 #' against the rest, with the same kernel and settings (an evidence search,
-#' the default up to 10000 observations, chooses each model's own width and
+#' on all rows up to 2000 observations, chooses each model's own width and
 #' noise). The class
 #' probabilities are those of the K models, each the probability of "class k,
 #' not the rest", divided by their sum so that they add up to one; the
@@ -249,7 +250,7 @@
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those, and `FALSE` chooses none.
-#'   `NULL` (the default) chooses what the call leaves open (beyond 10000
+#'   `NULL` (the default) chooses what the call leaves open (beyond 2000
 #'   observations on 2000 evenly spaced rows of them): the width when
 #'   `kernel` is `rbf_kernel()` without one, and the noise when `noise` is
 #'   not given (so `update(fit, noise = 0.5)` keeps
@@ -381,7 +382,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
 # `optimize` as the search will read it: the user's value, or for NULL the
 # parameters the call leaves open (FALSE when it leaves none): with
 # method = "tap", the width of rbf_kernel() without one and the noise when
-# none is given.  Beyond search_max_n observations the default
+# none is given.  Beyond gpc_search_max_n observations the default
 # search sees the rows in attribute "rows" (.search_rows()).
 .gpc_automatic_search <- function(optimize, method, kernel, noise_given, n, classes) {
   per_input <- isTRUE(kernel$per_input)
