@@ -18,21 +18,9 @@ for (p in c("mlbench", "kernlab", "e1071")) {
   if (!requireNamespace(p, quietly = TRUE)) stop("bench-binary-large.R needs ", p)
 }
 
-log_loss <- function(p, y) {
-  p <- p[, levels(y), drop = FALSE]
-  -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
-}
-timed <- function(expr) {
-  t <- proc.time()
-  value <- suppressMessages(suppressWarnings(expr))
-  d <- proc.time() - t
-  list(value = value, time = d[["elapsed"]], cpu = d[["user.self"]] + d[["sys.self"]])
-}
+source(file.path("bench", "classif-helpers.R"))
 models <- list(
-  e1071 = function(f, train, test) {
-    fit <- e1071::svm(f, train, probability = TRUE)
-    attr(predict(fit, test, probability = TRUE), "probabilities")
-  },
+  e1071 = e1071_probabilities,
   gpc = function(f, train, test) predict(gpc(f, train), test, type = "prob"),
   gpc_all_rows = function(f, train, test) {
     old <- options(gpsvm.size_policy = list(gpc_search_max_n = 1e6))

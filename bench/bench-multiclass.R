@@ -25,21 +25,9 @@ letter_sizes <- as.integer(strsplit(Sys.getenv("GPSVM_BENCH_LETTER", ""), " ")[[
 letter_sizes <- letter_sizes[!is.na(letter_sizes)]
 run_small <- Sys.getenv("GPSVM_BENCH_SMALL", "1") != "0"
 
-log_loss <- function(p, y) {
-  p <- p[, levels(y), drop = FALSE]
-  -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
-}
-elapsed <- function(expr) {
-  t <- proc.time()
-  value <- suppressMessages(suppressWarnings(expr))
-  d <- proc.time() - t
-  list(value = value, time = d[["elapsed"]], cpu = d[["user.self"]] + d[["sys.self"]])
-}
+source(file.path("bench", "classif-helpers.R"))
 models <- list(
-  e1071 = function(f, train, test) {
-    fit <- e1071::svm(f, train, probability = TRUE)
-    attr(predict(fit, test, probability = TRUE), "probabilities")
-  },
+  e1071 = e1071_probabilities,
   gpc_ovr = function(f, train, test) predict(gpc(f, train), test, type = "prob"),
   gpc_joint = function(f, train, test) {
     predict(gpc(f, train, multiclass = "joint"), test, type = "prob")
@@ -51,7 +39,7 @@ if (length(chosen)) models <- models[intersect(c("e1071", chosen), names(models)
 run <- function(name, f, train, test, split) {
   y <- test[[all.vars(f)[1]]]
   do.call(rbind, lapply(names(models), function(m) {
-    r <- elapsed(models[[m]](f, train, test))
+    r <- timed(models[[m]](f, train, test))
     p <- r$value
     data.frame(set = name, split = split, model = m,
                accuracy = mean(colnames(p)[max.col(p, "first")] == as.character(y)),
