@@ -271,31 +271,6 @@ test_that("the joint search stops at an optimum of its criterion", {
   }
 })
 
-test_that("the joint model refuses what it does not have", {
-  expect_error(gpc(Species ~ ., iris, multiclass = "joint", kappa = 0.1), "kappa")
-  expect_error(gpc(Species ~ ., iris, multiclass = "joint", noise = 0, optimize = FALSE),
-               "noise")
-  expect_error(gpc(Species ~ ., iris, multiclass = "both"), "multiclass")
-})
-
-test_that("a binary gpc() search records its plan", {
-  set.seed(7)
-  x <- matrix(stats::rnorm(120), 60, 2)
-  y <- factor(ifelse(x[, 1] + stats::rnorm(60, sd = 0.5) > 0, "b", "a"))
-  fit <- gpc(x, y)
-  plan <- gpsvm_plan(fit)
-  expect_identical(plan$step, c("kernel", "hyperparameters", "prior"))
-  # on all 60 rows and the dense prior: no size rule changed the search
-  expect_true(all(plan$exact))
-  expect_identical(plan$choice[3], "the dense kernel matrix")
-  # beyond search_dense_max_n (lowered here) the search ran on FITC
-  op <- options(gpsvm.size_policy = list(search_dense_max_n = 30))
-  on.exit(options(op), add = TRUE)
-  expect_message(fitc <- gpc(x, y), "searched on the FITC evidence of 20 inducing inputs")
-  plan <- gpsvm_plan(fitc)
-  expect_identical(plan$size_rule[2], "search_dense_max_n")
-})
-
 test_that("beyond joint_search_max_n the joint search runs on evenly spaced rows, then one full fit", {
   skip_on_cran()
   op <- options(gpsvm.size_policy = list(joint_search_max_n = 60))
@@ -323,4 +298,29 @@ test_that("the joint search on inducing inputs the call gives (central differenc
   p <- predict(fit, iris, type = "prob")
   expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
   expect_gt(mean(predict(fit, iris) == iris$Species), 0.9)
+})
+
+test_that("the joint model refuses what it does not have", {
+  expect_error(gpc(Species ~ ., iris, multiclass = "joint", kappa = 0.1), "kappa")
+  expect_error(gpc(Species ~ ., iris, multiclass = "joint", noise = 0, optimize = FALSE),
+               "noise")
+  expect_error(gpc(Species ~ ., iris, multiclass = "both"), "multiclass")
+})
+
+test_that("a binary gpc() search records its plan", {
+  set.seed(7)
+  x <- matrix(stats::rnorm(120), 60, 2)
+  y <- factor(ifelse(x[, 1] + stats::rnorm(60, sd = 0.5) > 0, "b", "a"))
+  fit <- gpc(x, y)
+  plan <- gpsvm_plan(fit)
+  expect_identical(plan$step, c("kernel", "hyperparameters", "prior"))
+  # on all 60 rows and the dense prior: no size rule changed the search
+  expect_true(all(plan$exact))
+  expect_identical(plan$choice[3], "the dense kernel matrix")
+  # beyond search_dense_max_n (lowered here) the search ran on FITC
+  op <- options(gpsvm.size_policy = list(search_dense_max_n = 30))
+  on.exit(options(op), add = TRUE)
+  expect_message(fitc <- gpc(x, y), "searched on the FITC evidence of 20 inducing inputs")
+  plan <- gpsvm_plan(fitc)
+  expect_identical(plan$size_rule[2], "search_dense_max_n")
 })
