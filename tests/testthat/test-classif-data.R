@@ -185,7 +185,7 @@ test_that("three classes: TAP and svc columns are the binary fits of each class 
   }
   p <- predict(tap, z, type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 6), tolerance = 1e-14)
-  expect_error(logLik(tap), "two-class fit")
+  expect_error(logLik(tap), "two-class or a joint fit")
   expect_error(predict(s, z, type = "prob"), "no class probabilities")
 })
 

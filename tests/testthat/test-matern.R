@@ -241,7 +241,7 @@ test_that("the default kernel choice weighs the Matern kernels beside the Gaussi
     expect_equal(choice$log_evidence[gpsvm:::.chosen_candidate(fit)], max(choice$log_evidence))
     gaussian <- choice$sigma[choice$rule == "sigest"]
     expect_equal(choice$sigma[choice$rule == "Matern 5/2, sigest"], sqrt(5 / 3) * gaussian)
-    expect_output(print(fit), "Kernel: Matern")
+    expect_output(print(fit), "kernel: Matern")
   }
   # a smooth response keeps the Gaussian kernel, one Matern fit weighed
   y2 <- sin(x) + rnorm(120, sd = 0.05)
