@@ -77,8 +77,8 @@ cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
 }
 
-cpp_gpc_multiclass_fit <- function(model, x, y, classes, control, start, gradient = FALSE) {
-    .Call(`_gpsvm_cpp_gpc_multiclass_fit`, model, x, y, classes, control, start, gradient)
+cpp_gpc_multiclass_fit <- function(model, x, y, classes, control, start, gradient = FALSE, loo_gradient = FALSE) {
+    .Call(`_gpsvm_cpp_gpc_multiclass_fit`, model, x, y, classes, control, start, gradient, loo_gradient)
 }
 
 cpp_gpc_multiclass_predict <- function(fit, z) {
@@ -91,6 +91,10 @@ cpp_multiclass_probabilities <- function(mean, variance, noise, log = FALSE) {
 
 cpp_argmax_site <- function(m, t, v) {
     .Call(`_gpsvm_cpp_argmax_site`, m, t, v)
+}
+
+cpp_multiclass_loo <- function(mean, weights, variance, noise) {
+    .Call(`_gpsvm_cpp_multiclass_loo`, mean, weights, variance, noise)
 }
 
 cpp_epsins_noise_variance <- function(C, epsilon) {

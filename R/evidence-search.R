@@ -60,10 +60,10 @@
   if (n <= size) seq_len(n) else unique(round(seq(1, n, length.out = size)))
 }
 
-# The rows a default search on n observations sees: NULL (all of them) up
-# to search_max_n, else search_subset_n evenly spaced ones.
+# The rows gpc()'s default search on n observations sees: NULL (all of
+# them) up to gpc_search_max_n, else search_subset_n evenly spaced ones.
 .search_rows <- function(n) {
-  if (n > .size_rule("search_max_n")) .evenly_spaced_rows(n, .size_rule("search_subset_n"))
+  if (n > .size_rule("gpc_search_max_n")) .evenly_spaced_rows(n, .size_rule("search_subset_n"))
 }
 
 # `optimize = ...` naming the parameters `which`, as the notes below quote it.

@@ -47,7 +47,6 @@
   fit <- .gpc_joint_bare(x, y, K, kernel, noise, control, z, start)
   if (!is.null(outcome)) {
     if (!is.null(search$rows)) outcome$record$search_rows <- length(search$rows)
-    if (!is.null(search$inducing)) outcome$record$search_inducing <- nrow(search$inducing)
     fit <- .finish_search(fit, outcome, search$spec, "gpc():")
     fit$optimization$criterion <- "approximate leave-one-out log predictive probability"
     fit$optimization$loo_log_predictive <- outcome$best$log_evidence
@@ -76,17 +75,20 @@
   list(tol = tol, max_iter = max(control$max_iter, 2000L))
 }
 
-# The evidence search of the joint model: L-BFGS-B on log sigma and log
-# noise (.gpc_search_spec()'s ranges) with the bound's gradient, on the
-# FITC prior of the binary search's inducing inputs beyond its size rule
-# (.gpc_search_inducing()), and on joint_search_max_n evenly spaced rows
-# beyond that many (?gpsvm_size_policy).  Each evaluation starts from the latent means of the
-# nearer of the best and the last point.  Returns the outcome, the spec,
-# the rows and inducing inputs it ran on, the latent means of its best
-# point on every row (0 where it did not see them).
+# The search of the joint model's width and noise: L-BFGS-B on log sigma and
+# log noise (.gpc_search_spec()'s ranges, the noise kept above
+# .joint_min_noise) maximising the approximate leave-one-out log predictive
+# probability (the core's MulticlassLoo), with its gradient from the core
+# (an adjoint Newton solve) on the dense prior of at most
+# joint_search_max_n evenly spaced rows (?gpsvm_size_policy), or by central
+# differences on the FITC prior of the inducing inputs the call gave.  Each
+# evaluation starts from the latent means of the nearer of the best and the
+# last point, and solves to the accuracy the search asks for.  Returns the
+# outcome, the spec, the rows it ran on (NULL: all), and the latent means
+# of its best point at every row (the fit's warm start).
 .gpc_joint_search <- function(x, y, K, kernel, noise, control, which, inducing, settings) {
   n <- nrow(x)
-  rows <- if (n > .size_rule("joint_search_max_n")) {
+  rows <- if (is.null(inducing) && n > .size_rule("joint_search_max_n")) {
     .evenly_spaced_rows(n, .size_rule("joint_search_max_n"))
   }
   search_x <- if (is.null(rows)) x else x[rows, , drop = FALSE]
@@ -97,61 +99,74 @@
     spec$lower[["log_noise"]] <- log(.joint_min_noise * diagonal)
     spec$start <- pmax(spec$start, spec$lower)
   }
-  search_inducing <- (if (is.null(rows)) inducing) %||%
-    .gpc_search_inducing(search_x, kernel, control$search_inducing)
-  fit_at <- function(par, start) {
+  at <- function(par) {
     h <- as.list(spec$natural(par))
-    model <- list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
-                  noise = h$noise %||% noise, inducing = search_inducing)
-    res <- tryCatch(cpp_gpc_multiclass_fit(model, search_x, search_y, K, ctl, start, FALSE),
+    list(kernel = if (!is.null(h$sigma)) .with_width(kernel, h$sigma) else kernel,
+         noise = h$noise %||% noise, inducing = inducing)
+  }
+  fit_at <- function(par, start, tol, gradient) {
+    ctl <- c(.joint_control(control, tol), adjoint_tol = .joint_adjoint_tol)
+    res <- tryCatch(cpp_gpc_multiclass_fit(at(par), search_x, search_y, K, ctl, start, FALSE,
+                                           gradient),
                     error = function(e) e)
     if (inherits(res, "error") || !res$convergence$converged) return(res)
-    res$loo <- .joint_loo_log_predictive(res, search_y, model$noise)
     res
   }
-  ctl <- .joint_control(control, min(control$tol, .joint_search_tol))
+  # d / d(log sigma, log noise) -> the searched ones
+  keep <- c("log_sigma", "log_noise") %in% spec$names
   evaluate <- function(par, first, warm, accuracy) {
-    res <- fit_at(par, warm$mean)
+    tol <- max(min(control$tol, .joint_search_tol), accuracy %||% .joint_search_tol)
+    res <- fit_at(par, warm$mean, tol, is.null(inducing))
     if (inherits(res, "error") || !res$convergence$converged) {
       return(.search_point(res, converged = FALSE, iterations = res$convergence$iterations %||% NA,
                            solver = "the variational fit"))
     }
-    gradient <- vapply(seq_along(par), function(j) {
-      e <- replace(numeric(length(par)), j, .joint_search_step)
-      up <- fit_at(par + e, res$mean)
-      down <- fit_at(par - e, res$mean)
-      if (is.null(up$loo) || is.null(down$loo)) return(NA_real_)
-      (up$loo - down$loo) / (2 * .joint_search_step)
-    }, numeric(1))
+    gradient <- if (is.null(inducing)) res$loo_gradient[keep] else {
+      .joint_numeric_gradient(par, function(p) fit_at(p, res$mean, .joint_difference_tol, FALSE))
+    }
     .search_point(res, res$loo, gradient, TRUE, res$convergence$iterations,
                   "the variational fit")
   }
   outcome <- .gradient_search(spec, evaluate, n = length(search_y), tol = settings$tol,
                               max_iter = settings$max_iter)
-  start <- outcome$best$fit$mean
-  if (!is.null(start) && !is.null(rows)) {
-    full <- matrix(0, n, K)
-    full[rows, ] <- start
-    start <- full
-  }
-  list(outcome = outcome, spec = spec, rows = rows, inducing = search_inducing, start = start)
+  best <- outcome$best$fit
+  start <- if (!is.null(best) && !is.null(rows)) {
+    .joint_extend_means(best, at(outcome$best$par)$kernel, search_x, x)
+  } else best$mean
+  list(outcome = outcome, spec = spec, rows = rows, start = start)
 }
 
-# The search's criterion at a fit (the core's list) of labels y with noise
-# v: the sum over cases of the log probability of the case's class under
-# its leave-one-out predictive (.joint_loo_decision()).
-.joint_loo_log_predictive <- function(res, y, v) {
-  loo <- .joint_loo_decision(list(variance = res$variance, noise = v, fitted.values = res$mean,
-                                  weights = res$weights, x = NULL, levels = NULL))
-  logp <- cpp_multiclass_probabilities(loo$mean, loo$variance, v, TRUE)
-  sum(logp[cbind(seq_along(y), y)])
+# The latent means at inputs x of a fit (the core's list) on the dense
+# prior of inputs `fitted_x`: K(x, fitted_x) W.
+.joint_extend_means <- function(res, kernel, fitted_x, x) {
+  cpp_kernel_matrix(kernel, x, fitted_x, 0L, 1L) %*% res$weights
 }
 
-# The search's fits stop at this tolerance (or the control's, if finer), and
-# its gradient is by central differences of this step on the search's log
-# scale: the criterion's rounding from the fits, about n times the
-# tolerance, stays far below the step's change.
-.joint_search_tol <- 1e-7
+# The criterion's gradient by central differences of step
+# .joint_search_step on the search's log scale, each fit warm-started from
+# the centre's means at .joint_difference_tol (the FITC prior, whose
+# criterion has no analytic gradient here).
+.joint_numeric_gradient <- function(par, fit_at) {
+  vapply(seq_along(par), function(j) {
+    e <- replace(numeric(length(par)), j, .joint_search_step)
+    up <- fit_at(par + e)
+    down <- fit_at(par - e)
+    if (is.null(up$loo) || is.null(down$loo)) return(NA_real_)
+    (up$loo - down$loo) / (2 * .joint_search_step)
+  }, numeric(1))
+}
+
+# The search's fits stop at this tolerance at most (the control's, if finer;
+# coarser where the search asks for less accuracy far from its optimum).
+# Differences of the criterion use .joint_difference_tol: their rounding,
+# about n times the tolerance, stays far below the step's change.
+.joint_search_tol <- 1e-4
+.joint_difference_tol <- 1e-7
+# The relative residual of the adjoint solve in the search's gradient: its
+# relative error is about this, far below what the search's stopping rule
+# sees (on 1000 rows of LetterRecognition 1e-6 moved the gradient by 1e-7
+# of itself, and took about a third less time than 1e-8).
+.joint_adjoint_tol <- 1e-6
 
 # The smallest noise variance the joint search considers, relative to the
 # kernel's mean diagonal.  Below about this the variational posterior pins
@@ -182,23 +197,12 @@
              object$levels, rownames(x))
 }
 
-# Leave-one-out of the joint model by its cavities: removing case i's
-# Gaussian factor N(y~_i | f_i, v) from the posterior N(m_i, s_i^2) leaves
-# variance r_i = 1 / (1 / s_i^2 - 1 / v) and means r_i (m_i / s_i^2 -
-# y~_i / v) with y~_i = m_i + v w_i (w_i the weights' row i), the
-# approximation's predictive without the case (the GP-regression identity of
-# Rasmussen and Williams, eq. 5.12, on the auxiliary targets).  Only the
-# dense prior's variances are the posterior's own; the others come through
-# the inducing inputs.
+# Leave-one-out of the joint model by its cavities (the core's
+# MulticlassLoo): the latent means without each case and their variance.
 .joint_loo_decision <- function(object) {
-  s2 <- pmax(object$variance, 1e-300)
-  v <- object$noise
-  r <- 1 / pmax(1 / s2 - 1 / v, 1e-300)
-  m <- object$fitted.values
-  target <- m + v * object$weights
-  out <- r * (m / s2 - target / v)
-  dimnames(out) <- list(rownames(object$x), object$levels)
-  list(mean = out, variance = r)
+  out <- cpp_multiclass_loo(object$fitted.values, object$weights, object$variance, object$noise)
+  dimnames(out$mean) <- list(rownames(object$x), object$levels)
+  out
 }
 
 .model_lines.gpsvm_gpc_joint <- function(object, digits) {

@@ -16,10 +16,10 @@
 # of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
 # "kappa").
 #
-# `rows` (the default search beyond search_max_n observations)
+# `rows` (the default search beyond gpc_search_max_n observations)
 # confines the search to the evidence of those rows (on inducing inputs
 # among them); the fit then runs on every row at the values found,
-# warm-started from the best point's sites on those rows.  Beyond 10^4 rows
+# warm-started from the best point's sites on those rows.  Beyond a few thousand rows
 # a search on all of them costs several fits, while the fixed noise = 0.1 it
 # replaces made EP itself slow where the data favour a larger one (x
 # uniform on [-5, 5]^2, labels the sign of a noisy sinc's median split,

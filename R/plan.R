@@ -144,7 +144,7 @@ gpsvm_plan <- function(object) {
   inducing <- fit$optimization$search_inducing %||%
     fit$models[[1L]]$optimization$search_inducing
   if (!is.null(rows)) {
-    rule <- if (inherits(fit, "gpsvm_gpc_joint")) "joint_search_max_n" else "search_max_n"
+    rule <- if (inherits(fit, "gpsvm_gpc_joint")) "joint_search_max_n" else "gpc_search_max_n"
     return(.plan_search_row(lines, sprintf("searched on %d evenly spaced rows", rows), rule, n))
   }
   if (!is.null(inducing) && is.null(fit$inducing) && is.null(fit$call$control)) {

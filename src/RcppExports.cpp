@@ -266,8 +266,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_gpc_multiclass_fit
-Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector y, int classes, Rcpp::List control, SEXP start, bool gradient);
-RcppExport SEXP _gpsvm_cpp_gpc_multiclass_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP classesSEXP, SEXP controlSEXP, SEXP startSEXP, SEXP gradientSEXP) {
+Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector y, int classes, Rcpp::List control, SEXP start, bool gradient, bool loo_gradient);
+RcppExport SEXP _gpsvm_cpp_gpc_multiclass_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP classesSEXP, SEXP controlSEXP, SEXP startSEXP, SEXP gradientSEXP, SEXP loo_gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
@@ -277,7 +277,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< SEXP >::type start(startSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_multiclass_fit(model, x, y, classes, control, start, gradient));
+    Rcpp::traits::input_parameter< bool >::type loo_gradient(loo_gradientSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gpc_multiclass_fit(model, x, y, classes, control, start, gradient, loo_gradient));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -314,6 +315,19 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type t(tSEXP);
     Rcpp::traits::input_parameter< double >::type v(vSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_argmax_site(m, t, v));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_multiclass_loo
+Rcpp::List cpp_multiclass_loo(Eigen::Map<Eigen::MatrixXd> mean, Eigen::Map<Eigen::MatrixXd> weights, Eigen::Map<Eigen::VectorXd> variance, double noise);
+RcppExport SEXP _gpsvm_cpp_multiclass_loo(SEXP meanSEXP, SEXP weightsSEXP, SEXP varianceSEXP, SEXP noiseSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type variance(varianceSEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_multiclass_loo(mean, weights, variance, noise));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -460,10 +474,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_kernel_diagonal_max", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal_max, 3},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
-    {"_gpsvm_cpp_gpc_multiclass_fit", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_fit, 7},
+    {"_gpsvm_cpp_gpc_multiclass_fit", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_fit, 8},
     {"_gpsvm_cpp_gpc_multiclass_predict", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_predict, 2},
     {"_gpsvm_cpp_multiclass_probabilities", (DL_FUNC) &_gpsvm_cpp_multiclass_probabilities, 4},
     {"_gpsvm_cpp_argmax_site", (DL_FUNC) &_gpsvm_cpp_argmax_site, 3},
+    {"_gpsvm_cpp_multiclass_loo", (DL_FUNC) &_gpsvm_cpp_multiclass_loo, 4},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
     {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
     {"_gpsvm_cpp_epsins_mixture_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_mixture_quantile, 6},

@@ -19,6 +19,10 @@ gpsvm::MulticlassControl multiclass_control(const Rcpp::List& c) {
   out.tol = gpsvm_glue::number_in(gpsvm_glue::element(c, "tol"), "tol", 0.0, R_PosInf);
   out.max_iter = gpsvm_glue::int_in(gpsvm_glue::element(c, "max_iter"), "max_iter", 1,
                                     gpsvm_glue::kMaxInt);
+  if (c.containsElementNamed("adjoint_tol")) {
+    out.adjoint_tol = gpsvm_glue::number_in(gpsvm_glue::element(c, "adjoint_tol"), "adjoint_tol",
+                                            0.0, 1.0);
+  }
   return out;
 }
 
@@ -35,11 +39,12 @@ Eigen::VectorXi zero_based_labels(const Rcpp::IntegerVector& y, int classes) {
 
 // The joint fit: `model` holds kernel, noise and (NULL for the dense prior)
 // inducing; y the classes as 1..classes; start NULL or the n x classes
-// latent means to start from.
+// latent means to start from.  `gradient`: the variational bound's gradient;
+// `loo_gradient`: the leave-one-out criterion's (dense prior only).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                   Rcpp::IntegerVector y, int classes, Rcpp::List control,
-                                  SEXP start, bool gradient = false) {
+                                  SEXP start, bool gradient = false, bool loo_gradient = false) {
   const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(model, "kernel"));
   const double noise =
       gpsvm_glue::number_in(gpsvm_glue::element(model, "noise"), "noise", 0.0, R_PosInf);
@@ -57,13 +62,15 @@ Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> 
     r = gpsvm::multiclass_fit_inducing(kernel, x, labels, classes, noise, inducing, m0, ctl,
                                        gradient, &inducing_chol, interrupt);
   } else {
-    r = gpsvm::multiclass_fit(kernel, x, labels, classes, noise, m0, ctl, gradient, interrupt);
+    r = gpsvm::multiclass_fit(kernel, x, labels, classes, noise, m0, ctl, gradient, interrupt,
+                              loo_gradient);
   }
   Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("mean") = r.mean, Rcpp::Named("weights") = r.weights,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
       Rcpp::Named("log_det_half") = r.log_det_half, Rcpp::Named("sum_log_z") = r.sum_log_z,
-      Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("loo") = r.loo.value,
+      Rcpp::Named("cg_iterations") = static_cast<double>(r.cg_iterations),
       Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
   if (inducing.size() > 0) {
     out["inducing_weights"] = r.inducing_weights;
@@ -73,6 +80,7 @@ Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> 
     out["gradient"] = r.gradient;
     out["per_input_gradient"] = r.per_input_log_width;
   }
+  if (loo_gradient && r.loo.gradient.size() > 0) out["loo_gradient"] = r.loo.gradient;
   return out;
 }
 
@@ -137,4 +145,18 @@ Rcpp::List cpp_argmax_site(Eigen::Map<Eigen::VectorXd> m, int t, double v) {
       gpsvm::argmax_site(m.data(), classes, t - 1, v, grad.data(), d, mills, work);
   return Rcpp::List::create(Rcpp::Named("log_z") = s.log_z, Rcpp::Named("gradient") = grad,
                             Rcpp::Named("dv") = s.dlog_z_dv);
+}
+
+// The leave-one-out latent means (n x K) and latent variances of a joint fit
+// from its cavities (MulticlassLoo).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_multiclass_loo(Eigen::Map<Eigen::MatrixXd> mean, Eigen::Map<Eigen::MatrixXd> weights,
+                              Eigen::Map<Eigen::VectorXd> variance, double noise) {
+  if (!(noise > 0.0) || !std::isfinite(noise)) Rcpp::stop("'noise' must be positive");
+  if (weights.rows() != mean.rows() || weights.cols() != mean.cols() ||
+      variance.size() != mean.rows())
+    Rcpp::stop("means, weights and variances differ in size");
+  const gpsvm::MulticlassLoo loo = gpsvm::multiclass_loo_moments(mean, weights, variance, noise);
+  return Rcpp::List::create(Rcpp::Named("mean") = loo.mean,
+                            Rcpp::Named("variance") = (loo.spread2.array() - noise).matrix());
 }

@@ -328,9 +328,9 @@ test_that("mfsvr()'s default search stops at the size rule search_max_n, and say
   expect_silent(suppressMessages(mfsvr(x, y)))
 })
 
-test_that("gpc()'s default search beyond search_max_n sees search_subset_n evenly spaced rows", {
-  # the rules lowered for the test (10000 and 2000 by default): the same switch
-  op <- options(gpsvm.size_policy = list(search_max_n = 1000, search_subset_n = 200))
+test_that("gpc()'s default search beyond gpc_search_max_n sees search_subset_n evenly spaced rows", {
+  # the rules lowered for the test (2000 and 2000 by default): the same switch
+  op <- options(gpsvm.size_policy = list(gpc_search_max_n = 1000, search_subset_n = 200))
   on.exit(options(op), add = TRUE)
   # one input: the kernel matrix has a low rank, and the fits are quick
   set.seed(23)
@@ -343,6 +343,8 @@ test_that("gpc()'s default search beyond search_max_n sees search_subset_n evenl
   expect_identical(big$optimization$search_rows, 200L)
   expect_output(print(big), "by evidence maximisation \\(on 200 evenly spaced rows[;)]")
   expect_output(print(big), "hyperparameters: searched on 200 evenly spaced rows")
+  plan <- gpsvm_plan(big)
+  expect_identical(plan$size_rule[plan$step == "hyperparameters"], "gpc_search_max_n")
   # the fit is the model at the values found, on every row (EP from the
   # search's sites on its rows, and from the prior: the same fixed point, to
   # the sweeps' tolerance 1e-6)
@@ -361,7 +363,7 @@ test_that("gpc()'s default search beyond search_max_n sees search_subset_n evenl
 
 test_that("a search on some rows is the search on those rows, then the fit on all of them", {
   skip_on_cran()
-  # gpc()'s default beyond 10000 observations, on 600 rows of two inputs
+  # gpc()'s default beyond gpc_search_max_n observations, on 600 rows of two inputs
   # (as a fit sees them: unscaled here, with the bias in the kernel)
   set.seed(24)
   n <- 600

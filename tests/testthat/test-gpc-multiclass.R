@@ -80,12 +80,13 @@ ref_joint_fit <- function(K, y, classes, v) {
   list(mean = M, weights = W, variance = diag(K - K %*% S %*% K), bound = bound)
 }
 
-joint_core <- function(x, y, K, sigma, v, inducing = NULL, gradient = FALSE, tol = 1e-10) {
+joint_core <- function(x, y, K, sigma, v, inducing = NULL, gradient = FALSE, tol = 1e-10,
+                       loo_gradient = FALSE) {
   k <- rbf_kernel(sigma)
   k$constant <- 1
   gpsvm:::cpp_gpc_multiclass_fit(list(kernel = k, noise = v, inducing = inducing), x,
                                  as.integer(y), K, list(tol = tol, max_iter = 5000L), NULL,
-                                 gradient)
+                                 gradient, loo_gradient)
 }
 
 test_that("the joint fit reproduces a plain-R implementation of the variational fixed point", {
@@ -121,6 +122,39 @@ test_that("the bound's gradient in log width and log noise matches central diffe
     expect_equal(fit$gradient[2], (ev(1, 0.1 * exp(h)) - ev(1, 0.1 * exp(-h))) / (2 * h),
                  tolerance = 1e-5)
   }
+})
+
+test_that("the search's criterion is the cavities' log probability of the labels; its gradient matches differences", {
+  # plain R at the plain-R fixed point: with R = (K + v I)^-1 and the
+  # auxiliary targets y~ = M + v W, GP regression's leave-one-out (Rasmussen
+  # and Williams, eq. 5.12) has means y~_i - [R y~]_i / R_ii and variance
+  # 1 / R_ii - v; the criterion is sum_i log P(t_i) under them (quadrature)
+  set.seed(8)
+  x <- matrix(stats::rnorm(40), 20, 2)
+  y <- 1L + (x[, 1] > 0) + (x[, 2] > 0.5)
+  v <- 0.2
+  K <- kernel_matrix(rbf_kernel(1.2), x) + 1
+  ref <- ref_joint_fit(K, y, 3L, v)
+  R <- solve(K + v * diag(20))
+  target <- ref$mean + v * ref$weights
+  mu <- target - (R %*% target) / diag(R)
+  r <- 1 / diag(R) - v
+  expected <- sum(vapply(1:20, function(i) ref_log_z(mu[i, ], y[i], r[i] + v), numeric(1)))
+  fit <- joint_core(x, y, 3L, 1.2, v, loo_gradient = TRUE)
+  expect_equal(fit$loo, expected, tolerance = 1e-8)
+  cavities <- gpsvm:::cpp_multiclass_loo(fit$mean, fit$weights, fit$variance, v)
+  expect_equal(cavities$mean, mu, tolerance = 1e-7, ignore_attr = TRUE)
+  expect_equal(cavities$variance, r, tolerance = 1e-8)
+  h <- 1e-4
+  loo <- function(s, nv) joint_core(x, y, 3L, s, nv)$loo
+  expect_equal(fit$loo_gradient[1], (loo(1.2 * exp(h), v) - loo(1.2 * exp(-h), v)) / (2 * h),
+               tolerance = 1e-6)
+  expect_equal(fit$loo_gradient[2], (loo(1.2, v * exp(h)) - loo(1.2, v * exp(-h))) / (2 * h),
+               tolerance = 1e-6)
+  # a far smaller noise, where most cases are confident
+  small <- joint_core(x, y, 3L, 0.7, 0.01, loo_gradient = TRUE)
+  expect_equal(small$loo_gradient[2],
+               (loo(0.7, 0.01 * exp(h)) - loo(0.7, 0.01 * exp(-h))) / (2 * h), tolerance = 1e-6)
 })
 
 test_that("with two classes the joint mode is the binary probit's mode", {
@@ -213,6 +247,57 @@ test_that("the joint model's searched fit chooses width and noise and records it
   expect_match(plan$choice[2], "sigma and noise by evidence maximisation")
   p <- predict(fit, iris, type = "prob")
   expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
+})
+
+test_that("the joint search stops at an optimum of its criterion", {
+  skip_on_cran()
+  fit <- gpc(Species ~ ., iris, multiclass = "joint")
+  # at the optimum, by central differences of the criterion refitted from
+  # scratch: flat in log sigma (within the search's 1e-3 per observation),
+  # and falling in log noise where the noise sits at its lower bound
+  k <- fit$kernel
+  crit <- function(s, v) {
+    k$sigma <- s
+    gpsvm:::cpp_gpc_multiclass_fit(list(kernel = k, noise = v, inducing = NULL), fit$x,
+                                   as.integer(fit$classes), 3L,
+                                   list(tol = 1e-10, max_iter = 5000L), NULL)$loo
+  }
+  expect_equal(crit(k$sigma, fit$noise), fit$optimization$loo_log_predictive, tolerance = 1e-6)
+  h <- 1e-3
+  expect_lt(abs(crit(k$sigma * exp(h), fit$noise) - crit(k$sigma * exp(-h), fit$noise)) / (2 * h),
+            1e-3 * 150)
+  if (fit$noise < 0.02 * 1.001) {
+    expect_lt(crit(k$sigma, fit$noise * exp(h)) - crit(k$sigma, fit$noise * exp(-h)), 0)
+  }
+})
+
+test_that("beyond joint_search_max_n the joint search runs on evenly spaced rows, then one full fit", {
+  skip_on_cran()
+  op <- options(gpsvm.size_policy = list(joint_search_max_n = 60))
+  on.exit(options(op), add = TRUE)
+  expect_message(fit <- gpc(Species ~ ., iris, multiclass = "joint"),
+                 "searched on 60 evenly spaced rows")
+  expect_equal(fit$optimization$search_rows, 60)
+  plan <- gpsvm_plan(fit)
+  expect_identical(plan$size_rule[2], "joint_search_max_n")
+  expect_false(plan$exact[2])
+  # the final fit, warm-started from the search's means carried to every
+  # row, is the fit at the values found started from zero
+  given <- gpc(Species ~ ., iris, multiclass = "joint", kernel = rbf_kernel(fit$kernel$sigma),
+               noise = fit$noise, optimize = FALSE)
+  expect_equal(fitted(fit), fitted(given), tolerance = 1e-4)
+  p <- predict(fit, iris, type = "prob")
+  expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
+})
+
+test_that("the joint search on inducing inputs the call gives (central differences) converges", {
+  skip_on_cran()
+  fit <- gpc(Species ~ ., iris, multiclass = "joint", inducing = 30)
+  expect_true(fit$optimization$convergence$converged)
+  expect_equal(nrow(fit$inducing), 30)
+  p <- predict(fit, iris, type = "prob")
+  expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
+  expect_gt(mean(predict(fit, iris) == iris$Species), 0.9)
 })
 
 test_that("the joint model refuses what it does not have", {

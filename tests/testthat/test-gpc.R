@@ -306,8 +306,8 @@ test_that("by default the evidence chooses the width and noise the call leaves o
   expect_null(plain$optimization)
   expect_identical(plain$noise, 0.1)
   expect_identical(plain$kernel$sigma_rule, "data")
-  # beyond 10000 observations the default searches on 2000 evenly spaced
-  # rows, from the first to the last
+  # beyond gpc_search_max_n (2000) observations the default searches on
+  # 2000 evenly spaced rows, from the first to the last
   beyond <- gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 10001L)
   expect_identical(as.vector(beyond), c("sigma", "noise"))
   rows <- attr(beyond, "rows")
@@ -316,8 +316,10 @@ test_that("by default the evidence chooses the width and noise the call leaves o
   expect_lte(max(diff(rows)), 6)
   expect_gte(min(diff(rows)), 5)
   expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(1), TRUE, 10001L), FALSE)
-  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 10000L),
+  expect_identical(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 2000L),
                    c("sigma", "noise"))
+  expect_length(attr(gpsvm:::.gpc_automatic_search(NULL, "tap", rbf_kernel(), FALSE, 2001L),
+                     "rows"), 2000L)
   expect_error(gpc(d$x, d$y, noise = -1), "noise")
   expect_error(gpc(d$x, d$y, noise = "a"), "noise")
 })

@@ -40,9 +40,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ep_engine.hpp"
@@ -56,10 +58,40 @@
 
 namespace gpsvm {
 
+// Newton's directions are solved to a relative residual between these
+// (see multiclass_fit_on()).
+constexpr double kCoarsestForcing = 0.1, kFinestForcing = 1e-3;
+
 struct MulticlassControl {
   double tol = 1e-6;   // largest change of a latent mean, in predictive sds
   int max_iter = 1000;
+  // the relative residual of the adjoint solve of the leave-one-out
+  // criterion's gradient: the gradient's relative error is about this
+  double adjoint_tol = 1e-8;
 };
+
+// The leave-one-out predictive of a joint fit from its cavities: removing
+// case i's Gaussian factor N(y~_i | f_i, v) from the posterior N(m_i, s_i^2)
+// leaves the latent variance r_i = 1 / (1 / s_i^2 - 1 / v) and the means
+// m_i - r_i w_i (w_i row i of the weights; the GP-regression identity of
+// Rasmussen and Williams, eq. 5.12, on the auxiliary targets y~ = M + v W).
+// `spread2` is r_i + v, the variance the class probabilities integrate over.
+struct MulticlassLoo {
+  Eigen::MatrixXd mean;     // n x K
+  Eigen::VectorXd spread2;  // n
+  double value = 0.0;       // sum_i log P(t_i) under the leave-one-out predictive
+  Eigen::VectorXd gradient; // d value / d (log sigma, log v); empty unless asked
+};
+
+inline MulticlassLoo multiclass_loo_moments(const Eigen::MatrixXd& M, const Eigen::MatrixXd& W,
+                                            const Eigen::VectorXd& variance, double v) {
+  MulticlassLoo out;
+  const Eigen::ArrayXd s2 = variance.array().max(1e-300);
+  const Eigen::ArrayXd r = ((1.0 / s2) - 1.0 / v).max(1e-300).inverse();
+  out.mean = M - r.matrix().asDiagonal() * W;
+  out.spread2 = r.matrix().array() + v;
+  return out;
+}
 
 struct MulticlassResult {
   Eigen::MatrixXd mean;     // n x K posterior means M
@@ -72,8 +104,10 @@ struct MulticlassResult {
   double sum_log_z = 0.0;
   double log_evidence = 0.0;         // the variational lower bound L
   SolverStatus status;
+  std::int64_t cg_iterations = 0;    // conjugate-gradient iterations, all Newton steps
   Eigen::VectorXd gradient;          // d L / d (log sigma, log v)
   Eigen::VectorXd per_input_log_width;
+  MulticlassLoo loo;
 };
 
 namespace multiclass_detail {
@@ -97,21 +131,13 @@ class SharedPrior {
   const EpResult& factor_result() const { return r_; }
   bool inducing() const { return basis_ != nullptr; }
 
-  // (K + v I)^-1 Y
+  // (K + v I)^-1 Y, the columns split between threads
   Eigen::MatrixXd solve(const Eigen::MatrixXd& Y) const {
-    if (!inducing()) {
-      Eigen::MatrixXd x = Y / v_;
-      const auto L = r_.chol.triangularView<Eigen::Lower>();
-      L.solveInPlace(x);
-      L.adjoint().solveInPlace(x);
-      return x;
-    }
-    const Eigen::MatrixXd x = d_inv_.asDiagonal() * Y;
-    Eigen::MatrixXd t = basis_->G.transpose() * x;
-    const auto LA = r_.chol.triangularView<Eigen::Lower>();
-    LA.solveInPlace(t);
-    LA.adjoint().solveInPlace(t);
-    return x - d_inv_.asDiagonal() * (basis_->G * t);
+    Eigen::MatrixXd out(Y.rows(), Y.cols());
+    by_columns(Y.cols(), [&](Eigen::Index c0, Eigen::Index len) {
+      out.middleCols(c0, len) = solve_columns(Y.middleCols(c0, len));
+    });
+    return out;
   }
 
   // The preconditioner of the iteration below: with S = diag(h) (h > 0),
@@ -137,24 +163,31 @@ class SharedPrior {
     if (!cholesky_in_place(curvature_chol_, interrupt))
       throw std::runtime_error("Cholesky factorisation of I + G' W G failed");
   }
+  // Whether the factored curvatures are within a factor `ratio` of h in
+  // every case (then the factor still preconditions well).
+  bool curvature_within(const Eigen::VectorXd& h, double ratio) const {
+    if (h_.size() != h.size()) return false;
+    const Eigen::ArrayXd q = h.array() / h_.array();
+    return q.maxCoeff() <= ratio && q.minCoeff() >= 1.0 / ratio;
+  }
+
+  // X = (K^-1 + S)^-1 Y = S^-1 (Y - W), from W = K^-1 X alone: the product
+  // with K is not needed (the subtraction loses at most the digits of
+  // 1 / (h_i times K's scale), harmless in a preconditioner, and the fit
+  // carries W, from which its means are formed again)
   void apply_curvature(const Eigen::MatrixXd& Y, Eigen::MatrixXd& W, Eigen::MatrixXd& X) const {
-    const auto L = curvature_chol_.triangularView<Eigen::Lower>();
-    if (!inducing()) {
-      const Eigen::VectorXd sw = h_.cwiseSqrt();
-      W = sw.cwiseInverse().asDiagonal() * Y;
-      L.solveInPlace(W);
-      L.adjoint().solveInPlace(W);
-      W = sw.asDiagonal() * W;
-      X.noalias() = (*K_) * W;
-      return;
-    }
-    const InducingBasis& b = *basis_;
-    const Eigen::MatrixXd tY = t_.asDiagonal() * Y;
-    Eigen::MatrixXd beta = b.G.transpose() * tY;
-    L.solveInPlace(beta);
-    L.adjoint().solveInPlace(beta);
-    W = tY - wt_.asDiagonal() * (b.G * beta);
-    X = b.G * Eigen::MatrixXd(b.G.transpose() * W) + b.lambda.asDiagonal() * W;
+    W.resize(Y.rows(), Y.cols());
+    by_columns(Y.cols(), [&](Eigen::Index c0, Eigen::Index len) {
+      W.middleCols(c0, len) = apply_curvature_columns(Y.middleCols(c0, len));
+    });
+    X = h_.cwiseInverse().asDiagonal() * (Y - W);
+  }
+
+  // K W, the means of weights W
+  Eigen::MatrixXd times_prior(const Eigen::MatrixXd& W) const {
+    if (!inducing()) return (*K_) * W;
+    return basis_->G * Eigen::MatrixXd(basis_->G.transpose() * W) +
+           basis_->lambda.asDiagonal() * W;
   }
 
   // tr (K + v I)^-1
@@ -165,6 +198,54 @@ class SharedPrior {
   }
 
  private:
+  // work(first column, count) on blocks of columns, one a thread: the
+  // classes are independent columns of every product with the shared
+  // factors, which Eigen runs on one thread
+  template <class Work>
+  void by_columns(Eigen::Index cols, Work&& work) const {
+    const Eigen::Index n = inducing() ? basis_->G.cols() : K_->rows();
+    const int threads = static_cast<int>(std::min<Eigen::Index>(threads_for_dense(n), cols));
+    if (threads <= 1) return work(0, cols);
+    const Eigen::Index block = (cols + threads - 1) / threads;
+    for_each_item(threads, threads, [&](int t, int) {
+      const Eigen::Index c0 = t * block;
+      if (c0 < cols) work(c0, std::min(block, cols - c0));
+    });
+  }
+
+  Eigen::MatrixXd solve_columns(const Eigen::MatrixXd& Y) const {
+    if (!inducing()) {
+      Eigen::MatrixXd x = Y / v_;
+      const auto L = r_.chol.triangularView<Eigen::Lower>();
+      L.solveInPlace(x);
+      L.adjoint().solveInPlace(x);
+      return x;
+    }
+    const Eigen::MatrixXd x = d_inv_.asDiagonal() * Y;
+    Eigen::MatrixXd t = basis_->G.transpose() * x;
+    const auto LA = r_.chol.triangularView<Eigen::Lower>();
+    LA.solveInPlace(t);
+    LA.adjoint().solveInPlace(t);
+    return x - d_inv_.asDiagonal() * (basis_->G * t);
+  }
+
+  Eigen::MatrixXd apply_curvature_columns(const Eigen::MatrixXd& Y) const {
+    const auto L = curvature_chol_.triangularView<Eigen::Lower>();
+    if (!inducing()) {
+      const Eigen::VectorXd sw = h_.cwiseSqrt();
+      Eigen::MatrixXd W = sw.cwiseInverse().asDiagonal() * Y;
+      L.solveInPlace(W);
+      L.adjoint().solveInPlace(W);
+      return sw.asDiagonal() * W;
+    }
+    const InducingBasis& b = *basis_;
+    const Eigen::MatrixXd tY = t_.asDiagonal() * Y;
+    Eigen::MatrixXd beta = b.G.transpose() * tY;
+    L.solveInPlace(beta);
+    L.adjoint().solveInPlace(beta);
+    return tY - wt_.asDiagonal() * (b.G * beta);
+  }
+
   template <class Prior>
   void factor(Prior& prior, const std::function<void()>& interrupt) {
     const Eigen::Index n = prior.size();
@@ -185,13 +266,24 @@ class SharedPrior {
 // asked) sum d log Z / dv.  Rows are independent: split between threads.
 struct Sites {
   double sum_log_z = 0.0, dv = 0.0;
+  Eigen::VectorXd dv_case;    // d log Z_i / dv_i
   Eigen::MatrixXd grad;
   Eigen::VectorXd curvature;  // per case, when asked
   Eigen::MatrixXd hessian;    // K x (K n): minus each case's Hessian, when asked
 };
 
-inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels, double v,
-                            const std::function<void()>& interrupt, bool curvature = false) {
+// The conjugate-gradient iterations of one Newton step at most.
+constexpr int kMaxConjugateGradients = 500;
+
+// A Newton step keeps the preconditioner of the last one while no case's
+// largest curvature has moved by more than this factor (a factorisation
+// costs as much as tens of conjugate-gradient iterations).
+constexpr double kRefactorRatio = 2.0;
+
+// Case i with noise variance v[i] (the leave-one-out predictives' spread).
+inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels,
+                            const Eigen::VectorXd& v, const std::function<void()>& interrupt,
+                            bool curvature = false) {
   const Eigen::Index n = M.rows();
   const int K = static_cast<int>(M.cols());
   Sites s;
@@ -207,7 +299,7 @@ inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& la
     std::vector<double> d, mills, work;
     for (Eigen::Index i = start; i < start + len; ++i) {
       const ArgmaxSite a = argmax_site(Mt.col(i).data(), K, labels[static_cast<std::size_t>(i)],
-                                       v, s.grad.col(i).data(), d, mills, work,
+                                       v[i], s.grad.col(i).data(), d, mills, work,
                                        curvature ? &s.curvature[i] : nullptr,
                                        curvature ? s.hessian.col(K * i).data() : nullptr);
       log_z[i] = a.log_z;
@@ -217,11 +309,84 @@ inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& la
   s.grad.transposeInPlace();
   s.sum_log_z = log_z.sum();
   s.dv = dv.sum();
+  s.dv_case = dv;
   return s;
+}
+
+inline Sites evaluate_sites(const Eigen::MatrixXd& M, const std::vector<int>& labels, double v,
+                            const std::function<void()>& interrupt, bool curvature = false) {
+  return evaluate_sites(M, labels, Eigen::VectorXd::Constant(M.rows(), v), interrupt, curvature);
+}
+
+// Each case's largest curvature, the largest eigenvalue of its block of
+// `hessian` (Gershgorin's bound in `curvature` can exceed it K-fold, and
+// every direction of the case is preconditioned with it).
+inline void largest_curvature(Sites& s, const std::function<void()>& interrupt) {
+  const Eigen::Index n = s.curvature.size(), K = s.hessian.rows();
+  const int threads = n * K * K >= 20000 ? thread_count() : 1;
+  for_row_blocks(n, 256, threads, [&](Eigen::Index start, Eigen::Index len) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
+    for (Eigen::Index i = start; i < start + len; ++i) {
+      eig.compute(s.hessian.middleCols(K * i, K), Eigen::EigenvaluesOnly);
+      s.curvature[i] = std::min(s.curvature[i], std::max(eig.eigenvalues().maxCoeff(), 0.0));
+    }
+  }, interrupt);
+}
+
+// H P for minus the likelihood's Hessian H (blocks of the sites) and P n x K.
+inline Eigen::MatrixXd curvature_times(const Sites& s, const Eigen::MatrixXd& P) {
+  const Eigen::Index K = P.cols();
+  Eigen::MatrixXd out(P.rows(), K);
+  for (Eigen::Index i = 0; i < P.rows(); ++i)
+    out.row(i).noalias() = (s.hessian.middleCols(K * i, K) * P.row(i).transpose()).transpose();
+  return out;
 }
 
 inline double frobenius_dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a.array() * b.array()).sum();
+}
+
+// Newton's system (K^-1 + H) D = rhs, H minus the likelihood's Hessian at
+// `sites` (with their largest curvatures), by conjugate gradients
+// preconditioned with (K^-1 + diag(h))^-1, h_i case i's largest curvature
+// (at least `floor`), the same for every class: one factorisation serves
+// every class and iteration, and the K x K blocks enter only as products.
+// D and K^-1 D (Dq) are carried together; the iteration stops when the
+// residual's preconditioned norm has fallen by `rel_tol`.  Returns the
+// number of iterations.
+inline int newton_solve(SharedPrior& prior, const Sites& sites, const Eigen::MatrixXd& rhs,
+                        double rel_tol, double floor, Eigen::MatrixXd& D, Eigen::MatrixXd& Dq,
+                        const std::function<void()>& interrupt) {
+  const Eigen::VectorXd h = sites.curvature.cwiseMax(floor);
+  if (!prior.curvature_within(h, kRefactorRatio)) prior.factor_curvature(h, interrupt);
+  const Eigen::Index n = rhs.rows(), K = rhs.cols();
+  D = Eigen::MatrixXd::Zero(n, K);
+  Dq = D;
+  Eigen::MatrixXd r = rhs, z, zq;
+  prior.apply_curvature(r, zq, z);
+  Eigen::MatrixXd p = z, pq = zq;
+  double rz = frobenius_dot(r, z);
+  const double start_norm = std::sqrt(std::max(rz, 0.0));
+  int cg = 0;
+  while (cg < kMaxConjugateGradients && rz > 0.0) {
+    ++cg;
+    if (interrupt && cg % 16 == 0) interrupt();
+    const Eigen::MatrixXd Ap = pq + curvature_times(sites, p);
+    const double pAp = frobenius_dot(p, Ap);
+    if (!(pAp > 0.0)) break;
+    const double alpha = rz / pAp;
+    D += alpha * p;
+    Dq += alpha * pq;
+    r -= alpha * Ap;
+    prior.apply_curvature(r, zq, z);
+    const double rz_new = frobenius_dot(r, z);
+    if (std::sqrt(std::max(rz_new, 0.0)) <= rel_tol * start_norm) break;
+    const double beta = rz_new / rz;
+    p = z + beta * p;
+    pq = zq + beta * pq;
+    rz = rz_new;
+  }
+  return cg;
 }
 
 }  // namespace multiclass_detail
@@ -262,44 +427,21 @@ inline MulticlassResult multiclass_fit_on(multiclass_detail::SharedPrior& prior,
   double psi = sites.sum_log_z - 0.5 * frobenius_dot(W, M);
   out.status.tol = control.tol;
   const double floor = 1e-8 / v;
-  const Eigen::Index classes_n = M.cols();
-  // minus the Hessian of the log likelihood times P (n x K), case by case
-  auto hessian_times = [&](const multiclass_detail::Sites& at, const Eigen::MatrixXd& P) {
-    Eigen::MatrixXd out_h(P.rows(), P.cols());
-    for (Eigen::Index i = 0; i < P.rows(); ++i)
-      out_h.row(i).noalias() =
-          (at.hessian.middleCols(classes_n * i, classes_n) * P.row(i).transpose()).transpose();
-    return out_h;
-  };
+  double first_norm = -1.0;
   for (int iter = 1; iter <= control.max_iter; ++iter) {
     if (interrupt) interrupt();
-    // Newton's direction, (K^-1 + H) D = grad log Z - K^-1 M, by conjugate
-    // gradients preconditioned with (K^-1 + diag(h))^-1 (h_i >= each case's
-    // largest curvature, so one factorisation serves every class); D and
-    // K^-1 D are carried together, as M and W are
-    prior.factor_curvature(sites.curvature.cwiseMax(floor), interrupt);
+    multiclass_detail::largest_curvature(sites, interrupt);
+    // Newton's direction, solved as far as the gradient's fall since the
+    // first step asks (an inexact Newton method: the early steps, far from
+    // the mode, need only a rough direction; the late ones converge fast)
     const Eigen::MatrixXd rhs = sites.grad - W;
-    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n, classes_n), Dq = D, r = rhs, z, zq;
-    prior.apply_curvature(r, zq, z);
-    Eigen::MatrixXd p = z, pq = zq;
-    double rz = frobenius_dot(r, z);
-    const double start_norm = std::sqrt(rz);
-    for (int cg = 0; cg < 200 && rz > 0.0; ++cg) {
-      const Eigen::MatrixXd Ap = pq + hessian_times(sites, p);
-      const double pAp = frobenius_dot(p, Ap);
-      if (!(pAp > 0.0)) break;
-      const double alpha = rz / pAp;
-      D += alpha * p;
-      Dq += alpha * pq;
-      r -= alpha * Ap;
-      prior.apply_curvature(r, zq, z);
-      const double rz_new = frobenius_dot(r, z);
-      if (std::sqrt(std::max(rz_new, 0.0)) <= 1e-3 * start_norm) break;
-      const double beta = rz_new / rz;
-      p = z + beta * p;
-      pq = zq + beta * pq;
-      rz = rz_new;
-    }
+    const double norm = rhs.norm();
+    if (first_norm < 0.0) first_norm = norm;
+    const double forcing = std::min(
+        kCoarsestForcing, std::max(kFinestForcing, std::sqrt(norm / std::max(first_norm, 1e-300))));
+    Eigen::MatrixXd D, Dq;
+    out.cg_iterations += multiclass_detail::newton_solve(prior, sites, rhs, forcing, floor, D, Dq,
+                                                         interrupt);
     const double change = (D.array().abs().colwise() / spread).maxCoeff();
     out.status.iterations = iter;
     out.status.change = change;
@@ -320,17 +462,30 @@ inline MulticlassResult multiclass_fit_on(multiclass_detail::SharedPrior& prior,
       out.status.reason = "no step along the Newton direction raised the objective";
       break;
     }
-    M = M_try;
+    // the means formed again from the weights, which the directions'
+    // K^-1 halves carried exactly
     W = W_try;
+    M = prior.times_prior(W);
     sites = trial;
-    psi = psi_try;
-    if (fraction * change < control.tol) {
+    psi = sites.sum_log_z - 0.5 * frobenius_dot(W, M);
+    // Converged when the step was below tol, or when a full step was so
+    // small that the next one would be: an inexact Newton step leaves an
+    // error of about change * max(forcing, change) (the direction's
+    // residual, and the quadratic term), taken ten times over
+    if (fraction * change < control.tol ||
+        (fraction == 1.0 && 10.0 * change * std::max(forcing, change) < control.tol)) {
       out.status.converged = true;
       break;
     }
   }
   if (!out.status.converged && out.status.reason.empty())
     out.status.reason = "the iteration limit was reached";
+  // One step of the map from the mode: W = (K + v I)^-1 (M + v g(M)) and
+  // M = K W, which the cavities assume.  Where K is singular (a linear
+  // kernel, or numerically a wide one) the Newton steps leave the part of W
+  // that M does not see where it was; the step sets it to g's.
+  sites = evaluate_sites(M, labels, v, interrupt);
+  M = step(M, sites.grad, W);
   sites = evaluate_sites(M, labels, v, interrupt);
   out.mean = M;
   out.weights = W;
@@ -341,6 +496,83 @@ inline MulticlassResult multiclass_fit_on(multiclass_detail::SharedPrior& prior,
   out.gradient[1] = sites.dv;  // completed by the caller
   return out;
 }
+
+namespace multiclass_detail {
+
+// The value of the leave-one-out criterion and, with `grad_mean` and
+// `grad_spread` (n x K and n), its derivatives in each case's
+// leave-one-out means and spread.
+inline double loo_value(const MulticlassLoo& loo, const std::vector<int>& labels,
+                        Eigen::MatrixXd* grad_mean, Eigen::VectorXd* grad_spread,
+                        const std::function<void()>& interrupt) {
+  Sites s = evaluate_sites(loo.mean, labels, loo.spread2, interrupt);
+  if (grad_mean != nullptr) *grad_mean = std::move(s.grad);
+  if (grad_spread != nullptr) *grad_spread = std::move(s.dv_case);
+  return s.sum_log_z;
+}
+
+// The criterion's gradient in (log sigma, log v) on the dense prior K (the
+// kernel at x), at the mode M of Psi (W = K^-1 M).  Write s2_i = 1 / a_i,
+// a_i = [(K + v I)^-1]_ii, and the leave-one-out means mu_i = m_i -
+// (s2_i - v) g_i(m_i) with g_i the likelihood's gradient (= w_i at the
+// mode).  The criterion depends on the hyperparameters directly, through
+// a_i and the likelihood's v, and through the mode, which moves as the
+// solution of K^-1 M = g(M; v): its derivative costs one more Newton solve
+// with the criterion's derivative in M as right-hand side (the adjoint),
+//   (K^-1 + H) Lambda = b,  b_i = (I + (s2_i - v) H_i) dC / dmu_i.
+// With c_i = dC / da_i = s2_i^2 (dC/dmu_i . g_i - dC/ds2_i), da = -diag(R dK R),
+// and dg_i / dv = (H_i m_i - g_i) / (2 v) (the likelihood depends on m / sqrt(v)):
+//   dC / dtheta_K = sum_ij (sym(W Lambda_q') - R diag(c) R)_ij dK_ij,
+//     Lambda_q = K^-1 Lambda,
+//   dC / dv = sum_i [dC/dmu_i . (g_i - (s2_i - v) dg_i/dv) - c_i [R^2]_ii
+//             + Lambda_i . dg_i/dv].
+inline Eigen::VectorXd loo_gradient(SharedPrior& prior, const Kernel& kernel,
+                                    const ConstMatrixRef& x, const std::vector<int>& labels,
+                                    double v, const Eigen::MatrixXd& M, const Eigen::MatrixXd& W,
+                                    const MulticlassLoo& loo, double adjoint_tol,
+                                    const std::function<void()>& interrupt) {
+  const Eigen::Index n = M.rows(), K = M.cols();
+  Eigen::MatrixXd gm;
+  Eigen::VectorXd gs;
+  loo_value(loo, labels, &gm, &gs, interrupt);
+  Sites sites = evaluate_sites(M, labels, v, interrupt, true);
+  largest_curvature(sites, interrupt);
+  Eigen::MatrixXd b(n, K), dg(n, K);
+  Eigen::VectorXd c(n);
+  double dv = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto H = sites.hessian.middleCols(K * i, K);
+    const double s2 = loo.spread2[i], r = s2 - v;
+    const Eigen::VectorXd gmi = gm.row(i).transpose(), gi = sites.grad.row(i).transpose();
+    c[i] = s2 * s2 * (gmi.dot(gi) - gs[i]);
+    b.row(i) = (gmi + r * (H * gmi)).transpose();
+    const Eigen::VectorXd dgi = (H * M.row(i).transpose() - gi) / (2.0 * v);
+    dg.row(i) = dgi.transpose();
+    dv += gmi.dot(gi - r * dgi);
+  }
+  Eigen::MatrixXd lambda, lambda_q;
+  newton_solve(prior, sites, b, adjoint_tol, 1e-8 / v, lambda, lambda_q, interrupt);
+  dv += frobenius_dot(lambda, dg);
+  const Eigen::MatrixXd R = ep_site_inverse(prior.factor_result(), interrupt);
+  dv -= c.dot(R.colwise().squaredNorm().transpose());
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(2);
+  out[1] = v * dv;
+  if (!kernel.radial()) return out;
+  const Eigen::MatrixXd RcR = R * c.asDiagonal() * R;
+  const Eigen::Index block = 256;
+  for (Eigen::Index s = 0; s < n; s += block) {
+    const Eigen::Index len = std::min(block, n - s);
+    const Eigen::MatrixXd coefficient =
+        0.5 * (W * lambda_q.middleRows(s, len).transpose() +
+               lambda_q * W.middleRows(s, len).transpose()) -
+        RcR.middleCols(s, len);
+    out[0] += log_width_contraction(kernel, coefficient, x.middleRows(s, len), x).sum();
+    if (interrupt) interrupt();
+  }
+  return out;
+}
+
+}  // namespace multiclass_detail
 
 // Labels as 0-based class indices, checked.
 inline std::vector<int> multiclass_labels(const Eigen::Ref<const Eigen::VectorXi>& y, int classes,
@@ -355,6 +587,13 @@ inline std::vector<int> multiclass_labels(const Eigen::Ref<const Eigen::VectorXi
   return out;
 }
 
+// The fit's leave-one-out predictive and criterion (see MulticlassLoo).
+inline void finish_loo(MulticlassResult& fit, const std::vector<int>& labels, double v,
+                       const std::function<void()>& interrupt) {
+  fit.loo = multiclass_loo_moments(fit.mean, fit.weights, fit.variance, v);
+  fit.loo.value = multiclass_detail::loo_value(fit.loo, labels, nullptr, nullptr, interrupt);
+}
+
 inline void check_multiclass_noise(double v) {
   if (!(v > 0.0) || !std::isfinite(v))
     throw std::invalid_argument("the joint classifier needs a noise variance > 0");
@@ -365,12 +604,19 @@ inline MulticlassResult multiclass_fit(const Kernel& kernel, const ConstMatrixRe
                                        const Eigen::Ref<const Eigen::VectorXi>& y, int classes,
                                        double v, const Eigen::MatrixXd& start,
                                        const MulticlassControl& control, bool gradient,
-                                       const std::function<void()>& interrupt = {}) {
+                                       const std::function<void()>& interrupt = {},
+                                       bool loo_gradient = false) {
   check_multiclass_noise(v);
   const std::vector<int> labels = multiclass_labels(y, classes, x.rows());
   const Eigen::MatrixXd K = kernel_matrix(kernel, x, interrupt);
   multiclass_detail::SharedPrior prior(K, v, interrupt);
   MulticlassResult out = multiclass_fit_on(prior, labels, classes, v, start, control, interrupt);
+  finish_loo(out, labels, v, interrupt);
+  if (loo_gradient && out.status.converged) {
+    out.loo.gradient = multiclass_detail::loo_gradient(prior, kernel, x, labels, v, out.mean,
+                                                       out.weights, out.loo,
+                                                       control.adjoint_tol, interrupt);
+  }
   if (!gradient) return out;
   const double c = static_cast<double>(classes), n = static_cast<double>(x.rows());
   const Eigen::MatrixXd R = ep_site_inverse(prior.factor_result(), interrupt);
@@ -396,6 +642,7 @@ inline MulticlassResult multiclass_fit_inducing(const Kernel& kernel, const Cons
   const InducingBasis basis = inducing_basis(kernel, x, z, 0.0, interrupt);
   multiclass_detail::SharedPrior prior(basis, v, interrupt);
   MulticlassResult out = multiclass_fit_on(prior, labels, classes, v, start, control, interrupt);
+  finish_loo(out, labels, v, interrupt);
   out.inducing_weights = basis.G.transpose() * out.weights;
   basis.chol.triangularView<Eigen::Lower>().transpose().solveInPlace(out.inducing_weights);
   if (inducing_chol != nullptr) *inducing_chol = basis.chol;

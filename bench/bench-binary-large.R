@@ -1,0 +1,53 @@
+# Binary gpc() at thousands of rows against e1071::svm(probability = TRUE),
+# interleaved in one process: held-out accuracy, log loss, elapsed and CPU
+# seconds (user + system of the process, every thread) and their ratios to
+# e1071's (on a busy machine the CPU time is the steadier figure).  gpc()
+# runs with its defaults (beyond gpc_search_max_n rows, 2000, its evidence
+# search sees search_subset_n = 2000 evenly spaced rows, then one fit of
+# every row; see ?gpsvm_size_policy) and with its search on all rows
+# (gpc_all_rows).
+#
+#   R_LIBS=... Rscript bench/bench-binary-large.R
+#
+# Letter A against the rest: mlbench's LetterRecognition, training rows
+# 1-8000, test rows 16001-20000.  spam: kernlab's, a seeded 70 : 30 split
+# (3221 training rows).
+
+suppressPackageStartupMessages(library(gpsvm))
+for (p in c("mlbench", "kernlab", "e1071")) {
+  if (!requireNamespace(p, quietly = TRUE)) stop("bench-binary-large.R needs ", p)
+}
+
+source(file.path("bench", "classif-helpers.R"))
+models <- list(
+  e1071 = e1071_probabilities,
+  gpc = function(f, train, test) predict(gpc(f, train), test, type = "prob"),
+  gpc_all_rows = function(f, train, test) {
+    old <- options(gpsvm.size_policy = list(gpc_search_max_n = 1e6))
+    on.exit(options(old))
+    predict(gpc(f, train), test, type = "prob")
+  })
+
+run <- function(name, f, train, test) {
+  y <- test[[all.vars(f)[1]]]
+  do.call(rbind, lapply(names(models), function(m) {
+    r <- timed(models[[m]](f, train, test))
+    p <- r$value
+    data.frame(set = name, model = m,
+               accuracy = mean(colnames(p)[max.col(p, "first")] == as.character(y)),
+               log_loss = log_loss(p, y), seconds = r$time, cpu = r$cpu)
+  }))
+}
+
+data(LetterRecognition, package = "mlbench")
+letter <- data.frame(LetterRecognition[, -1],
+                     A = factor(ifelse(LetterRecognition$lettr == "A", "A", "other")))
+data(spam, package = "kernlab")
+set.seed(63)
+i <- sample(nrow(spam), 3221)
+rows <- rbind(run("Letter A, 8000", A ~ ., letter[1:8000, ], letter[16001:20000, ]),
+              run("spam, 3221", type ~ ., spam[i, ], spam[-i, ]))
+e1071_row <- match(rows$set, rows$set[rows$model == "e1071"])
+rows$time_ratio <- rows$seconds / rows$seconds[rows$model == "e1071"][e1071_row]
+rows$cpu_ratio <- rows$cpu / rows$cpu[rows$model == "e1071"][e1071_row]
+print(rows, digits = 3, row.names = FALSE)
