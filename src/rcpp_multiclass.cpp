@@ -44,7 +44,7 @@ Eigen::VectorXi zero_based_labels(const Rcpp::IntegerVector& y, int classes) {
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                   Rcpp::IntegerVector y, int classes, Rcpp::List control,
-                                  SEXP start, bool gradient = false, bool loo_gradient = false) {
+                                  SEXP start, bool gradient = false, bool loo_gradient = false) try {
   const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(model, "kernel"));
   const double noise =
       gpsvm_glue::number_in(gpsvm_glue::element(model, "noise"), "noise", 0.0, R_PosInf);
@@ -82,13 +82,15 @@ Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> 
   }
   if (loo_gradient && r.loo.gradient.size() > 0) out["loo_gradient"] = r.loo.gradient;
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Latent means (rows of z by class) and the shared latent variance of a
 // joint fit at new inputs z: `fit` holds kernel, noise, x, weights and chol
 // (dense), or inducing, inducing_weights, inducing_chol and chol (FITC).
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_gpc_multiclass_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z) {
+Rcpp::List cpp_gpc_multiclass_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z) try {
   using gpsvm_glue::matrix_element;
   const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(fit, "kernel"));
   const double noise =
@@ -118,6 +120,8 @@ Rcpp::List cpp_gpc_multiclass_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd
     mean = gpsvm::KernelEvaluator(kernel, x).cross(z) * weights;
   }
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("variance") = p.variance);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // Class probabilities (or their logs) from latent means, shared latent
@@ -125,17 +129,19 @@ Rcpp::List cpp_gpc_multiclass_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd
 // [[Rcpp::export(rng = false)]]
 Eigen::MatrixXd cpp_multiclass_probabilities(Eigen::Map<Eigen::MatrixXd> mean,
                                              Eigen::Map<Eigen::VectorXd> variance, double noise,
-                                             bool log = false) {
+                                             bool log = false) try {
   if (!(noise > 0.0) || !std::isfinite(noise)) Rcpp::stop("'noise' must be positive");
   if (!mean.allFinite() || !variance.allFinite()) Rcpp::stop("means and variances must be finite");
   return gpsvm::multiclass_probabilities(mean, variance, noise, log,
                                          gpsvm_glue::interrupt_callback());
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // One case of class t (1-based) with latent means m and noise v: log Z, its
 // gradient in m and its derivative in v.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_argmax_site(Eigen::Map<Eigen::VectorXd> m, int t, double v) {
+Rcpp::List cpp_argmax_site(Eigen::Map<Eigen::VectorXd> m, int t, double v) try {
   const int classes = static_cast<int>(m.size());
   if (classes < 2 || t < 1 || t > classes) Rcpp::stop("'t' must index one of the means");
   if (!(v > 0.0) || !m.allFinite()) Rcpp::stop("'v' must be positive and 'm' finite");
@@ -145,13 +151,15 @@ Rcpp::List cpp_argmax_site(Eigen::Map<Eigen::VectorXd> m, int t, double v) {
       gpsvm::argmax_site(m.data(), classes, t - 1, v, grad.data(), d, mills, work);
   return Rcpp::List::create(Rcpp::Named("log_z") = s.log_z, Rcpp::Named("gradient") = grad,
                             Rcpp::Named("dv") = s.dlog_z_dv);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
 
 // The leave-one-out latent means (n x K) and latent variances of a joint fit
 // from its cavities (MulticlassLoo).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_multiclass_loo(Eigen::Map<Eigen::MatrixXd> mean, Eigen::Map<Eigen::MatrixXd> weights,
-                              Eigen::Map<Eigen::VectorXd> variance, double noise) {
+                              Eigen::Map<Eigen::VectorXd> variance, double noise) try {
   if (!(noise > 0.0) || !std::isfinite(noise)) Rcpp::stop("'noise' must be positive");
   if (weights.rows() != mean.rows() || weights.cols() != mean.cols() ||
       variance.size() != mean.rows())
@@ -159,4 +167,6 @@ Rcpp::List cpp_multiclass_loo(Eigen::Map<Eigen::MatrixXd> mean, Eigen::Map<Eigen
   const gpsvm::MulticlassLoo loo = gpsvm::multiclass_loo_moments(mean, weights, variance, noise);
   return Rcpp::List::create(Rcpp::Named("mean") = loo.mean,
                             Rcpp::Named("variance") = (loo.spread2.array() - noise).matrix());
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
 }
