@@ -446,3 +446,24 @@ test_that("a mixture over widths per input mixes its components' refits at their
     expect_equal(F(band[i, "upr"]), 0.95, tolerance = 1e-5)
   }
 })
+
+test_that("the plan says which hyperparameters the data pin and which the hyperprior sets", {
+  skip_on_cran()
+  set.seed(1020)
+  i <- sample(21, 15)
+  fit <- suppressWarnings(mfsvr(stack.loss ~ ., stackloss[i, ], optimize = TRUE,
+                                kernel = rbf_kernel(per_input = TRUE), calibration_folds = 0))
+  table <- fit$C_mixture$posterior
+  ratio <- table$posterior_sd / table$prior_sd
+  plan <- gpsvm_plan(fit)
+  row <- plan[plan[[1]] == "posterior", ]
+  expect_equal(nrow(row), 1L)
+  # pinned: the posterior's sd at most half the prior's on the log scale
+  pinned <- table$parameter[ratio <= 0.5]
+  left <- table$parameter[ratio > 0.5]
+  expect_true(length(pinned) > 0L && length(left) > 0L)
+  expect_identical(row$choice, paste0("pinned by the data: ", paste(pinned, collapse = ", "),
+                                      "; left to the hyperprior: ", paste(left, collapse = ", ")))
+  expect_match(row$by, sprintf("%s %.2f", table$parameter[1], ratio[1]), fixed = TRUE)
+  expect_output(print(fit), "left to the hyperprior")
+})
