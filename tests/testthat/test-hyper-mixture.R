@@ -194,6 +194,25 @@ test_that("one observation and duplicated inputs give finite intervals around th
 
 # ---- several hyperparameters: the hyperprior and the mixture over them -----
 
+# The 90% interval of `fit` at each row of `test` against the CDF of the
+# mixture of the refits `fits` (one per component of fit$C_mixture, with
+# its weight, C and epsilon) written out with plain_epsins_cdf().
+expect_band_is_mixture <- function(fit, fits, test, unit) {
+  mix <- fit$C_mixture
+  band <- predict(fit, test, interval = "prediction", level = 0.9)
+  for (i in seq_len(nrow(test))) {
+    F <- function(t0) {
+      sum(vapply(seq_along(fits), function(j) {
+        p <- predict(fits[[j]], test[i, ], se.fit = TRUE)
+        mix$weight[j] * plain_epsins_cdf(t0, p$fit, p$se.fit, mix$C[j], mix$components[[j]]$epsilon,
+                                         unit)
+      }, numeric(1)))
+    }
+    expect_equal(F(band[i, "lwr"]), 0.05, tolerance = 1e-5 / 0.05)
+    expect_equal(F(band[i, "upr"]), 0.95, tolerance = 1e-5)
+  }
+}
+
 # The hyperprior mfsvr()'s help states, in plain R, on the standardised
 # data: log C ~ N(log 5, 1.5^2), log(C epsilon) ~ N(log 0.5, 0.5^2), each
 # log width ~ N(log of its start, 1).
@@ -302,18 +321,7 @@ test_that("the mixture over several hyperparameters is the importance-weighted m
   r <- pmin(r, mean(r) * sqrt(k))
   expect_equal(mix$weight, r / sum(r), tolerance = 1e-6)
   # the intervals' ends are the mixture's quantiles
-  band <- predict(fit, test, interval = "prediction", level = 0.9)
-  for (i in seq_len(nrow(test))) {
-    F <- function(t0) {
-      sum(vapply(seq_len(k), function(j) {
-        p <- predict(fits[[j]], test[i, ], se.fit = TRUE)
-        mix$weight[j] * plain_epsins_cdf(t0, p$fit, p$se.fit, mix$C[j], mix$components[[j]]$epsilon,
-                                         unit)
-      }, numeric(1)))
-    }
-    expect_equal(F(band[i, "lwr"]), 0.05, tolerance = 1e-5 / 0.05)
-    expect_equal(F(band[i, "upr"]), 0.95, tolerance = 1e-5)
-  }
+  expect_band_is_mixture(fit, fits, test, unit)
   # the spreads beside the prior's: the posterior's from second differences
   # of the plain-R log posterior at the mode
   xs <- fit$x
@@ -433,18 +441,7 @@ test_that("a mixture over widths per input mixes its components' refits at their
   })
   ll <- vapply(fits, function(f) c(logLik(f)), numeric(1)) + nrow(train) * log(unit)
   expect_equal(mix$log_evidence, ll, tolerance = 1e-6)
-  band <- predict(fit, test, interval = "prediction", level = 0.9)
-  for (i in seq_len(nrow(test))) {
-    F <- function(t0) {
-      sum(vapply(seq_along(fits), function(j) {
-        p <- predict(fits[[j]], test[i, ], se.fit = TRUE)
-        mix$weight[j] * plain_epsins_cdf(t0, p$fit, p$se.fit, mix$C[j], mix$components[[j]]$epsilon,
-                                         unit)
-      }, numeric(1)))
-    }
-    expect_equal(F(band[i, "lwr"]), 0.05, tolerance = 1e-5 / 0.05)
-    expect_equal(F(band[i, "upr"]), 0.95, tolerance = 1e-5)
-  }
+  expect_band_is_mixture(fit, fits, test, unit)
 })
 
 test_that("the plan says which hyperparameters the data pin and which the hyperprior sets", {
