@@ -100,13 +100,28 @@
 # warning at a bound ("C:upper" = "the data favour ..."); advice(record,
 # fit) may return a warning about the answer itself (a converged search can
 # still stop on a slow rise towards a limit of the model, or choose a
-# degenerate fit).
+# degenerate fit).  `prior` (NULL: none, a flat prior within the bounds)
+# is a hyperprior on the search scale from .hyperprior(): the search then
+# maximises the log evidence plus the log prior density (the posterior
+# mode), and reports the evidence and the prior apart.
 .search_spec <- function(start, lower, upper, natural, natural_names, benign = character(0),
-                         notes = list(), advice = function(record, fit) NULL) {
+                         notes = list(), advice = function(record, fit) NULL, prior = NULL) {
   list(start = start, lower = pmin(lower, start), upper = pmax(upper, start),
        natural = function(par) stats::setNames(natural(par), natural_names),
        names = names(start), natural_names = natural_names, benign = benign, notes = notes,
-       advice = advice)
+       advice = advice, prior = prior)
+}
+
+# The objective of a usable point: its log evidence plus the log prior
+# density at par (and their gradients), the evidence alone without a prior.
+.with_objective <- function(point, par, prior) {
+  if (!point$ok) return(point)
+  point$log_prior <- if (is.null(prior)) 0 else prior$log_density(par)
+  point$objective <- point$log_evidence + point$log_prior
+  point$objective_gradient <- if (!is.null(point$gradient)) {
+    if (is.null(prior)) point$gradient else point$gradient + prior$gradient(par)
+  }
+  point
 }
 
 # One evaluation of the evidence: a usable point has a converged solver and
@@ -155,14 +170,17 @@
         }
       }
     }
-    point <- evaluate(par, first, .nearer_warm_start(state, par), accuracy)
+    point <- .with_objective(evaluate(par, first, .nearer_warm_start(state, par), accuracy),
+                             par, spec$prior)
     point$par <- par
     point$accuracy <- accuracy %||% NA_real_
     state$rows[[length(state$rows) + 1L]] <- point[c("par", "log_evidence", "gradient",
-                                                      "iterations", "status", "accuracy")]
+                                                      "log_prior", "objective",
+                                                      "objective_gradient", "iterations",
+                                                      "status", "accuracy")]
     if (point$ok) {
       state$warm <- point[c("fit", "par")]
-      if (is.null(state$best) || point$log_evidence > state$best$log_evidence ||
+      if (is.null(state$best) || point$objective > state$best$objective ||
           (refresh && same(state$best$par))) {
         state$best <- point
       }
@@ -194,6 +212,7 @@
   path <- data.frame(matrix(values, nrow = length(rows),
                             dimnames = list(NULL, spec$natural_names)), check.names = FALSE)
   path$log_evidence <- vapply(rows, function(r) r$log_evidence, numeric(1))
+  if (!is.null(spec$prior)) path$log_prior <- vapply(rows, function(r) r$log_prior %||% NA_real_, numeric(1))
   if (!all(vapply(rows, function(r) is.null(r$gradient), logical(1)))) {
     grad <- t(vapply(rows, function(r) {
       if (length(r$gradient) == length(spec$names)) r$gradient else rep(NA_real_, length(spec$names))
@@ -259,14 +278,14 @@
       if (par[k] == centre$par[k]) next
       point <- state$at(par, accuracy = accuracy)
       if (!point$ok) next
-      values <- c(values, point$log_evidence)
-      if (point$log_evidence > (if (is.null(best)) centre$log_evidence else best$log_evidence)) {
+      values <- c(values, point$objective)
+      if (point$objective > (if (is.null(best)) centre$objective else best$objective)) {
         best <- point
       }
     }
   }
   flat <- length(values) > 0L &&
-    all(abs(values - centre$log_evidence) <= 1e-8 * (1 + abs(centre$log_evidence)))
+    all(abs(values - centre$objective) <= 1e-8 * (1 + abs(centre$objective)))
   list(flat = flat, better = best)
 }
 
@@ -299,7 +318,7 @@
     best <- state$best
     if (is.null(best) || !isTRUE(best$accuracy > finest)) break
     point <- seen(state$at(best$par, accuracy = finest, refresh = TRUE))
-    if (!point$ok || .gradient_change(point$par, point$gradient, spec, n) <= tol) break
+    if (!point$ok || .gradient_change(point$par, point$objective_gradient, spec, n) <= tol) break
     opt <- run(point$par)
   }
   opt
@@ -324,28 +343,30 @@
                            reason = paste("the evidence could not be evaluated at the start:",
                                           start$status)))
   }
-  wall <- abs(start$log_evidence) + 1e6 * n  # far below any usable point
+  wall <- abs(start$objective) + 1e6 * n  # far below any usable point
   # the largest projected gradient per observation of the last usable point,
   # which sets the accuracy of the next evaluation
   seen <- function(point) {
-    if (point$ok) state$gradient_seen <- .gradient_change(point$par, point$gradient, spec, n)
+    if (point$ok) {
+      state$gradient_seen <- .gradient_change(point$par, point$objective_gradient, spec, n)
+    }
     point
   }
   seen(start)
   value <- function(par) {
     point <- seen(state$at(par, accuracy = accuracy()))
-    if (point$ok) -point$log_evidence else wall
+    if (point$ok) -point$objective else wall
   }
   gradient <- function(par) {
     point <- seen(state$at(par, accuracy = accuracy()))
-    if (point$ok) -point$gradient else rep(0, length(par))
+    if (point$ok) -point$objective_gradient else rep(0, length(par))
   }
   # L-BFGS-B's first step on a box is the scaled gradient itself: with the
   # objective divided by the starting gradient's length that step moves the
   # parameters by one unit (a factor e) rather than by a step that depends
   # on n and the data.  pgtol follows the scaling, so the stopping rule stays
   # `tol` per observation.
-  scale <- sqrt(sum(.projected_gradient(spec$start, start$gradient, spec)^2))
+  scale <- sqrt(sum(.projected_gradient(spec$start, start$objective_gradient, spec)^2))
   if (!is.finite(scale) || scale <= 0) scale <- n
   run <- function(from) {
     stats::optim(from, value, gradient, method = "L-BFGS-B", lower = spec$lower,
@@ -390,7 +411,7 @@
   points <- seq(spec$lower, spec$upper, length.out = grid)
   values <- vapply(points, function(p) {
     point <- state$at(stats::setNames(p, spec$names))
-    if (point$ok) point$log_evidence else -Inf
+    if (point$ok) point$objective else -Inf
   }, numeric(1))
   usable <- is.finite(values)
   if (sum(usable) < 2L) {
@@ -411,7 +432,7 @@
   hi <- points[min(k + 1L, grid)]
   f <- function(p) {
     point <- state$at(stats::setNames(p, spec$names))
-    if (point$ok) point$log_evidence else -Inf
+    if (point$ok) point$objective else -Inf
   }
   ratio <- (sqrt(5) - 1) / 2
   a <- hi - ratio * (hi - lo)
@@ -451,8 +472,9 @@
   evaluations <- length(state$rows)
   par <- best$par %||% spec$start
   if (is.null(change)) {
-    change <- if (best$ok && !is.null(best$gradient)) {
-      .gradient_change(par, best$gradient, spec, n)
+    g <- best$objective_gradient %||% best$gradient
+    change <- if (best$ok && !is.null(g)) {
+      .gradient_change(par, g, spec, n)
     } else NA_real_
   }
   converged <- best$ok && !force_fail && is.finite(change) && change <= tol
@@ -469,6 +491,8 @@
     lower = spec$natural(spec$lower), upper = spec$natural(spec$upper),
     log_evidence = best$log_evidence,
     gradient = if (!is.null(best$gradient)) stats::setNames(best$gradient, spec$names),
+    hyperprior = spec$prior$table,
+    log_prior = if (!is.null(spec$prior)) best$log_prior %||% NA_real_,
     at_bound = if (best$ok) .search_at_bound(par, spec) else character(0),
     evaluations = evaluations,
     path = .search_path(state, spec),
@@ -545,4 +569,24 @@
   }
   if (length(what) <= 2L) paste(what, collapse = " and ") else
     paste0(paste(utils::head(what, -1L), collapse = ", "), " and ", utils::tail(what, 1L))
+}
+
+# A hyperprior on the search scale: independent normals on linear
+# combinations of the searched parameters, one per row of `terms` (a data
+# frame: `term`, the combination in words such as "log_C + log_epsilon";
+# `mean`; `sd`) with the coefficients `coef` (a matrix, a row per term and
+# a column per parameter, named by the search's names; parameters in no
+# term are flat within their bounds).  log_density(par) and gradient(par)
+# take the search's vector; `table` is the record fit$optimization keeps
+# (the terms, with the coefficients as attribute "coef").
+.hyperprior <- function(terms, coef) {
+  stopifnot(nrow(terms) == nrow(coef), !is.null(colnames(coef)))
+  value <- function(par) drop(coef %*% par[colnames(coef)])
+  list(log_density = function(par) sum(stats::dnorm(value(par), terms$mean, terms$sd, log = TRUE)),
+       gradient = function(par) {
+         g <- stats::setNames(numeric(length(par)), names(par))
+         g[colnames(coef)] <- drop(crossprod(coef, -(value(par) - terms$mean) / terms$sd^2))
+         g
+       },
+       table = structure(terms, coef = coef))
 }

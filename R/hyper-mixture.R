@@ -89,11 +89,12 @@
 .C_mixture_record <- function(quadrature, components) {
   strip <- function(f) {
     f[c("x", "fitted.values", "residuals", "cavity_mean", "cavity_var", "variance",
-        "gradient", "marginals", "C_search", "optimization")] <- NULL
+        "gradient", "per_input_gradient", "marginals", "C_search", "optimization")] <- NULL
     f
   }
-  list(C = quadrature$C, weight = quadrature$weight, log_evidence = quadrature$log_evidence,
-       log_C_sd = quadrature$log_C_sd, components = lapply(components, strip))
+  c(list(C = quadrature$C, weight = quadrature$weight, log_evidence = quadrature$log_evidence,
+         log_C_sd = quadrature$log_C_sd, components = lapply(components, strip)),
+    quadrature[intersect(c("log_proposal", "posterior"), names(quadrature))])
 }
 
 # The mixture for a fit of `n` observations whose C a search chose, or NULL
@@ -102,7 +103,8 @@
 # nodes (mfsvr: the EP fits themselves).
 .C_mixture <- function(ep_fit, y, components = function(q) q$fits) {
   if (length(y) > .size_rule("C_mixture_max_n")) return(NULL)
-  q <- .C_quadrature(ep_fit, y)
+  C_alone <- identical(names(ep_fit$optimization$estimate), "C")
+  q <- if (C_alone) .C_quadrature(ep_fit, y) else .hyper_quadrature(ep_fit, y)
   if (is.null(q)) return(NULL)
   .C_mixture_record(q, components(q))
 }
@@ -111,13 +113,22 @@
 # inputs z: n x k matrices, a column per node.
 .C_mixture_moments <- function(object, z, ...) {
   moments <- lapply(object$C_mixture$components, function(component) {
-    component$x <- object$x
-    .latent_moments(component, z, 0L, 1L, TRUE, ...)
+    # (a component with other widths per input sees the inputs divided by
+    # its own widths instead of the fit's)
+    ratio <- .input_widths(object$kernel) / .input_widths(component$kernel)
+    rescale <- function(m) if (length(ratio)) sweep(m, 2L, ratio, "*", check.margin = FALSE) else m
+    component$x <- rescale(object$x)
+    .latent_moments(component, rescale(z), 0L, 1L, TRUE, ...)
   })
   mean <- vapply(moments, `[[`, numeric(nrow(z)), "mean")
   var <- vapply(moments, `[[`, numeric(nrow(z)), "var")
   dim(mean) <- dim(var) <- c(nrow(z), length(moments))
   list(mean = mean, var = var)
+}
+
+# The mixture components' epsilons (a search of epsilon gives each its own).
+.C_mixture_epsilon <- function(object) {
+  vapply(object$C_mixture$components, function(f) f$epsilon, numeric(1))
 }
 
 # The two-sided tail probability of targets y (model units) at scaled
@@ -126,10 +137,11 @@
 # so that targets far out keep their precision.
 .C_mixture_tail <- function(object, z, y) {
   mixture <- object$C_mixture
+  epsilon <- .C_mixture_epsilon(object)
   m <- .C_mixture_moments(object, z)
   lower <- upper <- 0
   for (k in seq_along(mixture$C)) {
-    F <- function(t, mean) cpp_epsins_cdf(t, mean, m$var[, k], mixture$C[k], object$epsilon)
+    F <- function(t, mean) cpp_epsins_cdf(t, mean, m$var[, k], mixture$C[k], epsilon[k])
     lower <- lower + mixture$weight[k] * F(y, m$mean[, k])
     upper <- upper + mixture$weight[k] * F(-y, -m$mean[, k])
   }
@@ -138,10 +150,11 @@
 
 # The level-p quantile at each row of a mixture of the epsilon-insensitive
 # predictive distributions with latent means mean[, k] and variances
-# var[, k], scales C[k] and weights weight[k] (the core's root finder;
-# p is recycled over the rows).
+# var[, k], scales C[k], half-widths epsilon (one, or one per component)
+# and weights weight[k] (the core's root finder; p is recycled over the
+# rows).
 .epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
-  cpp_epsins_mixture_quantile(p, mean, var, C, epsilon, weight)
+  cpp_epsins_mixture_quantile(p, mean, var, C, rep_len(epsilon, length(C)), weight)
 }
 
 # The validator's check of the record (svr and mfsvr fits).
@@ -154,6 +167,8 @@
   problem <- .nested(m, list(C = .numbers(k, lower = 0, open = TRUE, per = "components"),
                              weight = .numbers(k, lower = 0, upper = 1, per = "components"),
                              log_evidence = .numbers(k, per = "components"),
-                             log_C_sd = .number(lower = 0, open = TRUE)))
+                             log_C_sd = .optional(.number(lower = 0, open = TRUE)),
+                             log_proposal = .optional(.numbers(k, per = "components")),
+                             posterior = .optional(.pinning_problem)))
   problem %||% if (abs(sum(m$weight) - 1) > 1e-8) "$weight must sum to 1"
 }

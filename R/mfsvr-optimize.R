@@ -33,17 +33,29 @@
 #   sigma in [w / 100, 100 w].
 # A kernel with a width per input searches one log width per input column
 # instead of log sigma (.per_input_ranges()); a width at its upper end is a
-# legitimate answer, as is the Laplace limit, so neither warns.
-.mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which, noise_free_ok = FALSE) {
+# legitimate answer, as is the Laplace limit, so neither warns.  With
+# `hyperprior`, the search maximises the evidence times
+# .mfsvr_hyperprior()'s density.  `recorded` (a fit's $optimization) makes
+# the search that fit's: its start, ranges and hyperprior, whatever the rows
+# (the calibration's refits on part of them).
+.mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which, noise_free_ok = FALSE,
+                               hyperprior = FALSE, recorded = NULL) {
   names <- .mfsvr_hyper_names(epsilon, kernel, which)
-  s <- .response_scaling(y, TRUE)$scale
   widths <- if ("log_sigma" %in% names) .input_widths(kernel)
-  w <- .data_driven_width(x)
-  sigma <- if (.has_width(kernel)) kernel$sigma else 1
-  ranges <- rbind(log_C = c(log(C), log(0.01 / s), log(1e4 / s)),
-                  log_epsilon = c(log(epsilon), log(1e-4 * s), log(3 * s)),
-                  log_sigma = c(log(sigma), log(w / 100), log(100 * w)))[names, , drop = FALSE]
-  ranges <- .per_input_ranges(ranges, kernel)
+  if (!is.null(recorded)) {
+    ranges <- log(cbind(recorded$start, recorded$lower, recorded$upper))
+    rownames(ranges) <- paste0("log_", names(recorded$start))
+    prior <- recorded$hyperprior
+  } else {
+    s <- .response_scaling(y, TRUE)$scale
+    w <- .data_driven_width(x)
+    sigma <- if (.has_width(kernel)) kernel$sigma else 1
+    ranges <- rbind(log_C = c(log(C), log(0.01 / s), log(1e4 / s)),
+                    log_epsilon = c(log(epsilon), log(1e-4 * s), log(3 * s)),
+                    log_sigma = c(log(sigma), log(w / 100), log(100 * w)))[names, , drop = FALSE]
+    ranges <- .per_input_ranges(ranges, kernel)
+    prior <- if (hyperprior) .mfsvr_hyperprior(ranges, s)
+  }
   limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
                  "(a likelihood that is flat inside the tube and zero outside)")
   # On some data the evidence keeps rising, ever more slowly, as C grows with
@@ -70,7 +82,43 @@
                notes = list(`C:upper` = paste("the evidence still rises as C grows:", limit)),
                advice = if (is.null(widths)) slow_rise else function(record, fit) {
                  c(slow_rise(record, fit), .per_input_overfit_advice(fit, length(widths)))
-               })
+               },
+               prior = if (!is.null(prior)) .hyperprior(prior, attr(prior, "coef")))
+}
+
+# The weakly informative hyperprior of mfsvr()'s searches on standardised
+# data (see ?mfsvr, "The hyperprior"): normals on the search scale, for log
+# C centred on C = 5 / s (the default's start), for each log width on its
+# start (the data-driven width or the one given), and, where epsilon is
+# searched, on the tube's share of the noise, log(C epsilon), centred on
+# the defaults' 0.5 (or on log epsilon at 0.1 s when C stays as given).
+# Returns .hyperprior()'s record (terms with their coefficients).
+.mfsvr_hyperprior_sd <- c(log_C = 1.5, shape = 0.5, log_sigma = 1)
+.mfsvr_hyperprior <- function(ranges, s) {
+  names <- rownames(ranges)
+  sd <- .mfsvr_hyperprior_sd
+  unit <- function(k) stats::setNames(as.numeric(names == k), names)
+  rows <- list()
+  add <- function(term, coef, mean, sd) {
+    rows[[length(rows) + 1L]] <<- list(term = term, coef = coef, mean = mean, sd = sd)
+  }
+  if ("log_C" %in% names) add("log_C", unit("log_C"), log(.mfsvr_default_C / s), sd[["log_C"]])
+  if ("log_epsilon" %in% names) {
+    if ("log_C" %in% names) {
+      add("log_C + log_epsilon", unit("log_C") + unit("log_epsilon"),
+          log(.mfsvr_default_C * 0.1), sd[["shape"]])
+    } else {
+      add("log_epsilon", unit("log_epsilon"), log(0.1 * s), sd[["shape"]])
+    }
+  }
+  for (k in grep("^log_sigma", names, value = TRUE)) {
+    add(k, unit(k), ranges[k, 1], sd[["log_sigma"]])
+  }
+  coef <- do.call(rbind, lapply(rows, `[[`, "coef"))
+  dimnames(coef) <- list(vapply(rows, `[[`, "", "term"), names)
+  terms <- data.frame(term = rownames(coef), mean = vapply(rows, `[[`, 0, "mean"),
+                      sd = vapply(rows, `[[`, 0, "sd"), stringsAsFactors = FALSE)
+  structure(terms, coef = coef)
 }
 
 # A width per input gives the evidence one parameter per column, and with
@@ -111,10 +159,11 @@
 # point with the control given, from the best point's sites.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
                             which = c("C", "epsilon", "sigma"), inducing = NULL,
-                            noise_free_ok = FALSE, settings) {
+                            noise_free_ok = FALSE, settings, recorded = NULL) {
   kernel <- .resolve_kernel(kernel, x)
   per_input <- !is.null(kernel$input_widths) && "sigma" %in% which
-  spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which, noise_free_ok)
+  spec <- .mfsvr_search_spec(x, y, C, epsilon, kernel, which, noise_free_ok,
+                             hyperprior = isTRUE(settings$hyperprior), recorded = recorded)
   # entries of fit$gradient (a width per input has its own, after them)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names
   width <- any(grepl("^log_sigma", spec$names))
@@ -234,7 +283,7 @@
                       start = start)
     } else {
       .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = inducing,
-                      settings = settings)
+                      settings = settings, recorded = previous[["search_record"]])
     }
   }
 }

@@ -167,6 +167,45 @@
 #' Gao, Gunn, Harris and Brown (2002); the mean-field paper's eq. (5.3) has a
 #' different term that does not follow from the likelihood.
 #'
+#' @section The hyperprior:
+#' On few observations the evidence pins the tube and the widths poorly,
+#' and its maximum can lie on a ridge where the noise is far below the
+#' data's: `optimize = TRUE` then overfits. On standardised data
+#' (`scale = TRUE`) a search of more than `C` therefore maximises the
+#' evidence times a weakly informative hyperprior on the log
+#' hyperparameters (the posterior mode), independent normals on
+#' * \eqn{\log C}: mean \eqn{\log 5} (the default's `C`), sd 1.5;
+#' * \eqn{\log(C \epsilon)}, the tube's half-width over the noise's scale:
+#'   mean \eqn{\log 0.5} (the defaults' `C = 5`, `epsilon = 0.1`), sd 0.5
+#'   (or \eqn{\log \epsilon}, mean \eqn{\log 0.1}, where `C` stays as
+#'   given);
+#' * each log width: mean the log of its start (the data-driven width or
+#'   the one given), sd 1.
+#'
+#' Hyperparameters not searched have no term. The prior's log density is
+#' bounded while the log evidence grows with the number of observations, so
+#' on many rows the mode moves little from the evidence's maximum.
+#' `search_control(hyperprior = FALSE)` maximises the evidence itself.
+#' `fit$optimization$hyperprior` records the terms (their coefficients on
+#' the log parameters as attribute `"coef"`), `$log_prior` the prior's log
+#' density at the estimate and `$path$log_prior` at every point tried;
+#' `$log_evidence` and `$gradient` stay the evidence's.
+#'
+#' Up to 200 observations (size rule `C_mixture_max_n`, [gpsvm_size_policy()])
+#' the prediction intervals then integrate over the searched
+#' hyperparameters' posterior: from its Laplace approximation at the mode
+#' (the Hessian by differences of the analytic gradient), 16 fits at points
+#' about the mode (8 quasi-random points and their mirror images), each
+#' weighted by the posterior over the approximation's density (importance
+#' weights, truncated at 4 times their mean). `fit$C_mixture$posterior`
+#' gives each hyperparameter's posterior and prior sd on the log scale, and
+#' the plan's `posterior` row (printed) says which the data pin (a
+#' posterior sd at most half the prior's), which are left to the
+#' hyperprior, and which stopped at an end of their range. With the default
+#' kernel, the evidence first weighs the default's candidate kernels and
+#' offset (each at its own `C`), and the search starts from the one chosen
+#' (a linear kernel has no width to search).
+#'
 #' @param x A numeric vector, matrix or data frame of inputs (one row per
 #'   observation), or a formula for `mfsvr.formula`.
 #' @param y Numeric targets, one per row of `x`.
@@ -234,8 +273,9 @@
 #'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
 #'   keeps that `C`. On nearly noise-free data the evidence rises without end as
 #'   `C` grows; the default search then stops at a large `C` without a warning
-#'   (one asked for warns, see Details). Searching the width too
-#'   (`optimize = TRUE`) predicted worse on four of the six sets above.
+#'   (one asked for warns, see Details). A search of more than `C` on
+#'   standardised data uses a hyperprior, and its intervals integrate over
+#'   the hyperparameters (see "The hyperprior").
 #' @param search The evidence search's tolerance, budget and grid, from
 #'   [search_control()]; used where `optimize` asks for a search.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
@@ -362,6 +402,9 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
+  # (what the data pin poorly on few rows: the tube and the widths)
+  settings$hyperprior <- settings$hyperprior %||%
+    (isTRUE(scale) && any(c("epsilon", "sigma") %in% which))
   # the model on rows x, y (scaled); `refit` (the calibration's refits)
   # keeps the kernel and offset of that fit, else the data weigh them
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
@@ -375,16 +418,25 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     }
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
-      kernels <- .kernel_candidates(kernel, x, .kernel_by_default(scale, length(y), which, z),
-                                    linear = weigh_linear, matern = weigh_linear)
-      .fit_with_bias(fit_at, kernels, bias %||% 0,
-                     choose = is.null(bias) && .bias_by_default(scale, length(y)))
+      # a search of the width too (optimize = TRUE) runs on the kernel and
+      # offset the evidence weighs as by default (C chosen for each)
+      weigh <- .kernel_by_default(scale, length(y), setdiff(which, "sigma"), z)
+      kernels <- .kernel_candidates(kernel, x, weigh, linear = weigh_linear, matern = weigh_linear)
+      first <- "sigma" %in% which && length(kernels) > 1L
+      weigh_at <- if (first) .mfsvr_fit_at(x, y, C, epsilon, control, "C", TRUE, z, settings) else fit_at
+      chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
+                               choose = is.null(bias) && .bias_by_default(scale, length(y)))
+      if (first) .search_chosen(fit_at, chosen) else chosen
     } else {
-      # from the fit's C, which the refits' search moves less far than 5
-      fit_at(refit$kernel, refit[c("C", "epsilon")])
+      # from the fit's C, which the refits' search moves less far than 5; a
+      # search with the hyperprior is the fit's on these rows (its start,
+      # ranges and prior, which the data's widths and scales set)
+      record <- if (!is.null(refit$optimization$hyperprior)) refit$optimization
+      fit_at(refit$kernel, c(refit[c("C", "epsilon")], list(search_record = record)))
     }
-    # a C chosen by the evidence is uncertain: predictions integrate over it
-    if ("C" %in% which) fit$C_mixture <- .C_mixture(fit, y)
+    # hyperparameters chosen by the evidence are uncertain: predictions
+    # integrate over them
+    if (length(which) > 0L && !is.null(fit$optimization)) fit$C_mixture <- .C_mixture(fit, y)
     fit
   }
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"), fit_model)
@@ -396,6 +448,16 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   })
   .with_plan(fit, "mfsvr():")
+}
+
+# The search of a fit's hyperparameters at the kernel and offset weighed
+# first (`chosen`, the fit of higher evidence, with the record of the
+# choice), from its C, epsilon and sites.
+.search_chosen <- function(fit_at, chosen) {
+  fit <- fit_at(chosen$kernel, chosen)
+  fit[c("kernel_choice", "bias_variance", "bias_choice")] <-
+    chosen[c("kernel_choice", "bias_variance", "bias_choice")]
+  fit
 }
 
 # The C a fit without one starts from, and keeps when no search chooses it:

@@ -79,7 +79,9 @@ gpsvm_plan <- function(object) {
 .plan_rows.gpsvm_regression <- function(fit) {
   n <- length(fit$y)
   c(list(.plan_kernel(fit, n)), if (!is.null(fit$bias_variance)) list(.plan_offset(fit)),
-    list(.plan_search(fit, n), .plan_prior(fit, n)),
+    list(.plan_search(fit, n)),
+    if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
+    list(.plan_prior(fit, n)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
     list(.plan_calibration(fit, n)))
 }
@@ -213,6 +215,7 @@ gpsvm_plan <- function(object) {
 # evidence chose C, up to the size rule.
 .plan_mixture <- function(fit, n) {
   mixture <- fit$C_mixture
+  if (!is.null(mixture$posterior)) return(.plan_hyper_mixture(fit, n))
   if (!is.null(mixture)) {
     return(.plan_row("C mixture", sprintf("intervals integrate over %d values of C from %.3g to %.3g",
                                           length(mixture$C), min(mixture$C), max(mixture$C)),

@@ -31,11 +31,13 @@
   list(lower = .g_quantile(g, alpha), upper = .g_quantile(g, 1 - alpha))
 }
 
-# One component per row and C: the epsilon-insensitive predictive.
+# One component per row and C: the epsilon-insensitive predictive (epsilon
+# one for all components, or one each).
 .epsins_distribution <- function(mean, var, C, epsilon, weight = 1) {
   mean <- as.matrix(mean)
   var <- as.matrix(var)
-  list(kind = "epsins", mean = mean, var = var, C = C, epsilon = epsilon, weight = weight)
+  list(kind = "epsins", mean = mean, var = var, C = C, epsilon = rep_len(epsilon, length(C)),
+       weight = weight)
 }
 
 # Level-u quantiles of G, u recycled over the rows.
@@ -61,8 +63,8 @@
   }
   lower <- upper <- 0
   for (k in seq_along(g$C)) {
-    lower <- lower + g$weight[k] * cpp_epsins_cdf(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon)
-    upper <- upper + g$weight[k] * cpp_epsins_cdf(-t, -g$mean[, k], g$var[, k], g$C[k], g$epsilon)
+    lower <- lower + g$weight[k] * cpp_epsins_cdf(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
+    upper <- upper + g$weight[k] * cpp_epsins_cdf(-t, -g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
   }
   list(lower = lower, upper = upper)
 }
@@ -75,7 +77,7 @@
     return(stats::dt((t - g$mean[, 1L]) / s, g$df, log = TRUE) - log(s))
   }
   each <- vapply(seq_along(g$C), function(k) {
-    log(g$weight[k]) + cpp_epsins_log_density(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon)
+    log(g$weight[k]) + cpp_epsins_log_density(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
   }, numeric(length(t)))
   dim(each) <- c(length(t), length(g$C))
   top <- apply(each, 1L, max)
@@ -87,7 +89,7 @@
   noise <- if (g$kind == "t") {
     if (g$df > 2) (g$var[, 1L] + g$noise) * g$df / (g$df - 2) - g$var[, 1L] else Inf
   } else {
-    matrix(vapply(g$C, svr_noise_variance, numeric(1), epsilon = g$epsilon), nrow(g$mean),
+    matrix(mapply(svr_noise_variance, g$C, g$epsilon), nrow(g$mean),
            length(g$C), byrow = TRUE)
   }
   w <- matrix(g$weight, nrow(g$mean), length(g$weight), byrow = TRUE)
@@ -127,7 +129,7 @@
 .predictive_distribution <- function(object, z, m, ...) {
   g <- if (!is.null(object$C_mixture)) {
     mm <- .C_mixture_moments(object, z, ...)
-    .epsins_distribution(mm$mean, mm$var, object$C_mixture$C, object$epsilon,
+    .epsins_distribution(mm$mean, mm$var, object$C_mixture$C, .C_mixture_epsilon(object),
                          object$C_mixture$weight)
   } else {
     .target_distribution(object, m$mean, m$var)

@@ -28,6 +28,16 @@
 #'   `C`.
 #' @param grid Whole number \eqn{\ge 3}: the points of the grid a search
 #'   starts from, or `NULL`.
+#' @param hyperprior For the searches of [mfsvr()] and of [svr()] by the EP
+#'   evidence: `TRUE` to maximise the evidence times the weakly informative
+#'   hyperprior on the log hyperparameters (the posterior mode; see "The
+#'   hyperprior" in [mfsvr()]), `FALSE` to maximise the evidence itself, or
+#'   `NULL` (the default): for [mfsvr()], `TRUE` where the search chooses
+#'   more than `C` (`optimize = TRUE`) on standardised data (`scale = TRUE`),
+#'   whose scales the prior is stated in, and `FALSE` otherwise (the search
+#'   of `C` alone, which the predictions integrate over anyway, and the data
+#'   as given, the papers' searches); for [svr()], `FALSE`. Other searches
+#'   have no hyperprior.
 #' @return A list of class `gpsvm_search_control`.
 #' @seealso `optimize` in [mfsvr()], [gpc()], [rvm()], [srvm()] and [svr()].
 #' @examples
@@ -35,10 +45,12 @@
 #' fit <- rvm(dist ~ speed, data = cars, optimize = TRUE, search = search_control(grid = 5))
 #' fit$optimization$evaluations
 #' @export
-search_control <- function(tol = NULL, max_iter = NULL, grid = NULL) {
+search_control <- function(tol = NULL, max_iter = NULL, grid = NULL, hyperprior = NULL) {
+  if (!is.null(hyperprior)) .check_flag(hyperprior, "hyperprior")
   structure(list(tol = if (!is.null(tol)) .check_number(tol, "tol", lower = 0, open_lower = TRUE),
                  max_iter = if (!is.null(max_iter)) .check_count(max_iter, "max_iter", lower = 1L),
-                 grid = if (!is.null(grid)) .check_count(grid, "grid", lower = 3L)),
+                 grid = if (!is.null(grid)) .check_count(grid, "grid", lower = 3L),
+                 hyperprior = hyperprior),
             class = c("gpsvm_search_control", "gpsvm_control"))
 }
 
@@ -52,10 +64,11 @@ search_control <- function(tol = NULL, max_iter = NULL, grid = NULL) {
 )
 
 # The settings of search `kind` (a name of .search_defaults): the user's
-# where given, else the search's own.
+# where given, else the search's own; `hyperprior` the user's (NULL: the
+# model's default, see search_control()).
 .search_settings <- function(search, kind) {
   .check_control(search, "search_control", arg = "search")
   defaults <- .search_defaults[[kind]]
   list(tol = search$tol %||% defaults$tol, max_iter = search$max_iter %||% defaults$max_iter,
-       grid = search$grid %||% defaults$grid)
+       grid = search$grid %||% defaults$grid, hyperprior = search$hyperprior)
 }

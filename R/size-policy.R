@@ -59,8 +59,10 @@
 #'     `search_rows_per_inducing` rows where that is fewer.}
 #'   \item{`C_mixture_max_n` (200)}{Up to this many observations, where the
 #'     evidence chose `C`, the prediction intervals of [mfsvr()] and [svr()]
-#'     integrate over `C` (five more fits); on more rows the evidence is
-#'     sharp in `C` and the mixture is the single fit's predictive.}
+#'     integrate over `C` (five more fits), and where [mfsvr()]'s
+#'     `optimize = TRUE` chose more, over its hyperparameters' posterior (16
+#'     more fits and a Hessian); on more rows the evidence is sharp in them
+#'     and the mixture is the single fit's predictive.}
 #'   \item{`calibration_min_n` (10)}{Below this, the intervals are never
 #'     calibrated by cross-validation: a fold's refit has too few targets to
 #'     estimate the noise.}
@@ -126,7 +128,7 @@ gpsvm_size_policy <- function() {
   search_dense_max_n = list(default = 300, decides = "gpc()'s search on the full prior, or on FITC"),
   search_inducing_count = list(default = 300, decides = "the inducing inputs of gpc()'s search beyond search_dense_max_n"),
   search_rows_per_inducing = list(default = 3, decides = "at least this many rows per inducing input of gpc()'s search"),
-  C_mixture_max_n = list(default = 200, decides = "intervals integrated over C (mfsvr, svr)"),
+  C_mixture_max_n = list(default = 200, decides = "intervals integrated over C (mfsvr, svr) or the searched hyperparameters (mfsvr)"),
   calibration_min_n = list(default = 10, decides = "the fewest observations calibrated by cross-validation"),
   calibration_max_n_ep = list(default = 100, decides = "intervals calibrated by cross-validation (mfsvr, svr)"),
   calibration_max_n_rvm = list(default = 500, decides = "intervals calibrated by cross-validation (rvm, srvm)"),

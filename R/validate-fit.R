@@ -426,10 +426,12 @@
                !is.numeric(d$log_evidence)) {
              return("must be the kernels weighed (their rules and widths) and their log evidences")
            }
-           # the kernel is one of them, and names its rule (print() shows it)
+           # the kernel is one of them, and names its rule (print() shows it);
+           # a search of the width (optimize = TRUE) starts at the one weighed
            chosen <- .chosen_candidate(object)
            width <- object$kernel[["sigma"]]
-           if (is.na(chosen) || (d$rule[chosen] != "linear" &&
+           searched <- "sigma" %in% names(object$optimization$estimate)
+           if (is.na(chosen) || (d$rule[chosen] != "linear" && !searched &&
                                  !isTRUE(abs(d$sigma[chosen] - width) <= 1e-12 * width))) {
              return("must have the fit's kernel among the kernels weighed")
            }
@@ -440,7 +442,7 @@
              return(NULL)
            }
            rule <- .rule_kernel(d$rule[chosen])$sigma_rule
-           if (!identical(object$kernel$sigma_rule, rule)) {
+           if (!searched && !identical(object$kernel$sigma_rule, rule)) {
              sprintf("chose the kernel whose sigma_rule should be \"%s\"", rule)
            }
          }))))

@@ -357,7 +357,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_epsins_mixture_quantile
-Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean, Rcpp::NumericMatrix var, Rcpp::NumericVector C, double epsilon, Rcpp::NumericVector weight);
+Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean, Rcpp::NumericMatrix var, Rcpp::NumericVector C, Rcpp::NumericVector epsilon, Rcpp::NumericVector weight);
 RcppExport SEXP _gpsvm_cpp_epsins_mixture_quantile(SEXP pSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP weightSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -365,7 +365,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type mean(meanSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type var(varSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type C(CSEXP);
-    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type epsilon(epsilonSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weight(weightSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_epsins_mixture_quantile(p, mean, var, C, epsilon, weight));
     return rcpp_result_gen;

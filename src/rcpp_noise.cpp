@@ -33,17 +33,20 @@ Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVect
 }
 
 // The level-p quantiles of mixtures of those predictive distributions, a
-// row each: components k with latent mean(i, k), var(i, k), scale C[k] and
-// weight[k]; p recycled over the rows.
+// row each: components k with latent mean(i, k), var(i, k), scale C[k],
+// half-width epsilon[k] and weight[k]; p recycled over the rows.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean,
                                                 Rcpp::NumericMatrix var, Rcpp::NumericVector C,
-                                                double epsilon, Rcpp::NumericVector weight) try {
+                                                Rcpp::NumericVector epsilon,
+                                                Rcpp::NumericVector weight) try {
   const int k = C.size();
   if (p.size() < 1) Rcpp::stop("'p' is empty");
-  if (mean.ncol() != k || var.ncol() != k || weight.size() != k || var.nrow() != mean.nrow())
-    Rcpp::stop("'mean' and 'var' need a column per component of 'C' and 'weight'");
-  std::vector<double> m(k), v(k), c(C.begin(), C.end()), w(weight.begin(), weight.end());
+  if (mean.ncol() != k || var.ncol() != k || weight.size() != k || epsilon.size() != k ||
+      var.nrow() != mean.nrow())
+    Rcpp::stop("'mean' and 'var' need a column per component of 'C', 'epsilon' and 'weight'");
+  std::vector<double> m(k), v(k), c(C.begin(), C.end()), e(epsilon.begin(), epsilon.end()),
+      w(weight.begin(), weight.end());
   Rcpp::NumericVector out(mean.nrow());
   for (int i = 0; i < mean.nrow(); ++i) {
     if (i % 256 == 0) Rcpp::checkUserInterrupt();
@@ -51,7 +54,7 @@ Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::Num
       m[j] = mean(i, j);
       v[j] = var(i, j);
     }
-    out[i] = gpsvm::epsins_mixture_quantile(p[i % p.size()], m, v, c, epsilon, w);
+    out[i] = gpsvm::epsins_mixture_quantile(p[i % p.size()], m, v, c, e, w);
   }
   return out;
 } catch (const std::bad_alloc&) {

@@ -348,16 +348,16 @@ TEST_CASE("Gaussian noise: log Z, d1 and d2 against quadrature and differences")
 }
 
 TEST_CASE("mixtures of epsilon-insensitive predictives: quantiles invert the weighted CDF") {
-  // three components of different C, latent means and variances, as a fit's
-  // integration over C gives them; a plain bisection of the weighted sum of
-  // the components' CDFs (in long double) is the reference
+  // three components of different C, epsilon, latent means and variances,
+  // as a fit's integration over its hyperparameters gives them; a plain
+  // bisection of the weighted sum of the components' CDFs (in long double)
+  // is the reference
   const std::vector<double> mean{0.3, -0.1, 0.5}, var{0.04, 0.2, 1e-310}, C{1.5, 4.0, 12.0},
-      weight{0.2, 0.5, 0.3};
-  const double eps = 0.1;
+      weight{0.2, 0.5, 0.3}, eps{0.1, 0.0, 0.4};
   auto mixture_cdf = [&](double x) {
     long double total = 0.0L;
     for (size_t k = 0; k < C.size(); ++k) {
-      total += weight[k] * static_cast<long double>(gpsvm::EpsilonInsensitive(C[k], eps)
+      total += weight[k] * static_cast<long double>(gpsvm::EpsilonInsensitive(C[k], eps[k])
           .predictive_cdf(x, mean[k], var[k] < 1e-300 ? 1e-300 : var[k]));
     }
     return total;
@@ -381,18 +381,20 @@ TEST_CASE("mixtures of epsilon-insensitive predictives: quantiles invert the wei
   const double far = gpsvm::epsins_mixture_quantile(p_far, mean, var, C, eps, weight);
   double above = 0.0;
   for (size_t k = 0; k < C.size(); ++k) {
-    above += weight[k] * gpsvm::EpsilonInsensitive(C[k], eps)
+    above += weight[k] * gpsvm::EpsilonInsensitive(C[k], eps[k])
         .predictive_cdf(-far, -mean[k], var[k] < 1e-300 ? 1e-300 : var[k]);
   }
   CHECK_REL(above, 1.0 - p_far, 1e-6);
   // one component is that component's predictive
   for (double p : {1e-9, 0.2, 0.9}) {
-    CHECK_NEAR(gpsvm::epsins_mixture_quantile(p, {0.4}, {0.3}, {2.0}, eps, {1.0}),
-               gpsvm::EpsilonInsensitive(2.0, eps).predictive_quantile(p, 0.4, 0.3), 1e-12);
+    CHECK_NEAR(gpsvm::epsins_mixture_quantile(p, {0.4}, {0.3}, {2.0}, {0.1}, {1.0}),
+               gpsvm::EpsilonInsensitive(2.0, 0.1).predictive_quantile(p, 0.4, 0.3), 1e-12);
   }
   CHECK_THROWS(gpsvm::epsins_mixture_quantile(0.0, mean, var, C, eps, weight),
                std::invalid_argument);
   CHECK_THROWS(gpsvm::epsins_mixture_quantile(0.5, mean, var, {1.0}, eps, weight),
+               std::invalid_argument);
+  CHECK_THROWS(gpsvm::epsins_mixture_quantile(0.5, mean, var, C, {0.1}, weight),
                std::invalid_argument);
 }
 

@@ -192,3 +192,276 @@ test_that("one observation and duplicated inputs give finite intervals around th
     expect_true(all(band[, "lwr"] < band[, "fit"] & band[, "fit"] < band[, "upr"]))
   }
 })
+
+# ---- several hyperparameters: the hyperprior and the mixture over them -----
+
+# The 90% interval of `fit` at each row of `test` against the CDF of the
+# mixture of the refits `fits` (one per component of fit$C_mixture, with
+# its weight, C and epsilon) written out with plain_epsins_cdf().
+expect_band_is_mixture <- function(fit, fits, test, unit) {
+  mix <- fit$C_mixture
+  band <- predict(fit, test, interval = "prediction", level = 0.9)
+  for (i in seq_len(nrow(test))) {
+    F <- function(t0) {
+      sum(vapply(seq_along(fits), function(j) {
+        p <- predict(fits[[j]], test[i, ], se.fit = TRUE)
+        mix$weight[j] * plain_epsins_cdf(t0, p$fit, p$se.fit, mix$C[j], mix$components[[j]]$epsilon,
+                                         unit)
+      }, numeric(1)))
+    }
+    expect_equal(F(band[i, "lwr"]), 0.05, tolerance = 1e-5 / 0.05)
+    expect_equal(F(band[i, "upr"]), 0.95, tolerance = 1e-5)
+  }
+}
+
+# The hyperprior mfsvr()'s help states, in plain R, on the standardised
+# data: log C ~ N(log 5, 1.5^2), log(C epsilon) ~ N(log 0.5, 0.5^2), each
+# log width ~ N(log of its start, 1).
+plain_log_hyperprior <- function(log_C, log_eps, log_sigma, start_sigma) {
+  dnorm(log_C, log(5), 1.5, log = TRUE) + dnorm(log_C + log_eps, log(0.5), 0.5, log = TRUE) +
+    sum(dnorm(log_sigma, log(start_sigma), 1, log = TRUE))
+}
+
+test_that("the hyperprior's density and gradient are its terms' normals", {
+  coef <- rbind(a = c(p = 1, q = 0), b = c(p = 1, q = 1))
+  prior <- gpsvm:::.hyperprior(data.frame(term = c("a", "b"), mean = c(0.3, -1), sd = c(2, 0.5)),
+                               coef)
+  par <- c(p = 0.7, q = -2.1)
+  expect_equal(prior$log_density(par),
+               dnorm(0.7, 0.3, 2, log = TRUE) + dnorm(0.7 - 2.1, -1, 0.5, log = TRUE))
+  f <- function(v) prior$log_density(setNames(v, c("p", "q")))
+  h <- 1e-5
+  fd <- vapply(1:2, function(j) {
+    e <- replace(numeric(2), j, h)
+    (f(par + e) - f(par - e)) / (2 * h)
+  }, numeric(1))
+  expect_equal(unname(prior$gradient(par)), fd, tolerance = 1e-8)
+})
+
+test_that("optimize = TRUE on standardised data finds the mode of the evidence times the stated hyperprior", {
+  skip_on_cran()
+  set.seed(5)
+  x <- matrix(rnorm(30 * 2), 30, 2)
+  y <- sin(x[, 1]) + 0.5 * x[, 2] + rnorm(30, sd = 0.3)
+  fit <- mfsvr(x, y, kernel = rbf_kernel(), optimize = TRUE, bias = 0, calibration_folds = 0)
+  o <- fit$optimization
+  xs <- scale(x)
+  ys <- drop(scale(y))
+  # the start (the prior's centre): the width of the two rules' the evidence
+  # weighed first, kernlab's sigest rule or e1071's gamma = 1/p
+  w <- o$start[["sigma"]]
+  expect_true(any(abs(w - c(gpsvm:::.data_driven_width(xs), 1)) < 1e-12))
+  post <- function(p) {
+    ep_evidence(xs, ys, exp(p[1]), exp(p[2]), rbf_kernel(exp(p[3])))$log_evidence +
+      plain_log_hyperprior(p[1], p[2], p[3], w)
+  }
+  p0 <- log(unname(o$estimate[c("C", "epsilon", "sigma")]))
+  expect_equal(o$log_prior, plain_log_hyperprior(p0[1], p0[2], p0[3], w), tolerance = 1e-10)
+  # a stationary point of the posterior (to the search's tolerance per
+  # observation), and a maximum along each coordinate
+  g <- vapply(1:3, function(j) {
+    e <- replace(numeric(3), j, 1e-3)
+    (post(p0 + e) - post(p0 - e)) / 2e-3
+  }, numeric(1))
+  expect_lt(max(abs(g)) / 30, 2e-3)
+  for (j in 1:3) for (step in c(-0.1, 0.1)) {
+    expect_lt(post(replace(p0, j, p0[j] + step)), post(p0))
+  }
+  # the record keeps the evidence's own gradient, which the prior balances
+  prior_gradient <- c(-(p0[1] - log(5)) / 1.5^2 - (p0[1] + p0[2] - log(0.5)) / 0.25,
+                      -(p0[1] + p0[2] - log(0.5)) / 0.25, -(p0[3] - log(w)))
+  expect_lt(max(abs(o$gradient + prior_gradient)) / 30, 2e-3)
+  expect_true("log_prior" %in% names(o$path))
+  # without it, the evidence's own maximum, of higher evidence
+  flat <- mfsvr(x, y, kernel = rbf_kernel(), optimize = TRUE, bias = 0, calibration_folds = 0,
+                search = search_control(hyperprior = FALSE))
+  expect_null(flat$optimization$hyperprior)
+  expect_lt(max(abs(flat$optimization$gradient)) / 30, 1e-3)
+  expect_gt(flat$log_evidence, fit$log_evidence - 1e-6)
+  # on the data as given the search is the evidence's (the papers')
+  expect_null(mfsvr(x, y, C = 5, kernel = rbf_kernel(1), optimize = TRUE,
+                    scale = FALSE)$optimization$hyperprior)
+  expect_error(search_control(hyperprior = NA), "'hyperprior'")
+})
+
+test_that("the mixture over several hyperparameters is the importance-weighted mixture of its fits", {
+  skip_on_cran()
+  d <- datasets::attitude
+  set.seed(1)
+  rows <- sample(nrow(d), 21)
+  train <- d[rows, c("rating", "complaints", "learning")]
+  test <- d[-rows, c("rating", "complaints", "learning")][1:3, ]
+  fit <- mfsvr(rating ~ ., data = train, kernel = rbf_kernel(), optimize = TRUE,
+               calibration_folds = 0)
+  mix <- fit$C_mixture
+  k <- length(mix$C)
+  expect_identical(k, 16L)
+  expect_equal(sum(mix$weight), 1)
+  unit <- fit$response_scaling$scale
+  b <- fit$bias_variance
+  refit <- function(j) {
+    comp <- mix$components[[j]]
+    mfsvr(rating ~ ., data = train, C = comp$C, epsilon = comp$epsilon,
+          kernel = rbf_kernel(comp$kernel$sigma), bias = b, optimize = FALSE,
+          calibration_folds = 0)
+  }
+  fits <- lapply(seq_len(k), refit)
+  # each component's evidence is its refit's (on the model's units)
+  ll <- vapply(fits, function(f) c(logLik(f)), numeric(1)) + nrow(train) * log(unit)
+  expect_equal(mix$log_evidence, ll, tolerance = 1e-6)
+  # the weights: posterior over the Laplace normal (relative to the mode),
+  # truncated at sqrt(k) times their mean
+  w0 <- fit$optimization$start[["sigma"]]
+  lp <- vapply(seq_len(k), function(j) {
+    comp <- mix$components[[j]]
+    mix$log_evidence[j] + plain_log_hyperprior(log(comp$C), log(comp$epsilon),
+                                               log(comp$kernel$sigma), w0)
+  }, numeric(1))
+  r <- exp(lp - mix$log_proposal - max(lp - mix$log_proposal))
+  r <- r / sum(r)
+  r <- pmin(r, mean(r) * sqrt(k))
+  expect_equal(mix$weight, r / sum(r), tolerance = 1e-6)
+  # the intervals' ends are the mixture's quantiles
+  expect_band_is_mixture(fit, fits, test, unit)
+  # the spreads beside the prior's: the posterior's from second differences
+  # of the plain-R log posterior at the mode
+  xs <- fit$x
+  ys <- (train$rating - fit$response_scaling$center) / unit
+  p0 <- log(unname(fit$optimization$estimate))
+  kern <- function(s) {
+    k <- rbf_kernel(s)
+    if (b > 0) gpsvm:::.with_bias(k, b) else k
+  }
+  post <- function(p) {
+    ep_evidence(xs, ys, exp(p[1]), exp(p[2]), kern(exp(p[3])))$log_evidence +
+      plain_log_hyperprior(p[1], p[2], p[3], w0)
+  }
+  h <- 0.02
+  H <- matrix(0, 3, 3)
+  for (a in 1:3) for (c in 1:3) {
+    ea <- replace(numeric(3), a, h)
+    ec <- replace(numeric(3), c, h)
+    H[a, c] <- (post(p0 + ea + ec) - post(p0 + ea - ec) - post(p0 - ea + ec) +
+                  post(p0 - ea - ec)) / (4 * h^2)
+  }
+  table <- mix$posterior
+  expect_identical(table$parameter, c("C", "epsilon", "sigma"))
+  expect_equal(table$posterior_sd, sqrt(diag(solve(-H))), tolerance = 0.05)
+  expect_equal(table$prior_sd, c(1.5, sqrt(1.5^2 + 0.5^2), 1), tolerance = 1e-12)
+  expect_output(print(fit), "posterior: .*pinned")
+  expect_output(print(fit), "hyperparameter mixture: intervals integrate over 16 fits")
+  # a hand-edited record is caught
+  bad <- fit
+  bad$C_mixture$posterior$prior_sd[1] <- -1
+  expect_error(print(bad), "posterior")
+})
+
+test_that("the calibration's refits repeat the fit's search: its start, ranges and hyperprior", {
+  fit <- mfsvr(mpg ~ wt + hp, data = mtcars[1:20, ], kernel = rbf_kernel(), optimize = TRUE,
+               calibration_folds = 0)
+  o <- fit$optimization
+  spec <- gpsvm:::.mfsvr_search_spec(fit$x[1:12, ], rnorm(12), 1, 1, fit$kernel,
+                                     c("C", "epsilon", "sigma"), recorded = o)
+  expect_equal(spec$natural(spec$start), o$start)
+  expect_equal(spec$natural(spec$lower), o$lower)
+  expect_equal(spec$natural(spec$upper), o$upper)
+  expect_identical(spec$prior$table, o$hyperprior)
+})
+
+test_that("optimize = TRUE on tiny data keeps a noise level the data support (issue examples)", {
+  # stackloss, 15 of 21 rows: the search over C, epsilon and the width chose
+  # C = 1083 and a noise sd of 0.059, or intervals of width 228, where least
+  # squares on the three inputs leaves a residual sd of about 3
+  for (seed in c(1004, 1020)) {
+    set.seed(seed)
+    i <- sample(21, 15)
+    fit <- suppressWarnings(mfsvr(stack.loss ~ ., stackloss[i, ], optimize = TRUE))
+    ref <- sigma(lm(stack.loss ~ ., stackloss[i, ]))
+    expect_gt(sigma(fit), ref / 2)
+    expect_lt(sigma(fit), ref * 2)
+    band <- predict(fit, stackloss[-i, ], interval = "prediction")
+    expect_lt(max(band[, "upr"] - band[, "lwr"]), 6 * 1.96 * ref)
+  }
+})
+
+test_that("the hyperprior fades with n: on 300 rows the fit predicts as the evidence's own maximum", {
+  skip_on_cran()
+  set.seed(11)
+  n <- test_size(300, 220)
+  x <- matrix(runif((n + 200) * 3, -2, 2), ncol = 3)
+  y <- sin(2 * x[, 1]) + x[, 2]^2 / 2 + rnorm(nrow(x), sd = 0.3)
+  train <- seq_len(n)
+  test <- -train
+  for (kernel in list(rbf_kernel(), rbf_kernel(per_input = TRUE))) {
+    fit <- function(h) {
+      suppressMessages(mfsvr(x[train, ], y[train], kernel = kernel, optimize = TRUE,
+                             search = search_control(hyperprior = h)))
+    }
+    with_prior <- fit(NULL)
+    flat <- fit(FALSE)
+    expect_false(is.null(with_prior$optimization$hyperprior))
+    expect_null(flat$optimization$hyperprior)
+    # the prior moves the mode only where the evidence is flat (the tube's
+    # shape, an irrelevant input's width): the evidence there is within a
+    # nat of its maximum ...
+    expect_gt(with_prior$optimization$log_evidence, flat$optimization$log_evidence - 1)
+    # ... and the held-out error and interval score (written out here) are
+    # those of the evidence's maximum, to 2%
+    rmse <- function(f) sqrt(mean((predict(f, x[test, ]) - y[test])^2))
+    interval_score <- function(f) {
+      b <- predict(f, x[test, ], interval = "prediction", level = 0.95)
+      mean(b[, "upr"] - b[, "lwr"] + 2 / 0.05 * pmax(b[, "lwr"] - y[test], 0) +
+             2 / 0.05 * pmax(y[test] - b[, "upr"], 0))
+    }
+    expect_lt(rmse(with_prior), 1.02 * rmse(flat))
+    expect_lt(interval_score(with_prior), 1.02 * interval_score(flat))
+  }
+})
+
+test_that("a mixture over widths per input mixes its components' refits at their own widths", {
+  skip_on_cran()
+  d <- datasets::attitude
+  set.seed(2)
+  rows <- sample(nrow(d), 20)
+  train <- d[rows, c("rating", "complaints", "learning", "raises")]
+  test <- d[-rows, c("rating", "complaints", "learning", "raises")][1:2, ]
+  fit <- suppressWarnings(mfsvr(rating ~ ., data = train, kernel = rbf_kernel(per_input = TRUE),
+                                optimize = TRUE, calibration_folds = 0))
+  mix <- fit$C_mixture
+  expect_identical(mix$posterior$parameter,
+                   c("C", "epsilon", "sigma[complaints]", "sigma[learning]", "sigma[raises]"))
+  widths <- lapply(mix$components, function(comp) gpsvm:::.input_widths(comp$kernel))
+  # the components' widths differ (the mixture integrates over them)
+  expect_gt(max(apply(do.call(rbind, widths), 2L, function(w) diff(range(log(w))))), 0.05)
+  unit <- fit$response_scaling$scale
+  fits <- lapply(seq_along(mix$C), function(j) {
+    comp <- mix$components[[j]]
+    mfsvr(rating ~ ., data = train, C = comp$C, epsilon = comp$epsilon,
+          kernel = rbf_kernel(unname(widths[[j]]), per_input = TRUE), bias = fit$bias_variance,
+          optimize = FALSE, calibration_folds = 0)
+  })
+  ll <- vapply(fits, function(f) c(logLik(f)), numeric(1)) + nrow(train) * log(unit)
+  expect_equal(mix$log_evidence, ll, tolerance = 1e-6)
+  expect_band_is_mixture(fit, fits, test, unit)
+})
+
+test_that("the plan says which hyperparameters the data pin and which the hyperprior sets", {
+  skip_on_cran()
+  set.seed(1020)
+  i <- sample(21, 15)
+  fit <- suppressWarnings(mfsvr(stack.loss ~ ., stackloss[i, ], optimize = TRUE,
+                                kernel = rbf_kernel(per_input = TRUE), calibration_folds = 0))
+  table <- fit$C_mixture$posterior
+  ratio <- table$posterior_sd / table$prior_sd
+  plan <- gpsvm_plan(fit)
+  row <- plan[plan[[1]] == "posterior", ]
+  expect_equal(nrow(row), 1L)
+  # pinned: the posterior's sd at most half the prior's on the log scale
+  pinned <- table$parameter[ratio <= 0.5]
+  left <- table$parameter[ratio > 0.5]
+  expect_true(length(pinned) > 0L && length(left) > 0L)
+  expect_identical(row$choice, paste0("pinned by the data: ", paste(pinned, collapse = ", "),
+                                      "; left to the hyperprior: ", paste(left, collapse = ", ")))
+  expect_match(row$by, sprintf("%s %.2f", table$parameter[1], ratio[1]), fixed = TRUE)
+  expect_output(print(fit), "left to the hyperprior")
+})

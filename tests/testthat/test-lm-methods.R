@@ -35,8 +35,10 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
   skip_on_cran()
   # epsilon = 0 stays 0 (the Laplace likelihood), where C sets the noise
   # level and the evidence pins it down
+  # (the search of the evidence itself, without the hyperprior, see ?mfsvr)
+  flat <- search_control(hyperprior = FALSE)
   d <- noisy_sinc()
-  fit <- mfsvr(d$x, d$y, epsilon = 0, optimize = TRUE)
+  fit <- mfsvr(d$x, d$y, epsilon = 0, kernel = rbf_kernel(), optimize = TRUE, search = flat)
   est <- unlist(fit$optimization$estimate)
   expect_named(est, c("C", "sigma"))
   expect_length(fit$optimization$at_bound, 0L)
@@ -44,7 +46,7 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
   loglik <- function(t) {
     v <- exp(t)
     c(logLik(mfsvr(d$x, d$y, C = v[[1]], epsilon = 0, kernel = rbf_kernel(v[[2]]),
-                   optimize = FALSE)))
+                   bias = fit$bias_variance, optimize = FALSE)))
   }
   H <- numeric_hessian(loglik, log(est), 0.02)
   ci <- confint(fit)
@@ -59,7 +61,8 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
   set.seed(2)
   X <- matrix(runif(100), 50, dimnames = list(NULL, c("a", "b")))
   y <- sin(3 * X[, 1]) + X[, 2] + rnorm(50, sd = 0.2)
-  fit <- mfsvr(X, y, C = 5, kernel = rbf_kernel(per_input = TRUE), optimize = "sigma")
+  fit <- mfsvr(X, y, C = 5, kernel = rbf_kernel(per_input = TRUE), optimize = "sigma",
+               search = flat)
   est <- unlist(fit$optimization$estimate)
   expect_named(est, c("sigma[a]", "sigma[b]"))
   loglik <- function(t) {
@@ -71,13 +74,14 @@ test_that("confint() of mfsvr()'s searched hyperparameters follows the curvature
   # C, epsilon and the width searched together, on a formula fit (the
   # differences of the reference converge to confint()'s: 6e-3 at step
   # 0.04, 1.4e-3 at 0.02, 2e-4 at 0.01)
-  fit <- mfsvr(mpg ~ wt + hp + qsec, data = mtcars, optimize = TRUE)
+  fit <- mfsvr(mpg ~ wt + hp + qsec, data = mtcars, kernel = rbf_kernel(), optimize = TRUE,
+               search = flat)
   expect_length(fit$optimization$at_bound, 0L)
   est <- hyperparameters(fit)[c("C", "epsilon", "sigma")]
   loglik <- function(t) {
     v <- exp(t)
     c(logLik(mfsvr(mpg ~ wt + hp + qsec, data = mtcars, C = v[[1]], epsilon = v[[2]],
-                   kernel = rbf_kernel(v[[3]]))))
+                   kernel = rbf_kernel(v[[3]]), bias = fit$bias_variance)))
   }
   H <- numeric_hessian(loglik, log(est), 0.01)
   expect_equal(confint(fit)[names(est), ], log_scale_intervals(est, H), tolerance = 1e-3,

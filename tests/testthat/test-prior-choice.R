@@ -315,10 +315,13 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   s <- svr(eruptions ~ waiting, data = train)
   expect_equal(s$kernel_choice, fit$kernel_choice, tolerance = 1e-8)
   expect_identical(s$kernel$sigma, fit$kernel$sigma)
-  # no choice where the width is given, searched, one per input, or on the
-  # data as given
+  # no choice where the width is given, one per input, or on the data as
+  # given; a search of the width starts from the kernel chosen so
   expect_null(narrow$kernel_choice)
-  expect_null(suppressWarnings(mfsvr(eruptions ~ waiting, data = train, optimize = TRUE))$kernel_choice)
+  searched <- suppressWarnings(mfsvr(eruptions ~ waiting, data = train, kernel = rbf_kernel(),
+                                     optimize = TRUE))
+  expect_equal(searched$optimization$start[["sigma"]],
+               searched$kernel_choice$sigma[which.max(searched$kernel_choice$log_evidence)])
   expect_null(mfsvr(eruptions ~ waiting, data = train,
                     kernel = rbf_kernel(per_input = TRUE))$kernel_choice)
   expect_null(mfsvr(eruptions ~ waiting, data = train, scale = FALSE)$kernel_choice)

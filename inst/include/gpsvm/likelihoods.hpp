@@ -364,27 +364,30 @@ class EpsilonInsensitive {
 
 // The level-p quantile of a mixture of epsilon-insensitive predictives:
 // weight[k] times the predictive of a new target with latent mean mean[k],
-// variance var[k] and scale C[k], all with the tube's half-width epsilon
-// (the prediction intervals of a fit that integrates over C).  It lies
+// variance var[k], scale C[k] and tube half-width epsilon[k] (the prediction
+// intervals of a fit that integrates over C, or over C and epsilon).  It lies
 // between the components' own quantiles.  Above the median it is found as
 // the mirror of the lower tail (F(t; m) = 1 - F(-t; -m), the noise being
 // symmetric), so that far levels near 1 keep their precision as those
 // near 0 do.
 inline double epsins_mixture_quantile(double p, const std::vector<double>& mean,
                                       const std::vector<double>& var,
-                                      const std::vector<double>& C, double epsilon,
+                                      const std::vector<double>& C,
+                                      const std::vector<double>& epsilon,
                                       const std::vector<double>& weight) {
   if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("quantile level must lie in (0, 1)");
   const std::size_t k = C.size();
-  if (k == 0 || mean.size() != k || var.size() != k || weight.size() != k)
-    throw std::invalid_argument("a mixture needs one mean, variance, C and weight per component");
+  if (k == 0 || mean.size() != k || var.size() != k || weight.size() != k ||
+      epsilon.size() != k)
+    throw std::invalid_argument(
+        "a mixture needs one mean, variance, C, epsilon and weight per component");
   const double sign = p > 0.5 ? -1.0 : 1.0;
   const double level = p > 0.5 ? 1.0 - p : p;
   std::vector<EpsilonInsensitive> noise;
   std::vector<double> m(k), v(k);
   double lo = 0.0, hi = 0.0;
   for (std::size_t j = 0; j < k; ++j) {
-    noise.emplace_back(C[j], epsilon);
+    noise.emplace_back(C[j], epsilon[j]);
     m[j] = sign * mean[j];
     v[j] = var[j] < 1e-300 ? 1e-300 : var[j];
     const double q = noise[j].predictive_quantile(level, m[j], v[j]);

@@ -1,0 +1,214 @@
+# The posterior of the hyperparameters a search chose beyond C (mfsvr()'s
+# optimize = TRUE): its Laplace approximation at the mode, the mixture of
+# fits that integrates over it, and what the data pin.
+
+# The validator's check of a mixture's pinning table (.hyper_pinning()).
+.pinning_problem <- function(v) {
+  ok <- is.data.frame(v) && identical(names(v), c("parameter", "posterior_sd", "prior_sd")) &&
+    is.character(v$parameter) && is.numeric(v$posterior_sd) && is.numeric(v$prior_sd) &&
+    all(v$posterior_sd >= 0, na.rm = TRUE) && !anyNA(v$prior_sd) && all(v$prior_sd > 0)
+  if (!ok) "must be the posterior's spread of each searched hyperparameter beside its prior's"
+}
+
+# ---- the mixture over several searched hyperparameters ----------------------
+#
+# Where a search chose more than C (optimize = TRUE: epsilon and the width
+# or a width per input too), the data pin some of them poorly on few
+# observations, and the predictive at the posterior mode alone is too sure
+# of them (its intervals too narrow where they are not pinned).
+# The posterior of the searched log hyperparameters theta, p(theta | D) ~
+# Z(theta) p(theta) (the EP evidence times the hyperprior), is integrated
+# by importance sampling from its Laplace approximation N(theta*, S), S the
+# inverse of minus the Hessian of log Z + log p at the mode (central
+# differences of the analytic gradient, .hessian()): at .hyper_mixture_points
+# points theta* + L u_k (L L' = S, u_k from a Halton sequence through the
+# normal quantile, with their mirror images, so the points need no random
+# numbers and balance about the mode), each weighted by the posterior over
+# the normal's density there.  Weights are truncated at sqrt(K) times their
+# mean (Ionides 2008): on few points a single heavy weight would otherwise
+# stand for the whole posterior.  Hyperparameters at an end of their range
+# stay there (the posterior is not curved there).
+
+.hyper_mixture_points <- 16L
+
+# The first k points of the Halton sequence in d dimensions (the radical
+# inverses of 1..k in the first d primes): a k x d matrix in (0, 1).
+.halton <- function(k, d) {
+  primes <- c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71,
+              73, 79, 83, 89, 97, 101, 103, 107, 109, 113)
+  if (d > length(primes)) primes <- c(primes, .next_primes(d - length(primes), max(primes)))
+  vapply(primes[seq_len(d)], function(b) {
+    vapply(seq_len(k), function(i) {
+      f <- 1
+      r <- 0
+      while (i > 0) {
+        f <- f / b
+        r <- r + f * (i %% b)
+        i <- i %/% b
+      }
+      r
+    }, numeric(1))
+  }, numeric(k))
+}
+.next_primes <- function(k, after) {
+  out <- numeric(0)
+  m <- after
+  while (length(out) < k) {
+    m <- m + 1
+    if (all(m %% seq(2, floor(sqrt(m))) != 0)) out <- c(out, m)
+  }
+  out
+}
+
+# The standard normal design: k / 2 Halton points through qnorm() and their
+# mirror images (k even).
+.normal_design <- function(k, d) {
+  u <- stats::qnorm(.halton(k %/% 2L, d))
+  u <- matrix(u, k %/% 2L, d)
+  rbind(u, -u)
+}
+
+# The posterior of a fit's searched log hyperparameters around its mode, or
+# NULL where the search failed: list(estimate (natural values), theta (the
+# search scale), free (not at a bound), fit_at(theta, gradient) (the EP fit
+# there, warm-started from the mode's; NULL where it fails), log_posterior(fit,
+# theta), hessian (free x free, of the log posterior)).
+.hyper_posterior <- function(fit, y) {
+  record <- fit$optimization
+  if (is.null(record) || !isTRUE(is.finite(record$log_evidence))) return(NULL)
+  est <- record$estimate
+  theta <- stats::setNames(log(est), paste0("log_", names(est)))
+  bound <- names(est) %in% sub(":(lower|upper)$", "", record$at_bound %||% character(0))
+  prior <- record$hyperprior
+  prior <- if (!is.null(prior)) .hyperprior(prior, attr(prior, "coef"))
+  control <- fit$control
+  control$tol <- max(control$tol, fit$convergence$tol)
+  control$per_input_gradient <- !is.null(fit$kernel$input_widths)
+  fit_at <- function(t, gradient = FALSE) {
+    h <- stats::setNames(as.list(exp(t)), names(est))
+    point <- .refit_point(fit, h)
+    f <- tryCatch(.mfsvr_fit(point$x, y, h$C %||% fit$C, h$epsilon %||% fit$epsilon, point$kernel,
+                             control, gradient = gradient, warn = FALSE, start = fit,
+                             inducing = point$inducing),
+                  error = function(e) NULL)
+    if (!is.null(f) && f$convergence$converged && is.finite(f$log_evidence)) f
+  }
+  log_posterior <- function(f, t) f$log_evidence + if (is.null(prior)) 0 else prior$log_density(t)
+  free <- names(theta)[!bound]
+  at <- function(t_free) {
+    t <- replace(theta, free, t_free)
+    f <- fit_at(t, gradient = TRUE)
+    if (is.null(f)) return(list(value = NA_real_, gradient = rep(NA_real_, length(free))))
+    g <- .mfsvr_named_gradient(f)[names(theta)]
+    if (!is.null(prior)) g <- g + prior$gradient(t)
+    list(value = log_posterior(f, t), gradient = unname(g[free]))
+  }
+  hessian <- if (length(free)) .hessian(at, theta[free]) else matrix(0, 0, 0)
+  hessian <- matrix(hessian, length(free), length(free), dimnames = list(free, free))
+  list(estimate = est, theta = theta, free = free, fit_at = fit_at,
+       log_posterior = log_posterior, hessian = hessian, prior = prior)
+}
+
+# How far the data pin each searched hyperparameter: a data frame with the
+# parameter (natural name), its posterior sd on the log scale (NA at a
+# bound) and its prior sd there (Inf where the prior is flat), from the
+# posterior's curvature and the hyperprior's.
+.hyper_pinning <- function(post, covariance) {
+  names_all <- names(post$theta)
+  sd <- stats::setNames(rep(NA_real_, length(names_all)), names_all)
+  sd[post$free] <- sqrt(pmax(diag(covariance), 0))
+  prior_sd <- stats::setNames(rep(Inf, length(names_all)), names_all)
+  if (!is.null(post$prior)) {
+    table <- post$prior$table
+    A <- attr(table, "coef")
+    precision <- crossprod(A, A / table$sd^2)  # the prior's, on the parameters
+    held <- colnames(A)[colSums(A != 0) > 0]
+    inv <- tryCatch(solve(precision[held, held, drop = FALSE]), error = function(e) NULL)
+    if (!is.null(inv)) prior_sd[held] <- sqrt(diag(inv))
+  }
+  data.frame(parameter = sub("^log_", "", names_all), posterior_sd = unname(sd),
+             prior_sd = unname(prior_sd), stringsAsFactors = FALSE)
+}
+
+# The quadrature (in .C_quadrature()'s form, with `posterior`, the pinning
+# table) over the searched hyperparameters of a fit, or NULL where the
+# posterior is not curved downwards at the mode or the fits fail.
+.hyper_quadrature <- function(fit, y, points = .hyper_mixture_points) {
+  post <- .hyper_posterior(fit, y)
+  if (is.null(post) || length(post$free) == 0L) return(NULL)
+  precision <- -post$hessian
+  e <- if (all(is.finite(precision))) eigen(precision, symmetric = TRUE)
+  if (is.null(e) || min(e$values) <= 0) return(NULL)
+  root <- e$vectors %*% diag(1 / sqrt(e$values), length(e$values))  # L, L L' = S
+  covariance <- tcrossprod(root)
+  u <- .normal_design(points, length(post$free))
+  thetas <- lapply(seq_len(nrow(u)), function(k) {
+    replace(post$theta, post$free, post$theta[post$free] + drop(root %*% u[k, ]))
+  })
+  fits <- lapply(thetas, post$fit_at)
+  ok <- !vapply(fits, is.null, logical(1))
+  if (sum(ok) < 2L) return(NULL)
+  centre <- post$log_posterior(fit, post$theta)
+  log_ratio <- vapply(which(ok), function(k) post$log_posterior(fits[[k]], thetas[[k]]),
+                      numeric(1)) - centre + rowSums(u[ok, , drop = FALSE]^2) / 2
+  w <- exp(log_ratio - max(log_ratio))
+  w <- w / sum(w)
+  w <- pmin(w, mean(w) * sqrt(length(w)))
+  fits <- fits[ok]
+  C_free <- "log_C" %in% post$free
+  list(C = vapply(fits, `[[`, numeric(1), "C"), weight = w / sum(w),
+       log_evidence = vapply(fits, `[[`, numeric(1), "log_evidence"), fits = fits,
+       log_proposal = -rowSums(u[ok, , drop = FALSE]^2) / 2,
+       log_C_sd = if (C_free) sqrt(covariance[post$free == "log_C", post$free == "log_C"]),
+       posterior = .hyper_pinning(post, covariance))
+}
+
+# ---- what the data pin -------------------------------------------------------
+
+# A searched hyperparameter is pinned by the data when they at least halve
+# its prior spread on the log scale (carry three times the prior's
+# information); beyond, the hyperprior rather than the data sets it.
+.pinned_ratio <- 0.5
+
+# The plan's row for a search made with a hyperprior: which hyperparameters
+# the data pin, which the prior sets, which stopped at an end of their
+# range; the spreads where the fit's mixture measured them (up to the size
+# rule C_mixture_max_n).
+.plan_posterior <- function(fit, n) {
+  record <- fit$optimization
+  bound <- record$at_bound %||% character(0)
+  at_bound <- if (length(bound)) {
+    sprintf("at the %s end of its range: %s", sub("^.*:", "", bound), sub(":.*$", "", bound))
+  }
+  table <- fit$C_mixture$posterior
+  if (is.null(table)) {
+    rule <- n > .size_rule("C_mixture_max_n")
+    return(.plan_row("posterior", paste(c(at_bound %||% "none at an end of its range",
+                                          "the spreads not measured"), collapse = "; "),
+                     if (rule) .rule_words("C_mixture_max_n", n, TRUE) else
+                       "the posterior was not curved downwards at the mode, or refits failed",
+                     if (rule) "C_mixture_max_n" else NA_character_, !rule))
+  }
+  ratio <- table$posterior_sd / table$prior_sd
+  free <- !is.na(ratio)
+  pinned <- table$parameter[free & ratio <= .pinned_ratio]
+  prior <- table$parameter[free & ratio > .pinned_ratio]
+  choice <- c(if (length(pinned)) paste("pinned by the data:", paste(pinned, collapse = ", ")),
+              if (length(prior)) paste("left to the hyperprior:", paste(prior, collapse = ", ")),
+              at_bound)
+  by <- sprintf("posterior over prior sd of the log (pinned at most %g): %s", .pinned_ratio,
+                paste(sprintf("%s %.2f", table$parameter[free], ratio[free]), collapse = ", "))
+  .plan_row("posterior", paste(choice, collapse = "; "), by, "C_mixture_max_n")
+}
+
+# The plan's row for a mixture over several searched hyperparameters.
+.plan_hyper_mixture <- function(fit, n) {
+  mixture <- fit$C_mixture
+  ess <- 1 / sum(mixture$weight^2)
+  .plan_row("hyperparameter mixture",
+            sprintf("intervals integrate over %d fits at %s drawn about the posterior mode",
+                    length(mixture$C), .parameter_words(names(fit$optimization$estimate))),
+            sprintf(paste("importance weights on the posterior's Laplace approximation (effective",
+                          "number %.1f); %s"), ess, .rule_words("C_mixture_max_n", n, FALSE)),
+            "C_mixture_max_n")
+}
