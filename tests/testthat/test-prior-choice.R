@@ -148,6 +148,7 @@ test_that("the offset on FITC with every input inducing is the dense fit", {
 })
 
 test_that("by default the evidence weighs an offset against none, on scaled data", {
+  skip_if_not_installed("mlbench")
   # (in six inputs 100 rows leave most of the space empty, where the
   # function is its floor)
   set.seed(11)
