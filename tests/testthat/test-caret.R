@@ -170,7 +170,8 @@ test_that("tune = 'evidence' lets each fit choose its hyperparameters by its evi
   expect_named(ev$finalModel$optimization$estimate, c("C", "epsilon", "sigma"))
   fold <- ev$pred[ev$pred$Resample == "Fold1", ]
   rows <- ev$control$index$Fold1
-  own <- suppressWarnings(mfsvr(d[rows, c("x1", "x2")], d$y[rows], optimize = TRUE))
+  own <- suppressWarnings(mfsvr(d[rows, c("x1", "x2")], d$y[rows], kernel = rbf_kernel(),
+                               optimize = TRUE))
   expect_equal(fold$pred, unname(predict(own, d[fold$rowIndex, c("x1", "x2")])),
                tolerance = 1e-6)
   set.seed(4)
