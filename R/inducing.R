@@ -169,9 +169,9 @@ NULL
 # itself (mfsvr_control(rank_tol, max_rank)), so only the approximation of
 # .automatic_inducing() is taken here: beyond dense_max_n observations,
 # when low_rank_max pivots do not represent K, the FITC prior on its first
-# automatic_inducing_count pivots, as gpc() does.  A dense sweep there
-# costs O(n^3): at n = 4000 on mlbench's Friedman 1 (10 inputs), 11 sweeps
-# took 57 s.  NULL: the core decides, as up to dense_max_n.
+# automatic_inducing_count pivots, as gpc() does, since a dense sweep there
+# costs O(n^3) and a fit takes ten or more of them.  NULL: the core
+# decides, as up to dense_max_n.
 .automatic_approximation <- function(xs, kernel, rank_tol) {
   if (nrow(xs) <= .size_rule("dense_max_n")) return(NULL)
   z <- .automatic_inducing(xs, kernel, rank_tol)

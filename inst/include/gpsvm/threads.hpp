@@ -189,8 +189,8 @@ inline int threads_for_pass(Eigen::Index n, Eigen::Index m) {
 
 // Dense factorisations of order below this stay on one thread: below it
 // one takes a few milliseconds, in rounds of tens of microseconds, and
-// starting threads for each round costs a sizeable part of that (at 300,
-// gpc()'s default fit took 1.8 times as long on two threads as on one).
+// starting threads for each round costs a sizeable part of that, enough to
+// make small fits slower on two threads than on one (bench-threads.R).
 constexpr Eigen::Index kThreadedDense = 512;
 
 // The threads a dense factorisation of order n uses.
