@@ -541,21 +541,28 @@
       if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m))
   }
   lead <- .searched_names(searches[[1L]])
+  by <- .search_criterion_words(searches[[1L]])
   converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
   if (length(searches) > 1L && all(converged)) {
     steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
     about <- paste(c("one search per class", fitc(searches[[1L]])), collapse = "; ")
-    return(sprintf("%s by evidence maximisation (%s): all %d converged, after %s iterations",
-                   lead, about, length(searches),
+    return(sprintf("%s %s (%s): all %d converged, after %s iterations",
+                   lead, by, about, length(searches),
                    if (steps[1] == steps[2]) steps[1] else paste(steps, collapse = " to ")))
   }
   vapply(seq_along(searches), function(k) {
     about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
                fitc(searches[[k]]))
-    sprintf("%s by evidence maximisation%s: %s", lead,
+    sprintf("%s %s%s: %s", lead, by,
             if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
             .format_convergence(searches[[k]]$convergence))
   }, character(1))
+}
+
+# How a search chose: by the evidence, or by the criterion it records (the
+# joint multi-class search maximises an approximate leave-one-out score).
+.search_criterion_words <- function(record) {
+  if (is.null(record$criterion)) "by evidence maximisation" else paste("by maximising the", record$criterion)
 }
 
 # What a search chose, in words: "sigma and noise".

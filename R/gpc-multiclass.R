@@ -3,8 +3,9 @@
 # one kernel, one noise and one bias, the multinomial probit likelihood, and
 # the variational approximation of Girolami and Rogers (2006), whose
 # posterior covariance is the same for every class (the core:
-# inst/include/gpsvm/multiclass.hpp).  One evidence (the variational lower
-# bound) chooses the hyperparameters of the whole model.
+# inst/include/gpsvm/multiclass.hpp).  One criterion of the whole model (its
+# approximate leave-one-out log predictive probability, see
+# .gpc_joint_search()) chooses the hyperparameters shared by the K classes.
 #
 # The fit (class "gpsvm_gpc_joint" before "gpsvm_gpc") holds x, kernel,
 # noise, kappa (0), method ("tap"), control, `weights` (n x K: the latent
@@ -114,9 +115,14 @@
   }
   # d / d(log sigma, log noise) -> the searched ones
   keep <- c("log_sigma", "log_noise") %in% spec$names
+  # the search is the long part of a K-class fit: one progress step per
+  # evaluation (shown only where the user asks progressr for it), its count
+  # bounded by the search's iteration limit
+  step <- progressr::progressor(steps = settings$max_iter)
   evaluate <- function(par, first, warm, accuracy) {
     tol <- max(min(control$tol, .joint_search_tol), accuracy %||% .joint_search_tol)
     res <- fit_at(par, warm$mean, tol, is.null(inducing))
+    step(message = "gpc(): the joint search")
     if (inherits(res, "error") || !res$convergence$converged) {
       return(.search_point(res, converged = FALSE, iterations = res$convergence$iterations %||% NA,
                            solver = "the variational fit"))

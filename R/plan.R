@@ -96,7 +96,8 @@ gpsvm_plan <- function(object) {
 .plan_kernel <- function(fit, n) {
   choice <- fit$kernel_choice
   if (is.null(choice)) {
-    by <- if (!is.null(fit$kernel$sigma_rule)) "the data's width rule" else "the call"
+    by <- if (.width_searched(fit)) "the call's family; its width by the search below" else
+      if (!is.null(fit$kernel$sigma_rule)) "the data's width rule" else "the call"
     return(.plan_row("kernel", .kernel_words(fit$kernel), by))
   }
   words <- .kernel_choice_words(fit)
@@ -107,6 +108,13 @@ gpsvm_plan <- function(object) {
                      "kernel_choice_max_n", FALSE))
   }
   .plan_row("kernel", words$choice, words$by)
+}
+
+# Whether a search chose the kernel's width (for a classifier, any of its
+# binary models' searches).
+.width_searched <- function(fit) {
+  models <- if (inherits(fit, "gpsvm_classifier")) .binary_models(fit) else list(fit)
+  any(vapply(models, function(m) any(grepl("^sigma", names(m$optimization$estimate))), logical(1)))
 }
 
 # A kernel in a few words: "Gaussian (sigma = 2.26)".

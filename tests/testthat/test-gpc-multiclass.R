@@ -244,7 +244,8 @@ test_that("the joint model's searched fit chooses width and noise and records it
   expect_gte(fit$noise, 0.01 * 2 * (1 - 1e-8))
   plan <- gpsvm_plan(fit)
   expect_identical(plan$step, c("kernel", "hyperparameters", "prior"))
-  expect_match(plan$choice[2], "sigma and noise by evidence maximisation")
+  expect_match(plan$by[1], "its width by the search")
+  expect_match(plan$choice[2], "sigma and noise by maximising the approximate leave-one-out log predictive probability")
   p <- predict(fit, iris, type = "prob")
   expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
 })
@@ -323,4 +324,17 @@ test_that("a binary gpc() search records its plan", {
   expect_message(fitc <- gpc(x, y), "searched on the FITC evidence of 20 inducing inputs")
   plan <- gpsvm_plan(fitc)
   expect_identical(plan$size_rule[2], "search_dense_max_n")
+})
+
+test_that("the joint search signals one progress step per evaluation, shown only when asked", {
+  skip_on_cran()
+  old <- options(progressr.enable = TRUE)
+  on.exit(options(old), add = TRUE)
+  steps <- character()
+  fit <- withCallingHandlers(gpc(Species ~ ., iris, multiclass = "joint"),
+                             progression = function(cond) steps <<- c(steps, cond$type))
+  expect_identical(sum(steps == "update"), as.integer(fit$optimization$evaluations))
+  expect_identical(sum(steps == "initiate"), 1L)
+  expect_identical(sum(steps == "finish"), 1L)
+  expect_silent(gpc(Species ~ ., iris, multiclass = "joint"))
 })
