@@ -397,8 +397,8 @@
                   force_fail = grepl("^the evidence is flat", reason))
 }
 
-# Maximise the evidence over one parameter (a kernel width) without a
-# gradient: `grid` points evenly spaced on the search scale between the
+# Maximise the evidence over one parameter (a kernel width, svr()'s C)
+# without a gradient: `grid` points evenly spaced on the search scale between the
 # bounds, then golden sections on the two grid intervals around the best
 # point until the bracket is narrower than `tol`, or after `max_iter` of
 # them (the three come from search_control(), .search_settings()).  The
@@ -423,8 +423,8 @@
   top <- max(values[usable])
   if (all(abs(values[usable] - top) <= 1e-8 * (1 + abs(top)))) {
     return(.search_outcome(state, spec, state$best, 1, tol, "grid and golden section",
-                           reason = sprintf("the evidence is flat: it is the same at every width from %.3g to %.3g",
-                                            exp(spec$lower), exp(spec$upper)),
+                           reason = sprintf("the evidence is flat: it is the same at every %s from %.3g to %.3g",
+                                            .one_parameter_words(spec), exp(spec$lower), exp(spec$upper)),
                            force_fail = TRUE))
   }
   k <- which.max(values)
@@ -463,6 +463,11 @@
                   }, .search_failures(state)))
 }
 
+# The one parameter of a width search in words ("width", or its name).
+.one_parameter_words <- function(spec) {
+  if (identical(spec$natural_names[1L], "sigma")) "width" else spec$natural_names[1L]
+}
+
 # The outcome of a search: the best point and the record of the search.
 # `change` is the stopping measure (the largest projected gradient per
 # observation for the gradient search, the final bracket for the width
@@ -483,7 +488,8 @@
   stopped <- if (!converged) reason else if (!is.null(best$gradient)) {
     sprintf("no gradient component exceeds %g per observation (largest %.2g)", tol, change)
   } else {
-    sprintf("the bracket around the best width is %.2g wide in log sigma (tolerance %g)", change, tol)
+    sprintf("the bracket around the best %s is %.2g wide in log %s (tolerance %g)",
+            .one_parameter_words(spec), change, spec$natural_names[1L], tol)
   }
   record <- list(
     method = method,

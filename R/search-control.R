@@ -4,7 +4,7 @@
 #' by the evidence, for every fitter that searches: [mfsvr()] and [gpc()]
 #' (L-BFGS-B with the evidence's gradient), [rvm()] and [srvm()] (the
 #' Gaussian width: a grid, then golden sections) and [svr()] (`C`: by the
-#' EP evidence's gradient as [mfsvr()]; a grid, then Brent's method, with a
+#' EP evidence's gradient as [mfsvr()]; a grid, then golden sections, with a
 #' threshold, an interval or the paper's approximations; or the eq. (17)
 #' iteration). Each fitter takes it as
 #' `search = search_control(...)`; it matters only where `optimize` asks
@@ -17,7 +17,7 @@
 #' | --- | --- | --- | --- |
 #' | L-BFGS-B, `mfsvr()`, `gpc()`, `svr()` by the EP evidence | \eqn{10^{-3}}: the largest component of the projected gradient of the log evidence per observation | 100 iterations | (none) |
 #' | the width, `rvm()`, `srvm()` | 0.05: the bracket around the best width, in log sigma | 100 golden-section steps | 9 widths from \eqn{w/4} to \eqn{4w} |
-#' | `C` by a grid, `svr()` | \eqn{10^{-3}}: Brent's tolerance in log C | (none: Brent's method stops by `tol`) | 25 values of `C`, log-spaced |
+#' | `C` by a grid, `svr()` | \eqn{10^{-3}}: the bracket around the best `C`, in log C | 100 golden-section steps | 25 values of `C`, log-spaced |
 #' | `C` by eq. (17), `svr()` | 0.05: the change of `C` in one step (the paper's) | 50 steps | (none) |
 #'
 #' @param tol Positive number: the search's stopping tolerance, or `NULL`.
@@ -59,7 +59,7 @@ search_control <- function(tol = NULL, max_iter = NULL, grid = NULL, hyperprior 
 .search_defaults <- list(
   gradient = list(tol = 1e-3, max_iter = 100L, grid = NA_integer_),
   width = list(tol = 0.05, max_iter = 100L, grid = 9L),
-  C_evidence = list(tol = 1e-3, max_iter = NA_integer_, grid = 25L),
+  C_evidence = list(tol = 1e-3, max_iter = 100L, grid = 25L),
   C_fixed_point = list(tol = 0.05, max_iter = 50L, grid = NA_integer_)
 )
 

@@ -175,7 +175,7 @@ coef.gpsvm_svr <- function(object, ...) {
   record <- .optional(function(r) {
     .search_record_field(r) %||% switch(r$method,
       "eq. (17) fixed point" = NULL,
-      "grid and Brent" = .nested(r, list(evidence = .string(.svr_evidence_methods),
+      "grid and golden section" = .nested(r, list(evidence = .string(.svr_evidence_methods),
                                          interval = function(v) {
                                            .numbers(2L, lower = 0, open = TRUE, per = "ends")(v) %||%
                                              if (v[1L] >= v[2L]) "must be increasing"

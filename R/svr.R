@@ -140,8 +140,9 @@
 #'   the paper's `"eq16"` and `"refined"`, it is a grid of `grid` values of
 #'   `C` on the log scale ([search_control()], 25 by default) over
 #'   `control$C_interval` (by default `C / 100` to `100 C`), then
-#'   [stats::optimize()] between the best point's neighbours, to `tol` in
-#'   log C; with `bias = TRUE` each point refits the threshold. Eq. (16)
+#'   golden sections between the best point's neighbours until the bracket
+#'   is narrower than `tol` in log C (the search [rvm()] uses for its
+#'   width); with `bias = TRUE` each point refits the threshold. Eq. (16)
 #'   has logarithmic spikes where a margin vector's \eqn{|\beta_i|} reaches
 #'   0 or `C`, so this finds the best point of a rough curve. A best `C` at
 #'   an end of the interval is a warning (`fit$optimization$at_bound` says
@@ -361,7 +362,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
 
 # Which search chooses C (a kind of ?search_control's table): the eq. (17)
 # iteration; the EP evidence by its gradient, as mfsvr(optimize = "C") does;
-# or a grid and Brent's method, for the paper's approximations, for a
+# or a grid and golden sections (the search rvm() uses for its width), for the paper's approximations, for a
 # threshold b (refitted at every C, so the EP evidence of y - b has no
 # gradient in C) and for an interval given.
 .svr_search_kind <- function(control, bias) {
@@ -733,74 +734,57 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   })
 }
 
-# C by maximising the evidence over the interval: settings$grid values on
-# the log scale, then Brent's method between the best point's neighbours.
-# The EP evidence is warm-started from the last point's sites.
+# C by maximising the evidence over the interval: the shared one-parameter
+# search (.width_search(): settings$grid values evenly spaced in log C, then
+# golden sections around the best to settings$tol in log C).  The EP
+# evidence starts from the nearer usable point's sites.  An end of the
+# interval is a limit of the search, not an answer of the evidence: the
+# warning says so, and why where the fit is the hard tube.
 .svr_evidence_search <- function(x, y, C, epsilon, kernel, bias, control, settings) {
   interval <- control$C_interval %||% c(C / 100, C * 100)
   method <- control$evidence
-  sites <- NULL
-  log_ev <- function(logC) {
-    fit <- .svr_fit(x, y, exp(logC), epsilon, kernel, bias, control)
-    if (method != "ep") return(.svr_log_evidence(fit, method))
+  # (the interval bounds the search: a C outside it only starts it at its
+  # nearer end)
+  bounds <- log(interval)
+  spec <- .search_spec(start = c(log_C = min(max(log(C), bounds[1]), bounds[2])),
+                       lower = c(log_C = bounds[1]), upper = c(log_C = bounds[2]), natural = exp, natural_names = "C",
+                       benign = c("C:lower", "C:upper"), advice = .svr_C_bound_advice)
+  evaluate <- function(par, first, warm, accuracy) {
+    fit <- .svr_fit(x, y, exp(par[[1]]), epsilon, kernel, bias, control)
+    if (method != "ep") return(.search_point(fit, .svr_log_evidence(fit, method)))
     # a point where EP does not settle is a failed point, not a warning
-    ep <- suppressWarnings(.svr_ep_fit(x, y, fit, start = sites))
-    if (is.finite(ep$log_evidence)) sites <<- ep$fit
-    ep$log_evidence
+    ep <- suppressWarnings(.svr_ep_fit(x, y, fit, start = warm$sites))
+    fit$sites <- ep$fit
+    .search_point(fit, ep$log_evidence)
   }
-  grid <- seq(log(interval[1]), log(interval[2]), length.out = settings$grid)
-  # the grid's fits are independent: they go wherever the future plan says
-  values <- unlist(.future_map(grid, log_ev), use.names = FALSE)
-  if (all(is.na(values))) {
-    .stop(sprintf("svr(): the EP evidence did not settle at any C of the grid over [%.3g, %.3g]",
-                  interval[1], interval[2]))
+  outcome <- .width_search(spec, evaluate, grid = settings$grid, tol = settings$tol,
+                           max_iter = settings$max_iter)
+  if (is.null(outcome$best$fit)) {
+    .stop(sprintf("svr(): the %s evidence could not be evaluated at any C over [%.3g, %.3g]",
+                  if (method == "ep") "EP" else method, interval[1], interval[2]))
   }
-  best <- which.max(values)
-  lo <- grid[max(best - 1L, 1L)]
-  hi <- grid[min(best + 1L, length(grid))]
-  seen <- data.frame(C = exp(grid), log_evidence = values)
-  opt <- stats::optimize(function(lc) {
-    v <- log_ev(lc)
-    seen[nrow(seen) + 1L, ] <<- c(exp(lc), v)
-    if (is.na(v)) -.Machine$double.xmax else v  # a point where EP failed is no maximum
-  }, c(lo, hi), maximum = TRUE, tol = settings$tol)
-  C_best <- if (opt$objective >= values[best]) exp(opt$maximum) else exp(grid[best])
-  best_evidence <- seen$log_evidence[which(seen$C == C_best)[1L]]
-  fit <- .svr_fit(x, y, C_best, epsilon, kernel, bias, control)
-  if (method == "ep") fit$log_evidence <- best_evidence
-  at_bound <- .svr_C_at_bound(C_best, interval)
-  fit$optimization <- list(
-    method = "grid and Brent", start = c(C = C), estimate = c(C = C_best),
-    lower = c(C = interval[1]), upper = c(C = interval[2]),
-    log_evidence = best_evidence, at_bound = sprintf("C:%s", at_bound),
-    evaluations = nrow(seen), path = seen,
-    stopped = sprintf("Brent's bracket around the best C within %g in log C", settings$tol),
-    convergence = .convergence(TRUE, nrow(seen), NA_real_, settings$tol),
-    evidence = method, interval = interval)
-  if (length(at_bound) > 0L) .warn_svr_C_bound(fit, at_bound)
+  fit <- outcome$best$fit
+  fit$sites <- NULL
+  if (method == "ep") fit$log_evidence <- outcome$best$log_evidence
+  fit <- .finish_search(fit, outcome, spec, "svr():", log_evidence = outcome$best$log_evidence)
+  fit$optimization[c("evidence", "interval")] <- list(method, interval)
   fit
 }
 
-# "lower" or "upper" when the evidence's best C lies at that end of the
-# search interval (within 1% of C: optimize()'s tolerance is 0.1% in log C),
-# else character(0).
-.svr_C_at_bound <- function(C_best, interval) {
-  near <- abs(log(C_best) - log(interval)) < 0.01
-  c("lower", "upper")[near]
-}
-
-# An interval's end is a limit of the search, not an answer of the evidence.
-# At the upper end with no multiplier at C the fit is the hard epsilon-tube
-# (every residual within epsilon), which larger C no longer changes; the
-# evidence then rises towards a limit, as on Friedman 1 (280 observations,
-# the data-driven width: C = 1e5 when the interval allows it).
-.warn_svr_C_bound <- function(fit, at_bound) {
+# The warning of a C search that ends at an end of its interval (the
+# search's "C:lower" or "C:upper").  At the upper end with no multiplier at
+# C the fit is the hard epsilon-tube (every residual within epsilon), which
+# larger C no longer changes; the evidence then rises towards a limit, as on
+# Friedman 1 (280 observations, the data-driven width: C = 1e5 when the
+# interval allows it).
+.svr_C_bound_advice <- function(record, fit) {
+  at_bound <- sub("^C:", "", record$at_bound)
+  if (length(at_bound) == 0L) return(NULL)
   hard_tube <- at_bound == "upper" && !any(fit$partition == "X_C")
-  warning(sprintf(paste("svr(): the evidence for C is largest at the %s end of its search",
-                        "interval (C = %.4g)%s; widen control$C_interval, or set C"),
-                  at_bound, fit$C,
-                  if (hard_tube) paste(": no multiplier is at C, so the fit keeps every residual",
-                                       "within epsilon and the evidence rises towards a limit as",
-                                       "C grows") else ""),
-          call. = FALSE)
+  sprintf(paste("for C is largest at the %s end of its search interval (C = %.4g)%s; widen",
+                "control$C_interval, or set C"),
+          at_bound, fit$C,
+          if (hard_tube) paste(": no multiplier is at C, so the fit keeps every residual",
+                               "within epsilon and the evidence rises towards a limit as",
+                               "C grows") else "")
 }

@@ -222,7 +222,7 @@
 
 # A convergence record as .convergence() makes it.
 # A convergence record as .convergence() makes it; a solver's has a change
-# and a tolerance, a search's may lack a change (svr()'s Brent search).
+# and a tolerance, a search's may lack a change (where the evidence could not be evaluated).
 .convergence_field <- function(v, change_na = FALSE) {
   fields <- c("converged", "iterations", "change", "tol", "reason")
   if (!is.list(v) || !identical(names(v), fields)) {

@@ -40,11 +40,12 @@ finish() {
   exit "$([ "$2" -eq 0 ] && echo 0 || echo 1)"
 }
 
-cxx=${CXX:-g++}
+# $CXX may be a command with words ("ccache g++")
+read -ra cxx <<<"${CXX:-g++}"
 run=()
 exe="$work/cpp-tests"
 if [ "$mode" = windows ]; then
-  cxx=${CXX:-x86_64-w64-mingw32-g++}
+  read -ra cxx <<<"${CXX:-x86_64-w64-mingw32-g++}"
   run=("${WINE:-wine64}")
   exe="$work/cpp-tests.exe"
 fi
@@ -54,7 +55,7 @@ if [ -z "$eigen" ] || [ ! -d "$eigen/Eigen" ]; then
   finish 0 1
 fi
 if [ -z "$mode" ]; then
-  asan=$("$cxx" -print-file-name=libasan.so 2>/dev/null)
+  asan=$("${cxx[@]}" -print-file-name=libasan.so 2>/dev/null)
   if [ -e "$asan" ] && [ "$asan" != libasan.so ]; then mode=sanitize; else mode=plain; fi
 fi
 # OpenMP as the package builds it (src/Makevars), so that the threaded row
@@ -75,8 +76,9 @@ unit="$work/cpp-tests.cpp"
 } >"$unit"
 
 start=$(date +%s)
-if ! "$cxx" "${flags[@]}" -I "$root/inst/include" -I "$eigen" -o "$exe" "$unit" \
-    >"$work/build.log" 2>&1; then
+# compiled, then linked: a compiler behind ccache caches only the first step
+if ! { "${cxx[@]}" "${flags[@]}" -I "$root/inst/include" -I "$eigen" -c -o "$work/cpp-tests.o" "$unit" &&
+       "${cxx[@]}" "${flags[@]}" -o "$exe" "$work/cpp-tests.o"; } >"$work/build.log" 2>&1; then
   head -n 60 "$work/build.log"
   echo "$label: the suite does not compile without R ($mode build)"
   finish 0 1

@@ -399,7 +399,7 @@ test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() doe
   # with a threshold, the grid search: every point refits b, and the fit's
   # evidence is the largest the search saw
   b <- svr(d$x, d$y, bias = TRUE, search = search_control(grid = 9))
-  expect_identical(b$optimization$method, "grid and Brent")
+  expect_identical(b$optimization$method, "grid and golden section")
   expect_identical(b$optimization$evidence, "ep")
   expect_equal(c(logLik(b)), max(b$optimization$path$log_evidence) - 60 * log(sd(d$y)),
                tolerance = 1e-10)
