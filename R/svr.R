@@ -781,8 +781,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   at_bound <- sub("^C:", "", record$at_bound)
   if (length(at_bound) == 0L) return(NULL)
   hard_tube <- at_bound == "upper" && !any(fit$partition == "X_C")
-  sprintf(paste("for C is largest at the %s end of its search interval (C = %.4g)%s; widen",
-                "control$C_interval, or set C"),
+  sprintf(paste("ended where the evidence for C is largest, at the %s end of its search interval",
+                "(C = %.4g)%s; widen control$C_interval, or set C"),
           at_bound, fit$C,
           if (hard_tube) paste(": no multiplier is at C, so the fit keeps every residual",
                                "within epsilon and the evidence rises towards a limit as",

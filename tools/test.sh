@@ -84,6 +84,12 @@ for file in "${files[@]}"; do
   passed=$((passed + p))
   failed=$((failed + f))
 done
+# the files that cost the most, for whoever wants the loop quicker
+for file in "${files[@]}"; do
+  name=$(basename "$file")
+  t=$(grep -E '^sanitize-time: ' "$work/$name.log" 2>/dev/null | tail -n 1 | sed -E 's/^sanitize-time: ([0-9.]+) s CPU.*/\1/')
+  [ -n "$t" ] && echo "$t $name"
+done | sort -rn | head -n 5 | awk '{printf "test: slowest: %s (%s s CPU)\n", $2, $1}'
 echo "test: R suite (small size): $passed passed, $failed failed, $(( $(date +%s) - start )) s"
 
 # (the wait above reaped the C++ suite too)

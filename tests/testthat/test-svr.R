@@ -437,7 +437,7 @@ test_that("an evidence for C that is largest at the interval's end is a warning"
   y <- sin(x) + rnorm(40, sd = 0.01)
   eq16 <- svr_control(evidence = "eq16")
   expect_warning(f <- svr(x, y, C = 1, optimize = TRUE, control = eq16),
-                 "largest at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
+                 "largest, at the upper end of its search interval \\(C = 100\\): no multiplier is at C")
   expect_identical(f$optimization$at_bound, "C:upper")
   expect_output(print(f), sprintf(paste0("C by evidence maximisation \\(eq. 16\\) over \\[0.01, 100\\]; ",
                                          "%d evaluations, at the upper end of the interval"),
