@@ -303,8 +303,9 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @export
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
                         optimize = FALSE, basis = NULL, search = search_control(),
-                        calibration_folds = NULL, ...) {
+                        calibration_folds = NULL, noise = "constant", ...) {
   .check_dots_empty(...)
+  noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
@@ -317,11 +318,13 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
     control <- .resolve_control(control, .candidate_count(basis, x, "rvm"))
     .rvm_fit_candidates(function(kernel) {
       .rvm_optimize(x, kernel, optimize, control,
-                    function(k, ctl) .rvm_fit(x, y, k, ctl, basis), "rvm()", settings)
+                    function(k, ctl) .rvm_fit(x, y, k, ctl, basis, noise), "rvm()", settings)
     }, kernel, x, y, scale, optimize, weigh_linear)
   })
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
-    refit_at <- function(k) .rvm_fit(x, y, k, fit$control, if (!is.null(basis)) min(basis, nrow(x)))
+    refit_at <- function(k) {
+      .rvm_fit(x, y, k, fit$control, if (!is.null(basis)) min(basis, nrow(x)), noise)
+    }
     .rvm_refit(fit, refit_at, resolved, x, y, scale, optimize, weigh_linear)
   })
   .with_plan(fit, "rvm():")
@@ -386,9 +389,15 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   c(all = .size_rule(paste0(model, "_basis_all_max_n")), chosen = .size_rule("basis_chosen"))
 }
 
-# One fit of the fast RVM to (scaled) data.
-.rvm_fit <- function(x, y, kernel, control, basis = NULL) {
+# One fit of the fast RVM to (scaled) data, with the noise model `noise`
+# ("constant", or "varying" or "auto", R/rvm-noise.R).
+.rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
+  if (noise != "constant") {
+    fit <- .rvm_fit_noise(x, y, kernel, control, rows, noise)
+    fit$basis <- rows
+    return(fit)
+  }
   core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
   fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")
   fit$basis <- rows
@@ -442,7 +451,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 }
 
 # Build the fitted object from the core's result (shared by rvm and srvm).
-.new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL) {
+.new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL, noise_model = NULL) {
   active <- core$active                   # 0 = bias, j = training row j
   rv <- active[active > 0]
   names_rv <- if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv)
@@ -464,7 +473,8 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
     x = x, y = y, kernel = kernel, penalty = penalty,
     log_evidence = core$log_lik,
     control = control,
-    convergence = core$convergence
+    convergence = core$convergence,
+    noise_model = noise_model
   )
   .warn_not_converged(paste0(class, "()"), fit$convergence,
                       c("the change is the largest change of a log hyperparameter",
