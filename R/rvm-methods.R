@@ -187,8 +187,11 @@
   smooth <- inherits(object, "gpsvm_srvm")
   penalised <- smooth && is.null(object$control$lambda) &&
     !(!is.null(object$kernel$degree) && all(object$penalty$orders > object$kernel$degree))
+  # a noise that varies (or was weighed against constant by the evidence)
+  # counts as one more: its function is integrated out of the evidence, its
+  # width (one of three) and the choice are not
   c(alpha = .identifiable_alphas(object), sigma2 = !smooth || is.null(object$control$sigma2),
-    lambda = penalised)
+    lambda = penalised, noise = !is.null(object$noise_model))
 }
 
 # How many of the kept weights' alphas the data can tell apart: the rank of

@@ -446,11 +446,23 @@ inline RvmResult fit_on_design(const MatrixXd& h, const VectorXd& y_in, const Rv
 }
 
 // The result's columns of H as the labels the user sees (0 = bias, else 1
-// + the training row of the centre); fill_result() sorted them by column,
-// and the labels increase with the column.
+// + the training row of the centre), the kept weights reordered so that
+// the labels increase (candidate centres may come in any order).
 inline void relabel(RvmResult& res, Index columns, const std::vector<Index>* centres) {
   const std::vector<Index> label = rvm_detail::column_labels(columns, centres);
-  for (Index& j : res.active) j = label[j];
+  const size_t m = res.active.size();
+  std::vector<size_t> order(m);
+  for (size_t k = 0; k < m; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return label[res.active[a]] < label[res.active[b]]; });
+  RvmResult out = res;
+  for (size_t a = 0; a < m; ++a) {
+    out.active[a] = label[res.active[order[a]]];
+    out.mu[a] = res.mu[order[a]];
+    out.alpha[a] = res.alpha[order[a]];
+    for (size_t b = 0; b < m; ++b) out.Sigma(a, b) = res.Sigma(order[a], order[b]);
+  }
+  res = std::move(out);
 }
 
 }  // namespace rvm_fast_detail
