@@ -59,7 +59,7 @@ TEST_CASE("varying-noise RVM: evidence, constant fit and Laplace evidence agains
   gpsvm::VaryingNoiseControl nctl;
   nctl.max_iter = 50;
   nctl.tol = 1e-4;
-  const gpsvm::RvmControl ctl = rvm_control(1e-8);
+  const gpsvm::RvmControl ctl = fixture::rvm_control(1e-8);
   const gpsvm::VaryingNoiseResult r =
       gpsvm::rvm_varying_noise_fit(kernel, d.x, d.y, ctl, basis, prec, nctl, kNoInterrupt);
   CHECK(r.status.converged);
@@ -103,7 +103,7 @@ TEST_CASE("varying-noise RVM: a mismatched basis or prior is refused") {
   gpsvm::VaryingNoiseControl nctl;
   nctl.max_iter = 5;
   nctl.tol = 1e-3;
-  const gpsvm::RvmControl ctl = rvm_control(1e-6);
+  const gpsvm::RvmControl ctl = fixture::rvm_control(1e-6);
   const auto refused = [&](const MatrixXd& b, const MatrixXd& p) {
     try {
       gpsvm::rvm_varying_noise_fit(kernel, d.x, d.y, ctl, b, p, nctl, kNoInterrupt);
