@@ -125,6 +125,10 @@ cpp_rvm_evidence_gradient <- function(design, y, alpha, lambda, sigma2, penalty 
     .Call(`_gpsvm_cpp_rvm_evidence_gradient`, design, y, alpha, lambda, sigma2, penalty)
 }
 
+cpp_rvm_varying_noise_fit <- function(kernel, x, y, control, noise_basis, noise_precision, noise_control, basis = NULL) {
+    .Call(`_gpsvm_cpp_rvm_varying_noise_fit`, kernel, x, y, control, noise_basis, noise_precision, noise_control, basis)
+}
+
 cpp_svr_fit <- function(kernel, x, y, control) {
     .Call(`_gpsvm_cpp_svr_fit`, kernel, x, y, control)
 }

@@ -115,7 +115,7 @@ svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
 # The noise model of both svr() and mfsvr() fits, for the regression layer:
 # the predictive distribution of a new target (R/predictive-distribution.R)
 # and the noise sd, in model units.
-.target_distribution.gpsvm_svr <- function(object, mean, var) {
+.target_distribution.gpsvm_svr <- function(object, mean, var, z = NULL) {
   h <- .own_hyperparameters(object)
   .epsins_distribution(mean, var, h[["C"]], h[["epsilon"]])
 }
@@ -136,7 +136,7 @@ svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
   upper <- cpp_epsins_cdf(-y, -mean, var, C, epsilon)
   ifelse(lower < upper, stats::qnorm(lower), -stats::qnorm(upper))
 }
-.target_scores.gpsvm_svr <- function(object, y, mean, var) {
+.target_scores.gpsvm_svr <- function(object, y, mean, var, z = NULL) {
   h <- .own_hyperparameters(object)
   .epsins_normal_scores(y, mean, var, h[["C"]], h[["epsilon"]])
 }

@@ -49,11 +49,12 @@
 .latent_moments <- function(object, z, deriv, wrt, want_var, ...) {
   UseMethod(".latent_moments")
 }
-# The noise model: the predictive distribution of a new target
-# (predictive-distribution.R); the normal scores qnorm(F(y)) of targets y
-# under it.
-.target_distribution <- function(object, mean, var) UseMethod(".target_distribution")
-.target_scores <- function(object, y, mean, var) UseMethod(".target_scores")
+# The noise model: the predictive distribution of a new target at scaled
+# inputs z (predictive-distribution.R); the normal scores qnorm(F(y)) of
+# targets y under it.  z matters where the noise varies with the inputs;
+# NULL where none are at hand (the noise level alone).
+.target_distribution <- function(object, mean, var, z = NULL) UseMethod(".target_distribution")
+.target_scores <- function(object, y, mean, var, z = NULL) UseMethod(".target_scores")
 # FALSE where a new target's interval is unbounded (plots leave its band out).
 .has_target_interval <- function(object) UseMethod(".has_target_interval")
 # The noise sd; the evidence of the scaled response; how many quantities the

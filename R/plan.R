@@ -82,6 +82,7 @@ gpsvm_plan <- function(object) {
     list(.plan_search(fit, n)),
     if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
     list(.plan_prior(fit, n)),
+    if (inherits(fit, "gpsvm_rvm")) list(.plan_noise(fit)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
     list(.plan_calibration(fit, n)))
 }
@@ -241,6 +242,24 @@ gpsvm_plan <- function(object) {
 }
 
 # The calibration of the intervals by cross-validation.
+# The noise model (rvm(noise = )): constant or varying with the inputs, as
+# given or chosen by the evidence.
+.plan_noise <- function(fit) {
+  nm <- fit$noise_model
+  if (is.null(nm)) {
+    return(.plan_row("noise", "constant", if (inherits(fit, "gpsvm_srvm")) "the model" else
+      "the default (noise = \"constant\")"))
+  }
+  bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
+  .plan_row("noise", if (nm$type == "varying") "variance varying with the inputs" else "constant",
+            if (nm$chosen == "auto") {
+              sprintf("the evidence (log Bayes factor %.3g, varying against constant)", bf)
+            } else {
+              sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
+                      nm$chosen, bf)
+            })
+}
+
 .plan_calibration <- function(fit, n) {
   cal <- fit$interval_calibration
   model <- .calibration_model(fit)

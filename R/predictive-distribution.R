@@ -102,6 +102,7 @@
 .g_rows <- function(g, i) {
   g$mean <- g$mean[i, , drop = FALSE]
   g$var <- g$var[i, , drop = FALSE]
+  if (length(g$noise) > 1L) g$noise <- g$noise[i]  # (noise that varies with the inputs)
   g
 }
 
@@ -132,7 +133,7 @@
     .epsins_distribution(mm$mean, mm$var, object$C_mixture$C, .C_mixture_epsilon(object),
                          object$C_mixture$weight)
   } else {
-    .target_distribution(object, m$mean, m$var)
+    .target_distribution(object, m$mean, m$var, z)
   }
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   structure(list(g = g, tail = object$interval_calibration$tail, center = s$center,

@@ -550,7 +550,7 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
   moments <- loo %||% .latent_moments(x, x$x, 0L, 1L, TRUE)
   y <- .to_model_units(x$y, x$response_scaling)
   list(fitted = unname(x$fitted.values), residuals = unname(x$residuals),
-       scores = .target_scores(x, y, moments$mean, moments$var),
+       scores = .target_scores(x, y, moments$mean, moments$var, x$x),
        predictive = if (is.null(loo)) "in-sample" else "leave-one-out")
 }
 

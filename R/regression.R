@@ -18,7 +18,7 @@
 .target_tail <- function(object, z, y) {
   if (!is.null(object$C_mixture)) return(.C_mixture_tail(object, z, y))
   m <- .latent_moments(object, z, 0L, 1L, TRUE)
-  2 * stats::pnorm(-abs(.target_scores(object, y, m$mean, m$var)))
+  2 * stats::pnorm(-abs(.target_scores(object, y, m$mean, m$var, z)))
 }
 .loo_moments.gpsvm_regression <- function(object) NULL
 

@@ -25,9 +25,10 @@
 # w_z as far as they can.  With Phi the training design of the kept
 # weights, phi = k(x_i, z) over the training inputs and the weights'
 # posterior covariance Sigma, the data precision of w_z is
-#   s = phi' C^-1 phi,  C^-1 = I / sigma^2 - Phi Sigma Phi' / sigma^4,
+#   s = phi' C^-1 phi,  C^-1 = W - W Phi Sigma Phi' W,
+# W = I / sigma^2 (the inverse noise variances of the rows where they vary),
 # and the part of D^n k(., z) at z that the kept weights do not already
-# carry is e = D^n k(z, z) - h' Sigma Phi' phi / sigma^2 (h as above), so the
+# carry is e = D^n k(z, z) - h' Sigma Phi' W phi (h as above), so the
 # augmented model's variance of D^n f(z) is
 #   h' Sigma h + e^2 / (1 / v + s).
 # The mean stays the sparse fit's (the augmented one moves it by
@@ -39,7 +40,7 @@
   kept <- pmax(rowSums((h %*% Sigma) * h), 0)
   v <- .augmentation_prior_variance(object)
   if (!(v > 0)) return(kept)
-  s2 <- object$noise_variance
+  w <- 1 / .rvm_row_noise(object)  # the noise precision of each training row
   design <- .rvm_design(object$x, object$kernel, object$relevance_vectors)
   own <- .kernel_at_centre(object$kernel, z, deriv, wrt)
   added <- numeric(nrow(z))
@@ -48,9 +49,9 @@
   for (start in seq(1L, nrow(z), by = step)) {
     rows <- start:min(nrow(z), start + step - 1L)
     phi <- kernel_matrix(object$kernel, z[rows, , drop = FALSE], object$x)
-    projected <- phi %*% design
-    s <- pmax(rowSums(phi^2) / s2 - rowSums((projected %*% Sigma) * projected) / s2^2, 0)
-    e <- own[rows] - rowSums((h[rows, , drop = FALSE] %*% Sigma) * projected) / s2
+    projected <- phi %*% (design * w)
+    s <- pmax(drop(phi^2 %*% w) - rowSums((projected %*% Sigma) * projected), 0)
+    e <- own[rows] - rowSums((h[rows, , drop = FALSE] %*% Sigma) * projected)
     added[rows] <- e^2 / (1 / v + s)
   }
   kept + added
@@ -119,7 +120,7 @@
   list(variance = exp(t), df = -2 * curvature)
 }
 
-.target_distribution.gpsvm_rvm <- function(object, mean, var) {
+.target_distribution.gpsvm_rvm <- function(object, mean, var, z = NULL) {
   noise <- .rvm_target_noise(object)
   if (is.infinite(noise$variance)) {
     model <- if (inherits(object, "gpsvm_srvm")) "srvm()" else "rvm()"
@@ -138,8 +139,9 @@
                         "mfsvr(), whose likelihood keeps a noise level (its C) on such data"),
                   model, n))
   }
+  # (noise that varies: its level's t times the noise function at z)
   list(kind = "t", mean = as.matrix(mean), var = as.matrix(var), weight = 1,
-       noise = noise$variance, df = noise$df)
+       noise = noise$variance * .rvm_noise_factor(object, z), df = noise$df)
 }
 
 .has_target_interval.gpsvm_rvm <- function(object) is.finite(.rvm_target_noise(object)$variance)
@@ -148,12 +150,12 @@
 
 # the normal scores of the targets under the t predictive above (NA when
 # the noise is not estimated)
-.target_scores.gpsvm_rvm <- function(object, y, mean, var) {
+.target_scores.gpsvm_rvm <- function(object, y, mean, var, z = NULL) {
   noise <- .rvm_target_noise(object)
   if (is.infinite(noise$variance)) return(rep(NA_real_, length(y)))
-  z <- (y - mean) / sqrt(var + noise$variance)
+  u <- (y - mean) / sqrt(var + noise$variance * .rvm_noise_factor(object, z))
   # through the upper tail by symmetry, so that far targets keep their precision
-  ifelse(z < 0, stats::qnorm(stats::pt(z, noise$df)), -stats::qnorm(stats::pt(-z, noise$df)))
+  ifelse(u < 0, stats::qnorm(stats::pt(u, noise$df)), -stats::qnorm(stats::pt(-u, noise$df)))
 }
 
 # Leave-one-out at the fitted hyperparameters: the posterior mean is the
@@ -165,14 +167,14 @@
   h <- .rvm_leverage(object)
   r <- .to_model_units(object$residuals, object$response_scaling, center = FALSE)
   y <- .to_model_units(object$y, object$response_scaling)
-  list(mean = y - r / (1 - h), var = object$noise_variance * h / (1 - h))
+  list(mean = y - r / (1 - h), var = .rvm_row_noise(object) * h / (1 - h))
 }
 
 # The leverages h_i = phi_i' Sigma phi_i / sigma^2 of the kept weights'
 # design Phi (its rows phi_i; `design` when the caller has it).
 .rvm_leverage <- function(fit, design = NULL) {
   if (is.null(design)) design <- .rvm_design(fit$x, fit$kernel, fit$relevance_vectors)
-  rowSums((design %*% fit$Sigma) * design) / fit$noise_variance
+  rowSums((design %*% fit$Sigma) * design) / .rvm_row_noise(fit)
 }
 
 .log_evidence.gpsvm_rvm <- function(object) object$log_evidence
@@ -185,8 +187,11 @@
   smooth <- inherits(object, "gpsvm_srvm")
   penalised <- smooth && is.null(object$control$lambda) &&
     !(!is.null(object$kernel$degree) && all(object$penalty$orders > object$kernel$degree))
+  # a noise that varies (or was weighed against constant by the evidence)
+  # counts as one more: its function is integrated out of the evidence, its
+  # width (one of three) and the choice are not
   c(alpha = .identifiable_alphas(object), sigma2 = !smooth || is.null(object$control$sigma2),
-    lambda = penalised)
+    lambda = penalised, noise = !is.null(object$noise_model))
 }
 
 # How many of the kept weights' alphas the data can tell apart: the rank of
@@ -234,8 +239,9 @@
               if (anyDuplicated(object$x)) ", each distinct input once" else "")
     },
     if (smooth) sprintf("lambda: %s", format(object$lambda, digits = digits)),
-    sprintf("sigma^2: %s%s", format(object$noise_variance, digits = digits),
-            if (is.null(object$response_scaling)) "" else " (scaled data)"))
+    sprintf("sigma^2: %s%s%s", format(object$noise_variance, digits = digits),
+            if (is.null(object$response_scaling)) "" else " (scaled data)",
+            .rvm_noise_words(object)))
 }
 
 .summary_details.gpsvm_rvm <- function(object) {
@@ -330,6 +336,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
          Sigma = .numeric_matrix(r + 1L, r + 1L), noise_variance = .number(lower = 0, open = TRUE),
          lambda = .number(lower = 0), log_evidence = .number(),
          basis = .optional(.indices(upper = n)),
+         noise_model = .optional(.rvm_noise_check(p)),
          penalty = if (smooth) .made_by("roughness_penalty", "a penalty", "gpsvm_penalty") else
            .absent("must be NULL for rvm()"),
          lambda_init = if (smooth) .numbers(1L, lower = 0, open = TRUE, per = "") else
@@ -400,13 +407,17 @@ vcov.gpsvm_rvm <- function(object, ...) {
 # hyperparameters named in `vary` (noise_variance, lambda, sigma), the
 # value and all but the width's entry from the core.
 .rvm_evidence_function <- function(object) {
-  y <- .to_model_units(object$y, object$response_scaling)
+  # noise that varies: the evidence in its level is the constant model's on
+  # rows divided by the noise function's sd there, plus the Jacobian
+  root <- 1 / sqrt(.rvm_noise_factor(object, object$x))
+  jacobian <- sum(log(root))
+  y <- root * .to_model_units(object$y, object$response_scaling)
   rv <- object$relevance_vectors
   penalty <- object$penalty
   points <- if (!is.null(penalty)) .penalty_points(penalty, object$x, object$scaling)
   parts_at <- function(width) {
     kernel <- if (.has_width(object$kernel)) .with_width(object$kernel, width) else object$kernel
-    design <- .rvm_design(object$x, kernel, rv)
+    design <- root * .rvm_design(object$x, kernel, rv)
     list(design = design,
          penalty = if (!is.null(penalty)) .rvm_penalty_gram(penalty, kernel, points, object$x[rv, , drop = FALSE]))
   }
@@ -426,7 +437,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
                       (2 * step)
                   } else 0)
     keep <- c(rep(TRUE, sum(free_alpha)), c("noise_variance", "lambda", "sigma") %in% vary)
-    list(value = at$value, gradient = unname(gradient[keep]))
+    list(value = at$value + jacobian, gradient = unname(gradient[keep]))
   }
 }
 

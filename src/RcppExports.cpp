@@ -429,6 +429,23 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_rvm_varying_noise_fit
+Rcpp::List cpp_rvm_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis, Eigen::Map<Eigen::MatrixXd> noise_precision, Rcpp::List noise_control, Rcpp::Nullable<Rcpp::IntegerVector> basis);
+RcppExport SEXP _gpsvm_cpp_rvm_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP noise_basisSEXP, SEXP noise_precisionSEXP, SEXP noise_controlSEXP, SEXP basisSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_basis(noise_basisSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_precision(noise_precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type noise_control(noise_controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::IntegerVector> >::type basis(basisSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_rvm_varying_noise_fit(kernel, x, y, control, noise_basis, noise_precision, noise_control, basis));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_svr_fit
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control);
 RcppExport SEXP _gpsvm_cpp_svr_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP) {
@@ -486,6 +503,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
+    {"_gpsvm_cpp_rvm_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_rvm_varying_noise_fit, 8},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {"_gpsvm_cpp_margin_factor", (DL_FUNC) &_gpsvm_cpp_margin_factor, 2},
     {NULL, NULL, 0}

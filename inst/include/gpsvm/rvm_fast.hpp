@@ -365,26 +365,22 @@ inline void fill_result(const ActiveSet& set, const Posterior& post, double sigm
 
 }  // namespace rvm_fast_detail
 
-// Stops when no basis function can enter or leave and alpha, sigma2 settle
-// (change < tol); or when no step can raise the evidence by tol_evidence
-// (e.g. the bias alone fitting constant targets, where alpha_0 is free); or
-// when nothing can enter or leave and the evidence has stopped moving (two
+namespace rvm_fast_detail {
+
+// The fit on a given design h = [bias, candidate columns] and targets y (in
+// their units); the result's active set names columns of h.  Stops when no
+// basis function can enter or leave and alpha, sigma2 settle (change <
+// tol); or when no step can raise the evidence by tol_evidence (e.g. the
+// bias alone fitting constant targets, where alpha_0 is free); or when
+// nothing can enter or leave and the evidence has stopped moving (two
 // nearly collinear kept columns can trade weight for thousands of steps,
-// each raising the evidence by ~1e-9).  `centres` (rows of x, 0-based)
-// restricts the candidate basis functions to those inputs; nullptr: all.
-// The memory is that of H, 8 n (m + 1) bytes for m candidates.
-inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
-                              const RvmControl& ctl, const std::function<void()>& interrupt,
-                              const std::vector<Index>* centres = nullptr) {
+// each raising the evidence by ~1e-9).
+inline RvmResult fit_on_design(const MatrixXd& h, const VectorXd& y_in, const RvmControl& ctl,
+                               const std::function<void()>& interrupt) {
   namespace fd = rvm_fast_detail;
-  rvm_detail::check_data(x, y_in);
-  rvm_detail::check_control(ctl);
-  const KernelEvaluator ev(kernel, x);
-  const Index n = ev.size();
+  const Index n = h.rows();
   const double scale = rvm_detail::rms(y_in);
   const VectorXd y = y_in / scale;
-  const MatrixXd h =
-      centres ? rvm_detail::design(ev, *centres, interrupt) : rvm_detail::design(ev, interrupt);
   const VectorXd hty = h.transpose() * y;
   const VectorXd hh = h.colwise().squaredNorm().transpose();
   double sigma2 = rvm_detail::initial_noise(y, ctl);
@@ -442,9 +438,49 @@ inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, con
       refresh();
     }
   }
-  fd::fill_result(set, set.posterior_at(hty, y, sigma2, interrupt), sigma2,
-                  rvm_detail::column_labels(h.cols(), centres), res);
+  std::vector<Index> identity(static_cast<size_t>(h.cols()));
+  for (Index j = 0; j < h.cols(); ++j) identity[j] = j;
+  fd::fill_result(set, set.posterior_at(hty, y, sigma2, interrupt), sigma2, identity, res);
   rvm_detail::unscale(res, scale, n);
+  return res;
+}
+
+// The result's columns of H as the labels the user sees (0 = bias, else 1
+// + the training row of the centre), the kept weights reordered so that
+// the labels increase (candidate centres may come in any order).
+inline void relabel(RvmResult& res, Index columns, const std::vector<Index>* centres) {
+  const std::vector<Index> label = rvm_detail::column_labels(columns, centres);
+  const size_t m = res.active.size();
+  std::vector<size_t> order(m);
+  for (size_t k = 0; k < m; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return label[res.active[a]] < label[res.active[b]]; });
+  RvmResult out = res;
+  for (size_t a = 0; a < m; ++a) {
+    out.active[a] = label[res.active[order[a]]];
+    out.mu[a] = res.mu[order[a]];
+    out.alpha[a] = res.alpha[order[a]];
+    for (size_t b = 0; b < m; ++b) out.Sigma(a, b) = res.Sigma(order[a], order[b]);
+  }
+  res = std::move(out);
+}
+
+}  // namespace rvm_fast_detail
+
+// Tipping's RVM by the fast algorithm (see fit_on_design() for when it
+// stops).  `centres` (rows of x, 0-based) restricts the candidate basis
+// functions to those inputs; nullptr: all.  The memory is that of H,
+// 8 n (m + 1) bytes for m candidates.
+inline RvmResult rvm_fast_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
+                              const RvmControl& ctl, const std::function<void()>& interrupt,
+                              const std::vector<Index>* centres = nullptr) {
+  rvm_detail::check_data(x, y_in);
+  rvm_detail::check_control(ctl);
+  const KernelEvaluator ev(kernel, x);
+  const MatrixXd h =
+      centres ? rvm_detail::design(ev, *centres, interrupt) : rvm_detail::design(ev, interrupt);
+  RvmResult res = rvm_fast_detail::fit_on_design(h, y_in, ctl, interrupt);
+  rvm_fast_detail::relabel(res, h.cols(), centres);
   return res;
 }
 

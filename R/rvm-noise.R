@@ -1,0 +1,124 @@
+# rvm(noise = ): noise whose variance varies smoothly with the inputs,
+# sigma^2 exp(h(x)), h a low-rank Gaussian process on a few centres, fitted
+# with the rest and weighed against constant noise by the evidence.  The
+# numerics are the core's (inst/include/gpsvm/rvm_noise.hpp); this file
+# assembles the noise basis and its prior, chooses among the noise widths,
+# and gives the fitted noise at new inputs.
+#
+# Why this form (the choice among the published heteroscedastic GPs): the
+# "most likely heteroscedastic GP" of Kersting et al. (2007) alternates a
+# fit of the mean with a regression of the log squared residuals; it has no
+# joint objective, so neither a convergence guarantee nor an evidence to
+# weigh it against constant noise.  Lazaro-Gredilla and Titsias (2011) put a
+# GP prior on the log noise and maximise a variational bound on the
+# evidence; hetGP (Binois, Gramacy and Ludkovski 2018) takes the latent log
+# noise at the distinct inputs to its joint maximum likelihood, smoothed by
+# a second GP.  Both need the full GP's n x n algebra at every step.  The
+# relevance vector machine's evidence at given noise weights is the plain
+# RVM's on whitened rows (exact), and its gradient in the log noise is the
+# expected squared residual, so the log noise is taken to its posterior
+# mode by Fisher scoring on the evidence, as in hetGP's joint likelihood,
+# but with a low-rank GP prior (a few centres: the noise is smooth and a
+# handful of functions carries it) that keeps each step at O(n^2 m) and
+# makes Laplace's method over the noise function cheap.  That Laplace
+# evidence is what weighs varying against constant noise: the fit must
+# gain more than the volume the noise prior gives up, so constant-noise
+# data keep the constant fit.
+
+# The noise functions' widths, as multiples of the data-driven width of the
+# inputs (the log noise is smoother than the mean), the evidence choosing
+# among them; the prior variance of the log noise (sd 2: a factor e^2 in
+# the noise sd within one prior sd); the most centres.
+.rvm_noise_settings <- list(width_factors = c(1, 3, 10), prior_variance = 4, centres = 20L,
+                            max_iter = 50L, tol = 1e-3)
+
+# "constant", "varying" or "auto", checked.
+.check_noise_choice <- function(noise) {
+  if (!is.character(noise) || length(noise) != 1L || is.na(noise) ||
+      !noise %in% c("constant", "varying", "auto")) {
+    .stop("'noise' must be \"constant\", \"varying\" or \"auto\"")
+  }
+  noise
+}
+
+# The fit of the varying-noise RVM to scaled data at each noise width, the
+# one of highest Laplace evidence kept; with noise = "auto" the constant fit
+# (the core's, beside it) when its evidence is the higher.  `rows` are the
+# candidate centres (.rvm_basis_rows()).
+.rvm_fit_noise <- function(x, y, kernel, control, rows, noise) {
+  s <- .rvm_noise_settings
+  w <- .data_driven_width(x)
+  best <- NULL
+  for (factor in s$width_factors) {
+    nk <- rbf_kernel(w * factor)
+    centres <- sort(.greedy_rows(nk, x, min(s$centres, sum(!duplicated(x)))))
+    z <- x[centres, , drop = FALSE]
+    basis <- kernel_matrix(nk, x, z)
+    precision <- kernel_matrix(nk, z, z) / s$prior_variance
+    diag(precision) <- diag(precision) * (1 + 1e-8)  # (rounding: centres nearly alike)
+    core <- cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), basis, precision,
+                                      list(max_iter = s$max_iter, tol = s$tol), basis = rows)
+    if (!is.finite(core$log_marginal)) next
+    if (is.null(best) || core$log_marginal > best$core$log_marginal) {
+      best <- list(core = core, kernel = nk, centres = z)
+    }
+  }
+  if (is.null(best)) .stop("the varying-noise fit failed at every noise width; use noise = \"constant\"")
+  evidence <- c(constant = best$core$constant$log_lik, varying = best$core$log_marginal)
+  varying <- noise == "varying" || evidence[["varying"]] > evidence[["constant"]]
+  core <- if (varying) best$core$fit else best$core$constant
+  if (varying) {
+    # the noise level sigma^2 the geometric mean over the training rows
+    shift <- mean(best$core$eta)
+    core$sigma2 <- core$sigma2 * exp(shift)
+    core$log_lik <- best$core$log_marginal
+  }
+  model <- list(
+    type = if (varying) "varying" else "constant", chosen = noise,
+    log_evidence = evidence, kernel = best$kernel, centres = best$centres,
+    theta = best$core$theta, offset = -mean(best$core$eta),
+    prior_variance = s$prior_variance, convergence = best$core$convergence)
+  .new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model)
+}
+
+# The noise variance's factor exp(h(z)) at scaled inputs z (1 for constant
+# noise, or z NULL).
+.rvm_noise_factor <- function(object, z) {
+  nm <- object$noise_model
+  if (is.null(nm) || nm$type != "varying") return(if (is.null(z)) 1 else rep(1, nrow(z)))
+  if (is.null(z)) return(1)
+  exp(drop(kernel_matrix(nm$kernel, z, nm$centres) %*% nm$theta) + nm$offset)
+}
+
+# The noise variance at each training row (model units).
+.rvm_row_noise <- function(object) object$noise_variance * .rvm_noise_factor(object, object$x)
+
+# print()'s words after sigma^2: which noise model the fit uses.
+.rvm_noise_words <- function(object) {
+  nm <- object$noise_model
+  if (is.null(nm)) return("; constant noise")
+  bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
+  if (nm$type == "varying") {
+    sprintf(paste0("; noise variance varying with the inputs, sigma^2 times exp(h(x)) ",
+                   "(noise sd %.3g to %.3g times sigma over the training rows; ",
+                   "log Bayes factor %.3g against constant noise)"),
+            sqrt(min(.rvm_noise_factor(object, object$x))),
+            sqrt(max(.rvm_noise_factor(object, object$x))), bf)
+  } else {
+    sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs)", bf)
+  }
+}
+
+# The fit's noise_model, checked as the computations read it (validate-fit.R):
+# p the number of input columns.
+.rvm_noise_check <- function(p) {
+  function(v) {
+    ok <- is.list(v) && isTRUE(v$type %in% c("constant", "varying")) &&
+      is.numeric(v$theta) && all(is.finite(v$theta)) && is.matrix(v$centres) &&
+      ncol(v$centres) == p && nrow(v$centres) == length(v$theta) &&
+      all(is.finite(v$centres)) && is.numeric(v$offset) && length(v$offset) == 1L &&
+      is.finite(v$offset) && inherits(v$kernel, "gpsvm_kernel") &&
+      is.numeric(v$log_evidence) && length(v$log_evidence) == 2L
+    if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
+  }
+}

@@ -1,0 +1,123 @@
+// The RVM with noise that varies (rvm_noise.hpp) against dense formulas:
+// the evidence log N(y; 0, H A^-1 H' + diag(sigma2 exp(B theta))) at the
+// fit, the constant-noise fit beside it equal to rvm_fast_fit(), and the
+// Laplace evidence over theta with the Fisher information written as
+// 1/2 tr(C^-1 dC_j C^-1 dC_k) with a plain inverse.
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <gpsvm/kernels.hpp>
+#include <gpsvm/rvm_fast.hpp>
+#include <gpsvm/rvm_noise.hpp>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "fixtures.hpp"
+#include "reference.hpp"
+
+namespace gpsvm_tests_rvm_noise {
+
+namespace {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+const std::function<void()> kNoInterrupt = [] {};
+
+// y = 2 sin(x) + N(0, s(x)^2), s from 0.1 to 1 over [0, 10].
+struct Data {
+  MatrixXd x;
+  VectorXd y;
+};
+
+Data loud_right(int n, std::uint32_t seed) {
+  ref::Random rng(seed);
+  Data d;
+  d.x = rng.uniform_matrix(n, 1, 0.0, 10.0);
+  d.y.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const double u = d.x(i, 0);
+    d.y[i] = 2.0 * std::sin(u) + (0.1 + 0.9 * u * u / 100.0) * rng.normal();
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("varying-noise RVM: evidence, constant fit and Laplace evidence against dense formulas") {
+  const Data d = loud_right(50, 21);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  const gpsvm::Kernel noise_kernel = gpsvm::Kernel::rbf(4.0);
+  std::vector<Index> centre_rows = {0, 12, 25, 37, 49};
+  MatrixXd z(5, 1);
+  for (Index j = 0; j < 5; ++j) z(j, 0) = d.x(centre_rows[j], 0);
+  const MatrixXd basis = gpsvm::kernel_matrix(noise_kernel, d.x, z);
+  MatrixXd prec = gpsvm::kernel_matrix(noise_kernel, z, z) / 4.0;
+  prec.diagonal().array() += 1e-8;
+  gpsvm::VaryingNoiseControl nctl;
+  nctl.max_iter = 50;
+  nctl.tol = 1e-4;
+  const gpsvm::RvmControl ctl = fixture::rvm_control(1e-8);
+  const gpsvm::VaryingNoiseResult r =
+      gpsvm::rvm_varying_noise_fit(kernel, d.x, d.y, ctl, basis, prec, nctl, kNoInterrupt);
+  CHECK(r.status.converged);
+  // the constant fit is rvm_fast_fit()'s
+  const gpsvm::RvmResult c = gpsvm::rvm_fast_fit(kernel, d.x, d.y, ctl, kNoInterrupt);
+  CHECK(c.active == r.constant.active);
+  CHECK_NEAR(r.constant.log_lik, c.log_lik, 1e-10 * (1.0 + std::fabs(c.log_lik)));
+  // the evidence at the fitted noise function
+  const Index n = d.x.rows();
+  MatrixXd h(n, n + 1);
+  h.col(0).setOnes();
+  h.rightCols(n) = gpsvm::kernel_matrix(kernel, d.x);
+  const VectorXd s = (r.fit.sigma2 * (basis * r.theta).array().exp()).matrix();
+  MatrixXd cov = MatrixXd(s.asDiagonal());
+  for (size_t k = 0; k < r.fit.active.size(); ++k)
+    cov += h.col(r.fit.active[k]) * h.col(r.fit.active[k]).transpose() / r.fit.alpha[static_cast<Index>(k)];
+  CHECK_NEAR(r.fit.log_lik, ref::log_gauss(d.y, cov), 1e-8 * (1.0 + std::fabs(r.fit.log_lik)));
+  CHECK_MSG(r.fit.log_lik > c.log_lik + 5.0, "varying noise fits these data better");
+  // Laplace: Fisher information in (log sigma2, theta), Schur complement
+  const MatrixXd ci = cov.inverse();
+  MatrixXd j(n, 6);
+  j.col(0).setOnes();
+  j.rightCols(5) = basis;
+  MatrixXd info(6, 6);
+  for (Index a = 0; a < 6; ++a)
+    for (Index b = 0; b < 6; ++b) {
+      const MatrixXd da = (s.array() * j.col(a).array()).matrix().asDiagonal();
+      const MatrixXd db = (s.array() * j.col(b).array()).matrix().asDiagonal();
+      info(a, b) = 0.5 * (ci * da * ci * db).trace();
+    }
+  const MatrixXd fs = info.bottomRightCorner(5, 5) -
+                      info.bottomLeftCorner(5, 1) * info.topRightCorner(1, 5) / info(0, 0);
+  const double laplace = r.fit.log_lik - 0.5 * r.theta.dot(prec * r.theta) -
+                         0.5 * (std::log((prec + fs).determinant()) - std::log(prec.determinant()));
+  CHECK_NEAR(r.log_marginal, laplace, 1e-6 * (1.0 + std::fabs(laplace)));
+}
+
+TEST_CASE("varying-noise RVM: a mismatched basis or prior is refused") {
+  const Data d = loud_right(10, 3);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  gpsvm::VaryingNoiseControl nctl;
+  nctl.max_iter = 5;
+  nctl.tol = 1e-3;
+  const gpsvm::RvmControl ctl = fixture::rvm_control(1e-6);
+  const auto refused = [&](const MatrixXd& b, const MatrixXd& p) {
+    try {
+      gpsvm::rvm_varying_noise_fit(kernel, d.x, d.y, ctl, b, p, nctl, kNoInterrupt);
+    } catch (const std::invalid_argument&) {
+      return true;
+    }
+    return false;
+  };
+  CHECK(refused(MatrixXd::Ones(9, 2), MatrixXd::Identity(2, 2)));
+  CHECK(refused(MatrixXd::Ones(10, 2), MatrixXd::Identity(3, 3)));
+  CHECK(refused(MatrixXd::Ones(10, 0), MatrixXd::Identity(0, 0)));
+  MatrixXd bad = MatrixXd::Ones(10, 2);
+  bad(3, 1) = std::nan("");
+  CHECK(refused(bad, MatrixXd::Identity(2, 2)));
+}
+
+}  // namespace gpsvm_tests_rvm_noise
