@@ -75,6 +75,8 @@ class FactorRows {
   // G itself when every row is held, else nullptr (whole-matrix products
   // then replace the sums over blocks)
   virtual const Eigen::MatrixXd* held() const { return nullptr; }
+  // whether block() may be called from several threads at once
+  virtual bool concurrent() const { return true; }
 };
 
 class HeldFactor final : public FactorRows {
@@ -378,7 +380,7 @@ class LowRankPrior {
     Eigen::MatrixXd sums;
     if (!G) sums = Eigen::MatrixXd::Identity(rank, rank + 1);
     Eigen::MatrixXd& total = G ? r.chol : sums;
-    const int threads = threads_for_pass(n, rank);
+    const int threads = rows_->concurrent() ? threads_for_pass(n, rank) : 1;
     sum_over_row_blocks(n, kRowBlock, threads, total,
                         [&](Eigen::Index s, Eigen::Index len, Eigen::MatrixXd& partial) {
                           Eigen::MatrixXd scratch;
@@ -516,7 +518,7 @@ class LowRankPrior {
     r.mean = Eigen::VectorXd::Zero(n);
     r.weights = Eigen::VectorXd::Zero(n);
     r.variance.resize(n);
-    const int threads = threads_for_pass(n, rows_->cols());
+    const int threads = rows_->concurrent() ? threads_for_pass(n, rows_->cols()) : 1;
     for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
       Eigen::MatrixXd scratch;
       const Eigen::MatrixXd v = rows_->block(s, len, scratch).transpose();  // as posterior() sums

@@ -180,6 +180,7 @@ class InducingRows final : public FactorRows {
   const Eigen::MatrixXd* held() const override {
     return basis_.G.rows() == source_.rows() ? &basis_.G : nullptr;
   }
+  bool concurrent() const override { return source_.concurrent(); }
   const InducingBasis& basis() const { return basis_; }
   const RowSource& source() const { return source_; }
 
