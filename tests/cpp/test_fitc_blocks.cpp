@@ -73,7 +73,7 @@ class CopyingSource final : public gpsvm::RowSource {
     Eigen::Index seen = largest.load();
     while (len > seen && !largest.compare_exchange_weak(seen, len)) {
     }
-    return gpsvm::FactorBlock(scratch.data(), len, scratch.cols(), Eigen::OuterStride<>(len));
+    return gpsvm::row_block(scratch, 0, len);
   }
   mutable std::atomic<long> reads{0}, elsewhere{0};  // reads, and those off the caller's thread
   mutable std::atomic<Eigen::Index> largest{0};

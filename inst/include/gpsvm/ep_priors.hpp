@@ -57,6 +57,12 @@ namespace gpsvm {
 // of rows held in memory or of rows just computed into a caller's scratch.
 using FactorBlock = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
 
+// Rows [start, start + len) of a column-major matrix, as such a view.
+inline FactorBlock row_block(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index start,
+                             Eigen::Index len) {
+  return FactorBlock(m.data() + start, len, m.cols(), Eigen::OuterStride<>(m.outerStride()));
+}
+
 // The rows of a low-rank factor G, which LowRankPrior reads only through
 // this, a block of rows (or one row) at a time: held in memory
 // (HeldFactor), or recomputed from the inputs whenever they are read
@@ -85,7 +91,7 @@ class HeldFactor final : public FactorRows {
   Eigen::Index rows() const override { return G_.rows(); }
   Eigen::Index cols() const override { return G_.cols(); }
   FactorBlock block(Eigen::Index start, Eigen::Index len, Eigen::MatrixXd&) const override {
-    return FactorBlock(G_.data() + start, len, G_.cols(), Eigen::OuterStride<>(G_.rows()));
+    return row_block(G_, start, len);
   }
   const Eigen::MatrixXd* held() const override { return &G_; }
 
@@ -502,7 +508,7 @@ class LowRankPrior {
       row_ = rows_->block(i, 1, row_scratch_);
       row_at_ = i;
     }
-    return FactorBlock(row_.data(), 1, row_.cols(), Eigen::OuterStride<>(1));
+    return row_block(row_, 0, 1);
   }
 
   // All sites at 0 (every run from scratch starts there): A = I, so the

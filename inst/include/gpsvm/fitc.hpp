@@ -69,7 +69,7 @@ class MatrixRowSource final : public RowSource {
   Eigen::Index rows() const override { return x_.rows(); }
   Eigen::Index cols() const override { return x_.cols(); }
   FactorBlock read(Eigen::Index start, Eigen::Index len, Eigen::MatrixXd&) const override {
-    return FactorBlock(x_.data() + start, len, x_.cols(), Eigen::OuterStride<>(x_.outerStride()));
+    return row_block(x_, start, len);
   }
 
  private:
@@ -169,13 +169,11 @@ class InducingRows final : public FactorRows {
   Eigen::Index cols() const override { return basis_.inducing.rows(); }
   FactorBlock block(Eigen::Index start, Eigen::Index len,
                     Eigen::MatrixXd& scratch) const override {
-    const Eigen::MatrixXd& G = basis_.G;
-    if (start + len <= G.rows())
-      return FactorBlock(G.data() + start, len, G.cols(), Eigen::OuterStride<>(G.rows()));
+    if (start + len <= basis_.G.rows()) return row_block(basis_.G, start, len);
     Eigen::MatrixXd x_scratch;
     scratch.resize(len, cols());
     fitc_detail::factor_rows(at_z_, basis_.chol, source_.read(start, len, x_scratch), scratch);
-    return FactorBlock(scratch.data(), len, scratch.cols(), Eigen::OuterStride<>(len));
+    return row_block(scratch, 0, len);
   }
   const Eigen::MatrixXd* held() const override {
     return basis_.G.rows() == source_.rows() ? &basis_.G : nullptr;
