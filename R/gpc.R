@@ -575,6 +575,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 .gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL,
                      inducing = NULL, sites = NULL) {
   model <- list(kernel = kernel, noise = noise, kappa = kappa, inducing = inducing)
+  if (!is.null(inducing)) model$inducing_held_rows <- .inducing_held_rows(nrow(x), nrow(inducing))
   if (method == "naive") {
     res <- cpp_gpc_naive_fit(model, x, y, unclass(control), start)
     alpha <- res$alpha
@@ -586,7 +587,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
                    "log_evidence")]
     if (!is.null(inducing)) {
-      extra <- c(extra, list(inducing = inducing), res[c("inducing_weights", "inducing_chol")])
+      extra <- c(extra, list(inducing = inducing, inducing_held_rows = model$inducing_held_rows),
+                 res[c("inducing_weights", "inducing_chol")])
     }
   }
   # <f_i> with the noise-free kernel: the activation a new case at x_i gets

@@ -51,6 +51,13 @@
 #' The fit records the inducing inputs (scaled) in `fit$inducing`; `print()`
 #' and `summary()` say that the fit is sparse and with how many points.
 #'
+#' The \eqn{n \times m} factor of the cross-kernel is held in memory up to
+#' `inducing_factor_mb` megabytes ([gpsvm_size_policy()]); beyond, only its
+#' first rows are, and the others are recomputed from the inputs in every
+#' sweep, so that a fit on \eqn{10^6} rows needs \eqn{O(m^2 + n)} memory
+#' beyond that budget. The fit is the same (to rounding), and its plan
+#' ([gpsvm_plan()]) says which was done.
+#'
 #' `gpc()` also uses this representation by itself, not as an approximation
 #' but as a factorisation of the full prior: beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
@@ -78,6 +85,14 @@
 #' fit
 #' predict(fit, x[1:3, ], se.fit = TRUE)
 NULL
+
+# The rows of a FITC fit's n x m factor held in memory within the size rule
+# inducing_factor_mb (NULL: all of them); the core recomputes the others in
+# every pass over them.
+.inducing_held_rows <- function(n, m) {
+  held <- floor(.size_rule("inducing_factor_mb") * 2^20 / (8 * m))
+  if (held >= n) NULL else as.integer(held)
+}
 
 # Relative residual below which the greedy choice stops (see above).
 .inducing_tol <- 1e-12

@@ -620,6 +620,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   ctl <- unclass(control)
   if (dense) ctl$rank_tol <- 0
   ctl$inducing <- inducing
+  if (!is.null(inducing)) ctl$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites
     ctl$start_precision <- start$site_precision
     ctl$start_nu <- start$site_nu
@@ -660,6 +661,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   if (!is.null(inducing)) {
     fit[c("inducing", "inducing_weights", "inducing_chol")] <-
       list(inducing, res$inducing_weights, res$inducing_chol)
+    fit$inducing_held_rows <- ctl$inducing_held_rows
   }
   if (gradient) fit$gradient <- res$gradient
   fit$marginals <- marginals

@@ -81,7 +81,7 @@ gpsvm_plan <- function(object) {
   c(list(.plan_kernel(fit, n)), if (!is.null(fit$bias_variance)) list(.plan_offset(fit)),
     list(.plan_search(fit, n)),
     if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
-    list(.plan_prior(fit, n)),
+    list(.plan_prior(fit, n)), .plan_factor(fit, n),
     if (inherits(fit, "gpsvm_rvm")) list(.plan_noise(fit)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
     list(.plan_calibration(fit, n)))
@@ -89,7 +89,7 @@ gpsvm_plan <- function(object) {
 
 .plan_rows.gpsvm_classifier <- function(fit) {
   n <- length(fit$classes)
-  list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n))
+  c(list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n)), .plan_factor(fit, n))
 }
 
 # The kernel: weighed among candidates by an evidence, or as the call or
@@ -202,6 +202,28 @@ gpsvm_plan <- function(object) {
                      sprintf("the factor is exact to rank_tol = %.3g", fit$control$rank_tol)))
   }
   .plan_row("prior", "the dense kernel matrix", "the default")
+}
+
+# A FITC fit's n x m factor: held in memory, or its rows beyond the budget
+# of size rule inducing_factor_mb recomputed in every sweep (the same fit,
+# so exact).  A list of one row, or none for other priors.
+.plan_factor <- function(fit, n) {
+  model <- if (!is.null(fit$inducing)) fit else fit$models[[1L]]
+  z <- model$inducing
+  if (is.null(z)) return(list())
+  mb <- 8 * n * nrow(z) / 2^20
+  held <- model$inducing_held_rows
+  budget <- .size_rule("inducing_factor_mb")
+  if (is.null(held) && mb > budget) {  # the joint multi-class model holds it always
+    return(list(.plan_row("factor", "the n x m cross-kernel factor held in memory",
+                          "the model (it holds the factor whatever its size)")))
+  }
+  rule <- sprintf("size rule inducing_factor_mb (%s MB %s %d)", format(signif(mb, 3)),
+                  if (is.null(held)) "<=" else ">", budget)
+  choice <- if (is.null(held)) "the n x m cross-kernel factor held in memory" else
+    sprintf("the cross-kernel factor's first %d rows held, the other %d recomputed in each sweep",
+            held, n - held)
+  list(.plan_row("factor", choice, rule, "inducing_factor_mb"))
 }
 
 # The relevance vector machines' candidate centres.

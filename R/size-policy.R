@@ -98,6 +98,16 @@
 #'   \item{`srvm_basis_all_max_n` (1000)}{The same for [srvm()], which
 #'     factors the \eqn{m \times m} prior precision at every step.}
 #'   \item{`basis_chosen` (1000)}{See `rvm_basis_all_max_n`.}
+#'   \item{`inducing_factor_mb` (1000)}{A fit on \eqn{m} inducing inputs
+#'     (FITC) sweeps over the \eqn{n \times m} factor of its cross-kernel,
+#'     \eqn{8 n m} bytes (400 MB at \eqn{n = 10^5}, \eqn{m = 500}). Up to
+#'     this many megabytes the factor is held in memory; beyond, its first
+#'     rows up to this size are held and the others recomputed from the
+#'     inputs in every pass over them (the kernel between a block of rows and
+#'     the inducing inputs and a triangular solve, about as much work again
+#'     as the pass itself), so that memory stays
+#'     \eqn{O(m^2 + n)} beyond the budget. The fit is the same either way,
+#'     to rounding (\eqn{10^{-10}}); only its time and memory change.}
 #' }
 #'
 #' @return A data frame with one row per rule: `name`, `value` (in force),
@@ -141,7 +151,8 @@ gpsvm_size_policy <- function() {
   width_rule_max_n = list(default = 1000, decides = "the rows the data-driven width looks at"),
   rvm_basis_all_max_n = list(default = 5000, decides = "every input a candidate centre of rvm(), or basis_chosen"),
   srvm_basis_all_max_n = list(default = 1000, decides = "every input a candidate centre of srvm(), or basis_chosen"),
-  basis_chosen = list(default = 1000, decides = "the candidate centres beyond the *_basis_all_max_n rules")
+  basis_chosen = list(default = 1000, decides = "the candidate centres beyond the *_basis_all_max_n rules"),
+  inducing_factor_mb = list(default = 1000, decides = "the megabytes of a FITC fit's n x m factor held in memory; its other rows recomputed in every sweep")
 )
 
 # The value in force of one rule: options(gpsvm.size_policy) or the default.

@@ -505,6 +505,7 @@
        inducing_weights = if (!is.null(m)) .numbers(m, per = "inducing inputs") else
          .optional(.numbers()),
        inducing_chol = if (!is.null(m)) .lower_factor(m) else .optional(.numeric_matrix()),
+       inducing_held_rows = .optional(.indices(1L, lower = 0L, upper = n - 1L)),
        factor = if (!is.null(rank)) .numeric_matrix(n, rank) else
          .optional(.numeric_matrix(0L, 0L)),
        rank = if (!is.null(rank)) .indices(1L, lower = rank, upper = rank) else

@@ -153,6 +153,14 @@ inline Eigen::Map<const Eigen::MatrixXd> matrix_element(const Rcpp::List& list, 
 }
 
 // A numeric vector element of a list, copied; NULL or absent is empty.
+// The rows of a FITC fit's n x m factor kept in memory, which the R layer
+// sets from its memory budget (.inducing_held_rows()); absent: all.
+inline Eigen::Index inducing_held_rows(const Rcpp::List& list) {
+  if (!list.containsElementNamed("inducing_held_rows")) return -1;
+  return static_cast<Eigen::Index>(
+      count_in(list["inducing_held_rows"], "inducing_held_rows", 0, R_XLEN_T_MAX));
+}
+
 inline Eigen::VectorXd optional_vector(const Rcpp::List& list, const char* name) {
   if (!list.containsElementNamed(name) || Rf_isNull(list[name])) return Eigen::VectorXd();
   return vector_element(list, name);

@@ -280,7 +280,8 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
 
 // ---- gpc(method = "tap") ---------------------------------------------------
 // `model` is a list with kernel, noise, kappa and inducing (a matrix of
-// inducing inputs for the FITC prior, or NULL for the dense one); `sites`
+// inducing inputs for the FITC prior, or NULL for the dense one; with it,
+// optionally inducing_held_rows, see gpsvm_glue.h); `sites`
 // the EP warm start (site_precision, site_nu; an empty list for fresh
 // sites).  The approximate leave-one-out margins are the fit's cavity
 // means, which the R layer has.
@@ -299,7 +300,8 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
   const auto interrupt = gpsvm_glue::interrupt_callback();
   if (inducing.size() > 0) {  // the FITC prior: no n x n matrix is formed
     const gpsvm::TapInducingFit r = gpsvm::tap_classifier_fit_inducing(
-        p.kernel, x, y, p.noise, kappa, inducing, ep, gradient, interrupt);
+        p.kernel, x, y, p.noise, kappa, inducing, ep, gradient, interrupt,
+        gpsvm_glue::inducing_held_rows(model));
     Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
     gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
     if (gradient) add_gradient_to_r(r.gradient, r.ep, y, kappa, out);

@@ -25,6 +25,7 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.max_rank = gpsvm_glue::count_in(element(c, "max_rank"), "max_rank", 0, R_XLEN_T_MAX);
   // inducing inputs (scaled like x), set by the R layer from mfsvr(inducing = )
   out.inducing = gpsvm_glue::matrix_element(c, "inducing", true);
+  out.inducing_held_rows = gpsvm_glue::inducing_held_rows(c);
   // internal warm start: the sites of an earlier fit (evidence optimisation)
   out.ep.initial_precision = gpsvm_glue::optional_vector(c, "start_precision");
   out.ep.initial_nu = gpsvm_glue::optional_vector(c, "start_nu");

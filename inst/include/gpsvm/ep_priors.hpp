@@ -42,7 +42,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "dense.hpp"
@@ -50,6 +52,76 @@
 #include "threads.hpp"
 
 namespace gpsvm {
+
+// A block of rows of a low-rank factor G (n x r) as a prior reads it: a view
+// of rows held in memory or of rows just computed into a caller's scratch.
+using FactorBlock = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+
+// Rows [start, start + len) of a column-major matrix, as such a view.
+inline FactorBlock row_block(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index start,
+                             Eigen::Index len) {
+  return FactorBlock(m.data() + start, len, m.cols(), Eigen::OuterStride<>(m.outerStride()));
+}
+
+// The rows of a low-rank factor G, which LowRankPrior reads only through
+// this, a block of rows (or one row) at a time: held in memory
+// (HeldFactor), or recomputed from the inputs whenever they are read
+// (fitc.hpp's InducingRows: memory O(block r) instead of O(n r), for data
+// whose n x r factor does not fit).  block() may be called from several
+// threads at once, each with its own `scratch`, and must give the same
+// numbers for a row whichever block it is read in.
+class FactorRows {
+ public:
+  virtual ~FactorRows() = default;
+  virtual Eigen::Index rows() const = 0;
+  virtual Eigen::Index cols() const = 0;
+  // rows [start, start + len) of G
+  virtual FactorBlock block(Eigen::Index start, Eigen::Index len,
+                            Eigen::MatrixXd& scratch) const = 0;
+  // G itself when every row is held, else nullptr (whole-matrix products
+  // then replace the sums over blocks)
+  virtual const Eigen::MatrixXd* held() const { return nullptr; }
+  // whether block() may be called from several threads at once
+  virtual bool concurrent() const { return true; }
+};
+
+class HeldFactor final : public FactorRows {
+ public:
+  explicit HeldFactor(const Eigen::MatrixXd& G) : G_(G) {}
+  Eigen::Index rows() const override { return G_.rows(); }
+  Eigen::Index cols() const override { return G_.cols(); }
+  FactorBlock block(Eigen::Index start, Eigen::Index len, Eigen::MatrixXd&) const override {
+    return row_block(G_, start, len);
+  }
+  const Eigen::MatrixXd* held() const override { return &G_; }
+
+ private:
+  const Eigen::MatrixXd& G_;
+};
+
+// G' v and G v, over blocks of rows when G is not held.
+inline Eigen::VectorXd factor_transpose_times(const FactorRows& g, const Eigen::VectorXd& v,
+                                              Eigen::Index block = 256) {
+  if (const Eigen::MatrixXd* G = g.held()) return G->transpose() * v;
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(g.cols());
+  Eigen::MatrixXd scratch;
+  for (Eigen::Index s = 0; s < g.rows(); s += block) {
+    const Eigen::Index len = std::min(block, g.rows() - s);
+    out.noalias() += g.block(s, len, scratch).transpose() * v.segment(s, len);
+  }
+  return out;
+}
+inline Eigen::VectorXd factor_times(const FactorRows& g, const Eigen::VectorXd& beta,
+                                    Eigen::Index block = 256) {
+  if (const Eigen::MatrixXd* G = g.held()) return *G * beta;
+  Eigen::VectorXd out(g.rows());
+  Eigen::MatrixXd scratch;
+  for (Eigen::Index s = 0; s < g.rows(); s += block) {
+    const Eigen::Index len = std::min(block, g.rows() - s);
+    out.segment(s, len).noalias() = g.block(s, len, scratch) * beta;
+  }
+  return out;
+}
 
 // K held densely.  The posterior comes from the Cholesky factor L of
 // B = I + S^1/2 K S^1/2, whose eigenvalues are >= 1, and
@@ -271,69 +343,83 @@ class DensePrior {
 // and (K + S^-1)^-1 = W - W G A^-1 G' W (Woodbury), det B = det A prod 1/t_i,
 // so w = (K + S^-1)^-1 S^-1 nu = t nu - W G beta with no 1/tau anywhere.
 // Work per posterior O(n r^2), memory O(n r) (the n x r products are formed
-// in blocks of rows, split between threads on large n: threads.hpp); per sequential site update O(r^2): P = A^-1 and
+// in blocks of rows, split between threads on large n: threads.hpp; G is
+// read through FactorRows, so its rows may be recomputed instead of held,
+// and then G' (t nu) and G beta are summed over the same blocks); per
+// sequential site update O(r^2): P = A^-1 and
 // h = G' (t nu) are kept and changed by rank one, as GPML's infFITC_EP keeps
 // its representation (it updates a Cholesky factor; P itself is as cheap
 // and a refresh after every sweep bounds the drift of either).
 class LowRankPrior {
  public:
   // K = G G'; the fit keeps G in result.factor (predictions read it).
-  explicit LowRankPrior(const Eigen::MatrixXd& G) : G_(G), keep_factor_(true) {}
+  explicit LowRankPrior(const Eigen::MatrixXd& G)
+      : own_(new HeldFactor(G)), rows_(own_.get()), keep_factor_(true) {}
   // K = G G' + diag(lambda); G is not copied into the result (at n x r it
   // would double the memory), and result.low_rank_mean holds beta.
   LowRankPrior(const Eigen::MatrixXd& G, const Eigen::VectorXd& lambda)
-      : G_(G), lambda_(lambda), keep_factor_(false) {
-    if (lambda.size() != G.rows())
-      throw std::invalid_argument("the diagonal and the low-rank factor differ in size");
-    if (!(lambda.allFinite() && (lambda.size() == 0 || lambda.minCoeff() >= 0.0)))
-      throw std::invalid_argument("the prior's diagonal must be finite and >= 0");
+      : LowRankPrior(std::unique_ptr<HeldFactor>(new HeldFactor(G)), lambda) {}
+  // The same with G's rows read from `rows` (held or recomputed), which
+  // must outlive the prior.
+  LowRankPrior(const FactorRows& rows, const Eigen::VectorXd& lambda)
+      : rows_(&rows), lambda_(lambda), keep_factor_(false) {
+    check_lambda();
   }
-  Eigen::Index size() const { return G_.rows(); }
+  Eigen::Index size() const { return rows_->rows(); }
 
   void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r,
                  const std::function<void()>& interrupt = nullptr) {
-    const Eigen::Index n = G_.rows(), rank = G_.cols();
+    const Eigen::Index n = rows_->rows(), rank = rows_->cols();
+    const Eigen::MatrixXd* G = rows_->held();
     tau_ = tau;
     Eigen::VectorXd t, W;
     scales(tau, t, W);
-    if (keep_factor_) r.factor = G_;
+    if (keep_factor_) r.factor = *G;
     else r.factor.resize(0, 0);
     r.chol = Eigen::MatrixXd::Identity(rank, rank);
     if (at_prior(tau, nu)) {
       prior_marginals(r);
       return;
     }
-    const int threads = threads_for_pass(n, rank);
-    sum_over_row_blocks(n, kRowBlock, threads, r.chol,
+    const Eigen::VectorXd tnu = t.cwiseProduct(nu);
+    // A = I + G' W G and, when G is not held, G' (t nu) in one pass
+    Eigen::MatrixXd sums;
+    if (!G) sums = Eigen::MatrixXd::Identity(rank, rank + 1);
+    Eigen::MatrixXd& total = G ? r.chol : sums;
+    const int threads = rows_->concurrent() ? threads_for_pass(n, rank) : 1;
+    sum_over_row_blocks(n, kRowBlock, threads, total,
                         [&](Eigen::Index s, Eigen::Index len, Eigen::MatrixXd& partial) {
-                          partial.selfadjointView<Eigen::Lower>().rankUpdate(
-                              (W.segment(s, len).cwiseSqrt().asDiagonal() * G_.middleRows(s, len))
-                                  .transpose());
+                          Eigen::MatrixXd scratch;
+                          add_site_sums(rows_->block(s, len, scratch), W.segment(s, len),
+                                        tnu.segment(s, len), partial);
                         },
                         interrupt);
+    if (!G) r.chol = sums.leftCols(rank);
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
     if (llt.info() != Eigen::Success)
       throw std::runtime_error("Cholesky factorisation of I + G' S G failed");
     r.chol.triangularView<Eigen::StrictlyUpper>().setZero();
     const auto L = r.chol.triangularView<Eigen::Lower>();
-    const Eigen::VectorXd tnu = t.cwiseProduct(nu);
-    Eigen::VectorXd beta = G_.transpose() * tnu;
+    Eigen::VectorXd beta = G ? Eigen::VectorXd(G->transpose() * tnu) : Eigen::VectorXd(sums.col(rank));
     llt.solveInPlace(beta);
-    const Eigen::VectorXd g_beta = G_ * beta;
-    r.mean = t.cwiseProduct(g_beta);
-    r.weights = tnu - W.cwiseProduct(g_beta);
+    Eigen::VectorXd g_beta = G ? Eigen::VectorXd(*G * beta) : Eigen::VectorXd(n);
     r.variance.resize(n);
     const bool fitc = lambda_.size() > 0;
     r.low_rank_variance.resize(fitc ? n : 0);
     // Sigma_ii = d_i + t_i^2 q_i, q_i = |L_A^-1 g_i|^2, a block of rows at a
-    // time (FITC keeps q)
+    // time (FITC keeps q); G beta there too when G is not held
     for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
-      Eigen::MatrixXd v = G_.middleRows(s, len).transpose();
+      Eigen::MatrixXd scratch;
+      const FactorBlock Gb = rows_->block(s, len, scratch);
+      if (!G) g_beta.segment(s, len).noalias() = Gb * beta;
+      Eigen::MatrixXd v = Gb.transpose();
       L.solveInPlace(v);
       const Eigen::VectorXd q = v.colwise().squaredNorm().transpose();
       if (fitc) r.low_rank_variance.segment(s, len) = q;
       r.variance.segment(s, len) = q.cwiseProduct(t.segment(s, len).cwiseAbs2());
     }, interrupt);
+    r.mean = t.cwiseProduct(g_beta);
+    r.weights = tnu - W.cwiseProduct(g_beta);
     r.log_det_half = r.chol.diagonal().array().log().sum();
     if (lambda_.size() > 0) {
       const Eigen::VectorXd d = lambda_.cwiseProduct(t);
@@ -346,31 +432,47 @@ class LowRankPrior {
     }
   }
 
+  // One block's part of the sums over rows a posterior needs: the lower
+  // triangle of G_b' W_b G_b added to the first r columns of `sums` and,
+  // when it has r + 1, G_b' (t nu)_b to the last.  These r x r and r
+  // numbers, added over blocks, are all a posterior takes from the rows
+  // (the rest is per row), so blocks held apart (on disk, in other
+  // processes) need exchange only them: see posterior().
+  static void add_site_sums(const FactorBlock& Gb, const Eigen::Ref<const Eigen::VectorXd>& W,
+                            const Eigen::Ref<const Eigen::VectorXd>& tnu, Eigen::MatrixXd& sums) {
+    const Eigen::Index rank = Gb.cols();
+    sums.leftCols(rank).selfadjointView<Eigen::Lower>().rankUpdate(
+        (W.cwiseSqrt().asDiagonal() * Gb).transpose());
+    if (sums.cols() > rank) sums.col(rank).noalias() += Gb.transpose() * tnu;
+  }
+
   // Sequential schedule: keep P = A^-1 and h = G' (t nu); Sigma_ii =
   // d_i + t_i^2 g_i' P g_i, mu_i = t_i g_i' P h + d_i nu_i.
   void begin_sequential(const EpPosterior& r, const Eigen::VectorXd& nu,
                         const std::function<void()>& /*interrupt*/ = nullptr) {
-    const Eigen::Index rank = G_.cols();
+    const Eigen::Index rank = rows_->cols();
     const auto L = r.chol.triangularView<Eigen::Lower>();
     p_ = Eigen::MatrixXd::Identity(rank, rank);
     L.solveInPlace(p_);
     p_ = (p_.transpose() * p_).eval();
     Eigen::VectorXd t, W;
     scales(tau_, t, W);
-    h_ = G_.transpose() * t.cwiseProduct(nu);
+    h_ = factor_transpose_times(*rows_, t.cwiseProduct(nu), kRowBlock);
     nu_ = nu;
+    row_at_ = -1;
   }
   void marginal(Eigen::Index i, double* var, double* mean) const {
-    const Eigen::VectorXd pg = p_ * G_.row(i).transpose();
+    const FactorBlock g = row(i);
+    const Eigen::VectorXd pg = p_ * g.row(0).transpose();
     const double t = scale_t(i, tau_[i]), d = lambda_.size() > 0 ? lambda_[i] * t : 0.0;
-    *var = d + t * t * G_.row(i).dot(pg);
+    *var = d + t * t * g.row(0).dot(pg);
     *mean = t * pg.dot(h_) + d * nu_[i];
   }
   void update_site(Eigen::Index i, double dtau, double dnu, const Eigen::VectorXd& nu) {
     const double old_t = scale_t(i, tau_[i]), old_w = tau_[i] * old_t;
     tau_[i] += dtau;
     const double new_t = scale_t(i, tau_[i]), dw = tau_[i] * new_t - old_w;
-    const Eigen::VectorXd g = G_.row(i).transpose();
+    const Eigen::VectorXd g = row(i).row(0).transpose();
     const Eigen::VectorXd pg = p_ * g;
     const double scale = dw / (1.0 + dw * g.dot(pg));
     p_.noalias() -= scale * pg * pg.transpose();
@@ -386,6 +488,29 @@ class LowRankPrior {
   // times as long.
   static constexpr Eigen::Index kRowBlock = 256;
 
+  void check_lambda() const {
+    if (lambda_.size() != rows_->rows())
+      throw std::invalid_argument("the diagonal and the low-rank factor differ in size");
+    if (!(lambda_.allFinite() && (lambda_.size() == 0 || lambda_.minCoeff() >= 0.0)))
+      throw std::invalid_argument("the prior's diagonal must be finite and >= 0");
+  }
+  LowRankPrior(std::unique_ptr<HeldFactor> own, const Eigen::VectorXd& lambda)
+      : own_(std::move(own)), rows_(own_.get()), lambda_(lambda), keep_factor_(false) {
+    check_lambda();
+  }
+
+  // Row i of G, as a 1 x r block (the sequential schedule reads each row
+  // twice in a row, marginal() then update_site(): a row not held is
+  // computed once for both).
+  FactorBlock row(Eigen::Index i) const {
+    if (rows_->held()) return rows_->block(i, 1, row_scratch_);
+    if (i != row_at_) {
+      row_ = rows_->block(i, 1, row_scratch_);
+      row_at_ = i;
+    }
+    return row_block(row_, 0, 1);
+  }
+
   // All sites at 0 (every run from scratch starts there): A = I, so the
   // posterior is the prior, variances |g_i|^2 + lambda_i in one pass over G
   // instead of a sweep's two.  The same numbers the general route gives
@@ -395,20 +520,21 @@ class LowRankPrior {
     return (tau.array() == 0.0).all() && (nu.array() == 0.0).all();
   }
   void prior_marginals(EpPosterior& r) const {
-    const Eigen::Index n = G_.rows();
+    const Eigen::Index n = rows_->rows();
     r.mean = Eigen::VectorXd::Zero(n);
     r.weights = Eigen::VectorXd::Zero(n);
     r.variance.resize(n);
-    const int threads = threads_for_pass(n, G_.cols());
+    const int threads = rows_->concurrent() ? threads_for_pass(n, rows_->cols()) : 1;
     for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
-      const Eigen::MatrixXd v = G_.middleRows(s, len).transpose();  // as posterior() sums
+      Eigen::MatrixXd scratch;
+      const Eigen::MatrixXd v = rows_->block(s, len, scratch).transpose();  // as posterior() sums
       r.variance.segment(s, len) = v.colwise().squaredNorm().transpose();
     });
     r.log_det_half = 0.0;
     if (lambda_.size() > 0) {
       r.low_rank_variance = r.variance;
       r.variance += lambda_;
-      r.low_rank_mean = Eigen::VectorXd::Zero(G_.cols());
+      r.low_rank_mean = Eigen::VectorXd::Zero(rows_->cols());
     } else {
       r.low_rank_mean.resize(0);
       r.low_rank_variance.resize(0);
@@ -428,12 +554,15 @@ class LowRankPrior {
     }
   }
 
-  const Eigen::MatrixXd& G_;
+  std::unique_ptr<HeldFactor> own_;  // G given as a matrix
+  const FactorRows* rows_;
   Eigen::VectorXd lambda_;  // empty: 0
   bool keep_factor_;
   Eigen::VectorXd tau_;
   Eigen::MatrixXd p_;
   Eigen::VectorXd h_, nu_;
+  mutable Eigen::Index row_at_ = -1;
+  mutable Eigen::MatrixXd row_, row_scratch_;  // 1 x r
 };
 
 // EP on a kernel matrix K held densely.

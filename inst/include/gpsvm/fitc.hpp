@@ -5,7 +5,8 @@
 // with G = K_nm L^-T (L L' = K_mm + jitter I) it is a LowRankPrior
 // (ep_priors.hpp) with a diagonal, so EP on it costs O(n m^2) time and
 // O(n m) memory per sweep, on the same engine as the dense and low-rank
-// priors.  Also here: the basis, the quantities predictions need
+// priors; or, with only some rows of G held (InducingRows below), O(m^2 +
+// block m + n) memory beyond them and the others recomputed in each pass.  Also here: the basis, the quantities predictions need
 // (ep_predict.hpp's fitc_predict), and the kernel part of the evidence
 // gradient in O(n m^2).
 //
@@ -47,21 +48,64 @@ constexpr double kInducingJitter = 1e-8;
 // Rows of the n x m factor G handled at a time (memory O(block m) beyond G).
 constexpr Eigen::Index kInducingRowBlock = 2048;
 
+// The training inputs as a FITC fit reads them, a block of rows at a time,
+// from a provider: in memory (MatrixRowSource), or elsewhere (a file, a
+// partition of the data).  rows() is fixed; read() may be called from
+// several threads at once when concurrent() says so, each with its own
+// `scratch`, and returns a view of rows [start, start + len) (p columns).
+class RowSource {
+ public:
+  virtual ~RowSource() = default;
+  virtual Eigen::Index rows() const = 0;
+  virtual Eigen::Index cols() const = 0;
+  virtual FactorBlock read(Eigen::Index start, Eigen::Index len,
+                           Eigen::MatrixXd& scratch) const = 0;
+  virtual bool concurrent() const { return true; }
+};
+
+class MatrixRowSource final : public RowSource {
+ public:
+  explicit MatrixRowSource(const ConstMatrixRef& x) : x_(x) {}
+  Eigen::Index rows() const override { return x_.rows(); }
+  Eigen::Index cols() const override { return x_.cols(); }
+  FactorBlock read(Eigen::Index start, Eigen::Index len, Eigen::MatrixXd&) const override {
+    return row_block(x_, start, len);
+  }
+
+ private:
+  const ConstMatrixRef x_;
+};
+
 // The FITC prior of a kernel at training inputs x and inducing inputs z,
 // plus `extra_diagonal` (a noise variance on every point, the TAP
-// classifier's input noise).
+// classifier's input noise).  G holds the first `held_rows` rows of the
+// n x m factor (all of them by default); InducingRows recomputes the
+// others whenever a sweep reads them, which bounds the memory by
+// 8 held_rows m bytes at the price of recomputing K_nm's rows and their
+// solve with L (O(m p + m^2) a row) in every pass over them.
 struct InducingBasis {
   Eigen::MatrixXd inducing;  // m x p
   Eigen::MatrixXd chol;      // lower factor L of K_mm + jitter I
   double jitter = 0.0;
-  Eigen::MatrixXd G;         // n x m, K_nm L^-T (so Q = G G')
-  Eigen::VectorXd lambda;    // diag(K - G G') + extra_diagonal, >= 0
+  Eigen::MatrixXd G;         // held_rows x m, the first rows of K_nm L^-T (Q = G G')
+  Eigen::VectorXd lambda;    // n, diag(K - G G') + extra_diagonal, >= 0
   double extra_diagonal = 0.0;
 };
 
+namespace fitc_detail {
+// Rows of K_nm L^-T for inputs xb (rows), written into `out`.
+inline void factor_rows(const KernelEvaluator& at_z, const Eigen::MatrixXd& chol,
+                        const ConstMatrixRef& xb, Eigen::Ref<Eigen::MatrixXd> out) {
+  out = at_z.cross(xb);
+  chol.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(out);
+}
+}  // namespace fitc_detail
+
+// `held_rows` < 0 holds every row.
 inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& x,
                                     const ConstMatrixRef& z, double extra_diagonal = 0.0,
-                                    const std::function<void()>& interrupt = nullptr) {
+                                    const std::function<void()>& interrupt = nullptr,
+                                    Eigen::Index held_rows = -1) {
   if (z.rows() < 1) throw std::invalid_argument("no inducing inputs");
   if (z.cols() != x.cols())
     throw std::invalid_argument("the inducing inputs have " + std::to_string(z.cols()) +
@@ -85,21 +129,77 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
     throw std::runtime_error(
         "the kernel matrix of the inducing inputs is not positive definite even with jitter");
   b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
-  b.G.resize(x.rows(), z.rows());  // n x m, a block of rows at a time
-  const int threads = threads_for_pass(x.rows(), z.rows());
-  for_row_blocks(x.rows(), kInducingRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
-    auto rows = b.G.middleRows(s, len);
-    rows = at_z.cross(x.middleRows(s, len));
-    b.chol.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(rows);
+  const Eigen::Index n = x.rows();
+  const Eigen::Index held = held_rows < 0 ? n : std::min(held_rows, n);
+  b.G.resize(held, z.rows());  // a block of rows at a time
+  b.lambda.resize(n);
+  const Eigen::VectorXd k_diagonal = KernelEvaluator(kernel, x).diagonal();
+  const int threads = threads_for_pass(n, z.rows());
+  for_row_blocks(n, kInducingRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
+    if (s + len <= held) {
+      fitc_detail::factor_rows(at_z, b.chol, x.middleRows(s, len), b.G.middleRows(s, len));
+      return;
+    }
+    // rows not held: only their part of lambda stays (a block straddling
+    // the held rows gives those its first rows)
+    Eigen::MatrixXd rows(len, z.rows());
+    fitc_detail::factor_rows(at_z, b.chol, x.middleRows(s, len), rows);
+    const Eigen::Index keep = std::max<Eigen::Index>(0, held - s);
+    if (keep > 0) b.G.middleRows(s, keep) = rows.topRows(keep);
+    b.lambda.segment(s + keep, len - keep) = k_diagonal.segment(s + keep, len - keep) -
+                                             rows.bottomRows(len - keep).rowwise().squaredNorm();
   }, interrupt);
-  b.lambda = KernelEvaluator(kernel, x).diagonal() - b.G.rowwise().squaredNorm();
+  b.lambda.head(held) = k_diagonal.head(held) - b.G.rowwise().squaredNorm();
   b.lambda = b.lambda.cwiseMax(0.0).array() + extra_diagonal;  // rounding below 0
   return b;
 }
 
+// The rows of a FITC basis's G as LowRankPrior and the gradient read them:
+// the held ones from the basis, the others recomputed from the inputs of
+// `source` (which, like the basis, must outlive this).
+class InducingRows final : public FactorRows {
+ public:
+  InducingRows(const Kernel& kernel, const RowSource& source, const InducingBasis& b)
+      : source_(source), basis_(b), at_z_(kernel, b.inducing) {
+    if (b.lambda.size() != source.rows() || b.G.rows() > source.rows() ||
+        source.cols() != b.inducing.cols())
+      throw std::invalid_argument("the inducing basis was made for other inputs");
+  }
+  Eigen::Index rows() const override { return source_.rows(); }
+  Eigen::Index cols() const override { return basis_.inducing.rows(); }
+  FactorBlock block(Eigen::Index start, Eigen::Index len,
+                    Eigen::MatrixXd& scratch) const override {
+    if (start + len <= basis_.G.rows()) return row_block(basis_.G, start, len);
+    Eigen::MatrixXd x_scratch;
+    scratch.resize(len, cols());
+    fitc_detail::factor_rows(at_z_, basis_.chol, source_.read(start, len, x_scratch), scratch);
+    return row_block(scratch, 0, len);
+  }
+  const Eigen::MatrixXd* held() const override {
+    return basis_.G.rows() == source_.rows() ? &basis_.G : nullptr;
+  }
+  bool concurrent() const override { return source_.concurrent(); }
+  const InducingBasis& basis() const { return basis_; }
+  const RowSource& source() const { return source_; }
+
+ private:
+  const RowSource& source_;
+  const InducingBasis& basis_;
+  const KernelEvaluator at_z_;
+};
+
 // EP with the FITC prior.  result.chol is the m x m factor of
 // A = I + G' W G and result.low_rank_mean the posterior mean beta of the
 // whitened inducing values; result.factor stays empty.
+template <class Likelihood>
+EpResult ep_fit_inducing(const InducingRows& rows, const Eigen::VectorXd& targets,
+                         const Likelihood& lik, const EpControl& control,
+                         const std::function<void()>& interrupt, const EpAdjust& adjust = {}) {
+  LowRankPrior prior(rows, rows.basis().lambda);
+  return ep_run(prior, targets, lik, control, interrupt, adjust);
+}
+
+// The same with a basis that holds every row of G.
 template <class Likelihood>
 EpResult ep_fit_inducing(const InducingBasis& b, const Eigen::VectorXd& targets,
                          const Likelihood& lik, const EpControl& control,
@@ -118,17 +218,23 @@ struct InducingSummary {
   Eigen::VectorXd fitted_variance;  // predictive latent variances there
 };
 
-inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r) {
-  if (r.low_rank_variance.size() != b.G.rows())
+inline InducingSummary inducing_summary(const InducingBasis& b, const FactorRows& rows,
+                                        const EpResult& r) {
+  if (r.low_rank_variance.size() != rows.rows())
     throw std::logic_error("inducing_summary() needs the FITC posterior's q_i");
   InducingSummary out;
   out.weights = b.chol.triangularView<Eigen::Lower>().transpose().solve(r.low_rank_mean);
-  out.fitted = b.G * r.low_rank_mean;
+  out.fitted = factor_times(rows, r.low_rank_mean);
   // the latent variance: K_fitc's diagonal without the extra diagonal, less
   // what the sites explain (the posterior's q_i, ep_engine.hpp)
   out.fitted_variance =
       (b.lambda.array() - b.extra_diagonal).max(0.0).matrix() + r.low_rank_variance;
   return out;
+}
+
+// The same with a basis that holds every row of G.
+inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r) {
+  return inducing_summary(b, HeldFactor(b.G), r);
 }
 
 // The kernel part of the evidence gradient of a FITC fit,
@@ -181,11 +287,12 @@ inline void add_weighted_gram(Eigen::MatrixXd& A, const Eigen::Ref<const Eigen::
 // multiclass.hpp: M = W W' - c R), from the sites' precisions `tau`, the
 // posterior's q_i and the factor L_A of A.
 inline InducingKernelGradient inducing_kernel_gradient(
-    const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b,
-    const Eigen::VectorXd& tau, const ConstMatrixRef& weights, const Eigen::VectorXd& q_all,
-    const Eigen::MatrixXd& chol_a, double copies,
-    const std::function<void()>& interrupt = nullptr) {
-  const Eigen::Index n = b.G.rows(), m = b.G.cols(), k = weights.cols();
+    const Kernel& kernel, const InducingRows& rows, const Eigen::VectorXd& tau,
+    const ConstMatrixRef& weights, const Eigen::VectorXd& q_all, const Eigen::MatrixXd& chol_a,
+    double copies, const std::function<void()>& interrupt = nullptr) {
+  const InducingBasis& b = rows.basis();
+  const Eigen::Index n = rows.rows(), m = rows.cols(), k = weights.cols();
+  Eigen::MatrixXd scratch, x_scratch;
   if (q_all.size() != n)
     throw std::logic_error("inducing_kernel_gradient() needs the FITC posterior's q_i");
   const Eigen::VectorXd W =
@@ -200,7 +307,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
   double trace_r = 0.0;
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
-    const auto Gb = b.G.middleRows(s, len);
+    const FactorBlock Gb = rows.block(s, len, scratch);
     const Eigen::ArrayXd q = q_all.segment(s, len).array();
     const Eigen::ArrayXd Wb = W.segment(s, len).array();
     e.segment(s, len) =
@@ -230,15 +337,15 @@ inline InducingKernelGradient inducing_kernel_gradient(
   LA.transpose().solveInPlace(BWGP_t);  // L_A^-T U = ((B W G) P)'
   Eigen::MatrixXd LtBWGP = Lt * BWGP_t.transpose();  // c L' (B W G) P
   LtBWGP *= copies;
-  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(x.cols());
+  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(rows.source().cols());
   for (Eigen::Index s = 0; s < n; s += block) {
     const Eigen::Index len = std::min(block, n - s);
-    const auto Gb = b.G.middleRows(s, len);
+    const FactorBlock Gb = rows.block(s, len, scratch);
     Eigen::MatrixXd Y = -(Gb.transpose() * e.segment(s, len).asDiagonal());
     Y.noalias() += Gw * weights.middleRows(s, len).transpose();
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
-    t1 += log_width_contraction(kernel, Y, x.middleRows(s, len), b.inducing);
+    t1 += log_width_contraction(kernel, Y, rows.source().read(s, len, x_scratch), b.inducing);
     if (interrupt) interrupt();
   }
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
@@ -246,13 +353,30 @@ inline InducingKernelGradient inducing_kernel_gradient(
   return out;
 }
 
+// The same for training inputs x held in memory.
+inline InducingKernelGradient inducing_kernel_gradient(
+    const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b,
+    const Eigen::VectorXd& tau, const ConstMatrixRef& weights, const Eigen::VectorXd& q_all,
+    const Eigen::MatrixXd& chol_a, double copies,
+    const std::function<void()>& interrupt = nullptr) {
+  const MatrixRowSource source(x);
+  return inducing_kernel_gradient(kernel, InducingRows(kernel, source, b), tau, weights, q_all,
+                                  chol_a, copies, interrupt);
+}
+
 // EP's: one latent function, its sites and posterior in r.
+inline InducingKernelGradient inducing_kernel_gradient(
+    const Kernel& kernel, const InducingRows& rows, const EpResult& r,
+    const std::function<void()>& interrupt = nullptr) {
+  const Eigen::Map<const Eigen::MatrixXd> w(r.weights.data(), r.weights.size(), 1);
+  return inducing_kernel_gradient(kernel, rows, r.site_precision, w, r.low_rank_variance,
+                                  r.chol, 1.0, interrupt);
+}
 inline InducingKernelGradient inducing_kernel_gradient(
     const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b, const EpResult& r,
     const std::function<void()>& interrupt = nullptr) {
-  const Eigen::Map<const Eigen::MatrixXd> w(r.weights.data(), r.weights.size(), 1);
-  return inducing_kernel_gradient(kernel, x, b, r.site_precision, w, r.low_rank_variance,
-                                  r.chol, 1.0, interrupt);
+  const MatrixRowSource source(x);
+  return inducing_kernel_gradient(kernel, InducingRows(kernel, source, b), r, interrupt);
 }
 
 }  // namespace gpsvm

@@ -113,6 +113,10 @@ struct MfsvrControl {
   // Inducing inputs (m x p, rows): EP on the FITC prior (fitc.hpp) instead;
   // empty for none.
   Eigen::MatrixXd inducing;
+  // With inducing inputs: the rows of the n x m factor kept in memory, the
+  // others recomputed in every pass over them (InducingBasis); < 0 keeps
+  // all.  The fit is the same either way (to rounding).
+  Eigen::Index inducing_held_rows = -1;
   // Choose C by the evidence while EP converges (mfsvr_detail::CSearch),
   // starting from the C given; needs algorithm = ep and gradient.
   bool choose_C = false;
@@ -379,13 +383,17 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     return search(r, residual);
   };
   std::unique_ptr<InducingBasis> basis;
+  const MatrixRowSource source(x);
+  std::unique_ptr<InducingRows> rows;
   if (control.inducing.size() > 0) {
     if (control.algorithm != MfsvrAlgorithm::ep)
       throw std::invalid_argument("inducing inputs need the EP algorithm");
-    basis.reset(new InducingBasis(inducing_basis(kernel, x, control.inducing, 0.0, interrupt)));
-    fit.ep = ep_fit_inducing(*basis, t, seen, control.ep, interrupt, adjust);
+    basis.reset(new InducingBasis(
+        inducing_basis(kernel, x, control.inducing, 0.0, interrupt, control.inducing_held_rows)));
+    rows.reset(new InducingRows(kernel, source, *basis));
+    fit.ep = ep_fit_inducing(*rows, t, seen, control.ep, interrupt, adjust);
     fit.inducing_chol = basis->chol;
-    fit.inducing = inducing_summary(*basis, fit.ep);
+    fit.inducing = inducing_summary(*basis, *rows, fit.ep);
   } else {
     mfsvr_detail::fit_sites(KernelEvaluator(kernel, x), t, lik, seen, control, interrupt, adjust,
                             fit);
@@ -396,7 +404,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
   if (control.choose_C) fit.C_search = search.finish(fit.ep, fit.gradient[0]);
   if (!kernel.radial() || !control.width_gradient) return fit;
   if (basis) {
-    InducingKernelGradient g = inducing_kernel_gradient(kernel, x, *basis, fit.ep, interrupt);
+    InducingKernelGradient g = inducing_kernel_gradient(kernel, *rows, fit.ep, interrupt);
     fit.gradient[2] = g.log_width;
     if (control.per_input_gradient) fit.per_input_gradient = std::move(g.per_input_log_width);
   } else {

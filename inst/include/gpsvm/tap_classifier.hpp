@@ -60,22 +60,27 @@ struct TapInducingFit {
   TapGradient gradient;
 };
 
+// `held_rows`: the rows of the n x m factor kept in memory (all when < 0;
+// InducingBasis).
 inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
                                                   const ConstVectorRef& y, double noise,
                                                   double kappa, const ConstMatrixRef& z,
                                                   const EpControl& control, bool gradient,
-                                                  const std::function<void()>& interrupt = {}) {
+                                                  const std::function<void()>& interrupt = {},
+                                                  Eigen::Index held_rows = -1) {
   check_labels(y, x.rows());
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw std::invalid_argument("noise variance must be a finite number >= 0");
-  const InducingBasis basis = inducing_basis(kernel, x, z, noise, interrupt);
+  const InducingBasis basis = inducing_basis(kernel, x, z, noise, interrupt, held_rows);
+  const MatrixRowSource source(x);
+  const InducingRows rows(kernel, source, basis);
   const ProbitFlip lik(kappa, 0.0);
   TapInducingFit out;
-  out.ep = ep_fit_inducing(basis, VectorXd(y), lik, control, interrupt);
+  out.ep = ep_fit_inducing(rows, VectorXd(y), lik, control, interrupt);
   out.inducing_chol = basis.chol;
-  out.inducing = inducing_summary(basis, out.ep);
+  out.inducing = inducing_summary(basis, rows, out.ep);
   if (gradient) {
-    const InducingKernelGradient g = inducing_kernel_gradient(kernel, x, basis, out.ep, interrupt);
+    const InducingKernelGradient g = inducing_kernel_gradient(kernel, rows, out.ep, interrupt);
     out.gradient.hyper << g.log_width, noise * g.diagonal, flip_kappa_gradient(y, out.ep, kappa);
     out.gradient.per_input_log_width = g.per_input_log_width;
   }

@@ -1,0 +1,107 @@
+# Benchmark of FITC fits whose n x m cross-kernel factor is not held in
+# memory (size rule inducing_factor_mb, ?gpsvm_size_policy): mfsvr() and
+# gpc() with 500 inducing inputs on Friedman's first function (10 inputs),
+# the factor held (the default up to 1000 MB) against its rows recomputed in
+# every sweep (a budget of GPSVM_BENCH_OOC_MB megabytes, 64 by default), in
+# the same process one after the other: the time of each, their ratio, the
+# sweeps, the largest difference between the two fits' fitted values, and
+# the peak resident memory of a fresh process that makes the out-of-core
+# fit alone.  From the per-sweep time and memory it states what 10^6 and
+# 10^7 rows would take (linear in n at fixed m).
+#
+#   make bench BENCH=out-of-core
+#   GPSVM_BENCH_OOC_N="20000 100000" GPSVM_BENCH_OOC_MB=64 make bench BENCH=out-of-core
+#
+# Data: x uniform on [0, 1]^10, y = 10 sin(pi x1 x2) + 20 (x3 - 1/2)^2 +
+# 10 x4 + 5 x5 + N(0, 1) (Friedman 1991; x6..x10 are noise inputs).  The
+# fits fix their hyperparameters (mfsvr: C = 5, epsilon = 0.1; gpc: noise
+# 0.1, labels y > 14.4, about half), the width is the data's rule, the 500
+# inducing inputs are evenly spaced training rows (no greedy choice in the
+# timings).  Peak memory: VmHWM of /proc/self/status (Linux).
+suppressPackageStartupMessages(library(gpsvm))
+
+sizes <- as.numeric(strsplit(trimws(Sys.getenv("GPSVM_BENCH_OOC_N", "20000 100000")), " +")[[1]])
+budget <- as.numeric(Sys.getenv("GPSVM_BENCH_OOC_MB", "64"))
+m <- 500L
+
+friedman1 <- function(n, seed) {
+  set.seed(seed)
+  x <- matrix(runif(10 * n), ncol = 10)
+  y <- 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5] +
+    rnorm(n)
+  list(x = x, y = y, z = x[round(seq(1, n, length.out = m)), ])
+}
+
+fit_one <- function(model, d, mb) {
+  op <- options(gpsvm.size_policy = list(inducing_factor_mb = mb), gpsvm.quiet = TRUE)
+  on.exit(options(op))
+  t0 <- proc.time()[[3]]
+  fit <- if (model == "mfsvr") {
+    mfsvr(d$x, d$y, C = 5, epsilon = 0.1, inducing = d$z)
+  } else {
+    gpc(d$x, factor(d$y > 14.4), noise = 0.1, optimize = FALSE, inducing = d$z)
+  }
+  list(seconds = proc.time()[[3]] - t0, fit = fit)
+}
+
+# Peak resident memory (MB) of a fresh process making the out-of-core fit.
+peak_mb <- function(model, n) {
+  code <- sprintf(paste(
+    "suppressPackageStartupMessages(library(gpsvm)); set.seed(1);",
+    "x <- matrix(runif(10 * %d), ncol = 10);",
+    "y <- 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5] + rnorm(%d);",
+    "z <- x[round(seq(1, %d, length.out = %d)), ];",
+    "options(gpsvm.size_policy = list(inducing_factor_mb = %g), gpsvm.quiet = TRUE);",
+    "fit <- %s;",
+    "s <- readLines('/proc/self/status');",
+    "cat(as.numeric(sub('[^0-9]*([0-9]+).*', '\\\\1', s[grep('^VmHWM', s)])) / 1024, '\\n')"),
+    n, n, n, m, budget,
+    if (model == "mfsvr") "mfsvr(x, y, C = 5, epsilon = 0.1, inducing = z)" else
+      "gpc(x, factor(y > 14.4), noise = 0.1, optimize = FALSE, inducing = z)")
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", "-e", shQuote(code)),
+                 stdout = TRUE)
+  as.numeric(out[length(out)])
+}
+
+cat(sprintf("load average at the start: %s (2 cores; figures from a busy machine are slower)\n",
+            paste(readLines("/proc/loadavg"), collapse = "")))
+cat(sprintf("m = %d inducing inputs, out-of-core budget %g MB\n\n", m, budget))
+cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held s", "ooc s",
+            "ratio", "sweeps", "max |diff|", "peak MB", "ooc s/sweep"))
+per_row <- list()
+for (model in c("mfsvr", "gpc")) {
+  for (n in sizes) {
+    d <- friedman1(n, 1)
+    held <- fit_one(model, d, 1000)
+    ooc <- fit_one(model, d, budget)
+    diff <- max(abs(ooc$fit$fitted.values - held$fit$fitted.values))
+    # (a two-class gpc() fit is its binary model)
+    conv <- if (!is.null(ooc$fit$convergence)) ooc$fit$convergence else
+      ooc$fit$models[[1]]$convergence
+    sweeps <- conv$iterations
+    peak <- peak_mb(model, n)
+    cat(sprintf("%-6s %8d %9.1f %9.1f %6.2f %7d %10.2g %9.0f %11.3f\n", model, as.integer(n),
+                held$seconds, ooc$seconds, ooc$seconds / held$seconds, as.integer(sweeps), diff,
+                peak, ooc$seconds / sweeps))
+    per_row[[model]] <- rbind(per_row[[model]], c(n = n, seconds = ooc$seconds, peak = peak))
+    rm(d, held, ooc)
+    invisible(gc())
+  }
+}
+
+# Time is linear in n at a fixed number of sweeps; memory beyond the budget
+# too, but R's own baseline does not grow, so its slope comes from the two
+# largest sizes (with one size, none is stated).
+cat("\nlinear extrapolation from the largest n (same sweeps):\n")
+for (model in names(per_row)) {
+  r <- per_row[[model]]
+  last <- r[nrow(r), ]
+  slope <- if (nrow(r) >= 2L) diff(r[nrow(r) - 1:0, "peak"]) / diff(r[nrow(r) - 1:0, "n"])
+  for (target in c(1e6, 1e7)) {
+    f <- target / last[["n"]]
+    memory <- if (is.null(slope)) "peak not extrapolated (one size)" else
+      sprintf("peak about %.1f GB", (last[["peak"]] + slope * (target - last[["n"]])) / 1024)
+    cat(sprintf("  %-6s n = %.0e: about %.0f min, %s\n", model, target,
+                f * last[["seconds"]] / 60, memory))
+  }
+}

@@ -1,0 +1,277 @@
+// FITC fits whose n x m factor G is not held (fitc.hpp's InducingRows,
+// LowRankPrior reading G through FactorRows), against the fit that holds G
+// (a different computation: whole-matrix products instead of sums over
+// blocks, every row recomputed from the inputs in each pass) and against a
+// sweep written out row by row here:
+//   * every schedule, two likelihoods, no rows held and some held (a block
+//     straddling them): the same sites, marginals, evidence and gradient
+//     to 1e-10;
+//   * a row source that copies rows as a reader from a file would: the same
+//     fit, no read of more than a block of rows, the same bits on 1 and 2
+//     threads;
+//   * the per-block sums of a posterior (A and G' (t nu)) against a plain
+//     loop over rows; one training point.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <gpsvm/ep_engine.hpp>
+#include <gpsvm/ep_priors.hpp>
+#include <gpsvm/fitc.hpp>
+#include <gpsvm/kernels.hpp>
+#include <gpsvm/likelihoods.hpp>
+#include <gpsvm/threads.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "check.hpp"
+#include "fixtures.hpp"
+#include "reference.hpp"
+
+namespace gpsvm_tests_fitc_blocks {
+
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using fixture::ep_control;
+using ref::gap;
+
+struct Data {
+  MatrixXd x;
+  VectorXd y, label;
+};
+
+// n not a multiple of the priors' 256-row blocks
+Data wavy(int n, std::uint32_t seed) {
+  ref::Random rng(seed);
+  Data d;
+  d.x = rng.uniform_matrix(n, 3, -2.0, 2.0);
+  d.y.resize(n);
+  d.label.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const double f = std::sin(2.0 * d.x(i, 0)) + 0.5 * d.x(i, 1) * d.x(i, 2);
+    d.y[i] = f + 0.2 * rng.normal();
+    d.label[i] = d.y[i] > 0.0 ? 1.0 : -1.0;
+  }
+  return d;
+}
+
+// Rows copied into the caller's scratch, as a reader of a file would give
+// them, counting reads and the largest.
+class CopyingSource final : public gpsvm::RowSource {
+ public:
+  CopyingSource(const MatrixXd& x, bool concurrent) : x_(x), concurrent_(concurrent) {}
+  Eigen::Index rows() const override { return x_.rows(); }
+  Eigen::Index cols() const override { return x_.cols(); }
+  bool concurrent() const override { return concurrent_; }
+  gpsvm::FactorBlock read(Eigen::Index start, Eigen::Index len,
+                          MatrixXd& scratch) const override {
+    scratch = x_.middleRows(start, len);
+    if (std::this_thread::get_id() != caller) ++elsewhere;
+    ++reads;
+    Eigen::Index seen = largest.load();
+    while (len > seen && !largest.compare_exchange_weak(seen, len)) {
+    }
+    return gpsvm::row_block(scratch, 0, len);
+  }
+  mutable std::atomic<long> reads{0}, elsewhere{0};  // reads, and those off the caller's thread
+  mutable std::atomic<Eigen::Index> largest{0};
+  const std::thread::id caller = std::this_thread::get_id();
+
+ private:
+  const MatrixXd& x_;
+  bool concurrent_;
+};
+
+struct Fitted {
+  gpsvm::EpResult ep;
+  gpsvm::InducingSummary summary;
+  gpsvm::InducingKernelGradient gradient;
+};
+
+template <class Likelihood>
+Fitted fit(const gpsvm::Kernel& kernel, const gpsvm::RowSource& source, const MatrixXd& x,
+           const MatrixXd& z, double extra, Eigen::Index held, const VectorXd& t,
+           const Likelihood& lik, const gpsvm::EpControl& c) {
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, x, z, extra, nullptr, held);
+  const gpsvm::InducingRows rows(kernel, source, b);
+  Fitted out;
+  out.ep = gpsvm::ep_fit_inducing(rows, t, lik, c, nullptr);
+  out.summary = gpsvm::inducing_summary(b, rows, out.ep);
+  out.gradient = gpsvm::inducing_kernel_gradient(kernel, rows, out.ep);
+  return out;
+}
+
+void check_same(const Fitted& a, const Fitted& b, double tol, const std::string& note) {
+  CHECK_MSG(a.ep.status.converged && b.ep.status.converged, note + ": converged");
+  CHECK_NEAR_MSG(gap(a.ep.site_precision, b.ep.site_precision) /
+                     (1.0 + b.ep.site_precision.cwiseAbs().maxCoeff()),
+                 0.0, tol, note + ": site precisions");
+  CHECK_NEAR_MSG(gap(a.ep.site_nu, b.ep.site_nu), 0.0, tol, note + ": site nu");
+  CHECK_NEAR_MSG(gap(a.ep.mean, b.ep.mean), 0.0, tol, note + ": means");
+  CHECK_NEAR_MSG(gap(a.ep.variance, b.ep.variance), 0.0, tol, note + ": variances");
+  CHECK_NEAR_MSG(gap(a.ep.weights, b.ep.weights), 0.0, tol, note + ": weights");
+  // (the evidence and the gradients relative to their size)
+  const auto relative = [](double u, double v) { return std::fabs(u - v) / (1.0 + std::fabs(v)); };
+  CHECK_NEAR_MSG(relative(a.ep.log_evidence, b.ep.log_evidence), 0.0, tol, note + ": evidence");
+  CHECK_NEAR_MSG(gap(a.summary.fitted, b.summary.fitted), 0.0, tol, note + ": fitted");
+  CHECK_NEAR_MSG(gap(a.summary.fitted_variance, b.summary.fitted_variance), 0.0, tol,
+                 note + ": fitted variances");
+  CHECK_NEAR_MSG(relative(a.gradient.log_width, b.gradient.log_width), 0.0, tol,
+                 note + ": width gradient");
+  CHECK_NEAR_MSG(relative(a.gradient.diagonal, b.gradient.diagonal), 0.0, tol,
+                 note + ": diagonal gradient");
+}
+
+}  // namespace
+
+TEST_CASE("FITC over blocks: the fit holding G, whatever rows are held and whatever schedule") {
+  const Data d = wavy(520, 11);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.9);
+  const MatrixXd z = d.x.topRows(40);
+  const gpsvm::MatrixRowSource source(d.x);
+  const gpsvm::EpsilonInsensitive eps(4.0, 0.1);
+  const gpsvm::ProbitFlip probit(0.02, 0.0);
+  for (gpsvm::EpSchedule schedule : {gpsvm::EpSchedule::parallel, gpsvm::EpSchedule::accelerated,
+                                     gpsvm::EpSchedule::sequential}) {
+    const gpsvm::EpControl c = ep_control(schedule, 1e-12, 3000, 0.8);
+    const Fitted held_eps = fit(kernel, source, d.x, z, 0.0, -1, d.y, eps, c);
+    const Fitted held_probit = fit(kernel, source, d.x, z, 0.1, -1, d.label, probit, c);
+    // none held; one block straddling the held rows (300 = 256 + 44)
+    for (Eigen::Index held : {Eigen::Index(0), Eigen::Index(300)}) {
+      const std::string note = "schedule " + std::to_string(static_cast<int>(schedule)) +
+                               ", held " + std::to_string(held);
+      check_same(fit(kernel, source, d.x, z, 0.0, held, d.y, eps, c), held_eps, 1e-10,
+                 note + ", tube");
+      check_same(fit(kernel, source, d.x, z, 0.1, held, d.label, probit, c), held_probit, 1e-10,
+                 note + ", probit");
+    }
+  }
+}
+
+TEST_CASE("FITC over blocks: a copying source, reads of a block at most, any threads") {
+  const Data d = wavy(1300, 5);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.1);
+  const MatrixXd z = d.x.topRows(30);
+  const gpsvm::EpsilonInsensitive eps(3.0, 0.05);
+  const gpsvm::EpControl c = ep_control(gpsvm::EpSchedule::parallel, 1e-12, 3000, 1.0);
+  const gpsvm::MatrixRowSource in_memory(d.x);
+  const Fitted held = fit(kernel, in_memory, d.x, z, 0.0, -1, d.y, eps, c);
+  for (bool concurrent : {true, false}) {
+    const std::string note = concurrent ? "a copying source" : "a source read on one thread";
+    const CopyingSource source(d.x, concurrent);
+    check_same(fit(kernel, source, d.x, z, 0.0, 0, d.y, eps, c), held, 1e-10, note);
+    CHECK_MSG(source.reads > 0 && source.largest <= gpsvm::kInducingRowBlock,
+              note + ": reads of " + std::to_string(source.largest.load()) + " rows");
+  }
+  // threads start past kThreadedPassWork: one posterior, the same bits on 1
+  // and 2 threads, and reads on the caller's thread only from a source
+  // that says so
+  const Data big = wavy(5200, 6);
+  const MatrixXd zb = big.x.topRows(100);
+  CHECK(5200.0 * 100 * 100 >= gpsvm::kThreadedPassWork);
+  const gpsvm::InducingBasis none = gpsvm::inducing_basis(kernel, big.x, zb, 0.0, nullptr, 0);
+  const gpsvm::InducingBasis all = gpsvm::inducing_basis(kernel, big.x, zb, 0.0);
+  const VectorXd tau = VectorXd::LinSpaced(5200, 0.0, 3.0), nu = big.y;
+  const gpsvm::MatrixRowSource big_memory(big.x);
+  const gpsvm::InducingRows held_rows(kernel, big_memory, all);
+  gpsvm::LowRankPrior held_prior(held_rows, all.lambda);
+  gpsvm::EpPosterior reference;
+  held_prior.posterior(tau, nu, reference);
+  const int before = gpsvm::thread_count();
+  std::vector<gpsvm::EpPosterior> posts;
+  for (int threads : {1, 2}) {
+    for (bool concurrent : {true, false}) {
+      const std::string note = "threads " + std::to_string(threads) +
+                               (concurrent ? "" : ", a source read on one thread");
+      gpsvm::set_thread_count(threads);
+      const CopyingSource source(big.x, concurrent);
+      const gpsvm::InducingRows rows(kernel, source, none);
+      gpsvm::LowRankPrior prior(rows, none.lambda);
+      posts.emplace_back();
+      prior.posterior(tau, nu, posts.back());
+      CHECK_NEAR_MSG(gap(posts.back().mean, reference.mean), 0.0, 1e-10, note + ": means");
+      CHECK_NEAR_MSG(gap(posts.back().variance, reference.variance), 0.0, 1e-10,
+                     note + ": variances");
+      if (!concurrent) CHECK_MSG(source.elsewhere == 0, note + ": reads off the caller's thread");
+      if (concurrent && gpsvm::thread_count() == 2)
+        CHECK_MSG(source.elsewhere > 0, note + ": no read on the second thread");
+    }
+  }
+  gpsvm::set_thread_count(before);
+  for (const gpsvm::EpPosterior& p : posts) {
+    CHECK(p.mean == posts[0].mean);
+    CHECK(p.variance == posts[0].variance);
+    CHECK(p.log_det_half == posts[0].log_det_half);
+  }
+}
+
+TEST_CASE("FITC over blocks: a posterior's sums over blocks are the sums over rows") {
+  const Data d = wavy(600, 9);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.8);
+  const MatrixXd z = d.x.topRows(25);
+  const gpsvm::InducingBasis all = gpsvm::inducing_basis(kernel, d.x, z, 0.05);
+  const gpsvm::InducingBasis none = gpsvm::inducing_basis(kernel, d.x, z, 0.05, nullptr, 0);
+  CHECK(none.G.rows() == 0);
+  CHECK_NEAR(gap(none.lambda, all.lambda), 0.0, 1e-14);
+  ref::Random rng(4);
+  VectorXd tau(600), nu(600);
+  for (int i = 0; i < 600; ++i) {
+    tau[i] = i % 7 == 0 ? 0.0 : std::exp(2.0 * rng.uniform(-1.0, 1.0));
+    nu[i] = rng.normal();
+  }
+  // row by row: t = 1 / (1 + lambda tau), A = I + sum W_i g_i g_i',
+  // beta = A^-1 sum t_i nu_i g_i, mu_i = t_i g_i' beta + lambda_i t_i nu_i
+  MatrixXd A = MatrixXd::Identity(25, 25);
+  VectorXd h = VectorXd::Zero(25);
+  for (int i = 0; i < 600; ++i) {
+    const double t = 1.0 / (1.0 + all.lambda[i] * tau[i]);
+    A += tau[i] * t * all.G.row(i).transpose() * all.G.row(i);
+    h += t * nu[i] * all.G.row(i).transpose();
+  }
+  const VectorXd beta = A.ldlt().solve(h);
+  const gpsvm::MatrixRowSource source(d.x);
+  const gpsvm::InducingRows rows(kernel, source, none);
+  gpsvm::LowRankPrior prior(rows, none.lambda);
+  gpsvm::EpPosterior post;
+  prior.posterior(tau, nu, post);
+  CHECK_NEAR(gap(post.low_rank_mean, beta), 0.0, 1e-11);
+  VectorXd mu(600);
+  for (int i = 0; i < 600; ++i) {
+    const double t = 1.0 / (1.0 + all.lambda[i] * tau[i]);
+    mu[i] = t * all.G.row(i).dot(beta) + all.lambda[i] * t * nu[i];
+  }
+  CHECK_NEAR(gap(post.mean, mu), 0.0, 1e-11);
+  // the per-block sums, as a process holding some rows would add them
+  MatrixXd sums = MatrixXd::Zero(25, 26), scratch;
+  for (Eigen::Index s = 0; s < 600; s += 97) {
+    const Eigen::Index len = std::min<Eigen::Index>(97, 600 - s);
+    const VectorXd t = (1.0 + none.lambda.segment(s, len).array() * tau.segment(s, len).array())
+                           .inverse()
+                           .matrix();
+    gpsvm::LowRankPrior::add_site_sums(rows.block(s, len, scratch),
+                                       tau.segment(s, len).cwiseProduct(t),
+                                       t.cwiseProduct(nu.segment(s, len)), sums);
+  }
+  const MatrixXd gram = MatrixXd(sums.leftCols(25).selfadjointView<Eigen::Lower>());
+  CHECK_NEAR((gram + MatrixXd::Identity(25, 25) - A).cwiseAbs().maxCoeff(), 0.0, 1e-11);
+  CHECK_NEAR(gap(sums.col(25), h), 0.0, 1e-11);
+}
+
+TEST_CASE("FITC over blocks: one training point, no row held") {
+  MatrixXd x(1, 2);
+  x << 0.3, -0.2;
+  const MatrixXd z = (MatrixXd(2, 2) << 0.0, 0.0, 1.0, 1.0).finished();
+  const VectorXd y = VectorXd::Constant(1, 0.7);
+  const gpsvm::MatrixRowSource source(x);
+  const gpsvm::EpsilonInsensitive eps(2.0, 0.1);
+  for (gpsvm::EpSchedule schedule : {gpsvm::EpSchedule::parallel, gpsvm::EpSchedule::sequential}) {
+    const gpsvm::EpControl c = ep_control(schedule);
+    check_same(fit(gpsvm::Kernel::rbf(1.0), source, x, z, 0.0, 0, y, eps, c),
+               fit(gpsvm::Kernel::rbf(1.0), source, x, z, 0.0, -1, y, eps, c), 1e-12,
+               "one point");
+  }
+}
+
+}  // namespace gpsvm_tests_fitc_blocks

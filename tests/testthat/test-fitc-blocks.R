@@ -1,0 +1,79 @@
+# FITC fits whose n x m cross-kernel factor exceeds the memory budget
+# (size rule inducing_factor_mb): the rows beyond it are recomputed in every
+# sweep.  The reference is the fit that holds every row, a different
+# computation (whole-matrix products over the held factor); the fit must be
+# the same to 1e-10, evidence and gradient included, and its plan must say
+# which was done.
+
+# 2000 rows and 100 inducing inputs: a factor of 1.5 MB, over a budget of
+# 1 MB (1310 rows held, 690 recomputed).
+blocks_data <- function(n = 2000, seed = 3) {
+  set.seed(seed)
+  x <- matrix(runif(3 * n, -2, 2), ncol = 3)
+  y <- sin(2 * x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.2)
+  list(x = x, y = y, z = x[seq(1, n, length.out = 100), ])
+}
+
+with_budget <- function(mb, expr) {
+  op <- options(gpsvm.size_policy = list(inducing_factor_mb = mb))
+  on.exit(options(op))
+  expr
+}
+
+test_that("the held rows follow the budget; the plan says what was done", {
+  expect_null(with_budget(1, gpsvm:::.inducing_held_rows(1000, 100)))
+  expect_identical(with_budget(1, gpsvm:::.inducing_held_rows(2000, 100)),
+                   as.integer(floor(2^20 / 800)))
+  expect_identical(with_budget(1, gpsvm:::.inducing_held_rows(10^6, 500)), 262L)
+  expect_null(gpsvm:::.inducing_held_rows(10^5, 500))  # 400 MB, the default holds it
+})
+
+test_that("mfsvr(): rows recomputed beyond the budget give the fit that holds them", {
+  skip_on_cran()
+  d <- blocks_data()
+  fit_at <- function(mb) {
+    with_budget(mb, gpsvm:::.mfsvr_fit(d$x, d$y, C = 3, epsilon = 0.1, kernel = rbf_kernel(0.8),
+                                       control = mfsvr_control(tol = 1e-10), gradient = TRUE,
+                                       inducing = d$z))
+  }
+  held <- fit_at(1000)
+  blocks <- fit_at(1)
+  expect_null(held$inducing_held_rows)
+  expect_identical(blocks$inducing_held_rows, 1310L)
+  expect_true(blocks$convergence$converged)
+  expect_equal(blocks$site_precision, held$site_precision, tolerance = 1e-10)
+  expect_equal(blocks$site_nu, held$site_nu, tolerance = 1e-10)
+  expect_equal(blocks$fitted.values, held$fitted.values, tolerance = 1e-10)
+  expect_equal(blocks$variance, held$variance, tolerance = 1e-10)
+  expect_equal(blocks$inducing_weights, held$inducing_weights, tolerance = 1e-10)
+  expect_equal(blocks$log_evidence, held$log_evidence, tolerance = 1e-12)
+  expect_equal(blocks$gradient, held$gradient, tolerance = 1e-9)
+  # the sweeps are the same sweeps: as many of them
+  expect_identical(blocks$convergence$iterations, held$convergence$iterations)
+})
+
+test_that("mfsvr() and gpc() with inducing =: the same fit, predictions and plan row", {
+  skip_on_cran()
+  d <- blocks_data()
+  fits <- lapply(c(1000, 1), function(mb) with_budget(mb, suppressMessages(list(
+    reg = mfsvr(d$x, d$y, C = 3, epsilon = 0.1, kernel = rbf_kernel(0.8), inducing = d$z),
+    cls = gpc(d$x, factor(d$y > 0), kernel = rbf_kernel(0.8), noise = 0.1, kappa = 0,
+              optimize = FALSE, inducing = d$z, control = gpc_control(tol = 1e-10))))))
+  new <- d$x[1:5, ] + 0.05
+  p_held <- predict(fits[[1]]$reg, new, se.fit = TRUE)
+  p_blocks <- predict(fits[[2]]$reg, new, se.fit = TRUE)
+  expect_equal(p_blocks$fit, p_held$fit, tolerance = 1e-10)
+  expect_equal(p_blocks$se.fit, p_held$se.fit, tolerance = 1e-10)
+  expect_equal(predict(fits[[2]]$cls, new, type = "prob"),
+               predict(fits[[1]]$cls, new, type = "prob"), tolerance = 1e-10)
+  expect_equal(logLik(fits[[2]]$cls), logLik(fits[[1]]$cls), tolerance = 1e-12)
+  for (k in c("reg", "cls")) {
+    plans <- lapply(fits, function(f) gpsvm_plan(f[[k]]))
+    rows <- lapply(plans, function(p) p[p$step == "factor", ])
+    expect_identical(rows[[1]]$size_rule, "inducing_factor_mb")
+    expect_match(rows[[1]]$choice, "held in memory")
+    expect_match(rows[[2]]$choice, "first 1310 rows held, the other 690 recomputed")
+    expect_match(rows[[2]]$by, "(1.53 MB > 1)", fixed = TRUE)
+    expect_true(all(c(rows[[1]]$exact, rows[[2]]$exact)))
+  }
+})
