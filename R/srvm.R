@@ -173,7 +173,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
     }, kernel, x, y, scale, optimize, weigh_linear)
   })
   # the refits learn lambda from the start that won on all rows only (half
-  # the cost of both starts: on 283 rows of BostonHousing 0.38 s against 0.73)
+  # the cost of both starts)
   refit_control <- fit$control
   refit_control$lambda_init <- fit$lambda_init
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
@@ -297,11 +297,11 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 }
 
 # The penalty matrix costs n_p d (m + 1)^2 / 2 multiply-adds a start (n_p
-# penalty points, d input columns, m candidate centres): on 300 rows of
-# 20000 inputs, 2.7e11, where the rest of the fit is seconds.  Beyond
-# .srvm_penalty_budget for all `starts` the fit is refused before any work
-# (before the width, whose distances alone took 5 s there), from the n x d
-# inputs as given (the candidates at most n, or `basis`).
+# penalty points, d input columns, m candidate centres): on wide inputs it
+# is most of the fit, by far.  Beyond .srvm_penalty_budget for all
+# `starts` the fit is refused before any work (before the width, whose
+# distances alone are costly there), from the n x d inputs as given (the
+# candidates at most n, or `basis`).
 .srvm_penalty_budget <- 1e11
 .check_penalty_cost <- function(penalty, n, d, basis, starts) {
   default <- .default_basis("srvm")
