@@ -198,8 +198,9 @@ inline InducingKernelGradient inducing_kernel_gradient(
   Eigen::VectorXd e(n);
   Eigen::MatrixXd GWG = Eigen::MatrixXd::Zero(m, m), GeG = Eigen::MatrixXd::Zero(m, m);
   double trace_r = 0.0;
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
+  InterruptPoll poll(interrupt);
+  // (one thread: its blocks add to the same sums, in row order)
+  blocks_in_rounds(n, block, 1, poll, [&](Eigen::Index s, Eigen::Index len, int) {
     const auto Gb = b.G.middleRows(s, len);
     const Eigen::ArrayXd q = q_all.segment(s, len).array();
     const Eigen::ArrayXd Wb = W.segment(s, len).array();
@@ -209,8 +210,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
     Gw.noalias() += Gb.transpose() * weights.middleRows(s, len);
     add_weighted_gram(GWG, Gb, W.segment(s, len));
     add_weighted_gram(GeG, Gb, e.segment(s, len));
-    if (interrupt) interrupt();
-  }
+  });
   InducingKernelGradient out;
   out.diagonal = 0.5 * (weights.squaredNorm() - copies * trace_r);
   if (!kernel.radial()) return out;
@@ -230,17 +230,15 @@ inline InducingKernelGradient inducing_kernel_gradient(
   LA.transpose().solveInPlace(BWGP_t);  // L_A^-T U = ((B W G) P)'
   Eigen::MatrixXd LtBWGP = Lt * BWGP_t.transpose();  // c L' (B W G) P
   LtBWGP *= copies;
-  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(x.cols());
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
+  const Eigen::VectorXd t1 = sum_of_block_terms(n, block, threads_for_pass(n, m), x.cols(), poll,
+                                                 [&](Eigen::Index s, Eigen::Index len) {
     const auto Gb = b.G.middleRows(s, len);
     Eigen::MatrixXd Y = -(Gb.transpose() * e.segment(s, len).asDiagonal());
     Y.noalias() += Gw * weights.middleRows(s, len).transpose();
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
-    t1 += log_width_contraction(kernel, Y, x.middleRows(s, len), b.inducing);
-    if (interrupt) interrupt();
-  }
+    return Eigen::VectorXd(log_width_contraction(kernel, Y, x.middleRows(s, len), b.inducing));
+  });
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();
   return out;
