@@ -1,10 +1,13 @@
 // Threads for the row-block loops of the low-rank and inducing-point (FITC)
 // priors, whose every EP sweep is two passes over an n x m factor, of
-// the greedy choice of inducing inputs (lowrank.hpp), and for the tiles of
-// the dense Cholesky factorisation and what is computed from it (dense.hpp):
-// work that Eigen does not run on several cores itself (its symmetric rank
+// the greedy choice of inducing inputs (lowrank.hpp), for the tiles of
+// the dense Cholesky factorisation and what is computed from it (dense.hpp),
+// and for every other loop over blocks of rows or columns (the Gram matrix,
+// A'A, predictions at new points, gradients in the kernel's widths): work
+// that Eigen does not run on several cores itself (its symmetric rank
 // updates, triangular solves and matrix-vector products are
-// single-threaded).
+// single-threaded).  Every such loop goes through blocks_in_rounds(), which
+// also polls the interrupt between rounds.
 //
 // Through std::thread: each parallel round starts its helper threads and
 // joins them, so that a thread waiting for the others sleeps.  (OpenMP's
