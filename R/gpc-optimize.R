@@ -20,14 +20,11 @@
 # confines the search to the evidence of those rows (on inducing inputs
 # among them); the fit then runs on every row at the values found,
 # warm-started from the best point's sites on those rows.  Beyond a few thousand rows
-# a search on all of them costs several fits, while the fixed noise = 0.1 it
-# replaces made EP itself slow where the data favour a larger one (x
-# uniform on [-5, 5]^2, labels the sign of a noisy sinc's median split,
-# width 1, 500 inducing inputs; held-out log loss on 20000 new rows): on
-# 20000 rows, noise 0.1 took 54 sweeps and 39.7 s (log loss 0.3584); a
-# search on 2000 evenly spaced rows chose 0.68, and the fit at it took 25
-# sweeps from the prior (0.3575), 18 from the search's sites on their rows
-# (a search on 5000 rows chose 0.87, for the same log loss).
+# a search on all of them costs several fits, while a fixed noise = 0.1
+# makes EP itself slow where the data favour a larger noise (more sweeps to
+# the fixed point); a search on evenly spaced rows finds nearly the noise of
+# a search on more rows, for the same held-out log loss, and its sites
+# start the fit near its fixed point (?gpc, "Performance").
 .gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
                           inducing = NULL, settings, rows = NULL) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
@@ -128,9 +125,8 @@
 # rank_tol (the model the fit with optimize = FALSE runs on beyond 1000
 # observations, the same up to rank_tol), else NULL for the dense matrix.
 # A sweep then costs O(n r^2) instead of O(n^3); the check, at most n / 2
-# pivots, about a fifth of a dense sweep.  Measured on 900 points of two
-# spirals (2 inputs): 424 pivots at the width found, 0.91 s instead of 2.65 s
-# for a fit at those values.  The final fit stays dense up to 1000
+# pivots, about a fifth of a dense sweep, so it pays even where the rank
+# is near n / 2 (?gpc_control, "Performance").  The final fit stays dense up to 1000
 # observations, as without a search (exact leave-one-out needs it).
 .search_low_rank <- function(x, kernel, rank_tol) {
   if (nrow(x) <= .size_rule("search_dense_max_n") || rank_tol == 0) return(NULL)
@@ -184,13 +180,10 @@
 
 # Where the search for one width starts: the width given, or for a width
 # the data chose (kernlab's sigest() rule, .data_driven_width()) the middle
-# of sigest()'s estimates, the median heuristic, which is wider.  The
-# evidence's optimum lay above the sigest() width on every one of 32 splits
-# (Pima, breast cancer, Sonar, Ionosphere and mlbench's spirals, twonorm,
-# ringnorm and circle; 1.1 to 11 times it, breast cancer's 9 to 11 times);
-# starting at the median width took 264 evaluations instead of 295 over
-# them, 5.5 instead of 9.5 per breast cancer search, at the same held-out
-# log loss within 0.001.
+# of sigest()'s estimates, the median heuristic, which is wider: the
+# evidence's optimum lies above the sigest() width on the classification
+# benchmarks, often far above, so a start nearer it saves evaluations and
+# finds the same optimum.
 .gpc_start_width <- function(x, kernel) {
   if (!identical(kernel$sigma_rule, "data") || !is.null(kernel$input_widths)) return(kernel$sigma)
   .data_driven_width(x, quantiles = 0.5)

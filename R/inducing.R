@@ -36,11 +36,10 @@
 #'   are never chosen twice and fewer than \eqn{m} points may be used (all
 #'   distinct inputs, at most). Beyond 20000 observations (or \eqn{4m}, if
 #'   more) the candidates are that many evenly spaced rows, and the fit
-#'   uses every row: the choice then costs a fifth of its time at
-#'   \eqn{10^5} rows (at \eqn{m = 500} on two-dimensional inputs, 9 s of
-#'   processor time against 2), with the same evidence and held-out
-#'   figures there, but an input unlike every candidate (an isolated
-#'   outlier on a row left out) is not chosen.
+#'   uses every row: the choice then costs a fraction of its time on every
+#'   row (it is bound by memory, \eqn{O(n m^2)}), for the same evidence and
+#'   held-out figures on the benchmarks, but an input unlike every candidate
+#'   (an isolated outlier on a row left out) is not chosen.
 #' * a numeric matrix or data frame of inducing inputs, one per row, with
 #'   the columns of the training inputs `x` (for the formula interface, of
 #'   the model matrix), in the data's units: they are scaled with the fit's
@@ -101,10 +100,9 @@ NULL
 # factorisation of K, in the order chosen), among at most
 # max(greedy_max_rows, 4 m) evenly spaced rows.  Each pivot costs a pass
 # over the factor's columns so far, n m^2 / 2 multiply-adds in all, bound by
-# memory: with all 10^5 rows of bench-limit.R's 2-D sinc data and m = 500,
-# 9-12 s of processor time within gpc(inducing = 500) (2 threads), on the
-# 20000 rows 2 s, and the fits' log evidence and held-out figures were the
-# same (see ?inducing-points).  The low-rank test (.automatic_inducing())
+# memory, which on many rows is a large part of a fit; on evenly spaced
+# candidates the fits' log evidence and held-out figures stay the same
+# (bench/bench-limit.R).  The low-rank test (.automatic_inducing())
 # looks at every row where a probe of these rows has a low rank: it claims
 # K itself is represented.
 .greedy_rows <- function(kernel, xs, m) {
@@ -153,8 +151,7 @@ NULL
 # represent K to rank_tol (gpc_control()): the same model up to rank_tol
 # (FITC keeps the diagonal exact), at O(n r^2) a sweep.  A kernel matrix
 # without such a rank stays dense up to dense_max_n observations; beyond,
-# where each dense sweep costs O(n^3) (11 s per class at n = 2000 on 36
-# inputs), the fit is the FITC approximation on the first
+# where each dense sweep costs O(n^3), the fit is the FITC approximation on the first
 # automatic_inducing_count pivots, which are what inducing = that count
 # chooses.  The request is resolved on the scaled inputs by
 # .inducing_inputs().
@@ -198,9 +195,8 @@ NULL
 # rank than K (their eigenvalues interlace), so when these need more than
 # low_rank_max pivots, K would too, and the approximation takes its inducing
 # inputs as `inducing = 500` does (.greedy_rows(), on the same rows).  The
-# test on every row costs n low_rank_max^2 / 2 memory-bound multiply-adds:
-# on 30000 rows of Friedman 1 (10 inputs), half of a default mfsvr()
-# fit's 19 s of processor time.  Where the probe has a low rank, every row
+# test on every row costs n low_rank_max^2 / 2 memory-bound multiply-adds,
+# as much as a large part of the fit itself.  Where the probe has a low rank, every row
 # is tested, as the claim is about K itself.
 .probe_rows <- function(xs) xs[.evenly_spaced_rows(nrow(xs), .size_rule("greedy_max_rows")), , drop = FALSE]
 

@@ -122,12 +122,11 @@
 }
 
 # A width per input gives the evidence one parameter per column, and with
-# many columns for the rows it can fit the noise: on mlbench's Ozone with
-# its date factors expanded (55 columns, 133 rows) the search chose a noise
-# sd of 0.3% of the response's and predicted worse than one width (held-out
-# RMSE 6.3 against 4.4).  Real data are seldom that exact, so a noise sd
-# below 1% of the response's is reported.  (On four splits of each of
-# the benchmark's five sets the searches chose 19% to 44%.)
+# many columns for the rows (factors expanded into a column per level) it
+# can fit the noise, choosing a tiny noise sd and predicting worse than one
+# width.  Real data are seldom that exact (the benchmark sets' searches
+# choose tens of percent), so a noise sd below 1% of the response's is
+# reported.
 .per_input_overfit_advice <- function(fit, n_widths) {
   noise_sd <- sqrt(fit$noise_variance)
   ratio <- noise_sd / stats::sd(fit$y)
@@ -293,10 +292,9 @@
 # over the root mean square residual of least squares on the inputs, the C
 # whose noise (variance 2 / C^2 with a narrow tube) has that spread, within
 # the search's range.  The Gaussian kernel's C, fitted to a surface the
-# linear one cannot follow, is too large for it: on 354 rows of Boston
-# housing 10.5 against the linear kernel's 3.89 (least squares: 3.98), on
-# 700 of Friedman 1 8.3 against 2.52 (2.67); its search took 11 and 9 EP
-# sweeps from there instead of 19 and 18.  With as many columns as rows
+# linear one cannot follow, is too large for it, while least squares'
+# residual is close to the linear kernel's own noise, so the search starts
+# near its end and takes fewer EP sweeps.  With as many columns as rows
 # least squares leaves no residual, and the search starts at `fallback`.
 .linear_start_C <- function(x, y, fallback) {
   fit <- stats::lm.fit(cbind(1, x), y)
@@ -312,11 +310,9 @@
 # by default, or mfsvr_control()'s tol where that is looser.  Finer would
 # not make the fit more exact: C itself is only known to the search's
 # tolerance, and EP's residual moves the gradient by about as much per
-# observation.  What the last sweeps bought was invisible: from tol = 1e-9
-# to 1e-6 on 354 rows of Boston housing and 700 of Friedman 1 the log
-# evidence moved by 3e-11 at most, the predictions and the 95% intervals'
-# widths by less than 1e-9 of the widths, and the fits took 17 and 16
-# sweeps instead of 21 and 18.
+# observation.  The sweeps a finer tolerance would add change the log
+# evidence, the predictions and the intervals by amounts far below what
+# they resolve.
 .C_search_ep_tol <- function(search_tol) search_tol * 1e-3
 
 # The record of .mfsvr_choose_C() as .search_outcome() makes it.

@@ -57,30 +57,16 @@
 #' irrelevant, and that bound does not warn. `fit$optimization$estimate`
 #' names them `sigma[<column>]`, and `logLik()` counts each as estimated.
 #' With `inducing`, the search runs on the FITC evidence and its gradient
-#' by width, and the inducing inputs move with the widths. On
-#' four 70/30 held-out splits of mlbench's data (held-out RMSE over
-#' `e1071::svm()`'s with its defaults, one width / a width per input) it
-#' helped on every set, most where some inputs do not matter: Boston
-#' housing 0.90 / 0.74, Friedman 1 0.86 / 0.52, Friedman 2 0.87 / 0.85,
-#' Friedman 3 0.93 / 0.73, Ozone 1.07 / 1.01. Its 95% prediction intervals
-#' held 92-95% of the held-out targets and were narrower on every set than
-#' those with one width (which held 93-96%). The searches took 0.1 to 0.9 s
-#' (13 to 17 parameters on Boston housing and Ozone). Against
-#' `e1071::tune.svm()` over 9 `gamma` x 9 `cost` x 3 `epsilon` with 5-fold
-#' cross-validation on the same splits, it took 2% to 10% of the grid's time
-#' and its RMSE was 0.63 (Friedman 1) to 0.99 (Friedman 2) times the tuned
-#' model's; with one width the RMSE was 0.98 to 1.12 times it. Where one width
-#' falls short the evidence and the held-out error disagree, not the search: on
-#' two splits of Friedman 3 the settings of lower held-out RMSE had log
-#' evidences more than 100 below the maximum found, and on Ozone no fixed
-#' setting beat e1071's default (on 20 splits the best of 90 (width, `C`,
-#' `epsilon`), chosen on the held-out rows, had 1.004 times its RMSE;
-#' `bench/bench-realdata.R`, part "hindsight"). A width per input is a
-#' parameter per column, and with many columns for the rows (a formula expands
-#' each factor into a column per level) the evidence can fit the noise: the
-#' search warns when it chose a noise sd below 1% of the response's (on the
-#' sets above it chose 19% to 44%); compare held-out errors with one width
-#' then.
+#' by width, and the inducing inputs move with the widths. On held-out
+#' splits of benchmark data it helped most where some inputs do not matter,
+#' its intervals held about their level and were narrower than with one
+#' width, and it cost a fraction of a cross-validated grid ("Performance"
+#' below). Where one width falls short the evidence and the held-out error
+#' disagree, not the search. A width per input is a parameter per column, and
+#' with many columns for the rows (a formula expands each factor into a
+#' column per level) the evidence can fit the noise: the search warns when
+#' it chose a noise sd below 1% of the response's; compare held-out errors
+#' with one width then.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
@@ -103,57 +89,27 @@
 #' around the one chosen (kept in `fit$C_mixture`); point predictions stay
 #' those at the chosen `C` (see [predict.gpsvm_regression()]). The six
 #' extra fits are warm-started from the chosen one's sites and cost four to
-#' five fits at a fixed `C`: 3 ms of a 16 ms fit on 21 rows of `attitude`,
-#' about 0.07 s of 0.09-0.13 s on 200 rows of mlbench's Friedman 1.
+#' five fits at a fixed `C`.
 #'
-#' The mixture does not suffice on few rows: on 20 held-out splits of six
-#' small sets (21-35 training rows; `bench/bench-realdata.R`, part
-#' "calibration") its 95% intervals held 0.88-0.96 of the targets (trees
-#' 0.88) and its 80% intervals 0.70-0.84 (below 0.75 on mtcars, trees and
-#' attitude). From 10 to 100 observations the default therefore calibrates
-#' the intervals by cross-validation (`calibration_folds`; see
-#' [predict.gpsvm_regression()]): on the same splits, with the kernel
-#' chosen among the candidates of `kernel`, they held 0.92-0.97 and
-#' 0.76-0.88 (attitude 0.883, more than the 80% asked), on the six larger
-#' sets (142-354 training rows, where the model's own are kept) 0.94-0.97
-#' and 0.77-0.84. The five
-#' refits made the fit 2.9 to 3.6 times as slow (0.04-0.21 s on mtcars,
-#' attitude, LifeCycleSavings and 100 rows of Friedman 1).
+#' The mixture does not suffice on few rows: there its intervals held less
+#' than their level ("Performance" below). From 10 to 100 observations the
+#' default therefore calibrates the intervals by cross-validation
+#' (`calibration_folds`; see [predict.gpsvm_regression()]), which brings
+#' them near their level, at the price of five refits.
 #'
 #' By default the evidence makes two more choices (see `bias` and
 #' `kernel`): a constant offset of the regression function or none, and,
 #' where the two rules disagree, the width of kernlab's sigest rule or
-#' e1071's \eqn{\gamma = 1/p}. On four 70/30 splits of each of 18 data sets
-#' (`bench/bench-realdata.R`, part "choices": Boston housing, Friedman 1-3,
-#' Ozone, Pima glucose, ten of R's small sets and two of mlbench's peaks,
-#' `mlbench.peak(200)` in 2 and 6 inputs) it chose the offset on the peaks,
-#' on Friedman 3 and on three of the Ozone splits, and the \eqn{1/p} width
-#' on every split of `cars`, `faithful`, `LifeCycleSavings`, `rock`,
-#' `trees` and the 2-input peak (most have one to three inputs). Against
-#' the defaults before (no offset, the sigest width) the held-out RMSE fell
-#' to 0.42 and 0.13 on the peaks, 0.84-0.96 on `rock`, `trees`, `faithful`
-#' and `LifeCycleSavings`, 0.99 on Friedman 3 and Ozone, and rose by 4% on
-#' `cars` and 1% on `stackloss`; the worst ratio to `e1071::svm()`'s RMSE
-#' went from 1.23 (`rock`) to 1.03. The fits took 0.98 to 1.4 times as long
-#' where neither second fit was made and up to 2.2 times where one was
-#' (the machine busy; `svr()`, whose search is `mfsvr()`'s, alike).
-#'
-#' The third candidate kernel, the linear one, came later. On the same four
-#' splits of those 18 sets and of `MASS::UScereal` (calories on eight
-#' inputs, 45 training rows) the evidence chose it on every split of
-#' `attitude`, `cars`, `LifeCycleSavings`, `mtcars`, `PimaGlucose`,
-#' `stackloss`, `trees` and `UScereal`, three of `swiss`'s and one of
-#' `Ozone`'s and `rock`'s. Against the choice among the Gaussian widths
-#' alone, `mfsvr()`'s held-out RMSE fell to 0.35 of it on `UScereal`, 0.55
-#' on `stackloss`, 0.66 on `trees` and 0.84-0.99 on `attitude`, `mtcars`,
-#' `cars`, `LifeCycleSavings` and `PimaGlucose`, and rose by 11% on
-#' `Ozone` (on the one split, where the linear kernel's log evidence was
-#' 0.65 above the Gaussian's: RMSE 4.63 against 3.11), 4% on `rock` and 1%
-#' on `swiss`. The linear candidate is one more fit: the defaults on 354
-#' rows of BostonHousing took 0.19 s against 0.11 s without it
-#' (`bench/bench-limit.R`, part "defaults", one run each on a quiet 2-core
-#' machine); on 700 rows of Friedman 1, 0.77 s against 0.90 s, within that
-#' machine's run-to-run spread.
+#' e1071's \eqn{\gamma = 1/p}. The evidence chose the offset where the
+#' function's level is far from the response's mean (as on peaks), and the
+#' \eqn{1/p} width mostly on data of one to three inputs; against no offset
+#' and the sigest width alone, the held-out RMSE fell on most benchmark
+#' sets, for fits that take up to about twice as long where a second fit is
+#' made ("Performance" below; `svr()`, whose search is `mfsvr()`'s, alike).
+#' The third candidate kernel is the linear one: the evidence chose it on
+#' most of R's small data sets and on some splits of others, lowering the
+#' held-out RMSE on most of them and raising it on a few; it costs one more
+#' fit.
 #' `update(fit, C = 2)` evaluates the call again: `mfsvr()` weighs both
 #' choices again at the new `C`, and `svr()` at a `C` given makes neither
 #' (no offset, the sigest width); to refit the same model at another `C`,
@@ -206,6 +162,87 @@
 #' offset (each at its own `C`), and the search starts from the one chosen
 #' (a linear kernel has no width to search).
 #'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' machine; the scripts are in `bench/` of the sources, mostly
+#' `bench/bench-realdata.R`).
+#'
+#' * `C`: on four held-out splits of mlbench's Boston housing, Friedman 1-3
+#'   and Ozone (inputs and response standardised, the data-driven width)
+#'   `C = 5` gave 95% prediction intervals that held 93-98% of the held-out
+#'   targets, where `C = 1` gave intervals four times as wide (holding all)
+#'   and `C = 10` held 69-92%; on a noisier response (plasma glucose from
+#'   the other variables of mlbench's PimaIndiansDiabetes2, 392 complete
+#'   rows) `C = 5` held 79%. Chosen by the evidence, `C` was 2.3 there and
+#'   3.8 to 8.0 on the other five, and the intervals held 94-97% on all six
+#'   (16-23% narrower than with `C = 5` on Boston housing and Friedman 1,
+#'   where those held 97-98%, and 12-25% wider on the other three); the
+#'   held-out RMSE over `e1071::svm()`'s was 0.85-1.02, against 0.87-1.05
+#'   with `C = 5`. The default search cost 1.2 to 1.4 fits at a fixed `C`
+#'   (0.050 s on 354 rows of Boston housing, against 0.041 s; 0.20 s on 700
+#'   rows of Friedman 1, against 0.15 s, on two threads).
+#' * A width per input (four 70/30 splits of mlbench's data; held-out RMSE
+#'   over `e1071::svm()`'s with its defaults, one width / a width per
+#'   input): Boston housing 0.90 / 0.74, Friedman 1 0.86 / 0.52, Friedman 2
+#'   0.87 / 0.85, Friedman 3 0.93 / 0.73, Ozone 1.07 / 1.01. Its 95%
+#'   prediction intervals held 92-95% of the held-out targets (one width:
+#'   93-96%). The searches took 0.1 to 0.9 s (13 to 17 parameters on Boston
+#'   housing and Ozone). Against `e1071::tune.svm()` over 9 `gamma` x 9
+#'   `cost` x 3 `epsilon` with 5-fold cross-validation on the same splits,
+#'   it took 2% to 10% of the grid's time and its RMSE was 0.63 (Friedman
+#'   1) to 0.99 (Friedman 2) times the tuned model's; with one width 0.98 to
+#'   1.12 times it. On two splits of Friedman 3 the settings of lower
+#'   held-out RMSE had log evidences more than 100 below the maximum found,
+#'   and on Ozone no fixed setting beat e1071's default (on 20 splits the
+#'   best of 90 (width, `C`, `epsilon`), chosen on the held-out rows, had
+#'   1.004 times its RMSE; part "hindsight"). The noise sd chosen on these
+#'   sets was 19% to 44% of the response's.
+#' * The mixture over `C`: 3 ms of a 16 ms fit on 21 rows of `attitude`,
+#'   about 0.07 s of 0.09-0.13 s on 200 rows of mlbench's Friedman 1.
+#' * Calibration (part "calibration"; 20 held-out splits of six small sets,
+#'   21-35 training rows): the mixture's 95% intervals held 0.88-0.96 of the
+#'   targets (trees 0.88) and its 80% intervals 0.70-0.84 (below 0.75 on
+#'   mtcars, trees and attitude); calibrated, with the kernel chosen among
+#'   the candidates of `kernel`, 0.92-0.97 and 0.76-0.88 (attitude 0.883),
+#'   and on the six larger sets (142-354 training rows, where the model's
+#'   own are kept) 0.94-0.97 and 0.77-0.84. The five refits made the fit
+#'   2.9 to 3.6 times as slow (0.04-0.21 s on mtcars, attitude,
+#'   LifeCycleSavings and 100 rows of Friedman 1).
+#' * The offset and the width rule (part "choices"; four 70/30 splits of
+#'   each of 18 data sets: Boston housing, Friedman 1-3, Ozone, Pima
+#'   glucose, ten of R's small sets and two of mlbench's peaks,
+#'   `mlbench.peak(200)` in 2 and 6 inputs): the evidence chose the offset
+#'   on the peaks, on Friedman 3 and on three of the Ozone splits, and the
+#'   \eqn{1/p} width on every split of `cars`, `faithful`,
+#'   `LifeCycleSavings`, `rock`, `trees` and the 2-input peak. Against no
+#'   offset and the sigest width the held-out RMSE fell to 0.42 and 0.13 on
+#'   the peaks, 0.84-0.96 on `rock`, `trees`, `faithful` and
+#'   `LifeCycleSavings`, 0.99 on Friedman 3 and Ozone, and rose by 4% on
+#'   `cars` and 1% on `stackloss`; the worst ratio to `e1071::svm()`'s RMSE
+#'   went from 1.23 (`rock`) to 1.03. The fits took 0.98 to 1.4 times as
+#'   long where neither second fit was made and up to 2.2 times where one
+#'   was (the machine busy).
+#' * The linear candidate (the same splits and `MASS::UScereal`, calories
+#'   on eight inputs, 45 training rows): chosen on every split of
+#'   `attitude`, `cars`, `LifeCycleSavings`, `mtcars`, `PimaGlucose`,
+#'   `stackloss`, `trees` and `UScereal`, three of `swiss`'s and one of
+#'   `Ozone`'s and `rock`'s. Against the choice among the Gaussian widths
+#'   alone, the held-out RMSE fell to 0.35 of it on `UScereal`, 0.55 on
+#'   `stackloss`, 0.66 on `trees` and 0.84-0.99 on `attitude`, `mtcars`,
+#'   `cars`, `LifeCycleSavings` and `PimaGlucose`, and rose by 11% on
+#'   `Ozone` (on the one split, where the linear kernel's log evidence was
+#'   0.65 above the Gaussian's: RMSE 4.63 against 3.11), 4% on `rock` and
+#'   1% on `swiss`. The defaults on 354 rows of BostonHousing took 0.19 s
+#'   against 0.11 s without it (`bench/bench-limit.R`, part "defaults", one
+#'   run each on a quiet 2-core machine); on 700 rows of Friedman 1, 0.77 s
+#'   against 0.90 s, within that machine's run-to-run spread.
+#' * `inducing` beyond 2000 observations: on 4000 rows of mlbench's
+#'   Friedman 2 and 3 (4 inputs, 2000 held out) 2 s instead of 70 s, the
+#'   same held-out RMSE to three digits; on Friedman 1 (10 inputs, 5 of
+#'   them irrelevant) 1.5 s instead of 57 s, but RMSE 1.31 against the
+#'   dense fit's 1.15 (e1071's default: 1.26); `inducing = 1000` gave 1.19
+#'   in 5.8 s.
+#'
 #' @param x A numeric vector, matrix or data frame of inputs (one row per
 #'   observation), or a formula for `mfsvr.formula`.
 #' @param y Numeric targets, one per row of `x`.
@@ -214,19 +251,10 @@
 #'   standard deviation is about \eqn{\sqrt 2 / C}), or `NULL` (the
 #'   default): chosen by the evidence where `optimize = NULL` searches (see
 #'   there), starting from 5, and 5 elsewhere. Since `C` sets the noise
-#'   level, no one value suits every data set: on four held-out splits of
-#'   mlbench's Boston housing, Friedman 1-3 and Ozone (inputs and response
-#'   standardised, the data-driven width) `C = 5` gave 95% prediction
-#'   intervals that held 93-98% of the held-out targets, where `C = 1` gave
-#'   intervals four times as wide (holding all) and `C = 10` held 69-92%;
-#'   but on a noisier response (plasma glucose from the other variables of
-#'   mlbench's PimaIndiansDiabetes2, 392 complete rows) `C = 5` held 79%.
-#'   Chosen by the evidence, `C` was 2.3 there and 3.8 to 8.0 on the other
-#'   five, and the intervals held 94-97% of the held-out targets on all six
-#'   (16-23% narrower than with `C = 5` on Boston housing and Friedman 1,
-#'   where those held 97-98%, and 12-25% wider on the other three); the
-#'   held-out RMSE over `e1071::svm()`'s was 0.85-1.02, against 0.87-1.05
-#'   with `C = 5`. A very large `C` makes the
+#'   level, no one value suits every data set: a fixed `C` gives intervals
+#'   that hold their level on some data and not on noisier ones, where the
+#'   evidence's `C` holds it on all ("Performance" below). A very large `C`
+#'   makes the
 #'   likelihood nearly a hard tube, on which EP may not settle: a run whose
 #'   posterior marginals still move by more than a posterior standard
 #'   deviation per sweep after `max_iter` sweeps (at least 50) is an error,
@@ -267,9 +295,8 @@
 #'   search moves `C` within one EP run while the sites converge (a Newton
 #'   step on the evidence's curvature in `log C`, then secant steps on its
 #'   gradient), EP converging to the search's accuracy (see `tol` in
-#'   [mfsvr_control()]), and costs 1.2 to 1.4 fits at a fixed `C` (0.050 s
-#'   on 354 rows of Boston housing, against 0.041 s; 0.20 s on 700 rows of
-#'   Friedman 1, against 0.15 s, on two threads). On the data as given
+#'   [mfsvr_control()]), and costs a little more than one fit at a fixed
+#'   `C`. On the data as given
 #'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
 #'   keeps that `C`. On nearly noise-free data the evidence rises without end as
 #'   `C` grows; the default search then stops at a large `C` without a warning
@@ -287,12 +314,9 @@
 #'   rank (1000 pivots do not represent it to `rank_tol` in
 #'   [mfsvr_control()]), the fit is the FITC approximation on the 500
 #'   inducing inputs `inducing = 500` chooses, as in [gpc()], and `print()`
-#'   says so: a dense sweep costs
-#'   \eqn{O(n^3)}. Measured on 4000 rows of mlbench's Friedman 2 and 3 (4
-#'   inputs, 2000 held out): 2 s instead of 70 s, the same held-out RMSE to
-#'   three digits. On Friedman 1 (10 inputs, 5 of them irrelevant): 1.5 s
-#'   instead of 57 s, but RMSE 1.31 against the dense fit's 1.15 (e1071's
-#'   default: 1.26); `inducing = 1000` gave 1.19 in 5.8 s.
+#'   says so: a dense sweep costs \eqn{O(n^3)}. Where a few of many inputs
+#'   matter, 500 inducing inputs can be too few, and a larger count (or
+#'   the dense prior) gives a lower error ("Performance" below).
 #'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix.
 #' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the
 #'   latent function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added

@@ -144,10 +144,8 @@ NULL
 #' processors idle at that moment (on Linux, the processors less the other
 #' runnable threads the system counts): a round of threads waits for the
 #' slowest, and one that must wait for a processor held by other work holds
-#' up the round. On a two-core machine with a dozen runnable threads of
-#' other work, dense [mfsvr()] fits on 300 to 1500 rows took 1.2 to 3 times
-#' as long on two threads as on one before this rule, and the same time
-#' with it. `options(gpsvm.threads_follow_load = FALSE)` before
+#' up the round, so that on a busy machine two threads could take longer
+#' than one ("Performance" below). `options(gpsvm.threads_follow_load = FALSE)` before
 #' `gpsvm_threads(n)` starts the threads whatever the load (to time them,
 #' say).
 #'
@@ -157,20 +155,29 @@ NULL
 #' usual settings (`mc.cores`, cgroups, a batch scheduler's allocation, and 2
 #' under `R CMD check --as-cran`). `OMP_THREAD_LIMIT` caps it further. The
 #' number set is at most the processors the process may run on: more
-#' threads than processors only wait for each other (1000 of them made a
-#' 300-row [mfsvr()] fit take 8 to 11 s instead of 0.04 s), so
+#' threads than processors only wait for each other, so
 #' `gpsvm_threads(1000)` on a machine with two cores sets 2, and
 #' `gpsvm_threads()` then says so.
 #' Threads only start where the work is large enough to gain from them: a
-#' pass over an n x m matrix of at least 5e7 multiply-adds (n m^2; 200 rows
-#' at m = 500, 4435 at m = 300, none at the rank of a linear kernel), the
-#' greedy choice of inducing inputs on 8192 rows or more, a factorisation
-#' of order 512 or more; smaller fits, and everything else in the package,
-#' run on one thread whatever the setting. On a machine with two cores a
-#' sweep at 10^5 observations and 500 inducing inputs took 0.6 to 0.75
-#' times as long on two threads as on one, a dense sweep at 700 and 2000
-#' observations 0.55 to 0.6 times, and [gpc()]'s default fit on 4435 rows
-#' (FITC on 300 inputs) 0.65 times.
+#' pass over an n x m matrix, or another loop over blocks of rows
+#' (predictions, gradients in the kernel's widths, cross products), of at
+#' least 5e7 multiply-adds (n m^2 for a pass; 200 rows at m = 500, 4435 at
+#' m = 300, none at the rank of a linear kernel), the greedy choice of
+#' inducing inputs on 8192 rows or more, a factorisation or Gram matrix of
+#' order 512 or more; smaller fits, and the solvers that work one site or
+#' one pair at a time, run on one thread whatever the setting.
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on 2-core
+#' machines; `bench/bench-threads.R` in the sources): a sweep at 10^5
+#' observations and 500 inducing inputs took 0.6 to 0.75 times as long on
+#' two threads as on one, a dense sweep at 700 and 2000 observations 0.55
+#' to 0.6 times, and [gpc()]'s default fit on 4435 rows (FITC on 300
+#' inputs) 0.65 times. With a dozen runnable threads of other work, dense
+#' [mfsvr()] fits on 300 to 1500 rows took 1.2 to 3 times as long on two
+#' threads as on one when the threads did not follow the load, and the same
+#' time when they did. 1000 threads on two cores made a 300-row [mfsvr()]
+#' fit take 8 to 11 s instead of 0.04 s.
 #'
 #' @param threads `NULL` (the default) to ask, or a whole number >= 1 to set
 #'   (at most the processors available; more count as their number).

@@ -427,8 +427,8 @@ plot.gpsvm_svr <- function(x, ..., bound = FALSE) {
        }))
 }
 
-# `which` as panel names: numbers map to the numbered panels (NULL, as
-# plot() once took it, is the fit).
+# `which` as panel names: numbers map to the numbered panels (NULL is the
+# fit).
 .check_panels <- function(which, panels) {
   if (is.null(which)) return("fit")
   numbers <- vapply(panels, `[[`, integer(1), "number")

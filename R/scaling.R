@@ -153,8 +153,8 @@
 
 # The last width .data_driven_width() computed and the rows it came from:
 # a default fit asks for the same one several times (its kernel, then each
-# candidate's search bounds: three times in mfsvr(), at 15 ms each on 700
-# rows of 10 inputs, a tenth of the fit's time).  The rows it looks at are
+# candidate's search bounds: three times in mfsvr(), a sizeable part of a
+# small fit's time).  The rows it looks at are
 # at most 1000, and are not kept beyond .width_memory_max entries (8 MB).
 .width_memory <- new.env(parent = emptyenv())
 .width_memory_max <- 1e6

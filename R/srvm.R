@@ -40,12 +40,8 @@
 #' evidence on average. By default (`lambda_init = NULL`) a fit to scaled data
 #' is run from both and keeps the one of higher evidence, at about twice the
 #' cost; with `scale = FALSE` it starts strong only, so that fits to data as
-#' given reproduce the paper. On mlbench's Ozone (142 training rows, 20 splits)
-#' the weak start won 18 times in 20 and the held-out RMSE fell by 6%.
-#' Its RMSE there stays 1.05 times that of `e1071::svm()` with its defaults
-#' (as does that of [rvm()]), and no width from half to four times the
-#' data-driven one brings it lower, even one chosen on the held-out rows
-#' (`bench/bench-realdata.R`, part "hindsight").
+#' given reproduce the paper. On held-out splits of benchmark data the weak
+#' start usually won and lowered the held-out error ("Performance" below).
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting (see "Scaling" in [svr()]): the penalty then
@@ -77,23 +73,47 @@
 #'   from every candidate (\eqn{r = m + 1}). Forming \eqn{H'H} and the
 #'   penalty matrix costs \eqn{O((n + n_p d) m^2)} once (\eqn{n_p} penalty
 #'   points in \eqn{d} dimensions); memory is \eqn{O(n m + m^2)}. With every
-#'   input a candidate that is \eqn{O(n^3)} a step and \eqn{O(n^2)} memory:
-#'   about 18 s at \eqn{n = 2000} and minutes at \eqn{n = 5000}. The default
-#'   therefore offers at most 1000 candidates, chosen as in [rvm()]: on
-#'   two-dimensional inputs the fit takes about half a second at
-#'   \eqn{n = 2000} (where the chosen candidates also gave a higher evidence
-#'   and a lower test error than all 2000) and 5 s and 320 MB at
-#'   \eqn{n = 20000}, from one start. The default's two starts on scaled
-#'   data (see "Starting point") took 1.7 to 1.8 times as long as one.
+#'   input a candidate that is \eqn{O(n^3)} a step and \eqn{O(n^2)} memory,
+#'   minutes beyond a few thousand observations. The default therefore
+#'   offers at most 1000 candidates, chosen as in [rvm()]; the two starts on
+#'   scaled data (see "Starting point") cost nearly twice one. A step's
+#'   updates need the posterior covariance's diagonal and one trace, which
+#'   come from the Cholesky factor without forming the covariance; the
+#'   covariance is formed once, for the fit.
 #'
 #'   The penalty matrix is the costly part on wide inputs: each start forms
 #'   it in about \eqn{n_p d (m + 1)^2 / 2} multiply-adds. A fit whose starts
-#'   would need more than \eqn{10^{11}} of them (minutes: 300 rows of 20000
-#'   inputs need \eqn{5.4 \times 10^{11}} for the default's two starts) is
+#'   would need more than \eqn{10^{11}} of them (minutes) is
 #'   refused before any work, naming the figure and what to change: fewer
 #'   penalty points (`at` in [roughness_penalty()]), fewer input columns
 #'   (principal components, say), fewer candidates (`basis`), or [rvm()],
 #'   which has no penalty.
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' machine; `bench/bench-srvm.R` and `bench/bench-realdata.R` in the
+#' sources).
+#'
+#' * Starting point: on mlbench's Ozone (142 training rows, 20 splits) the
+#'   weak start won 18 times in 20 and the held-out RMSE fell by 6%. Its
+#'   RMSE there stays 1.05 times that of `e1071::svm()` with its defaults
+#'   (as does that of [rvm()]), and no width from half to four times the
+#'   data-driven one brings it lower, even one chosen on the held-out rows
+#'   (part "hindsight").
+#' * Cost: with every input a candidate, about 18 s at \eqn{n = 2000} and
+#'   minutes at \eqn{n = 5000}; with the default's 1000 candidates on
+#'   two-dimensional inputs about half a second at \eqn{n = 2000} (where
+#'   the chosen candidates also gave a higher evidence and a lower test
+#'   error than all 2000) and 5 s and 320 MB at \eqn{n = 20000}, from one
+#'   start; the two starts took 1.7 to 1.8 times as long as one. 300 rows
+#'   of 20000 inputs need \eqn{5.4 \times 10^{11}} multiply-adds of the
+#'   penalty for the default's two starts.
+#' * The linear kernel (the benchmark of `kernel`): held-out RMSE 0.33,
+#'   0.53, 0.57, 0.79, 0.84 and 0.96 times the Gaussian kernel's alone on
+#'   `MASS::UScereal`, `trees`, `stackloss`, `attitude`, `mtcars` and
+#'   `cars`, 1.05 on `rock` and 1.08 on Ozone; on 1000 rows of Friedman 1
+#'   in 5 inputs the linear fit took 3.8 s from both starts and 2.1 s from
+#'   one (the Gaussian kernel's fit 8.7 s).
 #'
 #' @inheritParams rvm
 #' @param basis The number of training inputs offered as centres of basis
@@ -102,16 +122,10 @@
 #' @param penalty A [roughness_penalty()]. Where the linear kernel is
 #'   chosen (see `kernel`), a penalty on second or higher
 #'   derivatives vanishes on its basis functions: \eqn{\lambda} is then 0
-#'   and the model is that of [rvm()] (the held-out RMSE on the benchmark
-#'   of `kernel`: 0.33, 0.53, 0.57, 0.79, 0.84 and 0.96 times the Gaussian
-#'   kernel's alone on `MASS::UScereal`, `trees`, `stackloss`, `attitude`,
-#'   `mtcars` and `cars`, 1.05 on `rock` and 1.08 on Ozone). The kernels are
-#'   weighed as in [rvm()], by a Gaussian process's evidence. The linear
-#'   candidate is fitted from the first
-#'   of the starts in `lambda_init` only, as \eqn{\lambda} no longer
-#'   matters: on 1000 rows of Friedman 1 in 5 inputs the two starts ended
-#'   in the same linear fit, which took 3.8 s from both and 2.1 s from one
-#'   (the Gaussian kernel's fit 8.7 s).
+#'   and the model is that of [rvm()]. The kernels are weighed as in
+#'   [rvm()], by a Gaussian process's evidence. The linear candidate is
+#'   fitted from the first of the starts in `lambda_init` only, as
+#'   \eqn{\lambda} does not matter there: both starts end in the same fit.
 #' @param control A list from [srvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
 #'   [rbf_kernel()] by maximising the log marginal likelihood, as in [rvm()].
@@ -173,7 +187,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
     }, kernel, x, y, scale, optimize, weigh_linear)
   })
   # the refits learn lambda from the start that won on all rows only (half
-  # the cost of both starts: on 283 rows of BostonHousing 0.38 s against 0.73)
+  # the cost of both starts)
   refit_control <- fit$control
   refit_control$lambda_init <- fit$lambda_init
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
@@ -297,11 +311,11 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 }
 
 # The penalty matrix costs n_p d (m + 1)^2 / 2 multiply-adds a start (n_p
-# penalty points, d input columns, m candidate centres): on 300 rows of
-# 20000 inputs, 2.7e11, where the rest of the fit is seconds.  Beyond
-# .srvm_penalty_budget for all `starts` the fit is refused before any work
-# (before the width, whose distances alone took 5 s there), from the n x d
-# inputs as given (the candidates at most n, or `basis`).
+# penalty points, d input columns, m candidate centres): on wide inputs it
+# is most of the fit, by far.  Beyond .srvm_penalty_budget for all
+# `starts` the fit is refused before any work (before the width, whose
+# distances alone are costly there), from the n x d inputs as given (the
+# candidates at most n, or `basis`).
 .srvm_penalty_budget <- 1e11
 .check_penalty_cost <- function(penalty, n, d, basis, starts) {
   default <- .default_basis("srvm")

@@ -80,17 +80,17 @@
 #' kernel matrix has no low rank it is, as for [mfsvr()], the evidence of
 #' the FITC approximation on 500 pivots (see `inducing` there). It is
 #' computed when asked for (`logLik()`, `print()`, `summary()`,
-#' `glance()`), which costs an EP fit (measured: 0.1 s of CPU on 354
-#' observations, 1.5 s on 3000), and stored by a search that computed it.
+#' `glance()`), which costs an EP fit, and stored by a search that computed
+#' it.
 #' The threshold `b` of `bias = TRUE` is a known prior mean to it. The
 #' paper's own approximation, eq. (16), expands the log posterior around
 #' the MAP solution; it is
 #' `evidence(fit, method = "eq16")` (with the refined form of section 3.1,
 #' `"refined"`). It is not the model's evidence: on the benchmark's splits
-#' (`bench/bench-realdata.R`, part "calibration") it exceeded the EP value
-#' by 14 to 49 nats on 21-35 rows and by 110 to 290 on 140-350 rows, so that
-#' compared across models it made `svr(optimize = TRUE)` the fit of highest
-#' evidence on every set, whatever its intervals.
+#' it exceeded the EP value by tens to hundreds of nats ("Performance"
+#' below), so that compared across models it would make
+#' `svr(optimize = TRUE)` the fit of highest evidence, whatever its
+#' intervals.
 #'
 #' @section Choosing C:
 #' `optimize = TRUE` (or `"C"`) chooses `C` by the evidence, as `optimize`
@@ -98,37 +98,20 @@
 #' `fit$optimization` (see [mfsvr()]; its `path` lists the values of `C`
 #' tried with their log evidence, and `evidence` says which evidence was
 #' maximised). `optimize = NULL`, the default, chooses `C` when the call
-#' gives none, on standardised data (`scale = TRUE`) of at most 1000
-#' observations; otherwise `C` is the one given, or 1
+#' gives none, on standardised data (`scale = TRUE`) of at most
+#' `search_max_n` observations ([gpsvm_size_policy()]); otherwise `C` is the one given, or 1
 #' (e1071's `cost`). Read as a likelihood, `C = 1` on a standardised
 #' response implies a noise standard deviation of about 1.4 times the
 #' response's, so its prediction intervals are wide; the evidence's `C`
-#' sets the noise the data support. On 20 held-out 70/30 splits of six
-#' mlbench data sets (`bench/bench-realdata.R`, part "calibration") its 95%
-#' prediction intervals held 0.94-0.96 of the targets, and on six small sets
-#' of 21-35 training rows 0.88-0.93 at the chosen `C` alone (0.88-0.94
-#' integrated over it, below), where those of `C = 1` held 0.97-1.00 at
-#' 2.5 to 4 times the width; they were 0.95-1.10 times as wide as
-#' [mfsvr()]'s. The held-out RMSE was 0.83 to 1.04 times that of `C = 1`
-#' (above 1.02 on three noisy sets: PimaIndiansDiabetes2's glucose,
-#' LifeCycleSavings and attitude, 1.023 to 1.035; there the evidence's `C`, on
-#' average 1.7 to 3.8, suits the posterior mean, whose RMSE was within 1.2% of
-#' `C = 1`'s, more than this posterior mode: half that `C` brought the mode
-#' within 1.6%, while choosing `epsilon` by the evidence too did not).
-#' With so few rows the evidence's `C` is itself uncertain, and up to 200
-#' observations the prediction intervals integrate over it (see
-#' [predict.gpsvm_regression()]): on the six small sets their 95% intervals
-#' held 0.88-0.94 of the targets (0.88-0.93 at the chosen `C` alone; 0.92
-#' or more on four sets, against one) and their 80% intervals 0.69-0.84
-#' (0.69-0.84; 0.75 or more on three sets, against one), 2% to 5% wider.
-#' The mixture widens the tails more than the body, and the 80% intervals
-#' stay too narrow on mtcars, LifeCycleSavings and attitude: what
-#' they miss is the shape of the noise (`epsilon` is not searched), not its
-#' scale alone. One fixed `C` and `epsilon` for each set,
-#' chosen on the held-out rows themselves, brought [mfsvr()]'s 95% and 80%
-#' intervals within 0.92-0.98 and 0.75-0.85 on each of the six (part
-#' "hindsight"): the model can describe these data; the evidence of so few
-#' rows does not find the setting.
+#' sets the noise the data support: its intervals hold about their level
+#' on the benchmark data, where those of `C = 1` are far too wide, for a
+#' held-out RMSE near `C = 1`'s ("Performance" below). On few rows the
+#' evidence's `C` is itself uncertain, and up to 200 observations the
+#' prediction intervals integrate over it (see
+#' [predict.gpsvm_regression()]). On very few rows the intervals can stay
+#' too narrow: what they miss is the shape of the noise (`epsilon` is not
+#' searched), not its scale alone; the model can describe such data, but
+#' the evidence of so few rows does not find the setting.
 #' [svr_control()]'s `C_search` says how:
 #'
 #' * `"evidence"` (the default) maximises the log evidence
@@ -167,6 +150,33 @@
 #' `optimize = TRUE`, `"fixed_point"` is `optimize = TRUE` with
 #' `control = svr_control(C_search = "fixed_point")`, and the record that
 #' was `fit$C_selection` (and `fit$C_path`) is `fit$optimization`.
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' machine; `bench/bench-realdata.R` in the sources).
+#'
+#' * The evidence: an EP fit took 0.1 s of CPU on 354 observations, 1.5 s
+#'   on 3000. Eq. (16) exceeded the EP value by 14 to 49 nats on 21-35 rows
+#'   and by 110 to 290 on 140-350 rows (part "calibration").
+#' * Choosing C (part "calibration"): on 20 held-out 70/30 splits of six
+#'   mlbench data sets the 95% prediction intervals held 0.94-0.96 of the
+#'   targets, and on six small sets of 21-35 training rows 0.88-0.93 at the
+#'   chosen `C` alone, where those of `C = 1` held 0.97-1.00 at 2.5 to 4
+#'   times the width; they were 0.95-1.10 times as wide as [mfsvr()]'s. The
+#'   held-out RMSE was 0.83 to 1.04 times that of `C = 1` (above 1.02 on
+#'   three noisy sets: PimaIndiansDiabetes2's glucose, LifeCycleSavings and
+#'   attitude, 1.023 to 1.035; there the evidence's `C`, on average 1.7 to
+#'   3.8, suits the posterior mean, whose RMSE was within 1.2% of `C = 1`'s,
+#'   more than this posterior mode: half that `C` brought the mode within
+#'   1.6%, while choosing `epsilon` by the evidence too did not). Integrated
+#'   over `C`, on the six small sets the 95% intervals held 0.88-0.94 of the
+#'   targets (0.92 or more on four sets, against one at the chosen `C`
+#'   alone) and the 80% intervals 0.69-0.84 (0.75 or more on three sets,
+#'   against one), 2% to 5% wider; the 80% intervals stayed too narrow on
+#'   mtcars, LifeCycleSavings and attitude. One fixed `C` and `epsilon` for
+#'   each set, chosen on the held-out rows themselves, brought [mfsvr()]'s
+#'   95% and 80% intervals within 0.92-0.98 and 0.75-0.85 on each of the
+#'   six (part "hindsight").
 #'
 #' @param x A numeric matrix, data frame or vector of inputs (one row per
 #'   point), or a formula for the formula method.

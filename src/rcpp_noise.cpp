@@ -3,6 +3,7 @@
 // new target.  The model itself is gpsvm::EpsilonInsensitive (likelihoods.hpp).
 #include "gpsvm_glue.h"
 
+#include <gpsvm/interrupt.hpp>
 #include <gpsvm/likelihoods.hpp>
 
 // [[Rcpp::depends(RcppEigen)]]
@@ -23,8 +24,9 @@ Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVect
   if (p.size() < 1) Rcpp::stop("'p' is empty");
   if (var.size() != mean.size()) Rcpp::stop("'mean' and 'var' differ in length");
   Rcpp::NumericVector out(mean.size());
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
   for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    if (i % 1024 == 0) Rcpp::checkUserInterrupt();
+    poll();
     out[i] = lik.predictive_quantile(p[i % p.size()], mean[i], var[i]);
   }
   return out;
@@ -48,8 +50,9 @@ Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::Num
   std::vector<double> m(k), v(k), c(C.begin(), C.end()), e(epsilon.begin(), epsilon.end()),
       w(weight.begin(), weight.end());
   Rcpp::NumericVector out(mean.nrow());
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
   for (int i = 0; i < mean.nrow(); ++i) {
-    if (i % 256 == 0) Rcpp::checkUserInterrupt();
+    poll();
     for (int j = 0; j < k; ++j) {
       m[j] = mean(i, j);
       v[j] = var(i, j);
@@ -71,8 +74,9 @@ Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector me
   if (q.size() != mean.size() || var.size() != mean.size())
     Rcpp::stop("'q', 'mean' and 'var' differ in length");
   Rcpp::NumericVector out(mean.size());
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
   for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    if (i % 1024 == 0) Rcpp::checkUserInterrupt();
+    poll();
     if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(q[i]) ||
         !std::isfinite(mean[i]))
       Rcpp::stop("'q', 'mean' and 'var' must be finite, 'var' >= 0");
@@ -94,8 +98,9 @@ Rcpp::NumericVector cpp_epsins_log_density(Rcpp::NumericVector t, Rcpp::NumericV
   if (t.size() != mean.size() || var.size() != mean.size())
     Rcpp::stop("'t', 'mean' and 'var' differ in length");
   Rcpp::NumericVector out(mean.size());
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
   for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    if (i % 1024 == 0) Rcpp::checkUserInterrupt();
+    poll();
     if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(t[i]) ||
         !std::isfinite(mean[i]))
       Rcpp::stop("'t', 'mean' and 'var' must be finite, 'var' >= 0");

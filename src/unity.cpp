@@ -3,8 +3,7 @@
 // Every glue file includes gpsvm_glue.h, and through it the core's inline
 // functions, whose Eigen expressions are instantiated in each translation
 // unit that sees them: compiled one file at a time, most of the work was
-// the same headers again (seven glue files took about 200 s of CPU at -O2;
-// this one file takes about 40 s).  src/Makevars therefore builds this file
+// the same headers again, once per glue file.  src/Makevars therefore builds this file
 // alone (OBJECTS), and names the files it includes as its dependencies, so
 // that an in-place build notices an edit to any of them.  A glue file added
 // to src/ must be added here too: otherwise its functions are missing at

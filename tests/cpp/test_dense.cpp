@@ -103,4 +103,68 @@ TEST_CASE("dense: the jittered Cholesky factor of singular and ill-conditioned k
   CHECK(gpsvm::jittered_cholesky(MatrixXd(0, 0), 1e-2, 0.0, "K").lower.size() == 0);
 }
 
+// A^-1's diagonal and tr(A^-1 C) from blocks of columns of L^-1 (never L^-1
+// whole) against a reference in long double from A itself (Eigen's LLT and a
+// full solve), and against the route through the whole inverse
+// (inverse_from_cholesky()): on well-conditioned matrices of sizes inside,
+// at the edge of and past a block of 64 columns, and on a Gaussian kernel
+// matrix of close points with a small jitter (condition number about 1e9),
+// where the blocked route must be no less accurate than the whole inverse.
+TEST_CASE("dense: the inverse's diagonal and tr(A^-1 C) by blocks against the whole inverse") {
+  using LongMatrix = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+  ref::Random rng(47);
+  const auto check = [](const MatrixXd& a, const MatrixXd& c, double tol, const std::string& note) {
+    const Eigen::Index m = a.rows();
+    MatrixXd la = a, lc = c;  // factors in the lower triangles, the upper left as they were
+    CHECK_MSG(gpsvm::cholesky_in_place(la) && gpsvm::cholesky_in_place(lc), note + ": factors");
+    const MatrixXd norms = gpsvm::inverse_column_norms(la, &lc);
+    const Eigen::VectorXd diagonal_only = gpsvm::inverse_diagonal_from_cholesky(la);
+    const LongMatrix inverse = a.cast<long double>().llt().solve(LongMatrix::Identity(m, m));
+    const MatrixXd want_diag = inverse.diagonal().cast<double>();
+    const double want_trace = static_cast<double>((inverse * c.cast<long double>()).trace());
+    const MatrixXd whole = gpsvm::inverse_from_cholesky(la);
+    const double whole_trace = (whole.array() * c.array()).sum();
+    const double err_diag = ((norms.col(0) - want_diag).array() / want_diag.array()).abs().maxCoeff();
+    const double err_only =
+        ((diagonal_only - want_diag).array() / want_diag.array()).abs().maxCoeff();
+    const double err_whole =
+        ((whole.diagonal() - want_diag).array() / want_diag.array()).abs().maxCoeff();
+    const double err_trace = std::fabs(norms.col(1).sum() - want_trace) / std::fabs(want_trace);
+    const double err_whole_trace = std::fabs(whole_trace - want_trace) / std::fabs(want_trace);
+    CHECK_NEAR_MSG(err_diag, 0.0, tol, note + ": diagonal");
+    CHECK_NEAR_MSG(err_only, 0.0, tol, note + ": diagonal alone");
+    CHECK_NEAR_MSG(err_trace, 0.0, tol, note + ": trace");
+    CHECK_MSG(err_diag <= 10.0 * err_whole + 1e-14,
+              note + ": diagonal " + std::to_string(err_diag) + ", whole inverse's " +
+                  std::to_string(err_whole));
+    CHECK_MSG(err_trace <= 10.0 * err_whole_trace + 1e-14,
+              note + ": trace " + std::to_string(err_trace) + ", whole inverse's " +
+                  std::to_string(err_whole_trace));
+  };
+  for (Eigen::Index m : {1, 37, 64, 65, 200}) {
+    const MatrixXd f = rng.uniform_matrix(m + 10, m, -1.0, 1.0);
+    const MatrixXd g = rng.uniform_matrix(m + 10, m, -1.0, 1.0);
+    MatrixXd a = f.transpose() * f, c = g.transpose() * g;
+    a.diagonal().array() += 0.1;
+    c.diagonal().array() += 0.1;
+    check(a, c, 1e-12, "m = " + std::to_string(m));
+  }
+  // ill-conditioned: a Gaussian kernel matrix of 150 close points, and as C
+  // a kernel matrix of wider width
+  const Eigen::Index m = 150;
+  const MatrixXd x = rng.uniform_matrix(m, 1, 0.0, 3.0);
+  MatrixXd k(m, m), c(m, m);
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const double d2 = (x(i, 0) - x(j, 0)) * (x(i, 0) - x(j, 0));
+      k(i, j) = std::exp(-d2 / (2.0 * 0.5 * 0.5));
+      c(i, j) = std::exp(-d2 / (2.0 * 2.0 * 2.0));
+    }
+  k.diagonal().array() += 1e-8;
+  c.diagonal().array() += 1e-3;
+  const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<MatrixXd>(k).eigenvalues();
+  CHECK_MSG(ev.maxCoeff() / ev.minCoeff() > 1e8, "the kernel matrix is ill-conditioned");
+  check(k, c, 1e-5, "ill-conditioned");
+}
+
 }  // namespace gpsvm_tests_dense

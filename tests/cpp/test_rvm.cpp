@@ -176,7 +176,7 @@ TEST_CASE("sRVM: the updates (7)-(9) against their dense direct formulas") {
         ctl.lambda = lambda;
         ctl.sigma2 = 0.05;
       }
-      const gpsvm::rvm_detail::Posterior post = sd::posterior_of(pb, st);
+      const gpsvm::rvm_detail::Posterior post = sd::posterior_of(pb, st, false);
       VectorXd alpha_new;
       sd::State next;
       sd::update(post, st, ctl, ev.size(), alpha_new, next);
@@ -205,6 +205,48 @@ TEST_CASE("sRVM: the updates (7)-(9) against their dense direct formulas") {
       else
         CHECK_MSG(next.sigma2 == st.sigma2, note + ": sigma2 kept");
     }
+  }
+}
+
+// The posterior without its covariance whole (what the sRVM's iterations
+// use): diag(B^-1) and tr(Sigma P) against the whole inverse's B^-1 and
+// sum_ij Sigma_ij P_ij, with alphas from 1e-6 to 1e8 and lambdas from 1e-6
+// to 1e3 (ill-conditioned prior precisions and posteriors); the trace to the
+// rounding of the identity it comes from, about 1e-16 m tr(B^-1 Pi~) / lambda.
+TEST_CASE("sRVM: the iterations' diagonal and trace without the whole inverse") {
+  const Data d = sinc(40, 7);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.0);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  const MatrixXd z = fixture::grid(60, -10.0, 10.0);
+  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
+  namespace sd = gpsvm::srvm_detail;
+  const sd::Problem pb = sd::make_problem(ev, d.y, z, pen);
+  ref::Random rng(9);
+  for (double lambda : {1e-6, 1e-2, 1.0, 1e3}) {
+    sd::State st;
+    for (Index j = 0; j < pb.h.cols(); ++j) st.active.push_back(j);
+    st.alpha.resize(pb.h.cols());
+    for (Index i = 0; i < st.alpha.size(); ++i)
+      st.alpha[i] = std::pow(10.0, rng.uniform(-6.0, 8.0));
+    st.lambda = lambda;
+    st.sigma2 = 1e-3;
+    const gpsvm::rvm_detail::Posterior lean = sd::posterior_of(pb, st, false);
+    const gpsvm::rvm_detail::Posterior whole = sd::posterior_of(pb, st, true);
+    const std::string note = "lambda = " + show(lambda);
+    CHECK_MSG(lean.Binv.size() == 0, note + ": no whole inverse");
+    const VectorXd want_diag = whole.Binv.diagonal();
+    CHECK_NEAR_MSG(((lean.binv_diag - want_diag).array() / want_diag.array()).abs().maxCoeff(),
+                   0.0, 1e-8, note + ": diag(B^-1)");
+    const MatrixXd p = block(pb.p, st.active);
+    const MatrixXd sigma = gpsvm::rvm_detail::sigma_from(whole);
+    const double want_trace = (sigma.array() * p.array()).sum();
+    const double trace_b_pi =
+        (st.alpha.array() * lean.d.array().square() * lean.binv_diag.array()).sum() +
+        lambda * lean.trace_sigma_p;
+    const double rounding = 1e-13 * static_cast<double>(st.alpha.size()) * trace_b_pi / lambda;
+    CHECK_NEAR_MSG(lean.trace_sigma_p, want_trace, 1e-8 * std::fabs(want_trace) + rounding,
+                   note + ": tr(Sigma P)");
+    CHECK_MSG(lean.log_lik == whole.log_lik && lean.mu == whole.mu, note + ": the rest unchanged");
   }
 }
 

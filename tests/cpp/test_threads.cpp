@@ -15,11 +15,18 @@
 //   * the greedy choice of inducing inputs the same on any number of threads;
 //   * the dense Cholesky factor, triangular solve, inverse and its diagonal
 //     (dense.hpp) the same to the last bit on 1, 2 and 3 threads, and equal
-//     to Eigen's own.
+//     to Eigen's own;
+//   * the other block loops on blocks_in_rounds() (A'A, the Gram matrix,
+//     kernel sums at new points, predictions, the dense prior's variances
+//     and sequential covariance, the gradient in the widths) the same to the
+//     last bit on 1, 2 and 3 threads, past the thresholds where they thread,
+//     and sum_of_block_terms() the serial loop's sum to the last bit.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <gpsvm/dense.hpp>
+#include <gpsvm/ep_gradient.hpp>
+#include <gpsvm/ep_predict.hpp>
 #include <gpsvm/ep_priors.hpp>
 #include <gpsvm/fitc.hpp>
 #include <gpsvm/kernels.hpp>
@@ -189,6 +196,93 @@ TEST_CASE("dense factorisations: the same bits on 1, 2 and 3 threads, and Eigen'
                        eigen_inverse.cwiseAbs().maxCoeff(),
                    0.0, 1e-10, note);
   }
+}
+
+TEST_CASE("block loops on blocks_in_rounds: the same bits on 1, 2 and 3 threads") {
+  ref::Random rng(53);
+  const int many = gpsvm::threads_available() && thread_limit() > 1 ? 2 : 1;
+  // sum_of_block_terms: the serial loop's sum, whatever the threads
+  const MatrixXd terms = rng.uniform_matrix(3, 1000, -1.0, 1.0);
+  VectorXd serial = VectorXd::Zero(3);
+  for (Eigen::Index s = 0; s < 1000; s += 64)
+    serial += terms.middleCols(s, std::min<Eigen::Index>(64, 1000 - s)).rowwise().sum();
+  // A'A, the Gram matrix, kernel sums at new points
+  const MatrixXd a = rng.uniform_matrix(1000, 320, -1.0, 1.0);
+  const MatrixXd xg = rng.uniform_matrix(600, 2, -3.0, 3.0);
+  const gpsvm::Kernel rbf = gpsvm::Kernel::rbf(0.7);
+  const gpsvm::KernelEvaluator evg(rbf, xg);
+  const MatrixXd xc = rng.uniform_matrix(4000, 2, -3.0, 3.0), zc = rng.uniform_matrix(5000, 2, -3.0, 3.0);
+  const VectorXd wc = rng.uniform_matrix(4000, 1, -1.0, 1.0);
+  const gpsvm::KernelEvaluator evc(rbf, xc);
+  // the dense prior: sites of every kind (0, loose, pinned), its posterior,
+  // the sequential schedule's covariance, predictions at 400 new points
+  const MatrixXd K = evg.fast_gram();
+  VectorXd tau(600), nu(600);
+  for (Eigen::Index i = 0; i < 600; ++i) {
+    tau[i] = i % 7 == 0 ? 0.0 : std::exp(6.0 * rng.uniform(-1.0, 1.0));
+    nu[i] = rng.normal();
+  }
+  const MatrixXd zp = rng.uniform_matrix(400, 2, -3.0, 3.0);
+  // the gradient in the widths: 1200 points of 40 inputs
+  const MatrixXd xw = rng.uniform_matrix(1200, 40, -1.0, 1.0);
+  const MatrixXd R = [&] {
+    MatrixXd f = rng.uniform_matrix(1200, 1200, -0.01, 0.01);
+    return MatrixXd(f * f.transpose());
+  }();
+  const MatrixXd w1 = rng.uniform_matrix(1200, 1, -1.0, 1.0);
+  const gpsvm::Kernel wide = gpsvm::Kernel::rbf(6.0);
+  const MatrixXd no_factor;
+  std::vector<VectorXd> sums, crossed, variances, means, gradients;
+  std::vector<MatrixXd> products, grams, sigmas;
+  for (int threads : {1, 2, 3}) {
+    ThreadCount set(threads);
+    CHECK(threads == 1 || many == 1 || gpsvm::threads_for_dense(600) > 1);  // threads used
+    gpsvm::InterruptPoll none(nullptr);
+    sums.push_back(gpsvm::sum_of_block_terms(1000, 64, threads, 3, none,
+                                             [&](Eigen::Index s, Eigen::Index len) {
+      return VectorXd(terms.middleCols(s, len).rowwise().sum());
+    }));
+    products.push_back(gpsvm::crossprod(a));
+    grams.push_back(evg.fast_gram());
+    crossed.push_back(evc.cross_times(zc, wc));
+    gpsvm::DensePrior prior(K);
+    gpsvm::EpResult r;
+    prior.posterior(VectorXd::Constant(600, 1.0), nu, r);  // loose sites: the direct route next
+    prior.posterior(tau, nu, r);
+    variances.push_back(r.variance);
+    prior.begin_sequential(r, nu);
+    MatrixXd sigma(600, 1);
+    for (Eigen::Index i = 0; i < 600; ++i) {
+      double v, m;
+      prior.marginal(i, &v, &m);
+      sigma(i, 0) = v;
+    }
+    prior.end_sequential();
+    sigmas.push_back(sigma);
+    const gpsvm::EpFitView view{rbf, xg, r.weights, tau, r.chol, no_factor};
+    const gpsvm::EpPrediction p = gpsvm::ep_predict(view, zp, true);
+    means.push_back(p.mean);
+    means.push_back(p.variance);
+    gradients.push_back(gpsvm::ep_per_input_log_width_gradient(xw, wide, w1, R, 1.0));
+  }
+  CHECK(sums[0] == serial && sums[1] == serial && sums[2] == serial);
+  const MatrixXd ata = a.transpose() * a;
+  CHECK_NEAR((products[0] - ata).cwiseAbs().maxCoeff() / ata.cwiseAbs().maxCoeff(), 0.0, 1e-13);
+  CHECK(products[0] == products[1] && products[0] == products[2]);
+  CHECK(grams[0] == grams[1] && grams[0] == grams[2]);
+  CHECK_NEAR(grams[0](3, 17), std::exp(-(xg.row(3) - xg.row(17)).squaredNorm() / (2.0 * 0.49)),
+             1e-12);
+  CHECK(crossed[0] == crossed[1] && crossed[0] == crossed[2]);
+  double plain = 0.0;
+  for (Eigen::Index j = 0; j < 4000; ++j)
+    plain += wc[j] * std::exp(-(zc.row(11) - xc.row(j)).squaredNorm() / (2.0 * 0.49));
+  CHECK_NEAR(crossed[0][11], plain, 1e-10 * (1.0 + std::fabs(plain)));
+  CHECK(variances[0] == variances[1] && variances[0] == variances[2]);
+  CHECK(sigmas[0] == sigmas[1] && sigmas[0] == sigmas[2]);
+  CHECK_NEAR((sigmas[0] - variances[0]).cwiseAbs().maxCoeff(), 0.0, 1e-8);
+  for (int k = 0; k < 2; ++k)
+    CHECK_MSG(means[k] == means[2 + k] && means[k] == means[4 + k], k ? "variance" : "mean");
+  CHECK(gradients[0] == gradients[1] && gradients[0] == gradients[2]);
 }
 
 TEST_CASE("sum_over_row_blocks: the plain sum, the same bits on 1, 2 and 3 threads") {

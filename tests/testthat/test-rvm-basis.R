@@ -100,9 +100,11 @@ test_that("by default each distinct input is offered once", {
   expect_true(any(grepl("chosen among 83 candidate centres \\(basis, each distinct input once\\)",
                         capture.output(print(fit)))))
   # srvm() moves every alpha at once and drifts along the flat direction of
-  # equal columns: from all 200 it has not converged after 1000 steps
-  expect_warning(srvm(x, y, basis = 200, control = srvm_control(max_iter = 1000)),
-                 "did not converge in 1000 iterations")
+  # equal columns: from all 200 its hyperparameters are still moving when it
+  # stops, after 1000 steps or where the evidence stops moving (which of
+  # the two comes first is a matter of rounding)
+  drift <- suppressWarnings(srvm(x, y, basis = 200, control = srvm_control(max_iter = 1000)))
+  expect_gt(drift$convergence$change, 1e4 * drift$convergence$tol)
   smooth <- expect_silent(srvm(x, y, control = srvm_control(max_iter = 1000)))
   expect_identical(smooth$basis, distinct)
   expect_true(smooth$convergence$converged)

@@ -2,9 +2,9 @@
 // computed from a Cholesky factor (triangular solves, the inverse and its
 // diagonal), done in blocks of columns: each block is matrix-matrix work
 // (what the machine does fastest), and an interrupt is polled between blocks
-// (interrupt.hpp): at m = 3000 one Cholesky factorisation and inverse take
-// tens of seconds, which a single Eigen call cannot break.  A block's work
-// is about 1e9 flops or less.
+// (interrupt.hpp): at thousands of rows one factorisation and inverse take
+// long enough to need it, and a single Eigen call cannot be broken.  A
+// block's work is about 1e9 flops or less.
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_DENSE_HPP
 #define GPSVM_DENSE_HPP
@@ -27,21 +27,22 @@ namespace gpsvm {
 constexpr Eigen::Index kDenseBlock = 128;
 
 // A'A for a tall or square A, forming only the lower triangle (half the
-// flops of a general product), in tiles of kDenseBlock^2 entries.
+// flops of a general product), in tiles of kDenseBlock^2 entries; a block
+// of columns is its own tiles, the blocks split between threads.
 inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,
                                  const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   const Index p = a.cols();
   InterruptPoll poll(interrupt);
   Eigen::MatrixXd out(p, p);
-  for (Index j0 = 0; j0 < p; j0 += kDenseBlock) {
-    const Index b = std::min(kDenseBlock, p - j0);
+  const double work = 0.5 * static_cast<double>(a.rows()) * static_cast<double>(p) *
+                      static_cast<double>(p);
+  blocks_in_rounds(p, kDenseBlock, threads_for_work(work), poll, [&](Index j0, Index b, int) {
     for (Index i0 = j0; i0 < p; i0 += kDenseBlock) {
-      poll();
       const Index r = std::min(kDenseBlock, p - i0);
       out.block(i0, j0, r, b).noalias() = a.middleCols(i0, r).transpose() * a.middleCols(j0, b);
     }
-  }
+  });
   return out.selfadjointView<Eigen::Lower>();
 }
 
@@ -148,22 +149,46 @@ inline Eigen::MatrixXd lower_inverse(const Eigen::Ref<const Eigen::MatrixXd>& l,
 // solving A X = I.  The blocks are split between threads
 // (threads_for_dense()), each thread reusing one workspace of 64 columns:
 // large temporaries are what costs inside R, whose heap is trimmed and
-// grown again around them (page faults, several milliseconds at n = 614).
-inline Eigen::VectorXd inverse_diagonal_from_cholesky(
-    const Eigen::Ref<const Eigen::MatrixXd>& l, const std::function<void()>& interrupt = nullptr) {
+// grown again around them (page faults).
+//
+// With `right`, the lower triangle of a second factor R (R R' = C), also
+// the squared column norms of L^-1 R, whose sum is tr(A^-1 C): column j of
+// L^-1 R is zero above row j too, so it comes from the same trailing block
+// of L, solved together with the block of L^-1 (twice the flops).  Returns
+// them as the columns of an n x 1 (or n x 2) matrix: column 0 the diagonal
+// of A^-1, column 1 the norms of L^-1 R.
+inline Eigen::MatrixXd inverse_column_norms(const Eigen::Ref<const Eigen::MatrixXd>& l,
+                                            const Eigen::MatrixXd* right,
+                                            const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
-  const Index m = l.rows(), block = 64;
+  const Index m = l.rows(), block = 64, parts = right ? 2 : 1;
   const int threads = threads_for_dense(m);
   InterruptPoll poll(interrupt);
-  Eigen::VectorXd d(m);
+  Eigen::MatrixXd d(m, parts);
   std::vector<Eigen::MatrixXd> work(static_cast<std::size_t>(threads),
-                                    Eigen::MatrixXd(m, std::min(block, m)));
+                                    Eigen::MatrixXd(m, parts * std::min(block, m)));
   blocks_in_rounds(m, block, threads, poll, [&](Index j0, Index b, int slot) {
-    auto x = work[static_cast<std::size_t>(slot)].topLeftCorner(m - j0, b);
-    lower_inverse_columns(l, j0, x);
-    d.segment(j0, b) = x.colwise().squaredNorm().transpose();
+    Eigen::MatrixXd& w = work[static_cast<std::size_t>(slot)];
+    auto x = w.topLeftCorner(m - j0, b);
+    if (!right) {
+      lower_inverse_columns(l, j0, x);
+    } else {
+      x.setIdentity();
+      auto y = w.block(0, b, m - j0, b);
+      y = right->block(j0, j0, m - j0, b);
+      y.topRows(b).triangularView<Eigen::StrictlyUpper>().setZero();
+      auto both = w.topLeftCorner(m - j0, 2 * b);
+      l.bottomRightCorner(m - j0, m - j0).triangularView<Eigen::Lower>().solveInPlace(both);
+      d.col(1).segment(j0, b) = y.colwise().squaredNorm().transpose();
+    }
+    d.col(0).segment(j0, b) = x.colwise().squaredNorm().transpose();
   });
   return d;
+}
+
+inline Eigen::VectorXd inverse_diagonal_from_cholesky(
+    const Eigen::Ref<const Eigen::MatrixXd>& l, const std::function<void()>& interrupt = nullptr) {
+  return inverse_column_norms(l, nullptr, interrupt).col(0);
 }
 
 // A^-1 = L^-T L^-1 from the lower Cholesky factor L of A, both triangles:

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.hpp"
 #include "likelihoods.hpp"
 #include "solver_status.hpp"
 
@@ -49,32 +50,30 @@ constexpr double kMinParallelDamping = 0.05;
 // The accelerated schedule extrapolates from this many previous sweeps,
 // once a sweep has moved no marginal by more than kAndersonStart (in the
 // units of the convergence test).  Farther from the fixed point the map is
-// far from linear, and extrapolating there sent sites to the 1e300 clamp
-// and cost sweeps.  Measured on classifiers (FITC, low rank, dense; 300 to
-// 10^5 points): memory 10 needed as many sweeps as 5 or fewer; starting at
-// 0.1 as many as starting at once or fewer, except at 10^5 (48 vs 43).
+// far from linear, and extrapolating there sends sites to the 1e300 clamp
+// and costs sweeps.  A longer memory, or a later start, does not save
+// sweeps on the dense, low-rank and FITC classifiers.
 constexpr int kAndersonMemory = 10;
 constexpr double kAndersonStart = 0.1;
 
 // The accelerated schedule hands over to the plain parallel one when this
 // many sweeps have not halved its lowest residual.  Extrapolation can
 // circle a fixed point without reaching it while each sweep still sets a
-// marginally new low, which the memory rule above does not catch: 900
-// two-dimensional points of two interleaved spirals, noise 2e-4, stayed at
-// a residual of 0.36 for 500 sweeps, where the parallel schedule converges
-// in 57.  A run that converges halves its residual every few sweeps.
+// marginally new low, which the memory rule above does not catch (two
+// interleaved spirals with almost no noise do it, where the parallel
+// schedule converges).  A run that converges halves its residual every few
+// sweeps.
 constexpr int kAcceleratedStall = 30;
 
 // The rounding level of the marginals (rounding_level()) is measured once a
 // residual below kProbeBelow has gone kRoundingProbe sweeps without halving,
 // and a residual below kRoundingMargin times it counts as converged.  The
-// margin: on the tube likelihood at C = 300 and the classifier at input
-// noise 1e-6 (dense and FITC, duplicated inputs, site precisions 1e4 to
-// 1e5) the residual at the fixed point of the parallel schedules wandered
-// between 0.5 and 3 times the measured level; that of sequential sweeps
-// (FITC, C = 300, noise sd 0.1) between 4 and 12 times it, from the 50th
-// sweep on: its rank-one updates round more than one factorisation does.
-// A margin of 4 stopped that run after 4431 sweeps, at a chance low.
+// margin: at a fixed point pinned by huge site precisions (large C, little
+// input noise, duplicated inputs) the residual of the parallel schedules
+// wanders within a few times the measured level, that of sequential sweeps
+// up to about ten times it (their rank-one updates round more than one
+// factorisation does); a smaller margin stops such runs only at a chance
+// low, after thousands of sweeps.
 constexpr double kProbeBelow = 1e-6;
 constexpr int kRoundingProbe = 5;
 constexpr double kRoundingMargin = 16.0;
@@ -343,8 +342,9 @@ void sequential_sweep(Prior& prior, const Eigen::VectorXd& targets, const Likeli
   const Eigen::Index n = targets.size();
   prior.begin_sequential(r, r.site_nu, interrupt);
   const std::vector<Eigen::Index> order = random_order(n, rng);
+  InterruptPoll poll(interrupt);
   for (Eigen::Index k = 0; k < n; ++k) {
-    if (interrupt && k % 256 == 255) interrupt();
+    poll();
     const Eigen::Index i = order[k];
     double s2, mu, m, v;
     prior.marginal(i, &s2, &mu);
@@ -499,8 +499,9 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
   AndersonMixer mixer(kAndersonMemory);
   std::mt19937 rng(control.seed);
   EpSchedule schedule = control.schedule;
+  InterruptPoll poll(interrupt);
   for (int sweep = 1; sweep <= control.max_iter; ++sweep) {
-    if (interrupt) interrupt();
+    poll();
     old_mean = r.mean;
     old_var = r.variance;
     bool extrapolated = false;

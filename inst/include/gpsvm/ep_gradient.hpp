@@ -29,6 +29,7 @@
 #include "special.hpp"
 #include "ep_engine.hpp"
 #include "ep_priors.hpp"
+#include "threads.hpp"
 
 namespace gpsvm {
 
@@ -45,17 +46,18 @@ inline Eigen::VectorXd ep_per_input_log_width_gradient(
     const Eigen::MatrixXd& R, double copies, const std::function<void()>& interrupt = nullptr) {
   if (!kernel.radial())
     throw std::invalid_argument("only the Gaussian and Matern kernels have a width");
-  // W W' - c R a block of columns at a time (memory O(n block) beyond R)
+  // W W' - c R a block of columns at a time (memory O(n block) a thread
+  // beyond R), O(n (k + p)) multiply-adds a column
   const Eigen::Index n = x.rows(), block = 256;
-  Eigen::VectorXd total = Eigen::VectorXd::Zero(x.cols());
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
+  const double work = static_cast<double>(n) * static_cast<double>(n) *
+                      static_cast<double>(weights.cols() + x.cols());
+  InterruptPoll poll(interrupt);
+  return 0.5 * sum_of_block_terms(n, block, threads_for_work(work), x.cols(), poll,
+                                  [&](Eigen::Index s, Eigen::Index len) {
     const Eigen::MatrixXd coefficient =
         weights * weights.middleRows(s, len).transpose() - copies * R.middleCols(s, len);
-    total += log_width_contraction(kernel, coefficient, x.middleRows(s, len), x);
-    if (interrupt) interrupt();
-  }
-  return 0.5 * total;
+    return Eigen::VectorXd(log_width_contraction(kernel, coefficient, x.middleRows(s, len), x));
+  });
 }
 
 // EP's: one latent function.

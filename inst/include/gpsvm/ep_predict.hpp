@@ -16,14 +16,15 @@
 
 #include "interrupt.hpp"
 #include "kernels.hpp"
+#include "threads.hpp"
 
 namespace gpsvm {
 
 // New points go through a prediction in blocks of up to `largest`, fewer
 // when each costs `work_per_point` multiply-adds (O(n^2) for a dense
 // variance), so that a block takes a few tens of milliseconds and the
-// interrupt, polled between blocks, acts promptly: 512 points of a dense
-// fit on 5000 rows were 1.3e10 of them.
+// interrupt, polled between blocks, acts promptly, whatever the size of
+// the fit.
 inline Index prediction_block(double work_per_point, Index largest) {
   const double points = 2e7 / std::max(work_per_point, 1.0);
   return std::max<Index>(1, std::min<Index>(largest, static_cast<Index>(points)));
@@ -102,15 +103,14 @@ inline EpPrediction ep_predict(const EpFitView& fit, const ConstMatrixRef& z, bo
   // blocks of new points keep the cross-kernel matrix small
   const double n = static_cast<double>(fit.x.rows());
   const double rank = static_cast<double>(fit.chol.rows());
-  const Index block =
-      prediction_block(n * (static_cast<double>(fit.x.cols()) + (want_variance ? rank : 1.0)), 512);
+  const double per_point = n * (static_cast<double>(fit.x.cols()) + (want_variance ? rank : 1.0));
+  const Index block = prediction_block(per_point, 512);
   InterruptPoll poll(interrupt);
-  for (Index start = 0; start < m; start += block) {
-    poll();
-    const Index len = std::min(block, m - start);
+  blocks_in_rounds(m, block, threads_for_work(static_cast<double>(m) * per_point), poll,
+                   [&](Index start, Index len, int) {
     Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x n
     out.mean.segment(start, len).noalias() = kz * fit.weights;
-    if (!want_variance) continue;
+    if (!want_variance) return;
     Eigen::VectorXd reduction(len);
     if (fit.low_rank()) {
       // k' S k - |L_A^-1 G' S k|^2, as row operations on kz (no transposes)
@@ -129,7 +129,7 @@ inline EpPrediction ep_predict(const EpFitView& fit, const ConstMatrixRef& z, bo
           fit.kernel.mixed_derivative_diagonal(zi, zt.rows(), order, coord) - reduction[i];
       out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
     }
-  }
+  });
   return out;
 }
 
@@ -182,14 +182,14 @@ inline EpPrediction fitc_predict(const InducingFitView& fit, const ConstMatrixRe
   const auto Lm = fit.inducing_chol.triangularView<Eigen::Lower>();
   const auto LA = fit.chol.triangularView<Eigen::Lower>();
   const double m = static_cast<double>(fit.inducing.rows());
-  const Index block = prediction_block(m * (static_cast<double>(fit.inducing.cols()) + m), 1024);
+  const double per_point = m * (static_cast<double>(fit.inducing.cols()) + m);
+  const Index block = prediction_block(per_point, 1024);
   InterruptPoll poll(interrupt);
-  for (Index start = 0; start < n; start += block) {
-    poll();
-    const Index len = std::min(block, n - start);
+  blocks_in_rounds(n, block, threads_for_work(static_cast<double>(n) * per_point), poll,
+                   [&](Index start, Index len, int) {
     Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x m
     out.mean.segment(start, len).noalias() = kz * fit.weights;
-    if (!want_variance && !conditional) continue;
+    if (!want_variance && !conditional) return;
     Lm.transpose().solveInPlace<Eigen::OnTheRight>(kz);  // rows a'
     const Eigen::VectorXd prior_share = kz.rowwise().squaredNorm();
     Eigen::VectorXd prior(len);
@@ -197,14 +197,14 @@ inline EpPrediction fitc_predict(const InducingFitView& fit, const ConstMatrixRe
       prior[i] = fit.kernel.mixed_derivative_diagonal(zt.col(start + i).data(), zt.rows(), order,
                                                       coord);
     if (conditional) conditional->segment(start, len) = prior - prior_share;
-    if (!want_variance) continue;
+    if (!want_variance) return;
     LA.transpose().solveInPlace<Eigen::OnTheRight>(kz);  // rows (L_A^-1 a)'
     const Eigen::VectorXd posterior_share = kz.rowwise().squaredNorm();
     for (Index i = 0; i < len; ++i) {
       const double value = prior[i] - prior_share[i] + posterior_share[i];
       out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
     }
-  }
+  });
   return out;
 }
 

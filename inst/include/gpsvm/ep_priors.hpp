@@ -159,15 +159,16 @@ class DensePrior {
     const Eigen::VectorXd sw = tau_.cwiseSqrt();
     work_ = sw.asDiagonal() * K_;
     solve_lower_in_place(r.chol, work_, interrupt);
-    // the lower triangle a block of columns at a time, then its mirror
+    // the lower triangle a block of columns at a time (each its own), then
+    // its mirror
     const Eigen::Index n = K_.rows();
     sigma_ = K_;
-    for (Eigen::Index j = 0; j < n; j += kColumnBlock) {
-      const Eigen::Index len = std::min(kColumnBlock, n - j);
-      sigma_.block(j, j, n - j, len).noalias() -=
-          work_.middleCols(j, n - j).transpose() * work_.middleCols(j, len);
-      if (interrupt) interrupt();
-    }
+    InterruptPoll poll(interrupt);
+    blocks_in_rounds(n, kColumnBlock, threads_for_dense(n), poll,
+                     [&](Eigen::Index j, Eigen::Index len, int) {
+                       sigma_.block(j, j, n - j, len).noalias() -=
+                           work_.middleCols(j, n - j).transpose() * work_.middleCols(j, len);
+                     });
     sigma_.triangularView<Eigen::StrictlyUpper>() = sigma_.transpose();
     work_.resize(0, 0);
     mu_ = r.mean;
@@ -279,19 +280,21 @@ class DensePrior {
   void direct_variances(const Eigen::VectorXd& sw, const std::vector<Eigen::Index>& which,
                         EpPosterior& r, const std::function<void()>& interrupt) {
     const Eigen::Index n = K_.rows(), count = static_cast<Eigen::Index>(which.size());
-    Eigen::MatrixXd v(n, std::min(kColumnBlock, count));
-    for (Eigen::Index s = 0; s < count; s += kColumnBlock) {
-      const Eigen::Index len = std::min(kColumnBlock, count - s);
+    const int threads = threads_for_dense(n);
+    std::vector<Eigen::MatrixXd> work(static_cast<std::size_t>(threads),
+                                      Eigen::MatrixXd(n, std::min(kColumnBlock, count)));
+    InterruptPoll poll(interrupt);
+    blocks_in_rounds(count, kColumnBlock, threads, poll,
+                     [&](Eigen::Index s, Eigen::Index len, int slot) {
+      auto block = work[static_cast<std::size_t>(slot)].leftCols(len);
       for (Eigen::Index j = 0; j < len; ++j)
-        v.col(j) = sw.cwiseProduct(K_.col(which[static_cast<std::size_t>(s + j)]));
-      auto block = v.leftCols(len);
+        block.col(j) = sw.cwiseProduct(K_.col(which[static_cast<std::size_t>(s + j)]));
       r.chol.triangularView<Eigen::Lower>().solveInPlace(block);
       for (Eigen::Index j = 0; j < len; ++j) {
         const Eigen::Index i = which[static_cast<std::size_t>(s + j)];
         r.variance[i] = K_(i, i) - block.col(j).squaredNorm();
       }
-      if (interrupt) interrupt();
-    }
+    });
   }
 
   // After the direct route: the inverse route for sites that pin the
@@ -483,9 +486,8 @@ class LowRankPrior {
 
  private:
   // Rows per block of the sweep's two passes over G: a block's scaled copy
-  // (256 x m doubles, 1 MB at m = 500) stays in a core's cache; blocks of
-  // 2048 rows did not, and a sweep at n = 10^5, m = 500 took about 1.4
-  // times as long.
+  // (256 x m doubles, 1 MB at m = 500) stays in a core's cache, where the
+  // second pass finds it; larger blocks fall out of it.
   static constexpr Eigen::Index kRowBlock = 256;
 
   void check_lambda() const {

@@ -292,7 +292,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
     double copies, const std::function<void()>& interrupt = nullptr) {
   const InducingBasis& b = rows.basis();
   const Eigen::Index n = rows.rows(), m = rows.cols(), k = weights.cols();
-  Eigen::MatrixXd scratch, x_scratch;
+  Eigen::MatrixXd scratch;
   if (q_all.size() != n)
     throw std::logic_error("inducing_kernel_gradient() needs the FITC posterior's q_i");
   const Eigen::VectorXd W =
@@ -305,8 +305,9 @@ inline InducingKernelGradient inducing_kernel_gradient(
   Eigen::VectorXd e(n);
   Eigen::MatrixXd GWG = Eigen::MatrixXd::Zero(m, m), GeG = Eigen::MatrixXd::Zero(m, m);
   double trace_r = 0.0;
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
+  InterruptPoll poll(interrupt);
+  // (one thread: its blocks add to the same sums, in row order)
+  blocks_in_rounds(n, block, 1, poll, [&](Eigen::Index s, Eigen::Index len, int) {
     const FactorBlock Gb = rows.block(s, len, scratch);
     const Eigen::ArrayXd q = q_all.segment(s, len).array();
     const Eigen::ArrayXd Wb = W.segment(s, len).array();
@@ -316,8 +317,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
     Gw.noalias() += Gb.transpose() * weights.middleRows(s, len);
     add_weighted_gram(GWG, Gb, W.segment(s, len));
     add_weighted_gram(GeG, Gb, e.segment(s, len));
-    if (interrupt) interrupt();
-  }
+  });
   InducingKernelGradient out;
   out.diagonal = 0.5 * (weights.squaredNorm() - copies * trace_r);
   if (!kernel.radial()) return out;
@@ -337,17 +337,20 @@ inline InducingKernelGradient inducing_kernel_gradient(
   LA.transpose().solveInPlace(BWGP_t);  // L_A^-T U = ((B W G) P)'
   Eigen::MatrixXd LtBWGP = Lt * BWGP_t.transpose();  // c L' (B W G) P
   LtBWGP *= copies;
-  Eigen::VectorXd t1 = Eigen::VectorXd::Zero(rows.source().cols());
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
-    const FactorBlock Gb = rows.block(s, len, scratch);
+  // (each block its own scratch: the blocks may run on several threads,
+  // where the row source allows it)
+  const int pass_threads = rows.concurrent() ? threads_for_pass(n, m) : 1;
+  const Eigen::VectorXd t1 = sum_of_block_terms(n, block, pass_threads, rows.source().cols(), poll,
+                                                 [&](Eigen::Index s, Eigen::Index len) {
+    Eigen::MatrixXd block_scratch, block_x;
+    const FactorBlock Gb = rows.block(s, len, block_scratch);
     Eigen::MatrixXd Y = -(Gb.transpose() * e.segment(s, len).asDiagonal());
     Y.noalias() += Gw * weights.middleRows(s, len).transpose();
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
-    t1 += log_width_contraction(kernel, Y, rows.source().read(s, len, x_scratch), b.inducing);
-    if (interrupt) interrupt();
-  }
+    return Eigen::VectorXd(
+        log_width_contraction(kernel, Y, rows.source().read(s, len, block_x), b.inducing));
+  });
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();
   return out;

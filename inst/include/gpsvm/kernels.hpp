@@ -21,6 +21,7 @@
 
 #include "interrupt.hpp"
 #include "memory.hpp"
+#include "threads.hpp"
 
 namespace gpsvm {
 
@@ -425,6 +426,8 @@ class KernelEvaluator {
       }
       return;
     }
+    // (not on blocks_in_rounds(): a tile adds to the rows of both its row
+    // and its column block, so no two blocks of columns are independent)
     constexpr Index block = 128, row_tile = 512;  // row_tile >= block
     MatrixXd left, right;
     exponent_factors(points_, left, right);
@@ -514,11 +517,15 @@ class KernelEvaluator {
     constexpr Index block = 128, row_tile = 512;
     MatrixXd left, right;
     exponent_factors(points_, left, right);
-    MatrixXd k(n, n), tile;
-    for (Index j0 = 0; j0 < n; j0 += block) {
-      const Index b = std::min(block, n - j0);
+    MatrixXd k(n, n);
+    // a block of columns writes its columns at and below the diagonal and
+    // their mirror, no other block's entries: blocks split between threads,
+    // each with a tile of its own, the same numbers on any number of them
+    const int threads = threads_for_dense(n);
+    std::vector<MatrixXd> tiles(static_cast<std::size_t>(threads));
+    blocks_in_rounds(n, block, threads, poll, [&](Index j0, Index b, int slot) {
+      MatrixXd& tile = tiles[static_cast<std::size_t>(slot)];
       for (Index i0 = j0; i0 < n; i0 += row_tile) {
-        poll();
         const Index r = std::min(row_tile, n - i0);
         tile.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, b);
         kernel_.values_from_exponents(tile);
@@ -529,7 +536,7 @@ class KernelEvaluator {
         k.block(i0, j0, r, b) = tile;
         k.block(j0, i0, b, r) = tile.transpose();  // exactly symmetric
       }
-    }
+    });
     return k;
   }
 
@@ -546,8 +553,7 @@ class KernelEvaluator {
   // The largest diagonal(order, coord) over every point and coordinate, in
   // one pass: O(n d) for a radial kernel's constant and the polynomial
   // kernel's per-point norms, plus O(n d degree) for the latter's sums.
-  // (d calls of diagonal() cost O(n d^2): srvm()'s check of its penalty on
-  // 300 rows of 20000 inputs took minutes.)
+  // (d calls of diagonal() cost O(n d^2), minutes on wide inputs.)
   double largest_diagonal(int order) const {
     kernel_.check_smoothness(order);
     if (size() == 0) return 0.0;
@@ -605,17 +611,20 @@ class KernelEvaluator {
     MatrixXd left, right, unused;
     exponent_factors(zt, left, unused);
     exponent_factors(xu, unused, right);
-    MatrixXd kb;
-    for (Index i0 = 0; i0 < z.rows(); i0 += row_tile) {
-      const Index r = std::min(row_tile, z.rows() - i0);
+    // a tile of new points is its own rows of `out`: tiles split between
+    // threads, the same numbers on any number of them
+    const double work = static_cast<double>(z.rows()) * static_cast<double>(m) *
+                        static_cast<double>(dimension() + 1);
+    blocks_in_rounds(z.rows(), row_tile, threads_for_work(work), poll,
+                     [&](Index i0, Index r, int) {
+      MatrixXd kb;
       for (Index j0 = 0; j0 < m; j0 += col_tile) {
-        poll();
         const Index c = std::min(col_tile, m - j0);
         kb.noalias() = left.middleCols(i0, r).transpose() * right.middleCols(j0, c);
         kernel_.values_from_exponents(kb);
         out.segment(i0, r).noalias() += kb * wu.segment(j0, c);
       }
-    }
+    });
     return out;
   }
 

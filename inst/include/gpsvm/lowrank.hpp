@@ -58,6 +58,7 @@ inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index
   G.resize(n, std::min<Eigen::Index>(max_rank, 64));
   pivots.clear();
   Eigen::VectorXd column(n);
+  InterruptPoll poll(interrupt);
   for (Eigen::Index k = 0; k < max_rank; ++k) {
     Eigen::Index p;
     const double dmax = d.maxCoeff(&p);
@@ -65,7 +66,7 @@ inline bool pivoted_cholesky(const KernelEvaluator& ev, double tol, Eigen::Index
       G.conservativeResize(n, k);
       return k > 0 || n == 0;
     }
-    if (interrupt && k % 64 == 63) interrupt();
+    poll();
     if (k == G.cols()) G.conservativeResize(n, std::min<Eigen::Index>(max_rank, 2 * k));
     ev.column(p, column.data());
     if (k > 0) lowrank_detail::subtract_projection(G, k, p, column);

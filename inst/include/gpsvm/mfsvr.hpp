@@ -52,22 +52,15 @@ enum class MfsvrAlgorithm { ep, paper };
 // observation (or pushes against a bound), and EP goes on to its own
 // tolerance; it moves again should the gradient drift beyond `tol` as EP
 // converges; the fixed point, and the test of convergence, are EP's own at
-// the final C.  (Moving C at a residual of a tenth of the gradient instead
-// took 1 to 3 sweeps more on the cases below, and found the same C to 4
-// digits.)  One EP run then does what a search of separate fits did: to
-// tol = 1e-9, on mlbench's Friedman 1 (700 rows) and Boston housing (354) 19
-// and 24 sweeps where a fit at C = 5 took 12 and 14; 24 against 11 on
-// nearly noise-free data, where the evidence is flat over a wide range of
-// large C.  The first step was 0.5 in log C until Newton's took its place:
-// on 19 data sets (mlbench's, base R's; 24 to 700 rows) the default fits'
-// EP sweeps went from 5240 to 4903 in all and on the dense Gaussian-kernel
-// fits from 1776 to 1691 (on Friedman 2 and 3, 300 rows, 35 to 29 and 52
-// to 44; on 400 rows of quakes 53 to 42), with C the same to the search's
-// tolerance (more sweeps on two sets: 16 to 19 on attitude, 41 to 43 on
-// trees).  Newton's step at every move, not only the first, took more
-// sweeps (80 against 27 on trees): the held curvature is good where the
-// sites are near their fixed point at that C, the secant where they are
-// not.
+// the final C.  (Waiting for a residual of a tenth of the gradient would
+// cost sweeps and find the same C.)  One EP run then does what a search of
+// separate fits did, for some sweeps more than one fit at a fixed C (more
+// on nearly noise-free data, where the evidence is flat over a wide range
+// of large C).  Newton's step with the held curvature makes the first
+// move, where the sites are nearest their fixed point at that C and the
+// curvature is good; the secant makes the later ones, where they are not
+// (Newton's step at every move costs sweeps there).  bench/bench-mfsvr.R
+// shows the sweeps and times.
 struct MfsvrCSearchControl {
   double log_C_lower = kUnset, log_C_upper = kUnset;
   double tol = kUnset;  // on |d log Z / d log C| per observation

@@ -71,8 +71,9 @@ double inner_steps(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, con
   Eigen::VectorXd alpha(n);
   double previous_sq = std::numeric_limits<double>::infinity();
   double step = 0.0;
+  InterruptPoll poll(interrupt);
   for (int it = 0; it < control.inner; ++it) {
-    if (interrupt && it % 64 == 63) interrupt();
+    poll();
     const Eigen::VectorXd cav = cavity_means(K, s);
     for (Eigen::Index i = 0; i < n; ++i)
       alpha[i] = lik.moments(targets[i], cav[i], s.sigma2[i]).dlog_z;
@@ -166,8 +167,9 @@ EpResult mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& target
   EpResult r;
   r.status.tol = control.tol;
   DensePrior prior(K);
+  InterruptPoll poll(interrupt);
   for (int outer = 1; outer <= control.max_iter; ++outer) {
-    if (interrupt) interrupt();
+    poll();
     const double step = pd::inner_steps(K, targets, lik, control, interrupt, s);
     const double var_change = pd::outer_update(prior, K, targets, lik, s, r, interrupt);
     r.status.iterations = outer;

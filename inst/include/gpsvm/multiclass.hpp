@@ -206,11 +206,9 @@ class SharedPrior {
     const Eigen::Index n = inducing() ? basis_->G.cols() : K_->rows();
     const int threads = static_cast<int>(std::min<Eigen::Index>(threads_for_dense(n), cols));
     if (threads <= 1) return work(0, cols);
-    const Eigen::Index block = (cols + threads - 1) / threads;
-    for_each_item(threads, threads, [&](int t, int) {
-      const Eigen::Index c0 = t * block;
-      if (c0 < cols) work(c0, std::min(block, cols - c0));
-    });
+    InterruptPoll none(nullptr);
+    blocks_in_rounds(cols, (cols + threads - 1) / threads, threads, none,
+                     [&](Eigen::Index c0, Eigen::Index count, int) { work(c0, count); });
   }
 
   Eigen::MatrixXd solve_columns(const Eigen::MatrixXd& Y) const {
@@ -368,9 +366,10 @@ inline int newton_solve(SharedPrior& prior, const Sites& sites, const Eigen::Mat
   double rz = frobenius_dot(r, z);
   const double start_norm = std::sqrt(std::max(rz, 0.0));
   int cg = 0;
+  InterruptPoll poll(interrupt);
   while (cg < kMaxConjugateGradients && rz > 0.0) {
     ++cg;
-    if (interrupt && cg % 16 == 0) interrupt();
+    poll();
     const Eigen::MatrixXd Ap = pq + curvature_times(sites, p);
     const double pAp = frobenius_dot(p, Ap);
     if (!(pAp > 0.0)) break;
@@ -428,8 +427,9 @@ inline MulticlassResult multiclass_fit_on(multiclass_detail::SharedPrior& prior,
   out.status.tol = control.tol;
   const double floor = 1e-8 / v;
   double first_norm = -1.0;
+  InterruptPoll poll(interrupt);
   for (int iter = 1; iter <= control.max_iter; ++iter) {
-    if (interrupt) interrupt();
+    poll();
     multiclass_detail::largest_curvature(sites, interrupt);
     // Newton's direction, solved as far as the gradient's fall since the
     // first step asks (an inexact Newton method: the early steps, far from
@@ -559,16 +559,18 @@ inline Eigen::VectorXd loo_gradient(SharedPrior& prior, const Kernel& kernel,
   out[1] = v * dv;
   if (!kernel.radial()) return out;
   const Eigen::MatrixXd RcR = R * c.asDiagonal() * R;
-  const Eigen::Index block = 256;
-  for (Eigen::Index s = 0; s < n; s += block) {
-    const Eigen::Index len = std::min(block, n - s);
+  const double work = static_cast<double>(n) * static_cast<double>(n) *
+                      static_cast<double>(2 * W.cols() + x.cols());
+  InterruptPoll poll(interrupt);
+  out[0] += sum_of_block_terms(n, 256, threads_for_work(work), 1, poll,
+                               [&](Eigen::Index s, Eigen::Index len) {
     const Eigen::MatrixXd coefficient =
         0.5 * (W * lambda_q.middleRows(s, len).transpose() +
                lambda_q * W.middleRows(s, len).transpose()) -
         RcR.middleCols(s, len);
-    out[0] += log_width_contraction(kernel, coefficient, x.middleRows(s, len), x).sum();
-    if (interrupt) interrupt();
-  }
+    return Eigen::VectorXd::Constant(
+        1, log_width_contraction(kernel, coefficient, x.middleRows(s, len), x).sum());
+  })[0];
   return out;
 }
 

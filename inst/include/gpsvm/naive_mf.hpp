@@ -102,8 +102,9 @@ inline NaiveMfResult naive_mf_fit(const ConstMatrixRef& k, const ConstVectorRef&
   double previous_error = std::numeric_limits<double>::infinity();
   double worst = 0.0;
   int it = 0;
+  InterruptPoll poll(interrupt);
   for (;;) {
-    if (interrupt && it % 16 == 0) interrupt();
+    poll();
     detail::naive_mf_delta(k, y, control.kappa, alpha, field, z, delta);
     worst = delta.cwiseAbs2().maxCoeff();
     if (!std::isfinite(worst))
@@ -355,8 +356,9 @@ inline NaiveMfResult naive_mf_solve(const Kernel& kernel, const ConstMatrixRef& 
   std::vector<double> history;  // the largest squared change after each iteration
   bool converged = worst < control.tol;
   std::string reason;
+  InterruptPoll poll(interrupt);
   while (!converged && it < control.max_iter) {
-    if (interrupt) interrupt();
+    poll();
     ++it;
     // A quasi-Newton step with backtracking on sum delta^2; when it cannot
     // reduce it (far from the fixed point with kappa > 0, or a poor low-rank

@@ -141,9 +141,8 @@ struct Step {
 // well determined (s_i >> alpha_i).  S_i itself is a difference of two terms
 // of order beta phi'phi, so there a rounding error of 1e-10 relative can
 // make alpha_i - S_i negative.  The function is then dropped and re-enters
-// with a large gain a few steps later: on mlbench's Friedman 1 at n = 5000,
-// two nearly collinear columns went out and back in hundreds of times, and
-// the fit stopped at max_iter.  The identities Sigma_ii = 1 / (alpha_i + s_i) and mu_i = q_i
+// with a large gain a few steps later: two nearly collinear columns can go
+// out and back in until the fit stops at max_iter.  The identities Sigma_ii = 1 / (alpha_i + s_i) and mu_i = q_i
 // Sigma_ii give s_i and q_i there without the cancellation; where s_i <
 // alpha_i (a weight near pruning) 1 / Sigma_ii - alpha_i would cancel
 // instead, and the S_i route is kept.
@@ -202,8 +201,8 @@ inline Step best_step(const VectorXd& big_s, const VectorXd& big_q, const Vector
 // When to re-estimate the noise (above).  Tipping and Faul do it at every
 // fifth iteration after a start; the relative move of 0.1% stands in for
 // their start, and keeps the path near that of re-estimating it at every
-// iteration (measured: the same iteration counts and evidences within a few
-// nats on five mlbench sets, 3-4 times faster at n = 1000).  The convergence
+// iteration, at a fraction of its cost (a re-estimate refactorises).  The
+// convergence
 // test looks at the noise re-estimate at every iteration, so a stale noise
 // can delay the fit but never end it.
 constexpr int kNoiseEvery = 5;

@@ -182,11 +182,15 @@ inline void check_control(const RvmControl& c) {
 //   S = D Pi~^-1 D,  Sigma = D B^-1 D.
 // Both factorisations are of unit-diagonal SPD matrices, so neither a tiny
 // alpha (a weight left to the penalty alone) nor a huge one (a weight on its
-// way out) spoils them; 1/alpha is never formed.
+// way out) spoils them; 1/alpha is never formed.  B^-1 whole is formed only
+// when asked (the fit's covariance); the updates need its diagonal and
+// tr(Sigma P) alone, which come from blocks of columns of L^-1 (L the factor
+// of B) without forming it (inverse_column_norms() in dense.hpp).
 struct Posterior {
   VectorXd mu;
   VectorXd d;          // the scaling D
-  MatrixXd Binv;       // B^-1
+  MatrixXd Binv;       // B^-1, when asked for; else empty
+  VectorXd binv_diag;  // diag(B^-1)
   VectorXd pinv_diag;  // diag(Pi~^-1)
   double logdet_b = 0.0, logdet_pi = 0.0;
   double rss = 0.0;    // |y - H mu|^2
@@ -216,26 +220,35 @@ inline MatrixXd scaled_prior_precision(const MatrixXd* p, const VectorXd& alpha,
 }
 
 // The penalty's share of the posterior: log|Pi~|, diag(Pi~^-1), mu' P mu and
-// tr(Sigma P).
-inline void penalty_terms(MatrixXd pi_s, const MatrixXd& p, Posterior& post,
+// tr(Sigma P), from the factor chol_b of B.  Since lambda D P D = Pi~ - D A D,
+//   lambda tr(Sigma P) = tr(B^-1 Pi~) - sum_i alpha_i d_i^2 [B^-1]_ii,
+// and tr(B^-1 Pi~) = |L_B^-1 L_Pi|_F^2 for the factor L_Pi of Pi~; its
+// rounding, about 1e-16 m in absolute terms, is that of m - tr(S A), which
+// the lambda update subtracts it from.
+inline void penalty_terms(MatrixXd pi_s, const MatrixXd& p, const MatrixXd& chol_b,
+                          const VectorXd& alpha, double lambda, Posterior& post,
                           const std::function<void()>& interrupt) {
   if (!cholesky_in_place(pi_s, interrupt))
     throw std::runtime_error("Cholesky factorisation of the prior precision failed");
   post.logdet_pi = cholesky_logdet(pi_s);
   post.pinv_diag = inverse_diagonal_from_cholesky(pi_s, interrupt);
   post.pen = post.mu.dot(p * post.mu);
-  const auto dd = post.d.asDiagonal();
-  post.trace_sigma_p = ((dd * post.Binv * dd).array() * p.array()).sum();
+  const double trace_b_pi = inverse_column_norms(chol_b, &pi_s, interrupt).col(1).sum();
+  const double trace_b_a =
+      (alpha.array() * post.d.array().square() * post.binv_diag.array()).sum();
+  post.trace_sigma_p = (trace_b_pi - trace_b_a) / lambda;
 }
 
 // Posterior given alpha (active), lambda, beta.  hth, hty, p are restricted
 // to the active columns; h_active is the n x m design of those columns; p
-// is null for the plain RVM.  The factorisations poll the interrupt
-// (dense.hpp): with 3000 kept functions one posterior is ~5e10 flops.
+// is null for the plain RVM.  B^-1 whole (Binv) only with `covariance`.
+// The factorisations poll the interrupt (dense.hpp): a posterior is O(m^3)
+// flops, too long at thousands of kept functions for one Eigen call.
 inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const MatrixXd* p,
                            const MatrixXd& h_active, const VectorXd& y, const VectorXd& alpha,
                            double lambda, double beta,
-                           const std::function<void()>& interrupt = nullptr) {
+                           const std::function<void()>& interrupt = nullptr,
+                           bool covariance = true) {
   const Index m = alpha.size();
   const bool penalised = p != nullptr && lambda > 0.0;
   Posterior out;
@@ -245,12 +258,17 @@ inline Posterior posterior(const MatrixXd& hth, const VectorXd& hty, const Matri
   if (!cholesky_in_place(chol_b, interrupt))
     throw std::runtime_error("Cholesky factorisation of the posterior precision failed");
   out.logdet_b = cholesky_logdet(chol_b);
-  out.Binv = inverse_from_cholesky(chol_b, interrupt);
+  if (covariance) {
+    out.Binv = inverse_from_cholesky(chol_b, interrupt);
+    out.binv_diag = out.Binv.diagonal();
+  } else {
+    out.binv_diag = inverse_diagonal_from_cholesky(chol_b, interrupt);
+  }
   // mu = beta Sigma H'y = beta D B^-1 D H'y
   const auto l = chol_b.triangularView<Eigen::Lower>();
   out.mu = beta * (dd * l.adjoint().solve(l.solve(dd * hty)));
   if (penalised) {
-    penalty_terms(pi_s, *p, out, interrupt);
+    penalty_terms(pi_s, *p, chol_b, alpha, lambda, out, interrupt);
   } else {
     out.pinv_diag = VectorXd::Ones(m);
     out.logdet_pi = 0.0;

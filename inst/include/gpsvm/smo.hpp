@@ -112,8 +112,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // the field f = K beta once per distinct input (a group), computes kernel
 // columns over the groups only, and derives each point's residual
 // r_i = y_i - f_g(i) - shift beta_i.  A step then costs O(groups) instead of
-// O(n): on 10^5 rows with one input, SMO's 5 10^4 pair steps took a minute
-// at O(n) each.  Within a group the variable that attains a gap extreme is
+// O(n): on many rows of few distinct inputs, tens of thousands of pair
+// steps at O(n) each would take minutes.  Within a group the variable that attains a gap extreme is
 // the member with the largest or smallest target among those whose alpha can
 // still move that way (TwinSets).  With a diagonal shift twins differ, and
 // every point is a group of its own.

@@ -43,7 +43,7 @@ struct SrvmControl : RvmControl {
 // (m d) x (n + 1) matrix whose first column is the bias column.  The
 // Gaussian kernel's derivatives in every coordinate share its values
 // (KernelEvaluator::rbf_cross), so d coordinates cost O(m n d) work, not
-// O(m n d^2) (50 points with 5000 inputs each took a minute); the interrupt
+// O(m n d^2) (minutes on wide inputs); the interrupt
 // is polled once per coordinate and per kernel column.
 inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef& z,
                                  const RoughnessPenalty& pen,
@@ -73,7 +73,7 @@ inline MatrixXd roughness_design(const KernelEvaluator& ev, const ConstMatrixRef
 // (m d) x (n + 1) matrix L H is never held whole: with the training inputs as
 // penalty points and 1000 centres it would take 8 n d (1000 + 1) bytes.  A
 // block holds up to 1024 points and about 32 MB (one point at a time on wide
-// inputs: with 20000 input columns, 1024 points took 48 GB).
+// inputs, where 1024 points would take tens of gigabytes).
 inline MatrixXd roughness_gram(const KernelEvaluator& ev, const ConstMatrixRef& z,
                                const RoughnessPenalty& pen,
                                const std::function<void()>& interrupt = nullptr) {
@@ -83,6 +83,9 @@ inline MatrixXd roughness_gram(const KernelEvaluator& ev, const ConstMatrixRef& 
   const Index block = std::max<Index>(
       1, std::min<Index>(1024, static_cast<Index>(kBlockBytes / point_bytes)));
   MatrixXd p = MatrixXd::Zero(ev.size() + 1, ev.size() + 1);
+  // (a plain loop, not blocks_in_rounds(): its blocks are bounded by memory
+  // and add to one sum, and each block's design and product are split
+  // between threads and poll the interrupt themselves)
   for (Index start = 0; start < z.rows(); start += block) {
     const Index rows = std::min(block, z.rows() - start);
     const MatrixXd lh = roughness_design(ev, z.middleRows(start, rows), pen, interrupt);
@@ -168,14 +171,17 @@ inline State start(const Problem& pb, const SrvmControl& ctl) {
   return st;
 }
 
-// The posterior at the state's hyperparameters, on its active columns.
-inline Posterior posterior_of(const Problem& pb, const State& st,
+// The posterior at the state's hyperparameters, on its active columns; its
+// covariance whole only with `covariance` (the updates need a diagonal and
+// a trace).
+inline Posterior posterior_of(const Problem& pb, const State& st, bool covariance,
                               const std::function<void()>& interrupt = nullptr) {
   const MatrixXd hth = select(pb.hth, st.active);
   const VectorXd hty = select(pb.hty, st.active);
   const MatrixXd p = select(pb.p, st.active);
   const MatrixXd ha = select_cols(pb.h, st.active);
-  return posterior(hth, hty, &p, ha, pb.y, st.alpha, st.lambda, 1.0 / st.sigma2, interrupt);
+  return posterior(hth, hty, &p, ha, pb.y, st.alpha, st.lambda, 1.0 / st.sigma2, interrupt,
+                   covariance);
 }
 
 // The updates (7)-(9) from one posterior: new alpha (in alpha_new), lambda
@@ -187,7 +193,7 @@ inline double update(const Posterior& post, const State& st, const SrvmControl& 
   // gamma_i = alpha_i (S_ii - Sigma_ii) = alpha_i d_i^2 ([Pi~^-1]_ii - [B^-1]_ii) >= 0
   const VectorXd ad2 = (st.alpha.array() * post.d.array().square()).matrix();
   const VectorXd gamma =
-      (ad2.array() * (post.pinv_diag - post.Binv.diagonal()).array()).cwiseMax(0.0).matrix();
+      (ad2.array() * (post.pinv_diag - post.binv_diag).array()).cwiseMax(0.0).matrix();
   double change = 0.0;
   alpha_new.resize(m);
   for (Index i = 0; i < m; ++i) {
@@ -201,7 +207,7 @@ inline double update(const Posterior& post, const State& st, const SrvmControl& 
   }
   // tr(S A) = sum alpha_i S_ii; tr(S lambda P) = m - tr(S A)
   const double tr_sa = (ad2.array() * post.pinv_diag.array()).sum();
-  const double tr_sigma_a = (ad2.array() * post.Binv.diagonal().array()).sum();
+  const double tr_sigma_a = (ad2.array() * post.binv_diag.array()).sum();
   const double tr_s_lp = static_cast<double>(m) - tr_sa;
   const double tr_sigma_lp = st.lambda * post.trace_sigma_p;
   next.lambda = st.lambda;
@@ -265,7 +271,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
   InterruptPoll poll(interrupt);
   for (int it = 1; it <= ctl.max_iter; ++it) {
     poll();
-    const rvm_detail::Posterior post = sd::posterior_of(pb, st, interrupt);
+    const rvm_detail::Posterior post = sd::posterior_of(pb, st, false, interrupt);
     res.trace_log_lik.push_back(post.log_lik);
     VectorXd alpha_new;
     sd::State next;
@@ -282,7 +288,7 @@ inline RvmResult srvm_fit(const Kernel& kernel, const ConstMatrixRef& x, const C
     }
   }
   // the posterior at the final hyperparameters
-  const rvm_detail::Posterior post = sd::posterior_of(pb, st, interrupt);
+  const rvm_detail::Posterior post = sd::posterior_of(pb, st, true, interrupt);
   const std::vector<Index> label = rvm_detail::column_labels(pb.h.cols(), centres);
   res.active.clear();
   for (Index j : st.active) res.active.push_back(label[j]);

@@ -1,18 +1,21 @@
 // Threads for the row-block loops of the low-rank and inducing-point (FITC)
 // priors, whose every EP sweep is two passes over an n x m factor, of
-// the greedy choice of inducing inputs (lowrank.hpp), and for the tiles of
-// the dense Cholesky factorisation and what is computed from it (dense.hpp):
-// work that Eigen does not run on several cores itself (its symmetric rank
+// the greedy choice of inducing inputs (lowrank.hpp), for the tiles of
+// the dense Cholesky factorisation and what is computed from it (dense.hpp),
+// and for every other loop over blocks of rows or columns (the Gram matrix,
+// A'A, predictions at new points, gradients in the kernel's widths): work
+// that Eigen does not run on several cores itself (its symmetric rank
 // updates, triangular solves and matrix-vector products are
-// single-threaded).
+// single-threaded).  Every such loop goes through blocks_in_rounds(), which
+// also polls the interrupt between rounds.
 //
 // Through std::thread: each parallel round starts its helper threads and
 // joins them, so that a thread waiting for the others sleeps.  (OpenMP's
-// threads spin while they wait: on a 2-core machine busy with other work,
-// where a round's threads cannot all run at once, a dense mfsvr() fit on
-// 300 rows took 5 to 10 times as long on two threads as on one, and one on
-// 3000 rows 1.25 times; starting threads costs tens of microseconds a
-// round, and the thresholds below keep rounds far longer than that.)  The
+// threads spin while they wait, and on a machine busy with other work,
+// where a round's threads cannot all run at once, the spinning ones take
+// the processors the working ones need; starting threads costs tens of
+// microseconds a round, and the thresholds below keep rounds far longer
+// than that.)  The
 // number of threads is one process-wide setting (set_thread_count(), as
 // Eigen::setNbThreads() is), read only by the thread that runs a fit; it
 // starts at 1, and a program (R's glue, when the package loads) sets it.
@@ -24,10 +27,13 @@
 // kSumSlots partial sums, slot s taking blocks s, s + kSumSlots, ... in
 // order whatever thread runs it, added in slot order at the end.
 //
-// The interrupt callback (which may throw, e.g. R's Ctrl-C check) is called
-// only on the calling thread, between rounds of blocks; an exception thrown
-// by a block's work inside a parallel region is carried out of it and
-// rethrown on the calling thread.
+// The interrupt callback (which may throw, e.g. R's Ctrl-C check) is polled
+// (InterruptPoll, interrupt.hpp) only on the calling thread, between rounds
+// of blocks, never inside a block's work: R's API, which R's callback calls,
+// may be used from R's main thread alone.  So a block's work must not poll
+// the interrupt or call anything that does.  An exception thrown by a
+// block's work inside a parallel region is carried out of it and rethrown
+// on the calling thread.
 //
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_THREADS_HPP
@@ -72,10 +78,10 @@ constexpr int kSumSlots = 4;
 constexpr Eigen::Index kThreadedRows = 8192;
 
 // Passes over an n x m factor (the low-rank and FITC priors' sweeps, O(n m^2)
-// multiply-adds) of fewer than this many multiply-adds stay on one thread:
-// about 5 ms of work here.  Above it two threads took 0.6-0.7 times as long
-// on 2-core machines: gpc()'s default on 4435 rows of mlbench's Satellite
-// (FITC on 300 inputs) 13.0 s on one thread, 8.5 s on two.
+// multiply-adds), and other compute-bound loops, of fewer than this many
+// multiply-adds stay on one thread: a few milliseconds of work, where
+// starting threads for each round would cost a sizeable part of the gain;
+// above it the threads pay (bench/bench-threads.R).
 constexpr double kThreadedPassWork = 5e7;
 
 namespace threads_detail {
@@ -122,8 +128,8 @@ inline int available_processors() {
 
 // Sets them (values below 1 count as 1).  A program should not ask for
 // more than available_processors(): more threads than processors only wait
-// for each other (R's glue caps the setting there: 1000 threads made a
-// 300-row mfsvr() fit take 8-11 s instead of 0.04 s).  Eigen's own products
+// for each other, each round waiting for threads that have no processor
+// (R's glue caps the setting there).  Eigen's own products
 // stay on one thread (EIGEN_DONT_PARALLELIZE, in the package's build
 // flags): threads start only where this file decides.
 inline void set_thread_count(int count) {
@@ -140,9 +146,8 @@ inline void set_load_adaptive(bool adaptive) {
 // system says: on Linux the processors less the other runnable threads
 // (/proc/loadavg's count, less the caller's own); elsewhere the processors.
 // A round of threads waits for the slowest of them, and a thread that must
-// wait for a processor held by other work holds up the round: on a 2-core
-// machine with a dozen runnable threads, dense mfsvr() fits on 300 to 1500
-// rows took 1.2 to 3 times as long on two threads as on one.
+// wait for a processor held by other work holds up the round, so that on
+// a busy machine two threads can take longer than one.
 // The system's figure is read at most every 10 ms (a read costs tens of
 // microseconds, a round of a small factorisation not many more); only the
 // thread that runs a fit asks.
@@ -181,10 +186,15 @@ inline int threads_now() { return idle_threads(thread_count()); }
 // The threads a memory-bound loop over n rows uses.
 inline int threads_for_rows(Eigen::Index n) { return n < kThreadedRows ? 1 : threads_now(); }
 
+// The threads a compute-bound loop of this many multiply-adds in all uses.
+inline int threads_for_work(double multiply_adds) {
+  return multiply_adds < kThreadedPassWork ? 1 : threads_now();
+}
+
 // The threads a pass over an n x m factor uses, m^2 multiply-adds a row.
 inline int threads_for_pass(Eigen::Index n, Eigen::Index m) {
-  const double work = static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(m);
-  return work < kThreadedPassWork ? 1 : threads_now();
+  return threads_for_work(static_cast<double>(n) * static_cast<double>(m) *
+                          static_cast<double>(m));
 }
 
 // Dense factorisations of order below this stay on one thread: below it
@@ -258,6 +268,23 @@ void blocks_in_rounds(Eigen::Index n, Eigen::Index block, int threads, Interrupt
   }
 }
 
+// The sum over the blocks of `block` rows covering [0, n) of term(start,
+// length), a vector of `size` entries, the blocks split between up to
+// `threads` threads (blocks_in_rounds()).  The terms are kept and added in
+// block order at the end, so the sum is the serial loop's to the last bit,
+// on any number of threads.
+template <class Term>
+Eigen::VectorXd sum_of_block_terms(Eigen::Index n, Eigen::Index block, int threads,
+                                   Eigen::Index size, InterruptPoll& poll, Term&& term) {
+  std::vector<Eigen::VectorXd> terms(static_cast<std::size_t>((n + block - 1) / block));
+  blocks_in_rounds(n, block, threads, poll, [&](Eigen::Index start, Eigen::Index length, int) {
+    terms[static_cast<std::size_t>(start / block)] = term(start, length);
+  });
+  Eigen::VectorXd total = Eigen::VectorXd::Zero(size);
+  for (const Eigen::VectorXd& t : terms) total += t;
+  return total;
+}
+
 // Calls work(start, length) for the blocks of `block` rows that cover
 // [0, n), split between up to `threads` threads (blocks_in_rounds()), the
 // interrupt (may be empty) polled before each round.  work must only write
@@ -284,14 +311,15 @@ void sum_over_row_blocks(Eigen::Index n, Eigen::Index block, int threads, Eigen:
   std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(std::max(0, slots - 1)),
                                        Eigen::MatrixXd::Zero(total.rows(), total.cols()));
   threads = std::max(1, std::min(threads, slots));
+  InterruptPoll poll(interrupt);
   for (Eigen::Index first = 0; first < blocks; first += slots) {
+    poll();
     const int round = static_cast<int>(std::min<Eigen::Index>(slots, blocks - first));
     for_each_item(round, idle_threads(threads), [&](int s, int) {
       const Eigen::Index start = (first + s) * block;
       work(start, std::min(block, n - start),
            s == 0 ? total : partial[static_cast<std::size_t>(s - 1)]);
     });
-    if (interrupt) interrupt();
   }
   for (const Eigen::MatrixXd& p : partial) total += p;
 }
