@@ -43,7 +43,13 @@ if [ $# -gt 0 ]; then
     files+=("tests/testthat/test-$f.R")
   done
 else
-  mapfile -t files < <(ls -S tests/testthat/test-*.R)
+  # the longest first (by the last run's times in .lib/test-times, else by
+  # size), so that the cores finish together
+  mapfile -t files < <(
+    for f in tests/testthat/test-*.R; do
+      t=$(awk -v f="$(basename "$f")" '$2 == f {print $1}' "$lib/test-times" 2>/dev/null)
+      echo "${t:-$(( $(stat -c %s "$f") / 1000 ))} $f"
+    done | sort -rn | cut -d' ' -f2)
 fi
 export GPSVM_TEST_SIZE=small NOT_CRAN=true R_LIBS="$lib${R_LIBS:+:$R_LIBS}"
 export GPSVM_PROBE_CACHE="$work/probe-cache"
@@ -84,12 +90,15 @@ for file in "${files[@]}"; do
   passed=$((passed + p))
   failed=$((failed + f))
 done
-# the files that cost the most, for whoever wants the loop quicker
+# the files that cost the most, for whoever wants the loop quicker, and
+# every file's time for the next run's order
 for file in "${files[@]}"; do
   name=$(basename "$file")
-  t=$(grep -E '^sanitize-time: ' "$work/$name.log" 2>/dev/null | tail -n 1 | sed -E 's/^sanitize-time: ([0-9.]+) s CPU.*/\1/')
+  t=$(grep -E '^sanitize-time: ' "$work/$name.log" 2>/dev/null | tail -n 1 | sed -E 's/^sanitize-time: ([0-9.]+) s CPU, ([0-9.]+) s elapsed/\2/')
   [ -n "$t" ] && echo "$t $name"
-done | sort -rn | head -n 5 | awk '{printf "test: slowest: %s (%s s CPU)\n", $2, $1}'
+done | sort -rn >"$work/times"
+[ $# -eq 0 ] && cp "$work/times" "$lib/test-times"
+head -n 5 "$work/times" | awk '{printf "test: slowest: %s (%s s)\n", $2, $1}'
 echo "test: R suite (small size): $passed passed, $failed failed, $(( $(date +%s) - start )) s"
 
 # (the wait above reaped the C++ suite too)

@@ -177,8 +177,9 @@ test_that("mfsvr(optimize = TRUE) never returns its start silently", {
   x <- scale(matrix(rnorm(60 * 3), 60, 3))
   y <- drop(scale(100 + 5 * x[, 1] + 3 * sin(x[, 2]) + rnorm(60)))
   ctl <- mfsvr_control(damping = 0.04)
+  # (the search alone: no calibration's refits)
   fit <- suppressWarnings(mfsvr(x, y, C = 10, epsilon = 0.05, kernel = rbf_kernel(1),
-                                optimize = TRUE, control = ctl))
+                                optimize = TRUE, control = ctl, calibration_folds = 0))
   o <- fit$optimization
   expect_gt(o$path$iterations[1], 60L)
   expect_identical(o$path$status[1], "ok")
@@ -188,7 +189,7 @@ test_that("mfsvr(optimize = TRUE) never returns its start silently", {
   # a start where EP cannot converge: the search does not start, and says so
   expect_warning(expect_warning(
     f <- mfsvr(x, y, C = 10, epsilon = 0.05, kernel = rbf_kernel(1), optimize = TRUE,
-               control = mfsvr_control(max_iter = 3)),
+               control = mfsvr_control(max_iter = 3), calibration_folds = 0),
     "could not be evaluated at the start: EP did not converge in 3 iterations"),
     "mfsvr\\(\\) did not converge in 3 iterations")
   expect_false(f$optimization$convergence$converged)

@@ -192,10 +192,12 @@ test_that("every field of every fitted class, edited, is a clear error or the sa
         edits[[sprintf("models$%s$%s", first, label)]] <- edited
       }
     }
+    expect_gt(length(edits), 50L)
+    # (at the small size every second edit: the full size runs them all)
+    edits <- edits[seq(1L, length(edits), by = test_size(1L, 2L))]
     problems <- unlist(lapply(names(edits), function(label) {
       edit_problems(label, fit_answers(edits[[label]]), reference)
     }))
-    expect_gt(length(edits), 50L)
     expect_identical(unname(problems), character(0), info = name)
   }
 })

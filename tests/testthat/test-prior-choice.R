@@ -531,13 +531,21 @@ test_that("rvm() and srvm() weigh the linear kernel against the Gaussian one by 
   expect_error(predict(bad, trees), "fit\\$kernel_choice must be the kernels weighed")
 })
 
-test_that("beyond 500 observations the kernels are weighed on 500 evenly spaced rows", {
+test_that("beyond kernel_choice_max_n observations the kernels are weighed on that many evenly spaced rows", {
   skip_on_cran()
+  # (the rule's 500 rows at the full size; at the small size the rule is
+  # lowered to 100, the same code on fewer rows)
+  limit <- test_size(500L, 100L)
+  if (limit != gpsvm_size_policy()$value[gpsvm_size_policy()$name == "kernel_choice_max_n"]) {
+    op <- options(gpsvm.size_policy = list(kernel_choice_max_n = limit))
+    on.exit(options(op), add = TRUE)
+  }
+  n <- limit + 10L
   set.seed(4)
-  x <- sort(runif(510, -3, 3))
-  y <- x + 0.3 * sin(3 * x) + rnorm(510, sd = 0.2)
-  fit <- rvm(x, y)
-  rows <- unique(round(seq(1, 510, length.out = 500)))
+  x <- sort(runif(n, -3, 3))
+  y <- x + 0.3 * sin(3 * x) + rnorm(n, sd = 0.2)
+  fit <- rvm(x, y, calibration_folds = 0)
+  rows <- unique(round(seq(1, n, length.out = limit)))
   z <- scale(x)[rows, , drop = FALSE]
   ys <- ((y - mean(y)) / sd(y))[rows]
   kernels <- list(tcrossprod(z), exp(-as.matrix(dist(z))^2 / (2 * fit$kernel_choice$sigma[2]^2)))
