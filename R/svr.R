@@ -372,9 +372,9 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
 
 # Which search chooses C (a kind of ?search_control's table): the eq. (17)
 # iteration; the EP evidence by its gradient, as mfsvr(optimize = "C") does;
-# or a grid and golden sections (the search rvm() uses for its width), for the paper's approximations, for a
-# threshold b (refitted at every C, so the EP evidence of y - b has no
-# gradient in C) and for an interval given.
+# or a grid and golden sections (the search rvm() uses for its width), for
+# the paper's approximations, for a threshold b (refitted at every C, so the
+# EP evidence of y - b has no gradient in C) and for an interval given.
 .svr_search_kind <- function(control, bias) {
   if (control$C_search == "fixed_point") return("C_fixed_point")
   if (control$evidence == "ep" && !bias && is.null(control$C_interval)) "gradient" else
