@@ -58,13 +58,38 @@ stage_done() {
   timings="$timings$(printf '  %-44s %5d s' "$1" "$secs")"$'\n'
   stage_start=$(date +%s)
 }
-# Records the time of a background stage, which it left in $work/secs-$2.
-lane_done() {
-  local secs
-  secs=$(cat "$work/secs-$2" 2>/dev/null || echo 0)
-  echo "check: $1 took $secs s (in the background)"
-  timings="$timings$(printf '  %-44s %5d s' "$1 (background)" "$secs")"$'\n'
+# timed NAME LOG COMMAND...: runs the command, its output in LOG, and leaves
+# "WALL CPU" in $work/secs-NAME: its wall-clock seconds and the CPU seconds
+# (user + system) of it and every process it waited for.  The lanes share
+# the cores, so a lane's CPU says what it costs; the sum over the lanes,
+# divided by the cores, bounds the whole check's wall time from below.
+# (GNU time measures the one child it waits for; where it is missing the
+# CPU is not recorded.)
+timed() {
+  local name=$1 log=$2 t0 code cpu="?"
+  shift 2
+  t0=$(date +%s)
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%U %S' -o "$work/rusage-$name" "$@" >"$log" 2>&1
+    code=$?
+    cpu=$(awk 'END { printf "%d", $1 + $2 }' "$work/rusage-$name" 2>/dev/null)
+  else
+    "$@" >"$log" 2>&1
+    code=$?
+  fi
+  echo "$(( $(date +%s) - t0 )) ${cpu:-?}" >"$work/secs-$name"
+  return "$code"
 }
+# Records the times of a stage run by timed().
+lane_done() {
+  local secs cpu
+  read -r secs cpu <"$work/secs-$2" 2>/dev/null || { secs=0; cpu="?"; }
+  echo "check: $1 took $secs s, $cpu s of CPU${3:+ ($3)}"
+  timings="$timings$(printf '  %-44s %5d s %6s s CPU' "$1${3:+ ($3)}" "$secs" "$cpu")"$'\n'
+  [ "$cpu" = "?" ] || cpu_total=$((cpu_total + cpu))
+  stage_start=$(date +%s)
+}
+cpu_total=0
 
 # A hermetic --as-cran check: no CRAN/Bioconductor index look-ups and no
 # clock look-ups (this machine has no network).
@@ -81,11 +106,7 @@ stage_done "installing dependencies"
 echo "check: sanitizer build and tests started (log $work/sanitize.log)"
 # (its seconds are recorded when it ends, in $work/secs-sanitize, so that
 # the stage times show its own length and not when it was waited for)
-( t0=$(date +%s)
-  bash tools/sanitize.sh "$root" "$work/sanitize" >"$work/sanitize.log" 2>&1
-  code=$?
-  echo $(( $(date +%s) - t0 )) >"$work/secs-sanitize"
-  exit "$code" ) &
+timed sanitize "$work/sanitize.log" bash tools/sanitize.sh "$root" "$work/sanitize" &
 sanitize_pid=$!
 trap '[ -n "$sanitize_pid" ] && kill "$sanitize_pid" 2>/dev/null' EXIT
 cran_pid=""
@@ -93,11 +114,7 @@ cran_pid=""
 # `make cran` (its R CMD build compiles with -g, so it shares nothing with
 # the builds below) runs beside the other stages too.
 echo "check: make cran started (log $work/cran.log)"
-( t0=$(date +%s)
-  GPSVM_CRAN_BUSY=true bash tools/cran-check.sh "$work/cran" >"$work/cran.log" 2>&1
-  code=$?
-  echo $(( $(date +%s) - t0 )) >"$work/secs-cran"
-  exit "$code" ) &
+timed cran "$work/cran.log" env GPSVM_CRAN_BUSY=true bash tools/cran-check.sh "$work/cran" &
 cran_pid=$!
 
 echo "check: documentation and exports up to date?"
@@ -131,18 +148,12 @@ if grep -nE '#include *[<"](Rcpp|R\.h|Rmath|Rinternals|RcppEigen)|SEXP' inst/inc
   fail "the core in inst/include/gpsvm/ must not use R"   # every core header stands on Eigen alone
 fi
 echo "check: C++ core suite, then its Windows build, started (logs $work/cpp-tests.log, $work/wincheck.log)"
-timed() {  # timed NAME COMMAND...: runs it, leaves its seconds in $work/secs-NAME
-  local t0
-  t0=$(date +%s)
-  "${@:2}"
-  echo $(( $(date +%s) - t0 )) >"$work/secs-$1"
-}
 (
   # tools/cpp-tests.sh compiles every header with the tests in tests/cpp/,
   # under the sanitizers where gcc has libasan, and runs them.
-  timed cpp bash tools/cpp-tests.sh "$work/cpp-tests" >"$work/cpp-tests.log" 2>&1
+  timed cpp "$work/cpp-tests.log" bash tools/cpp-tests.sh "$work/cpp-tests"
   # long has 32 bits on Windows: a count held in a long breaks there only.
-  timed win bash tools/windows-check.sh "$work/wincheck" >"$work/wincheck.log" 2>&1
+  timed win "$work/wincheck.log" bash tools/windows-check.sh "$work/wincheck"
 ) &
 cpp_pid=$!
 trap 'for p in "$sanitize_pid" "$cpp_pid" "$cran_pid"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done' EXIT
@@ -156,17 +167,17 @@ trap 'for p in "$sanitize_pid" "$cpp_pid" "$cran_pid"; do [ -n "$p" ] && kill "$
 bash tools/dev-makevars.sh >"$work/build.Makevars"
 command -v ccache >/dev/null || echo "check: no ccache: R CMD check compiles the package again"
 export CCACHE_DIR="$work/ccache"
-build_env=(env R_MAKEVARS_USER="$work/build.Makevars")
+build_env=(env -C "$work" R_MAKEVARS_USER="$work/build.Makevars")
 
 echo "check: R CMD build"
-(cd "$work" && "${build_env[@]}" R CMD build "$root") >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "R CMD build"; }
+timed build "$work/build.log" "${build_env[@]}" R CMD build "$root" || { cat "$work/build.log"; fail "R CMD build"; }
 tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
-stage_done "R CMD build"
+lane_done "R CMD build" build
 
 if [ -n "$tarball" ]; then
   echo "check: R CMD check --as-cran --no-manual --no-vignettes --no-examples, full-size tests"
-  (cd "$work" && "${build_env[@]}" NOT_CRAN=true R CMD check --as-cran --no-manual \
-    --no-vignettes --no-examples "$tarball") >"$work/check.log" 2>&1
+  timed check "$work/check.log" "${build_env[@]}" NOT_CRAN=true R CMD check --as-cran --no-manual \
+    --no-vignettes --no-examples "$tarball"
   log="$work/gpsvm.Rcheck/00check.log"
   [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
   [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
@@ -175,7 +186,7 @@ else
 fi
 command -v ccache >/dev/null &&
   echo "check: ccache: $(ccache -s | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';')"
-stage_done "R CMD check --as-cran"
+lane_done "R CMD check --as-cran" check
 
 # testthat's summary line: [ FAIL n | WARN n | SKIP n | PASS n ]
 rout=$(ls "$work"/gpsvm.Rcheck/tests/testthat.Rout* 2>/dev/null | head -n 1)
@@ -214,7 +225,7 @@ else
   head -n 200 "$work/cpp-tests.log"
   fail "the C++ test suite: $cpp_failed case(s) failed (log $work/cpp-tests.log)"
 fi
-lane_done "C++ core test suite" cpp
+lane_done "C++ core test suite" cpp "in the background"
 echo "check: the C++ core's test suite built for Windows (mingw-w64) passes under wine?"
 win_summary=$(grep -E '^wincheck: ([0-9]+ passed, [0-9]+ failed|skipped .*)$' "$work/wincheck.log" | tail -n 1)
 win_passed=0
@@ -231,12 +242,12 @@ if [ "$win_failed" -gt 0 ]; then
   head -n 200 "$work/wincheck.log"
   fail "the Windows build of the C++ suite: $win_failed case(s) failed (log $work/wincheck.log)"
 fi
-lane_done "C++ suite on Windows (mingw-w64, wine)" win
+lane_done "C++ suite on Windows (mingw-w64, wine)" win "in the background"
 
 echo "check: waiting for make cran"
 wait "$cran_pid"
 cran_pid=""
-lane_done "make cran" cran
+lane_done "make cran" cran "in the background"
 cat "$work/cran.log"
 cran_failed=0
 if ! grep -q '^cran: OK$' "$work/cran.log"; then
@@ -250,7 +261,7 @@ echo "check: waiting for the sanitizer stage"
 wait "$sanitize_pid"
 sanitize_status=$?
 sanitize_pid=""
-lane_done "sanitizer stage" sanitize
+lane_done "sanitizer stage" sanitize "in the background"
 cat "$work/sanitize.log"
 summary=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' "$work/sanitize.log" | tail -n 1)
 sanitize_failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-sanitize: 0 passed, 1 failed}")
@@ -262,6 +273,8 @@ failed=$((failed + cpp_failed + win_failed))
 echo "check: stage times"
 printf '%s' "$timings"
 printf '  %-44s %5d s\n' "the whole check" "$(( $(date +%s) - check_start ))"
+printf '  %-44s %5s   %6d s CPU (%d s per core on %d cores)\n' "the stages with CPU recorded" "" \
+  "$cpu_total" "$(( cpu_total / $(nproc) ))" "$(nproc)"
 [ "$status" -eq 0 ] && echo "check: OK (logs in $work)" || echo "check: logs in $work"
 echo "tests: $passed passed, $failed failed"
 exit "$status"
