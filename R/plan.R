@@ -35,10 +35,18 @@ gpsvm_plan <- function(object) {
   object$plan
 }
 
-# One row of a plan.
+# One row of a plan, as a list: the fit's validator rebuilds the rows on
+# every method call (.plan_check()), and a one-row data frame apiece would
+# be most of that call's time; .plan_frame() binds them once, at the fit.
 .plan_row <- function(step, choice, by, size_rule = NA_character_, exact = TRUE) {
-  data.frame(step = step, choice = choice, by = by, size_rule = size_rule, exact = exact,
-             stringsAsFactors = FALSE)
+  list(step = step, choice = choice, by = by, size_rule = size_rule, exact = exact)
+}
+
+.plan_frame <- function(rows) {
+  columns <- names(.plan_row("", "", ""))
+  as.data.frame(stats::setNames(lapply(columns, function(column) {
+    unlist(lapply(rows, `[[`, column), use.names = FALSE)
+  }), columns), stringsAsFactors = FALSE)
 }
 
 # "size rule NAME (n = 150 > 100)": the words of a rule's verdict.
@@ -50,8 +58,7 @@ gpsvm_plan <- function(object) {
 # size rule made it differ from the computation on small data.  `what`
 # begins the message ("mfsvr():").
 .with_plan <- function(fit, what) {
-  fit$plan <- do.call(rbind, .plan_rows(fit))
-  rownames(fit$plan) <- NULL
+  fit$plan <- .plan_frame(.plan_rows(fit))
   .plan_message(fit$plan, what, .plan_size(fit))
   .seal(fit)
 }
@@ -315,7 +322,7 @@ gpsvm_plan <- function(object) {
 # fit's records give, with their steps.  (Its words depend on the size rules
 # in force when the fit was made, so only its shape is compared.)
 .plan_check <- function(v, object) {
-  columns <- c("step", "choice", "by", "size_rule", "exact")
+  columns <- names(.plan_row("", "", ""))
   if (!is.data.frame(v) || !identical(names(v), columns) || nrow(v) == 0L) {
     return(sprintf("must be a data frame with the columns %s", paste(columns, collapse = ", ")))
   }
