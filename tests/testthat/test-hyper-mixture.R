@@ -42,8 +42,17 @@ test_that("the predictive integrated over log C matches integrate() over log C",
   fit <- mfsvr(x, y, epsilon = eps, kernel = k, optimize = "C", scale = FALSE,
                calibration_folds = 0)
   expect_false(is.null(fit$C_mixture))
-  at_C <- function(C) mfsvr(x, y, C = C, epsilon = eps, kernel = k, optimize = FALSE, scale = FALSE,
-                            calibration_folds = 0)
+  # (the fits are kept by C: the three integrals below and the mass share
+  # most of their nodes, and each node needs the fit twice)
+  fits <- new.env()
+  at_C <- function(C) {
+    key <- sprintf("%.17g", C)
+    if (is.null(fits[[key]])) {
+      fits[[key]] <- mfsvr(x, y, C = C, epsilon = eps, kernel = k, optimize = FALSE, scale = FALSE,
+                           calibration_folds = 0)
+    }
+    fits[[key]]
+  }
   log_z <- function(t) vapply(t, function(u) c(logLik(at_C(exp(u)))), numeric(1))
   t_star <- log(fit$C)
   z_star <- c(logLik(fit))

@@ -108,7 +108,7 @@ test_that("draws match the quantiles within Monte Carlo error, and the moments t
   fit <- mfsvr(dist ~ speed, data = cars)  # a mixture over C, calibrated
   d <- predict(fit, data.frame(speed = c(8, 21)), type = "distribution")
   set.seed(3)
-  n <- 20000
+  n <- test_size(20000, 5000)  # (the bounds below shrink with the sample)
   draws <- generate(d, n)
   expect_equal(dim(draws), c(2, n))
   probs <- c(0.01, 0.1, 0.5, 0.9, 0.99)
@@ -143,7 +143,7 @@ test_that("the scores are the log density, the interval score and the CRPS of th
   # CRPS = E|X - y| - E|X - X'| / 2 by Monte Carlo, for a few rows
   set.seed(4)
   rows <- c(1, 12, 25)
-  draws <- test_size(40000, 10000)  # (the bound below is the sample's own)
+  draws <- test_size(40000, 4000)  # (the bound below is the sample's own)
   a <- generate(d[rows], draws)
   b <- generate(d[rows], draws)
   mc <- rowMeans(abs(a - y[rows])) - rowMeans(abs(a - b)) / 2
