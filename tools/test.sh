@@ -4,9 +4,9 @@
 #      it builds in about half the time), in the background;
 #   2. the testthat suite at the small size (GPSVM_TEST_SIZE=small,
 #      NOT_CRAN=true: see tests/testthat/helper-size.R) against the package
-#      installed in .lib/, each file in its own R process (tools/test-file.R),
-#      as many at a time as there are cores, the longest first; the
-#      test-only core probes are compiled once, before the files.
+#      installed in .lib/, by one R process per core taking the files from a
+#      queue, the longest first (tools/test-file.R --queue); the test-only
+#      core probes are compiled once, before the files.
 #
 #   bash tools/test.sh [FILE ...]    FILE: test-svr.R, or svr, for some files
 #
@@ -57,22 +57,24 @@ Rscript --vanilla -e 'library(testthat); source("tests/testthat/helper-probes.R"
   invisible(compile_core_probes())' >"$work/probes.log" 2>&1 ||
   { cat "$work/probes.log"; echo "test: the core probes did not compile"; }
 
-run_file() {
-  local name
-  name=$(basename "$1")
-  timeout 900 Rscript --vanilla tools/test-file.R "$1" >"$work/$name.log" 2>&1
-  echo "$?" >"$work/$name.status"
-}
-jobs=$(nproc)
-running=0
+# Two or more R processes (one per core) take the files from a queue, the
+# longest first, so that the cores finish together (tools/test-file.R).
+queue="$work/queue"
+mkdir -p "$queue"
+i=0
 for file in "${files[@]}"; do
-  [ -f "$file" ] || { echo "test: no $file"; echo "1" >"$work/$(basename "$file").status"; continue; }
-  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
-  run_file "$file" &
-  running=$((running + 1))
+  i=$((i + 1))
+  if [ -f "$file" ]; then
+    printf '%s\n' "$file" >"$queue/$(printf '%04d' "$i") $(basename "$file")"
+  else
+    echo "test: no $file"
+    echo "1" >"$work/$(basename "$file").status"
+  fi
+done
+for _ in $(seq "$(nproc)"); do
+  timeout 1800 Rscript --vanilla tools/test-file.R --queue "$queue" "$work" >>"$work/workers.log" 2>&1 &
 done
 wait
-
 passed=0
 failed=0
 for file in "${files[@]}"; do
