@@ -41,6 +41,10 @@ cpp_greedy_inducing <- function(kernel, x, count, tol) {
     .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol)
 }
 
+cpp_choose_prior <- function(kernel, x, rules, probe, candidates) {
+    .Call(`_gpsvm_cpp_choose_prior`, kernel, x, rules, probe, candidates)
+}
+
 cpp_dense_operation <- function(what, a, b) {
     .Call(`_gpsvm_cpp_dense_operation`, what, a, b)
 }

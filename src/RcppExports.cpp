@@ -154,6 +154,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_choose_prior
+Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules, SEXP probe, SEXP candidates);
+RcppExport SEXP _gpsvm_cpp_choose_prior(SEXP kernelSEXP, SEXP xSEXP, SEXP rulesSEXP, SEXP probeSEXP, SEXP candidatesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type rules(rulesSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type probe(probeSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type candidates(candidatesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_choose_prior(kernel, x, rules, probe, candidates));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_dense_operation
 double cpp_dense_operation(std::string what, Eigen::Map<Eigen::MatrixXd> a, Eigen::Map<Eigen::MatrixXd> b);
 RcppExport SEXP _gpsvm_cpp_dense_operation(SEXP whatSEXP, SEXP aSEXP, SEXP bSEXP) {
@@ -482,6 +496,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_tap_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_refits, 6},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
+    {"_gpsvm_cpp_choose_prior", (DL_FUNC) &_gpsvm_cpp_choose_prior, 5},
     {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
     {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 2},
