@@ -26,14 +26,8 @@ using gpsvm::PriorReason;
 
 gpsvm::PriorRules rules(double rank_tol, Eigen::Index low_rank_min_n, Eigen::Index max_rank,
                         Eigen::Index dense_max_n, Eigen::Index inducing_count) {
-  gpsvm::PriorRules r;
-  r.rank_tol = rank_tol;
-  r.low_rank_min_n = low_rank_min_n;
-  r.max_rank = max_rank;
-  r.half_rows_at_most = true;
-  r.dense_max_n = dense_max_n;
-  r.inducing_count = inducing_count;
-  return r;
+  // (the cap at most half the rows, as the R layer asks)
+  return {rank_tol, low_rank_min_n, max_rank, true, dense_max_n, inducing_count};
 }
 
 const std::vector<Eigen::Index> kAll;
