@@ -102,8 +102,8 @@ NULL
 # the factor so far, bound by memory, and evenly spaced candidates cover
 # the inputs' range as all rows do.
 .greedy_rows <- function(kernel, xs, m) {
-  rows <- .evenly_spaced_rows(nrow(xs), max(.size_rule("greedy_max_rows"), 4L * m))
-  rows[cpp_greedy_inducing(kernel, xs[rows, , drop = FALSE], m, .inducing_tol)]
+  cpp_greedy_inducing(kernel, xs, m, .inducing_tol,
+                      .evenly_spaced_rows(nrow(xs), max(.size_rule("greedy_max_rows"), 4L * m)))
 }
 
 # The inducing inputs (scaled) for `inducing` (NULL: none), given the scaled

@@ -65,24 +65,6 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
   gpsvm_glue::stop_out_of_memory();
 }
 
-// Up to `count` rows of x (1-based, in the order chosen) by the greedy
-// pivoted-Cholesky rule of lowrank.hpp's greedy_inducing(), stopping early
-// when the rest are explained to `tol` relative.
-// [[Rcpp::export(rng = false)]]
-Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                        SEXP count, double tol) try {
-  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  const Eigen::Index m = gpsvm_glue::count_in(count, "inducing", 1, x.rows());
-  const gpsvm::KernelEvaluator ev(k, x);
-  const std::vector<Eigen::Index> rows =
-      gpsvm::greedy_inducing(ev, m, tol, gpsvm_glue::interrupt_callback());
-  Rcpp::IntegerVector out(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<int>(rows[i]) + 1;
-  return out;
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
 namespace {
 
 // 1-based rows from R (NULL: none) as 0-based rows of an n-row matrix.
@@ -99,6 +81,27 @@ std::vector<Eigen::Index> rows_from_r(SEXP rows, const char* name, Eigen::Index 
 }
 
 }  // namespace
+
+// Up to `count` rows of x (1-based, in the order chosen) by the greedy
+// pivoted-Cholesky rule of lowrank.hpp's greedy_inducing(), among the rows
+// `candidates` (1-based; NULL: all), stopping early when the rest are
+// explained to `tol` relative.
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                        SEXP count, double tol,
+                                        SEXP candidates = R_NilValue) try {
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  const std::vector<Eigen::Index> among = rows_from_r(candidates, "candidates", x.rows());
+  const Eigen::Index m = gpsvm_glue::count_in(
+      count, "inducing", 1, among.empty() ? x.rows() : static_cast<Eigen::Index>(among.size()));
+  const std::vector<Eigen::Index> rows =
+      gpsvm::greedy_rows(k, x, among, m, tol, gpsvm_glue::interrupt_callback());
+  Rcpp::IntegerVector out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<int>(rows[i]) + 1;
+  return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
 
 // The prior's representation on the rows of x (prior_choice.hpp's
 // choose_prior()): form "dense", "low_rank" (rows: the pivots) or "fitc"
