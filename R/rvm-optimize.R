@@ -106,22 +106,21 @@
 # The default kernel of rvm() and srvm(): with the call giving no kernel
 # (`linear`), on standardised data and without a width search, the linear
 # kernel (.linear_candidate()) is weighed against the Gaussian one of the
-# data's width, as mfsvr() weighs them, and the model is fitted with the
-# one chosen; fit$kernel_choice records the choice.  A response nearly
-# linear in its inputs is where every Gaussian basis extrapolates worst
-# (figures in ?rvm, from bench-realdata.R's part "choices").  The judge is
-# not these models' own evidence but that of a Gaussian process with each
-# kernel (.gp_kernel_evidence()): maximised over one precision per basis
-# function, the relevance vector machines' evidence rewards the more
-# flexible Gaussian basis, and would choose it where a line predicts
-# better.  e1071's second width is not weighed (widths = FALSE): these
-# models' own evidence rises as the width shrinks (see above), and whether
-# the Gaussian process's would choose the better width is untested.  The linear
-# kernel needs more than p + 2 observations: with
-# fewer, a line in the p inputs passes through every centred one and leaves
-# nothing to estimate the noise from (two observations would get no
-# prediction interval).  fit_at(kernel) is the model's fit to the scaled
-# rows x and response y.
+# data's width, as mfsvr() weighs them, and the model is fitted with the one
+# chosen; fit$kernel_choice records the choice.  A response nearly linear in
+# its inputs is where every Gaussian basis extrapolates worst (?rvm,
+# "Performance").  The judge is not these models' own evidence but that of a
+# Gaussian process with each kernel (.gp_kernel_evidence()): maximised over
+# one precision per basis function, the relevance vector machines' evidence
+# rewards the more flexible Gaussian basis, and would choose it where a line
+# predicts better.  e1071's second width is not weighed (widths = FALSE):
+# these models' own evidence rises as the width shrinks (see above), and
+# whether the Gaussian process's would choose the better width is untested.
+# The linear kernel needs more than p + 2 observations: with fewer, a line
+# in the p inputs passes through every centred one and leaves nothing to
+# estimate the noise from (two observations would get no prediction
+# interval).  fit_at(kernel) is the model's fit to the scaled rows x and
+# response y.
 .rvm_fit_candidates <- function(fit_at, kernel, x, y, scale, optimize, linear) {
   choose <- .kernel_by_default(scale, nrow(x), .optimize_which(optimize, "sigma"), NULL)
   linear <- linear && nrow(x) > ncol(x) + 2L
