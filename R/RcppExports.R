@@ -37,8 +37,12 @@ cpp_ep_predict <- function(fit, z, want_variance, deriv, wrt) {
     .Call(`_gpsvm_cpp_ep_predict`, fit, z, want_variance, deriv, wrt)
 }
 
-cpp_greedy_inducing <- function(kernel, x, count, tol) {
-    .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol)
+cpp_greedy_inducing <- function(kernel, x, count, tol, candidates = NULL) {
+    .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol, candidates)
+}
+
+cpp_choose_prior <- function(kernel, x, rules, probe, candidates) {
+    .Call(`_gpsvm_cpp_choose_prior`, kernel, x, rules, probe, candidates)
 }
 
 cpp_dense_operation <- function(what, a, b) {

@@ -121,17 +121,13 @@
 }
 
 # The full prior of one evaluation, at its own width: the pivots of a
-# pivoted Cholesky factorisation when at most half of them represent K to
-# rank_tol (the model the fit with optimize = FALSE runs on beyond 1000
-# observations, the same up to rank_tol), else NULL for the dense matrix.
-# A sweep then costs O(n r^2) instead of O(n^3); the check, at most n / 2
-# pivots, about a fifth of a dense sweep, so it pays even where the rank
-# is near n / 2 (?gpc_control, "Performance").  The final fit stays dense up to 1000
-# observations, as without a search (exact leave-one-out needs it).
+# low-rank factor (.automatic_inducing()) beyond search_dense_max_n
+# observations, else NULL for the dense matrix (never FITC: the search's
+# approximation is search_inducing's).  The final fit stays dense up to
+# low_rank_min_n observations, as without a search (exact leave-one-out
+# needs it).
 .search_low_rank <- function(x, kernel, rank_tol) {
-  if (nrow(x) <= .size_rule("search_dense_max_n") || rank_tol == 0) return(NULL)
-  pivots <- .low_rank_pivots(x, kernel, rank_tol)
-  if (pivots$low_rank) x[pivots$rows, , drop = FALSE]
+  .automatic_inducing(x, kernel, rank_tol, .size_rule("search_dense_max_n"), .Machine$integer.max)
 }
 
 # The inducing inputs (scaled, as the fit's x) of the FITC prior an evidence

@@ -98,16 +98,12 @@ NULL
 
 # The greedy choice of m training rows (the pivots of a pivoted Cholesky
 # factorisation of K, in the order chosen), among at most
-# max(greedy_max_rows, 4 m) evenly spaced rows.  Each pivot costs a pass
-# over the factor's columns so far, n m^2 / 2 multiply-adds in all, bound by
-# memory, which on many rows is a large part of a fit; on evenly spaced
-# candidates the fits' log evidence and held-out figures stay the same
-# (bench/bench-limit.R).  The low-rank test (.automatic_inducing())
-# looks at every row where a probe of these rows has a low rank: it claims
-# K itself is represented.
+# max(greedy_max_rows, 4 m) evenly spaced rows: each pivot is a pass over
+# the factor so far, bound by memory, and evenly spaced candidates cover
+# the inputs' range as all rows do.
 .greedy_rows <- function(kernel, xs, m) {
-  rows <- .evenly_spaced_rows(nrow(xs), max(.size_rule("greedy_max_rows"), 4L * m))
-  rows[cpp_greedy_inducing(kernel, xs[rows, , drop = FALSE], m, .inducing_tol)]
+  cpp_greedy_inducing(kernel, xs, m, .inducing_tol,
+                      .evenly_spaced_rows(nrow(xs), max(.size_rule("greedy_max_rows"), 4L * m)))
 }
 
 # The inducing inputs (scaled) for `inducing` (NULL: none), given the scaled
@@ -145,68 +141,42 @@ NULL
   z
 }
 
-# gpc(method = "tap") with the full prior: beyond low_rank_min_n
-# observations, EP runs on the FITC prior on the pivots of a pivoted
-# Cholesky factorisation of K when at most min(n / 2, low_rank_max) of them
-# represent K to rank_tol (gpc_control()): the same model up to rank_tol
-# (FITC keeps the diagonal exact), at O(n r^2) a sweep.  A kernel matrix
-# without such a rank stays dense up to dense_max_n observations; beyond,
-# where each dense sweep costs O(n^3), the fit is the FITC approximation on the first
-# automatic_inducing_count pivots, which are what inducing = that count
-# chooses.  The request is resolved on the scaled inputs by
-# .inducing_inputs().
+# gpc(method = "tap") with the full prior: the default representation of
+# .automatic_inducing(), resolved on the scaled inputs by .inducing_inputs().
 .low_rank_request <- function(rank_tol) structure(list(rank_tol = rank_tol), class = "gpsvm_low_rank")
 
-# The inducing inputs (scaled) of the default fit: the pivots (attribute
-# low_rank), the FITC approximation's inducing inputs (attribute
-# approximation), or NULL for the dense matrix.
-.automatic_inducing <- function(xs, kernel, rank_tol) {
+# The inducing inputs (scaled) of the default prior, chosen by the core
+# (prior_choice.hpp, choose_prior(), which says why) under the size rules:
+# the pivots of a low-rank factor of K (attribute low_rank; EP on FITC on
+# them is the same model up to rank_tol), the FITC approximation's inducing
+# inputs (attribute approximation), or NULL for the dense matrix.
+# `low_rank_min_n` and `dense_max_n` are the rules' unless a caller (gpc's
+# search) has its own; beyond greedy_max_rows rows the rank is tested first
+# on that many evenly spaced ones, and the greedy choice sees
+# max(greedy_max_rows, 4 m) of them (.greedy_rows()).
+.automatic_inducing <- function(xs, kernel, rank_tol, low_rank_min_n = .size_rule("low_rank_min_n"),
+                                dense_max_n = .size_rule("dense_max_n")) {
   n <- nrow(xs)
-  if (n <= .size_rule("low_rank_min_n") || rank_tol == 0) return(NULL)
-  if (n > .size_rule("greedy_max_rows") && !.low_rank_pivots(.probe_rows(xs), kernel, rank_tol)$low_rank) {
-    return(structure(xs[.greedy_rows(kernel, xs, .size_rule("automatic_inducing_count")), , drop = FALSE],
-                     approximation = TRUE))
-  }
-  pivots <- .low_rank_pivots(xs, kernel, rank_tol)
-  if (pivots$low_rank) return(structure(xs[pivots$rows, , drop = FALSE], low_rank = TRUE))
-  if (n <= .size_rule("dense_max_n")) return(NULL)
-  # the first pivots are the greedy choice's; where the rules ask for more
-  # inducing inputs than the test took pivots, the greedy choice goes on
-  m <- min(.size_rule("automatic_inducing_count"), n)
-  rows <- if (m <= length(pivots$rows)) pivots$rows[seq_len(m)] else .greedy_rows(kernel, xs, m)
-  structure(xs[rows, , drop = FALSE], approximation = TRUE)
+  m <- .size_rule("automatic_inducing_count")
+  probe_n <- .size_rule("greedy_max_rows")
+  rules <- list(rank_tol = rank_tol, low_rank_min_n = low_rank_min_n,
+                low_rank_max = .size_rule("low_rank_max"), dense_max_n = dense_max_n,
+                inducing_count = m)
+  choice <- cpp_choose_prior(kernel, xs, rules, if (n > probe_n) .evenly_spaced_rows(n, probe_n),
+                             .evenly_spaced_rows(n, max(probe_n, 4L * m)))
+  if (choice$form == "dense") return(NULL)
+  structure(xs[choice$rows, , drop = FALSE], low_rank = if (choice$form == "low_rank") TRUE,
+            approximation = if (choice$form == "fitc") TRUE)
 }
 
 # mfsvr() without `inducing`: its core factors a kernel matrix of low rank
-# itself (mfsvr_control(rank_tol, max_rank)), so only the approximation of
-# .automatic_inducing() is taken here: beyond dense_max_n observations,
-# when low_rank_max pivots do not represent K, the FITC prior on its first
-# automatic_inducing_count pivots, as gpc() does, since a dense sweep there
-# costs O(n^3) and a fit takes ten or more of them.  NULL: the core
-# decides, as up to dense_max_n.
+# itself (mfsvr_control(rank_tol, max_rank)), so only the FITC
+# approximation of .automatic_inducing() is taken here; NULL: the core
+# decides between the dense matrix and a factor.
 .automatic_approximation <- function(xs, kernel, rank_tol) {
   if (nrow(xs) <= .size_rule("dense_max_n")) return(NULL)
   z <- .automatic_inducing(xs, kernel, rank_tol)
   if (isTRUE(attr(z, "approximation"))) z
-}
-
-# Beyond greedy_max_rows rows the low-rank test runs first on that many
-# evenly spaced ones: a principal submatrix of K has no larger numerical
-# rank than K (their eigenvalues interlace), so when these need more than
-# low_rank_max pivots, K would too, and the approximation takes its inducing
-# inputs as `inducing = 500` does (.greedy_rows(), on the same rows).  The
-# test on every row costs n low_rank_max^2 / 2 memory-bound multiply-adds,
-# as much as a large part of the fit itself.  Where the probe has a low rank, every row
-# is tested, as the claim is about K itself.
-.probe_rows <- function(xs) xs[.evenly_spaced_rows(nrow(xs), .size_rule("greedy_max_rows")), , drop = FALSE]
-
-# The greedy pivots of K: low_rank when at most min(low_rank_max, n / 2)
-# of them represent it to rank_tol (rows are then those pivots), else rows
-# are the first cap + 1.
-.low_rank_pivots <- function(xs, kernel, rank_tol) {
-  cap <- min(.size_rule("low_rank_max"), nrow(xs) %/% 2L)
-  rows <- cpp_greedy_inducing(kernel, xs, cap + 1L, rank_tol)
-  list(rows = rows, low_rank = length(rows) <= cap)
 }
 
 # The line print() shows for a sparse fit.

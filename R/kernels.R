@@ -36,24 +36,14 @@
 #' `optimize = TRUE` in the models that have an evidence, this width is the
 #' starting point of the search and sets its range.
 #'
-#' The rule was measured against the two common alternatives, the median
-#' of the pairwise distances and e1071's \eqn{\gamma = 1/p}
-#' (\eqn{\sigma = \sqrt{p/2}}), with every model's other defaults, on four
-#' 70/30 held-out splits of five regression data sets (mlbench's Boston
-#' housing, Friedman 1-3 and Ozone) and four classification data sets (Pima
-#' diabetes, Wisconsin breast cancer, Sonar, Ionosphere). It and
-#' \eqn{\gamma = 1/p} came out level: their held-out RMSE was on average
-#' 2.5% and 2.7% above the best of the three for each model and data set,
-#' their error rates 10% and 8% (mostly on the breast cancer data, whose
-#' discrete inputs give this rule a narrow width); the median, a width about
-#' twice as large, was 7% and 21% above. This rule is kept because it
-#' follows the spread of the inputs rather than only their number. Where
-#' the two differ by more than 30%, [mfsvr()] and [svr()] let their
-#' evidence choose between this width and \eqn{\gamma = 1/p}'s (see
-#' `kernel` in [mfsvr()]): few or discrete inputs put many pairs of points
-#' close together, and this rule then gives a narrow width (0.16 and 0.2 on
-#' the one scaled input of `faithful` and `cars`, where \eqn{1/p} gives
-#' 0.71), which the evidence rejects.
+#' This rule is used because it follows the spread of the inputs rather
+#' than only their number, and on held-out data it did as well as e1071's
+#' \eqn{\gamma = 1/p} (\eqn{\sigma = \sqrt{p/2}}) and better than the
+#' median of the pairwise distances ("Performance" below). Few or discrete
+#' inputs put many pairs of points close together, and this rule then gives
+#' a narrow width; so where the two rules' widths differ by more than 30%,
+#' [mfsvr()] and [svr()] let their evidence choose between them (see
+#' `kernel` in [mfsvr()]).
 #'
 #' @section A width per input:
 #' With one width, every input column counts equally in the distance
@@ -78,16 +68,9 @@
 #' refuses them.
 #'
 #' A width per input gives the evidence one parameter per column, and with
-#' many columns for the rows it can fit the noise. On held-out splits of
-#' mlbench's Friedman 1 (five of its ten inputs irrelevant) the widths chosen
-#' by the evidence lowered the held-out RMSE of `mfsvr(optimize = TRUE)` by
-#' 40% against one width; [mfsvr()] gives the figures for other data. For
-#' `gpc()` on four 70/30 splits of mlbench's classification sets they did
-#' not pay: held-out log loss 0.219 against one width's 0.148 on Ionosphere
-#' (33 inputs, 246 training rows), 0.412 against 0.338 on Sonar (60, 146),
-#' 0.104 against 0.090 on breast cancer and 0.465 against 0.473 on Pima,
-#' though the evidence was higher on each. Compare held-out errors before
-#' preferring them.
+#' many columns for the rows it can fit the noise: it pays where some inputs
+#' are irrelevant, and can lose where all matter, even at a higher evidence
+#' ("Performance" below). Compare held-out errors before preferring them.
 #'
 #' The kernel is the ordinary Gaussian kernel of width 1 on the inputs
 #' divided column by column by their widths, and a fit stores it that way:
@@ -126,6 +109,30 @@
 #' [svr()] on standardised data weigh `matern_kernel(5/2)` at the
 #' data-driven width against the Gaussian kernels by their evidence when no
 #' kernel is given (see `kernel` in [mfsvr()]).
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' machine; `bench/bench-realdata.R` in the sources).
+#'
+#' * The width rule, against the median of the pairwise distances and
+#'   \eqn{\gamma = 1/p}, with every model's other defaults, on four 70/30
+#'   held-out splits of five regression data sets (mlbench's Boston housing,
+#'   Friedman 1-3 and Ozone) and four classification data sets (Pima
+#'   diabetes, Wisconsin breast cancer, Sonar, Ionosphere): the held-out
+#'   RMSE of this rule and of \eqn{\gamma = 1/p} was on average 2.5% and
+#'   2.7% above the best of the three for each model and data set, their
+#'   error rates 10% and 8% (mostly on the breast cancer data, whose
+#'   discrete inputs give this rule a narrow width); the median, a width
+#'   about twice as large, was 7% and 21% above. On the one scaled input of
+#'   `faithful` and `cars` this rule gives 0.16 and 0.2, \eqn{1/p} 0.71.
+#' * A width per input: on held-out splits of mlbench's Friedman 1 (five of
+#'   its ten inputs irrelevant) the widths chosen by the evidence lowered
+#'   the held-out RMSE of `mfsvr(optimize = TRUE)` by 40% against one width.
+#'   For `gpc()` on four 70/30 splits of mlbench's classification sets the
+#'   held-out log loss was 0.219 against one width's 0.148 on Ionosphere (33
+#'   inputs, 246 training rows), 0.412 against 0.338 on Sonar (60, 146),
+#'   0.104 against 0.090 on breast cancer and 0.465 against 0.473 on Pima,
+#'   though the evidence was higher on each.
 #'
 #' @section Conversions:
 #' * kernlab's `rbfdot(sigma = s)`, \eqn{\exp(-s|x - x'|^2)}, is

@@ -96,9 +96,9 @@
 #' `scale = TRUE`): `cost` \eqn{2^{-2}} to \eqn{2^6} ([mfsvr()]'s noise
 #' scale \eqn{\sqrt 2/C} from 5.7 to 0.022 of the response's standard
 #' deviation; for [gpc()] `noise` from 4 to 0.016), `rbf_sigma`
-#' \eqn{10^{-3}} to 1 (Gaussian widths \eqn{\sigma} from 22 down to 0.71;
-#' the data-driven width of [kernels] was 0.8 to 6.4 on data sets of 4 to 60
-#' standardised inputs), `margin` 0 to 0.2, `degree` 1 to 3 and
+#' \eqn{10^{-3}} to 1 (Gaussian widths \eqn{\sigma} from 22 down to 0.71,
+#' around the data-driven widths of [kernels] on standardised inputs),
+#' `margin` 0 to 0.2, `degree` 1 to 3 and
 #' `scale_factor` \eqn{10^{-3}} to \eqn{10^{-0.5}}.
 #'
 #' @param formula,data The model's formula and data, as parsnip passes them

@@ -9,25 +9,16 @@
 # the data is not the level a function settles to away from them: a peak
 # on a flat floor, say, whose floor lies below the data's mean.  A zero-mean
 # prior pulls every prediction far from the data to the data's mean; with
-# the offset the evidence can put the floor where the data say.  On
-# mlbench.peak(200) in 6 inputs (140 training rows, 4 splits;
-# bench-realdata.R, part "choices") the offset brought the held-out RMSE to
-# 0.15 of the zero-mean model's, its log evidence 10-16 nats higher; on
-# sets whose response has no such floor (Boston housing, mtcars) it cost
-# about 1 nat of evidence and would have changed the RMSE by 0.1%.  So the
-# evidence weighs .default_bias_variance against no offset.
+# the offset the evidence can put the floor where the data say.  Where the
+# response has no such floor the offset costs about a nat of evidence, so
+# the evidence weighs .default_bias_variance against no offset.
 #
 # The width: kernlab's sigest() rule (.data_driven_width()) follows the
 # spread of the inputs and gives narrow widths where few or discrete inputs
-# put many pairs close together (one input: 0.16 to 0.2 on faithful and
-# cars, scaled); e1071's gamma = 1/p, sigma = sqrt(p / 2), follows only
-# their number.  Neither wins everywhere (see ?kernels), and the evidence
-# tells them apart where it matters: on four splits of 18 data sets
-# (bench-realdata.R, part "choices") mfsvr()'s defaults had a held-out RMSE
-# 0.86-1.03 times e1071's (the peaks aside), where the sigest width alone
-# had 0.86-1.23 (rock 1.23, faithful 1.11, trees 1.08).  A search over the
-# width itself fits the noise of small sets (see ?mfsvr), two candidates
-# far less.
+# put many pairs close together; e1071's gamma = 1/p, sigma = sqrt(p / 2),
+# follows only their number.  Neither wins everywhere (see ?kernels), and the
+# evidence tells them apart where it matters.  A search over the width
+# itself fits the noise of small sets (see ?mfsvr), two candidates far less.
 #
 # The Matern kernels of nu = 5/2 and 3/2 (.matern_candidates()) are weighed
 # next, at the width of the Gaussian kernel the evidence preferred, when the
@@ -40,14 +31,10 @@
 # mean number of upcrossings of a level per unit length depends on it
 # alone), so both kernels wiggle as often as the Gaussian one: 1 / sigma^2
 # for the Gaussian kernel, 5 / (3 l^2) and 3 / l^2 for Matern 5/2 and 3/2,
-# so l = sqrt(5/3) sigma and sqrt(3) sigma.  At the Gaussian width itself
-# (l = sigma) they wiggle 1.3 and 1.7 times as often, and lost the evidence on
-# 10 of 12 data sets; at these widths they won it on 10 of 12, by 0.4 to 23
-# nats, with held-out RMSE from 0.94 to 1.02 times the Gaussian kernel's
-# (3 random 70/30 splits each of Boston housing, Friedman 1 and 2, mtcars,
-# swiss, faithful, cars, airquality, 300 rows of quakes, LifeCycleSavings,
-# attitude).  nu = 1/2, whose functions have no derivative, has no width
-# to carry over this way, and is not weighed.
+# so l = sqrt(5/3) sigma and sqrt(3) sigma (at l = sigma they would wiggle
+# more often than the Gaussian kernel they are compared with).  nu = 1/2,
+# whose functions have no derivative, has no width to carry over this way,
+# and is not weighed.
 #
 # The linear kernel (.linear_candidate()) is the third candidate: no
 # Gaussian width extrapolates a response that is linear in its inputs from
@@ -108,16 +95,9 @@
 # whose hyperparameters and sites a later fit starts from, or NULL).  The
 # fit without an offset comes first; the offset's gain in evidence at its
 # sites (.offset_gain_at_sites()) decides whether the fit with the offset
-# is worth making: measured against that fit on 28 splits of 14 data sets,
-# the gain at the sites was within 0.07 nats of the refitted one (from -1.4
-# to +15.9 nats), as the sites and C barely move when a constant joins the
-# prior.  Measured again with the kernel choice, on 3 random 70/30 splits
-# each of 19 sets (Boston housing, Friedman 1-3, Ozone, Pima's glucose,
-# mtcars, cars, trees, swiss, LifeCycleSavings, attitude, faithful, CO2,
-# rock, stackloss, airquality, 300 rows of quakes, a peak in 4 inputs), it
-# was within 0.33 nats: the largest differences on small sets, where C
-# moves most (cars 0.33 and 0.15, Pima's glucose 0.24, all others below
-# 0.1); the gain was below -0.7 on 42 of the 57 and above 0 on 6.  Below
+# is worth making: the sites and C barely move when a constant joins the
+# prior, so the gain at the sites is close to the refitted one, and a fit
+# is saved wherever the offset is clearly worse.  Below
 # -.offset_refit_margin the offset is not refitted, and the record says
 # its evidence was estimated.  The fit records the variance
 # used (`bias_variance`) and, when chosen, the two log evidences and
@@ -216,8 +196,8 @@
 # linear kernel .linear_candidate(); one kernel when not `choose` or when
 # the width was not the data's.  A kernel given, rbf_kernel() too, stays
 # Gaussian.  The second width is left out when the two are within a factor
-# .width_choice_ratio (where they were, on the benchmark's sets, the choice
-# moved the held-out RMSE by 2% at most, and it costs a second search), and
+# .width_choice_ratio (such close widths give nearly the same fit, and a
+# second search costs as much as the first), and
 # by the relevance vector machines (`widths = FALSE`), whose evidence
 # favours the narrower of two widths whatever the data (see
 # .rvm_fit_candidates()).
@@ -261,10 +241,8 @@
 # fit of many inputs for a prior far wider than the data.  Response
 # surfaces that are nearly linear in their inputs (nutrition totals,
 # volumes on girth, stack losses) are where every Gaussian-kernel fit
-# extrapolates badly from a few dozen rows: on UScereal's calories from
-# eight inputs (45 training rows, four splits) mfsvr()'s held-out RMSE went
-# from 39 to 13.6 when the evidence could choose this kernel
-# (bench-realdata.R, part "choices").
+# extrapolates badly from a few dozen rows, and the evidence of a few dozen
+# rows already prefers this kernel there.
 .linear_candidate <- function(p) {
   kernel <- poly_kernel(1L, scale = 1 / p, offset = 0)
   # (not in sigma_rule: `$` would match a polynomial kernel's sigma to it)
@@ -296,9 +274,8 @@
 }
 
 # How far below no offset the offset's evidence at the sites must fall for
-# the fit with it not to be made: ten times the largest difference between
-# that and the refitted evidence first measured, twice the largest since
-# (see above).
+# the fit with it not to be made: well beyond the estimate's error, which is
+# largest on small sets, where C moves most when the offset joins.
 .offset_refit_margin <- 0.7
 
 # The log evidence a constant b added to the prior covariance K gains, at
@@ -324,9 +301,8 @@
 # I), both by the Woodbury identity in O(n r^2), or the dense kernel matrix
 # by a Cholesky factor of B (at most 2000 rows: beyond, the fit is FITC):
 # the fit's own (`chol`, lower, B's at its sites: EP's last posterior),
-# else one formed here.  The fit's saves a kernel matrix and a
-# factorisation, O(n^3): 0.07 s of a 0.53-s default mfsvr() on 700 rows of
-# Friedman 1.
+# else one formed here (the fit's own saves a kernel matrix and an O(n^3)
+# factorisation).
 .solve_site_system <- function(fit, a, v) {
   z <- fit$inducing
   G <- fit$factor

@@ -243,19 +243,22 @@
 #' `mfsvr()`, one model, have the same evidence at the same `C`, `epsilon`
 #' and kernel. What the evidence does not charge for is the hyperparameters
 #' chosen by maximising it: the relevance vector machines choose one
-#' precision per kept basis function, and `srvm()`'s evidence was the
-#' highest of six default and searched fits on ten of the twelve sets of
-#' the package's benchmark (`bench/bench-realdata.R`, part "calibration";
-#' `rvm()`'s on the other two). The fit of highest `logLik()` had a
-#' held-out 95% interval score within 10% of the best of the six on eleven
-#' sets; on the twelfth (Friedman 1) `srvm()`'s was 1.12 times the best,
-#' and no rescaling of its intervals, even chosen on the held-out rows, did
-#' better: its predictions' RMSE is 8% above that of `mfsvr()`.
-#' [stats::AIC()] and [stats::BIC()] charge each estimated hyperparameter
-#' (the `df`): the fit of lowest `BIC()` was within 10% of the best score
-#' on ten sets (within 16% on all), that of lowest `AIC()` on nine. Compare
-#' models of different families with `BIC()`, and check the intervals themselves with
-#' [interval_coverage()].
+#' precision per kept basis function, so their evidence can be the highest
+#' of several fits without their intervals being the best ("Performance"
+#' below). [stats::AIC()] and [stats::BIC()] charge each estimated
+#' hyperparameter (the `df`): compare models of different families with
+#' `BIC()`, and check the intervals themselves with [interval_coverage()].
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version;
+#' `bench/bench-realdata.R`, part "calibration", in the sources): `srvm()`'s
+#' evidence was the highest of six default and searched fits on ten of the
+#' package benchmark's twelve sets (`rvm()`'s on the other two). The fit of
+#' highest `logLik()` had a held-out 95% interval score within 10% of the
+#' best of the six on eleven sets; on Friedman 1 `srvm()`'s was 1.12 times
+#' the best, and no rescaling of its intervals did better (its RMSE is 8%
+#' above `mfsvr()`'s). The fit of lowest `BIC()` was within 10% of the best
+#' score on ten sets (within 16% on all), that of lowest `AIC()` on nine.
 #'
 #' @param object,x A fit from [svr()], [mfsvr()], [rvm()] or [srvm()], or
 #'   (for `print`) its summary.

@@ -55,10 +55,8 @@
 # that gives most observations a basis function of its own: each such weight
 # takes the point's deviation and the noise variance falls towards zero, so
 # the evidence keeps rising as the width shrinks (on rounded or tied targets
-# above all).  Such a fit interpolates, and its intervals are far too narrow:
-# on held-out Ozone rows (142 training rows) the width found kept 134
-# observations with a noise sd of 0.014 times y's, and its 95% intervals held
-# 8% of the targets.  A fit with more effective parameters than half the
+# above all).  Such a fit interpolates, and its intervals are far too narrow
+# (?rvm, "Performance").  A fit with more effective parameters than half the
 # observations is no longer the sparse model the evidence was meant to
 # choose, so the user hears of it.
 .dense_answer_advice <- function(record, fit) {
@@ -75,8 +73,7 @@
 # the noise sd is r times the response's" for a fit whose effective number
 # of parameters exceeds half the observations, else NULL (see above).  The
 # count of relevance vectors alone is no measure for srvm(), whose penalty
-# shrinks weights it keeps (30 kept of 30 with a noise sd 0.86 times y's on
-# 30 sinc points).
+# shrinks weights it keeps without making them interpolate.
 .interpolation_facts <- function(fit, design = NULL) {
   n <- nrow(fit$x)
   spread <- if (n > 1L) stats::sd(fit$y) else NA_real_
@@ -96,11 +93,7 @@
 # The same at the width given or the data-driven one, said by every fit:
 # with a formula's factor columns the inputs have many dimensions in which
 # two observations either agree or differ by a whole unit, and the default
-# width can already be narrow enough.  mlbench's Ozone with V4 ~ . (day of
-# the month and weekday as factors: 55 columns, 142 complete training rows)
-# at the data-driven width 2.74: 133 relevance vectors, a noise sd of 0.019
-# times y's, and 95% intervals that held 3% of the held-out targets; at
-# width 4, 23 relevance vectors and 97%.
+# width can already be narrow enough (?rvm, "Performance").
 .warn_interpolation <- function(fit, model, design) {
   facts <- .interpolation_facts(fit, design)
   if (is.null(facts)) return(invisible())
@@ -113,28 +106,21 @@
 # The default kernel of rvm() and srvm(): with the call giving no kernel
 # (`linear`), on standardised data and without a width search, the linear
 # kernel (.linear_candidate()) is weighed against the Gaussian one of the
-# data's width, as mfsvr() weighs them, and the model is fitted with the
-# one chosen; fit$kernel_choice records the choice.  A response nearly
-# linear in its inputs is where every Gaussian basis extrapolates worst
-# (figures in ?rvm, from bench-realdata.R's part "choices").  The judge is
-# not these models' own evidence but that of a Gaussian process with each
-# kernel (.gp_kernel_evidence()): maximised over one precision per basis
-# function, the relevance vector machines' evidence rewards the more
-# flexible Gaussian basis.  On 10 splits of each of 20 sets (bench-
-# realdata.R's regression, small and other sets, MASS::Insurance), rvm()'s
-# held-out RMSE with the Gaussian process's choice was 0.56 times that with
-# its own evidence's on trees, 0.69 on UScereal and stackloss, 0.91 on
-# attitude, 0.96-0.99 on Pima's glucose, rock, swiss, LifeCycleSavings and
-# mtcars, and 1.03 on Ozone (srvm(): 0.57-0.99 on the same sets, 1.03 on
-# Ozone); on the others the same.  e1071's second width is not weighed
-# (widths = FALSE), as it was not when these models' own evidence judged,
-# which rises as the width shrinks (see above); whether the Gaussian
-# process's would choose the better width is not measured.  The linear
-# kernel needs more than p + 2 observations: with
-# fewer, a line in the p inputs passes through every centred one and leaves
-# nothing to estimate the noise from (two observations would get no
-# prediction interval).  fit_at(kernel) is the model's fit to the scaled
-# rows x and response y.
+# data's width, as mfsvr() weighs them, and the model is fitted with the one
+# chosen; fit$kernel_choice records the choice.  A response nearly linear in
+# its inputs is where every Gaussian basis extrapolates worst (?rvm,
+# "Performance").  The judge is not these models' own evidence but that of a
+# Gaussian process with each kernel (.gp_kernel_evidence()): maximised over
+# one precision per basis function, the relevance vector machines' evidence
+# rewards the more flexible Gaussian basis, and would choose it where a line
+# predicts better.  e1071's second width is not weighed (widths = FALSE):
+# these models' own evidence rises as the width shrinks (see above), and
+# whether the Gaussian process's would choose the better width is untested.
+# The linear kernel needs more than p + 2 observations: with fewer, a line
+# in the p inputs passes through every centred one and leaves nothing to
+# estimate the noise from (two observations would get no prediction
+# interval).  fit_at(kernel) is the model's fit to the scaled rows x and
+# response y.
 .rvm_fit_candidates <- function(fit_at, kernel, x, y, scale, optimize, linear) {
   choose <- .kernel_by_default(scale, nrow(x), .optimize_which(optimize, "sigma"), NULL)
   linear <- linear && nrow(x) > ncol(x) + 2L
@@ -202,17 +188,11 @@
 # chosen again among them (`kernel` the one at the data's width, as
 # .rvm_fit_candidates() took it) on the refit's own rows.  The choice
 # adapts to the training targets as the relevance vectors do, and refits
-# at the kernel chosen with every row in would hide that.  Measured on 20
-# splits of six small sets (21-35 training rows): while the models' own
-# evidence chose, rvm()'s 80% intervals held 0.685 of the held-out targets
-# on mtcars with the kernel kept and 0.740 with it chosen again (trees
-# 0.722 and 0.772); with the Gaussian process's choice, which the folds
-# mostly repeat, the two differ by 0.03 at most (LifeCycleSavings 0.753
-# kept, 0.777 chosen again; mtcars 0.740 and 0.720).  mfsvr() and svr()
-# keep their fit's kernel and offset: there refits that weighed them
-# again widened the 95% intervals on trees and swiss by 20-38% and brought
-# one set's coverage into the ranges 0.92-0.98 and 0.75-0.85 (svr()'s 95%
-# on LifeCycleSavings, 0.917 to 0.920).
+# at the kernel chosen with every row in would hide that, and so make the
+# calibrated intervals too narrow.  mfsvr() and svr() keep their fit's
+# kernel and offset: their own evidence weighs them, without the
+# relevance vector machines' bias towards flexible bases, and refits that
+# weighed them again only widened the intervals.
 .rvm_refit <- function(fit, refit_at, kernel, x, y, scale, optimize, linear) {
   if (is.null(fit$kernel_choice)) return(refit_at(fit$kernel))
   .rvm_fit_candidates(refit_at, kernel, x, y, scale, optimize, linear)

@@ -77,74 +77,29 @@
 #'   targets in their refits' predictive distributions. Leave-one-out at
 #'   the fitted hyperparameters would not do: the precisions were chosen
 #'   with every target in, and there the model's standardised residuals
-#'   look calibrated (root mean square 0.90-1.01 on the benchmark's twelve
-#'   sets); only refits that choose them again show how far the choice
-#'   adapts to the training targets. The five refits made the fit 4.0 to
-#'   4.5 times as slow on few rows (0.016-0.050 s against 0.004-0.011 s on
-#'   mtcars, attitude, LifeCycleSavings, trees and 100 rows of Friedman 1,
-#'   where they weigh the linear kernel again; 3.3 to 4.3 times for
-#'   `srvm()`) and up to 7 times on more (`rvm()` on 300 rows of Friedman 1
-#'   0.46 s against 0.064 s, `srvm()` on 354 rows of BostonHousing 1.95 s
-#'   against 0.68 s; one process on a 2-core machine, otherwise
-#'   quiet); beyond 500 observations
-#'   the default keeps the model's own intervals and [print()] says so.
-#'   `fit$interval_calibration` holds the record.
+#'   look calibrated; only refits that choose them again show how far the
+#'   choice adapts to the training targets. The five refits make the fit
+#'   several times as slow ("Performance" below), so beyond 500
+#'   observations the default keeps the model's own intervals and [print()]
+#'   says so. `fit$interval_calibration` holds the record.
 #'
-#'   On 20 held-out 70/30 splits of mlbench's BostonHousing, Friedman 1-3,
-#'   Ozone and PimaIndiansDiabetes2 (`bench/bench-realdata.R`, part
-#'   "calibration") and of six small sets of 21-35 training rows (mtcars,
-#'   cars, trees, swiss, LifeCycleSavings, attitude), the calibrated 95%
-#'   intervals of `rvm()` held 0.93-0.98 of the held-out targets and its
-#'   80% intervals 0.72-0.88 (mtcars 0.720, attitude 0.878, all others
-#'   0.77-0.83); those of [srvm()] 0.93-0.98 (swiss 0.982) and 0.73-0.85
-#'   (mtcars 0.735); those of [mfsvr()] 0.92-0.97 and 0.76-0.88 (attitude
-#'   0.883), of [svr()] 0.92-0.96 (LifeCycleSavings 0.917) and 0.75-0.86.
-#'   On the small sets the linear kernel is chosen on nearly every split
-#'   (see `kernel`), and the refits choose again between it and the
-#'   Gaussian kernel, on their own rows. There the relevance vector
-#'   machines' intervals were the best of six fits by the 95% interval
-#'   score (the width plus 40 times the distance by which the target falls
-#'   outside; `bench/bench-realdata.R`'s six: `svr()`, `mfsvr()`, each with
-#'   `optimize = TRUE`, `rvm()`, `srvm()`): `rvm()`'s 1.00-1.05 times the
-#'   best on all six, `srvm()`'s 1.00-1.09; on the six larger sets, where
-#'   the Gaussian kernel is kept, 1.03-1.14 and 1.04-1.12. The 80% intervals
-#'   on mtcars still hold fewer targets than they claim: the sparse linear
-#'   fit keeps one or two of the \eqn{p} directions, and its intervals
-#'   leave out the uncertainty of the others.
-#'   The model's own intervals (`calibration_folds = 0`) held
-#'   0.88-0.95 and 0.70-0.83 (`rvm()`), 0.86-0.95 and 0.68-0.83 ([srvm()]),
-#'   0.93-0.97 and 0.70-0.84 ([mfsvr()]): too narrow, because
+#'   The model's own intervals (`calibration_folds = 0`) are too narrow:
 #'   the evidence that prunes the basis functions and sets the noise is
 #'   maximised over one precision per basis function, and it fits part of
-#'   the noise. Rasmussen and Quinonero-Candela found the same: sparsity
-#'   costs predictive accuracy. The remedies that stay within the model did
-#'   not close the gap (`bench/bench-rvm-remedies.R`, on the six small sets,
-#'   where it is widest): integrating the noise level as above raised the
-#'   95% coverage by 0.00-0.02 over Student's t on \eqn{n - tr(S)} degrees
-#'   of freedom at the fitted noise; integrating the \eqn{\alpha}'s as well
-#'   (a Laplace approximation in their logarithms and \eqn{\log \sigma^2}
-#'   around the fit, sampled) moved it by -0.02 to +0.01; a Gamma
-#'   hyperprior on the \eqn{\alpha}'s with rate 0.01 (scaled data), which
-#'   keeps them finite and every basis function in the model, gave 0.85-0.93
-#'   (0.83-0.92 by the same updates without it), and one of shape 0.5 as
-#'   well, which shrinks the weights, 0.86-0.98 (80%: 0.69-0.82) at a 4-19%
-#'   higher RMSE. A wider kernel, which keeps fewer functions, helps
-#'   little: at twice the data-driven width (part "hindsight" of
-#'   `bench/bench-realdata.R`) `rvm()`'s 95% intervals held 0.87-0.95, and
-#'   on mtcars and trees no width of up to 2.8 times brought them to 0.9,
-#'   nor their 80% intervals above 0.71. Hence the calibration, which
-#'   widened the 95% intervals by 1.04-1.46 times (the mean widths of
-#'   `rvm()`'s calibrated intervals over its own). [interval_coverage()]
-#'   shows how a fit's intervals hold.
+#'   the noise (Rasmussen and Quinonero-Candela found the same: sparsity
+#'   costs predictive accuracy). The remedies within the model (integrating
+#'   the noise level, as above, or the \eqn{\alpha}'s too; a Gamma
+#'   hyperprior on the \eqn{\alpha}'s; a wider kernel, which keeps fewer
+#'   functions) do not close the gap ("Performance" below); the
+#'   calibration does. [interval_coverage()] shows how a fit's intervals
+#'   hold.
 #'
 #'   A fit warns when it nearly interpolates: when its effective number of
 #'   parameters exceeds half the observations. Its noise variance is then
 #'   near zero and, unless the data are almost free of noise, its intervals
 #'   hold too few new targets. A formula's factor columns can bring this
-#'   about at the data-driven width: on mlbench's Ozone with `V4 ~ .` (day of
-#'   the month and weekday as factors, 142 complete training rows) `rvm()`
-#'   kept 138 relevance vectors and its 95% intervals held 34% of the
-#'   held-out targets; with `rbf_kernel(4)` it kept 20 and they held 84%.
+#'   about at the data-driven width, where a wider kernel helps
+#'   ("Performance" below).
 #' @section Noise that varies with the inputs: With `noise = "varying"` the
 #'   noise variance of an observation at \eqn{x} is \eqn{\sigma^2 \exp(h(x))},
 #'   \eqn{h(x) = \sum_j \theta_j k_h(x, z_j)} on up to 20 centres \eqn{z_j}
@@ -182,21 +137,9 @@
 #'
 #'   The varying model refits the sparse model 10-25 times at each of three
 #'   widths, and each scoring step forms the \eqn{n \times n} hat matrix
-#'   (\eqn{O(n^2)} memory). On 20 held-out splits of `MASS::mcycle` (93
-#'   training rows) and of simulated data whose noise sd grows tenfold
-#'   (200 rows; `bench/bench-varying-noise.R`), `noise = "auto"` chose the
-#'   varying noise on every split, its calibrated 95% intervals held
-#'   0.95-0.98 of the held-out targets in each third of the input range
-#'   (constant noise: 0.90-1.00 on mcycle, 0.86-1.00 on the simulated set),
-#'   and the ratio of their mean widths in the quietest and the noisiest
-#'   third was 0.96 and 1.11 times that of the noise (constant noise: 2.3
-#'   and 5.5 times); a fit took 1.4-2.8 times as long. On constant-noise
-#'   data the evidence kept the constant fit: a sine (150 rows) on every
-#'   split, `faithful` on 19 of 20. It chose varying noise on 18 of 20
-#'   splits of `cars` (35 rows), whose noise grows with the speed, for a
-#'   held-out log score 0.03 worse (the model's own intervals). The default
-#'   stays `"constant"` so that every fit keeps today's; `"auto"` is the
-#'   evidence's choice.
+#'   (\eqn{O(n^2)} memory). So the default stays `"constant"`, and `"auto"`
+#'   asks the evidence, which keeps the constant fit on constant-noise data
+#'   ("Performance" below).
 #' @section Cost: The algorithm holds the \eqn{n \times (m + 1)} design
 #'   matrix of the \eqn{m} candidate basis functions (8 n (m + 1) bytes) and
 #'   the products of the kept ones. For \eqn{r} kept functions a step
@@ -204,21 +147,73 @@
 #'   \eqn{O(n m)} more when a function enters. With every input a
 #'   candidate (\eqn{m = n}) this is \eqn{O(n^2)} memory, 3.2 GB at
 #'   \eqn{n = 20000}; the default limits the candidates to 1000 beyond 5000
-#'   observations, which at \eqn{n = 20000} takes about three seconds and
-#'   250 MB on two-dimensional inputs. The relevance vectors are then
+#'   observations (\eqn{O(n)} memory). The relevance vectors are then
 #'   chosen among the candidates only: raise `basis` when the fit keeps
 #'   nearly all of them (see `fit$basis`). A prediction with a standard
 #'   error or an interval costs \eqn{O(n r)} per new input, since the
 #'   augmenting basis function (see "Prediction intervals") is evaluated at
 #'   every training input; the mean alone costs \eqn{O(r)}.
 #'
-#'   The number of steps grows with the number of functions kept: on
-#'   mlbench's Friedman 1 (10 inputs, 5 of them irrelevant; `set.seed(1)`,
-#'   98-152 kept, `calibration_folds = 0`) the fit took 3816, 8071 and 4761
-#'   steps, 2.5 s at \eqn{n = 500}, 13 s at 1000 and 16 s at 2000, on a
-#'   two-core machine with R's reference BLAS (`kernlab::rvm()` with its
-#'   defaults: 2.5, 14 and 97 s); by default the calibration of the
-#'   intervals adds five refits from 10 to 500 observations.
+#'   The number of steps grows with the number of functions kept
+#'   ("Performance" below); by default the calibration of the intervals adds
+#'   five refits from 10 to 500 observations.
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' machine; `bench/bench-realdata.R`, `bench/bench-rvm-remedies.R` and
+#' `bench/bench-varying-noise.R` in the sources).
+#'
+#' * Calibration: on 20 held-out 70/30 splits of mlbench's BostonHousing,
+#'   Friedman 1-3, Ozone and PimaIndiansDiabetes2 and of six small sets of
+#'   21-35 training rows (mtcars, cars, trees, swiss, LifeCycleSavings,
+#'   attitude), the calibrated 95% intervals of `rvm()` held 0.93-0.98 of
+#'   the held-out targets and its 80% intervals 0.72-0.88; those of [srvm()]
+#'   0.93-0.98 and 0.73-0.85, of [mfsvr()] 0.92-0.97 and 0.76-0.88, of
+#'   [svr()] 0.92-0.96 and 0.75-0.86. The model's own intervals held
+#'   0.88-0.95 and 0.70-0.83 (`rvm()`), 0.86-0.95 and 0.68-0.83 ([srvm()]),
+#'   0.93-0.97 and 0.70-0.84 ([mfsvr()]); the calibration widened `rvm()`'s
+#'   95% intervals by 1.04-1.46 times. By the 95% interval score (width plus
+#'   40 times the miss) `rvm()`'s intervals were 1.00-1.05 times the best of
+#'   six fits on the small sets and 1.03-1.14 on the larger ones (`srvm()`
+#'   1.00-1.09 and 1.04-1.12). The five refits made a fit 4.0 to 4.5 times
+#'   as slow on few rows (0.016-0.050 s against 0.004-0.011 s) and up to 7
+#'   times on more (300 rows of Friedman 1: 0.46 s against 0.064 s).
+#' * The remedies within the model, on the six small sets: integrating the
+#'   noise level raised the 95% coverage by 0.00-0.02 over Student's t at
+#'   the fitted noise; integrating the \eqn{\alpha}'s as well moved it by
+#'   -0.02 to +0.01; a Gamma hyperprior on the \eqn{\alpha}'s (rate 0.01)
+#'   gave 0.85-0.93, and one of shape 0.5 as well 0.86-0.98 at a 4-19%
+#'   higher RMSE; at twice the data-driven width the 95% intervals held
+#'   0.87-0.95.
+#' * Near interpolation: on mlbench's Ozone with `V4 ~ .` (142 training
+#'   rows) `rvm()` kept 138 relevance vectors and its 95% intervals held 34%
+#'   of the held-out targets; with `rbf_kernel(4)` it kept 20 and they held
+#'   84%.
+#' * Noise that varies: on 20 splits of `MASS::mcycle` (93 training rows)
+#'   and of simulated data whose noise sd grows tenfold (200 rows),
+#'   `noise = "auto"` chose the varying noise on every split, its calibrated
+#'   95% intervals held 0.95-0.98 in each third of the input range
+#'   (constant noise: 0.86-1.00), and a fit took 1.4-2.8 times as long; on a
+#'   sine (150 rows) it kept the constant fit on every split, on `faithful`
+#'   on 19 of 20.
+#' * Time: on mlbench's Friedman 1 (`calibration_folds = 0`) a fit took
+#'   2.5 s at \eqn{n = 500}, 13 s at 1000 and 16 s at 2000 with R's
+#'   reference BLAS (`kernlab::rvm()`: 2.5, 14 and 97 s); 1000 candidates at
+#'   \eqn{n = 20000} about three seconds and 250 MB on two-dimensional
+#'   inputs.
+#' * The kernel choice: on four 70/30 splits of each of 19 data sets the
+#'   held-out RMSE of `rvm()` fell to 0.34, 0.53, 0.58, 0.78, 0.81 and 0.95
+#'   times that of the Gaussian kernel alone on `MASS::UScereal`, `trees`,
+#'   `stackloss`, `attitude`, `mtcars` and `cars`, and rose by 8% on Ozone
+#'   and 6% on `rock`; judged by the model's own evidence instead, the
+#'   Gaussian kernel won on 4 of 10 splits of `trees`, for a held-out RMSE
+#'   1.8 times the linear kernel's. A default fit took 1.0 to 4.8 times as
+#'   long as one with the Gaussian kernel given.
+#' * `optimize`: on held-out splits of Boston housing, Friedman 1-3 and
+#'   Ozone the width the evidence chose gave a lower RMSE than the
+#'   data-driven width on Friedman 2 and a 14-62% higher one on the others,
+#'   with 95% intervals that held 26-61% of the held-out targets, against
+#'   82-94%.
 #'
 #' @param x Inputs: a numeric vector, matrix or data frame (one row per
 #'   observation), or for the formula method a model formula.
@@ -234,23 +229,13 @@
 #'   with each kernel, its amplitude and noise variance at their maximum
 #'   (on at most 500 evenly spaced rows), not the model's own evidence:
 #'   maximised over one precision per basis function, that rewards the more
-#'   flexible Gaussian basis, and chose it on 4 of 10 splits of `trees`
-#'   (22 training rows), for a mean held-out RMSE 1.8 times the linear
-#'   kernel's.
+#'   flexible Gaussian basis.
 #'   `fit$kernel_choice` records the two log evidences, `print()` the log
 #'   Bayes factor, and `logLik()` counts the choice as one estimated
 #'   parameter. A response nearly linear in its inputs is where Gaussian
-#'   basis functions extrapolate worst: on four 70/30 splits of each of 19
-#'   data sets (`bench/bench-realdata.R`, part "choices") the held-out RMSE
-#'   of `rvm()` fell to 0.34, 0.53, 0.58, 0.78, 0.81 and 0.95 times that
-#'   of the Gaussian kernel alone on `MASS::UScereal`, `trees`,
-#'   `stackloss`, `attitude`, `mtcars` and `cars`, and rose by 8% on Ozone
-#'   and 6% on `rock` (the linear kernel chosen on one split of four); on
-#'   Boston housing, Friedman 1-3 and mlbench's peaks the Gaussian kernel
-#'   was kept on every split. The choice costs an eigendecomposition of
-#'   each kernel's matrix: a default fit took 1.0 to 4.8 times as long as
-#'   one with the Gaussian kernel given (0.04 s more on 354 rows of
-#'   BostonHousing).
+#'   basis functions extrapolate worst, and the choice costs an
+#'   eigendecomposition of each kernel's matrix ("Performance" in
+#'   [rvm()]).
 #'   e1071's second width, which [mfsvr()] weighs too, is not weighed
 #'   here. A kernel given,
 #'   `rbf_kernel()` too, stays as given.
@@ -263,13 +248,9 @@
 #'   tolerance are `search`'s, [search_control()]). The search is recorded in
 #'   `fit$optimization` (see [mfsvr()]); a warning says when it fails. The
 #'   evidence of these models tends to favour narrow kernels with many
-#'   relevance vectors, which are slow to fit and predict worse: on held-out
-#'   splits of five regression data sets (mlbench's Boston housing, Friedman
-#'   1-3, Ozone) the width it chose gave `rvm()` a lower RMSE than the
-#'   data-driven width on one (Friedman 2) and a 14-62% higher one on the
-#'   others, with 95% prediction intervals that held 26-61% of the held-out
-#'   targets there, against 82-94% at the data-driven width; compare
-#'   held-out errors before relying on it. A warning says when the width
+#'   relevance vectors, which are slow to fit and predict worse
+#'   ("Performance" in [rvm()]); compare held-out errors before relying on
+#'   it. A warning says when the width
 #'   found makes the fit nearly interpolate (see "Prediction intervals").
 #' @param search The evidence search's tolerance, budget and grid, from
 #'   [search_control()]; used where `optimize` asks for a search.
@@ -419,8 +400,7 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @param max_iter Maximum number of add/re-estimate/delete steps. `NULL`
 #'   (the default) allows 10000, or four times the number of candidate
 #'   centres offered (see `basis` in [rvm()]) when that is more: the steps a
-#'   fit needs grow with them (about 2.5 per candidate on BostonHousing and
-#'   on Friedman 1 with 2000 and 5000 observations). It is resolved when the
+#'   fit needs grow with them (a few per candidate). It is resolved when the
 #'   model is fitted, and `fit$control` records the value used.
 #' @param tol Convergence tolerance on the largest change of a kept
 #'   \eqn{\log \alpha_i} and of \eqn{\log \sigma^2}.
@@ -564,9 +544,8 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # For the warning of a fit that ran out of iterations: how much its log
 # evidence rose over the last `last` of them.  A fit that keeps many basis
 # functions can spend thousands of steps re-estimating their alphas one at a
-# time for small gains (Friedman 1 at n = 5000 with max_iter = 10000: a rise
-# of 0.13 over the last 100, and 0.07 short of the end), and the rise tells
-# whether the stop matters: a few hundredths, no; several, yes.
+# time for small gains, and the rise tells whether the stop matters: a few
+# hundredths, no; several, yes.
 .evidence_rise <- function(trace, model, last = 100L) {
   k <- length(trace)
   if (k < 2L) return(NULL)

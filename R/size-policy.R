@@ -35,10 +35,8 @@
 #'     the rest) runs on all rows; beyond, on `search_subset_n` evenly
 #'     spaced rows, and then every row is fitted once at the values found.
 #'     The evidence of a few thousand rows already fixes the width and the
-#'     noise: with the search on 2000 rows, letter A against the rest
-#'     (mlbench's LetterRecognition, 8000 training rows) took 46% of the CPU
-#'     time at held-out log loss 0.0154 against 0.0138 (e1071 0.0226), and
-#'     kernlab's spam (3221 rows) 52% at 0.177 against 0.174 (e1071 0.186).}
+#'     noise, and a search on all of them costs several fits ("Performance"
+#'     below).}
 #'   \item{`search_subset_n` (2000)}{The rows of [gpc()]'s default search
 #'     beyond `gpc_search_max_n`.}
 #'   \item{`joint_search_max_n` (1000)}{The joint multi-class model of
@@ -46,10 +44,9 @@
 #'     rows up to this many and on this many evenly spaced rows beyond, then
 #'     fits every row once at the values found. Each step of its search
 #'     costs a factorisation of the dense kernel matrix and
-#'     \eqn{O(n^2 K)} per conjugate-gradient iteration of its Newton steps:
-#'     on 2000 rows of mlbench's LetterRecognition (26 classes) a search on
-#'     1000 rows took 40% of the CPU time of one on all of them, at nearly
-#'     the same held-out log loss (0.568 against 0.556).}
+#'     \eqn{O(n^2 K)} per conjugate-gradient iteration of its Newton steps,
+#'     while the evidence of 1000 rows fixes the width and the noise nearly as
+#'     well ("Performance" below).}
 #'   \item{`search_dense_max_n` (300)}{Up to this many observations
 #'     [gpc()]'s search runs on the full prior; beyond, on the FITC prior of
 #'     `search_inducing_count` inducing inputs,
@@ -109,6 +106,19 @@
 #'     \eqn{O(m^2 + n)} beyond the budget. The fit is the same either way,
 #'     to rounding (\eqn{10^{-10}}); only its time and memory change.}
 #' }
+#'
+#' @section Performance:
+#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' machine; `bench/` in the sources).
+#'
+#' * `gpc_search_max_n`: with the search on 2000 rows, letter A against the
+#'   rest (mlbench's LetterRecognition, 8000 training rows) took 46% of the
+#'   CPU time of a search on all rows, at held-out log loss 0.0154 against
+#'   0.0138 (e1071 0.0226), and kernlab's spam (3221 rows) 52% at 0.177
+#'   against 0.174 (e1071 0.186).
+#' * `joint_search_max_n`: on 2000 rows of LetterRecognition (26 classes) a
+#'   search on 1000 rows took 40% of the CPU time of one on all of them, at
+#'   held-out log loss 0.568 against 0.556.
 #'
 #' @return A data frame with one row per rule: `name`, `value` (in force),
 #'   `default`, and `decides` (what it switches).

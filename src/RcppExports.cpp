@@ -142,15 +142,30 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_greedy_inducing
-Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP count, double tol);
-RcppExport SEXP _gpsvm_cpp_greedy_inducing(SEXP kernelSEXP, SEXP xSEXP, SEXP countSEXP, SEXP tolSEXP) {
+Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP count, double tol, SEXP candidates);
+RcppExport SEXP _gpsvm_cpp_greedy_inducing(SEXP kernelSEXP, SEXP xSEXP, SEXP countSEXP, SEXP tolSEXP, SEXP candidatesSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< SEXP >::type count(countSEXP);
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_greedy_inducing(kernel, x, count, tol));
+    Rcpp::traits::input_parameter< SEXP >::type candidates(candidatesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_greedy_inducing(kernel, x, count, tol, candidates));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_choose_prior
+Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules, SEXP probe, SEXP candidates);
+RcppExport SEXP _gpsvm_cpp_choose_prior(SEXP kernelSEXP, SEXP xSEXP, SEXP rulesSEXP, SEXP probeSEXP, SEXP candidatesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type rules(rulesSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type probe(probeSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type candidates(candidatesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_choose_prior(kernel, x, rules, probe, candidates));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -481,7 +496,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
     {"_gpsvm_cpp_gpc_tap_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_refits, 6},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
-    {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 4},
+    {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 5},
+    {"_gpsvm_cpp_choose_prior", (DL_FUNC) &_gpsvm_cpp_choose_prior, 5},
     {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
     {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 2},

@@ -8,6 +8,7 @@
 #include <gpsvm/dense.hpp>
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/lowrank.hpp>
+#include <gpsvm/prior_choice.hpp>
 #include <gpsvm/threads.hpp>
 
 #ifndef _WIN32
@@ -64,20 +65,74 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
   gpsvm_glue::stop_out_of_memory();
 }
 
+namespace {
+
+// 1-based rows from R (NULL: none) as 0-based rows of an n-row matrix.
+std::vector<Eigen::Index> rows_from_r(SEXP rows, const char* name, Eigen::Index n) {
+  std::vector<Eigen::Index> out;
+  if (Rf_isNull(rows)) return out;
+  const Rcpp::IntegerVector r(rows);
+  out.reserve(r.size());
+  for (const int i : r) {
+    if (i == NA_INTEGER || i < 1 || i > n) Rcpp::stop("internal: '%s' has a row out of range", name);
+    out.push_back(static_cast<Eigen::Index>(i) - 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 // Up to `count` rows of x (1-based, in the order chosen) by the greedy
-// pivoted-Cholesky rule of lowrank.hpp's greedy_inducing(), stopping early
-// when the rest are explained to `tol` relative.
+// pivoted-Cholesky rule of lowrank.hpp's greedy_inducing(), among the rows
+// `candidates` (1-based; NULL: all), stopping early when the rest are
+// explained to `tol` relative.
 // [[Rcpp::export(rng = false)]]
 Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
-                                        SEXP count, double tol) try {
+                                        SEXP count, double tol,
+                                        SEXP candidates = R_NilValue) try {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  const Eigen::Index m = gpsvm_glue::count_in(count, "inducing", 1, x.rows());
-  const gpsvm::KernelEvaluator ev(k, x);
+  const std::vector<Eigen::Index> among = rows_from_r(candidates, "candidates", x.rows());
+  const Eigen::Index m = gpsvm_glue::count_in(
+      count, "inducing", 1, among.empty() ? x.rows() : static_cast<Eigen::Index>(among.size()));
   const std::vector<Eigen::Index> rows =
-      gpsvm::greedy_inducing(ev, m, tol, gpsvm_glue::interrupt_callback());
+      gpsvm::greedy_rows(k, x, among, m, tol, gpsvm_glue::interrupt_callback());
   Rcpp::IntegerVector out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<int>(rows[i]) + 1;
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// The prior's representation on the rows of x (prior_choice.hpp's
+// choose_prior()): form "dense", "low_rank" (rows: the pivots) or "fitc"
+// (rows: the inducing rows), and the rule that made it.  `probe` and
+// `candidates` are rows of x (1-based; NULL for none and for all).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules,
+                            SEXP probe, SEXP candidates) try {
+  using gpsvm_glue::count_in;
+  using gpsvm_glue::element;
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  gpsvm::PriorRules r;
+  r.rank_tol = gpsvm_glue::number_in(element(rules, "rank_tol"), "rank_tol", 0.0, 1.0);
+  r.low_rank_min_n = count_in(element(rules, "low_rank_min_n"), "low_rank_min_n", 0, R_XLEN_T_MAX);
+  r.max_rank = count_in(element(rules, "low_rank_max"), "low_rank_max", 1, R_XLEN_T_MAX);
+  r.half_rows_at_most = true;
+  r.dense_max_n = count_in(element(rules, "dense_max_n"), "dense_max_n", 1, R_XLEN_T_MAX);
+  r.inducing_count =
+      count_in(element(rules, "inducing_count"), "inducing_count", 1, R_XLEN_T_MAX);
+  const gpsvm::PriorChoice c =
+      gpsvm::choose_prior(k, x, r, rows_from_r(probe, "probe", x.rows()),
+                          rows_from_r(candidates, "candidates", x.rows()),
+                          gpsvm_glue::interrupt_callback());
+  static const char* const forms[] = {"dense", "low_rank", "fitc"};
+  static const char* const reasons[] = {"rank_tol = 0", "low_rank_min_n", "low rank",
+                                        "no low rank", "no low rank", "no low rank on the probe"};
+  Rcpp::IntegerVector rows(c.rows.size());
+  for (std::size_t i = 0; i < c.rows.size(); ++i) rows[i] = static_cast<int>(c.rows[i]) + 1;
+  return Rcpp::List::create(Rcpp::Named("form") = forms[static_cast<int>(c.form)],
+                            Rcpp::Named("reason") = reasons[static_cast<int>(c.reason)],
+                            Rcpp::Named("rows") = rows);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

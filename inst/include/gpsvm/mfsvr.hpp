@@ -27,6 +27,7 @@
 #include "likelihoods.hpp"
 #include "lowrank.hpp"
 #include "mfsvr_paper.hpp"
+#include "prior_choice.hpp"
 
 namespace gpsvm {
 
@@ -97,8 +98,8 @@ struct MfsvrControl {
   bool per_input_gradient = false;
   // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
   // numerical rank <= max_rank at relative tolerance rank_tol (every entry
-  // of K - G G' at most rank_tol * max K_ii); rank_tol = 0 always uses the
-  // dense K.  The factor grows as columns are added, so a high rank costs
+  // of K - G G' at most rank_tol * max K_ii; choose_prior()); rank_tol = 0
+  // always uses the dense K.  The factor grows as columns are added, so a high rank costs
   // memory only when it is reached (mfsvr_control() sets max_rank to n / 2 by
   // default: above it the dense form is as cheap).
   double rank_tol = kUnset;
@@ -189,24 +190,31 @@ class RememberedMoments {
   mutable std::size_t next_ = 0;
 };
 
+// The rules of choose_prior() for a fit without inducing inputs: a factor
+// of at most max_rank pivots at any n (the R layer decided FITC already).
+inline PriorRules low_rank_rules(const MfsvrControl& control) {
+  PriorRules rules;
+  rules.rank_tol = control.rank_tol;
+  rules.max_rank = control.max_rank;
+  return rules;
+}
+
 // The fit itself: EP on a low-rank factor when the kernel matrix has a small
-// numerical rank, else on the dense matrix, or the paper's iteration.  EP
-// reads the likelihood `lik` through `seen`.
-inline void fit_sites(const KernelEvaluator& ev, const Eigen::VectorXd& t,
+// numerical rank (choose_prior()), else on the dense matrix, or the paper's
+// iteration.  EP reads the likelihood `lik` through `seen`.
+inline void fit_sites(const Kernel& kernel, const ConstMatrixRef& x, const Eigen::VectorXd& t,
                       const EpsilonInsensitive& lik, const RememberedMoments& seen,
                       const MfsvrControl& control, const std::function<void()>& interrupt,
                       const EpAdjust& adjust, MfsvrFit& fit) {
-  if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0) {
-    Eigen::MatrixXd G;
-    std::vector<Eigen::Index> pivots;
-    const Eigen::Index max_rank = control.max_rank;
-    if (max_rank >= 1 && pivoted_cholesky(ev, control.rank_tol, max_rank, G, pivots, interrupt)) {
-      fit.ep = ep_fit_low_rank(G, t, seen, control.ep, interrupt, adjust);
-      fit.pivots = std::move(pivots);
+  if (control.algorithm == MfsvrAlgorithm::ep) {
+    PriorChoice prior = choose_prior(kernel, x, low_rank_rules(control), {}, {}, interrupt);
+    if (prior.form == PriorForm::low_rank) {
+      fit.ep = ep_fit_low_rank(prior.factor, t, seen, control.ep, interrupt, adjust);
+      fit.pivots = std::move(prior.rows);
       return;
     }
   }
-  const Eigen::MatrixXd K = ev.gram();
+  const Eigen::MatrixXd K = KernelEvaluator(kernel, x).gram();
   if (control.algorithm == MfsvrAlgorithm::ep) {
     fit.ep = ep_fit(K, t, seen, control.ep, interrupt, adjust);
   } else {
@@ -388,8 +396,7 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     fit.inducing_chol = basis->chol;
     fit.inducing = inducing_summary(*basis, *rows, fit.ep);
   } else {
-    mfsvr_detail::fit_sites(KernelEvaluator(kernel, x), t, lik, seen, control, interrupt, adjust,
-                            fit);
+    mfsvr_detail::fit_sites(kernel, x, t, lik, seen, control, interrupt, adjust, fit);
   }
   fit.C = lik.C();
   if (!control.gradient) return fit;  // (choose_C needs the gradient)

@@ -1,0 +1,168 @@
+// The choice of a Gaussian-process prior's representation for EP, made in
+// one place for every model: the dense kernel matrix, a pivoted Cholesky
+// factor of it (the same matrix to a relative `rank_tol`), or the FITC
+// approximation on inducing inputs where the matrix has no low rank and a
+// dense sweep, O(n^3), would be too slow.  The thresholds come from the
+// caller (the R layer's size policy); the choice says which rule made it.
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_PRIOR_CHOICE_HPP
+#define GPSVM_PRIOR_CHOICE_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels.hpp"
+#include "lowrank.hpp"
+
+namespace gpsvm {
+
+enum class PriorForm { dense, low_rank, fitc };
+
+// Which rule made the choice.
+enum class PriorReason {
+  no_rank_test,      // rank_tol = 0: the dense matrix, as asked
+  few_rows,          // n <= low_rank_min_n: no test of the rank
+  low_rank,          // at most the cap of pivots represent K to rank_tol
+  no_low_rank,       // they do not, and n <= dense_max_n
+  no_low_rank_fitc,  // they do not, and n > dense_max_n: FITC
+  probe_fitc         // the probe's rows have no low rank, n > dense_max_n: FITC
+};
+
+struct PriorRules {
+  double rank_tol = 0.0;  // in [0, 1]; 0: always dense
+  // up to this many rows no rank is tested (dense)
+  Eigen::Index low_rank_min_n = 0;
+  // the most pivots of a low-rank factor; with half_rows_at_most also at
+  // most half the rows tested (at least 1): beyond that the dense form is as cheap
+  Eigen::Index max_rank = 0;
+  bool half_rows_at_most = false;
+  // beyond this many rows a matrix without low rank is replaced by FITC on
+  // inducing_count of its pivots
+  Eigen::Index dense_max_n = std::numeric_limits<Eigen::Index>::max();
+  Eigen::Index inducing_count = 0;
+};
+
+struct PriorChoice {
+  PriorForm form = PriorForm::dense;
+  PriorReason reason = PriorReason::no_rank_test;
+  // low_rank: the pivots (0-based, in order); fitc: the inducing rows
+  std::vector<Eigen::Index> rows;
+  Eigen::MatrixXd factor;  // low_rank: G with K ~ G G' (n x rows.size())
+};
+
+namespace prior_choice_detail {
+
+inline Eigen::Index pivot_cap(const PriorRules& rules, Eigen::Index n) {
+  return rules.half_rows_at_most ? std::min(rules.max_rank, std::max<Eigen::Index>(1, n / 2))
+                                 : rules.max_rank;
+}
+
+// The greedy pivots of the rows' kernel matrix, one more than the cap at
+// most; low rank when the factor stopped within the cap.
+inline bool has_low_rank(const KernelEvaluator& ev, const PriorRules& rules, Eigen::MatrixXd& G,
+                         std::vector<Eigen::Index>& pivots,
+                         const std::function<void()>& interrupt) {
+  const Eigen::Index cap = pivot_cap(rules, ev.size());
+  if (cap < 1) return false;
+  const bool stopped = pivoted_cholesky(ev, rules.rank_tol, cap + 1, G, pivots, interrupt);
+  return stopped && static_cast<Eigen::Index>(pivots.size()) <= cap;
+}
+
+inline Eigen::MatrixXd rows_of(const ConstMatrixRef& x, const std::vector<Eigen::Index>& rows) {
+  Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), x.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = x.row(rows[i]);
+  return out;
+}
+
+}  // namespace prior_choice_detail
+
+// `count` inducing rows of x by the greedy rule (greedy_inducing(), at the
+// relative tolerance `tol`) among the candidate rows `candidates` (0-based,
+// all rows when empty); returns rows of x in the order chosen.
+inline std::vector<Eigen::Index> greedy_rows(const Kernel& kernel, const ConstMatrixRef& x,
+                                             const std::vector<Eigen::Index>& candidates,
+                                             Eigen::Index count, double tol,
+                                             const std::function<void()>& interrupt = nullptr) {
+  if (candidates.empty()) return greedy_inducing(KernelEvaluator(kernel, x), count, tol, interrupt);
+  const Eigen::MatrixXd sub = prior_choice_detail::rows_of(x, candidates);
+  std::vector<Eigen::Index> chosen = greedy_inducing(KernelEvaluator(kernel, sub), count, tol, interrupt);
+  for (Eigen::Index& r : chosen) r = candidates[static_cast<std::size_t>(r)];
+  return chosen;
+}
+
+// The relative residual below which the greedy choice of inducing inputs
+// stops: inputs explained that well add nothing (duplicates never twice).
+constexpr double kInducingTol = 1e-12;
+
+// The representation of the prior on the rows of x:
+//   1. rank_tol = 0, or n <= low_rank_min_n: dense;
+//   2. where `probe` (rows of x, 0-based) is given and n > dense_max_n, the
+//      low-rank test on those rows first: a principal submatrix has no
+//      larger numerical rank than K (their eigenvalues interlace), so when
+//      they need more than the cap of pivots K does too, and the fit is
+//      FITC on inducing_count rows chosen greedily among `candidates`;
+//   3. the test on every row: low rank when at most the cap of pivots
+//      represent K to rank_tol (every entry of K - G G' at most rank_tol
+//      max K_ii);
+//   4. else dense up to dense_max_n rows, and FITC beyond, on the first
+//      inducing_count pivots (what the greedy choice takes; beyond the
+//      pivots the test took, the greedy choice among `candidates`).
+// The factor of step 3 is kept for a caller that runs EP on it.
+inline PriorChoice choose_prior(const Kernel& kernel, const ConstMatrixRef& x,
+                                const PriorRules& rules, const std::vector<Eigen::Index>& probe,
+                                const std::vector<Eigen::Index>& candidates,
+                                const std::function<void()>& interrupt = nullptr) {
+  if (!(rules.rank_tol >= 0.0 && rules.rank_tol <= 1.0))
+    throw std::invalid_argument("'rank_tol' must lie in [0, 1]");
+  const Eigen::Index n = x.rows();
+  PriorChoice out;
+  if (rules.rank_tol == 0.0) return out;
+  if (n <= rules.low_rank_min_n) {
+    out.reason = PriorReason::few_rows;
+    return out;
+  }
+  const bool beyond_dense = n > rules.dense_max_n;
+  if (beyond_dense && rules.inducing_count < 1)
+    throw std::invalid_argument("'inducing_count' must be at least 1 beyond dense_max_n");
+  Eigen::MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+  if (beyond_dense && !probe.empty()) {
+    const Eigen::MatrixXd sub = prior_choice_detail::rows_of(x, probe);
+    if (!prior_choice_detail::has_low_rank(KernelEvaluator(kernel, sub), rules, G, pivots,
+                                           interrupt)) {
+      out.form = PriorForm::fitc;
+      out.reason = PriorReason::probe_fitc;
+      out.rows = greedy_rows(kernel, x, candidates, rules.inducing_count, kInducingTol, interrupt);
+      return out;
+    }
+  }
+  if (prior_choice_detail::has_low_rank(KernelEvaluator(kernel, x), rules, G, pivots, interrupt)) {
+    out.form = PriorForm::low_rank;
+    out.reason = PriorReason::low_rank;
+    out.rows = std::move(pivots);
+    out.factor = std::move(G);
+    return out;
+  }
+  if (!beyond_dense) {
+    out.reason = PriorReason::no_low_rank;
+    return out;
+  }
+  out.form = PriorForm::fitc;
+  out.reason = PriorReason::no_low_rank_fitc;
+  const Eigen::Index m = std::min(rules.inducing_count, n);
+  if (m <= static_cast<Eigen::Index>(pivots.size())) {
+    out.rows.assign(pivots.begin(), pivots.begin() + m);
+  } else {
+    out.rows = greedy_rows(kernel, x, candidates, m, kInducingTol, interrupt);
+  }
+  return out;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_PRIOR_CHOICE_HPP
