@@ -26,11 +26,11 @@
 #      cross-compiled for 64-bit Windows with mingw-w64 and run under wine
 #      (tools/windows-check.sh; skipped with its reason where those cannot
 #      be installed);
-#   6. meanwhile R CMD build, then R CMD check --as-cran --no-manual
-#      --no-vignettes --no-examples with every test at full size
-#      (NOT_CRAN=true; both compile through ccache without -g, so the
-#      second compile is a cache hit; the examples and vignettes are run by
-#      step 3's checks);
+#   6. meanwhile, on the tarball step 3 built, R CMD check --as-cran
+#      --no-manual --no-vignettes --no-examples with every test at full
+#      size (NOT_CRAN=true; it compiles through step 3's ccache with its
+#      flags, a cache hit; the examples and vignettes are run by step 3's
+#      checks);
 #   7. the precomputed vignettes' code (vignettes/*.Rmd.orig) knitted
 #      against the package step 6 installed: fail if a vignette the package
 #      ships differs from what its code gives now (tools/vignettes.R);
@@ -158,21 +158,21 @@ echo "check: C++ core suite, then its Windows build, started (logs $work/cpp-tes
 cpp_pid=$!
 trap 'for p in "$sanitize_pid" "$cpp_pid" "$cran_pid"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done' EXIT
 
-# R CMD build compiles the package (to build the vignettes that run their
-# code) and R CMD check compiles it again with the same flags: through
-# ccache, where installed, the second compile is a cache hit.  Both compile
-# without -g (src/Makevars would strip it anyway).  (The package is one
+# The tarball checked here is the one `make cran` built (step 3), with R's
+# default flags: the package is built once.  Its install compiles with the
+# same flags through the same ccache (tools/cran-check.sh), so the compile
+# is a cache hit where ccache is installed.  (The package is one
 # translation unit, src/unity.cpp, so there is nothing to compile in
 # parallel.)
-bash tools/dev-makevars.sh >"$work/build.Makevars"
 command -v ccache >/dev/null || echo "check: no ccache: R CMD check compiles the package again"
-export CCACHE_DIR="$work/ccache"
-build_env=(env -C "$work" R_MAKEVARS_USER="$work/build.Makevars")
+export CCACHE_DIR="$work/cran/ccache" CCACHE_NOHASHDIR=true
+build_env=(env -C "$work" R_MAKEVARS_USER="$work/cran/Makevars")
 
-echo "check: R CMD build"
-timed build "$work/build.log" "${build_env[@]}" R CMD build "$root" || { cat "$work/build.log"; fail "R CMD build"; }
-tarball=$(ls "$work"/gpsvm_*.tar.gz 2>/dev/null | head -n 1)
-lane_done "R CMD build" build
+echo "check: waiting for make cran's R CMD build"
+while [ ! -s "$work/cran/built" ] && kill -0 "$cran_pid" 2>/dev/null; do sleep 2; done
+tarball=$(cat "$work/cran/built" 2>/dev/null)
+[ -f "$tarball" ] || { cat "$work/cran.log"; fail "make cran built no tarball"; tarball=""; }
+stage_done "waiting for R CMD build (make cran's)"
 
 if [ -n "$tarball" ]; then
   echo "check: R CMD check --as-cran --no-manual --no-vignettes --no-examples, full-size tests"

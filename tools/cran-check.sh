@@ -66,6 +66,8 @@ t0=$(date +%s)
   { cat "$work/build.log"; echo "cran: R CMD build failed"; echo "cran: FAIL"; exit 1; }
 tarball=$(ls "$work"/gpsvm_*.tar.gz | head -n 1)
 echo "cran: R CMD build took $(( $(date +%s) - t0 )) s; $(basename "$tarball"): $(du -k "$tarball" | cut -f1) kB"
+# (the tarball's path, for `make check`, which checks this tarball too)
+echo "$tarball" >"$work/built.tmp" && mv "$work/built.tmp" "$work/built"
 
 failed_settings=0
 check() {  # check LABEL [VAR=VALUE ...]
