@@ -229,9 +229,9 @@
 #'   iris, but 0.785 against 0.758 on fgl and 0.365 against 0.339 on
 #'   mlbench's Vehicle, in 0.5 to 1.5 times the CPU time. On the first
 #'   2000 rows of mlbench's LetterRecognition (26 classes; test rows
-#'   16001-20000) it reached accuracy 0.846 and log loss 0.568, where
-#'   `e1071::svm(probability = TRUE)` reached 0.828 and 0.695 in a fiftieth
-#'   of its CPU time.
+#'   16001-20000) it reached accuracy 0.843 and log loss 0.597, where
+#'   `e1071::svm(probability = TRUE)` reached 0.828 and 0.692 in a
+#'   fifteenth to a twentieth of its CPU time.
 #'
 #' @inheritParams svc
 #' @param bias Prior variance \eqn{c \ge 0} of a constant offset of the

@@ -3,6 +3,7 @@
 // sizes that end inside a block, on a block's edge and past it.
 #include <cmath>
 #include <gpsvm/dense.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "check.hpp"
@@ -21,6 +22,14 @@ TEST_CASE("dense: crossprod, Cholesky factor, log-determinant and L^-1 against E
     const MatrixXd cp = gpsvm::crossprod(a);
     CHECK_NEAR_MSG((cp - ata).cwiseAbs().maxCoeff(), 0.0, 1e-13 * ata.cwiseAbs().maxCoeff(), note);
     CHECK_MSG((cp - cp.transpose()).cwiseAbs().maxCoeff() == 0.0, note + ": symmetric");
+    // weights of both signs (the joint classifier's R diag(c) R)
+    const Eigen::VectorXd w = rng.uniform_matrix(m + 20, 1, -2.0, 1.0).col(0);
+    const MatrixXd atwa = a.transpose() * w.asDiagonal() * a;
+    const MatrixXd wcp = gpsvm::crossprod(a, w);
+    const double scale = (a.cwiseAbs().transpose() * w.cwiseAbs().asDiagonal() * a.cwiseAbs()).maxCoeff();
+    CHECK_NEAR_MSG((wcp - atwa).cwiseAbs().maxCoeff(), 0.0, 1e-13 * scale, note + ": weighted");
+    CHECK_MSG((wcp - wcp.transpose()).cwiseAbs().maxCoeff() == 0.0, note + ": weighted, symmetric");
+    CHECK_THROWS(gpsvm::crossprod(a, Eigen::VectorXd::Ones(m + 19)), std::invalid_argument);
     MatrixXd spd = ata;
     spd.diagonal().array() += 0.1;  // well away from singular
     const Eigen::LLT<MatrixXd> llt(spd);

@@ -26,24 +26,34 @@ namespace gpsvm {
 
 constexpr Eigen::Index kDenseBlock = 128;
 
-// A'A for a tall or square A, forming only the lower triangle (half the
-// flops of a general product), in tiles of kDenseBlock^2 entries; a block
-// of columns is its own tiles, the blocks split between threads.
-inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,
+// A' diag(w) A for a tall or square A (w empty: A'A), forming only the
+// lower triangle (half the flops of a general product), in tiles of
+// kDenseBlock^2 entries; a block of columns is its own tiles, the blocks
+// split between threads.
+inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a, const Eigen::VectorXd& w,
                                  const std::function<void()>& interrupt = nullptr) {
   using Eigen::Index;
   const Index p = a.cols();
+  if (w.size() != 0 && w.size() != a.rows())
+    throw std::invalid_argument("crossprod: the weights and the rows differ in number");
   InterruptPoll poll(interrupt);
+  const Eigen::MatrixXd weighted = w.size() == 0 ? Eigen::MatrixXd() : w.asDiagonal() * a;
+  const Eigen::MatrixXd& left = w.size() == 0 ? a : weighted;
   Eigen::MatrixXd out(p, p);
   const double work = 0.5 * static_cast<double>(a.rows()) * static_cast<double>(p) *
                       static_cast<double>(p);
   blocks_in_rounds(p, kDenseBlock, threads_for_work(work), poll, [&](Index j0, Index b, int) {
     for (Index i0 = j0; i0 < p; i0 += kDenseBlock) {
       const Index r = std::min(kDenseBlock, p - i0);
-      out.block(i0, j0, r, b).noalias() = a.middleCols(i0, r).transpose() * a.middleCols(j0, b);
+      out.block(i0, j0, r, b).noalias() = left.middleCols(i0, r).transpose() * a.middleCols(j0, b);
     }
   });
   return out.selfadjointView<Eigen::Lower>();
+}
+
+inline Eigen::MatrixXd crossprod(const Eigen::MatrixXd& a,
+                                 const std::function<void()>& interrupt = nullptr) {
+  return crossprod(a, Eigen::VectorXd(), interrupt);
 }
 
 // The Cholesky factor L of a symmetric positive definite matrix (a = L L',

@@ -47,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "dense.hpp"
 #include "ep_engine.hpp"
 #include "ep_gradient.hpp"
 #include "ep_priors.hpp"
@@ -417,12 +418,8 @@ inline MulticlassResult multiclass_fit_on(multiclass_detail::SharedPrior& prior,
   if (M.rows() != n || M.cols() != classes)
     throw std::invalid_argument("the warm start has the wrong size");
   Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n, classes);
-  multiclass_detail::Sites sites = evaluate_sites(M, labels, v, interrupt);
-  if (start.size() > 0) {
-    M = step(M, sites.grad, W);
-    sites = evaluate_sites(M, labels, v, interrupt);
-  }
-  sites = evaluate_sites(M, labels, v, interrupt, true);
+  if (start.size() > 0) M = step(M, evaluate_sites(M, labels, v, interrupt).grad, W);
+  multiclass_detail::Sites sites = evaluate_sites(M, labels, v, interrupt, true);
   double psi = sites.sum_log_z - 0.5 * frobenius_dot(W, M);
   out.status.tol = control.tol;
   const double floor = 1e-8 / v;
@@ -558,7 +555,7 @@ inline Eigen::VectorXd loo_gradient(SharedPrior& prior, const Kernel& kernel,
   Eigen::VectorXd out = Eigen::VectorXd::Zero(2);
   out[1] = v * dv;
   if (!kernel.radial()) return out;
-  const Eigen::MatrixXd RcR = R * c.asDiagonal() * R;
+  const Eigen::MatrixXd RcR = crossprod(R, c, interrupt);  // R diag(c) R, R symmetric
   const double work = static_cast<double>(n) * static_cast<double>(n) *
                       static_cast<double>(2 * W.cols() + x.cols());
   InterruptPoll poll(interrupt);
