@@ -15,8 +15,8 @@
 #' Data in row partitions
 #'
 #' A set of row partitions of one data set, each a file or a data frame,
-#' which [mfsvr()] with `inducing` takes as `data` with a formula, and
-#' `predict()` as `newdata`. The partitions are read where they are used,
+#' which [mfsvr()] and [gpc()] with `inducing` take as `data` with a
+#' formula, and `predict()` and [interval_coverage()] as `newdata`. The partitions are read where they are used,
 #' one at a time, and never gathered into one data frame: a fit reads each
 #' in a few passes before fitting (the rows, the factor levels, the
 #' scaling, and the rows its kernel width and inducing inputs are chosen
@@ -42,7 +42,7 @@
 #' @return An object of class `gpsvm_partitions`: a list with `sources`
 #'   (file names, or the data frames), `kind` of each and `columns` (the
 #'   first partition's column types).
-#' @seealso [mfsvr()], [inducing-points]
+#' @seealso [mfsvr()], [gpc()], [inducing-points]
 #' @examples
 #' set.seed(1)
 #' d <- data.frame(x1 = runif(300, -3, 3), x2 = runif(300, -3, 3))
@@ -67,7 +67,7 @@ gpsvm_partitions <- function(...) {
   parts <- structure(list(sources = sources, kind = kind, columns = NULL),
                      class = "gpsvm_partitions")
   for (i in seq_along(sources)) {
-    types <- .column_types(.read_partition(parts, i))
+    types <- .column_types(.read_partition(parts, i, "'...'"))
     if (i == 1L) parts$columns <- types else .check_partition_columns(parts, i, types)
   }
   parts
@@ -108,8 +108,8 @@ print.gpsvm_partitions <- function(x, ...) {
   kind
 }
 
-# Partition i as a data frame.
-.read_partition <- function(parts, i) {
+# Partition i as a data frame (`arg` names the partitions in an error).
+.read_partition <- function(parts, i, arg = "the data") {
   s <- parts$sources[[i]]
   out <- tryCatch(switch(parts$kind[[i]],
     "data frame" = s,
@@ -117,9 +117,9 @@ print.gpsvm_partitions <- function(x, ...) {
     csv = utils::read.csv(s, stringsAsFactors = FALSE, check.names = FALSE),
     parquet = as.data.frame(arrow::read_parquet(s))
   ), error = function(e) {
-    .stop(sprintf("partition %d (%s) cannot be read: %s", i, s, conditionMessage(e)))
+    .stop(sprintf("partition %d of %s (%s) cannot be read: %s", i, arg, s, conditionMessage(e)))
   })
-  if (!is.data.frame(out)) .stop(sprintf("partition %d (%s) holds no data frame", i, s))
+  if (!is.data.frame(out)) .stop(sprintf("partition %d of %s (%s) holds no data frame", i, arg, s))
   out
 }
 
@@ -136,12 +136,12 @@ print.gpsvm_partitions <- function(x, ...) {
   if (identical(types, parts$columns)) return(invisible())
   what <- if (is.character(parts$sources[[i]])) sprintf(" (%s)", parts$sources[[i]]) else ""
   if (!identical(names(types), names(parts$columns))) {
-    .stop(sprintf("partition %d%s of the data has the columns %s, where the first has %s", i,
+    .stop(sprintf("partition %d of '...'%s has the columns %s, where the first has %s", i,
                   what, paste(names(types), collapse = ", "),
                   paste(names(parts$columns), collapse = ", ")))
   }
   differ <- names(types)[types != parts$columns]
-  .stop(sprintf("partition %d%s of the data has column(s) %s of another type than the first (%s)",
+  .stop(sprintf("partition %d of '...'%s has column(s) %s of another type than the first (%s)",
                 i, what, paste(differ, collapse = ", "),
                 paste(sprintf("%s not %s", types[differ], parts$columns[differ]), collapse = ", ")))
 }
@@ -380,11 +380,14 @@ print.gpsvm_partitions <- function(x, ...) {
     .stop("data in partitions (gpsvm_partitions()) take gpc(method = \"tap\", multiclass = \"ovr\")")
   }
   .needs_inducing(inducing, "gpc")
-  noise <- if (is.null(noise)) .gpc_default_noise else .check_number(noise, "noise", lower = 0)
+  noise_given <- !is.null(noise)
+  noise <- if (noise_given) .check_number(noise, "noise", lower = 0) else .gpc_default_noise
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
   if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
   control <- .resolve_control(.check_control(control, "gpc_control"), method)
   bias <- .check_number(bias, "bias", lower = 0)
+  open <- c(if (.has_width(kernel) && is.null(kernel$sigma)) "the width rule",
+            if (!noise_given) sprintf("noise = %g", noise))
   labels <- .classif_labels(design$y, length(design$y))
   start <- proc.time()[["elapsed"]]
   inputs <- .partition_model_inputs(design, parts, kernel, scale, inducing, bias)
@@ -409,6 +412,10 @@ print.gpsvm_partitions <- function(x, ...) {
   fit$bias_variance <- bias
   fit$partitions <- .partition_record(parts, design, inducing)
   fit$call <- call
+  if (length(open) > 0L) {
+    fit$skipped_search <- sprintf("not run on data in partitions: %s used",
+                                  paste(open, collapse = " and "))
+  }
   .with_plan(.seal(fit), "gpc():")
 }
 

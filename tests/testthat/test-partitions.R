@@ -56,13 +56,13 @@ test_that("gpsvm_partitions() checks every partition before any fit and prints t
   expect_error(gpsvm_partitions(other), "partition 1 of '...'.*not an .rds, .csv or .parquet")
   broken <- tempfile(fileext = ".rds")
   writeLines("not an rds file", broken)
-  expect_error(gpsvm_partitions(d$pieces[[1]], broken), "partition 2 \\(.*\\) cannot be read")
+  expect_error(gpsvm_partitions(d$pieces[[1]], broken), "partition 2 of '...' \\(.*\\) cannot be read")
   expect_error(gpsvm_partitions(d$pieces[[1]], d$pieces[[2]][, -2]),
-               "partition 2 of the data has the columns x1, g, y, label, where the first has")
+               "partition 2 of '...' has the columns x1, g, y, label, where the first has")
   retyped <- d$pieces[[2]]
   retyped$x2 <- as.character(retyped$x2)
   expect_error(gpsvm_partitions(d$pieces[[1]], retyped),
-               "partition 2 of the data has column\\(s\\) x2 of another type.*text not number")
+               "partition 2 of '...' has column\\(s\\) x2 of another type.*text not number")
   expect_error(gpsvm_partitions(), "gives no partitions")
   expect_error(gpsvm_partitions(d$pieces[[1]], 3), "partition 2 of '...' must be a file name")
 })
@@ -141,6 +141,33 @@ test_that("gpc() on partitions is the fit to their bound rows: two classes and o
   expect_equal(unname(predict(fit3, parts, type = "prob")),
                unname(predict(ref3, three(d$bound), type = "prob")), tolerance = 1e-8)
   expect_error(fitted(fit3), "keeps no inputs")
+  # the defaults' noise and width, where in memory a search would choose them
+  fit4 <- gpc(factor(label) ~ x1 + x2, data = parts, inducing = 12)
+  expect_match(fit4$plan$choice[fit4$plan$step == "hyperparameters"],
+               "not run on data in partitions: the width rule and noise = 0.1 used")
+})
+
+test_that("factor inputs: levels first seen in later partitions are ordered as rbind() orders them", {
+  skip_on_cran()
+  set.seed(8)
+  n <- 150
+  d <- data.frame(x = runif(n, -2, 2),
+                  f = factor(sample(c("q", "p"), n, TRUE), levels = c("q", "p", "r", "s")))
+  d$f[121:150] <- sample(c("s", "r"), 30, TRUE)
+  d$y <- cos(d$x) + as.integer(d$f) / 2 + rnorm(n, sd = 0.1)
+  # each partition's factor declares only its own levels, in its own order
+  pieces <- list(d[1:60, ], d[61:61, ], d[62:120, ], d[121:150, ])
+  pieces <- lapply(pieces, function(p) transform(p, f = factor(as.character(f),
+                                                               levels = rev(unique(as.character(f))))))
+  bound <- do.call(rbind, pieces)
+  ref <- mfsvr(y ~ x + f, data = bound, C = 2, kernel = rbf_kernel(1), inducing = 12, bias = 0)
+  fit <- mfsvr(y ~ x + f, data = gpsvm_partitions(pieces), C = 2, kernel = rbf_kernel(1),
+               inducing = 12)
+  expect_identical(fit$xlevels, ref$xlevels)
+  expect_identical(colnames(fit$inducing), colnames(ref$inducing))
+  expect_equal(unname(fitted(fit)), unname(fitted(ref)), tolerance = 1e-8)
+  expect_equal(unname(predict(fit, gpsvm_partitions(rev(pieces)))),
+               unname(predict(ref, do.call(rbind, rev(pieces)))), tolerance = 1e-8)
 })
 
 test_that("a fit to partitions says what it cannot take, before any fitting", {
