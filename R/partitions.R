@@ -115,6 +115,8 @@ print.gpsvm_partitions <- function(x, ...) {
     "data frame" = s,
     rds = readRDS(s),
     csv = utils::read.csv(s, stringsAsFactors = FALSE, check.names = FALSE),
+    # (arrow is in Enhances, not installed with the package: .partition_kind()
+    # checked that it is there)
     parquet = as.data.frame(arrow::read_parquet(s))
   ), error = function(e) {
     .stop(sprintf("partition %d of %s (%s) cannot be read: %s", i, arg, s, conditionMessage(e)))
