@@ -333,7 +333,13 @@
   .check_sealed(object, prefix)
   # a fit to data in partitions keeps no inputs (gpsvm_partitions())
   if (is.list(object$partitions) && is.matrix(object$x) && nrow(object$x) == 0L) {
-    return(list(n = NROW(object$fitted.values), p = ncol(object$x), kept = FALSE))
+    n <- NROW(object$fitted.values)
+    rows <- object$partitions$rows
+    if (!is.numeric(rows) || anyNA(rows) || sum(rows) != n) {
+      .stop(sprintf("%spartitions$rows must count the fit's %d rows: was the object edited?",
+                    prefix, n))
+    }
+    return(list(n = n, p = ncol(object$x), kept = FALSE))
   }
   .check_fields(object, list(x = function(v) {
     .numeric_matrix()(v) %||% if (nrow(v) < 1L || ncol(v) < 1L) "has no rows or no columns"

@@ -95,6 +95,13 @@ test_that("mfsvr() on partitions is the fit to their bound rows, predictions inc
   expect_error(tidy(fit), "tidy\\(\\) reads the training inputs")
   expect_match(fit$plan$by[fit$plan$step == "calibration"], "data in partitions")
   expect_error(interval_coverage(fit), "not cross-validated")
+  # a fit edited by hand
+  edited <- fit
+  edited$partitions$rows[2] <- 3
+  expect_error(predict(edited, d$parts), "fit\\$partitions\\$rows must count the fit's 260 rows")
+  edited <- fit
+  edited$fitted.values <- edited$fitted.values[-1]
+  expect_error(predict(edited, d$parts), "was the object edited")
 })
 
 test_that("mfsvr() on partitions: the width rule, the greedy inducing inputs and rows read again", {
