@@ -16,13 +16,17 @@
 #'
 #' A set of row partitions of one data set, each a file or a data frame,
 #' which [mfsvr()] and [gpc()] with `inducing` take as `data` with a
-#' formula, and `predict()` and [interval_coverage()] as `newdata`. The partitions are read where they are used,
-#' one at a time, and never gathered into one data frame: a fit reads each
-#' in a few passes before fitting (the rows, the factor levels, the
-#' scaling, and the rows its kernel width and inducing inputs are chosen
-#' from) and then in every EP sweep, so that the fit's memory is
-#' \eqn{O(m^2 + \textrm{partition} \times m + n)} for \eqn{n} rows and
-#' \eqn{m} inducing inputs (see [inducing-points]).
+#' formula, and `predict()` and [interval_coverage()] as `newdata`. The
+#' partitions are read where they are used, one at a time, and never
+#' gathered into one data frame: a fit reads each in a few passes before
+#' fitting (the rows, the factor levels, the scaling, and the rows its
+#' kernel width and inducing inputs are chosen from), once more for the
+#' \eqn{n \times m} factor of the cross-kernel, and again in every EP
+#' sweep where that factor is larger than its memory budget (size rule
+#' `inducing_factor_mb`, [gpsvm_size_policy()]), whose rows beyond the
+#' budget are recomputed: memory \eqn{O(m^2 + \textrm{partition} \times m
+#' + n)} beyond the budget, for \eqn{n} rows and \eqn{m} inducing inputs
+#' (see [inducing-points]).
 #'
 #' A file is read by its extension: `.rds` ([readRDS()], a data frame),
 #' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (through
@@ -81,7 +85,8 @@ print.gpsvm_partitions <- function(x, ...) {
                     collapse = ", "),
               paste(sprintf("%s <%s>", names(x$columns), x$columns), collapse = ", ")))
   shown <- vapply(x$sources[seq_len(min(k, 5L))], function(s) {
-    if (is.character(s)) s else sprintf("a data frame of %d rows", nrow(s))
+    if (is.character(s)) return(s)
+    sprintf("a data frame of %d row%s", nrow(s), if (nrow(s) == 1L) "" else "s")
   }, "")
   cat(paste0("  ", seq_along(shown), ": ", shown, collapse = "\n"), "\n", sep = "")
   if (k > 5L) cat(sprintf("  ... and %d more\n", k - 5L))
@@ -103,7 +108,8 @@ print.gpsvm_partitions <- function(x, ...) {
     .stop(sprintf("partition %d of '...' (%s) is not an .rds, .csv or .parquet file", i, s))
   }
   if (kind == "parquet" && !requireNamespace("arrow", quietly = TRUE)) {
-    .stop(sprintf("partition %d of '...' (%s) is a parquet file, which needs the arrow package", i, s))
+    .stop(sprintf("partition %d of '...' (%s) is a parquet file, which needs the arrow package",
+                  i, s))
   }
   kind
 }
@@ -379,7 +385,8 @@ print.gpsvm_partitions <- function(x, ...) {
                              multiclass = "ovr") {
   .refuse_for_partitions(optimize = if (!isFALSE(optimize)) optimize, search = search)
   if (!identical(method, "tap") || !identical(multiclass, "ovr")) {
-    .stop("data in partitions (gpsvm_partitions()) take gpc(method = \"tap\", multiclass = \"ovr\")")
+    .stop(paste("data in partitions (gpsvm_partitions()) take gpc(method = \"tap\",",
+                "multiclass = \"ovr\")"))
   }
   .needs_inducing(inducing, "gpc")
   noise_given <- !is.null(noise)

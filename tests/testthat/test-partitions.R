@@ -56,7 +56,8 @@ test_that("gpsvm_partitions() checks every partition before any fit and prints t
   expect_error(gpsvm_partitions(other), "partition 1 of '...'.*not an .rds, .csv or .parquet")
   broken <- tempfile(fileext = ".rds")
   writeLines("not an rds file", broken)
-  expect_error(gpsvm_partitions(d$pieces[[1]], broken), "partition 2 of '...' \\(.*\\) cannot be read")
+  expect_error(gpsvm_partitions(d$pieces[[1]], broken),
+               "partition 2 of '...' \\(.*\\) cannot be read")
   expect_error(gpsvm_partitions(d$pieces[[1]], d$pieces[[2]][, -2]),
                "partition 2 of '...' has the columns x1, g, y, label, where the first has")
   retyped <- d$pieces[[2]]
@@ -124,7 +125,7 @@ test_that("mfsvr() on partitions: the width rule, the greedy inducing inputs and
   expect_match(fit$plan$by[fit$plan$step == "data"], "greedy choice on evenly spaced rows")
 })
 
-test_that("gpc() on partitions is the fit to their bound rows: two classes and one against the rest", {
+test_that("gpc() on partitions is the fit to their bound rows: two classes, one against the rest", {
   skip_on_cran()
   d <- partition_data()
   z <- partition_inducing(15)
@@ -154,7 +155,7 @@ test_that("gpc() on partitions is the fit to their bound rows: two classes and o
                "not run on data in partitions: the width rule and noise = 0.1 used")
 })
 
-test_that("factor inputs: levels first seen in later partitions are ordered as rbind() orders them", {
+test_that("factor levels first seen in later partitions are ordered as rbind() orders them", {
   skip_on_cran()
   set.seed(8)
   n <- 150
@@ -164,8 +165,8 @@ test_that("factor inputs: levels first seen in later partitions are ordered as r
   d$y <- cos(d$x) + as.integer(d$f) / 2 + rnorm(n, sd = 0.1)
   # each partition's factor declares only its own levels, in its own order
   pieces <- list(d[1:60, ], d[61:61, ], d[62:120, ], d[121:150, ])
-  pieces <- lapply(pieces, function(p) transform(p, f = factor(as.character(f),
-                                                               levels = rev(unique(as.character(f))))))
+  own_levels <- function(f) factor(as.character(f), levels = rev(unique(as.character(f))))
+  pieces <- lapply(pieces, function(p) transform(p, f = own_levels(f)))
   bound <- do.call(rbind, pieces)
   ref <- mfsvr(y ~ x + f, data = bound, C = 2, kernel = rbf_kernel(1), inducing = 12, bias = 0)
   fit <- mfsvr(y ~ x + f, data = gpsvm_partitions(pieces), C = 2, kernel = rbf_kernel(1),

@@ -386,7 +386,8 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
     if (control.algorithm != MfsvrAlgorithm::ep)
       throw std::invalid_argument("inducing inputs need the EP algorithm");
     basis.reset(new InducingBasis(
-        inducing_basis(kernel, source, control.inducing, 0.0, interrupt, control.inducing_held_rows)));
+        inducing_basis(kernel, source, control.inducing, 0.0, interrupt,
+                       control.inducing_held_rows)));
     rows.reset(new InducingRows(kernel, source, *basis));
     fit.ep = ep_fit_inducing(*rows, t, seen, control.ep, interrupt, adjust);
     fit.inducing_chol = basis->chol;
