@@ -220,12 +220,15 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
                                      type = c("response", "distribution"), ...) {
   band_args <- !c(missing(deriv), missing(se.fit), missing(interval), missing(level))
   .validate_fit(object)
-  if (inherits(newdata, "gpsvm_partitions") || (is.null(newdata) && !is.null(object$partitions))) {
-    return(.predict_partitions(object, newdata, match.call(), parent.frame()))
-  }
   interval <- .match_choice(interval)
   new_levels <- .match_choice(new_levels)
   type <- .match_choice(type)
+  if (inherits(newdata, "gpsvm_partitions") || (is.null(newdata) && !is.null(object$partitions))) {
+    if (type == "distribution") {
+      .stop("type = \"distribution\" is not available for data in partitions; predict each one")
+    }
+    return(.predict_partitions(object, newdata, match.call(), parent.frame()))
+  }
   if (type == "distribution") {
     if (any(band_args)) {
       .stop(paste("type = \"distribution\" is the distribution of a new target: 'deriv',",

@@ -92,6 +92,7 @@ test_that("mfsvr() on partitions is the fit to their bound rows, predictions inc
   # the plan says how the data were read
   expect_match(fit$plan$choice[fit$plan$step == "data"], "4 partitions of 260 rows")
   expect_error(predict(fit), "keeps no inputs: give them as 'newdata'")
+  expect_error(predict(fit, d$parts, type = "distribution"), "not available for data in partitions")
   expect_error(plot(fit), "plot\\(\\) reads the training inputs, which a fit to data in partitions")
   expect_error(tidy(fit), "tidy\\(\\) reads the training inputs")
   expect_match(fit$plan$by[fit$plan$step == "calibration"], "data in partitions")
