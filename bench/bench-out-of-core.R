@@ -76,8 +76,10 @@ peak_mb <- function(model, n) {
 cat(sprintf("load average at the start: %s (2 cores; figures from a busy machine are slower)\n",
             paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("m = %d inducing inputs, out-of-core budget %g MB\n\n", m, budget))
-cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held s", "ooc s",
-            "ratio", "sweeps", "max |diff|", "peak MB", "ooc s/sweep"))
+if (length(sizes) > 0L) {
+  cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held s", "ooc s",
+              "ratio", "sweeps", "max |diff|", "peak MB", "ooc s/sweep"))
+}
 per_row <- list()
 for (model in c("mfsvr", "gpc")) {
   for (n in sizes) {
@@ -102,7 +104,7 @@ for (model in c("mfsvr", "gpc")) {
 # Time is linear in n at a fixed number of sweeps; memory beyond the budget
 # too, but R's own baseline does not grow, so its slope comes from the two
 # largest sizes (with one size, none is stated).
-cat("\nlinear extrapolation from the largest n (same sweeps):\n")
+if (length(sizes) > 0L) cat("\nlinear extrapolation from the largest n (same sweeps):\n")
 for (model in names(per_row)) {
   r <- per_row[[model]]
   last <- r[nrow(r), ]
