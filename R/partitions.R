@@ -184,8 +184,8 @@ print.gpsvm_partitions <- function(x, ...) {
     y[[i]] <- stats::model.response(mf)
   }
   rows <- vapply(y, length, 1L)
-  call <- call("model.frame", formula = formula, data = do.call(rbind, pieces))
-  design <- .formula_design(call, env)
+  design <- .formula_design(call("model.frame", formula = formula, data = do.call(rbind, pieces)),
+                            env)
   y <- unlist(lapply(y, function(v) if (is.factor(v)) as.character(v) else v))
   if (!is.null(design$response_levels)) y <- factor(y, levels = design$response_levels)
   design[c("y", "rows", "na.action", "variables")] <- list(y, rows, NULL, NULL)
