@@ -73,6 +73,7 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
                                   which = c("regions", "calibration"), ...) {
   object <- x
   .validate_fit(object)
+  .needs_inputs(object, "plot()")
   which <- .match_choice(which)
   if (which == "calibration") return(.plot_probability_calibration(object, parent.frame(), ...))
   grid <- .check_count(grid, "grid", lower = 2L, upper = .max_surface_grid)

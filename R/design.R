@@ -185,6 +185,8 @@
 # .input_matrix()) and keep what predict() and plot() need.
 .fit_formula <- function(call, env, generic, default, ...) {
   call <- .generic_call(call, generic)
+  parts <- eval(call$data, env)
+  if (inherits(parts, "gpsvm_partitions")) return(.fit_partitions(call, env, generic, parts, ...))
   design <- .formula_design(call, env)
   x <- design$x
   attr(x, "factor_column") <- design$factor_column

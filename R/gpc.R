@@ -264,7 +264,12 @@
 #'   (with `optimize`, at the values found); when it has none, beyond 2000
 #'   observations the fit is the FITC approximation on 500 inducing inputs
 #'   (`inducing = 500`), and `print()` says so: see `rank_tol` in
-#'   [gpc_control()].
+#'   [gpc_control()]. With row partitions from [gpsvm_partitions()] as the
+#'   formula's `data` (files or data frames, read one at a time and never
+#'   gathered) `inducing` is needed, and the fit is the one to the
+#'   partitions' rows bound together with `method = "tap"`, `multiclass =
+#'   "ovr"`, at the `noise` and kernel width given (else 0.1 and the width
+#'   rule: no search); it keeps no inputs, so [predict()] needs `newdata`.
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those, and `FALSE` chooses none.
@@ -605,7 +610,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 .gpc_fit <- function(x, y, kernel, noise, kappa, method, control, start = NULL,
                      inducing = NULL, sites = NULL) {
   model <- list(kernel = kernel, noise = noise, kappa = kappa, inducing = inducing)
-  if (!is.null(inducing)) model$inducing_held_rows <- .inducing_held_rows(nrow(x), nrow(inducing))
+  if (!is.null(inducing)) model$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (method == "naive") {
     res <- cpp_gpc_naive_fit(model, x, y, unclass(control), start)
     alpha <- res$alpha
@@ -732,6 +737,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #'   with a warning (see `new_levels`). For
 #'   a formula fit it must hold every variable the formula uses (one it lacks
 #'   is an error, not looked up elsewhere); no rows give an empty result.
+#'   Row partitions from [gpsvm_partitions()] are predicted one at a time,
+#'   the results in the order of their rows.
 #' @param type `"class"` (a factor with the training levels, or for a
 #'   formula fit every level of the data's factor: see `data` in [svc()]),
 #'   `"prob"` (a
@@ -780,6 +787,9 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
                               se.fit = FALSE, na.action = stats::na.pass,
                               new_levels = c("predict", "error"), ...) {
   .check_dots_empty(...)
+  if (inherits(newdata, "gpsvm_partitions") || (is.null(newdata) && !is.null(object$partitions))) {
+    return(.predict_partitions(object, newdata, match.call(), parent.frame()))
+  }
   type <- .match_choice(type)
   new_levels <- .match_choice(new_levels)
   .check_flag(se.fit, "se.fit")

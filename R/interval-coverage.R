@@ -31,8 +31,10 @@
 #'
 #' @param object A fit from [svr()], [mfsvr()], [rvm()] or [srvm()].
 #' @param newdata Held-out data: for a formula fit a data frame with the
-#'   response and every variable the formula uses; for a fit to a matrix, the
-#'   inputs (and the targets in `y`). `NULL` (the default) cross-validates.
+#'   response and every variable the formula uses, or row partitions of such
+#'   data ([gpsvm_partitions()]); for a fit to a matrix, the
+#'   inputs (and the targets in `y`). `NULL` (the default) cross-validates
+#'   (not for a fit to partitions, which would refit on all of them).
 #' @param y For a fit to a matrix with `newdata`, the held-out targets.
 #' @param folds The number of cross-validation folds (2 to the number of
 #'   observations; this many gives leave-one-out with refits).
@@ -78,6 +80,11 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
     source <- "held-out data"
   } else {
     if (!is.null(y)) .stop("'y' goes with 'newdata' (held-out inputs of a fit to a matrix)")
+    if (!is.null(object$partitions)) {
+      .stop(paste("a fit to data in partitions is not cross-validated (each fold a refit on all",
+                  "partitions): give held-out data, e.g. gpsvm_partitions() of other files, as",
+                  "'newdata'"))
+    }
     folds <- .check_count(folds, "folds", lower = 2L, upper = length(object$y))
     seed <- .check_count(seed, "seed", lower = 0L)
     bands <- .cross_validated_bands(object, folds, levels, seed, env)
@@ -106,6 +113,11 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 # `lower` and `upper`, and the targets `y` (rows with a missing value left
 # out).
 .held_out_bands <- function(object, newdata, y, levels) {
+  if (inherits(newdata, "gpsvm_partitions")) {  # (each partition's, in their order)
+    return(.bind_pieces(lapply(seq_along(newdata$sources), function(i) {
+      .held_out_bands(object, .read_partition(newdata, i), y, levels)
+    })))
+  }
   y <- .held_out_response(object, newdata, y, "targets")
   .bands_at(object, newdata, .check_targets_na(y, NROW(newdata)), levels)
 }
@@ -138,8 +150,9 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
   ends <- lapply(levels, function(level) {
     stats::predict(fit, newdata, interval = "prediction", level = level)
   })
-  lower <- vapply(ends, function(e) e[, "lwr"], numeric(length(y)))
-  upper <- vapply(ends, function(e) e[, "upr"], numeric(length(y)))
+  # (a matrix also for one row, where vapply() would give a vector)
+  lower <- matrix(vapply(ends, function(e) e[, "lwr"], numeric(length(y))), length(y))
+  upper <- matrix(vapply(ends, function(e) e[, "upr"], numeric(length(y))), length(y))
   keep <- stats::complete.cases(lower, upper, y)
   list(lower = lower[keep, , drop = FALSE], upper = upper[keep, , drop = FALSE], y = y[keep])
 }

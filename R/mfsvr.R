@@ -317,7 +317,8 @@
 #'   says so: a dense sweep costs \eqn{O(n^3)}. Where a few of many inputs
 #'   matter, 500 inducing inputs can be too few, and a larger count (or
 #'   the dense prior) gives a lower error ("Performance" below).
-#'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix.
+#'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to data in
+#'   partitions ([gpsvm_partitions()] as `data`) needs `inducing`.
 #' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the
 #'   latent function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added
 #'   to the kernel as a constant (as [gpc()]'s `bias`); on the scaled
@@ -341,7 +342,12 @@
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
-#'   padded with `NA` at the rows left out.
+#'   padded with `NA` at the rows left out. `data` may also be row
+#'   partitions from [gpsvm_partitions()] (files or data frames, read one at
+#'   a time and never gathered), with `inducing`: the fit is the one to the
+#'   partitions' rows bound together, at `C` (5 unless given: no search,
+#'   offset or calibration, as beyond the size rule `search_max_n`), and
+#'   keeps no inputs, so [predict()] needs `newdata` (partitions too).
 #' @param calibration_folds The number of cross-validation folds that
 #'   calibrate the prediction intervals (see [predict.gpsvm_regression()]):
 #'   `NULL` (the default) 5 for 10 to 100 observations and none otherwise,

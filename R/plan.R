@@ -91,12 +91,13 @@ gpsvm_plan <- function(object) {
     list(.plan_prior(fit, n)), .plan_factor(fit, n),
     if (inherits(fit, "gpsvm_rvm")) list(.plan_noise(fit)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
-    list(.plan_calibration(fit, n)))
+    list(.plan_calibration(fit, n)), .plan_partitions(fit))
 }
 
 .plan_rows.gpsvm_classifier <- function(fit) {
   n <- length(fit$classes)
-  c(list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n)), .plan_factor(fit, n))
+  c(list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n)), .plan_factor(fit, n),
+    .plan_partitions(fit))
 }
 
 # The kernel: weighed among candidates by an evidence, or as the call or
@@ -149,6 +150,10 @@ gpsvm_plan <- function(object) {
 # the search), kept because a size rule left the search out, or as given.
 .plan_search <- function(fit, n) {
   if (!is.null(fit$skipped_search)) {
+    if (!is.null(fit$partitions)) {
+      return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
+                       "data in partitions (no search)", exact = FALSE))
+    }
     return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
                      .rule_words("search_max_n", n, TRUE), "search_max_n", FALSE))
   }
@@ -305,6 +310,10 @@ gpsvm_plan <- function(object) {
                      if (by_default) rule else NA_character_))
   }
   if (!by_default) return(.plan_row("calibration", "the model's own intervals", "the call"))
+  if (!is.null(fit$partitions)) {
+    return(.plan_row("calibration", "the model's own intervals",
+                     "data in partitions (no refits on folds)"))
+  }
   if (n > .size_rule(rule)) {
     return(.plan_row("calibration", "not calibrated (the model's own intervals)",
                      .rule_words(rule, n, TRUE), rule, FALSE))

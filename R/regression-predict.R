@@ -160,7 +160,9 @@
 #' @param newdata New inputs: a data frame for formula fits, else a vector
 #'   or matrix with the training columns. `NULL` means the training inputs.
 #'   A data frame must hold every variable the formula uses (one it lacks is
-#'   an error, not looked up elsewhere); no rows give an empty result.
+#'   an error, not looked up elsewhere); no rows give an empty result. Row
+#'   partitions from [gpsvm_partitions()] are predicted one at a time, the
+#'   results in the order of their rows (`type = "distribution"` excepted).
 #' @param deriv Order of the derivative to predict, a whole number from 0 to
 #'   1000.
 #' @param wrt The input column to differentiate in: a number, or a column
@@ -221,6 +223,12 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   interval <- .match_choice(interval)
   new_levels <- .match_choice(new_levels)
   type <- .match_choice(type)
+  if (inherits(newdata, "gpsvm_partitions") || (is.null(newdata) && !is.null(object$partitions))) {
+    if (type == "distribution") {
+      .stop("type = \"distribution\" is not available for data in partitions; predict each one")
+    }
+    return(.predict_partitions(object, newdata, match.call(), parent.frame()))
+  }
   if (type == "distribution") {
     if (any(band_args)) {
       .stop(paste("type = \"distribution\" is the distribution of a new target: 'deriv',",
@@ -391,6 +399,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
 plot.gpsvm_regression <- function(x, which = "fit", deriv = 0, level = 0.95, n = 200, xlim = NULL,
                                   ylim = NULL, truth = NULL, legend = "topright", xlab = NULL,
                                   ylab = NULL, main = NULL, ...) {
+  .needs_inputs(x, "plot()")
   .plot_regression(x, which, deriv, level, n, xlim, ylim, truth, legend, xlab, ylab, main, NULL,
                    ..., env = parent.frame())
 }

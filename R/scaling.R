@@ -87,16 +87,21 @@
 # they leave every kernel as it is without them, as lm() leaves an aliased
 # column out.  Other columns flagged in `skip` (a formula's factor dummies)
 # are left alone.
-.input_scaling <- function(x, scale, skip = rep(FALSE, ncol(x))) {
+# `moments` (n, mean and sd of each column) stand for x's rows where these
+# are not in memory (data in partitions: .partition_moments()).
+.input_scaling <- function(x, scale, skip = rep(FALSE, ncol(x)),
+                           moments = list(n = nrow(x), mean = colMeans(x), sd = if (nrow(x) > 1L) {
+                             apply(x, 2L, stats::sd)
+                           } else rep(NA_real_, ncol(x)))) {
   .check_flag(scale, "scale")
   if (!scale) return(NULL)
-  center <- colMeans(x)
-  spread <- if (nrow(x) > 1L) apply(x, 2L, stats::sd) else rep(NA_real_, ncol(x))
+  center <- moments$mean
+  spread <- moments$sd
   constant <- !(spread > 0) | is.na(spread)
   center[skip & !constant] <- 0
   spread[constant | skip] <- 1
   names_x <- .input_names(x)
-  if (nrow(x) > 1L && any(constant & !skip)) {
+  if (moments$n > 1L && any(constant & !skip)) {
     warning(sprintf("constant input column(s) centred to 0, not scaled: %s",
                     paste(names_x[constant & !skip], collapse = ", ")), call. = FALSE)
   }

@@ -123,6 +123,7 @@ NULL
 #' @export
 tidy.gpsvm_regression <- function(x, ...) {
   .validate_fit(x)
+  .needs_inputs(x, "tidy()")
   .as_tidy(.weight_frame(x, ...))
 }
 
@@ -141,6 +142,7 @@ tidy.gpsvm_rvm <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
 tidy.gpsvm_classifier <- function(x, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
+  .needs_inputs(x, "tidy()")
   if (.is_joint(x)) {  # one latent function per class, its weights
     blocks <- lapply(seq_along(x$levels), function(k) {
       cbind(class = x$levels[k], .point_frame(x$x, x$weights[, k], .point_roles(x)),

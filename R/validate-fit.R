@@ -331,6 +331,16 @@
 # The training inputs first: their rows and columns set the other sizes.
 .input_checks <- function(object, prefix = "fit$") {
   .check_sealed(object, prefix)
+  # a fit to data in partitions keeps no inputs (gpsvm_partitions())
+  if (is.list(object$partitions) && is.matrix(object$x) && nrow(object$x) == 0L) {
+    n <- NROW(object$fitted.values)
+    rows <- object$partitions$rows
+    if (!is.numeric(rows) || anyNA(rows) || sum(rows) != n) {
+      .stop(sprintf("%spartitions$rows must count the fit's %d rows: was the object edited?",
+                    prefix, n))
+    }
+    return(list(n = n, p = ncol(object$x), kept = FALSE))
+  }
   .check_fields(object, list(x = function(v) {
     .numeric_matrix()(v) %||% if (nrow(v) < 1L || ncol(v) < 1L) "has no rows or no columns"
   }), prefix)
@@ -461,6 +471,7 @@
 # of the response's spread: the fit's own rounding is far below that, an
 # edit far above.
 .check_reproduces_fitted <- function(object) {
+  if (NROW(object$x) == 0L) return(invisible())  # (data in partitions: no inputs kept)
   n <- nrow(object$x)
   rows <- unique(round(seq(1, n, length.out = min(n, 3L))))
   mean <- .latent_moments(object, object$x[rows, , drop = FALSE], 0L, 1L, FALSE)$mean
@@ -542,12 +553,13 @@
     fitted.values = if (K > 2L) .numeric_matrix(n, K) else .numbers(n)),
     .common_checks(n, size$p, object)))
   constant <- .bias_matches_kernel(object)
-  if (K == 2L) return(.validate_binary(object, n, size$p, "fit$", class(object), constant))
+  kept <- size$kept %||% TRUE
+  if (K == 2L) return(.validate_binary(object, n, size$p, "fit$", class(object), constant, kept))
   # the settings the models share, as print() shows them
   .check_fields(object, .binary_checks(object, n, size$p)[.setting_names(object)])
   for (level in object$levels) {
     .validate_binary(object$models[[level]], n, size$p, sprintf("fit$models$%s$", level),
-                     class(object), constant)
+                     class(object), constant, kept)
   }
   invisible(object)
 }
@@ -555,14 +567,15 @@
 .validate_fit.gpsvm_classifier <- function(object) .validate_classifier(object)
 
 # One binary model (of `class`, the fit's) on the n x p inputs, its kernel
-# with the fit's bias as its constant.
-.validate_binary <- function(model, n, p, prefix, class, constant) {
+# with the fit's bias as its constant; `kept`: whether the fit keeps its
+# inputs (not a fit to data in partitions).
+.validate_binary <- function(model, n, p, prefix, class, constant, kept = TRUE) {
   if (!is.list(model) || !identical(class(model), class)) {
     .stop(sprintf("%s is not a model of this fit's class: was the object edited?",
                   sub("\\$$", "", prefix)))
   }
   .check_sealed(model, prefix)
-  .check_fields(model, list(x = .numeric_matrix(n, p), kernel = function(k) {
+  .check_fields(model, list(x = .numeric_matrix(if (kept) n else 0L, p), kernel = function(k) {
     .kernel_field(p)(k) %||% if (!identical(k$constant %||% 0, constant)) {
       "has another bias (constant) than the fit"
     }
@@ -572,6 +585,7 @@
                               optimization = .search_record_field),
                          .binary_checks(model, n, p)), prefix)
   # its kernel and weights give its decision values (see .check_reproduces_fitted())
+  if (!kept) return(invisible(model))
   rows <- unique(round(seq(1, n, length.out = min(n, 3L))))
   link <- .classif_link(model, model$x[rows, , drop = FALSE])
   fitted <- unname(model$fitted.values[rows])

@@ -11,6 +11,15 @@
 #
 #   make bench BENCH=out-of-core
 #   GPSVM_BENCH_OOC_N="20000 100000" GPSVM_BENCH_OOC_MB=64 make bench BENCH=out-of-core
+#   GPSVM_BENCH_OOC_N=0 GPSVM_BENCH_PART_N=200000 make bench BENCH=out-of-core  # partitions only
+#
+# Then data in row partitions (gpsvm_partitions()): mfsvr(y ~ ., inducing =)
+# on GPSVM_BENCH_PART_N rows (2 x 10^5 by default; 0 skips it) written to
+# GPSVM_BENCH_PART_K rds files (4), against the same fit to the rows bound
+# in one data frame, both at the budget above: the time of each in this
+# process, the largest difference of their fitted values, and the peak
+# resident memory of fresh processes that read the files and make one fit
+# each (the in-memory one reads and binds every file first).
 #
 # Data: x uniform on [0, 1]^10, y = 10 sin(pi x1 x2) + 20 (x3 - 1/2)^2 +
 # 10 x4 + 5 x5 + N(0, 1) (Friedman 1991; x6..x10 are noise inputs).  The
@@ -21,6 +30,7 @@
 suppressPackageStartupMessages(library(gpsvm))
 
 sizes <- as.numeric(strsplit(trimws(Sys.getenv("GPSVM_BENCH_OOC_N", "20000 100000")), " +")[[1]])
+sizes <- sizes[sizes > 0]
 budget <- as.numeric(Sys.getenv("GPSVM_BENCH_OOC_MB", "64"))
 m <- 500L
 
@@ -66,8 +76,10 @@ peak_mb <- function(model, n) {
 cat(sprintf("load average at the start: %s (2 cores; figures from a busy machine are slower)\n",
             paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("m = %d inducing inputs, out-of-core budget %g MB\n\n", m, budget))
-cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held s", "ooc s",
-            "ratio", "sweeps", "max |diff|", "peak MB", "ooc s/sweep"))
+if (length(sizes) > 0L) {
+  cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held s", "ooc s",
+              "ratio", "sweeps", "max |diff|", "peak MB", "ooc s/sweep"))
+}
 per_row <- list()
 for (model in c("mfsvr", "gpc")) {
   for (n in sizes) {
@@ -92,7 +104,7 @@ for (model in c("mfsvr", "gpc")) {
 # Time is linear in n at a fixed number of sweeps; memory beyond the budget
 # too, but R's own baseline does not grow, so its slope comes from the two
 # largest sizes (with one size, none is stated).
-cat("\nlinear extrapolation from the largest n (same sweeps):\n")
+if (length(sizes) > 0L) cat("\nlinear extrapolation from the largest n (same sweeps):\n")
 for (model in names(per_row)) {
   r <- per_row[[model]]
   last <- r[nrow(r), ]
@@ -104,4 +116,63 @@ for (model in names(per_row)) {
     cat(sprintf("  %-6s n = %.0e: about %.0f min, %s\n", model, target,
                 f * last[["seconds"]] / 60, memory))
   }
+}
+
+# ---- data in row partitions ---------------------------------------------------
+
+part_n <- as.numeric(Sys.getenv("GPSVM_BENCH_PART_N", "200000"))
+part_k <- as.integer(Sys.getenv("GPSVM_BENCH_PART_K", "4"))
+
+# Peak resident memory (MB) of a fresh process that runs `code` after
+# loading gpsvm with the budget set (the files and inducing inputs in `dir`).
+peak_of <- function(code, dir) {
+  script <- sprintf(paste(
+    "suppressPackageStartupMessages(library(gpsvm));",
+    "files <- sort(Sys.glob(file.path('%s', 'part-*.rds')));",
+    "z <- readRDS(file.path('%s', 'z.rds'));",
+    "options(gpsvm.size_policy = list(inducing_factor_mb = %g), gpsvm.quiet = TRUE);",
+    "%s;",
+    "s <- readLines('/proc/self/status');",
+    "cat(as.numeric(sub('[^0-9]*([0-9]+).*', '\\\\1', s[grep('^VmHWM', s)])) / 1024, '\\n')"),
+    dir, dir, budget, code)
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", "-e", shQuote(script)),
+                 stdout = TRUE)
+  as.numeric(out[length(out)])
+}
+
+if (part_n > 0) {
+  d <- friedman1(part_n, 2)
+  frame <- data.frame(d$x, y = d$y)
+  dir <- tempfile("partitions")
+  dir.create(dir)
+  cut <- round(seq(0, part_n, length.out = part_k + 1L))
+  for (k in seq_len(part_k)) {
+    saveRDS(frame[(cut[k] + 1):cut[k + 1], ], file.path(dir, sprintf("part-%02d.rds", k)))
+  }
+  saveRDS(d$z, file.path(dir, "z.rds"))
+  colnames(d$z) <- names(frame)[1:10]
+  parts <- gpsvm_partitions(sort(Sys.glob(file.path(dir, "part-*.rds"))))
+  op <- options(gpsvm.size_policy = list(inducing_factor_mb = budget), gpsvm.quiet = TRUE)
+  t0 <- proc.time()[[3]]
+  memory <- mfsvr(y ~ ., data = frame, C = 5, epsilon = 0.1, inducing = d$z, bias = 0,
+                  calibration_folds = 0)
+  t1 <- proc.time()[[3]]
+  split <- mfsvr(y ~ ., data = parts, C = 5, epsilon = 0.1, inducing = d$z)
+  t2 <- proc.time()[[3]]
+  options(op)
+  in_memory_code <- paste("frame <- do.call(rbind, lapply(files, readRDS));",
+                          "colnames(z) <- names(frame)[1:10];",
+                          "fit <- mfsvr(y ~ ., data = frame, C = 5, epsilon = 0.1, inducing = z,",
+                          "bias = 0, calibration_folds = 0)")
+  partition_code <- paste("colnames(z) <- paste0('X', 1:10);",
+                          "fit <- mfsvr(y ~ ., data = gpsvm_partitions(files), C = 5,",
+                          "epsilon = 0.1, inducing = z)")
+  peaks <- c(peak_of(in_memory_code, dir), peak_of(partition_code, dir))
+  cat(sprintf(paste("\nmfsvr(y ~ ., inducing = %d) on %d rows in %d rds files, budget %g MB:",
+                    "in memory %.1f s, partitions %.1f s (ratio %.2f), %d sweeps;",
+                    "max |fitted difference| %.2g; peak MB in memory %.0f, partitions %.0f\n"),
+              m, as.integer(part_n), part_k, budget, t1 - t0, t2 - t1, (t2 - t1) / (t1 - t0),
+              as.integer(split$convergence$iterations),
+              max(abs(fitted(split) - fitted(memory))), peaks[1], peaks[2]))
+  unlink(dir, recursive = TRUE)
 }

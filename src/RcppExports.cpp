@@ -98,12 +98,12 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_gpc_tap_fit
-Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites, bool gradient);
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, SEXP x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites, bool gradient);
 RcppExport SEXP _gpsvm_cpp_gpc_tap_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP sitesSEXP, SEXP gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type sites(sitesSEXP);
@@ -265,12 +265,12 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_mfsvr_fit
-Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, bool gradient);
+Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, SEXP x, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, bool gradient);
 RcppExport SEXP _gpsvm_cpp_mfsvr_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP, SEXP gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< double >::type C(CSEXP);
     Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);

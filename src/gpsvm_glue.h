@@ -16,7 +16,9 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 #include <gpsvm/kernels.hpp>
@@ -159,6 +161,54 @@ inline Eigen::Index inducing_held_rows(const Rcpp::List& list) {
   if (!list.containsElementNamed("inducing_held_rows")) return -1;
   return static_cast<Eigen::Index>(
       count_in(list["inducing_held_rows"], "inducing_held_rows", 0, R_XLEN_T_MAX));
+}
+
+// Training inputs read through an R function, for data in partitions (files
+// or data frames) that are never gathered into one matrix: `read(start,
+// len)` returns rows start + 1 to start + len (over all partitions, in
+// order) on the fit's scale, a len x cols numeric matrix.  The R layer reads
+// a partition where the core asks for its rows, and the core sums over
+// blocks of rows (ep_priors.hpp), so only O(block) inputs are in C++ at a
+// time.  R is single-threaded: concurrent() is false, and every pass reads
+// on the calling thread.  An R error in the reader comes back as a C++
+// exception (Rcpp::Function evaluates inside R's tryCatch) and so as an R
+// error of the fit.
+class RReaderRows final : public gpsvm::RowSource {
+ public:
+  RReaderRows(const Rcpp::Function& read, Eigen::Index rows, Eigen::Index cols)
+      : read_(read), rows_(rows), cols_(cols) {}
+  Eigen::Index rows() const override { return rows_; }
+  Eigen::Index cols() const override { return cols_; }
+  gpsvm::FactorBlock block(Eigen::Index start, Eigen::Index len,
+                           Eigen::MatrixXd& scratch) const override {
+    SEXP v = read_(static_cast<double>(start), static_cast<double>(len));
+    if (!Rf_isReal(v) || !Rf_isMatrix(v) || Rf_nrows(v) != len || Rf_ncols(v) != cols_)
+      throw std::runtime_error("the reader of the data's partitions returned " +
+                               std::string(Rf_isMatrix(v) ? "a matrix of other dimensions"
+                                                          : "no numeric matrix"));
+    scratch = Eigen::Map<const Eigen::MatrixXd>(REAL(v), len, cols_);
+    return gpsvm::row_block(scratch, 0, len);
+  }
+  bool concurrent() const override { return false; }
+
+ private:
+  Rcpp::Function read_;
+  Eigen::Index rows_, cols_;
+};
+
+// The inputs of a fit as the core reads them: a numeric matrix (held, not
+// copied), or a reader of rows, list(read = function(start, len), rows =,
+// cols =), the R layer's for partitioned data (.partition_reader()).
+inline std::unique_ptr<gpsvm::RowSource> input_rows(SEXP x) {
+  if (Rf_isReal(x) && Rf_isMatrix(x))
+    return std::unique_ptr<gpsvm::RowSource>(new gpsvm::HeldRows(
+        Eigen::Map<const Eigen::MatrixXd>(REAL(x), Rf_nrows(x), Rf_ncols(x))));
+  if (!Rf_isNewList(x)) Rcpp::stop("'x' must be a numeric matrix or a reader of rows");
+  const Rcpp::List reader(x);
+  return std::unique_ptr<gpsvm::RowSource>(new RReaderRows(
+      Rcpp::Function(element(reader, "read")),
+      static_cast<Eigen::Index>(count_in(element(reader, "rows"), "rows", 1, R_XLEN_T_MAX)),
+      static_cast<Eigen::Index>(count_in(element(reader, "cols"), "cols", 1, R_XLEN_T_MAX))));
 }
 
 inline Eigen::VectorXd optional_vector(const Rcpp::List& list, const char* name) {

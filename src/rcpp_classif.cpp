@@ -41,7 +41,7 @@ Prior prior_from_r(const Rcpp::List& model) {
 
 // The prior's kernel matrix with its noise on the diagonal; the build polls
 // Ctrl-C (n^2 kernel evaluations).
-Eigen::MatrixXd noisy_gram(const Prior& p, const Eigen::Map<Eigen::MatrixXd>& x) {
+Eigen::MatrixXd noisy_gram(const Prior& p, const Eigen::Ref<const Eigen::MatrixXd>& x) {
   return gpsvm::noisy_gram(p.kernel, x, p.noise, gpsvm_glue::interrupt_callback());
 }
 
@@ -287,9 +287,11 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
 // means, which the R layer has.
 
 // With `gradient`, the result also holds the evidence's gradient in (log
-// sigma, log noise, kappa) and the number of clamped sites.
+// sigma, log noise, kappa) and the number of clamped sites.  `x`: a numeric
+// matrix, or (with inducing inputs) a reader of rows
+// (gpsvm_glue::input_rows()).
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, SEXP x,
                            Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List sites,
                            bool gradient = false) try {
   const Prior p = prior_from_r(model);
@@ -298,21 +300,24 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
       gpsvm_glue::matrix_element(model, "inducing", true);
   const gpsvm::EpControl ep = ep_control_with_sites(control, sites);
   const auto interrupt = gpsvm_glue::interrupt_callback();
+  const std::unique_ptr<gpsvm::RowSource> rows = gpsvm_glue::input_rows(x);
   if (inducing.size() > 0) {  // the FITC prior: no n x n matrix is formed
     const gpsvm::TapInducingFit r = gpsvm::tap_classifier_fit_inducing(
-        p.kernel, x, y, p.noise, kappa, inducing, ep, gradient, interrupt,
+        p.kernel, *rows, y, p.noise, kappa, inducing, ep, gradient, interrupt,
         gpsvm_glue::inducing_held_rows(model));
     Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
     gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
     if (gradient) add_gradient_to_r(r.gradient, r.ep, y, kappa, out);
     return out;
   }
+  if (!rows->held()) Rcpp::stop("a fit without inducing inputs needs its inputs in memory");
+  const Eigen::Ref<const Eigen::MatrixXd>& held = *rows->held();
   const gpsvm::EpResult r =
-      gpsvm::tap_classifier_fit(noisy_gram(p, x), y, kappa, ep, interrupt);
+      gpsvm::tap_classifier_fit(noisy_gram(p, held), y, kappa, ep, interrupt);
   Rcpp::List out = gpsvm_glue::ep_result_to_r(r);
   if (gradient)
     add_gradient_to_r(
-        gpsvm::tap_classifier_gradient(x, y, p.kernel, p.noise, kappa, r, interrupt), r, y,
+        gpsvm::tap_classifier_gradient(held, y, p.kernel, p.noise, kappa, r, interrupt), r, y,
         kappa, out);
   return out;
 } catch (const std::bad_alloc&) {

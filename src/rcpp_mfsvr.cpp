@@ -76,15 +76,18 @@ Rcpp::List C_search_to_r(const gpsvm::MfsvrCSearchRecord& r) {
 
 }  // namespace
 
+// `x`: a numeric matrix, or (with inducing inputs) a reader of rows
+// (gpsvm_glue::input_rows()).
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, SEXP x,
                          Eigen::Map<Eigen::VectorXd> y, double C, double epsilon,
                          Rcpp::List control, bool gradient) try {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   gpsvm::MfsvrControl ctrl = control_from_r(control);
   ctrl.gradient = gradient;
   const gpsvm::MfsvrFit fit =
-      gpsvm::mfsvr_fit(x, y, k, C, epsilon, ctrl, gpsvm_glue::interrupt_callback());
+      gpsvm::mfsvr_fit(*gpsvm_glue::input_rows(x), y, k, C, epsilon, ctrl,
+                       gpsvm_glue::interrupt_callback());
   Rcpp::List out = gpsvm_glue::ep_result_to_r(fit.ep);
   out["gradient"] = Eigen::VectorXd(fit.gradient);
   out["C"] = fit.C;

@@ -1,5 +1,5 @@
 // FITC fits whose n x m factor G is not held (fitc.hpp's InducingRows,
-// LowRankPrior reading G through FactorRows), against the fit that holds G
+// LowRankPrior reading G through RowSource), against the fit that holds G
 // (a different computation: whole-matrix products instead of sums over
 // blocks, every row recomputed from the inputs in each pass) and against a
 // sweep written out row by row here:
@@ -10,15 +10,19 @@
 //     fit, no read of more than a block of rows, the same bits on 1 and 2
 //     threads;
 //   * the per-block sums of a posterior (A and G' (t nu)) against a plain
-//     loop over rows; one training point.
+//     loop over rows; one training point;
+//   * mfsvr's fit on rows kept in partitions of unequal sizes (one of one
+//     row) against its fit on the matrix: the same fit to 1e-10.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <stdexcept>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_priors.hpp>
 #include <gpsvm/fitc.hpp>
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/likelihoods.hpp>
+#include <gpsvm/mfsvr.hpp>
 #include <gpsvm/threads.hpp>
 #include <string>
 #include <thread>
@@ -65,8 +69,8 @@ class CopyingSource final : public gpsvm::RowSource {
   Eigen::Index rows() const override { return x_.rows(); }
   Eigen::Index cols() const override { return x_.cols(); }
   bool concurrent() const override { return concurrent_; }
-  gpsvm::FactorBlock read(Eigen::Index start, Eigen::Index len,
-                          MatrixXd& scratch) const override {
+  gpsvm::FactorBlock block(Eigen::Index start, Eigen::Index len,
+                           MatrixXd& scratch) const override {
     scratch = x_.middleRows(start, len);
     if (std::this_thread::get_id() != caller) ++elsewhere;
     ++reads;
@@ -94,7 +98,9 @@ template <class Likelihood>
 Fitted fit(const gpsvm::Kernel& kernel, const gpsvm::RowSource& source, const MatrixXd& x,
            const MatrixXd& z, double extra, Eigen::Index held, const VectorXd& t,
            const Likelihood& lik, const gpsvm::EpControl& c) {
-  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, x, z, extra, nullptr, held);
+  // (the basis read through the source, as a fit reads data in partitions)
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, source, z, extra, nullptr, held);
+  CHECK(b.lambda.size() == x.rows());
   const gpsvm::InducingRows rows(kernel, source, b);
   Fitted out;
   out.ep = gpsvm::ep_fit_inducing(rows, t, lik, c, nullptr);
@@ -124,13 +130,78 @@ void check_same(const Fitted& a, const Fitted& b, double tol, const std::string&
                  note + ": diagonal gradient");
 }
 
+// Rows kept in separate matrices (partitions of the data, of any sizes),
+// each read whole and copied from where a block asks, as the R glue's
+// reader of partitions delivers them; reads on the caller's thread only.
+class PartitionSource final : public gpsvm::RowSource {
+ public:
+  explicit PartitionSource(std::vector<MatrixXd> parts) : parts_(std::move(parts)) {
+    for (const MatrixXd& p : parts_) rows_ += p.rows();
+  }
+  Eigen::Index rows() const override { return rows_; }
+  Eigen::Index cols() const override { return parts_[0].cols(); }
+  bool concurrent() const override { return false; }
+  gpsvm::FactorBlock block(Eigen::Index start, Eigen::Index len,
+                           MatrixXd& scratch) const override {
+    scratch.resize(len, cols());
+    Eigen::Index first = 0, done = 0;
+    for (const MatrixXd& p : parts_) {
+      const Eigen::Index from = std::max<Eigen::Index>(start + done - first, 0);
+      if (done < len && from < p.rows()) {
+        const Eigen::Index take = std::min(p.rows() - from, len - done);
+        scratch.middleRows(done, take) = p.middleRows(from, take);
+        done += take;
+      }
+      first += p.rows();
+    }
+    return gpsvm::row_block(scratch, 0, len);
+  }
+
+ private:
+  std::vector<MatrixXd> parts_;
+  Eigen::Index rows_ = 0;
+};
+
 }  // namespace
+
+TEST_CASE("FITC over blocks: mfsvr on rows in partitions of unequal sizes is the in-memory fit") {
+  const Data d = wavy(700, 3);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.7);
+  // sizes 1, 300, 2 and the rest: blocks of 256 and 2048 straddle them
+  const PartitionSource parts({d.x.topRows(1), d.x.middleRows(1, 300), d.x.middleRows(301, 2),
+                               d.x.bottomRows(700 - 303)});
+  MatrixXd scratch;
+  CHECK(MatrixXd(parts.block(250, 60, scratch)) == MatrixXd(d.x.middleRows(250, 60)));
+  gpsvm::MfsvrControl c;
+  c.ep = ep_control(gpsvm::EpSchedule::parallel, 1e-12, 3000, 1.0);
+  c.rank_tol = 1e-13;  // (checked, though a FITC fit does not factor K)
+  c.max_rank = 350;
+  c.inducing = d.x.topRows(35);
+  c.gradient = true;
+  for (Eigen::Index held : {Eigen::Index(-1), Eigen::Index(0)}) {
+    c.inducing_held_rows = held;
+    const gpsvm::MfsvrFit memory = gpsvm::mfsvr_fit(d.x, d.y, kernel, 3.0, 0.1, c, nullptr);
+    const gpsvm::MfsvrFit split = gpsvm::mfsvr_fit(parts, d.y, kernel, 3.0, 0.1, c, nullptr);
+    const std::string note = "held " + std::to_string(held);
+    CHECK_MSG(memory.ep.status.converged && split.ep.status.converged, note + ": converged");
+    CHECK_NEAR_MSG(gap(split.ep.site_nu, memory.ep.site_nu), 0.0, 1e-10, note + ": site nu");
+    CHECK_NEAR_MSG(gap(split.inducing.fitted, memory.inducing.fitted), 0.0, 1e-10,
+                   note + ": fitted");
+    CHECK_NEAR_MSG(std::fabs(split.ep.log_evidence - memory.ep.log_evidence), 0.0, 1e-9,
+                   note + ": evidence");
+    CHECK_NEAR_MSG(gap(split.gradient, memory.gradient), 0.0, 1e-9, note + ": gradient");
+  }
+  // a fit without inducing inputs needs its rows in memory
+  c.inducing.resize(0, 0);
+  CHECK_THROWS(gpsvm::mfsvr_fit(parts, d.y, kernel, 3.0, 0.1, c, nullptr),
+               std::invalid_argument);
+}
 
 TEST_CASE("FITC over blocks: the fit holding G, whatever rows are held and whatever schedule") {
   const Data d = wavy(520, 11);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.9);
   const MatrixXd z = d.x.topRows(40);
-  const gpsvm::MatrixRowSource source(d.x);
+  const gpsvm::HeldRows source(d.x);
   const gpsvm::EpsilonInsensitive eps(4.0, 0.1);
   const gpsvm::ProbitFlip probit(0.02, 0.0);
   for (gpsvm::EpSchedule schedule : {gpsvm::EpSchedule::parallel, gpsvm::EpSchedule::accelerated,
@@ -156,7 +227,7 @@ TEST_CASE("FITC over blocks: a copying source, reads of a block at most, any thr
   const MatrixXd z = d.x.topRows(30);
   const gpsvm::EpsilonInsensitive eps(3.0, 0.05);
   const gpsvm::EpControl c = ep_control(gpsvm::EpSchedule::parallel, 1e-12, 3000, 1.0);
-  const gpsvm::MatrixRowSource in_memory(d.x);
+  const gpsvm::HeldRows in_memory(d.x);
   const Fitted held = fit(kernel, in_memory, d.x, z, 0.0, -1, d.y, eps, c);
   for (bool concurrent : {true, false}) {
     const std::string note = concurrent ? "a copying source" : "a source read on one thread";
@@ -174,7 +245,7 @@ TEST_CASE("FITC over blocks: a copying source, reads of a block at most, any thr
   const gpsvm::InducingBasis none = gpsvm::inducing_basis(kernel, big.x, zb, 0.0, nullptr, 0);
   const gpsvm::InducingBasis all = gpsvm::inducing_basis(kernel, big.x, zb, 0.0);
   const VectorXd tau = VectorXd::LinSpaced(5200, 0.0, 3.0), nu = big.y;
-  const gpsvm::MatrixRowSource big_memory(big.x);
+  const gpsvm::HeldRows big_memory(big.x);
   const gpsvm::InducingRows held_rows(kernel, big_memory, all);
   gpsvm::LowRankPrior held_prior(held_rows, all.lambda);
   gpsvm::EpPosterior reference;
@@ -231,7 +302,7 @@ TEST_CASE("FITC over blocks: a posterior's sums over blocks are the sums over ro
     h += t * nu[i] * all.G.row(i).transpose();
   }
   const VectorXd beta = A.ldlt().solve(h);
-  const gpsvm::MatrixRowSource source(d.x);
+  const gpsvm::HeldRows source(d.x);
   const gpsvm::InducingRows rows(kernel, source, none);
   gpsvm::LowRankPrior prior(rows, none.lambda);
   gpsvm::EpPosterior post;
@@ -264,7 +335,7 @@ TEST_CASE("FITC over blocks: one training point, no row held") {
   x << 0.3, -0.2;
   const MatrixXd z = (MatrixXd(2, 2) << 0.0, 0.0, 1.0, 1.0).finished();
   const VectorXd y = VectorXd::Constant(1, 0.7);
-  const gpsvm::MatrixRowSource source(x);
+  const gpsvm::HeldRows source(x);
   const gpsvm::EpsilonInsensitive eps(2.0, 0.1);
   for (gpsvm::EpSchedule schedule : {gpsvm::EpSchedule::parallel, gpsvm::EpSchedule::sequential}) {
     const gpsvm::EpControl c = ep_control(schedule);

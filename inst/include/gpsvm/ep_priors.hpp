@@ -63,46 +63,49 @@ inline FactorBlock row_block(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::
   return FactorBlock(m.data() + start, len, m.cols(), Eigen::OuterStride<>(m.outerStride()));
 }
 
-// The rows of a low-rank factor G, which LowRankPrior reads only through
-// this, a block of rows (or one row) at a time: held in memory
-// (HeldFactor), or recomputed from the inputs whenever they are read
-// (fitc.hpp's InducingRows: memory O(block r) instead of O(n r), for data
-// whose n x r factor does not fit).  block() may be called from several
-// threads at once, each with its own `scratch`, and must give the same
-// numbers for a row whichever block it is read in.
-class FactorRows {
+// Rows of a matrix, read a block of rows (or one row) at a time: the one
+// interface through which LowRankPrior reads its factor G and a FITC fit
+// reads its training inputs.  Held in memory (HeldRows), recomputed from
+// other rows whenever they are read (fitc.hpp's InducingRows: memory
+// O(block r) instead of O(n r), for data whose n x r factor does not fit),
+// or delivered by a reader of files or partitions of the data (the R
+// glue's).  rows() is fixed; block() may be called from several threads at
+// once, each with its own `scratch`, when concurrent() says so, and must
+// give the same numbers for a row whichever block it is read in.
+class RowSource {
  public:
-  virtual ~FactorRows() = default;
+  virtual ~RowSource() = default;
   virtual Eigen::Index rows() const = 0;
   virtual Eigen::Index cols() const = 0;
-  // rows [start, start + len) of G
+  // rows [start, start + len): a view of held rows or of `scratch`
   virtual FactorBlock block(Eigen::Index start, Eigen::Index len,
                             Eigen::MatrixXd& scratch) const = 0;
-  // G itself when every row is held, else nullptr (whole-matrix products
-  // then replace the sums over blocks)
-  virtual const Eigen::MatrixXd* held() const { return nullptr; }
+  // the whole matrix when every row is held, else nullptr (whole-matrix
+  // products then replace the sums over blocks)
+  virtual const Eigen::Ref<const Eigen::MatrixXd>* held() const { return nullptr; }
   // whether block() may be called from several threads at once
   virtual bool concurrent() const { return true; }
 };
 
-class HeldFactor final : public FactorRows {
+// A matrix held in memory (not copied: it must outlive this).
+class HeldRows final : public RowSource {
  public:
-  explicit HeldFactor(const Eigen::MatrixXd& G) : G_(G) {}
-  Eigen::Index rows() const override { return G_.rows(); }
-  Eigen::Index cols() const override { return G_.cols(); }
+  explicit HeldRows(const Eigen::Ref<const Eigen::MatrixXd>& x) : x_(x) {}
+  Eigen::Index rows() const override { return x_.rows(); }
+  Eigen::Index cols() const override { return x_.cols(); }
   FactorBlock block(Eigen::Index start, Eigen::Index len, Eigen::MatrixXd&) const override {
-    return row_block(G_, start, len);
+    return row_block(x_, start, len);
   }
-  const Eigen::MatrixXd* held() const override { return &G_; }
+  const Eigen::Ref<const Eigen::MatrixXd>* held() const override { return &x_; }
 
  private:
-  const Eigen::MatrixXd& G_;
+  const Eigen::Ref<const Eigen::MatrixXd> x_;
 };
 
 // G' v and G v, over blocks of rows when G is not held.
-inline Eigen::VectorXd factor_transpose_times(const FactorRows& g, const Eigen::VectorXd& v,
+inline Eigen::VectorXd factor_transpose_times(const RowSource& g, const Eigen::VectorXd& v,
                                               Eigen::Index block = 256) {
-  if (const Eigen::MatrixXd* G = g.held()) return G->transpose() * v;
+  if (const auto* G = g.held()) return G->transpose() * v;
   Eigen::VectorXd out = Eigen::VectorXd::Zero(g.cols());
   Eigen::MatrixXd scratch;
   for (Eigen::Index s = 0; s < g.rows(); s += block) {
@@ -111,9 +114,9 @@ inline Eigen::VectorXd factor_transpose_times(const FactorRows& g, const Eigen::
   }
   return out;
 }
-inline Eigen::VectorXd factor_times(const FactorRows& g, const Eigen::VectorXd& beta,
+inline Eigen::VectorXd factor_times(const RowSource& g, const Eigen::VectorXd& beta,
                                     Eigen::Index block = 256) {
-  if (const Eigen::MatrixXd* G = g.held()) return *G * beta;
+  if (const auto* G = g.held()) return *G * beta;
   Eigen::VectorXd out(g.rows());
   Eigen::MatrixXd scratch;
   for (Eigen::Index s = 0; s < g.rows(); s += block) {
@@ -347,7 +350,7 @@ class DensePrior {
 // so w = (K + S^-1)^-1 S^-1 nu = t nu - W G beta with no 1/tau anywhere.
 // Work per posterior O(n r^2), memory O(n r) (the n x r products are formed
 // in blocks of rows, split between threads on large n: threads.hpp; G is
-// read through FactorRows, so its rows may be recomputed instead of held,
+// read through RowSource, so its rows may be recomputed instead of held,
 // and then G' (t nu) and G beta are summed over the same blocks); per
 // sequential site update O(r^2): P = A^-1 and
 // h = G' (t nu) are kept and changed by rank one, as GPML's infFITC_EP keeps
@@ -357,14 +360,14 @@ class LowRankPrior {
  public:
   // K = G G'; the fit keeps G in result.factor (predictions read it).
   explicit LowRankPrior(const Eigen::MatrixXd& G)
-      : own_(new HeldFactor(G)), rows_(own_.get()), keep_factor_(true) {}
+      : own_(new HeldRows(G)), rows_(own_.get()), keep_factor_(true) {}
   // K = G G' + diag(lambda); G is not copied into the result (at n x r it
   // would double the memory), and result.low_rank_mean holds beta.
   LowRankPrior(const Eigen::MatrixXd& G, const Eigen::VectorXd& lambda)
-      : LowRankPrior(std::unique_ptr<HeldFactor>(new HeldFactor(G)), lambda) {}
+      : LowRankPrior(std::unique_ptr<HeldRows>(new HeldRows(G)), lambda) {}
   // The same with G's rows read from `rows` (held or recomputed), which
   // must outlive the prior.
-  LowRankPrior(const FactorRows& rows, const Eigen::VectorXd& lambda)
+  LowRankPrior(const RowSource& rows, const Eigen::VectorXd& lambda)
       : rows_(&rows), lambda_(lambda), keep_factor_(false) {
     check_lambda();
   }
@@ -373,7 +376,7 @@ class LowRankPrior {
   void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r,
                  const std::function<void()>& interrupt = nullptr) {
     const Eigen::Index n = rows_->rows(), rank = rows_->cols();
-    const Eigen::MatrixXd* G = rows_->held();
+    const auto* G = rows_->held();
     tau_ = tau;
     Eigen::VectorXd t, W;
     scales(tau, t, W);
@@ -496,7 +499,7 @@ class LowRankPrior {
     if (!(lambda_.allFinite() && (lambda_.size() == 0 || lambda_.minCoeff() >= 0.0)))
       throw std::invalid_argument("the prior's diagonal must be finite and >= 0");
   }
-  LowRankPrior(std::unique_ptr<HeldFactor> own, const Eigen::VectorXd& lambda)
+  LowRankPrior(std::unique_ptr<HeldRows> own, const Eigen::VectorXd& lambda)
       : own_(std::move(own)), rows_(own_.get()), lambda_(lambda), keep_factor_(false) {
     check_lambda();
   }
@@ -556,8 +559,8 @@ class LowRankPrior {
     }
   }
 
-  std::unique_ptr<HeldFactor> own_;  // G given as a matrix
-  const FactorRows* rows_;
+  std::unique_ptr<HeldRows> own_;  // G given as a matrix
+  const RowSource* rows_;
   Eigen::VectorXd lambda_;  // empty: 0
   bool keep_factor_;
   Eigen::VectorXd tau_;

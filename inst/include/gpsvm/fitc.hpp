@@ -6,7 +6,8 @@
 // (ep_priors.hpp) with a diagonal, so EP on it costs O(n m^2) time and
 // O(n m) memory per sweep, on the same engine as the dense and low-rank
 // priors; or, with only some rows of G held (InducingRows below), O(m^2 +
-// block m + n) memory beyond them and the others recomputed in each pass.  Also here: the basis, the quantities predictions need
+// block m + n) memory beyond them and the others recomputed in each pass.
+// Also here: the basis, the quantities predictions need
 // (ep_predict.hpp's fitc_predict), and the kernel part of the evidence
 // gradient in O(n m^2).
 //
@@ -48,34 +49,6 @@ constexpr double kInducingJitter = 1e-8;
 // Rows of the n x m factor G handled at a time (memory O(block m) beyond G).
 constexpr Eigen::Index kInducingRowBlock = 2048;
 
-// The training inputs as a FITC fit reads them, a block of rows at a time,
-// from a provider: in memory (MatrixRowSource), or elsewhere (a file, a
-// partition of the data).  rows() is fixed; read() may be called from
-// several threads at once when concurrent() says so, each with its own
-// `scratch`, and returns a view of rows [start, start + len) (p columns).
-class RowSource {
- public:
-  virtual ~RowSource() = default;
-  virtual Eigen::Index rows() const = 0;
-  virtual Eigen::Index cols() const = 0;
-  virtual FactorBlock read(Eigen::Index start, Eigen::Index len,
-                           Eigen::MatrixXd& scratch) const = 0;
-  virtual bool concurrent() const { return true; }
-};
-
-class MatrixRowSource final : public RowSource {
- public:
-  explicit MatrixRowSource(const ConstMatrixRef& x) : x_(x) {}
-  Eigen::Index rows() const override { return x_.rows(); }
-  Eigen::Index cols() const override { return x_.cols(); }
-  FactorBlock read(Eigen::Index start, Eigen::Index len, Eigen::MatrixXd&) const override {
-    return row_block(x_, start, len);
-  }
-
- private:
-  const ConstMatrixRef x_;
-};
-
 // The FITC prior of a kernel at training inputs x and inducing inputs z,
 // plus `extra_diagonal` (a noise variance on every point, the TAP
 // classifier's input noise).  G holds the first `held_rows` rows of the
@@ -101,8 +74,10 @@ inline void factor_rows(const KernelEvaluator& at_z, const Eigen::MatrixXd& chol
 }
 }  // namespace fitc_detail
 
-// `held_rows` < 0 holds every row.
-inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& x,
+// The training inputs x arrive through a RowSource (in memory: HeldRows; or
+// a reader of files or partitions), a block of rows at a time, on one
+// thread unless the source allows several.  `held_rows` < 0 holds every row.
+inline InducingBasis inducing_basis(const Kernel& kernel, const RowSource& x,
                                     const ConstMatrixRef& z, double extra_diagonal = 0.0,
                                     const std::function<void()>& interrupt = nullptr,
                                     Eigen::Index held_rows = -1) {
@@ -111,7 +86,7 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
     throw std::invalid_argument("the inducing inputs have " + std::to_string(z.cols()) +
                                 " columns but the training inputs have " +
                                 std::to_string(x.cols()));
-  if (!z.allFinite() || !x.allFinite()) throw std::invalid_argument("inputs must be finite");
+  if (!z.allFinite()) throw std::invalid_argument("inputs must be finite");
   if (!(extra_diagonal >= 0.0 && std::isfinite(extra_diagonal)))
     throw std::invalid_argument("the extra diagonal must be finite and >= 0");
   InducingBasis b;
@@ -133,34 +108,39 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& 
   const Eigen::Index held = held_rows < 0 ? n : std::min(held_rows, n);
   b.G.resize(held, z.rows());  // a block of rows at a time
   b.lambda.resize(n);
-  const Eigen::VectorXd k_diagonal = KernelEvaluator(kernel, x).diagonal();
-  const int threads = threads_for_pass(n, z.rows());
+  const int threads = x.concurrent() ? threads_for_pass(n, z.rows()) : 1;
   for_row_blocks(n, kInducingRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
-    if (s + len <= held) {
-      fitc_detail::factor_rows(at_z, b.chol, x.middleRows(s, len), b.G.middleRows(s, len));
-      return;
-    }
+    Eigen::MatrixXd x_scratch;
+    const FactorBlock xb = x.block(s, len, x_scratch);
+    if (!xb.allFinite()) throw std::invalid_argument("inputs must be finite");
+    const Eigen::VectorXd k_diagonal = KernelEvaluator(kernel, xb).diagonal();
     // rows not held: only their part of lambda stays (a block straddling
     // the held rows gives those its first rows)
     Eigen::MatrixXd rows(len, z.rows());
-    fitc_detail::factor_rows(at_z, b.chol, x.middleRows(s, len), rows);
-    const Eigen::Index keep = std::max<Eigen::Index>(0, held - s);
+    fitc_detail::factor_rows(at_z, b.chol, xb, rows);
+    const Eigen::Index keep = std::min(len, std::max<Eigen::Index>(0, held - s));
     if (keep > 0) b.G.middleRows(s, keep) = rows.topRows(keep);
-    b.lambda.segment(s + keep, len - keep) = k_diagonal.segment(s + keep, len - keep) -
-                                             rows.bottomRows(len - keep).rowwise().squaredNorm();
+    b.lambda.segment(s, len) = k_diagonal - rows.rowwise().squaredNorm();
   }, interrupt);
-  b.lambda.head(held) = k_diagonal.head(held) - b.G.rowwise().squaredNorm();
   b.lambda = b.lambda.cwiseMax(0.0).array() + extra_diagonal;  // rounding below 0
   return b;
+}
+
+// The same for training inputs held in memory.
+inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& x,
+                                    const ConstMatrixRef& z, double extra_diagonal = 0.0,
+                                    const std::function<void()>& interrupt = nullptr,
+                                    Eigen::Index held_rows = -1) {
+  return inducing_basis(kernel, HeldRows(x), z, extra_diagonal, interrupt, held_rows);
 }
 
 // The rows of a FITC basis's G as LowRankPrior and the gradient read them:
 // the held ones from the basis, the others recomputed from the inputs of
 // `source` (which, like the basis, must outlive this).
-class InducingRows final : public FactorRows {
+class InducingRows final : public RowSource {
  public:
   InducingRows(const Kernel& kernel, const RowSource& source, const InducingBasis& b)
-      : source_(source), basis_(b), at_z_(kernel, b.inducing) {
+      : source_(source), basis_(b), held_(b.G), at_z_(kernel, b.inducing) {
     if (b.lambda.size() != source.rows() || b.G.rows() > source.rows() ||
         source.cols() != b.inducing.cols())
       throw std::invalid_argument("the inducing basis was made for other inputs");
@@ -172,11 +152,11 @@ class InducingRows final : public FactorRows {
     if (start + len <= basis_.G.rows()) return row_block(basis_.G, start, len);
     Eigen::MatrixXd x_scratch;
     scratch.resize(len, cols());
-    fitc_detail::factor_rows(at_z_, basis_.chol, source_.read(start, len, x_scratch), scratch);
+    fitc_detail::factor_rows(at_z_, basis_.chol, source_.block(start, len, x_scratch), scratch);
     return row_block(scratch, 0, len);
   }
-  const Eigen::MatrixXd* held() const override {
-    return basis_.G.rows() == source_.rows() ? &basis_.G : nullptr;
+  const Eigen::Ref<const Eigen::MatrixXd>* held() const override {
+    return basis_.G.rows() == source_.rows() ? &held_ : nullptr;
   }
   bool concurrent() const override { return source_.concurrent(); }
   const InducingBasis& basis() const { return basis_; }
@@ -185,6 +165,7 @@ class InducingRows final : public FactorRows {
  private:
   const RowSource& source_;
   const InducingBasis& basis_;
+  const Eigen::Ref<const Eigen::MatrixXd> held_;  // basis_.G
   const KernelEvaluator at_z_;
 };
 
@@ -218,7 +199,7 @@ struct InducingSummary {
   Eigen::VectorXd fitted_variance;  // predictive latent variances there
 };
 
-inline InducingSummary inducing_summary(const InducingBasis& b, const FactorRows& rows,
+inline InducingSummary inducing_summary(const InducingBasis& b, const RowSource& rows,
                                         const EpResult& r) {
   if (r.low_rank_variance.size() != rows.rows())
     throw std::logic_error("inducing_summary() needs the FITC posterior's q_i");
@@ -234,7 +215,7 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const FactorRows
 
 // The same with a basis that holds every row of G.
 inline InducingSummary inducing_summary(const InducingBasis& b, const EpResult& r) {
-  return inducing_summary(b, HeldFactor(b.G), r);
+  return inducing_summary(b, HeldRows(b.G), r);
 }
 
 // The kernel part of the evidence gradient of a FITC fit,
@@ -349,7 +330,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
     Y.noalias() += LtBWGP * (W.segment(s, len).asDiagonal() * Gb).transpose();
     Lt.solveInPlace(Y);
     return Eigen::VectorXd(
-        log_width_contraction(kernel, Y, rows.source().read(s, len, block_x), b.inducing));
+        log_width_contraction(kernel, Y, rows.source().block(s, len, block_x), b.inducing));
   });
   out.per_input_log_width = 0.5 * (2.0 * t1 - t2);
   out.log_width = out.per_input_log_width.sum();
@@ -362,7 +343,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
     const Eigen::VectorXd& tau, const ConstMatrixRef& weights, const Eigen::VectorXd& q_all,
     const Eigen::MatrixXd& chol_a, double copies,
     const std::function<void()>& interrupt = nullptr) {
-  const MatrixRowSource source(x);
+  const HeldRows source(x);
   return inducing_kernel_gradient(kernel, InducingRows(kernel, source, b), tau, weights, q_all,
                                   chol_a, copies, interrupt);
 }
@@ -378,7 +359,7 @@ inline InducingKernelGradient inducing_kernel_gradient(
 inline InducingKernelGradient inducing_kernel_gradient(
     const Kernel& kernel, const ConstMatrixRef& x, const InducingBasis& b, const EpResult& r,
     const std::function<void()>& interrupt = nullptr) {
-  const MatrixRowSource source(x);
+  const HeldRows source(x);
   return inducing_kernel_gradient(kernel, InducingRows(kernel, source, b), r, interrupt);
 }
 

@@ -357,10 +357,15 @@ class CSearch {
 
 }  // namespace mfsvr_detail
 
-inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, const Kernel& kernel,
+// The inputs x arrive through a RowSource: a fit with inducing inputs reads
+// them a block of rows at a time (they may be read from files or partitions
+// of the data), the others need them held in memory.
+inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, const Kernel& kernel,
                           double C, double epsilon, const MfsvrControl& control,
                           const std::function<void()>& interrupt) {
-  if (x.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
+  if (source.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
+  if (control.inducing.size() == 0 && !source.held())
+    throw std::invalid_argument("a fit without inducing inputs needs its inputs in memory");
   if (!(control.rank_tol >= 0.0 && control.rank_tol <= 1.0))
     throw std::invalid_argument("'rank_tol' must lie in [0, 1]");
   if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0 &&
@@ -384,19 +389,19 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     return search(r, residual);
   };
   std::unique_ptr<InducingBasis> basis;
-  const MatrixRowSource source(x);
   std::unique_ptr<InducingRows> rows;
   if (control.inducing.size() > 0) {
     if (control.algorithm != MfsvrAlgorithm::ep)
       throw std::invalid_argument("inducing inputs need the EP algorithm");
     basis.reset(new InducingBasis(
-        inducing_basis(kernel, x, control.inducing, 0.0, interrupt, control.inducing_held_rows)));
+        inducing_basis(kernel, source, control.inducing, 0.0, interrupt,
+                       control.inducing_held_rows)));
     rows.reset(new InducingRows(kernel, source, *basis));
     fit.ep = ep_fit_inducing(*rows, t, seen, control.ep, interrupt, adjust);
     fit.inducing_chol = basis->chol;
     fit.inducing = inducing_summary(*basis, *rows, fit.ep);
   } else {
-    mfsvr_detail::fit_sites(kernel, x, t, lik, seen, control, interrupt, adjust, fit);
+    mfsvr_detail::fit_sites(kernel, *source.held(), t, lik, seen, control, interrupt, adjust, fit);
   }
   fit.C = lik.C();
   if (!control.gradient) return fit;  // (choose_C needs the gradient)
@@ -409,11 +414,17 @@ inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, cons
     if (control.per_input_gradient) fit.per_input_gradient = std::move(g.per_input_log_width);
   } else {
     Eigen::VectorXd by_input = ep_per_input_log_width_gradient(
-        x, kernel, fit.ep, ep_site_inverse(fit.ep, interrupt), interrupt);
+        *source.held(), kernel, fit.ep, ep_site_inverse(fit.ep, interrupt), interrupt);
     fit.gradient[2] = by_input.sum();
     if (control.per_input_gradient) fit.per_input_gradient = std::move(by_input);
   }
   return fit;
+}
+
+inline MfsvrFit mfsvr_fit(const ConstMatrixRef& x, const ConstVectorRef& y, const Kernel& kernel,
+                          double C, double epsilon, const MfsvrControl& control,
+                          const std::function<void()>& interrupt) {
+  return mfsvr_fit(HeldRows(x), y, kernel, C, epsilon, control, interrupt);
 }
 
 }  // namespace gpsvm

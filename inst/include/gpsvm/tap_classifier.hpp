@@ -61,8 +61,9 @@ struct TapInducingFit {
 };
 
 // `held_rows`: the rows of the n x m factor kept in memory (all when < 0;
-// InducingBasis).
-inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
+// InducingBasis).  The inputs x are read a block of rows at a time (from
+// memory, files or partitions of the data).
+inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const RowSource& x,
                                                   const ConstVectorRef& y, double noise,
                                                   double kappa, const ConstMatrixRef& z,
                                                   const EpControl& control, bool gradient,
@@ -72,8 +73,7 @@ inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const Co
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw std::invalid_argument("noise variance must be a finite number >= 0");
   const InducingBasis basis = inducing_basis(kernel, x, z, noise, interrupt, held_rows);
-  const MatrixRowSource source(x);
-  const InducingRows rows(kernel, source, basis);
+  const InducingRows rows(kernel, x, basis);
   const ProbitFlip lik(kappa, 0.0);
   TapInducingFit out;
   out.ep = ep_fit_inducing(rows, VectorXd(y), lik, control, interrupt);
@@ -85,6 +85,17 @@ inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const Co
     out.gradient.per_input_log_width = g.per_input_log_width;
   }
   return out;
+}
+
+// The same for inputs held in memory.
+inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
+                                                  const ConstVectorRef& y, double noise,
+                                                  double kappa, const ConstMatrixRef& z,
+                                                  const EpControl& control, bool gradient,
+                                                  const std::function<void()>& interrupt = {},
+                                                  Eigen::Index held_rows = -1) {
+  return tap_classifier_fit_inducing(kernel, HeldRows(x), y, noise, kappa, z, control, gradient,
+                                     interrupt, held_rows);
 }
 
 }  // namespace gpsvm

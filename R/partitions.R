@@ -1,0 +1,484 @@
+# Data in row partitions (files or data frames), read one at a time and never
+# gathered: the constructor, the passes that find what a fit needs from all
+# rows (levels, scaling, the rows its width and inducing inputs are chosen
+# from), and the reader through which the core reads the rows of the
+# inputs.
+#
+# The R layer reads and codes the partitions; the core computes.  The core
+# reads the inputs through a row source (gpsvm_glue.h's reader), a block of
+# rows at a time, and sums each block's m x m terms itself (ep_priors.hpp),
+# so the sweep is the in-memory fit's, with the same sums in the same order.
+# (The alternative, R driving the sweep over partitions and the core
+# returning each partition's sums, would need the EP engine's sweep split
+# at the R level: a second driver of the same loop.)
+
+#' Data in row partitions
+#'
+#' A set of row partitions of one data set, each a file or a data frame,
+#' which [mfsvr()] and [gpc()] with `inducing` take as `data` with a
+#' formula, and `predict()` and [interval_coverage()] as `newdata`. The
+#' partitions are read where they are used, one at a time, and never
+#' gathered into one data frame: a fit reads each in a few passes before
+#' fitting (the rows, the factor levels, the scaling, and the rows its
+#' kernel width and inducing inputs are chosen from), once more for the
+#' \eqn{n \times m} factor of the cross-kernel, and again in every EP
+#' sweep where that factor is larger than its memory budget (size rule
+#' `inducing_factor_mb`, [gpsvm_size_policy()]), whose rows beyond the
+#' budget are recomputed: memory \eqn{O(m^2 + \textrm{partition} \times m
+#' + n)} beyond the budget, for \eqn{n} rows and \eqn{m} inducing inputs
+#' (see [inducing-points]).
+#'
+#' A file is read by its extension: `.rds` ([readRDS()], a data frame),
+#' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (through
+#' the arrow package, where it is installed). Character and factor columns
+#' are taken as in [rbind()] of the partitions: the fit on the partitions is
+#' the fit on their rows bound together (to rounding), with the levels of a
+#' factor in the order the partitions first show them. Rows with missing
+#' values are an error.
+#'
+#' The constructor checks that every file exists and can be read and that
+#' every partition has the columns of the first, with the same types
+#' (numbers, text or factors, logical); a file's columns are read from the
+#' file itself, so this reads each once. An error names the partition.
+#'
+#' @param ... Partitions: file names (a character vector may name several)
+#'   or data frames, or one list of them, in the order of their rows.
+#' @return An object of class `gpsvm_partitions`: a list with `sources`
+#'   (file names, or the data frames), `kind` of each and `columns` (the
+#'   first partition's column types).
+#' @seealso [mfsvr()], [gpc()], [inducing-points]
+#' @examples
+#' set.seed(1)
+#' d <- data.frame(x1 = runif(300, -3, 3), x2 = runif(300, -3, 3))
+#' d$y <- sin(d$x1) * cos(d$x2) + rnorm(300, sd = 0.1)
+#' files <- file.path(tempdir(), c("a.rds", "b.csv"))
+#' saveRDS(d[1:100, ], files[1])
+#' utils::write.csv(d[101:250, ], files[2], row.names = FALSE)
+#' parts <- gpsvm_partitions(files, d[251:300, ])
+#' parts
+#' fit <- mfsvr(y ~ x1 + x2, data = parts, inducing = 20, C = 5)
+#' head(predict(fit, parts))
+#' @export
+gpsvm_partitions <- function(...) {
+  sources <- list(...)
+  if (length(sources) == 1L && is.list(sources[[1L]]) && !is.data.frame(sources[[1L]])) {
+    sources <- sources[[1L]]
+  }
+  sources <- unlist(lapply(sources, function(s) if (is.character(s)) as.list(s) else list(s)),
+                    recursive = FALSE)
+  if (length(sources) == 0L) .stop("'...' gives no partitions")
+  kind <- vapply(seq_along(sources), function(i) .partition_kind(sources[[i]], i), "")
+  parts <- structure(list(sources = sources, kind = kind, columns = NULL),
+                     class = "gpsvm_partitions")
+  for (i in seq_along(sources)) {
+    types <- .column_types(.read_partition(parts, i, "'...'"))
+    if (i == 1L) parts$columns <- types else .check_partition_columns(parts, i, types)
+  }
+  parts
+}
+
+#' @export
+print.gpsvm_partitions <- function(x, ...) {
+  k <- length(x$sources)
+  cat(sprintf("Data in %d row partition%s (%s), columns: %s\n", k, if (k == 1L) "" else "s",
+              paste(sprintf("%d %s", tabulate(factor(x$kind, unique(x$kind))), unique(x$kind)),
+                    collapse = ", "),
+              paste(sprintf("%s <%s>", names(x$columns), x$columns), collapse = ", ")))
+  shown <- vapply(x$sources[seq_len(min(k, 5L))], function(s) {
+    if (is.character(s)) return(s)
+    sprintf("a data frame of %d row%s", nrow(s), if (nrow(s) == 1L) "" else "s")
+  }, "")
+  cat(paste0("  ", seq_along(shown), ": ", shown, collapse = "\n"), "\n", sep = "")
+  if (k > 5L) cat(sprintf("  ... and %d more\n", k - 5L))
+  invisible(x)
+}
+
+# "rds", "csv", "parquet" or "data frame"; a missing or unreadable file, or
+# parquet without arrow, is an error naming the partition.
+.partition_kind <- function(s, i) {
+  if (is.data.frame(s)) return("data frame")
+  if (!is.character(s) || length(s) != 1L || is.na(s)) {
+    .stop(sprintf("partition %d of '...' must be a file name or a data frame", i))
+  }
+  if (!file.exists(s)) .stop(sprintf("partition %d of '...' (%s) does not exist", i, s))
+  if (file.access(s, 4L) != 0L) .stop(sprintf("partition %d of '...' (%s) cannot be read", i, s))
+  kind <- switch(tolower(sub(".*\\.(rds|csv|csv\\.gz|parquet)$", "\\1", s, ignore.case = TRUE)),
+                 rds = "rds", csv = , csv.gz = "csv", parquet = "parquet", NA_character_)
+  if (is.na(kind)) {
+    .stop(sprintf("partition %d of '...' (%s) is not an .rds, .csv or .parquet file", i, s))
+  }
+  if (kind == "parquet" && !requireNamespace("arrow", quietly = TRUE)) {
+    .stop(sprintf("partition %d of '...' (%s) is a parquet file, which needs the arrow package",
+                  i, s))
+  }
+  kind
+}
+
+# Partition i as a data frame (`arg` names the partitions in an error).
+.read_partition <- function(parts, i, arg = "the data") {
+  s <- parts$sources[[i]]
+  out <- tryCatch(switch(parts$kind[[i]],
+    "data frame" = s,
+    rds = readRDS(s),
+    csv = utils::read.csv(s, stringsAsFactors = FALSE, check.names = FALSE),
+    # (arrow is in Enhances, not installed with the package: .partition_kind()
+    # checked that it is there)
+    parquet = as.data.frame(arrow::read_parquet(s))
+  ), error = function(e) {
+    .stop(sprintf("partition %d of %s (%s) cannot be read: %s", i, arg, s, conditionMessage(e)))
+  })
+  if (!is.data.frame(out)) .stop(sprintf("partition %d of %s (%s) holds no data frame", i, arg, s))
+  out
+}
+
+# A partition's columns and their types, as rbind() would combine them.
+.column_types <- function(df) {
+  vapply(df, function(v) {
+    if (is.numeric(v) && !is.object(v)) "number" else if (is.factor(v) || is.character(v)) {
+      "text"
+    } else if (is.logical(v)) "logical" else class(v)[1L]
+  }, "")
+}
+
+.check_partition_columns <- function(parts, i, types) {
+  if (identical(types, parts$columns)) return(invisible())
+  what <- if (is.character(parts$sources[[i]])) sprintf(" (%s)", parts$sources[[i]]) else ""
+  if (!identical(names(types), names(parts$columns))) {
+    .stop(sprintf("partition %d of '...'%s has the columns %s, where the first has %s", i,
+                  what, paste(names(types), collapse = ", "),
+                  paste(names(parts$columns), collapse = ", ")))
+  }
+  differ <- names(types)[types != parts$columns]
+  .stop(sprintf("partition %d of '...'%s has column(s) %s of another type than the first (%s)",
+                i, what, paste(differ, collapse = ", "),
+                paste(sprintf("%s not %s", types[differ], parts$columns[differ]), collapse = ", ")))
+}
+
+# ---- the passes before a fit ------------------------------------------------
+
+# The formula's design over all partitions without gathering them: the
+# terms, levels and contrasts of the rows bound together (from a few rows:
+# the first of each partition that shows a level not seen before, so that
+# model.frame() orders the levels as on the bound rows), the response, and
+# each partition's rows.
+.partition_design <- function(parts, formula, env) {
+  pieces <- vector("list", length(parts$sources))
+  y <- vector("list", length(pieces))
+  seen <- list()
+  for (i in seq_along(pieces)) {
+    df <- .read_partition(parts, i)
+    mf <- tryCatch(stats::model.frame(formula, df, na.action = stats::na.fail),
+                   error = function(e) {
+                     .stop(sprintf("partition %d of 'data' does not fit 'formula': %s", i,
+                                   conditionMessage(e)))
+                   })
+    if (i == 1L) .refuse_fitted_terms(attr(mf, "terms"))
+    new <- seq_len(nrow(mf)) == 1L
+    for (v in names(mf)[vapply(mf, function(col) is.factor(col) || is.character(col), NA)]) {
+      values <- as.character(mf[[v]])
+      fresh <- !duplicated(values) & !(values %in% seen[[v]])
+      seen[[v]] <- c(seen[[v]], values[fresh])
+      new <- new | fresh
+    }
+    pieces[[i]] <- df[new, , drop = FALSE]
+    y[[i]] <- stats::model.response(mf)
+  }
+  rows <- vapply(y, length, 1L)
+  design <- .formula_design(call("model.frame", formula = formula, data = do.call(rbind, pieces)),
+                            env)
+  y <- unlist(lapply(y, function(v) if (is.factor(v)) as.character(v) else v))
+  if (!is.null(design$response_levels)) y <- factor(y, levels = design$response_levels)
+  design[c("y", "rows", "na.action", "variables")] <- list(y, rows, NULL, NULL)
+  design
+}
+
+# Terms whose basis is fitted to the data (poly(), ns(), scale()) would be
+# fitted to one partition, not to all rows.
+.refuse_fitted_terms <- function(terms) {
+  predvars <- attr(terms, "predvars")
+  if (!is.null(predvars) && !identical(predvars, attr(terms, "variables"))) {
+    .stop(paste("'formula' has terms fitted to the data (such as poly(), ns() or scale()),",
+                "which data in partitions cannot take: their basis would be fitted to one",
+                "partition; code them in the data"))
+  }
+}
+
+# Partition i's inputs as the fit's design codes them (the columns of
+# `template`, a fit-like list with terms, xlevels, contrasts and x).
+.partition_inputs <- function(parts, i, template) {
+  x <- .newdata_matrix(template, .read_partition(parts, i))
+  attr(x, "new_directions") <- NULL
+  x
+}
+
+# One pass over the partitions: each column's mean and standard deviation
+# (the partitions' moments combined as Chan, Golub and LeVeque's pairwise
+# update, which keeps the accuracy of a pass over the bound rows) and the
+# rows `keep` (row numbers over all partitions) gathered.
+.partition_moments <- function(parts, template, keep) {
+  n <- 0
+  mean <- m2 <- 0
+  kept <- list()
+  first <- 0L
+  for (i in seq_along(parts$sources)) {
+    x <- .partition_inputs(parts, i, template)
+    k <- nrow(x)
+    if (k > 0L) {
+      mean_i <- colMeans(x)
+      m2_i <- colSums(sweep(x, 2L, mean_i)^2)
+      delta <- mean_i - mean
+      m2 <- m2 + m2_i + delta^2 * n * k / (n + k)
+      mean <- mean + delta * k / (n + k)
+      n <- n + k
+    }
+    here <- keep[keep > first & keep <= first + k] - first
+    kept[[i]] <- x[here, , drop = FALSE]
+    first <- first + k
+  }
+  list(n = n, mean = mean, sd = if (n > 1) sqrt(m2 / (n - 1)) else NA * mean,
+       rows = do.call(rbind, kept))
+}
+
+# The reader the core calls for rows start + 1 to start + len (over all
+# partitions), on the fit's scale; it keeps the partition read last, as
+# the core's passes go through the rows in order.
+.partition_reader <- function(parts, template, scaling, rows) {
+  last <- cumsum(rows)
+  cache <- new.env(parent = emptyenv())
+  cache$i <- 0L
+  scaled <- function(i) {
+    if (cache$i != i) {
+      cache$x <- unname(.scale_inputs(.partition_inputs(parts, i, template), scaling))
+      cache$i <- i
+    }
+    cache$x
+  }
+  read <- function(start, len) {
+    wanted <- start + seq_len(len)
+    from <- findInterval(wanted - 1, c(0, last), left.open = FALSE)
+    out <- matrix(0, len, ncol(template$x))
+    for (i in unique(from)) {
+      here <- from == i
+      out[here, ] <- scaled(i)[wanted[here] - c(0, last)[i], , drop = FALSE]
+    }
+    out
+  }
+  list(read = read, rows = sum(rows), cols = ncol(template$x))
+}
+
+# The inputs of a fit to partitions on the fit's scale, as .model_inputs()
+# and .inducing_inputs() make them for rows in memory: the scaling from the
+# columns' moments over all rows; the kernel's width rule and the greedy
+# choice of `inducing` inputs on the rows they would look at in memory
+# (evenly spaced over all rows: .data_driven_width(), .greedy_rows()),
+# gathered in the same pass, so that they choose what the fit on the bound
+# rows chooses.  Returns the core's reader of the rows, the kernel, the
+# scaling and the inducing inputs (scaled).
+.partition_model_inputs <- function(design, parts, kernel, scale, inducing, bias = NULL) {
+  .check_flag(scale, "scale")
+  .check_kernel(kernel)
+  template <- list(terms = design$terms, xlevels = design$xlevels, contrasts = design$contrasts,
+                   x = design$x[0L, , drop = FALSE])
+  n <- sum(design$rows)
+  m <- if (is.numeric(inducing) && length(inducing) == 1L) inducing else 0L
+  width_rows <- .evenly_spaced_rows(n, .size_rule("width_rule_max_n"))
+  greedy_rows <- .evenly_spaced_rows(n, max(.size_rule("greedy_max_rows"), 4L * m))
+  keep <- sort(union(width_rows, greedy_rows))
+  moments <- .partition_moments(parts, template, keep)
+  scaling <- .input_scaling(template$x, scale, skip = design$factor_column, moments = moments)
+  xs <- .scale_inputs(moments$rows, scaling)
+  kernel <- .fit_kernel(xs[match(width_rows, keep), , drop = FALSE], kernel)$kernel
+  scaling <- .with_input_widths(scaling, kernel, template$x)
+  xs <- .scale_inputs(moments$rows[match(greedy_rows, keep), , drop = FALSE], scaling)
+  if (!is.null(bias)) {  # (the classifiers' offset, as .classif_train() adds it)
+    .check_bias_scale(bias, kernel, xs)
+    kernel <- .with_bias(kernel, bias)
+  }
+  z <- .inducing_inputs(inducing, xs, kernel, scaling)
+  list(reader = .partition_reader(parts, template, scaling, design$rows), kernel = kernel,
+       scaling = scaling, inducing = z)
+}
+
+# Methods that read the training inputs, which a fit to partitions does not
+# keep.
+.needs_inputs <- function(object, what) {
+  if (!is.null(object$partitions)) {
+    .stop(sprintf(paste("%s reads the training inputs, which a fit to data in partitions does",
+                        "not keep; predict() at the partitions or at new inputs instead"), what))
+  }
+}
+
+# A formula method's fit when `data` is a gpsvm_partitions object.
+.fit_partitions <- function(call, env, generic, parts, ...) {
+  fitter <- switch(generic, mfsvr = .mfsvr_partitioned, gpc = .gpc_partitioned,
+                   .stop(sprintf(paste("%s() does not fit data in partitions",
+                                       "(gpsvm_partitions()); mfsvr() and gpc() with 'inducing'",
+                                       "do"), generic)))
+  if (!is.null(call$subset) || !is.null(call$na.action)) {
+    .stop("'subset' and 'na.action' are not available for data in partitions (gpsvm_partitions())")
+  }
+  design <- .partition_design(parts, stats::as.formula(eval(call$formula, env)), env)
+  .add_formula_parts(fitter(design, parts, call, ...), design, call)
+}
+
+# Arguments of a fitter that a fit to partitions does not take (each would
+# refit or search on all rows, or hold them).
+.refuse_for_partitions <- function(...) {
+  given <- names(Filter(Negate(is.null), list(...)))
+  if (length(given) > 0L) {
+    .stop(sprintf("%s not available for data in partitions (gpsvm_partitions())",
+                  paste0("'", given, "'", collapse = ", ")))
+  }
+}
+
+.needs_inducing <- function(inducing, model) {
+  if (is.null(inducing)) {
+    .stop(sprintf(paste("%s() on data in partitions (gpsvm_partitions()) needs inducing inputs:",
+                        "give 'inducing', a count or the inputs (see ?`inducing-points`)"), model))
+  }
+}
+
+# mfsvr() on partitions: one EP fit at C (5 unless given, as beyond the
+# size rule search_max_n), the core reading the rows through the reader.
+.mfsvr_partitioned <- function(design, parts, call, C = NULL, epsilon = 0.1,
+                               kernel = rbf_kernel(), control = mfsvr_control(), scale = TRUE,
+                               inducing = NULL, optimize = NULL, search = NULL, bias = NULL,
+                               calibration_folds = NULL) {
+  .refuse_for_partitions(optimize = optimize, search = search, bias = bias,
+                         calibration_folds = calibration_folds)
+  .needs_inducing(inducing, "mfsvr")
+  C_given <- !is.null(C)
+  C <- if (C_given) .check_tube(C, "C") else .mfsvr_default_C
+  epsilon <- .check_tube(epsilon, "epsilon")
+  .check_control(control, "mfsvr_control")
+  if (control$algorithm != "ep") .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
+  y <- .check_targets(design$y, length(design$y))
+  start <- proc.time()[["elapsed"]]
+  inputs <- .partition_model_inputs(design, parts, kernel, scale, inducing)
+  response_scaling <- .response_scaling(y, scale)
+  fit <- .mfsvr_fit(inputs$reader, .scale_response(y, response_scaling), C, epsilon,
+                    inputs$kernel, control, inducing = inputs$inducing)
+  fit$x <- design$x[0L, , drop = FALSE]  # (the inputs' columns; no rows are kept)
+  fit$fit_time <- proc.time()[["elapsed"]] - start
+  if (!is.null(response_scaling)) {
+    fit$y <- y
+    fit$fitted.values <- .unscale_response(fit$fitted.values, response_scaling)
+    fit$residuals <- y - fit$fitted.values
+  }
+  fit$scaling <- inputs$scaling
+  fit$response_scaling <- response_scaling
+  fit$partitions <- .partition_record(parts, design, inducing)
+  fit$call <- call
+  if (!C_given && isTRUE(scale)) {
+    fit$skipped_search <- sprintf(paste("not run on data in partitions: C = %g and no offset",
+                                        "(bias = 0) are used"), C)
+  }
+  .with_plan(.seal(fit), "mfsvr():")
+}
+
+# gpc() on partitions: the TAP fit (two classes, or one class against the
+# rest) at the given noise and width, or the defaults' starting values
+# (noise 0.1, the width rule) where no search runs.
+.gpc_partitioned <- function(design, parts, call, kernel = rbf_kernel(), noise = NULL, kappa = 0,
+                             bias = 1, method = "tap", scale = TRUE, control = gpc_control(),
+                             optimize = NULL, inducing = NULL, search = NULL,
+                             multiclass = "ovr") {
+  .refuse_for_partitions(optimize = if (!isFALSE(optimize)) optimize, search = search)
+  if (!identical(method, "tap") || !identical(multiclass, "ovr")) {
+    .stop(paste("data in partitions (gpsvm_partitions()) take gpc(method = \"tap\",",
+                "multiclass = \"ovr\")"))
+  }
+  .needs_inducing(inducing, "gpc")
+  noise_given <- !is.null(noise)
+  noise <- if (noise_given) .check_number(noise, "noise", lower = 0) else .gpc_default_noise
+  kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
+  if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
+  control <- .resolve_control(.check_control(control, "gpc_control"), method)
+  bias <- .check_number(bias, "bias", lower = 0)
+  open <- c(if (.has_width(kernel) && is.null(kernel$sigma)) "the width rule",
+            if (!noise_given) sprintf("noise = %g", noise))
+  labels <- .classif_labels(design$y, length(design$y))
+  start <- proc.time()[["elapsed"]]
+  inputs <- .partition_model_inputs(design, parts, kernel, scale, inducing, bias)
+  fit_binary <- function(x, y, kernel) {
+    model <- .gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inputs$inducing)
+    model$x <- design$x[0L, , drop = FALSE]  # (the inputs' columns; no rows are kept)
+    .seal(model)
+  }
+  lev <- labels$levels
+  what <- "gpc: TAP mean field (EP)"
+  fit <- if (length(lev) == 2L) {
+    fit_binary(inputs$reader, .binary_codes(labels$classes, lev[2L]), inputs$kernel)
+  } else {
+    .one_vs_rest(inputs$reader, labels, inputs$kernel, fit_binary, what)
+  }
+  if (length(lev) == 2L) .warn_not_converged(what, fit$convergence)
+  fit$x <- design$x[0L, , drop = FALSE]
+  fit$fit_time <- proc.time()[["elapsed"]] - start
+  fit$levels <- lev
+  fit$classes <- labels$classes
+  fit$scaling <- inputs$scaling
+  fit$bias_variance <- bias
+  fit$partitions <- .partition_record(parts, design, inducing)
+  fit$call <- call
+  if (length(open) > 0L) {
+    fit$skipped_search <- sprintf("not run on data in partitions: %s used",
+                                  paste(open, collapse = " and "))
+  }
+  .with_plan(.seal(fit), "gpc():")
+}
+
+# What a fit records of its partitions (for its plan and print()).
+.partition_record <- function(parts, design, inducing) {
+  list(count = length(parts$sources), rows = design$rows, kind = parts$kind,
+       inducing = if (is.numeric(inducing) && length(inducing) == 1L) "greedy" else "given")
+}
+
+# The plan's row for a fit to partitions.
+.plan_partitions <- function(fit) {
+  p <- fit$partitions
+  if (is.null(p)) return(list())
+  by <- if (p$inducing == "greedy") {
+    paste("read one at a time in every pass; the inducing inputs the greedy choice on evenly",
+          "spaced rows over all partitions (size rule greedy_max_rows), as in memory")
+  } else "read one at a time in every pass; the inducing inputs the call's"
+  list(.plan_row("data", sprintf("%d partitions of %d rows in all (%s)", p$count, sum(p$rows),
+                                 paste(unique(p$kind), collapse = ", ")), by))
+}
+
+# ---- predictions on partitions ---------------------------------------------
+
+# A predict() method's call evaluated at each partition of its newdata
+# (`call`, from match.call(), in `env`), the results bound in the order of
+# the partitions' rows.  A fit to partitions keeps no inputs, so it needs
+# newdata.
+.predict_partitions <- function(object, newdata, call, env) {
+  if (is.null(newdata)) {
+    .stop(paste("a fit to data in partitions keeps no inputs: give them as 'newdata'",
+                "(the gpsvm_partitions() object), or use fitted()"))
+  }
+  pieces <- lapply(seq_along(newdata$sources), function(i) {
+    call[[1L]] <- quote(stats::predict)
+    call$newdata <- .read_partition(newdata, i)
+    eval(call, env)
+  })
+  .bind_pieces(pieces)
+}
+
+# Predictions of several partitions as one: vectors (and factors)
+# concatenated, matrices and data frames bound by rows, lists (se.fit)
+# element by element, where the fit's residual.scale and df are the same
+# in every piece and kept once.
+.bind_pieces <- function(pieces) {
+  first <- pieces[[1L]]
+  if (is.data.frame(first) || is.matrix(first)) return(do.call(rbind, pieces))
+  if (is.list(first) && !is.object(first)) {
+    out <- lapply(names(first), function(name) {
+      values <- lapply(pieces, `[[`, name)
+      if (name %in% c("residual.scale", "df")) values[[1L]] else .bind_pieces(values)
+    })
+    return(stats::setNames(out, names(first)))
+  }
+  if (is.atomic(first) && is.null(dim(first))) return(do.call(c, pieces))
+  .stop("this type of prediction is not available for data in partitions")
+}
