@@ -42,10 +42,13 @@ gpsvm_plan <- function(object) {
   list(step = step, choice = choice, by = by, size_rule = size_rule, exact = exact)
 }
 
+# (a row whose fields are vectors is several rows, its other fields
+# recycled, as data.frame() would)
 .plan_frame <- function(rows) {
   columns <- names(.plan_row("", "", ""))
+  sizes <- vapply(rows, function(row) max(lengths(row)), integer(1))
   as.data.frame(stats::setNames(lapply(columns, function(column) {
-    unlist(lapply(rows, `[[`, column), use.names = FALSE)
+    unlist(Map(function(row, size) rep_len(row[[column]], size), rows, sizes), use.names = FALSE)
   }), columns), stringsAsFactors = FALSE)
 }
 
@@ -339,7 +342,7 @@ gpsvm_plan <- function(object) {
       !all(vapply(v[columns[1:4]], is.character, logical(1))) || anyNA(v$step)) {
     return("has columns of the wrong type")
   }
-  steps <- tryCatch(unlist(lapply(.plan_rows(object), `[[`, "step")), error = function(e) NULL)
+  steps <- tryCatch(.plan_frame(.plan_rows(object))$step, error = function(e) NULL)
   if (!is.null(steps) && !identical(v$step, steps)) {
     return(sprintf("must have the steps %s, which the fit's records give",
                    paste(steps, collapse = ", ")))
