@@ -323,6 +323,9 @@ predictive_variance <- function(d) {
   p <- if (is.null(d$tail)) numeric(0) else .calibration_knots(d$tail)$tail
   p <- p[p > 0 & p < 1]
   levels <- sort(unique(c(p / 2, 1 - p / 2, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-4)))
+  # (a calibration tail below 2e-16 puts 1 - p / 2 at 1 in doubles, a knot
+  # at Inf; the outer knot there is the tail's integral's edge anyway)
+  levels <- levels[levels > 0 & levels < 1]
   knots <- vapply(levels, function(u) .g_quantile(d$g, rep(u, n)), numeric(n))
   knots <- matrix(cbind(knots, extra), n)
   knots <- t(apply(knots, 1L, sort))

@@ -156,6 +156,41 @@ test_that("the scores are the log density, the interval score and the CRPS of th
   expect_error(predictive_scores(xm, test$speed), "'y' must give the held-out targets")
 })
 
+# The CRPS by integrate() of the distribution's own CDF: F^2 below the
+# target, (1 - F)^2 above, split at the centre m.
+crps_by_integrate <- function(d, y, m) {
+  F <- function(t) vapply(t, function(s) predictive_cdf(d, s), numeric(1))
+  I <- function(f, a, b) {
+    integrate(f, a, b, rel.tol = 1e-8, subdivisions = 2000L, stop.on.error = FALSE)$value
+  }
+  below <- function(t) F(t)^2
+  above <- function(t) (1 - F(t))^2
+  I(below, -Inf, min(m, y)) + I(if (y > m) below else above, min(m, y), max(m, y)) +
+    I(above, max(m, y), Inf)
+}
+
+test_that("the CRPS stays finite and accurate far in the tails, with a tail below 1e-16", {
+  skip_on_cran()
+  train <- cars[seq(1, 50, by = 2), ]
+  fit <- mfsvr(dist ~ speed, data = train, C = 3)
+  expect_false(is.null(fit$interval_calibration))
+  # (a calibration tail below the doubles' resolution of 1 - p: a knot at
+  # 1 - p / 2 = 1 failed)
+  edited <- fit
+  edited$interval_calibration$tail[which.min(edited$interval_calibration$tail)] <- 1e-20
+  rows <- cars[c(2, 30), ]
+  for (f in list(fit, edited)) {
+    d <- predict(f, rows, type = "distribution")
+    m <- predict(f, rows)
+    sd <- sqrt(predict(f, rows, se.fit = TRUE)$se.fit^2 + sigma(f)^2)
+    y <- m + c(30, -30) * sd
+    scores <- predictive_scores(d, y = y)
+    expect_true(all(is.finite(scores$crps)))
+    reference <- vapply(1:2, function(i) crps_by_integrate(d[i], y[i], m[i]), numeric(1))
+    expect_equal(scores$crps, reference, tolerance = 1e-6)
+  }
+})
+
 test_that("bad requests for a distribution are clear errors", {
   fit <- mfsvr(dist ~ speed, data = cars, C = 3, calibration_folds = 0)
   expect_error(predict(fit, cars[1:2, ], type = "distribution", interval = "prediction"),
