@@ -85,10 +85,12 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
   level <- .check_level(level)
-  out <- rbind(.weight_intervals(object, level), .hyperparameter_intervals(object, level))
+  hyper <- .hyperparameter_intervals(object, level)
+  out <- rbind(.weight_intervals(object, level), hyper)
   if (is.null(out)) .stop(.nothing_estimated(object))
-  if (missing(parm)) return(out)
-  .select_rows(out, parm)
+  if (!missing(parm)) out <- .select_rows(out, parm)
+  if (!is.null(hyper)) attr(out, "curvature") <- attr(hyper, "curvature")
+  out
 }
 
 #' @rdname confint.gpsvm_regression
@@ -117,14 +119,18 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 # classifier with several (its rows prefixed by the class), else one.
 .hyperparameter_intervals <- function(object, level) {
   models <- if (inherits(object, "gpsvm_classifier")) .binary_models(object) else list(object)
-  blocks <- lapply(models, function(m) .curvature_intervals(.evidence_curvature(m), level))
+  curvatures <- lapply(models, function(m) .evidence_curvature(m))  # (dispatch from here)
+  blocks <- lapply(curvatures, .curvature_intervals, level = level)
   if (length(models) > 1L) {
     blocks <- Map(function(b, label) {
       if (!is.null(b)) rownames(b) <- paste0(label, ": ", rownames(b))
       b
     }, blocks, names(models))
   }
-  do.call(rbind, blocks)
+  out <- do.call(rbind, blocks)
+  if (is.null(out)) return(NULL)
+  kinds <- unique(unlist(lapply(curvatures, `[[`, "of")))
+  structure(out, curvature = paste(kinds %||% "log evidence", collapse = "; "))
 }
 
 # The error of a fit with nothing to give an interval for.
@@ -166,29 +172,30 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 .curvature_intervals <- function(curvature, level) {
   if (is.null(curvature)) return(NULL)
   est <- curvature$estimate
+  of <- curvature$of %||% "log evidence"
   labels <- .confint_labels(level)
   out <- matrix(NA_real_, length(est), 2L, dimnames = list(names(est), labels))
   free <- setdiff(names(est), curvature$at_bound)
   if (length(curvature$at_bound) > 0L) {
     warning(sprintf(paste("confint(): %s is at the end of its range (where its search",
-                          "stopped, or lambda at 0), not at a maximum of the evidence: no interval"),
-                    paste(curvature$at_bound, collapse = ", ")), call. = FALSE)
+                          "stopped, or lambda at 0), not at a maximum of the %s: no interval"),
+                    paste(curvature$at_bound, collapse = ", "), of), call. = FALSE)
   }
   if (length(free) == 0L) return(out)
   if (length(curvature$rough) > 0L) {
-    warning(sprintf(paste("confint(): the log evidence is rough near the estimate of %s (its",
+    warning(sprintf(paste("confint(): the %s is rough near the estimate of %s (its",
                           "curvature changes with the step of the differences): no interval"),
-                    paste(curvature$rough, collapse = ", ")), call. = FALSE)
+                    of, paste(curvature$rough, collapse = ", ")), call. = FALSE)
     return(out)
   }
   H <- curvature$hessian[free, free, drop = FALSE]
   precision <- -(H + t(H)) / 2
   decomposition <- if (all(is.finite(precision))) eigen(precision, symmetric = TRUE)
   if (is.null(decomposition) || min(decomposition$values) <= 0) {
-    warning(sprintf(paste("confint(): the log evidence is not curved downwards at the estimate",
+    warning(sprintf(paste("confint(): the %s is not curved downwards at the estimate",
                           "of %s (it is flat or rough there, or a refit near it failed): no",
                           "interval"),
-                    paste(free, collapse = ", ")), call. = FALSE)
+                    of, paste(free, collapse = ", ")), call. = FALSE)
     return(out)
   }
   v <- decomposition$vectors
@@ -229,9 +236,23 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   at_bound <- intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)), names(est))
   free <- setdiff(names(est), at_bound)
   transform <- .hyper_transforms(free)
+  # a search by the evidence times a hyperprior stopped at the posterior's
+  # mode, where the posterior's curvature, not the evidence's, is the
+  # Laplace approximation's (the prior is on the log values, as here)
+  prior <- record$hyperprior
+  prior <- if (!is.null(prior)) .hyperprior(prior, attr(prior, "coef"))
+  search_scale <- function(values) stats::setNames(log(values), paste0("log_", names(values)))
   refit <- function(theta) {
-    out <- tryCatch(suppressWarnings(.refit_at(object, replace(est, free, transform$from(theta)))),
+    values <- replace(est, free, transform$from(theta))
+    out <- tryCatch(suppressWarnings(.refit_at(object, values)),
                     error = function(e) list(value = NA_real_))
+    if (!is.null(prior)) {
+      out$value <- out$value + prior$log_density(search_scale(values))
+      if (!is.null(out$gradient)) {
+        g <- prior$gradient(search_scale(values))
+        out$gradient[free] <- out$gradient[free] + g[paste0("log_", free)]
+      }
+    }
     if (!is.null(out$gradient)) out$gradient <- unname(out$gradient[free])
     out
   }
@@ -239,7 +260,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   H <- if (length(free) == 0L) matrix(0, 0, 0) else .hessian(refit, theta)
   rough <- free[attr(H, "rough") %||% logical(length(free))]
   H <- matrix(H, length(free), length(free), dimnames = list(free, free))
-  list(estimate = est, at_bound = at_bound, rough = rough, hessian = H)
+  list(estimate = est, at_bound = at_bound, rough = rough, hessian = H,
+       of = if (is.null(prior)) "log evidence" else "log posterior (log evidence + log hyperprior)")
 }
 
 # The Hessian of f at theta: f(theta) returns list(value, gradient), the

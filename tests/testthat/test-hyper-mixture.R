@@ -296,6 +296,92 @@ test_that("optimize = TRUE on standardised data finds the mode of the evidence t
   expect_error(search_control(hyperprior = NA), "'hyperprior'")
 })
 
+# The Hessian of f(log C, log epsilon) by central second differences.
+second_differences <- function(f, p, h = 0.05) {
+  H <- matrix(0, 2, 2)
+  for (j in 1:2) {
+    e <- replace(numeric(2), j, h)
+    H[j, j] <- (f(p + e) - 2 * f(p) + f(p - e)) / h^2
+  }
+  e1 <- c(h, 0)
+  e2 <- c(0, h)
+  H[1, 2] <- H[2, 1] <- (f(p + e1 + e2) - f(p + e1 - e2) - f(p - e1 + e2) + f(p - e1 - e2)) /
+    (4 * h^2)
+  H
+}
+
+test_that("confint() at a posterior mode uses the log posterior's curvature, and says so", {
+  skip_on_cran()
+  set.seed(1004)
+  d <- stackloss[sample(21, 15), ]
+  fit <- mfsvr(stack.loss ~ ., d, kernel = rbf_kernel(1), optimize = c("C", "epsilon"), bias = 0,
+               calibration_folds = 0, search = search_control(hyperprior = TRUE))
+  flat <- mfsvr(stack.loss ~ ., d, kernel = rbf_kernel(1), optimize = c("C", "epsilon"),
+                bias = 0, calibration_folds = 0, search = search_control(hyperprior = FALSE))
+  p0 <- log(unname(fit$optimization$estimate[c("C", "epsilon")]))
+  # the posterior's mode is not the evidence's maximum here
+  expect_gt(max(abs(p0 - log(unname(flat$optimization$estimate[c("C", "epsilon")])))), 0.5)
+  xs <- scale(as.matrix(d[, 1:3]))
+  ys <- drop(scale(d$stack.loss))
+  evidence <- function(p) ep_evidence(xs, ys, exp(p[1]), exp(p[2]), rbf_kernel(1))$log_evidence
+  posterior <- function(p) {
+    evidence(p) + dnorm(p[1], log(5), 1.5, log = TRUE) +
+      dnorm(p[1] + p[2], log(0.5), 0.5, log = TRUE)
+  }
+  z <- qnorm(0.975)
+  half <- z * sqrt(diag(solve(-second_differences(posterior, p0))))
+  ci <- confint(fit)
+  expect_identical(attr(ci, "curvature"), "log posterior (log evidence + log hyperprior)")
+  expect_equal(unname(log(ci[, 2] / ci[, 1]) / 2), half, tolerance = 0.02)
+  # the evidence alone is not curved downwards at this mode: its Laplace
+  # approximation has no covariance there (sqrt() of a negative variance)
+  H_evidence <- second_differences(evidence, p0)
+  expect_gt(max(eigen(H_evidence, symmetric = TRUE)$values), 0)
+  # read at the evidence's curvature (the search's record without its
+  # hyperprior), the mode has no interval: said in a warning, and no NaN
+  forgot <- fit
+  forgot$optimization$hyperprior <- NULL
+  curvature <- gpsvm:::.search_curvature(forgot)
+  expect_identical(curvature$of, "log evidence")
+  expect_warning(ci_evidence <- gpsvm:::.curvature_intervals(curvature, 0.95),
+                 "log evidence is not curved downwards at the estimate of C, epsilon")
+  expect_true(all(is.na(ci_evidence)) && !any(is.nan(ci_evidence)))
+  expect_identical(attr(confint(flat), "curvature"), "log evidence")
+})
+
+test_that("svr() with search_control(hyperprior = TRUE) finds mfsvr()'s posterior mode of C", {
+  skip_on_cran()
+  set.seed(5)
+  x <- matrix(rnorm(25 * 2), 25, 2)
+  y <- sin(x[, 1]) + 0.5 * x[, 2] + rnorm(25, sd = 0.3)
+  prior <- search_control(hyperprior = TRUE)
+  s <- svr(x, y, kernel = rbf_kernel(1), optimize = TRUE, bias = FALSE, search = prior,
+           calibration_folds = 0)
+  m <- mfsvr(x, y, kernel = rbf_kernel(1), optimize = "C", bias = 0, search = prior,
+             calibration_folds = 0)
+  expect_false(is.null(s$optimization$hyperprior))
+  expect_equal(s$C, m$C, tolerance = 1e-6)
+  # the mode of the EP evidence times log C's normal, in plain R
+  xs <- scale(x)
+  ys <- drop(scale(y))
+  posterior <- function(l) {
+    ep_evidence(xs, ys, exp(l), 0.1, rbf_kernel(1))$log_evidence + dnorm(l, log(5), 1.5, log = TRUE)
+  }
+  l0 <- log(s$C)
+  expect_lt(abs(posterior(l0 + 1e-3) - posterior(l0 - 1e-3)) / 2e-3 / 25, 2e-3)
+  # and not the evidence's own maximum
+  flat <- svr(x, y, kernel = rbf_kernel(1), optimize = TRUE, bias = FALSE, calibration_folds = 0)
+  expect_null(flat$optimization$hyperprior)
+  expect_gt(abs(log(flat$C) - l0), 1e-3)
+  # its interval is the posterior's
+  ci <- confint(s)
+  expect_identical(attr(ci, "curvature"), "log posterior (log evidence + log hyperprior)")
+  h <- 0.05
+  curvature <- (posterior(l0 + h) - 2 * posterior(l0) + posterior(l0 - h)) / h^2
+  expect_equal(unname(log(ci[1, 2] / ci[1, 1]) / 2), qnorm(0.975) / sqrt(-curvature),
+               tolerance = 0.02)
+})
+
 test_that("the mixture over several hyperparameters is the importance-weighted mixture of its fits", {
   skip_on_cran()
   d <- datasets::attitude
