@@ -49,6 +49,15 @@
 #' `srvm_control(min_alpha)`, or one the evidence does not pin down, with a
 #' curvature below \eqn{10^{-6}}, is held where it is).
 #'
+#' Where the search maximised the evidence times a hyperprior (the
+#' posterior mode: `search_control(hyperprior = TRUE)`, or [mfsvr()]'s
+#' default for `optimize = TRUE` on standardised data, see "The hyperprior"
+#' there), \eqn{H} is the Hessian of the log posterior, the log evidence
+#' plus the log hyperprior, at that mode: the evidence alone need not be
+#' curved downwards there. The result's attribute `"curvature"` says which
+#' was used (`"log evidence"` or `"log posterior (log evidence + log
+#' hyperprior)"`).
+#'
 #' A hyperparameter that stopped at the end of its search range (see
 #' `fit$optimization$at_bound`) is not at a maximum of the evidence, and one
 #' where the evidence is not curved downwards (a rough evidence, whose
@@ -69,7 +78,8 @@
 #' @param ... Unused; unknown arguments are an error.
 #' @return A matrix with one row per weight or hyperparameter and columns
 #'   for the lower and upper limits, labelled as by [stats::confint()]
-#'   (`"2.5 %"`, `"97.5 %"`). For a classifier with three or more classes,
+#'   (`"2.5 %"`, `"97.5 %"`), with attribute `"curvature"` naming the
+#'   curvature the hyperparameters' intervals come from. For a classifier with three or more classes,
 #'   one row per hyperparameter of each one-vs-rest model, named
 #'   `"<class>: <hyperparameter>"`.
 #' @seealso [hyperparameters()] for the estimates, [model-comparison] for

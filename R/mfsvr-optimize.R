@@ -277,12 +277,15 @@
     if (length(which) == 0L) {
       return(.mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = inducing, start = start))
     }
-    if (automatic) {
+    # (the one-run search for C has no hyperprior: asked for one, the
+    # default search is the search of separate fits)
+    if (automatic && !isTRUE(settings$hyperprior)) {
       .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = inducing, settings = settings,
                       start = start)
     } else {
       .mfsvr_optimize(x, y, C, epsilon, kernel, control, which, inducing = inducing,
-                      settings = settings, recorded = previous[["search_record"]])
+                      noise_free_ok = automatic, settings = settings,
+                      recorded = previous[["search_record"]])
     }
   }
 }

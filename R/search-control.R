@@ -36,8 +36,10 @@
 #'   more than `C` (`optimize = TRUE`) on standardised data (`scale = TRUE`),
 #'   whose scales the prior is stated in, and `FALSE` otherwise (the search
 #'   of `C` alone, which the predictions integrate over anyway, and the data
-#'   as given, the papers' searches); for [svr()], `FALSE`. Other searches
-#'   have no hyperprior.
+#'   as given, the papers' searches); for [svr()], `FALSE`. `TRUE` also
+#'   applies to the default search for `C` (`optimize = NULL`), which then
+#'   refits at each `C` it tries instead of moving `C` within one EP run.
+#'   Other searches have no hyperprior.
 #' @return A list of class `gpsvm_search_control`.
 #' @seealso `optimize` in [mfsvr()], [gpc()], [rvm()], [srvm()] and [svr()].
 #' @examples

@@ -361,6 +361,14 @@ test_that("svr() with search_control(hyperprior = TRUE) finds mfsvr()'s posterio
              calibration_folds = 0)
   expect_false(is.null(s$optimization$hyperprior))
   expect_equal(s$C, m$C, tolerance = 1e-6)
+  # the default search for C (optimize = NULL) honours it too
+  for (default in list(svr(x, y, kernel = rbf_kernel(1), bias = FALSE, search = prior,
+                           calibration_folds = 0),
+                       mfsvr(x, y, kernel = rbf_kernel(1), bias = 0, search = prior,
+                             calibration_folds = 0))) {
+    expect_false(is.null(default$optimization$hyperprior))
+    expect_equal(default$C, m$C, tolerance = 1e-6)
+  }
   # the mode of the EP evidence times log C's normal, in plain R
   xs <- scale(x)
   ys <- drop(scale(y))
