@@ -322,12 +322,15 @@ predictive_variance <- function(d) {
   n <- length(d)
   p <- if (is.null(d$tail)) numeric(0) else .calibration_knots(d$tail)$tail
   p <- p[p > 0 & p < 1]
-  levels <- sort(unique(c(p / 2, 1 - p / 2, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-4)))
-  # (a calibration tail below 2e-16 puts 1 - p / 2 at 1 in doubles, a knot
-  # at Inf; the outer knot there is the tail's integral's edge anyway)
-  levels <- levels[levels > 0 & levels < 1]
-  knots <- vapply(levels, function(u) .g_quantile(d$g, rep(u, n)), numeric(n))
-  knots <- matrix(cbind(knots, extra), n)
+  # the knots at tail probabilities u in each tail: the upper ones as the
+  # mirrored distribution's lower quantiles, since 1 - u rounds to 1 for a
+  # calibration tail p / 2 below 1e-16 (and F's kink there is lost)
+  u <- sort(unique(c(p / 2, 1e-4, 0.01, 0.1, 0.3, 0.5)))
+  mirrored <- d$g
+  mirrored$mean <- -mirrored$mean
+  knots <- vapply(u, function(v) .g_quantile(d$g, rep(v, n)), numeric(n))
+  upper <- vapply(u, function(v) -.g_quantile(mirrored, rep(v, n)), numeric(n))
+  knots <- matrix(cbind(knots, upper, extra), n)
   knots <- t(apply(knots, 1L, sort))
   pieces <- ncol(knots) - 1L
   gl <- .gauss_legendre(nodes)
