@@ -54,9 +54,8 @@
 #' default for `optimize = TRUE` on standardised data, see "The hyperprior"
 #' there), \eqn{H} is the Hessian of the log posterior, the log evidence
 #' plus the log hyperprior, at that mode: the evidence alone need not be
-#' curved downwards there. The result's attribute `"curvature"` says which
-#' was used (`"log evidence"` or `"log posterior (log evidence + log
-#' hyperprior)"`).
+#' curved downwards there. The result then has the attribute `"curvature"`,
+#' `"log posterior (log evidence + log hyperprior)"`.
 #'
 #' A hyperparameter that stopped at the end of its search range (see
 #' `fit$optimization$at_bound`) is not at a maximum of the evidence, and one
@@ -78,8 +77,9 @@
 #' @param ... Unused; unknown arguments are an error.
 #' @return A matrix with one row per weight or hyperparameter and columns
 #'   for the lower and upper limits, labelled as by [stats::confint()]
-#'   (`"2.5 %"`, `"97.5 %"`), with attribute `"curvature"` naming the
-#'   curvature the hyperparameters' intervals come from. For a classifier with three or more classes,
+#'   (`"2.5 %"`, `"97.5 %"`), with the attribute `"curvature"` where the
+#'   hyperparameters' intervals come from the log posterior's curvature. For
+#'   a classifier with three or more classes,
 #'   one row per hyperparameter of each one-vs-rest model, named
 #'   `"<class>: <hyperparameter>"`.
 #' @seealso [hyperparameters()] for the estimates, [model-comparison] for
@@ -99,7 +99,10 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
   out <- rbind(.weight_intervals(object, level), hyper)
   if (is.null(out)) .stop(.nothing_estimated(object))
   if (!missing(parm)) out <- .select_rows(out, parm)
-  if (!is.null(hyper)) attr(out, "curvature") <- attr(hyper, "curvature")
+  # (said only where it is not the evidence's, so that the usual matrix
+  # prints as lm's does)
+  curvature <- attr(hyper, "curvature")
+  if (!is.null(curvature) && !identical(curvature, "log evidence")) attr(out, "curvature") <- curvature
   out
 }
 
