@@ -104,8 +104,8 @@ bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 stage_done "installing dependencies"
 
 # The sanitizer stage starts first, on this source tree (it copies what git
-# tracks), and runs beside everything else: about 17 minutes against R CMD
-# build and check's 16 on a 2-core machine where all lanes share the cores.
+# tracks), and runs beside everything else: it is the longest lane, so the
+# whole check waits on it.
 echo "check: sanitizer build and tests started (log $work/sanitize.log)"
 # (its seconds are recorded when it ends, in $work/secs-sanitize, so that
 # the stage times show its own length and not when it was waited for)
