@@ -27,6 +27,14 @@ is_debian_root() {
   [ -f /etc/debian_version ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null
 }
 
+# One install at a time on this machine: two at once (`make test` in two
+# checkouts) would fight over R's library lock and each give up on the
+# packages the other holds.  The second waits, then finds them installed.
+if command -v flock >/dev/null; then
+  exec 9>"${TMPDIR:-/tmp}/gpsvm-install-deps.lock"
+  flock 9
+fi
+
 # shellcheck disable=SC2086
 missing=$(r_deps missing $extra_r)
 # System tools: pandoc builds the vignettes, qpdf is what R CMD check
