@@ -11,9 +11,11 @@
 #    -fno-sanitize-recover=all, -fno-omit-frame-pointer, and UBSan without
 #    its alignment, null and pointer-overflow checks.  R's strip step is
 #    turned off so that stacks keep file and line.
-# 2. Run every tests/testthat/test-*.R in its own R process
-#    (tools/test-file.R), GPSVM_SANITIZE_JOBS of them at a time (default:
-#    the number of cores), the longest first, with gcc's libasan preloaded (R
+# 2. Run every tests/testthat/test-*.R by GPSVM_SANITIZE_JOBS R processes
+#    (default: the number of cores) that take the files from a queue, the
+#    longest first (tools/test-file.R --queue; a process a report ends is
+#    replaced and the report counted against the file it was running), with
+#    gcc's libasan preloaded (R
 #    itself is not instrumented, and the ASan run-time must be loaded first),
 #    ASAN_OPTIONS=detect_leaks=0 (R's own allocations are never freed at
 #    exit) and quarantine_size_mb=64, and UBSan printing stacks.  (Freed
@@ -33,7 +35,7 @@
 #    (tests/testthat/helper-size.R: the small tier, not the CRAN one):
 #    tests that fit large problems to check a statistical property fit
 #    smaller ones here, and the few that have no small version are skipped
-#    here and left to R CMD check's full-size run of the same suite.  Every
+#    here and left to the check's full-size run of the same suite.  Every
 #    such skip is listed with its reason.
 # 4. A test file counts one failed test for a sanitizer report (which ends
 #    its process) or for a process that died without finishing, on top of
@@ -138,52 +140,87 @@ else
 fi
 report_pattern='runtime error:|ERROR: (Address|Leak)Sanitizer|SUMMARY: (Address|UndefinedBehavior)Sanitizer'
 
-# Runs one test file; writes its summary line to $work/result-<file>.
-run_file() {
-  local file=$1 name log reports result p f s note first code t0
-  name=$(basename "$file")
-  log="$work/sanitize-$name.log"
-  reports="$work/reports-$name"
-  mkdir -p "$reports"
-  t0=$(date +%s)
-  # (bash's time: the CPU seconds of the file's R process, which on a busy
-  # machine say more than the wall-clock ones)
-  { time NOT_CRAN=true GPSVM_TEST_SIZE=small LD_PRELOAD="$asan" \
-      ASAN_OPTIONS="$asan_options:allocator_may_return_null=1:log_path=$reports/asan" \
-      UBSAN_OPTIONS="$ubsan_options" \
-      R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
-      timeout 1200 Rscript --vanilla "$root/tools/test-file.R" "$file" >"$log" 2>&1
-    code=$?
-  } 2>"$work/cpu-$name"
-  result=$(grep -E '^sanitize-result: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+# A worker: one R process under the sanitizers that takes test files from
+# the queue until it is empty or the process dies (tools/test-file.R
+# --queue).  Its files' logs, and the taken and finished marks, go to its
+# own directory, and so do its ASan reports (log_path): a report ends the
+# process, and the file it ended on is the one taken and not finished.  A
+# slot starts workers until the queue is empty, so the files after one that
+# died still run.  One process for many files spares a start of R and its
+# packages under ASan (about 2 s of CPU) per file.
+run_worker() {
+  local dir=$1 code
+  mkdir -p "$dir/reports"
+  NOT_CRAN=true GPSVM_TEST_SIZE=small LD_PRELOAD="$asan" \
+    ASAN_OPTIONS="$asan_options:allocator_may_return_null=1:log_path=$dir/reports/asan" \
+    UBSAN_OPTIONS="$ubsan_options" GPSVM_REPORT_DIR="$dir/reports" \
+    R_LIBS="$lib${R_LIBS:+:$R_LIBS}" \
+    timeout 3600 Rscript --vanilla "$root/tools/test-file.R" --queue "$queue" "$dir" \
+    >"$dir/worker.log" 2>&1
+  code=$?
+  echo "$code" >"$dir/exit"
+}
+run_slot() {
+  local k=0
+  while compgen -G "$queue/[0-9]*" >/dev/null; do
+    k=$((k + 1))
+    run_worker "$work/worker-$1-$k"
+  done
+}
+
+# Reads one file's outcome from the worker directory that ran it; prints
+# its details (reports, the end of a failing log) and leaves its summary
+# line in $work/result-<file>.
+collect_file() {
+  local name=$1 taken dir log result p f s secs cpu note="" first r
+  # (a queue entry is "<order> <file>"; the worker that took it renamed it
+  # to <its directory>/<order> <file>.taken)
+  taken=$(compgen -G "$work/worker-*/* $name.taken" | head -n 1)
+  dir=$(dirname "${taken:-$work/none/x}")
+  log="$dir/$name.log"
+  result=$(grep -E '^sanitize-result: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" 2>/dev/null | tail -n 1)
   p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${result:-x 0 passed}")
   f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"${result:-x 0 failed}")
   s=$(sed -E 's/.* ([0-9]+) skipped.*/\1/' <<<"${result:-x 0 skipped}")
-  note=""
-  # the first line of a report on stderr (UBSan's)
-  first=$(grep -nE "$report_pattern" "$log" | head -n 1 | cut -d: -f1)
+  read -r cpu secs < <(sed -nE 's/^sanitize-time: ([0-9.]+) s CPU, ([0-9.]+) s elapsed$/\1 \2/p' "$log" 2>/dev/null | tail -n 1)
   {
-    if ls "$reports"/* >/dev/null 2>&1 || [ -n "$first" ]; then
-      note=" + 1 for a sanitizer report"
+    if [ -z "$taken" ]; then
+      note=" + 1: never run (no worker took it)"
       f=$((f + 1))
-      for r in "$reports"/*; do
+    elif [ ! -f "$dir/$name.status" ]; then
+      # the worker died on this file: its own reports and stderr are this file's
+      note=" + 1: its R process ended (status $(cat "$dir/exit" 2>/dev/null)) before finishing"
+      f=$((f + 1))
+      for r in "$dir"/reports/*; do
         [ -e "$r" ] || continue
+        note=" + 1 for a sanitizer report"
         echo "---- $name: $(basename "$r")"
         head -n 40 "$r"
       done
+      first=$(grep -nE "$report_pattern" "$dir/worker.log" | head -n 1 | cut -d: -f1)
       if [ -n "$first" ]; then
+        note=" + 1 for a sanitizer report"
         echo "---- $name: stderr"
-        tail -n +"$first" "$log" | head -n 40
+        tail -n +"$first" "$dir/worker.log" | head -n 40
       fi
-    elif [ -z "$result" ] || [ "$code" -ne 0 ]; then
-      note=" + 1: the R process ended with status $code before finishing"
+      tail -n 40 "$log" 2>/dev/null; echo
+    elif compgen -G "$dir/$name.reports/*" >/dev/null; then
+      # reports of processes the file started (forked or cluster workers)
+      note=" + 1 for a sanitizer report"
       f=$((f + 1))
-      tail -n 40 "$log"
+      for r in "$dir/$name.reports"/*; do
+        echo "---- $name: $(basename "$r")"
+        head -n 40 "$r"
+      done
+    elif [ -z "$result" ]; then
+      note=" + 1: no result"
+      f=$((f + 1))
+      tail -n 40 "$log"; echo
     elif [ "$f" -gt 0 ]; then
-      tail -n 40 "$log"
+      tail -n 40 "$log"; echo
     fi
   } >"$work/detail-$name"
-  echo "$name $p $f $s $(( $(date +%s) - t0 )) $(cat "$work/cpu-$name")$note" >"$work/result-$name"
+  echo "$name $p $f $s ${secs:-0} ${cpu:-0}$note" >"$work/result-$name"
 }
 
 # The longest files first (by their size, which tracks their run time well
@@ -208,18 +245,16 @@ if [ -n "${GPSVM_SANITIZE_FILES:-}" ]; then
   mapfile -t files < <(for f in $GPSVM_SANITIZE_FILES; do ls "$tests/$f"; done)
 fi
 jobs=${GPSVM_SANITIZE_JOBS:-$(nproc)}
-echo "sanitize: ${#files[@]} test files, $jobs at a time, GPSVM_TEST_SIZE=small"
+echo "sanitize: ${#files[@]} test files, $jobs worker(s) taking them from a queue, GPSVM_TEST_SIZE=small"
 start=$(date +%s)
-running=0
-TIMEFORMAT='%0U'
+queue="$work/queue"
+mkdir -p "$queue"
+i=0
 for file in "${files[@]}"; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n
-    running=$((running - 1))
-  fi
-  run_file "$file" &
-  running=$((running + 1))
+  i=$((i + 1))
+  printf '%s\n' "$file" >"$queue/$(printf '%04d' "$i") $(basename "$file")"
 done
+for n in $(seq "$jobs"); do run_slot "$n" & done
 wait
 mapfile -t files < <(printf '%s\n' "${files[@]}" | sort)
 
@@ -227,18 +262,18 @@ passed=0
 failed=0
 for file in "${files[@]}"; do
   name=$(basename "$file")
-  read -r _ p f s secs cpu note <"$work/result-$name" ||
-    { p=0; f=1; s=0; secs=0; cpu=0; note="+ 1: no result"; }
-  cat "$work/detail-$name" 2>/dev/null
+  collect_file "$name"
+  read -r _ p f s secs cpu note <"$work/result-$name"
+  cat "$work/detail-$name"
   echo "sanitize: $name: $p passed, $f failed, $s skipped, ${secs} s (${cpu} s CPU)${note:+ $note}"
   passed=$((passed + p))
   failed=$((failed + f))
 done
-skips=$(cat "$work"/sanitize-test-*.log | grep -c '^sanitize-skip: ')
-echo "sanitize: $skips test(s) skipped here, with their reasons (R CMD check runs the whole suite at full size):"
+skips=$(cat "$work"/worker-*/test-*.log 2>/dev/null | grep -c '^sanitize-skip: ')
+echo "sanitize: $skips test(s) skipped here, with their reasons (make check runs the whole suite at full size):"
 for file in "${files[@]}"; do
   name=$(basename "$file")
-  grep '^sanitize-skip: ' "$work/sanitize-$name.log" 2>/dev/null | sed "s/^sanitize-skip: /  $name: /"
+  cat "$work"/worker-*/"$name.log" 2>/dev/null | grep '^sanitize-skip: ' | sed "s/^sanitize-skip: /  $name: /"
 done
 echo "sanitize: tests took $(( $(date +%s) - start )) s (logs in $work)"
 finish "$passed" "$failed"

@@ -14,9 +14,12 @@
 #     its name out of the queue (a rename, which one process wins), so that
 #     several such processes share the queue; each file's report goes to
 #     LOG_DIR/<file>.log and its end to LOG_DIR/<file>.status.  One R process
-#     for many files spares a start of R and of the packages per file; the
-#     sanitizer stage keeps one process per file, so that a report ends only
-#     the file that caused it.
+#     for many files spares a start of R and of the packages per file.  With
+#     GPSVM_REPORT_DIR set (the sanitizer stage's ASan log_path directory),
+#     the reports that appeared there while a file ran (from processes it
+#     started: a report in this process ends it, and the caller finds the
+#     file by its .taken without a .status) are moved to
+#     LOG_DIR/<file>.reports/.
 args <- commandArgs(TRUE)
 suppressPackageStartupMessages({
   library(testthat)
@@ -69,7 +72,16 @@ run_queued_file <- function(path, log_dir) {
   close(log)
   setwd(wd)
   options(options_before)
+  claim_reports(file.path(log_dir, paste0(name, ".reports")))
   writeLines(as.character(status), file.path(log_dir, paste0(name, ".status")))
+}
+
+claim_reports <- function(destination) {
+  report_dir <- Sys.getenv("GPSVM_REPORT_DIR")
+  reports <- if (nzchar(report_dir)) list.files(report_dir, full.names = TRUE) else character(0)
+  if (length(reports) == 0L) return(invisible())
+  dir.create(destination, showWarnings = FALSE)
+  file.rename(reports, file.path(destination, basename(reports)))
 }
 
 if (length(args) == 3L && args[1] == "--queue") {
