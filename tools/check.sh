@@ -26,18 +26,19 @@
 #      cross-compiled for 64-bit Windows with mingw-w64 and run under wine
 #      (tools/windows-check.sh; skipped with its reason where those cannot
 #      be installed);
-#   6. meanwhile, on the tarball step 3 built, R CMD check --as-cran
-#      --no-manual --no-vignettes --no-examples with every test at full
-#      size (NOT_CRAN=true; it compiles through step 3's ccache with its
-#      flags, a cache hit; the examples and vignettes are run by step 3's
-#      checks);
+#   6. meanwhile, the tarball step 3 built installed (compiled through step
+#      3's ccache with its flags, a cache hit) and its tests run at full
+#      size (NOT_CRAN=true), one R process per core taking the files from a
+#      queue (tools/run-r-tests.sh); R CMD check --as-cran of that same
+#      tarball, its code, help pages, examples and vignettes, is step 3's;
 #   7. the precomputed vignettes' code (vignettes/*.Rmd.orig) knitted
 #      against the package step 6 installed: fail if a vignette the package
 #      ships differs from what its code gives now (tools/vignettes.R);
-#   8. fail on any ERROR or WARNING, and on any NOTE whose lines are not all
-#      on the allow-list tools/check-notes-allowed.txt;
+#   8. (step 3 fails on any ERROR or WARNING of its R CMD checks, and on any
+#      NOTE whose lines are not all on the allow-list
+#      tools/cran-notes-allowed.txt);
 #   9. wait for the background stages; print how long each stage took and one
-#      closing line 'tests: N passed, N failed': the passes of R CMD check's
+#      closing line 'tests: N passed, N failed': the passes of the full-size
 #      testthat run (expectations) plus the passed cases of the C++ suite
 #      and of its Windows build, and the failures of those three plus those
 #      of the sanitizer stage, one for each failed setting of `make cran`
@@ -177,36 +178,42 @@ tarball=$(cat "$work/cran/built" 2>/dev/null)
 [ -f "$tarball" ] || { cat "$work/cran.log"; fail "make cran built no tarball"; tarball=""; }
 stage_done "waiting for R CMD build (make cran's)"
 
+# The full-size tests: the tarball installed (a ccache hit), and its tests
+# run by one R process per core from a queue (tools/run-r-tests.sh), with
+# NOT_CRAN=true and the settings R CMD check --as-cran gives the code it
+# runs.  make cran's check with every suggested package runs R CMD check
+# --as-cran on this same tarball (its code, documentation and examples);
+# only the tests' size differs, so the tests alone are run here.
+passed=0; failed=0
 if [ -n "$tarball" ]; then
-  echo "check: R CMD check --as-cran --no-manual --no-vignettes --no-examples, full-size tests"
-  timed check "$work/check.log" "${build_env[@]}" NOT_CRAN=true R CMD check --as-cran --no-manual \
-    --no-vignettes --no-examples "$tarball"
-  log="$work/gpsvm.Rcheck/00check.log"
-  [ -f "$log" ] || { cat "$work/check.log"; fail "no check log"; }
-  [ -f "$log" ] && Rscript --vanilla tools/check-log.R "$log" tools/check-notes-allowed.txt || fail "R CMD check"
+  echo "check: the tests at full size on the package installed from $(basename "$tarball")"
+  mkdir -p "$work/full/lib"
+  timed check "$work/check.log" "${build_env[@]}" NOT_CRAN=true \
+    _R_CHECK_LENGTH_1_LOGIC2_=abort,verbose _R_CHECK_LIMIT_CORES_=TRUE \
+    GPSVM_TESTS_DIR="$work/full/gpsvm/tests/testthat" GPSVM_PROBE_CACHE="$work/full/probe-cache" \
+    bash -c 'R CMD INSTALL --library="$1/lib" "$2" >"$1/install.log" 2>&1 ||
+               { tail -n 40 "$1/install.log"; echo "tests-run: 0 passed, 1 failed"; exit 1; }
+             tar -xzf "$2" -C "$1" gpsvm/tests
+             (cd "$1/gpsvm" && R_LIBS="$1/lib" Rscript --vanilla -e "library(testthat)
+                source(\"tests/testthat/helper-probes.R\"); invisible(compile_core_probes())") \
+               >"$1/probes.log" 2>&1 || cat "$1/probes.log"
+             bash "$3/tools/run-r-tests.sh" "$1/lib" "$1/tests" ""' _ "$work/full" "$tarball" "$root"
+  summary=$(grep -E '^tests-run: [0-9]+ passed, [0-9]+ failed$' "$work/check.log" | tail -n 1)
+  passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"${summary:-x 0 passed}")
+  failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"${summary:-x 1 failed}")
+  grep -v '^tests-run: [0-9]' "$work/check.log"
+  [ "$failed" -eq 0 ] || fail "$failed test(s) failed at full size (logs in $work/full/tests)"
 else
   fail "no tarball was built"
+  failed=1
 fi
 command -v ccache >/dev/null &&
   echo "check: ccache: $(ccache -s | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';')"
-lane_done "R CMD check --as-cran" check
-
-# testthat's summary line: [ FAIL n | WARN n | SKIP n | PASS n ]
-rout=$(ls "$work"/gpsvm.Rcheck/tests/testthat.Rout* 2>/dev/null | head -n 1)
-passed=0; failed=0
-if [ -n "$rout" ] && summary=$(grep -E '\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]' "$rout" | tail -n 1); then
-  failed=$(sed -E 's/.*FAIL ([0-9]+).*/\1/' <<<"$summary")
-  passed=$(sed -E 's/.*PASS ([0-9]+).*/\1/' <<<"$summary")
-  case "$rout" in *.fail) tail -n 60 "$rout" ;; esac
-else
-  fail "no testthat summary found"
-  [ -n "$rout" ] && tail -n 60 "$rout"
-fi
-[ "$failed" -eq 0 ] || fail "$failed test(s) failed"
+lane_done "tests at full size" check
 
 echo "check: the precomputed vignettes are what their code gives now?"
-if [ -d "$work/gpsvm.Rcheck/gpsvm" ]; then
-  R_LIBS="$work/gpsvm.Rcheck${R_LIBS:+:$R_LIBS}" Rscript --vanilla tools/vignettes.R check \
+if [ -d "$work/full/lib/gpsvm" ]; then
+  R_LIBS="$work/full/lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla tools/vignettes.R check \
     >"$work/vignettes.log" 2>&1 || { cat "$work/vignettes.log"; fail "stale vignettes"; failed=$((failed + 1)); }
   grep -E "^vignettes:" "$work/vignettes.log"
 else

@@ -1,7 +1,7 @@
 # The suite's three sizes.
 #
 # * Full (NOT_CRAN=true, GPSVM_TEST_SIZE unset): every test at its full size.
-#   `make check` runs R CMD check so.
+#   `make check` runs the suite so.
 # * Small (GPSVM_TEST_SIZE=small): the edit-test loop (`make test`) and the
 #   sanitizer stage of the check, where every fit is several times slower.
 #   test_size(full, small) gives the small size: a test that fits a large
