@@ -11,8 +11,12 @@
 # (a data frame, or NULL when they cannot be evaluated on their own), so that
 # plots can be drawn against them whatever the formula does to them
 # (y ~ log(x)), with their medians and levels, and augment() can show them.
-.formula_design <- function(call, env) {
+.formula_design <- function(call, env, data = eval(call$data, env)) {
   mf_call <- call[c(1L, match(c("formula", "data", "subset", "na.action"), names(call), 0L))]
+  # the data's value, not its expression: model.frame() and the frames of
+  # the raw variables and the response's levels below would each evaluate
+  # an expression such as read.csv(...) again
+  if (!is.null(data)) mf_call$data <- data
   mf_call$drop.unused.levels <- TRUE
   mf_call[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf_call, env)
@@ -185,9 +189,9 @@
 # .input_matrix()) and keep what predict() and plot() need.
 .fit_formula <- function(call, env, generic, default, ...) {
   call <- .generic_call(call, generic)
-  parts <- eval(call$data, env)
-  if (inherits(parts, "gpsvm_partitions")) return(.fit_partitions(call, env, generic, parts, ...))
-  design <- .formula_design(call, env)
+  data <- eval(call$data, env)
+  if (inherits(data, "gpsvm_partitions")) return(.fit_partitions(call, env, generic, data, ...))
+  design <- .formula_design(call, env, data)
   x <- design$x
   attr(x, "factor_column") <- design$factor_column
   .add_formula_parts(default(x, design$y, ...), design, call)

@@ -354,3 +354,163 @@ gpsvm_plan <- function(object) {
 .plan_lines <- function(plan) {
   c("Plan:", sprintf("  %s: %s; %s", plan$step, plan$choice, plan$by))
 }
+
+#' Fit a model at given settings, choosing nothing
+#'
+#' A default call such as `mfsvr(x, y)` is two steps: a selection step that
+#' chooses the kernel, the offset, the hyperparameters, the prior's
+#' representation and the intervals' calibration (recorded in `fit$plan`,
+#' [gpsvm_plan()]), and the fit at what it chose. `gpsvm_settings()` gives
+#' what a fit's selection step chose; `gpsvm_fit()` is the fit alone: a
+#' matrix and a response in, a fit out, at settings given in full. It
+#' searches nothing, weighs no candidates, calibrates nothing and keeps the
+#' given prior representation whatever the data's size (the rules of
+#' [gpsvm_size_policy()] do not apply); every row of its plan says `"given"`.
+#' So `gpsvm_fit(x, y, gpsvm_settings(fit))` refits a default fit's model
+#' without its choices: the same fitted values and evidence, up to the
+#' solver's tolerance (a search's fit ends at a warm-started point), and
+#' the model's own intervals (no mixture over `C`, no calibration).
+#'
+#' @param x A numeric matrix of inputs (a vector is one input).
+#' @param y The response: numeric for the regression models, a factor (or
+#'   labels) for `"gpc"` and `"svc"`.
+#' @param settings A list with `model` (the fitter's name) and every setting
+#'   of that model, each as the model's default method takes it; a setting
+#'   left out is an error, not a default:
+#'   * `"mfsvr"`: `C`, `epsilon`, `kernel` (with its width), `bias` (the
+#'     offset's prior variance, 0 for none), `prior`, `scale`, `control`;
+#'   * `"svr"`: `C`, `epsilon`, `kernel`, `bias` (a variance, or `TRUE` for
+#'     a free threshold), `scale`, `control`;
+#'   * `"gpc"`: `kernel`, `noise`, `kappa`, `bias`, `method`, `multiclass`,
+#'     `prior`, `scale`, `control`;
+#'   * `"rvm"`: `kernel`, `basis` (the count of candidate centres),
+#'     `noise` (`"constant"` or `"varying"`), `scale`, `control`;
+#'   * `"srvm"`: `kernel`, `penalty`, `basis`, `scale`, `control`;
+#'   * `"svc"`: `kernel`, `C`, `noise`, `bias`, `scale`, `control`.
+#'
+#'   `prior` is `"dense"` (the kernel matrix), `"low_rank"` (mfsvr: the
+#'   pivoted Cholesky factor to `control$rank_tol`, an error where the
+#'   kernel matrix has none) or a matrix of inducing inputs in the data's
+#'   units (FITC on them; a low-rank factor's pivots give that model).
+#'   The kernel and the hyperparameters refer to the scaled data when
+#'   `scale` is `TRUE` (see [mfsvr()]).
+#' @param object A fit of one of these models (a classifier of more than
+#'   two classes whose binary models share their settings).
+#' @return `gpsvm_fit()`: a fit of the model's class. `gpsvm_settings()`: the
+#'   list `gpsvm_fit()` takes.
+#' @seealso [gpsvm_plan()] for what the selection step chose and why.
+#' @examples
+#' fit <- mfsvr(dist ~ speed, data = cars)
+#' s <- gpsvm_settings(fit)
+#' str(s[c("C", "epsilon", "bias", "prior")])
+#' bare <- gpsvm_fit(cars$speed, cars$dist, s)
+#' gpsvm_plan(bare)
+#' range(fitted(bare) - fitted(fit))
+#' # settings by hand: no search, no kernel choice, no calibration
+#' gpsvm_fit(cars$speed, cars$dist, list(model = "svr", C = 2, epsilon = 0.1,
+#'   kernel = rbf_kernel(0.5), bias = 0, scale = TRUE, control = svr_control()))
+#' @export
+gpsvm_fit <- function(x, y, settings) {
+  if (!is.list(settings) || !is.character(settings$model) || length(settings$model) != 1L ||
+      !settings$model %in% names(.given_settings)) {
+    .stop(sprintf("'settings' must be a list whose 'model' is one of %s",
+                  paste0("\"", names(.given_settings), "\"", collapse = ", ")))
+  }
+  model <- settings$model
+  absent <- setdiff(.given_settings[[model]], names(settings))
+  if (length(absent) > 0L) {
+    .stop(sprintf("'settings' for %s() lacks %s: gpsvm_fit() chooses nothing, so every setting is given",
+                  model, paste0("'", absent, "'", collapse = ", ")))
+  }
+  kernel <- settings$kernel
+  .check_kernel(kernel, resolved = TRUE)
+  # a width given is kept: the rule's name would make it a candidate to weigh
+  kernel[c("sigma_rule", "candidate", "constant")] <- NULL
+  args <- c(list(x, y, kernel = kernel),
+            settings[setdiff(.given_settings[[model]], c("kernel", "prior", "control"))],
+            .given_prior(model, settings$prior, settings$control), .given_pins[[model]])
+  # the representation is the one given: no size rule may switch it to FITC
+  op <- options(gpsvm.size_policy = utils::modifyList(as.list(getOption("gpsvm.size_policy")),
+                                                      list(dense_max_n = .Machine$integer.max)))
+  on.exit(options(op))
+  fit <- do.call(get(paste0(model, ".default"), envir = asNamespace("gpsvm")), args)
+  .check_given_prior(fit, settings$prior)
+  fit$plan$by <- "given"
+  fit$plan$size_rule <- NA_character_
+  fit$plan$exact <- TRUE
+  fit$call <- match.call()
+  .seal(fit)
+}
+
+# Every setting of a model's fit, as its default method names them, and the
+# arguments that keep its default method from choosing.
+.given_settings <- list(
+  mfsvr = c("C", "epsilon", "kernel", "bias", "prior", "scale", "control"),
+  svr = c("C", "epsilon", "kernel", "bias", "scale", "control"),
+  gpc = c("kernel", "noise", "kappa", "bias", "method", "multiclass", "prior", "scale", "control"),
+  rvm = c("kernel", "basis", "noise", "scale", "control"),
+  srvm = c("kernel", "penalty", "basis", "scale", "control"),
+  svc = c("kernel", "C", "noise", "bias", "scale", "control"))
+.given_pins <- list(mfsvr = list(optimize = FALSE, calibration_folds = FALSE),
+                    svr = list(optimize = FALSE, calibration_folds = FALSE),
+                    gpc = list(optimize = FALSE),
+                    rvm = list(optimize = FALSE, calibration_folds = FALSE),
+                    srvm = list(optimize = FALSE, calibration_folds = FALSE),
+                    svc = list())
+
+# The prior as the default method's arguments: inducing inputs, or a
+# rank_tol that keeps the dense matrix (0) or the factor's (the model's).
+.given_prior <- function(model, prior, control) {
+  if (!model %in% c("mfsvr", "gpc")) return(list(control = control))
+  if (is.matrix(prior) || is.data.frame(prior)) return(list(control = control, inducing = prior))
+  prior <- .match_choice(prior, if (model == "mfsvr") c("dense", "low_rank") else "dense",
+                        "settings$prior")
+  if (prior == "dense") control$rank_tol <- 0
+  list(control = control)
+}
+
+# A low-rank factor asked for and not found is an error, not a dense fit.
+.check_given_prior <- function(fit, prior) {
+  if (identical(prior, "low_rank") && is.null(fit$rank)) {
+    .stop(sprintf(paste("'settings$prior' is \"low_rank\", but the kernel matrix has no factor of",
+                        "rank at most max_rank = %d to rank_tol = %.3g: give prior = \"dense\" or",
+                        "inducing inputs"), fit$control$max_rank, fit$control$rank_tol))
+  }
+}
+
+#' @rdname gpsvm_fit
+#' @export
+gpsvm_settings <- function(object) {
+  .validate_fit(object)
+  model <- sub("^gpsvm_", "", intersect(class(object), paste0("gpsvm_", names(.given_settings)))[1L])
+  if (is.na(model)) {
+    .stop(sprintf("gpsvm_settings() takes a fit of %s",
+                  paste0(names(.given_settings), "()", collapse = ", ")))
+  }
+  one <- if (model %in% c("gpc", "svc")) .shared_binary_model(object) else object
+  kernel <- one$kernel
+  kernel[c("sigma_rule", "candidate", "constant")] <- NULL
+  prior <- if (!is.null(one$inducing)) {
+    .original_inputs(list(x = one$inducing, scaling = object$scaling))
+  } else if (!is.null(one$rank)) "low_rank" else "dense"
+  settings <- list(model = model, C = one$C, epsilon = one$epsilon, kernel = kernel,
+                   bias = if (isTRUE(object$bias)) TRUE else object$bias_variance %||% 0,
+                   noise = if (model == "rvm") object$noise_model$type %||% "constant" else one$noise,
+                   kappa = one$kappa, method = one$method, penalty = one$penalty,
+                   basis = length(one$basis %||% one$y),
+                   multiclass = if (inherits(object, "gpsvm_gpc_joint")) "joint" else "ovr",
+                   prior = prior, scale = !is.null(object$scaling %||% object$response_scaling),
+                   control = one$control)
+  c(settings["model"], settings[.given_settings[[model]]])
+}
+
+# The model of a classifier whose binary models share their settings.
+.shared_binary_model <- function(object) {
+  models <- if (is.null(object$models)) list(object) else object$models
+  keys <- c("kernel", "C", "noise", "kappa", "method", "inducing")
+  if (length(unique(lapply(models, `[`, keys))) > 1L) {
+    .stop(paste("gpsvm_settings(): the classes' models have different settings (their searches",
+                "chose apart); fit each class's model with gpsvm_fit() on its own labels"))
+  }
+  models[[1L]]
+}

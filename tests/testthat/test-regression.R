@@ -596,6 +596,45 @@ test_that("update() refits every model with changed arguments, data or formula",
   }
 })
 
+test_that("every formula method evaluates its 'data' expression once", {
+  # an expression such as read.csv(...) as `data` must run once: the
+  # partition check, the model frame, the raw variables and the response's
+  # levels all take the value evaluated first
+  calls <- new.env()
+  calls$n <- 0L
+  counted <- function(d) {
+    calls$n <- calls$n + 1L
+    d
+  }
+  set.seed(3)
+  d <- data.frame(u = seq(-2, 2, length.out = 24), w = runif(24))
+  d$y <- sin(d$u) + d$w / 4
+  d$class <- factor(ifelse(d$y > 0.2, "a", "b"), levels = c("a", "b", "unused"))
+  k <- rbf_kernel(1)
+  # the calls as a user types them, `data` standing for the data argument
+  fits <- list(
+    mfsvr = quote(mfsvr(y ~ log(w) + u, data = data, C = 5, kernel = k, bias = 0,
+                        calibration_folds = FALSE, subset = u < 1.9)),
+    svr = quote(svr(y ~ u + w, data = data, C = 5, kernel = k, calibration_folds = FALSE)),
+    rvm = quote(rvm(y ~ u + w, data = data, kernel = k, calibration_folds = FALSE)),
+    srvm = quote(srvm(y ~ u, data = data, kernel = k, calibration_folds = FALSE)),
+    gpc = quote(gpc(class ~ u + w, data = data, kernel = k, noise = 0.1)),
+    svc = quote(svc(class ~ u + w, data = data, kernel = k)))
+  for (model in names(fits)) {
+    calls$n <- 0L
+    fit <- eval(do.call(substitute, list(fits[[model]], list(data = quote(counted(d))))))
+    expect_identical(calls$n, 1L, info = model)
+    # the same fit as with the data frame named, and the call as typed
+    plain <- eval(do.call(substitute, list(fits[[model]], list(data = quote(d)))))
+    expect_identical(fitted(fit), fitted(plain), info = model)
+    expect_identical(fit$variables, plain$variables, info = model)
+    expect_identical(deparse(fit$call$data), "counted(d)", info = model)
+    if (inherits(fit, "gpsvm_classifier")) {
+      expect_identical(levels(fitted(fit)), c("a", "b", "unused"), info = model)
+    }
+  }
+})
+
 test_that("sigma() is the noise sd in the response's units", {
   d <- awkward_data(seed = 17)
   x <- as.matrix(d[c("a", "b")])
