@@ -11,10 +11,14 @@
 #
 # Letter A against the rest: mlbench's LetterRecognition, training rows
 # 1-8000, test rows 16001-20000.  spam: kernlab's, a seeded 70 : 30 split
-# (3221 training rows).
+# (3221 training rows).  segmentationData: caret's cell images without the
+# Cell and Case columns, a seeded 70 : 30 split (1413 training rows, so the
+# search sees every row).  credit_data: modeldata's complete cases, a seeded
+# 70 : 30 split (2827 training rows); left out when modeldata is not
+# installed (it is no dependency of gpsvm).
 
 suppressPackageStartupMessages(library(gpsvm))
-for (p in c("mlbench", "kernlab", "e1071")) {
+for (p in c("mlbench", "kernlab", "e1071", "caret")) {
   if (!requireNamespace(p, quietly = TRUE)) stop("bench-binary-large.R needs ", p)
 }
 
@@ -45,8 +49,24 @@ letter <- data.frame(LetterRecognition[, -1],
 data(spam, package = "kernlab")
 set.seed(63)
 i <- sample(nrow(spam), 3221)
+# a seeded 70 : 30 split of d
+split_run <- function(name, f, d) {
+  set.seed(63)
+  i <- sample(nrow(d), round(0.7 * nrow(d)))
+  run(sprintf("%s, %d", name, length(i)), f, d[i, ], d[-i, ])
+}
+data(segmentationData, package = "caret")
+segmentation <- segmentationData[, !names(segmentationData) %in% c("Cell", "Case")]
 rows <- rbind(run("Letter A, 8000", A ~ ., letter[1:8000, ], letter[16001:20000, ]),
-              run("spam, 3221", type ~ ., spam[i, ], spam[-i, ]))
+              run("spam, 3221", type ~ ., spam[i, ], spam[-i, ]),
+              split_run("segmentationData", Class ~ ., segmentation))
+if (requireNamespace("modeldata", quietly = TRUE)) {
+  data(credit_data, package = "modeldata")
+  credit <- credit_data[stats::complete.cases(credit_data), ]
+  rows <- rbind(rows, split_run("credit_data", Status ~ ., credit))
+} else {
+  message("credit_data left out: modeldata is not installed")
+}
 e1071_row <- match(rows$set, rows$set[rows$model == "e1071"])
 rows$time_ratio <- rows$seconds / rows$seconds[rows$model == "e1071"][e1071_row]
 rows$cpu_ratio <- rows$cpu / rows$cpu[rows$model == "e1071"][e1071_row]
