@@ -107,32 +107,23 @@ inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const C
     // at most a factor e in any noise scale per step
     const double largest = (step[0] + (basis * step.tail(m)).array()).abs().maxCoeff();
     if (largest > 1.0) step /= largest;
-    bool accepted = false;
-    double change = 0.0;
-    for (int half = 0; half < 8 && !accepted; ++half, step *= 0.5) {
-      const Eigen::VectorXd theta = out.theta + step.tail(m);
-      const double level = out.level + step[0];
+    const auto try_step = [&](double fraction, double* change) {
+      const Eigen::VectorXd theta = out.theta + fraction * step.tail(m);
+      const double level = out.level + fraction * step[0];
       const Eigen::VectorXd l = (basis * theta).array() + level;
       MfsvrFit trial = fit_at(l, &fit);
-      if (!trial.ep.status.converged) continue;
+      if (!trial.ep.status.converged) return false;
       const double value = trial.ep.log_evidence - 0.5 * theta.dot(prec * theta);
-      if (value >= objective - 1e-10) {
-        change = (l - out.log_noise_scale).cwiseAbs().maxCoeff();
-        out.theta = theta;
-        out.level = level;
-        out.log_noise_scale = l;
-        fit = std::move(trial);
-        objective = value;
-        accepted = true;
-      }
-    }
-    out.status.iterations = it;
-    out.status.change = accepted ? change : 0.0;
-    if (!accepted || change < nctl.tol) {
-      out.status.converged = true;
-      if (!accepted) out.status.reason = "no step on the noise function raised the evidence";
-      break;
-    }
+      if (!(value >= objective - 1e-10)) return false;
+      *change = (l - out.log_noise_scale).cwiseAbs().maxCoeff();
+      out.theta = theta;
+      out.level = level;
+      out.log_noise_scale = l;
+      fit = std::move(trial);
+      objective = value;
+      return true;
+    };
+    if (rvm_noise_detail::halved_step(try_step, it, out.status)) break;
   }
   Eigen::VectorXd grad;
   Eigen::MatrixXd info;
