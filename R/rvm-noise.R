@@ -1,7 +1,9 @@
-# rvm(noise = ): noise whose variance varies smoothly with the inputs,
-# sigma^2 exp(h(x)), h a low-rank Gaussian process on a few centres, fitted
+# rvm(noise = ) and mfsvr(noise = ): noise whose variance varies smoothly
+# with the inputs, sigma^2 exp(h(x)) (for mfsvr() the tube's noise stretched
+# by exp(h(x) / 2)), h a low-rank Gaussian process on a few centres, fitted
 # with the rest and weighed against constant noise by the evidence.  The
-# numerics are the core's (inst/include/gpsvm/rvm_noise.hpp); this file
+# numerics are the core's (inst/include/gpsvm/rvm_noise.hpp,
+# mfsvr_noise.hpp); this file
 # assembles the noise basis and its prior, chooses among the noise widths,
 # and gives the fitted noise at new inputs.
 #
