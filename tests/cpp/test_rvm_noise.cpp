@@ -49,21 +49,40 @@ Data loud_right(int n, std::uint32_t seed) {
   return d;
 }
 
+// The noise functions of a Gaussian kernel of width 4 on centres z at the
+// rows of x, and their weights' prior precision K_zz / 4 (R/rvm-noise.R's form).
+struct NoisePrior {
+  MatrixXd basis, prec;
+};
+
+NoisePrior noise_prior(const MatrixXd& x, const MatrixXd& z) {
+  const gpsvm::Kernel noise_kernel = gpsvm::Kernel::rbf(4.0);
+  NoisePrior p;
+  p.basis = gpsvm::kernel_matrix(noise_kernel, x, z);
+  p.prec = gpsvm::kernel_matrix(noise_kernel, z, z) / 4.0;
+  p.prec.diagonal().array() += 1e-8;
+  return p;
+}
+
+gpsvm::VaryingNoiseControl noise_control(double tol) {
+  gpsvm::VaryingNoiseControl c;
+  c.max_iter = 50;
+  c.tol = tol;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("varying-noise RVM: evidence, constant fit and Laplace evidence against dense formulas") {
   const Data d = loud_right(50, 21);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  const gpsvm::Kernel noise_kernel = gpsvm::Kernel::rbf(4.0);
   std::vector<Index> centre_rows = {0, 12, 25, 37, 49};
   MatrixXd z(5, 1);
   for (Index j = 0; j < 5; ++j) z(j, 0) = d.x(centre_rows[j], 0);
-  const MatrixXd basis = gpsvm::kernel_matrix(noise_kernel, d.x, z);
-  MatrixXd prec = gpsvm::kernel_matrix(noise_kernel, z, z) / 4.0;
-  prec.diagonal().array() += 1e-8;
-  gpsvm::VaryingNoiseControl nctl;
-  nctl.max_iter = 50;
-  nctl.tol = 1e-4;
+  const NoisePrior np = noise_prior(d.x, z);
+  const MatrixXd& basis = np.basis;
+  const MatrixXd& prec = np.prec;
+  const gpsvm::VaryingNoiseControl nctl = noise_control(1e-4);
   const gpsvm::RvmControl ctl = fixture::rvm_control(1e-8);
   const gpsvm::VaryingNoiseResult r =
       gpsvm::rvm_varying_noise_fit(kernel, d.x, d.y, ctl, basis, prec, nctl, kNoInterrupt);
@@ -168,17 +187,13 @@ TEST_CASE("varying-noise mfsvr: per-row sites, the evidence's gradient and the m
   CHECK_NEAR(analytic, (up - down) / (2.0 * h), 1e-5 * (1.0 + std::fabs(analytic)));
   // the varying fit: the log posterior's gradient at its mode is small,
   // and these data favour it over constant noise
-  const gpsvm::Kernel noise_kernel = gpsvm::Kernel::rbf(4.0);
   MatrixXd z(5, 1);
   for (Index j = 0; j < 5; ++j) z(j, 0) = 2.0 * static_cast<double>(j) + 1.0;
-  const MatrixXd basis = gpsvm::kernel_matrix(noise_kernel, d.x, z);
-  MatrixXd prec = gpsvm::kernel_matrix(noise_kernel, z, z) / 4.0;
-  prec.diagonal().array() += 1e-8;
-  gpsvm::VaryingNoiseControl nctl;
-  nctl.max_iter = 50;
-  nctl.tol = 1e-5;
-  const gpsvm::MfsvrNoiseResult r =
-      gpsvm::mfsvr_varying_noise_fit(d.x, d.y, kernel, C, eps, ctl, basis, prec, nctl, kNoInterrupt);
+  const NoisePrior np = noise_prior(d.x, z);
+  const gpsvm::MfsvrNoiseResult r = gpsvm::mfsvr_varying_noise_fit(
+      d.x, d.y, kernel, C, eps, ctl, np.basis, np.prec, noise_control(1e-5), kNoInterrupt);
+  const MatrixXd& basis = np.basis;
+  const MatrixXd& prec = np.prec;
   CHECK(r.status.converged);
   const VectorXd g = basis.transpose() * r.fit.row_gradient - prec * r.theta;
   CHECK_MSG(g.cwiseAbs().maxCoeff() < 1e-2, "the noise weights at the posterior mode");
