@@ -81,6 +81,10 @@ cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
 }
 
+cpp_mfsvr_varying_noise_fit <- function(kernel, x, y, C, epsilon, control, noise_basis, noise_precision, noise_control) {
+    .Call(`_gpsvm_cpp_mfsvr_varying_noise_fit`, kernel, x, y, C, epsilon, control, noise_basis, noise_precision, noise_control)
+}
+
 cpp_gpc_multiclass_fit <- function(model, x, y, classes, control, start, gradient = FALSE, loo_gradient = FALSE) {
     .Call(`_gpsvm_cpp_gpc_multiclass_fit`, model, x, y, classes, control, start, gradient, loo_gradient)
 }

@@ -115,9 +115,15 @@ svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
 # The noise model of both svr() and mfsvr() fits, for the regression layer:
 # the predictive distribution of a new target (R/predictive-distribution.R)
 # and the noise sd, in model units.
+# With noise varying with the inputs (R/rvm-noise.R) the noise at input z is
+# the level's stretched by s(z): the distribution of t / s(z), whose latent
+# moments are mean / s and var / s^2, times s (`row_scale`).
 .target_distribution.gpsvm_svr <- function(object, mean, var, z = NULL) {
   h <- .own_hyperparameters(object)
-  .epsins_distribution(mean, var, h[["C"]], h[["epsilon"]])
+  s <- sqrt(.noise_factor(object, z))
+  g <- .epsins_distribution(mean / s, var / s^2, h[["C"]], h[["epsilon"]])
+  if (any(s != 1)) g$row_scale <- rep_len(s, NROW(mean))
+  g
 }
 .target_distribution.gpsvm_mfsvr <- .target_distribution.gpsvm_svr
 
@@ -138,6 +144,7 @@ svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
 }
 .target_scores.gpsvm_svr <- function(object, y, mean, var, z = NULL) {
   h <- .own_hyperparameters(object)
-  .epsins_normal_scores(y, mean, var, h[["C"]], h[["epsilon"]])
+  s <- sqrt(.noise_factor(object, z))
+  .epsins_normal_scores(y / s, mean / s, var / s^2, h[["C"]], h[["epsilon"]])
 }
 .target_scores.gpsvm_mfsvr <- .target_scores.gpsvm_svr

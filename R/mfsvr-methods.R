@@ -86,8 +86,9 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
 .response_df.gpsvm_mfsvr <- function(object) 0L
 
 .model_lines.gpsvm_mfsvr <- function(object, digits) {
-  c(sprintf("%s, C = %s, epsilon = %s", .count(length(object$y), "observation"),
-            format(object$C, digits = digits), format(object$epsilon, digits = digits)),
+  c(sprintf("%s, C = %s, epsilon = %s%s", .count(length(object$y), "observation"),
+            format(object$C, digits = digits), format(object$epsilon, digits = digits),
+            .rvm_noise_words(object, "the variance of (C, epsilon)", "its sd")),
     .inducing_line(object))
 }
 
@@ -135,7 +136,8 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
     c(list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
            coefficients = .numbers(n), variance = .numbers(n, lower = 0),
            noise_variance = .number(lower = 0, open = TRUE),
-           control = .control_field("mfsvr_control"), C_mixture = .optional(.C_mixture_problem)),
+           control = .control_field("mfsvr_control"), C_mixture = .optional(.C_mixture_problem),
+           noise_model = .optional(.rvm_noise_check(p))),
       .ep_checks(object, n, p))
   })
 }

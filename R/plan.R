@@ -92,7 +92,7 @@ gpsvm_plan <- function(object) {
     list(.plan_search(fit, n)),
     if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
     list(.plan_prior(fit, n)), .plan_factor(fit, n),
-    if (inherits(fit, "gpsvm_rvm")) list(.plan_noise(fit)),
+    if (inherits(fit, c("gpsvm_rvm", "gpsvm_mfsvr"))) list(.plan_noise(fit)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
     list(.plan_calibration(fit, n)), .plan_partitions(fit))
 }
@@ -269,6 +269,10 @@ gpsvm_plan <- function(object) {
                              .rule_words("C_mixture_max_n", n, FALSE)),
                      "C_mixture_max_n"))
   }
+  if (identical(fit$noise_model$type, "varying")) {
+    return(.plan_row("C mixture", "intervals at the fit's C and noise function",
+                     "the mixture over C is the constant noise model's"))
+  }
   chosen <- !is.null(fit$optimization) && "C" %in% names(fit$optimization$estimate)
   if (chosen && n > .size_rule("C_mixture_max_n")) {
     return(.plan_row("C mixture", "not integrated over C (intervals at the chosen C)",
@@ -278,8 +282,7 @@ gpsvm_plan <- function(object) {
             else "C was not chosen by the evidence")
 }
 
-# The calibration of the intervals by cross-validation.
-# The noise model (rvm(noise = )): constant or varying with the inputs, as
+# The noise model (rvm(noise = ), mfsvr(noise = )): constant or varying with the inputs, as
 # given or chosen by the evidence.
 .plan_noise <- function(fit) {
   nm <- fit$noise_model
@@ -288,7 +291,10 @@ gpsvm_plan <- function(object) {
       "the default (noise = \"constant\")"))
   }
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
-  .plan_row("noise", if (nm$type == "varying") "variance varying with the inputs" else "constant",
+  .plan_row("noise", if (nm$type == "varying") {
+    if (inherits(fit, "gpsvm_rvm")) "variance varying with the inputs" else
+      "scale (C and epsilon of the tube) varying with the inputs"
+  } else "constant",
             if (nm$chosen == "auto") {
               sprintf("the evidence (log Bayes factor %.3g, varying against constant)", bf)
             } else {
@@ -297,6 +303,7 @@ gpsvm_plan <- function(object) {
             })
 }
 
+# The calibration of the intervals by cross-validation.
 .plan_calibration <- function(fit, n) {
   cal <- fit$interval_calibration
   model <- .calibration_model(fit)

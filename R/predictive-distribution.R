@@ -49,8 +49,9 @@
     return(ifelse(u < 0.5, g$mean[, 1L] - stats::qt(1 - u, g$df) * s,
                   g$mean[, 1L] + stats::qt(u, g$df) * s))
   }
-  if (length(g$C) == 1L) return(.epsins_predictive_quantile(u, g$mean[, 1L], g$var[, 1L], g$C, g$epsilon))
-  .epsins_mixture_quantile(u, g$mean, g$var, g$C, g$epsilon, g$weight)
+  s <- g$row_scale %||% 1
+  if (length(g$C) == 1L) return(s * .epsins_predictive_quantile(u, g$mean[, 1L], g$var[, 1L], g$C, g$epsilon))
+  s * .epsins_mixture_quantile(u, g$mean, g$var, g$C, g$epsilon, g$weight)
 }
 
 # G(t) and 1 - G(t) (the upper tail through the mirrored components, so that
@@ -61,6 +62,7 @@
     z <- (t - g$mean[, 1L]) / sqrt(g$var[, 1L] + g$noise)
     return(list(lower = stats::pt(z, g$df), upper = stats::pt(-z, g$df)))
   }
+  t <- t / (g$row_scale %||% 1)
   lower <- upper <- 0
   for (k in seq_along(g$C)) {
     lower <- lower + g$weight[k] * cpp_epsins_cdf(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
@@ -76,12 +78,14 @@
     s <- sqrt(g$var[, 1L] + g$noise)
     return(stats::dt((t - g$mean[, 1L]) / s, g$df, log = TRUE) - log(s))
   }
+  s <- g$row_scale %||% 1
+  t <- t / s
   each <- vapply(seq_along(g$C), function(k) {
     log(g$weight[k]) + cpp_epsins_log_density(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
   }, numeric(length(t)))
   dim(each) <- c(length(t), length(g$C))
   top <- apply(each, 1L, max)
-  top + log(rowSums(exp(each - top)))
+  top + log(rowSums(exp(each - top))) - log(s)
 }
 
 # Mean and variance of G: the noise has mean 0 and its own variance.
@@ -95,14 +99,17 @@
   w <- matrix(g$weight, nrow(g$mean), length(g$weight), byrow = TRUE)
   mean <- rowSums(w * g$mean)
   second <- rowSums(w * (g$var + noise + g$mean^2))
-  list(mean = mean, var = pmax(second - mean^2, 0))
+  s <- g$row_scale %||% 1
+  list(mean = s * mean, var = s^2 * pmax(second - mean^2, 0))
 }
 
 # Rows of G.
 .g_rows <- function(g, i) {
   g$mean <- g$mean[i, , drop = FALSE]
   g$var <- g$var[i, , drop = FALSE]
-  if (length(g$noise) > 1L) g$noise <- g$noise[i]  # (noise that varies with the inputs)
+  # (noise that varies with the inputs)
+  if (length(g$noise) > 1L) g$noise <- g$noise[i]
+  if (!is.null(g$row_scale)) g$row_scale <- g$row_scale[i]
   g
 }
 

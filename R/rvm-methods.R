@@ -141,7 +141,7 @@
   }
   # (noise that varies: its level's t times the noise function at z)
   list(kind = "t", mean = as.matrix(mean), var = as.matrix(var), weight = 1,
-       noise = noise$variance * .rvm_noise_factor(object, z), df = noise$df)
+       noise = noise$variance * .noise_factor(object, z), df = noise$df)
 }
 
 .has_target_interval.gpsvm_rvm <- function(object) is.finite(.rvm_target_noise(object)$variance)
@@ -153,7 +153,7 @@
 .target_scores.gpsvm_rvm <- function(object, y, mean, var, z = NULL) {
   noise <- .rvm_target_noise(object)
   if (is.infinite(noise$variance)) return(rep(NA_real_, length(y)))
-  u <- (y - mean) / sqrt(var + noise$variance * .rvm_noise_factor(object, z))
+  u <- (y - mean) / sqrt(var + noise$variance * .noise_factor(object, z))
   # through the upper tail by symmetry, so that far targets keep their precision
   ifelse(u < 0, stats::qnorm(stats::pt(u, noise$df)), -stats::qnorm(stats::pt(-u, noise$df)))
 }
@@ -409,7 +409,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
 .rvm_evidence_function <- function(object) {
   # noise that varies: the evidence in its level is the constant model's on
   # rows divided by the noise function's sd there, plus the Jacobian
-  root <- 1 / sqrt(.rvm_noise_factor(object, object$x))
+  root <- 1 / sqrt(.noise_factor(object, object$x))
   jacobian <- sum(log(root))
   y <- root * .to_model_units(object$y, object$response_scaling)
   rv <- object$relevance_vectors

@@ -1,7 +1,9 @@
-# rvm(noise = ): noise whose variance varies smoothly with the inputs,
-# sigma^2 exp(h(x)), h a low-rank Gaussian process on a few centres, fitted
+# rvm(noise = ) and mfsvr(noise = ): noise whose variance varies smoothly
+# with the inputs, sigma^2 exp(h(x)) (for mfsvr() the tube's noise stretched
+# by exp(h(x) / 2)), h a low-rank Gaussian process on a few centres, fitted
 # with the rest and weighed against constant noise by the evidence.  The
-# numerics are the core's (inst/include/gpsvm/rvm_noise.hpp); this file
+# numerics are the core's (inst/include/gpsvm/rvm_noise.hpp,
+# mfsvr_noise.hpp); this file
 # assembles the noise basis and its prior, chooses among the noise widths,
 # and gives the fitted noise at new inputs.
 #
@@ -41,11 +43,12 @@
   noise
 }
 
-# The fit of the varying-noise RVM to scaled data at each noise width, the
-# one of highest Laplace evidence kept; with noise = "auto" the constant fit
-# (the core's, beside it) when its evidence is the higher.  `rows` are the
-# candidate centres (.rvm_basis_rows()).
-.rvm_fit_noise <- function(x, y, kernel, control, rows, noise) {
+# The noise fits at each noise width, the one of highest Laplace evidence
+# kept with its noise kernel and centres: fit_one(basis, precision) fits
+# the model with the noise functions `basis` (at the rows of the scaled
+# inputs x) and the prior precision of their weights, and returns the
+# core's result with its `log_marginal`.  rvm() and mfsvr() share it.
+.fit_noise_widths <- function(x, fit_one) {
   s <- .rvm_noise_settings
   w <- .data_driven_width(x)
   best <- NULL
@@ -56,34 +59,52 @@
     basis <- kernel_matrix(nk, x, z)
     precision <- kernel_matrix(nk, z, z) / s$prior_variance
     diag(precision) <- diag(precision) * (1 + 1e-8)  # (rounding: centres nearly alike)
-    core <- cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), basis, precision,
-                                      list(max_iter = s$max_iter, tol = s$tol), basis = rows)
+    core <- fit_one(basis, precision)
     if (!is.finite(core$log_marginal)) next
     if (is.null(best) || core$log_marginal > best$core$log_marginal) {
       best <- list(core = core, kernel = nk, centres = z)
     }
   }
   if (is.null(best)) .stop("the varying-noise fit failed at every noise width; use noise = \"constant\"")
-  evidence <- c(constant = best$core$constant$log_lik, varying = best$core$log_marginal)
+  best
+}
+
+# The noise model a fit keeps: the noise variance's log factor h(z) =
+# k(z, centres)' theta + offset, its mean over the training rows 0 (`eta`
+# the core's k(x_i, centres)' theta there); varying when asked for or when
+# its evidence beats the constant model's `constant`.
+.noise_model <- function(best, theta, eta, constant, noise) {
+  evidence <- c(constant = constant, varying = best$core$log_marginal)
   varying <- noise == "varying" || evidence[["varying"]] > evidence[["constant"]]
+  list(type = if (varying) "varying" else "constant", chosen = noise,
+       log_evidence = evidence, kernel = best$kernel, centres = best$centres,
+       theta = theta, offset = -mean(eta), prior_variance = .rvm_noise_settings$prior_variance,
+       convergence = best$core$convergence)
+}
+
+# The fit of the varying-noise RVM to scaled data (.fit_noise_widths()); with
+# noise = "auto" the constant fit (the core's, beside it) when its evidence
+# is the higher.  `rows` are the candidate centres (.rvm_basis_rows()).
+.rvm_fit_noise <- function(x, y, kernel, control, rows, noise) {
+  s <- .rvm_noise_settings
+  best <- .fit_noise_widths(x, function(basis, precision) {
+    cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), basis, precision,
+                              list(max_iter = s$max_iter, tol = s$tol), basis = rows)
+  })
+  model <- .noise_model(best, best$core$theta, best$core$eta, best$core$constant$log_lik, noise)
+  varying <- model$type == "varying"
   core <- if (varying) best$core$fit else best$core$constant
   if (varying) {
     # the noise level sigma^2 the geometric mean over the training rows
-    shift <- mean(best$core$eta)
-    core$sigma2 <- core$sigma2 * exp(shift)
+    core$sigma2 <- core$sigma2 * exp(mean(best$core$eta))
     core$log_lik <- best$core$log_marginal
   }
-  model <- list(
-    type = if (varying) "varying" else "constant", chosen = noise,
-    log_evidence = evidence, kernel = best$kernel, centres = best$centres,
-    theta = best$core$theta, offset = -mean(best$core$eta),
-    prior_variance = s$prior_variance, convergence = best$core$convergence)
   .new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model)
 }
 
 # The noise variance's factor exp(h(z)) at scaled inputs z (1 for constant
 # noise, or z NULL).
-.rvm_noise_factor <- function(object, z) {
+.noise_factor <- function(object, z) {
   nm <- object$noise_model
   if (is.null(nm) || nm$type != "varying") return(if (is.null(z)) 1 else rep(1, nrow(z)))
   if (is.null(z)) return(1)
@@ -91,19 +112,20 @@
 }
 
 # The noise variance at each training row (model units).
-.rvm_row_noise <- function(object) object$noise_variance * .rvm_noise_factor(object, object$x)
+.rvm_row_noise <- function(object) object$noise_variance * .noise_factor(object, object$x)
 
-# print()'s words after sigma^2: which noise model the fit uses.
-.rvm_noise_words <- function(object) {
+# print()'s words after the noise level: which noise model the fit uses;
+# `level` names that level's variance, `sd` its sd.
+.rvm_noise_words <- function(object, level = "sigma^2", sd = "sigma") {
   nm <- object$noise_model
   if (is.null(nm)) return("; constant noise")
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
   if (nm$type == "varying") {
-    sprintf(paste0("; noise variance varying with the inputs, sigma^2 times exp(h(x)) ",
-                   "(noise sd %.3g to %.3g times sigma over the training rows; ",
-                   "log Bayes factor %.3g against constant noise)"),
-            sqrt(min(.rvm_noise_factor(object, object$x))),
-            sqrt(max(.rvm_noise_factor(object, object$x))), bf)
+    sprintf(paste0("; noise variance varying with the inputs, %s times exp(h(x)) ",
+                   "(noise sd %.3g to %.3g times %s over the training rows; ",
+                   "log Bayes factor %.3g against constant noise)"), level,
+            sqrt(min(.noise_factor(object, object$x))),
+            sqrt(max(.noise_factor(object, object$x))), sd, bf)
   } else {
     sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs)", bf)
   }
@@ -121,4 +143,51 @@
       is.numeric(v$log_evidence) && length(v$log_evidence) == 2L
     if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
   }
+}
+
+# mfsvr(noise = ): the fit `fit` (scaled data; its C, epsilon, kernel and
+# offset chosen with constant noise) with a noise scale that varies with the
+# inputs, exp(l(x)): the tube's C exp(-l) and epsilon exp(l)
+# (inst/include/gpsvm/mfsvr_noise.hpp), l's width by the Laplace evidence
+# (.fit_noise_widths()); with noise = "auto" the constant fit stays where its
+# evidence is the higher.  C and epsilon of the result are the level at the
+# geometric mean of the training rows' noise scales, and the noise
+# variance's factor is exp(2 l) (.noise_factor()).  A calibration's refit
+# (`refit` the fit being calibrated) keeps that fit's noise function.  The
+# mixture over C (R/hyper-mixture.R) is the constant model's and is dropped.
+.mfsvr_with_noise <- function(fit, noise, refit = NULL) {
+  x <- fit$x
+  y <- fit$y
+  if (!is.null(fit$inducing)) .stop("noise = \"varying\" or \"auto\" needs a fit without inducing inputs")
+  if (!is.null(refit)) {
+    if (!identical(refit$noise_model$type, "varying")) return(fit)
+    model <- refit$noise_model
+    C <- refit$C
+    epsilon <- refit$epsilon
+    l <- log(.noise_factor(refit, x)) / 2
+    start <- NULL
+  } else {
+    s <- .rvm_noise_settings
+    ctl <- unclass(.resolve_control(fit$control, length(y)))
+    best <- .fit_noise_widths(x, function(basis, precision) {
+      cpp_mfsvr_varying_noise_fit(fit$kernel, x, y, fit$C, fit$epsilon, ctl, basis, precision,
+                                  list(max_iter = s$max_iter, tol = s$tol))
+    })
+    core <- best$core
+    model <- .noise_model(best, 2 * core$theta, 2 * (core$log_noise_scale - core$level),
+                          core$constant_log_evidence, noise)
+    fit$noise_model <- model
+    if (model$type != "varying") return(fit)
+    centre <- mean(core$log_noise_scale)
+    C <- fit$C * exp(-centre)
+    epsilon <- fit$epsilon * exp(centre)
+    l <- core$log_noise_scale - centre
+    start <- core[c("site_precision", "site_nu")]
+  }
+  out <- .mfsvr_fit(x, y, C, epsilon, fit$kernel, fit$control, start = start, log_noise_scale = l)
+  fit[names(out)] <- unclass(out)
+  fit$C_mixture <- NULL
+  fit$noise_model <- model
+  if (is.null(refit)) fit$log_evidence <- model$log_evidence[["varying"]]
+  fit
 }

@@ -280,6 +280,24 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_mfsvr_varying_noise_fit
+Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis, Eigen::Map<Eigen::MatrixXd> noise_precision, Rcpp::List noise_control);
+RcppExport SEXP _gpsvm_cpp_mfsvr_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP, SEXP noise_basisSEXP, SEXP noise_precisionSEXP, SEXP noise_controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< double >::type C(CSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_basis(noise_basisSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_precision(noise_precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type noise_control(noise_controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, control, noise_basis, noise_precision, noise_control));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_gpc_multiclass_fit
 Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector y, int classes, Rcpp::List control, SEXP start, bool gradient, bool loo_gradient);
 RcppExport SEXP _gpsvm_cpp_gpc_multiclass_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP classesSEXP, SEXP controlSEXP, SEXP startSEXP, SEXP gradientSEXP, SEXP loo_gradientSEXP) {
@@ -507,6 +525,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_kernel_diagonal_max", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal_max, 3},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
+    {"_gpsvm_cpp_mfsvr_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_varying_noise_fit, 9},
     {"_gpsvm_cpp_gpc_multiclass_fit", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_fit, 8},
     {"_gpsvm_cpp_gpc_multiclass_predict", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_predict, 2},
     {"_gpsvm_cpp_multiclass_probabilities", (DL_FUNC) &_gpsvm_cpp_multiclass_probabilities, 4},

@@ -3,6 +3,7 @@
 #include "gpsvm_glue.h"
 
 #include <gpsvm/mfsvr.hpp>
+#include <gpsvm/mfsvr_noise.hpp>
 
 // [[Rcpp::depends(RcppEigen)]]
 
@@ -39,6 +40,8 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   // internal: a search that keeps the kernel fixed skips the width's gradient
   out.width_gradient = !c.containsElementNamed("width_gradient") ||
                        gpsvm_glue::flag(c["width_gradient"], "width_gradient");
+  // internal: the log noise scale of each row (mfsvr(noise = "varying"))
+  out.log_noise_scale = gpsvm_glue::optional_vector(c, "log_noise_scale");
   // internal: mfsvr()'s default search for C, made while EP converges
   if (c.containsElementNamed("C_search") && !Rf_isNull(c["C_search"])) {
     const Rcpp::List s = c["C_search"];
@@ -93,6 +96,10 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, SEXP x,
   out["C"] = fit.C;
   if (ctrl.choose_C) out["C_search"] = C_search_to_r(fit.C_search);
   if (fit.per_input_gradient.size() > 0) out["per_input_gradient"] = fit.per_input_gradient;
+  if (fit.row_gradient.size() > 0) {
+    out["row_gradient"] = fit.row_gradient;
+    out["row_curvature"] = fit.row_curvature;
+  }
   if (ctrl.inducing.size() > 0) gpsvm_glue::add_inducing_to_r(fit.inducing_chol, fit.inducing, out);
   if (!fit.pivots.empty()) {
     Rcpp::IntegerVector pivots(fit.pivots.size());
@@ -105,3 +112,35 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, SEXP x,
   gpsvm_glue::stop_out_of_memory();
 }
 
+
+// mfsvr(noise = "varying"): the noise scale exp(level + basis theta) at the
+// posterior mode of (level, theta), theta ~ N(0, precision^-1)
+// (mfsvr_noise.hpp), at the given C, epsilon and kernel; the sites of that
+// fit (for the R layer's fit, warm-started from them) and both models'
+// evidences.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                       Eigen::Map<Eigen::VectorXd> y, double C, double epsilon,
+                                       Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis,
+                                       Eigen::Map<Eigen::MatrixXd> noise_precision,
+                                       Rcpp::List noise_control) try {
+  using gpsvm_glue::element;
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  gpsvm::VaryingNoiseControl nctl;
+  nctl.max_iter = gpsvm_glue::int_in(element(noise_control, "max_iter"), "max_iter", 1,
+                                     gpsvm_glue::kMaxInt);
+  nctl.tol = gpsvm_glue::number_in(element(noise_control, "tol"), "tol", 0.0, R_PosInf);
+  const gpsvm::MfsvrNoiseResult r = gpsvm::mfsvr_varying_noise_fit(
+      x, y, k, C, epsilon, control_from_r(control), noise_basis, noise_precision, nctl,
+      gpsvm_glue::interrupt_callback());
+  return Rcpp::List::create(
+      Rcpp::Named("site_precision") = r.fit.ep.site_precision,
+      Rcpp::Named("site_nu") = r.fit.ep.site_nu, Rcpp::Named("theta") = r.theta,
+      Rcpp::Named("level") = r.level, Rcpp::Named("log_noise_scale") = r.log_noise_scale,
+      Rcpp::Named("log_evidence") = r.fit.ep.log_evidence,
+      Rcpp::Named("log_marginal") = r.log_marginal,
+      Rcpp::Named("constant_log_evidence") = r.constant_log_evidence,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}

@@ -1,3 +1,7 @@
+// Mean-field SVR with a noise scale per row (mfsvr.hpp, mfsvr_noise.hpp):
+// EP with the row-labelled likelihood against EP with the plain
+// likelihood at the stretched C and epsilon, the gradient in the noise by
+// central differences of the EP evidence, and the varying fit's mode.
 // The RVM with noise that varies (rvm_noise.hpp) against dense formulas:
 // the evidence log N(y; 0, H A^-1 H' + diag(sigma2 exp(B theta))) at the
 // fit, the constant-noise fit beside it equal to rvm_fast_fit(), and the
@@ -7,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/mfsvr_noise.hpp>
 #include <gpsvm/rvm_fast.hpp>
 #include <gpsvm/rvm_noise.hpp>
 #include <string>
@@ -44,21 +49,40 @@ Data loud_right(int n, std::uint32_t seed) {
   return d;
 }
 
+// The noise functions of a Gaussian kernel of width 4 on centres z at the
+// rows of x, and their weights' prior precision K_zz / 4 (R/rvm-noise.R's form).
+struct NoisePrior {
+  MatrixXd basis, prec;
+};
+
+NoisePrior noise_prior(const MatrixXd& x, const MatrixXd& z) {
+  const gpsvm::Kernel noise_kernel = gpsvm::Kernel::rbf(4.0);
+  NoisePrior p;
+  p.basis = gpsvm::kernel_matrix(noise_kernel, x, z);
+  p.prec = gpsvm::kernel_matrix(noise_kernel, z, z) / 4.0;
+  p.prec.diagonal().array() += 1e-8;
+  return p;
+}
+
+gpsvm::VaryingNoiseControl noise_control(double tol) {
+  gpsvm::VaryingNoiseControl c;
+  c.max_iter = 50;
+  c.tol = tol;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("varying-noise RVM: evidence, constant fit and Laplace evidence against dense formulas") {
   const Data d = loud_right(50, 21);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  const gpsvm::Kernel noise_kernel = gpsvm::Kernel::rbf(4.0);
   std::vector<Index> centre_rows = {0, 12, 25, 37, 49};
   MatrixXd z(5, 1);
   for (Index j = 0; j < 5; ++j) z(j, 0) = d.x(centre_rows[j], 0);
-  const MatrixXd basis = gpsvm::kernel_matrix(noise_kernel, d.x, z);
-  MatrixXd prec = gpsvm::kernel_matrix(noise_kernel, z, z) / 4.0;
-  prec.diagonal().array() += 1e-8;
-  gpsvm::VaryingNoiseControl nctl;
-  nctl.max_iter = 50;
-  nctl.tol = 1e-4;
+  const NoisePrior np = noise_prior(d.x, z);
+  const MatrixXd& basis = np.basis;
+  const MatrixXd& prec = np.prec;
+  const gpsvm::VaryingNoiseControl nctl = noise_control(1e-4);
   const gpsvm::RvmControl ctl = fixture::rvm_control(1e-8);
   const gpsvm::VaryingNoiseResult r =
       gpsvm::rvm_varying_noise_fit(kernel, d.x, d.y, ctl, basis, prec, nctl, kNoInterrupt);
@@ -118,6 +142,72 @@ TEST_CASE("varying-noise RVM: a mismatched basis or prior is refused") {
   MatrixXd bad = MatrixXd::Ones(10, 2);
   bad(3, 1) = std::nan("");
   CHECK(refused(bad, MatrixXd::Identity(2, 2)));
+}
+
+TEST_CASE("varying-noise mfsvr: per-row sites, the evidence's gradient and the mode") {
+  const Data d = loud_right(40, 8);
+  const Index n = d.x.rows();
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  gpsvm::MfsvrControl ctl;
+  ctl.algorithm = gpsvm::MfsvrAlgorithm::ep;
+  ctl.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-11, 2000);
+  ctl.rank_tol = 0.0;
+  ctl.max_rank = n;
+  const double C = 3.0, eps = 0.1;
+  // one scale for all rows: the plain likelihood at C e^-l, epsilon e^l,
+  // also on the sequential schedule (sites in a random order)
+  for (gpsvm::EpSchedule schedule : {gpsvm::EpSchedule::parallel, gpsvm::EpSchedule::sequential}) {
+    gpsvm::MfsvrControl c = ctl;
+    c.ep.schedule = schedule;
+    c.ep.damping = schedule == gpsvm::EpSchedule::parallel ? 1.0 : 0.7;
+    const gpsvm::MfsvrFit plain =
+        gpsvm::mfsvr_fit(d.x, d.y, kernel, C * std::exp(-0.4), eps * std::exp(0.4), c, kNoInterrupt);
+    c.log_noise_scale = VectorXd::Constant(n, 0.4);
+    const gpsvm::MfsvrFit rows = gpsvm::mfsvr_fit(d.x, d.y, kernel, C, eps, c, kNoInterrupt);
+    CHECK_NEAR(rows.ep.log_evidence, plain.ep.log_evidence, 1e-8);
+    CHECK((rows.ep.mean - plain.ep.mean).cwiseAbs().maxCoeff() < 1e-7);
+  }
+  // a scale that varies: d log Z / d l_i against central differences of
+  // the evidence in the direction of one smooth function of the inputs
+  VectorXd l(n), dir(n);
+  for (Index i = 0; i < n; ++i) {
+    l[i] = -1.0 + 0.2 * d.x(i, 0);
+    dir[i] = std::cos(d.x(i, 0));
+  }
+  gpsvm::MfsvrControl c = ctl;
+  c.gradient = true;
+  c.log_noise_scale = l;
+  const gpsvm::MfsvrFit at = gpsvm::mfsvr_fit(d.x, d.y, kernel, C, eps, c, kNoInterrupt);
+  const double h = 1e-4;
+  c.log_noise_scale = l + h * dir;
+  const double up = gpsvm::mfsvr_fit(d.x, d.y, kernel, C, eps, c, kNoInterrupt).ep.log_evidence;
+  c.log_noise_scale = l - h * dir;
+  const double down = gpsvm::mfsvr_fit(d.x, d.y, kernel, C, eps, c, kNoInterrupt).ep.log_evidence;
+  const double analytic = at.row_gradient.dot(dir);
+  CHECK_NEAR(analytic, (up - down) / (2.0 * h), 1e-5 * (1.0 + std::fabs(analytic)));
+  // the varying fit: the log posterior's gradient at its mode is small,
+  // and these data favour it over constant noise
+  MatrixXd z(5, 1);
+  for (Index j = 0; j < 5; ++j) z(j, 0) = 2.0 * static_cast<double>(j) + 1.0;
+  const NoisePrior np = noise_prior(d.x, z);
+  const gpsvm::MfsvrNoiseResult r = gpsvm::mfsvr_varying_noise_fit(
+      d.x, d.y, kernel, C, eps, ctl, np.basis, np.prec, noise_control(1e-5), kNoInterrupt);
+  const MatrixXd& basis = np.basis;
+  const MatrixXd& prec = np.prec;
+  CHECK(r.status.converged);
+  const VectorXd g = basis.transpose() * r.fit.row_gradient - prec * r.theta;
+  CHECK_MSG(g.cwiseAbs().maxCoeff() < 1e-2, "the noise weights at the posterior mode");
+  CHECK_NEAR(r.fit.row_gradient.sum(), 0.0, 1e-2);
+  CHECK_MSG(r.log_marginal > r.constant_log_evidence, "varying noise fits these data better");
+  // refused: no per-row scales with a search for C
+  c.choose_C = true;
+  bool refused = false;
+  try {
+    gpsvm::mfsvr_fit(d.x, d.y, kernel, C, eps, c, kNoInterrupt);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  CHECK(refused);
 }
 
 }  // namespace gpsvm_tests_rvm_noise

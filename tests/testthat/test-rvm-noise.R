@@ -121,7 +121,7 @@ test_that("noise = 'auto' keeps the constant fit on constant-noise data and find
   expect_identical(gpsvm_plan(constant)$choice[gpsvm_plan(constant)$step == "noise"], "constant")
   # forced to vary, the noise function stays near flat on these data
   forced <- rvm(x, y, noise = "varying", calibration_folds = 0)
-  f <- gpsvm:::.rvm_noise_factor(forced, forced$x)
+  f <- gpsvm:::.noise_factor(forced, forced$x)
   expect_lt(max(f) / min(f), 2)
 
   d <- het_data(150, seed = 4)
@@ -130,7 +130,7 @@ test_that("noise = 'auto' keeps the constant fit on constant-noise data and find
   expect_output(print(het), "noise variance varying with the inputs")
   expect_output(print(constant), "constant noise")
   # the fitted noise sd at the quiet and the loud end against the truth
-  fitted_sd <- sqrt(het$noise_variance * gpsvm:::.rvm_noise_factor(het, het$x)) *
+  fitted_sd <- sqrt(het$noise_variance * gpsvm:::.noise_factor(het, het$x)) *
     het$response_scaling$scale
   ends <- c(which.min(abs(d$x - 1.5)), which.min(abs(d$x - 8.5)))
   ratio <- (fitted_sd[ends[2]] / fitted_sd[ends[1]]) / (d$sd[ends[2]] / d$sd[ends[1]])
@@ -149,7 +149,7 @@ test_that("intervals, the distribution and scores use the noise at the new input
   noise <- gpsvm:::.rvm_target_noise(fit)
   s_y <- fit$response_scaling$scale
   z <- gpsvm:::.scale_inputs(matrix(new), fit$scaling)
-  scale <- sqrt((p$se.fit / s_y)^2 + noise$variance * gpsvm:::.rvm_noise_factor(fit, z))
+  scale <- sqrt((p$se.fit / s_y)^2 + noise$variance * gpsvm:::.noise_factor(fit, z))
   expect_equal(unname(width), unname(2 * qt(0.975, noise$df) * scale * s_y), tolerance = 1e-8)
   dist <- predict(fit, new, type = "distribution")
   q <- quantile(dist, c(0.025, 0.975))

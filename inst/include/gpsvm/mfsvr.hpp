@@ -115,6 +115,12 @@ struct MfsvrControl {
   // starting from the C given; needs algorithm = ep and gradient.
   bool choose_C = false;
   MfsvrCSearchControl C_search;
+  // Noise that varies with the inputs (mfsvr_noise.hpp): the log of each
+  // row's noise scale, l_i, the site of row i the likelihood with
+  // C exp(-l_i) and epsilon exp(l_i) (the noise of the given C and epsilon
+  // stretched by exp(l_i)); empty for constant noise.  EP only, without
+  // inducing inputs or a search for C.
+  Eigen::VectorXd log_noise_scale;
 };
 
 struct MfsvrFit {
@@ -135,9 +141,75 @@ struct MfsvrFit {
   // low-rank fits: the pivots of the factor (0-based, in order), which
   // predictions use (low_rank_predict in ep_predict.hpp)
   std::vector<Eigen::Index> pivots;
+  // with control.log_noise_scale and control.gradient: d log Z_i / d l_i
+  // and d2 log Z_i / d l_i^2 (cavity held) of each row at the cavities
+  Eigen::VectorXd row_gradient, row_curvature;
 };
 
 namespace mfsvr_detail {
+
+// The epsilon-insensitive likelihood with a noise scale per row, as the EP
+// engine reads it: the engine hands each site its target, and here that
+// "target" is the row's number (row_labels()), through which the site
+// finds its own target and noise.  So the engine, which knows one
+// likelihood for all sites, runs unchanged.
+class RowEpsilonInsensitive {
+ public:
+  RowEpsilonInsensitive(const Eigen::VectorXd& y, double C, double epsilon,
+                        const Eigen::VectorXd& log_scale)
+      : y_(y) {
+    if (log_scale.size() != y.size())
+      throw std::invalid_argument("the noise scales need one value per observation");
+    if (!log_scale.allFinite()) throw std::invalid_argument("the noise scales must be finite");
+    sites_.reserve(static_cast<std::size_t>(y.size()));
+    for (Eigen::Index i = 0; i < y.size(); ++i)
+      sites_.push_back(site(C, epsilon, log_scale[i]));
+  }
+
+  static EpsilonInsensitive site(double C, double epsilon, double log_scale) {
+    return EpsilonInsensitive(C * std::exp(-log_scale), epsilon * std::exp(log_scale));
+  }
+
+  static Eigen::VectorXd row_labels(Eigen::Index n) {
+    return Eigen::VectorXd::LinSpaced(n, 0.0, static_cast<double>(n - 1));
+  }
+
+  SiteMoments moments(double row, double cavity_mean, double cavity_var) const {
+    const std::size_t i = static_cast<std::size_t>(row);
+    return sites_[i].moments(y_[static_cast<Eigen::Index>(i)], cavity_mean, cavity_var);
+  }
+
+  // d log Z_i / d l_i at a cavity: the site's derivatives in log C and
+  // log epsilon, of opposite signs.
+  static double log_scale_gradient(const EpsilonInsensitive& s, double t, double m, double v) {
+    double dC, deps;
+    s.parameter_gradient(t, m, v, &dC, &deps);
+    return -s.C() * dC + s.epsilon() * deps;
+  }
+
+ private:
+  const Eigen::VectorXd& y_;
+  std::vector<EpsilonInsensitive> sites_;
+};
+
+// Each row's d log Z_i / d l_i and its derivative in l_i (a central
+// difference of the closed-form gradient at the cavity held) at the
+// cavities (m, v).
+inline void row_log_scale_gradient(const Eigen::VectorXd& y, double C, double epsilon,
+                                   const Eigen::VectorXd& l, const Eigen::VectorXd& m,
+                                   const Eigen::VectorXd& v, Eigen::VectorXd* g,
+                                   Eigen::VectorXd* d2) {
+  using R = RowEpsilonInsensitive;
+  constexpr double h = 1e-4;
+  g->resize(y.size());
+  d2->resize(y.size());
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    (*g)[i] = R::log_scale_gradient(R::site(C, epsilon, l[i]), y[i], m[i], v[i]);
+    const double up = R::log_scale_gradient(R::site(C, epsilon, l[i] + h), y[i], m[i], v[i]);
+    const double down = R::log_scale_gradient(R::site(C, epsilon, l[i] - h), y[i], m[i], v[i]);
+    (*d2)[i] = (up - down) / (2.0 * h);
+  }
+}
 
 // The epsilon-insensitive likelihood `lik` as the EP run of the search for
 // C reads it (the C the search has reached), with the site moments the
@@ -202,8 +274,9 @@ inline PriorRules low_rank_rules(const MfsvrControl& control) {
 // The fit itself: EP on a low-rank factor when the kernel matrix has a small
 // numerical rank (choose_prior()), else on the dense matrix, or the paper's
 // iteration.  EP reads the likelihood `lik` through `seen`.
-inline void fit_sites(const Kernel& kernel, const ConstMatrixRef& x, const Eigen::VectorXd& t,
-                      const EpsilonInsensitive& lik, const RememberedMoments& seen,
+template <class Sites>
+void fit_sites(const Kernel& kernel, const ConstMatrixRef& x, const Eigen::VectorXd& t,
+                      const EpsilonInsensitive& lik, const Sites& seen,
                       const MfsvrControl& control, const std::function<void()>& interrupt,
                       const EpAdjust& adjust, MfsvrFit& fit) {
   if (control.algorithm == MfsvrAlgorithm::ep) {
@@ -382,6 +455,20 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
   EpsilonInsensitive lik(C, epsilon);  // C moves when control.choose_C
   const Eigen::VectorXd t = y;
   MfsvrFit fit;
+  if (control.log_noise_scale.size() > 0) {
+    if (control.choose_C || control.inducing.size() > 0 || control.algorithm != MfsvrAlgorithm::ep)
+      throw std::invalid_argument(
+          "noise scales per row need the EP algorithm, no inducing inputs and a given C");
+    const mfsvr_detail::RowEpsilonInsensitive rows_lik(t, C, epsilon, control.log_noise_scale);
+    mfsvr_detail::fit_sites(kernel, *source.held(), rows_lik.row_labels(t.size()), lik, rows_lik,
+                            control, interrupt, EpAdjust(), fit);
+    fit.C = C;
+    if (!control.gradient) return fit;
+    mfsvr_detail::row_log_scale_gradient(t, C, epsilon, control.log_noise_scale,
+                                         fit.ep.cavity_mean, fit.ep.cavity_var,
+                                         &fit.row_gradient, &fit.row_curvature);
+    return fit;
+  }
   mfsvr_detail::RememberedMoments seen(lik);
   mfsvr_detail::CSearch search(control.C_search, t, lik, seen);
   EpAdjust adjust;

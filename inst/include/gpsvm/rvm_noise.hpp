@@ -143,6 +143,24 @@ inline void check_noise(const MatrixXd& basis, const MatrixXd& prec, Index n,
   if (!(c.tol > 0.0)) throw std::invalid_argument("the noise fit's 'tol' must be > 0");
 }
 
+// A step on the noise weights, halved (at most 7 times) until
+// try_step(fraction, &change) accepts it (the objective did not drop);
+// records iteration `it` in `status` and says whether to stop: no step
+// was accepted, or the noise changed by less than status.tol.
+template <class TryStep>
+bool halved_step(const TryStep& try_step, int it, SolverStatus& status) {
+  bool accepted = false;
+  double change = 0.0, fraction = 1.0;
+  for (int half = 0; half < 8 && !accepted; ++half, fraction *= 0.5)
+    accepted = try_step(fraction, &change);
+  status.iterations = it;
+  status.change = accepted ? change : 0.0;
+  if (accepted && change >= status.tol) return false;
+  status.converged = true;
+  if (!accepted) status.reason = "no step on the noise function raised the evidence";
+  return true;
+}
+
 }  // namespace rvm_noise_detail
 
 // The RVM with noise sigma2 exp(B theta), theta at its posterior mode, and
@@ -182,29 +200,20 @@ inline VaryingNoiseResult rvm_varying_noise_fit(const Kernel& kernel, const Cons
     // at most a factor e in any noise variance per step
     const double largest = (basis * step).cwiseAbs().maxCoeff();
     if (largest > 1.0) step /= largest;
-    bool accepted = false;
-    double change = 0.0;
-    for (int half = 0; half < 8 && !accepted; ++half, step *= 0.5) {
-      const VectorXd theta = out.theta + step;
+    const auto try_step = [&](double fraction, double* change) {
+      const VectorXd theta = out.theta + fraction * step;
       const VectorXd eta = basis * theta;
       RvmResult trial = nd::fit_at(h, y, eta, ctl, interrupt);
       const double value = trial.log_lik - 0.5 * theta.dot(prec * theta);
-      if (value >= objective - 1e-10) {
-        change = (eta - out.eta).cwiseAbs().maxCoeff();
-        out.theta = theta;
-        out.eta = eta;
-        fit = std::move(trial);
-        objective = value;
-        accepted = true;
-      }
-    }
-    out.status.iterations = it;
-    out.status.change = accepted ? change : 0.0;
-    if (!accepted || change < nctl.tol) {
-      out.status.converged = true;
-      if (!accepted) out.status.reason = "no step on the noise function raised the evidence";
-      break;
-    }
+      if (!(value >= objective - 1e-10)) return false;
+      *change = (eta - out.eta).cwiseAbs().maxCoeff();
+      out.theta = theta;
+      out.eta = eta;
+      fit = std::move(trial);
+      objective = value;
+      return true;
+    };
+    if (nd::halved_step(try_step, it, out.status)) break;
   }
   const nd::Score sc = nd::score_at(h, y, basis, out.eta, fit, interrupt);
   out.log_marginal = fit.log_lik - 0.5 * out.theta.dot(prec * out.theta) -
