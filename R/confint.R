@@ -94,6 +94,7 @@
 confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
+  .check_constant_tube(object, "confint()")
   level <- .check_level(level)
   hyper <- .hyperparameter_intervals(object, level)
   out <- rbind(.weight_intervals(object, level), hyper)
@@ -109,6 +110,18 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
 #' @rdname confint.gpsvm_regression
 #' @export
 confint.gpsvm_classifier <- confint.gpsvm_regression
+
+# With a noise that varies with the inputs, an mfsvr() fit's C and epsilon
+# are the level of its noise function (the fitted level absorbs any scale
+# of them): the evidence's curvature or curve in them alone is that of the
+# constant-noise model, not of this fit, so it is refused, not given.
+.check_constant_tube <- function(object, what) {
+  if (inherits(object, "gpsvm_mfsvr") && identical(object$noise_model$type, "varying")) {
+    .stop(sprintf(paste("%s is not available for a fit with noise = \"varying\": its C and epsilon",
+                        "are the level of the fitted noise function, not hyperparameters of their own;",
+                        "refit with noise = \"constant\" for it"), what))
+  }
+}
 
 .weight_intervals.default <- function(object, level) NULL
 

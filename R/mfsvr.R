@@ -145,9 +145,12 @@
 #'   rows' scales; predictions, intervals, `predict(type = "distribution")`
 #'   and the calibration (whose refits keep the fit's noise function) use the
 #'   noise at each input. The mixture over `C` is the constant model's and
-#'   is not made for a varying noise. [svr()], [confint()],
-#'   [evidence_curve()] and `update()` at other hyperparameters assume
-#'   constant noise.
+#'   is not made for a varying noise. [confint()] and [evidence_curve()]
+#'   of such a fit are errors (its `C` and `epsilon` are the noise
+#'   function's level, and their curvature or curve would be the constant
+#'   model's); `update()` with another `C` or `epsilon` refits the noise
+#'   function, whose level then absorbs their common scale (only
+#'   \eqn{C\epsilon} stays as given). [svr()] has constant noise only.
 #'
 #' @section The hyperprior:
 #' On few observations the evidence pins the tube and the widths poorly,

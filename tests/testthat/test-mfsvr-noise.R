@@ -189,3 +189,16 @@ test_that("bad noise arguments and hand-edited noise models are errors", {
   tiny <- mfsvr(c(1, 1, 2, 3), c(0.1, 0.3, 1, 0.2), noise = "varying", calibration_folds = 0)
   expect_true(all(is.finite(predict(tiny, c(1, 2.5), interval = "prediction"))))
 })
+
+test_that("confint() and evidence_curve() refuse a varying-noise fit; update() keeps C epsilon", {
+  d <- mf_het_data(test_size(80, 50), seed = 10)
+  fit <- mfsvr(d$x, d$y, noise = "varying", C = 2, epsilon = 0.1, calibration_folds = 0)
+  expect_error(confint(fit), "noise = \"varying\"")
+  expect_error(evidence_curve(fit, C = c(1, 2)), "noise = \"varying\"")
+  # the fitted level absorbs the tube's scale: C epsilon is what was given
+  expect_equal(fit$C * fit$epsilon, 2 * 0.1, tolerance = 1e-8)
+  refit <- update(fit, C = 8)
+  expect_equal(refit$C * refit$epsilon, 8 * 0.1, tolerance = 1e-8)
+  # the constant fit's confint() still answers
+  expect_true(is.matrix(confint(mfsvr(d$x, d$y, optimize = "C", calibration_folds = 0))))
+})
