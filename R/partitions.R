@@ -263,7 +263,9 @@ print.gpsvm_partitions <- function(x, ...) {
     }
     out
   }
-  list(read = read, rows = sum(rows), cols = ncol(template$x))
+  # (the rest for a fit on the future plan's workers, R/split-fit.R)
+  list(read = read, rows = sum(rows), cols = ncol(template$x), parts = parts,
+       template = template, scaling = scaling, partition_rows = rows)
 }
 
 # The inputs of a fit to partitions on the fit's scale, as .model_inputs()
@@ -442,6 +444,12 @@ print.gpsvm_partitions <- function(x, ...) {
     paste("read one at a time in every pass; the inducing inputs the greedy choice on evenly",
           "spaced rows over all partitions (size rule greedy_max_rows), as in memory")
   } else "read one at a time in every pass; the inducing inputs the call's"
+  s <- fit$split
+  if (!is.null(s)) {
+    by <- paste0(by, sprintf(paste0("; EP on %d workers of the future plan, each partition read",
+                                    " once and kept there, %.3g MB exchanged per sweep"),
+                             s$workers, s$bytes / s$sweeps / 2^20))
+  }
   list(.plan_row("data", sprintf("%d partitions of %d rows in all (%s)", p$count, sum(p$rows),
                                  paste(unique(p$kind), collapse = ", ")), by))
 }
