@@ -8,9 +8,8 @@
 # reads the inputs through a row source (gpsvm_glue.h's reader), a block of
 # rows at a time, and sums each block's m x m terms itself (ep_priors.hpp),
 # so the sweep is the in-memory fit's, with the same sums in the same order.
-# (The alternative, R driving the sweep over partitions and the core
-# returning each partition's sums, would need the EP engine's sweep split
-# at the R level: a second driver of the same loop.)
+# On a future plan's workers the partitions stay on the workers and the
+# core's driver asks them for their sums (R/split-fit.R, ep_split.hpp).
 
 #' Data in row partitions
 #'
@@ -35,6 +34,20 @@
 #' the fit on their rows bound together (to rounding), with the levels of a
 #' factor in the order the partitions first show them. Rows with missing
 #' values are an error.
+#'
+#' With a [future::plan()] of several cluster or multisession workers (see
+#' [gpsvm_parallel]), [mfsvr()] runs its EP sweeps on them: each worker
+#' reads its share of the partitions (contiguous, of about equal rows) once
+#' and keeps them, with their EP sites, until the fit ends, and every sweep
+#' exchanges only the \eqn{m \times m} and \eqn{m} sums of the posterior,
+#' so the fit is the one in one process (to rounding), whatever the number
+#' of workers or partitions. A file must be readable where its worker runs
+#' (a shared file system on a cluster); a data frame partition is sent to
+#' its worker once. The plan's `data` row says so, with the bytes exchanged
+#' per sweep. A plan of one worker, a backend that starts a process per
+#' future (such as future.batchtools), `gpc()`, and a run that needs the
+#' accelerated or sequential EP schedule fit in the calling session.
+#' Progress (a step per sweep) is reported through progressr.
 #'
 #' The constructor checks that every file exists and can be read and that
 #' every partition has the columns of the first, with the same types
