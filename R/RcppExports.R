@@ -137,8 +137,8 @@ cpp_ep_part_new <- function(kernel, x, y, model, first) {
     .Call(`_gpsvm_cpp_ep_part_new`, kernel, x, y, model, first)
 }
 
-cpp_ep_part_answer <- function(part, request) {
-    .Call(`_gpsvm_cpp_ep_part_answer`, part, request)
+cpp_ep_parts_answer <- function(parts, request) {
+    .Call(`_gpsvm_cpp_ep_parts_answer`, parts, request)
 }
 
 cpp_ep_part_result <- function(part) {

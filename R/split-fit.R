@@ -1,7 +1,8 @@
 # A fit to data in partitions on the workers of the future plan: each
 # worker reads its partitions once and keeps them, with their EP sites, for
 # the whole fit; every sweep sends the workers the m x m factor L_A and the
-# m-vector beta and gets back their m x m and m sums (ep_split.hpp), so the
+# m-vector beta and gets back their m x m and m sums (one of each per
+# worker, its partitions' added: ep_split.hpp), so the
 # rows never travel and the fit is the one-process fit to rounding.
 #
 # Why future's cluster and multisession workers: they are persistent R
@@ -51,9 +52,9 @@
   chunk
 }
 
-# On a worker: its parts' replies to a request (NULL from a worker that
-# holds none of fit `id`), or their rows of the fit (`request` NULL), or
-# their release (`release`).
+# On a worker: its parts' reply to a request, combined (NULL from a worker
+# that holds none of fit `id`), or their rows of the fit (`request` NULL),
+# or their release (`release`).
 .split_answer <- function(id, request, release = FALSE) {
   held <- get0(id, envir = .split_store, inherits = FALSE)
   if (release) {
@@ -61,8 +62,9 @@
     return(NULL)
   }
   if (is.null(held)) return(NULL)
-  f <- if (is.null(request)) cpp_ep_part_result else function(p) cpp_ep_part_answer(p, request)
-  list(chunk = held$chunk, replies = lapply(held$parts, f))
+  list(chunk = held$chunk, replies = if (is.null(request)) {
+    lapply(held$parts, cpp_ep_part_result)
+  } else list(cpp_ep_parts_answer(held$parts, request)))
 }
 
 # One future per worker, all launched before any is collected, so that each
@@ -126,7 +128,7 @@
   if (!setequal(held, seq_len(workers)) || anyDuplicated(held)) {
     .stop("the workers of the future plan did not each set up their partitions")
   }
-  run <- cpp_ep_split_run(gather, k, nrow(ctl$inducing), ctl)
+  run <- cpp_ep_split_run(gather, workers, nrow(ctl$inducing), ctl)
   if (!is.null(run$unavailable)) return(NULL)
   rows <- gather(NULL)
   step(message = "the fit's rows gathered")

@@ -475,14 +475,14 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_ep_part_answer
-Rcpp::List cpp_ep_part_answer(SEXP part, Rcpp::List request);
-RcppExport SEXP _gpsvm_cpp_ep_part_answer(SEXP partSEXP, SEXP requestSEXP) {
+// cpp_ep_parts_answer
+Rcpp::List cpp_ep_parts_answer(Rcpp::List parts, Rcpp::List request);
+RcppExport SEXP _gpsvm_cpp_ep_parts_answer(SEXP partsSEXP, SEXP requestSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type part(partSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type parts(partsSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type request(requestSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_ep_part_answer(part, request));
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_parts_answer(parts, request));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -569,7 +569,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
     {"_gpsvm_cpp_rvm_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_rvm_varying_noise_fit, 8},
     {"_gpsvm_cpp_ep_part_new", (DL_FUNC) &_gpsvm_cpp_ep_part_new, 5},
-    {"_gpsvm_cpp_ep_part_answer", (DL_FUNC) &_gpsvm_cpp_ep_part_answer, 2},
+    {"_gpsvm_cpp_ep_parts_answer", (DL_FUNC) &_gpsvm_cpp_ep_parts_answer, 2},
     {"_gpsvm_cpp_ep_part_result", (DL_FUNC) &_gpsvm_cpp_ep_part_result, 1},
     {"_gpsvm_cpp_ep_split_run", (DL_FUNC) &_gpsvm_cpp_ep_split_run, 4},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},

@@ -108,7 +108,7 @@ class RExchange final : public gpsvm::PartExchange {
   std::vector<gpsvm::PartReply> ask(const gpsvm::PartRequest& request) override {
     const Rcpp::List replies = ask_(request_to_r(request));
     if (static_cast<std::size_t>(replies.size()) != parts_)
-      throw std::runtime_error("the parts of a split fit did not all reply");
+      throw std::runtime_error("the workers of a split fit did not all reply");
     std::vector<gpsvm::PartReply> out;
     out.reserve(parts_);
     for (R_xlen_t i = 0; i < replies.size(); ++i) out.push_back(reply_from_r(replies[i]));
@@ -146,10 +146,14 @@ SEXP cpp_ep_part_new(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   gpsvm_glue::stop_out_of_memory();
 }
 
-// A part's reply to a request (ep_split.hpp's PartRequest as a list).
+// The parts' (a list of them, in their order) reply to a request
+// (ep_split.hpp's PartRequest as a list), combined.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_ep_part_answer(SEXP part, Rcpp::List request) try {
-  return reply_to_r(held_part(part)->answer(request_from_r(request)));
+Rcpp::List cpp_ep_parts_answer(Rcpp::List parts, Rcpp::List request) try {
+  const gpsvm::PartRequest q = request_from_r(request);
+  std::vector<gpsvm::PartReply> replies;
+  for (R_xlen_t i = 0; i < parts.size(); ++i) replies.push_back(held_part(parts[i])->answer(q));
+  return reply_to_r(gpsvm::combine(replies));
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -161,7 +165,8 @@ Rcpp::List cpp_ep_part_result(SEXP part) {
   return held_part(part)->result();
 }
 
-// The driver: EP over `parts` parts whose replies `ask(request)` gathers,
+// The driver: EP over parts held by `parts` holders (workers) whose
+// replies `ask(request)` gathers, in the holders' order,
 // m inducing inputs; NULL when the run needs what the split does not offer
 // (ep_split.hpp), so that the caller fits in one process.
 // [[Rcpp::export(rng = false)]]

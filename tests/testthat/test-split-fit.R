@@ -73,7 +73,7 @@ test_that("a split sweep exchanges m x m and m sums, whatever the number of rows
   # the sweeps' mix of exchanges differs a little) at four times the rows,
   # far below one number per row
   expect_lt(abs(per_round[2] / per_round[1] - 1), 0.05)
-  expect_lt(per_round[2], 8 * 4 * (12 * 13) + 8 * 2 * (12 * 12 + 12) + 6000)
+  expect_lt(per_round[2], 8 * 2 * (12 * 13) + 8 * 2 * (12 * 12 + 12) + 6000)
 })
 
 test_that("a run the split cannot follow is fitted in one process, and equally", {

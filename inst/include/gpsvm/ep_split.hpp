@@ -66,6 +66,27 @@ struct PartReply {
   double evidence = 0.0; // ep_detail::evidence_terms() (with finish)
 };
 
+// Replies added in their order (sums, log determinants and evidence terms)
+// and the largest change kept: what the driver needs from several parts, and
+// what a worker sends for the parts it holds (so that an exchange carries one
+// m x (m + 1) matrix per worker, however many partitions it holds).
+inline PartReply combine(const std::vector<PartReply>& replies) {
+  PartReply out;
+  for (const PartReply& p : replies) {
+    if (p.sums.size() > 0) {
+      if (out.sums.size() == 0) out.sums = Eigen::MatrixXd::Zero(p.sums.rows(), p.sums.cols());
+      if (p.sums.rows() != out.sums.rows() || p.sums.cols() != out.sums.cols())
+        throw std::runtime_error("parts replied with sums of other dimensions");
+      out.sums += p.sums;
+    }
+    out.log_det += p.log_det;
+    // (std::max would drop a NaN)
+    out.change = std::isnan(p.change) || p.change > out.change ? p.change : out.change;
+    out.evidence += p.evidence;
+  }
+  return out;
+}
+
 // A part's rows: inputs x (rows first, first + 1, ... of the data), targets,
 // the FITC basis on them (the same numbers on every part: it depends on the
 // inducing inputs alone, and lambda on each row alone), sites and marginals.
@@ -139,8 +160,8 @@ class EpPart {
   EpResult r_;
 };
 
-// The driver's side: asks every part, in the parts' order, and adds their
-// replies in that order.
+// The driver's side: asks every holder of parts (a worker), in the holders'
+// order, each replying for its parts combined.
 class PartExchange {
  public:
   virtual ~PartExchange() = default;
@@ -186,35 +207,27 @@ class SplitSweeps {
   void finish() {
     PartRequest q;
     q.finish = true;
-    double total = 0.0;
-    for (const PartReply& p : parts_.ask(q)) total += p.evidence;
-    r_.log_evidence = total - r_.log_det_half;
+    r_.log_evidence = combine(parts_.ask(q)).evidence - r_.log_det_half;
   }
 
  private:
   // The sums asked with q, factored into post; then the marginals (of the
   // same sites) and their largest change.
   double marginals(PartRequest& q, EpPosterior& post) {
-    Eigen::MatrixXd sums = Eigen::MatrixXd::Identity(rank_, rank_ + 1);
-    for (const PartReply& p : parts_.ask(q)) {
-      if (p.sums.rows() != rank_ || p.sums.cols() != rank_ + 1)
-        throw std::runtime_error("a part replied with sums of other dimensions");
-      sums += p.sums;
-    }
+    const PartReply summed = combine(parts_.ask(q));
+    if (summed.sums.rows() != rank_ || summed.sums.cols() != rank_ + 1)
+      throw std::runtime_error("the parts replied with sums of other dimensions");
+    Eigen::MatrixXd sums = summed.sums;
+    sums.leftCols(rank_).diagonal().array() += 1.0;
     post.low_rank_mean = LowRankPrior::factor_sums(sums, post);
     PartRequest m;
     m.marginals = true;
     m.perturbed = q.perturbed;
     m.chol = post.chol;
     m.beta = post.low_rank_mean;
-    double change = 0.0, log_det = post.chol.diagonal().array().log().sum();
-    for (const PartReply& p : parts_.ask(m)) {
-      // (std::max would drop a NaN)
-      change = std::isnan(p.change) || p.change > change ? p.change : change;
-      log_det += p.log_det;
-    }
-    post.log_det_half = log_det;
-    return change;
+    const PartReply marginal = combine(parts_.ask(m));
+    post.log_det_half = post.chol.diagonal().array().log().sum() + marginal.log_det;
+    return marginal.change;
   }
 
   PartExchange& parts_;
