@@ -42,10 +42,14 @@
 
 # On a worker: reads partitions `index` (of `parts`), scales them and makes
 # their parts (cpp_ep_part_new()), kept under `id`.
-.split_setup <- function(id, chunk, parts, index, first, y, template, scaling, kernel, model) {
+# `held_rows`: of each partition's rows of the factor, those held (the size
+# rule inducing_factor_mb applied to each partition, in the calling session,
+# whose options the workers do not share).
+.split_setup <- function(id, chunk, parts, index, first, y, held_rows, template, scaling, kernel,
+                         model) {
   held <- lapply(seq_along(index), function(k) {
     x <- unname(.scale_inputs(.partition_inputs(parts, index[[k]], template), scaling))
-    model$inducing_held_rows <- .inducing_held_rows(nrow(x), nrow(model$inducing))
+    model$inducing_held_rows <- held_rows[[k]]
     cpp_ep_part_new(kernel, x, y[[k]], model, first[[k]])
   })
   assign(id, list(chunk = chunk, parts = held), envir = .split_store)
@@ -101,7 +105,9 @@
     index <- which(chunk == j)
     mine <- parts
     mine$sources[-index] <- list(NULL)  # (data frames go only to their worker)
-    list(chunk = j, parts = mine, index = index, first = first[index], y = ys[index])
+    list(chunk = j, parts = mine, index = index, first = first[index], y = ys[index],
+         held_rows = lapply(reader$partition_rows[index], .inducing_held_rows,
+                            m = nrow(ctl$inducing)))
   })))
   step(amount = k, message = "partitions read on the workers")
   # (each round checks that every chunk replied once: a plan whose workers
