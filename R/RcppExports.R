@@ -137,6 +137,22 @@ cpp_rvm_varying_noise_fit <- function(kernel, x, y, control, noise_basis, noise_
     .Call(`_gpsvm_cpp_rvm_varying_noise_fit`, kernel, x, y, control, noise_basis, noise_precision, noise_control, basis)
 }
 
+cpp_ep_part_new <- function(kernel, x, y, model, first) {
+    .Call(`_gpsvm_cpp_ep_part_new`, kernel, x, y, model, first)
+}
+
+cpp_ep_parts_answer <- function(parts, request) {
+    .Call(`_gpsvm_cpp_ep_parts_answer`, parts, request)
+}
+
+cpp_ep_part_result <- function(part) {
+    .Call(`_gpsvm_cpp_ep_part_result`, part)
+}
+
+cpp_ep_split_run <- function(ask, parts, m, control) {
+    .Call(`_gpsvm_cpp_ep_split_run`, ask, parts, m, control)
+}
+
 cpp_svr_fit <- function(kernel, x, y, control) {
     .Call(`_gpsvm_cpp_svr_fit`, kernel, x, y, control)
 }

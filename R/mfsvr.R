@@ -706,7 +706,12 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
     ctl$start_nu <- start$site_nu
     ctl[c("start_mean", "start_variance")] <- start$marginals[c("mean", "variance")]
   }
-  res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
+  # (data in partitions on the future plan's workers: R/split-fit.R)
+  workers <- if (is.list(x) && !is.null(x$parts) && !gradient && is.null(start)) {
+    .split_workers()
+  } else 0L
+  res <- if (workers > 0L) .split_mfsvr_fit(x, y, C, epsilon, kernel, ctl, workers)
+  if (is.null(res)) res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
   C <- res$C  # the one chosen when control$C_search asks for it (.mfsvr_choose_C())
   convergence <- res$convergence
   if (warn) {
@@ -746,6 +751,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   if (gradient) fit$gradient <- res$gradient
   fit$marginals <- marginals
   fit$C_search <- res$C_search
+  fit$split <- res$split
   if (gradient && !is.null(res$per_input_gradient)) {
     fit$per_input_gradient <- stats::setNames(res$per_input_gradient, colnames(x))
   }

@@ -25,6 +25,12 @@
 #' * a scheduler through a backend package, e.g.
 #'   `future::plan(future.batchtools::batchtools_slurm)`.
 #'
+#' A single fit of [mfsvr()] to data in row partitions ([gpsvm_partitions()])
+#' uses the workers of a cluster or multisession plan differently: each
+#' keeps its share of the partitions for the whole fit, and the EP sweeps
+#' exchange only the inducing inputs' \eqn{m \times m} sums (see
+#' [gpsvm_partitions()]).
+#'
 #' Workers other than forked ones need gpsvm installed. The results do not
 #' depend on the plan or the number of workers: each piece of work gets its
 #' own L'Ecuyer-CMRG random number stream (`future.seed`), so that anything

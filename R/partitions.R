@@ -8,9 +8,8 @@
 # reads the inputs through a row source (gpsvm_glue.h's reader), a block of
 # rows at a time, and sums each block's m x m terms itself (ep_priors.hpp),
 # so the sweep is the in-memory fit's, with the same sums in the same order.
-# (The alternative, R driving the sweep over partitions and the core
-# returning each partition's sums, would need the EP engine's sweep split
-# at the R level: a second driver of the same loop.)
+# On a future plan's workers the partitions stay on the workers and the
+# core's driver asks them for their sums (R/split-fit.R, ep_split.hpp).
 
 #' Data in row partitions
 #'
@@ -35,6 +34,20 @@
 #' the fit on their rows bound together (to rounding), with the levels of a
 #' factor in the order the partitions first show them. Rows with missing
 #' values are an error.
+#'
+#' With a [future::plan()] of several cluster or multisession workers (see
+#' [gpsvm_parallel]), [mfsvr()] runs its EP sweeps on them: each worker
+#' reads its share of the partitions (contiguous, of about equal rows) once
+#' and keeps them, with their EP sites, until the fit ends, and every sweep
+#' exchanges only the \eqn{m \times m} and \eqn{m} sums of the posterior,
+#' so the fit is the one in one process (to rounding), whatever the number
+#' of workers or partitions. A file must be readable where its worker runs
+#' (a shared file system on a cluster); a data frame partition is sent to
+#' its worker once. The plan's `data` row says so, with the bytes exchanged
+#' per sweep. A plan of one worker, a backend that starts a process per
+#' future (such as future.batchtools), `gpc()`, and a run that needs the
+#' accelerated or sequential EP schedule fit in the calling session.
+#' Progress (a step per sweep) is reported through progressr.
 #'
 #' The constructor checks that every file exists and can be read and that
 #' every partition has the columns of the first, with the same types
@@ -263,7 +276,9 @@ print.gpsvm_partitions <- function(x, ...) {
     }
     out
   }
-  list(read = read, rows = sum(rows), cols = ncol(template$x))
+  # (the rest for a fit on the future plan's workers, R/split-fit.R)
+  list(read = read, rows = sum(rows), cols = ncol(template$x), parts = parts,
+       template = template, scaling = scaling, partition_rows = rows)
 }
 
 # The inputs of a fit to partitions on the fit's scale, as .model_inputs()
@@ -442,6 +457,12 @@ print.gpsvm_partitions <- function(x, ...) {
     paste("read one at a time in every pass; the inducing inputs the greedy choice on evenly",
           "spaced rows over all partitions (size rule greedy_max_rows), as in memory")
   } else "read one at a time in every pass; the inducing inputs the call's"
+  s <- fit$split
+  if (!is.null(s)) {
+    by <- paste0(by, sprintf(paste0("; EP on %d workers of the future plan, each partition read",
+                                    " once and kept there, %.3g MB exchanged per sweep"),
+                             s$workers, s$bytes / s$sweeps / 2^20))
+  }
   list(.plan_row("data", sprintf("%d partitions of %d rows in all (%s)", p$count, sum(p$rows),
                                  paste(unique(p$kind), collapse = ", ")), by))
 }

@@ -479,6 +479,54 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_ep_part_new
+SEXP cpp_ep_part_new(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List model, double first);
+RcppExport SEXP _gpsvm_cpp_ep_part_new(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP modelSEXP, SEXP firstSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< double >::type first(firstSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_part_new(kernel, x, y, model, first));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_ep_parts_answer
+Rcpp::List cpp_ep_parts_answer(Rcpp::List parts, Rcpp::List request);
+RcppExport SEXP _gpsvm_cpp_ep_parts_answer(SEXP partsSEXP, SEXP requestSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type parts(partsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type request(requestSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_parts_answer(parts, request));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_ep_part_result
+Rcpp::List cpp_ep_part_result(SEXP part);
+RcppExport SEXP _gpsvm_cpp_ep_part_result(SEXP partSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type part(partSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_part_result(part));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_ep_split_run
+SEXP cpp_ep_split_run(Rcpp::Function ask, double parts, double m, Rcpp::List control);
+RcppExport SEXP _gpsvm_cpp_ep_split_run(SEXP askSEXP, SEXP partsSEXP, SEXP mSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type ask(askSEXP);
+    Rcpp::traits::input_parameter< double >::type parts(partsSEXP);
+    Rcpp::traits::input_parameter< double >::type m(mSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ep_split_run(ask, parts, m, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_svr_fit
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control);
 RcppExport SEXP _gpsvm_cpp_svr_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP) {
@@ -539,6 +587,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
     {"_gpsvm_cpp_rvm_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_rvm_varying_noise_fit, 8},
+    {"_gpsvm_cpp_ep_part_new", (DL_FUNC) &_gpsvm_cpp_ep_part_new, 5},
+    {"_gpsvm_cpp_ep_parts_answer", (DL_FUNC) &_gpsvm_cpp_ep_parts_answer, 2},
+    {"_gpsvm_cpp_ep_part_result", (DL_FUNC) &_gpsvm_cpp_ep_part_result, 1},
+    {"_gpsvm_cpp_ep_split_run", (DL_FUNC) &_gpsvm_cpp_ep_split_run, 4},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {"_gpsvm_cpp_margin_factor", (DL_FUNC) &_gpsvm_cpp_margin_factor, 2},
     {NULL, NULL, 0}

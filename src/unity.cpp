@@ -18,5 +18,6 @@
 #include "rcpp_multiclass.cpp"
 #include "rcpp_noise.cpp"
 #include "rcpp_rvm.cpp"
+#include "rcpp_split.cpp"
 #include "rcpp_svr.cpp"
 #include "RcppExports.cpp"

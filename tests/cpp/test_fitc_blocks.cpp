@@ -19,11 +19,13 @@
 #include <stdexcept>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_priors.hpp>
+#include <gpsvm/ep_split.hpp>
 #include <gpsvm/fitc.hpp>
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/likelihoods.hpp>
 #include <gpsvm/mfsvr.hpp>
 #include <gpsvm/threads.hpp>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -162,7 +164,99 @@ class PartitionSource final : public gpsvm::RowSource {
   Eigen::Index rows_ = 0;
 };
 
+// Parts held apart, as workers would hold them: `holders` groups the parts,
+// each group replying combined (ep_split.hpp's combine()); counts the
+// exchanges and checks that no request carries more than m x m numbers.
+template <class Likelihood>
+class LocalHolders final : public gpsvm::PartExchange {
+ public:
+  LocalHolders(const gpsvm::Kernel& kernel, const Data& d, const VectorXd& t, const MatrixXd& z,
+               double extra, const Likelihood& lik, const std::vector<Eigen::Index>& sizes,
+               const std::vector<int>& holder, Eigen::Index held)
+      : holder_(holder) {
+    Eigen::Index first = 0;
+    for (Eigen::Index size : sizes) {
+      parts_.emplace_back(new gpsvm::EpPart<Likelihood>(kernel, d.x.middleRows(first, size),
+                                                        t.segment(first, size), z, extra, lik,
+                                                        held, first));
+      first += size;
+    }
+  }
+  std::vector<gpsvm::PartReply> ask(const gpsvm::PartRequest& q) override {
+    ++exchanges;
+    CHECK(q.chol.size() <= q.beta.size() * q.beta.size());
+    std::vector<gpsvm::PartReply> out;
+    for (int h = 0; h <= holder_.back(); ++h) {
+      std::vector<gpsvm::PartReply> mine;
+      for (std::size_t k = 0; k < parts_.size(); ++k)
+        if (holder_[k] == h) mine.push_back(parts_[k]->answer(q, nullptr));
+      out.push_back(gpsvm::combine(mine));
+    }
+    return out;
+  }
+  // the parts' rows of a vector of the fit, in order
+  VectorXd gather(VectorXd gpsvm::EpResult::*field) const {
+    std::vector<double> all;
+    for (const auto& p : parts_) {
+      const VectorXd& v = p->result().*field;
+      all.insert(all.end(), v.data(), v.data() + v.size());
+    }
+    return Eigen::Map<const VectorXd>(all.data(), static_cast<Eigen::Index>(all.size()));
+  }
+  int exchanges = 0;
+
+ private:
+  std::vector<std::unique_ptr<gpsvm::EpPart<Likelihood>>> parts_;
+  std::vector<int> holder_;
+};
+
 }  // namespace
+
+TEST_CASE("FITC over blocks: EP over parts held apart is the fit on the matrix") {
+  const Data d = wavy(700, 5);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.8);
+  const MatrixXd z = d.x.topRows(30);
+  const std::vector<Eigen::Index> sizes = {1, 300, 2, 397};
+  const gpsvm::EpsilonInsensitive tube(3.0, 0.1);
+  const gpsvm::ProbitFlip probit(0.02, 0.0);
+  const auto check_split = [&](auto lik, const VectorXd& t, double extra,
+                               const std::vector<int>& holder, Eigen::Index held,
+                               const std::string& note) {
+    const gpsvm::EpControl c = ep_control(gpsvm::EpSchedule::parallel, 1e-12, 3000, 1.0);
+    const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, extra);
+    const gpsvm::EpResult memory = gpsvm::ep_fit_inducing(b, t, lik, c, nullptr);
+    LocalHolders<decltype(lik)> parts(kernel, d, t, z, extra, lik, sizes, holder, held);
+    const gpsvm::EpResult split = gpsvm::ep_run_split(parts, z.rows(), c, nullptr);
+    CHECK_MSG(memory.status.converged && split.status.converged, note + ": converged");
+    CHECK_MSG(memory.status.iterations == split.status.iterations, note + ": sweeps");
+    // two exchanges a sweep, two for the first posterior, one for the evidence
+    CHECK_MSG(parts.exchanges >= 2 * split.status.iterations + 3, note + ": exchanges");
+    CHECK_NEAR_MSG(gap(parts.gather(&gpsvm::EpResult::site_nu), memory.site_nu), 0.0, 1e-10,
+                   note + ": site nu");
+    CHECK_NEAR_MSG(gap(parts.gather(&gpsvm::EpResult::site_precision), memory.site_precision) /
+                       (1.0 + memory.site_precision.cwiseAbs().maxCoeff()),
+                   0.0, 1e-10, note + ": site precisions");
+    CHECK_NEAR_MSG(gap(parts.gather(&gpsvm::EpResult::mean), memory.mean), 0.0, 1e-10,
+                   note + ": means");
+    CHECK_NEAR_MSG(gap(parts.gather(&gpsvm::EpResult::variance), memory.variance), 0.0, 1e-10,
+                   note + ": variances");
+    CHECK_NEAR_MSG(gap(parts.gather(&gpsvm::EpResult::cavity_var), memory.cavity_var), 0.0,
+                   1e-10, note + ": cavities");
+    CHECK_NEAR_MSG(gap(split.low_rank_mean, memory.low_rank_mean), 0.0, 1e-10, note + ": beta");
+    CHECK_NEAR_MSG(std::fabs(split.log_evidence - memory.log_evidence) /
+                       (1.0 + std::fabs(memory.log_evidence)),
+                   0.0, 1e-10, note + ": evidence");
+  };
+  check_split(tube, d.y, 0.0, {0, 0, 1, 1}, -1, "tube, two holders");
+  check_split(tube, d.y, 0.0, {0, 1, 2, 3}, 0, "tube, four holders, no row held");
+  check_split(probit, d.label, 0.1, {0, 0, 0, 0}, 100, "probit, one holder");
+  // the schedules whose sweeps are not split
+  LocalHolders<gpsvm::EpsilonInsensitive> parts(kernel, d, d.y, z, 0.0, tube, sizes, {0, 0, 1, 1},
+                                                -1);
+  for (gpsvm::EpSchedule s : {gpsvm::EpSchedule::accelerated, gpsvm::EpSchedule::sequential})
+    CHECK_THROWS(gpsvm::ep_run_split(parts, z.rows(), ep_control(s, 1e-9, 100, 1.0), nullptr),
+                 gpsvm::SplitUnavailable);
+}
 
 TEST_CASE("FITC over blocks: mfsvr on rows in partitions of unequal sizes is the in-memory fit") {
   const Data d = wavy(700, 3);

@@ -372,15 +372,21 @@ void refresh_posterior(Prior& prior, EpResult& r, const std::function<void()>& i
 // marginals by a few times that: no tolerance below it can be met.  Costs
 // two posteriors (the probe's and r's own again, which leaves the prior's
 // state as the sweep left it).
-template <class Prior>
-double rounding_level(Prior& prior, EpResult& r, const std::function<void()>& interrupt) {
+// Sites moved by one unit of rounding, signs alternating by row number
+// (`first` the number of the first row: rows held apart move as together).
+inline void perturb_by_rounding(Eigen::VectorXd& tau, Eigen::VectorXd& nu, Eigen::Index first) {
   const double unit = std::numeric_limits<double>::epsilon();
-  Eigen::VectorXd tau = r.site_precision, nu = r.site_nu;
   for (Eigen::Index i = 0; i < tau.size(); ++i) {
-    const double sign = i % 2 == 0 ? 1.0 : -1.0;
+    const double sign = (first + i) % 2 == 0 ? 1.0 : -1.0;
     tau[i] *= 1.0 + sign * unit;
     nu[i] *= 1.0 - sign * unit;
   }
+}
+
+template <class Prior>
+double rounding_level(Prior& prior, EpResult& r, const std::function<void()>& interrupt) {
+  Eigen::VectorXd tau = r.site_precision, nu = r.site_nu;
+  perturb_by_rounding(tau, nu, 0);
   EpPosterior probe;
   prior.posterior(tau, nu, probe, interrupt);
   floor_variances(probe);
@@ -402,9 +408,11 @@ inline std::string rounding_reason(double level) {
 // Rasmussen and Williams' eq. (3.65) with the 1/tau_i terms cancelled
 // analytically (nu' Sigma nu = nu' mu), so tau_i = 0 needs no special case.
 // (cavities m, v of the sites in r)
+// Every term but - r.log_det_half is a sum over rows: rows held apart (the
+// parts of a split run, ep_split.hpp) add their evidence_terms().
 template <class Likelihood>
-double log_evidence(const Eigen::VectorXd& targets, const Likelihood& lik, const EpResult& r,
-                    const Eigen::VectorXd& cavity_mean, const Eigen::VectorXd& cavity_var) {
+double evidence_terms(const Eigen::VectorXd& targets, const Likelihood& lik, const EpResult& r,
+                      const Eigen::VectorXd& cavity_mean, const Eigen::VectorXd& cavity_var) {
   double lz = 0.0, quad = 0.0, logterm = 0.0;
   for (Eigen::Index i = 0; i < targets.size(); ++i) {
     const double m = cavity_mean[i], v = cavity_var[i];
@@ -413,7 +421,12 @@ double log_evidence(const Eigen::VectorXd& targets, const Likelihood& lik, const
     logterm += 0.5 * std::log1p(tau * v);
     quad += (tau * m * m - 2.0 * m * nu - nu * nu * v) / (2.0 * (1.0 + tau * v));
   }
-  return lz - r.log_det_half + logterm + 0.5 * r.site_nu.dot(r.mean) + quad;
+  return lz + logterm + 0.5 * r.site_nu.dot(r.mean) + quad;
+}
+template <class Likelihood>
+double log_evidence(const Eigen::VectorXd& targets, const Likelihood& lik, const EpResult& r,
+                    const Eigen::VectorXd& cavity_mean, const Eigen::VectorXd& cavity_var) {
+  return evidence_terms(targets, lik, r, cavity_mean, cavity_var) - r.log_det_half;
 }
 
 // The cavities and the evidence of a fit whose sites and posterior are set.
@@ -451,6 +464,59 @@ inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool e
   return true;
 }
 
+// The steps of an EP run that touch the rows: the sites, their posterior
+// marginals and the extrapolation's history.  iterate() holds the schedule's
+// rules and asks these steps of a "sweeps" object: LocalSweeps below, every
+// row in this process; or SplitSweeps (ep_split.hpp), the rows held in
+// parts elsewhere, which exchange only the prior's r x r and r sums.
+//   refresh()            the posterior of the current sites (r's status,
+//                        chol, low_rank_mean and log_det_half set; for
+//                        LocalSweeps r's marginals too)
+//   keep_marginals()     remember the marginals, for change()
+//   change()             the largest standardised change since then
+//   parallel(d)          every site moved a fraction d towards its update
+//   accelerated(d, x)    the same, then the Anderson step (extrapolating
+//                        when x); whether the sites differ from the plain step
+//   reset_history()      forget the extrapolation's history
+//   sequential(d, rng)   one sequential sweep
+//   rounding_level()     as ep_detail::rounding_level()
+//   finish()             cavities and the evidence
+template <class Likelihood, class Prior>
+class LocalSweeps {
+ public:
+  LocalSweeps(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+              const std::function<void()>& interrupt, EpResult& r)
+      : prior_(prior), targets_(targets), lik_(lik), interrupt_(interrupt), r_(r),
+        mixer_(kAndersonMemory) {}
+  void refresh() { refresh_posterior(prior_, r_, interrupt_); }
+  void keep_marginals() {
+    old_mean_ = r_.mean;
+    old_var_ = r_.variance;
+  }
+  double change() const { return marginal_change(r_, old_mean_, old_var_); }
+  void parallel(double d) { parallel_sweep(targets_, lik_, d, r_); }
+  bool accelerated(double d, bool extrapolate) {
+    const Eigen::VectorXd x = stacked_sites(r_);  // the sweep's start, for the mixer
+    parallel_sweep(targets_, lik_, d, r_);
+    return anderson_step(mixer_, x, extrapolate, r_);
+  }
+  void reset_history() { mixer_.reset(); }
+  void sequential(double d, std::mt19937& rng) {
+    sequential_sweep(prior_, targets_, lik_, d, rng, interrupt_, r_);
+  }
+  double rounding_level() { return ep_detail::rounding_level(prior_, r_, interrupt_); }
+  void finish() { add_cavities_and_evidence(targets_, lik_, r_); }
+
+ private:
+  Prior& prior_;
+  const Eigen::VectorXd& targets_;
+  const Likelihood& lik_;
+  const std::function<void()>& interrupt_;
+  EpResult& r_;
+  Eigen::VectorXd old_mean_, old_var_;
+  AndersonMixer mixer_;
+};
+
 // The EP iteration from the sites in r (site_precision and site_nu set).
 //
 // parallel schedule: every sweep computes all cavities from the current
@@ -477,15 +543,14 @@ inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool e
 // the posterior covariance kept by rank-one updates, and recomputed from a
 // fresh factorisation after each sweep (long chains of rank-one updates lose
 // precision).
-template <class Likelihood, class Prior>
-void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
-             const EpControl& control, const std::function<void()>& interrupt, EpResult& r,
-             const EpAdjust& adjust) {
+//
+// `fresh`: r's marginals are those of its sites (a caller that set them
+// saves the first posterior).
+template <class Sweeps>
+void iterate(Sweeps& sweeps, const EpControl& control, const std::function<void()>& interrupt,
+             EpResult& r, const EpAdjust& adjust, bool fresh) {
   r.status.tol = control.tol;
-  // (a caller that set the marginals of the starting sites saves this)
-  if (r.mean.size() != r.site_precision.size() || control.schedule == EpSchedule::sequential)
-    refresh_posterior(prior, r, interrupt);
-  Eigen::VectorXd old_mean, old_var;
+  if (!fresh || control.schedule == EpSchedule::sequential) sweeps.refresh();
   double d = control.damping;
   double previous_residual = std::numeric_limits<double>::infinity();
   double lowest_residual = previous_residual;
@@ -496,27 +561,22 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
   double stall_floor_mark = std::numeric_limits<double>::infinity();
   int since_floor_mark = 0;
   double resolution = 0.0;  // the measured rounding level, once measured
-  AndersonMixer mixer(kAndersonMemory);
   std::mt19937 rng(control.seed);
   EpSchedule schedule = control.schedule;
   InterruptPoll poll(interrupt);
   for (int sweep = 1; sweep <= control.max_iter; ++sweep) {
     poll();
-    old_mean = r.mean;
-    old_var = r.variance;
+    sweeps.keep_marginals();
     bool extrapolated = false;
     if (schedule == EpSchedule::sequential) {
-      sequential_sweep(prior, targets, lik, d, rng, interrupt, r);
+      sweeps.sequential(d, rng);
     } else if (schedule == EpSchedule::parallel) {
-      parallel_sweep(targets, lik, d, r);
+      sweeps.parallel(d);
     } else {
-      const Eigen::VectorXd x = stacked_sites(r);  // the sweep's start, for the mixer
-      parallel_sweep(targets, lik, d, r);
-      const bool extrapolate = !confirm && previous_residual < kAndersonStart;
-      extrapolated = anderson_step(mixer, x, extrapolate, r);
+      extrapolated = sweeps.accelerated(d, !confirm && previous_residual < kAndersonStart);
     }
-    refresh_posterior(prior, r, interrupt);
-    const double change = marginal_change(r, old_mean, old_var);
+    sweeps.refresh();
+    const double change = sweeps.change();
     r.status.iterations = sweep;
     r.last_damping = d;
     if (!std::isfinite(change))
@@ -536,7 +596,7 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
       since_floor_mark = 0;
     } else if (residual < kProbeBelow && residual >= control.tol && !moved &&
                ++since_floor_mark >= kRoundingProbe) {
-      resolution = kRoundingMargin * rounding_level(prior, r, interrupt);
+      resolution = kRoundingMargin * sweeps.rounding_level();
       since_floor_mark = 0;
     }
     // (the level is a change of the marginals; the residual is change / d)
@@ -552,19 +612,19 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
       // because the likelihood moved is no oscillation)
       previous_residual = lowest_residual = stall_mark = std::numeric_limits<double>::infinity();
       since_lowest = since_mark = 0;
-      mixer.reset();
+      sweeps.reset_history();
       continue;
     }
     if (schedule == EpSchedule::parallel) {
       d = residual < previous_residual ? std::min(1.0, d * 1.1) : d * 0.5;
     } else if (schedule == EpSchedule::accelerated) {
-      if (residual > 2.0 * previous_residual) mixer.reset();
+      if (residual > 2.0 * previous_residual) sweeps.reset_history();
       if (residual < lowest_residual) {
         lowest_residual = residual;
         since_lowest = 0;
       } else if (++since_lowest >= kAndersonMemory) {
         d *= 0.5;
-        mixer.reset();
+        sweeps.reset_history();
         lowest_residual = std::numeric_limits<double>::infinity();
         since_lowest = 0;
       }
@@ -584,7 +644,15 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
     }
     previous_residual = residual;
   }
-  add_cavities_and_evidence(targets, lik, r);
+  sweeps.finish();
+}
+
+template <class Likelihood, class Prior>
+void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik,
+             const EpControl& control, const std::function<void()>& interrupt, EpResult& r,
+             const EpAdjust& adjust) {
+  LocalSweeps<Likelihood, Prior> sweeps(prior, targets, lik, interrupt, r);
+  iterate(sweeps, control, interrupt, r, adjust, r.mean.size() == r.site_precision.size());
 }
 
 inline void check_control(const EpControl& control, Eigen::Index n) {

@@ -375,43 +375,76 @@ class LowRankPrior {
 
   void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r,
                  const std::function<void()>& interrupt = nullptr) {
-    const Eigen::Index n = rows_->rows(), rank = rows_->cols();
-    const auto* G = rows_->held();
     tau_ = tau;
-    Eigen::VectorXd t, W;
-    scales(tau, t, W);
-    if (keep_factor_) r.factor = *G;
+    if (keep_factor_) r.factor = *rows_->held();
     else r.factor.resize(0, 0);
-    r.chol = Eigen::MatrixXd::Identity(rank, rank);
     if (at_prior(tau, nu)) {
+      r.chol = Eigen::MatrixXd::Identity(rows_->cols(), rows_->cols());
       prior_marginals(r);
       return;
     }
+    const Eigen::VectorXd beta = factor_sums(site_sums(tau, nu, interrupt), r);
+    r.log_det_half = r.chol.diagonal().array().log().sum();
+    row_marginals(tau, nu, beta, r, interrupt);
+  }
+
+  // A posterior in three steps, for rows held apart (ep_split.hpp): each
+  // holder's site_sums(), added; factor_sums() once; each holder's
+  // row_marginals().  site_sums(): I + G' W G (lower triangle) in the first
+  // r columns, G' (t nu) in the last (without I when not `identity`).
+  Eigen::MatrixXd site_sums(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu,
+                            const std::function<void()>& interrupt = nullptr,
+                            bool identity = true) const {
+    const Eigen::Index n = rows_->rows(), rank = rows_->cols();
+    const auto* G = rows_->held();
+    Eigen::VectorXd t, W;
+    scales(tau, t, W);
     const Eigen::VectorXd tnu = t.cwiseProduct(nu);
-    // A = I + G' W G and, when G is not held, G' (t nu) in one pass
-    Eigen::MatrixXd sums;
-    if (!G) sums = Eigen::MatrixXd::Identity(rank, rank + 1);
-    Eigen::MatrixXd& total = G ? r.chol : sums;
+    // A and, when G is not held, G' (t nu) in one pass
+    Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(rank, G ? rank : rank + 1);
+    if (identity) sums.diagonal().setOnes();
     const int threads = rows_->concurrent() ? threads_for_pass(n, rank) : 1;
-    sum_over_row_blocks(n, kRowBlock, threads, total,
+    sum_over_row_blocks(n, kRowBlock, threads, sums,
                         [&](Eigen::Index s, Eigen::Index len, Eigen::MatrixXd& partial) {
                           Eigen::MatrixXd scratch;
                           add_site_sums(rows_->block(s, len, scratch), W.segment(s, len),
                                         tnu.segment(s, len), partial);
                         },
                         interrupt);
-    if (!G) r.chol = sums.leftCols(rank);
+    if (G) {
+      sums.conservativeResize(rank, rank + 1);
+      sums.col(rank).noalias() = G->transpose() * tnu;
+    }
+    return sums;
+  }
+  // The factor L_A of A (r.chol) from the summed site_sums(); returns beta.
+  static Eigen::VectorXd factor_sums(const Eigen::MatrixXd& sums, EpPosterior& r) {
+    const Eigen::Index rank = sums.rows();
+    r.chol = sums.leftCols(rank);
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(r.chol);
     if (llt.info() != Eigen::Success)
       throw std::runtime_error("Cholesky factorisation of I + G' S G failed");
     r.chol.triangularView<Eigen::StrictlyUpper>().setZero();
-    const auto L = r.chol.triangularView<Eigen::Lower>();
-    Eigen::VectorXd beta = G ? Eigen::VectorXd(G->transpose() * tnu) : Eigen::VectorXd(sums.col(rank));
+    Eigen::VectorXd beta = sums.col(rank);
     llt.solveInPlace(beta);
+    return beta;
+  }
+  // The rows' marginals given L_A (r.chol) and beta: mean, variance,
+  // weights, low_rank_variance and low_rank_mean; adds the rows' part of
+  // 1/2 log det B to r.log_det_half.
+  void row_marginals(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu,
+                     const Eigen::VectorXd& beta, EpPosterior& r,
+                     const std::function<void()>& interrupt = nullptr) const {
+    const Eigen::Index n = rows_->rows(), rank = rows_->cols();
+    const auto* G = rows_->held();
+    Eigen::VectorXd t, W;
+    scales(tau, t, W);
+    const auto L = r.chol.triangularView<Eigen::Lower>();
     Eigen::VectorXd g_beta = G ? Eigen::VectorXd(*G * beta) : Eigen::VectorXd(n);
     r.variance.resize(n);
     const bool fitc = lambda_.size() > 0;
     r.low_rank_variance.resize(fitc ? n : 0);
+    const int threads = rows_->concurrent() ? threads_for_pass(n, rank) : 1;
     // Sigma_ii = d_i + t_i^2 q_i, q_i = |L_A^-1 g_i|^2, a block of rows at a
     // time (FITC keeps q); G beta there too when G is not held
     for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
@@ -425,8 +458,7 @@ class LowRankPrior {
       r.variance.segment(s, len) = q.cwiseProduct(t.segment(s, len).cwiseAbs2());
     }, interrupt);
     r.mean = t.cwiseProduct(g_beta);
-    r.weights = tnu - W.cwiseProduct(g_beta);
-    r.log_det_half = r.chol.diagonal().array().log().sum();
+    r.weights = t.cwiseProduct(nu) - W.cwiseProduct(g_beta);
     if (lambda_.size() > 0) {
       const Eigen::VectorXd d = lambda_.cwiseProduct(t);
       r.mean += d.cwiseProduct(nu);

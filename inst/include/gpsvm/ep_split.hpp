@@ -1,0 +1,256 @@
+// EP on the FITC prior with the rows held apart, in parts (each on its
+// worker process): every exchange is of the prior's m x m and m sums, and
+// the run is the in-memory one (ep_engine.hpp's iterate(), with the same
+// schedule rules), to rounding in the order the sums are added.
+//
+// Why this split: a FITC posterior takes from the rows only the sums
+// I + G' W G and G' (t nu) (LowRankPrior::site_sums()); once they are
+// factored (LowRankPrior::factor_sums()), every row's marginal needs only
+// its own g_i, L_A and beta (LowRankPrior::row_marginals()), and a parallel
+// sweep moves each site from its own marginal.  So an EpPart holds its rows,
+// their sites and marginals, and answers requests; SplitSweeps, the driver's
+// side, adds the parts' sums in the parts' order and factors them.  Two
+// exchanges per sweep: (sweep, sums) and (L_A and beta, the marginals' largest
+// change).
+//
+// Only the parallel schedule splits so: the accelerated one would need its
+// history split by part (a k x k normal matrix summed over parts), and the
+// sequential one, and so the parallel schedule's fallback to it, updates
+// A^-1 after every site in one random order over all rows.  A run that
+// reaches either throws SplitUnavailable, and the caller fits in one
+// process instead.
+//
+// Pure C++17 + Eigen: no R headers.
+#ifndef GPSVM_EP_SPLIT_HPP
+#define GPSVM_EP_SPLIT_HPP
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "ep_engine.hpp"
+#include "ep_priors.hpp"
+#include "fitc.hpp"
+
+namespace gpsvm {
+
+// A run that the split cannot follow (see above).
+class SplitUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What the driver asks of every part at once; a part does the steps asked,
+// in this order.
+struct PartRequest {
+  bool update = false;  // a parallel sweep from the current marginals
+  double damping = 1.0;
+  bool sums = false;       // reply with the site sums (r x (r + 1))
+  bool perturbed = false;  // sums and marginals of the sites moved by rounding
+  bool marginals = false;  // the marginals given chol (L_A) and beta
+  Eigen::MatrixXd chol;
+  Eigen::VectorXd beta;
+  bool finish = false;  // cavities and the rows' evidence terms
+};
+
+struct PartReply {
+  Eigen::MatrixXd sums;  // without the identity: the parts' are added to I
+  double log_det = 0.0;  // the rows' part of 1/2 log det B (with marginals)
+  double change = 0.0;   // the marginals' largest change (with marginals)
+  double evidence = 0.0; // ep_detail::evidence_terms() (with finish)
+};
+
+// Replies added in their order (sums, log determinants and evidence terms)
+// and the largest change kept: what the driver needs from several parts, and
+// what a worker sends for the parts it holds (so that an exchange carries one
+// m x (m + 1) matrix per worker, however many partitions it holds).
+inline PartReply combine(const std::vector<PartReply>& replies) {
+  PartReply out;
+  for (const PartReply& p : replies) {
+    if (p.sums.size() > 0) {
+      if (out.sums.size() == 0) out.sums = Eigen::MatrixXd::Zero(p.sums.rows(), p.sums.cols());
+      if (p.sums.rows() != out.sums.rows() || p.sums.cols() != out.sums.cols())
+        throw std::runtime_error("parts replied with sums of other dimensions");
+      out.sums += p.sums;
+    }
+    out.log_det += p.log_det;
+    // (std::max would drop a NaN)
+    out.change = std::isnan(p.change) || p.change > out.change ? p.change : out.change;
+    out.evidence += p.evidence;
+  }
+  return out;
+}
+
+// A part's rows: inputs x (rows first, first + 1, ... of the data), targets,
+// the FITC basis on them (the same numbers on every part: it depends on the
+// inducing inputs alone, and lambda on each row alone), sites and marginals.
+template <class Likelihood>
+class EpPart {
+ public:
+  EpPart(const Kernel& kernel, Eigen::MatrixXd x, Eigen::VectorXd targets,
+         const Eigen::MatrixXd& inducing, double extra_diagonal, const Likelihood& lik,
+         Eigen::Index held_rows, Eigen::Index first)
+      : x_(std::move(x)), targets_(std::move(targets)), lik_(lik), first_(first), source_(x_),
+        basis_(inducing_basis(kernel, source_, inducing, extra_diagonal, nullptr, held_rows)),
+        rows_(kernel, source_, basis_), prior_(rows_, basis_.lambda) {
+    if (x_.rows() != targets_.size()) throw std::invalid_argument("'x' and 'y' differ in length");
+    if (!targets_.allFinite()) throw std::invalid_argument("targets must be finite");
+    r_.site_precision = Eigen::VectorXd::Zero(targets_.size());
+    r_.site_nu = Eigen::VectorXd::Zero(targets_.size());
+  }
+
+  PartReply answer(const PartRequest& q, const std::function<void()>& interrupt) {
+    PartReply out;
+    if (q.update) {
+      if (r_.mean.size() != targets_.size())
+        throw std::logic_error("a part was asked to sweep before its marginals were set");
+      ep_detail::parallel_sweep(targets_, lik_, q.damping, r_);
+    }
+    Eigen::VectorXd tau = r_.site_precision, nu = r_.site_nu;
+    if (q.perturbed) ep_detail::perturb_by_rounding(tau, nu, first_);
+    if (q.sums) {
+      out.sums = prior_.site_sums(tau, nu, interrupt, false);
+    }
+    if (q.marginals) {
+      EpPosterior post;
+      post.chol = q.chol;
+      prior_.row_marginals(tau, nu, q.beta, post, interrupt);
+      ep_detail::floor_variances(post);
+      out.log_det = post.log_det_half;
+      const bool first = r_.mean.size() != targets_.size();
+      out.change = first ? 0.0 : ep_detail::marginal_change(post, r_.mean, r_.variance);
+      if (!q.perturbed) {
+        r_.mean = std::move(post.mean);
+        r_.variance = std::move(post.variance);
+        r_.weights = std::move(post.weights);
+        r_.low_rank_variance = std::move(post.low_rank_variance);
+        r_.low_rank_mean = std::move(post.low_rank_mean);
+      }
+    }
+    if (q.finish) {
+      ep_detail::cavities(r_, r_.site_precision, r_.site_nu, r_.cavity_mean, r_.cavity_var);
+      out.evidence =
+          ep_detail::evidence_terms(targets_, lik_, r_, r_.cavity_mean, r_.cavity_var);
+    }
+    return out;
+  }
+
+  // The part's rows of the fit (sites, marginals, cavities) and what
+  // predictions at its training inputs read (inducing_summary()).
+  const EpResult& result() const { return r_; }
+  InducingSummary summary() const { return inducing_summary(basis_, rows_, r_); }
+  Eigen::Index rows() const { return targets_.size(); }
+  const InducingBasis& basis() const { return basis_; }
+
+ private:
+  const Eigen::MatrixXd x_;
+  const Eigen::VectorXd targets_;
+  const Likelihood lik_;
+  const Eigen::Index first_;
+  const HeldRows source_;
+  const InducingBasis basis_;
+  const InducingRows rows_;
+  LowRankPrior prior_;
+  EpResult r_;
+};
+
+// The driver's side: asks every holder of parts (a worker), in the holders'
+// order, each replying for its parts combined.
+class PartExchange {
+ public:
+  virtual ~PartExchange() = default;
+  virtual std::vector<PartReply> ask(const PartRequest& request) = 0;
+};
+
+// iterate()'s sweeps (ep_engine.hpp) over parts held apart.  r holds the
+// m x m state (chol, low_rank_mean, log_det_half) and the run's status; its
+// row vectors stay empty (the parts hold them).
+class SplitSweeps {
+ public:
+  SplitSweeps(PartExchange& parts, Eigen::Index rank, EpResult& r)
+      : parts_(parts), rank_(rank), r_(r) {}
+
+  void refresh() {
+    PartRequest q;
+    q.update = pending_;
+    q.damping = damping_;
+    q.sums = true;
+    pending_ = false;
+    change_ = marginals(q, r_);
+  }
+  void keep_marginals() {}
+  double change() const { return change_; }
+  void parallel(double d) {
+    pending_ = true;  // asked with the next refresh's sums: one exchange
+    damping_ = d;
+  }
+  bool accelerated(double, bool) {
+    throw SplitUnavailable("the accelerated schedule is not split over parts");
+  }
+  void reset_history() {}
+  void sequential(double, std::mt19937&) {
+    throw SplitUnavailable("the run needs sequential sweeps, which are not split over parts");
+  }
+  double rounding_level() {
+    PartRequest q;
+    q.sums = q.perturbed = true;
+    EpPosterior probe;
+    const double level = marginals(q, probe);
+    return std::isfinite(level) ? level : 0.0;
+  }
+  void finish() {
+    PartRequest q;
+    q.finish = true;
+    r_.log_evidence = combine(parts_.ask(q)).evidence - r_.log_det_half;
+  }
+
+ private:
+  // The sums asked with q, factored into post; then the marginals (of the
+  // same sites) and their largest change.
+  double marginals(PartRequest& q, EpPosterior& post) {
+    const PartReply summed = combine(parts_.ask(q));
+    if (summed.sums.rows() != rank_ || summed.sums.cols() != rank_ + 1)
+      throw std::runtime_error("the parts replied with sums of other dimensions");
+    Eigen::MatrixXd sums = summed.sums;
+    sums.leftCols(rank_).diagonal().array() += 1.0;
+    post.low_rank_mean = LowRankPrior::factor_sums(sums, post);
+    PartRequest m;
+    m.marginals = true;
+    m.perturbed = q.perturbed;
+    m.chol = post.chol;
+    m.beta = post.low_rank_mean;
+    const PartReply marginal = combine(parts_.ask(m));
+    post.log_det_half = post.chol.diagonal().array().log().sum() + marginal.log_det;
+    return marginal.change;
+  }
+
+  PartExchange& parts_;
+  const Eigen::Index rank_;
+  EpResult& r_;
+  bool pending_ = false;
+  double damping_ = 1.0;
+  double change_ = 0.0;
+};
+
+// EP from sites at 0 over parts held apart, the parallel schedule only
+// (see above).
+inline EpResult ep_run_split(PartExchange& parts, Eigen::Index rank, const EpControl& control,
+                             const std::function<void()>& interrupt) {
+  if (control.schedule != EpSchedule::parallel)
+    throw SplitUnavailable("only the parallel schedule is split over parts");
+  ep_detail::check_control(control, 0);
+  EpResult r;
+  SplitSweeps sweeps(parts, rank, r);
+  ep_detail::iterate(sweeps, control, interrupt, r, EpAdjust(), false);
+  return r;
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_EP_SPLIT_HPP

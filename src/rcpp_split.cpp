@@ -1,0 +1,192 @@
+// Glue for EP over parts held apart (ep_split.hpp): a part lives in the R
+// process that holds its rows (a worker of the future plan) behind an
+// external pointer, and answers requests; the driver's run asks every part
+// through an R function that sends the request to the workers.
+#include "gpsvm_glue.h"
+
+#include <gpsvm/ep_split.hpp>
+#include <gpsvm/likelihoods.hpp>
+
+// [[Rcpp::depends(RcppEigen)]]
+
+namespace {
+
+// A part of any model's likelihood, as one type behind the R pointer.
+class HeldPart {
+ public:
+  virtual ~HeldPart() = default;
+  virtual gpsvm::PartReply answer(const gpsvm::PartRequest& q) = 0;
+  virtual Rcpp::List result() const = 0;
+};
+
+template <class Likelihood>
+class HeldPartOf final : public HeldPart {
+ public:
+  template <class... Args>
+  explicit HeldPartOf(Args&&... args) : part_(std::forward<Args>(args)...) {}
+  gpsvm::PartReply answer(const gpsvm::PartRequest& q) override {
+    return part_.answer(q, gpsvm_glue::interrupt_callback());
+  }
+  Rcpp::List result() const override {
+    Rcpp::List out = gpsvm_glue::ep_result_to_r(part_.result());
+    const gpsvm::InducingSummary s = part_.summary();
+    out["fitted"] = s.fitted;
+    out["fitted_variance"] = s.fitted_variance;
+    out["inducing_chol"] = part_.basis().chol;
+    out["inducing_weights"] = s.weights;
+    return out;
+  }
+
+ private:
+  gpsvm::EpPart<Likelihood> part_;
+};
+
+HeldPart* held_part(SEXP part) {
+  if (TYPEOF(part) != EXTPTRSXP || R_ExternalPtrAddr(part) == nullptr)
+    Rcpp::stop("'part' is no part of a split fit (it lives only in the process that made it)");
+  return static_cast<HeldPart*>(R_ExternalPtrAddr(part));
+}
+
+void finalize_part(SEXP part) {
+  delete static_cast<HeldPart*>(R_ExternalPtrAddr(part));
+  R_ClearExternalPtr(part);
+}
+
+Rcpp::List request_to_r(const gpsvm::PartRequest& q) {
+  Rcpp::List out = Rcpp::List::create(
+      Rcpp::Named("update") = q.update, Rcpp::Named("damping") = q.damping,
+      Rcpp::Named("sums") = q.sums, Rcpp::Named("perturbed") = q.perturbed,
+      Rcpp::Named("marginals") = q.marginals, Rcpp::Named("finish") = q.finish);
+  if (q.marginals) {
+    out["chol"] = q.chol;
+    out["beta"] = q.beta;
+  }
+  return out;
+}
+
+gpsvm::PartRequest request_from_r(const Rcpp::List& r) {
+  using gpsvm_glue::element;
+  using gpsvm_glue::flag;
+  gpsvm::PartRequest q;
+  q.update = flag(element(r, "update"), "update");
+  q.damping = gpsvm_glue::number_in(element(r, "damping"), "damping", 0.0, 1.0);
+  q.sums = flag(element(r, "sums"), "sums");
+  q.perturbed = flag(element(r, "perturbed"), "perturbed");
+  q.marginals = flag(element(r, "marginals"), "marginals");
+  q.finish = flag(element(r, "finish"), "finish");
+  if (q.marginals) {
+    q.chol = gpsvm_glue::matrix_element(r, "chol");
+    q.beta = gpsvm_glue::vector_element(r, "beta");
+    if (q.chol.rows() != q.chol.cols() || q.chol.rows() != q.beta.size())
+      Rcpp::stop("the request's 'chol' and 'beta' differ in size");
+  }
+  return q;
+}
+
+Rcpp::List reply_to_r(const gpsvm::PartReply& p) {
+  return Rcpp::List::create(Rcpp::Named("sums") = p.sums, Rcpp::Named("log_det") = p.log_det,
+                            Rcpp::Named("change") = p.change,
+                            Rcpp::Named("evidence") = p.evidence);
+}
+
+gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
+  using gpsvm_glue::element;
+  gpsvm::PartReply p;
+  SEXP sums = element(r, "sums");
+  if (Rf_isMatrix(sums) && Rf_nrows(sums) > 0) p.sums = gpsvm_glue::matrix_element(r, "sums");
+  p.log_det = Rcpp::as<double>(element(r, "log_det"));
+  p.change = Rcpp::as<double>(element(r, "change"));
+  p.evidence = Rcpp::as<double>(element(r, "evidence"));
+  return p;
+}
+
+// The driver's exchange: `ask(request)` returns every part's reply, in the
+// parts' order (the R layer sends the request to the workers).
+class RExchange final : public gpsvm::PartExchange {
+ public:
+  RExchange(const Rcpp::Function& ask, std::size_t parts) : ask_(ask), parts_(parts) {}
+  std::vector<gpsvm::PartReply> ask(const gpsvm::PartRequest& request) override {
+    const Rcpp::List replies = ask_(request_to_r(request));
+    if (static_cast<std::size_t>(replies.size()) != parts_)
+      throw std::runtime_error("the workers of a split fit did not all reply");
+    std::vector<gpsvm::PartReply> out;
+    out.reserve(parts_);
+    for (R_xlen_t i = 0; i < replies.size(); ++i) out.push_back(reply_from_r(replies[i]));
+    return out;
+  }
+
+ private:
+  Rcpp::Function ask_;
+  std::size_t parts_;
+};
+
+}  // namespace
+
+// A part of an mfsvr() fit with inducing inputs: rows first + 1, ... of the
+// data, x on the fit's scale, y its targets; `model` holds C, epsilon,
+// inducing (scaled as x) and inducing_held_rows.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_ep_part_new(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                     Eigen::Map<Eigen::VectorXd> y, Rcpp::List model, double first) try {
+  using gpsvm_glue::element;
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  const gpsvm::EpsilonInsensitive lik(
+      gpsvm_glue::number_in(element(model, "C"), "C", 0.0, R_PosInf),
+      gpsvm_glue::number_in(element(model, "epsilon"), "epsilon", 0.0, R_PosInf));
+  const Eigen::MatrixXd z = gpsvm_glue::matrix_element(model, "inducing");
+  HeldPart* part = new HeldPartOf<gpsvm::EpsilonInsensitive>(
+      k, Eigen::MatrixXd(x), Eigen::VectorXd(y), z, 0.0, lik,
+      gpsvm_glue::inducing_held_rows(model),
+      static_cast<Eigen::Index>(gpsvm_glue::number_in(Rcpp::wrap(first), "first", 0.0, R_PosInf)));
+  SEXP out = PROTECT(R_MakeExternalPtr(part, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(out, finalize_part, TRUE);
+  UNPROTECT(1);
+  return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// The parts' (a list of them, in their order) reply to a request
+// (ep_split.hpp's PartRequest as a list), combined.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_ep_parts_answer(Rcpp::List parts, Rcpp::List request) try {
+  const gpsvm::PartRequest q = request_from_r(request);
+  std::vector<gpsvm::PartReply> replies;
+  for (R_xlen_t i = 0; i < parts.size(); ++i) replies.push_back(held_part(parts[i])->answer(q));
+  return reply_to_r(gpsvm::combine(replies));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// A part's rows of the fit, as ep_result_to_r() gives them, with fitted
+// and fitted_variance.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_ep_part_result(SEXP part) {
+  return held_part(part)->result();
+}
+
+// The driver: EP over parts held by `parts` holders (workers) whose
+// replies `ask(request)` gathers, in the holders' order,
+// m inducing inputs; NULL when the run needs what the split does not offer
+// (ep_split.hpp), so that the caller fits in one process.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_ep_split_run(Rcpp::Function ask, double parts, double m, Rcpp::List control) try {
+  RExchange exchange(ask, static_cast<std::size_t>(
+      gpsvm_glue::count_in(Rcpp::wrap(parts), "parts", 1, R_XLEN_T_MAX)));
+  gpsvm::EpResult r;
+  try {
+    r = gpsvm::ep_run_split(exchange,
+                            static_cast<Eigen::Index>(gpsvm_glue::count_in(Rcpp::wrap(m), "m", 1,
+                                                                           R_XLEN_T_MAX)),
+                            gpsvm_glue::ep_control_from_r(control),
+                            gpsvm_glue::interrupt_callback());
+  } catch (const gpsvm::SplitUnavailable& e) {
+    return Rcpp::List::create(Rcpp::Named("unavailable") = std::string(e.what()));
+  }
+  return Rcpp::List::create(
+      Rcpp::Named("chol") = r.chol, Rcpp::Named("low_rank_mean") = r.low_rank_mean,
+      Rcpp::Named("log_evidence") = r.log_evidence, Rcpp::Named("log_det_half") = r.log_det_half,
+      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}

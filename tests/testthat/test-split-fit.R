@@ -1,0 +1,111 @@
+# mfsvr() on data in partitions over the workers of a future plan
+# (R/split-fit.R, ep_split.hpp): each worker holds its partitions and their
+# EP sites, and every sweep exchanges only m x m and m sums.  The reference
+# is the in-memory fit to the partitions' rows bound together by rbind() in
+# the test (one matrix, the core's own sweep in one process): values,
+# evidence, intervals to 1e-8, for several numbers of workers and
+# partitions of unequal sizes (one of a single row).
+
+split_data <- function(n, seed = 3) {
+  set.seed(seed)
+  d <- data.frame(x1 = runif(n), x2 = runif(n), x3 = runif(n))
+  d$y <- 10 * sin(pi * d$x1 * d$x2) + 20 * (d$x3 - 0.5)^2 + rnorm(n)
+  cut <- c(0, round(n * 0.1), round(n * 0.1) + 1, round(n * 0.6), n)
+  pieces <- lapply(1:4, function(k) d[(cut[k] + 1):cut[k + 1], ])
+  files <- tempfile(fileext = c(".rds", ".csv", ".rds"))
+  saveRDS(pieces[[1]], files[1])
+  utils::write.csv(pieces[[3]], files[2], row.names = FALSE)
+  saveRDS(pieces[[4]], files[3])
+  bound <- rbind(pieces[[1]], pieces[[2]], utils::read.csv(files[2]), pieces[[4]])
+  rownames(bound) <- NULL
+  list(parts = gpsvm_partitions(files[1], pieces[[2]], files[2:3]), bound = bound)
+}
+
+split_inducing <- function(m) {
+  set.seed(11)
+  cbind(x1 = runif(m), x2 = runif(m), x3 = runif(m))
+}
+
+with_workers <- function(workers, code) {
+  old <- future::plan(future::multisession, workers = workers)
+  on.exit(future::plan(old), add = TRUE)
+  code
+}
+
+expect_same_fit <- function(fit, reference, newdata, tol = 1e-8) {
+  expect_equal(unname(fitted(fit)), unname(fitted(reference)), tolerance = tol)
+  expect_equal(fit$log_evidence, reference$log_evidence, tolerance = tol)
+  expect_equal(fit$site_precision, reference$site_precision, tolerance = tol)
+  expect_equal(fit$variance, reference$variance, tolerance = tol)
+  expect_equal(unname(predict(fit, newdata, interval = "prediction")),
+               unname(predict(reference, newdata, interval = "prediction")), tolerance = tol)
+  expect_identical(fit$convergence$converged, reference$convergence$converged)
+}
+
+test_that("mfsvr() on partitions over 2 and 3 workers is the in-memory fit", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  d <- split_data(test_size(900, 400))
+  z <- split_inducing(25)
+  reference <- mfsvr(y ~ ., d$bound, inducing = z, C = 5, epsilon = 0.1)
+  for (workers in 2:3) {
+    fit <- with_workers(workers, mfsvr(y ~ ., d$parts, inducing = z, C = 5))
+    expect_identical(fit$split$workers, workers)
+    expect_identical(fit$split$partitions, 4L)
+    expect_same_fit(fit, reference, d$bound[c(1, 50, 300), ])
+    expect_match(fit$plan$by[fit$plan$step == "data"], "EP on [23] workers of the future plan")
+  }
+  # the greedy choice of inducing inputs and the width rule, as in memory
+  fit <- with_workers(2, mfsvr(y ~ ., d$parts, inducing = 20, C = 5))
+  expect_same_fit(fit, mfsvr(y ~ ., d$bound, inducing = 20, C = 5, optimize = FALSE),
+                  d$bound[1:3, ])
+})
+
+test_that("a split sweep exchanges m x m and m sums, whatever the number of rows", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  z <- split_inducing(12)
+  per_round <- with_workers(2, vapply(c(300, 1200), function(n) {
+    fit <- mfsvr(y ~ ., split_data(n)$parts, inducing = z, C = 5)
+    fit$split$bytes / fit$split$rounds
+  }, 0))
+  # the same requests and replies (matrices of m x (m + 1) numbers at most;
+  # the sweeps' mix of exchanges differs a little) at four times the rows,
+  # far below one number per row
+  expect_lt(abs(per_round[2] / per_round[1] - 1), 0.05)
+  expect_lt(per_round[2], 8 * 2 * (12 * 13) + 8 * 2 * (12 * 12 + 12) + 6000)
+})
+
+test_that("a run the split cannot follow is fitted in one process, and equally", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  d <- split_data(300)
+  z <- split_inducing(15)
+  ctl <- mfsvr_control(schedule = "accelerated")
+  fit <- with_workers(2, mfsvr(y ~ ., d$parts, inducing = z, C = 5, control = ctl))
+  expect_null(fit$split)
+  expect_same_fit(fit, mfsvr(y ~ ., d$bound, inducing = z, C = 5, control = ctl), d$bound[1:2, ])
+  # a residual that stalls at the rounding level (huge C, tol below it):
+  # the level is probed over the parts as in one process
+  ctl <- mfsvr_control(tol = 1e-15, max_iter = 80)
+  fit <- with_workers(2, suppressWarnings(mfsvr(y ~ ., d$parts, inducing = z, C = 1e4,
+                                                control = ctl)))
+  reference <- suppressWarnings(mfsvr(y ~ ., d$bound, inducing = z, C = 1e4, control = ctl))
+  expect_false(is.null(fit$split))
+  # (the level is rounding's own, so each fit measures its own)
+  level <- function(f) as.numeric(sub(".*\\(([0-9.e+-]+)\\).*", "\\1", f$convergence$reason))
+  expect_true(is.finite(level(fit)) && is.finite(level(reference)))
+  expect_lt(abs(log10(level(fit) / level(reference))), 1)
+  expect_same_fit(fit, reference, d$bound[1:2, ], tol = 1e-7)
+})
+
+test_that("partitions that cannot be read stop the fit before the workers start", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  d <- split_data(200)
+  gone <- d$parts$sources[[4]]
+  file.remove(gone)
+  expect_error(suppressWarnings(with_workers(2, mfsvr(y ~ ., d$parts,
+                                                      inducing = split_inducing(5), C = 5))),
+               "partition 4 of the data \\(.*\\) cannot be read")
+})
