@@ -220,8 +220,6 @@
     .inducing_line(object))
 }
 
-.convergence_lines_joint <- function(x) .format_convergence(x$convergence)
-
 .glance_evidence.gpsvm_gpc_joint <- function(x) .evidence_columns(logLik(x))
 
 .hyperparameter_matrix.gpsvm_gpc_joint <- function(object) {

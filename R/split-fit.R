@@ -12,9 +12,9 @@
 # future; the user already chooses them with future::plan() for gpsvm's
 # repeated fits; and n futures launched together go to n different workers,
 # which is how every sweep reaches every held part.  Backends that start a
-# process per future (future.batchtools, callr; mirai is not installed
-# where this was written) would have to read every partition again and
-# carry the sites in each future: they get the one-process fit instead (as
+# process per future (future.batchtools, callr) would have to read every
+# partition again and carry the sites in each future: they get the
+# one-process fit instead (as
 # do plans of one worker, and runs that need the accelerated or sequential
 # schedules, which are not split; see ep_split.hpp).  A partition file must
 # be readable on the worker that reads it (a shared file system on a

@@ -147,7 +147,7 @@ report_pattern='runtime error:|ERROR: (Address|Leak)Sanitizer|SUMMARY: (Address|
 # process, and the file it ended on is the one taken and not finished.  A
 # slot starts workers until the queue is empty, so the files after one that
 # died still run.  One process for many files spares a start of R and its
-# packages under ASan (about 2 s of CPU) per file.
+# packages under ASan per file.
 run_worker() {
   local dir=$1 code
   mkdir -p "$dir/reports"
