@@ -349,7 +349,10 @@ gpsvm_plan <- function(object) {
       !all(vapply(v[columns[1:4]], is.character, logical(1))) || anyNA(v$step)) {
     return("has columns of the wrong type")
   }
-  steps <- tryCatch(.plan_frame(.plan_rows(object))$step, error = function(e) NULL)
+  # (the steps alone: framing the rows' words would double this check's cost)
+  steps <- tryCatch(unlist(lapply(.plan_rows(object), function(row) {
+    rep_len(row$step, max(lengths(row)))
+  })), error = function(e) NULL)
   if (!is.null(steps) && !identical(v$step, steps)) {
     return(sprintf("must have the steps %s, which the fit's records give",
                    paste(steps, collapse = ", ")))

@@ -7,7 +7,7 @@
 #      (UBSan without its alignment, null and pointer-overflow checks, which
 #      slowed the suite by half; flags from tools/sanitize.Makevars through R_MAKEVARS_USER; src/Makevars
 #      stays portable) and run the testthat suite, without the vignettes,
-#      with gcc's libasan preloaded (ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64, UBSan
+#      with gcc's libasan preloaded (ASAN_OPTIONS as tools/sanitize.sh sets them, UBSan
 #      printing stacks), its files spread over the cores and its large
 #      problems made small (GPSVM_TEST_SIZE=small, see
 #      tests/testthat/helper-size.R; the tests that leaves to step 6's

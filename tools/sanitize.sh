@@ -25,7 +25,14 @@
 #    cost a fifth to a quarter of a test file's time (test-svr.R 25.7 s
 #    against 19.6 s, test-fit-validation.R 148 s against 122 s).  64 MB
 #    still hold a freed kernel matrix of 2800 rows whole, and the self-test
-#    below reads memory freed 8 MB of allocations earlier.)  ASan writes
+#    below reads memory freed 8 MB of allocations earlier.)  And
+#    clear_shadow_mmap_threshold=1 GB: every longjmp of R's (each error,
+#    each muffled warning or restart) makes ASan unpoison the stack's
+#    shadow from the jump's frame to the stack's top; above the default
+#    64 kB threshold it does so by remapping the shadow's pages, a few
+#    system calls and a page fault a page each time, which made the tests'
+#    system time about a third of their CPU time.  A memset of the same
+#    shadow clears it alike.  ASan writes
 #    its reports to files (log_path), so a report from a forked or cluster
 #    worker is caught too; UBSan ignores log_path when it runs inside ASan's
 #    run-time (gcc 12) and reports on stderr, which is scanned for 'runtime
@@ -97,7 +104,7 @@ grep -q -- '-fsanitize=address' "$work/sanitize-install.log" ||
 echo "sanitize: built with -fsanitize=address,undefined in $(( $(date +%s) - start )) s"
 
 # The sanitizers' options for the self-test and the tests (see 2. above).
-asan_options="detect_leaks=0:quarantine_size_mb=64"
+asan_options="detect_leaks=0:quarantine_size_mb=64:clear_shadow_mmap_threshold=1073741824"
 ubsan_options="print_stacktrace=1:halt_on_error=1"
 
 # The stage's self-test: a deliberate heap overflow, a signed overflow and a
@@ -232,7 +239,7 @@ export GPSVM_PROBE_CACHE="$work/probe-cache" GPSVM_PROBE_MAKEVARS="$root/tools/s
 # (The R process that compiles them also loads them, so it runs, like the
 # tests, with the ASan run-time preloaded.)
 (cd "$tests/../.." && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB NOT_CRAN=true \
-   LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0" \
+   LD_PRELOAD="$asan" ASAN_OPTIONS="$asan_options" \
    R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e '
   library(testthat)
   source("tests/testthat/helper-probes.R")
