@@ -12,8 +12,20 @@
 # ---- every fit ----------------------------------------------------------------
 
 # Stops with a message naming the field when the object is not what its
-# fitter made (validate-fit.R); runs before any computation reads it.
-.validate_fit <- function(object) UseMethod(".validate_fit")
+# fitter made (validate-fit.R); runs before any computation reads it.  A
+# method that has checked its fit and hands it on to another (print() to
+# logLik() and sigma()) leaves a record in its own frame, so the same
+# object is not checked again below it; the record goes with that frame,
+# and an object that differs from it in anything is checked anew.
+.validate_fit <- function(object) {
+  checked <- dynGet(".gpsvm_checked_fit", ifnotfound = NULL)
+  if (!is.null(checked) && identical(checked, object)) return(invisible(object))
+  .validate_model(object)
+  assign(".gpsvm_checked_fit", object, envir = parent.frame())
+  invisible(object)
+}
+# Each model's own checks (the fields it made), and its layer's.
+.validate_model <- function(object) UseMethod(".validate_model")
 # The plan's rows (plan.R).
 .plan_rows <- function(fit) UseMethod(".plan_rows")
 # print(): the model's title and its own lines.
@@ -106,7 +118,7 @@
 # .evidence_curvature()), .evidence_at() to a C that evidence_curve() varies
 # (it refuses other models first).
 .model_contract <- list(
-  fit = c(".validate_fit", ".plan_rows", ".title", ".model_lines", ".search_summary",
+  fit = c(".validate_model", ".plan_rows", ".title", ".model_lines", ".search_summary",
           ".own_hyperparameters", ".hyperparameter_matrix", ".weight_intervals",
           ".evidence_curvature", ".glance_evidence", ".glance_columns", ".searched"),
   regression = c(".latent_moments", ".target_distribution", ".target_scores",

@@ -228,7 +228,7 @@
 
 .point_roles.gpsvm_gpc_joint <- function(model) rep("support", nrow(model$x))
 
-.validate_fit.gpsvm_gpc_joint <- function(object) {
+.validate_model.gpsvm_gpc_joint <- function(object) {
   size <- .input_checks(object)
   n <- size$n
   K <- length(object$levels)

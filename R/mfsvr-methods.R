@@ -131,7 +131,7 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
 
 # The fields mfsvr()'s computations read (validate-fit.R): its own and the
 # EP engine's.
-.validate_fit.gpsvm_mfsvr <- function(object) {
+.validate_model.gpsvm_mfsvr <- function(object) {
   .validate_regression(object, function(n, p) {
     c(list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
            coefficients = .numbers(n), variance = .numbers(n, lower = 0),

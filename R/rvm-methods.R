@@ -326,7 +326,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
 
 # The fields the relevance vector machines' computations read
 # (validate-fit.R).
-.validate_fit.gpsvm_rvm <- function(object) {
+.validate_model.gpsvm_rvm <- function(object) {
   smooth <- inherits(object, "gpsvm_srvm")
   .validate_regression(object, function(n, p) {
     r <- length(object$relevance_vectors)

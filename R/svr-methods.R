@@ -171,7 +171,7 @@ coef.gpsvm_svr <- function(object, ...) {
 # The fields svr()'s computations read (validate-fit.R); its search
 # record adds which evidence it maximised, and a grid search the interval
 # (print() shows them).
-.validate_fit.gpsvm_svr <- function(object) {
+.validate_model.gpsvm_svr <- function(object) {
   record <- .optional(function(r) {
     .search_record_field(r) %||% switch(r$method,
       "eq. (17) fixed point" = NULL,

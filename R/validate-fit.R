@@ -6,9 +6,9 @@
 # number.  Every check is cheap: O(n p) for the inputs, O(r^2) reads for a
 # triangular factor, never a factorisation.
 #
-# .validate_fit(object) dispatches on the model's class: each model's
-# method, in the model's own file, lists its fields as checks (below) and
-# adds the shared ones of its layer (.validate_regression(),
+# .validate_fit(object) dispatches (.validate_model()) on the model's
+# class: each model's method, in the model's own file, lists its fields as
+# checks (below) and adds the shared ones of its layer (.validate_regression(),
 # .validate_classifier(), and .ep_checks() for the EP engine's fields).
 
 
@@ -33,7 +33,7 @@
   }
 }
 
-.validate_fit.default <- function(object) {
+.validate_model.default <- function(object) {
   .stop("the object is not a gpsvm fit: refit it with gpsvm's fitter")
 }
 
@@ -564,7 +564,7 @@
   invisible(object)
 }
 
-.validate_fit.gpsvm_classifier <- function(object) .validate_classifier(object)
+.validate_model.gpsvm_classifier <- function(object) .validate_classifier(object)
 
 # One binary model (of `class`, the fit's) on the n x p inputs, its kernel
 # with the fit's bias as its constant; `kept`: whether the fit keeps its

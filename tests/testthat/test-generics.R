@@ -63,5 +63,5 @@ test_that("the check sees a missing method, and takes a layer's or a default", {
   expect_identical(missing_methods(fit, ".latent_moments"), ".latent_moments")
   # the layer's method serves (every regression fit's key points are NULL
   # unless the model says otherwise), and so does a default
-  expect_identical(missing_methods(fit, c(".key_points", ".validate_fit")), character(0))
+  expect_identical(missing_methods(fit, c(".key_points", ".validate_model")), character(0))
 })
