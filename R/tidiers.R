@@ -49,7 +49,9 @@ generics::augment
 #' and `loo.r.squared`, \eqn{R^2} at the training rows and of the
 #' leave-one-out predictions (`NA` for [svr()], see [regression-methods]);
 #' `logLik`, `AIC`, `BIC` from [logLik()]
-#' (for [gpc()] only with `method = "tap"` and two classes, `NA` otherwise;
+#' (for [gpc()] with `method = "tap"` and two classes or `multiclass =
+#' "joint"`; `NA` for one-vs-rest models, which have no joint likelihood of
+#' the labels, and for `method = "naive"`;
 #' [svc()] has no evidence and no such columns); for the regression models
 #' `sigma`, the noise standard deviation in the response's units ([sigma()]);
 #' the kernel (`kernel`, its type, and `kernel.sigma`, the Gaussian width used,

@@ -202,6 +202,14 @@ test_that("gpc(multiclass = 'joint') predicts the argmax of its probabilities an
   expect_output(print(fit), "one joint model")
 })
 
+test_that("one-vs-rest has no joint likelihood: logLik() says so, glance() gives NA", {
+  fit <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05)
+  expect_error(logLik(fit), "multiclass = \"joint\"")
+  g <- glance(fit)
+  expect_true(all(is.na(unlist(g[c("logLik", "AIC", "BIC")]))))
+  expect_identical(g$n.classes, 3L)
+})
+
 test_that("joint leave-one-out: cavities close to exact refits on a small problem", {
   skip_on_cran()
   set.seed(6)
