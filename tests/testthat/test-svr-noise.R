@@ -104,19 +104,6 @@ test_that("svr()'s varying noise is mfsvr()'s, and its intervals the predictive 
   expect_match(fit$plan$choice[fit$plan$step == "noise"], "varying")
 })
 
-test_that("svr(noise = \"auto\") keeps the constant fit on constant noise", {
-  set.seed(7)
-  x <- sort(runif(test_size(100, 60), 0, 10))
-  y <- sin(x) + rnorm(length(x), sd = 0.3)
-  const <- svr(x, y, calibration_folds = 0)
-  auto <- svr(x, y, noise = "auto", calibration_folds = 0)
-  expect_identical(auto$noise_model$type, "constant")
-  new <- seq(0, 10, length.out = 7)
-  expect_identical(predict(auto, new, interval = "prediction"),
-                   predict(const, new, interval = "prediction"))
-  expect_match(paste(capture.output(print(const)), collapse = " "), "; constant noise")
-})
-
 test_that("calibration refits of svr() and mfsvr() keep the noise function", {
   skip_on_cran()
   d <- svr_het_data(60, seed = 8)
