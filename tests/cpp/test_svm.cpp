@@ -169,6 +169,13 @@ TEST_CASE("SMO with a box and tube per point: the whitened problem's brute-force
   c.log_noise_scale = VectorXd::Zero(6);
   c.log_noise_scale[5] = 0.5;
   CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), std::invalid_argument);
+  // (up to rounding, as a noise function's matrix product gives them, they
+  // share the first twin's)
+  c.log_noise_scale[5] = 1e-14;
+  const gpsvm::SvrResult rounded = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+  c.log_noise_scale[5] = 0.0;
+  const gpsvm::SvrResult exact = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+  CHECK_MSG(rounded.status.converged && rounded.beta == exact.beta, "twins' rounding");
   c.log_noise_scale = VectorXd::Zero(3);
   CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), std::invalid_argument);
 }

@@ -148,6 +148,11 @@ test_that("svr()'s bad noise arguments, refusals and hand-edited noise models ar
   bad <- fit
   bad$beta[which.max(abs(bad$beta))] <- 1e6
   expect_error(predict(bad, 1), "beta")
+  # duplicated inputs whose noise scales differ by rounding (mcycle's times)
+  if (requireNamespace("MASS", quietly = TRUE)) {
+    mc <- svr(accel ~ times, MASS::mcycle, noise = "varying", calibration_folds = 0)
+    expect_true(all(is.finite(predict(mc, data.frame(times = c(10, 30)), interval = "prediction"))))
+  }
   # four rows, two of them duplicated inputs: a finite fit
   tiny <- svr(c(1, 1, 2, 3), c(0.1, 0.3, 1, 0.2), noise = "varying", calibration_folds = 0)
   expect_true(all(is.finite(predict(tiny, c(1, 2.5), interval = "prediction"))))

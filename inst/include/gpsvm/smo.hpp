@@ -698,19 +698,25 @@ inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const 
     throw std::invalid_argument("'x' has " + std::to_string(x.rows()) + " rows but 'y' has " +
                                 std::to_string(y.size()) + " values");
   if (x.rows() < 1) throw std::invalid_argument("no data");
-  const Eigen::VectorXd& l = ctl.log_noise_scale;
-  if (l.size() != 0 && l.size() != x.rows())
+  if (ctl.log_noise_scale.size() != 0 && ctl.log_noise_scale.size() != x.rows())
     throw std::invalid_argument("'log_noise_scale' must have one value per row of 'x'");
   InterruptPoll poll(interrupt);
   const std::vector<Index> first = KernelEvaluator(kernel, x).first_twins();
+  // Twins share one tube (the twin sets order them by target alone): each
+  // takes its first twin's scale, which a smooth noise function gives them
+  // up to rounding (a matrix product's, row by row).
+  SvrControl rows = ctl;
+  Eigen::VectorXd& l = rows.log_noise_scale;
   for (Index i = 0; i < l.size(); ++i) {
-    if (l[i] != l[first[static_cast<size_t>(i)]])
+    const double l0 = l[first[static_cast<size_t>(i)]];
+    if (!(std::fabs(l[i] - l0) <= 1e-8 * (1.0 + std::fabs(l0))))
       throw std::invalid_argument("rows with identical inputs must have the same 'log_noise_scale'");
+    l[i] = l0;
   }
   const detail::Groups groups = detail::make_groups(first, y);
   const KernelEvaluator k(kernel, detail::group_inputs(groups, x));
   KernelColumnCache cache(k, ctl.cache_mb);
-  detail::SvrState st(y, ctl, groups, cache, k, 0.0, poll);
+  detail::SvrState st(y, rows, groups, cache, k, 0.0, poll);
   SvrResult res;
   detail::solve_smo(st, res);
   Eigen::VectorXd r;
