@@ -111,12 +111,13 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
 #' @export
 confint.gpsvm_classifier <- confint.gpsvm_regression
 
-# With a noise that varies with the inputs, an mfsvr() fit's C and epsilon
+# With a noise that varies with the inputs, an mfsvr() or svr() fit's C and epsilon
 # are the level of its noise function (the fitted level absorbs any scale
 # of them): the evidence's curvature or curve in them alone is that of the
 # constant-noise model, not of this fit, so it is refused, not given.
 .check_constant_tube <- function(object, what) {
-  if (inherits(object, "gpsvm_mfsvr") && identical(object$noise_model$type, "varying")) {
+  if (inherits(object, c("gpsvm_mfsvr", "gpsvm_svr")) &&
+      identical(object$noise_model$type, "varying")) {
     .stop(sprintf(paste("%s is not available for a fit with noise = \"varying\": its C and epsilon",
                         "are the level of the fitted noise function, not hyperparameters of their own;",
                         "refit with noise = \"constant\" for it"), what))

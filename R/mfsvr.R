@@ -150,7 +150,8 @@
 #'   function's level, and their curvature or curve would be the constant
 #'   model's); `update()` with another `C` or `epsilon` refits the noise
 #'   function, whose level then absorbs their common scale (only
-#'   \eqn{C\epsilon} stays as given). [svr()] has constant noise only.
+#'   \eqn{C\epsilon} stays as given). [svr()]'s `noise` gives the MAP
+#'   estimate of this model.
 #'
 #' @section The hyperprior:
 #' On few observations the evidence pins the tube and the widths poorly,

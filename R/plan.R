@@ -92,7 +92,7 @@ gpsvm_plan <- function(object) {
     list(.plan_search(fit, n)),
     if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
     list(.plan_prior(fit, n)), .plan_factor(fit, n),
-    if (inherits(fit, c("gpsvm_rvm", "gpsvm_mfsvr"))) list(.plan_noise(fit)),
+    if (inherits(fit, c("gpsvm_rvm", "gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_noise(fit)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
     list(.plan_calibration(fit, n)), .plan_partitions(fit))
 }
@@ -282,7 +282,7 @@ gpsvm_plan <- function(object) {
             else "C was not chosen by the evidence")
 }
 
-# The noise model (rvm(noise = ), mfsvr(noise = )): constant or varying with the inputs, as
+# The noise model (rvm(), mfsvr() and svr()'s noise = ): constant or varying with the inputs, as
 # given or chosen by the evidence.
 .plan_noise <- function(fit) {
   nm <- fit$noise_model

@@ -145,49 +145,89 @@
   }
 }
 
-# mfsvr(noise = ): the fit `fit` (scaled data; its C, epsilon, kernel and
-# offset chosen with constant noise) with a noise scale that varies with the
-# inputs, exp(l(x)): the tube's C exp(-l) and epsilon exp(l)
+# The noise function of the epsilon-insensitive model (mfsvr()'s EP
+# evidence) at C, epsilon and kernel on scaled rows x, y, with a noise
+# scale exp(l(x)): the tube's C exp(-l) and epsilon exp(l)
 # (inst/include/gpsvm/mfsvr_noise.hpp), l's width by the Laplace evidence
-# (.fit_noise_widths()); with noise = "auto" the constant fit stays where its
-# evidence is the higher.  C and epsilon of the result are the level at the
-# geometric mean of the training rows' noise scales, and the noise
-# variance's factor is exp(2 l) (.noise_factor()).  A calibration's refit
-# (`refit` the fit being calibrated) keeps that fit's noise function.  The
-# mixture over C (R/hyper-mixture.R) is the constant model's and is dropped.
+# (.fit_noise_widths()).  Returns the noise model (.noise_model()) and for
+# a varying one its level (C and epsilon at the geometric mean of the
+# training rows' noise scales), the rows' log noise scales l about it and
+# EP's sites at the mode.  The noise variance's factor is exp(2 l)
+# (.noise_factor()).  mfsvr() and svr() share it.
+.tube_noise <- function(x, y, C, epsilon, kernel, control, noise) {
+  s <- .rvm_noise_settings
+  ctl <- unclass(.resolve_control(control, length(y)))
+  best <- .fit_noise_widths(x, function(basis, precision) {
+    cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, ctl, basis, precision,
+                                list(max_iter = s$max_iter, tol = s$tol))
+  })
+  core <- best$core
+  model <- .noise_model(best, 2 * core$theta, 2 * (core$log_noise_scale - core$level),
+                        core$constant_log_evidence, noise)
+  centre <- mean(core$log_noise_scale)
+  list(model = model, C = C * exp(-centre), epsilon = epsilon * exp(centre),
+       l = core$log_noise_scale - centre, start = core[c("site_precision", "site_nu")])
+}
+
+# A calibration's refit (on rows x) of a fit `refit` with varying noise
+# keeps that fit's noise function and level: .tube_noise()'s answer for it.
+.kept_tube_noise <- function(refit, x) {
+  list(model = refit$noise_model, C = refit$C, epsilon = refit$epsilon,
+       l = log(.noise_factor(refit, x)) / 2, start = NULL)
+}
+
+# mfsvr(noise = ): the fit `fit` (scaled data; its C, epsilon, kernel and
+# offset chosen with constant noise) with the noise function of
+# .tube_noise(); with noise = "auto" the constant fit stays where its
+# evidence is the higher.  A calibration's refit (`refit` the fit being
+# calibrated) keeps that fit's noise function.  The mixture over C
+# (R/hyper-mixture.R) is the constant model's and is dropped.
 .mfsvr_with_noise <- function(fit, noise, refit = NULL) {
   x <- fit$x
   y <- fit$y
   if (!is.null(fit$inducing)) .stop("noise = \"varying\" or \"auto\" needs a fit without inducing inputs")
   if (!is.null(refit)) {
     if (!identical(refit$noise_model$type, "varying")) return(fit)
-    model <- refit$noise_model
-    C <- refit$C
-    epsilon <- refit$epsilon
-    l <- log(.noise_factor(refit, x)) / 2
-    start <- NULL
+    tube <- .kept_tube_noise(refit, x)
   } else {
-    s <- .rvm_noise_settings
-    ctl <- unclass(.resolve_control(fit$control, length(y)))
-    best <- .fit_noise_widths(x, function(basis, precision) {
-      cpp_mfsvr_varying_noise_fit(fit$kernel, x, y, fit$C, fit$epsilon, ctl, basis, precision,
-                                  list(max_iter = s$max_iter, tol = s$tol))
-    })
-    core <- best$core
-    model <- .noise_model(best, 2 * core$theta, 2 * (core$log_noise_scale - core$level),
-                          core$constant_log_evidence, noise)
-    fit$noise_model <- model
-    if (model$type != "varying") return(fit)
-    centre <- mean(core$log_noise_scale)
-    C <- fit$C * exp(-centre)
-    epsilon <- fit$epsilon * exp(centre)
-    l <- core$log_noise_scale - centre
-    start <- core[c("site_precision", "site_nu")]
+    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control, noise)
+    fit$noise_model <- tube$model
+    if (tube$model$type != "varying") return(fit)
   }
-  out <- .mfsvr_fit(x, y, C, epsilon, fit$kernel, fit$control, start = start, log_noise_scale = l)
+  out <- .mfsvr_fit(x, y, tube$C, tube$epsilon, fit$kernel, fit$control, start = tube$start,
+                    log_noise_scale = tube$l)
   fit[names(out)] <- unclass(out)
   fit$C_mixture <- NULL
-  fit$noise_model <- model
-  if (is.null(refit)) fit$log_evidence <- model$log_evidence[["varying"]]
+  fit$noise_model <- tube$model
+  if (is.null(refit)) fit$log_evidence <- tube$model$log_evidence[["varying"]]
+  fit
+}
+
+# svr(noise = ): the MAP fit of mfsvr()'s model (`fit` svr()'s constant-noise
+# fit on scaled data, at its C, epsilon and kernel) with the noise function
+# of .tube_noise(), fitted on that model's evidence: each row's box
+# C exp(-l_i) and tube epsilon exp(l_i) in the dual (smo.hpp).  As for
+# mfsvr(), "auto" keeps the constant fit where its evidence is the higher,
+# a calibration's refit (`fit` then only its rows, kernel and offset) keeps
+# the calibrated fit's noise function, and the mixture over C is dropped.
+# (A free threshold, svr(bias = TRUE), has no such evidence: svr() refuses it.)
+.svr_with_noise <- function(fit, noise, control, refit = NULL) {
+  x <- fit$x
+  y <- fit$y
+  if (!is.null(refit)) {
+    if (!identical(refit$noise_model$type, "varying")) return(fit)
+    tube <- .kept_tube_noise(refit, x)
+  } else {
+    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, mfsvr_control(), noise)
+    fit$noise_model <- tube$model
+    if (tube$model$type != "varying") return(fit)
+  }
+  out <- .svr_fit(x, y, tube$C, tube$epsilon, fit$kernel, FALSE, control,
+                  log_noise_scale = tube$l)
+  fit[names(out)] <- unclass(out)
+  class(fit) <- class(out)
+  fit$C_mixture <- NULL
+  fit$noise_model <- tube$model
+  fit$log_evidence <- if (is.null(refit)) tube$model$log_evidence[["varying"]]
   fit
 }

@@ -122,6 +122,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   .check_dots_empty(...)
   .validate_fit(object)
   method <- .match_choice(method, .svr_evidence_methods, "method")
+  if (method != "ep") .check_constant_tube(object, sprintf("evidence(method = \"%s\")", method))
   .response_log_density(object, .svr_log_evidence(object, method))
 }
 

@@ -91,8 +91,9 @@
 .model_lines.gpsvm_svr <- function(object, digits) {
   tab <- table(object$partition)
   n <- length(object$y)
-  c(sprintf("n = %d, C = %s, epsilon = %s, %s", n, format(object$C, digits = digits),
-            format(object$epsilon, digits = digits), .svr_bias_text(object, digits)),
+  c(sprintf("n = %d, C = %s, epsilon = %s, %s%s", n, format(object$C, digits = digits),
+            format(object$epsilon, digits = digits), .svr_bias_text(object, digits),
+            .rvm_noise_words(object, "the variance of (C, epsilon)", "its sd")),
     sprintf("Support vectors: %d (%.1f%%): %d margin (X_M-: %d, X_M+: %d), %d at C",
             sum(tab[-1]), 100 * sum(tab[-1]) / n, tab[["X_M-"]] + tab[["X_M+"]],
             tab[["X_M-"]], tab[["X_M+"]], tab[["X_C"]]))
@@ -185,6 +186,13 @@ coef.gpsvm_svr <- function(object, ...) {
   .validate_regression(object, function(n, p) {
     # (an invalid C fails its own check, before beta's)
     C <- if (is.null(.number(lower = 0, open = TRUE)(object$C))) object$C else Inf
+    # (with noise varying with the inputs each row's C is C over its noise
+    # scale; an invalid noise model fails its own check)
+    nm <- object$noise_model
+    if (!is.null(nm)) {
+      C <- if (!is.null(.rvm_noise_check(p)(nm))) Inf else
+        tryCatch(C * max(1 / sqrt(.noise_factor(object, object$x))), error = function(e) Inf)
+    }
     list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
          beta = .numbers(n, lower = -C * (1 + 1e-6), upper = C * (1 + 1e-6)), b = .number(),
          bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
@@ -192,6 +200,7 @@ coef.gpsvm_svr <- function(object, ...) {
          objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
          optimization = record, log_evidence = .optional(.number()),
          C_mixture = .optional(.C_mixture_problem),
-         margin_factor = .optional(.lower_factor(sum(.svr_margin(object)))))
+         margin_factor = .optional(.lower_factor(sum(.svr_margin(object)))),
+         noise_model = .optional(.rvm_noise_check(p)))
   })
 }

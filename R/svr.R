@@ -151,6 +151,25 @@
 #' `control = svr_control(C_search = "fixed_point")`, and the record that
 #' was `fit$C_selection` (and `fit$C_path`) is `fit$optimization`.
 #'
+#' @section Noise that varies with the inputs: With `noise = "varying"` the
+#'   fit is the MAP estimate of [mfsvr()]'s model with its noise that
+#'   varies with the inputs (see "Noise that varies with the inputs" there):
+#'   the noise function \eqn{l(x)} is fitted on that model's EP evidence at
+#'   the `C`, `epsilon` and kernel chosen as with constant noise, and each
+#'   observation then has its own box \eqn{C e^{-l(x_i)}} and tube
+#'   \eqn{\epsilon e^{l(x_i)}} in the dual (the same MAP problem on the
+#'   rows divided by their noise scales). `noise = "auto"` keeps it only where
+#'   its evidence beats the constant model's, and otherwise returns the
+#'   constant fit unchanged. `C` and `epsilon` of a varying fit are the noise
+#'   at the geometric mean of the training rows' scales; predictions'
+#'   intervals, `predict(type = "distribution")` and the calibration (whose
+#'   refits keep the fit's noise function) use the noise at each input;
+#'   there is no mixture over `C`. [confint()], [evidence_curve()] and the
+#'   paper's evidences (`evidence(fit, method = "eq16")`) of such a fit are
+#'   errors; `logLik()` is the evidence with the noise function integrated
+#'   out. A free threshold (`bias = TRUE`) has no such evidence and is an
+#'   error with a varying noise.
+#'
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
 #' machine; `bench/bench-realdata.R` in the sources).
@@ -222,6 +241,10 @@
 #'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
 #'   choose `C` again where the fit's search chose it, at the fit's kernel
 #'   and offset.
+#' @param noise The noise model, as in [mfsvr()]: `"constant"` (the
+#'   default), `"varying"` (its scale a smooth function of the inputs) or
+#'   `"auto"` (the one of higher evidence); see "Noise that varies with the
+#'   inputs".
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
@@ -242,7 +265,8 @@
 #'   weights that integrate the prediction intervals over `C`, see
 #'   [predict.gpsvm_regression()]), `interval_calibration` (where the
 #'   prediction intervals are calibrated by cross-validation, its record:
-#'   see `calibration_folds`); in the data's units `y`,
+#'   see `calibration_folds`), `noise_model` (with `noise = "varying"` or
+#'   `"auto"`, as in [mfsvr()]); in the data's units `y`,
 #'   `fitted.values`,
 #'   `residuals`; `scaling` and `response_scaling` (`NULL` with
 #'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
@@ -295,8 +319,9 @@ svr <- function(x, ...) UseMethod("svr")
 svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = NULL,
                         optimize = NULL, control = svr_control(), scale = TRUE,
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
-                        ...) {
+                        noise = "constant", ...) {
   .check_dots_empty(...)
+  noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")
@@ -329,20 +354,33 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   if (!bias) bias_variance <- bias_variance %||% 0  # (NULL only with a free threshold)
   # the model on rows x, y (scaled); `refit` (the calibration's refits)
   # keeps the kernel and offset of that fit, else the data weigh them
+  if (noise != "constant" && bias) {
+    .stop(paste("noise = \"varying\" or \"auto\" needs a model's offset (bias NULL, FALSE or a",
+                "prior variance), not a free threshold (bias = TRUE): the noise is fitted on the",
+                "model's evidence"))
+  }
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
     if (!is.null(refit)) bias_variance <- refit$bias_variance
     .check_bias_scale(bias_variance, kernel, x)
-    if (identical(kind, "gradient")) {
-      return(.svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
-                            bias_variance, choose_bias && is.null(refit),
-                            choose_width = isTRUE(scale) && is.null(refit), weigh_linear))
+    if (identical(refit$noise_model$type, "varying")) {
+      # (the refit keeps the fit's noise function, C, epsilon and kernel)
+      return(.svr_with_noise(list(x = x, y = y, kernel = refit$kernel, bias_variance = bias_variance),
+                             noise, control, refit))
     }
-    kernel <- .with_bias(kernel, bias_variance %||% 0)
-    fit <- switch(kind %||% "none",
-      none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
-      C_fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control, settings),
-      C_evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control, settings))
-    fit$bias_variance <- bias_variance
+    fit <- if (identical(kind, "gradient")) {
+      .svr_ep_search(x, y, C, epsilon, kernel, control, settings, automatic,
+                     bias_variance, choose_bias && is.null(refit),
+                     choose_width = isTRUE(scale) && is.null(refit), weigh_linear)
+    } else {
+      kernel <- .with_bias(kernel, bias_variance %||% 0)
+      fit <- switch(kind %||% "none",
+        none = .svr_fit(x, y, C, epsilon, kernel, bias, control),
+        C_fixed_point = .svr_fixed_point(x, y, C, epsilon, kernel, bias, control, settings),
+        C_evidence = .svr_evidence_search(x, y, C, epsilon, kernel, bias, control, settings))
+      fit$bias_variance <- bias_variance
+      fit
+    }
+    if (noise != "constant") fit <- .svr_with_noise(fit, noise, control)
     fit
   }
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"), fit_model)
@@ -491,22 +529,29 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 
 # One fit at a fixed C: solve the dual in C++, polish the solution (below),
 # then split the training set.
-.svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE) {
+.svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE,
+                     log_noise_scale = NULL) {
   solve <- function(tol) {
     cpp_svr_fit(kernel, x, y, list(
       C = C, epsilon = epsilon, bias = bias, tol = tol, max_iter = control$max_iter,
-      cache_mb = control$cache_mb, shrinking = control$shrinking))
+      cache_mb = control$cache_mb, shrinking = control$shrinking,
+      log_noise_scale = log_noise_scale))
   }
+  # each row's box and tube (noise varying with the inputs: C exp(-l_i),
+  # epsilon exp(l_i), R/rvm-noise.R)
+  scale <- if (is.null(log_noise_scale)) 1 else exp(log_noise_scale)
+  rows_C <- C / scale
+  rows_epsilon <- epsilon * scale
   res <- solve(control$tol)
   if (res$convergence$converged) {
-    polished <- .svr_polish(res, x, y, C, epsilon, kernel, bias, control$margin_tol)
+    polished <- .svr_polish(res, x, y, rows_C, rows_epsilon, kernel, bias, control$margin_tol)
     if (is.null(polished) && control$tol > 1e-10) {
       # the active-set steps could not finish from this split: solve more
       # exactly (the record keeps the tolerance asked for)
       res <- solve(1e-10)
       res$convergence$tol <- control$tol
       if (res$convergence$converged) {
-        polished <- .svr_polish(res, x, y, C, epsilon, kernel, bias, control$margin_tol)
+        polished <- .svr_polish(res, x, y, rows_C, rows_epsilon, kernel, bias, control$margin_tol)
       }
     }
     if (!is.null(polished)) res <- polished
@@ -519,7 +564,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
     convergence = res$convergence, polished = isTRUE(res$polished), control = control)
-  fit$partition <- .svr_partition(fit$beta, C, control$margin_tol)
+  fit$partition <- .svr_partition(fit$beta, rows_C, control$margin_tol)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")
   if (warn) {
     .warn_not_converged("svr(): the dual solver", fit$convergence,
@@ -545,8 +590,12 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 # the margin.  Each step lowers the dual objective, and near the optimum a
 # few steps suffice.  Returns the solver's result with beta, b, fitted,
 # objective and the KKT gap replaced, or NULL when `rounds` are not enough
-# or K_MM is numerically singular.
+# or K_MM is numerically singular.  C and epsilon are one number or one per
+# row (noise varying with the inputs).
 .svr_polish <- function(res, x, y, C, epsilon, kernel, bias, margin_tol, rounds = 50L) {
+  n <- length(y)
+  C <- rep_len(C, n)
+  epsilon <- rep_len(epsilon, n)
   part <- .svr_partition(res$beta, C, margin_tol)
   side <- sign(res$beta)  # the sign of beta (or of the residual) in X_C and M
   margin <- part %in% c("X_M-", "X_M+")
@@ -559,20 +608,20 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   for (round in seq_len(rounds)) {
     M <- which(margin)
     if (length(M) > 0L) {
-      step <- .svr_margin_solve(x, y, beta, M, side[M], epsilon, kernel, bias)
+      step <- .svr_margin_solve(x, y, beta, M, side[M], epsilon[M], kernel, bias)
       if (is.null(step)) return(NULL)
       now <- side[M] * beta[M]
       target <- side[M] * step$beta
       # the largest step in [0, 1] that keeps 0 <= side * beta <= C
       t_zero <- ifelse(target < 0, now / (now - target), Inf)
-      t_bound <- ifelse(target > C, (C - now) / (target - now), Inf)
+      t_bound <- ifelse(target > C[M], (C[M] - now) / (target - now), Inf)
       t <- min(1, t_zero, t_bound)
       if (t < 1) {
         beta[M] <- beta[M] + t * (step$beta - beta[M])
         out_zero <- M[t_zero == t]
         out_bound <- M[t_bound == t]
         beta[out_zero] <- 0
-        beta[out_bound] <- side[out_bound] * C
+        beta[out_bound] <- side[out_bound] * C[out_bound]
         margin[c(out_zero, out_bound)] <- FALSE
         next
       }
@@ -591,7 +640,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
       res$alpha_minus <- pmax(-beta, 0)
       res$b <- b
       res$fitted <- latent + b
-      res$objective <- 0.5 * sum(beta * latent) - sum(y * beta) + epsilon * sum(abs(beta))
+      res$objective <- 0.5 * sum(beta * latent) - sum(y * beta) + sum(epsilon * abs(beta))
       res$convergence$change <- .svr_kkt_gap(beta, y - latent, C, epsilon, bias)
       res$polished <- TRUE
       return(res)
@@ -629,18 +678,20 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   ap <- pmax(beta, 0)
   am <- pmax(-beta, 0)
   fixed <- if (!bias) 0
-  max(-Inf, r[ap < C] - epsilon, r[am > 0] + epsilon, fixed) -
-    min(Inf, r[ap > 0] - epsilon, r[am < C] + epsilon, fixed)
+  # (C and epsilon one number or each row's)
+  max(-Inf, (r - epsilon)[ap < C], (r + epsilon)[am > 0], fixed) -
+    min(Inf, (r - epsilon)[ap > 0], (r + epsilon)[am < C], fixed)
 }
 
 # Eqs. (8)-(11): X_0 (beta = 0), X_C (|beta| = C), margin vectors X_M- (beta < 0)
-# and X_M+ (beta > 0) in between, with a relative tolerance on the bounds.
+# and X_M+ (beta > 0) in between, with a relative tolerance on the bounds
+# (C one number or each row's).
 # Zero is judged against the largest |beta| when no coefficient comes near
 # C: with C = 1e8 and a hard epsilon-tube (every |beta| about 1), a
 # tolerance relative to C would call the margin vectors zero.
 .svr_partition <- function(beta, C, tol) {
   a <- abs(beta)
-  part <- ifelse(a <= tol * min(C, max(a, 0)), "X_0",
+  part <- ifelse(a <= tol * pmin(C, max(a, 0)), "X_0",
           ifelse(a >= C * (1 - tol), "X_C", ifelse(beta < 0, "X_M-", "X_M+")))
   factor(part, levels = c("X_0", "X_C", "X_M-", "X_M+"))
 }

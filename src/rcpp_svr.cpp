@@ -20,6 +20,8 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   ctl.max_iter = gpsvm_glue::count_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
   ctl.cache_mb = gpsvm_glue::number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
   ctl.shrinking = gpsvm_glue::flag(element(control, "shrinking"), "shrinking");
+  // internal: the log noise scale of each row (svr(noise = "varying"))
+  ctl.log_noise_scale = gpsvm_glue::optional_vector(control, "log_noise_scale");
   const gpsvm::SvrResult res = gpsvm::svr_solve(gpsvm_glue::kernel_from_r(kernel), x, y, ctl,
                                                 gpsvm_glue::interrupt_callback());
   return Rcpp::List::create(

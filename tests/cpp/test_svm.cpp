@@ -132,6 +132,54 @@ TEST_CASE("SMO: the KKT conditions hold and the objective is the brute-force opt
   CHECK(problems == 32);
 }
 
+TEST_CASE("SMO with a box and tube per point: the whitened problem's brute-force optimum") {
+  // Row i's box C exp(-l_i) and tube eps exp(l_i) make the loss
+  // C |(y_i - f_i) / s_i|_eps, s_i = exp(l_i): the plain problem on y / s
+  // with the kernel S^-1 K S^-1, whose coefficients are S beta.
+  for (int d : {1, 2}) {
+    const Problem p = problem(7, d, 1.0, 300 + d);
+    const VectorXd l = (0.8 * p.x.col(0).array().sin()).matrix();
+    const VectorXd s = l.array().exp();
+    const MatrixXd Kw = s.cwiseInverse().asDiagonal() * p.K * s.cwiseInverse().asDiagonal();
+    const VectorXd yw = p.y.cwiseQuotient(s);
+    for (double C : {0.5, 10.0}) {
+      for (double eps : {0.0, 0.1}) {
+        const ref::SvrOptimum best = ref::svr_brute_force(Kw, yw, C, eps, false);
+        for (bool shrinking : {false, true}) {
+          gpsvm::SvrControl c = svr_control(C, eps, false, 1e-10, shrinking);
+          c.log_noise_scale = l;
+          const gpsvm::SvrResult fit = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), p.x, p.y, c);
+          const std::string note = "per point, d = " + std::to_string(d) + ", C = " + show(C) +
+                                   ", eps = " + show(eps) + (shrinking ? ", shrinking" : "");
+          CHECK_MSG(fit.status.converged, note);
+          CHECK_NEAR_MSG(ref::gap(fit.beta.cwiseProduct(s), best.beta), 0.0, 1e-6, note + ": beta");
+          CHECK_NEAR_MSG(fit.objective, best.objective, 1e-8 * (1.0 + std::fabs(best.objective)),
+                         note + ": objective");
+        }
+      }
+    }
+  }
+  // twins must share their scale
+  const Problem p = problem(5, 1, 1.0, 310);
+  MatrixXd x(6, 1);
+  x << p.x, p.x.row(0);
+  VectorXd y(6);
+  y << p.y, 0.0;
+  gpsvm::SvrControl c = svr_control(1.0, 0.1, false, 1e-8);
+  c.log_noise_scale = VectorXd::Zero(6);
+  c.log_noise_scale[5] = 0.5;
+  CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), std::invalid_argument);
+  // (up to rounding, as a noise function's matrix product gives them, they
+  // share the first twin's)
+  c.log_noise_scale[5] = 1e-14;
+  const gpsvm::SvrResult rounded = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+  c.log_noise_scale[5] = 0.0;
+  const gpsvm::SvrResult exact = gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c);
+  CHECK_MSG(rounded.status.converged && rounded.beta == exact.beta, "twins' rounding");
+  c.log_noise_scale = VectorXd::Zero(3);
+  CHECK_THROWS(gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), x, y, c), std::invalid_argument);
+}
+
 TEST_CASE("SMO: a huge C that never binds leaves the coefficients as they are") {
   // The box does not bind at C = 10 here, so every larger C has the same
   // solution, the brute-force one; the coefficients stay of the order of

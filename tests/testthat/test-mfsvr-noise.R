@@ -150,28 +150,23 @@ test_that("the noise sd's ratio is recovered and the plan and print say which no
   expect_match(fit$plan$choice[fit$plan$step == "noise"], "varying")
 })
 
-test_that("noise = \"auto\" keeps the constant fit on constant noise", {
+test_that("noise = \"auto\" keeps the constant fit on constant noise (mfsvr() and svr())", {
   set.seed(7)
   x <- sort(runif(test_size(100, 60), 0, 10))
   y <- sin(x) + rnorm(length(x), sd = 0.3)
-  const <- mfsvr(x, y, calibration_folds = 0)
-  auto <- mfsvr(x, y, noise = "auto", calibration_folds = 0)
-  expect_identical(auto$noise_model$type, "constant")
-  new <- seq(0, 10, length.out = 7)
-  expect_identical(predict(auto, new, interval = "prediction"),
-                   predict(const, new, interval = "prediction"))
-  expect_match(paste(capture.output(print(auto)), collapse = " "), "constant noise")
+  for (model in list(mfsvr, svr)) {
+    const <- model(x, y, calibration_folds = 0)
+    auto <- model(x, y, noise = "auto", calibration_folds = 0)
+    expect_identical(auto$noise_model$type, "constant")
+    new <- seq(0, 10, length.out = 7)
+    expect_identical(predict(auto, new, interval = "prediction"),
+                     predict(const, new, interval = "prediction"))
+    expect_match(paste(capture.output(print(auto)), collapse = " "), "constant noise")
+    expect_match(paste(capture.output(print(const)), collapse = " "), "; constant noise")
+  }
 })
 
-test_that("calibration refits keep the noise function", {
-  skip_on_cran()
-  d <- mf_het_data(60, seed = 8)
-  fit <- mfsvr(d$x, d$y, noise = "varying")
-  expect_false(is.null(fit$interval_calibration))
-  p <- predict(fit, c(0.5, 9.5), interval = "prediction")
-  w <- p[, "upr"] - p[, "lwr"]
-  expect_gt(w[2] / w[1], 2)
-})
+# (calibration refits keep the noise function: test-svr-noise.R, for both models)
 
 test_that("bad noise arguments and hand-edited noise models are errors", {
   d <- mf_het_data(30, seed = 9)

@@ -80,11 +80,18 @@ struct SvrControl {
   std::int64_t max_iter = 0;  // cap on pair steps
   double cache_mb = kUnset;  // kernel-column cache size
   bool shrinking = true;
+  // Per point, the log of its noise's scale l_i (noise varying with the
+  // inputs, mfsvr_noise.hpp): the point's box is C exp(-l_i) and its tube
+  // epsilon exp(l_i), the MAP estimate of mfsvr()'s model with those sites.
+  // Empty: every point at (C, epsilon).
+  Eigen::VectorXd log_noise_scale;
 
   void validate() const {
     if (!(C > 0.0) || !std::isfinite(C)) throw std::invalid_argument("'C' must be a positive finite number");
     if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
       throw std::invalid_argument("'epsilon' must be a non-negative finite number");
+    if (!log_noise_scale.allFinite())
+      throw std::invalid_argument("'log_noise_scale' must be finite");
     if (!(tol > 0.0)) throw std::invalid_argument("'tol' must be positive");
     if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
     if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
@@ -254,7 +261,7 @@ struct SvrState {
   const SvrControl& ctl;
   const Groups& groups;
   KernelColumnCache& cache;  // columns over the groups
-  Eigen::VectorXd y, ap, am, cap_p, cap_m;  // per slot
+  Eigen::VectorXd y, ap, am, cap_p, cap_m, eps;  // per slot
   Eigen::VectorXd field, kdiag;             // per group
   double shift = 0.0;
   TwinSets twins;
@@ -271,10 +278,18 @@ struct SvrState {
         ap(Eigen::VectorXd::Zero(y_points.size())), am(Eigen::VectorXd::Zero(y_points.size())),
         cap_p(Eigen::VectorXd::Constant(y_points.size(), ctl_.C)),
         cap_m(Eigen::VectorXd::Constant(y_points.size(), ctl_.C)),
+        eps(Eigen::VectorXd::Constant(y_points.size(), ctl_.epsilon)),
         field(Eigen::VectorXd::Zero(groups_.count())),
         kdiag(group_kernel.diagonal().array() + shift_), shift(shift_), twins(groups_),
         zeros(static_cast<size_t>(groups_.count()), 0.0), poll(poll_) {
     for (Index s = 0; s < n(); ++s) y[s] = y_points[point(s)];
+    if (ctl_.log_noise_scale.size() > 0) {
+      for (Index s = 0; s < n(); ++s) {
+        const double scale = std::exp(ctl_.log_noise_scale[point(s)]);
+        cap_p[s] = cap_m[s] = ctl_.C / scale;
+        eps[s] = ctl_.epsilon * scale;
+      }
+    }
     all_single = groups_.count() == n();
     restore_active();
   }
@@ -300,13 +315,14 @@ struct SvrState {
   // left to itself the compiler calls it (1.6 times the time of a step).
   EIGEN_ALWAYS_INLINE Extremes group_extremes(Index g) const {
     const Index s = all_single ? g : groups.begin(g);
-    if (!all_single && groups.end(g) - s > 1) return twins.extremes(g, y, field[g], ctl.epsilon);
+    // (twins share their inputs, hence their tube)
+    if (!all_single && groups.end(g) - s > 1) return twins.extremes(g, y, field[g], eps[s]);
     return point_extremes(s, y[s] - field[g] - shift * (ap[s] - am[s]));
   }
 
   // The extremes of slot s's two variables, given its residual.
   EIGEN_ALWAYS_INLINE Extremes point_extremes(Index s, double r) const {
-    const double vp = r - ctl.epsilon, vm = r + ctl.epsilon;
+    const double vp = r - eps[s], vm = r + eps[s];
     Extremes e;
     e.up_slot = e.low_slot = s;
     if (ap[s] < cap_p[s]) { e.up = vp; e.up_sign = +1; }
@@ -601,13 +617,12 @@ inline bool optimal(SvrState& st, PairGap& g, ShrinkSchedule& sched) {
 // The bias: the average of -s_t G_t over free variables, else the midpoint
 // of [M, m].
 inline double free_bias(const SvrState& st, const PairGap& g) {
-  const double eps = st.ctl.epsilon;
   double sum = 0.0;
   Index nfree = 0;
   for (Index s = 0; s < st.n(); ++s) {
     const double r = st.residual(s);
-    if (st.ap[s] > 0.0 && st.ap[s] < st.cap_p[s]) { sum += r - eps; ++nfree; }
-    if (st.am[s] > 0.0 && st.am[s] < st.cap_m[s]) { sum += r + eps; ++nfree; }
+    if (st.ap[s] > 0.0 && st.ap[s] < st.cap_p[s]) { sum += r - st.eps[s]; ++nfree; }
+    if (st.am[s] > 0.0 && st.am[s] < st.cap_m[s]) { sum += r + st.eps[s]; ++nfree; }
   }
   if (nfree > 0) return sum / static_cast<double>(nfree);
   const double lo = std::isfinite(g.M) ? g.M : g.m, hi = std::isfinite(g.m) ? g.m : g.M;
@@ -683,18 +698,34 @@ inline SvrResult svr_solve(const Kernel& kernel, const ConstMatrixRef& x, const 
     throw std::invalid_argument("'x' has " + std::to_string(x.rows()) + " rows but 'y' has " +
                                 std::to_string(y.size()) + " values");
   if (x.rows() < 1) throw std::invalid_argument("no data");
+  if (ctl.log_noise_scale.size() != 0 && ctl.log_noise_scale.size() != x.rows())
+    throw std::invalid_argument("'log_noise_scale' must have one value per row of 'x'");
   InterruptPoll poll(interrupt);
-  const detail::Groups groups = detail::make_groups(KernelEvaluator(kernel, x).first_twins(), y);
+  const std::vector<Index> first = KernelEvaluator(kernel, x).first_twins();
+  // Twins share one tube (the twin sets order them by target alone): each
+  // takes its first twin's scale, which a smooth noise function gives them
+  // up to rounding (a matrix product's, row by row).
+  SvrControl rows = ctl;
+  Eigen::VectorXd& l = rows.log_noise_scale;
+  for (Index i = 0; i < l.size(); ++i) {
+    const double l0 = l[first[static_cast<size_t>(i)]];
+    if (!(std::fabs(l[i] - l0) <= 1e-8 * (1.0 + std::fabs(l0))))
+      throw std::invalid_argument("rows with identical inputs must have the same 'log_noise_scale'");
+    l[i] = l0;
+  }
+  const detail::Groups groups = detail::make_groups(first, y);
   const KernelEvaluator k(kernel, detail::group_inputs(groups, x));
   KernelColumnCache cache(k, ctl.cache_mb);
-  detail::SvrState st(y, ctl, groups, cache, k, 0.0, poll);
+  detail::SvrState st(y, rows, groups, cache, k, 0.0, poll);
   SvrResult res;
   detail::solve_smo(st, res);
   Eigen::VectorXd r;
   detail::point_order(st, res.alpha_plus, res.alpha_minus, r);
   res.beta = res.alpha_plus - res.alpha_minus;
   // r = y - K beta, so 1/2 beta'K beta - y'beta = -1/2 beta'(y + r)
-  res.objective = -0.5 * res.beta.dot(y + r) + ctl.epsilon * res.beta.cwiseAbs().sum();
+  double tube = 0.0;  // sum_i epsilon_i |beta_i|
+  for (Index s = 0; s < st.n(); ++s) tube += st.eps[s] * std::abs(st.beta(s));
+  res.objective = -0.5 * res.beta.dot(y + r) + tube;
   res.kernel_columns = cache.columns_computed();
   res.fitted = y - r + Eigen::VectorXd::Constant(y.size(), res.b);
   return res;
