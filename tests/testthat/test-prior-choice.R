@@ -152,6 +152,9 @@ test_that("by default the evidence weighs an offset against none, on scaled data
   skip_if_not_installed("mlbench")
   # (in six inputs 100 rows leave most of the space empty, where the
   # function is its floor)
+  # (the offset is weighed on one width: no width per input weighed after)
+  old <- options(gpsvm.size_policy = list(per_input_min_n = 1000))
+  on.exit(options(old))
   set.seed(11)
   p <- mlbench::mlbench.peak(150, d = 6)
   d <- data.frame(p$x, y = p$y)
