@@ -321,7 +321,16 @@
 #'   \eqn{\sqrt 3 \sigma} whose derivatives have the Gaussian kernel's
 #'   variance (they wiggle as often): rougher functions, which measured
 #'   responses often are, and which the evidence preferred on 10 of 12 data
-#'   sets. A kernel given, `rbf_kernel()` too, stays as given. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
+#'   sets. From 100 to 2000 observations of two or more inputs (size rules
+#'   `per_input_min_n` and `per_input_max_n`, [gpsvm_size_policy()]) a
+#'   Gaussian or Matern kernel that won is then given a width per input,
+#'   searched with `C` from its width (hyperprior as for `optimize`), in its
+#'   own family and in Matern 5/2, and the one of higher evidence is kept
+#'   where it beats the one width by more than a nat per width added
+#'   (`fit$width_choice` keeps the two log evidences; the plan's `widths`
+#'   row says which won): inputs that matter unequally, or not at all, are
+#'   fitted far better so, and from a few hundred rows the evidence tells.
+#'   A kernel given, `rbf_kernel()` too, stays as given. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
@@ -422,7 +431,9 @@
 #'   by cross-validation, its record: see `calibration_folds`),
 #'   `kernel_choice` (when the evidence chose the kernel, a data frame of the
 #'   candidates' rules, "sigest", "gamma = 1/p" and "linear", their widths
-#'   and log evidences), `bias_variance` (the
+#'   and log evidences), `width_choice` (when the evidence weighed a width
+#'   per input, a data frame of `widths`, "one" and "per input", and their
+#'   log evidences), `bias_variance` (the
 #'   offset's prior variance used) and `bias_choice`
 #'   (when the evidence chose it, a data frame of the two variances weighed
 #'   and their log evidences), `skipped_search` (beyond 10000 observations, the
@@ -501,7 +512,17 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       weigh_at <- if (first) .mfsvr_fit_at(x, y, C, epsilon, control, "C", TRUE, z, settings) else fit_at
       chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
                                choose = is.null(bias) && .bias_by_default(scale, length(y)))
-      if (first) .search_chosen(fit_at, chosen) else chosen
+      if (first) chosen <- .search_chosen(fit_at, chosen)
+      if (weigh && weigh_linear && automatic && is.null(z) && noise == "constant" &&
+          .per_input_weighed(length(y), ncol(x))) {
+        per_input_settings <- settings
+        per_input_settings$hyperprior <- search$hyperprior %||% TRUE
+        chosen <- .with_per_input_choice(chosen, x, function(x_unit) {
+          .mfsvr_fit_at(x_unit, y, C, epsilon, control, c("C", "sigma"), FALSE, NULL,
+                        per_input_settings)
+        })
+      }
+      chosen
     } else {
       # from the fit's C, which the refits' search moves less far than 5; a
       # search with the hyperprior is the fit's on these rows (its start,

@@ -88,7 +88,8 @@ gpsvm_plan <- function(object) {
 
 .plan_rows.gpsvm_regression <- function(fit) {
   n <- length(fit$y)
-  c(list(.plan_kernel(fit, n)), if (!is.null(fit$bias_variance)) list(.plan_offset(fit)),
+  c(list(.plan_kernel(fit, n)), if (!is.null(fit$width_choice)) list(.plan_widths(fit)),
+    if (!is.null(fit$bias_variance)) list(.plan_offset(fit)),
     list(.plan_search(fit, n)),
     if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
     list(.plan_prior(fit, n)), .plan_factor(fit, n),
@@ -113,6 +114,12 @@ gpsvm_plan <- function(object) {
     return(.plan_row("kernel", .kernel_words(fit$kernel), by))
   }
   words <- .kernel_choice_words(fit)
+  # (mfsvr()'s default weighs a width per input only between two sizes)
+  if (inherits(fit, "gpsvm_mfsvr") && is.null(fit$width_choice) && ncol(fit$x) >= 2L &&
+      !.per_input_weighed(n, ncol(fit$x))) {
+    rule <- if (n < .size_rule("per_input_min_n")) "per_input_min_n" else "per_input_max_n"
+    return(.plan_row("kernel", words$choice, words$by, rule))
+  }
   if (inherits(fit, "gpsvm_rvm") && n > .size_rule("kernel_choice_max_n")) {
     return(.plan_row("kernel", sprintf("%s, weighed on %d evenly spaced rows", words$choice,
                                        .size_rule("kernel_choice_max_n")),
@@ -120,6 +127,13 @@ gpsvm_plan <- function(object) {
                      "kernel_choice_max_n", FALSE))
   }
   .plan_row("kernel", words$choice, words$by)
+}
+
+# mfsvr()'s default from per_input_min_n rows: one width or a width per
+# input, by the evidence.
+.plan_widths <- function(fit) {
+  words <- .width_choice_words(fit)
+  .plan_row("widths", words$choice, words$by, "per_input_min_n")
 }
 
 # Whether a search chose the kernel's width (for a classifier, any of its

@@ -380,15 +380,102 @@
 }
 
 # The row of fit$kernel_choice that is the fit's kernel: the linear one,
-# or the Gaussian one of its width.
+# the Gaussian or Matern one of its width, or the one a width per input
+# was searched from.
 .chosen_candidate <- function(object) {
   choice <- object$kernel_choice
   kernel <- object$kernel
   if (!.has_width(kernel)) return(match("linear", choice$rule))
+  # (a width per input is searched from the one-width candidate that won)
+  if (!is.null(kernel$input_widths)) {
+    widthed <- which(choice$rule != "linear")
+    return(widthed[which.max(choice$log_evidence[widthed])])
+  }
   same <- vapply(choice$rule, function(r) {
     k <- .rule_kernel(r)
     identical(k$type, kernel$type) && identical(k$nu, kernel$nu)
   }, logical(1))
   if (!any(same)) return(NA_integer_)
   which(same)[which.min(abs(choice$sigma[same] - kernel$sigma))]
+}
+
+# A width per input, weighed after the kernel (mfsvr()'s default, from
+# per_input_min_n to per_input_max_n observations of two or more inputs):
+# data whose inputs matter unequally (irrelevant columns, one input varying
+# faster than another) are fitted far better by a width each, and from a
+# few hundred rows the evidence tells them apart.  The search (C and the
+# widths, with the hyperprior, as optimize = c("C", "sigma") makes it)
+# starts from the chosen kernel's width, in its family and in Matern 5/2
+# (.per_input_families()); a linear kernel that won keeps its fit.  Its evidence is maximised over p widths where the other
+# fit's is over one, so it must win by more than .per_input_margin nats per
+# width added (a width the data pin to a tenth of its prior range costs
+# about log 10 of Occam factor; one is the least of them).
+.per_input_margin <- 1
+
+.per_input_weighed <- function(n, p) {
+  p >= 2L && n >= .size_rule("per_input_min_n") && n <= .size_rule("per_input_max_n")
+}
+
+# `chosen` (.fit_with_bias()'s fit on scaled inputs x) against the search of
+# a width per input; fit_at(x) gives the fit_at(kernel, previous) of that
+# search on inputs x divided by the widths.  The fit of the two, with its
+# record `width_choice` (the log evidences of one width and of a width per
+# input, NA where the search failed).
+.with_per_input_choice <- function(chosen, x, fit_at) {
+  kernel <- .candidate_kernel(chosen$kernel)
+  if (!.has_width(kernel)) return(chosen)
+  widths <- stats::setNames(rep(kernel$sigma, ncol(x)), .input_names(x))
+  search <- function(wide) {
+    unit <- .unit_width_inputs(x, .with_bias(wide, chosen$bias_variance %||% 0))
+    tryCatch(.held_warnings(fit_at(unit$x)(unit$kernel, chosen)), error = function(e) NULL)
+  }
+  found <- lapply(.per_input_families(kernel), function(family) {
+    search(if (identical(family$type, "rbf")) rbf_kernel(widths * family$factor, TRUE) else
+      matern_kernel(family$nu, widths * family$factor, TRUE))
+  })
+  evidence <- vapply(found, function(h) h$value$log_evidence %||% NA_real_, numeric(1))
+  held <- if (any(!is.na(evidence))) found[[which.max(evidence)]]
+  log_evidence <- c(chosen$log_evidence, held$value$log_evidence %||% NA_real_)
+  record <- data.frame(widths = c("one", "per input"), log_evidence = log_evidence)
+  if (!.per_input_wins(log_evidence, ncol(x))) {
+    chosen$width_choice <- record
+    return(chosen)
+  }
+  fit <- .replay_warnings(held)
+  fit[c("kernel_choice", "bias_variance", "bias_choice")] <-
+    chosen[c("kernel_choice", "bias_variance", "bias_choice")]
+  fit$width_choice <- record
+  fit
+}
+
+# The families searched with a width per input: the chosen kernel's, and
+# Matern 5/2 beside it (the family of the Gaussian processes most often
+# fitted with a width per input: widths per input change which family the
+# evidence prefers, and a search costs a few fits), the better of them by
+# the evidence; `factor` carries the chosen kernel's width over to Matern
+# 5/2 as .matern_candidates() does.
+.per_input_families <- function(kernel) {
+  own <- list(type = kernel$type, nu = kernel$nu, factor = 1)
+  if (identical(kernel$type, "matern") && identical(kernel$nu, 2.5)) return(list(own))
+  to_gaussian <- if (identical(kernel$type, "matern")) {
+    1 / .matern_width_factor[[c("1.5" = "3/2", "2.5" = "5/2")[[format(kernel$nu)]]]]
+  } else 1
+  list(own, list(type = "matern", nu = 2.5, factor = to_gaussian * .matern_width_factor[["5/2"]]))
+}
+
+# Whether a width per input wins (log evidences of one width and of p).
+.per_input_wins <- function(log_evidence, p) {
+  isTRUE(log_evidence[2L] - log_evidence[1L] > .per_input_margin * (p - 1))
+}
+
+# The width choice in words for the plan: list(choice, by).
+.width_choice_words <- function(object) {
+  choice <- object$width_choice
+  won <- !is.null(object$kernel$input_widths)
+  gain <- choice$log_evidence[2L] - choice$log_evidence[1L]
+  p <- ncol(object$x)
+  list(choice = if (won) "a width per input" else "one width",
+       by = if (is.na(gain)) "the search of a width per input failed" else
+         sprintf("the evidence, log Bayes factor %.3g of a width per input against one (%s asked)",
+                 gain, format(.per_input_margin * (p - 1))))
 }

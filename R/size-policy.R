@@ -83,6 +83,14 @@
 #'   \item{`greedy_max_rows` (20000)}{The greedy choice of inducing inputs,
 #'     and the test for a low rank, look at most at this many evenly spaced
 #'     rows (four times the count asked where that is more).}
+#'   \item{`per_input_min_n` (100), `per_input_max_n` (2000)}{From
+#'     `per_input_min_n` to `per_input_max_n` observations of two or more
+#'     inputs, [mfsvr()]'s default (the call gives no kernel) also searches
+#'     a width per input, from the chosen Gaussian or Matern kernel's width,
+#'     with `C`, and keeps it where its evidence is higher by more than a nat
+#'     per width added. On fewer rows the evidence of a search of several
+#'     widths rewards fitting the noise; beyond `per_input_max_n` the search's
+#'     dense fits cost as much as several default fits each.}
 #'   \item{`kernel_choice_max_n` (500)}{[rvm()] and [srvm()] weigh their
 #'     candidate kernels by a Gaussian process's evidence on at most this
 #'     many evenly spaced rows (one eigendecomposition each).}
@@ -160,6 +168,8 @@ gpsvm_size_policy <- function() {
   dense_max_n = list(default = 2000, decides = "a kernel matrix without low rank kept dense, or FITC"),
   automatic_inducing_count = list(default = 500, decides = "the inducing inputs of the automatic FITC prior"),
   greedy_max_rows = list(default = 20000, decides = "the rows the greedy inducing choice and the low-rank test see"),
+  per_input_min_n = list(default = 100, decides = "the fewest observations for which mfsvr()'s default weighs a width per input"),
+  per_input_max_n = list(default = 2000, decides = "the most observations for which mfsvr()'s default weighs a width per input"),
   kernel_choice_max_n = list(default = 500, decides = "the rows on which rvm() and srvm() weigh kernels"),
   width_rule_max_n = list(default = 1000, decides = "the rows the data-driven width looks at"),
   rvm_basis_all_max_n = list(default = 5000, decides = "every input a candidate centre of rvm(), or basis_chosen"),

@@ -397,6 +397,16 @@
              "must be the two biases weighed and their log evidences"
            }
          }),
+         width_choice = .optional(function(d) {
+           if (!is.data.frame(d) || !identical(names(d), c("widths", "log_evidence")) ||
+               !identical(d$widths, c("one", "per input")) || !is.numeric(d$log_evidence) ||
+               is.na(d$log_evidence[1L])) {
+             return("must be the log evidences of one width and of a width per input")
+           }
+           if (.per_input_wins(d$log_evidence, size$p) != !is.null(object$kernel$input_widths)) {
+             "must have chosen a width per input exactly where its evidence won by the margin"
+           }
+         }),
          kernel_choice = .optional(function(d) {
            # the rows .kernel_candidates() gives the p scaled columns from
            # the record's sigest width, with the linear kernel when it has it
@@ -440,7 +450,7 @@
            # a search of the width (optimize = TRUE) starts at the one weighed
            chosen <- .chosen_candidate(object)
            width <- object$kernel[["sigma"]]
-           searched <- "sigma" %in% names(object$optimization$estimate)
+           searched <- any(startsWith(as.character(names(object$optimization$estimate)), "sigma"))
            if (is.na(chosen) || (d$rule[chosen] != "linear" && !searched &&
                                  !isTRUE(abs(d$sigma[chosen] - width) <= 1e-12 * width))) {
              return("must have the fit's kernel among the kernels weighed")

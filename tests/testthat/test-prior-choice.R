@@ -152,6 +152,9 @@ test_that("by default the evidence weighs an offset against none, on scaled data
   skip_if_not_installed("mlbench")
   # (in six inputs 100 rows leave most of the space empty, where the
   # function is its floor)
+  # (the offset is weighed on one width: no width per input weighed after)
+  old <- options(gpsvm.size_policy = list(per_input_min_n = 1000))
+  on.exit(options(old))
   set.seed(11)
   p <- mlbench::mlbench.peak(150, d = 6)
   d <- data.frame(p$x, y = p$y)
@@ -575,4 +578,61 @@ test_that("the Gaussian process's evidence that weighs the kernels stays finite 
   huge <- rvm(y ~ ., data = d)
   expect_identical(huge$kernel$candidate, "linear")
   expect_true(all(is.finite(huge$kernel_choice$log_evidence)))
+})
+
+test_that("the default weighs a width per input by the evidence, a nat per width added", {
+  # the second input is irrelevant: a width per input can widen it away
+  set.seed(64)
+  n <- test_size(200, 80)
+  x <- cbind(a = runif(n + 200, -2, 2), b = runif(n + 200, -2, 2))
+  y <- sin(2 * x[, "a"]) + rnorm(n + 200, sd = 0.2)
+  train <- seq_len(n)
+  old <- options(gpsvm.size_policy = list(per_input_min_n = 50))
+  on.exit(options(old))
+  fit <- mfsvr(x[train, ], y[train], calibration_folds = 0)
+  record <- fit$width_choice
+  expect_identical(record$widths, c("one", "per input"))
+  # the rule in plain R: more than one nat for the one width added
+  gain <- record$log_evidence[2] - record$log_evidence[1]
+  expect_gt(gain, 1)
+  widths <- fit$kernel$sigma * fit$kernel$input_widths
+  expect_named(widths, c("a", "b"))
+  expect_gt(widths[["b"]] / widths[["a"]], 5)
+  # the one-width record is the best kernel weighed before
+  expect_equal(record$log_evidence[1], max(fit$kernel_choice$log_evidence))
+  # the widths predict the held-out rows better than the one width does
+  options(gpsvm.size_policy = list(per_input_min_n = 1e6))
+  one <- mfsvr(x[train, ], y[train], calibration_folds = 0)
+  expect_null(one$width_choice)
+  expect_null(one$kernel$input_widths)
+  rmse <- function(f) sqrt(mean((predict(f, x[-train, ]) - sin(2 * x[-train, "a"]))^2))
+  expect_lt(rmse(fit), 0.8 * rmse(one))
+  plan <- fit$plan
+  expect_identical(plan$step[2], "widths")
+  expect_identical(plan$size_rule[2], "per_input_min_n")
+  expect_match(plan$choice[2], "a width per input")
+  expect_identical(one$plan$size_rule[1], "per_input_min_n")
+  # the settings reproduce the fit
+  again <- gpsvm_fit(x[train, ], y[train], gpsvm_settings(fit))
+  expect_equal(fitted(again), fitted(fit), tolerance = 1e-6)
+  # a record edited by hand is refused before it is used
+  bad <- fit
+  bad$width_choice$log_evidence <- rev(bad$width_choice$log_evidence)
+  expect_error(predict(bad, x[1:2, ]), "width_choice")
+})
+
+test_that("a width per input is not weighed for one input, a kernel given, or a linear winner", {
+  old <- options(gpsvm.size_policy = list(per_input_min_n = 20))
+  on.exit(options(old))
+  one_input <- mfsvr(dist ~ speed, cars, calibration_folds = 0)
+  expect_null(one_input$width_choice)
+  set.seed(3)
+  x <- cbind(runif(40), runif(40))
+  given <- mfsvr(x, sin(4 * x[, 1]) + rnorm(40, sd = 0.1), kernel = rbf_kernel(),
+                 calibration_folds = 0)
+  expect_null(given$width_choice)
+  # a response linear in its inputs keeps the linear kernel, no widths weighed
+  linear <- mfsvr(x, 2 * x[, 1] - x[, 2] + rnorm(40, sd = 0.05), calibration_folds = 0)
+  expect_identical(linear$kernel$candidate, "linear")
+  expect_null(linear$width_choice)
 })
