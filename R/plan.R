@@ -421,7 +421,9 @@ gpsvm_plan <- function(object) {
 #' @param object A fit of one of these models (a classifier of more than
 #'   two classes whose binary models share their settings).
 #' @return `gpsvm_fit()`: a fit of the model's class. `gpsvm_settings()`: the
-#'   list `gpsvm_fit()` takes.
+#'   list `gpsvm_fit()` takes. (An `mfsvr()` or `svr()` fit with
+#'   `noise = "varying"` has no such settings: its noise function is chosen
+#'   with the rest, and `gpsvm_settings()` says so with an error.)
 #' @seealso [gpsvm_plan()] for what the selection step chose and why.
 #' @examples
 #' fit <- mfsvr(dist ~ speed, data = cars)
@@ -510,6 +512,13 @@ gpsvm_settings <- function(object) {
   if (is.na(model)) {
     .stop(sprintf("gpsvm_settings() takes a fit of %s",
                   paste0(names(.given_settings), "()", collapse = ", ")))
+  }
+  if (model %in% c("mfsvr", "svr") && identical(object$noise_model$type, "varying")) {
+    # (its noise function is chosen with the rest by its own evidence: a bare
+    # fit, which chooses nothing, has none to take)
+    .stop(sprintf(paste("gpsvm_settings(): this %s() fit has noise that varies with the inputs,",
+                        "which gpsvm_fit() does not fit; refit it with %s(noise = \"varying\")"),
+                  model, model))
   }
   one <- if (model %in% c("gpc", "svc")) .shared_binary_model(object) else object
   kernel <- one$kernel

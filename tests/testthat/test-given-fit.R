@@ -157,3 +157,15 @@ test_that("gpsvm_settings() of a one-vs-rest fit whose classes chose apart says 
   expect_equal(fitted(gpsvm_fit(x, cls, s), type = "prob"), fitted(shared, type = "prob"),
                tolerance = 1e-10)
 })
+
+test_that("gpsvm_settings() of a varying-noise tube fit is an error, not constant-noise settings", {
+  set.seed(5)
+  x <- matrix(sort(runif(60, 0, 10)), 60, 1)
+  y <- sin(x[, 1]) + rnorm(60, sd = 0.05 + 0.1 * x[, 1])
+  for (fitter in list(mfsvr, svr)) {
+    fit <- fitter(x, y, noise = "varying", calibration_folds = 0)
+    expect_error(gpsvm_settings(fit), "noise that varies with the inputs, which gpsvm_fit\\(\\) does not fit")
+    constant <- fitter(x, y, kernel = rbf_kernel(1), C = 2, calibration_folds = 0)
+    expect_identical(gpsvm_settings(constant)$C, constant$C)
+  }
+})
