@@ -29,8 +29,23 @@ split_inducing <- function(m) {
   cbind(x1 = runif(m), x2 = runif(m), x3 = runif(m))
 }
 
+# The file's workers: three R processes started once, when a test first
+# needs them, and stopped when the file ends; each fit's plan is a cluster
+# plan over the first `workers` of them (starting the processes is most of
+# this file's time).  What a fit leaves on a worker is released by the fit.
+split_cluster <- local({
+  cl <- NULL
+  function() {
+    if (is.null(cl)) {
+      cl <<- parallel::makePSOCKcluster(3L)
+      withr::defer(parallel::stopCluster(cl), envir = testthat::teardown_env())
+    }
+    cl
+  }
+})
+
 with_workers <- function(workers, code) {
-  old <- future::plan(future::multisession, workers = workers)
+  old <- future::plan(future::cluster, workers = split_cluster()[seq_len(workers)])
   on.exit(future::plan(old), add = TRUE)
   code
 }
