@@ -616,7 +616,15 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     alpha <- res$alpha
     extra <- list()
   } else {
-    res <- cpp_gpc_tap_fit(model, x, y, unclass(control), sites %||% list())
+    # (data in partitions on the future plan's workers: R/split-fit.R)
+    workers <- if (!is.null(.split_reader(x)) && !is.null(inducing) && is.null(sites)) {
+      .split_workers()
+    } else 0L
+    res <- if (workers > 0L) {
+      .split_ep_fit(x, y, kernel, c(unclass(control), list(inducing = inducing)), workers,
+                    list(noise = noise, kappa = kappa))
+    }
+    res <- res %||% cpp_gpc_tap_fit(model, x, y, unclass(control), sites %||% list())
     alpha <- y * res$weights
     res$field <- res$mean
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
@@ -634,7 +642,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   structure(c(list(alpha = stats::setNames(alpha, rownames(x)), fitted.values = f, x = x,
                    y = y, kernel = kernel, noise = noise, kappa = kappa, method = method,
                    control = control, convergence = res$convergence),
-              extra),
+              extra, if (!is.null(res$split)) list(split = res$split)),
             class = c(paste0("gpsvm_gpc_", method), "gpsvm_gpc", "gpsvm_classifier"))
 }
 

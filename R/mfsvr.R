@@ -729,11 +729,11 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
     ctl[c("start_mean", "start_variance")] <- start$marginals[c("mean", "variance")]
   }
   # (data in partitions on the future plan's workers: R/split-fit.R)
-  workers <- if (is.list(x) && !is.null(x$parts) && !gradient && is.null(start)) {
-    .split_workers()
-  } else 0L
-  res <- if (workers > 0L) .split_mfsvr_fit(x, y, C, epsilon, kernel, ctl, workers)
-  if (is.null(res)) res <- cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient)
+  workers <- if (!is.null(.split_reader(x)) && !gradient && is.null(start)) .split_workers() else 0L
+  res <- if (workers > 0L) {
+    .split_ep_fit(x, y, kernel, ctl, workers, list(C = C, epsilon = epsilon))
+  }
+  res <- if (is.null(res)) cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient) else c(res, C = C)
   C <- res$C  # the one chosen when control$C_search asks for it (.mfsvr_choose_C())
   convergence <- res$convergence
   if (warn) {

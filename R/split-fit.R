@@ -15,8 +15,8 @@
 # process per future (future.batchtools, callr) would have to read every
 # partition again and carry the sites in each future: they get the
 # one-process fit instead (as
-# do plans of one worker, and runs that need the accelerated or sequential
-# schedules, which are not split; see ep_split.hpp).  A partition file must
+# do plans of one worker, and runs that need the sequential schedule, which
+# is not split; see ep_split.hpp).  A partition file must
 # be readable on the worker that reads it (a shared file system on a
 # cluster); a data frame partition is sent to its worker once.
 
@@ -83,10 +83,17 @@
   lapply(futures, future::value)
 }
 
-# The EP fit of mfsvr() on partitions over `workers` workers, as
-# cpp_mfsvr_fit() returns it; NULL when the run needs a schedule the split
-# does not follow (the caller then fits in this process).
-.split_mfsvr_fit <- function(reader, y, C, epsilon, kernel, ctl, workers) {
+# The reader of partitions when `x` is one (the input of a fit that may be
+# split), else NULL.
+.split_reader <- function(x) if (is.list(x) && !is.null(x$parts)) x
+
+# The EP fit on partitions over `workers` workers, as cpp_mfsvr_fit() or
+# cpp_gpc_tap_fit() returns it; NULL when the run needs a schedule the
+# split does not follow (the caller then fits in this process).  `model`:
+# the likelihood's settings, C and epsilon (mfsvr()) or noise and kappa
+# (gpc(method = "tap"), y the -1/+1 labels); ctl: the control with the
+# inducing inputs.
+.split_ep_fit <- function(reader, y, kernel, ctl, workers, model) {
   parts <- reader$parts
   k <- length(parts$sources)
   chunk <- .split_chunks(reader$partition_rows, min(workers, k))
@@ -95,7 +102,7 @@
   ys <- split(y, rep(seq_len(k), reader$partition_rows))
   .split_store$count <- (.split_store$count %||% 0L) + 1L
   id <- sprintf("fit-%d-%d", Sys.getpid(), .split_store$count)
-  model <- list(C = C, epsilon = epsilon, inducing = ctl$inducing)
+  model$inducing <- ctl$inducing
   step <- progressr::progressor(steps = k + 1L)
   on.exit(.split_round(workers, .split_answer, id = id, request = NULL, release = TRUE),
           add = TRUE)
@@ -143,7 +150,7 @@
                   variance = "variance", fitted = "fitted", fitted_variance = "fitted_variance"),
                 function(name) unlist(lapply(rows, `[[`, name)))
   c(out, run[c("chol", "log_evidence", "convergence")],
-    list(factor = matrix(0, 0, 0), C = C, inducing_chol = rows[[1L]]$inducing_chol,
+    list(factor = matrix(0, 0, 0), inducing_chol = rows[[1L]]$inducing_chol,
          inducing_weights = rows[[1L]]$inducing_weights,
          split = list(workers = workers, partitions = k,
                       sweeps = run$convergence$iterations,

@@ -1,5 +1,6 @@
-# Benchmark of mfsvr() on data in row partitions over the workers of a
-# future plan (R/split-fit.R): the same fit in this process (the plan
+# Benchmark of mfsvr() (or, with GPSVM_BENCH_SPLIT_MODEL=gpc, a two-class
+# gpc(method = "tap"), whose EP runs the accelerated schedule) on data in
+# row partitions over the workers of a future plan (R/split-fit.R): the same fit in this process (the plan
 # sequential) and on GPSVM_BENCH_SPLIT_WORKERS multisession workers (2),
 # one after the other in this process, for each size in GPSVM_BENCH_SPLIT_N
 # ("20000 200000"), the rows written to GPSVM_BENCH_SPLIT_K rds files (4).
@@ -13,17 +14,24 @@
 #
 #   make bench BENCH=split
 #   GPSVM_BENCH_SPLIT_N=200000 make bench BENCH=split
+#   GPSVM_BENCH_SPLIT_MODEL=gpc GPSVM_BENCH_SPLIT_N=20000 make bench BENCH=split
 #
 # Data: Friedman 1 (10 inputs uniform on [0, 1], y = 10 sin(pi x1 x2) +
 # 20 (x3 - 1/2)^2 + 10 x4 + 5 x5 + N(0, 1)); C = 5, epsilon = 0.1, 500
-# inducing inputs evenly spaced training rows.
+# inducing inputs evenly spaced training rows.  gpc: the labels y > 14.4
+# (about half), noise 0.1, the width rule.
 suppressPackageStartupMessages(library(gpsvm))
 
 sizes <- as.numeric(strsplit(trimws(Sys.getenv("GPSVM_BENCH_SPLIT_N", "20000 200000")), " +")[[1]])
 k <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_K", "4"))
 workers <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_WORKERS", "2"))
 m <- 500L
+model <- Sys.getenv("GPSVM_BENCH_SPLIT_MODEL", "mfsvr")
 options(gpsvm.quiet = TRUE)
+fit_model <- function(parts, z) {
+  if (model == "gpc") gpc(y ~ ., data = parts, noise = 0.1, inducing = z) else
+    mfsvr(y ~ ., data = parts, C = 5, epsilon = 0.1, inducing = z)
+}
 
 peak_mb <- function() {
   s <- readLines("/proc/self/status")
@@ -41,8 +49,8 @@ on_workers <- function() {
   out[order(out[, "pid"]), , drop = FALSE]
 }
 
-cat(sprintf("load average at the start: %s (2 cores, shared: wall times are a busy machine's)\n",
-            paste(readLines("/proc/loadavg"), collapse = "")))
+cat(sprintf("%s; load average at the start: %s (2 cores, shared: wall times are a busy machine's)\n",
+            model, paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("%8s %7s %7s %6s %8s %8s %6s %10s %9s %9s %9s %s\n", "n", "one s", "split s", "ratio",
             "one cpu", "split cpu", "sweeps", "KB/sweep", "max|dfit|", "d logev", "peak one",
             "peak workers"))
@@ -51,6 +59,7 @@ for (n in sizes) {
   x <- matrix(runif(10 * n), ncol = 10)
   y <- 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5] + rnorm(n)
   frame <- data.frame(x, y = y)
+  if (model == "gpc") frame$y <- factor(ifelse(y > 14.4, "high", "low"))
   z <- x[round(seq(1, n, length.out = m)), ]
   colnames(z) <- names(frame)[1:10]
   dir <- tempfile("split")
@@ -63,14 +72,14 @@ for (n in sizes) {
   future::plan(future::sequential)
   c0 <- cpu()
   t0 <- proc.time()[[3]]
-  one <- mfsvr(y ~ ., data = parts, C = 5, epsilon = 0.1, inducing = z)
+  one <- fit_model(parts, z)
   t1 <- proc.time()[[3]]
   c1 <- cpu()
   future::plan(future::multisession, workers = workers)
   before <- on_workers()
   c2 <- cpu()
   t2 <- proc.time()[[3]]
-  split <- mfsvr(y ~ ., data = parts, C = 5, epsilon = 0.1, inducing = z)
+  split <- fit_model(parts, z)
   t3 <- proc.time()[[3]]
   c3 <- cpu()
   after <- on_workers()
@@ -81,7 +90,8 @@ for (n in sizes) {
               as.integer(n), t1 - t0, t3 - t2, (t3 - t2) / (t1 - t0), c1 - c0,
               (c3 - c2) + worker_cpu, as.integer(split$split$sweeps),
               split$split$bytes / split$split$sweeps / 1024,
-              max(abs(fitted(split) - fitted(one))), abs(split$log_evidence - one$log_evidence),
+              max(abs(split$fitted.values - one$fitted.values)),
+              abs(split$log_evidence - one$log_evidence),
               peak_mb(), paste(sprintf("%.0f", after[, "peak"]), collapse = " + ")))
   cat(sprintf("  split cpu: this process %.1f s, workers %s s; %d exchanges\n", c3 - c2,
               paste(sprintf("%.1f", after[, "cpu"] - before[, "cpu"]), collapse = " + "),

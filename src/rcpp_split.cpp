@@ -54,9 +54,12 @@ void finalize_part(SEXP part) {
 
 Rcpp::List request_to_r(const gpsvm::PartRequest& q) {
   Rcpp::List out = Rcpp::List::create(
+      Rcpp::Named("reset") = q.reset, Rcpp::Named("apply") = q.apply,
       Rcpp::Named("update") = q.update, Rcpp::Named("damping") = q.damping,
-      Rcpp::Named("sums") = q.sums, Rcpp::Named("perturbed") = q.perturbed,
-      Rcpp::Named("marginals") = q.marginals, Rcpp::Named("finish") = q.finish);
+      Rcpp::Named("record") = q.record, Rcpp::Named("sums") = q.sums,
+      Rcpp::Named("perturbed") = q.perturbed, Rcpp::Named("marginals") = q.marginals,
+      Rcpp::Named("finish") = q.finish);
+  if (q.apply) out["gamma"] = q.gamma;
   if (q.marginals) {
     out["chol"] = q.chol;
     out["beta"] = q.beta;
@@ -68,8 +71,12 @@ gpsvm::PartRequest request_from_r(const Rcpp::List& r) {
   using gpsvm_glue::element;
   using gpsvm_glue::flag;
   gpsvm::PartRequest q;
+  q.reset = flag(element(r, "reset"), "reset");
+  q.apply = flag(element(r, "apply"), "apply");
+  if (q.apply) q.gamma = gpsvm_glue::vector_element(r, "gamma");
   q.update = flag(element(r, "update"), "update");
   q.damping = gpsvm_glue::number_in(element(r, "damping"), "damping", 0.0, 1.0);
+  q.record = flag(element(r, "record"), "record");
   q.sums = flag(element(r, "sums"), "sums");
   q.perturbed = flag(element(r, "perturbed"), "perturbed");
   q.marginals = flag(element(r, "marginals"), "marginals");
@@ -86,7 +93,8 @@ gpsvm::PartRequest request_from_r(const Rcpp::List& r) {
 Rcpp::List reply_to_r(const gpsvm::PartReply& p) {
   return Rcpp::List::create(Rcpp::Named("sums") = p.sums, Rcpp::Named("log_det") = p.log_det,
                             Rcpp::Named("change") = p.change,
-                            Rcpp::Named("evidence") = p.evidence);
+                            Rcpp::Named("evidence") = p.evidence,
+                            Rcpp::Named("normal") = p.normal, Rcpp::Named("pinned") = p.pinned);
 }
 
 gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
@@ -97,6 +105,10 @@ gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
   p.log_det = Rcpp::as<double>(element(r, "log_det"));
   p.change = Rcpp::as<double>(element(r, "change"));
   p.evidence = Rcpp::as<double>(element(r, "evidence"));
+  SEXP normal = element(r, "normal");
+  if (Rf_isMatrix(normal) && Rf_ncols(normal) > 0)
+    p.normal = gpsvm_glue::matrix_element(r, "normal");
+  p.pinned = gpsvm_glue::flag(element(r, "pinned"), "pinned");
   return p;
 }
 
@@ -122,22 +134,33 @@ class RExchange final : public gpsvm::PartExchange {
 
 }  // namespace
 
-// A part of an mfsvr() fit with inducing inputs: rows first + 1, ... of the
-// data, x on the fit's scale, y its targets; `model` holds C, epsilon,
-// inducing (scaled as x) and inducing_held_rows.
+// A part of a fit with inducing inputs: rows first + 1, ... of the data, x
+// on the fit's scale, y its targets; `model` holds inducing (scaled as x),
+// inducing_held_rows and the likelihood's: C and epsilon for mfsvr(), or
+// noise and kappa for gpc(method = "tap") (y then -1/+1 labels).
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_ep_part_new(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                      Eigen::Map<Eigen::VectorXd> y, Rcpp::List model, double first) try {
   using gpsvm_glue::element;
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  const gpsvm::EpsilonInsensitive lik(
-      gpsvm_glue::number_in(element(model, "C"), "C", 0.0, R_PosInf),
-      gpsvm_glue::number_in(element(model, "epsilon"), "epsilon", 0.0, R_PosInf));
   const Eigen::MatrixXd z = gpsvm_glue::matrix_element(model, "inducing");
-  HeldPart* part = new HeldPartOf<gpsvm::EpsilonInsensitive>(
-      k, Eigen::MatrixXd(x), Eigen::VectorXd(y), z, 0.0, lik,
-      gpsvm_glue::inducing_held_rows(model),
-      static_cast<Eigen::Index>(gpsvm_glue::number_in(Rcpp::wrap(first), "first", 0.0, R_PosInf)));
+  const Eigen::Index held = gpsvm_glue::inducing_held_rows(model);
+  const Eigen::Index from =
+      static_cast<Eigen::Index>(gpsvm_glue::number_in(Rcpp::wrap(first), "first", 0.0, R_PosInf));
+  HeldPart* part = nullptr;
+  if (model.containsElementNamed("kappa")) {  // gpc(method = "tap")
+    const gpsvm::ProbitFlip lik(
+        gpsvm_glue::number_in(element(model, "kappa"), "kappa", 0.0, 0.5), 0.0);
+    part = new HeldPartOf<gpsvm::ProbitFlip>(
+        k, Eigen::MatrixXd(x), Eigen::VectorXd(y), z,
+        gpsvm_glue::number_in(element(model, "noise"), "noise", 0.0, R_PosInf), lik, held, from);
+  } else {
+    const gpsvm::EpsilonInsensitive lik(
+        gpsvm_glue::number_in(element(model, "C"), "C", 0.0, R_PosInf),
+        gpsvm_glue::number_in(element(model, "epsilon"), "epsilon", 0.0, R_PosInf));
+    part = new HeldPartOf<gpsvm::EpsilonInsensitive>(k, Eigen::MatrixXd(x), Eigen::VectorXd(y),
+                                                     z, 0.0, lik, held, from);
+  }
   SEXP out = PROTECT(R_MakeExternalPtr(part, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(out, finalize_part, TRUE);
   UNPROTECT(1);

@@ -1,15 +1,18 @@
-# mfsvr() on data in partitions over the workers of a future plan
+# mfsvr() and gpc() on data in partitions over the workers of a future plan
 # (R/split-fit.R, ep_split.hpp): each worker holds its partitions and their
 # EP sites, and every sweep exchanges only m x m and m sums.  The reference
 # is the in-memory fit to the partitions' rows bound together by rbind() in
 # the test (one matrix, the core's own sweep in one process): values,
 # evidence, intervals to 1e-8, for several numbers of workers and
-# partitions of unequal sizes (one of a single row).
+# partitions of unequal sizes (one of a single row).  gpc()'s TAP fit runs
+# the accelerated (Anderson) schedule, whose history the workers hold too.
 
-split_data <- function(n, seed = 3) {
+split_data <- function(n, seed = 3, classes = FALSE) {
   set.seed(seed)
   d <- data.frame(x1 = runif(n), x2 = runif(n), x3 = runif(n))
   d$y <- 10 * sin(pi * d$x1 * d$x2) + 20 * (d$x3 - 0.5)^2 + rnorm(n)
+  # (two classes, overlapping: a noisy threshold of y)
+  if (classes) d$y <- ifelse(d$y + rnorm(n, sd = 2) > 6, "high", "low")
   cut <- c(0, round(n * 0.1), round(n * 0.1) + 1, round(n * 0.6), n)
   pieces <- lapply(1:4, function(k) d[(cut[k] + 1):cut[k + 1], ])
   files <- tempfile(fileext = c(".rds", ".csv", ".rds"))
@@ -26,8 +29,23 @@ split_inducing <- function(m) {
   cbind(x1 = runif(m), x2 = runif(m), x3 = runif(m))
 }
 
+# The file's workers: three R processes started once, when a test first
+# needs them, and stopped when the file ends; each fit's plan is a cluster
+# plan over the first `workers` of them (starting the processes is most of
+# this file's time).  What a fit leaves on a worker is released by the fit.
+split_cluster <- local({
+  cl <- NULL
+  function() {
+    if (is.null(cl)) {
+      cl <<- parallel::makePSOCKcluster(3L)
+      withr::defer(parallel::stopCluster(cl), envir = testthat::teardown_env())
+    }
+    cl
+  }
+})
+
 with_workers <- function(workers, code) {
-  old <- future::plan(future::multisession, workers = workers)
+  old <- future::plan(future::cluster, workers = split_cluster()[seq_len(workers)])
   on.exit(future::plan(old), add = TRUE)
   code
 }
@@ -61,6 +79,43 @@ test_that("mfsvr() on partitions over 2 and 3 workers is the in-memory fit", {
                   d$bound[1:3, ])
 })
 
+test_that("gpc() on partitions over 2 and 3 workers is the in-memory fit", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  d <- split_data(test_size(900, 400), classes = TRUE)
+  z <- split_inducing(20)
+  expect_identical(gpc_control()$schedule, "accelerated")
+  check <- function(fit, reference, newdata, workers) {
+    expect_identical(fit$split$workers, workers)
+    expect_equal(unname(fit$fitted.values), unname(reference$fitted.values), tolerance = 1e-8)
+    expect_equal(fit$log_evidence, reference$log_evidence, tolerance = 1e-8)
+    expect_equal(fit$site_precision, reference$site_precision, tolerance = 1e-8)
+    expect_equal(fit$site_nu, reference$site_nu, tolerance = 1e-8)
+    expect_equal(unname(predict(fit, newdata, type = "prob")),
+                 unname(predict(reference, newdata, type = "prob")), tolerance = 1e-8)
+    # the same path: the extrapolated sweeps as in one process
+    expect_identical(fit$convergence$iterations, reference$convergence$iterations)
+    expect_true(fit$convergence$converged)
+  }
+  reference <- gpc(factor(y) ~ ., d$bound, inducing = z, kernel = rbf_kernel(0.5), noise = 0.1)
+  for (workers in 2:3) {
+    fit <- with_workers(workers, gpc(factor(y) ~ ., d$parts, inducing = z,
+                                     kernel = rbf_kernel(0.5), noise = 0.1))
+    expect_identical(fit$split$partitions, 4L)
+    check(fit, reference, d$bound[c(1, 2, 77, 300), ], workers)
+    expect_match(fit$plan$by[fit$plan$step == "data"], "EP on [23] workers of the future plan")
+  }
+  # hard settings: a flip probability, almost no input noise (sites of
+  # large precision), two partitions over three workers
+  halves <- gpsvm_partitions(d$bound[1:150, ], d$bound[-(1:150), ])
+  reference <- gpc(factor(y) ~ ., d$bound, inducing = z, kernel = rbf_kernel(0.3),
+                   noise = 1e-4, kappa = 0.05)
+  fit <- with_workers(3, gpc(factor(y) ~ ., halves, inducing = z, kernel = rbf_kernel(0.3),
+                             noise = 1e-4, kappa = 0.05))
+  expect_identical(fit$split$partitions, 2L)
+  check(fit, reference, d$bound[1:3, ], 2L)
+})
+
 test_that("a split sweep exchanges m x m and m sums, whatever the number of rows", {
   skip_on_cran()
   skip_if_not_installed("future")
@@ -81,9 +136,14 @@ test_that("a run the split cannot follow is fitted in one process, and equally",
   skip_if_not_installed("future")
   d <- split_data(300)
   z <- split_inducing(15)
-  ctl <- mfsvr_control(schedule = "accelerated")
+  ctl <- mfsvr_control(schedule = "sequential")
   fit <- with_workers(2, mfsvr(y ~ ., d$parts, inducing = z, C = 5, control = ctl))
   expect_null(fit$split)
+  expect_same_fit(fit, mfsvr(y ~ ., d$bound, inducing = z, C = 5, control = ctl), d$bound[1:2, ])
+  # the accelerated schedule is split
+  ctl <- mfsvr_control(schedule = "accelerated")
+  fit <- with_workers(2, mfsvr(y ~ ., d$parts, inducing = z, C = 5, control = ctl))
+  expect_identical(fit$split$workers, 2L)
   expect_same_fit(fit, mfsvr(y ~ ., d$bound, inducing = z, C = 5, control = ctl), d$bound[1:2, ])
   # a residual that stalls at the rounding level (huge C, tol below it):
   # the level is probed over the parts as in one process

@@ -282,6 +282,23 @@ class AndersonMixer {
   // Records the pair (x, g = g(x)) and returns the extrapolated iterate
   // (g itself while there is no history).
   Eigen::VectorXd mix(const Eigen::VectorXd& x, const Eigen::VectorXd& g) {
+    const Eigen::MatrixXd normal = record(x, g);
+    if (normal.rows() == 0) return g;
+    const Eigen::VectorXd gamma = coefficients(normal);
+    if (!gamma.allFinite()) {
+      reset();
+      return g;
+    }
+    return combination(gamma);
+  }
+
+  // The steps of mix(), for sites held in parts (ep_split.hpp): each part
+  // records its rows' pair and replies its rows' terms of the normal
+  // equations; the driver solves their sum for gamma; each part forms its
+  // rows of the iterate.
+  // record(): the pair added to the history; returns [dF'dF | dF'f]
+  // (k x (k + 1), k the history's length, sums over x's entries).
+  Eigen::MatrixXd record(const Eigen::VectorXd& x, const Eigen::VectorXd& g) {
     const Eigen::VectorXd f = g - x;
     if (last_f_.size() == f.size()) {
       if (static_cast<int>(df_.size()) == memory_) {
@@ -294,23 +311,31 @@ class AndersonMixer {
     last_g_ = g;
     last_f_ = f;
     const Eigen::Index k = static_cast<Eigen::Index>(df_.size());
-    if (k == 0) return g;
-    Eigen::MatrixXd normal(k, k);
-    Eigen::VectorXd rhs(k);
+    Eigen::MatrixXd normal(k, k + 1);
     for (Eigen::Index a = 0; a < k; ++a) {
-      rhs[a] = df_[a].dot(f);
+      normal(a, k) = df_[a].dot(f);
       for (Eigen::Index b = 0; b <= a; ++b) normal(a, b) = normal(b, a) = df_[a].dot(df_[b]);
     }
+    return normal;
+  }
+
+  // gamma from the normal equations [dF'dF | dF'f] (not finite when they
+  // cannot be solved: the caller then resets).
+  static Eigen::VectorXd coefficients(const Eigen::MatrixXd& equations) {
+    const Eigen::Index k = equations.rows();
+    Eigen::MatrixXd normal = equations.leftCols(k);
     // A small ridge: consecutive differences become nearly collinear as the
     // iteration converges.
     normal.diagonal().array() += 1e-10 * normal.trace() + 1e-300;
-    const Eigen::VectorXd gamma = normal.ldlt().solve(rhs);
-    if (!gamma.allFinite()) {
-      reset();
-      return g;
-    }
-    Eigen::VectorXd next = g;
-    for (Eigen::Index a = 0; a < k; ++a) next -= gamma[a] * dg_[a];
+    return normal.ldlt().solve(equations.col(k));
+  }
+
+  // The iterate g - dG gamma of the last recorded pair.
+  Eigen::VectorXd combination(const Eigen::VectorXd& gamma) const {
+    if (gamma.size() != static_cast<Eigen::Index>(dg_.size()))
+      throw std::logic_error("Anderson coefficients differ in number from the history");
+    Eigen::VectorXd next = last_g_;
+    for (Eigen::Index a = 0; a < gamma.size(); ++a) next -= gamma[a] * dg_[a];
     return next;
   }
 
@@ -449,18 +474,26 @@ inline Eigen::VectorXd stacked_sites(const EpResult& r) {
 // g by the extrapolated sites (precisions kept >= 0).  Sites at the 1e300
 // clamp (points pinned by their likelihood) are not extrapolated: the
 // history restarts.  Returns whether the sites differ from the plain step.
+// (sites at or beyond the clamp, or not finite, restart the history)
+inline bool extrapolable(const Eigen::VectorXd& g) { return g.cwiseAbs().maxCoeff() < 1e100; }
+
+// Sites from the stacked vector (tau, nu), precisions kept >= 0.
+inline void set_stacked_sites(const Eigen::VectorXd& x, EpResult& r) {
+  const Eigen::Index n = r.site_precision.size();
+  r.site_precision = x.head(n).cwiseMax(0.0);
+  r.site_nu = x.tail(n);
+}
+
 inline bool anderson_step(AndersonMixer& mixer, const Eigen::VectorXd& x, bool extrapolate,
                           EpResult& r) {
   const Eigen::VectorXd g = stacked_sites(r);
-  if (!(g.cwiseAbs().maxCoeff() < 1e100)) {
+  if (!extrapolable(g)) {
     mixer.reset();
     return false;
   }
   const Eigen::VectorXd next = mixer.mix(x, g);
   if (!extrapolate || !mixer.extrapolating()) return false;
-  const Eigen::Index n = r.site_precision.size();
-  r.site_precision = next.head(n).cwiseMax(0.0);
-  r.site_nu = next.tail(n);
+  set_stacked_sites(next, r);
   return true;
 }
 

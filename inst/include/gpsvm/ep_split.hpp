@@ -13,11 +13,16 @@
 // exchanges per sweep: (sweep, sums) and (L_A and beta, the marginals' largest
 // change).
 //
-// Only the parallel schedule splits so: the accelerated one would need its
-// history split by part (a k x k normal matrix summed over parts), and the
-// sequential one, and so the parallel schedule's fallback to it, updates
-// A^-1 after every site in one random order over all rows.  A run that
-// reaches either throws SplitUnavailable, and the caller fits in one
+// The accelerated schedule's Anderson step is split the same way: its
+// history is of the sites, so each part keeps its rows' history
+// (AndersonMixer::record()) and replies its rows' terms of the k x k normal
+// equations; the driver solves their sum for gamma and sends it with the
+// next sums, and each part forms its rows of the extrapolated sites.  One
+// more exchange per sweep (the sweep, replying k x (k + 1) numbers).
+//
+// The sequential schedule, and so the other schedules' fallback to it,
+// updates A^-1 after every site in one random order over all rows: a run
+// that reaches it throws SplitUnavailable, and the caller fits in one
 // process instead.
 //
 // Pure C++17 + Eigen: no R headers.
@@ -49,8 +54,12 @@ class SplitUnavailable : public std::runtime_error {
 // What the driver asks of every part at once; a part does the steps asked,
 // in this order.
 struct PartRequest {
+  bool reset = false;   // forget the extrapolation's history
+  bool apply = false;   // the sites become the extrapolated ones, g - dG gamma
+  Eigen::VectorXd gamma;
   bool update = false;  // a parallel sweep from the current marginals
   double damping = 1.0;
+  bool record = false;  // with update: the sweep's (x, g) added to the history
   bool sums = false;       // reply with the site sums (r x (r + 1))
   bool perturbed = false;  // sums and marginals of the sites moved by rounding
   bool marginals = false;  // the marginals given chol (L_A) and beta
@@ -64,6 +73,8 @@ struct PartReply {
   double log_det = 0.0;  // the rows' part of 1/2 log det B (with marginals)
   double change = 0.0;   // the marginals' largest change (with marginals)
   double evidence = 0.0; // ep_detail::evidence_terms() (with finish)
+  Eigen::MatrixXd normal;  // the rows' [dF'dF | dF'f] (with record)
+  bool pinned = false;     // a site at the clamp: no extrapolation (with record)
 };
 
 // Replies added in their order (sums, log determinants and evidence terms)
@@ -83,6 +94,16 @@ inline PartReply combine(const std::vector<PartReply>& replies) {
     // (std::max would drop a NaN)
     out.change = std::isnan(p.change) || p.change > out.change ? p.change : out.change;
     out.evidence += p.evidence;
+    if (p.normal.cols() > 0) {
+      if (out.normal.cols() == 0) {
+        out.normal = p.normal;
+      } else if (p.normal.rows() != out.normal.rows() || p.normal.cols() != out.normal.cols()) {
+        throw std::runtime_error("parts replied with histories of other lengths");
+      } else {
+        out.normal += p.normal;
+      }
+    }
+    out.pinned = out.pinned || p.pinned;
   }
   return out;
 }
@@ -98,7 +119,8 @@ class EpPart {
          Eigen::Index held_rows, Eigen::Index first)
       : x_(std::move(x)), targets_(std::move(targets)), lik_(lik), first_(first), source_(x_),
         basis_(inducing_basis(kernel, source_, inducing, extra_diagonal, nullptr, held_rows)),
-        rows_(kernel, source_, basis_), prior_(rows_, basis_.lambda) {
+        rows_(kernel, source_, basis_), prior_(rows_, basis_.lambda),
+        mixer_(kAndersonMemory) {
     if (x_.rows() != targets_.size()) throw std::invalid_argument("'x' and 'y' differ in length");
     if (!targets_.allFinite()) throw std::invalid_argument("targets must be finite");
     r_.site_precision = Eigen::VectorXd::Zero(targets_.size());
@@ -107,10 +129,18 @@ class EpPart {
 
   PartReply answer(const PartRequest& q, const std::function<void()>& interrupt) {
     PartReply out;
+    if (q.reset) mixer_.reset();
+    if (q.apply) ep_detail::set_stacked_sites(mixer_.combination(q.gamma), r_);
     if (q.update) {
       if (r_.mean.size() != targets_.size())
         throw std::logic_error("a part was asked to sweep before its marginals were set");
+      const Eigen::VectorXd x = q.record ? ep_detail::stacked_sites(r_) : Eigen::VectorXd();
       ep_detail::parallel_sweep(targets_, lik_, q.damping, r_);
+      if (q.record) {
+        const Eigen::VectorXd g = ep_detail::stacked_sites(r_);
+        out.pinned = !ep_detail::extrapolable(g);
+        out.normal = mixer_.record(x, g);
+      }
     }
     Eigen::VectorXd tau = r_.site_precision, nu = r_.site_nu;
     if (q.perturbed) ep_detail::perturb_by_rounding(tau, nu, first_);
@@ -157,6 +187,7 @@ class EpPart {
   const InducingBasis basis_;
   const InducingRows rows_;
   LowRankPrior prior_;
+  ep_detail::AndersonMixer mixer_;
   EpResult r_;
 };
 
@@ -178,6 +209,10 @@ class SplitSweeps {
 
   void refresh() {
     PartRequest q;
+    q.reset = reset_;
+    q.apply = apply_;
+    q.gamma = gamma_;
+    reset_ = apply_ = false;
     q.update = pending_;
     q.damping = damping_;
     q.sums = true;
@@ -190,10 +225,34 @@ class SplitSweeps {
     pending_ = true;  // asked with the next refresh's sums: one exchange
     damping_ = d;
   }
-  bool accelerated(double, bool) {
-    throw SplitUnavailable("the accelerated schedule is not split over parts");
+  // As LocalSweeps::accelerated(): the parts sweep and record; the
+  // extrapolated sites (or the history's reset) go with the next refresh.
+  bool accelerated(double d, bool extrapolate) {
+    PartRequest q;
+    q.reset = reset_;
+    reset_ = false;
+    q.update = q.record = true;
+    q.damping = d;
+    const PartReply reply = combine(parts_.ask(q));
+    const Eigen::Index k = reply.normal.rows();
+    if (reply.normal.cols() != k + 1)
+      throw std::runtime_error("the parts replied with no history of the sweep");
+    if (reply.pinned) {
+      reset_ = true;
+      return false;
+    }
+    if (k == 0) return false;
+    const Eigen::VectorXd gamma = ep_detail::AndersonMixer::coefficients(reply.normal);
+    if (!gamma.allFinite()) {
+      reset_ = true;
+      return false;
+    }
+    if (!extrapolate) return false;
+    apply_ = true;
+    gamma_ = gamma;
+    return true;
   }
-  void reset_history() {}
+  void reset_history() { reset_ = true; }
   void sequential(double, std::mt19937&) {
     throw SplitUnavailable("the run needs sequential sweeps, which are not split over parts");
   }
@@ -235,15 +294,18 @@ class SplitSweeps {
   EpResult& r_;
   bool pending_ = false;
   double damping_ = 1.0;
+  bool reset_ = false;  // asked with the next request
+  bool apply_ = false;
+  Eigen::VectorXd gamma_;
   double change_ = 0.0;
 };
 
-// EP from sites at 0 over parts held apart, the parallel schedule only
-// (see above).
+// EP from sites at 0 over parts held apart, the parallel and accelerated
+// schedules (see above).
 inline EpResult ep_run_split(PartExchange& parts, Eigen::Index rank, const EpControl& control,
                              const std::function<void()>& interrupt) {
-  if (control.schedule != EpSchedule::parallel)
-    throw SplitUnavailable("only the parallel schedule is split over parts");
+  if (control.schedule == EpSchedule::sequential)
+    throw SplitUnavailable("the sequential schedule is not split over parts");
   ep_detail::check_control(control, 0);
   EpResult r;
   SplitSweeps sweeps(parts, rank, r);
