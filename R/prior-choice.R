@@ -474,7 +474,8 @@
   won <- !is.null(object$kernel$input_widths)
   gain <- choice$log_evidence[2L] - choice$log_evidence[1L]
   p <- ncol(object$x)
-  list(choice = if (won) "a width per input" else "one width",
+  # (the winner may be of another family than the kernel row's: say which)
+  list(choice = if (won) .kernel_words(object$kernel) else "one width",
        by = if (is.na(gain)) "the search of a width per input failed" else
          sprintf("the evidence, log Bayes factor %.3g of a width per input against one (%s asked)",
                  gain, format(.per_input_margin * (p - 1))))
