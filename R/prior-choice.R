@@ -406,8 +406,9 @@
 # few hundred rows the evidence tells them apart.  The search (C and the
 # widths, with the hyperprior, as optimize = c("C", "sigma") makes it)
 # starts from the chosen kernel's width, in its family and in Matern 5/2
-# (.per_input_families()); a linear kernel that won keeps its fit.  Its evidence is maximised over p widths where the other
-# fit's is over one, so it must win by more than .per_input_margin nats per
+# (.per_input_families()); a linear kernel that won keeps its fit.  Its
+# evidence is maximised over p widths where the other fit's is over one,
+# so it must win by more than .per_input_margin nats per
 # width added (a width the data pin to a tenth of its prior range costs
 # about log 10 of Occam factor; one is the least of them).
 .per_input_margin <- 1
