@@ -37,12 +37,16 @@ cpp_ep_predict <- function(fit, z, want_variance, deriv, wrt) {
     .Call(`_gpsvm_cpp_ep_predict`, fit, z, want_variance, deriv, wrt)
 }
 
+cpp_offset_gain <- function(fit, b) {
+    .Call(`_gpsvm_cpp_offset_gain`, fit, b)
+}
+
 cpp_greedy_inducing <- function(kernel, x, count, tol, candidates = NULL) {
     .Call(`_gpsvm_cpp_greedy_inducing`, kernel, x, count, tol, candidates)
 }
 
-cpp_choose_prior <- function(kernel, x, rules, probe, candidates) {
-    .Call(`_gpsvm_cpp_choose_prior`, kernel, x, rules, probe, candidates)
+cpp_choose_prior <- function(kernel, x, rules) {
+    .Call(`_gpsvm_cpp_choose_prior`, kernel, x, rules)
 }
 
 cpp_dense_operation <- function(what, a, b) {
@@ -159,5 +163,17 @@ cpp_svr_fit <- function(kernel, x, y, control) {
 
 cpp_margin_factor <- function(kernel, x) {
     .Call(`_gpsvm_cpp_margin_factor`, kernel, x)
+}
+
+cpp_svr_margin_solve <- function(kernel, xm, rhs, bias, fixed_sum) {
+    .Call(`_gpsvm_cpp_svr_margin_solve`, kernel, xm, rhs, bias, fixed_sum)
+}
+
+cpp_margin_variance <- function(kernel, z, xm, l, deriv, wrt) {
+    .Call(`_gpsvm_cpp_margin_variance`, kernel, z, xm, l, deriv, wrt)
+}
+
+cpp_inverse_diagonal <- function(l) {
+    .Call(`_gpsvm_cpp_inverse_diagonal`, l)
 }
 

@@ -44,7 +44,7 @@
     if ("noise" %in% names(h)) noise <- h[["noise"]]
     start <- search$start
   }
-  z <- inducing %||% .automatic_inducing(x, kernel, control$rank_tol)
+  z <- inducing %||% .choose_prior(x, kernel, control$rank_tol)
   fit <- .gpc_joint_bare(x, y, K, kernel, noise, control, z, start)
   if (!is.null(outcome)) {
     if (!is.null(search$rows)) outcome$record$search_rows <- length(search$rows)

@@ -47,7 +47,7 @@
   search_y <- if (is.null(rows)) y else y[rows]
   spec <- .gpc_search_spec(search_x, kernel, noise, kappa, which)
   search_inducing <- (if (is.null(rows)) inducing) %||%
-    .gpc_search_inducing(search_x, kernel, control$search_inducing)
+    .gpc_search_inducing(search_x, kernel, control)
   # the inputs (`points`: the search's, or every row for the fit), the
   # inducing inputs of the search and of the fit, and the kernel at a point
   # (with a width per input all but the last move with it)
@@ -69,7 +69,7 @@
   ep_at <- function(h, ctl, warm, gradient) {
     model <- list(kernel = h$kernel, noise = h$noise, kappa = h$kappa,
                   inducing = h$search_inducing %||%
-                    .search_low_rank(h$x, h$kernel, control$rank_tol))
+                    .choose_prior(h$x, h$kernel, control$rank_tol, "search"))
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
     tryCatch(cpp_gpc_tap_fit(model, h$x, search_y, ctl, state, gradient), error = function(e) e)
   }
@@ -102,7 +102,7 @@
   approximate <- is.null(inducing) && !is.null(search_inducing)
   # after a search on inducing inputs, the model optimize = FALSE fits (the
   # full prior, on the kernel matrix's pivots when they represent it)
-  if (approximate) h$inducing <- .automatic_inducing(h$x, h$kernel, control$rank_tol)
+  if (approximate) h$inducing <- .choose_prior(h$x, h$kernel, control$rank_tol)
   # warm-started from the best point's EP sites (the same fixed point, in
   # fewer sweeps: 900 spiral points at noise 5e-4, 51 sweeps from the prior;
   # after a search on some rows, their sites and 0 elsewhere)
@@ -120,36 +120,22 @@
   .finish_search(fit, outcome, spec, "gpc():")
 }
 
-# The full prior of one evaluation, at its own width: the pivots of a
-# low-rank factor (.automatic_inducing()) beyond search_dense_max_n
-# observations, else NULL for the dense matrix (never FITC: the search's
-# approximation is search_inducing's).  The final fit stays dense up to
-# low_rank_min_n observations, as without a search (exact leave-one-out
-# needs it).
-.search_low_rank <- function(x, kernel, rank_tol) {
-  .automatic_inducing(x, kernel, rank_tol, .size_rule("search_dense_max_n"), .Machine$integer.max)
-}
-
 # The inducing inputs (scaled, as the fit's x) of the FITC prior an evidence
-# search without `inducing` runs on: the greedy rule of [inducing-points] at
-# the kernel's width (the sigest() rule's when the data chose it, narrower
-# than where the search starts; the greedy rule stops early where fewer
-# pivots represent K, so a wider width would give fewer of them), or NULL
-# for the full prior.
-.gpc_search_inducing <- function(x, kernel, count) {
-  n <- nrow(x)
-  if (is.null(count)) {
-    count <- if (n > .size_rule("search_dense_max_n")) {
-      as.integer(min(.size_rule("search_inducing_count"),
-                     ceiling(n / .size_rule("search_rows_per_inducing"))))
-    } else 0L
-  }
-  if (count == 0L) return(NULL)
-  if (count > n) {
+# search without `inducing` runs on (.choose_prior()'s "search_fitc"), or
+# NULL for the full prior, whose evaluations then each test for a low rank
+# (its "search"; the final fit stays dense up to low_rank_min_n
+# observations, as without a search: exact leave-one-out needs it).  The
+# greedy rule runs at the kernel's width (the sigest() rule's when the data
+# chose it, narrower than where the search starts; the greedy rule stops
+# early where fewer pivots represent K, so a wider width would give fewer).
+.gpc_search_inducing <- function(x, kernel, control) {
+  count <- control$search_inducing
+  if (isTRUE(count == 0)) return(NULL)
+  if (!is.null(count) && count > nrow(x)) {
     .stop(sprintf("gpc_control(search_inducing = %d) exceeds the number of observations (%d)",
-                  count, n))
+                  count, nrow(x)))
   }
-  x[.greedy_rows(kernel, x, count), , drop = FALSE]
+  .choose_prior(x, kernel, control$rank_tol, "search_fitc", count)
 }
 
 # Where EP holds sites at precision 0 that asked for a negative one (flip

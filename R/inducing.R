@@ -108,9 +108,7 @@ NULL
 
 # The greedy choice of m training rows (the pivots of a pivoted Cholesky
 # factorisation of K, in the order chosen), among at most
-# max(greedy_max_rows, 4 m) evenly spaced rows: each pivot is a pass over
-# the factor so far, bound by memory, and evenly spaced candidates cover
-# the inputs' range as all rows do.
+# max(greedy_max_rows, 4 m) evenly spaced rows, as choose_prior()'s.
 .greedy_rows <- function(kernel, xs, m) {
   cpp_greedy_inducing(kernel, xs, m, .inducing_tol,
                       .evenly_spaced_rows(nrow(xs), max(.size_rule("greedy_max_rows"), 4L * m)))
@@ -120,7 +118,7 @@ NULL
 # training inputs xs, the resolved kernel and the input scaling.
 .inducing_inputs <- function(inducing, xs, kernel, scaling) {
   if (is.null(inducing)) return(NULL)
-  if (inherits(inducing, "gpsvm_low_rank")) return(.automatic_inducing(xs, kernel, inducing$rank_tol))
+  if (inherits(inducing, "gpsvm_low_rank")) return(.choose_prior(xs, kernel, inducing$rank_tol))
   n <- nrow(xs)
   if (is.numeric(inducing) && is.null(dim(inducing)) && length(inducing) == 1L) {
     m <- .check_count(inducing, "inducing", lower = 1L)
@@ -152,40 +150,56 @@ NULL
 }
 
 # gpc(method = "tap") with the full prior: the default representation of
-# .automatic_inducing(), resolved on the scaled inputs by .inducing_inputs().
+# .choose_prior(), resolved on the scaled inputs by .inducing_inputs().
 .low_rank_request <- function(rank_tol) structure(list(rank_tol = rank_tol), class = "gpsvm_low_rank")
 
-# The inducing inputs (scaled) of the default prior, chosen by the core
-# (prior_choice.hpp, choose_prior(), which says why) under the size rules:
-# the pivots of a low-rank factor of K (attribute low_rank; EP on FITC on
-# them is the same model up to rank_tol), the FITC approximation's inducing
-# inputs (attribute approximation), or NULL for the dense matrix.
-# `low_rank_min_n` and `dense_max_n` are the rules' unless a caller (gpc's
-# search) has its own; beyond greedy_max_rows rows the rank is tested first
-# on that many evenly spaced ones, and the greedy choice sees
-# max(greedy_max_rows, 4 m) of them (.greedy_rows()).
-.automatic_inducing <- function(xs, kernel, rank_tol, low_rank_min_n = .size_rule("low_rank_min_n"),
-                                dense_max_n = .size_rule("dense_max_n")) {
-  n <- nrow(xs)
-  m <- .size_rule("automatic_inducing_count")
-  probe_n <- .size_rule("greedy_max_rows")
-  rules <- list(rank_tol = rank_tol, low_rank_min_n = low_rank_min_n,
-                low_rank_max = .size_rule("low_rank_max"), dense_max_n = dense_max_n,
-                inducing_count = m)
-  choice <- cpp_choose_prior(kernel, xs, rules, if (n > probe_n) .evenly_spaced_rows(n, probe_n),
-                             .evenly_spaced_rows(n, max(probe_n, 4L * m)))
+# Every choice of a Gaussian-process prior's representation without given
+# inducing inputs, for every model: the core's choose_prior()
+# (prior_choice.hpp, which says why) under the size rules of its `use`:
+# * "fit": a fit's prior. Dense up to low_rank_min_n rows; beyond, the
+#   pivots of a low-rank factor of K (attribute low_rank: EP on FITC on them
+#   is the same model up to rank_tol) when at most low_rank_max pivots
+#   represent it; else dense up to dense_max_n rows and FITC beyond on
+#   automatic_inducing_count inducing inputs (attribute approximation).
+#   Beyond greedy_max_rows rows the rank is tested first on that many evenly
+#   spaced ones, and the greedy choice sees max(greedy_max_rows, 4 m).
+# * "search": one evaluation of gpc()'s evidence search on the full prior:
+#   as "fit" with low_rank_min_n = search_dense_max_n, never FITC.
+# * "search_fitc": the FITC prior gpc()'s evidence search runs on: beyond
+#   search_dense_max_n rows, on the greedy rule's rows, at most
+#   search_inducing_count and one per search_rows_per_inducing rows, without
+#   a rank test; `count` (gpc_control(search_inducing)): that many, at any n.
+# The inducing inputs (rows of xs), or NULL for the dense matrix.
+.choose_prior <- function(xs, kernel, rank_tol, use = c("fit", "search", "search_fitc"),
+                          count = NULL) {
+  use <- match.arg(use)
+  rules <- list(rank_tol = rank_tol, low_rank_min_n = .size_rule("low_rank_min_n"),
+                low_rank_max = .size_rule("low_rank_max"), dense_max_n = .size_rule("dense_max_n"),
+                inducing_count = .size_rule("automatic_inducing_count"), rows_per_inducing = 1L,
+                greedy_max_rows = .size_rule("greedy_max_rows"), test_rank = TRUE)
+  if (use == "search") {
+    rules[c("low_rank_min_n", "dense_max_n")] <- list(.size_rule("search_dense_max_n"),
+                                                      .Machine$integer.max)
+  } else if (use == "search_fitc") {
+    rules$test_rank <- FALSE
+    rules[c("dense_max_n", "inducing_count", "rows_per_inducing")] <- if (is.null(count)) {
+      list(.size_rule("search_dense_max_n"), .size_rule("search_inducing_count"),
+           .size_rule("search_rows_per_inducing"))
+    } else list(0L, count, 1L)
+  }
+  choice <- cpp_choose_prior(kernel, xs, rules)
   if (choice$form == "dense") return(NULL)
   structure(xs[choice$rows, , drop = FALSE], low_rank = if (choice$form == "low_rank") TRUE,
-            approximation = if (choice$form == "fitc") TRUE)
+            approximation = if (choice$form == "fitc" && use == "fit") TRUE)
 }
 
 # mfsvr() without `inducing`: its core factors a kernel matrix of low rank
-# itself (mfsvr_control(rank_tol, max_rank)), so only the FITC
-# approximation of .automatic_inducing() is taken here; NULL: the core
+# itself (mfsvr_control(rank_tol, max_rank), choose_prior() again), so only
+# the FITC approximation of .choose_prior() is taken here; NULL: the core
 # decides between the dense matrix and a factor.
 .automatic_approximation <- function(xs, kernel, rank_tol) {
   if (nrow(xs) <= .size_rule("dense_max_n")) return(NULL)
-  z <- .automatic_inducing(xs, kernel, rank_tol)
+  z <- .choose_prior(xs, kernel, rank_tol)
   if (isTRUE(attr(z, "approximation"))) z
 }
 

@@ -278,57 +278,12 @@
 # largest on small sets, where C moves most when the offset joins.
 .offset_refit_margin <- 0.7
 
-# The log evidence a constant b added to the prior covariance K gains, at
-# the sites (precisions s, natural means nu) of an EP fit without it: with
-# A = K + S^-1 and the sites' Gaussian pseudo-targets, the rank-one update
-# of log N(t; 0, A) by b 1 1' is
-#   (b r^2 / (1 + b q) - log(1 + b q)) / 2,  q = 1' A^-1 1,  r = 1' A^-1 t,
-# computed as q = a' B^-1 a and r = a' B^-1 u with a = s^1/2, u = nu / a and
-# B = I + diag(a) K diag(a) (a site of precision 0 drops out).  K is the
-# fit's kernel matrix, or its FITC approximation with inducing inputs.
+# The log evidence a constant b added to the prior covariance gains at the
+# sites of an EP fit without it (the core's rank-one update,
+# site_system.hpp): the fit's kernel matrix, low-rank factor or FITC prior.
 .offset_gain_at_sites <- function(fit, b) {
-  a <- sqrt(fit$site_precision)
-  u <- ifelse(a > 0, fit$site_nu / a, 0)
-  solved <- .solve_site_system(fit, a, cbind(a, u))
-  q <- sum(a * solved[, 1L])
-  r <- sum(a * solved[, 2L])
-  (b * r^2 / (1 + b * q) - log1p(b * q)) / 2
-}
-
-# B^-1 v for B = I + diag(a) K diag(a), with K the prior EP ran on: the
-# low-rank factor's G G' (pivoted Cholesky, fit$factor), FITC's V'V +
-# diag(lambda) (V = L^-1 K_zx, with the fit's factor L L' = K_zz + jitter
-# I), both by the Woodbury identity in O(n r^2), or the dense kernel matrix
-# by a Cholesky factor of B (at most 2000 rows: beyond, the fit is FITC):
-# the fit's own (`chol`, lower, B's at its sites: EP's last posterior),
-# else one formed here (the fit's own saves a kernel matrix and an O(n^3)
-# factorisation).
-.solve_site_system <- function(fit, a, v) {
-  z <- fit$inducing
-  G <- fit$factor
-  if (is.null(z) && !(is.matrix(G) && ncol(G) > 0L)) {
-    L <- fit$chol
-    if (is.matrix(L) && all(dim(L) == length(a))) {
-      return(backsolve(L, forwardsolve(L, v), upper.tri = FALSE, transpose = TRUE))
-    }
-    B <- diag(length(a)) + a * t(a * kernel_matrix(fit$kernel, fit$x))
-    R <- chol(B)
-    return(backsolve(R, backsolve(R, v, transpose = TRUE)))
-  }
-  # the n x r factor W of the low-rank part W W', and the diagonal rest
-  if (is.null(z)) {
-    W <- G
-    lambda <- numeric(length(a))
-  } else {
-    W <- t(forwardsolve(fit$inducing_chol, kernel_matrix(fit$kernel, z, fit$x)))
-    lambda <- pmax(cpp_kernel_diagonal(fit$kernel, fit$x, 0L, 1L) - rowSums(W^2), 0)
-  }
-  e <- 1 + a^2 * lambda  # the diagonal of B without the low-rank part
-  H <- a * W
-  He <- H / e
-  Ev <- v / e
-  inner <- diag(ncol(H)) + crossprod(H, He)
-  Ev - He %*% solve(inner, crossprod(H, Ev))
+  cpp_offset_gain(fit[c("kernel", "x", "site_precision", "site_nu", "chol", "factor", "inducing",
+                        "inducing_chol")], b)
 }
 
 # The offset as the evidence chose it (NULL when it did not): the prior

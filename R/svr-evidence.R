@@ -161,8 +161,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   if (method == "eq16") {
     return(p$base + sum(log(C) - log(a) - log(C - a)))
   }
-  # h_i = (K_MM^-1)_ii from the Cholesky factor: K^-1 = L^-T L^-1
-  h <- colSums(forwardsolve(p$L, diag(nrow(p$L)))^2)
+  h <- cpp_inverse_diagonal(p$L)  # (K_MM^-1)_ii
   p$base + sum(.log_margin_integral(a, C - a, h))
 }
 

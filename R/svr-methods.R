@@ -22,12 +22,10 @@
 # the function or of its deriv-th derivative.
 .svr_latent_variance <- function(object, z, bound = FALSE, deriv = 0L, wrt = 1L) {
   keep <- if (bound) rep(TRUE, length(object$y)) else .svr_margin(object)
-  kzz <- cpp_kernel_diagonal(object$kernel, z, deriv, wrt)
-  if (!any(keep)) return(kzz)
+  if (!any(keep)) return(cpp_kernel_diagonal(object$kernel, z, deriv, wrt))
   xm <- object$x[keep, , drop = FALSE]
   L <- if (bound) cpp_margin_factor(object$kernel, xm) else .svr_margin_factor(object)
-  A <- forwardsolve(L, t(kernel_matrix(object$kernel, z, xm, deriv = deriv, wrt = wrt)))
-  pmax(kzz - colSums(A^2), 0)
+  cpp_margin_variance(object$kernel, z, xm, L, deriv, wrt)
 }
 
 # The lower Cholesky factor of the margin vectors' kernel matrix (with the jitter

@@ -654,22 +654,14 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 
 # The margin vectors' coefficients (and b, with a bias) that put their
 # residuals exactly on the tube's edges, given the coefficients of the other
-# points in `beta`; NULL when K_MM is numerically singular (duplicated margin
-# inputs).
+# points in `beta` (the core's svr_margin_solve(), smo.hpp); NULL when K_MM
+# is numerically singular (duplicated margin inputs).
 .svr_margin_solve <- function(x, y, beta, M, side, epsilon, kernel, bias) {
   xm <- x[M, , drop = FALSE]
-  R <- tryCatch(chol(kernel_matrix(kernel, xm)), error = function(e) NULL)
-  if (is.null(R) || min(diag(R)) < 1e-7 * max(diag(R))) return(NULL)
   fixed <- setdiff(which(beta != 0), M)
   rhs <- y[M] - epsilon * side -
     .kernel_expansion(kernel, xm, x[fixed, , drop = FALSE], beta[fixed])
-  solve_k <- function(v) backsolve(R, backsolve(R, v, transpose = TRUE))
-  if (!bias) return(list(beta = solve_k(rhs), b = NULL))
-  # beta_M = K^-1 (rhs - b 1) with 1' beta_M = -sum(beta_fixed)
-  k_rhs <- solve_k(rhs)
-  k_one <- solve_k(rep(1, length(M)))
-  b <- (sum(k_rhs) + sum(beta[fixed])) / sum(k_one)
-  list(beta = k_rhs - b * k_one, b = b)
+  cpp_svr_margin_solve(kernel, xm, rhs, bias, sum(beta[fixed]))
 }
 
 # The solver's stopping measure (see svr_control(tol)) at a solution, with

@@ -141,6 +141,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_offset_gain
+double cpp_offset_gain(Rcpp::List fit, double b);
+RcppExport SEXP _gpsvm_cpp_offset_gain(SEXP fitSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type fit(fitSEXP);
+    Rcpp::traits::input_parameter< double >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_offset_gain(fit, b));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_greedy_inducing
 Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, SEXP count, double tol, SEXP candidates);
 RcppExport SEXP _gpsvm_cpp_greedy_inducing(SEXP kernelSEXP, SEXP xSEXP, SEXP countSEXP, SEXP tolSEXP, SEXP candidatesSEXP) {
@@ -156,16 +167,14 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_choose_prior
-Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules, SEXP probe, SEXP candidates);
-RcppExport SEXP _gpsvm_cpp_choose_prior(SEXP kernelSEXP, SEXP xSEXP, SEXP rulesSEXP, SEXP probeSEXP, SEXP candidatesSEXP) {
+Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules);
+RcppExport SEXP _gpsvm_cpp_choose_prior(SEXP kernelSEXP, SEXP xSEXP, SEXP rulesSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type rules(rulesSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type probe(probeSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type candidates(candidatesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_choose_prior(kernel, x, rules, probe, candidates));
+    rcpp_result_gen = Rcpp::wrap(cpp_choose_prior(kernel, x, rules));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -551,6 +560,45 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_svr_margin_solve
+SEXP cpp_svr_margin_solve(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> xm, Eigen::Map<Eigen::VectorXd> rhs, bool bias, double fixed_sum);
+RcppExport SEXP _gpsvm_cpp_svr_margin_solve(SEXP kernelSEXP, SEXP xmSEXP, SEXP rhsSEXP, SEXP biasSEXP, SEXP fixed_sumSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type xm(xmSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type rhs(rhsSEXP);
+    Rcpp::traits::input_parameter< bool >::type bias(biasSEXP);
+    Rcpp::traits::input_parameter< double >::type fixed_sum(fixed_sumSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svr_margin_solve(kernel, xm, rhs, bias, fixed_sum));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_margin_variance
+Eigen::VectorXd cpp_margin_variance(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::MatrixXd> xm, Eigen::Map<Eigen::MatrixXd> l, SEXP deriv, SEXP wrt);
+RcppExport SEXP _gpsvm_cpp_margin_variance(SEXP kernelSEXP, SEXP zSEXP, SEXP xmSEXP, SEXP lSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type xm(xmSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type l(lSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type deriv(derivSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type wrt(wrtSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_margin_variance(kernel, z, xm, l, deriv, wrt));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_inverse_diagonal
+Eigen::VectorXd cpp_inverse_diagonal(Eigen::Map<Eigen::MatrixXd> l);
+RcppExport SEXP _gpsvm_cpp_inverse_diagonal(SEXP lSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type l(lSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_inverse_diagonal(l));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_svc_fit", (DL_FUNC) &_gpsvm_cpp_svc_fit, 5},
@@ -562,8 +610,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
     {"_gpsvm_cpp_gpc_tap_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_refits, 6},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},
+    {"_gpsvm_cpp_offset_gain", (DL_FUNC) &_gpsvm_cpp_offset_gain, 2},
     {"_gpsvm_cpp_greedy_inducing", (DL_FUNC) &_gpsvm_cpp_greedy_inducing, 5},
-    {"_gpsvm_cpp_choose_prior", (DL_FUNC) &_gpsvm_cpp_choose_prior, 5},
+    {"_gpsvm_cpp_choose_prior", (DL_FUNC) &_gpsvm_cpp_choose_prior, 3},
     {"_gpsvm_cpp_dense_operation", (DL_FUNC) &_gpsvm_cpp_dense_operation, 3},
     {"_gpsvm_cpp_is_lower_factor", (DL_FUNC) &_gpsvm_cpp_is_lower_factor, 1},
     {"_gpsvm_cpp_threads", (DL_FUNC) &_gpsvm_cpp_threads, 2},
@@ -593,6 +642,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_ep_split_run", (DL_FUNC) &_gpsvm_cpp_ep_split_run, 4},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {"_gpsvm_cpp_margin_factor", (DL_FUNC) &_gpsvm_cpp_margin_factor, 2},
+    {"_gpsvm_cpp_svr_margin_solve", (DL_FUNC) &_gpsvm_cpp_svr_margin_solve, 5},
+    {"_gpsvm_cpp_margin_variance", (DL_FUNC) &_gpsvm_cpp_margin_variance, 6},
+    {"_gpsvm_cpp_inverse_diagonal", (DL_FUNC) &_gpsvm_cpp_inverse_diagonal, 1},
     {NULL, NULL, 0}
 };
 

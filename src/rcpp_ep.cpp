@@ -9,6 +9,7 @@
 #include <gpsvm/ep_predict.hpp>
 #include <gpsvm/lowrank.hpp>
 #include <gpsvm/prior_choice.hpp>
+#include <gpsvm/site_system.hpp>
 #include <gpsvm/threads.hpp>
 
 #ifndef _WIN32
@@ -65,6 +66,43 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
   gpsvm_glue::stop_out_of_memory();
 }
 
+// The log evidence an offset of prior variance b gains at an EP fit's sites
+// (site_system.hpp).  `fit` holds kernel, x, site_precision, site_nu, and
+// the prior EP ran on: inducing and inducing_chol (FITC), a low-rank
+// factor, or the dense matrix, with B's factor `chol` when the fit kept it.
+// [[Rcpp::export(rng = false)]]
+double cpp_offset_gain(Rcpp::List fit, double b) try {
+  using gpsvm_glue::matrix_element;
+  const gpsvm::Kernel kernel = gpsvm_glue::kernel_from_r(gpsvm_glue::element(fit, "kernel"));
+  const Eigen::Map<const Eigen::MatrixXd> x = matrix_element(fit, "x");
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const Eigen::Map<const Eigen::MatrixXd> z = matrix_element(fit, "inducing", true);
+  const Eigen::Map<const Eigen::MatrixXd> factor = matrix_element(fit, "factor", true);
+  const Eigen::Map<const Eigen::MatrixXd> chol = matrix_element(fit, "chol", true);
+  const Eigen::Index n = x.rows();
+  const auto solve = [&](const Eigen::VectorXd& a, const Eigen::MatrixXd& v) -> Eigen::MatrixXd {
+    if (z.size() > 0) {  // FITC: W = (L^-1 K_zx)', lambda = diag(K) - rows' squared norms
+      Eigen::MatrixXd wt = gpsvm::kernel_matrix(kernel, z, x, 0, 0, interrupt);
+      gpsvm::solve_lower_in_place(matrix_element(fit, "inducing_chol"), wt, interrupt);
+      const Eigen::VectorXd lambda =
+          (gpsvm::KernelEvaluator(kernel, x).diagonal(0, 0) - wt.colwise().squaredNorm().transpose())
+              .cwiseMax(0.0);
+      return gpsvm::site_solve_low_rank(wt.transpose(), lambda, a, v);
+    }
+    if (factor.size() > 0) return gpsvm::site_solve_low_rank(factor, Eigen::VectorXd::Zero(n), a, v);
+    if (chol.rows() == n && chol.cols() == n) return gpsvm::site_solve_dense(chol, v);
+    Eigen::MatrixXd B = gpsvm::kernel_matrix(kernel, x, interrupt);
+    B = a.asDiagonal() * B * a.asDiagonal();
+    B.diagonal().array() += 1.0;
+    if (!gpsvm::cholesky_in_place(B, interrupt)) Rcpp::stop("the sites' system is not positive definite");
+    return gpsvm::site_solve_dense(B, v);
+  };
+  return gpsvm::offset_gain(gpsvm_glue::vector_element(fit, "site_precision"),
+                            gpsvm_glue::vector_element(fit, "site_nu"), b, solve);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
 namespace {
 
 // 1-based rows from R (NULL: none) as 0-based rows of an n-row matrix.
@@ -104,12 +142,11 @@ Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::Mat
 }
 
 // The prior's representation on the rows of x (prior_choice.hpp's
-// choose_prior()): form "dense", "low_rank" (rows: the pivots) or "fitc"
-// (rows: the inducing rows), and the rule that made it.  `probe` and
-// `candidates` are rows of x (1-based; NULL for none and for all).
+// choose_prior()) under `rules` (the R layer's size rules, named as
+// PriorRules' fields): form "dense", "low_rank" (rows: the pivots, 1-based)
+// or "fitc" (rows: the inducing rows), and the rule that made it.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules,
-                            SEXP probe, SEXP candidates) try {
+Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules) try {
   using gpsvm_glue::count_in;
   using gpsvm_glue::element;
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
@@ -118,16 +155,18 @@ Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rc
   r.low_rank_min_n = count_in(element(rules, "low_rank_min_n"), "low_rank_min_n", 0, R_XLEN_T_MAX);
   r.max_rank = count_in(element(rules, "low_rank_max"), "low_rank_max", 1, R_XLEN_T_MAX);
   r.half_rows_at_most = true;
-  r.dense_max_n = count_in(element(rules, "dense_max_n"), "dense_max_n", 1, R_XLEN_T_MAX);
+  r.dense_max_n = count_in(element(rules, "dense_max_n"), "dense_max_n", 0, R_XLEN_T_MAX);
   r.inducing_count =
       count_in(element(rules, "inducing_count"), "inducing_count", 1, R_XLEN_T_MAX);
-  const gpsvm::PriorChoice c =
-      gpsvm::choose_prior(k, x, r, rows_from_r(probe, "probe", x.rows()),
-                          rows_from_r(candidates, "candidates", x.rows()),
-                          gpsvm_glue::interrupt_callback());
+  r.rows_per_inducing =
+      count_in(element(rules, "rows_per_inducing"), "rows_per_inducing", 1, R_XLEN_T_MAX);
+  r.greedy_max_rows = count_in(element(rules, "greedy_max_rows"), "greedy_max_rows", 1, R_XLEN_T_MAX);
+  r.test_rank = gpsvm_glue::flag(element(rules, "test_rank"), "test_rank");
+  const gpsvm::PriorChoice c = gpsvm::choose_prior(k, x, r, gpsvm_glue::interrupt_callback());
   static const char* const forms[] = {"dense", "low_rank", "fitc"};
   static const char* const reasons[] = {"rank_tol = 0", "low_rank_min_n", "low rank",
-                                        "no low rank", "no low rank", "no low rank on the probe"};
+                                        "no low rank", "no low rank", "no low rank on the probe",
+                                        "within dense_max_n", "beyond dense_max_n"};
   Rcpp::IntegerVector rows(c.rows.size());
   for (std::size_t i = 0; i < c.rows.size(); ++i) rows[i] = static_cast<int>(c.rows[i]) + 1;
   return Rcpp::List::create(Rcpp::Named("form") = forms[static_cast<int>(c.form)],

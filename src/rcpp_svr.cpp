@@ -49,3 +49,49 @@ Eigen::MatrixXd cpp_margin_factor(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
+
+// svr_margin_solve() (smo.hpp) on the margin vectors xm: list(beta, b), or
+// NULL where their kernel matrix is numerically singular.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_svr_margin_solve(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> xm,
+                          Eigen::Map<Eigen::VectorXd> rhs, bool bias, double fixed_sum) try {
+  const Eigen::MatrixXd k = gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), xm)
+                                .gram(gpsvm_glue::interrupt_callback());
+  Eigen::VectorXd beta;
+  double b = 0.0;
+  if (!gpsvm::svr_margin_solve(k, rhs, bias, fixed_sum, beta, b)) return R_NilValue;
+  return Rcpp::List::create(Rcpp::Named("beta") = beta,
+                            Rcpp::Named("b") = bias ? Rcpp::wrap(b) : R_NilValue);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// Eq. (22)'s latent variance at the rows of z (of the deriv-th derivative
+// in input column wrt): the prior's less what the margin vectors xm,
+// known exactly, explain, from their kernel matrix's lower factor L.
+// [[Rcpp::export(rng = false)]]
+Eigen::VectorXd cpp_margin_variance(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z,
+                                    Eigen::Map<Eigen::MatrixXd> xm, Eigen::Map<Eigen::MatrixXd> l,
+                                    SEXP deriv, SEXP wrt) try {
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  const int order = gpsvm_glue::derivative_order(deriv, "deriv");
+  const Eigen::Index coord = gpsvm_glue::count_in(wrt, "wrt", 1, z.cols()) - 1;
+  if (l.rows() != xm.rows() || l.cols() != xm.rows())
+    Rcpp::stop("the margin factor must be %d x %d", static_cast<int>(xm.rows()),
+               static_cast<int>(xm.rows()));
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  return gpsvm::conditional_variance(
+      l, gpsvm::kernel_matrix(k, z, xm, order, coord, interrupt).transpose(),
+      gpsvm::KernelEvaluator(k, z).diagonal(order, coord), interrupt);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// The diagonal of A^-1 from A's lower Cholesky factor L (dense.hpp).
+// [[Rcpp::export(rng = false)]]
+Eigen::VectorXd cpp_inverse_diagonal(Eigen::Map<Eigen::MatrixXd> l) try {
+  if (l.rows() != l.cols()) Rcpp::stop("the factor must be square");
+  return gpsvm::inverse_diagonal_from_cholesky(l, gpsvm_glue::interrupt_callback());
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}

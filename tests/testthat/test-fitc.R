@@ -266,13 +266,13 @@ test_that("beyond 20000 observations the default's low-rank test probes 20000 ro
   n <- 20100L
   x <- matrix(rnorm(6 * n), n)
   kernel <- rbf_kernel(0.4)
-  z <- gpsvm:::.automatic_inducing(x, kernel, 1e-13)
+  z <- gpsvm:::.choose_prior(x, kernel, 1e-13)
   expect_true(isTRUE(attr(z, "approximation")))
   expect_equal(c(z), c(gpsvm:::.inducing_inputs(500, x, kernel, NULL)), tolerance = 0)
   # a low rank (one input, a wide width): every row is tested, and the
   # pivots are those of all rows
   u <- matrix(runif(n, -1, 1))
-  low <- gpsvm:::.automatic_inducing(u, rbf_kernel(1), 1e-13)
+  low <- gpsvm:::.choose_prior(u, rbf_kernel(1), 1e-13)
   expect_true(isTRUE(attr(low, "low_rank")))
   expect_equal(c(low), u[gpsvm:::cpp_greedy_inducing(rbf_kernel(1), u, 1001L, 1e-13)],
                tolerance = 0)
@@ -364,11 +364,11 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
   # when it is not used: at most 1000 observations, rank_tol = 0, or a rank
   # above min(n / 2, 1000) (many inputs and a narrow kernel)
   k <- auto$kernel
-  expect_null(gpsvm:::.automatic_inducing(auto$x[1:1000, ], k, 1e-13))
-  expect_null(gpsvm:::.automatic_inducing(auto$x, k, 0))
+  expect_null(gpsvm:::.choose_prior(auto$x[1:1000, ], k, 1e-13))
+  expect_null(gpsvm:::.choose_prior(auto$x, k, 0))
   wide <- matrix(rnorm(1100 * 10), ncol = 10)
-  expect_null(gpsvm:::.automatic_inducing(wide, rbf_kernel(0.5), 1e-13))
-  expect_equal(nrow(gpsvm:::.automatic_inducing(auto$x, k, 1e-13)), nrow(z))
+  expect_null(gpsvm:::.choose_prior(wide, rbf_kernel(0.5), 1e-13))
+  expect_equal(nrow(gpsvm:::.choose_prior(auto$x, k, 1e-13)), nrow(z))
   expect_error(gpc_control(rank_tol = -1), "rank_tol")
   expect_error(gpc_control(rank_tol = 2), "rank_tol")
 })
@@ -452,8 +452,8 @@ test_that("beyond 2000 observations a kernel matrix without a low rank gets the 
   expect_true(any(grepl("no low rank, so beyond 2000 observations the FITC prior on 500", out)))
   expect_error(loo_error(auto, "exact"), "a FITC approximation of it: refit with")
   # not used: up to 2000 observations (dense), or with rank_tol = 0
-  expect_null(gpsvm:::.automatic_inducing(x[1:2000, ], k, 1e-13))
-  expect_null(gpsvm:::.automatic_inducing(x, k, 0))
+  expect_null(gpsvm:::.choose_prior(x[1:2000, ], k, 1e-13))
+  expect_null(gpsvm:::.choose_prior(x, k, 0))
 })
 
 test_that("mfsvr() beyond 2000 observations without a low rank fits the FITC approximation", {

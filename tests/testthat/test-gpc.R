@@ -354,7 +354,7 @@ test_that("a search beyond 300 observations on the full prior evaluates on K's p
   fit <- gpc(x, y, control = gpc_control(search_inducing = 0))
   expect_null(fit$optimization$search_inducing)
   # the pivots are used at the values found (and so, near them, by the search)
-  expect_false(is.null(gpsvm:::.search_low_rank(fit$x, fit$kernel, gpc_control()$rank_tol)))
+  expect_false(is.null(gpsvm:::.choose_prior(fit$x, fit$kernel, gpc_control()$rank_tol, "search")))
   # the same search on the dense matrix throughout (rank_tol = 0)
   dense <- gpc(x, y, control = gpc_control(rank_tol = 0, search_inducing = 0))
   expect_equal(fit$optimization$estimate, dense$optimization$estimate, tolerance = 1e-5)

@@ -636,3 +636,94 @@ test_that("a width per input is not weighed for one input, a kernel given, or a 
   expect_identical(linear$kernel$candidate, "linear")
   expect_null(linear$width_choice)
 })
+
+# The offset's gain at the sites, against the two Gaussian evidences in
+# plain R: log N(t; 0, K + S^-1 + b 1 1') - log N(t; 0, K + S^-1) over the
+# sites of positive precision, t = nu / s, with K the prior the fit ran on.
+plain_offset_gain <- function(K, s, nu, b) {
+  keep <- s > 0
+  A <- K[keep, keep] + diag(1 / s[keep], sum(keep))
+  t <- nu[keep] / s[keep]
+  log_normal <- function(S) {
+    R <- chol(S)
+    -sum(log(diag(R))) - sum(backsolve(R, t, transpose = TRUE)^2) / 2
+  }
+  log_normal(A + b) - log_normal(A)
+}
+
+test_that("the offset's gain at the sites is the difference of two Gaussian evidences", {
+  set.seed(12)
+  x <- matrix(runif(80, -2, 2), 40)
+  y <- sin(x[, 1]) + x[, 2] / 2 + rnorm(40, sd = 0.2)
+  gain <- function(fit) gpsvm:::.offset_gain_at_sites(fit, 1.7)
+  dense <- mfsvr(x, y, C = 3, epsilon = 0.1, bias = 0, optimize = FALSE,
+                 kernel = rbf_kernel(sigma = 0.5))
+  expect_identical(dim(dense$chol), c(40L, 40L))  # B's factor, kept by the fit
+  K <- kernel_matrix(dense$kernel, dense$x)
+  expect_equal(gain(dense), plain_offset_gain(K, dense$site_precision, dense$site_nu, 1.7),
+               tolerance = 1e-10)
+  # without the fit's factor of B: formed from the kernel matrix
+  unfactored <- dense
+  unfactored$chol <- NULL
+  expect_equal(gain(unfactored), gain(dense), tolerance = 1e-10)
+  expect_equal(gain(unfactored), plain_offset_gain(K, dense$site_precision, dense$site_nu, 1.7),
+               tolerance = 1e-10)
+  # other priors at sites set here, of moderate precision (EP's own can be
+  # 1e-20, where the plain reference's K + S^-1 has no accurate inverse)
+  at_sites <- function(fit) {
+    fit$site_precision <- runif(40, 0.5, 5)
+    fit$site_nu <- rnorm(40) * fit$site_precision
+    fit$chol <- NULL
+    fit
+  }
+  # a low-rank factor G G' (a linear kernel: rank 2)
+  low <- at_sites(mfsvr(x, y, C = 3, epsilon = 0.1, bias = 0, optimize = FALSE,
+                        kernel = linear_kernel()))
+  expect_identical(ncol(low$factor), 2L)
+  expect_equal(gain(low), plain_offset_gain(tcrossprod(low$factor), low$site_precision,
+                                            low$site_nu, 1.7), tolerance = 1e-10)
+  # FITC: Q + diag(K - Q), Q from the fit's factor of K_zz (with its jitter)
+  fitc <- at_sites(mfsvr(x, y, C = 3, epsilon = 0.1, bias = 0, optimize = FALSE, inducing = 8))
+  V <- forwardsolve(fitc$inducing_chol, kernel_matrix(fitc$kernel, fitc$inducing, fitc$x))
+  Q <- crossprod(V)
+  Kf <- Q + diag(diag(kernel_matrix(fitc$kernel, fitc$x)) - diag(Q))
+  expect_equal(gain(fitc), plain_offset_gain(Kf, fitc$site_precision, fitc$site_nu, 1.7),
+               tolerance = 1e-10)
+  # a site of precision 0 drops out
+  zero <- at_sites(dense)
+  zero$site_precision[3] <- 0
+  expect_equal(gain(zero), plain_offset_gain(K, zero$site_precision, zero$site_nu, 1.7),
+               tolerance = 1e-10)
+})
+
+test_that("the prior chooser tests the rank and chooses inducing rows on evenly spaced rows", {
+  # beyond greedy_max_rows: the rank test on that many evenly spaced rows, then
+  # the greedy pivots among max(greedy_max_rows, 4 m) of them, the rows
+  # round(seq(1, n, length.out = size)) (ties to even)
+  withr::local_options(gpsvm.size_policy = list(greedy_max_rows = 37, dense_max_n = 50,
+                                                 low_rank_min_n = 20,
+                                                 automatic_inducing_count = 12))
+  set.seed(3)
+  x <- matrix(runif(406, -3, 3), 203)
+  k <- rbf_kernel(sigma = 4)
+  z <- gpsvm:::.choose_prior(x, k, 1e-13)
+  expect_true(isTRUE(attr(z, "approximation")))
+  among <- unique(round(seq(1, 203, length.out = 48)))
+  K <- kernel_matrix(k, x[among, ])
+  expect_equal(unname(z[, , drop = FALSE]),
+               x[among[plain_greedy_pivots(function(j) K[, j], diag(K), 12)], ],
+               ignore_attr = TRUE)
+  # the evidence search's FITC prior: one inducing input per
+  # search_rows_per_inducing rows, no rank test (a quadratic kernel of rank
+  # 6: the greedy rule stops at its pivots)
+  withr::local_options(gpsvm.size_policy = list(search_dense_max_n = 30,
+                                                 search_rows_per_inducing = 10,
+                                                 search_inducing_count = 100))
+  s <- gpsvm:::.choose_prior(x[1:95, ], k, 1e-13, "search_fitc")
+  K <- kernel_matrix(k, x[1:95, ])
+  expect_equal(unname(s), x[plain_greedy_pivots(function(j) K[, j], diag(K), 10), ],
+               ignore_attr = TRUE)
+  expect_null(gpsvm:::.choose_prior(x[1:30, ], k, 1e-13, "search_fitc"))
+  quad <- poly_kernel(degree = 2)
+  expect_identical(nrow(gpsvm:::.choose_prior(x[1:95, ], quad, 1e-13, "search_fitc")), 6L)
+})

@@ -201,6 +201,17 @@ inline Eigen::VectorXd inverse_diagonal_from_cholesky(
   return inverse_column_norms(l, nullptr, interrupt).col(0);
 }
 
+// k(z, z) - k_z' A^-1 k_z for each column k_z of `cross` (A's rows x
+// points), given the points' prior variances and A's lower Cholesky factor
+// L: the variance left once A's points are known, floored at 0 where
+// rounding takes it below.
+inline Eigen::VectorXd conditional_variance(const Eigen::Ref<const Eigen::MatrixXd>& l,
+                                            Eigen::MatrixXd cross, const Eigen::VectorXd& prior,
+                                            const std::function<void()>& interrupt = nullptr) {
+  solve_lower_in_place(l, cross, interrupt);
+  return (prior - cross.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+}
+
 // A^-1 = L^-T L^-1 from the lower Cholesky factor L of A, both triangles:
 // L^-1 (lower_inverse(), n^3 / 3 flops), then the product a block of
 // columns at a time (split between threads), only the rows at and below

@@ -280,7 +280,7 @@ void fit_sites(const Kernel& kernel, const ConstMatrixRef& x, const Eigen::Vecto
                       const MfsvrControl& control, const std::function<void()>& interrupt,
                       const EpAdjust& adjust, MfsvrFit& fit) {
   if (control.algorithm == MfsvrAlgorithm::ep) {
-    PriorChoice prior = choose_prior(kernel, x, low_rank_rules(control), {}, {}, interrupt);
+    PriorChoice prior = choose_prior(kernel, x, low_rank_rules(control), interrupt);
     if (prior.form == PriorForm::low_rank) {
       fit.ep = ep_fit_low_rank(prior.factor, t, seen, control.ep, interrupt, adjust);
       fit.pivots = std::move(prior.rows);

@@ -11,6 +11,7 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -30,7 +31,9 @@ enum class PriorReason {
   low_rank,          // at most the cap of pivots represent K to rank_tol
   no_low_rank,       // they do not, and n <= dense_max_n
   no_low_rank_fitc,  // they do not, and n > dense_max_n: FITC
-  probe_fitc         // the probe's rows have no low rank, n > dense_max_n: FITC
+  probe_fitc,        // the probe's rows have no low rank, n > dense_max_n: FITC
+  untested_dense,    // no rank test asked, n <= dense_max_n
+  untested_fitc      // no rank test asked, n > dense_max_n: FITC
 };
 
 struct PriorRules {
@@ -45,6 +48,19 @@ struct PriorRules {
   // inducing_count of its pivots
   Eigen::Index dense_max_n = std::numeric_limits<Eigen::Index>::max();
   Eigen::Index inducing_count = 0;
+  // at least this many rows per inducing input: FITC takes
+  // min(inducing_count, ceil(n / rows_per_inducing)) of them
+  Eigen::Index rows_per_inducing = 1;
+  // beyond this many rows the rank is tested first on that many evenly
+  // spaced rows, and the greedy choice looks at max(greedy_max_rows, 4 m)
+  // evenly spaced rows (each pivot is a pass over the factor so far, bound
+  // by memory; evenly spaced rows cover the inputs' range as all rows do);
+  // 0: every row
+  Eigen::Index greedy_max_rows = 0;
+  // false: no rank test, FITC beyond dense_max_n on the greedy rule's rows.
+  // An approximation for an evidence search: where K has a low rank the
+  // greedy rule stops at its pivots, so FITC is then the low-rank factor.
+  bool test_rank = true;
 };
 
 struct PriorChoice {
@@ -73,6 +89,12 @@ inline bool has_low_rank(const KernelEvaluator& ev, const PriorRules& rules, Eig
   return stopped && static_cast<Eigen::Index>(pivots.size()) <= cap;
 }
 
+// The inducing inputs FITC takes on n rows.
+inline Eigen::Index inducing_size(const PriorRules& rules, Eigen::Index n) {
+  const Eigen::Index per = std::max<Eigen::Index>(1, rules.rows_per_inducing);
+  return std::min({rules.inducing_count, (n + per - 1) / per, n});
+}
+
 inline Eigen::MatrixXd rows_of(const ConstMatrixRef& x, const std::vector<Eigen::Index>& rows) {
   Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), x.cols());
   for (std::size_t i = 0; i < rows.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = x.row(rows[i]);
@@ -95,49 +117,91 @@ inline std::vector<Eigen::Index> greedy_rows(const Kernel& kernel, const ConstMa
   return chosen;
 }
 
+// `size` rows of n evenly spaced (0-based, first and last included, in
+// order, without repeats; all rows when n <= size): the rounded points
+// 1 + k (n - 1) / (size - 1), k = 0, ..., size - 1, of 1-based rows, ties
+// to even, which the R layer's own evenly spaced rows are too.
+inline std::vector<Eigen::Index> evenly_spaced_rows(Eigen::Index n, Eigen::Index size) {
+  std::vector<Eigen::Index> out;
+  if (n <= size || size < 2) {
+    const Eigen::Index count = n <= size ? n : std::min<Eigen::Index>(size, n);
+    for (Eigen::Index i = 0; i < count; ++i) out.push_back(i);
+    return out;
+  }
+  const double step = (static_cast<double>(n) - 1.0) / static_cast<double>(size - 1);
+  for (Eigen::Index k = 0; k < size; ++k) {
+    const double at = k == size - 1 ? static_cast<double>(n) : 1.0 + static_cast<double>(k) * step;
+    const Eigen::Index row = static_cast<Eigen::Index>(std::nearbyint(at)) - 1;
+    if (out.empty() || out.back() != row) out.push_back(row);
+  }
+  return out;
+}
+
 // The relative residual below which the greedy choice of inducing inputs
 // stops: inputs explained that well add nothing (duplicates never twice).
 constexpr double kInducingTol = 1e-12;
 
 // The representation of the prior on the rows of x:
+//   0. without a rank test (test_rank false): dense up to dense_max_n rows,
+//      FITC beyond on the greedy rule's rows;
 //   1. rank_tol = 0, or n <= low_rank_min_n: dense;
-//   2. where `probe` (rows of x, 0-based) is given and n > dense_max_n, the
-//      low-rank test on those rows first: a principal submatrix has no
-//      larger numerical rank than K (their eigenvalues interlace), so when
-//      they need more than the cap of pivots K does too, and the fit is
-//      FITC on inducing_count rows chosen greedily among `candidates`;
+//   2. beyond greedy_max_rows (> 0) and dense_max_n rows, the low-rank test
+//      on greedy_max_rows evenly spaced rows first: a principal submatrix
+//      has no larger numerical rank than K (their eigenvalues interlace),
+//      so when they need more than the cap of pivots K does too, and the
+//      fit is FITC on the greedy rule's rows;
 //   3. the test on every row: low rank when at most the cap of pivots
 //      represent K to rank_tol (every entry of K - G G' at most rank_tol
 //      max K_ii);
 //   4. else dense up to dense_max_n rows, and FITC beyond, on the first
-//      inducing_count pivots (what the greedy choice takes; beyond the
-//      pivots the test took, the greedy choice among `candidates`).
-// The factor of step 3 is kept for a caller that runs EP on it.
+//      pivots (what the greedy choice takes; beyond the pivots the test
+//      took, the greedy choice goes on).
+// FITC takes inducing_size() rows; the greedy rule looks at the candidate
+// rows of PriorRules::greedy_max_rows.  The factor of step 3 is kept for a
+// caller that runs EP on it.
 inline PriorChoice choose_prior(const Kernel& kernel, const ConstMatrixRef& x,
-                                const PriorRules& rules, const std::vector<Eigen::Index>& probe,
-                                const std::vector<Eigen::Index>& candidates,
+                                const PriorRules& rules,
                                 const std::function<void()>& interrupt = nullptr) {
   if (!(rules.rank_tol >= 0.0 && rules.rank_tol <= 1.0))
     throw std::invalid_argument("'rank_tol' must lie in [0, 1]");
   const Eigen::Index n = x.rows();
+  const bool beyond_dense = n > rules.dense_max_n;
+  if (beyond_dense && rules.inducing_count < 1)
+    throw std::invalid_argument("'inducing_count' must be at least 1 beyond dense_max_n");
+  const Eigen::Index m = prior_choice_detail::inducing_size(rules, n);
+  const bool spaced = rules.greedy_max_rows > 0 && n > rules.greedy_max_rows;
+  const auto fitc_rows = [&]() {
+    const std::vector<Eigen::Index> candidates =
+        rules.greedy_max_rows > 0
+            ? evenly_spaced_rows(n, std::max(rules.greedy_max_rows, 4 * m))
+            : std::vector<Eigen::Index>();
+    return greedy_rows(kernel, x, candidates, m, kInducingTol, interrupt);
+  };
   PriorChoice out;
+  if (!rules.test_rank) {
+    out.reason = PriorReason::untested_dense;
+    if (beyond_dense) {
+      out.form = PriorForm::fitc;
+      out.reason = PriorReason::untested_fitc;
+      out.rows = fitc_rows();
+    }
+    return out;
+  }
   if (rules.rank_tol == 0.0) return out;
   if (n <= rules.low_rank_min_n) {
     out.reason = PriorReason::few_rows;
     return out;
   }
-  const bool beyond_dense = n > rules.dense_max_n;
-  if (beyond_dense && rules.inducing_count < 1)
-    throw std::invalid_argument("'inducing_count' must be at least 1 beyond dense_max_n");
   Eigen::MatrixXd G;
   std::vector<Eigen::Index> pivots;
-  if (beyond_dense && !probe.empty()) {
-    const Eigen::MatrixXd sub = prior_choice_detail::rows_of(x, probe);
+  if (beyond_dense && spaced) {
+    const Eigen::MatrixXd sub =
+        prior_choice_detail::rows_of(x, evenly_spaced_rows(n, rules.greedy_max_rows));
     if (!prior_choice_detail::has_low_rank(KernelEvaluator(kernel, sub), rules, G, pivots,
                                            interrupt)) {
       out.form = PriorForm::fitc;
       out.reason = PriorReason::probe_fitc;
-      out.rows = greedy_rows(kernel, x, candidates, rules.inducing_count, kInducingTol, interrupt);
+      out.rows = fitc_rows();
       return out;
     }
   }
@@ -154,11 +218,10 @@ inline PriorChoice choose_prior(const Kernel& kernel, const ConstMatrixRef& x,
   }
   out.form = PriorForm::fitc;
   out.reason = PriorReason::no_low_rank_fitc;
-  const Eigen::Index m = std::min(rules.inducing_count, n);
   if (m <= static_cast<Eigen::Index>(pivots.size())) {
     out.rows.assign(pivots.begin(), pivots.begin() + m);
   } else {
-    out.rows = greedy_rows(kernel, x, candidates, m, kInducingTol, interrupt);
+    out.rows = fitc_rows();
   }
   return out;
 }

@@ -882,6 +882,28 @@ inline SvcResult svc_smo_solve(const Kernel& kernel, const ConstMatrixRef& x,
   return out;
 }
 
+// The margin vectors' coefficients beta_M (and b, with a bias) that put
+// their residuals exactly on the tube's edges, the exact optimum once the
+// split into X_0, X_C and the margin is known:
+//   K_MM beta_M + b 1 = rhs,  and with a bias 1' beta_M = -fixed_sum
+// (the other points' coefficients' sum).  False when K_MM is numerically
+// singular (a pivot of its Cholesky factor below 1e-7 of the largest:
+// duplicated margin inputs), where the split has no unique solution.
+inline bool svr_margin_solve(const Eigen::MatrixXd& k_mm, const Eigen::VectorXd& rhs, bool bias,
+                             double fixed_sum, Eigen::VectorXd& beta, double& b) {
+  const Eigen::LLT<Eigen::MatrixXd> llt(k_mm);
+  if (llt.info() != Eigen::Success) return false;
+  const Eigen::VectorXd pivots = llt.matrixLLT().diagonal();
+  if (!(pivots.minCoeff() >= 1e-7 * pivots.maxCoeff())) return false;
+  beta = llt.solve(rhs);
+  b = 0.0;
+  if (!bias) return true;
+  const Eigen::VectorXd k_one = llt.solve(Eigen::VectorXd::Ones(rhs.size()));
+  b = (beta.sum() + fixed_sum) / k_one.sum();
+  beta -= b * k_one;
+  return true;
+}
+
 }  // namespace gpsvm
 
 #endif  // GPSVM_SMO_HPP
