@@ -19,21 +19,27 @@
 .C_mixture_nodes <- 5L
 .C_mixture_step <- 0.2  # in log C, for the curvature by central differences
 
-# Nodes and weights of Gauss-Hermite quadrature for the standard normal
-# density (Golub and Welsch: the eigenvalues of the Jacobi matrix of the
-# probabilists' Hermite polynomials, the weights the squared first
-# components of its eigenvectors).
-.gauss_hermite <- function(k) {
-  if (k == 1L) return(list(node = 0, weight = 1))
-  off <- sqrt(seq_len(k - 1L))
+# Nodes and weights of Gauss quadrature by Golub and Welsch: the
+# eigenvalues of the symmetric tridiagonal Jacobi matrix of the orthogonal
+# polynomials (off-diagonal `off`), the weights `mass` times the squared
+# first components of its eigenvectors.
+.golub_welsch <- function(off, mass) {
+  k <- length(off) + 1L
   J <- matrix(0, k, k)
   J[cbind(seq_len(k - 1L), 2:k)] <- off
   J[cbind(2:k, seq_len(k - 1L))] <- off
   e <- eigen(J, symmetric = TRUE)
   o <- order(e$values)
-  node <- e$values[o]
-  node[abs(node) < 1e-12] <- 0
-  list(node = node, weight = e$vectors[1L, o]^2)
+  list(node = e$values[o], weight = mass * e$vectors[1L, o]^2)
+}
+
+# Gauss-Hermite quadrature for the standard normal density (the
+# probabilists' Hermite polynomials).
+.gauss_hermite <- function(k) {
+  if (k == 1L) return(list(node = 0, weight = 1))
+  out <- .golub_welsch(sqrt(seq_len(k - 1L)), 1)
+  out$node[abs(out$node) < 1e-12] <- 0
+  out
 }
 
 # The quadrature in log C around an EP fit whose C maximises its evidence

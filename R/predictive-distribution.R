@@ -357,17 +357,10 @@ predictive_variance <- function(d) {
   inner + tails
 }
 
-# Nodes and weights of k-point Gauss-Legendre quadrature on [-1, 1] (Golub
-# and Welsch, as .gauss_hermite()).
+# k-point Gauss-Legendre quadrature on [-1, 1] (.golub_welsch()).
 .gauss_legendre <- function(k) {
   j <- seq_len(k - 1L)
-  off <- j / sqrt(4 * j^2 - 1)
-  J <- matrix(0, k, k)
-  J[cbind(j, j + 1L)] <- off
-  J[cbind(j + 1L, j)] <- off
-  e <- eigen(J, symmetric = TRUE)
-  o <- order(e$values)
-  list(node = e$values[o], weight = 2 * e$vectors[1L, o]^2)
+  .golub_welsch(j / sqrt(4 * j^2 - 1), 2)
 }
 
 #' @export
