@@ -552,17 +552,33 @@
   if (length(searches) > 1L && all(converged)) {
     steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
     about <- paste(c("one search per class", fitc(searches[[1L]])), collapse = "; ")
-    return(sprintf("%s %s (%s): all %d converged, after %s iterations",
+    bounded <- sum(vapply(searches, function(s) length(s$at_bound) > 0L, logical(1)))
+    return(sprintf("%s %s (%s): all %d converged, after %s iterations%s",
                    lead, by, about, length(searches),
-                   if (steps[1] == steps[2]) steps[1] else paste(steps, collapse = " to ")))
+                   if (steps[1] == steps[2]) steps[1] else paste(steps, collapse = " to "),
+                   if (bounded > 0L) sprintf("; %d at an end of a range (fit$optimization)", bounded)
+                   else ""))
   }
   vapply(seq_along(searches), function(k) {
     about <- c(if (length(searches) > 1L) sprintf("%s vs rest", names(searches)[k]),
                fitc(searches[[k]]))
-    sprintf("%s %s%s: %s", lead, by,
+    sprintf("%s %s%s: %s%s", lead, by,
             if (length(about) > 0L) sprintf(" (%s)", paste(about, collapse = "; ")) else "",
-            .format_convergence(searches[[k]]$convergence))
+            .format_convergence(searches[[k]]$convergence), .bound_words(searches[[k]]))
   }, character(1))
+}
+
+# A search's estimates at an end of their range, in words for print():
+# those the model takes as answers (a classifier's noise at its lower end:
+# classes the data separate) draw no warning, but a value there was not
+# estimated, and the reader of the fit should know.
+.bound_words <- function(record) {
+  bound <- record$at_bound %||% character(0)
+  if (!length(bound)) return("")
+  parts <- strsplit(bound, ":", fixed = TRUE)
+  paste0("; ", paste(vapply(parts, function(p) {
+    sprintf("%s at the %s end of its range", p[1L], p[2L])
+  }, character(1)), collapse = ", "))
 }
 
 # How a search chose: by the evidence, or by the criterion it records (the

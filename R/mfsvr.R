@@ -323,13 +323,15 @@
 #'   responses often are, and which the evidence preferred on 10 of 12 data
 #'   sets. From 100 to 2000 observations of two or more inputs (size rules
 #'   `per_input_min_n` and `per_input_max_n`, [gpsvm_size_policy()]) a
-#'   Gaussian or Matern kernel that won is then given a width per input,
-#'   searched with `C` from its width (hyperprior as for `optimize`), in its
-#'   own family and in Matern 5/2, and the one of higher evidence is kept
-#'   where it beats the one width by more than a nat per width added
-#'   (`fit$width_choice` keeps the two log evidences; the plan's `widths`
-#'   row says which won): inputs that matter unequally, or not at all, are
-#'   fitted far better so, and from a few hundred rows the evidence tells.
+#'   width per input is then searched with `C` from the width of the
+#'   Gaussian or Matern kernel that won, or of the best of them where the
+#'   linear kernel won (hyperprior as for `optimize`), in that family and
+#'   in Matern 5/2, and the one of higher evidence is kept where it beats
+#'   the kernel that won by more than a nat per width added
+#'   (`fit$width_choice` keeps the two log evidences, its first row "one"
+#'   or, for the linear kernel, "none"; the plan's `widths` row says which
+#'   won): inputs that matter unequally, or not at all, are fitted far
+#'   better so, and from a few hundred rows the evidence tells.
 #'   A kernel given, `rbf_kernel()` too, stays as given. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].

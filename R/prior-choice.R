@@ -361,11 +361,15 @@
 # few hundred rows the evidence tells them apart.  The search (C and the
 # widths, with the hyperprior, as optimize = c("C", "sigma") makes it)
 # starts from the chosen kernel's width, in its family and in Matern 5/2
-# (.per_input_families()); a linear kernel that won keeps its fit.  Its
-# evidence is maximised over p widths where the other fit's is over one,
-# so it must win by more than .per_input_margin nats per
-# width added (a width the data pin to a tenth of its prior range costs
-# about log 10 of Occam factor; one is the least of them).
+# (.per_input_families()).  Where the linear kernel won, it starts from the
+# best Gaussian or Matern candidate weighed beside it: a response nearly
+# linear in most inputs and smooth in a few (position inputs beside others)
+# can give the linear kernel more evidence than any one width, and a width
+# per input far more than either.  Its evidence is maximised over p widths
+# where the other fit's is over one (none for the linear kernel), so it
+# must win by more than .per_input_margin nats per width added (a width the
+# data pin to a tenth of its prior range costs about log 10 of Occam
+# factor; one is the least of them).
 .per_input_margin <- 1
 
 .per_input_weighed <- function(n, p) {
@@ -378,8 +382,8 @@
 # record `width_choice` (the log evidences of one width and of a width per
 # input, NA where the search failed).
 .with_per_input_choice <- function(chosen, x, fit_at) {
-  kernel <- .candidate_kernel(chosen$kernel)
-  if (!.has_width(kernel)) return(chosen)
+  kernel <- .per_input_start(chosen)
+  if (is.null(kernel)) return(chosen)
   widths <- stats::setNames(rep(kernel$sigma, ncol(x)), .input_names(x))
   search <- function(wide) {
     unit <- .unit_width_inputs(x, .with_bias(wide, chosen$bias_variance %||% 0))
@@ -392,8 +396,9 @@
   evidence <- vapply(found, function(h) h$value$log_evidence %||% NA_real_, numeric(1))
   held <- if (any(!is.na(evidence))) found[[which.max(evidence)]]
   log_evidence <- c(chosen$log_evidence, held$value$log_evidence %||% NA_real_)
-  record <- data.frame(widths = c("one", "per input"), log_evidence = log_evidence)
-  if (!.per_input_wins(log_evidence, ncol(x))) {
+  record <- data.frame(widths = c(if (.has_width(chosen$kernel)) "one" else "none", "per input"),
+                       log_evidence = log_evidence)
+  if (!.per_input_wins(record, ncol(x))) {
     chosen$width_choice <- record
     return(chosen)
   }
@@ -419,9 +424,27 @@
   list(own, list(type = "matern", nu = 2.5, factor = to_gaussian * .matern_width_factor[["5/2"]]))
 }
 
-# Whether a width per input wins (log evidences of one width and of p).
-.per_input_wins <- function(log_evidence, p) {
-  isTRUE(log_evidence[2L] - log_evidence[1L] > .per_input_margin * (p - 1))
+# The one-width kernel a search of a width per input starts from: the
+# chosen one, or where the linear kernel won the best candidate with a
+# width in its record (NULL where there is none).
+.per_input_start <- function(chosen) {
+  kernel <- .candidate_kernel(chosen$kernel)
+  if (.has_width(kernel)) return(kernel)
+  choice <- chosen$kernel_choice
+  widthed <- which(!is.na(choice$sigma) & !is.na(choice$log_evidence))
+  if (!length(widthed)) return(NULL)
+  best <- widthed[which.max(choice$log_evidence[widthed])]
+  rule <- .rule_kernel(choice$rule[best])
+  if (identical(rule$type, "rbf")) rbf_kernel(choice$sigma[best]) else
+    matern_kernel(rule$nu, choice$sigma[best])
+}
+
+# Whether a width per input wins, by the record of the log evidences of
+# one width (or none: the linear kernel) and of a width for each of p
+# inputs.
+.per_input_wins <- function(record, p) {
+  added <- p - (record$widths[1L] == "one")
+  isTRUE(record$log_evidence[2L] - record$log_evidence[1L] > .per_input_margin * added)
 }
 
 # The width choice in words for the plan: list(choice, by).
@@ -431,8 +454,11 @@
   gain <- choice$log_evidence[2L] - choice$log_evidence[1L]
   p <- ncol(object$x)
   # (the winner may be of another family than the kernel row's: say which)
-  list(choice = if (won) .kernel_words(object$kernel) else "one width",
+  linear <- choice$widths[1L] == "none"
+  list(choice = if (won) .kernel_words(object$kernel) else if (linear) "none (linear kernel)" else
+         "one width",
        by = if (is.na(gain)) "the search of a width per input failed" else
-         sprintf("the evidence, log Bayes factor %.3g of a width per input against one (%s asked)",
-                 gain, format(.per_input_margin * (p - 1))))
+         sprintf("the evidence, log Bayes factor %.3g of a width per input against %s (%s asked)",
+                 gain, if (linear) "the linear kernel" else "one",
+                 format(.per_input_margin * (p - !linear))))
 }

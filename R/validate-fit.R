@@ -399,11 +399,19 @@
          }),
          width_choice = .optional(function(d) {
            if (!is.data.frame(d) || !identical(names(d), c("widths", "log_evidence")) ||
-               !identical(d$widths, c("one", "per input")) || !is.numeric(d$log_evidence) ||
-               is.na(d$log_evidence[1L])) {
-             return("must be the log evidences of one width and of a width per input")
+               !isTRUE(d$widths[1L] %in% c("one", "none")) ||
+               !identical(d$widths[2L], "per input") || nrow(d) != 2L ||
+               !is.numeric(d$log_evidence) || is.na(d$log_evidence[1L])) {
+             return(paste("must be the log evidences of one width (or none) and of a width per",
+                          "input"))
            }
-           if (.per_input_wins(d$log_evidence, size$p) != !is.null(object$kernel$input_widths)) {
+           # ("none": the search started from the linear kernel that won)
+           choice <- object$kernel_choice
+           linear_won <- identical(choice$rule[which.max(choice$log_evidence)], "linear")
+           if ((d$widths[1L] == "none") != linear_won) {
+             return("must weigh the linear kernel (\"none\") exactly where it won the kernel choice")
+           }
+           if (.per_input_wins(d, size$p) != !is.null(object$kernel$input_widths)) {
              "must have chosen a width per input exactly where its evidence won by the margin"
            }
          }),

@@ -278,6 +278,13 @@ test_that("the joint search stops at an optimum of its criterion", {
   if (fit$noise < 0.02 * 1.001) {
     expect_lt(crit(k$sigma, fit$noise * exp(h)) - crit(k$sigma, fit$noise * exp(-h)), 0)
   }
+  # print() says where an estimate sits at an end of its range (no warning:
+  # separable classes legitimately ask for the least noise), and only there
+  at_lower <- fit$noise <= fit$optimization$lower[["noise"]] * (1 + 1e-8)
+  shown <- capture.output(print(fit))
+  expect_identical(any(grepl("noise at the lower end of its range", shown, fixed = TRUE)), at_lower)
+  inside <- gpc(Species ~ ., iris, multiclass = "joint", noise = 0.5)
+  expect_false(any(grepl("end of its range", capture.output(print(inside)), fixed = TRUE)))
 })
 
 test_that("beyond joint_search_max_n the joint search runs on evenly spaced rows, then one full fit", {

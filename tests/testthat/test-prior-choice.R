@@ -621,7 +621,7 @@ test_that("the default weighs a width per input by the evidence, a nat per width
   expect_error(predict(bad, x[1:2, ]), "width_choice")
 })
 
-test_that("a width per input is not weighed for one input, a kernel given, or a linear winner", {
+test_that("a width per input is not weighed for one input, a kernel given; against a linear winner only by the margin", {
   old <- options(gpsvm.size_policy = list(per_input_min_n = 20))
   on.exit(options(old))
   one_input <- mfsvr(dist ~ speed, cars, calibration_folds = 0)
@@ -631,10 +631,46 @@ test_that("a width per input is not weighed for one input, a kernel given, or a 
   given <- mfsvr(x, sin(4 * x[, 1]) + rnorm(40, sd = 0.1), kernel = rbf_kernel(),
                  calibration_folds = 0)
   expect_null(given$width_choice)
-  # a response linear in its inputs keeps the linear kernel, no widths weighed
+  # a response linear in its inputs keeps the linear kernel: the widths
+  # weighed against it gain less than a nat each
   linear <- mfsvr(x, 2 * x[, 1] - x[, 2] + rnorm(40, sd = 0.05), calibration_folds = 0)
   expect_identical(linear$kernel$candidate, "linear")
-  expect_null(linear$width_choice)
+  record <- linear$width_choice
+  expect_identical(record$widths, c("none", "per input"))
+  expect_lte(record$log_evidence[2] - record$log_evidence[1], 2)
+  expect_match(linear$plan$by[linear$plan$step == "widths"], "against the linear kernel")
+})
+
+test_that("a width per input is weighed against a linear kernel that won", {
+  # quakes' magnitude is nearly linear in its inputs, but smooth in the
+  # position: the linear kernel beats every one-width kernel, widths per
+  # input beat it once the rows pin them
+  set.seed(7)
+  rows <- sample(nrow(quakes), 300)
+  train <- quakes[rows, ]
+  test <- quakes[-rows, ]
+  fit <- mfsvr(mag ~ ., train, calibration_folds = 0)
+  choice <- fit$kernel_choice
+  expect_identical(choice$rule[which.max(choice$log_evidence)], "linear")
+  record <- fit$width_choice
+  expect_identical(record$widths, c("none", "per input"))
+  expect_equal(record$log_evidence[1], choice$log_evidence[choice$rule == "linear"])
+  # the rule in plain R: a nat for each of the four widths added
+  expect_gt(record$log_evidence[2] - record$log_evidence[1], 4)
+  expect_length(fit$kernel$input_widths, 4)
+  expect_match(fit$plan$by[fit$plan$step == "widths"], "against the linear kernel \\(4 asked\\)")
+  # the widths' intervals score better on the held-out rows than the
+  # linear kernel's, which the evidence ranked below them
+  old <- options(gpsvm.size_policy = list(per_input_max_n = 10))
+  on.exit(options(old))
+  kept <- suppressMessages(mfsvr(mag ~ ., train, calibration_folds = 0))
+  expect_identical(kept$kernel$candidate, "linear")
+  score <- function(f) mean(predictive_scores(f, test)$interval_score)
+  expect_lt(score(fit), score(kept))
+  # a record that claims one width where the linear kernel won is refused
+  bad <- fit
+  bad$width_choice$widths[1] <- "one"
+  expect_error(predict(bad, test[1:2, ]), "width_choice")
 })
 
 # The offset's gain at the sites, against the two Gaussian evidences in
