@@ -3,7 +3,8 @@
 # gpc() with 500 inducing inputs on Friedman's first function (10 inputs),
 # the factor held (the default up to 1000 MB) against its rows recomputed in
 # every sweep (a budget of GPSVM_BENCH_OOC_MB megabytes, 64 by default), in
-# the same process one after the other: the time of each, their ratio, the
+# the same process one after the other: the CPU seconds of each (user +
+# system, every thread: wall time says little on a shared machine), their ratio, the
 # sweeps, the largest difference between the two fits' fitted values, and
 # the peak resident memory of a fresh process that makes the out-of-core
 # fit alone.  From the per-sweep time and memory it states what 10^6 and
@@ -42,16 +43,19 @@ friedman1 <- function(n, seed) {
   list(x = x, y = y, z = x[round(seq(1, n, length.out = m)), ])
 }
 
+# CPU seconds of this process so far (user + system, all its threads).
+cpu_now <- function() sum(proc.time()[1:2])
+
 fit_one <- function(model, d, mb) {
   op <- options(gpsvm.size_policy = list(inducing_factor_mb = mb), gpsvm.quiet = TRUE)
   on.exit(options(op))
-  t0 <- proc.time()[[3]]
+  t0 <- cpu_now()
   fit <- if (model == "mfsvr") {
     mfsvr(d$x, d$y, C = 5, epsilon = 0.1, inducing = d$z)
   } else {
     gpc(d$x, factor(d$y > 14.4), noise = 0.1, optimize = FALSE, inducing = d$z)
   }
-  list(seconds = proc.time()[[3]] - t0, fit = fit)
+  list(seconds = cpu_now() - t0, fit = fit)
 }
 
 # Peak resident memory (MB) of a fresh process making the out-of-core fit.
@@ -77,8 +81,8 @@ cat(sprintf("load average at the start: %s (2 cores; figures from a busy machine
             paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("m = %d inducing inputs, out-of-core budget %g MB\n\n", m, budget))
 if (length(sizes) > 0L) {
-  cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held s", "ooc s",
-              "ratio", "sweeps", "max |diff|", "peak MB", "ooc s/sweep"))
+  cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held CPU", "ooc CPU",
+              "ratio", "sweeps", "max |diff|", "peak MB", "CPU s/sweep"))
 }
 per_row <- list()
 for (model in c("mfsvr", "gpc")) {
@@ -153,12 +157,12 @@ if (part_n > 0) {
   colnames(d$z) <- names(frame)[1:10]
   parts <- gpsvm_partitions(sort(Sys.glob(file.path(dir, "part-*.rds"))))
   op <- options(gpsvm.size_policy = list(inducing_factor_mb = budget), gpsvm.quiet = TRUE)
-  t0 <- proc.time()[[3]]
+  t0 <- cpu_now()
   memory <- mfsvr(y ~ ., data = frame, C = 5, epsilon = 0.1, inducing = d$z, bias = 0,
                   calibration_folds = 0)
-  t1 <- proc.time()[[3]]
+  t1 <- cpu_now()
   split <- mfsvr(y ~ ., data = parts, C = 5, epsilon = 0.1, inducing = d$z)
-  t2 <- proc.time()[[3]]
+  t2 <- cpu_now()
   options(op)
   in_memory_code <- paste("frame <- do.call(rbind, lapply(files, readRDS));",
                           "colnames(z) <- names(frame)[1:10];",
@@ -169,7 +173,7 @@ if (part_n > 0) {
                           "epsilon = 0.1, inducing = z)")
   peaks <- c(peak_of(in_memory_code, dir), peak_of(partition_code, dir))
   cat(sprintf(paste("\nmfsvr(y ~ ., inducing = %d) on %d rows in %d rds files, budget %g MB:",
-                    "in memory %.1f s, partitions %.1f s (ratio %.2f), %d sweeps;",
+                    "in memory %.1f CPU s, partitions %.1f CPU s (ratio %.2f), %d sweeps;",
                     "max |fitted difference| %.2g; peak MB in memory %.0f, partitions %.0f\n"),
               m, as.integer(part_n), part_k, budget, t1 - t0, t2 - t1, (t2 - t1) / (t1 - t0),
               as.integer(split$convergence$iterations),

@@ -329,6 +329,47 @@ TEST_CASE("FITC over blocks: the fit holding G, whatever rows are held and whate
   }
 }
 
+// Rows not held have their marginals from one solve with L L_A instead of
+// two (RowSource::solve_factor()): the same fit where K_mm is nearly
+// singular (a width far beyond the inputs' spread: the jitter bounds the
+// condition number of L L' at about 1e8), and the fitted values are G beta
+// (formed here from the held basis).
+TEST_CASE("FITC over blocks: rows not held, K_mm nearly singular") {
+  const Data d = wavy(700, 23);
+  const MatrixXd z = d.x.topRows(60);
+  const gpsvm::HeldRows source(d.x);
+  const gpsvm::EpsilonInsensitive eps(4.0, 0.1);
+  const gpsvm::ProbitFlip probit(0.0, 0.0);
+  for (double width : {6.0, 0.7}) {
+    const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(width);
+    const gpsvm::InducingBasis all = gpsvm::inducing_basis(kernel, source, z, 0.01);
+    Eigen::SelfAdjointEigenSolver<MatrixXd> spectrum(all.chol * all.chol.transpose());
+    const double condition =
+        spectrum.eigenvalues().maxCoeff() / spectrum.eigenvalues().minCoeff();
+    if (width > 1.0) CHECK_MSG(condition > 1e6, "K_mm nearly singular at a wide kernel");
+    for (gpsvm::EpSchedule schedule :
+         {gpsvm::EpSchedule::parallel, gpsvm::EpSchedule::accelerated}) {
+      const gpsvm::EpControl c = ep_control(schedule, 1e-12, 3000, 0.8);
+      const Fitted held_eps = fit(kernel, source, d.x, z, 0.0, -1, d.y, eps, c);
+      const Fitted held_probit = fit(kernel, source, d.x, z, 0.01, -1, d.label, probit, c);
+      CHECK_NEAR(gap(held_probit.summary.fitted, all.G * held_probit.ep.low_rank_mean), 0.0,
+                 1e-12 * (1.0 + held_probit.summary.fitted.cwiseAbs().maxCoeff()));
+      for (Eigen::Index held : {Eigen::Index(0), Eigen::Index(600)}) {
+        const std::string note = "width " + std::to_string(width) + ", schedule " +
+                                 std::to_string(static_cast<int>(schedule)) + ", held " +
+                                 std::to_string(held);
+        check_same(fit(kernel, source, d.x, z, 0.0, held, d.y, eps, c), held_eps, 1e-10,
+                   note + ", tube");
+        const Fitted ooc = fit(kernel, source, d.x, z, 0.01, held, d.label, probit, c);
+        check_same(ooc, held_probit, 1e-10, note + ", probit");
+        CHECK_NEAR_MSG(gap(ooc.summary.fitted, all.G * ooc.ep.low_rank_mean), 0.0,
+                       1e-10 * (1.0 + ooc.summary.fitted.cwiseAbs().maxCoeff()),
+                       note + ": fitted values are G beta");
+      }
+    }
+  }
+}
+
 TEST_CASE("FITC over blocks: a copying source, reads of a block at most, any threads") {
   const Data d = wavy(1300, 5);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.1);

@@ -144,6 +144,11 @@ struct EpPosterior {
   // (ep_priors.hpp); the predictive variances at the training inputs need it
   // again (inducing_summary(), fitc.hpp).  Empty otherwise.
   Eigen::VectorXd low_rank_variance;
+  // FITC prior: G beta at every row, the mean of the part the inducing
+  // inputs carry (the fitted values, inducing_summary()), kept from the
+  // pass that forms the marginals so that no further pass recomputes G's
+  // rows.  Empty otherwise, and where the posterior came from elsewhere.
+  Eigen::VectorXd low_rank_fitted;
   double log_det_half = 0.0; // 1/2 log det B (= 1/2 log det A)
 };
 

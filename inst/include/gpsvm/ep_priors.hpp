@@ -85,6 +85,19 @@ class RowSource {
   virtual const Eigen::Ref<const Eigen::MatrixXd>* held() const { return nullptr; }
   // whether block() may be called from several threads at once
   virtual bool concurrent() const { return true; }
+  // For a source that computes the rows it does not hold as R L^-T (R rows
+  // of another matrix, L lower triangular; fitc.hpp's InducingRows): L, else
+  // nullptr.  A caller that solves a block with a triangular factor of its
+  // own anyway (LowRankPrior::row_marginals, with L_A) then reads R through
+  // unsolved_block() and solves once, with L L_A, instead of twice: of the
+  // m^2 work per recomputed row it saves one of the two solves.
+  virtual const Eigen::MatrixXd* solve_factor() const { return nullptr; }
+  // R's rows [start, start + len) into `out` when block() would compute
+  // them; false, with `out` untouched, when those rows are held.
+  virtual bool unsolved_block(Eigen::Index /*start*/, Eigen::Index /*len*/,
+                              Eigen::MatrixXd& /*out*/) const {
+    return false;
+  }
 };
 
 // A matrix held in memory (not copied: it must outlive this).
@@ -430,7 +443,7 @@ class LowRankPrior {
     return beta;
   }
   // The rows' marginals given L_A (r.chol) and beta: mean, variance,
-  // weights, low_rank_variance and low_rank_mean; adds the rows' part of
+  // weights, low_rank_variance, low_rank_mean and low_rank_fitted; adds the rows' part of
   // 1/2 log det B to r.log_det_half.
   void row_marginals(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu,
                      const Eigen::VectorXd& beta, EpPosterior& r,
@@ -445,14 +458,31 @@ class LowRankPrior {
     const bool fitc = lambda_.size() > 0;
     r.low_rank_variance.resize(fitc ? n : 0);
     const int threads = rows_->concurrent() ? threads_for_pass(n, rank) : 1;
+    // rows recomputed as g_i = L^-1 k_i (RowSource::solve_factor()): one
+    // solve with L L_A gives v_i = L_A^-1 g_i, and g_i' beta = v_i' L_A' beta
+    const Eigen::MatrixXd* Lk = G ? nullptr : rows_->solve_factor();
+    Eigen::MatrixXd LLA;
+    Eigen::VectorXd LAt_beta;
+    if (Lk) {
+      const Eigen::MatrixXd LA = L;  // (its upper triangle zero)
+      LLA.noalias() = Lk->triangularView<Eigen::Lower>() * LA;
+      LLA.triangularView<Eigen::StrictlyUpper>().setZero();
+      LAt_beta.noalias() = LA.transpose() * beta;
+    }
     // Sigma_ii = d_i + t_i^2 q_i, q_i = |L_A^-1 g_i|^2, a block of rows at a
     // time (FITC keeps q); G beta there too when G is not held
     for_row_blocks(n, kRowBlock, threads, [&](Eigen::Index s, Eigen::Index len) {
-      Eigen::MatrixXd scratch;
-      const FactorBlock Gb = rows_->block(s, len, scratch);
-      if (!G) g_beta.segment(s, len).noalias() = Gb * beta;
-      Eigen::MatrixXd v = Gb.transpose();
-      L.solveInPlace(v);
+      Eigen::MatrixXd scratch, v;
+      if (Lk && rows_->unsolved_block(s, len, scratch)) {
+        v = scratch.transpose();
+        LLA.triangularView<Eigen::Lower>().solveInPlace(v);
+        g_beta.segment(s, len).noalias() = v.transpose() * LAt_beta;
+      } else {
+        const FactorBlock Gb = rows_->block(s, len, scratch);
+        if (!G) g_beta.segment(s, len).noalias() = Gb * beta;
+        v = Gb.transpose();
+        L.solveInPlace(v);
+      }
       const Eigen::VectorXd q = v.colwise().squaredNorm().transpose();
       if (fitc) r.low_rank_variance.segment(s, len) = q;
       r.variance.segment(s, len) = q.cwiseProduct(t.segment(s, len).cwiseAbs2());
@@ -465,8 +495,10 @@ class LowRankPrior {
       r.variance += d;
       for (Eigen::Index i = 0; i < n; ++i) r.log_det_half += 0.5 * std::log1p(lambda_[i] * tau[i]);
       r.low_rank_mean = beta;
+      r.low_rank_fitted = std::move(g_beta);
     } else {
       r.low_rank_mean.resize(0);
+      r.low_rank_fitted.resize(0);
     }
   }
 
@@ -572,9 +604,11 @@ class LowRankPrior {
       r.low_rank_variance = r.variance;
       r.variance += lambda_;
       r.low_rank_mean = Eigen::VectorXd::Zero(rows_->cols());
+      r.low_rank_fitted = Eigen::VectorXd::Zero(n);
     } else {
       r.low_rank_mean.resize(0);
       r.low_rank_variance.resize(0);
+      r.low_rank_fitted.resize(0);
     }
   }
 

@@ -161,6 +161,7 @@ class EpPart {
         r_.weights = std::move(post.weights);
         r_.low_rank_variance = std::move(post.low_rank_variance);
         r_.low_rank_mean = std::move(post.low_rank_mean);
+        r_.low_rank_fitted = std::move(post.low_rank_fitted);
       }
     }
     if (q.finish) {

@@ -159,6 +159,14 @@ class InducingRows final : public RowSource {
     return basis_.G.rows() == source_.rows() ? &held_ : nullptr;
   }
   bool concurrent() const override { return source_.concurrent(); }
+  const Eigen::MatrixXd* solve_factor() const override { return &basis_.chol; }
+  bool unsolved_block(Eigen::Index start, Eigen::Index len,
+                      Eigen::MatrixXd& out) const override {
+    if (start + len <= basis_.G.rows()) return false;
+    Eigen::MatrixXd x_scratch;
+    out = at_z_.cross(source_.block(start, len, x_scratch));
+    return true;
+  }
   const InducingBasis& basis() const { return basis_; }
   const RowSource& source() const { return source_; }
 
@@ -205,7 +213,9 @@ inline InducingSummary inducing_summary(const InducingBasis& b, const RowSource&
     throw std::logic_error("inducing_summary() needs the FITC posterior's q_i");
   InducingSummary out;
   out.weights = b.chol.triangularView<Eigen::Lower>().transpose().solve(r.low_rank_mean);
-  out.fitted = factor_times(rows, r.low_rank_mean);
+  // (G beta as the last posterior left it, else one more pass over G)
+  out.fitted = r.low_rank_fitted.size() == rows.rows() ? r.low_rank_fitted
+                                                       : factor_times(rows, r.low_rank_mean);
   // the latent variance: K_fitc's diagonal without the extra diagonal, less
   // what the sites explain (the posterior's q_i, ep_engine.hpp)
   out.fitted_variance =
