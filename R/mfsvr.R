@@ -523,6 +523,11 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
         })
       }
       chosen
+    } else if (identical(refit$noise_model$type, "varying")) {
+      # (the refit keeps the fit's noise function, C, epsilon and kernel:
+      # no search, whose answer the noise function would replace)
+      return(.mfsvr_with_noise(list(x = x, y = y, kernel = refit$kernel, control = control,
+                                    inducing = z), noise, refit))
     } else {
       # from the fit's C, which the refits' search moves less far than 5; a
       # search with the hyperprior is the fit's on these rows (its start,
