@@ -318,7 +318,8 @@
 #'   matches from a few dozen rows. The Matern kernels
 #'   `matern_kernel(5/2)` and `matern_kernel(3/2)` are weighed next (3/2
 #'   only when 5/2 beat the Gaussian kernels), whichever kernel led, each
-#'   with its own `C`, at the widths \eqn{\sqrt{5/3}\sigma} and
+#'   with its own `C` (a linear kernel that led stays unless a Matern
+#'   kernel beats it by more than a nat), at the widths \eqn{\sqrt{5/3}\sigma} and
 #'   \eqn{\sqrt 3 \sigma} whose derivatives have the Gaussian kernel's
 #'   variance (they wiggle as often): rougher functions, which measured
 #'   responses often are, and which the evidence preferred on 10 of 12 data
