@@ -30,14 +30,11 @@ sets <- list(
     e <- new.env()
     utils::data("cpus", package = "MASS", envir = e)
     data.frame(e$cpus[2:7], y = log10(e$cpus$perf))
-  },
-  airquality = response(datasets::airquality, "Ozone"),
-  stackloss = response(datasets::stackloss, "stack.loss"),
-  trees = response(datasets::trees, "Volume"),
-  attitude = response(datasets::attitude, "rating"),
-  mtcars = response(datasets::mtcars, "mpg"),
-  swiss = response(datasets::swiss, "Fertility"),
-  LifeCycleSavings = response(datasets::LifeCycleSavings, "sr"))
+  })
+base_sets <- c(airquality = "Ozone", stackloss = "stack.loss", trees = "Volume", attitude = "rating",
+               mtcars = "mpg", swiss = "Fertility", LifeCycleSavings = "sr")
+sets <- c(sets, Map(function(set, y) response(get(set, asNamespace("datasets")), y),
+                    names(base_sets), base_sets))
 sets <- Filter(Negate(is.null), sets)
 models <- list(mfsvr = function(d) mfsvr(y ~ ., d), svr = function(d) svr(y ~ ., d))
 
