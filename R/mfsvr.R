@@ -315,9 +315,11 @@
 #'   evidences, `print()` the log Bayes factors, and `logLik()` counts the
 #'   choice as one estimated parameter; see Details). A response nearly
 #'   linear in its inputs gets the linear kernel, which no Gaussian width
-#'   matches from a few dozen rows. When the Gaussian kernel wins, the
-#'   Matern kernels `matern_kernel(5/2)` and `matern_kernel(3/2)` are
-#'   weighed against it next, at the widths \eqn{\sqrt{5/3}\sigma} and
+#'   matches from a few dozen rows. The Matern kernels
+#'   `matern_kernel(5/2)` and `matern_kernel(3/2)` are weighed next (3/2
+#'   only when 5/2 beat the Gaussian kernels), whichever kernel led, each
+#'   with its own `C` (a linear kernel that led stays unless a Matern
+#'   kernel beats it by more than a nat), at the widths \eqn{\sqrt{5/3}\sigma} and
 #'   \eqn{\sqrt 3 \sigma} whose derivatives have the Gaussian kernel's
 #'   variance (they wiggle as often): rougher functions, which measured
 #'   responses often are, and which the evidence preferred on 10 of 12 data
@@ -525,6 +527,11 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
         })
       }
       chosen
+    } else if (identical(refit$noise_model$type, "varying")) {
+      # (the refit keeps the fit's noise function, C, epsilon and kernel:
+      # no search, whose answer the noise function would replace)
+      return(.mfsvr_with_noise(list(x = x, y = y, kernel = refit$kernel, control = control,
+                                    inducing = z), noise, refit))
     } else {
       # from the fit's C, which the refits' search moves less far than 5; a
       # search with the hyperprior is the fit's on these rows (its start,

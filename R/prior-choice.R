@@ -21,10 +21,11 @@
 # itself fits the noise of small sets (see ?mfsvr), two candidates far less.
 #
 # The Matern kernels of nu = 5/2 and 3/2 (.matern_candidates()) are weighed
-# next, at the width of the Gaussian kernel the evidence preferred, when the
+# next, at the width of the Gaussian kernel the evidence preferred over the
+# other Gaussian one (whether or not the linear kernel beat both), when the
 # call gave no kernel (mfsvr() and svr()), 5/2 first and 3/2 only when 5/2
-# gained evidence (one fit more where the Gaussian kernel stays, two where
-# the data are rough): measured data are often rougher
+# gained evidence over the Gaussian kernels (one fit more where the Gaussian
+# kernel stays, two where the data are rough): measured data are often rougher
 # than the Gaussian kernel's infinitely smooth functions, and a rough kernel
 # with a fitting width has the higher evidence there.  The width carries
 # over through the variance of the derivative, -k''(0) (Rice's formula: the
@@ -38,7 +39,14 @@
 #
 # The linear kernel (.linear_candidate()) is the third candidate: no
 # Gaussian width extrapolates a response that is linear in its inputs from
-# a few dozen rows, and the evidence tells such data apart.
+# a few dozen rows, and the evidence tells such data apart.  Where it led
+# the Gaussian kernels, a Matern kernel weighed after it must beat it by
+# more than .linear_tie_margin nats: the Matern kernels are two more
+# candidates, tried after looking at the data, and on a near tie the rough
+# kernel reverts to the data's mean beyond the training inputs where the
+# linear one carries the trend on (held out on a few dozen rows, the near
+# ties lost more than they won).
+.linear_tie_margin <- 1
 
 # The prior variance of the offset the evidence weighs against none: the
 # response's own variance once scaling has standardised it.
@@ -146,20 +154,40 @@
   }
   fits <- c(list(first), fit_others(kernels[-1L], first$value))
   log_evidence <- evidence_of(fits)
-  best <- fits[[which.max(replace(log_evidence, is.na(log_evidence), -Inf))]]
+  best_of <- function(keep) {
+    fits[[which.max(replace(log_evidence, is.na(log_evidence) | !keep, -Inf))]]
+  }
+  stationary <- vapply(kernels, function(k) !identical(k$type, "polynomial"), logical(1))
   # the Matern kernels at the best Gaussian kernel's width, smoother first:
-  # the rougher one only when the smoother one gained evidence
-  if (isTRUE(attr(kernels, "matern")) && identical(best$value$kernel$type, "rbf")) {
-    for (kernel in .matern_candidates(.candidate_kernel(best$value$kernel))) {
-      fit <- fit_others(list(kernel), best$value)
+  # the rougher one only when the smoother one gained evidence over the
+  # Gaussian kernels.  They are weighed whichever kernel won, the linear one
+  # too: each candidate with its own C, the choice is the joint maximum over
+  # (kernel, C) among them, where weighing only after a Gaussian winner left
+  # a rough kernel unweighed that beat the linear one at its own C.
+  gaussian <- best_of(stationary)
+  if (isTRUE(attr(kernels, "matern")) && identical(gaussian$value$kernel$type, "rbf")) {
+    for (kernel in .matern_candidates(.candidate_kernel(gaussian$value$kernel))) {
+      fit <- fit_others(list(kernel), gaussian$value)
       fits <- c(fits, fit)
       kernels <- c(kernels, list(kernel))
+      stationary <- c(stationary, TRUE)
       log_evidence <- evidence_of(fits)
-      if (!isTRUE(log_evidence[length(fits)] > max(log_evidence[-length(fits)], na.rm = TRUE))) {
+      if (!isTRUE(log_evidence[length(fits)] >
+                  max(log_evidence[-length(fits)][stationary[-length(fits)]], na.rm = TRUE))) {
         break
       }
-      best <- fit[[1L]]
+      gaussian <- fit[[1L]]
     }
+  }
+  best <- best_of(rep(TRUE, length(fits)))
+  # a linear kernel that led the Gaussian ones stays on a near tie with
+  # the Matern kernels weighed after it
+  linear <- if (any(!stationary)) best_of(!stationary)
+  if (identical(best$value$kernel$type, "matern") && !is.null(linear$value) &&
+      isTRUE(linear$value$log_evidence >= max(log_evidence[stationary & !vapply(
+        kernels, function(k) identical(k$type, "matern"), logical(1))], na.rm = TRUE)) &&
+      isTRUE(best$value$log_evidence - linear$value$log_evidence <= .linear_tie_margin)) {
+    best <- linear
   }
   rows <- .candidate_rows(kernels)
   best$value$kernel_choice <- data.frame(rows, log_evidence = log_evidence[attr(rows, "order")])
@@ -331,7 +359,12 @@
                        rbf = sprintf("Gaussian at the %s rule's width", choice$rule[chosen]),
                        matern = sprintf("Matern %s at the Gaussian %s width carried over",
                                         .nu_label(won$nu), sub(".*, ", "", choice$rule[chosen]))),
-       by = sprintf("%s, log Bayes factor %s", judge, paste(against, collapse = "; ")))
+       by = paste0(sprintf("%s, log Bayes factor %s", judge, paste(against, collapse = "; ")),
+                   if (won$type == "polynomial" &&
+                       isTRUE(any(choice$log_evidence > choice$log_evidence[chosen]))) {
+                     sprintf(" (kept on a near tie: within %g nat of a Matern kernel weighed after it)",
+                             .linear_tie_margin)
+                   }))
 }
 
 # The row of fit$kernel_choice that is the fit's kernel: the linear one,

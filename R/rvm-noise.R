@@ -197,6 +197,7 @@
   out <- .mfsvr_fit(x, y, tube$C, tube$epsilon, fit$kernel, fit$control, start = tube$start,
                     log_noise_scale = tube$l)
   fit[names(out)] <- unclass(out)
+  class(fit) <- class(out)
   fit$C_mixture <- NULL
   fit$noise_model <- tube$model
   if (is.null(refit)) fit$log_evidence <- tube$model$log_evidence[["varying"]]

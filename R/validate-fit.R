@@ -428,8 +428,8 @@
                                                 widths = !inherits(object, "gpsvm_rvm")))
            }
            # (and after them, where the call gave no kernel to a tube model,
-           # .fit_best_kernel()'s Matern kernels at the winning Gaussian
-           # width: 5/2, then 3/2 when 5/2 gained evidence)
+           # .fit_best_kernel()'s Matern kernels at the better Gaussian
+           # kernel's width: 5/2, then 3/2 when 5/2 gained evidence over it)
            gaussian_rows <- function(d) {
              d[!startsWith(as.character(d$rule), "Matern"), , drop = FALSE]
            }
@@ -437,9 +437,9 @@
              m <- d[startsWith(as.character(d$rule), "Matern"), , drop = FALSE]
              g <- gaussian_rows(d)
              if (!is.numeric(g$log_evidence) || !is.numeric(m$log_evidence)) return(FALSE)
-             best <- which.max(replace(g$log_evidence, is.na(g$log_evidence), -Inf))
-             expected <- !inherits(object, "gpsvm_rvm") && identical(g$rule[1L], "linear") &&
-               g$rule[best] != "linear"
+             best <- which.max(replace(g$log_evidence, is.na(g$log_evidence) | g$rule == "linear",
+                                       -Inf))
+             expected <- !inherits(object, "gpsvm_rvm") && identical(g$rule[1L], "linear")
              if (!expected) return(nrow(m) == 0L)
              width <- g$sigma[best]
              rules <- paste0(c("Matern 5/2, ", "Matern 3/2, ")[seq_len(nrow(m))], g$rule[best])

@@ -404,6 +404,65 @@ test_that("on a response linear in its inputs the evidence chooses the linear ke
   expect_lt(means[["default"]], 1.2 * means[["lm"]])
 })
 
+test_that("the Matern kernels are weighed when the linear kernel leads: the joint maximum over kernel and C", {
+  skip_on_cran()
+  skip_if_not_installed("MASS")
+  # MASS's cpus: the linear kernel beats both Gaussian widths, a rough
+  # kernel at the better width beats the linear one (each at its own C)
+  cpus <- MASS::cpus
+  d <- data.frame(cpus[2:7], lperf = log10(cpus$perf))
+  set.seed(77)
+  train <- d[sample(nrow(d), 140), ]
+  old <- options(gpsvm.size_policy = list(per_input_min_n = 1000L))  # (one width)
+  on.exit(options(old))
+  fit <- mfsvr(lperf ~ ., train)
+  choice <- fit$kernel_choice
+  gaussian <- startsWith(choice$rule, "sigest") | startsWith(choice$rule, "gamma")
+  matern <- startsWith(choice$rule, "Matern")
+  expect_identical(choice$rule[1], "linear")
+  expect_gt(choice$log_evidence[1], max(choice$log_evidence[gaussian]))
+  expect_true(any(matern))
+  # each Matern row is the fit given that kernel (no offset) at its own C,
+  # at the better Gaussian width carried over by -k''(0)
+  width <- choice$sigma[gaussian][which.max(choice$log_evidence[gaussian])]
+  nu <- c("Matern 5/2" = 2.5, "Matern 3/2" = 1.5)
+  for (i in which(matern)) {
+    v <- nu[[sub(",.*", "", choice$rule[i])]]
+    expect_equal(choice$sigma[i], width * sqrt(2 * v / (2 * v - 2)), tolerance = 1e-12)
+    expect_within_search_of_max(choice$log_evidence[i], lperf ~ ., train, matern_kernel(v, choice$sigma[i]))
+  }
+  # the kernel is the best of all the rows; none of them, at any C, beats
+  # the default: C = 5, where the choice of the last build went wrong, and
+  # the linear kernel's own C
+  expect_identical(gpsvm:::.kernel_rule(fit$kernel), choice$rule[which.max(choice$log_evidence)])
+  for (C in c(5, fit$C / 2, fit$C * 2)) {
+    expect_gte(fit$log_evidence, update(fit, C = C)$log_evidence - 1e-6)
+  }
+  expect_gt(fit$log_evidence, choice$log_evidence[1])
+  # a near tie (within a nat) keeps the linear kernel that led: trees, whose
+  # volume grows with girth beyond the training range
+  options(old)
+  d <- data.frame(Girth = trees$Girth, Height = trees$Height, y = trees$Volume)
+  won <- vapply(1:12, function(seed) {
+    set.seed(1000 + seed)
+    fit <- mfsvr(y ~ ., d[sample(31, 22), ])
+    choice <- fit$kernel_choice
+    matern <- startsWith(choice$rule, "Matern")
+    lead <- choice$log_evidence[!matern]
+    expect_identical(choice$rule[1], "linear")
+    # the rule written out: the best row, unless the linear kernel led the
+    # Gaussian ones and a Matern kernel beats it by a nat or less
+    best <- which.max(choice$log_evidence)
+    tie <- which.max(lead) == 1L && matern[best] &&
+      choice$log_evidence[best] - choice$log_evidence[1] <= 1
+    expected <- if (tie) "linear" else choice$rule[best]
+    expect_identical(gpsvm:::.kernel_rule(fit$kernel), expected)
+    if (tie) expect_output(print(fit), "kept on a near tie")
+    tie
+  }, logical(1))
+  expect_true(any(won))
+})
+
 test_that("the linear candidate's search starts at the C of its least-squares residuals", {
   set.seed(5)
   x <- scale(matrix(rnorm(120), 40, 3))

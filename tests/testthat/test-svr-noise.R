@@ -132,6 +132,25 @@ test_that("calibration refits of svr() and mfsvr() keep the noise function", {
     w <- p[, "upr"] - p[, "lwr"]
     expect_gt(w[2] / w[1], 2)
   }
+  # mfsvr()'s refits search nothing: the constant-noise searches (of C, or
+  # of more) run as often with the calibration as without it
+  searches <- function(folds) {
+    rec <- new.env()
+    rec$n <- 0L
+    ns <- asNamespace("gpsvm")
+    fns <- c(".mfsvr_choose_C", ".mfsvr_optimize")
+    for (f in fns) {
+      suppressMessages(trace(f, where = ns, print = FALSE,
+                             tracer = bquote(assign("n", get("n", .(rec)) + 1L, envir = .(rec)))))
+    }
+    on.exit(for (f in fns) suppressMessages(untrace(f, where = ns)))
+    fit <- mfsvr(d$x, d$y, noise = "varying", calibration_folds = folds)
+    expect_identical(fit$noise_model$type, "varying")
+    rec$n
+  }
+  own <- searches(0)
+  expect_gt(own, 0L)
+  expect_identical(searches(4), own)
 })
 
 test_that("svr()'s bad noise arguments, refusals and hand-edited noise models are errors", {
