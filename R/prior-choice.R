@@ -180,18 +180,26 @@
     }
   }
   best <- best_of(rep(TRUE, length(fits)))
+  rows <- .candidate_rows(kernels)
+  record <- data.frame(rows, log_evidence = log_evidence[attr(rows, "order")])
   # a linear kernel that led the Gaussian ones stays on a near tie with
   # the Matern kernels weighed after it
-  linear <- if (any(!stationary)) best_of(!stationary)
-  if (identical(best$value$kernel$type, "matern") && !is.null(linear$value) &&
-      isTRUE(linear$value$log_evidence >= max(log_evidence[stationary & !vapply(
-        kernels, function(k) identical(k$type, "matern"), logical(1))], na.rm = TRUE)) &&
-      isTRUE(best$value$log_evidence - linear$value$log_evidence <= .linear_tie_margin)) {
-    best <- linear
+  if (identical(best$value$kernel$type, "matern") && .linear_kept(record)) {
+    best <- best_of(!stationary)
   }
-  rows <- .candidate_rows(kernels)
-  best$value$kernel_choice <- data.frame(rows, log_evidence = log_evidence[attr(rows, "order")])
+  best$value$kernel_choice <- record
   best
+}
+
+# Whether a record of the kernel choice (fit$kernel_choice) kept the
+# linear kernel: it led the Gaussian kernels, and no Matern kernel weighed
+# after it beat it by more than .linear_tie_margin.
+.linear_kept <- function(choice) {
+  e <- replace(choice$log_evidence, is.na(choice$log_evidence), -Inf)
+  linear <- choice$rule == "linear"
+  if (!any(linear)) return(FALSE)
+  gaussian <- !linear & !startsWith(as.character(choice$rule), "Matern")
+  e[linear] >= max(e[gaussian], -Inf) && max(e) - e[linear] <= .linear_tie_margin
 }
 
 # A fit's kernel as the candidate it was made from (without the offset's

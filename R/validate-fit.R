@@ -406,9 +406,7 @@
                           "input"))
            }
            # ("none": the search started from the linear kernel that won)
-           choice <- object$kernel_choice
-           linear_won <- identical(choice$rule[which.max(choice$log_evidence)], "linear")
-           if ((d$widths[1L] == "none") != linear_won) {
+           if ((d$widths[1L] == "none") != isTRUE(.linear_kept(object$kernel_choice))) {
              return("must weigh the linear kernel (\"none\") exactly where it won the kernel choice")
            }
            if (.per_input_wins(d, size$p) != !is.null(object$kernel$input_widths)) {

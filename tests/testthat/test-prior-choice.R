@@ -730,6 +730,17 @@ test_that("a width per input is weighed against a linear kernel that won", {
   bad <- fit
   bad$width_choice$widths[1] <- "one"
   expect_error(predict(bad, test[1:2, ]), "width_choice")
+  # a linear kernel kept on a near tie with a Matern kernel (within a nat)
+  # starts the widths too: the rule of the choice in plain R
+  options(old)
+  set.seed(9)
+  tie <- mfsvr(mag ~ ., quakes[sample(nrow(quakes), 300), ], calibration_folds = 0)
+  e <- tie$kernel_choice$log_evidence
+  linear <- tie$kernel_choice$rule == "linear"
+  gaussian <- !linear & !startsWith(tie$kernel_choice$rule, "Matern")
+  kept <- e[linear] >= max(e[gaussian]) && max(e) - e[linear] <= 1
+  expect_identical(tie$width_choice$widths[1] == "none", kept)
+  expect_length(predict(tie, test[1:2, ]), 2)
 })
 
 # The offset's gain at the sites, against the two Gaussian evidences in
