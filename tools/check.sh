@@ -6,7 +6,8 @@
 #      -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 #      (UBSan without its alignment, null and pointer-overflow checks, which
 #      slowed the suite by half; flags from tools/sanitize.Makevars through R_MAKEVARS_USER; src/Makevars
-#      stays portable) and run the testthat suite, without the vignettes,
+#      stays portable) and run the testthat suite (less the R-interface
+#      files of tools/sanitize-left-out.txt), without the vignettes,
 #      with gcc's libasan preloaded (ASAN_OPTIONS as tools/sanitize.sh sets them, UBSan
 #      printing stacks), its files spread over the cores and its large
 #      problems made small (GPSVM_TEST_SIZE=small, see

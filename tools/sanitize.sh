@@ -11,7 +11,9 @@
 #    -fno-sanitize-recover=all, -fno-omit-frame-pointer, and UBSan without
 #    its alignment, null and pointer-overflow checks.  R's strip step is
 #    turned off so that stacks keep file and line.
-# 2. Run every tests/testthat/test-*.R by GPSVM_SANITIZE_JOBS R processes
+# 2. Run the tests/testthat/test-*.R files (all but those of
+#    tools/sanitize-left-out.txt, whose C++ the others reach line for line)
+#    by GPSVM_SANITIZE_JOBS R processes
 #    (default: the number of cores) that take the files from a queue, the
 #    longest first (tools/test-file.R --queue; a process a report ends is
 #    replaced and the report counted against the file it was running), with
@@ -251,6 +253,17 @@ mapfile -t files < <(ls -S "$tests"/test-*.R)
 if [ -n "${GPSVM_SANITIZE_FILES:-}" ]; then
   mapfile -t files < <(for f in $GPSVM_SANITIZE_FILES; do ls "$tests/$f"; done)
 fi
+# The files named in tools/sanitize-left-out.txt (which says why each) are
+# left to the check's full-size run: every line of the package's C++ they
+# reach is reached by the files that run here.  GPSVM_SANITIZE_ALL=true runs
+# them here too.
+left_out=()
+if [ -z "${GPSVM_SANITIZE_FILES:-}" ] && [ "${GPSVM_SANITIZE_ALL:-false}" != true ]; then
+  mapfile -t left_out < <(sed -nE 's/^(test-[^ :]+[.]R):.*/\1/p' "$root/tools/sanitize-left-out.txt")
+  mapfile -t files < <(for f in "${files[@]}"; do
+    printf '%s\n' "${left_out[@]}" | grep -qxF "$(basename "$f")" || echo "$f"
+  done)
+fi
 jobs=${GPSVM_SANITIZE_JOBS:-$(nproc)}
 echo "sanitize: ${#files[@]} test files, $jobs worker(s) taking them from a queue, GPSVM_TEST_SIZE=small"
 start=$(date +%s)
@@ -282,5 +295,9 @@ for file in "${files[@]}"; do
   name=$(basename "$file")
   cat "$work"/worker-*/"$name.log" 2>/dev/null | grep '^sanitize-skip: ' | sed "s/^sanitize-skip: /  $name: /"
 done
+if [ "${#left_out[@]}" -gt 0 ]; then
+  echo "sanitize: ${#left_out[@]} test file(s) left to the full-size run (tools/sanitize-left-out.txt):"
+  sed -nE 's/^(test-[^ :]+[.]R): */  \1: /p' "$root/tools/sanitize-left-out.txt"
+fi
 echo "sanitize: tests took $(( $(date +%s) - start )) s (logs in $work)"
 finish "$passed" "$failed"
