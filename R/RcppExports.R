@@ -137,6 +137,10 @@ cpp_rvm_evidence_gradient <- function(design, y, alpha, lambda, sigma2, penalty 
     .Call(`_gpsvm_cpp_rvm_evidence_gradient`, design, y, alpha, lambda, sigma2, penalty)
 }
 
+cpp_gp_kernel_evidence <- function(kernel, x, y) {
+    .Call(`_gpsvm_cpp_gp_kernel_evidence`, kernel, x, y)
+}
+
 cpp_rvm_varying_noise_fit <- function(kernel, x, y, control, noise_basis, noise_precision, noise_control, basis = NULL) {
     .Call(`_gpsvm_cpp_rvm_varying_noise_fit`, kernel, x, y, control, noise_basis, noise_precision, noise_control, basis)
 }

@@ -133,54 +133,12 @@
   fit
 }
 
-# The log evidence log N(y - mean(y); 0, a K + s2 I) of a Gaussian process
-# with the kernel (matrix K on the rows x), at the amplitude a and noise
-# variance s2 that maximise it (two hyperparameters, where the relevance
-# vector machines fit one per basis function), on at most
-# kernel_choice_max_n evenly spaced rows.  With K = U diag(l) U' and z = U'y
-# the evidence is
-#   -sum(log(a l + s2) + z^2 / (a l + s2)) / 2 - n log(2 pi) / 2,
-# maximised over log a and log s2 (s2 at least 1e-6 of y's variance, so
-# that an exactly linear response does not send it to 0).  The linear
-# kernel's K = s X X' comes from the singular values of X instead, its null
-# space one term.
+# The log evidence of a Gaussian process with the kernel, at the amplitude
+# and noise variance that maximise it (the core's gp_kernel_evidence(),
+# rvm_posterior.hpp), on at most kernel_choice_max_n evenly spaced rows.
 .gp_kernel_evidence <- function(kernel, x, y) {
   rows <- .evenly_spaced_rows(nrow(x), .size_rule("kernel_choice_max_n"))
-  x <- x[rows, , drop = FALSE]
-  y <- y[rows] - mean(y[rows])
-  n <- length(y)
-  if (identical(kernel$candidate, "linear")) {
-    s <- svd(x, nv = 0L)
-    keep <- s$d > max(s$d) * 1e-10
-    rank <- sum(keep)
-    z2 <- drop(crossprod(s$u[, keep, drop = FALSE], y))^2
-    l <- kernel$scale * s$d[keep]^2
-    multiplicity <- rep(1, rank)
-    if (n > rank) {  # the null space: eigenvalue 0, n - rank times
-      l <- c(l, 0)
-      z2 <- c(z2, max(sum(y^2) - sum(z2), 0))
-      multiplicity <- c(multiplicity, n - rank)
-    }
-  } else {
-    e <- eigen(kernel_matrix(kernel, x, x), symmetric = TRUE)
-    l <- pmax(e$values, 0)
-    z2 <- drop(crossprod(e$vectors, y))^2
-    multiplicity <- rep(1, n)
-  }
-  scale <- max(mean(y^2), .Machine$double.eps)
-  minus_log_evidence <- function(t) {
-    v <- exp(t[1L]) * l + exp(t[2L])
-    sum(multiplicity * log(v) + z2 / v) / 2
-  }
-  gradient <- function(t) {
-    v <- exp(t[1L]) * l + exp(t[2L])
-    r <- multiplicity / v - z2 / v^2
-    c(sum(r * exp(t[1L]) * l), sum(r * exp(t[2L]))) / 2
-  }
-  best <- stats::optim(c(log(scale), log(0.1 * scale)), minus_log_evidence, gradient,
-                       method = "L-BFGS-B", lower = log(scale) + c(-20, log(1e-6)),
-                       upper = log(scale) + c(20, 5))
-  -best$value - n * log(2 * pi) / 2
+  cpp_gp_kernel_evidence(kernel, x[rows, , drop = FALSE], y[rows])$log_evidence
 }
 
 # A calibration refit (R/interval-calibration.R) on rows x, y: at the

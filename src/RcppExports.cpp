@@ -471,6 +471,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_gp_kernel_evidence
+Rcpp::List cpp_gp_kernel_evidence(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y);
+RcppExport SEXP _gpsvm_cpp_gp_kernel_evidence(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gp_kernel_evidence(kernel, x, y));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_rvm_varying_noise_fit
 Rcpp::List cpp_rvm_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis, Eigen::Map<Eigen::MatrixXd> noise_precision, Rcpp::List noise_control, Rcpp::Nullable<Rcpp::IntegerVector> basis);
 RcppExport SEXP _gpsvm_cpp_rvm_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP noise_basisSEXP, SEXP noise_precisionSEXP, SEXP noise_controlSEXP, SEXP basisSEXP) {
@@ -635,6 +647,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
+    {"_gpsvm_cpp_gp_kernel_evidence", (DL_FUNC) &_gpsvm_cpp_gp_kernel_evidence, 3},
     {"_gpsvm_cpp_rvm_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_rvm_varying_noise_fit, 8},
     {"_gpsvm_cpp_ep_part_new", (DL_FUNC) &_gpsvm_cpp_ep_part_new, 5},
     {"_gpsvm_cpp_ep_parts_answer", (DL_FUNC) &_gpsvm_cpp_ep_parts_answer, 2},

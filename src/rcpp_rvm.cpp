@@ -130,6 +130,21 @@ Rcpp::List cpp_rvm_evidence_gradient(Eigen::Map<Eigen::MatrixXd> design,
   gpsvm_glue::stop_out_of_memory();
 }
 
+// The kernel choice's evidence of rvm() and srvm(): a Gaussian process's
+// log evidence with the kernel on the rows x, maximised over its amplitude
+// and noise variance (rvm_posterior.hpp's gp_kernel_evidence()).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_gp_kernel_evidence(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
+                                  Eigen::Map<Eigen::VectorXd> y) try {
+  const gpsvm::GpKernelEvidence e = gpsvm::gp_kernel_evidence(
+      gpsvm_glue::kernel_from_r(kernel), x, y, gpsvm_glue::interrupt_callback());
+  return Rcpp::List::create(Rcpp::Named("log_evidence") = e.log_evidence,
+                            Rcpp::Named("amplitude") = e.amplitude,
+                            Rcpp::Named("noise") = e.noise);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
 // rvm(noise = "varying"): the RVM with log noise variance log sigma2 +
 // basis theta, theta ~ N(0, precision^-1) (rvm_noise.hpp), beside the
 // constant-noise fit; `basis` the noise functions at the rows of x,

@@ -644,4 +644,33 @@ TEST_CASE("sRVM on candidate centres: the blocked penalty Gram, every row, and a
   CHECK_NEAR(ref::gap(c.mu, ref.mu), 0.0, 1e-7);
 }
 
+TEST_CASE("GP kernel evidence: the dense Gaussian density at its (a, s2), no better point on a 2-D grid") {
+  const Data d = sinc(30, 17, 0.2);
+  const VectorXd yc = d.y.array() - d.y.mean();
+  const double c0 = std::log(yc.squaredNorm() / 30.0);
+  // the linear kernel on x and x^2 (its singular values), and two widths
+  MatrixXd x2(30, 2);
+  x2 << d.x, d.x.array().square().matrix();
+  const std::vector<std::pair<gpsvm::Kernel, MatrixXd>> cases{
+      {gpsvm::Kernel::rbf(0.7), d.x}, {gpsvm::Kernel::rbf(6.0), d.x},
+      {gpsvm::Kernel::polynomial(1, 0.5, 0.0), x2}};
+  for (const auto& [kernel, x] : cases) {
+    const gpsvm::GpKernelEvidence got = gpsvm::gp_kernel_evidence(kernel, x, d.y, kNoInterrupt);
+    const MatrixXd k = gpsvm::kernel_matrix(kernel, x);
+    auto log_density = [&](double a, double s2) {
+      MatrixXd cov = a * k;
+      cov.diagonal().array() += s2;
+      return ref::log_gauss(yc, cov);
+    };
+    CHECK_NEAR(got.log_evidence, log_density(got.amplitude, got.noise), 1e-9 * std::fabs(got.log_evidence));
+    double best = -kInf;
+    const double s_lo = c0 + std::log(1e-6), s_step = (5.0 - std::log(1e-6)) / 20.0;
+    for (int i = 0; i <= 20; ++i)
+      for (int j = 0; j <= 20; ++j)
+        best = std::max(best, log_density(std::exp(c0 - 20.0 + 2.0 * i), std::exp(s_lo + j * s_step)));
+    CHECK(best <= got.log_evidence + 1e-9 * std::fabs(got.log_evidence));
+    CHECK(best > got.log_evidence - 1.0);
+  }
+}
+
 }  // namespace gpsvm_tests_rvm

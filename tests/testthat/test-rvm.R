@@ -786,3 +786,53 @@ test_that("the core's RVM evidence and its gradient at given hyperparameters: pl
   expect_error(gpsvm:::cpp_rvm_evidence_gradient(design, y, rep(1, m - 1), 0, 1), "disagree")
   expect_error(gpsvm:::cpp_rvm_evidence_gradient(design, y, rep(1, m), 0, 0), "positive")
 })
+
+test_that("the kernel choice's evidence: a Gaussian process's, at its best amplitude and noise, by plain R", {
+  # the core's maximum over a and s2 of log N(y - mean(y); 0, a K + s2 I),
+  # held to the density by Cholesky at the (a, s2) it reports, and to
+  # L-BFGS-B runs on that density from a grid of starts, none better
+  check <- function(kernel, x, y, K) {
+    got <- cpp_gp_kernel_evidence(kernel, x, y)
+    yc <- y - mean(y)
+    n <- length(y)
+    at <- log(c(got$amplitude, got$noise))
+    R <- chol(got$amplitude * K + got$noise * diag(n))
+    expect_equal(got$log_evidence, -sum(log(diag(R))) - sum(backsolve(R, yc, transpose = TRUE)^2) / 2 -
+                   n * log(2 * pi) / 2, tolerance = 1e-10)
+    # (the search's density through R's eigen decomposition of K, which
+    # stays finite where a K + s2 I is too ill-conditioned for chol())
+    e <- eigen(K, symmetric = TRUE)
+    l <- pmax(e$values, 0)
+    z2 <- drop(crossprod(e$vectors, yc))^2
+    log_density <- function(t) {
+      v <- exp(t[1]) * l + exp(t[2])
+      -sum(log(v) + z2 / v) / 2 - n * log(2 * pi) / 2
+    }
+    c0 <- log(mean(yc^2))
+    lower <- c0 + c(-20, log(1e-6))
+    upper <- c0 + c(20, 5)
+    expect_true(all(at >= lower - 1e-9 & at <= upper + 1e-9))
+    best <- -Inf
+    for (a in seq(lower[1], upper[1], length.out = 5)) for (s in seq(lower[2], upper[2], length.out = 5)) {
+      o <- stats::optim(c(a, s), function(t) -log_density(t), method = "L-BFGS-B",
+                        lower = lower, upper = upper, control = list(factr = 10))
+      best <- max(best, -o$value)
+    }
+    expect_lte(best, got$log_evidence + 1e-7 * abs(got$log_evidence))
+    expect_gt(best, got$log_evidence - 1e-3)
+    got
+  }
+  set.seed(3)
+  x <- matrix(runif(40, -2, 2))
+  y <- sin(2 * x[, 1]) + rnorm(40, sd = 0.2)
+  # Gaussian kernels of three widths, K written out
+  for (s in c(0.2, 1, 5)) check(rbf_kernel(s), x, y, exp(-outer(x[, 1], x[, 1], "-")^2 / (2 * s^2)))
+  # the linear kernel on three inputs: K = X X' / 3, rank 3 of 40
+  x3 <- cbind(x, x^2, rnorm(40))
+  line <- check(poly_kernel(1, scale = 1 / 3, offset = 0), x3, y, tcrossprod(x3) / 3)
+  # a response exactly linear in the inputs: the noise at its floor, 1e-6
+  # of the centred response's mean square
+  xc <- x - mean(x)
+  exact <- check(poly_kernel(1, scale = 1, offset = 0), xc, 1 + 2 * xc[, 1], tcrossprod(xc))
+  expect_equal(exact$noise, 1e-6 * mean((2 * xc)^2), tolerance = 1e-12)
+})

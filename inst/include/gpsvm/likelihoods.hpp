@@ -221,33 +221,9 @@ class EpsilonInsensitive {
       throw std::invalid_argument("latent variance must be non-negative and finite");
     if (var < 1e-300) var = 1e-300;
     const double sd = std::sqrt(var + noise_variance());
-    return invert_cdf(p, mean - sd, mean + sd, [&](double x) { return predictive_cdf(x, mean, var); },
-                      [&](double x) { return predictive_density(x, mean, var); });
-  }
-
-  // The level-p quantile of a distribution with the increasing CDF `cdf`
-  // and density `density`, from the bracket guess [lo, hi] (widened until it
-  // holds it): Newton's method safeguarded by bisection.
-  template <class Cdf, class Density>
-  static double invert_cdf(double p, double lo, double hi, const Cdf& cdf,
-                           const Density& density) {
-    while (cdf(lo) > p) lo -= 2.0 * (hi - lo);
-    while (cdf(hi) < p) hi += 2.0 * (hi - lo);
-    double x = 0.5 * (lo + hi);
-    for (int it = 0; it < 200; ++it) {
-      const double f = cdf(x) - p;
-      if (f > 0.0) hi = x; else lo = x;
-      const double dens = density(x);
-      double next = dens > 0.0 ? x - f / dens : 0.5 * (lo + hi);
-      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-      if (std::fabs(next - x) <= 1e-14 * (1.0 + std::fabs(x)) ||
-          hi - lo < 1e-15 * (1.0 + std::fabs(x))) {
-        x = next;
-        break;
-      }
-      x = next;
-    }
-    return x;
+    return invert_increasing(p, mean - sd, mean + sd,
+                             [&](double x) { return predictive_cdf(x, mean, var); },
+                             [&](double x) { return predictive_density(x, mean, var); });
   }
 
  private:
@@ -406,7 +382,7 @@ inline double epsins_mixture_quantile(double p, const std::vector<double>& mean,
       total += weight[j] * noise[j].predictive_density(x, m[j], v[j]);
     return total;
   };
-  return sign * EpsilonInsensitive::invert_cdf(level, lo, hi, cdf, density);
+  return sign * invert_increasing(level, lo, hi, cdf, density);
 }
 
 // Probit likelihood with label flips (Opper and Winther 2000, eqs. 17.15 and

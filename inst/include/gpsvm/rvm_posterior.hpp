@@ -30,6 +30,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
@@ -377,6 +379,157 @@ inline EvidenceGradient evidence_gradient(const MatrixXd& design, const VectorXd
 }
 
 }  // namespace rvm_detail
+
+// The kernel choice of rvm() and srvm(): the log evidence
+// log N(y - mean(y); 0, a K + s2 I) of a Gaussian process with the kernel
+// (matrix K on the rows x), at the amplitude a and noise variance s2 that
+// maximise it.  Two hyperparameters, where the relevance vector machines
+// fit one per basis function and so reward the more flexible basis.
+// With K = U diag(l) U' and z = U'y, and v_i = a l_i + s2,
+//   -2 log evidence = sum(log v_i + z_i^2 / v_i) + n log(2 pi).
+// The linear kernel (polynomial of degree 1, no offset or constant) has
+// K = scale X X': its spectrum comes from the singular values of X, the
+// null space one term of its multiplicity.  With c = max(mean(y^2), eps),
+// log a lies in log c +- 20 and log s2 in log c + [log 1e-6, 5] (s2 kept
+// from 0 on an exactly linear response).  The search: with r = a / s2,
+// w_i = r l_i + 1 and S(r) = sum z_i^2 / w_i, the best s2 at given r is
+// S / n, clamped to the box, so the evidence is a function of log r
+// alone, continuously differentiable; its maximum is located on a grid of
+// log r and refined by the safeguarded Newton root of its derivative
+// (invert_increasing(), special.hpp) on every bracket where the derivative
+// changes sign, the best of those and of the range's ends taken.
+struct GpKernelEvidence {
+  double log_evidence = 0.0;
+  double amplitude = 0.0;  // a
+  double noise = 0.0;      // s2
+};
+
+namespace gp_evidence_detail {
+
+// The profile's value, derivative and second derivative in t = log r at
+// one t (the minus log evidence, without n log(2 pi) / 2).
+struct Profile {
+  double value, slope, curvature, log_s2;
+};
+
+class ProfileSearch {
+ public:
+  ProfileSearch(VectorXd l, VectorXd z2, VectorXd mult, double log_c)
+      : l_(std::move(l)), z2_(std::move(z2)), mult_(std::move(mult)), n_(mult_.sum()),
+        a_lo_(log_c - 20.0), a_hi_(log_c + 20.0), s_lo_(log_c + std::log(1e-6)),
+        s_hi_(log_c + 5.0) {}
+
+  double lower() const { return a_lo_ - s_hi_; }
+  double upper() const { return a_hi_ - s_lo_; }
+
+  // g(t, b) = (n b + sum m log w + exp(-b) S) / 2 with b = log s2; b the
+  // clamped minimiser, so that p(t) = g(t, b(t)) and (chain rule, with
+  // db/dt = 0 inside or at an s2 bound and -1 at an amplitude bound)
+  //   p' = g_t + g_b b',  p'' = g_tt - g_tb^2 / g_bb inside,
+  //   g_tt at an s2 bound, g_tt - 2 g_tb + g_bb at an amplitude bound.
+  Profile at(double t) const {
+    const double r = std::exp(t);
+    double s = 0.0, s1 = 0.0, s2 = 0.0, d = 0.0, d1 = 0.0, d2 = 0.0;
+    for (Index i = 0; i < l_.size(); ++i) {
+      const double u = r * l_[i], w = u + 1.0;
+      s += z2_[i] / w;
+      s1 -= z2_[i] * u / (w * w);
+      s2 -= z2_[i] * u * (1.0 - u) / (w * w * w);
+      d += mult_[i] * std::log(w);
+      d1 += mult_[i] * u / w;
+      d2 += mult_[i] * u / (w * w);
+    }
+    const double lo = std::max(s_lo_, a_lo_ - t), hi = std::min(s_hi_, a_hi_ - t);
+    const double inside = s > 0.0 ? std::log(s / n_) : -std::numeric_limits<double>::infinity();
+    const double b = std::min(std::max(inside, lo), hi);
+    const double e = std::exp(-b);
+    const double g_t = 0.5 * (d1 + e * s1), g_b = 0.5 * (n_ - e * s);
+    const double g_tt = 0.5 * (d2 + e * s2), g_tb = -0.5 * e * s1, g_bb = 0.5 * e * s;
+    Profile p{0.5 * (n_ * b + d + e * s), g_t, g_tt, b};
+    if (b == inside) {
+      p.curvature = g_bb > 0.0 ? g_tt - g_tb * g_tb / g_bb : g_tt;
+    } else if (b == a_lo_ - t || b == a_hi_ - t) {
+      p.slope = g_t - g_b;
+      p.curvature = g_tt - 2.0 * g_tb + g_bb;
+    }
+    return p;
+  }
+
+ private:
+  VectorXd l_, z2_, mult_;
+  double n_, a_lo_, a_hi_, s_lo_, s_hi_;
+};
+
+}  // namespace gp_evidence_detail
+
+inline GpKernelEvidence gp_kernel_evidence(const Kernel& kernel, const ConstMatrixRef& x,
+                                           const ConstVectorRef& y_in,
+                                           const std::function<void()>& interrupt = nullptr) {
+  const Index n = y_in.size();
+  if (n < 1 || x.rows() != n)
+    throw std::invalid_argument("gp_kernel_evidence: x and y must have the same rows, at least one");
+  const VectorXd y = y_in.array() - y_in.mean();
+  VectorXd l, z2, mult;
+  if (kernel.family == KernelFamily::polynomial && kernel.degree == 1 && kernel.offset == 0.0 &&
+      kernel.constant == 0.0) {
+    const Eigen::BDCSVD<MatrixXd> svd(x, Eigen::ComputeThinU);
+    const VectorXd& sv = svd.singularValues();
+    const double cut = (sv.size() > 0 ? sv.maxCoeff() : 0.0) * 1e-10;
+    Index rank = 0;
+    while (rank < sv.size() && sv[rank] > cut) ++rank;
+    const Index terms = rank + (n > rank ? 1 : 0);
+    l.setZero(terms);
+    z2.setZero(terms);
+    mult.setOnes(terms);
+    const VectorXd z = svd.matrixU().leftCols(rank).transpose() * y;
+    l.head(rank) = kernel.scale * sv.head(rank).array().square();
+    z2.head(rank) = z.array().square();
+    if (n > rank) {  // the null space: eigenvalue 0, n - rank times
+      z2[rank] = std::max(y.squaredNorm() - z2.head(rank).sum(), 0.0);
+      mult[rank] = static_cast<double>(n - rank);
+    }
+  } else {
+    const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(kernel_matrix(kernel, x, interrupt));
+    if (eig.info() != Eigen::Success)
+      throw std::runtime_error("gp_kernel_evidence: the eigen decomposition failed");
+    l = eig.eigenvalues().cwiseMax(0.0);
+    z2 = (eig.eigenvectors().transpose() * y).array().square();
+    mult.setOnes(n);
+  }
+  const double c = std::max(y.squaredNorm() / static_cast<double>(n),
+                            std::numeric_limits<double>::epsilon());
+  const gp_evidence_detail::ProfileSearch search(l, z2, mult, std::log(c));
+  InterruptPoll poll(interrupt);
+  constexpr double kStep = 0.25;  // the grid in log r
+  const double lo = search.lower(), hi = search.upper();
+  const int steps = static_cast<int>(std::ceil((hi - lo) / kStep));
+  auto grid = [&](int k) { return k == steps ? hi : lo + k * kStep; };
+  gp_evidence_detail::Profile best = search.at(lo), previous = best;
+  double best_t = lo;
+  auto consider = [&](double t, const gp_evidence_detail::Profile& p) {
+    if (p.value < best.value) {
+      best = p;
+      best_t = t;
+    }
+  };
+  for (int k = 1; k <= steps; ++k) {
+    poll();
+    const gp_evidence_detail::Profile p = search.at(grid(k));
+    consider(grid(k), p);
+    if (previous.slope < 0.0 && p.slope >= 0.0) {
+      const double t = invert_increasing(
+          0.0, grid(k - 1), grid(k), [&](double s) { return search.at(s).slope; },
+          [&](double s) { return search.at(s).curvature; });
+      consider(t, search.at(t));
+    }
+    previous = p;
+  }
+  GpKernelEvidence out;
+  out.log_evidence = -best.value - static_cast<double>(n) * kLogSqrt2Pi;
+  out.noise = std::exp(best.log_s2);
+  out.amplitude = std::exp(best_t + best.log_s2);
+  return out;
+}
 
 }  // namespace gpsvm
 

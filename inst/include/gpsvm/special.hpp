@@ -154,6 +154,32 @@ inline double flip_mills_curvature(double z, double kappa) {
   return g * (z + g);
 }
 
+// The x where the increasing function f equals p (a quantile, f a CDF, or
+// a stationary point, f a derivative), from the bracket guess [lo, hi]
+// (widened until it holds it), with df the derivative of f: Newton's
+// method safeguarded by bisection, which needs only f's sign change on the
+// bracket.
+template <class F, class DF>
+double invert_increasing(double p, double lo, double hi, const F& f, const DF& df) {
+  while (f(lo) > p) lo -= 2.0 * (hi - lo);
+  while (f(hi) < p) hi += 2.0 * (hi - lo);
+  double x = 0.5 * (lo + hi);
+  for (int it = 0; it < 200; ++it) {
+    const double gap = f(x) - p;
+    if (gap > 0.0) hi = x; else lo = x;
+    const double slope = df(x);
+    double next = slope > 0.0 ? x - gap / slope : 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::fabs(next - x) <= 1e-14 * (1.0 + std::fabs(x)) ||
+        hi - lo < 1e-15 * (1.0 + std::fabs(x))) {
+      x = next;
+      break;
+    }
+    x = next;
+  }
+  return x;
+}
+
 }  // namespace gpsvm
 
 #endif  // GPSVM_SPECIAL_HPP
