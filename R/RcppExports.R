@@ -169,10 +169,6 @@ cpp_margin_factor <- function(kernel, x) {
     .Call(`_gpsvm_cpp_margin_factor`, kernel, x)
 }
 
-cpp_svr_margin_solve <- function(kernel, xm, rhs, bias, fixed_sum) {
-    .Call(`_gpsvm_cpp_svr_margin_solve`, kernel, xm, rhs, bias, fixed_sum)
-}
-
 cpp_margin_variance <- function(kernel, z, xm, l, deriv, wrt) {
     .Call(`_gpsvm_cpp_margin_variance`, kernel, z, xm, l, deriv, wrt)
 }

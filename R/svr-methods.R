@@ -193,7 +193,7 @@ coef.gpsvm_svr <- function(object, ...) {
     }
     list(C = .number(lower = 0, open = TRUE), epsilon = .number(lower = 0),
          beta = .numbers(n, lower = -C * (1 + 1e-6), upper = C * (1 + 1e-6)), b = .number(),
-         bias = .flag_field, partition = .factor_of(n, c("X_0", "X_C", "X_M-", "X_M+")),
+         bias = .flag_field, partition = .factor_of(n, .svr_parts),
          alpha_plus = .numbers(n, lower = 0), alpha_minus = .numbers(n, lower = 0),
          objective = .number(), polished = .flag_field, control = .control_field("svr_control"),
          optimization = record, log_evidence = .optional(.number()),

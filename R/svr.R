@@ -527,35 +527,14 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 
-# One fit at a fixed C: solve the dual in C++, polish the solution (below),
-# then split the training set.
+# One fit at a fixed C: the dual solved in C++ and polished there to its
+# exact optimum (smo.hpp's svr_fit(); ?svr), then the training set split.
 .svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE,
                      log_noise_scale = NULL) {
-  solve <- function(tol) {
-    cpp_svr_fit(kernel, x, y, list(
-      C = C, epsilon = epsilon, bias = bias, tol = tol, max_iter = control$max_iter,
-      cache_mb = control$cache_mb, shrinking = control$shrinking,
-      log_noise_scale = log_noise_scale))
-  }
-  # each row's box and tube (noise varying with the inputs: C exp(-l_i),
-  # epsilon exp(l_i), R/rvm-noise.R)
-  scale <- if (is.null(log_noise_scale)) 1 else exp(log_noise_scale)
-  rows_C <- C / scale
-  rows_epsilon <- epsilon * scale
-  res <- solve(control$tol)
-  if (res$convergence$converged) {
-    polished <- .svr_polish(res, x, y, rows_C, rows_epsilon, kernel, bias, control$margin_tol)
-    if (is.null(polished) && control$tol > 1e-10) {
-      # the active-set steps could not finish from this split: solve more
-      # exactly (the record keeps the tolerance asked for)
-      res <- solve(1e-10)
-      res$convergence$tol <- control$tol
-      if (res$convergence$converged) {
-        polished <- .svr_polish(res, x, y, rows_C, rows_epsilon, kernel, bias, control$margin_tol)
-      }
-    }
-    if (!is.null(polished)) res <- polished
-  }
+  res <- cpp_svr_fit(kernel, x, y, list(
+    C = C, epsilon = epsilon, bias = bias, tol = control$tol, max_iter = control$max_iter,
+    cache_mb = control$cache_mb, shrinking = control$shrinking,
+    log_noise_scale = log_noise_scale, margin_tol = control$margin_tol))
   nm <- rownames(x)
   fitted <- stats::setNames(res$fitted, nm)
   fit <- list(
@@ -563,8 +542,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
     alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
-    convergence = res$convergence, polished = isTRUE(res$polished), control = control)
-  fit$partition <- .svr_partition(fit$beta, rows_C, control$margin_tol)
+    convergence = res$convergence, polished = res$polished, control = control)
+  fit$partition <- factor(.svr_parts[res$partition + 1L], levels = .svr_parts)
   class(fit) <- c("gpsvm_svr", "gpsvm_regression")
   if (warn) {
     .warn_not_converged("svr(): the dual solver", fit$convergence,
@@ -573,120 +552,10 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit
 }
 
-# The exact optimum from an approximate one.  Given the split into X_0
-# (beta = 0), X_C (|beta| = C) and the margin vectors M, optimality says
-# the margin vectors' residuals are exactly +-epsilon:
-#   K_MM beta_M + b 1 = y_M - epsilon sign(beta_M) - K_MC beta_C,
-# with, for bias = TRUE, sum(beta_M) = -sum(beta_C) as well; with the signs
-# fixed this is the minimum of the dual objective over beta_M.  Its solution
-# is the optimum when it keeps the split (margin coefficients inside (0, C)
-# with their signs) and the other points satisfy their KKT conditions
-# (|r| <= epsilon in X_0, r beyond the tube on beta's side in X_C), both to
-# rounding.  Otherwise a primal active-set method takes over from the
-# solver's split, as Lawson and Hanson's for non-negative least squares: it
-# steps from the current coefficients towards the solution until the first
-# margin coefficient reaches 0 or C, which then leaves the margin; when the
-# solution is inside, the point furthest on the wrong side of the tube joins
-# the margin.  Each step lowers the dual objective, and near the optimum a
-# few steps suffice.  Returns the solver's result with beta, b, fitted,
-# objective and the KKT gap replaced, or NULL when `rounds` are not enough
-# or K_MM is numerically singular.  C and epsilon are one number or one per
-# row (noise varying with the inputs).
-.svr_polish <- function(res, x, y, C, epsilon, kernel, bias, margin_tol, rounds = 50L) {
-  n <- length(y)
-  C <- rep_len(C, n)
-  epsilon <- rep_len(epsilon, n)
-  part <- .svr_partition(res$beta, C, margin_tol)
-  side <- sign(res$beta)  # the sign of beta (or of the residual) in X_C and M
-  margin <- part %in% c("X_M-", "X_M+")
-  beta <- ifelse(part == "X_C", side * C, ifelse(margin, res$beta, 0))
-  b <- res$b
-  slack <- sqrt(.Machine$double.eps) * max(1, abs(y))
-  # K beta from the solver's, updated by the coefficients that change
-  start_beta <- res$beta
-  start_latent <- res$fitted - res$b
-  for (round in seq_len(rounds)) {
-    M <- which(margin)
-    if (length(M) > 0L) {
-      step <- .svr_margin_solve(x, y, beta, M, side[M], epsilon[M], kernel, bias)
-      if (is.null(step)) return(NULL)
-      now <- side[M] * beta[M]
-      target <- side[M] * step$beta
-      # the largest step in [0, 1] that keeps 0 <= side * beta <= C
-      t_zero <- ifelse(target < 0, now / (now - target), Inf)
-      t_bound <- ifelse(target > C[M], (C[M] - now) / (target - now), Inf)
-      t <- min(1, t_zero, t_bound)
-      if (t < 1) {
-        beta[M] <- beta[M] + t * (step$beta - beta[M])
-        out_zero <- M[t_zero == t]
-        out_bound <- M[t_bound == t]
-        beta[out_zero] <- 0
-        beta[out_bound] <- side[out_bound] * C[out_bound]
-        margin[c(out_zero, out_bound)] <- FALSE
-        next
-      }
-      beta[M] <- step$beta
-      b <- step$b %||% b
-    }
-    moved <- which(beta != start_beta)
-    latent <- start_latent + .kernel_expansion(kernel, x, x[moved, , drop = FALSE],
-                                               beta[moved] - start_beta[moved])
-    r <- y - latent - b
-    at_c <- !margin & beta != 0
-    wrong <- ifelse(margin, 0, ifelse(at_c, epsilon - side * r, abs(r) - epsilon))
-    if (all(wrong <= slack)) {
-      res$beta <- beta
-      res$alpha_plus <- pmax(beta, 0)
-      res$alpha_minus <- pmax(-beta, 0)
-      res$b <- b
-      res$fitted <- latent + b
-      res$objective <- 0.5 * sum(beta * latent) - sum(y * beta) + sum(epsilon * abs(beta))
-      res$convergence$change <- .svr_kkt_gap(beta, y - latent, C, epsilon, bias)
-      res$polished <- TRUE
-      return(res)
-    }
-    worst <- which.max(wrong)
-    if (!at_c[worst]) side[worst] <- sign(r[worst])
-    margin[worst] <- TRUE
-  }
-  NULL
-}
-
-# The margin vectors' coefficients (and b, with a bias) that put their
-# residuals exactly on the tube's edges, given the coefficients of the other
-# points in `beta` (the core's svr_margin_solve(), smo.hpp); NULL when K_MM
-# is numerically singular (duplicated margin inputs).
-.svr_margin_solve <- function(x, y, beta, M, side, epsilon, kernel, bias) {
-  xm <- x[M, , drop = FALSE]
-  fixed <- setdiff(which(beta != 0), M)
-  rhs <- y[M] - epsilon * side -
-    .kernel_expansion(kernel, xm, x[fixed, , drop = FALSE], beta[fixed])
-  cpp_svr_margin_solve(kernel, xm, rhs, bias, sum(beta[fixed]))
-}
-
-# The solver's stopping measure (see svr_control(tol)) at a solution, with
-# residuals r = y - K beta that leave out the bias.
-.svr_kkt_gap <- function(beta, r, C, epsilon, bias) {
-  ap <- pmax(beta, 0)
-  am <- pmax(-beta, 0)
-  fixed <- if (!bias) 0
-  # (C and epsilon one number or each row's)
-  max(-Inf, (r - epsilon)[ap < C], (r + epsilon)[am > 0], fixed) -
-    min(Inf, (r - epsilon)[ap > 0], (r + epsilon)[am < C], fixed)
-}
-
-# Eqs. (8)-(11): X_0 (beta = 0), X_C (|beta| = C), margin vectors X_M- (beta < 0)
-# and X_M+ (beta > 0) in between, with a relative tolerance on the bounds
-# (C one number or each row's).
-# Zero is judged against the largest |beta| when no coefficient comes near
-# C: with C = 1e8 and a hard epsilon-tube (every |beta| about 1), a
-# tolerance relative to C would call the margin vectors zero.
-.svr_partition <- function(beta, C, tol) {
-  a <- abs(beta)
-  part <- ifelse(a <= tol * pmin(C, max(a, 0)), "X_0",
-          ifelse(a >= C * (1 - tol), "X_C", ifelse(beta < 0, "X_M-", "X_M+")))
-  factor(part, levels = c("X_0", "X_C", "X_M-", "X_M+"))
-}
+# The split of the training points (eqs. (8)-(11), the core's
+# svr_partition()): X_0 (beta = 0), X_C (|beta| = C), margin vectors X_M-
+# (beta < 0) and X_M+ (beta > 0).
+.svr_parts <- c("X_0", "X_C", "X_M-", "X_M+")
 
 .svr_margin <- function(fit) fit$partition %in% c("X_M-", "X_M+")
 

@@ -572,20 +572,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_svr_margin_solve
-SEXP cpp_svr_margin_solve(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> xm, Eigen::Map<Eigen::VectorXd> rhs, bool bias, double fixed_sum);
-RcppExport SEXP _gpsvm_cpp_svr_margin_solve(SEXP kernelSEXP, SEXP xmSEXP, SEXP rhsSEXP, SEXP biasSEXP, SEXP fixed_sumSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type xm(xmSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type rhs(rhsSEXP);
-    Rcpp::traits::input_parameter< bool >::type bias(biasSEXP);
-    Rcpp::traits::input_parameter< double >::type fixed_sum(fixed_sumSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svr_margin_solve(kernel, xm, rhs, bias, fixed_sum));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_margin_variance
 Eigen::VectorXd cpp_margin_variance(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::MatrixXd> xm, Eigen::Map<Eigen::MatrixXd> l, SEXP deriv, SEXP wrt);
 RcppExport SEXP _gpsvm_cpp_margin_variance(SEXP kernelSEXP, SEXP zSEXP, SEXP xmSEXP, SEXP lSEXP, SEXP derivSEXP, SEXP wrtSEXP) {
@@ -655,7 +641,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_ep_split_run", (DL_FUNC) &_gpsvm_cpp_ep_split_run, 4},
     {"_gpsvm_cpp_svr_fit", (DL_FUNC) &_gpsvm_cpp_svr_fit, 4},
     {"_gpsvm_cpp_margin_factor", (DL_FUNC) &_gpsvm_cpp_margin_factor, 2},
-    {"_gpsvm_cpp_svr_margin_solve", (DL_FUNC) &_gpsvm_cpp_svr_margin_solve, 5},
     {"_gpsvm_cpp_margin_variance", (DL_FUNC) &_gpsvm_cpp_margin_variance, 6},
     {"_gpsvm_cpp_inverse_diagonal", (DL_FUNC) &_gpsvm_cpp_inverse_diagonal, 1},
     {NULL, NULL, 0}

@@ -8,6 +8,10 @@
 
 // [[Rcpp::depends(RcppEigen)]]
 
+// svr()'s fit: the dual by SMO, polished to its exact optimum (smo.hpp's
+// svr_fit()) when control$margin_tol is given, with the split of the
+// points (0: X_0, 1: X_C, 2: X_M-, 3: X_M+) at that tolerance; the SMO
+// solution alone without it.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) try {
@@ -22,14 +26,27 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
   ctl.shrinking = gpsvm_glue::flag(element(control, "shrinking"), "shrinking");
   // internal: the log noise scale of each row (svr(noise = "varying"))
   ctl.log_noise_scale = gpsvm_glue::optional_vector(control, "log_noise_scale");
-  const gpsvm::SvrResult res = gpsvm::svr_solve(gpsvm_glue::kernel_from_r(kernel), x, y, ctl,
-                                                gpsvm_glue::interrupt_callback());
-  return Rcpp::List::create(
+  const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  const bool polish =
+      control.containsElementNamed("margin_tol") && !Rf_isNull(control["margin_tol"]);
+  SEXP margin_tol = polish ? element(control, "margin_tol") : R_NilValue;
+  const double tol = polish ? gpsvm_glue::number_in(margin_tol, "margin_tol", 0.0, 0.5) : 0.0;
+  const gpsvm::SvrResult res =
+      polish ? gpsvm::svr_fit(k, x, y, ctl, tol, interrupt) : gpsvm::svr_solve(k, x, y, ctl, interrupt);
+  Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("alpha_plus") = res.alpha_plus, Rcpp::Named("alpha_minus") = res.alpha_minus,
       Rcpp::Named("beta") = res.beta, Rcpp::Named("b") = res.b,
       Rcpp::Named("fitted") = res.fitted, Rcpp::Named("objective") = res.objective,
       Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(res.status),
-      Rcpp::Named("kernel_columns") = static_cast<double>(res.kernel_columns));
+      Rcpp::Named("kernel_columns") = static_cast<double>(res.kernel_columns),
+      Rcpp::Named("polished") = res.polished);
+  if (polish) {
+    Eigen::VectorXd box = Eigen::VectorXd::Constant(y.size(), ctl.C);
+    if (ctl.log_noise_scale.size() > 0) box = box.cwiseQuotient(ctl.log_noise_scale.array().exp().matrix());
+    out["partition"] = Rcpp::wrap(gpsvm::svr_partition(res.beta, box, tol));
+  }
+  return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -46,22 +63,6 @@ Eigen::MatrixXd cpp_margin_factor(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
   return gpsvm::jittered_cholesky(k, 1e-2, 1e-7, "the kernel matrix of the margin vectors",
                                   interrupt)
       .lower;
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
-// svr_margin_solve() (smo.hpp) on the margin vectors xm: list(beta, b), or
-// NULL where their kernel matrix is numerically singular.
-// [[Rcpp::export(rng = false)]]
-SEXP cpp_svr_margin_solve(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> xm,
-                          Eigen::Map<Eigen::VectorXd> rhs, bool bias, double fixed_sum) try {
-  const Eigen::MatrixXd k = gpsvm::KernelEvaluator(gpsvm_glue::kernel_from_r(kernel), xm)
-                                .gram(gpsvm_glue::interrupt_callback());
-  Eigen::VectorXd beta;
-  double b = 0.0;
-  if (!gpsvm::svr_margin_solve(k, rhs, bias, fixed_sum, beta, b)) return R_NilValue;
-  return Rcpp::List::create(Rcpp::Named("beta") = beta,
-                            Rcpp::Named("b") = bias ? Rcpp::wrap(b) : R_NilValue);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

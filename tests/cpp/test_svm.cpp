@@ -495,4 +495,31 @@ TEST_CASE("naive mean field: the Newton solver reaches Algorithm 17.1's fixed po
   CHECK_NEAR(ref::gap(kv, gpsvm::kernel_matrix(kernel, xb) * v), 0.0, 1e-12);
 }
 
+TEST_CASE("svr_fit: the polished optimum from a loose SMO split satisfies the KKT conditions to rounding") {
+  // at tolerance 1e-2 the SMO's split is wrong in places: the active-set
+  // steps must move points between X_0, X_C and the margin
+  for (bool bias : {false, true}) {
+    for (double C : {0.5, 20.0}) {
+      const Problem p = problem(80, 1, 0.6, 31);
+      const gpsvm::SvrControl loose = svr_control(C, 0.05, bias, 1e-2);
+      gpsvm::SvrResult fit = gpsvm::svr_fit(gpsvm::Kernel::rbf(0.6), p.x, p.y, loose, 1e-8);
+      const std::string note = "C = " + show(C) + (bias ? ", bias" : "");
+      CHECK_MSG(fit.polished, note);
+      CHECK_MSG(fit.status.tol == loose.tol && fit.status.change < 1e-9, note);
+      gpsvm::SvrControl strict = loose;
+      strict.tol = 1e-9;
+      fit.status.tol = strict.tol;
+      check_svr_kkt(p.K, p.y, fit, strict, note + ", polished");
+      // the same optimum as the SMO run to a tight tolerance
+      const gpsvm::SvrResult tight =
+          gpsvm::svr_solve(gpsvm::Kernel::rbf(0.6), p.x, p.y, svr_control(C, 0.05, bias, 1e-12));
+      CHECK_NEAR_MSG(ref::gap(fit.beta, tight.beta), 0.0, 1e-8 * C, note);
+      // its split: the bound points exactly at +-C
+      const std::vector<int> split = gpsvm::svr_partition(fit.beta, VectorXd::Constant(80, C), 1e-8);
+      for (Eigen::Index i = 0; i < 80; ++i)
+        if (split[static_cast<size_t>(i)] == gpsvm::kSvrBound) CHECK(std::fabs(fit.beta[i]) == C);
+    }
+  }
+}
+
 }  // namespace gpsvm_tests_svm

@@ -106,6 +106,7 @@ struct SvrResult {
   // iterations are pair steps; change is the final KKT gap m - M
   SolverStatus status;
   std::int64_t kernel_columns = 0;  // kernel columns computed (cache misses)
+  bool polished = false;            // the exact optimum of svr_polish()
 };
 
 namespace detail {
@@ -902,6 +903,219 @@ inline bool svr_margin_solve(const Eigen::MatrixXd& k_mm, const Eigen::VectorXd&
   b = (beta.sum() + fixed_sum) / k_one.sum();
   beta -= b * k_one;
   return true;
+}
+
+// ---- The exact optimum from an approximate one ------------------------------
+//
+// svr()'s split of the training points (eqs. 8-11 of the paper): X_0
+// (beta = 0), X_C (|beta| = C) and the margin vectors X_M- (beta < 0) and
+// X_M+ (beta > 0) in between, with a relative tolerance on the bounds (C
+// each row's).  Zero is judged against the largest |beta| when no
+// coefficient comes near C: with C = 1e8 and a hard epsilon-tube (every
+// |beta| about 1), a tolerance relative to C would call the margin vectors
+// zero.
+enum SvrSplit { kSvrZero = 0, kSvrBound = 1, kSvrBelow = 2, kSvrAbove = 3 };
+
+inline std::vector<int> svr_partition(const Eigen::VectorXd& beta, const Eigen::VectorXd& C,
+                                      double tol) {
+  const double largest = beta.size() > 0 ? std::max(beta.cwiseAbs().maxCoeff(), 0.0) : 0.0;
+  std::vector<int> out(static_cast<size_t>(beta.size()));
+  for (Index i = 0; i < beta.size(); ++i) {
+    const double a = std::fabs(beta[i]);
+    out[static_cast<size_t>(i)] = a <= tol * std::min(C[i], largest) ? kSvrZero
+                                  : a >= C[i] * (1.0 - tol)          ? kSvrBound
+                                  : beta[i] < 0.0                    ? kSvrBelow
+                                                                     : kSvrAbove;
+  }
+  return out;
+}
+
+// The solver's stopping measure (svr_control(tol)) at a solution, with
+// residuals r = y - K beta that leave out the bias: the largest violation
+// m - M of the pair conditions (without a bias, 0 is in both extremes).
+inline double svr_kkt_gap(const Eigen::VectorXd& beta, const Eigen::VectorXd& r,
+                          const Eigen::VectorXd& C, const Eigen::VectorXd& eps, bool bias) {
+  double m = bias ? -detail::kInf : 0.0, M = bias ? detail::kInf : 0.0;
+  for (Index i = 0; i < beta.size(); ++i) {
+    const double ap = std::max(beta[i], 0.0), am = std::max(-beta[i], 0.0);
+    if (ap < C[i]) m = std::max(m, r[i] - eps[i]);
+    if (am > 0.0) m = std::max(m, r[i] + eps[i]);
+    if (ap > 0.0) M = std::min(M, r[i] - eps[i]);
+    if (am < C[i]) M = std::min(M, r[i] + eps[i]);
+  }
+  return m - M;
+}
+
+namespace detail {
+
+// K(z, x_j) w_j summed over the rows `cols` of x (none: zeros).
+inline Eigen::VectorXd expansion(const Kernel& kernel, const ConstMatrixRef& z,
+                                 const ConstMatrixRef& x, const std::vector<Index>& cols,
+                                 const Eigen::VectorXd& w,
+                                 const std::function<void()>& interrupt) {
+  if (cols.empty()) return Eigen::VectorXd::Zero(z.rows());
+  Eigen::MatrixXd xs(static_cast<Index>(cols.size()), x.cols());
+  Eigen::VectorXd ws(xs.rows());
+  for (size_t j = 0; j < cols.size(); ++j) {
+    xs.row(static_cast<Index>(j)) = x.row(cols[j]);
+    ws[static_cast<Index>(j)] = w[cols[j]];
+  }
+  return KernelEvaluator(kernel, xs).cross_times(z, ws, interrupt);
+}
+
+}  // namespace detail
+
+// Given the split into X_0, X_C and the margin vectors M, optimality says
+// the margin vectors' residuals are exactly +-epsilon:
+//   K_MM beta_M + b 1 = y_M - epsilon sign(beta_M) - K_MC beta_C,
+// with, for a bias, sum(beta_M) = -sum(beta_C) as well (svr_margin_solve());
+// with the signs fixed this is the minimum of the dual objective over
+// beta_M.  Its solution is the optimum when it keeps the split (margin
+// coefficients inside (0, C) with their signs) and the other points
+// satisfy their KKT conditions (|r| <= epsilon in X_0, r beyond the tube on
+// beta's side in X_C), both to rounding.  Otherwise a primal active-set
+// method takes over from the solver's split, as Lawson and Hanson's for
+// non-negative least squares: it steps from the current coefficients
+// towards the solution until the first margin coefficient reaches 0 or C,
+// which then leaves the margin; when the solution is inside, the point
+// furthest on the wrong side of the tube joins the margin.  Each step lowers
+// the dual objective, and near the optimum a few steps suffice.  On success
+// `res` has beta, b, fitted, objective and the KKT gap replaced and
+// `polished` set; false (res unchanged) when `rounds` are not enough or
+// K_MM is numerically singular.  C and eps are each row's box and tube.
+inline bool svr_polish(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y,
+                       const Eigen::VectorXd& C, const Eigen::VectorXd& eps, bool bias,
+                       double margin_tol, SvrResult& res,
+                       const std::function<void()>& interrupt = nullptr, int rounds = 50) {
+  const Index n = y.size();
+  InterruptPoll poll(interrupt);
+  const std::vector<int> part = svr_partition(res.beta, C, margin_tol);
+  Eigen::VectorXd side(n), beta(n);
+  std::vector<bool> margin(static_cast<size_t>(n));
+  for (Index i = 0; i < n; ++i) {
+    const int p = part[static_cast<size_t>(i)];
+    side[i] = res.beta[i] > 0.0 ? 1.0 : (res.beta[i] < 0.0 ? -1.0 : 0.0);
+    margin[static_cast<size_t>(i)] = p == kSvrBelow || p == kSvrAbove;
+    beta[i] = p == kSvrBound ? side[i] * C[i] : (margin[static_cast<size_t>(i)] ? res.beta[i] : 0.0);
+  }
+  double b = res.b;
+  const double slack = std::sqrt(std::numeric_limits<double>::epsilon()) *
+                       std::max(1.0, y.size() > 0 ? y.cwiseAbs().maxCoeff() : 0.0);
+  // K beta from the solver's, updated by the coefficients that change
+  const Eigen::VectorXd start_latent = res.fitted.array() - res.b;
+  for (int round = 0; round < rounds; ++round) {
+    poll();
+    std::vector<Index> M, fixed;
+    for (Index i = 0; i < n; ++i) {
+      if (margin[static_cast<size_t>(i)]) M.push_back(i);
+      else if (beta[i] != 0.0) fixed.push_back(i);
+    }
+    if (!M.empty()) {
+      const Index m = static_cast<Index>(M.size());
+      Eigen::MatrixXd xm(m, x.cols());
+      Eigen::VectorXd rhs(m);
+      for (Index j = 0; j < m; ++j) {
+        xm.row(j) = x.row(M[j]);
+        rhs[j] = y[M[j]] - eps[M[j]] * side[M[j]];
+      }
+      rhs -= detail::expansion(kernel, xm, x, fixed, beta, interrupt);
+      double fixed_sum = 0.0;
+      for (Index i : fixed) fixed_sum += beta[i];
+      Eigen::VectorXd step;
+      double step_b = 0.0;
+      if (!svr_margin_solve(KernelEvaluator(kernel, xm).gram(interrupt), rhs, bias, fixed_sum, step,
+                            step_b))
+        return false;
+      // the largest step in [0, 1] that keeps 0 <= side * beta <= C
+      Eigen::VectorXd t_zero(m), t_bound(m);
+      double t = 1.0;
+      for (Index j = 0; j < m; ++j) {
+        const Index i = M[j];
+        const double now = side[i] * beta[i], target = side[i] * step[j];
+        t_zero[j] = target < 0.0 ? now / (now - target) : detail::kInf;
+        t_bound[j] = target > C[i] ? (C[i] - now) / (target - now) : detail::kInf;
+        t = std::min({t, t_zero[j], t_bound[j]});
+      }
+      if (t < 1.0) {
+        for (Index j = 0; j < m; ++j) beta[M[j]] += t * (step[j] - beta[M[j]]);
+        for (Index j = 0; j < m; ++j) {
+          const Index i = M[j];
+          if (t_zero[j] == t) {
+            beta[i] = 0.0;
+            margin[static_cast<size_t>(i)] = false;
+          } else if (t_bound[j] == t) {
+            beta[i] = side[i] * C[i];
+            margin[static_cast<size_t>(i)] = false;
+          }
+        }
+        continue;
+      }
+      for (Index j = 0; j < m; ++j) beta[M[j]] = step[j];
+      b = step_b;
+    }
+    std::vector<Index> moved;
+    for (Index i = 0; i < n; ++i)
+      if (beta[i] != res.beta[i]) moved.push_back(i);
+    const Eigen::VectorXd change = beta - res.beta;
+    const Eigen::VectorXd latent = start_latent + detail::expansion(kernel, x, x, moved, change, interrupt);
+    const Eigen::VectorXd r = y - latent - Eigen::VectorXd::Constant(n, b);
+    Index worst = -1;
+    double most = -detail::kInf;
+    bool worst_at_c = false;
+    for (Index i = 0; i < n; ++i) {
+      if (margin[static_cast<size_t>(i)]) continue;
+      const bool at_c = beta[i] != 0.0;
+      const double wrong = at_c ? eps[i] - side[i] * r[i] : std::fabs(r[i]) - eps[i];
+      if (wrong > most) {
+        most = wrong;
+        worst = i;
+        worst_at_c = at_c;
+      }
+    }
+    if (worst < 0 || most <= slack) {
+      res.beta = beta;
+      res.alpha_plus = beta.cwiseMax(0.0);
+      res.alpha_minus = (-beta).cwiseMax(0.0);
+      res.b = b;
+      res.fitted = latent.array() + b;
+      res.objective = 0.5 * beta.dot(latent) - y.dot(beta) + eps.dot(beta.cwiseAbs());
+      res.status.change = svr_kkt_gap(beta, y - latent, C, eps, bias);
+      res.polished = true;
+      return true;
+    }
+    if (!worst_at_c) side[worst] = r[worst] > 0.0 ? 1.0 : (r[worst] < 0.0 ? -1.0 : 0.0);
+    margin[static_cast<size_t>(worst)] = true;
+  }
+  return false;
+}
+
+// svr()'s fit at given settings: the dual by SMO (svr_solve()) and, when
+// it converged, the exact optimum from its split (svr_polish()); when the
+// active-set steps cannot finish from that split, the dual solved again at
+// tolerance 1e-10 (the status keeps the tolerance asked for) and polished
+// from there.  margin_tol: svr_partition()'s tolerance.
+inline SvrResult svr_fit(const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y,
+                         const SvrControl& ctl, double margin_tol,
+                         const std::function<void()>& interrupt = nullptr) {
+  SvrResult res = svr_solve(kernel, x, y, ctl, interrupt);
+  if (!res.status.converged) return res;
+  // each row's box and tube (noise varying with the inputs: C exp(-l_i),
+  // epsilon exp(l_i))
+  Eigen::VectorXd C = Eigen::VectorXd::Constant(y.size(), ctl.C);
+  Eigen::VectorXd eps = Eigen::VectorXd::Constant(y.size(), ctl.epsilon);
+  if (ctl.log_noise_scale.size() > 0) {
+    const Eigen::VectorXd scale = ctl.log_noise_scale.array().exp();
+    C = C.cwiseQuotient(scale);
+    eps = eps.cwiseProduct(scale);
+  }
+  if (svr_polish(kernel, x, y, C, eps, ctl.bias, margin_tol, res, interrupt) || !(ctl.tol > 1e-10))
+    return res;
+  SvrControl tight = ctl;
+  tight.tol = 1e-10;
+  SvrResult again = svr_solve(kernel, x, y, tight, interrupt);
+  again.status.tol = ctl.tol;
+  if (again.status.converged) svr_polish(kernel, x, y, C, eps, ctl.bias, margin_tol, again, interrupt);
+  return again;
 }
 
 }  // namespace gpsvm
