@@ -129,6 +129,10 @@ cpp_epsins_log_density <- function(t, mean, var, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_log_density`, t, mean, var, C, epsilon)
 }
 
+cpp_gauss_rule <- function(kind, k) {
+    .Call(`_gpsvm_cpp_gauss_rule`, kind, k)
+}
+
 cpp_rvm_fit <- function(kernel, x, y, control, penalty = NULL, basis = NULL) {
     .Call(`_gpsvm_cpp_rvm_fit`, kernel, x, y, control, penalty, basis)
 }

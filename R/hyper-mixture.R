@@ -19,25 +19,11 @@
 .C_mixture_nodes <- 5L
 .C_mixture_step <- 0.2  # in log C, for the curvature by central differences
 
-# Nodes and weights of Gauss quadrature by Golub and Welsch: the
-# eigenvalues of the symmetric tridiagonal Jacobi matrix of the orthogonal
-# polynomials (off-diagonal `off`), the weights `mass` times the squared
-# first components of its eigenvectors.
-.golub_welsch <- function(off, mass) {
-  k <- length(off) + 1L
-  J <- matrix(0, k, k)
-  J[cbind(seq_len(k - 1L), 2:k)] <- off
-  J[cbind(2:k, seq_len(k - 1L))] <- off
-  e <- eigen(J, symmetric = TRUE)
-  o <- order(e$values)
-  list(node = e$values[o], weight = mass * e$vectors[1L, o]^2)
-}
-
-# Gauss-Hermite quadrature for the standard normal density (the
-# probabilists' Hermite polynomials).
+# Gauss-Hermite quadrature for the standard normal density (the core's
+# gauss_rule(), dense.hpp), the middle node of an odd rule exactly 0 (the
+# fit itself in .C_quadrature()).
 .gauss_hermite <- function(k) {
-  if (k == 1L) return(list(node = 0, weight = 1))
-  out <- .golub_welsch(sqrt(seq_len(k - 1L)), 1)
+  out <- cpp_gauss_rule("hermite", k)
   out$node[abs(out$node) < 1e-12] <- 0
   out
 }

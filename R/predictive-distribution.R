@@ -357,11 +357,8 @@ predictive_variance <- function(d) {
   inner + tails
 }
 
-# k-point Gauss-Legendre quadrature on [-1, 1] (.golub_welsch()).
-.gauss_legendre <- function(k) {
-  j <- seq_len(k - 1L)
-  .golub_welsch(j / sqrt(4 * j^2 - 1), 2)
-}
+# k-point Gauss-Legendre quadrature on [-1, 1] (the core's gauss_rule()).
+.gauss_legendre <- function(k) cpp_gauss_rule("legendre", k)
 
 #' @export
 length.gpsvm_predictive <- function(x) nrow(x$g$mean)

@@ -441,6 +441,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_gauss_rule
+Rcpp::List cpp_gauss_rule(std::string kind, int k);
+RcppExport SEXP _gpsvm_cpp_gauss_rule(SEXP kindSEXP, SEXP kSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gauss_rule(kind, k));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_rvm_fit
 Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::Nullable<Rcpp::List> penalty, Rcpp::Nullable<Rcpp::IntegerVector> basis);
 RcppExport SEXP _gpsvm_cpp_rvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP penaltySEXP, SEXP basisSEXP) {
@@ -631,6 +642,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_epsins_mixture_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_mixture_quantile, 6},
     {"_gpsvm_cpp_epsins_cdf", (DL_FUNC) &_gpsvm_cpp_epsins_cdf, 5},
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
+    {"_gpsvm_cpp_gauss_rule", (DL_FUNC) &_gpsvm_cpp_gauss_rule, 2},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
     {"_gpsvm_cpp_gp_kernel_evidence", (DL_FUNC) &_gpsvm_cpp_gp_kernel_evidence, 3},

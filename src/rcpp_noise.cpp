@@ -3,6 +3,7 @@
 // new target.  The model itself is gpsvm::EpsilonInsensitive (likelihoods.hpp).
 #include "gpsvm_glue.h"
 
+#include <gpsvm/dense.hpp>
 #include <gpsvm/interrupt.hpp>
 #include <gpsvm/likelihoods.hpp>
 
@@ -107,6 +108,20 @@ Rcpp::NumericVector cpp_epsins_log_density(Rcpp::NumericVector t, Rcpp::NumericV
     out[i] = lik.moments(t[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]).log_z;
   }
   return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// The k-point Gauss rule (dense.hpp's gauss_rule()) for the standard
+// normal density ("hermite") or 1 on [-1, 1] ("legendre"): list(node,
+// weight), nodes ascending.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_gauss_rule(std::string kind, int k) try {
+  if (kind != "hermite" && kind != "legendre") Rcpp::stop("'kind' must be \"hermite\" or \"legendre\"");
+  if (k < 1 || k > 1000) Rcpp::stop("'k' must be a whole number in [1, 1000]");
+  const gpsvm::GaussRule r =
+      gpsvm::gauss_rule(kind == "hermite" ? gpsvm::GaussWeight::normal : gpsvm::GaussWeight::uniform, k);
+  return Rcpp::List::create(Rcpp::Named("node") = r.node, Rcpp::Named("weight") = r.weight);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

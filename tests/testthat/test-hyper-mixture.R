@@ -30,6 +30,16 @@ test_that("Gauss-Hermite nodes integrate polynomials of degree 2k - 1 under the 
   moments <- vapply(0:9, function(j) sum(gh$weight * gh$node^j), numeric(1))
   expect_equal(moments, c(1, 0, 1, 0, 3, 0, 15, 0, 105, 0), tolerance = 1e-12)
   expect_equal(gpsvm:::.gauss_hermite(1L), list(node = 0, weight = 1))
+  # Gauss-Legendre (the calibrated distributions' moments): int_{-1}^{1} u^j
+  # du = 2 / (j + 1) for even j, 0 for odd, up to j = 2k - 1
+  gl <- gpsvm:::.gauss_legendre(16L)
+  expect_false(is.unsorted(gl$node))
+  moments <- vapply(0:31, function(j) sum(gl$weight * gl$node^j), numeric(1))
+  expect_equal(moments, ifelse(0:31 %% 2 == 0, 2 / (0:31 + 1), 0), tolerance = 1e-13)
+  # and against integrate() on a smooth non-polynomial
+  expect_equal(sum(gl$weight * exp(gl$node) * cos(3 * gl$node)),
+               integrate(function(u) exp(u) * cos(3 * u), -1, 1, rel.tol = 1e-13)$value, tolerance = 1e-12)
+  expect_error(gpsvm:::cpp_gauss_rule("laguerre", 3L), "'kind' must be")
 })
 
 test_that("the predictive integrated over log C matches integrate() over log C", {

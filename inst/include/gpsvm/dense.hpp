@@ -273,6 +273,35 @@ inline JitteredFactor jittered_cholesky(const Eigen::MatrixXd& a, double max_rel
                            std::to_string(max_relative_jitter) + " times its mean diagonal");
 }
 
+// Gauss quadrature by Golub and Welsch: the nodes are the eigenvalues of the
+// symmetric tridiagonal Jacobi matrix of the weight's orthogonal
+// polynomials, the weights the weight's total mass times the squared first
+// components of its eigenvectors.  Two weights: the standard normal
+// density (probabilists' Hermite polynomials, off-diagonal sqrt(k), mass
+// 1) and 1 on [-1, 1] (Legendre, k / sqrt(4 k^2 - 1), mass 2).  Nodes
+// ascending.
+enum class GaussWeight { normal, uniform };
+
+struct GaussRule {
+  Eigen::VectorXd node, weight;
+};
+
+inline GaussRule gauss_rule(GaussWeight kind, int q) {
+  if (q < 1) throw std::invalid_argument("a quadrature rule needs a node");
+  Eigen::MatrixXd j = Eigen::MatrixXd::Zero(q, q);
+  for (int k = 1; k < q; ++k) {
+    const double kk = static_cast<double>(k);
+    j(k, k - 1) = j(k - 1, k) =
+        kind == GaussWeight::normal ? std::sqrt(kk) : kk / std::sqrt(4.0 * kk * kk - 1.0);
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(j);
+  GaussRule r;
+  r.node = eig.eigenvalues();
+  r.weight = (kind == GaussWeight::normal ? 1.0 : 2.0) *
+             eig.eigenvectors().row(0).transpose().array().square();
+  return r;
+}
+
 }  // namespace gpsvm
 
 #endif  // GPSVM_DENSE_HPP

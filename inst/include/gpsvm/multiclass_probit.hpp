@@ -21,28 +21,25 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
+#include "dense.hpp"
 #include "special.hpp"
 
 namespace gpsvm {
 
-// Nodes and weights of the Q-point Gauss-Hermite rule for the weight
-// phi(u) (probabilists' Hermite), by Golub and Welsch: the eigenvalues of
-// the Jacobi matrix with off-diagonal sqrt(k), and the squared first
-// components of its eigenvectors (which sum to 1 = int phi).
+// Nodes and log weights of the Q-point Gauss-Hermite rule for the weight
+// phi(u) (dense.hpp's gauss_rule(); the weights sum to 1 = int phi).
 struct HermiteRule {
   Eigen::VectorXd node, log_weight;
 };
 
 inline HermiteRule hermite_rule(int q) {
-  if (q < 1) throw std::invalid_argument("a quadrature rule needs a node");
-  Eigen::MatrixXd j = Eigen::MatrixXd::Zero(q, q);
-  for (int k = 1; k < q; ++k) j(k, k - 1) = j(k - 1, k) = std::sqrt(static_cast<double>(k));
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(j);
+  GaussRule g = gauss_rule(GaussWeight::normal, q);
   HermiteRule r;
-  r.node = eig.eigenvalues();
-  r.log_weight = eig.eigenvectors().row(0).transpose().array().square().log();
+  r.node = std::move(g.node);
+  r.log_weight = g.weight.array().log();
   return r;
 }
 
