@@ -79,13 +79,11 @@ inline Eigen::Index pivot_cap(const PriorRules& rules, Eigen::Index n) {
 }
 
 // The greedy pivots of the rows' kernel matrix, one more than the cap at
-// most; low rank when the factor stopped within the cap (that of the rows'
-// own count, or `cap` when given: a probe's rows are tested against the
-// cap of all the rows).
+// most; low rank when the factor stopped within the cap.
 inline bool has_low_rank(const KernelEvaluator& ev, const PriorRules& rules, Eigen::MatrixXd& G,
                          std::vector<Eigen::Index>& pivots,
-                         const std::function<void()>& interrupt, Eigen::Index cap = -1) {
-  if (cap < 0) cap = pivot_cap(rules, ev.size());
+                         const std::function<void()>& interrupt) {
+  const Eigen::Index cap = pivot_cap(rules, ev.size());
   if (cap < 1) return false;
   const bool stopped = pivoted_cholesky(ev, rules.rank_tol, cap + 1, G, pivots, interrupt);
   return stopped && static_cast<Eigen::Index>(pivots.size()) <= cap;
@@ -147,14 +145,11 @@ constexpr double kInducingTol = 1e-12;
 //   0. without a rank test (test_rank false): dense up to dense_max_n rows,
 //      FITC beyond on the greedy rule's rows;
 //   1. rank_tol = 0, or n <= low_rank_min_n: dense;
-//   2. beyond dense_max_n rows, the low-rank test on one more evenly spaced
-//      row than the cap of pivots first, then (beyond greedy_max_rows > 0
-//      rows) on greedy_max_rows of them: a principal submatrix has no larger
-//      numerical rank than K (their eigenvalues interlace), so when they
-//      need more than the cap of pivots K does too, and the fit is FITC on
-//      the greedy rule's rows.  The small probe costs O(cap^3) where the
-//      test on every row costs O(n cap^2), and beyond dense_max_n a kernel
-//      matrix without low rank is the common case;
+//   2. beyond greedy_max_rows (> 0) and dense_max_n rows, the low-rank test
+//      on greedy_max_rows evenly spaced rows first: a principal submatrix
+//      has no larger numerical rank than K (their eigenvalues interlace),
+//      so when they need more than the cap of pivots K does too, and the
+//      fit is FITC on the greedy rule's rows;
 //   3. the test on every row: low rank when at most the cap of pivots
 //      represent K to rank_tol (every entry of K - G G' at most rank_tol
 //      max K_ii);
@@ -199,20 +194,15 @@ inline PriorChoice choose_prior(const Kernel& kernel, const ConstMatrixRef& x,
   }
   Eigen::MatrixXd G;
   std::vector<Eigen::Index> pivots;
-  if (beyond_dense) {
-    const Eigen::Index cap = prior_choice_detail::pivot_cap(rules, n);
-    std::vector<Eigen::Index> probes;
-    if (cap + 1 < n) probes.push_back(cap + 1);
-    if (spaced && rules.greedy_max_rows > cap + 1) probes.push_back(rules.greedy_max_rows);
-    for (const Eigen::Index size : probes) {
-      const Eigen::MatrixXd sub = prior_choice_detail::rows_of(x, evenly_spaced_rows(n, size));
-      if (!prior_choice_detail::has_low_rank(KernelEvaluator(kernel, sub), rules, G, pivots,
-                                             interrupt, cap)) {
-        out.form = PriorForm::fitc;
-        out.reason = PriorReason::probe_fitc;
-        out.rows = fitc_rows();
-        return out;
-      }
+  if (beyond_dense && spaced) {
+    const Eigen::MatrixXd sub =
+        prior_choice_detail::rows_of(x, evenly_spaced_rows(n, rules.greedy_max_rows));
+    if (!prior_choice_detail::has_low_rank(KernelEvaluator(kernel, sub), rules, G, pivots,
+                                           interrupt)) {
+      out.form = PriorForm::fitc;
+      out.reason = PriorReason::probe_fitc;
+      out.rows = fitc_rows();
+      return out;
     }
   }
   if (prior_choice_detail::has_low_rank(KernelEvaluator(kernel, x), rules, G, pivots, interrupt)) {
