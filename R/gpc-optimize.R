@@ -47,7 +47,7 @@
   search_y <- if (is.null(rows)) y else y[rows]
   spec <- .gpc_search_spec(search_x, kernel, noise, kappa, which)
   search_inducing <- (if (is.null(rows)) inducing) %||%
-    .gpc_search_inducing(search_x, kernel, control)
+    .gpc_search_inducing(search_x, kernel, control, subset = !is.null(rows))
   # the inputs (`points`: the search's, or every row for the fit), the
   # inducing inputs of the search and of the fit, and the kernel at a point
   # (with a width per input all but the last move with it)
@@ -128,14 +128,16 @@
 # greedy rule runs at the kernel's width (the sigest() rule's when the data
 # chose it, narrower than where the search starts; the greedy rule stops
 # early where fewer pivots represent K, so a wider width would give fewer).
-.gpc_search_inducing <- function(x, kernel, control) {
+# `subset`: the search sees evenly spaced rows of a larger data set
+# (size rule subset_search_inducing_count).
+.gpc_search_inducing <- function(x, kernel, control, subset = FALSE) {
   count <- control$search_inducing
   if (isTRUE(count == 0)) return(NULL)
   if (!is.null(count) && count > nrow(x)) {
     .stop(sprintf("gpc_control(search_inducing = %d) exceeds the number of observations (%d)",
                   count, nrow(x)))
   }
-  .choose_prior(x, kernel, control$rank_tol, "search_fitc", count)
+  .choose_prior(x, kernel, control$rank_tol, "search_fitc", count, subset)
 }
 
 # Where EP holds sites at precision 0 that asked for a negative one (flip

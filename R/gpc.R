@@ -298,7 +298,10 @@
 #'   (see `search_inducing`), and the final fit is the full model at the values
 #'   it found (`search_inducing` in [gpc_control()];
 #'   `fit$optimization$search_inducing` records the count; after a search on
-#'   a subset of the rows, `fit$optimization$search_rows` records theirs).
+#'   a subset of the rows, on `subset_search_inducing_count` of them
+#'   ([gpsvm_size_policy()]), `fit$optimization$search_rows` records theirs,
+#'   and the plan's row says how many evaluations and EP sweeps the search
+#'   took and how many sweeps the fit on every row added).
 #' @return An object of class `c("gpsvm_gpc_tap", "gpsvm_gpc",
 #'   "gpsvm_classifier")` (`"gpsvm_gpc_naive"` first with
 #'   `method = "naive"`): a list with

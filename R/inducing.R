@@ -167,11 +167,13 @@ NULL
 #   as "fit" with low_rank_min_n = search_dense_max_n, never FITC.
 # * "search_fitc": the FITC prior gpc()'s evidence search runs on: beyond
 #   search_dense_max_n rows, on the greedy rule's rows, at most
-#   search_inducing_count and one per search_rows_per_inducing rows, without
-#   a rank test; `count` (gpc_control(search_inducing)): that many, at any n.
+#   search_inducing_count (subset_search_inducing_count for a search on
+#   `subset` rows, beyond gpc_search_max_n) and one per
+#   search_rows_per_inducing rows, without a rank test; `count`
+#   (gpc_control(search_inducing)): that many, at any n.
 # The inducing inputs (rows of xs), or NULL for the dense matrix.
 .choose_prior <- function(xs, kernel, rank_tol, use = c("fit", "search", "search_fitc"),
-                          count = NULL) {
+                          count = NULL, subset = FALSE) {
   use <- match.arg(use)
   rules <- list(rank_tol = rank_tol, low_rank_min_n = .size_rule("low_rank_min_n"),
                 low_rank_max = .size_rule("low_rank_max"), dense_max_n = .size_rule("dense_max_n"),
@@ -183,7 +185,8 @@ NULL
   } else if (use == "search_fitc") {
     rules$test_rank <- FALSE
     rules[c("dense_max_n", "inducing_count", "rows_per_inducing")] <- if (is.null(count)) {
-      list(.size_rule("search_dense_max_n"), .size_rule("search_inducing_count"),
+      list(.size_rule("search_dense_max_n"),
+           .size_rule(if (subset) "subset_search_inducing_count" else "search_inducing_count"),
            .size_rule("search_rows_per_inducing"))
     } else list(0L, count, 1L)
   }

@@ -185,13 +185,28 @@ gpsvm_plan <- function(object) {
     fit$models[[1L]]$optimization$search_inducing
   if (!is.null(rows)) {
     rule <- if (inherits(fit, "gpsvm_gpc_joint")) "joint_search_max_n" else "gpc_search_max_n"
-    return(.plan_search_row(lines, sprintf("searched on %d evenly spaced rows", rows), rule, n))
+    return(.plan_search_row(c(lines, .search_effort(fit)),
+                            sprintf("searched on %d evenly spaced rows", rows), rule, n))
   }
   if (!is.null(inducing) && is.null(fit$inducing) && is.null(fit$call$control)) {
     return(.plan_search_row(lines, sprintf("searched on the FITC evidence of %d inducing inputs",
                                            inducing), "search_dense_max_n", n))
   }
   .plan_search_row(lines)
+}
+
+# What a search on some rows cost and what the fit on every row added, in
+# EP sweeps (each a pass over the rows, what a fit's time is made of), over
+# the classes' searches of a one-vs-rest fit; NULL for a model whose search
+# counts no sweeps.
+.search_effort <- function(fit) {
+  models <- if (!is.null(fit$optimization)) list(fit) else fit$models
+  steps <- lapply(models, function(m) m$optimization$path$iterations)
+  final <- lapply(models, function(m) m$convergence$iterations)
+  if (!length(models) || any(vapply(c(steps, final), is.null, logical(1)))) return(NULL)
+  sprintf(paste("%d evaluations of the evidence, %d EP sweeps; the fit on every row %d sweeps",
+                "from the search's sites"),
+          sum(lengths(steps)), sum(unlist(steps), na.rm = TRUE), sum(unlist(final)))
 }
 
 # A search's rows from the model's account of it ("C by evidence

@@ -365,6 +365,33 @@ test_that("gpc()'s default search beyond gpc_search_max_n sees search_subset_n e
   expect_identical(fixed$noise, 0.1)
 })
 
+test_that("a search on some rows has its own count of inducing inputs; the plan counts its sweeps", {
+  skip_on_cran()
+  # the rules lowered for the test: beyond 500 rows the search sees 400, on
+  # the FITC evidence of 40 inducing inputs; on all rows (up to 500) of 90
+  op <- options(gpsvm.size_policy = list(gpc_search_max_n = 500, search_subset_n = 400,
+                                         search_dense_max_n = 100, search_inducing_count = 90,
+                                         subset_search_inducing_count = 40))
+  on.exit(options(op), add = TRUE)
+  set.seed(25)
+  n <- 501
+  x <- cbind(u = runif(n, -3, 3), v = rnorm(n), w = rnorm(n))
+  y <- factor(ifelse(sin(x[, "u"]) + x[, "v"] + rnorm(n, sd = 0.5) > 0, "b", "a"))
+  big <- suppressMessages(gpc(x, y))
+  expect_identical(big$optimization$search_rows, 400L)
+  expect_identical(big$optimization$search_inducing, 40L)
+  all_rows <- suppressMessages(gpc(x[-n, ], y[-n]))
+  expect_null(all_rows$optimization$search_rows)
+  expect_identical(all_rows$optimization$search_inducing, 90L)
+  # the plan's row: the evaluations and sweeps of the search's path, and the
+  # final fit's sweeps
+  plan <- gpsvm_plan(big)
+  path <- big$optimization$path
+  expect_match(plan$by[plan$step == "hyperparameters"],
+               sprintf("%d evaluations of the evidence, %d EP sweeps; the fit on every row %d sweeps",
+                       nrow(path), sum(path$iterations), big$convergence$iterations), fixed = TRUE)
+})
+
 test_that("a search on some rows is the search on those rows, then the fit on all of them", {
   skip_on_cran()
   # gpc()'s default beyond gpc_search_max_n observations, on 600 rows of two inputs
