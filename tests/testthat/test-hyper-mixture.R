@@ -571,3 +571,22 @@ test_that("the plan says which hyperparameters the data pin and which the hyperp
   expect_match(row$by, sprintf("%s %.2f", table$parameter[1], ratio[1]), fixed = TRUE)
   expect_output(print(fit), "left to the hyperprior")
 })
+
+test_that("print's search line and the plan's posterior row name an estimate at a bound alike", {
+  # noise-free data: the search (with the hyperprior) takes C to the upper
+  # end of its range, 1e4 on the standardised response, and epsilon to the
+  # lower end, 1e-4
+  x <- seq(0, 1, length.out = 30)
+  fit <- suppressWarnings(mfsvr(x, sin(6 * x), optimize = TRUE, calibration_folds = 0))
+  est <- fit$optimization$estimate
+  expect_equal(est[["C"]], 1e4, tolerance = 1e-8)
+  expect_equal(est[["epsilon"]], 1e-4, tolerance = 1e-8)
+  expect_setequal(fit$optimization$at_bound, c("C:upper", "epsilon:lower"))
+  plan <- gpsvm_plan(fit)
+  said <- c(plan$by[plan$step == "hyperparameters"], plan$choice[plan$step == "posterior"])
+  for (phrase in c("C at the upper end of its range", "epsilon at the lower end of its range")) {
+    expect_true(all(grepl(phrase, said, fixed = TRUE)), info = phrase)
+  }
+  # sigma, inside its range, is named by neither
+  expect_false(any(grepl("sigma at the", said, fixed = TRUE)))
+})
