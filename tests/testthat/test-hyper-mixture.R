@@ -555,10 +555,14 @@ test_that("a mixture over widths per input mixes its components' refits at their
 
 test_that("the plan says which hyperparameters the data pin and which the hyperprior sets", {
   skip_on_cran()
-  set.seed(1020)
-  i <- sample(21, 15)
-  fit <- suppressWarnings(mfsvr(stack.loss ~ ., stackloss[i, ], optimize = TRUE,
-                                kernel = rbf_kernel(per_input = TRUE), calibration_folds = 0))
+  # (20 rows: one input bends the response, one tilts it slightly, one does
+  # not enter it; the widths beat the defaults' kernels by the margin)
+  set.seed(1)
+  d <- data.frame(a = runif(20), b = runif(20), c = runif(20))
+  d$y <- sin(5 * d$a) + 0.2 * d$b + rnorm(20, sd = 0.1)
+  fit <- suppressWarnings(mfsvr(y ~ ., d, optimize = TRUE, kernel = rbf_kernel(per_input = TRUE),
+                                calibration_folds = 0))
+  expect_false(is.null(fit$kernel$input_widths))
   table <- fit$C_mixture$posterior
   ratio <- table$posterior_sd / table$prior_sd
   plan <- gpsvm_plan(fit)
