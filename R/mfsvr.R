@@ -356,8 +356,8 @@
 #'   `rbf_kernel(per_input = TRUE)` or `matern_kernel(per_input = TRUE)`,
 #'   on standardised data): its search is weighed, by the same margin, against
 #'   the fit the defaults make, and where it does not beat it by more than a
-#'   nat per width the fit is the default one (the plan's `widths` row
-#'   says so). On a few dozen rows nearly linear in their inputs, where the
+#'   nat per hyperparameter it adds the fit is the default one (the plan's
+#'   `widths` row says so). On a few dozen rows nearly linear in their inputs, where the
 #'   defaults choose the linear kernel, a width per input then predicts as
 #'   well as the defaults instead of worse (see "The hyperprior"). The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.

@@ -456,10 +456,10 @@
 # against mfsvr()'s default fit (`default`, .mfsvr_default_fit()) by the
 # rule of .with_per_input_choice(): the search (`searched`) must gain more
 # than .per_input_margin nats per hyperparameter it adds (the widths, and
-# epsilon where searched), or the fit is the default's.  On a few dozen rows the evidence pins p widths poorly, and a
-# response nearly linear in its inputs, which the default's linear kernel
-# extrapolates, is one no Gaussian or Matern kernel of unit amplitude
-# follows from so few rows.  The fit records the two log evidences
+# epsilon where searched), or the fit is the default's.  On a few dozen
+# rows the evidence pins p widths poorly, and a response nearly linear in
+# its inputs, which the default's linear kernel extrapolates, is one no
+# Gaussian or Matern kernel of unit amplitude follows from so few rows.  The fit records the two log evidences
 # (`width_choice`); the searched fit keeps its own offset and the default's
 # kernel record (`kernel_choice`), the candidates it was weighed against.
 .per_input_or_default <- function(searched, default) {
