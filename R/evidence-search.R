@@ -573,12 +573,16 @@
 # classes the data separate) draw no warning, but a value there was not
 # estimated, and the reader of the fit should know.
 .bound_words <- function(record) {
-  bound <- record$at_bound %||% character(0)
-  if (!length(bound)) return("")
-  parts <- strsplit(bound, ":", fixed = TRUE)
-  paste0("; ", paste(vapply(parts, function(p) {
-    sprintf("%s at the %s end of its range", p[1L], p[2L])
-  }, character(1)), collapse = ", "))
+  phrases <- .bound_phrases(record)
+  if (!length(phrases)) "" else paste0("; ", paste(phrases, collapse = ", "))
+}
+
+# One phrase per estimate of a search's record at an end of its range
+# ("C at the upper end of its range"), the words of print()'s search line
+# and of the plan's posterior row alike.
+.bound_phrases <- function(record) {
+  parts <- strsplit(record$at_bound %||% character(0), ":", fixed = TRUE)
+  vapply(parts, function(p) sprintf("%s at the %s end of its range", p[1L], p[2L]), character(1))
 }
 
 # How a search chose: by the evidence, or by the criterion it records (the

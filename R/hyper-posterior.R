@@ -175,11 +175,8 @@
 # range; the spreads where the fit's mixture measured them (up to the size
 # rule C_mixture_max_n).
 .plan_posterior <- function(fit, n) {
-  record <- fit$optimization
-  bound <- record$at_bound %||% character(0)
-  at_bound <- if (length(bound)) {
-    sprintf("at the %s end of its range: %s", sub("^.*:", "", bound), sub(":.*$", "", bound))
-  }
+  at_bound <- .bound_phrases(fit$optimization)
+  if (!length(at_bound)) at_bound <- NULL
   table <- fit$C_mixture$posterior
   if (is.null(table)) {
     rule <- n > .size_rule("C_mixture_max_n")

@@ -192,6 +192,22 @@
 #' offset (each at its own `C`), and the search starts from the one chosen
 #' (a linear kernel has no width to search).
 #'
+#' A width per input asked for (`rbf_kernel(per_input = TRUE)` or
+#' `matern_kernel(per_input = TRUE)` with `optimize` searching the widths)
+#' is weighed against the fit the defaults make on the same rows (their
+#' kernel and offset weighed, `C` by the evidence): the search is kept where
+#' its log evidence beats the default fit's by more than a nat per
+#' hyperparameter it adds (the \eqn{p} widths, less one against a kernel
+#' of one width, and `epsilon` where searched), and otherwise the fit is
+#' the default one, whose calibration refits make the default's search too
+#' (with `search_control(hyperprior = FALSE)` the search's answer stays, as
+#' the evidence's own maximum). `fit$width_choice` keeps the two log
+#' evidences and the hyperparameters each side fitted, and the plan's
+#' `widths` row says which was kept. A
+#' Gaussian or Matern kernel of unit amplitude follows a response nearly
+#' linear in its inputs poorly from a few dozen rows, and there the
+#' evidence of the widths seldom beats the linear kernel's by that margin.
+#'
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
 #' machine; the scripts are in `bench/` of the sources, mostly
@@ -330,11 +346,20 @@
 #'   linear kernel won (hyperprior as for `optimize`), in that family and
 #'   in Matern 5/2, and the one of higher evidence is kept where it beats
 #'   the kernel that won by more than a nat per width added
-#'   (`fit$width_choice` keeps the two log evidences, its first row "one"
+#'   (`fit$width_choice` keeps the two log evidences and the hyperparameters
+#'   each side fitted, its first row "one"
 #'   or, for the linear kernel, "none"; the plan's `widths` row says which
 #'   won): inputs that matter unequally, or not at all, are fitted far
 #'   better so, and from a few hundred rows the evidence tells.
-#'   A kernel given, `rbf_kernel()` too, stays as given. The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
+#'   A kernel given, `rbf_kernel()` too, stays as given, but for a width
+#'   per input searched at the call's request (`optimize` with
+#'   `rbf_kernel(per_input = TRUE)` or `matern_kernel(per_input = TRUE)`,
+#'   on standardised data): its search is weighed, by the same margin, against
+#'   the fit the defaults make, and where it does not beat it by more than a
+#'   nat per hyperparameter it adds the fit is the default one (the plan's
+#'   `widths` row says so). On a few dozen rows nearly linear in their inputs, where the
+#'   defaults choose the linear kernel, a width per input then predicts as
+#'   well as the defaults instead of worse (see "The hyperprior"). The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
@@ -517,6 +542,13 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
                                choose = is.null(bias) && .bias_by_default(scale, length(y)))
       if (first) chosen <- .search_chosen(fit_at, chosen)
+      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which && noise == "constant" &&
+          isTRUE(settings$hyperprior)) {
+        # (x is the scaled inputs over the kernel's starting widths)
+        standard <- sweep(x, 2L, kernel$input_widths, "*", check.margin = FALSE)
+        chosen <- .per_input_or_default(chosen, .mfsvr_default_fit(standard, y, epsilon, control,
+                                                                   bias, scale, search))
+      }
       if (weigh && weigh_linear && automatic && is.null(z) && noise == "constant" &&
           .per_input_weighed(length(y), ncol(x))) {
         per_input_settings <- settings
@@ -532,6 +564,9 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       # no search, whose answer the noise function would replace)
       return(.mfsvr_with_noise(list(x = x, y = y, kernel = refit$kernel, control = control,
                                     inducing = z), noise, refit))
+    } else if ("sigma" %in% which && .fell_back_to_default(refit)) {
+      # (the refits make the default's search, as the fit did)
+      .mfsvr_default_at(x, y, epsilon, control, search)(refit$kernel, refit[c("C", "epsilon")])
     } else {
       # from the fit's C, which the refits' search moves less far than 5; a
       # search with the hyperprior is the fit's on these rows (its start,
@@ -567,6 +602,24 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   fit[c("kernel_choice", "bias_variance", "bias_choice")] <-
     chosen[c("kernel_choice", "bias_variance", "bias_choice")]
   fit
+}
+
+# mfsvr()'s default fit on scaled rows x, y (the kernel and offset weighed,
+# C by the evidence's default search) at the call's epsilon and control;
+# NULL where the default weighs no kernels (a low-rank prior).
+.mfsvr_default_fit <- function(x, y, epsilon, control, bias, scale, search) {
+  kernel <- .resolve_kernel(rbf_kernel(), x)
+  if (!is.null(.automatic_approximation(x, kernel, control$rank_tol))) return(NULL)
+  kernels <- .kernel_candidates(kernel, x, TRUE, linear = TRUE, matern = TRUE)
+  .fit_with_bias(.mfsvr_default_at(x, y, epsilon, control, search), kernels, bias %||% 0,
+                 choose = is.null(bias) && .bias_by_default(scale, length(y)))
+}
+
+# The fit_at(kernel, previous) of mfsvr()'s default search for C.
+.mfsvr_default_at <- function(x, y, epsilon, control, search) {
+  settings <- .search_settings(search, "gradient")
+  settings$hyperprior <- settings$hyperprior %||% FALSE
+  .mfsvr_fit_at(x, y, .mfsvr_default_C, epsilon, control, "C", TRUE, NULL, settings)
 }
 
 # The C a fit without one starts from, and keeps when no search chooses it:

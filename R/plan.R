@@ -129,11 +129,13 @@ gpsvm_plan <- function(object) {
   .plan_row("kernel", words$choice, words$by)
 }
 
-# mfsvr()'s default from per_input_min_n rows: one width or a width per
-# input, by the evidence.
+# One width (or the linear kernel) or a width per input, by the evidence:
+# mfsvr()'s default from per_input_min_n rows, and at any size a width per
+# input the call asked to search (weighed against the default's fit).
 .plan_widths <- function(fit) {
   words <- .width_choice_words(fit)
-  .plan_row("widths", words$choice, words$by, "per_input_min_n")
+  .plan_row("widths", words$choice, words$by,
+            if (.per_input_weighed(length(fit$y), ncol(fit$x))) "per_input_min_n" else NA_character_)
 }
 
 # Whether a search chose the kernel's width (for a classifier, any of its

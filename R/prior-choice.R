@@ -408,9 +408,11 @@
 # can give the linear kernel more evidence than any one width, and a width
 # per input far more than either.  Its evidence is maximised over p widths
 # where the other fit's is over one (none for the linear kernel), so it
-# must win by more than .per_input_margin nats per width added (a width the
-# data pin to a tenth of its prior range costs about log 10 of Occam
-# factor; one is the least of them).
+# must win by more than .per_input_margin nats per hyperparameter added (a
+# width the data pin to a tenth of its prior range costs about log 10 of
+# Occam factor; one is the least of them).  The record counts the
+# hyperparameters each side fitted (`parameters`: C, and the one width where
+# a kernel with one won; C, the widths and epsilon where searched).
 .per_input_margin <- 1
 
 .per_input_weighed <- function(n, p) {
@@ -437,9 +439,8 @@
   evidence <- vapply(found, function(h) h$value$log_evidence %||% NA_real_, numeric(1))
   held <- if (any(!is.na(evidence))) found[[which.max(evidence)]]
   log_evidence <- c(chosen$log_evidence, held$value$log_evidence %||% NA_real_)
-  record <- data.frame(widths = c(if (.has_width(chosen$kernel)) "one" else "none", "per input"),
-                       log_evidence = log_evidence)
-  if (!.per_input_wins(record, ncol(x))) {
+  record <- .width_record(chosen, log_evidence, 1L + ncol(x))
+  if (!.per_input_wins(record)) {
     chosen$width_choice <- record
     return(chosen)
   }
@@ -448,6 +449,35 @@
     chosen[c("kernel_choice", "bias_variance", "bias_choice")]
   fit$width_choice <- record
   fit
+}
+
+# A width per input searched at the call's request (optimize = TRUE with
+# rbf_kernel(per_input = TRUE) or matern_kernel(per_input = TRUE)), weighed
+# against mfsvr()'s default fit (`default`, .mfsvr_default_fit()) by the
+# rule of .with_per_input_choice(): the search (`searched`) must gain more
+# than .per_input_margin nats per hyperparameter it adds (the widths, and
+# epsilon where searched), or the fit is the default's.  On a few dozen
+# rows the evidence pins p widths poorly, and a response nearly linear in
+# its inputs, which the default's linear kernel extrapolates, is one no
+# Gaussian or Matern kernel of unit amplitude follows from so few rows.  The fit records the two log evidences
+# (`width_choice`); the searched fit keeps its own offset and the default's
+# kernel record (`kernel_choice`), the candidates it was weighed against.
+.per_input_or_default <- function(searched, default) {
+  if (is.null(default)) return(searched)
+  record <- .width_record(default, c(default$log_evidence, searched$log_evidence %||% NA_real_),
+                          length(searched$optimization$estimate))
+  fit <- if (.per_input_wins(record)) {
+    searched$kernel_choice <- default$kernel_choice
+    searched
+  } else default
+  fit$width_choice <- record
+  fit
+}
+
+# Whether a fit asked for a width per input is the default's instead
+# (.per_input_or_default()).
+.fell_back_to_default <- function(fit) {
+  !is.null(fit$width_choice) && is.null(fit$kernel$input_widths)
 }
 
 # The families searched with a width per input: the chosen kernel's, and
@@ -480,11 +510,20 @@
     matern_kernel(rule$nu, choice$sigma[best])
 }
 
+# The record of a width choice (fit$width_choice): the fit of one width
+# or none (`chosen`, whose C the evidence chose) against a width per input,
+# their log evidences and the hyperparameters each fitted (`searched` those
+# of the width per input).
+.width_record <- function(chosen, log_evidence, searched) {
+  one <- .has_width(chosen$kernel)
+  data.frame(widths = c(if (one) "one" else "none", "per input"), log_evidence = log_evidence,
+             parameters = c(1L + one, as.integer(searched)))
+}
+
 # Whether a width per input wins, by the record of the log evidences of
-# one width (or none: the linear kernel) and of a width for each of p
-# inputs.
-.per_input_wins <- function(record, p) {
-  added <- p - (record$widths[1L] == "one")
+# one width (or none: the linear kernel) and of a width for each input.
+.per_input_wins <- function(record) {
+  added <- record$parameters[2L] - record$parameters[1L]
   isTRUE(record$log_evidence[2L] - record$log_evidence[1L] > .per_input_margin * added)
 }
 
@@ -493,7 +532,6 @@
   choice <- object$width_choice
   won <- !is.null(object$kernel$input_widths)
   gain <- choice$log_evidence[2L] - choice$log_evidence[1L]
-  p <- ncol(object$x)
   # (the winner may be of another family than the kernel row's: say which)
   linear <- choice$widths[1L] == "none"
   list(choice = if (won) .kernel_words(object$kernel) else if (linear) "none (linear kernel)" else
@@ -501,5 +539,5 @@
        by = if (is.na(gain)) "the search of a width per input failed" else
          sprintf("the evidence, log Bayes factor %.3g of a width per input against %s (%s asked)",
                  gain, if (linear) "the linear kernel" else "one",
-                 format(.per_input_margin * (p - !linear))))
+                 format(.per_input_margin * diff(choice$parameters))))
 }

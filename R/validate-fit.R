@@ -398,18 +398,21 @@
            }
          }),
          width_choice = .optional(function(d) {
-           if (!is.data.frame(d) || !identical(names(d), c("widths", "log_evidence")) ||
+           if (!is.data.frame(d) ||
+               !identical(names(d), c("widths", "log_evidence", "parameters")) ||
                !isTRUE(d$widths[1L] %in% c("one", "none")) ||
                !identical(d$widths[2L], "per input") || nrow(d) != 2L ||
-               !is.numeric(d$log_evidence) || is.na(d$log_evidence[1L])) {
+               !is.numeric(d$log_evidence) || is.na(d$log_evidence[1L]) ||
+               !identical(d$parameters[1L], 1L + (d$widths[1L] == "one")) ||
+               !isTRUE(d$parameters[2L] >= size$p)) {
              return(paste("must be the log evidences of one width (or none) and of a width per",
-                          "input"))
+                          "input, and the hyperparameters each fitted"))
            }
            # ("none": the search started from the linear kernel that won)
            if ((d$widths[1L] == "none") != isTRUE(.linear_kept(object$kernel_choice))) {
              return("must weigh the linear kernel (\"none\") exactly where it won the kernel choice")
            }
-           if (.per_input_wins(d, size$p) != !is.null(object$kernel$input_widths)) {
+           if (.per_input_wins(d) != !is.null(object$kernel$input_widths)) {
              "must have chosen a width per input exactly where its evidence won by the margin"
            }
          }),

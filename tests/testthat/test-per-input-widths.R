@@ -267,8 +267,10 @@ test_that("mfsvr(optimize = TRUE) with a width per input finds the inputs that m
   widths <- ard$optimization$estimate[paste0("sigma[x", 1:10, "]")]
   expect_lt(max(widths[1:5]), min(widths[6:10]))
   # each width counts as estimated: 10 widths, C, epsilon, the offset
-  # weighed against none and the response's centre and scale
-  expect_equal(attr(logLik(ard), "df"), 15L)
+  # weighed against none, the widths weighed against the defaults' kernels
+  # and the response's centre and scale
+  expect_equal(attr(logLik(ard), "df"), 16L)
+  expect_gt(diff(ard$width_choice$log_evidence), 10)
   rmse <- function(fit) sqrt(mean((predict(fit, x[test, ]) - f(x[test, ]))^2))
   expect_lt(rmse(ard), 0.75 * rmse(one))
   band <- predict(ard, x[test, ], interval = "prediction")
@@ -348,4 +350,65 @@ test_that("a per-input search that makes the fit interpolate says so", {
   with_prior <- suppressWarnings(mfsvr(x, y, optimize = TRUE, kernel = rbf_kernel(per_input = TRUE)))
   expect_gt(sigma(with_prior), 3 * sigma(fit))
   expect_gt(cover(predict(with_prior, xn, interval = "prediction")), cover(band) + 0.05)
+})
+
+test_that("a width per input asked for on a few nearly linear rows is weighed against the default fit", {
+  # 15 rows of stackloss (the issue's example): the widths' search does not
+  # beat the defaults' linear kernel by a nat per width, and the fit is the
+  # default one, its intervals too (the calibration's refits included)
+  set.seed(1004)
+  i <- sample(21, 15)
+  train <- stackloss[i, ]
+  test <- stackloss[-i, ]
+  set.seed(3)
+  asked <- mfsvr(stack.loss ~ ., train, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE)
+  set.seed(3)
+  default <- mfsvr(stack.loss ~ ., train)
+  expect_identical(default$kernel$candidate, "linear")
+  expect_identical(asked$kernel$candidate, "linear")
+  expect_equal(predict(asked, test, interval = "prediction"),
+               predict(default, test, interval = "prediction"), tolerance = 1e-8)
+  # the record: the default fit's log evidence (of the standardised
+  # response, logLik's less the scaling's Jacobian) against the search's,
+  # which fell short of the margin of 4 nats (3 widths and epsilon)
+  record <- asked$width_choice
+  expect_identical(record$widths, c("none", "per input"))
+  expect_identical(record$parameters, c(1L, 5L))
+  unit <- default$response_scaling$scale
+  expect_equal(record$log_evidence[1], c(logLik(default)) + nrow(train) * log(unit),
+               tolerance = 1e-8)
+  expect_lt(diff(record$log_evidence), 4)
+  plan <- gpsvm_plan(asked)
+  expect_match(plan$choice[plan$step == "widths"], "none (linear kernel)", fixed = TRUE)
+  expect_match(plan$by[plan$step == "widths"], "(4 asked)", fixed = TRUE)
+  # the search's own fit: its evidence is the record's, and it is what
+  # search_control(hyperprior = FALSE) leaves alone, the evidence's maximum
+  flat <- suppressWarnings(mfsvr(stack.loss ~ ., train, kernel = rbf_kernel(per_input = TRUE),
+                                 optimize = TRUE, search = search_control(hyperprior = FALSE)))
+  expect_false(is.null(flat$kernel$input_widths))
+  expect_null(flat$width_choice)
+})
+
+test_that("a width per input that beats the default fit by the margin is kept", {
+  # one input bends the response, one tilts it, one does not enter it
+  set.seed(1)
+  d <- data.frame(a = runif(20), b = runif(20), c = runif(20))
+  d$y <- sin(5 * d$a) + 0.2 * d$b + rnorm(20, sd = 0.1)
+  fit <- suppressWarnings(mfsvr(y ~ ., d, kernel = rbf_kernel(per_input = TRUE), optimize = TRUE,
+                                calibration_folds = 0))
+  default <- mfsvr(y ~ ., d, calibration_folds = 0)
+  expect_named(fit$kernel$input_widths, c("a", "b", "c"))
+  unit <- fit$response_scaling$scale
+  record <- fit$width_choice
+  expect_equal(record$log_evidence,
+               c(logLik(default), logLik(fit)) + nrow(d) * log(unit), tolerance = 1e-8)
+  # one width won the defaults' choice: the margin is a nat per
+  # hyperparameter added (two widths and epsilon)
+  expect_identical(record$widths[1], "one")
+  expect_identical(record$parameters, c(2L, 5L))
+  expect_gt(diff(record$log_evidence), 3)
+  # a record whose gain falls short of the margin is refused
+  bad <- fit
+  bad$width_choice$parameters[2] <- 5L + ceiling(diff(record$log_evidence))
+  expect_error(predict(bad, d[1:2, ]), "width_choice")
 })
