@@ -7,10 +7,14 @@
 # Printed: wall seconds of each and their ratio, CPU seconds of this process
 # and of the workers (user + system, from proc.time() in each), sweeps,
 # the bytes of requests and replies exchanged per sweep (serialized; the
-# futures' own wrapping not counted), the largest differences of fitted
+# futures' own wrapping not counted) and the exchanges' seconds per sweep
+# (each exchange's wall time beyond its slowest worker's work), the largest differences of fitted
 # values and log evidence, and the peak resident memory of this process and
 # of each worker (VmHWM, Linux).  The workers are started and have loaded
-# gpsvm before the timing.
+# gpsvm before the timing.  GPSVM_BENCH_SPLIT_NODELAY=1 sets
+# options(socketOptions = "no-delay") before the workers start, so that
+# this session's ends of their sockets send at once too (parallelly sets it
+# on the workers' ends).
 #
 #   make bench BENCH=split
 #   GPSVM_BENCH_SPLIT_N=200000 make bench BENCH=split
@@ -75,6 +79,7 @@ for (n in sizes) {
   one <- fit_model(parts, z)
   t1 <- proc.time()[[3]]
   c1 <- cpu()
+  if (Sys.getenv("GPSVM_BENCH_SPLIT_NODELAY") == "1") options(socketOptions = "no-delay")
   future::plan(future::multisession, workers = workers)
   before <- on_workers()
   c2 <- cpu()
@@ -93,8 +98,9 @@ for (n in sizes) {
               max(abs(split$fitted.values - one$fitted.values)),
               abs(split$log_evidence - one$log_evidence),
               peak_mb(), paste(sprintf("%.0f", after[, "peak"]), collapse = " + ")))
-  cat(sprintf("  split cpu: this process %.1f s, workers %s s; %d exchanges\n", c3 - c2,
+  cat(sprintf(paste("  split cpu: this process %.1f s, workers %s s; %d exchanges, their own",
+                    "time %.2f s per sweep\n"), c3 - c2,
               paste(sprintf("%.1f", after[, "cpu"] - before[, "cpu"]), collapse = " + "),
-              as.integer(split$split$rounds)))
+              as.integer(split$split$rounds), split$split$seconds / split$split$sweeps))
   unlink(dir, recursive = TRUE)
 }
