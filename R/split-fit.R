@@ -16,7 +16,10 @@
 # partition again and carry the sites in each future: they get the
 # one-process fit instead (as
 # do plans of one worker, and runs that need the sequential schedule, which
-# is not split; see ep_split.hpp).  A partition file must
+# is not split; see ep_split.hpp).  An exchange is one future per worker:
+# parallel::clusterCall() on the same workers would be lighter, but a
+# multisession plan keeps its cluster where only future's internals reach
+# it.  A partition file must
 # be readable on the worker that reads it (a shared file system on a
 # cluster); a data frame partition is sent to its worker once.
 

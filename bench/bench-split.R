@@ -21,15 +21,15 @@
 #   GPSVM_BENCH_SPLIT_MODEL=gpc GPSVM_BENCH_SPLIT_N=20000 make bench BENCH=split
 #
 # Data: Friedman 1 (10 inputs uniform on [0, 1], y = 10 sin(pi x1 x2) +
-# 20 (x3 - 1/2)^2 + 10 x4 + 5 x5 + N(0, 1)); C = 5, epsilon = 0.1, 500
-# inducing inputs evenly spaced training rows.  gpc: the labels y > 14.4
-# (about half), noise 0.1, the width rule.
+# 20 (x3 - 1/2)^2 + 10 x4 + 5 x5 + N(0, 1)); C = 5, epsilon = 0.1,
+# GPSVM_BENCH_SPLIT_M (500) inducing inputs evenly spaced training rows.
+# gpc: the labels y > 14.4 (about half), noise 0.1, the width rule.
 suppressPackageStartupMessages(library(gpsvm))
 
 sizes <- as.numeric(strsplit(trimws(Sys.getenv("GPSVM_BENCH_SPLIT_N", "20000 200000")), " +")[[1]])
 k <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_K", "4"))
 workers <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_WORKERS", "2"))
-m <- 500L
+m <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_M", "500"))
 model <- Sys.getenv("GPSVM_BENCH_SPLIT_MODEL", "mfsvr")
 options(gpsvm.quiet = TRUE)
 fit_model <- function(parts, z) {
@@ -53,8 +53,8 @@ on_workers <- function() {
   out[order(out[, "pid"]), , drop = FALSE]
 }
 
-cat(sprintf("%s; load average at the start: %s (2 cores, shared: wall times are a busy machine's)\n",
-            model, paste(readLines("/proc/loadavg"), collapse = "")))
+cat(sprintf("%s, m = %d; load average at the start: %s (2 cores, shared: wall times are a busy machine's)\n",
+            model, m, paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("%8s %7s %7s %6s %8s %8s %6s %10s %9s %9s %9s %s\n", "n", "one s", "split s", "ratio",
             "one cpu", "split cpu", "sweeps", "KB/sweep", "max|dfit|", "d logev", "peak one",
             "peak workers"))

@@ -90,7 +90,8 @@ Rcpp::List request_to_r(const gpsvm::PartRequest& q) {
       Rcpp::Named("update") = q.update, Rcpp::Named("damping") = q.damping,
       Rcpp::Named("record") = q.record, Rcpp::Named("sums") = q.sums,
       Rcpp::Named("perturbed") = q.perturbed, Rcpp::Named("marginals") = q.marginals,
-      Rcpp::Named("finish") = q.finish);
+      Rcpp::Named("finish") = q.finish, Rcpp::Named("undo") = q.undo,
+      Rcpp::Named("ahead") = q.ahead, Rcpp::Named("ahead_damping") = q.ahead_damping);
   if (q.apply) out["gamma"] = q.gamma;
   if (q.marginals) {
     out["chol"] = pack_lower(q.chol);
@@ -113,6 +114,9 @@ gpsvm::PartRequest request_from_r(const Rcpp::List& r) {
   q.perturbed = flag(element(r, "perturbed"), "perturbed");
   q.marginals = flag(element(r, "marginals"), "marginals");
   q.finish = flag(element(r, "finish"), "finish");
+  q.undo = flag(element(r, "undo"), "undo");
+  q.ahead = flag(element(r, "ahead"), "ahead");
+  q.ahead_damping = gpsvm_glue::number_in(element(r, "ahead_damping"), "ahead_damping", 0.0, 1.0);
   if (q.marginals) {
     q.beta = gpsvm_glue::vector_element(r, "beta");
     q.chol = unpack_lower(element(r, "chol"), q.beta.size(), 0, "chol");
@@ -127,7 +131,8 @@ Rcpp::List reply_to_r(const gpsvm::PartReply& p) {
                             Rcpp::Named("log_det") = p.log_det,
                             Rcpp::Named("change") = p.change,
                             Rcpp::Named("evidence") = p.evidence,
-                            Rcpp::Named("normal") = p.normal, Rcpp::Named("pinned") = p.pinned);
+                            Rcpp::Named("normal") = p.normal, Rcpp::Named("pinned") = p.pinned,
+                            Rcpp::Named("seconds") = p.seconds);
 }
 
 gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
@@ -146,6 +151,7 @@ gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
   if (Rf_isMatrix(normal) && Rf_ncols(normal) > 0)
     p.normal = gpsvm_glue::matrix_element(r, "normal");
   p.pinned = gpsvm_glue::flag(element(r, "pinned"), "pinned");
+  p.seconds = Rcpp::as<double>(element(r, "seconds"));
   return p;
 }
 
