@@ -16,7 +16,10 @@
 # partition again and carry the sites in each future: they get the
 # one-process fit instead (as
 # do plans of one worker, and runs that need the sequential schedule, which
-# is not split; see ep_split.hpp).  A partition file must
+# is not split; see ep_split.hpp).  An exchange is one future per worker:
+# parallel::clusterCall() on the same workers would be lighter, but a
+# multisession plan keeps its cluster where only future's internals reach
+# it.  A partition file must
 # be readable on the worker that reads it (a shared file system on a
 # cluster); a data frame partition is sent to its worker once.
 
@@ -58,7 +61,8 @@
 
 # On a worker: its parts' reply to a request, combined (NULL from a worker
 # that holds none of fit `id`), or their rows of the fit (`request` NULL),
-# or their release (`release`).
+# or their release (`release`); with the seconds its work took, so that the
+# driver can tell the exchange's own time from the work's.
 .split_answer <- function(id, request, release = FALSE) {
   held <- get0(id, envir = .split_store, inherits = FALSE)
   if (release) {
@@ -66,9 +70,11 @@
     return(NULL)
   }
   if (is.null(held)) return(NULL)
-  list(chunk = held$chunk, replies = if (is.null(request)) {
+  start <- proc.time()[[3]]
+  replies <- if (is.null(request)) {
     lapply(held$parts, cpp_ep_part_result)
-  } else list(cpp_ep_parts_answer(held$parts, request)))
+  } else list(cpp_ep_parts_answer(held$parts, request))
+  list(chunk = held$chunk, replies = replies, seconds = proc.time()[[3]] - start)
 }
 
 # One future per worker, all launched before any is collected, so that each
@@ -119,9 +125,14 @@
   step(amount = k, message = "partitions read on the workers")
   # (each round checks that every chunk replied once: a plan whose workers
   # run other futures too may have sent two chunks to one worker)
-  exchanged <- c(bytes = 0, rounds = 0)
+  # (bytes: of the requests and replies serialized; seconds: each round's
+  # wall time beyond its slowest worker's work, the futures' own cost and
+  # the transfers')
+  exchanged <- c(bytes = 0, rounds = 0, seconds = 0)
   gather <- function(request) {
+    start <- proc.time()[[3]]
     values <- .split_round(workers, .split_answer, id = id, request = request)
+    wall <- proc.time()[[3]] - start
     chunks <- vapply(values, function(v) if (is.null(v)) NA_integer_ else v$chunk, 1L)
     if (anyNA(chunks) || anyDuplicated(chunks)) {
       .stop(paste("the workers of the future plan do not hold the partitions they read",
@@ -130,8 +141,9 @@
     }
     replies <- unlist(lapply(values[order(chunks)], `[[`, "replies"), recursive = FALSE)
     if (!is.null(request)) {
+      work <- max(vapply(values, `[[`, 0, "seconds"))
       exchanged <<- exchanged + c(workers * length(serialize(request, NULL)) +
-                                    length(serialize(replies, NULL)), 1)
+                                    length(serialize(replies, NULL)), 1, max(0, wall - work))
       if (isTRUE(request$marginals) && !isTRUE(request$perturbed)) {
         step(amount = 0, message = "an EP sweep")
       }
@@ -154,5 +166,6 @@
          inducing_weights = rows[[1L]]$inducing_weights,
          split = list(workers = workers, partitions = k,
                       sweeps = run$convergence$iterations,
-                      bytes = exchanged[["bytes"]], rounds = exchanged[["rounds"]])))
+                      bytes = exchanged[["bytes"]], rounds = exchanged[["rounds"]],
+                      seconds = exchanged[["seconds"]])))
 }

@@ -7,25 +7,29 @@
 # Printed: wall seconds of each and their ratio, CPU seconds of this process
 # and of the workers (user + system, from proc.time() in each), sweeps,
 # the bytes of requests and replies exchanged per sweep (serialized; the
-# futures' own wrapping not counted), the largest differences of fitted
+# futures' own wrapping not counted) and the exchanges' seconds per sweep
+# (each exchange's wall time beyond its slowest worker's work), the largest differences of fitted
 # values and log evidence, and the peak resident memory of this process and
 # of each worker (VmHWM, Linux).  The workers are started and have loaded
-# gpsvm before the timing.
+# gpsvm before the timing.  GPSVM_BENCH_SPLIT_NODELAY=1 sets
+# options(socketOptions = "no-delay") before the workers start, so that
+# this session's ends of their sockets send at once too (parallelly sets it
+# on the workers' ends).
 #
 #   make bench BENCH=split
 #   GPSVM_BENCH_SPLIT_N=200000 make bench BENCH=split
 #   GPSVM_BENCH_SPLIT_MODEL=gpc GPSVM_BENCH_SPLIT_N=20000 make bench BENCH=split
 #
 # Data: Friedman 1 (10 inputs uniform on [0, 1], y = 10 sin(pi x1 x2) +
-# 20 (x3 - 1/2)^2 + 10 x4 + 5 x5 + N(0, 1)); C = 5, epsilon = 0.1, 500
-# inducing inputs evenly spaced training rows.  gpc: the labels y > 14.4
-# (about half), noise 0.1, the width rule.
+# 20 (x3 - 1/2)^2 + 10 x4 + 5 x5 + N(0, 1)); C = 5, epsilon = 0.1,
+# GPSVM_BENCH_SPLIT_M (500) inducing inputs evenly spaced training rows.
+# gpc: the labels y > 14.4 (about half), noise 0.1, the width rule.
 suppressPackageStartupMessages(library(gpsvm))
 
 sizes <- as.numeric(strsplit(trimws(Sys.getenv("GPSVM_BENCH_SPLIT_N", "20000 200000")), " +")[[1]])
 k <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_K", "4"))
 workers <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_WORKERS", "2"))
-m <- 500L
+m <- as.integer(Sys.getenv("GPSVM_BENCH_SPLIT_M", "500"))
 model <- Sys.getenv("GPSVM_BENCH_SPLIT_MODEL", "mfsvr")
 options(gpsvm.quiet = TRUE)
 fit_model <- function(parts, z) {
@@ -49,8 +53,8 @@ on_workers <- function() {
   out[order(out[, "pid"]), , drop = FALSE]
 }
 
-cat(sprintf("%s; load average at the start: %s (2 cores, shared: wall times are a busy machine's)\n",
-            model, paste(readLines("/proc/loadavg"), collapse = "")))
+cat(sprintf("%s, m = %d; load average at the start: %s (2 cores, shared: wall times are a busy machine's)\n",
+            model, m, paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("%8s %7s %7s %6s %8s %8s %6s %10s %9s %9s %9s %s\n", "n", "one s", "split s", "ratio",
             "one cpu", "split cpu", "sweeps", "KB/sweep", "max|dfit|", "d logev", "peak one",
             "peak workers"))
@@ -75,6 +79,7 @@ for (n in sizes) {
   one <- fit_model(parts, z)
   t1 <- proc.time()[[3]]
   c1 <- cpu()
+  if (Sys.getenv("GPSVM_BENCH_SPLIT_NODELAY") == "1") options(socketOptions = "no-delay")
   future::plan(future::multisession, workers = workers)
   before <- on_workers()
   c2 <- cpu()
@@ -93,8 +98,9 @@ for (n in sizes) {
               max(abs(split$fitted.values - one$fitted.values)),
               abs(split$log_evidence - one$log_evidence),
               peak_mb(), paste(sprintf("%.0f", after[, "peak"]), collapse = " + ")))
-  cat(sprintf("  split cpu: this process %.1f s, workers %s s; %d exchanges\n", c3 - c2,
+  cat(sprintf(paste("  split cpu: this process %.1f s, workers %s s; %d exchanges, their own",
+                    "time %.2f s per sweep\n"), c3 - c2,
               paste(sprintf("%.1f", after[, "cpu"] - before[, "cpu"]), collapse = " + "),
-              as.integer(split$split$rounds)))
+              as.integer(split$split$rounds), split$split$seconds / split$split$sweeps))
   unlink(dir, recursive = TRUE)
 }

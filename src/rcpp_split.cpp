@@ -52,16 +52,49 @@ void finalize_part(SEXP part) {
   R_ClearExternalPtr(part);
 }
 
+// What crosses between processes is halved by sending only the lower
+// triangles of the m x m matrices, the part either side reads (L_A is lower
+// triangular; LowRankPrior::site_sums() fills the lower triangle of A and
+// factor_sums() reads no other): column by column, the diagonal included,
+// then the sums' last column (G' (t nu)).  The numbers are copied, not
+// computed, so the fit is the same to the bit.
+Rcpp::NumericVector pack_lower(const Eigen::MatrixXd& a) {
+  const Eigen::Index m = a.rows();
+  Rcpp::NumericVector out(Rcpp::no_init(m * (m + 1) / 2 + (a.cols() - m) * m));
+  double* p = out.begin();
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = j; i < m; ++i) *p++ = a(i, j);
+  for (Eigen::Index j = m; j < a.cols(); ++j)
+    for (Eigen::Index i = 0; i < m; ++i) *p++ = a(i, j);
+  return out;
+}
+
+// pack_lower() undone for an m x (m + extra) matrix, its strict upper
+// triangle zero.
+Eigen::MatrixXd unpack_lower(SEXP packed, Eigen::Index m, Eigen::Index extra, const char* name) {
+  if (TYPEOF(packed) != REALSXP || Rf_xlength(packed) != m * (m + 1) / 2 + extra * m)
+    Rcpp::stop("the exchange's '%s' is no packed %d x %d matrix", name, static_cast<int>(m),
+               static_cast<int>(m + extra));
+  const double* p = REAL(packed);
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(m, m + extra);
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = j; i < m; ++i) a(i, j) = *p++;
+  for (Eigen::Index j = m; j < m + extra; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) a(i, j) = *p++;
+  return a;
+}
+
 Rcpp::List request_to_r(const gpsvm::PartRequest& q) {
   Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("reset") = q.reset, Rcpp::Named("apply") = q.apply,
       Rcpp::Named("update") = q.update, Rcpp::Named("damping") = q.damping,
       Rcpp::Named("record") = q.record, Rcpp::Named("sums") = q.sums,
       Rcpp::Named("perturbed") = q.perturbed, Rcpp::Named("marginals") = q.marginals,
-      Rcpp::Named("finish") = q.finish);
+      Rcpp::Named("finish") = q.finish, Rcpp::Named("undo") = q.undo,
+      Rcpp::Named("ahead") = q.ahead, Rcpp::Named("ahead_damping") = q.ahead_damping);
   if (q.apply) out["gamma"] = q.gamma;
   if (q.marginals) {
-    out["chol"] = q.chol;
+    out["chol"] = pack_lower(q.chol);
     out["beta"] = q.beta;
   }
   return out;
@@ -81,27 +114,36 @@ gpsvm::PartRequest request_from_r(const Rcpp::List& r) {
   q.perturbed = flag(element(r, "perturbed"), "perturbed");
   q.marginals = flag(element(r, "marginals"), "marginals");
   q.finish = flag(element(r, "finish"), "finish");
+  q.undo = flag(element(r, "undo"), "undo");
+  q.ahead = flag(element(r, "ahead"), "ahead");
+  q.ahead_damping = gpsvm_glue::number_in(element(r, "ahead_damping"), "ahead_damping", 0.0, 1.0);
   if (q.marginals) {
-    q.chol = gpsvm_glue::matrix_element(r, "chol");
     q.beta = gpsvm_glue::vector_element(r, "beta");
-    if (q.chol.rows() != q.chol.cols() || q.chol.rows() != q.beta.size())
-      Rcpp::stop("the request's 'chol' and 'beta' differ in size");
+    q.chol = unpack_lower(element(r, "chol"), q.beta.size(), 0, "chol");
   }
   return q;
 }
 
 Rcpp::List reply_to_r(const gpsvm::PartReply& p) {
-  return Rcpp::List::create(Rcpp::Named("sums") = p.sums, Rcpp::Named("log_det") = p.log_det,
+  // (sums: m x (m + 1), or none)
+  SEXP sums = p.sums.size() > 0 ? Rcpp::wrap(pack_lower(p.sums)) : R_NilValue;
+  return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("rank") = p.sums.rows(),
+                            Rcpp::Named("log_det") = p.log_det,
                             Rcpp::Named("change") = p.change,
                             Rcpp::Named("evidence") = p.evidence,
-                            Rcpp::Named("normal") = p.normal, Rcpp::Named("pinned") = p.pinned);
+                            Rcpp::Named("normal") = p.normal, Rcpp::Named("pinned") = p.pinned,
+                            Rcpp::Named("seconds") = p.seconds);
 }
 
 gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
   using gpsvm_glue::element;
   gpsvm::PartReply p;
   SEXP sums = element(r, "sums");
-  if (Rf_isMatrix(sums) && Rf_nrows(sums) > 0) p.sums = gpsvm_glue::matrix_element(r, "sums");
+  if (!Rf_isNull(sums)) {
+    const Eigen::Index m = static_cast<Eigen::Index>(
+        gpsvm_glue::count_in(element(r, "rank"), "rank", 1, R_XLEN_T_MAX));
+    p.sums = unpack_lower(sums, m, 1, "sums");
+  }
   p.log_det = Rcpp::as<double>(element(r, "log_det"));
   p.change = Rcpp::as<double>(element(r, "change"));
   p.evidence = Rcpp::as<double>(element(r, "evidence"));
@@ -109,6 +151,7 @@ gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
   if (Rf_isMatrix(normal) && Rf_ncols(normal) > 0)
     p.normal = gpsvm_glue::matrix_element(r, "normal");
   p.pinned = gpsvm_glue::flag(element(r, "pinned"), "pinned");
+  p.seconds = Rcpp::as<double>(element(r, "seconds"));
   return p;
 }
 

@@ -584,6 +584,10 @@ class LocalSweeps {
 //
 // `fresh`: r's marginals are those of its sites (a caller that set them
 // saves the first posterior).
+// The parallel schedule's next step after a sweep that reduced the residual
+// (see iterate()); SplitSweeps guesses it to sweep ahead.
+inline double grown_damping(double d) { return std::min(1.0, d * 1.1); }
+
 template <class Sweeps>
 void iterate(Sweeps& sweeps, const EpControl& control, const std::function<void()>& interrupt,
              EpResult& r, const EpAdjust& adjust, bool fresh) {
@@ -654,7 +658,7 @@ void iterate(Sweeps& sweeps, const EpControl& control, const std::function<void(
       continue;
     }
     if (schedule == EpSchedule::parallel) {
-      d = residual < previous_residual ? std::min(1.0, d * 1.1) : d * 0.5;
+      d = residual < previous_residual ? grown_damping(d) : d * 0.5;
     } else if (schedule == EpSchedule::accelerated) {
       if (residual > 2.0 * previous_residual) sweeps.reset_history();
       if (residual < lowest_residual) {

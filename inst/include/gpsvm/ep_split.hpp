@@ -20,6 +20,23 @@
 // next sums, and each part forms its rows of the extrapolated sites.  One
 // more exchange per sweep (the sweep, replying k x (k + 1) numbers).
 //
+// Sweeping ahead: in the parallel schedule a sweep's two exchanges are a
+// chain (the driver needs every part's sums to factor, every part needs the
+// factor for its marginals, the driver needs every part's marginals' change
+// to choose the next step), so they cannot be merged; but the next sweep is
+// almost always at the step iterate() takes after a sweep that reduced the
+// residual (grown_damping()).  So, where an exchange costs the driver more
+// than kAheadShare of the parts' own sums pass (both measured on the last
+// sweep: the futures and transfers weigh most in small fits, or at small
+// m), the marginals' request also asks each part to sweep ahead at that
+// step and reply with the new sites' sums, keeping the sites it swept from.  When iterate()
+// then asks for that step, the sums are already there: one exchange per
+// sweep instead of two.  Any other request (another step, the rounding
+// probe, the end of the run) first puts the kept sites back, so the sites
+// and every number of the run are those of the run without sweeping ahead;
+// a wrong guess costs one sums pass, and the last sweep's guess one more.
+// The choice depends on timing alone, never on the numbers.
+//
 // The sequential schedule, and so the other schedules' fallback to it,
 // updates A^-1 after every site in one random order over all rows: a run
 // that reaches it throws SplitUnavailable, and the caller fits in one
@@ -31,6 +48,8 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -45,6 +64,12 @@
 
 namespace gpsvm {
 
+// A run of parallel sweeps misses the guess about once (its last sweep) in
+// the five to ten sweeps it takes, so sweeping ahead, which saves an
+// exchange a sweep for a sums pass wasted on a miss, pays once an exchange
+// costs a quarter of the pass.
+constexpr double kAheadShare = 0.25;
+
 // A run that the split cannot follow (see above).
 class SplitUnavailable : public std::runtime_error {
  public:
@@ -54,6 +79,7 @@ class SplitUnavailable : public std::runtime_error {
 // What the driver asks of every part at once; a part does the steps asked,
 // in this order.
 struct PartRequest {
+  bool undo = false;    // the sites the part swept ahead from are put back (first)
   bool reset = false;   // forget the extrapolation's history
   bool apply = false;   // the sites become the extrapolated ones, g - dG gamma
   Eigen::VectorXd gamma;
@@ -66,6 +92,8 @@ struct PartRequest {
   Eigen::MatrixXd chol;
   Eigen::VectorXd beta;
   bool finish = false;  // cavities and the rows' evidence terms
+  bool ahead = false;   // with marginals: sweep at ahead_damping, reply with the sums
+  double ahead_damping = 1.0;
 };
 
 struct PartReply {
@@ -75,6 +103,7 @@ struct PartReply {
   double evidence = 0.0; // ep_detail::evidence_terms() (with finish)
   Eigen::MatrixXd normal;  // the rows' [dF'dF | dF'f] (with record)
   bool pinned = false;     // a site at the clamp: no extrapolation (with record)
+  double seconds = 0.0;    // the part's (a worker's: its parts') time answering
 };
 
 // Replies added in their order (sums, log determinants and evidence terms)
@@ -104,6 +133,7 @@ inline PartReply combine(const std::vector<PartReply>& replies) {
       }
     }
     out.pinned = out.pinned || p.pinned;
+    out.seconds += p.seconds;  // (a worker answers for its parts one after another)
   }
   return out;
 }
@@ -128,7 +158,18 @@ class EpPart {
   }
 
   PartReply answer(const PartRequest& q, const std::function<void()>& interrupt) {
+    const auto start = std::chrono::steady_clock::now();
     PartReply out;
+    if (q.ahead && (!q.marginals || q.perturbed || q.sums || q.update || q.finish))
+      throw std::logic_error("a part was asked to sweep ahead in a request that sweeps");
+    if (q.undo) {
+      if (kept_tau_.size() != targets_.size())
+        throw std::logic_error("a part was asked to undo a sweep ahead it did not take");
+      r_.site_precision = std::move(kept_tau_);
+      r_.site_nu = std::move(kept_nu_);
+      kept_tau_.resize(0);
+      kept_nu_.resize(0);
+    }
     if (q.reset) mixer_.reset();
     if (q.apply) ep_detail::set_stacked_sites(mixer_.combination(q.gamma), r_);
     if (q.update) {
@@ -169,6 +210,14 @@ class EpPart {
       out.evidence =
           ep_detail::evidence_terms(targets_, lik_, r_, r_.cavity_mean, r_.cavity_var);
     }
+    if (q.ahead) {
+      kept_tau_ = r_.site_precision;
+      kept_nu_ = r_.site_nu;
+      ep_detail::parallel_sweep(targets_, lik_, q.ahead_damping, r_);
+      out.sums = prior_.site_sums(r_.site_precision, r_.site_nu, interrupt, false);
+    }
+    out.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
 
@@ -190,6 +239,7 @@ class EpPart {
   LowRankPrior prior_;
   ep_detail::AndersonMixer mixer_;
   EpResult r_;
+  Eigen::VectorXd kept_tau_, kept_nu_;  // the sites before a sweep ahead
 };
 
 // The driver's side: asks every holder of parts (a worker), in the holders'
@@ -209,6 +259,12 @@ class SplitSweeps {
       : parts_(parts), rank_(rank), r_(r) {}
 
   void refresh() {
+    if (pending_ && ahead_taken_ && damping_ == ahead_damping_ && !reset_ && !apply_) {
+      // the parts swept ahead at this step: their sums are here
+      pending_ = ahead_taken_ = false;
+      change_ = factored_marginals(ahead_sums_, false, r_);
+      return;
+    }
     PartRequest q;
     q.reset = reset_;
     q.apply = apply_;
@@ -224,17 +280,19 @@ class SplitSweeps {
   double change() const { return change_; }
   void parallel(double d) {
     pending_ = true;  // asked with the next refresh's sums: one exchange
+    parallel_ = true;
     damping_ = d;
   }
   // As LocalSweeps::accelerated(): the parts sweep and record; the
   // extrapolated sites (or the history's reset) go with the next refresh.
   bool accelerated(double d, bool extrapolate) {
+    parallel_ = false;
     PartRequest q;
     q.reset = reset_;
     reset_ = false;
     q.update = q.record = true;
     q.damping = d;
-    const PartReply reply = combine(parts_.ask(q));
+    const PartReply reply = ask(q);
     const Eigen::Index k = reply.normal.rows();
     if (reply.normal.cols() != k + 1)
       throw std::runtime_error("the parts replied with no history of the sweep");
@@ -267,25 +325,53 @@ class SplitSweeps {
   void finish() {
     PartRequest q;
     q.finish = true;
-    r_.log_evidence = combine(parts_.ask(q)).evidence - r_.log_det_half;
+    r_.log_evidence = ask(q).evidence - r_.log_det_half;
   }
 
  private:
+  // Every part's reply to q, combined; first, the sites the parts swept
+  // ahead from put back, unless the caller took that sweep.  Times the
+  // exchange: its wall time beyond the slowest part's work.
+  PartReply ask(PartRequest& q) {
+    q.undo = ahead_taken_;
+    ahead_taken_ = false;
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<PartReply> replies = parts_.ask(q);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double work = 0.0;
+    for (const PartReply& p : replies) work = std::max(work, p.seconds);
+    overhead_ = std::max(0.0, wall - work);
+    if (q.update && q.sums && !q.perturbed) sums_work_ = work;
+    return combine(replies);
+  }
   // The sums asked with q, factored into post; then the marginals (of the
   // same sites) and their largest change.
   double marginals(PartRequest& q, EpPosterior& post) {
-    const PartReply summed = combine(parts_.ask(q));
-    if (summed.sums.rows() != rank_ || summed.sums.cols() != rank_ + 1)
+    const PartReply summed = ask(q);
+    return factored_marginals(summed.sums, q.perturbed, post);
+  }
+  double factored_marginals(const Eigen::MatrixXd& summed, bool perturbed, EpPosterior& post) {
+    if (summed.rows() != rank_ || summed.cols() != rank_ + 1)
       throw std::runtime_error("the parts replied with sums of other dimensions");
-    Eigen::MatrixXd sums = summed.sums;
+    Eigen::MatrixXd sums = summed;
     sums.leftCols(rank_).diagonal().array() += 1.0;
     post.low_rank_mean = LowRankPrior::factor_sums(sums, post);
     PartRequest m;
     m.marginals = true;
-    m.perturbed = q.perturbed;
+    m.perturbed = perturbed;
     m.chol = post.chol;
     m.beta = post.low_rank_mean;
-    const PartReply marginal = combine(parts_.ask(m));
+    m.ahead = parallel_ && !perturbed && overhead_ > kAheadShare * sums_work_;
+    m.ahead_damping = ep_detail::grown_damping(damping_);
+    const PartReply marginal = ask(m);
+    if (m.ahead) {
+      if (marginal.sums.rows() != rank_ || marginal.sums.cols() != rank_ + 1)
+        throw std::runtime_error("the parts replied with no sums of their sweep ahead");
+      ahead_sums_ = marginal.sums;
+      ahead_damping_ = m.ahead_damping;
+      ahead_taken_ = true;
+    }
     post.log_det_half = post.chol.diagonal().array().log().sum() + marginal.log_det;
     return marginal.change;
   }
@@ -295,10 +381,17 @@ class SplitSweeps {
   EpResult& r_;
   bool pending_ = false;
   double damping_ = 1.0;
+  bool parallel_ = false;  // the last sweep was a parallel one
   bool reset_ = false;  // asked with the next request
   bool apply_ = false;
   Eigen::VectorXd gamma_;
   double change_ = 0.0;
+  // the sweep ahead the parts took (see above), and the timing that decides it
+  bool ahead_taken_ = false;
+  double ahead_damping_ = 1.0;
+  Eigen::MatrixXd ahead_sums_;
+  double overhead_ = 0.0;
+  double sums_work_ = std::numeric_limits<double>::infinity();
 };
 
 // EP from sites at 0 over parts held apart, the parallel and accelerated
