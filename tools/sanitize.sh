@@ -9,8 +9,9 @@
 #    tools/sanitize.Makevars passed through R_MAKEVARS_USER (src/Makevars
 #    stays portable): -O1 -g1, -fsanitize=address,undefined,float-cast-overflow,
 #    -fno-sanitize-recover=all, -fno-omit-frame-pointer, and UBSan without
-#    its alignment, null and pointer-overflow checks.  R's strip step is
-#    turned off so that stacks keep file and line.
+#    its alignment, null and pointer-overflow checks.  R's strip step and
+#    src/Makevars' (GPSVM_KEEP_DEBUG=true) are turned off so that stacks
+#    keep function, file and line.
 # 2. Run the tests/testthat/test-*.R files (all but those of
 #    tools/sanitize-left-out.txt, whose C++ the others reach line for line)
 #    by GPSVM_SANITIZE_JOBS R processes
@@ -94,7 +95,7 @@ start=$(date +%s)
 # took 19.8 s against 11.3 s; over the whole stage the test processes' CPU
 # time fell less, 608 s to 570 s: most of it is the sanitized C++ and ASan's
 # allocator).
-if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB R_MAKEVARS_USER="$root/tools/sanitize.Makevars" \
+if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB GPSVM_KEEP_DEBUG=true R_MAKEVARS_USER="$root/tools/sanitize.Makevars" \
     R CMD INSTALL --no-test-load --no-docs --library="$lib" "$package" \
     >"$work/sanitize-install.log" 2>&1; then
   tail -n 40 "$work/sanitize-install.log"
