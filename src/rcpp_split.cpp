@@ -140,8 +140,9 @@ gpsvm::PartReply reply_from_r(const Rcpp::List& r) {
   gpsvm::PartReply p;
   SEXP sums = element(r, "sums");
   if (!Rf_isNull(sums)) {
+    // (bounded so that m (m + 1) / 2 cannot overflow before the length check)
     const Eigen::Index m = static_cast<Eigen::Index>(
-        gpsvm_glue::count_in(element(r, "rank"), "rank", 1, R_XLEN_T_MAX));
+        gpsvm_glue::count_in(element(r, "rank"), "rank", 1, 1 << 30));
     p.sums = unpack_lower(sums, m, 1, "sums");
   }
   p.log_det = Rcpp::as<double>(element(r, "log_det"));

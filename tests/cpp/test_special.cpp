@@ -11,6 +11,7 @@
 #include <cmath>
 #include <gpsvm/special.hpp>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -238,6 +239,32 @@ TEST_CASE("mills_excess and truncated_variance against quadrature, into the far 
     CHECK_REL_MSG(gpsvm::truncated_variance(z), static_cast<double>(1.0L - g * (z + g)),
                   8.0 * kEps, at(z));
   }
+}
+
+TEST_CASE("invert_increasing: normal quantiles, a bracket of no width, an f that never reaches p") {
+  // N(c, s^2)'s quantiles are c + s z_p (z_p to 16 digits; the finder
+  // stops at 1e-14 relative); the bracket guess [c - s, c + s] at c = 1e20
+  // and s = 1e-6 has no width in double, which once looped for ever
+  const double z975 = 1.959963984540054;  // qnorm(0.975)
+  for (double c : {0.0, 3.5, -1e3, 1e20}) {
+    for (double s : {1e-6, 1.0, 1e4}) {
+      const auto cdf = [&](double x) { return gpsvm::norm_cdf((x - c) / s); };
+      const auto pdf = [&](double x) {
+        return std::exp(gpsvm::log_norm_pdf((x - c) / s)) / s;
+      };
+      for (double p : {0.025, 0.5, 0.975}) {
+        const double want = c + s * (p == 0.5 ? 0.0 : (p > 0.5 ? z975 : -z975));
+        const double got = gpsvm::invert_increasing(p, c - s, c + s, cdf, pdf);
+        CHECK_MSG(std::fabs(got - want) <= 1e-9 * s + 1e-14 * (1.0 + std::fabs(c)),
+                  "c = " + gpsvm_test::show(c) + ", s = " + gpsvm_test::show(s));
+      }
+    }
+  }
+  const auto bounded = [](double x) { return 0.5 + 0.25 * std::tanh(x); };  // in (0.25, 0.75)
+  const auto slope = [](double x) { return 0.25 / (std::cosh(x) * std::cosh(x)); };
+  CHECK_THROWS(gpsvm::invert_increasing(0.9, -1.0, 1.0, bounded, slope), std::domain_error);
+  CHECK_THROWS(gpsvm::invert_increasing(0.1, -1.0, 1.0, bounded, slope), std::domain_error);
+  CHECK_REL(gpsvm::invert_increasing(0.6, 5.0, 5.0, bounded, slope), std::atanh(0.4), 1e-12);
 }
 
 }  // namespace gpsvm_tests_special

@@ -7,8 +7,10 @@
 #ifndef GPSVM_SPECIAL_HPP
 #define GPSVM_SPECIAL_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace gpsvm {
 
@@ -158,11 +160,24 @@ inline double flip_mills_curvature(double z, double kappa) {
 // a stationary point, f a derivative), from the bracket guess [lo, hi]
 // (widened until it holds it), with df the derivative of f: Newton's
 // method safeguarded by bisection, which needs only f's sign change on the
-// bracket.
+// bracket.  A guess of no width (a spread below the rounding of a large
+// centre) is widened to a few ulps so that widening moves it; an f that
+// stays below or above p up to infinity is an error, not a loop.
 template <class F, class DF>
 double invert_increasing(double p, double lo, double hi, const F& f, const DF& df) {
-  while (f(lo) > p) lo -= 2.0 * (hi - lo);
-  while (f(hi) < p) hi += 2.0 * (hi - lo);
+  if (!(hi - lo > 0.0)) {
+    const double half = std::max(4.0 * std::numeric_limits<double>::epsilon() * std::fabs(lo), 1e-300);
+    hi = lo + half;
+    lo -= half;
+  }
+  while (f(lo) > p) {
+    lo -= 2.0 * (hi - lo);
+    if (!std::isfinite(lo)) throw std::domain_error("invert_increasing: f stays above p");
+  }
+  while (f(hi) < p) {
+    hi += 2.0 * (hi - lo);
+    if (!std::isfinite(hi)) throw std::domain_error("invert_increasing: f stays below p");
+  }
   double x = 0.5 * (lo + hi);
   for (int it = 0; it < 200; ++it) {
     const double gap = f(x) - p;
