@@ -17,7 +17,8 @@
 # has, below its median, F(t) = q^-1(2 G(t)) / 2 with q the map from 1 - L
 # to 1 - c(L) (the interpolation .calibrated_level() makes), and above it
 # the same in the upper tail.  Its density is g(t) times the slope of q^-1
-# there.  Then the response's scaling: y = center + scale * t.
+# there (F, f and the integrals for the moments and the CRPS: the core's
+# predictive.hpp).  Then the response's scaling: y = center + scale * t.
 
 # The model's own predictive at latent moments mean, var (vectors, model
 # units) is .target_distribution() of each model (a generic of generics.R):
