@@ -258,17 +258,25 @@ inline PredictivePoint predictive_at(const TargetDistribution& g, const Calibrat
           g.log_density(t) + std::log(p.slope)};
 }
 
-// int h(t) dt over the line.  F has a kink wherever the calibration's
-// interpolation changes slope, at G's levels u_j = tail_j / 2 and
-// 1 - u_j: Gauss-Legendre quadrature on each piece between those points
-// (and a few quantiles of G, and `extra`, where h may jump); beyond the
-// outermost, where h is smooth, t = edge +- spread x / (1 - x) maps each
-// tail onto [0, 1).  Every piece is bisected until halving it changes its
-// value by less than 1e-12 of int |h| between the knots.
+// int h(t) dt over the line, h's values an array of N (the moments' three
+// integrands share each evaluation of F).  F has a kink wherever the
+// calibration's interpolation changes slope, at G's levels u_j = tail_j / 2
+// and 1 - u_j: Gauss-Legendre quadrature on each piece between those
+// points (and a few quantiles of G, and `extra`, where h may jump); beyond
+// the outermost, where h is smooth, t = edge +- spread x / (1 - x) maps
+// each tail onto [0, 1).  A piece whose rule disagrees with the rule of
+// half as many nodes by more than 1e-12 of int |h| between the knots is
+// halved: the piece from a target far out to the nearest knot is long,
+// with F's rise at one end.
+template <int N>
+using PredictiveValues = Eigen::Array<double, N, 1>;
+
 class PredictiveQuadrature {
  public:
   PredictiveQuadrature(const TargetDistribution& g, const CalibrationMap& map, int nodes = 16)
-      : rule_(gauss_rule(GaussWeight::uniform, nodes)), spread_(g.spread()) {
+      : fine_(gauss_rule(GaussWeight::uniform, nodes)),
+        coarse_(gauss_rule(GaussWeight::uniform, nodes / 2)),
+        spread_(g.spread()) {
     std::vector<double> u = map.tail_levels();
     for (double v : {1e-4, 0.01, 0.1, 0.3, 0.5}) u.push_back(v);
     std::sort(u.begin(), u.end());
@@ -280,60 +288,64 @@ class PredictiveQuadrature {
     std::sort(knots_.begin(), knots_.end());
   }
 
-  template <class H>
-  double integral(const H& h, double extra = std::numeric_limits<double>::quiet_NaN()) const {
+  template <int N, class H>
+  PredictiveValues<N> integral(const H& h,
+                               double extra = std::numeric_limits<double>::quiet_NaN()) const {
     std::vector<double> at = knots_;
     if (std::isfinite(extra)) at.insert(std::upper_bound(at.begin(), at.end(), extra), extra);
-    std::vector<double> piece(at.size() - 1);
-    double size = 0.0;
-    for (std::size_t j = 0; j + 1 < at.size(); ++j) {
-      piece[j] = rule_on(h, at[j], at[j + 1]);
-      size += std::fabs(rule_on([&](double t) { return std::fabs(h(t)); }, at[j], at[j + 1]));
-    }
-    const double tol = 1e-12 * size + 1e-300;
-    // (a piece from a target far out to the nearest knot is long, with F's
-    // rise at one end: it is bisected like the tails)
-    double inner = 0.0;
-    for (std::size_t j = 0; j + 1 < at.size(); ++j) inner += refine(h, at[j], at[j + 1], piece[j], tol, 40);
-    return inner + tail(h, at.front(), -1.0, tol) + tail(h, at.back(), 1.0, tol);
+    const std::size_t pieces = at.size() - 1;
+    std::vector<PredictiveValues<N>> piece(pieces);
+    PredictiveValues<N> size = PredictiveValues<N>::Zero();
+    for (std::size_t j = 0; j < pieces; ++j) piece[j] = rule_on<N>(fine_, h, at[j], at[j + 1], &size);
+    const PredictiveValues<N> tol = 1e-12 * size + 1e-300;
+    PredictiveValues<N> out = PredictiveValues<N>::Zero();
+    for (std::size_t j = 0; j < pieces; ++j) out += refine<N>(h, at[j], at[j + 1], piece[j], tol, 40);
+    return out + tail<N>(h, at.front(), -1.0, tol) + tail<N>(h, at.back(), 1.0, tol);
   }
 
  private:
-  template <class G>
-  double rule_on(const G& g, double a, double b) const {
+  template <int N, class G>
+  PredictiveValues<N> rule_on(const GaussRule& rule, const G& g, double a, double b,
+                              PredictiveValues<N>* size = nullptr) const {
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
-    double out = 0.0;
-    for (Eigen::Index k = 0; k < rule_.node.size(); ++k)
-      out += rule_.weight[k] * g(mid + half * rule_.node[k]);
-    return half * out;
+    PredictiveValues<N> out = PredictiveValues<N>::Zero();
+    for (Eigen::Index k = 0; k < rule.node.size(); ++k) {
+      const PredictiveValues<N> v = rule.weight[k] * half * g(mid + half * rule.node[k]);
+      out += v;
+      if (size) *size += v.abs();
+    }
+    return out;
   }
 
-  template <class G>
-  double refine(const G& g, double a, double b, double whole, double tol, int depth) const {
+  template <int N, class G>
+  PredictiveValues<N> refine(const G& g, double a, double b, const PredictiveValues<N>& whole,
+                             const PredictiveValues<N>& tol, int depth) const {
+    if (depth == 0 || ((whole - rule_on<N>(coarse_, g, a, b)).abs() <= tol).all()) return whole;
     const double mid = 0.5 * (a + b);
-    const double left = rule_on(g, a, mid), right = rule_on(g, mid, b);
-    if (depth == 0 || std::fabs(left + right - whole) <= tol) return left + right;
-    return refine(g, a, mid, left, tol, depth - 1) + refine(g, mid, b, right, tol, depth - 1);
+    return refine<N>(g, a, mid, rule_on<N>(fine_, g, a, mid), tol, depth - 1) +
+           refine<N>(g, mid, b, rule_on<N>(fine_, g, mid, b), tol, depth - 1);
   }
 
   // int_0^inf h(edge + sign s) ds; the first pieces halve towards the edge,
   // where the tail's mass is.
-  template <class H>
-  double tail(const H& h, double edge, double sign, double tol) const {
-    const auto g = [&](double x) {
+  template <int N, class H>
+  PredictiveValues<N> tail(const H& h, double edge, double sign,
+                           const PredictiveValues<N>& tol) const {
+    const auto g = [&](double x) -> PredictiveValues<N> {
       const double rest = 1.0 - x;
-      return h(edge + sign * spread_ * x / rest) * spread_ / (rest * rest);
+      return h(edge + sign * spread_ * x / rest) * (spread_ / (rest * rest));
     };
-    double out = 0.0, hi = 1.0;
+    PredictiveValues<N> out = PredictiveValues<N>::Zero();
+    double hi = 1.0;
     for (int piece = 0; piece <= 10; ++piece) {
       const double lo = piece == 10 ? 0.0 : 0.5 * hi;
-      out += refine(g, lo, hi, rule_on(g, lo, hi), tol, 40);
+      out += refine<N>(g, lo, hi, rule_on<N>(fine_, g, lo, hi), tol, 40);
       hi = lo;
     }
     return out;
   }
 
-  GaussRule rule_;
+  GaussRule fine_, coarse_;
   double spread_;
   std::vector<double> knots_;
 };
@@ -349,26 +361,25 @@ inline PredictiveMoments predictive_moments(const TargetDistribution& g, const C
   if (g.kind == TargetDistribution::Kind::student_t && g.df <= 1.0)
     throw std::invalid_argument("a Student t predictive on df <= 1 degrees of freedom has no mean");
   const PredictiveQuadrature quad(g, map);
-  const auto moment = [&](int k) {
-    return quad.integral([&](double t) {
-      return std::pow(t, k) * std::exp(predictive_at(g, map, t).log_density);
-    });
-  };
-  const double mass = moment(0), mean = moment(1) / mass;
+  const PredictiveValues<3> m = quad.integral<3>([&](double t) {
+    const double f = std::exp(predictive_at(g, map, t).log_density);
+    return PredictiveValues<3>(f, t * f, t * t * f);
+  });
+  const double mean = m[1] / m[0];
   if (g.kind == TargetDistribution::Kind::student_t && g.df <= 2.0)
     return {mean, std::numeric_limits<double>::infinity()};
-  return {mean, std::max(moment(2) / mass - mean * mean, 0.0)};
+  return {mean, std::max(m[2] / m[0] - mean * mean, 0.0)};
 }
 
 // The CRPS of target y: int_-inf^y F^2 + int_y^inf (1 - F)^2.
 inline double predictive_crps(const TargetDistribution& g, const CalibrationMap& map, double y) {
   const PredictiveQuadrature quad(g, map);
-  return quad.integral(
+  return quad.integral<1>(
       [&](double t) {
         const PredictivePoint p = predictive_at(g, map, t);
-        return t < y ? p.lower * p.lower : p.upper * p.upper;
+        return PredictiveValues<1>::Constant(t < y ? p.lower * p.lower : p.upper * p.upper);
       },
-      y);
+      y)[0];
 }
 
 }  // namespace gpsvm
