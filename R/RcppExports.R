@@ -133,6 +133,14 @@ cpp_gauss_rule <- function(kind, k) {
     .Call(`_gpsvm_cpp_gauss_rule`, kind, k)
 }
 
+cpp_predictive_at <- function(g, knots, t) {
+    .Call(`_gpsvm_cpp_predictive_at`, g, knots, t)
+}
+
+cpp_predictive_integrals <- function(g, knots, y) {
+    .Call(`_gpsvm_cpp_predictive_integrals`, g, knots, y)
+}
+
 cpp_rvm_fit <- function(kernel, x, y, control, penalty = NULL, basis = NULL) {
     .Call(`_gpsvm_cpp_rvm_fit`, kernel, x, y, control, penalty, basis)
 }

@@ -313,13 +313,7 @@ predictive_scores.gpsvm_predictive <- function(object, y, level = 0.95, ...) {
 }
 
 # int_-Inf^y F^2 + int_y^Inf (1 - F)^2 for each row, in the response's
-# units (.row_integrals(), with y among the knots: the integrand jumps
-# there).
+# units (gpsvm::predictive_crps(), predictive.hpp).
 .crps <- function(d, y) {
-  t <- (y - d$center) / d$scale
-  integrand <- function(rows, s) {
-    tails <- .d_tails(d[rows], s)
-    ifelse(s < t[rows], tails$lower^2, tails$upper^2)
-  }
-  d$scale * .row_integrals(d, integrand, extra = t)
+  d$scale * cpp_predictive_integrals(d$g, .d_knots(d), (y - d$center) / d$scale)$crps
 }

@@ -17,7 +17,8 @@
 # has, below its median, F(t) = q^-1(2 G(t)) / 2 with q the map from 1 - L
 # to 1 - c(L) (the interpolation .calibrated_level() makes), and above it
 # the same in the upper tail.  Its density is g(t) times the slope of q^-1
-# there.  Then the response's scaling: y = center + scale * t.
+# there (F, f and the integrals for the moments and the CRPS: the core's
+# predictive.hpp).  Then the response's scaling: y = center + scale * t.
 
 # The model's own predictive at latent moments mean, var (vectors, model
 # units) is .target_distribution() of each model (a generic of generics.R):
@@ -54,40 +55,6 @@
   s * .epsins_mixture_quantile(u, g$mean, g$var, g$C, g$epsilon, g$weight)
 }
 
-# G(t) and 1 - G(t) (the upper tail through the mirrored components, so that
-# far targets keep their precision), t recycled over the rows.
-.g_tails <- function(g, t) {
-  t <- rep_len(t, nrow(g$mean))
-  if (g$kind == "t") {
-    z <- (t - g$mean[, 1L]) / sqrt(g$var[, 1L] + g$noise)
-    return(list(lower = stats::pt(z, g$df), upper = stats::pt(-z, g$df)))
-  }
-  t <- t / (g$row_scale %||% 1)
-  lower <- upper <- 0
-  for (k in seq_along(g$C)) {
-    lower <- lower + g$weight[k] * cpp_epsins_cdf(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
-    upper <- upper + g$weight[k] * cpp_epsins_cdf(-t, -g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
-  }
-  list(lower = lower, upper = upper)
-}
-
-# log g(t), t recycled over the rows.
-.g_log_density <- function(g, t) {
-  t <- rep_len(t, nrow(g$mean))
-  if (g$kind == "t") {
-    s <- sqrt(g$var[, 1L] + g$noise)
-    return(stats::dt((t - g$mean[, 1L]) / s, g$df, log = TRUE) - log(s))
-  }
-  s <- g$row_scale %||% 1
-  t <- t / s
-  each <- vapply(seq_along(g$C), function(k) {
-    log(g$weight[k]) + cpp_epsins_log_density(t, g$mean[, k], g$var[, k], g$C[k], g$epsilon[k])
-  }, numeric(length(t)))
-  dim(each) <- c(length(t), length(g$C))
-  top <- apply(each, 1L, max)
-  top + log(rowSums(exp(each - top))) - log(s)
-}
-
 # Mean and variance of G: the noise has mean 0 and its own variance.
 .g_moments <- function(g) {
   noise <- if (g$kind == "t") {
@@ -111,23 +78,6 @@
   if (length(g$noise) > 1L) g$noise <- g$noise[i]
   if (!is.null(g$row_scale)) g$row_scale <- g$row_scale[i]
   g
-}
-
-# ---- the calibration map ---------------------------------------------------
-
-# The model's tail probability 2u (u = G(t) or 1 - G(t), the nearer tail) as
-# the distribution's: q^-1(2u) / 2, and the slope of q^-1 there (the
-# density's factor).  q is .calibrated_level()'s interpolation through
-# .calibration_knots(); without a calibration the identity.
-.calibration_inverse <- function(tail, v) {
-  if (is.null(tail)) return(list(value = v, slope = rep(1, length(v))))
-  knots <- .calibration_knots(tail)
-  at <- knots$at
-  p <- knots$tail
-  segment <- pmin(findInterval(v, p, rightmost.closed = TRUE), length(p) - 1L)
-  segment <- pmax(segment, 1L)
-  slope <- diff(at)[segment] / diff(p)[segment]
-  list(value = pmin(at[segment] + slope * (v - p[segment]), 1), slope = slope)
 }
 
 # ---- the object ------------------------------------------------------------
@@ -168,21 +118,15 @@
   out
 }
 
-# F(t) and 1 - F(t), and log f(t), in model units (t recycled over the
-# rows); each tail from the model's own in that tail, so that far targets
-# keep their precision.
-.d_tails <- function(d, t) {
-  tails <- .g_tails(d$g, t)
-  below <- tails$lower <= tails$upper
-  near <- .calibration_inverse(d$tail, pmin(2 * pmin(tails$lower, tails$upper), 1))$value / 2
-  list(lower = ifelse(below, near, 1 - near), upper = ifelse(below, 1 - near, near))
-}
+# F(t), 1 - F(t) and log f(t), in model units (t recycled over the rows),
+# from the core (gpsvm::predictive_at(), predictive.hpp): each tail from the
+# model's own in that tail, so that far targets keep their precision.
+.d_tails <- function(d, t) cpp_predictive_at(d$g, .d_knots(d), rep_len(as.double(t), length(d)))
 .d_cdf <- function(d, t) .d_tails(d, t)$lower
-.d_log_density <- function(d, t) {
-  tails <- .g_tails(d$g, t)
-  slope <- .calibration_inverse(d$tail, pmin(2 * pmin(tails$lower, tails$upper), 1))$slope
-  .g_log_density(d$g, t) + log(slope)
-}
+.d_log_density <- function(d, t) .d_tails(d, t)$log_density
+
+# The calibration's knots (.calibration_knots()), NULL without one.
+.d_knots <- function(d) if (!is.null(d$tail)) .calibration_knots(d$tail)
 
 #' The predictive distribution of new targets
 #'
@@ -307,58 +251,12 @@ predictive_variance <- function(d) {
 }
 
 # Mean and variance in model units: G's closed forms without a
-# calibration; with one, E_F T^k = int t^k f(t) dt by .row_integrals().
+# calibration; with one, integrals of F's density by the core's quadrature
+# (gpsvm::predictive_moments(), predictive.hpp).
 .d_moments <- function(d) {
   if (is.null(d$tail)) return(.g_moments(d$g))
-  moment <- function(k) {
-    .row_integrals(d, function(rows, t) t^k * exp(.d_log_density(d[rows], t)))
-  }
-  mass <- moment(0)
-  mean <- moment(1) / mass
-  list(mean = mean, var = pmax(moment(2) / mass - mean^2, 0))
+  cpp_predictive_integrals(d$g, .d_knots(d), NULL)
 }
-
-# int h(i, t) dt over the line for each row i of d (model units), h(rows, t)
-# vectorised.  F has a kink wherever the calibration's interpolation changes
-# slope, at the model's levels u = p_k / 2 and 1 - p_k / 2 (p_k its knots'
-# tail probabilities): Gauss-Legendre quadrature (`nodes` points) on each
-# piece between those knots (and a few quantiles of G, and the per-row
-# points `extra`, where h may jump), all rows at once; integrate() on the
-# two tails beyond the outermost knots, where h is smooth.
-.row_integrals <- function(d, h, extra = NULL, nodes = 16L) {
-  n <- length(d)
-  p <- if (is.null(d$tail)) numeric(0) else .calibration_knots(d$tail)$tail
-  p <- p[p > 0 & p < 1]
-  # the knots at tail probabilities u in each tail: the upper ones as the
-  # mirrored distribution's lower quantiles, since 1 - u rounds to 1 for a
-  # calibration tail p / 2 below 1e-16 (and F's kink there is lost)
-  u <- sort(unique(c(p / 2, 1e-4, 0.01, 0.1, 0.3, 0.5)))
-  mirrored <- d$g
-  mirrored$mean <- -mirrored$mean
-  knots <- vapply(u, function(v) .g_quantile(d$g, rep(v, n)), numeric(n))
-  upper <- vapply(u, function(v) -.g_quantile(mirrored, rep(v, n)), numeric(n))
-  knots <- matrix(cbind(knots, upper, extra), n)
-  knots <- t(apply(knots, 1L, sort))
-  pieces <- ncol(knots) - 1L
-  gl <- .gauss_legendre(nodes)
-  mid <- as.vector(knots[, -1L] + knots[, -ncol(knots)]) / 2
-  half <- as.vector(knots[, -1L] - knots[, -ncol(knots)]) / 2
-  t <- mid + outer(half, gl$node)
-  rows <- rep(seq_len(n), pieces * nodes)
-  values <- matrix(h(rows, as.vector(t)), ncol = nodes)
-  inner <- rowSums(matrix(drop(values %*% gl$weight) * half, n, pieces))
-  tails <- vapply(seq_len(n), function(i) {
-    side <- function(edge, sign) {
-      stats::integrate(function(s) h(rep(i, length(s)), edge + sign * s), 0, Inf,
-                       rel.tol = 1e-10, stop.on.error = FALSE)$value
-    }
-    side(knots[i, 1L], -1) + side(knots[i, ncol(knots)], 1)
-  }, numeric(1))
-  inner + tails
-}
-
-# k-point Gauss-Legendre quadrature on [-1, 1] (the core's gauss_rule()).
-.gauss_legendre <- function(k) cpp_gauss_rule("legendre", k)
 
 #' @export
 length.gpsvm_predictive <- function(x) nrow(x$g$mean)

@@ -452,6 +452,30 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_predictive_at
+Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP knots, Rcpp::NumericVector t);
+RcppExport SEXP _gpsvm_cpp_predictive_at(SEXP gSEXP, SEXP knotsSEXP, SEXP tSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type g(gSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type knots(knotsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type t(tSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_predictive_at(g, knots, t));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_predictive_integrals
+Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP knots, SEXP y);
+RcppExport SEXP _gpsvm_cpp_predictive_integrals(SEXP gSEXP, SEXP knotsSEXP, SEXP ySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type g(gSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type knots(knotsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type y(ySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_predictive_integrals(g, knots, y));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_rvm_fit
 Rcpp::List cpp_rvm_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::Nullable<Rcpp::List> penalty, Rcpp::Nullable<Rcpp::IntegerVector> basis);
 RcppExport SEXP _gpsvm_cpp_rvm_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP penaltySEXP, SEXP basisSEXP) {
@@ -643,6 +667,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_epsins_cdf", (DL_FUNC) &_gpsvm_cpp_epsins_cdf, 5},
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
     {"_gpsvm_cpp_gauss_rule", (DL_FUNC) &_gpsvm_cpp_gauss_rule, 2},
+    {"_gpsvm_cpp_predictive_at", (DL_FUNC) &_gpsvm_cpp_predictive_at, 3},
+    {"_gpsvm_cpp_predictive_integrals", (DL_FUNC) &_gpsvm_cpp_predictive_integrals, 3},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
     {"_gpsvm_cpp_gp_kernel_evidence", (DL_FUNC) &_gpsvm_cpp_gp_kernel_evidence, 3},

@@ -6,6 +6,7 @@
 #include <gpsvm/dense.hpp>
 #include <gpsvm/interrupt.hpp>
 #include <gpsvm/likelihoods.hpp>
+#include <gpsvm/predictive.hpp>
 
 // [[Rcpp::depends(RcppEigen)]]
 
@@ -122,6 +123,143 @@ Rcpp::List cpp_gauss_rule(std::string kind, int k) try {
   const gpsvm::GaussRule r =
       gpsvm::gauss_rule(kind == "hermite" ? gpsvm::GaussWeight::normal : gpsvm::GaussWeight::uniform, k);
   return Rcpp::List::create(Rcpp::Named("node") = r.node, Rcpp::Named("weight") = r.weight);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// ---- the predictive distribution of predict(type = "distribution") -------
+
+namespace {
+
+// G at row i of the R layer's description (R/predictive-distribution.R):
+// kind "epsins" or "t", mean and var (a row per input, a column per
+// component), weight, C and epsilon (epsins), noise (one, or one per row)
+// and df (t), row_scale (absent, or one per row).
+class TargetRows {
+ public:
+  explicit TargetRows(const Rcpp::List& g)
+      : t_(gpsvm_glue::choice(gpsvm_glue::element(g, "kind"), "kind", {"epsins", "t"}) == 1),
+        mean_(Rcpp::as<Rcpp::NumericMatrix>(gpsvm_glue::element(g, "mean"))),
+        var_(Rcpp::as<Rcpp::NumericMatrix>(gpsvm_glue::element(g, "var"))),
+        weight_(Rcpp::as<std::vector<double>>(gpsvm_glue::element(g, "weight"))) {
+    const int k = mean_.ncol();
+    if (var_.nrow() != mean_.nrow() || var_.ncol() != k || static_cast<int>(weight_.size()) != k)
+      Rcpp::stop("'mean' and 'var' need a column per component of 'weight'");
+    if (t_) {
+      noise_ = Rcpp::as<std::vector<double>>(gpsvm_glue::element(g, "noise"));
+      df_ = gpsvm_glue::number_in(gpsvm_glue::element(g, "df"), "df", 0.0, R_PosInf);
+      if (noise_.size() != 1 && static_cast<int>(noise_.size()) != mean_.nrow())
+        Rcpp::stop("'noise' must have one value or one per row");
+    } else {
+      const std::vector<double> C = Rcpp::as<std::vector<double>>(gpsvm_glue::element(g, "C"));
+      const std::vector<double> eps = Rcpp::as<std::vector<double>>(gpsvm_glue::element(g, "epsilon"));
+      if (static_cast<int>(C.size()) != k || static_cast<int>(eps.size()) != k)
+        Rcpp::stop("'C' and 'epsilon' need one value per component");
+      for (int j = 0; j < k; ++j) noise_models_.emplace_back(C[j], eps[j]);
+      if (g.containsElementNamed("row_scale") && !Rf_isNull(g["row_scale"])) {
+        row_scale_ = Rcpp::as<std::vector<double>>(g["row_scale"]);
+        if (static_cast<int>(row_scale_.size()) != mean_.nrow())
+          Rcpp::stop("'row_scale' must have one value per row");
+      }
+    }
+  }
+
+  int rows() const { return mean_.nrow(); }
+
+  gpsvm::TargetDistribution row(int i) const {
+    gpsvm::TargetDistribution d;
+    const int k = mean_.ncol();
+    d.mean.resize(k);
+    d.var.resize(k);
+    for (int j = 0; j < k; ++j) {
+      d.mean[j] = mean_(i, j);
+      d.var[j] = var_(i, j);
+    }
+    d.weight = weight_;
+    if (t_) {
+      d.kind = gpsvm::TargetDistribution::Kind::student_t;
+      d.noise_var = noise_[noise_.size() == 1 ? 0 : i];
+      d.df = df_;
+    } else {
+      d.noise = noise_models_;
+      if (!row_scale_.empty()) d.scale = row_scale_[i];
+    }
+    d.validate();
+    return d;
+  }
+
+ private:
+  bool t_;
+  Rcpp::NumericMatrix mean_, var_;
+  std::vector<double> weight_, noise_, row_scale_;
+  std::vector<gpsvm::EpsilonInsensitive> noise_models_;
+  double df_ = 0.0;
+};
+
+// The calibration's knots, list(at, tail); NULL: none.
+gpsvm::CalibrationMap calibration_from_r(SEXP knots) {
+  gpsvm::CalibrationMap map;
+  if (Rf_isNull(knots)) return map;
+  const Rcpp::List k(knots);
+  map.at = Rcpp::as<std::vector<double>>(gpsvm_glue::element(k, "at"));
+  map.tail = Rcpp::as<std::vector<double>>(gpsvm_glue::element(k, "tail"));
+  map.validate();
+  return map;
+}
+
+}  // namespace
+
+// F(t), 1 - F(t) and log f(t) of the calibrated distribution of each row
+// (gpsvm::predictive_at), t one per row.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP knots, Rcpp::NumericVector t) try {
+  const TargetRows rows(g);
+  const gpsvm::CalibrationMap map = calibration_from_r(knots);
+  if (t.size() != rows.rows()) Rcpp::stop("'t' needs one value per row");
+  Rcpp::NumericVector lower(t.size()), upper(t.size()), log_density(t.size());
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
+  for (int i = 0; i < rows.rows(); ++i) {
+    poll();
+    if (!std::isfinite(t[i])) Rcpp::stop("'t' must be finite");
+    const gpsvm::PredictivePoint p = gpsvm::predictive_at(rows.row(i), map, t[i]);
+    lower[i] = p.lower;
+    upper[i] = p.upper;
+    log_density[i] = p.log_density;
+  }
+  return Rcpp::List::create(Rcpp::Named("lower") = lower, Rcpp::Named("upper") = upper,
+                            Rcpp::Named("log_density") = log_density);
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
+
+// The mean and variance of each row's calibrated distribution
+// (gpsvm::predictive_moments), or, with targets y (one per row), their
+// CRPS (gpsvm::predictive_crps); model units.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP knots, SEXP y) try {
+  const TargetRows rows(g);
+  const gpsvm::CalibrationMap map = calibration_from_r(knots);
+  const int n = rows.rows();
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
+  if (!Rf_isNull(y)) {
+    const Rcpp::NumericVector target(y);
+    if (target.size() != n) Rcpp::stop("'y' needs one value per row");
+    Rcpp::NumericVector crps(n);
+    for (int i = 0; i < n; ++i) {
+      poll();
+      if (!std::isfinite(target[i])) Rcpp::stop("'y' must be finite");
+      crps[i] = gpsvm::predictive_crps(rows.row(i), map, target[i]);
+    }
+    return Rcpp::List::create(Rcpp::Named("crps") = crps);
+  }
+  Rcpp::NumericVector mean(n), var(n);
+  for (int i = 0; i < n; ++i) {
+    poll();
+    const gpsvm::PredictiveMoments m = gpsvm::predictive_moments(rows.row(i), map);
+    mean[i] = m.mean;
+    var[i] = m.var;
+  }
+  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

@@ -32,7 +32,7 @@ test_that("Gauss-Hermite nodes integrate polynomials of degree 2k - 1 under the 
   expect_equal(gpsvm:::.gauss_hermite(1L), list(node = 0, weight = 1))
   # Gauss-Legendre (the calibrated distributions' moments): int_{-1}^{1} u^j
   # du = 2 / (j + 1) for even j, 0 for odd, up to j = 2k - 1
-  gl <- gpsvm:::.gauss_legendre(16L)
+  gl <- gpsvm:::cpp_gauss_rule("legendre", 16L)
   expect_false(is.unsorted(gl$node))
   moments <- vapply(0:31, function(j) sum(gl$weight * gl$node^j), numeric(1))
   expect_equal(moments, ifelse(0:31 %% 2 == 0, 2 / (0:31 + 1), 0), tolerance = 1e-13)

@@ -159,15 +159,15 @@ test_that("the scores are the log density, the interval score and the CRPS of th
 # The CRPS by integrate() of the distribution's own CDF: F^2 below the
 # target, (1 - F)^2 above, in pieces between the target and the points
 # where F or 1 - F is at one of `levels` (where a calibration puts a kink
-# in F; found by uniroot() on the CDF, from m within sd).
+# in F; found by uniroot() on the CDF, from m within sd), on the scale of
+# sd (t = m + sd u), where integrate() finds the mass at any scale.
 crps_by_integrate <- function(d, y, m, sd, levels) {
-  F <- function(t) vapply(t, function(s) predictive_cdf(d, s), numeric(1))
-  kink <- function(u) {
-    uniroot(function(t) F(t) - u, c(m - sd, m + sd), extendInt = "upX", tol = 1e-12 * sd)$root
-  }
-  breaks <- c(-Inf, sort(unique(c(vapply(c(levels, 1 - levels), kink, numeric(1)), y))), Inf)
-  sum(vapply(seq_len(length(breaks) - 1L), function(j) {
-    f <- if (breaks[j] >= y) function(t) (1 - F(t))^2 else function(t) F(t)^2
+  F <- function(u) vapply(m + sd * u, function(s) predictive_cdf(d, s), numeric(1))
+  kink <- function(p) uniroot(function(u) F(u) - p, c(-1, 1), extendInt = "upX", tol = 1e-12)$root
+  at <- (y - m) / sd
+  breaks <- c(-Inf, sort(unique(c(vapply(c(levels, 1 - levels), kink, numeric(1)), at))), Inf)
+  sd * sum(vapply(seq_len(length(breaks) - 1L), function(j) {
+    f <- if (breaks[j] >= at) function(u) (1 - F(u))^2 else function(u) F(u)^2
     integrate(f, breaks[j], breaks[j + 1L], rel.tol = 1e-10, subdivisions = 2000L,
               stop.on.error = FALSE)$value
   }, numeric(1)))
@@ -197,6 +197,92 @@ test_that("the CRPS stays finite and accurate far in the tails, with a tail belo
     reference <- vapply(1:2, function(i) crps_by_integrate(d[i], y[i], m[i], sd[i], levels),
                         numeric(1))
     expect_equal(scores$crps, reference, tolerance = 1e-6)
+  }
+})
+
+test_that("the core's Student t is R's pt() and dt(), far in the tails too", {
+  z <- c(-1e4, -300, -40, -5, -1, -1e-8, 0, 1e-8, 0.5, 3, 60)
+  for (df in c(1.5, 3, 12.5, 400, 1e5)) {
+    g <- list(kind = "t", mean = matrix(0, length(z)), var = matrix(0.25, length(z)), weight = 1,
+              noise = 0.75, df = df)
+    at <- gpsvm:::cpp_predictive_at(g, NULL, z)
+    expect_equal(at$lower, pt(z, df), tolerance = 1e-12, label = paste("df", df))
+    expect_equal(at$upper, pt(-z, df), tolerance = 1e-12)
+    expect_equal(at$log_density, dt(z, df, log = TRUE), tolerance = 1e-12)
+  }
+})
+
+# A distribution made by hand (model units, no response scaling): the
+# model's own g with a calibration's tail probabilities.
+hand_distribution <- function(g, tail) {
+  structure(list(g = g, tail = tail, center = 0, scale = 1, names = NULL),
+            class = "gpsvm_predictive")
+}
+
+test_that("the calibrated moments and CRPS are integrate()'s, at tiny and huge scales", {
+  skip_on_cran()
+  # (a tail probability of 1e-6 puts 1/18 of F's mass beyond G's level
+  # 5e-7 in each tail; F's kinks at G's levels tail / 2, where F is at
+  # `levels`.  Far smaller tails test G's CDF, whose relative accuracy
+  # there bounds F's, more than the integrals)
+  tail <- c(1e-6, 0.004, 0.03, 0.03, 0.2, 0.35, 0.6, 0.9)
+  at <- gpsvm:::.calibration_knots(tail)$at
+  levels <- at[at > 0 & at < 1] / 2
+  # (integrate()'s breaks, G's quantiles, are found to 1e-14 absolute: at
+  # scales below 1e-4 they move the reference more than the tolerance)
+  for (s in c(1e-4, 1, 1e6)) {
+    cases <- list(
+      tube = gpsvm:::.epsins_distribution(s * c(0.3, -2), s^2 * c(0.5, 2), C = 4 / s,
+                                          epsilon = 0.1 * s),
+      mixture = gpsvm:::.epsins_distribution(s * rbind(c(1, 1.2, 0.8)), s^2 * rbind(c(0.2, 0.3, 1)),
+                                             C = c(1, 5, 20) / s, epsilon = c(0, 0.2, 0.5) * s,
+                                             weight = c(0.2, 0.5, 0.3)),
+      t = list(kind = "t", mean = matrix(s * 2), var = matrix(s^2 * 0.3), weight = 1,
+               noise = s^2 * 0.7, df = 6.5))
+    for (name in names(cases)) {
+      d <- hand_distribution(cases[[name]], tail)
+      for (i in seq_along(d)) {
+        di <- d[i]
+        own <- di
+        own$tail <- NULL
+        q <- sort(quantile(own, c(tail / 2, 1 - tail / 2))[1L, ])
+        q <- q[is.finite(q)]
+        q <- q[c(TRUE, diff(q) > 1e-9 * max(abs(q)))]
+        breaks <- c(-Inf, q, Inf)
+        piecewise <- function(h) {
+          sum(vapply(seq_len(length(breaks) - 1L), function(j) {
+            integrate(h, breaks[j], breaks[j + 1L], rel.tol = 1e-11, subdivisions = 2000L)$value
+          }, numeric(1)))
+        }
+        # (on the scale's units: integrate() misses mass at 1e-7)
+        f <- function(u) s * density(di[rep(1L, length(u))], s * u)
+        breaks <- breaks / s
+        m0 <- piecewise(f)
+        m1 <- s * piecewise(function(u) u * f(u)) / m0
+        m2 <- s^2 * piecewise(function(u) (u - m1 / s)^2 * f(u)) / m0
+        label <- sprintf("%s, row %d, scale %g", name, i, s)
+        expect_equal(m0, 1, tolerance = 1e-7, label = label)
+        expect_equal(mean(di), m1, tolerance = 1e-8, scale = s, label = label)
+        expect_equal(predictive_variance(di), m2, tolerance = 1e-7, label = label)
+        # the CRPS of a target near, and of one 40 standard deviations out
+        for (y in c(m1 + 0.3 * sqrt(m2), m1 - 40 * sqrt(m2))) {
+          reference <- crps_by_integrate(di, y, m1, sqrt(m2), levels)
+          expect_equal(predictive_scores(di, y = y)$crps, reference, tolerance = 1e-7,
+                       label = label)
+        }
+      }
+    }
+  }
+})
+
+test_that("a symmetric calibrated distribution's mean is its centre at any scale", {
+  tail <- c(1e-6, 0.004, 0.03, 0.2, 0.6, 0.9)
+  for (s in c(1e-12, 1e-7, 1, 1e9)) {
+    g <- gpsvm:::.epsins_distribution(s * 0.3, s^2 * 0.5, C = 4 / s, epsilon = 0.1 * s)
+    expect_equal(mean(hand_distribution(g, tail)), 0.3 * s, tolerance = 1e-10, label = s)
+    g <- list(kind = "t", mean = matrix(s * 2), var = matrix(s^2 * 0.3), weight = 1,
+              noise = s^2 * 0.7, df = 4)
+    expect_equal(mean(hand_distribution(g, tail)), 2 * s, tolerance = 1e-10, label = s)
   }
 })
 

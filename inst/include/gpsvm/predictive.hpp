@@ -1,0 +1,387 @@
+// The predictive distribution of a new target at one input, as the R
+// layer's predict(type = "distribution") describes it: the model's own
+// distribution G (a mixture of epsilon-insensitive predictives, or a
+// Student t), mapped by the interval calibration's interpolation, and the
+// integrals over it that its moments and its CRPS need.
+//
+// The calibration maps the model's tail probability 2u (u = G(t) or
+// 1 - G(t), the nearer tail) to the distribution's, q^-1(2u) / 2, q^-1
+// piecewise linear through the knots (tail[j], at[j]); the density is g(t)
+// times the slope of q^-1 there.  Each tail is computed from G's own tail
+// on that side, so that targets far out keep their precision.
+#ifndef GPSVM_PREDICTIVE_HPP
+#define GPSVM_PREDICTIVE_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "dense.hpp"
+#include "likelihoods.hpp"
+#include "special.hpp"
+
+namespace gpsvm {
+
+// ---- Student t --------------------------------------------------------------
+
+// log Gamma(x + b) - log Gamma(x), b >= 0: for x >= 15 by the difference of
+// Stirling's series, whose leading terms are taken together so that they do
+// not cancel (lgamma's own difference loses lgamma(x)'s magnitude times the
+// rounding: 1e-10 at x = 5e4, a Student t on 1e5 degrees of freedom).
+inline double log_gamma_ratio(double x, double b) {
+  if (x < 15.0) return std::lgamma(x + b) - std::lgamma(x);
+  const auto series = [](double y) {
+    const double r = 1.0 / (y * y);
+    return (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r / 1680.0))) / y;
+  };
+  return (x - 0.5) * std::log1p(b / x) + b * std::log(x + b) - b + (series(x + b) - series(x));
+}
+
+// log B(a, b) through the ratio above, the larger argument as x.
+inline double log_beta(double a, double b) {
+  const double lo = std::min(a, b), hi = std::max(a, b);
+  return std::lgamma(lo) - log_gamma_ratio(hi, lo);
+}
+
+// The regularised incomplete beta function I_x(a, b) by its continued
+// fraction (DLMF 8.17.22), evaluated by the modified Lentz method, where it
+// converges fast (x < (a + 1) / (a + b + 2)); elsewhere 1 - I_{1-x}(b, a),
+// with 1 - x given as `xc` so that it keeps its digits.
+inline double incomplete_beta_fraction(double x, double xc, double a, double b) {
+  const double tiny = 1e-300;
+  double c = 1.0, d = 0.0, f = 1.0;
+  for (int m = 0; m < 100000; ++m) {
+    for (int half = 0; half < 2; ++half) {
+      if (m == 0 && half == 0) continue;
+      const double mm = static_cast<double>(m);
+      // d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m)),
+      // d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1))
+      const double coef = half == 0
+                              ? mm * (b - mm) * x / ((a + 2.0 * mm - 1.0) * (a + 2.0 * mm))
+                              : -(a + mm) * (a + b + mm) * x / ((a + 2.0 * mm) * (a + 2.0 * mm + 1.0));
+      d = 1.0 + coef * d;
+      if (std::fabs(d) < tiny) d = tiny;
+      c = 1.0 + coef / c;
+      if (std::fabs(c) < tiny) c = tiny;
+      d = 1.0 / d;
+      f *= c * d;
+      if (std::fabs(c * d - 1.0) < 1e-16) {
+        const double log_front = a * std::log(x) + b * std::log(xc) - std::log(a) - log_beta(a, b);
+        return std::exp(log_front) / f;
+      }
+    }
+  }
+  throw std::runtime_error("the incomplete beta function's continued fraction did not converge");
+}
+
+inline double incomplete_beta(double x, double xc, double a, double b) {
+  if (x <= 0.0) return 0.0;
+  if (xc <= 0.0) return 1.0;
+  if (x < (a + 1.0) / (a + b + 2.0)) return incomplete_beta_fraction(x, xc, a, b);
+  return 1.0 - incomplete_beta_fraction(xc, x, b, a);
+}
+
+// P(T <= z) for T a Student t on df degrees of freedom: for z < 0,
+// I_{df / (df + z^2)}(df / 2, 1 / 2) / 2.
+inline double student_t_cdf(double z, double df) {
+  const double r = z * z;
+  const double tail = 0.5 * incomplete_beta(df / (df + r), r / (df + r), 0.5 * df, 0.5);
+  return z <= 0.0 ? tail : 1.0 - tail;
+}
+
+inline double student_t_log_density(double z, double df) {
+  return log_gamma_ratio(0.5 * df, 0.5) - 0.5 * std::log(df * 3.14159265358979323846) - 0.5 * (df + 1.0) * std::log1p(z * z / df);
+}
+
+// The level-p quantile, p < 1/2 (the upper ones by symmetry).
+inline double student_t_quantile(double p, double df) {
+  return invert_increasing(p, -1.0, 0.0, [&](double z) { return student_t_cdf(z, df); },
+                           [&](double z) { return std::exp(student_t_log_density(z, df)); });
+}
+
+// ---- the model's own distribution G -----------------------------------------
+
+// G at one input, in model units.  Epsilon-insensitive: components k of
+// weight w_k, latent N(mean_k, var_k) plus noise k, all of t / scale (noise
+// that varies with the inputs stretches the whole distribution by scale).
+// Student t: mean[0] + sqrt(var[0] + noise) T, T on df degrees of freedom.
+struct TargetDistribution {
+  enum class Kind { epsilon_insensitive, student_t };
+  Kind kind = Kind::epsilon_insensitive;
+  std::vector<double> mean, var, weight;
+  std::vector<EpsilonInsensitive> noise;
+  double noise_var = 0.0, df = 0.0, scale = 1.0;
+
+  struct Tails {
+    double lower, upper;  // G(t) and 1 - G(t)
+  };
+
+  void validate() const {
+    const std::size_t k = mean.size();
+    if (k == 0 || var.size() != k || weight.size() != k)
+      throw std::invalid_argument("a predictive distribution needs a mean, variance and weight per component");
+    for (std::size_t j = 0; j < k; ++j)
+      if (!std::isfinite(mean[j]) || !(var[j] >= 0.0) || !std::isfinite(var[j]) || !(weight[j] >= 0.0))
+        throw std::invalid_argument("a component's mean must be finite, its variance and weight >= 0");
+    if (!(scale > 0.0) || !std::isfinite(scale))
+      throw std::invalid_argument("a predictive distribution's scale must be positive and finite");
+    if (kind == Kind::student_t) {
+      if (k != 1) throw std::invalid_argument("a Student t predictive has one component");
+      if (!(df > 0.0) || !(var[0] + noise_var > 0.0) || !std::isfinite(noise_var))
+        throw std::invalid_argument("a Student t predictive needs df > 0 and a positive scale");
+    } else if (noise.size() != k) {
+      throw std::invalid_argument("an epsilon-insensitive predictive needs a noise per component");
+    }
+  }
+
+  double t_scale() const { return std::sqrt(var[0] + noise_var); }
+  double floored(double v) const { return v < 1e-300 ? 1e-300 : v; }
+
+  Tails tails(double t) const {
+    if (kind == Kind::student_t) {
+      const double z = (t - mean[0]) / t_scale();
+      return {student_t_cdf(z, df), student_t_cdf(-z, df)};
+    }
+    const double u = t / scale;
+    Tails out{0.0, 0.0};
+    for (std::size_t k = 0; k < mean.size(); ++k) {
+      out.lower += weight[k] * noise[k].predictive_cdf(u, mean[k], floored(var[k]));
+      out.upper += weight[k] * noise[k].predictive_cdf(-u, -mean[k], floored(var[k]));
+    }
+    return out;
+  }
+
+  double log_density(double t) const {
+    if (kind == Kind::student_t) {
+      const double s = t_scale();
+      return student_t_log_density((t - mean[0]) / s, df) - std::log(s);
+    }
+    const double u = t / scale;
+    double out = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < mean.size(); ++k) {
+      const double term = std::log(weight[k]) + noise[k].moments(u, mean[k], floored(var[k])).log_z;
+      out = log_sum_exp(out, term);
+    }
+    return out - std::log(scale);
+  }
+
+  // The level-u quantile, u < 1/2, of G (upper = false) or of the mirrored
+  // G, -t in place of t (upper = true), whose negative is G's level 1 - u
+  // with u's precision.
+  double tail_quantile(double u, bool upper) const {
+    const double sign = upper ? -1.0 : 1.0;
+    if (kind == Kind::student_t)
+      return sign * mean[0] + t_scale() * student_t_quantile(u, df);
+    std::vector<double> m(mean.size()), eps(mean.size()), c(mean.size());
+    for (std::size_t k = 0; k < mean.size(); ++k) {
+      m[k] = sign * mean[k];
+      c[k] = noise[k].C();
+      eps[k] = noise[k].epsilon();
+    }
+    return scale * epsins_mixture_quantile(u, m, var, c, eps, weight);
+  }
+
+  // A length on G's scale: its standard deviation (the t's scale).
+  double spread() const {
+    if (kind == Kind::student_t) return t_scale();
+    double second = 0.0, total = 0.0, first = 0.0;
+    for (std::size_t k = 0; k < mean.size(); ++k) {
+      total += weight[k];
+      first += weight[k] * mean[k];
+      second += weight[k] * (var[k] + noise[k].noise_variance() + mean[k] * mean[k]);
+    }
+    first /= total;
+    return scale * std::sqrt(std::max(second / total - first * first, 1e-300));
+  }
+};
+
+// ---- the calibration ------------------------------------------------------
+
+// q^-1 through the knots (tail[j], at[j]), both ascending from 0 to 1; no
+// knots: the identity.
+struct CalibrationMap {
+  std::vector<double> at, tail;
+
+  struct Point {
+    double value, slope;
+  };
+
+  void validate() const {
+    if (at.empty() && tail.empty()) return;
+    if (at.size() != tail.size() || at.size() < 2)
+      throw std::invalid_argument("a calibration needs as many levels as tail probabilities, at least 2");
+    for (std::size_t j = 0; j < at.size(); ++j) {
+      if (!(at[j] >= 0.0 && at[j] <= 1.0 && tail[j] >= 0.0 && tail[j] <= 1.0))
+        throw std::invalid_argument("a calibration's knots must lie in [0, 1]");
+      if (j > 0 && (at[j] < at[j - 1] || tail[j] < tail[j - 1]))
+        throw std::invalid_argument("a calibration's knots must ascend");
+    }
+  }
+
+  // The segment holding v: the last knot at or below v that begins a
+  // segment of positive width.
+  Point inverse(double v) const {
+    if (at.empty()) return {v, 1.0};
+    const std::size_t last = tail.size() - 2;
+    std::size_t j = static_cast<std::size_t>(std::upper_bound(tail.begin(), tail.end(), v) - tail.begin());
+    j = j == 0 ? 0 : std::min(j - 1, last);
+    while (j > 0 && !(tail[j + 1] > tail[j])) --j;
+    const double slope = (at[j + 1] - at[j]) / (tail[j + 1] - tail[j]);
+    return {std::min(at[j] + slope * (v - tail[j]), 1.0), slope};
+  }
+
+  // The model's tail levels u = tail / 2 at the knots strictly inside (0, 1).
+  std::vector<double> tail_levels() const {
+    std::vector<double> out;
+    for (double p : tail)
+      if (p > 0.0 && p < 1.0) out.push_back(0.5 * p);
+    return out;
+  }
+};
+
+// ---- the calibrated distribution F -------------------------------------------
+
+struct PredictivePoint {
+  double lower, upper, log_density;  // F(t), 1 - F(t), log f(t)
+};
+
+inline PredictivePoint predictive_at(const TargetDistribution& g, const CalibrationMap& map,
+                                     double t) {
+  const TargetDistribution::Tails tails = g.tails(t);
+  const bool below = tails.lower <= tails.upper;
+  const CalibrationMap::Point p =
+      map.inverse(std::min(2.0 * std::min(tails.lower, tails.upper), 1.0));
+  const double near = 0.5 * p.value;
+  return {below ? near : 1.0 - near, below ? 1.0 - near : near,
+          g.log_density(t) + std::log(p.slope)};
+}
+
+// int h(t) dt over the line, h's values an array of N (the moments' three
+// integrands share each evaluation of F).  F has a kink wherever the
+// calibration's interpolation changes slope, at G's levels u_j = tail_j / 2
+// and 1 - u_j: Gauss-Legendre quadrature on each piece between those
+// points (and a few quantiles of G, and `extra`, where h may jump); beyond
+// the outermost, where h is smooth, t = edge +- spread x / (1 - x) maps
+// each tail onto [0, 1).  A piece whose rule disagrees with the rule of
+// half as many nodes by more than 1e-12 of int |h| between the knots is
+// halved: the piece from a target far out to the nearest knot is long,
+// with F's rise at one end.
+template <int N>
+using PredictiveValues = Eigen::Array<double, N, 1>;
+
+class PredictiveQuadrature {
+ public:
+  PredictiveQuadrature(const TargetDistribution& g, const CalibrationMap& map, int nodes = 16)
+      : fine_(gauss_rule(GaussWeight::uniform, nodes)),
+        coarse_(gauss_rule(GaussWeight::uniform, nodes / 2)),
+        spread_(g.spread()) {
+    std::vector<double> u = map.tail_levels();
+    for (double v : {1e-4, 0.01, 0.1, 0.3, 0.5}) u.push_back(v);
+    std::sort(u.begin(), u.end());
+    u.erase(std::unique(u.begin(), u.end()), u.end());
+    for (double v : u) {
+      knots_.push_back(g.tail_quantile(v, false));
+      knots_.push_back(-g.tail_quantile(v, true));
+    }
+    std::sort(knots_.begin(), knots_.end());
+  }
+
+  template <int N, class H>
+  PredictiveValues<N> integral(const H& h,
+                               double extra = std::numeric_limits<double>::quiet_NaN()) const {
+    std::vector<double> at = knots_;
+    if (std::isfinite(extra)) at.insert(std::upper_bound(at.begin(), at.end(), extra), extra);
+    const std::size_t pieces = at.size() - 1;
+    std::vector<PredictiveValues<N>> piece(pieces);
+    PredictiveValues<N> size = PredictiveValues<N>::Zero();
+    for (std::size_t j = 0; j < pieces; ++j) piece[j] = rule_on<N>(fine_, h, at[j], at[j + 1], &size);
+    const PredictiveValues<N> tol = 1e-12 * size + 1e-300;
+    PredictiveValues<N> out = PredictiveValues<N>::Zero();
+    for (std::size_t j = 0; j < pieces; ++j) out += refine<N>(h, at[j], at[j + 1], piece[j], tol, 40);
+    return out + tail<N>(h, at.front(), -1.0, tol) + tail<N>(h, at.back(), 1.0, tol);
+  }
+
+ private:
+  template <int N, class G>
+  PredictiveValues<N> rule_on(const GaussRule& rule, const G& g, double a, double b,
+                              PredictiveValues<N>* size = nullptr) const {
+    const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
+    PredictiveValues<N> out = PredictiveValues<N>::Zero();
+    for (Eigen::Index k = 0; k < rule.node.size(); ++k) {
+      const PredictiveValues<N> v = rule.weight[k] * half * g(mid + half * rule.node[k]);
+      out += v;
+      if (size) *size += v.abs();
+    }
+    return out;
+  }
+
+  template <int N, class G>
+  PredictiveValues<N> refine(const G& g, double a, double b, const PredictiveValues<N>& whole,
+                             const PredictiveValues<N>& tol, int depth) const {
+    if (depth == 0 || ((whole - rule_on<N>(coarse_, g, a, b)).abs() <= tol).all()) return whole;
+    const double mid = 0.5 * (a + b);
+    return refine<N>(g, a, mid, rule_on<N>(fine_, g, a, mid), tol, depth - 1) +
+           refine<N>(g, mid, b, rule_on<N>(fine_, g, mid, b), tol, depth - 1);
+  }
+
+  // int_0^inf h(edge + sign s) ds; the first pieces halve towards the edge,
+  // where the tail's mass is.
+  template <int N, class H>
+  PredictiveValues<N> tail(const H& h, double edge, double sign,
+                           const PredictiveValues<N>& tol) const {
+    const auto g = [&](double x) -> PredictiveValues<N> {
+      const double rest = 1.0 - x;
+      return h(edge + sign * spread_ * x / rest) * (spread_ / (rest * rest));
+    };
+    PredictiveValues<N> out = PredictiveValues<N>::Zero();
+    double hi = 1.0;
+    for (int piece = 0; piece <= 10; ++piece) {
+      const double lo = piece == 10 ? 0.0 : 0.5 * hi;
+      out += refine<N>(g, lo, hi, rule_on<N>(fine_, g, lo, hi), tol, 40);
+      hi = lo;
+    }
+    return out;
+  }
+
+  GaussRule fine_, coarse_;
+  double spread_;
+  std::vector<double> knots_;
+};
+
+struct PredictiveMoments {
+  double mean, var;
+};
+
+// E_F T and Var_F T by the quadrature (divided by its total mass, which
+// absorbs the quadrature's error in it).  A Student t on df <= 2 degrees of
+// freedom has no variance, on df <= 1 no mean.
+inline PredictiveMoments predictive_moments(const TargetDistribution& g, const CalibrationMap& map) {
+  if (g.kind == TargetDistribution::Kind::student_t && g.df <= 1.0)
+    throw std::invalid_argument("a Student t predictive on df <= 1 degrees of freedom has no mean");
+  const PredictiveQuadrature quad(g, map);
+  const PredictiveValues<3> m = quad.integral<3>([&](double t) {
+    const double f = std::exp(predictive_at(g, map, t).log_density);
+    return PredictiveValues<3>(f, t * f, t * t * f);
+  });
+  const double mean = m[1] / m[0];
+  if (g.kind == TargetDistribution::Kind::student_t && g.df <= 2.0)
+    return {mean, std::numeric_limits<double>::infinity()};
+  return {mean, std::max(m[2] / m[0] - mean * mean, 0.0)};
+}
+
+// The CRPS of target y: int_-inf^y F^2 + int_y^inf (1 - F)^2.
+inline double predictive_crps(const TargetDistribution& g, const CalibrationMap& map, double y) {
+  const PredictiveQuadrature quad(g, map);
+  return quad.integral<1>(
+      [&](double t) {
+        const PredictivePoint p = predictive_at(g, map, t);
+        return PredictiveValues<1>::Constant(t < y ? p.lower * p.lower : p.upper * p.upper);
+      },
+      y)[0];
+}
+
+}  // namespace gpsvm
+
+#endif  // GPSVM_PREDICTIVE_HPP
