@@ -187,13 +187,7 @@ class EpPart {
     if (q.update) {
       if (r_.mean.size() != targets_.size())
         throw std::logic_error("a part was asked to sweep before its marginals were set");
-      const Eigen::VectorXd x = q.record ? ep_detail::stacked_sites(r_) : Eigen::VectorXd();
-      ep_detail::parallel_sweep(targets_, lik_, q.damping, r_);
-      if (q.record) {
-        const Eigen::VectorXd g = ep_detail::stacked_sites(r_);
-        out.pinned = !ep_detail::extrapolable(g);
-        out.normal = mixer_.record(x, g);
-      }
+      sweep(q.damping, q.record, false, out);
     }
     Eigen::VectorXd tau = r_.site_precision, nu = r_.site_nu;
     if (q.perturbed) ep_detail::perturb_by_rounding(tau, nu, first_);
@@ -225,16 +219,9 @@ class EpPart {
     if (q.ahead) {
       kept_tau_ = r_.site_precision;
       kept_nu_ = r_.site_nu;
-      const Eigen::VectorXd x = q.record ? ep_detail::stacked_sites(r_) : Eigen::VectorXd();
-      ep_detail::parallel_sweep(targets_, lik_, q.ahead_damping, r_);
-      if (q.record) {
-        const Eigen::VectorXd g = ep_detail::stacked_sites(r_);
-        out.pinned = !ep_detail::extrapolable(g);
-        out.normal = mixer_.record(x, g, true);
-        kept_recorded_ = true;
-      } else {
-        out.sums = prior_.site_sums(r_.site_precision, r_.site_nu, interrupt, false);
-      }
+      sweep(q.ahead_damping, q.record, true, out);
+      kept_recorded_ = q.record;
+      if (!q.record) out.sums = prior_.site_sums(r_.site_precision, r_.site_nu, interrupt, false);
     }
     out.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -249,6 +236,17 @@ class EpPart {
   const InducingBasis& basis() const { return basis_; }
 
  private:
+  // A parallel sweep at step d; with `record`, its (x, g) added to the
+  // history (undoably) and the rows' normal equations in out.
+  void sweep(double d, bool record, bool undoable, PartReply& out) {
+    const Eigen::VectorXd x = record ? ep_detail::stacked_sites(r_) : Eigen::VectorXd();
+    ep_detail::parallel_sweep(targets_, lik_, d, r_);
+    if (!record) return;
+    const Eigen::VectorXd g = ep_detail::stacked_sites(r_);
+    out.pinned = !ep_detail::extrapolable(g);
+    out.normal = mixer_.record(x, g, undoable);
+  }
+
   const Eigen::MatrixXd x_;
   const Eigen::VectorXd targets_;
   const Likelihood lik_;
