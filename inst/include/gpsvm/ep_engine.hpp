@@ -282,6 +282,7 @@ class AndersonMixer {
     df_.clear();
     last_g_.resize(0);
     last_f_.resize(0);
+    undo_ = Undo();
   }
 
   // Records the pair (x, g = g(x)) and returns the extrapolated iterate
@@ -303,15 +304,31 @@ class AndersonMixer {
   // rows of the iterate.
   // record(): the pair added to the history; returns [dF'dF | dF'f]
   // (k x (k + 1), k the history's length, sums over x's entries).
-  Eigen::MatrixXd record(const Eigen::VectorXd& x, const Eigen::VectorXd& g) {
+  // `undoable`: what the pair displaces is kept until the next record() or
+  // reset(), so that unrecord() can put the history back as it was (a part
+  // that recorded a sweep ahead the driver then did not take).
+  Eigen::MatrixXd record(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                         bool undoable = false) {
     const Eigen::VectorXd f = g - x;
+    undo_ = Undo();
+    undo_.valid = undoable;
     if (last_f_.size() == f.size()) {
       if (static_cast<int>(df_.size()) == memory_) {
+        if (undoable) {
+          undo_.evicted = true;
+          undo_.dg = std::move(dg_.front());
+          undo_.df = std::move(df_.front());
+        }
         dg_.erase(dg_.begin());
         df_.erase(df_.begin());
       }
       dg_.push_back(g - last_g_);
       df_.push_back(f - last_f_);
+      undo_.pushed = true;
+    }
+    if (undoable) {
+      undo_.last_g = std::move(last_g_);
+      undo_.last_f = std::move(last_f_);
     }
     last_g_ = g;
     last_f_ = f;
@@ -344,13 +361,35 @@ class AndersonMixer {
     return next;
   }
 
+  // The history as before the last record(x, g, true).
+  void unrecord() {
+    if (!undo_.valid) throw std::logic_error("no undoable record to undo");
+    if (undo_.pushed) {
+      dg_.pop_back();
+      df_.pop_back();
+    }
+    if (undo_.evicted) {
+      dg_.insert(dg_.begin(), std::move(undo_.dg));
+      df_.insert(df_.begin(), std::move(undo_.df));
+    }
+    last_g_ = std::move(undo_.last_g);
+    last_f_ = std::move(undo_.last_f);
+    undo_ = Undo();
+  }
+
   // Whether the last mix() extrapolated (had a history).
   bool extrapolating() const { return !df_.empty(); }
 
  private:
+  // what an undoable record() displaced
+  struct Undo {
+    bool valid = false, pushed = false, evicted = false;
+    Eigen::VectorXd dg, df, last_g, last_f;
+  };
   int memory_;
   std::vector<Eigen::VectorXd> dg_, df_;
   Eigen::VectorXd last_g_, last_f_;
+  Undo undo_;
 };
 
 // One parallel sweep: every site from the cavities of the current posterior.

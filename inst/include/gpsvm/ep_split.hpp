@@ -18,7 +18,8 @@
 // (AndersonMixer::record()) and replies its rows' terms of the k x k normal
 // equations; the driver solves their sum for gamma and sends it with the
 // next sums, and each part forms its rows of the extrapolated sites.  One
-// more exchange per sweep (the sweep, replying k x (k + 1) numbers).
+// more exchange per sweep (the sweep, replying k x (k + 1) numbers), unless
+// the parts took that sweep ahead (below).
 //
 // Sweeping ahead: in the parallel schedule a sweep's two exchanges are a
 // chain (the driver needs every part's sums to factor, every part needs the
@@ -35,6 +36,13 @@
 // probe, the end of the run) first puts the kept sites back, so the sites
 // and every number of the run are those of the run without sweeping ahead;
 // a wrong guess costs one sums pass, and the last sweep's guess one more.
+// The accelerated schedule's step stays d (it halves only after ten sweeps
+// without a new lowest residual), so there the marginals' request asks each
+// part to take the next sweep at d and record it (AndersonMixer::record(),
+// undoably), replying its rows' normal equations: the exchange of
+// accelerated() is saved, two exchanges a sweep instead of three, and a
+// miss (another step, a reset of the history, the end of the run) puts back
+// the sites and the history.
 // The choice depends on timing alone, never on the numbers.
 //
 // The sequential schedule, and so the other schedules' fallback to it,
@@ -93,7 +101,8 @@ struct PartRequest {
   Eigen::VectorXd beta;
   bool finish = false;  // cavities and the rows' evidence terms
   bool ahead = false;   // with marginals: sweep at ahead_damping, reply with the sums
-  double ahead_damping = 1.0;
+  double ahead_damping = 1.0;  // (ahead with record: the sweep recorded, the normal
+                               // equations replied instead of the sums)
 };
 
 struct PartReply {
@@ -167,21 +176,18 @@ class EpPart {
         throw std::logic_error("a part was asked to undo a sweep ahead it did not take");
       r_.site_precision = std::move(kept_tau_);
       r_.site_nu = std::move(kept_nu_);
-      kept_tau_.resize(0);
-      kept_nu_.resize(0);
+      if (kept_recorded_) mixer_.unrecord();
     }
+    // (without undo, a sweep ahead was taken: what it kept is not needed)
+    kept_tau_.resize(0);
+    kept_nu_.resize(0);
+    kept_recorded_ = false;
     if (q.reset) mixer_.reset();
     if (q.apply) ep_detail::set_stacked_sites(mixer_.combination(q.gamma), r_);
     if (q.update) {
       if (r_.mean.size() != targets_.size())
         throw std::logic_error("a part was asked to sweep before its marginals were set");
-      const Eigen::VectorXd x = q.record ? ep_detail::stacked_sites(r_) : Eigen::VectorXd();
-      ep_detail::parallel_sweep(targets_, lik_, q.damping, r_);
-      if (q.record) {
-        const Eigen::VectorXd g = ep_detail::stacked_sites(r_);
-        out.pinned = !ep_detail::extrapolable(g);
-        out.normal = mixer_.record(x, g);
-      }
+      sweep(q.damping, q.record, false, out);
     }
     Eigen::VectorXd tau = r_.site_precision, nu = r_.site_nu;
     if (q.perturbed) ep_detail::perturb_by_rounding(tau, nu, first_);
@@ -213,8 +219,9 @@ class EpPart {
     if (q.ahead) {
       kept_tau_ = r_.site_precision;
       kept_nu_ = r_.site_nu;
-      ep_detail::parallel_sweep(targets_, lik_, q.ahead_damping, r_);
-      out.sums = prior_.site_sums(r_.site_precision, r_.site_nu, interrupt, false);
+      sweep(q.ahead_damping, q.record, true, out);
+      kept_recorded_ = q.record;
+      if (!q.record) out.sums = prior_.site_sums(r_.site_precision, r_.site_nu, interrupt, false);
     }
     out.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -229,6 +236,17 @@ class EpPart {
   const InducingBasis& basis() const { return basis_; }
 
  private:
+  // A parallel sweep at step d; with `record`, its (x, g) added to the
+  // history (undoably) and the rows' normal equations in out.
+  void sweep(double d, bool record, bool undoable, PartReply& out) {
+    const Eigen::VectorXd x = record ? ep_detail::stacked_sites(r_) : Eigen::VectorXd();
+    ep_detail::parallel_sweep(targets_, lik_, d, r_);
+    if (!record) return;
+    const Eigen::VectorXd g = ep_detail::stacked_sites(r_);
+    out.pinned = !ep_detail::extrapolable(g);
+    out.normal = mixer_.record(x, g, undoable);
+  }
+
   const Eigen::MatrixXd x_;
   const Eigen::VectorXd targets_;
   const Likelihood lik_;
@@ -240,6 +258,7 @@ class EpPart {
   ep_detail::AndersonMixer mixer_;
   EpResult r_;
   Eigen::VectorXd kept_tau_, kept_nu_;  // the sites before a sweep ahead
+  bool kept_recorded_ = false;          // and the sweep ahead was recorded
 };
 
 // The driver's side: asks every holder of parts (a worker), in the holders'
@@ -259,7 +278,8 @@ class SplitSweeps {
       : parts_(parts), rank_(rank), r_(r) {}
 
   void refresh() {
-    if (pending_ && ahead_taken_ && damping_ == ahead_damping_ && !reset_ && !apply_) {
+    if (pending_ && ahead_taken_ && !ahead_recorded_ && damping_ == ahead_damping_ && !reset_ &&
+        !apply_) {
       // the parts swept ahead at this step: their sums are here
       pending_ = ahead_taken_ = false;
       change_ = factored_marginals(ahead_sums_, false, r_);
@@ -281,18 +301,30 @@ class SplitSweeps {
   void parallel(double d) {
     pending_ = true;  // asked with the next refresh's sums: one exchange
     parallel_ = true;
+    accelerated_ = false;
     damping_ = d;
   }
   // As LocalSweeps::accelerated(): the parts sweep and record; the
   // extrapolated sites (or the history's reset) go with the next refresh.
+  // A sweep the parts took ahead at this step (see above) is taken here,
+  // without an exchange.
   bool accelerated(double d, bool extrapolate) {
     parallel_ = false;
-    PartRequest q;
-    q.reset = reset_;
-    reset_ = false;
-    q.update = q.record = true;
-    q.damping = d;
-    const PartReply reply = ask(q);
+    accelerated_ = true;
+    damping_ = d;
+    PartReply reply;
+    if (ahead_taken_ && ahead_recorded_ && !reset_ && d == ahead_damping_) {
+      ahead_taken_ = false;
+      reply.normal = std::move(ahead_normal_);
+      reply.pinned = ahead_pinned_;
+    } else {
+      PartRequest q;
+      q.reset = reset_;
+      reset_ = false;
+      q.update = q.record = true;
+      q.damping = d;
+      reply = ask(q);
+    }
     const Eigen::Index k = reply.normal.rows();
     if (reply.normal.cols() != k + 1)
       throw std::runtime_error("the parts replied with no history of the sweep");
@@ -343,6 +375,7 @@ class SplitSweeps {
     for (const PartReply& p : replies) work = std::max(work, p.seconds);
     overhead_ = std::max(0.0, wall - work);
     if (q.update && q.sums && !q.perturbed) sums_work_ = work;
+    if (q.update && q.record) record_work_ = work;
     return combine(replies);
   }
   // The sums asked with q, factored into post; then the marginals (of the
@@ -362,15 +395,27 @@ class SplitSweeps {
     m.perturbed = perturbed;
     m.chol = post.chol;
     m.beta = post.low_rank_mean;
-    m.ahead = parallel_ && !perturbed && overhead_ > kAheadShare * sums_work_;
-    m.ahead_damping = ep_detail::grown_damping(damping_);
+    // (accelerated: a miss wastes the parts' sweep and record, the work of
+    // the exchange it would save)
+    m.ahead = !perturbed && (parallel_ ? overhead_ > kAheadShare * sums_work_
+                                       : accelerated_ && overhead_ > kAheadShare * record_work_);
+    m.record = m.ahead && !parallel_;
+    m.ahead_damping = parallel_ ? ep_detail::grown_damping(damping_) : damping_;
     const PartReply marginal = ask(m);
-    if (m.ahead) {
+    if (m.ahead && m.record) {
+      if (marginal.normal.cols() != marginal.normal.rows() + 1)
+        throw std::runtime_error("the parts replied with no history of their sweep ahead");
+      ahead_normal_ = marginal.normal;
+      ahead_pinned_ = marginal.pinned;
+    } else if (m.ahead) {
       if (marginal.sums.rows() != rank_ || marginal.sums.cols() != rank_ + 1)
         throw std::runtime_error("the parts replied with no sums of their sweep ahead");
       ahead_sums_ = marginal.sums;
+    }
+    if (m.ahead) {
       ahead_damping_ = m.ahead_damping;
       ahead_taken_ = true;
+      ahead_recorded_ = m.record;
     }
     post.log_det_half = post.chol.diagonal().array().log().sum() + marginal.log_det;
     return marginal.change;
@@ -382,16 +427,20 @@ class SplitSweeps {
   bool pending_ = false;
   double damping_ = 1.0;
   bool parallel_ = false;  // the last sweep was a parallel one
+  bool accelerated_ = false;  // an accelerated one
   bool reset_ = false;  // asked with the next request
   bool apply_ = false;
   Eigen::VectorXd gamma_;
   double change_ = 0.0;
   // the sweep ahead the parts took (see above), and the timing that decides it
   bool ahead_taken_ = false;
+  bool ahead_recorded_ = false;  // (accelerated: its normal equations, else its sums)
   double ahead_damping_ = 1.0;
-  Eigen::MatrixXd ahead_sums_;
+  Eigen::MatrixXd ahead_sums_, ahead_normal_;
+  bool ahead_pinned_ = false;
   double overhead_ = 0.0;
   double sums_work_ = std::numeric_limits<double>::infinity();
+  double record_work_ = std::numeric_limits<double>::infinity();
 };
 
 // EP from sites at 0 over parts held apart, the parallel and accelerated

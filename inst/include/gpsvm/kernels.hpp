@@ -641,6 +641,14 @@ class KernelEvaluator {
     MatrixXd k(z.rows(), size());
     for (Index j = 0; j < size(); ++j) {
       poll();
+      if (order == 0) {
+        // the values themselves (what derivative() returns at order 0),
+        // without its checks per entry: a FITC fit whose factor is not held
+        // computes its rows here twice a sweep
+        for (Index i = 0; i < z.rows(); ++i)
+          k(i, j) = kernel_(zt.col(i).data(), point(j), dimension());
+        continue;
+      }
       for (Index i = 0; i < z.rows(); ++i) {
         k(i, j) = kernel_.derivative(zt.col(i).data(), point(j), dimension(), order, coord);
       }
