@@ -92,7 +92,8 @@ inline double student_t_cdf(double z, double df) {
 }
 
 inline double student_t_log_density(double z, double df) {
-  return log_gamma_ratio(0.5 * df, 0.5) - 0.5 * std::log(df * 3.14159265358979323846) - 0.5 * (df + 1.0) * std::log1p(z * z / df);
+  return log_gamma_ratio(0.5 * df, 0.5) - 0.5 * std::log(df * 3.14159265358979323846) -
+         0.5 * (df + 1.0) * std::log1p(z * z / df);
 }
 
 // The level-p quantile, p < 1/2 (the upper ones by symmetry).
@@ -299,7 +300,7 @@ class PredictiveQuadrature {
     for (std::size_t j = 0; j < pieces; ++j) piece[j] = rule_on<N>(fine_, h, at[j], at[j + 1], &size);
     const PredictiveValues<N> tol = 1e-12 * size + 1e-300;
     PredictiveValues<N> out = PredictiveValues<N>::Zero();
-    for (std::size_t j = 0; j < pieces; ++j) out += refine<N>(h, at[j], at[j + 1], piece[j], tol, 40);
+    for (std::size_t j = 0; j < pieces; ++j) out += refine<N>(h, at[j], at[j + 1], piece[j], tol, kMaxHalvings);
     return out + tail<N>(h, at.front(), -1.0, tol) + tail<N>(h, at.back(), 1.0, tol);
   }
 
@@ -339,12 +340,17 @@ class PredictiveQuadrature {
     double hi = 1.0;
     for (int piece = 0; piece <= 10; ++piece) {
       const double lo = piece == 10 ? 0.0 : 0.5 * hi;
-      out += refine<N>(g, lo, hi, rule_on<N>(fine_, g, lo, hi), tol, 40);
+      out += refine<N>(g, lo, hi, rule_on<N>(fine_, g, lo, hi), tol, kMaxHalvings);
       hi = lo;
     }
     return out;
   }
 
+  // A piece is halved at most this often (to 1e-6 of its length): a
+  // quadrature that cannot settle, on an integrand whose rounding noise
+  // exceeds the tolerance, ends after a bounded count of evaluations
+  // instead of 2^depth.
+  static constexpr int kMaxHalvings = 20;
   GaussRule fine_, coarse_;
   double spread_;
   std::vector<double> knots_;
