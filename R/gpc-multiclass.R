@@ -1,5 +1,5 @@
 # The joint K-class classifier of gpc() (multiclass = "joint", the default
-# for three or more classes with method = "tap"): K latent functions with
+# beyond the size rule ovr_max_nk): K latent functions with
 # one kernel, one noise and one bias, the multinomial probit likelihood, and
 # the variational approximation of Girolami and Rogers (2006), whose
 # posterior covariance is the same for every class (the core:

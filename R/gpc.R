@@ -246,9 +246,13 @@
 #' @param method `"tap"` (TAP mean field / expectation propagation, the
 #'   default) or `"naive"` (the naive mean-field equations (17.40)).
 #' @param multiclass With three or more classes and `method = "tap"`:
-#'   `"ovr"` (the default) fits one binary model per class against the
-#'   rest; `"joint"` fits one model of all the classes (see "The joint
-#'   multi-class model" below), with one evidence ([logLik()][logLik.gpsvm_gpc]).
+#'   `"ovr"` fits one binary model per class against the rest; `"joint"`
+#'   fits one model of all the classes (see "The joint multi-class model"
+#'   below), with one evidence ([logLik()][logLik.gpsvm_gpc]). `NULL` (the
+#'   default) chooses by size: `"ovr"` while the observations times the
+#'   classes are at most `ovr_max_nk` (10000; see [gpsvm_size_policy]), and
+#'   `"joint"` beyond, or `"ovr"` when `kappa` is positive or searched; the fit's plan
+#'   records the choice and a message says when the joint model was chosen.
 #'   Ignored for two classes and for `method = "naive"` (always one against
 #'   the rest).
 #' @param control Solver settings from [gpc_control()].
@@ -366,14 +370,14 @@ gpc <- function(x, ...) UseMethod("gpc")
 gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bias = 1,
                         method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
                         optimize = NULL, inducing = NULL, search = search_control(),
-                        multiclass = c("ovr", "joint"), ...) {
+                        multiclass = NULL, ...) {
   .check_dots_empty(...)
-  multiclass <- .match_choice(multiclass)
   noise_given <- !is.null(noise)
   noise <- if (noise_given) .check_number(noise, "noise", lower = 0) else .gpc_default_noise
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)
   if (kappa >= 0.5) .stop("'kappa' must lie in [0, 0.5): at 1/2 the labels carry no information")
   method <- .match_choice(method)
+  multiclass <- .gpc_multiclass(multiclass, method, kappa, optimize, NROW(x), .class_count(y))
   optimize <- .gpc_automatic_search(optimize, method, kernel, noise_given, NROW(x),
                                     .class_count(y))
   rows <- attr(optimize, "rows")
@@ -399,7 +403,24 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
     if (method == "naive") .warn_coarse_tol(binary)
     binary
   }, fit_joint = joint)
+  fit$size_ruled_multiclass <- attr(multiclass, "rule")
   .with_plan(fit, "gpc():")
+}
+
+# The multi-class model: the call's, or for NULL by size.  One model per
+# class against the rest costs K evidence searches, and it gave the lower
+# held-out log loss on the small sets measured, so it stays the default up
+# to ovr_max_nk rows times classes; beyond, the joint model's one search
+# serves all K (the kappa of one-vs-rest keeps it, the joint model has
+# none).  The attribute "rule" is TRUE where the size rule decided.
+.gpc_multiclass <- function(multiclass, method, kappa, optimize, n, classes) {
+  if (!is.null(multiclass)) {
+    return(structure(.match_choice(multiclass, c("ovr", "joint")), rule = FALSE))
+  }
+  decided <- method == "tap" && classes > 2L && kappa == 0 &&
+    !(is.character(optimize) && "kappa" %in% optimize)
+  joint <- decided && n * classes > .size_rule("ovr_max_nk")
+  structure(if (joint) "joint" else "ovr", rule = decided)
 }
 
 # The noise variance when the call gives none and no search chooses it.

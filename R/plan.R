@@ -100,8 +100,22 @@ gpsvm_plan <- function(object) {
 
 .plan_rows.gpsvm_classifier <- function(fit) {
   n <- length(fit$classes)
-  c(list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n)), .plan_factor(fit, n),
-    .plan_partitions(fit))
+  c(.plan_multiclass(fit, n), list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n)),
+    .plan_factor(fit, n), .plan_partitions(fit))
+}
+
+# gpc()'s model of three or more classes, where its size rule chose it.
+.plan_multiclass <- function(fit, n) {
+  if (!isTRUE(fit$size_ruled_multiclass)) return(NULL)
+  K <- length(fit$levels)
+  joint <- identical(fit$multiclass, "joint")
+  limit <- .size_rule("ovr_max_nk")
+  list(.plan_row("multiclass",
+                 if (joint) sprintf("one joint model of the %d classes", K) else
+                   sprintf("one model per class against the rest (%d models)", K),
+                 sprintf("size rule ovr_max_nk (n x K = %d x %d %s %d)", n, K,
+                         if (joint) ">" else "<=", limit),
+                 "ovr_max_nk", exact = !joint))
 }
 
 # The kernel: weighed among candidates by an evidence, or as the call or

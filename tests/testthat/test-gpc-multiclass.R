@@ -323,6 +323,32 @@ test_that("the joint model refuses what it does not have", {
   expect_error(gpc(Species ~ ., iris, multiclass = "both"), "multiclass")
 })
 
+test_that("by default the classes are fitted against the rest up to ovr_max_nk, jointly beyond", {
+  small <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05)
+  expect_null(small$multiclass)
+  plan <- gpsvm_plan(small)
+  row <- plan[plan$step == "multiclass", ]
+  expect_identical(row$size_rule, "ovr_max_nk")
+  expect_true(row$exact)
+  expect_match(row$by, "n x K = 150 x 3 <= 10000", fixed = TRUE)
+  op <- options(gpsvm.size_policy = list(ovr_max_nk = 449))
+  on.exit(options(op), add = TRUE)
+  expect_message(big <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05),
+                 "multiclass: one joint model of the 3 classes")
+  expect_s3_class(big, "gpsvm_gpc_joint")
+  row <- gpsvm_plan(big)[gpsvm_plan(big)$step == "multiclass", ]
+  expect_false(row$exact)
+  expect_match(row$by, "150 x 3 > 449", fixed = TRUE)
+  asked <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05, multiclass = "joint")
+  expect_equal(predict(big, iris, type = "prob"), predict(asked, iris, type = "prob"))
+  expect_false("multiclass" %in% gpsvm_plan(asked)$step)
+  # the joint model has no flip noise: a kappa keeps one-vs-rest
+  flip <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05, kappa = 0.01,
+              optimize = FALSE)
+  expect_null(flip$multiclass)
+  expect_output(print(big), "one joint model")
+})
+
 test_that("a binary gpc() search records its plan", {
   set.seed(7)
   x <- matrix(stats::rnorm(120), 60, 2)
