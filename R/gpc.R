@@ -125,7 +125,9 @@
 #' the most probable class (the argmax of `predict(type = "prob")`).
 #'
 #' K classes cost K fits. Under a [future::plan()] the classes' models
-#' run in parallel (see [gpsvm_parallel]).
+#' run in parallel (see [gpsvm_parallel]). Beyond the size rule
+#' `ovr_max_nk` (observations times classes; [gpsvm_size_policy]) the
+#' default is the joint model below instead.
 #'
 #' @section The joint multi-class model:
 #' `multiclass = "joint"` fits K latent functions with one kernel, one bias
@@ -221,7 +223,7 @@
 #'   (0.242 to 0.253), and was over-confident on Glass (0.84 against 0.71)
 #'   and Vehicle (0.88 against 0.83).
 #' * On mlbench's LetterRecognition (14000 training cases, 16 inputs, 26
-#'   classes) the one-vs-rest default took 259 s, against 7 s for [svc()]
+#'   classes) one-vs-rest (then the default) took 259 s, against 7 s for [svc()]
 #'   and for `e1071::svm()`, at held-out accuracy 0.930 (svc() 0.952, e1071
 #'   0.941, kernlab 0.930).
 #' * The joint model (`bench/bench-multiclass.R`): on three 2/3 : 1/3
