@@ -504,6 +504,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           inducing = NULL, search = search_control(), bias = NULL,
                           calibration_folds = NULL, noise = "constant", ...) {
   .check_dots_empty(...)
+  on.exit(.forget_mfsvr_prior())
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
@@ -528,9 +529,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
     }
-    if (is.null(z) && control$algorithm == "ep") {
-      z <- .automatic_approximation(x, kernel, control$rank_tol)
-    }
+    if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
       # a search of the width too (optimize = TRUE) runs on the kernel and
@@ -609,7 +608,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
 # NULL where the default weighs no kernels (a low-rank prior).
 .mfsvr_default_fit <- function(x, y, epsilon, control, bias, scale, search) {
   kernel <- .resolve_kernel(rbf_kernel(), x)
-  if (!is.null(.automatic_approximation(x, kernel, control$rank_tol))) return(NULL)
+  if (!is.null(.mfsvr_approximation(x, kernel, control))) return(NULL)
   kernels <- .kernel_candidates(kernel, x, TRUE, linear = TRUE, matern = TRUE)
   .fit_with_bias(.mfsvr_default_at(x, y, epsilon, control, search), kernels, bias %||% 0,
                  choose = is.null(bias) && .bias_by_default(scale, length(y)))
@@ -746,6 +745,50 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   control
 }
 
+# mfsvr()'s prior on the scaled inputs x at a kernel: the core's
+# choose_prior() (prior_choice.hpp) under mfsvr's rules, called once for
+# one set of inputs and one kernel: the fits that share them (a search for
+# C, the offset's two, the mixture's refits) share the answer, which is kept
+# until a call with other inputs, kernel or rules (and dropped when the
+# default method returns).  A fit's own choice (`fitc` FALSE): a low-rank
+# factor of at most max_rank pivots (mfsvr_control(); half the rows unless
+# given), else the dense matrix.  With `fitc`, the choice made before the kernel and
+# offset are weighed, whose FITC answer every fit takes (.mfsvr_approximation()).
+# A list: form, rows (pivots or inducing rows) and, for a low rank, factor.
+.mfsvr_prior <- function(x, kernel, control, fitc = FALSE) {
+  cap <- if (fitc) .size_rule("low_rank_max") else .resolve_control(control, nrow(x))$max_rank
+  kept <- .mfsvr_prior_kept$last
+  if (identical(kept[c("x", "kernel", "rank_tol")], list(x = x, kernel = kernel,
+                                                          rank_tol = control$rank_tol))) {
+    # (the factor's pivots are the same under any cap they fit in)
+    if (identical(kept$rules, c(fitc, cap)) ||
+        (!fitc && kept$choice$form == "low_rank" && length(kept$choice$rows) <= cap)) {
+      return(kept$choice)
+    }
+  }
+  rules <- list(rank_tol = control$rank_tol, low_rank_min_n = 0L, low_rank_max = cap,
+                dense_max_n = if (fitc) .size_rule("dense_max_n") else .Machine$integer.max,
+                inducing_count = .size_rule("automatic_inducing_count"), rows_per_inducing = 1L,
+                greedy_max_rows = .size_rule("greedy_max_rows"), test_rank = TRUE,
+                half_rows_at_most = fitc)
+  choice <- cpp_choose_prior(kernel, x, rules)
+  .mfsvr_prior_kept$last <- list(x = x, kernel = kernel, rank_tol = control$rank_tol,
+                                 rules = c(fitc, cap), choice = choice)
+  choice
+}
+.mfsvr_prior_kept <- new.env(parent = emptyenv())
+.forget_mfsvr_prior <- function() .mfsvr_prior_kept$last <- NULL
+
+# mfsvr()'s FITC approximation without `inducing` (EP fits of svr() too):
+# beyond dense_max_n rows, a kernel matrix that low_rank_max pivots do not
+# represent to rank_tol is replaced by FITC on automatic_inducing_count of
+# them (the inducing inputs, attribute approximation); NULL otherwise.
+.mfsvr_approximation <- function(x, kernel, control) {
+  if (nrow(x) <= .size_rule("dense_max_n")) return(NULL)
+  choice <- .mfsvr_prior(x, kernel, control, fitc = TRUE)
+  if (choice$form == "fitc") structure(x[choice$rows, , drop = FALSE], approximation = TRUE)
+}
+
 # An EP run that ends with marginals still moving by more than a posterior
 # sd (or a variance by more than 100%) in a sweep has no fixed point near
 # it: the fit would be noise, not an approximation.  It happens when a large
@@ -769,21 +812,22 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 }
 
 # One fit at fixed hyperparameters: call the core, build the object (with
-# the control resolved for the n observations).  An evidence search passes
-# three things more: with `dense`, the kernel matrix is known to have no low
-# rank (the search found so at the same kernel), and the core skips the
-# pivoted Cholesky factorisation that would find it out again; with
-# `keep_marginals`, the fit keeps EP's posterior marginals, from which a fit
-# on the same kernel started at its sites (`start`) starts without
+# the control resolved for the n observations).  Without inducing inputs
+# the prior is .mfsvr_prior()'s: a low-rank factor, or the dense matrix.
+# With `keep_marginals`, the fit keeps EP's posterior marginals, from which
+# a fit on the same kernel started at its sites (`start`) starts without
 # refactorising.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
-                       start = NULL, inducing = NULL, dense = FALSE, keep_marginals = FALSE,
+                       start = NULL, inducing = NULL, keep_marginals = FALSE,
                        log_noise_scale = NULL) {
   control <- .resolve_control(control, length(y))
   ctl <- unclass(control)
   ctl$log_noise_scale <- log_noise_scale  # (noise varying with the inputs, R/rvm-noise.R)
-  if (dense) ctl$rank_tol <- 0
   ctl$inducing <- inducing
+  prior <- if (is.null(inducing) && control$algorithm == "ep" && is.matrix(x)) {
+    .mfsvr_prior(x, kernel, control)
+  }
+  ctl$factor <- prior$factor
   if (!is.null(inducing)) ctl$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites
     ctl$start_precision <- start$site_precision
@@ -823,7 +867,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
     C = C, epsilon = epsilon, kernel = kernel,
     noise_variance = svr_noise_variance(C, epsilon),
     chol = res$chol, factor = res$factor, rank = if (length(res$factor)) ncol(res$factor),
-    pivots = res$pivots,
+    pivots = if (!is.null(prior$factor)) prior$rows,
     x = x, y = y,
     convergence = convergence, control = control
   )

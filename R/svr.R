@@ -321,6 +321,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
                         noise = "constant", ...) {
   .check_dots_empty(...)
+  on.exit(.forget_mfsvr_prior())
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
@@ -622,7 +623,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 .svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic,
                            bias_variance, choose_bias, choose_width, weigh_linear) {
   ep_control <- mfsvr_control()
-  inducing <- .automatic_approximation(x, kernel, ep_control$rank_tol)
+  inducing <- .mfsvr_approximation(x, kernel, ep_control)
   # the default search is mfsvr()'s default one (C moved within one EP run),
   # so that the two fits of one model choose the same C (and the same width
   # and offset)
