@@ -719,9 +719,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   if (!is.null(max_rank)) max_rank <- .check_count(max_rank, "max_rank", lower = 1L)
   eta <- .check_number(eta, "eta", lower = 0, upper = 1, open_lower = TRUE)
   inner <- .check_count(inner, "inner", lower = 1L, upper = 10000L)
-  if (!is.logical(adaptive_eta) || length(adaptive_eta) != 1L || is.na(adaptive_eta)) {
-    .stop("'adaptive_eta' must be TRUE or FALSE")
-  }
+  adaptive_eta <- .check_flag(adaptive_eta, "adaptive_eta")
   structure(list(algorithm = algorithm, schedule = schedule, tol = tol, max_iter = max_iter,
                  damping = damping, seed = seed, rank_tol = rank_tol, max_rank = max_rank,
                  eta = eta, inner = inner,
