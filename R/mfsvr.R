@@ -728,12 +728,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 }
 
 # EP on the factor G G' stands in for K, and its error reaches the
-# predictions: measured against the dense fit (40 sinc points; 300 points
-# in two dimensions), at rank_tol = 1e-6 the standard errors agreed to 1e-5
-# relatively and the log evidence to 1e-4, at 1e-4 to 2e-3 and 1e-2, at
-# 1e-3 to 4e-2 and 0.1, and from 1e-2 the standard errors at new inputs
-# fell to 0 and the means left the data (rank_tol = 0.9: predictions of 4
-# to 10 where the data lie in [-0.3, 1.1]).
+# predictions (see rank_tol in ?mfsvr_control).
 .max_rank_tol <- 1e-6
 
 # The control with max_rank's default for n observations filled in (what
@@ -743,16 +738,11 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   control
 }
 
-# mfsvr()'s prior on the scaled inputs x at a kernel: the core's
-# choose_prior() (prior_choice.hpp) under mfsvr's rules, called once for
-# one set of inputs and one kernel: the fits that share them (a search for
-# C, the offset's two, the mixture's refits) share the answer, which is kept
-# until a call with other inputs, kernel or rules (and dropped when the
-# default method returns).  A fit's own choice (`fitc` FALSE): a low-rank
-# factor of at most max_rank pivots (mfsvr_control(); half the rows unless
-# given), else the dense matrix.  With `fitc`, the choice made before the kernel and
-# offset are weighed, whose FITC answer every fit takes (.mfsvr_approximation()).
-# A list: form, rows (pivots or inducing rows) and, for a low rank, factor.
+# mfsvr()'s prior at a kernel: choose_prior() (prior_choice.hpp), once for
+# the fits that share inputs and kernel (a search for C, the offset's two, the
+# mixture's refits), the answer kept until other inputs, kernel or rules come.
+# A fit's own (`fitc` FALSE): a factor of at most max_rank pivots, else dense;
+# `fitc`: the choice made before the kernel is weighed (.mfsvr_approximation()).
 .mfsvr_prior <- function(x, kernel, control, fitc = FALSE) {
   cap <- if (fitc) .size_rule("low_rank_max") else .resolve_control(control, nrow(x))$max_rank
   kept <- .mfsvr_prior_kept$last
@@ -777,10 +767,8 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 .mfsvr_prior_kept <- new.env(parent = emptyenv())
 .forget_mfsvr_prior <- function() .mfsvr_prior_kept$last <- NULL
 
-# mfsvr()'s FITC approximation without `inducing` (EP fits of svr() too):
-# beyond dense_max_n rows, a kernel matrix that low_rank_max pivots do not
-# represent to rank_tol is replaced by FITC on automatic_inducing_count of
-# them (the inducing inputs, attribute approximation); NULL otherwise.
+# Without `inducing` (EP fits of svr() too): beyond dense_max_n rows, FITC
+# on automatic_inducing_count pivots where low_rank_max do not represent K.
 .mfsvr_approximation <- function(x, kernel, control) {
   if (nrow(x) <= .size_rule("dense_max_n")) return(NULL)
   choice <- .mfsvr_prior(x, kernel, control, fitc = TRUE)
@@ -790,9 +778,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 # An EP run that ends with marginals still moving by more than a posterior
 # sd (or a variance by more than 100%) in a sweep has no fixed point near
 # it: the fit would be noise, not an approximation.  It happens when a large
-# C makes the likelihood nearly a hard tube (measured on 40 points of a
-# sine: C = 1e5 ends at a change of 71 and predicts 13 where the data are
-# near 0; C = 1e4 at 6e-5, a usable fit), so it is an error rather than the
+# C makes the likelihood nearly a hard tube, so it is an error rather than the
 # warning a slow run gets.  A run cut short by a small max_iter (under 50
 # sweeps) is only a warning: its change may still be large on its way to
 # the fixed point.  Evidence searches (warn = FALSE) count such points as
