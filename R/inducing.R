@@ -196,16 +196,6 @@ NULL
             approximation = if (choice$form == "fitc" && use == "fit") TRUE)
 }
 
-# mfsvr() without `inducing`: its core factors a kernel matrix of low rank
-# itself (mfsvr_control(rank_tol, max_rank), choose_prior() again), so only
-# the FITC approximation of .choose_prior() is taken here; NULL: the core
-# decides between the dense matrix and a factor.
-.automatic_approximation <- function(xs, kernel, rank_tol) {
-  if (nrow(xs) <= .size_rule("dense_max_n")) return(NULL)
-  z <- .choose_prior(xs, kernel, rank_tol)
-  if (isTRUE(attr(z, "approximation"))) z
-}
-
 # The line print() shows for a sparse fit.
 .inducing_line <- function(object) {
   if (is.null(object$inducing)) return(NULL)

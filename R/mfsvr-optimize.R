@@ -145,11 +145,10 @@
 # decides convergence; never finer than control$tol needs), and by the EP
 # schedule (the paper's iteration has the same fixed point).  The gradient in
 # the kernel's width, an O(n^3) step on the full prior, is computed only when
-# the width is searched; and when it is not (the kernel stays fixed), the
-# first evaluation's choice between the dense and the low-rank prior holds for
-# every later one, which then skip the pivoted Cholesky factorisation that
-# made it, and each starts from the posterior marginals of the fit it is
-# warm-started from, without refactorising.  The start gets the full sweep
+# the width is searched; and when it is not (the kernel stays fixed), every
+# evaluation has the first one's prior (.mfsvr_prior() keeps it) and starts
+# from the posterior marginals of the fit it is warm-started from, without
+# refactorising.  The start gets the full sweep
 # budget; later points get three times the sweeps the start needed (at
 # least 60): warm-started near a
 # usable point, EP needs far fewer, and points where it needs more lie
@@ -171,7 +170,6 @@
   search_control$per_input_gradient <- per_input
   search_control$width_gradient <- width
   cap <- control$max_iter
-  dense <- FALSE  # the first evaluation found K without a low rank (fixed kernel)
   at <- function(par) {
     h <- as.list(spec$natural(par))
     out <- list(C = h[["C"]] %||% C, epsilon = h[["epsilon"]] %||% epsilon, x = x,
@@ -186,30 +184,27 @@
     if (!first) ctl$max_iter <- min(control$max_iter, cap)
     h <- at(par)
     fit <- tryCatch(.mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, ctl, gradient = TRUE,
-                               warn = FALSE, start = warm, inducing = h$inducing, dense = dense,
+                               warn = FALSE, start = warm, inducing = h$inducing,
                                keep_marginals = !width),
                     error = function(e) e)
     if (inherits(fit, "error")) return(.search_point(fit))
-    if (first) {
-      cap <<- max(60L, 3L * fit$convergence$iterations)
-      dense <<- !width && is.null(h$inducing) && is.null(fit$pivots)
-    }
+    if (first) cap <<- max(60L, 3L * fit$convergence$iterations)
     .search_point(fit, fit$log_evidence, c(fit$gradient[keep], fit$per_input_gradient),
                   fit$convergence$converged, fit$convergence$iterations, "EP")
   }
   outcome <- .gradient_search(spec, evaluate, n = length(y), tol = settings$tol,
                               max_iter = settings$max_iter)
   h <- at(outcome$best$par %||% spec$start)
-  # automatic inducing inputs (.automatic_approximation()) are the pivots at
+  # automatic inducing inputs (.mfsvr_approximation()) are the pivots at
   # the starting width; the fit returned takes those at the width found, as
   # optimize = FALSE would
   if (isTRUE(attr(inducing, "approximation"))) {
-    h$inducing <- .automatic_approximation(h$x, h$kernel, control$rank_tol)
+    h$inducing <- .mfsvr_approximation(h$x, h$kernel, control)
   }
   final_control <- control
   final_control$width_gradient <- width
   fit <- .mfsvr_fit(h$x, y, h$C, h$epsilon, h$kernel, final_control, gradient = TRUE,
-                    start = outcome$best$fit, inducing = h$inducing, dense = dense)
+                    start = outcome$best$fit, inducing = h$inducing)
   fit$control <- .resolve_control(control, length(y))  # (without the search's own settings)
   .finish_search(fit, outcome, spec, "mfsvr():")
 }

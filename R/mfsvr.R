@@ -504,6 +504,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           inducing = NULL, search = search_control(), bias = NULL,
                           calibration_folds = NULL, noise = "constant", ...) {
   .check_dots_empty(...)
+  on.exit(.forget_mfsvr_prior())
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
@@ -528,9 +529,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
     }
-    if (is.null(z) && control$algorithm == "ep") {
-      z <- .automatic_approximation(x, kernel, control$rank_tol)
-    }
+    if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
       # a search of the width too (optimize = TRUE) runs on the kernel and
@@ -609,7 +608,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
 # NULL where the default weighs no kernels (a low-rank prior).
 .mfsvr_default_fit <- function(x, y, epsilon, control, bias, scale, search) {
   kernel <- .resolve_kernel(rbf_kernel(), x)
-  if (!is.null(.automatic_approximation(x, kernel, control$rank_tol))) return(NULL)
+  if (!is.null(.mfsvr_approximation(x, kernel, control))) return(NULL)
   kernels <- .kernel_candidates(kernel, x, TRUE, linear = TRUE, matern = TRUE)
   .fit_with_bias(.mfsvr_default_at(x, y, epsilon, control, search), kernels, bias %||% 0,
                  choose = is.null(bias) && .bias_by_default(scale, length(y)))
@@ -720,9 +719,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   if (!is.null(max_rank)) max_rank <- .check_count(max_rank, "max_rank", lower = 1L)
   eta <- .check_number(eta, "eta", lower = 0, upper = 1, open_lower = TRUE)
   inner <- .check_count(inner, "inner", lower = 1L, upper = 10000L)
-  if (!is.logical(adaptive_eta) || length(adaptive_eta) != 1L || is.na(adaptive_eta)) {
-    .stop("'adaptive_eta' must be TRUE or FALSE")
-  }
+  adaptive_eta <- .check_flag(adaptive_eta, "adaptive_eta")
   structure(list(algorithm = algorithm, schedule = schedule, tol = tol, max_iter = max_iter,
                  damping = damping, seed = seed, rank_tol = rank_tol, max_rank = max_rank,
                  eta = eta, inner = inner,
@@ -731,12 +728,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 }
 
 # EP on the factor G G' stands in for K, and its error reaches the
-# predictions: measured against the dense fit (40 sinc points; 300 points
-# in two dimensions), at rank_tol = 1e-6 the standard errors agreed to 1e-5
-# relatively and the log evidence to 1e-4, at 1e-4 to 2e-3 and 1e-2, at
-# 1e-3 to 4e-2 and 0.1, and from 1e-2 the standard errors at new inputs
-# fell to 0 and the means left the data (rank_tol = 0.9: predictions of 4
-# to 10 where the data lie in [-0.3, 1.1]).
+# predictions (see rank_tol in ?mfsvr_control).
 .max_rank_tol <- 1e-6
 
 # The control with max_rank's default for n observations filled in (what
@@ -746,12 +738,47 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   control
 }
 
+# mfsvr()'s prior at a kernel: choose_prior() (prior_choice.hpp), once for
+# the fits that share inputs and kernel (a search for C, the offset's two, the
+# mixture's refits), the answer kept until other inputs, kernel or rules come.
+# A fit's own (`fitc` FALSE): a factor of at most max_rank pivots, else dense;
+# `fitc`: the choice made before the kernel is weighed (.mfsvr_approximation()).
+.mfsvr_prior <- function(x, kernel, control, fitc = FALSE) {
+  cap <- if (fitc) .size_rule("low_rank_max") else .resolve_control(control, nrow(x))$max_rank
+  kept <- .mfsvr_prior_kept$last
+  if (identical(kept[c("x", "kernel", "rank_tol")], list(x = x, kernel = kernel,
+                                                          rank_tol = control$rank_tol))) {
+    # (the factor's pivots are the same under any cap they fit in)
+    if (identical(kept$rules, c(fitc, cap)) ||
+        (!fitc && kept$choice$form == "low_rank" && length(kept$choice$rows) <= cap)) {
+      return(kept$choice)
+    }
+  }
+  rules <- list(rank_tol = control$rank_tol, low_rank_min_n = 0L, low_rank_max = cap,
+                dense_max_n = if (fitc) .size_rule("dense_max_n") else .Machine$integer.max,
+                inducing_count = .size_rule("automatic_inducing_count"), rows_per_inducing = 1L,
+                greedy_max_rows = .size_rule("greedy_max_rows"), test_rank = TRUE,
+                half_rows_at_most = fitc)
+  choice <- cpp_choose_prior(kernel, x, rules)
+  .mfsvr_prior_kept$last <- list(x = x, kernel = kernel, rank_tol = control$rank_tol,
+                                 rules = c(fitc, cap), choice = choice)
+  choice
+}
+.mfsvr_prior_kept <- new.env(parent = emptyenv())
+.forget_mfsvr_prior <- function() .mfsvr_prior_kept$last <- NULL
+
+# Without `inducing` (EP fits of svr() too): beyond dense_max_n rows, FITC
+# on automatic_inducing_count pivots where low_rank_max do not represent K.
+.mfsvr_approximation <- function(x, kernel, control) {
+  if (nrow(x) <= .size_rule("dense_max_n")) return(NULL)
+  choice <- .mfsvr_prior(x, kernel, control, fitc = TRUE)
+  if (choice$form == "fitc") structure(x[choice$rows, , drop = FALSE], approximation = TRUE)
+}
+
 # An EP run that ends with marginals still moving by more than a posterior
 # sd (or a variance by more than 100%) in a sweep has no fixed point near
 # it: the fit would be noise, not an approximation.  It happens when a large
-# C makes the likelihood nearly a hard tube (measured on 40 points of a
-# sine: C = 1e5 ends at a change of 71 and predicts 13 where the data are
-# near 0; C = 1e4 at 6e-5, a usable fit), so it is an error rather than the
+# C makes the likelihood nearly a hard tube, so it is an error rather than the
 # warning a slow run gets.  A run cut short by a small max_iter (under 50
 # sweeps) is only a warning: its change may still be large on its way to
 # the fixed point.  Evidence searches (warn = FALSE) count such points as
@@ -769,21 +796,22 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 }
 
 # One fit at fixed hyperparameters: call the core, build the object (with
-# the control resolved for the n observations).  An evidence search passes
-# three things more: with `dense`, the kernel matrix is known to have no low
-# rank (the search found so at the same kernel), and the core skips the
-# pivoted Cholesky factorisation that would find it out again; with
-# `keep_marginals`, the fit keeps EP's posterior marginals, from which a fit
-# on the same kernel started at its sites (`start`) starts without
+# the control resolved for the n observations).  Without inducing inputs
+# the prior is .mfsvr_prior()'s: a low-rank factor, or the dense matrix.
+# With `keep_marginals`, the fit keeps EP's posterior marginals, from which
+# a fit on the same kernel started at its sites (`start`) starts without
 # refactorising.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
-                       start = NULL, inducing = NULL, dense = FALSE, keep_marginals = FALSE,
+                       start = NULL, inducing = NULL, keep_marginals = FALSE,
                        log_noise_scale = NULL) {
   control <- .resolve_control(control, length(y))
   ctl <- unclass(control)
   ctl$log_noise_scale <- log_noise_scale  # (noise varying with the inputs, R/rvm-noise.R)
-  if (dense) ctl$rank_tol <- 0
   ctl$inducing <- inducing
+  prior <- if (is.null(inducing) && control$algorithm == "ep" && is.matrix(x)) {
+    .mfsvr_prior(x, kernel, control)
+  }
+  ctl$factor <- prior$factor
   if (!is.null(inducing)) ctl$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites
     ctl$start_precision <- start$site_precision
@@ -823,7 +851,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
     C = C, epsilon = epsilon, kernel = kernel,
     noise_variance = svr_noise_variance(C, epsilon),
     chol = res$chol, factor = res$factor, rank = if (length(res$factor)) ncol(res$factor),
-    pivots = res$pivots,
+    pivots = if (!is.null(prior$factor)) prior$rows,
     x = x, y = y,
     convergence = convergence, control = control
   )

@@ -261,7 +261,11 @@ gpsvm_plan <- function(object) {
     return(.plan_row("prior", sprintf("a low-rank factor of the kernel matrix (rank %d)", rank),
                      sprintf("the factor is exact to rank_tol = %.3g", fit$control$rank_tol)))
   }
-  .plan_row("prior", "the dense kernel matrix", "the default")
+  ctl <- fit$control
+  .plan_row("prior", "the dense kernel matrix", if (!inherits(fit, "gpsvm_mfsvr")) "the default" else
+    if (ctl$algorithm != "ep") "the paper's iteration" else if (ctl$rank_tol == 0) "rank_tol = 0" else
+      sprintf("no factor of at most max_rank = %d pivots to rank_tol = %.3g", ctl$max_rank,
+              ctl$rank_tol))
 }
 
 # A FITC fit's n x m factor: held in memory, or its rows beyond the budget

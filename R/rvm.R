@@ -215,9 +215,9 @@
 #'   with 95% intervals that held 26-61% of the held-out targets, against
 #'   82-94%.
 #'
+#' @inheritParams mfsvr
 #' @param x Inputs: a numeric vector, matrix or data frame (one row per
 #'   observation), or for the formula method a model formula.
-#' @param y Numeric targets, one per row of `x`.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
 #'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call
@@ -252,10 +252,6 @@
 #'   ("Performance" in [rvm()]); compare held-out errors before relying on
 #'   it. A warning says when the width
 #'   found makes the fit nearly interpolate (see "Prediction intervals").
-#' @param search The evidence search's tolerance, budget and grid, from
-#'   [search_control()]; used where `optimize` asks for a search.
-#' @param scale If `TRUE`, centre and scale the numeric inputs and the
-#'   response before fitting (see "Scaling" in [svr()]).
 #' @param basis The number of training inputs offered as centres of basis
 #'   functions, or `NULL`: every distinct input up to 5000 observations,
 #'   1000 beyond.

@@ -174,8 +174,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
 .svr_ep_fit <- function(x, y, fit, start = NULL) {
   control <- mfsvr_control()
   ep <- .mfsvr_fit(x, y - fit$b, fit$C, fit$epsilon, fit$kernel, control, warn = FALSE,
-                   start = start, inducing = .automatic_approximation(x, fit$kernel,
-                                                                     control$rank_tol))
+                   start = start, inducing = .mfsvr_approximation(x, fit$kernel, control))
   convergence <- ep$convergence
   if (convergence$converged) return(list(fit = ep, log_evidence = ep$log_evidence))
   unsettled <- tryCatch(.stop_unsettled(convergence, fit$C, fit$epsilon), error = function(e) e)

@@ -197,9 +197,9 @@
 #'   95% and 80% intervals within 0.92-0.98 and 0.75-0.85 on each of the
 #'   six (part "hindsight").
 #'
+#' @inheritParams rvm
 #' @param x A numeric matrix, data frame or vector of inputs (one row per
 #'   point), or a formula for the formula method.
-#' @param y Numeric targets, one per row of `x`.
 #' @param C Regularisation constant (the likelihood's scale), a positive
 #'   number, or `NULL` (the default): chosen by the evidence where
 #'   `optimize = NULL` searches, and 1 (e1071's `cost`) elsewhere (see
@@ -231,11 +231,6 @@
 #' @param select_C Deprecated: write `optimize` (see "Choosing C").
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling").
-#' @param formula A model formula such as `y ~ x1 + x2`. A variable it removes
-#'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
-#' @param data,subset,na.action As in [stats::lm()]; with
-#'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
-#'   padded with `NA` at the rows left out.
 #' @param calibration_folds The number of cross-validation folds that
 #'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 for
 #'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
@@ -321,6 +316,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
                         noise = "constant", ...) {
   .check_dots_empty(...)
+  on.exit(.forget_mfsvr_prior())
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
@@ -622,7 +618,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 .svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic,
                            bias_variance, choose_bias, choose_width, weigh_linear) {
   ep_control <- mfsvr_control()
-  inducing <- .automatic_approximation(x, kernel, ep_control$rank_tol)
+  inducing <- .mfsvr_approximation(x, kernel, ep_control)
   # the default search is mfsvr()'s default one (C moved within one EP run),
   # so that the two fits of one model choose the same C (and the same width
   # and offset)

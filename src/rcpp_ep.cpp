@@ -144,7 +144,8 @@ Rcpp::IntegerVector cpp_greedy_inducing(Rcpp::List kernel, Eigen::Map<Eigen::Mat
 // The prior's representation on the rows of x (prior_choice.hpp's
 // choose_prior()) under `rules` (the R layer's size rules, named as
 // PriorRules' fields): form "dense", "low_rank" (rows: the pivots, 1-based)
-// or "fitc" (rows: the inducing rows), and the rule that made it.
+// or "fitc" (rows: the inducing rows), and the rule that made it; a
+// low-rank choice also returns its factor G (K ~ G G', n x pivots).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rcpp::List rules) try {
   using gpsvm_glue::count_in;
@@ -154,7 +155,9 @@ Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rc
   r.rank_tol = gpsvm_glue::number_in(element(rules, "rank_tol"), "rank_tol", 0.0, 1.0);
   r.low_rank_min_n = count_in(element(rules, "low_rank_min_n"), "low_rank_min_n", 0, R_XLEN_T_MAX);
   r.max_rank = count_in(element(rules, "low_rank_max"), "low_rank_max", 1, R_XLEN_T_MAX);
-  r.half_rows_at_most = true;
+  // (mfsvr()'s own cap, max_rank, may exceed half the rows)
+  r.half_rows_at_most = !rules.containsElementNamed("half_rows_at_most") ||
+                        gpsvm_glue::flag(rules["half_rows_at_most"], "half_rows_at_most");
   r.dense_max_n = count_in(element(rules, "dense_max_n"), "dense_max_n", 0, R_XLEN_T_MAX);
   r.inducing_count =
       count_in(element(rules, "inducing_count"), "inducing_count", 1, R_XLEN_T_MAX);
@@ -169,9 +172,11 @@ Rcpp::List cpp_choose_prior(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Rc
                                         "within dense_max_n", "beyond dense_max_n"};
   Rcpp::IntegerVector rows(c.rows.size());
   for (std::size_t i = 0; i < c.rows.size(); ++i) rows[i] = static_cast<int>(c.rows[i]) + 1;
-  return Rcpp::List::create(Rcpp::Named("form") = forms[static_cast<int>(c.form)],
-                            Rcpp::Named("reason") = reasons[static_cast<int>(c.reason)],
-                            Rcpp::Named("rows") = rows);
+  Rcpp::List out = Rcpp::List::create(Rcpp::Named("form") = forms[static_cast<int>(c.form)],
+                                      Rcpp::Named("reason") = reasons[static_cast<int>(c.reason)],
+                                      Rcpp::Named("rows") = rows);
+  if (c.form == gpsvm::PriorForm::low_rank) out["factor"] = c.factor;
+  return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

@@ -22,8 +22,9 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.paper.tol = out.ep.tol;
   out.paper.adaptive = gpsvm_glue::flag(element(c, "adaptive_eta"), "adaptive_eta");
   out.paper.seed = out.ep.seed;
-  out.rank_tol = gpsvm_glue::number_in(element(c, "rank_tol"), "rank_tol", 0.0, 1.0);
-  out.max_rank = gpsvm_glue::count_in(element(c, "max_rank"), "max_rank", 0, R_XLEN_T_MAX);
+  // the low-rank factor of the kernel matrix, when the R layer's prior
+  // choice (cpp_choose_prior()) found one
+  out.factor = gpsvm_glue::matrix_element(c, "factor", true);
   // inducing inputs (scaled like x), set by the R layer from mfsvr(inducing = )
   out.inducing = gpsvm_glue::matrix_element(c, "inducing", true);
   out.inducing_held_rows = gpsvm_glue::inducing_held_rows(c);
@@ -101,12 +102,6 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, SEXP x,
     out["row_curvature"] = fit.row_curvature;
   }
   if (ctrl.inducing.size() > 0) gpsvm_glue::add_inducing_to_r(fit.inducing_chol, fit.inducing, out);
-  if (!fit.pivots.empty()) {
-    Rcpp::IntegerVector pivots(fit.pivots.size());
-    for (std::size_t k = 0; k < fit.pivots.size(); ++k)
-      pivots[k] = static_cast<int>(fit.pivots[k]) + 1;
-    out["pivots"] = pivots;
-  }
   return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();

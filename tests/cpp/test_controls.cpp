@@ -140,20 +140,16 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
         gpsvm::mfsvr_paper_fit(d.K, d.y, gpsvm::EpsilonInsensitive(2.0, 0.1), c, nullptr);
       });
 
-  // mfsvr_fit: its own rank_tol and max_rank, and the engine's fields through it
+  // mfsvr_fit: the engine's fields through it
   const gpsvm::MfsvrControl blank;
   gpsvm::MfsvrControl mf;
   mf.algorithm = gpsvm::MfsvrAlgorithm::ep;
   mf.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
   mf.paper = paper;
   mf.gradient = true;
-  mf.rank_tol = 1e-13;
-  mf.max_rank = d.x.rows() / 2;
   check_each_field<gpsvm::MfsvrControl>(
       "MfsvrControl", mf,
-      {{"rank_tol", [&](gpsvm::MfsvrControl& c) { c.rank_tol = blank.rank_tol; }},
-       {"max_rank", [&](gpsvm::MfsvrControl& c) { c.max_rank = blank.max_rank; }},
-       {"ep.tol", [&](gpsvm::MfsvrControl& c) { c.ep.tol = blank.ep.tol; }},
+      {{"ep.tol", [&](gpsvm::MfsvrControl& c) { c.ep.tol = blank.ep.tol; }},
        {"ep.max_iter", [&](gpsvm::MfsvrControl& c) { c.ep.max_iter = blank.ep.max_iter; }},
        {"ep.damping", [&](gpsvm::MfsvrControl& c) { c.ep.damping = blank.ep.damping; }},
        {"paper.eta (algorithm = paper)",

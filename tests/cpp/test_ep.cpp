@@ -234,8 +234,6 @@ TEST_CASE("mfsvr: choosing C within one EP run ends at a maximum of the evidence
   fixed.ep = ep_control(kParallel, 1e-11, 2000);
   fixed.gradient = true;
   fixed.width_gradient = false;
-  fixed.rank_tol = 0.0;
-  fixed.max_rank = n;
   gpsvm::MfsvrControl search = fixed;
   search.choose_C = true;
   search.C_search.log_C_lower = std::log(0.01);
@@ -308,6 +306,41 @@ TEST_CASE("EP: a dense K and its factor K = G G' give the same fit, at full and 
   const gpsvm::EpControl c = ep_control(kParallel);
   check_same_fit(gpsvm::ep_fit(d.K, d.y, eps, c, nullptr),
                  gpsvm::ep_fit_low_rank(G, d.y, eps, c, nullptr), 1e-9, "pivoted Cholesky");
+}
+
+TEST_CASE("mfsvr: a factor handed in is the prior it fits, the dense matrix's fit") {
+  // a linear kernel on two inputs: K = x x' exactly, so x is a factor of it
+  ref::Random rng(29);
+  const int n = 40;
+  const MatrixXd x = rng.uniform_matrix(n, 2, -1.0, 1.0);
+  VectorXd y(n);
+  for (int i = 0; i < n; ++i) y[i] = x(i, 0) - 0.5 * x(i, 1) + 0.1 * rng.normal();
+  const gpsvm::Kernel kernel = gpsvm::Kernel::linear();
+  gpsvm::MfsvrControl dense;
+  dense.algorithm = gpsvm::MfsvrAlgorithm::ep;
+  dense.ep = ep_control(kParallel, 1e-11, 2000);
+  dense.gradient = true;
+  dense.choose_C = true;
+  dense.C_search.log_C_lower = std::log(0.01);
+  dense.C_search.log_C_upper = std::log(1e4);
+  dense.C_search.tol = 1e-4;
+  dense.C_search.max_moves = 50;
+  gpsvm::MfsvrControl low = dense;
+  low.factor = x;
+  const gpsvm::MfsvrFit a = gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, dense, nullptr);
+  const gpsvm::MfsvrFit b = gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, low, nullptr);
+  CHECK(a.ep.factor.size() == 0 && b.ep.factor.cols() == 2);
+  CHECK_NEAR(b.C, a.C, 1e-6 * a.C);
+  check_same_fit(a.ep, b.ep, 1e-7, "the C search on a factor");
+  CHECK_NEAR(b.gradient[0], a.gradient[0], 1e-6);
+  // a factor of other rows, or for the paper's iteration, is refused
+  gpsvm::MfsvrControl wrong = low;
+  wrong.factor = x.topRows(n - 1);
+  CHECK_THROWS(gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, wrong, nullptr), std::invalid_argument);
+  wrong = low;
+  wrong.choose_C = false;
+  wrong.algorithm = gpsvm::MfsvrAlgorithm::paper;
+  CHECK_THROWS(gpsvm::mfsvr_fit(x, y, kernel, 5.0, 0.1, wrong, nullptr), std::invalid_argument);
 }
 
 TEST_CASE("EP: with Gaussian noise it is GP regression in closed form (dense and low rank)") {

@@ -151,8 +151,6 @@ TEST_CASE("varying-noise mfsvr: per-row sites, the evidence's gradient and the m
   gpsvm::MfsvrControl ctl;
   ctl.algorithm = gpsvm::MfsvrAlgorithm::ep;
   ctl.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-11, 2000);
-  ctl.rank_tol = 0.0;
-  ctl.max_rank = n;
   const double C = 3.0, eps = 0.1;
   // one scale for all rows: the plain likelihood at C e^-l, epsilon e^l,
   // also on the sequential schedule (sites in a random order)

@@ -69,19 +69,21 @@ test_that("EP's reported change is the damped sweep's change divided by its damp
 
 test_that("counts reach the core whole, up to R's longest vector (2^52), on every platform", {
   # The glue checks counts in 64 bits.  Held in a long, which has 32 bits on
-  # Windows, the bound R_XLEN_T_MAX became 0 and every max_rank was refused.
+  # Windows, the bound R_XLEN_T_MAX became 0 and every cap was refused.
   d <- sinc_data(25)
-  fit_at <- function(max_rank) {
-    ctl <- unclass(mfsvr_control())
-    ctl$max_rank <- max_rank
-    gpsvm:::cpp_mfsvr_fit(rbf_kernel(1), as.matrix(d$x), d$y, 2, 0.1, ctl, FALSE)
+  choose_at <- function(cap) {
+    rules <- list(rank_tol = 1e-13, low_rank_min_n = 0, low_rank_max = cap, dense_max_n = 1e9,
+                  inducing_count = 1, rows_per_inducing = 1, greedy_max_rows = 1,
+                  test_rank = TRUE, half_rows_at_most = FALSE)
+    gpsvm:::cpp_choose_prior(rbf_kernel(1), as.matrix(d$x), rules)
   }
-  expect_true(all(is.finite(fit_at(5)$mean)))
-  # no cap beyond the number of points: the fit of max_rank = n
-  expect_identical(fit_at(2^52)$mean, fit_at(25)$mean)
-  expect_error(fit_at(2^52 + 2),
-               "'max_rank' must be a whole number in [0, 4503599627370496], not",
+  expect_identical(choose_at(2)$form, "dense")
+  # no cap beyond the number of points: the choice of a cap of n
+  expect_identical(choose_at(2^52)$form, "low_rank")
+  expect_identical(choose_at(2^52)[c("rows", "factor")], choose_at(25)[c("rows", "factor")])
+  expect_error(choose_at(2^52 + 2),
+               "'low_rank_max' must be a whole number in [1, 4503599627370496], not",
                fixed = TRUE)
-  expect_error(fit_at(-1), "'max_rank' must be a whole number in [0, ", fixed = TRUE)
-  expect_error(fit_at(2.5), "'max_rank' must be a whole number in [0, ", fixed = TRUE)
+  expect_error(choose_at(-1), "'low_rank_max' must be a whole number in [1, ", fixed = TRUE)
+  expect_error(choose_at(2.5), "'low_rank_max' must be a whole number in [1, ", fixed = TRUE)
 })

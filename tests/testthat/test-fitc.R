@@ -475,10 +475,10 @@ test_that("mfsvr() beyond 2000 observations without a low rank fits the FITC app
   expect_true(any(grepl("FITC prior on 500 inducing inputs \\(mfsvr_control\\(rank_tol = 0\\)", out)))
   # not used: up to 2000 observations, with rank_tol = 0, or where pivots
   # represent K (one input: the core's own low-rank factor, as before)
-  expect_null(gpsvm:::.automatic_approximation(x[1:2000, ], k, 1e-13))
-  expect_null(gpsvm:::.automatic_approximation(x, k, 0))
+  expect_null(gpsvm:::.mfsvr_approximation(x[1:2000, ], k, mfsvr_control()))
+  expect_null(gpsvm:::.mfsvr_approximation(x, k, mfsvr_control(rank_tol = 0)))
   one <- matrix(seq(-3, 3, length.out = n))
-  expect_null(gpsvm:::.automatic_approximation(one, k, 1e-13))
+  expect_null(gpsvm:::.mfsvr_approximation(one, k, mfsvr_control()))
   low <- mfsvr(one, sin(one[, 1]) + rnorm(n, sd = 0.1), kernel = k, scale = FALSE)
   expect_null(low$inducing)
   expect_lt(low$rank, 100L)

@@ -25,9 +25,7 @@
 #include "fitc.hpp"
 #include "kernels.hpp"
 #include "likelihoods.hpp"
-#include "lowrank.hpp"
 #include "mfsvr_paper.hpp"
-#include "prior_choice.hpp"
 
 namespace gpsvm {
 
@@ -96,14 +94,11 @@ struct MfsvrControl {
   // with gradient: also the derivatives in the log width of each input
   // coordinate
   bool per_input_gradient = false;
-  // EP on a pivoted Cholesky factor K ~ G G' when the kernel matrix has
-  // numerical rank <= max_rank at relative tolerance rank_tol (every entry
-  // of K - G G' at most rank_tol * max K_ii; choose_prior()); rank_tol = 0
-  // always uses the dense K.  The factor grows as columns are added, so a high rank costs
-  // memory only when it is reached (mfsvr_control() sets max_rank to n / 2 by
-  // default: above it the dense form is as cheap).
-  double rank_tol = kUnset;
-  Eigen::Index max_rank = -1;
+  // EP on a low-rank factor G of the kernel matrix, K ~ G G' (n x r, the
+  // pivoted Cholesky factor the R layer's prior choice found); empty for
+  // the dense K.  The fit chooses nothing: choose_prior() (prior_choice.hpp)
+  // is the caller's, once per inputs and kernel.
+  Eigen::MatrixXd factor;
   // Inducing inputs (m x p, rows): EP on the FITC prior (fitc.hpp) instead;
   // empty for none.
   Eigen::MatrixXd inducing;
@@ -138,9 +133,6 @@ struct MfsvrFit {
   // fitted values read (fitc.hpp)
   Eigen::MatrixXd inducing_chol;
   InducingSummary inducing;
-  // low-rank fits: the pivots of the factor (0-based, in order), which
-  // predictions use (low_rank_predict in ep_predict.hpp)
-  std::vector<Eigen::Index> pivots;
   // with control.log_noise_scale and control.gradient: d log Z_i / d l_i
   // and d2 log Z_i / d l_i^2 (cavity held) of each row at the cavities
   Eigen::VectorXd row_gradient, row_curvature;
@@ -262,30 +254,16 @@ class RememberedMoments {
   mutable std::size_t next_ = 0;
 };
 
-// The rules of choose_prior() for a fit without inducing inputs: a factor
-// of at most max_rank pivots at any n (the R layer decided FITC already).
-inline PriorRules low_rank_rules(const MfsvrControl& control) {
-  PriorRules rules;
-  rules.rank_tol = control.rank_tol;
-  rules.max_rank = control.max_rank;
-  return rules;
-}
-
-// The fit itself: EP on a low-rank factor when the kernel matrix has a small
-// numerical rank (choose_prior()), else on the dense matrix, or the paper's
-// iteration.  EP reads the likelihood `lik` through `seen`.
+// The fit itself: EP on the low-rank factor when the control holds one,
+// else on the dense matrix, or the paper's iteration.  EP reads the
+// likelihood `lik` through `seen`.
 template <class Sites>
 void fit_sites(const Kernel& kernel, const ConstMatrixRef& x, const Eigen::VectorXd& t,
-                      const EpsilonInsensitive& lik, const Sites& seen,
-                      const MfsvrControl& control, const std::function<void()>& interrupt,
-                      const EpAdjust& adjust, MfsvrFit& fit) {
-  if (control.algorithm == MfsvrAlgorithm::ep) {
-    PriorChoice prior = choose_prior(kernel, x, low_rank_rules(control), interrupt);
-    if (prior.form == PriorForm::low_rank) {
-      fit.ep = ep_fit_low_rank(prior.factor, t, seen, control.ep, interrupt, adjust);
-      fit.pivots = std::move(prior.rows);
-      return;
-    }
+               const EpsilonInsensitive& lik, const Sites& seen, const MfsvrControl& control,
+               const std::function<void()>& interrupt, const EpAdjust& adjust, MfsvrFit& fit) {
+  if (control.factor.size() > 0) {
+    fit.ep = ep_fit_low_rank(control.factor, t, seen, control.ep, interrupt, adjust);
+    return;
   }
   const Eigen::MatrixXd K = KernelEvaluator(kernel, x).gram();
   if (control.algorithm == MfsvrAlgorithm::ep) {
@@ -439,11 +417,11 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
   if (source.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
   if (control.inducing.size() == 0 && !source.held())
     throw std::invalid_argument("a fit without inducing inputs needs its inputs in memory");
-  if (!(control.rank_tol >= 0.0 && control.rank_tol <= 1.0))
-    throw std::invalid_argument("'rank_tol' must lie in [0, 1]");
-  if (control.algorithm == MfsvrAlgorithm::ep && control.rank_tol > 0.0 &&
-      control.inducing.size() == 0 && control.max_rank < 0)
-    throw std::invalid_argument("'max_rank' is not set");
+  if (control.factor.size() > 0 &&
+      (control.algorithm != MfsvrAlgorithm::ep || control.inducing.size() > 0 ||
+       control.factor.rows() != y.size()))
+    throw std::invalid_argument("a low-rank factor needs the EP algorithm, no inducing inputs "
+                                "and one row per observation");
   if (control.choose_C) {
     const MfsvrCSearchControl& c = control.C_search;
     if (control.algorithm != MfsvrAlgorithm::ep || !control.gradient)
