@@ -60,9 +60,10 @@
 }
 
 # On a worker: its parts' reply to a request, combined (NULL from a worker
-# that holds none of fit `id`), or their rows of the fit (`request` NULL),
-# or their release (`release`); with the seconds its work took, so that the
-# driver can tell the exchange's own time from the work's.
+# that holds none of fit `id`), or their release (`release`); with the
+# seconds its work took, so that the driver can tell the exchange's own time
+# from the work's.  The run's last request (`finish`) also takes the parts'
+# rows of the fit and releases them: one round where three were.
 .split_answer <- function(id, request, release = FALSE) {
   held <- get0(id, envir = .split_store, inherits = FALSE)
   if (release) {
@@ -71,10 +72,13 @@
   }
   if (is.null(held)) return(NULL)
   start <- proc.time()[[3]]
-  replies <- if (is.null(request)) {
-    lapply(held$parts, cpp_ep_part_result)
-  } else list(cpp_ep_parts_answer(held$parts, request))
-  list(chunk = held$chunk, replies = replies, seconds = proc.time()[[3]] - start)
+  out <- list(chunk = held$chunk, replies = list(cpp_ep_parts_answer(held$parts, request)))
+  if (isTRUE(request$finish)) {
+    out$rows <- lapply(held$parts, cpp_ep_part_result)
+    rm(list = id, envir = .split_store)
+  }
+  out$seconds <- proc.time()[[3]] - start
+  out
 }
 
 # One future per worker, all launched before any is collected, so that each
@@ -110,8 +114,10 @@
   id <- sprintf("fit-%d-%d", Sys.getpid(), .split_store$count)
   model$inducing <- ctl$inducing
   step <- progressr::progressor(steps = k + 1L)
-  on.exit(.split_round(workers, .split_answer, id = id, request = NULL, release = TRUE),
-          add = TRUE)
+  rows <- NULL  # the parts' rows of the fit, with the reply to `finish`
+  on.exit(if (is.null(rows)) {
+    .split_round(workers, .split_answer, id = id, request = NULL, release = TRUE)
+  }, add = TRUE)
   held <- unlist(.split_round(workers, .split_setup, id = id, template = reader$template,
                               scaling = reader$scaling, kernel = kernel, model = model,
                               each = lapply(seq_len(workers), function(j) {
@@ -125,9 +131,10 @@
   step(amount = k, message = "partitions read on the workers")
   # (each round checks that every chunk replied once: a plan whose workers
   # run other futures too may have sent two chunks to one worker)
-  # (bytes: of the requests and replies serialized; seconds: each round's
-  # wall time beyond its slowest worker's work, the futures' own cost and
-  # the transfers')
+  # (bytes: of the requests and replies serialized, the rows that come with
+  # the last reply not counted; seconds: each round's wall time beyond its
+  # slowest worker's work, the futures' own cost and the transfers', the
+  # rows' included)
   exchanged <- c(bytes = 0, rounds = 0, seconds = 0)
   gather <- function(request) {
     start <- proc.time()[[3]]
@@ -139,14 +146,14 @@
                   "(a worker was restarted, or the plan's workers are busy with other futures);",
                   "fit again, or with future::plan(future::sequential)"))
     }
-    replies <- unlist(lapply(values[order(chunks)], `[[`, "replies"), recursive = FALSE)
-    if (!is.null(request)) {
-      work <- max(vapply(values, `[[`, 0, "seconds"))
-      exchanged <<- exchanged + c(workers * length(serialize(request, NULL)) +
-                                    length(serialize(replies, NULL)), 1, max(0, wall - work))
-      if (isTRUE(request$marginals) && !isTRUE(request$perturbed)) {
-        step(amount = 0, message = "an EP sweep")
-      }
+    values <- values[order(chunks)]
+    replies <- unlist(lapply(values, `[[`, "replies"), recursive = FALSE)
+    if (isTRUE(request$finish)) rows <<- unlist(lapply(values, `[[`, "rows"), recursive = FALSE)
+    work <- max(vapply(values, `[[`, 0, "seconds"))
+    exchanged <<- exchanged + c(workers * length(serialize(request, NULL)) +
+                                  length(serialize(replies, NULL)), 1, max(0, wall - work))
+    if (isTRUE(request$marginals) && !isTRUE(request$perturbed)) {
+      step(amount = 0, message = "an EP sweep")
     }
     replies
   }
@@ -155,7 +162,7 @@
   }
   run <- cpp_ep_split_run(gather, workers, nrow(ctl$inducing), ctl)
   if (!is.null(run$unavailable)) return(NULL)
-  rows <- gather(NULL)
+  if (is.null(rows)) .stop("the split fit ended without the workers' rows of the fit")
   step(message = "the fit's rows gathered")
   out <- lapply(c(weights = "weights", site_precision = "site_precision", site_nu = "site_nu",
                   cavity_mean = "cavity_mean", cavity_var = "cavity_var", mean = "mean",

@@ -14,6 +14,17 @@
 #   GPSVM_BENCH_OOC_N="20000 100000" GPSVM_BENCH_OOC_MB=64 make bench BENCH=out-of-core
 #   GPSVM_BENCH_OOC_N=0 GPSVM_BENCH_PART_N=200000 make bench BENCH=out-of-core  # partitions only
 #
+# GPSVM_BENCH_OOC_ONCE=mfsvr (or gpc) makes only that model's out-of-core
+# fit, once, in this process, at each size (for 10^6 rows, where the held
+# fit and a second process would triple the time; run it under
+# /usr/bin/time -v for the whole process's peak and CPU): the data's
+# megabytes, this process's peak resident memory before and after the fit,
+# the fit's CPU seconds, sweeps and CPU seconds a sweep.  The partitions
+# part is skipped.
+#
+#   GPSVM_BENCH_OOC_ONCE=gpc GPSVM_BENCH_OOC_N=1000000 GPSVM_BENCH_OOC_MB=1000 \
+#     /usr/bin/time -v Rscript bench/bench-out-of-core.R
+#
 # Then data in row partitions (gpsvm_partitions()): mfsvr(y ~ ., inducing =)
 # on GPSVM_BENCH_PART_N rows (2 x 10^5 by default; 0 skips it) written to
 # GPSVM_BENCH_PART_K rds files (4), against the same fit to the rows bound
@@ -80,6 +91,32 @@ peak_mb <- function(model, n) {
 cat(sprintf("load average at the start: %s (2 cores; figures from a busy machine are slower)\n",
             paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("m = %d inducing inputs, out-of-core budget %g MB\n\n", m, budget))
+
+# This process's peak resident memory so far (MB).
+own_peak_mb <- function() {
+  s <- readLines("/proc/self/status")
+  as.numeric(sub("[^0-9]*([0-9]+).*", "\\1", s[grep("^VmHWM", s)])) / 1024
+}
+once <- Sys.getenv("GPSVM_BENCH_OOC_ONCE")
+if (nzchar(once)) {
+  if (!once %in% c("mfsvr", "gpc")) stop("GPSVM_BENCH_OOC_ONCE must be mfsvr or gpc")
+  for (n in sizes) {
+    d <- friedman1(n, 1)
+    data_mb <- (object.size(d$x) + object.size(d$y)) / 2^20
+    before <- own_peak_mb()
+    ooc <- fit_one(once, d, budget)
+    conv <- if (!is.null(ooc$fit$convergence)) ooc$fit$convergence else
+      ooc$fit$models[[1]]$convergence
+    cat(sprintf(paste("%s n = %d: data %.1f MB (x and y); peak before the fit %.0f MB, after %.0f MB;",
+                      "fit %.1f CPU s, %d sweeps, %.2f CPU s a sweep; load average now %s\n"),
+                once, as.integer(n), data_mb, before, own_peak_mb(), ooc$seconds,
+                as.integer(conv$iterations), ooc$seconds / conv$iterations,
+                paste(readLines("/proc/loadavg"), collapse = "")))
+    rm(d, ooc)
+    invisible(gc())
+  }
+  quit(save = "no")
+}
 if (length(sizes) > 0L) {
   cat(sprintf("%-6s %8s %9s %9s %6s %7s %10s %9s %11s\n", "model", "n", "held CPU", "ooc CPU",
               "ratio", "sweeps", "max |diff|", "peak MB", "CPU s/sweep"))

@@ -11,7 +11,7 @@
 // their sites and marginals, and answers requests; SplitSweeps, the driver's
 // side, adds the parts' sums in the parts' order and factors them.  Two
 // exchanges per sweep: (sweep, sums) and (L_A and beta, the marginals' largest
-// change).
+// change); the first posterior, of sites at 0, needs only the second.
 //
 // The accelerated schedule's Anderson step is split the same way: its
 // history is of the sites, so each part keeps its rows' history
@@ -278,6 +278,16 @@ class SplitSweeps {
       : parts_(parts), rank_(rank), r_(r) {}
 
   void refresh() {
+    if (!started_) {
+      // the run starts from sites at 0, whose sums are 0: the first
+      // posterior needs only the marginals' exchange (and the parts take
+      // the prior's marginals without a solve, LowRankPrior::row_marginals())
+      started_ = true;
+      if (!pending_ && !reset_ && !apply_) {
+        change_ = factored_marginals(Eigen::MatrixXd::Zero(rank_, rank_ + 1), false, r_);
+        return;
+      }
+    }
     if (pending_ && ahead_taken_ && !ahead_recorded_ && damping_ == ahead_damping_ && !reset_ &&
         !apply_) {
       // the parts swept ahead at this step: their sums are here
@@ -424,6 +434,7 @@ class SplitSweeps {
   PartExchange& parts_;
   const Eigen::Index rank_;
   EpResult& r_;
+  bool started_ = false;  // a posterior was asked for
   bool pending_ = false;
   double damping_ = 1.0;
   bool parallel_ = false;  // the last sweep was a parallel one
