@@ -13,7 +13,8 @@
 #
 # spam: bench-binary-large.R's split (3221 training rows); DNA and
 # Satellite: bench-classif-data.R's 2/3 splits of seed 1 (2124 and 4290
-# rows).  The kernel matrix and its pivots are those of the inputs as gpc()
+# rows; one model per class against the rest, whose searches these are).
+# The kernel matrix and its pivots are those of the inputs as gpc()
 # scales them (read off a cheap fit's x).
 
 suppressPackageStartupMessages(library(gpsvm))
@@ -35,7 +36,7 @@ residual_curve <- function(x, kernel) {
 
 curves <- function(name, f, d) {
   fit <- suppressMessages(suppressWarnings(
-    gpc(f, d, kernel = rbf_kernel(1), noise = 0.1, inducing = 10)))
+    gpc(f, d, kernel = rbf_kernel(1), noise = 0.1, inducing = 10, multiclass = "ovr")))
   rows <- gpsvm:::.search_rows(nrow(fit$x))
   x <- if (is.null(rows)) fit$x else fit$x[rows, , drop = FALSE]
   kernel <- rbf_kernel()
