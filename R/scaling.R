@@ -141,26 +141,31 @@
 # middle of sigest()'s three estimates, sigma = sqrt(q_0.5 / 2) (the median
 # heuristic), where gpc()'s evidence search starts (.gpc_search_spec()).
 .data_driven_width <- function(x, quantiles = c(0.1, 0.9)) {
-  x <- x[.evenly_spaced_rows(nrow(x), .size_rule("width_rule_max_n")), , drop = FALSE]
-  key <- list(x = x, quantiles = quantiles)
-  if (identical(key, .width_memory$key)) return(.width_memory$width)
-  d2 <- as.vector(stats::dist(x))^2
-  d2 <- d2[d2 > 0]
-  width <- if (length(d2) == 0L) 1 else {  # (one distinct input: any width fits it)
-    1 / sqrt(2 * mean(1 / stats::quantile(d2, quantiles, names = FALSE)))
-  }
-  if (length(x) <= .width_memory_max) {
-    assign("key", key, envir = .width_memory)
-    assign("width", width, envir = .width_memory)
-  }
-  width
+  rows <- .evenly_spaced_rows(nrow(x), .size_rule("width_rule_max_n"))
+  d2 <- .squared_distances(x[rows, , drop = FALSE])
+  if (length(d2) == 0L) return(1)  # (one distinct input: any width fits it)
+  1 / sqrt(2 * mean(1 / stats::quantile(d2, quantiles, names = FALSE)))
 }
 
-# The last width .data_driven_width() computed and the rows it came from:
-# a default fit asks for the same one several times (its kernel, then each
-# candidate's search bounds: three times in mfsvr(), a sizeable part of a
-# small fit's time).  The rows it looks at are
-# at most 1000, and are not kept beyond .width_memory_max entries (8 MB).
+# The non-zero squared distances between the rows of x, kept for the last x
+# asked: a default fit asks for widths of the same rows several times (its
+# kernel, then each candidate's search bounds: three times in mfsvr(); in
+# gpc() the bounds and the start at other quantiles, once per class against
+# the rest), a sizeable part of a small fit's time.  The rows are at most
+# 1000, and are not kept beyond .width_memory_max entries (8 MB; the
+# distances of 1000 rows take 4 MB more).
+.squared_distances <- function(x) {
+  if (identical(x, .width_memory$x)) return(.width_memory$d2)
+  d2 <- as.vector(stats::dist(x))^2
+  d2 <- d2[d2 > 0]
+  if (length(x) <= .width_memory_max) {
+    assign("x", x, envir = .width_memory)
+    assign("d2", d2, envir = .width_memory)
+  }
+  d2
+}
+
+# The rows .squared_distances() saw last (x) and their distances (d2).
 .width_memory <- new.env(parent = emptyenv())
 .width_memory_max <- 1e6
 
