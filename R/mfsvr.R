@@ -574,7 +574,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       record <- if (!is.null(refit$optimization$hyperprior)) refit$optimization
       fit_at(refit$kernel, c(refit[c("C", "epsilon")], list(search_record = record)))
     }
-    if (noise != "constant") fit <- .mfsvr_with_noise(fit, noise, refit)
+    if (noise != "constant") fit <- .mfsvr_with_noise(fit, noise, refit, amplitude = isTRUE(scale))
     # hyperparameters chosen by the evidence are uncertain: predictions
     # integrate over them (with constant noise)
     if (length(which) > 0L && !is.null(fit$optimization) &&
@@ -583,7 +583,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     }
     fit
   }
-  fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"), fit_model)
+  fit <- .with_mean_amplitude(.fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
+                                               fit_model))
   if (open && !automatic) {
     fit$skipped_search <- .skipped_search("C", sprintf(
       "C = %g %s used", C, if (is.null(bias)) "and no offset (bias = 0) are" else "is"))
