@@ -153,6 +153,19 @@
 #'   \eqn{C\epsilon} stays as given). [svr()]'s `noise` gives the MAP
 #'   estimate of this model.
 #'
+#'   On standardised data (`scale = TRUE`) the varying model also fits the
+#'   amplitude of the latent function's prior, \eqn{f \sim GP(0, s^2 k)}, with
+#'   \eqn{(a, \theta)} (as hetGP fits its mean's variance with the noise):
+#'   where the data are quiet a smaller \eqn{s} narrows the mean's
+#'   uncertainty without narrowing the noise. \eqn{s} is taken to its maximum
+#'   of the evidence (profiled, as \eqn{a} is), and the constant model it is
+#'   weighed against has its own \eqn{s} and level at their maximum, so that
+#'   the Bayes factor weighs the noise alone; the constant fit `"auto"`
+#'   returns keeps the amplitude of the standardised response. The fit's
+#'   model units are then the response's over \eqn{s}: `fit$response_scaling`
+#'   holds the product, `fit$noise_model$amplitude` \eqn{s}, and the plan's
+#'   noise row says it. ([svr()]'s MAP fit keeps \eqn{s = 1}.)
+#'
 #' @section The hyperprior:
 #' On few observations the evidence pins the tube and the widths poorly,
 #' and its maximum can lie on a ridge where the noise is far below the
