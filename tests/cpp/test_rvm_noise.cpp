@@ -64,6 +64,16 @@ NoisePrior noise_prior(const MatrixXd& x, const MatrixXd& z) {
   return p;
 }
 
+// mfsvr's EP on the dense prior, the parallel schedule.
+gpsvm::MfsvrControl dense_ep_control(Index n, double tol, int max_iter) {
+  gpsvm::MfsvrControl c;
+  c.algorithm = gpsvm::MfsvrAlgorithm::ep;
+  c.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, tol, max_iter);
+  c.rank_tol = 0.0;
+  c.max_rank = n;
+  return c;
+}
+
 gpsvm::VaryingNoiseControl noise_control(double tol) {
   gpsvm::VaryingNoiseControl c;
   c.max_iter = 50;
@@ -148,11 +158,7 @@ TEST_CASE("varying-noise mfsvr: per-row sites, the evidence's gradient and the m
   const Data d = loud_right(40, 8);
   const Index n = d.x.rows();
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  gpsvm::MfsvrControl ctl;
-  ctl.algorithm = gpsvm::MfsvrAlgorithm::ep;
-  ctl.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-11, 2000);
-  ctl.rank_tol = 0.0;
-  ctl.max_rank = n;
+  const gpsvm::MfsvrControl ctl = dense_ep_control(n, 1e-11, 2000);
   const double C = 3.0, eps = 0.1;
   // one scale for all rows: the plain likelihood at C e^-l, epsilon e^l,
   // also on the sequential schedule (sites in a random order)
@@ -215,11 +221,7 @@ TEST_CASE("varying-noise mfsvr with the mean's amplitude: its gradient and the m
   const Data d = loud_right(40, 9);
   const Index n = d.x.rows();
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  gpsvm::MfsvrControl ctl;
-  ctl.algorithm = gpsvm::MfsvrAlgorithm::ep;
-  ctl.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-12, 4000);
-  ctl.rank_tol = 0.0;
-  ctl.max_rank = n;
+  const gpsvm::MfsvrControl ctl = dense_ep_control(n, 1e-12, 4000);
   const double C = 3.0, eps = 0.1;
   VectorXd l(n);
   for (Index i = 0; i < n; ++i) l[i] = -1.0 + 0.2 * d.x(i, 0);
