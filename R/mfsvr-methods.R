@@ -83,7 +83,10 @@ evidence.gpsvm_mfsvr <- function(object, gradient = FALSE, ...) {
 
 # nothing of its own: what optimize = TRUE chose is counted for every model
 # from fit$optimization$estimate
-.response_df.gpsvm_mfsvr <- function(object) 0L
+# (the mean's amplitude, fitted with a varying noise, is one more estimate)
+.response_df.gpsvm_mfsvr <- function(object) {
+  as.integer(identical(object$noise_model$type, "varying") && !is.null(object$noise_model$amplitude))
+}
 
 .model_lines.gpsvm_mfsvr <- function(object, digits) {
   c(sprintf("%s, C = %s, epsilon = %s%s", .count(length(object$y), "observation"),

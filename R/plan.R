@@ -342,7 +342,11 @@ gpsvm_plan <- function(object) {
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
   .plan_row("noise", if (nm$type == "varying") {
     if (inherits(fit, "gpsvm_rvm")) "variance varying with the inputs" else
-      "scale (C and epsilon of the tube) varying with the inputs"
+      paste0("scale (C and epsilon of the tube) varying with the inputs",
+             if (!is.null(nm$amplitude)) {
+               sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it",
+                       nm$amplitude)
+             })
   } else "constant",
             if (nm$chosen == "auto") {
               sprintf("the evidence (log Bayes factor %.3g, varying against constant)", bf)

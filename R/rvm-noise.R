@@ -153,27 +153,34 @@
 # a varying one its level (C and epsilon at the geometric mean of the
 # training rows' noise scales), the rows' log noise scales l about it and
 # EP's sites at the mode.  The noise variance's factor is exp(2 l)
-# (.noise_factor()).  mfsvr() and svr() share it.
-.tube_noise <- function(x, y, C, epsilon, kernel, control, noise) {
+# (.noise_factor()).  With `amplitude` the latent function's prior amplitude
+# is fitted with the noise (mfsvr_noise.hpp): the varying model's
+# `amplitude` (1 otherwise) is that of its mean's prior on y's scale, and
+# its C, epsilon and sites are those of y / amplitude, the scale its fit
+# takes (.with_mean_amplitude()).  mfsvr() and svr() share it.
+.tube_noise <- function(x, y, C, epsilon, kernel, control, noise, amplitude = FALSE) {
   s <- .rvm_noise_settings
   ctl <- unclass(.resolve_control(control, length(y)))
   best <- .fit_noise_widths(x, function(basis, precision) {
     cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, ctl, basis, precision,
-                                list(max_iter = s$max_iter, tol = s$tol))
+                                list(max_iter = s$max_iter, tol = s$tol, amplitude = amplitude))
   })
   core <- best$core
   model <- .noise_model(best, 2 * core$theta, 2 * (core$log_noise_scale - core$level),
                         core$constant_log_evidence, noise)
+  if (amplitude) model$amplitude <- exp(core$log_amplitude)
   centre <- mean(core$log_noise_scale)
-  list(model = model, C = C * exp(-centre), epsilon = epsilon * exp(centre),
-       l = core$log_noise_scale - centre, start = core[c("site_precision", "site_nu")])
+  level <- centre - core$log_amplitude
+  list(model = model, C = C * exp(-level), epsilon = epsilon * exp(level),
+       l = core$log_noise_scale - centre, amplitude = exp(core$log_amplitude),
+       start = core[c("site_precision", "site_nu")])
 }
 
 # A calibration's refit (on rows x) of a fit `refit` with varying noise
 # keeps that fit's noise function and level: .tube_noise()'s answer for it.
 .kept_tube_noise <- function(refit, x) {
   list(model = refit$noise_model, C = refit$C, epsilon = refit$epsilon,
-       l = log(.noise_factor(refit, x)) / 2, start = NULL)
+       l = log(.noise_factor(refit, x)) / 2, amplitude = 1, start = NULL)
 }
 
 # mfsvr(noise = ): the fit `fit` (scaled data; its C, epsilon, kernel and
@@ -181,8 +188,12 @@
 # .tube_noise(); with noise = "auto" the constant fit stays where its
 # evidence is the higher.  A calibration's refit (`refit` the fit being
 # calibrated) keeps that fit's noise function.  The mixture over C
-# (R/hyper-mixture.R) is the constant model's and is dropped.
-.mfsvr_with_noise <- function(fit, noise, refit = NULL) {
+# (R/hyper-mixture.R) is the constant model's and is dropped.  With
+# `amplitude` the varying model fits its mean's amplitude too, and the fit
+# is on y / amplitude (its log evidence that response's), which
+# .with_mean_amplitude() folds into the response's scaling; a refit is on
+# rows already on that scale.
+.mfsvr_with_noise <- function(fit, noise, refit = NULL, amplitude = FALSE) {
   x <- fit$x
   y <- fit$y
   if (!is.null(fit$inducing)) .stop("noise = \"varying\" or \"auto\" needs a fit without inducing inputs")
@@ -190,17 +201,35 @@
     if (!identical(refit$noise_model$type, "varying")) return(fit)
     tube <- .kept_tube_noise(refit, x)
   } else {
-    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control, noise)
+    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control, noise, amplitude)
     fit$noise_model <- tube$model
     if (tube$model$type != "varying") return(fit)
   }
-  out <- .mfsvr_fit(x, y, tube$C, tube$epsilon, fit$kernel, fit$control, start = tube$start,
-                    log_noise_scale = tube$l)
+  out <- .mfsvr_fit(x, y / tube$amplitude, tube$C, tube$epsilon, fit$kernel, fit$control,
+                    start = tube$start, log_noise_scale = tube$l)
   fit[names(out)] <- unclass(out)
   class(fit) <- class(out)
   fit$C_mixture <- NULL
   fit$noise_model <- tube$model
-  if (is.null(refit)) fit$log_evidence <- tube$model$log_evidence[["varying"]]
+  if (is.null(refit)) {
+    fit$log_evidence <- tube$model$log_evidence[["varying"]] + length(y) * log(tube$amplitude)
+  }
+  fit
+}
+
+# A fit whose varying noise came with its mean's amplitude (.mfsvr_with_noise()),
+# in the user's units: its model units are the response's scaled units over
+# the amplitude, so the amplitude joins the response's scale, and the fitted
+# values (unscaled by the response's scale alone) move with it.
+.with_mean_amplitude <- function(fit) {
+  a <- fit$noise_model$amplitude
+  if (is.null(a) || !identical(fit$noise_model$type, "varying") || is.null(fit$response_scaling)) {
+    return(fit)
+  }
+  s <- fit$response_scaling
+  fit$fitted.values <- s$center + a * (fit$fitted.values - s$center)
+  fit$residuals <- stats::setNames(fit$y - fit$fitted.values, names(fit$fitted.values))
+  fit$response_scaling$scale <- s$scale * a
   fit
 }
 

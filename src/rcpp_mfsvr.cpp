@@ -125,6 +125,7 @@ Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::Matr
   nctl.max_iter = gpsvm_glue::int_in(element(noise_control, "max_iter"), "max_iter", 1,
                                      gpsvm_glue::kMaxInt);
   nctl.tol = gpsvm_glue::number_in(element(noise_control, "tol"), "tol", 0.0, R_PosInf);
+  nctl.amplitude = gpsvm_glue::flag(element(noise_control, "amplitude"), "amplitude");
   const gpsvm::MfsvrNoiseResult r = gpsvm::mfsvr_varying_noise_fit(
       x, y, k, C, epsilon, control_from_r(control), noise_basis, noise_precision, nctl,
       gpsvm_glue::interrupt_callback());
@@ -132,7 +133,8 @@ Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::Matr
       Rcpp::Named("site_precision") = r.fit.ep.site_precision,
       Rcpp::Named("site_nu") = r.fit.ep.site_nu, Rcpp::Named("theta") = r.theta,
       Rcpp::Named("level") = r.level, Rcpp::Named("log_noise_scale") = r.log_noise_scale,
-      Rcpp::Named("log_evidence") = r.fit.ep.log_evidence,
+      Rcpp::Named("log_amplitude") = r.log_amplitude,
+      Rcpp::Named("log_evidence") = r.log_evidence,
       Rcpp::Named("log_marginal") = r.log_marginal,
       Rcpp::Named("constant_log_evidence") = r.constant_log_evidence,
       Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));

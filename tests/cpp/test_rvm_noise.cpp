@@ -64,6 +64,14 @@ NoisePrior noise_prior(const MatrixXd& x, const MatrixXd& z) {
   return p;
 }
 
+// mfsvr's EP on the dense prior, the parallel schedule.
+gpsvm::MfsvrControl dense_ep_control(double tol, int max_iter) {
+  gpsvm::MfsvrControl c;  // no factor handed in: the dense kernel matrix
+  c.algorithm = gpsvm::MfsvrAlgorithm::ep;
+  c.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, tol, max_iter);
+  return c;
+}
+
 gpsvm::VaryingNoiseControl noise_control(double tol) {
   gpsvm::VaryingNoiseControl c;
   c.max_iter = 50;
@@ -148,9 +156,7 @@ TEST_CASE("varying-noise mfsvr: per-row sites, the evidence's gradient and the m
   const Data d = loud_right(40, 8);
   const Index n = d.x.rows();
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  gpsvm::MfsvrControl ctl;
-  ctl.algorithm = gpsvm::MfsvrAlgorithm::ep;
-  ctl.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-11, 2000);
+  const gpsvm::MfsvrControl ctl = dense_ep_control(1e-11, 2000);
   const double C = 3.0, eps = 0.1;
   // one scale for all rows: the plain likelihood at C e^-l, epsilon e^l,
   // also on the sequential schedule (sites in a random order)
@@ -206,6 +212,78 @@ TEST_CASE("varying-noise mfsvr: per-row sites, the evidence's gradient and the m
     refused = true;
   }
   CHECK(refused);
+}
+
+TEST_CASE("varying-noise mfsvr with the mean's amplitude: its gradient and the mode") {
+  namespace nd = gpsvm::mfsvr_noise_detail;
+  const Data d = loud_right(40, 9);
+  const Index n = d.x.rows();
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  const gpsvm::MfsvrControl ctl = dense_ep_control(1e-12, 4000);
+  const double C = 3.0, eps = 0.1;
+  VectorXd l(n);
+  for (Index i = 0; i < n; ++i) l[i] = -1.0 + 0.2 * d.x(i, 0);
+  const VectorXd y = d.y;
+  gpsvm::MfsvrControl c = ctl;
+  c.gradient = true;
+  for (double rho : {-0.7, 0.0, 0.4}) {
+    const nd::AmplitudePoint at =
+        nd::fit_at(d.x, y, kernel, C, eps, c, rho, l, nullptr, 0.0, kNoInterrupt);
+    const VectorXd t = y * std::exp(-rho);
+    const VectorXd scaled = (l.array() - rho).matrix();
+    double information = 0.0;
+    const double analytic = nd::amplitude_gradient(at.fit, d.x, t, kernel, C, eps, scaled,
+                                                   &information, kNoInterrupt);
+    // central differences of L(rho, l), l held
+    const double h = 1e-4;
+    const double up = nd::fit_at(d.x, y, kernel, C, eps, c, rho + h, l, nullptr, 0.0, kNoInterrupt)
+                          .log_evidence;
+    const double down = nd::fit_at(d.x, y, kernel, C, eps, c, rho - h, l, nullptr, 0.0, kNoInterrupt)
+                            .log_evidence;
+    CHECK_NEAR(analytic, (up - down) / (2.0 * h), 1e-5 * (1.0 + std::fabs(analytic)));
+    // the same derivative from the prior's side, d K / d rho = 2 e^(2 rho) K
+    // on the original scale: w' K w - tr(R K) with the rescaled fit's w and
+    // R = (K + S^-1)^-1 by a plain inverse of B = I + S^1/2 K S^1/2
+    const MatrixXd K = gpsvm::kernel_matrix(kernel, d.x, d.x);
+    const VectorXd sw = at.fit.ep.site_precision.cwiseSqrt();
+    MatrixXd b = sw.asDiagonal() * K * sw.asDiagonal();
+    b.diagonal().array() += 1.0;
+    const MatrixXd r = sw.asDiagonal() * b.inverse() * sw.asDiagonal();
+    const VectorXd& w = at.fit.ep.weights;
+    CHECK_NEAR(analytic, w.dot(K * w) - (r * K).trace(), 1e-6 * (1.0 + std::fabs(analytic)));
+    const MatrixXd rk = r * K;
+    CHECK_NEAR(information, 2.0 * (rk * rk).trace(), 1e-8 * (1.0 + information));
+  }
+  // the fit: at the mode the gradient in (rho, a, theta) is small, rho
+  // moved, and the constant model beside it has its own rho and a at their
+  // maximum (above the fit at rho = 0, l = 0)
+  MatrixXd z(5, 1);
+  for (Index j = 0; j < 5; ++j) z(j, 0) = 2.0 * static_cast<double>(j) + 1.0;
+  const NoisePrior np = noise_prior(d.x, z);
+  gpsvm::VaryingNoiseControl nctl = noise_control(1e-6);
+  nctl.max_iter = 200;
+  nctl.amplitude = true;
+  const gpsvm::MfsvrNoiseResult r = gpsvm::mfsvr_varying_noise_fit(
+      d.x, d.y, kernel, C, eps, ctl, np.basis, np.prec, nctl, kNoInterrupt);
+  CHECK(r.status.converged);
+  CHECK(std::fabs(r.log_amplitude) > 0.05);
+  const double rho = r.log_amplitude;
+  const VectorXd scaled = (r.log_noise_scale.array() - rho).matrix();
+  const double g_rho = nd::amplitude_gradient(r.fit, d.x, y * std::exp(-rho), kernel, C, eps,
+                                              scaled, nullptr, kNoInterrupt);
+  CHECK_MSG(std::fabs(g_rho) < 1e-2, "the amplitude at the mode");
+  const VectorXd g = np.basis.transpose() * r.fit.row_gradient - np.prec * r.theta;
+  CHECK_MSG(g.cwiseAbs().maxCoeff() < 1e-2, "the noise weights at the mode");
+  CHECK_NEAR(r.fit.row_gradient.sum(), 0.0, 1e-2);
+  CHECK_NEAR(r.log_evidence,
+             nd::fit_at(d.x, y, kernel, C, eps, ctl, rho, r.log_noise_scale, nullptr, 0.0,
+                        kNoInterrupt).log_evidence, 1e-6);
+  const gpsvm::MfsvrNoiseResult fixed = gpsvm::mfsvr_varying_noise_fit(
+      d.x, d.y, kernel, C, eps, ctl, np.basis, np.prec, noise_control(1e-6), kNoInterrupt);
+  CHECK(fixed.log_amplitude == 0.0);
+  CHECK(r.constant_log_evidence > fixed.constant_log_evidence);
+  CHECK(r.log_marginal > fixed.log_marginal - 1e-6);
+  CHECK_MSG(r.log_marginal > r.constant_log_evidence, "varying noise fits these data better");
 }
 
 }  // namespace gpsvm_tests_rvm_noise

@@ -96,14 +96,18 @@ test_that("the Laplace evidence over the noise function is assembled as written"
   info <- crossprod(J, pmax(-at$row_curvature, 0) * J)
   Fs <- info[-1, -1] - tcrossprod(info[-1, 1]) / info[1, 1]
   occam <- as.numeric(determinant(pc$P + Fs)$modulus - determinant(pc$P)$modulus)
-  laplace <- at$log_evidence - sum(theta * (pc$P %*% theta)) / 2 - occam / 2
+  # (the fit is on y over the mean's amplitude, the evidences on y)
+  laplace <- at$log_evidence - length(pc$y) * log(nm$amplitude) -
+    sum(theta * (pc$P %*% theta)) / 2 - occam / 2
   expect_equal(nm$log_evidence[["varying"]], laplace, tolerance = 1e-6)
   # the mode: the log posterior's gradient in theta vanishes there
   g <- drop(crossprod(pc$B, at$row_gradient)) - drop(pc$P %*% theta)
   expect_lt(max(abs(g)), 0.05 * max(abs(drop(crossprod(pc$B, at$row_gradient)))) + 0.05)
-  # the constant model's evidence: the constant fit at the same C, epsilon
+  # the constant model's evidence: the constant fit's with its amplitude and
+  # level at their maximum, so at least the constant fit's at its C, epsilon
   const <- mfsvr(d$x, d$y, calibration_folds = 0)
-  expect_equal(nm$log_evidence[["constant"]], const$log_evidence, tolerance = 1e-6)
+  expect_gt(nm$log_evidence[["constant"]], const$log_evidence)
+  expect_lt(nm$log_evidence[["constant"]], const$log_evidence + 0.5 * length(d$y))
 })
 
 test_that("predictions use each input's own C and epsilon", {
@@ -196,4 +200,112 @@ test_that("confint() and evidence_curve() refuse a varying-noise fit; update() k
   expect_equal(refit$C * refit$epsilon, 8 * 0.1, tolerance = 1e-8)
   # the constant fit's confint() still answers
   expect_true(is.matrix(confint(mfsvr(d$x, d$y, optimize = "C", calibration_folds = 0))))
+})
+
+# Plain-R EP for the epsilon-insensitive likelihood with C and epsilon per
+# row on the prior covariance K: the tilted moments by integrate() between
+# the tube's kinks, sequential site updates to convergence, and the log
+# evidence of Rasmussen and Williams (2006), eq. 3.65.
+mf_plain_ep_evidence <- function(K, y, C, eps) {
+  n <- length(y)
+  moments <- function(i, m, v) {
+    s <- sqrt(v)
+    lik <- function(f) C[i] / (2 * (C[i] * eps[i] + 1)) * exp(-C[i] * pmax(abs(y[i] - f) - eps[i], 0))
+    # (in u = (f - m) / s, the kinks at the tube's ends)
+    ends <- c(-Inf, (y[i] - eps[i] - m) / s, (y[i] + eps[i] - m) / s, Inf)
+    piece <- function(k) sum(vapply(1:3, function(j) {
+      stats::integrate(function(u) lik(m + s * u) * stats::dnorm(u) * u^k, ends[j], ends[j + 1],
+                       rel.tol = 1e-11, abs.tol = 1e-16)$value
+    }, numeric(1)))
+    z <- piece(0)
+    mu <- piece(1) / z
+    list(log_z = log(z), mean = m + s * mu, var = s^2 * (piece(2) / z - mu^2))
+  }
+  tau <- rep(0, n)
+  nu <- rep(0, n)
+  Sigma <- K
+  mu <- rep(0, n)
+  for (sweep in 1:200) {
+    before <- c(tau, nu)
+    for (i in seq_len(n)) {
+      tc <- 1 / Sigma[i, i] - tau[i]
+      nc <- mu[i] / Sigma[i, i] - nu[i]
+      mo <- moments(i, nc / tc, 1 / tc)
+      tau[i] <- 1 / mo$var - tc
+      nu[i] <- mo$mean / mo$var - nc
+      Sigma <- solve(solve(K) + diag(tau, n))
+      mu <- drop(Sigma %*% nu)
+    }
+    if (max(abs(c(tau, nu) - before)) < 1e-11) break
+  }
+  tc <- 1 / diag(Sigma) - tau
+  nc <- mu / diag(Sigma) - nu
+  log_z <- vapply(seq_len(n), function(i) moments(i, nc[i] / tc[i], 1 / tc[i])$log_z, numeric(1))
+  site_var <- 1 / tau
+  site_mean <- nu / tau
+  A <- K + diag(site_var, n)
+  sum(log_z) - as.numeric(determinant(A)$modulus) / 2 - sum(site_mean * solve(A, site_mean)) / 2 +
+    sum(log(1 / tc + site_var)) / 2 + sum((nc / tc - site_mean)^2 / (1 / tc + site_var)) / 2
+}
+
+test_that("the mean's amplitude fitted with the noise: the evidence against plain-R EP", {
+  set.seed(11)
+  x <- matrix(seq(0, 7, length.out = 8))
+  y <- 1.5 * sin(x[, 1]) + rnorm(8, sd = 0.05 + 0.1 * x[, 1])
+  y <- (y - mean(y)) / stats::sd(y)
+  k <- rbf_kernel(1.5)
+  nk <- rbf_kernel(4)
+  z <- x[c(1, 4, 8), , drop = FALSE]
+  B <- kernel_matrix(nk, x, z)
+  P <- kernel_matrix(nk, z, z) / 4
+  diag(P) <- diag(P) * (1 + 1e-8)
+  ctl <- unclass(gpsvm:::.resolve_control(mfsvr_control(tol = 1e-12, rank_tol = 0), 8))
+  C <- 3
+  eps <- 0.05
+  core <- gpsvm:::cpp_mfsvr_varying_noise_fit(k, x, y, C, eps, ctl, B, P,
+                                              list(max_iter = 200L, tol = 1e-8, amplitude = TRUE))
+  rho <- core$log_amplitude
+  l <- core$log_noise_scale
+  expect_gt(abs(rho), 0.05)
+  expect_equal(core$level + drop(B %*% core$theta), l, tolerance = 1e-12)
+  plain <- function(r) {
+    mf_plain_ep_evidence(exp(2 * r) * kernel_matrix(k, x, x), y, C * exp(-l), eps * exp(l))
+  }
+  at <- plain(rho)
+  expect_equal(core$log_evidence, at, tolerance = 1e-7)
+  # the amplitude at its maximum (l held): lower a little either side
+  expect_lt(plain(rho + 0.1), at)
+  expect_lt(plain(rho - 0.1), at)
+  # without the amplitude: rho stays 0 and the constant model is the fit at l = 0
+  fixed <- gpsvm:::cpp_mfsvr_varying_noise_fit(k, x, y, C, eps, ctl, B, P,
+                                               list(max_iter = 200L, tol = 1e-8, amplitude = FALSE))
+  expect_identical(fixed$log_amplitude, 0)
+  expect_equal(fixed$constant_log_evidence,
+               mf_plain_ep_evidence(kernel_matrix(k, x, x), y, rep(C, 8), rep(eps, 8)),
+               tolerance = 1e-7)
+  expect_gt(core$constant_log_evidence, fixed$constant_log_evidence)
+})
+
+test_that("a fit's mean amplitude joins the response's scale: logLik, fitted values, intervals", {
+  d <- mf_het_data(test_size(80, 50), seed = 12)
+  fit <- mfsvr(d$x, d$y, noise = "varying", calibration_folds = 0)
+  a <- fit$noise_model$amplitude
+  expect_true(is.numeric(a) && abs(log(a)) > 0.01)
+  sd_y <- stats::sd(d$y)
+  expect_equal(fit$response_scaling$scale, sd_y * a)
+  # the evidence of y on the user's scale: the varying model's (on y / sd(y))
+  # less the Jacobian of sd(y) alone
+  expect_equal(as.numeric(logLik(fit)),
+               fit$noise_model$log_evidence[["varying"]] - length(d$y) * log(sd_y),
+               tolerance = 1e-8)
+  # fitted values: the latent mean at the training rows, through predict()
+  expect_equal(unname(fit$fitted.values), unname(predict(fit, d$x)), tolerance = 1e-8)
+  # the same model at amplitude 1 (the refit at the kept noise function) is
+  # another fit: the intervals move
+  p <- predict(fit, d$x[1:5], interval = "prediction")
+  expect_true(all(p[, "lwr"] < p[, "fit"] & p[, "fit"] < p[, "upr"]))
+  # scale = FALSE fits no amplitude
+  raw <- mfsvr(d$x, (d$y - mean(d$y)) / sd_y, noise = "varying", calibration_folds = 0, scale = FALSE,
+               kernel = fit$kernel, C = 1)
+  expect_null(raw$noise_model$amplitude)
 })

@@ -22,12 +22,36 @@
 // with theta integrated out and a profiled, as for the RVM
 // (rvm_noise.hpp's occam_logdet()):
 //   log Z = L* - theta*' P theta* / 2 - (log|P + F_s| - log|P|) / 2.
+//
+// The latent function's prior amplitude (VaryingNoiseControl::amplitude):
+// f ~ GP(0, e^(2 rho) K), rho fitted with (a, theta), as hetGP fits its
+// mean process's variance jointly with the noise (Binois, Gramacy and
+// Ludkovski 2018).  On a quiet stretch of data a smaller amplitude narrows
+// the mean's uncertainty without narrowing the noise, which a fixed
+// amplitude cannot.  The fit is EP on the rescaled targets: with f = e^rho g
+// the site of row i is the tube of C e^-(l_i - rho), epsilon e^(l_i - rho)
+// on y_i e^-rho - g_i, so
+//   L(rho, l) = log Z_EP(y e^-rho, K; l - rho) - n rho.
+// Its explicit gradient at the EP fixed point, with l held,
+//   dL / d rho = sum_i (t_i d log Z_i / d m_i - d log Z_i / d l_i) - n,
+// t = y e^-rho (Z_i depends on t_i - m_i; the cavities held).  Its
+// curvature with the cavities held is far too large (the cavities do not
+// follow the rescaled targets), so Newton's step in rho takes the Fisher
+// information of the sites' Gaussian model, 1/2 tr((Sigma^-1 dSigma)^2) with
+// Sigma = e^(2 rho) (K + S^-1), dSigma / d rho = 2 e^(2 rho) K:
+//   F = 2 tr((R K)^2),  R = (K + S^-1)^-1,
+// and neglects the coupling of rho with (a, theta) (the steps are halved
+// until the objective rises, and repeated).  rho is profiled in the Laplace
+// evidence, as a is; the constant model it is weighed against then has its
+// amplitude and level profiled too (theta = 0), so that the comparison is
+// of the noise alone.
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_MFSVR_NOISE_HPP
 #define GPSVM_MFSVR_NOISE_HPP
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <utility>
@@ -38,13 +62,19 @@
 namespace gpsvm {
 
 struct MfsvrNoiseResult {
-  MfsvrFit fit;              // at the mode: its log_noise_scale below
-  double constant_log_evidence = 0.0;  // the fit at l = 0 (the constant model)
+  // at the mode: EP on the targets y e^-rho with the noise scales
+  // log_noise_scale - rho (the same as log_noise_scale when rho = 0)
+  MfsvrFit fit;
+  // the constant model (l = 0; with the amplitude fitted, its rho and a
+  // at their maximum with theta = 0)
+  double constant_log_evidence = 0.0;
   Eigen::VectorXd theta;
   double level = 0.0;        // a
   Eigen::VectorXd log_noise_scale;  // a + B theta at the training rows
-  double log_marginal = 0.0;  // theta integrated out (Laplace), a at its mode
-  SolverStatus status;        // change: the last max |change| of l
+  double log_amplitude = 0.0;  // rho (0 unless the amplitude is fitted)
+  double log_evidence = 0.0;   // L(rho, l) at the mode
+  double log_marginal = 0.0;  // theta integrated out (Laplace), a and rho at their mode
+  SolverStatus status;        // change: the last max |change| of l and rho
 };
 
 namespace mfsvr_noise_detail {
@@ -63,12 +93,70 @@ inline void newton_system(const MfsvrFit& fit, const Eigen::MatrixXd& basis,
   *information = j.transpose() * w.asDiagonal() * j;
 }
 
+// dL / d rho at a fit on the targets t = y e^-rho with noise scales
+// `scaled` = l - rho (the fit's row_gradient at them), and, when
+// `information` is given, the Fisher information 2 tr((R K)^2) (see the top
+// of the file; O(n^3) on the dense prior, O(n^2 r) on a low-rank one).
+inline double amplitude_gradient(const MfsvrFit& fit, const ConstMatrixRef& x,
+                                 const Eigen::VectorXd& t, const Kernel& kernel, double C,
+                                 double epsilon, const Eigen::VectorXd& scaled,
+                                 double* information, const std::function<void()>& interrupt) {
+  using R = mfsvr_detail::RowEpsilonInsensitive;
+  const Eigen::Index n = t.size();
+  double g = -static_cast<double>(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const SiteMoments mo =
+        R::site(C, epsilon, scaled[i]).moments(t[i], fit.ep.cavity_mean[i], fit.ep.cavity_var[i]);
+    g += t[i] * mo.dlog_z - fit.row_gradient[i];
+  }
+  if (information) {
+    const Eigen::MatrixXd r = ep_site_inverse(fit.ep, interrupt);
+    if (fit.ep.factor.size() > 0) {
+      const Eigen::MatrixXd m = fit.ep.factor.transpose() * r * fit.ep.factor;
+      *information = 2.0 * m.squaredNorm();
+    } else {
+      const Eigen::MatrixXd rk = r * KernelEvaluator(kernel, x).gram();
+      *information = 2.0 * rk.cwiseProduct(rk.transpose()).sum();
+    }
+  }
+  return g;
+}
+
+// The fit at log amplitude rho and noise scales l (model units): EP on
+// y e^-rho with the scales l - rho, warm-started from `from` (at `from_rho`),
+// whose sites are moved to the new scale of the targets; and L(rho, l).
+struct AmplitudePoint {
+  MfsvrFit fit;
+  double log_evidence = 0.0;
+};
+
+inline AmplitudePoint fit_at(const ConstMatrixRef& x, const Eigen::VectorXd& y,
+                             const Kernel& kernel, double C, double epsilon,
+                             MfsvrControl control, double rho, const Eigen::VectorXd& l,
+                             const MfsvrFit* from, double from_rho,
+                             const std::function<void()>& interrupt) {
+  control.log_noise_scale = l.array() - rho;
+  if (from) {
+    // g_new = c g_old, c = e^(from_rho - rho): a Gaussian site's precision
+    // over c^2, its precision times mean over c
+    const double c = std::exp(from_rho - rho);
+    control.ep.initial_precision = from->ep.site_precision / (c * c);
+    control.ep.initial_nu = from->ep.site_nu / c;
+  }
+  const Eigen::VectorXd t = y * std::exp(-rho);
+  AmplitudePoint p;
+  p.fit = mfsvr_fit(x, t, kernel, C, epsilon, control, interrupt);
+  p.log_evidence = p.fit.ep.log_evidence - static_cast<double>(y.size()) * rho;
+  return p;
+}
+
 }  // namespace mfsvr_noise_detail
 
 // The fit at (C, epsilon) with the noise scale exp(a + B theta), (a, theta)
-// at the posterior mode, and the constant model's evidence beside it.
-// `control` as for mfsvr_fit() (EP, no inducing inputs, no search for C).
-inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const ConstVectorRef& y,
+// (and rho, with nctl.amplitude) at the posterior mode, and the constant
+// model's evidence beside it.  `control` as for mfsvr_fit() (EP, no
+// inducing inputs, no search for C).
+inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const ConstVectorRef& y_in,
                                                 const Kernel& kernel, double C, double epsilon,
                                                 MfsvrControl control,
                                                 const Eigen::MatrixXd& basis,
@@ -78,58 +166,85 @@ inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const C
   namespace nd = mfsvr_noise_detail;
   const Eigen::Index n = x.rows(), m = basis.cols();
   rvm_noise_detail::check_noise(basis, prec, n, nctl);
+  if (y_in.size() != n) throw std::invalid_argument("'x' and 'y' differ in length");
   control.gradient = true;
   control.choose_C = false;
-  auto fit_at = [&](const Eigen::VectorXd& l, const MfsvrFit* from) {
-    control.log_noise_scale = l;
-    if (from) {  // warm start from the sites of the last fit
-      control.ep.initial_precision = from->ep.site_precision;
-      control.ep.initial_nu = from->ep.site_nu;
-    }
-    return mfsvr_fit(x, y, kernel, C, epsilon, control, interrupt);
-  };
+  const Eigen::VectorXd y = y_in;
   MfsvrNoiseResult out;
   out.theta = Eigen::VectorXd::Zero(m);
   out.log_noise_scale = Eigen::VectorXd::Zero(n);
-  MfsvrFit fit = fit_at(out.log_noise_scale, nullptr);
-  out.constant_log_evidence = fit.ep.log_evidence;
-  double objective = fit.ep.log_evidence;
-  out.status.tol = nctl.tol;
-  for (int it = 1; it <= nctl.max_iter; ++it) {
-    Eigen::VectorXd grad;
-    Eigen::MatrixXd a;
-    nd::newton_system(fit, basis, &grad, &a);
-    grad.tail(m) -= prec * out.theta;
-    a.bottomRightCorner(m, m) += prec;
-    a.diagonal().array() += 1e-10 * (1.0 + a.diagonal().array().abs());
-    Eigen::VectorXd step = Eigen::LDLT<Eigen::MatrixXd>(a).solve(grad);
-    if (!step.allFinite()) break;
-    // at most a factor e in any noise scale per step
-    const double largest = (step[0] + (basis * step.tail(m)).array()).abs().maxCoeff();
-    if (largest > 1.0) step /= largest;
-    const auto try_step = [&](double fraction, double* change) {
-      const Eigen::VectorXd theta = out.theta + fraction * step.tail(m);
-      const double level = out.level + fraction * step[0];
-      const Eigen::VectorXd l = (basis * theta).array() + level;
-      MfsvrFit trial = fit_at(l, &fit);
-      if (!trial.ep.status.converged) return false;
-      const double value = trial.ep.log_evidence - 0.5 * theta.dot(prec * theta);
-      if (!(value >= objective - 1e-10)) return false;
-      *change = (l - out.log_noise_scale).cwiseAbs().maxCoeff();
-      out.theta = theta;
-      out.level = level;
-      out.log_noise_scale = l;
-      fit = std::move(trial);
-      objective = value;
-      return true;
-    };
-    if (rvm_noise_detail::halved_step(try_step, it, out.status)) break;
+  nd::AmplitudePoint at =
+      nd::fit_at(x, y, kernel, C, epsilon, control, 0.0, out.log_noise_scale, nullptr, 0.0, interrupt);
+  out.constant_log_evidence = at.log_evidence;
+  double objective = at.log_evidence;
+  // Newton's steps in (rho, a, theta), or (rho, a) alone for the constant
+  // model (with_theta false); rho moves only with nctl.amplitude
+  const auto newton = [&](bool with_theta) {
+    out.status = SolverStatus();
+    out.status.tol = nctl.tol;
+    for (int it = 1; it <= nctl.max_iter; ++it) {
+      Eigen::VectorXd grad;
+      Eigen::MatrixXd a;
+      nd::newton_system(at.fit, basis, &grad, &a);
+      grad.tail(m) -= prec * out.theta;
+      a.bottomRightCorner(m, m) += prec;
+      a.diagonal().array() += 1e-10 * (1.0 + a.diagonal().array().abs());
+      Eigen::VectorXd step = Eigen::VectorXd::Zero(m + 1);
+      if (with_theta) {
+        step = Eigen::LDLT<Eigen::MatrixXd>(a).solve(grad);
+      } else {
+        step[0] = grad[0] / a(0, 0);
+      }
+      double rho_step = 0.0;
+      if (nctl.amplitude) {
+        double information = 0.0;
+        const double g = nd::amplitude_gradient(
+            at.fit, x, y * std::exp(-out.log_amplitude), kernel, C, epsilon,
+            (out.log_noise_scale.array() - out.log_amplitude).matrix(), &information, interrupt);
+        rho_step = g / (information + 1e-10 * (1.0 + information));
+      }
+      if (!step.allFinite() || !std::isfinite(rho_step)) break;
+      // at most a factor e in any noise scale, and in the amplitude, per step
+      const double largest = std::max(
+          (step[0] + (basis * step.tail(m)).array()).abs().maxCoeff(), std::fabs(rho_step));
+      if (largest > 1.0) {
+        step /= largest;
+        rho_step /= largest;
+      }
+      const auto try_step = [&](double fraction, double* change) {
+        const Eigen::VectorXd theta = out.theta + fraction * step.tail(m);
+        const double level = out.level + fraction * step[0];
+        const double rho = out.log_amplitude + fraction * rho_step;
+        const Eigen::VectorXd l = (basis * theta).array() + level;
+        nd::AmplitudePoint trial =
+            nd::fit_at(x, y, kernel, C, epsilon, control, rho, l, &at.fit, out.log_amplitude, interrupt);
+        if (!trial.fit.ep.status.converged) return false;
+        const double value = trial.log_evidence - 0.5 * theta.dot(prec * theta);
+        if (!(value >= objective - 1e-10)) return false;
+        *change = std::max((l - out.log_noise_scale).cwiseAbs().maxCoeff(),
+                           std::fabs(rho - out.log_amplitude));
+        out.theta = theta;
+        out.level = level;
+        out.log_amplitude = rho;
+        out.log_noise_scale = l;
+        at = std::move(trial);
+        objective = value;
+        return true;
+      };
+      if (rvm_noise_detail::halved_step(try_step, it, out.status)) break;
+    }
+  };
+  if (nctl.amplitude) {
+    newton(false);
+    out.constant_log_evidence = objective;
   }
+  newton(true);
   Eigen::VectorXd grad;
   Eigen::MatrixXd info;
-  nd::newton_system(fit, basis, &grad, &info);
+  nd::newton_system(at.fit, basis, &grad, &info);
+  out.log_evidence = at.log_evidence;
   out.log_marginal = objective - 0.5 * rvm_noise_detail::occam_logdet(info, prec);
-  out.fit = std::move(fit);
+  out.fit = std::move(at.fit);
   return out;
 }
 

@@ -51,6 +51,9 @@ namespace gpsvm {
 struct VaryingNoiseControl {
   int max_iter = 0;   // scoring steps
   double tol = kUnset;  // on max |change| of eta over the training rows
+  // mfsvr_varying_noise_fit() only: also fit the amplitude of the latent
+  // function's prior with the noise (mfsvr_noise.hpp); the RVM ignores it
+  bool amplitude = false;
 };
 
 struct VaryingNoiseResult {
