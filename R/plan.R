@@ -104,15 +104,21 @@ gpsvm_plan <- function(object) {
     .plan_factor(fit, n), .plan_partitions(fit))
 }
 
-# gpc()'s model of three or more classes, where its size rule chose it.
+# gpc()'s model of three or more classes: the call's, its size rule's, or
+# one-vs-rest kept because the joint model cannot carry the call's settings.
 .plan_multiclass <- function(fit, n) {
-  if (!isTRUE(fit$size_ruled_multiclass)) return(NULL)
   K <- length(fit$levels)
-  joint <- identical(fit$multiclass, "joint")
+  joint <- inherits(fit, "gpsvm_gpc_joint")
+  if (!inherits(fit, "gpsvm_gpc") || !(joint || .is_multiclass(fit))) return(NULL)
+  choice <- if (joint) sprintf("one joint model of the %d classes", K) else
+    sprintf("one model per class against the rest (%d models)", K)
+  if (!isTRUE(fit$size_ruled_multiclass)) {
+    by <- if (!is.null(fit$call$multiclass)) "the call" else
+      "kept: the joint model needs method = \"tap\" and kappa = 0"
+    return(list(.plan_row("multiclass", choice, by)))
+  }
   limit <- .size_rule("ovr_max_nk")
-  list(.plan_row("multiclass",
-                 if (joint) sprintf("one joint model of the %d classes", K) else
-                   sprintf("one model per class against the rest (%d models)", K),
+  list(.plan_row("multiclass", choice,
                  sprintf("size rule ovr_max_nk (n x K = %d x %d %s %d)", n, K,
                          if (joint) ">" else "<=", limit),
                  "ovr_max_nk", exact = !joint))

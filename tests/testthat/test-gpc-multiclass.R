@@ -251,9 +251,10 @@ test_that("the joint model's searched fit chooses width and noise and records it
   expect_setequal(names(fit$optimization$estimate), c("sigma", "noise"))
   expect_gte(fit$noise, 0.01 * 2 * (1 - 1e-8))
   plan <- gpsvm_plan(fit)
-  expect_identical(plan$step, c("kernel", "hyperparameters", "prior"))
-  expect_match(plan$by[1], "its width by the search")
-  expect_match(plan$choice[2], "sigma and noise by maximising the approximate leave-one-out log predictive probability")
+  expect_identical(plan$step, c("multiclass", "kernel", "hyperparameters", "prior"))
+  expect_identical(plan$by[1], "the call")
+  expect_match(plan$by[2], "its width by the search")
+  expect_match(plan$choice[3], "sigma and noise by maximising the approximate leave-one-out log predictive probability")
   p <- predict(fit, iris, type = "prob")
   expect_identical(as.character(predict(fit, iris)), colnames(p)[max.col(p, "first")])
 })
@@ -295,8 +296,8 @@ test_that("beyond joint_search_max_n the joint search runs on evenly spaced rows
                  "searched on 60 evenly spaced rows")
   expect_equal(fit$optimization$search_rows, 60)
   plan <- gpsvm_plan(fit)
-  expect_identical(plan$size_rule[2], "joint_search_max_n")
-  expect_false(plan$exact[2])
+  expect_identical(plan$size_rule[3], "joint_search_max_n")
+  expect_false(plan$exact[3])
   # the final fit, warm-started from the search's means carried to every
   # row, is the fit at the values found started from zero
   given <- gpc(Species ~ ., iris, multiclass = "joint", kernel = rbf_kernel(fit$kernel$sigma),
@@ -341,11 +342,16 @@ test_that("by default the classes are fitted against the rest up to ovr_max_nk, 
   expect_match(row$by, "150 x 3 > 449", fixed = TRUE)
   asked <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05, multiclass = "joint")
   expect_equal(predict(big, iris, type = "prob"), predict(asked, iris, type = "prob"))
-  expect_false("multiclass" %in% gpsvm_plan(asked)$step)
-  # the joint model has no flip noise: a kappa keeps one-vs-rest
+  row <- gpsvm_plan(asked)[gpsvm_plan(asked)$step == "multiclass", ]
+  expect_identical(c(row$by, row$size_rule), c("the call", NA))
+  expect_true(row$exact)
+  # the joint model has no flip noise: a kappa keeps one-vs-rest, and the plan says why
   flip <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05, kappa = 0.01,
               optimize = FALSE)
   expect_null(flip$multiclass)
+  row <- gpsvm_plan(flip)[gpsvm_plan(flip)$step == "multiclass", ]
+  expect_match(row$choice, "one model per class against the rest (3 models)", fixed = TRUE)
+  expect_match(row$by, "kappa = 0", fixed = TRUE)
   expect_output(print(big), "one joint model")
 })
 
