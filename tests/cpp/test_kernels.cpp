@@ -231,6 +231,44 @@ TEST_CASE("kernels: Matern values, fast forms and the width gradient's weights")
   }
 }
 
+TEST_CASE("kernels: log_width_contraction's matrix products against the sum term by term") {
+  // points far from the origin (the products move them by z's mean), a
+  // signed coefficient; the sum over (i, j, c) written out directly
+  ref::Random rng(63);
+  MatrixXd a = rng.uniform_matrix(37, 4, -2.0, 2.0), z = rng.uniform_matrix(23, 4, -2.0, 2.0);
+  a.array() += 1e3;
+  z.array() += 1e3;
+  const MatrixXd coefficient = rng.uniform_matrix(23, 37, -1.0, 1.0);
+  auto reference = [&](const gpsvm::Kernel& k) {
+    VectorXd out = VectorXd::Zero(4);
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+      for (Eigen::Index j = 0; j < z.rows(); ++j) {
+        const Eigen::ArrayXd d2 = (a.row(i) - z.row(j)).array().square().transpose();
+        Eigen::ArrayXd q(1);
+        q[0] = d2.sum() / (k.sigma * k.sigma);
+        const double g = k.width_weights(q)[0];
+        out += (coefficient(j, i) * g / (k.sigma * k.sigma)) * d2.matrix();
+      }
+    }
+    return out;
+  };
+  // the products (Gaussian, Matern 3/2 and 5/2 at sigma 1.3), and the direct
+  // differences (Matern 1/2; a width so small that the expansion would lose
+  // the distances' digits, with near neighbours so that the sum is not 0)
+  MatrixXd near = a.topRows(23);
+  near.array() += 1e-7;
+  for (const gpsvm::Kernel& k : {gpsvm::Kernel::rbf(1.3), gpsvm::Kernel::matern(1, 1.3),
+                                 gpsvm::Kernel::matern(2, 1.3), gpsvm::Kernel::matern(0, 1.3)}) {
+    const VectorXd want = reference(k), got = gpsvm::log_width_contraction(k, coefficient, a, z);
+    CHECK_NEAR((got - want).cwiseAbs().maxCoeff() / want.cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  }
+  const gpsvm::Kernel tiny = gpsvm::Kernel::rbf(1e-6);
+  z = near;
+  const VectorXd want = reference(tiny), got = gpsvm::log_width_contraction(tiny, coefficient, a, z);
+  CHECK(want.cwiseAbs().maxCoeff() > 0.0);
+  CHECK_NEAR((got - want).cwiseAbs().maxCoeff() / want.cwiseAbs().maxCoeff(), 0.0, 1e-12);
+}
+
 TEST_CASE("kernels: Matern derivatives, their variances, and orders past the smoothness") {
   MatrixXd x(4, 2);
   x << 0.3, -0.2, 1.1, 0.4, -0.7, 0.9, 0.0, 0.0;

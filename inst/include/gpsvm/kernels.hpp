@@ -315,6 +315,28 @@ struct Kernel {
   }
 };
 
+// Whether the expansion |u - v|^2 = |u|^2 + |v|^2 - 2 <u, v> of points
+// moved by a common centre is exact to double precision for a radial
+// kernel (the Gaussian and the Matern kernels of nu = 3/2 and 5/2), for
+// points whose squared distances from the centre are at most `norm`: the
+// exponent's rounding, about 4e-16 h (|u|^2 + |v|^2) (h = 1 / (2
+// sigma^2)), must stay below 1e-10, a relative error of the kernel's
+// values no solver or prediction resolves.  A width far below the
+// inputs' spread (sigma = 1e-8 on standardised data, where the kernel
+// matrix is the identity) makes that rounding of order 1, and predict()
+// at a training row then differed from fitted().  (The Matern kernels'
+// values move by a^2 times their exponent's error; nu = 1/2's exp(-r) has
+// slope -1 at r = 0, where a rounding of r^2 would move it by 1e-8.)
+inline bool radial_expansion_exact(const Kernel& kernel, double norm) {
+  const bool radial = kernel.family == KernelFamily::rbf ||
+                      (kernel.family == KernelFamily::matern && kernel.smoothness >= 1);
+  if (!radial) return false;
+  const double slope =
+      kernel.family == KernelFamily::matern ? kernel.matern_a() * kernel.matern_a() : 1.0;
+  const double half_inv_sigma2 = 1.0 / (2.0 * kernel.sigma * kernel.sigma);
+  return 8e-16 * slope * half_inv_sigma2 * norm <= 1e-10;
+}
+
 // sum_ij coefficient(j, i) dk(a_i, z_j) / d log sigma_c for a radial
 // kernel, one entry per input coordinate c (a: rows as points, len x d; z:
 // m x d; coefficient: m x len).  With each coordinate given a width of its
@@ -323,14 +345,39 @@ struct Kernel {
 // Kernel::width_weights() (k itself for the Gaussian kernel; a constant
 // added to the kernel does not depend on the width).  This is the
 // contraction an evidence gradient in the widths needs; the entries sum to
-// the derivative in the one width's log sigma.  O(len m d), one point of z
-// at a time vectorised over the rows of a, with the direct differences;
-// zeros for the families without a width.
+// the derivative in the one width's log sigma; zeros for the families
+// without a width.  O(len m d) either way:
+// - where the expansion is exact (radial_expansion_exact(), the points
+//   moved by z's mean), as matrix products.  With V_ij = g_ij
+//   coefficient(j, i), sum_ij V_ij (a_ic - z_jc)^2 = sum_i a_ic^2 (V 1)_i +
+//   sum_j z_jc^2 (V' 1)_j - 2 sum_i a_ic (V z)_ic: the squared distances
+//   (for g) by one product a z' and the contraction by one product V z,
+//   both on Eigen's blocked kernels;
+// - otherwise one point of z at a time vectorised over the rows of a, with
+//   the direct differences.
 inline VectorXd log_width_contraction(const Kernel& kernel, const ConstMatrixRef& coefficient,
                                       const ConstMatrixRef& a, const ConstMatrixRef& z) {
   VectorXd total = VectorXd::Zero(a.cols());
   if (!kernel.radial()) return total;
   const double inv_s2 = 1.0 / (kernel.sigma * kernel.sigma);
+  if (z.rows() > 0 && a.rows() > 0) {
+    const Eigen::RowVectorXd centre = z.colwise().mean();
+    const MatrixXd ac = a.rowwise() - centre, zc = z.rowwise() - centre;
+    const VectorXd a_norms = ac.rowwise().squaredNorm(), z_norms = zc.rowwise().squaredNorm();
+    if (radial_expansion_exact(kernel, std::max(a_norms.maxCoeff(), z_norms.maxCoeff()))) {
+      MatrixXd v = ac * zc.transpose();  // len x m: the inner products, then V
+      v = ((a_norms * Eigen::RowVectorXd::Ones(z.rows()) - 2.0 * v).rowwise() +
+           z_norms.transpose()).cwiseMax(0.0) * inv_s2;
+      Eigen::Map<Eigen::ArrayXd> flat(v.data(), v.size());
+      flat = kernel.width_weights(flat);
+      v.array() *= coefficient.transpose().array();
+      const MatrixXd vz = v * zc;  // len x d
+      total.noalias() = ac.array().square().matrix().transpose() * v.rowwise().sum();
+      total.noalias() += zc.array().square().matrix().transpose() * v.colwise().sum().transpose();
+      total -= 2.0 * (ac.array() * vz.array()).colwise().sum().matrix().transpose();
+      return total * inv_s2;
+    }
+  }
   Eigen::ArrayXXd diff2(a.rows(), a.cols());
   for (Index j = 0; j < z.rows(); ++j) {
     diff2 = (a.rowwise() - z.row(j)).array().square();
@@ -688,24 +735,9 @@ class KernelEvaluator {
                                     " kernel matrix");
   }
 
-  // Whether the fast radial forms apply (the Gaussian and the Matern kernels
-  // of nu = 3/2 and 5/2) and are exact to double precision for
-  // points whose squared distances from the centre are at most `norm`: their
-  // exponent's rounding, about 4e-16 h (|u|^2 + |v|^2) (h = 1 / (2
-  // sigma^2)), must stay below 1e-10, a relative error of the kernel's
-  // values no solver or prediction resolves.  A width far below the
-  // inputs' spread (sigma = 1e-8 on standardised data, where the kernel
-  // matrix is the identity) makes that rounding of order 1, and
-  // predict() at a training row then differed from fitted().
-  // (The Matern kernels' values move by a^2 times their exponent's error.)
-  bool fast_exact(double norm) const {
-    const bool radial = kernel_.family == KernelFamily::rbf ||
-                        (kernel_.family == KernelFamily::matern && kernel_.smoothness >= 1);
-    if (!radial) return false;
-    const double slope =
-        kernel_.family == KernelFamily::matern ? kernel_.matern_a() * kernel_.matern_a() : 1.0;
-    return 8e-16 * slope * half_inv_sigma2_ * norm <= 1e-10;
-  }
+  // Whether the fast radial forms are exact for points whose squared
+  // distances from the centre are at most `norm` (radial_expansion_exact()).
+  bool fast_exact(double norm) const { return radial_expansion_exact(kernel_, norm); }
 
   // Radial kernels: the exponent -h |u - v|^2 (h = 1 / (2 sigma^2)) of
   // points u and v (columns of `pts`) as the inner product of
