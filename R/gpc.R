@@ -650,14 +650,19 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
       .split_ep_fit(x, y, kernel, c(unclass(control), list(inducing = inducing)), workers,
                     list(noise = noise, kappa = kappa))
     }
-    res <- res %||% cpp_gpc_tap_fit(model, x, y, unclass(control), sites %||% list())
+    first <- if (is.null(res) && is.null(sites)) {
+      .gpc_subset_start(x, y, kernel, noise, kappa, control, inducing)
+    }
+    res <- res %||% cpp_gpc_tap_fit(model, x, y, unclass(control),
+                                    sites %||% first$sites %||% list())
     alpha <- y * res$weights
     res$field <- res$mean
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
                    "log_evidence")]
     if (!is.null(inducing)) {
       extra <- c(extra, list(inducing = inducing, inducing_held_rows = model$inducing_held_rows),
-                 res[c("inducing_weights", "inducing_chol")])
+                 res[c("inducing_weights", "inducing_chol")],
+                 if (!is.null(first)) list(ep_start_rows = first$rows))
     }
   }
   # <f_i> with the noise-free kernel: the activation a new case at x_i gets
@@ -670,6 +675,23 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
                    control = control, convergence = res$convergence),
               extra, if (!is.null(res$split)) list(split = res$split)),
             class = c(paste0("gpsvm_gpc_", method), "gpsvm_gpc", "gpsvm_classifier"))
+}
+
+# The EP sites a TAP fit on inducing inputs starts from beyond size rule
+# ep_start_subset_n: those of the fit on every tenth row (evenly spaced),
+# the other rows' at 0; with `rows`, that subset's size.  NULL (start from
+# the prior) up to the rule, without inducing inputs, or for data read from
+# partitions.
+.gpc_subset_start <- function(x, y, kernel, noise, kappa, control, inducing) {
+  n <- length(y)
+  if (is.null(inducing) || !is.matrix(x) || n <= .size_rule("ep_start_subset_n")) return(NULL)
+  rows <- .evenly_spaced_rows(n, n %/% 10L)
+  subset <- .gpc_fit(x[rows, , drop = FALSE], y[rows], kernel, noise, kappa, "tap", control,
+                     inducing = inducing)
+  precision <- nu <- numeric(n)
+  precision[rows] <- subset$site_precision
+  nu[rows] <- subset$site_nu
+  list(sites = list(site_precision = precision, site_nu = nu), rows = length(rows))
 }
 
 # What the glue reads of a binary model's prior and likelihood.

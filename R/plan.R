@@ -101,7 +101,7 @@ gpsvm_plan <- function(object) {
 .plan_rows.gpsvm_classifier <- function(fit) {
   n <- length(fit$classes)
   c(.plan_multiclass(fit, n), list(.plan_kernel(fit, n), .plan_search(fit, n), .plan_prior(fit, n)),
-    .plan_factor(fit, n), .plan_partitions(fit))
+    .plan_factor(fit, n), .plan_ep_start(fit, n), .plan_partitions(fit))
 }
 
 # gpc()'s model of three or more classes: the call's, its size rule's, or
@@ -294,6 +294,22 @@ gpsvm_plan <- function(object) {
     sprintf("the cross-kernel factor's first %d rows held, the other %d recomputed in each sweep",
             held, n - held)
   list(.plan_row("factor", choice, rule, "inducing_factor_mb"))
+}
+
+# Where a two-class gpc()'s EP on inducing inputs started (size rule
+# ep_start_subset_n); no row when the rule cannot apply.
+.plan_ep_start <- function(fit, n) {
+  model <- if (!is.null(fit$inducing)) fit else fit$models[[1L]]
+  if (is.null(model$inducing) || !identical(model$method, "tap") || !is.matrix(model$x)) {
+    return(list())
+  }
+  rows <- model$ep_start_rows
+  beyond <- n > .size_rule("ep_start_subset_n")
+  choice <- if (!is.null(rows)) {
+    sprintf("from the sites of the same fit on %d evenly spaced rows", rows)
+  } else if (beyond) "from the sites it was given" else "from the prior"
+  list(.plan_row("EP start", choice, .rule_words("ep_start_subset_n", n, beyond),
+                 "ep_start_subset_n"))
 }
 
 # The relevance vector machines' candidate centres.

@@ -77,3 +77,38 @@ test_that("mfsvr() and gpc() with inducing =: the same fit, predictions and plan
     expect_true(all(c(rows[[1]]$exact, rows[[2]]$exact)))
   }
 })
+
+test_that("gpc() beyond ep_start_subset_n starts from a fit on every tenth row: the same fixed point", {
+  skip_on_cran()
+  d <- blocks_data()
+  fit_at <- function(policy) {
+    op <- options(gpsvm.size_policy = policy)
+    on.exit(options(op))
+    suppressMessages(gpc(d$x, factor(d$y > 0), kernel = rbf_kernel(0.8), noise = 0.1, kappa = 0,
+                         optimize = FALSE, inducing = d$z, control = gpc_control(tol = 1e-10)))
+  }
+  prior <- fit_at(NULL)
+  started <- fit_at(list(ep_start_subset_n = 1000))
+  blocks <- fit_at(list(ep_start_subset_n = 1000, inducing_factor_mb = 1))
+  expect_null(prior$ep_start_rows)
+  expect_identical(started$ep_start_rows, 200L)
+  expect_true(started$convergence$converged)
+  # the run from the prior is the reference: another start, the same fixed point
+  for (field in c("site_precision", "site_nu", "fitted.values")) {
+    expect_equal(started[[field]], prior[[field]], tolerance = 1e-8)
+  }
+  expect_equal(started$log_evidence, prior$log_evidence, tolerance = 1e-10)
+  # rows recomputed beyond the budget: the same start, the same sweeps
+  expect_identical(blocks$ep_start_rows, 200L)
+  expect_equal(blocks$fitted.values, started$fitted.values, tolerance = 1e-10)
+  expect_identical(blocks$convergence$iterations, started$convergence$iterations)
+  rows <- lapply(list(prior, started), function(f) {
+    p <- gpsvm_plan(f)
+    p[p$step == "EP start", ]
+  })
+  expect_identical(rows[[1]]$choice, "from the prior")
+  expect_match(rows[[1]]$by, "(n = 2000 <= 100000)", fixed = TRUE)
+  expect_identical(rows[[2]]$choice, "from the sites of the same fit on 200 evenly spaced rows")
+  expect_match(rows[[2]]$by, "(n = 2000 > 1000)", fixed = TRUE)
+  expect_true(all(c(rows[[1]]$exact, rows[[2]]$exact)))
+})
