@@ -604,7 +604,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   }
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
-  })
+  }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)
   .with_plan(fit, "mfsvr():")
 }
 

@@ -385,7 +385,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   }
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
-  })
+  }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)
   fit$margin_factor <- .svr_margin_factor(fit)
   .with_plan(fit, "svr():")
 }
