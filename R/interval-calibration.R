@@ -80,8 +80,8 @@
 # of the fit's.  fit_rows(x, y) fits the model to rows of the fitted
 # (scaled) data at the fit's kernel.  With `weigh`, the calibration is kept
 # only where its cross-validated log score beats the model's own
-# (.calibration_log_score_gain()); otherwise fit$calibration_declined
-# records it.  A fitter asks for that where its refits keep hyperparameters
+# (.calibration_log_score_gain()) when the calibration is the default one
+# (calibration_folds NULL); otherwise fit$calibration_declined records it.  A fitter asks for that where its refits keep hyperparameters
 # the evidence chose with every row in (mfsvr()'s and svr()'s noise
 # function): the refits then cannot show the adaptation the calibration
 # corrects, and a map fitted to the pooled tail probabilities of rows whose
@@ -94,7 +94,7 @@
   start <- proc.time()[["elapsed"]]
   fit <- .calibrate_intervals(fit, folds, fit_rows, sprintf("%s():", model))
   cal <- fit$interval_calibration
-  if (weigh && !is.null(cal)) {
+  if (weigh && is.null(calibration_folds) && !is.null(cal)) {
     gain <- .calibration_log_score_gain(cal)
     if (!(gain > 0)) {
       fit$interval_calibration <- NULL
