@@ -449,7 +449,11 @@
 #'   again where the fit's evidence chose it (their search starting from the
 #'   fit's `C`), at the fit's kernel and offset, and cost about one fit
 #'   each. Beyond 100 observations the model's own intervals already held
-#'   new targets (see Details).
+#'   new targets (see Details). With noise varying with the inputs the
+#'   refits keep the fit's noise function, and the default calibration
+#'   stays only where its cross-validated log score beats the model's own
+#'   intervals (`fit$calibration_declined` records one declined, and the
+#'   plan says so); a count given is always used.
 #' @param noise The noise model: `"constant"` (the default) one `C` and
 #'   `epsilon` for all observations; `"varying"` a noise whose scale varies
 #'   smoothly with the inputs; `"auto"` the one of higher evidence (see
@@ -472,6 +476,8 @@
 #'   intervals over `C`; see [predict.gpsvm_regression()]),
 #'   `interval_calibration` (where the prediction intervals are calibrated
 #'   by cross-validation, its record: see `calibration_folds`),
+#'   `calibration_declined` (the same record, with the calibration's
+#'   cross-validated gain in log score per row, where that gain declined it),
 #'   `kernel_choice` (when the evidence chose the kernel, a data frame of the
 #'   candidates' rules, "sigest", "gamma = 1/p" and "linear", their widths
 #'   and log evidences), `width_choice` (when the evidence weighed a width
@@ -604,7 +610,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   }
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
-  })
+  }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)
   .with_plan(fit, "mfsvr():")
 }
 

@@ -394,6 +394,13 @@ gpsvm_plan <- function(object) {
                      if (by_default) .rule_words(rule, n, FALSE) else "the call",
                      if (by_default) rule else NA_character_))
   }
+  declined <- fit$calibration_declined
+  if (!is.null(declined)) {
+    return(.plan_row("calibration", "the model's own intervals",
+                     sprintf(paste("the %d-fold calibration's cross-validated log score per row",
+                                   "was %.3g below the model's own (noise varying with the inputs)"),
+                             declined$folds, -declined$log_score_gain)))
+  }
   if (!by_default) return(.plan_row("calibration", "the model's own intervals", "the call"))
   if (!is.null(fit$partitions)) {
     return(.plan_row("calibration", "the model's own intervals",

@@ -235,7 +235,9 @@
 #'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 for
 #'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
 #'   choose `C` again where the fit's search chose it, at the fit's kernel
-#'   and offset.
+#'   and offset. With noise varying with the inputs, the default
+#'   calibration stays only where its cross-validated log score beats the
+#'   model's own intervals, as in [mfsvr()].
 #' @param noise The noise model, as in [mfsvr()]: `"constant"` (the
 #'   default), `"varying"` (its scale a smooth function of the inputs) or
 #'   `"auto"` (the one of higher evidence); see "Noise that varies with the
@@ -260,7 +262,8 @@
 #'   weights that integrate the prediction intervals over `C`, see
 #'   [predict.gpsvm_regression()]), `interval_calibration` (where the
 #'   prediction intervals are calibrated by cross-validation, its record:
-#'   see `calibration_folds`), `noise_model` (with `noise = "varying"` or
+#'   see `calibration_folds`), `calibration_declined` (as in [mfsvr()]),
+#'   `noise_model` (with `noise = "varying"` or
 #'   `"auto"`, as in [mfsvr()]); in the data's units `y`,
 #'   `fitted.values`,
 #'   `residuals`; `scaling` and `response_scaling` (`NULL` with
@@ -385,7 +388,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   }
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
-  })
+  }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)
   fit$margin_factor <- .svr_margin_factor(fit)
   .with_plan(fit, "svr():")
 }

@@ -390,6 +390,7 @@
     model(n, size$p), .common_checks(n, size$p, object),
     list(bias_variance = .optional(.number(lower = 0)),
          interval_calibration = .calibration_check(n),
+         calibration_declined = .calibration_declined_check(n),
          bias_choice = .optional(function(d) {
            if (!is.data.frame(d) || !identical(names(d), c("bias", "log_evidence", "fitted")) ||
                nrow(d) != 2L || !is.numeric(d$log_evidence) || !is.logical(d$fitted) ||

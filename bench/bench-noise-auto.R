@@ -1,23 +1,42 @@
 # Whether noise = "auto" can be the default of mfsvr() and svr(): on data
 # whose noise is constant it must keep the constant fit (or do no worse), on
 # data whose noise varies it must choose the varying noise.  Held-out mean
-# log score (the model's own predictive, calibration_folds = 0) of noise =
-# "auto" against noise = "constant", the share of fits choosing varying
-# noise, the mean log Bayes factor (varying against constant) and the fit's
-# CPU seconds (user + system), interleaved in one process.
+# log score of noise = "auto" against noise = "constant" (the mean of the
+# paired differences and its standard error over the splits), the share of
+# fits choosing varying noise, the mean log Bayes factor (varying against
+# constant) and the fit's CPU seconds (user + system), interleaved in one
+# process.
 #
 #   R_LIBS=... Rscript bench/bench-noise-auto.R
-#   GPSVM_BENCH_SPLITS=4 Rscript bench/bench-noise-auto.R
+#   GPSVM_BENCH_SPLITS=20 GPSVM_BENCH_MODELS=mfsvr GPSVM_BENCH_CALIBRATION=default \
+#     GPSVM_BENCH_BOSTON_SPLITS=20 GPSVM_BENCH_SETS=cars,mcycle Rscript bench/bench-noise-auto.R
+#
+# GPSVM_BENCH_CALIBRATION: "own" (the default here) the model's own
+# predictive (calibration_folds = 0); "default" the fitters' default
+# (calibrated by cross-validation up to 100 training rows).
+# GPSVM_BENCH_SETS and GPSVM_BENCH_MODELS ("mfsvr,svr") choose a subset.
 #
 # Constant noise: cars (dist ~ speed, 50 rows), trees (Volume ~ Girth +
-# Height, 31 rows), a sine (sin(x) + N(0, 0.3^2), 300 rows), Boston housing
-# (mlbench, medv ~ ., 506 rows; at most 2 splits, its varying fits are the
-# slow ones).  Varying noise: MASS::mcycle (133 rows), a simulated 2 sin(x)
-# with noise sd 0.1 + 0.9 (x/10)^2 (400 rows).  Each split is 70 : 30.
+# Height, 31 rows), faithful (waiting ~ eruptions, 272 rows), a sine
+# (sin(x) + N(0, 0.3^2), 300 rows), Boston housing (mlbench, medv ~ ., 506
+# rows; GPSVM_BENCH_BOSTON_SPLITS splits at most, 2 unless set: its varying
+# fits are the slow ones).  Varying noise: MASS::mcycle (133 rows), a
+# simulated 2 sin(x) with noise sd 0.1 + 0.9 (x/10)^2 (400 rows),
+# ChickWeight (weight ~ Time + Diet, 578 rows: the spread grows with Time).
+# Unknown: airquality (Ozone ~ Solar.R + Wind + Temp, the 111 complete
+# rows).  Each split is 70 : 30.
 
 suppressPackageStartupMessages(library(gpsvm))
 options(gpsvm.quiet = TRUE)
 splits <- as.integer(Sys.getenv("GPSVM_BENCH_SPLITS", "4"))
+boston_splits <- as.integer(Sys.getenv("GPSVM_BENCH_BOSTON_SPLITS", "2"))
+calibration <- match.arg(Sys.getenv("GPSVM_BENCH_CALIBRATION", "own"), c("own", "default"))
+folds <- if (calibration == "own") 0 else NULL
+pick <- function(variable, all) {
+  chosen <- strsplit(Sys.getenv(variable, ""), ",", fixed = TRUE)[[1]]
+  if (length(chosen)) intersect(all, chosen) else all
+}
+models <- pick("GPSVM_BENCH_MODELS", c("mfsvr", "svr"))
 set.seed(20261202)
 simulate <- function(n, s) {
   x <- runif(n, 0, 10)
@@ -30,8 +49,16 @@ sets <- list(
     x <- runif(300, 0, 10)
     data.frame(x = x, y = sin(x) + rnorm(300, sd = 0.3))
   },
+  faithful = function() data.frame(x = faithful$eruptions, y = faithful$waiting),
   mcycle = function() data.frame(x = MASS::mcycle$times, y = MASS::mcycle$accel),
-  simulated = function() simulate(400, function(x) 0.1 + 0.9 * (x / 10)^2))
+  simulated = function() simulate(400, function(x) 0.1 + 0.9 * (x / 10)^2),
+  ChickWeight = function() data.frame(Time = ChickWeight$Time, Diet = ChickWeight$Diet,
+                                      y = ChickWeight$weight),
+  airquality = function() {
+    a <- stats::na.omit(airquality[c("Ozone", "Solar.R", "Wind", "Temp")])
+    names(a)[1] <- "y"
+    a
+  })
 if (requireNamespace("mlbench", quietly = TRUE)) {
   sets$Boston <- function() {
     data("BostonHousing", package = "mlbench", envir = environment())
@@ -41,13 +68,14 @@ if (requireNamespace("mlbench", quietly = TRUE)) {
     b
   }
 }
+sets <- sets[pick("GPSVM_BENCH_SETS", names(sets))]
 out <- NULL
-for (set in names(sets)) for (r in seq_len(if (set == "Boston") min(splits, 2L) else splits)) {
+for (set in names(sets)) for (r in seq_len(if (set == "Boston") min(splits, boston_splits) else splits)) {
   d <- sets[[set]]()
   i <- sample(nrow(d), round(0.7 * nrow(d)))
-  for (model in c("mfsvr", "svr")) for (noise in c("constant", "auto")) {
+  for (model in models) for (noise in c("constant", "auto")) {
     t0 <- proc.time()
-    fit <- tryCatch(match.fun(model)(y ~ ., d[i, ], noise = noise, calibration_folds = 0),
+    fit <- tryCatch(match.fun(model)(y ~ ., d[i, ], noise = noise, calibration_folds = folds),
                     error = function(e) e)
     cpu <- sum((proc.time() - t0)[c("user.self", "sys.self")])
     if (inherits(fit, "error")) {
@@ -71,10 +99,13 @@ res <- do.call(rbind, lapply(split(both, list(both$set, both$model), drop = TRUE
   data.frame(set = a$set[1], model = a$model[1], splits = nrow(a),
              log_score_auto = mean(a$log_score), log_score_constant = mean(a$log_score_constant),
              difference = mean(a$log_score - a$log_score_constant),
+             se = stats::sd(a$log_score - a$log_score_constant) / sqrt(nrow(a)),
              varying_share = mean(a$varying), mean_log_bf = mean(a$log_bf),
              cpu_ratio = sum(a$cpu) / sum(a$cpu_constant))
 }))
-cat(sprintf("noise = \"auto\" against \"constant\", held-out mean log score (own intervals), %d splits\n",
-            splits))
+cat(sprintf(paste("noise = \"auto\" against \"constant\", held-out mean log score (%s), %d splits",
+                  "(Boston %d); difference auto - constant (negative: auto better), se over splits\n"),
+            if (calibration == "own") "own intervals" else "default calibration", splits,
+            min(splits, boston_splits)))
 print(format(res[order(res$set, res$model), ], digits = 3), row.names = FALSE)
 cat("\n(one process; the machine has 2 cores shared with other sessions: CPU ratios are noisy)\n")

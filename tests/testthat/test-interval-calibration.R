@@ -294,6 +294,81 @@ test_that("mfsvr() and svr() calibrate by default from 10 to 100 observations", 
   }
 })
 
+# The slope of the map from the model's own tail probability to the
+# calibrated one, by plain R: the tail probabilities `tail` at positions
+# k / (n + 1), 0 at 0 and 1 at 1, linearly between; central differences.
+reference_map_slope <- function(tail, p, h = 1e-7) {
+  n <- length(tail)
+  map <- function(u) stats::approx(c(0, sort(tail), 1), c(0, seq_len(n) / (n + 1), 1), xout = u,
+                                   ties = mean)$y
+  lo <- pmax(p - h, 0)
+  hi <- pmin(p + h, 1)
+  (map(hi) - map(lo)) / (hi - lo)
+}
+# The cross-validated gain in log score per row: each fold's tails under the
+# map the other folds' tails make.
+reference_gain <- function(tail, fold) {
+  mean(unlist(lapply(unique(fold), function(k) {
+    log(reference_map_slope(tail[fold != k], tail[fold == k]))
+  })))
+}
+
+test_that("the calibrated density is the model's own times the level map's slope", {
+  skip_on_cran()
+  fit <- mfsvr(dist ~ speed, cars)
+  own <- mfsvr(dist ~ speed, cars, calibration_folds = 0)
+  expect_false(is.null(fit$interval_calibration))
+  new <- data.frame(speed = c(5, 12, 18, 24))
+  y <- c(8, 21, 70, 95)
+  g <- predictive_cdf(predict(own, new, type = "distribution"), y)
+  p <- 2 * pmin(g, 1 - g)  # the own predictive's tail beyond each target
+  gain <- density(predict(fit, new, type = "distribution"), y, log = TRUE) -
+    density(predict(own, new, type = "distribution"), y, log = TRUE)
+  expect_equal(unname(gain), log(reference_map_slope(fit$interval_calibration$tail, p)),
+               tolerance = 1e-6)
+})
+
+test_that("the cross-validated gain of a calibration in log score, against plain R", {
+  set.seed(11)
+  fold <- sample(rep_len(1:5, 90))
+  # tails of calibrated intervals (uniform): the map's noise costs the
+  # calibrated density; intervals too narrow (tails piled near 0): it pays
+  for (tail in list(runif(90), runif(90)^3)) {
+    gain <- gpsvm:::.calibration_log_score_gain(list(folds = 5L, fold = fold, tail = tail))
+    expect_equal(gain, reference_gain(tail, fold), tolerance = 1e-6)
+  }
+  expect_lt(gpsvm:::.calibration_log_score_gain(list(folds = 5L, fold = fold, tail = runif(90))), 0)
+  expect_gt(gpsvm:::.calibration_log_score_gain(list(folds = 5L, fold = fold, tail = runif(90)^3)), 0)
+})
+
+test_that("with varying noise the default calibration stays only where its log score gains", {
+  skip_on_cran()
+  skip_if_not_installed("MASS")
+  set.seed(3)
+  d <- MASS::mcycle[sample(nrow(MASS::mcycle), 90), ]
+  fit <- mfsvr(accel ~ times, d, noise = "auto")
+  expect_identical(fit$noise_model$type, "varying")
+  rec <- fit$calibration_declined
+  expect_false(is.null(rec))
+  expect_null(fit$interval_calibration)
+  expect_lt(rec$log_score_gain, 0)
+  expect_equal(rec$log_score_gain, reference_gain(rec$tail, rec$fold), tolerance = 1e-6)
+  # the model's own intervals, and the plan says why
+  own <- mfsvr(accel ~ times, d, noise = "auto", calibration_folds = 0)
+  new <- data.frame(times = c(5, 20, 35, 50))
+  expect_identical(predict(fit, new, interval = "prediction"),
+                   predict(own, new, interval = "prediction"))
+  expect_match(fit$plan$by[fit$plan$step == "calibration"], "cross-validated log score")
+  # calibration_folds given: the calibration asked for, from the same refits
+  asked <- mfsvr(accel ~ times, d, noise = "auto", calibration_folds = 5)
+  expect_identical(asked$interval_calibration$tail, rec$tail)
+  # a hand-edited record is caught
+  bad <- unclass(fit)
+  bad$calibration_declined$log_score_gain <- 0.5
+  class(bad) <- class(fit)
+  expect_error(predict(bad, new), "calibration_declined")
+})
+
 test_that("bad calibration_folds are errors that name it", {
   d <- sinc_data(30, 5)
   for (bad in list(-1, 1, 1.5, NA, "a", c(2, 3), Inf)) {
