@@ -81,10 +81,10 @@
 # (scaled) data at the fit's kernel.  With `weigh`, the calibration is kept
 # only where its cross-validated log score beats the model's own
 # (.calibration_log_score_gain()) when the calibration is the default one
-# (calibration_folds NULL); otherwise fit$calibration_declined records it.  A fitter asks for that where its refits keep hyperparameters
-# the evidence chose with every row in (mfsvr()'s and svr()'s noise
-# function): the refits then cannot show the adaptation the calibration
-# corrects, and a map fitted to the pooled tail probabilities of rows whose
+# (calibration_folds NULL); otherwise fit$calibration_declined records it.
+# A fitter asks for that where its refits keep hyperparameters the evidence
+# chose with every row in (mfsvr()'s and svr()'s noise function): the
+# refits then cannot show the adaptation the calibration corrects, and a map fitted to the pooled tail probabilities of rows whose
 # own intervals err in opposite directions (too wide where the noise is
 # low, too narrow where it is high) narrows them everywhere.
 .with_calibration <- function(fit, calibration_folds, fit_rows, weigh = FALSE) {
