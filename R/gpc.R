@@ -656,7 +656,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
                    "log_evidence")]
     if (!is.null(inducing)) {
-      extra <- c(extra, list(inducing = inducing, inducing_held_rows = model$inducing_held_rows),
+      extra <- c(extra, list(inducing = .fitted_inducing(inducing),
+                             inducing_held_rows = model$inducing_held_rows),
                  res[c("inducing_weights", "inducing_chol")])
     }
   }
