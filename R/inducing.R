@@ -70,7 +70,9 @@
 #' `gpc()` also uses this representation by itself, not as an approximation
 #' but as a factorisation of the full prior: beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
-#' `rank_tol` in [gpc_control()]); and as an approximation beyond 2000
+#' `rank_tol` in [gpc_control()]; the inducing inputs are then the pivots of
+#' a pivoted Cholesky factor of the kernel matrix, and \eqn{K_{ZZ}}'s factor
+#' is that factor's, without jitter); and as an approximation beyond 2000
 #' observations when the kernel matrix has no low rank (500 inducing
 #' inputs, as `inducing = 500`; beyond 20000 observations the test for a
 #' low rank looks first at 20000 evenly spaced rows, and every row is
