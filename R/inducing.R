@@ -201,10 +201,7 @@ NULL
 }
 
 # A fit keeps its inducing inputs without the factor they carried to the core.
-.fitted_inducing <- function(z) {
-  if (!is.null(z)) attr(z, "factor") <- attr(z, "pivots") <- NULL
-  z
-}
+.fitted_inducing <- function(z) structure(z, factor = NULL, pivots = NULL)
 
 # The line print() shows for a sparse fit.
 .inducing_line <- function(object) {

@@ -535,12 +535,11 @@ gpsvm_fit <- function(x, y, settings) {
 
 # A low-rank factor asked for and not found is an error, not a dense fit.
 .check_given_prior <- function(fit, prior) {
-  one <- if (is.null(fit$models)) fit else fit$models[[1L]]
-  if (identical(prior, "low_rank") && is.null(fit$rank) && !isTRUE(attr(one$inducing, "low_rank"))) {
-    .stop(sprintf(paste("'settings$prior' is \"low_rank\", but the kernel matrix has no factor of",
-                        "rank at most %s to rank_tol = %.3g: give prior = \"dense\" or",
-                        "inducing inputs"), if (is.null(fit$control$max_rank)) "the size rules'" else
-                          sprintf("max_rank = %d", fit$control$max_rank), one$control$rank_tol))
+  one <- fit$models[[1L]] %||% fit
+  if (identical(prior, "low_rank") && is.null(one$rank) && !isTRUE(attr(one$inducing, "low_rank"))) {
+    .stop(sprintf(paste("'settings$prior' is \"low_rank\", but the kernel matrix has no factor to",
+                        "rank_tol = %.3g in the pivots its rules allow (max_rank, ?gpsvm_size_policy): give prior =",
+                        "\"dense\" or inducing inputs"), one$control$rank_tol))
   }
 }
 
