@@ -66,8 +66,8 @@
               chol = res$chol, fitted.values = fitted, log_evidence = res$log_evidence,
               multiclass = "joint", convergence = res$convergence)
   if (!is.null(inducing)) {
-    out <- c(out, list(inducing = inducing, inducing_weights = res$inducing_weights,
-                       inducing_chol = res$inducing_chol))
+    out <- c(out, list(inducing = .fitted_inducing(inducing),
+                       inducing_weights = res$inducing_weights, inducing_chol = res$inducing_chol))
   }
   structure(out, class = c("gpsvm_gpc_joint", "gpsvm_gpc", "gpsvm_classifier"))
 }

@@ -533,9 +533,10 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #'   Cholesky factorisation \eqn{G G^T} of the kernel matrix, when at most
 #'   \eqn{\min(n/2, 1000)} pivots leave every entry of \eqn{K - G G^T} below
 #'   `rank_tol` times the largest \eqn{k(x, x)} (as in [mfsvr_control()]).
-#'   FITC keeps the diagonal exact, so the prior differs from the full one by
-#'   at most that much (plus the jitter \eqn{10^{-8}} of the inducing-point
-#'   factor; probabilities agree to about \eqn{10^{-5}} or better), and a
+#'   The FITC prior is made from that factor itself (without the jitter of
+#'   inducing inputs given) and keeps the diagonal exact, so it differs from
+#'   the full one by at most that much: probabilities, latent means and the
+#'   evidence agree with the dense fit's to about \eqn{10^{-11}}. A
 #'   sweep costs \eqn{O(n r^2)} for \eqn{r} pivots instead of
 #'   \eqn{O(n^3)}. Inputs in many dimensions rarely have such a low rank
 #'   and keep the dense matrix up to 2000 observations; beyond, where each
@@ -660,7 +661,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     extra <- res[c("site_precision", "site_nu", "cavity_mean", "cavity_var", "chol",
                    "log_evidence")]
     if (!is.null(inducing)) {
-      extra <- c(extra, list(inducing = inducing, inducing_held_rows = model$inducing_held_rows),
+      extra <- c(extra, list(inducing = .fitted_inducing(inducing),
+                             inducing_held_rows = model$inducing_held_rows),
                  res[c("inducing_weights", "inducing_chol")],
                  if (!is.null(first)) list(ep_start_rows = first$rows))
     }

@@ -70,7 +70,9 @@
 #' `gpc()` also uses this representation by itself, not as an approximation
 #' but as a factorisation of the full prior: beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
-#' `rank_tol` in [gpc_control()]); and as an approximation beyond 2000
+#' `rank_tol` in [gpc_control()]; the inducing inputs are then the pivots of
+#' a pivoted Cholesky factor of the kernel matrix, and \eqn{K_{ZZ}}'s factor
+#' is that factor's, without jitter); and as an approximation beyond 2000
 #' observations when the kernel matrix has no low rank (500 inducing
 #' inputs, as `inducing = 500`; beyond 20000 observations the test for a
 #' low rank looks first at 20000 evenly spaced rows, and every row is
@@ -157,9 +159,9 @@ NULL
 # inducing inputs, for every model: the core's choose_prior()
 # (prior_choice.hpp, which says why) under the size rules of its `use`:
 # * "fit": a fit's prior. Dense up to low_rank_min_n rows; beyond, the
-#   pivots of a low-rank factor of K (attribute low_rank: EP on FITC on them
-#   is the same model up to rank_tol) when at most low_rank_max pivots
-#   represent it; else dense up to dense_max_n rows and FITC beyond on
+#   pivots of a low-rank factor of K (attribute low_rank, and the factor
+#   itself, from which the core makes FITC on them the same model up to
+#   rank_tol) when at most low_rank_max pivots represent it; else dense up to dense_max_n rows and FITC beyond on
 #   automatic_inducing_count inducing inputs (attribute approximation).
 #   Beyond greedy_max_rows rows the rank is tested first on that many evenly
 #   spaced ones, and the greedy choice sees max(greedy_max_rows, 4 m).
@@ -192,9 +194,14 @@ NULL
   }
   choice <- cpp_choose_prior(kernel, xs, rules)
   if (choice$form == "dense") return(NULL)
-  structure(xs[choice$rows, , drop = FALSE], low_rank = if (choice$form == "low_rank") TRUE,
+  low <- choice$form == "low_rank"
+  structure(xs[choice$rows, , drop = FALSE], low_rank = if (low) TRUE,
+            factor = choice$factor, pivots = if (low) choice$rows,
             approximation = if (choice$form == "fitc" && use == "fit") TRUE)
 }
+
+# A fit keeps its inducing inputs without the factor they carried to the core.
+.fitted_inducing <- function(z) structure(z, factor = NULL, pivots = NULL)
 
 # The line print() shows for a sparse fit.
 .inducing_line <- function(object) {

@@ -480,10 +480,10 @@ gpsvm_plan <- function(object) {
 #'   * `"srvm"`: `kernel`, `penalty`, `basis`, `scale`, `control`;
 #'   * `"svc"`: `kernel`, `C`, `noise`, `bias`, `scale`, `control`.
 #'
-#'   `prior` is `"dense"` (the kernel matrix), `"low_rank"` (mfsvr: the
+#'   `prior` is `"dense"` (the kernel matrix), `"low_rank"` (the
 #'   pivoted Cholesky factor to `control$rank_tol`, an error where the
 #'   kernel matrix has none) or a matrix of inducing inputs in the data's
-#'   units (FITC on them; a low-rank factor's pivots give that model).
+#'   units (FITC on them).
 #'   The kernel and the hyperparameters refer to the scaled data when
 #'   `scale` is `TRUE` (see [mfsvr()]).
 #' @param object A fit of one of these models (a classifier of more than
@@ -557,18 +557,18 @@ gpsvm_fit <- function(x, y, settings) {
 .given_prior <- function(model, prior, control) {
   if (!model %in% c("mfsvr", "gpc")) return(list(control = control))
   if (is.matrix(prior) || is.data.frame(prior)) return(list(control = control, inducing = prior))
-  prior <- .match_choice(prior, if (model == "mfsvr") c("dense", "low_rank") else "dense",
-                        "settings$prior")
+  prior <- .match_choice(prior, c("dense", "low_rank"), "settings$prior")
   if (prior == "dense") control$rank_tol <- 0
   list(control = control)
 }
 
 # A low-rank factor asked for and not found is an error, not a dense fit.
 .check_given_prior <- function(fit, prior) {
-  if (identical(prior, "low_rank") && is.null(fit$rank)) {
-    .stop(sprintf(paste("'settings$prior' is \"low_rank\", but the kernel matrix has no factor of",
-                        "rank at most max_rank = %d to rank_tol = %.3g: give prior = \"dense\" or",
-                        "inducing inputs"), fit$control$max_rank, fit$control$rank_tol))
+  one <- fit$models[[1L]] %||% fit
+  if (identical(prior, "low_rank") && is.null(one$rank) && !isTRUE(attr(one$inducing, "low_rank"))) {
+    .stop(sprintf(paste("'settings$prior' is \"low_rank\", but the kernel matrix has no factor to",
+                        "rank_tol = %.3g in the pivots its rules allow (max_rank, ?gpsvm_size_policy): give prior =",
+                        "\"dense\" or inducing inputs"), one$control$rank_tol))
   }
 }
 
@@ -591,9 +591,9 @@ gpsvm_settings <- function(object) {
   one <- if (model %in% c("gpc", "svc")) .shared_binary_model(object) else object
   kernel <- one$kernel
   kernel[c("sigma_rule", "candidate", "constant")] <- NULL
-  prior <- if (!is.null(one$inducing)) {
-    .original_inputs(list(x = one$inducing, scaling = object$scaling))
-  } else if (!is.null(one$rank)) "low_rank" else "dense"
+  prior <- if (!is.null(one$rank) || isTRUE(attr(one$inducing, "low_rank"))) "low_rank" else
+    if (!is.null(one$inducing)) .original_inputs(list(x = one$inducing, scaling = object$scaling)) else
+      "dense"
   settings <- list(model = model, C = one$C, epsilon = one$epsilon, kernel = kernel,
                    bias = if (isTRUE(object$bias)) TRUE else object$bias_variance %||% 0,
                    noise = if (model == "rvm") object$noise_model$type %||% "constant" else one$noise,

@@ -18,8 +18,10 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gpsvm/kernels.hpp>
 #include <gpsvm/solver_status.hpp>
@@ -161,6 +163,24 @@ inline Eigen::Index inducing_held_rows(const Rcpp::List& list) {
   if (!list.containsElementNamed("inducing_held_rows")) return -1;
   return static_cast<Eigen::Index>(
       count_in(list["inducing_held_rows"], "inducing_held_rows", 0, R_XLEN_T_MAX));
+}
+
+// The pivoted Cholesky factor of K whose pivots are the inducing inputs
+// model$inducing, when the prior's choice (R/inducing.R) attached it to
+// them as attributes "factor" (n x r) and "pivots" (1-based rows); empty
+// otherwise, and the basis is FITC's with its jitter.
+inline std::optional<gpsvm::PivotedFactor> pivoted_factor(const Rcpp::List& model) {
+  if (!model.containsElementNamed("inducing")) return std::nullopt;
+  const SEXP z = model["inducing"];
+  const SEXP g = Rf_getAttrib(z, Rf_install("factor"));
+  const SEXP p = Rf_getAttrib(z, Rf_install("pivots"));
+  if (Rf_isNull(g)) return std::nullopt;
+  if (!Rf_isReal(g) || !Rf_isMatrix(g) || !Rf_isInteger(p))
+    Rcpp::stop("internal: the inducing inputs' factor must be a numeric matrix with integer pivots");
+  std::vector<Eigen::Index> pivots(static_cast<std::size_t>(Rf_xlength(p)));
+  for (std::size_t k = 0; k < pivots.size(); ++k) pivots[k] = static_cast<Eigen::Index>(INTEGER(p)[k]) - 1;
+  return gpsvm::PivotedFactor{Eigen::Map<const Eigen::MatrixXd>(REAL(g), Rf_nrows(g), Rf_ncols(g)),
+                              std::move(pivots)};
 }
 
 // Training inputs read through an R function, for data in partitions (files

@@ -281,7 +281,8 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
 // ---- gpc(method = "tap") ---------------------------------------------------
 // `model` is a list with kernel, noise, kappa and inducing (a matrix of
 // inducing inputs for the FITC prior, or NULL for the dense one; with it,
-// optionally inducing_held_rows, see gpsvm_glue.h); `sites`
+// optionally inducing_held_rows and the low-rank factor whose pivots they
+// are, see gpsvm_glue.h); `sites`
 // the EP warm start (site_precision, site_nu; an empty list for fresh
 // sites).  The approximate leave-one-out margins are the fit's cavity
 // means, which the R layer has.
@@ -302,9 +303,10 @@ Rcpp::List cpp_gpc_tap_fit(Rcpp::List model, SEXP x,
   const auto interrupt = gpsvm_glue::interrupt_callback();
   const std::unique_ptr<gpsvm::RowSource> rows = gpsvm_glue::input_rows(x);
   if (inducing.size() > 0) {  // the FITC prior: no n x n matrix is formed
+    const auto factor = gpsvm_glue::pivoted_factor(model);
     const gpsvm::TapInducingFit r = gpsvm::tap_classifier_fit_inducing(
         p.kernel, *rows, y, p.noise, kappa, inducing, ep, gradient, interrupt,
-        gpsvm_glue::inducing_held_rows(model));
+        gpsvm_glue::inducing_held_rows(model), factor ? &*factor : nullptr);
     Rcpp::List out = gpsvm_glue::ep_result_to_r(r.ep);
     gpsvm_glue::add_inducing_to_r(r.inducing_chol, r.inducing, out);
     if (gradient) add_gradient_to_r(r.gradient, r.ep, y, kappa, out);

@@ -38,7 +38,7 @@ Eigen::VectorXi zero_based_labels(const Rcpp::IntegerVector& y, int classes) {
 }  // namespace
 
 // The joint fit: `model` holds kernel, noise and (NULL for the dense prior)
-// inducing; y the classes as 1..classes; start NULL or the n x classes
+// inducing (with the low-rank factor whose pivots they are, gpsvm_glue.h); y the classes as 1..classes; start NULL or the n x classes
 // latent means to start from.  `gradient`: the variational bound's gradient;
 // `loo_gradient`: the leave-one-out criterion's (dense prior only).
 // [[Rcpp::export(rng = false)]]
@@ -59,8 +59,10 @@ Rcpp::List cpp_gpc_multiclass_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> 
   gpsvm::MulticlassResult r;
   Eigen::MatrixXd inducing_chol;
   if (inducing.size() > 0) {
+    const auto factor = gpsvm_glue::pivoted_factor(model);
     r = gpsvm::multiclass_fit_inducing(kernel, x, labels, classes, noise, inducing, m0, ctl,
-                                       gradient, &inducing_chol, interrupt);
+                                       gradient, &inducing_chol, interrupt,
+                                       factor ? &*factor : nullptr);
   } else {
     r = gpsvm::multiclass_fit(kernel, x, labels, classes, noise, m0, ctl, gradient, interrupt,
                               loo_gradient);

@@ -9,7 +9,8 @@
 //   * the kernel part of the evidence gradient against central differences
 //     (one block of rows and several, with and without a constant in K);
 //   * the pivoted Cholesky factor grows only as far as the rank it reaches,
-//     and the greedy choice never takes a duplicate.
+//     and the greedy choice never takes a duplicate;
+//   * FITC on a factor's pivots made from the factor is the dense model.
 #include <cmath>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/ep_predict.hpp>
@@ -303,6 +304,43 @@ TEST_CASE("low-rank fits: predictions through the pivots equal ep_predict()'s") 
   CHECK_NEAR(gap(fast.variance, exact.variance), 0.0, 1e-8);
   std::vector<Eigen::Index> wrong(pivots.begin(), pivots.end() - 1);
   CHECK_THROWS(gpsvm::low_rank_predict(view, wrong, z, true), std::invalid_argument);
+}
+
+TEST_CASE("FITC on a pivoted factor's pivots, made from the factor: the dense model, no jitter") {
+  const Data d = wiggly(120, 23);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(2.5);
+  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+  CHECK(gpsvm::pivoted_cholesky(ev, 1e-13, 120, G, pivots));
+  MatrixXd z(static_cast<Eigen::Index>(pivots.size()), 2);
+  for (std::size_t k = 0; k < pivots.size(); ++k) z.row(static_cast<Eigen::Index>(k)) = d.x.row(pivots[k]);
+  const gpsvm::PivotedFactor factor{G, pivots};
+  const double noise = 0.2;
+  const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, noise, nullptr, -1, &factor);
+  // L L' is K_PP itself, and the prior K + noise I to the factor's tolerance
+  const MatrixXd K = ev.gram();
+  CHECK(b.jitter == 0.0);
+  CHECK_NEAR((b.chol * b.chol.transpose() - gpsvm::KernelEvaluator(kernel, z).gram()).cwiseAbs().maxCoeff(),
+             0.0, 1e-14);
+  MatrixXd noisy = K;
+  noisy.diagonal().array() += noise;
+  CHECK_NEAR((fitc_dense(b) - noisy).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  // EP on it is EP on the dense matrix to rounding; FITC with its jitter on
+  // the same pivots is not (its jitter drops K_PP's smallest directions)
+  const gpsvm::ProbitFlip lik(0.0, 0.0);
+  const gpsvm::EpControl ctl = ep_control(kParallel);
+  const gpsvm::EpResult on_factor = gpsvm::ep_fit_inducing(b, d.label, lik, ctl, nullptr);
+  const gpsvm::EpResult dense = gpsvm::ep_fit(noisy, d.label, lik, ctl, nullptr);
+  CHECK_NEAR(on_factor.log_evidence - dense.log_evidence, 0.0, 1e-9);
+  const gpsvm::InducingBasis jittered = gpsvm::inducing_basis(kernel, d.x, z, noise);
+  CHECK((fitc_dense(jittered) - noisy).cwiseAbs().maxCoeff() > 1e-9);
+  // a factor of another kernel, or of other rows, is refused
+  CHECK_THROWS(gpsvm::inducing_basis(gpsvm::Kernel::rbf(1.0), d.x, z, noise, nullptr, -1, &factor),
+               std::invalid_argument);
+  const gpsvm::PivotedFactor short_factor{G.topRows(60), pivots};
+  CHECK_THROWS(gpsvm::inducing_basis(kernel, d.x, z, noise, nullptr, -1, &short_factor),
+               std::invalid_argument);
 }
 
 }  // namespace gpsvm_tests_fitc

@@ -353,7 +353,8 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
   Knz <- gauss(auto$x, z)
   Q <- Knz %*% solve(gauss(z, z) + diag(1e-10, nrow(z)), t(Knz))
   expect_lt(max(abs(Q - gauss(auto$x, auto$x))), 1e-6)
-  # the same model as the dense fit, to the FITC jitter
+  # the same model as the dense fit (each at its own searched values, so to
+  # the search's tolerance; at the same values, to rounding: see above)
   xt <- matrix(rnorm(400), ncol = 2)
   expect_equal(predict(auto, xt, type = "prob"), predict(dense, xt, type = "prob"),
                tolerance = 1e-4)
@@ -371,6 +372,59 @@ test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots whe
   expect_equal(nrow(gpsvm:::.choose_prior(auto$x, k, 1e-13)), nrow(z))
   expect_error(gpc_control(rank_tol = -1), "rank_tol")
   expect_error(gpc_control(rank_tol = 2), "rank_tol")
+})
+
+test_that("gpc()'s low-rank fit is the dense model to rounding: FITC on the factor's pivots without jitter", {
+  # (the low-rank switch moved to 20 rows, so that it runs at small size)
+  withr::local_options(gpsvm.size_policy = list(low_rank_min_n = 20))
+  set.seed(7)
+  n <- 80
+  x <- matrix(runif(n, -3, 3))
+  y <- factor(ifelse(sin(2 * x[, 1]) + rnorm(n, sd = 0.4) > 0, "b", "a"))
+  low <- gpc(x, y, kernel = rbf_kernel(0.8), noise = 0.1, scale = FALSE)
+  dense <- gpc(x, y, kernel = rbf_kernel(0.8), noise = 0.1, scale = FALSE,
+               control = gpc_control(rank_tol = 0))
+  z <- low$inducing
+  expect_true(isTRUE(attr(z, "low_rank")))
+  expect_null(dense$inducing)
+  expect_lt(nrow(z), n / 2)
+  # the fit keeps the pivots, not the n x r factor they came with
+  expect_null(attr(z, "factor"))
+  # the kernel with the bias constant, in plain R: the pivots' factor is the
+  # Cholesky factor of K_PP itself (no jitter on its diagonal)
+  K <- rbf_gram(x, 0.8) + low$kernel$constant
+  Kzz <- rbf_gram(z, 0.8) + low$kernel$constant
+  expect_equal(tcrossprod(low$inducing_chol), Kzz, tolerance = 1e-13)
+  # EP in plain R on the dense noisy kernel matrix: the low-rank fit's
+  # evidence and latent means, and the dense fit's, to EP's tolerance
+  ref <- ep_plain(K + diag(0.1, n), step_moments(low$y))
+  expect_equal(low$log_evidence, ref$evidence, tolerance = 1e-7)
+  expect_equal(dense$log_evidence, ref$evidence, tolerance = 1e-7)
+  expect_equal(unname(low$fitted.values), drop(K %*% solve(K + diag(0.1, n) + diag(1 / ref$tau),
+                                                           ref$nu / ref$tau)), tolerance = 1e-6)
+  # the two fits run EP on the same matrix to rounding: their sweeps agree
+  # far below EP's tolerance (with FITC's jitter they differed by about 1e-6)
+  expect_equal(low$log_evidence, dense$log_evidence, tolerance = 1e-11)
+  expect_equal(low$fitted.values, dense$fitted.values, tolerance = 1e-10)
+  new <- matrix(runif(50, -3, 3))
+  expect_equal(predict(low, new, type = "prob"), predict(dense, new, type = "prob"),
+               tolerance = 1e-10)
+  # the same for the joint model of three classes
+  y3 <- cut(x[, 1] + rnorm(n, sd = 0.3), c(-Inf, -1, 1, Inf), labels = c("a", "b", "c"))
+  low3 <- gpc(x, y3, kernel = rbf_kernel(0.8), noise = 0.1, scale = FALSE, multiclass = "joint")
+  dense3 <- gpc(x, y3, kernel = rbf_kernel(0.8), noise = 0.1, scale = FALSE, multiclass = "joint",
+                control = gpc_control(rank_tol = 0))
+  expect_true(isTRUE(attr(low3$inducing, "low_rank")))
+  expect_equal(as.numeric(logLik(low3)), as.numeric(logLik(dense3)), tolerance = 1e-11)
+  expect_equal(predict(low3, new, type = "prob"), predict(dense3, new, type = "prob"),
+               tolerance = 1e-9)
+  # a factor of another kernel is refused, not fitted
+  bad <- gpsvm:::.choose_prior(x, low$kernel, 1e-13)
+  expect_error(gpsvm:::cpp_gpc_tap_fit(list(kernel = gpsvm:::.with_width(low$kernel, 1.6),
+                                            noise = 0.1, kappa = 0,
+                                            inducing = bad), x, low$y, unclass(low$control),
+                                       list()),
+               "another kernel or other inputs")
 })
 
 test_that("optimize beyond 1000 observations searches a FITC evidence, then fits the full model", {

@@ -127,6 +127,17 @@ test_that("gpsvm_fit() keeps the given prior beyond the size rules and searches 
   expect_null(g$inducing)
   expect_identical(g$noise, 0.2)
   expect_true(all(gpsvm_plan(g)$exact))
+  # a low-rank gpc fit's settings name its prior "low_rank" (not its pivots
+  # as inducing inputs, which FITC would take with a jitter): the bare fit
+  # at them is that fit
+  u <- d$x[, "u", drop = FALSE]
+  g_low <- gpc(u, cls, kernel = rbf_kernel(2), noise = 0.2)
+  expect_true(isTRUE(attr(g_low$inducing, "low_rank")))
+  s <- gpsvm_settings(g_low)
+  expect_identical(s$prior, "low_rank")
+  expect_identical(fitted(gpsvm_fit(u, cls, s), type = "prob"), fitted(g_low, type = "prob"))
+  expect_error(gpsvm_fit(d$x, cls, modifyList(s, list(kernel = k))),
+               "'settings\\$prior' is \"low_rank\", but the kernel matrix has no factor")
 })
 
 test_that("gpsvm_fit() refuses settings that leave a choice open, naming them", {

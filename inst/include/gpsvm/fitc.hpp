@@ -35,6 +35,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ep_engine.hpp"
 #include "ep_priors.hpp"
@@ -65,6 +66,19 @@ struct InducingBasis {
   double extra_diagonal = 0.0;
 };
 
+// A pivoted Cholesky factor G of the kernel matrix of the training inputs
+// (lowrank.hpp; prior_choice.hpp's low-rank choice) with its pivots
+// (0-based rows, in the order chosen).  FITC on the pivots made from it is
+// the factor's own model: its pivot rows are L with L L' = K_PP, lower
+// triangular, and G = K_nP L^-T, so no jitter enters.  A jitter on K_PP
+// would not do: pivots taken down to a tiny residual leave K_PP with
+// eigenvalues far below any jitter that keeps its Cholesky safe, and the
+// jitter would drop their directions.
+struct PivotedFactor {
+  ConstMatrixRef G;
+  std::vector<Eigen::Index> pivots;
+};
+
 namespace fitc_detail {
 // Rows of K_nm L^-T for inputs xb (rows), written into `out`.
 inline void factor_rows(const KernelEvaluator& at_z, const Eigen::MatrixXd& chol,
@@ -77,10 +91,12 @@ inline void factor_rows(const KernelEvaluator& at_z, const Eigen::MatrixXd& chol
 // The training inputs x arrive through a RowSource (in memory: HeldRows; or
 // a reader of files or partitions), a block of rows at a time, on one
 // thread unless the source allows several.  `held_rows` < 0 holds every row.
+// With `factor`, z are its pivots' inputs and the basis is the factor's.
 inline InducingBasis inducing_basis(const Kernel& kernel, const RowSource& x,
                                     const ConstMatrixRef& z, double extra_diagonal = 0.0,
                                     const std::function<void()>& interrupt = nullptr,
-                                    Eigen::Index held_rows = -1) {
+                                    Eigen::Index held_rows = -1,
+                                    const PivotedFactor* factor = nullptr) {
   if (z.rows() < 1) throw std::invalid_argument("no inducing inputs");
   if (z.cols() != x.cols())
     throw std::invalid_argument("the inducing inputs have " + std::to_string(z.cols()) +
@@ -97,14 +113,33 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const RowSource& x,
   const double mean_diagonal = b.chol.diagonal().mean();
   if (!(mean_diagonal > 0.0))
     throw std::invalid_argument("the kernel vanishes at the inducing inputs");
-  b.jitter = kInducingJitter * mean_diagonal;
-  b.chol.diagonal().array() += b.jitter;
-  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(b.chol);
-  if (llt.info() != Eigen::Success)
-    throw std::runtime_error(
-        "the kernel matrix of the inducing inputs is not positive definite even with jitter");
-  b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
   const Eigen::Index n = x.rows();
+  if (factor != nullptr) {
+    const Eigen::Index r = z.rows();
+    if (factor->G.rows() != n || factor->G.cols() != r ||
+        static_cast<Eigen::Index>(factor->pivots.size()) != r)
+      throw std::invalid_argument("the low-rank factor does not match the inputs and its pivots");
+    const Eigen::MatrixXd K_pp = b.chol;
+    for (Eigen::Index k = 0; k < r; ++k) {
+      const Eigen::Index p = factor->pivots[static_cast<std::size_t>(k)];
+      if (p < 0 || p >= n) throw std::invalid_argument("a pivot of the low-rank factor is out of range");
+      b.chol.row(k) = factor->G.row(p);
+    }
+    b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
+    // the factor's first column is K's pivot column scaled: a factor of
+    // another kernel or other inputs fails this
+    const Eigen::VectorXd first = b.chol.col(0) * b.chol(0, 0);
+    if (!((first - K_pp.col(0)).cwiseAbs().maxCoeff() <= 1e-10 * K_pp.diagonal().maxCoeff()))
+      throw std::invalid_argument("the low-rank factor was made for another kernel or other inputs");
+  } else {
+    b.jitter = kInducingJitter * mean_diagonal;
+    b.chol.diagonal().array() += b.jitter;
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(b.chol);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error(
+          "the kernel matrix of the inducing inputs is not positive definite even with jitter");
+    b.chol.triangularView<Eigen::StrictlyUpper>().setZero();
+  }
   const Eigen::Index held = held_rows < 0 ? n : std::min(held_rows, n);
   b.G.resize(held, z.rows());  // a block of rows at a time
   b.lambda.resize(n);
@@ -117,7 +152,11 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const RowSource& x,
     // rows not held: only their part of lambda stays (a block straddling
     // the held rows gives those its first rows)
     Eigen::MatrixXd rows(len, z.rows());
-    fitc_detail::factor_rows(at_z, b.chol, xb, rows);
+    if (factor != nullptr) {
+      rows = factor->G.middleRows(s, len);
+    } else {
+      fitc_detail::factor_rows(at_z, b.chol, xb, rows);
+    }
     const Eigen::Index keep = std::min(len, std::max<Eigen::Index>(0, held - s));
     if (keep > 0) b.G.middleRows(s, keep) = rows.topRows(keep);
     b.lambda.segment(s, len) = k_diagonal - rows.rowwise().squaredNorm();
@@ -130,8 +169,9 @@ inline InducingBasis inducing_basis(const Kernel& kernel, const RowSource& x,
 inline InducingBasis inducing_basis(const Kernel& kernel, const ConstMatrixRef& x,
                                     const ConstMatrixRef& z, double extra_diagonal = 0.0,
                                     const std::function<void()>& interrupt = nullptr,
-                                    Eigen::Index held_rows = -1) {
-  return inducing_basis(kernel, HeldRows(x), z, extra_diagonal, interrupt, held_rows);
+                                    Eigen::Index held_rows = -1,
+                                    const PivotedFactor* factor = nullptr) {
+  return inducing_basis(kernel, HeldRows(x), z, extra_diagonal, interrupt, held_rows, factor);
 }
 
 // The rows of a FITC basis's G as LowRankPrior and the gradient read them:

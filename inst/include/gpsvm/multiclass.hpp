@@ -628,17 +628,19 @@ inline MulticlassResult multiclass_fit(const Kernel& kernel, const ConstMatrixRe
   return out;
 }
 
-// Inducing-point (FITC) prior on the inducing inputs z.
+// Inducing-point (FITC) prior on the inducing inputs z (with `factor`, the
+// pivots of that factor of K: inducing_basis()).
 inline MulticlassResult multiclass_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
                                                 const Eigen::Ref<const Eigen::VectorXi>& y,
                                                 int classes, double v, const ConstMatrixRef& z,
                                                 const Eigen::MatrixXd& start,
                                                 const MulticlassControl& control, bool gradient,
                                                 Eigen::MatrixXd* inducing_chol,
-                                                const std::function<void()>& interrupt = {}) {
+                                                const std::function<void()>& interrupt = {},
+                                                const PivotedFactor* factor = nullptr) {
   check_multiclass_noise(v);
   const std::vector<int> labels = multiclass_labels(y, classes, x.rows());
-  const InducingBasis basis = inducing_basis(kernel, x, z, 0.0, interrupt);
+  const InducingBasis basis = inducing_basis(kernel, x, z, 0.0, interrupt, -1, factor);
   multiclass_detail::SharedPrior prior(basis, v, interrupt);
   MulticlassResult out = multiclass_fit_on(prior, labels, classes, v, start, control, interrupt);
   finish_loo(out, labels, v, interrupt);

@@ -61,18 +61,20 @@ struct TapInducingFit {
 };
 
 // `held_rows`: the rows of the n x m factor kept in memory (all when < 0;
-// InducingBasis).  The inputs x are read a block of rows at a time (from
+// InducingBasis); `factor`: z are the pivots of this factor of K
+// (inducing_basis()).  The inputs x are read a block of rows at a time (from
 // memory, files or partitions of the data).
 inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const RowSource& x,
                                                   const ConstVectorRef& y, double noise,
                                                   double kappa, const ConstMatrixRef& z,
                                                   const EpControl& control, bool gradient,
                                                   const std::function<void()>& interrupt = {},
-                                                  Eigen::Index held_rows = -1) {
+                                                  Eigen::Index held_rows = -1,
+                                                  const PivotedFactor* factor = nullptr) {
   check_labels(y, x.rows());
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw std::invalid_argument("noise variance must be a finite number >= 0");
-  const InducingBasis basis = inducing_basis(kernel, x, z, noise, interrupt, held_rows);
+  const InducingBasis basis = inducing_basis(kernel, x, z, noise, interrupt, held_rows, factor);
   const InducingRows rows(kernel, x, basis);
   const ProbitFlip lik(kappa, 0.0);
   TapInducingFit out;
