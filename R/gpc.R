@@ -688,8 +688,10 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   n <- length(y)
   if (is.null(inducing) || !is.matrix(x) || n <= .size_rule("ep_start_subset_n")) return(NULL)
   rows <- .evenly_spaced_rows(n, n %/% 10L)
+  # (a low-rank prior's pivoted factor belongs to every row: the subset's
+  # FITC prior is built on its pivots afresh)
   subset <- .gpc_fit(x[rows, , drop = FALSE], y[rows], kernel, noise, kappa, "tap", control,
-                     inducing = inducing)
+                     inducing = .fitted_inducing(inducing))
   precision <- nu <- numeric(n)
   precision[rows] <- subset$site_precision
   nu[rows] <- subset$site_nu

@@ -112,3 +112,24 @@ test_that("gpc() beyond ep_start_subset_n starts from a fit on every tenth row: 
   expect_match(rows[[2]]$by, "(n = 2000 > 1000)", fixed = TRUE)
   expect_true(all(c(rows[[1]]$exact, rows[[2]]$exact)))
 })
+
+test_that("a low-rank gpc() beyond ep_start_subset_n starts from its subset's own pivots", {
+  skip_on_cran()
+  set.seed(11)
+  x <- matrix(stats::runif(1500) * 10)
+  y <- factor(sin(x[, 1]) + stats::rnorm(1500, sd = 0.3) > 0)
+  fit_at <- function(policy) {
+    op <- options(gpsvm.size_policy = policy)
+    on.exit(options(op))
+    gpc(x, y, kernel = rbf_kernel(1), noise = 0.1, optimize = FALSE,
+        control = gpc_control(tol = 1e-10))
+  }
+  prior <- fit_at(NULL)
+  started <- fit_at(list(ep_start_subset_n = 1000))
+  # the full data's pivoted factor is not the subset's: the start must not
+  # hand it on (it did: "the low-rank factor does not match the inputs")
+  expect_true(isTRUE(attr(started$inducing, "low_rank")))
+  expect_identical(started$ep_start_rows, 150L)
+  expect_equal(started$fitted.values, prior$fitted.values, tolerance = 1e-8)
+  expect_equal(started$log_evidence, prior$log_evidence, tolerance = 1e-10)
+})
