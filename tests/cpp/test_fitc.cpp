@@ -284,13 +284,22 @@ TEST_CASE("pivoted Cholesky: the factor grows to the rank reached; no duplicate 
                std::invalid_argument);
 }
 
+// The pivoted Cholesky factor of the kernel matrix on x, to 1e-13.
+struct Pivoted {
+  MatrixXd G;
+  std::vector<Eigen::Index> pivots;
+};
+static Pivoted pivoted_factor_of(const gpsvm::Kernel& kernel, const MatrixXd& x) {
+  Pivoted p;
+  const gpsvm::KernelEvaluator ev(kernel, x);
+  CHECK(gpsvm::pivoted_cholesky(ev, 1e-13, x.rows(), p.G, p.pivots));
+  return p;
+}
+
 TEST_CASE("low-rank fits: predictions through the pivots equal ep_predict()'s") {
   const Data d = wiggly(120, 17);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(2.5);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
-  MatrixXd G;
-  std::vector<Eigen::Index> pivots;
-  CHECK(gpsvm::pivoted_cholesky(ev, 1e-13, 120, G, pivots));
+  const auto [G, pivots] = pivoted_factor_of(kernel, d.x);
   CHECK_MSG(G.cols() < 100, "rank " + std::to_string(G.cols()));  // 68 here
   const gpsvm::EpsilonInsensitive lik(5.0, 0.1);
   const gpsvm::EpResult r = gpsvm::ep_fit_low_rank(G, d.y, lik, ep_control(kParallel), nullptr);
@@ -309,17 +318,14 @@ TEST_CASE("low-rank fits: predictions through the pivots equal ep_predict()'s") 
 TEST_CASE("FITC on a pivoted factor's pivots, made from the factor: the dense model, no jitter") {
   const Data d = wiggly(120, 23);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(2.5);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
-  MatrixXd G;
-  std::vector<Eigen::Index> pivots;
-  CHECK(gpsvm::pivoted_cholesky(ev, 1e-13, 120, G, pivots));
+  const auto [G, pivots] = pivoted_factor_of(kernel, d.x);
   MatrixXd z(static_cast<Eigen::Index>(pivots.size()), 2);
   for (std::size_t k = 0; k < pivots.size(); ++k) z.row(static_cast<Eigen::Index>(k)) = d.x.row(pivots[k]);
   const gpsvm::PivotedFactor factor{G, pivots};
   const double noise = 0.2;
   const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, noise, nullptr, -1, &factor);
   // L L' is K_PP itself, and the prior K + noise I to the factor's tolerance
-  const MatrixXd K = ev.gram();
+  const MatrixXd K = gpsvm::KernelEvaluator(kernel, d.x).gram();
   CHECK(b.jitter == 0.0);
   CHECK_NEAR((b.chol * b.chol.transpose() - gpsvm::KernelEvaluator(kernel, z).gram()).cwiseAbs().maxCoeff(),
              0.0, 1e-14);
