@@ -161,8 +161,9 @@ NULL
 # * "fit": a fit's prior. Dense up to low_rank_min_n rows; beyond, the
 #   pivots of a low-rank factor of K (attribute low_rank, and the factor
 #   itself, from which the core makes FITC on them the same model up to
-#   rank_tol) when at most low_rank_max pivots represent it; else dense up to dense_max_n rows and FITC beyond on
-#   automatic_inducing_count inducing inputs (attribute approximation).
+#   rank_tol) when at most low_rank_max pivots represent it; else dense up
+#   to dense_max_n rows and FITC beyond on automatic_inducing_count
+#   inducing inputs (attribute approximation).
 #   Beyond greedy_max_rows rows the rank is tested first on that many evenly
 #   spaced ones, and the greedy choice sees max(greedy_max_rows, 4 m).
 # * "search": one evaluation of gpc()'s evidence search on the full prior:
