@@ -84,9 +84,10 @@
 # (calibration_folds NULL); otherwise fit$calibration_declined records it.
 # A fitter asks for that where its refits keep hyperparameters the evidence
 # chose with every row in (mfsvr()'s and svr()'s noise function): the
-# refits then cannot show the adaptation the calibration corrects, and a map fitted to the pooled tail probabilities of rows whose
-# own intervals err in opposite directions (too wide where the noise is
-# low, too narrow where it is high) narrows them everywhere.
+# refits then cannot show the adaptation the calibration corrects, and a
+# map fitted to the pooled tail probabilities of rows whose own intervals
+# err in opposite directions (too wide where the noise is low, too narrow
+# where it is high) narrows them everywhere.
 .with_calibration <- function(fit, calibration_folds, fit_rows, weigh = FALSE) {
   model <- .calibration_model(fit)
   folds <- .resolve_calibration_folds(calibration_folds, nrow(fit$x), model)
