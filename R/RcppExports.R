@@ -133,12 +133,12 @@ cpp_gauss_rule <- function(kind, k) {
     .Call(`_gpsvm_cpp_gauss_rule`, kind, k)
 }
 
-cpp_predictive_at <- function(g, knots, t) {
-    .Call(`_gpsvm_cpp_predictive_at`, g, knots, t)
+cpp_predictive_at <- function(g, calibration, t) {
+    .Call(`_gpsvm_cpp_predictive_at`, g, calibration, t)
 }
 
-cpp_predictive_integrals <- function(g, knots, y) {
-    .Call(`_gpsvm_cpp_predictive_integrals`, g, knots, y)
+cpp_predictive_integrals <- function(g, calibration, y) {
+    .Call(`_gpsvm_cpp_predictive_integrals`, g, calibration, y)
 }
 
 cpp_rvm_fit <- function(kernel, x, y, control, penalty = NULL, basis = NULL) {

@@ -17,19 +17,28 @@
 # in its refit's predictive distribution is kept as the probability p of a
 # target at least as far from the predictive's centre (two-sided: the
 # predictives are symmetric, so p = 1 - L for the central interval of
-# level L whose end the target is on).  The interval at level L is then
-# the model's own central interval at level L' = 1 - q, q the
-# (n + 1) (1 - L)-th smallest p, interpolated between order statistics
-# (quantile type 6).  Split conformal prediction's finite-sample guarantee
-# takes the next order statistic up instead (the ceiling((n + 1) L)-th
-# smallest level 1 - p), which covers up to 1/(n + 1) more than asked: on
-# bench-realdata's splits (20 of each of 12 sets) it held 0.98-0.99 of the
-# new targets at 95% on 35 training rows of cars (mfsvr(), rvm()) where the
-# interpolation held 0.93-0.94; over the four models and both levels it
-# kept 90 of 96 set means in the target ranges (0.92-0.98 at 95%,
-# 0.75-0.85 at 80%) against the interpolation's 92.  This is cross-validated
-# conformal calibration (CV+, Barber, Candes, Ramdas and Tibshirani 2021)
-# of the probability integral transforms of the targets; the point
+# level L whose end the target is on), and its normal score z = Phi^-1(1 -
+# p / 2).  Were the refits' predictives right, the z would be the absolute
+# values of standard normal draws, with mean square 1; a mean square m > 1
+# says they are too sure.  The calibrated predictive then widens the
+# model's own on the normal-score scale: a target of normal score z under
+# the model has the normal score s z, s = min(1, 1 / sqrt(m)), and the
+# interval at level L is the model's own at the level whose normal score
+# is Phi^-1((1 + L) / 2) / s (cross-validated calibration of the
+# probability integral transforms, as CV+ of Barber, Candes, Ramdas and
+# Tibshirani 2021 calibrates conformity scores, with one scale in place of
+# their order statistics).
+#
+# One scale, and not the quantile at each level of the n tail
+# probabilities (an interpolation between their order statistics): that
+# map's level at each L varies with the few order statistics near it, and
+# its slope, the factor the calibrated density carries, is as noisy as the
+# gaps between them, which costs about 0.4 in log score per target where
+# the model was right (the mean log of a uniform spacing's ratio to its
+# expectation); one scale from all n scores is as steady as a variance
+# estimate.  Only wider: the adaptation the refits show makes the model too
+# sure, never too unsure, and a scale below 1 estimated from a few dozen
+# rows would narrow good intervals as often as it corrects.  The point
 # predictions, standard errors and confidence intervals are untouched.
 
 # Folds of the default calibration; the sizes it applies to are rules of
@@ -148,60 +157,48 @@
   fit
 }
 
-# The level of the model's own interval that a prediction interval at
-# `level` is (`level` itself without a calibration): 1 - q, q the n tail
-# probabilities' quantile at 1 - level, interpolated between the k-th
-# smallest at k / (n + 1) as quantile type 6 does, and beyond the smallest
-# and the largest towards 0 at 0 and 1 at 1.  Type 6 itself stops at the
-# extremes: on 15 observations every level above 15/16 = 0.9375 would be
-# the same interval, a 99% one as narrow as the 95% one (women's weight
-# on height: both at the model's own 97.6%).  Beyond the smallest, the
-# interpolation keeps the ratio of the model's tail probability to the
-# target's that the smallest shows.
-#
-# Tail probabilities that tie (duplicated rows give duplicated targets and
-# predictives) are one knot at their mean position, so that the map is
-# strictly increasing: a flat piece would make the intervals of a range of
-# levels the same, which no continuous distribution has (the predictive
-# distribution, R/predictive-distribution.R, would need point masses).
-.calibrated_level <- function(object, level) {
-  cal <- object$interval_calibration
-  if (is.null(cal)) return(level)
-  knots <- .calibration_knots(cal$tail)
-  q <- stats::approx(knots$at, knots$tail, xout = 1 - level)$y
-  pmin(1 - q, .calibration_max_level)
+# The calibration's scale s of the tail probabilities `tail` (see above),
+# 1 without them.  A p below 1e-12 counts as 1e-12 (normal score 7.1): a
+# target beyond that is an outlier, whose own square would set the scale.
+.calibration_scale <- function(tail) {
+  if (is.null(tail)) return(1)
+  m <- mean(.calibration_scores(tail)^2)
+  if (m <= 1) 1 else 1 / sqrt(m)
 }
 
-# The interpolation's knots: (0, 0), (k / (n + 1), p_(k)) for the sorted
-# tail probabilities (ties, to 1e-12, at their mean k), (1, 1).
-.calibration_knots <- function(tail) {
-  n <- length(tail)
-  p <- sort(tail)
-  # (duplicated rows' tails agree to rounding, not always to the bit: ties
-  # to 1e-12 relative; the ends 0 and 1 are never merged with others)
-  tied <- c(FALSE, diff(p) <= 1e-12 * p[-1L] & p[-1L] > 0 & p[-n] > 0 & p[-1L] < 1)
-  group <- cumsum(!tied)
-  list(at = c(0, as.vector(tapply(seq_len(n) / (n + 1), group, mean)), 1),
-       tail = c(0, p[!tied], 1))
+# The normal scores of two-sided tail probabilities.
+.calibration_scores <- function(tail) stats::qnorm(pmax(tail, 1e-12) / 2, lower.tail = FALSE)
+
+# The level of the model's own interval that a prediction interval at
+# `level` is (`level` itself without a calibration, or where it did not
+# widen).
+.calibrated_level <- function(object, level) {
+  .own_level(.calibration_scale(object$interval_calibration$tail), level)
 }
+
+# The model's own level at `level` under the calibration's scale s.
+.own_level <- function(s, level) {
+  if (s == 1) return(level)
+  pmin(1 - 2 * .own_tail(s, (1 - level) / 2), .calibration_max_level)
+}
+
+# The model's own one-sided tail probability at the calibrated one u
+# (u <= 1/2), so that a tiny u keeps its precision.
+.own_tail <- function(s, u) if (s == 1) u else stats::pnorm(stats::qnorm(u) / s)
 
 # The cross-validated gain in log score, per row, of the calibrated
 # predictive over the model's own, from a calibration's record `cal`: each
-# fold's rows scored by the map the other folds' tail probabilities make.
-# The calibrated distribution's density is the model's times the slope of
-# the map from the model's tail probability p to the calibrated one
-# (R/predictive-distribution.R), so a row's gain is the log of that slope at
-# its p, and needs no refit.  (A map through n noisy order statistics has a
-# noisy slope: a row falls in a wide gap more often than in a narrow one,
-# which costs the calibrated density about 0.4 per row where the model's
-# own tail probabilities are uniform already.)
+# fold's rows scored by the scale the other folds' tail probabilities
+# make.  The calibrated density is the model's times the map's slope,
+# s phi(s z) / phi(z) at the row's normal score z
+# (R/predictive-distribution.R), so a row's gain needs no refit.
 .calibration_log_score_gain <- function(cal) {
   gain <- numeric(length(cal$tail))
   for (k in seq_len(cal$folds)) {
     out <- cal$fold == k
-    knots <- .calibration_knots(cal$tail[!out])
-    piece <- findInterval(cal$tail[out], knots$tail, rightmost.closed = TRUE, all.inside = TRUE)
-    gain[out] <- log(diff(knots$at)[piece] / diff(knots$tail)[piece])
+    s <- .calibration_scale(cal$tail[!out])
+    z <- .calibration_scores(cal$tail[out])
+    gain[out] <- log(s) + z^2 * (1 - s^2) / 2
   }
   mean(gain)
 }

@@ -386,11 +386,12 @@ gpsvm_plan <- function(object) {
             mfsvr = "calibration_max_n_ep", svr = "calibration_max_n_ep")[[model]]
   by_default <- is.null(fit$call$calibration_folds)
   if (!is.null(cal)) {
-    return(.plan_row("calibration", sprintf(paste("intervals calibrated by %d-fold",
-                                                  "cross-validation (at 95%%, the model's own",
-                                                  "at %s%%)"),
-                                            cal$folds,
-                                            format(100 * .calibrated_level(fit, 0.95), digits = 4)),
+    s <- .calibration_scale(cal$tail)
+    what <- if (s == 1) "the model's own held the left-out targets: not widened" else
+      sprintf("widened %s times on the normal-score scale; at 95%%, the model's own at %s%%",
+              format(1 / s, digits = 3), format(100 * .calibrated_level(fit, 0.95), digits = 4))
+    return(.plan_row("calibration", sprintf("intervals calibrated by %d-fold cross-validation (%s)",
+                                            cal$folds, what),
                      if (by_default) .rule_words(rule, n, FALSE) else "the call",
                      if (by_default) rule else NA_character_))
   }

@@ -14,11 +14,11 @@
 # A calibration by cross-validation (R/interval-calibration.R) maps each
 # level L of a central interval to the model's own level c(L)
 # (.calibrated_level()); the distribution whose central intervals these are
-# has, below its median, F(t) = q^-1(2 G(t)) / 2 with q the map from 1 - L
-# to 1 - c(L) (the interpolation .calibrated_level() makes), and above it
-# the same in the upper tail.  Its density is g(t) times the slope of q^-1
-# there (F, f and the integrals for the moments and the CRPS: the core's
-# predictive.hpp).  Then the response's scaling: y = center + scale * t.
+# has, below its median, F(t) = Phi(s Phi^-1(G(t))), s the calibration's
+# scale, and above it the same in the upper tail.  Its density is g(t)
+# times s phi(s z) / phi(z), z = Phi^-1(G(t)) (F, f and the integrals for
+# the moments and the CRPS: the core's predictive.hpp).  Then the
+# response's scaling: y = center + scale * t.
 
 # The model's own predictive at latent moments mean, var (vectors, model
 # units) is .target_distribution() of each model (a generic of generics.R):
@@ -29,7 +29,7 @@
 # list(lower, upper), each at (1 -+ level) / 2.
 .g_interval <- function(g, level) {
   alpha <- (1 - level) / 2
-  list(lower = .g_quantile(g, alpha), upper = .g_quantile(g, 1 - alpha))
+  list(lower = .g_quantile(g, alpha), upper = .g_quantile(g, alpha, upper = TRUE))
 }
 
 # One component per row and C: the epsilon-insensitive predictive (epsilon
@@ -41,13 +41,19 @@
        weight = weight)
 }
 
-# Level-u quantiles of G, u recycled over the rows.
-.g_quantile <- function(g, u) {
+# Level-u quantiles of G, u recycled over the rows; with `upper`, the
+# level 1 - u, from the mirrored distribution (every component is symmetric
+# about its mean), so that a tiny u keeps its precision.
+.g_quantile <- function(g, u, upper = FALSE) {
   u <- rep_len(u, nrow(g$mean))
+  if (upper) {
+    g$mean <- -g$mean
+    return(-.g_quantile(g, u))
+  }
   if (g$kind == "t") {
     s <- sqrt(g$var[, 1L] + g$noise)
     # the interval's form, mean -+ t quantile times scale, in both tails
-    return(ifelse(u < 0.5, g$mean[, 1L] - stats::qt(1 - u, g$df) * s,
+    return(ifelse(u < 0.5, g$mean[, 1L] - stats::qt(u, g$df, lower.tail = FALSE) * s,
                   g$mean[, 1L] + stats::qt(u, g$df) * s))
   }
   s <- g$row_scale %||% 1
@@ -93,40 +99,35 @@
     .target_distribution(object, m$mean, m$var, z)
   }
   s <- object$response_scaling %||% list(center = 0, scale = 1)
-  structure(list(g = g, tail = object$interval_calibration$tail, center = s$center,
+  structure(list(g = g, calibration = .calibration_scale(object$interval_calibration$tail),
+                 center = s$center,
                  scale = s$scale, names = rownames(z)),
             class = "gpsvm_predictive")
 }
 
-# The level the model's own distribution has at the distribution's level p
-# (vectorised): .calibrated_level() of the central interval with p at an end.
-.model_level <- function(d, p) {
-  cal <- if (!is.null(d$tail)) list(interval_calibration = list(tail = d$tail))
-  level <- .calibrated_level(cal, abs(2 * p - 1))
-  alpha <- (1 - level) / 2
-  ifelse(p < 0.5, alpha, 1 - alpha)
-}
-
-# Quantiles in model units at levels p (recycled over the rows).
+# Quantiles in model units at levels p (recycled over the rows): G's at
+# the calibration's own tail of each, from the nearer tail.
 .d_quantile <- function(d, p) {
   p <- rep_len(p, nrow(d$g$mean))
   out <- numeric(length(p))
   out[p == 0] <- -Inf
   out[p == 1] <- Inf
-  inside <- p > 0 & p < 1
-  if (any(inside)) out[inside] <- .g_quantile(.g_rows(d$g, inside), .model_level(d, p[inside]))
+  lower <- p > 0 & p < 0.5
+  upper <- p >= 0.5 & p < 1
+  if (any(lower)) out[lower] <- .g_quantile(.g_rows(d$g, lower), .own_tail(d$calibration, p[lower]))
+  if (any(upper)) {
+    out[upper] <- .g_quantile(.g_rows(d$g, upper), .own_tail(d$calibration, 1 - p[upper]),
+                              upper = TRUE)
+  }
   out
 }
 
 # F(t), 1 - F(t) and log f(t), in model units (t recycled over the rows),
 # from the core (gpsvm::predictive_at(), predictive.hpp): each tail from the
 # model's own in that tail, so that far targets keep their precision.
-.d_tails <- function(d, t) cpp_predictive_at(d$g, .d_knots(d), rep_len(as.double(t), length(d)))
+.d_tails <- function(d, t) cpp_predictive_at(d$g, d$calibration, rep_len(as.double(t), length(d)))
 .d_cdf <- function(d, t) .d_tails(d, t)$lower
 .d_log_density <- function(d, t) .d_tails(d, t)$log_density
-
-# The calibration's knots (.calibration_knots()), NULL without one.
-.d_knots <- function(d) if (!is.null(d$tail)) .calibration_knots(d$tail)
 
 #' The predictive distribution of new targets
 #'
@@ -137,11 +138,11 @@
 #' the epsilon-insensitive noise (a mixture over `C` where the fit
 #' integrates over it), for [rvm()] and [srvm()] a Student t, and where the
 #' intervals are calibrated by cross-validation, that calibration too: below
-#' its median the distribution is \eqn{F(t) = q^{-1}(2G(t))/2}, \eqn{G} the
-#' model's own and \eqn{q} the map from \eqn{1 - L} to one minus the model's
-#' level that the calibration interpolates (see "calibrated" in
-#' [predict.gpsvm_regression()]), and the same in the upper tail. Its
-#' quantiles are therefore the intervals' ends, computed by the same code.
+#' its median the distribution is \eqn{F(t) = \Phi(s \Phi^{-1}(G(t)))},
+#' \eqn{G} the model's own and \eqn{s \le 1} the calibration's scale on the
+#' normal-score scale (see "calibrated" in [predict.gpsvm_regression()]),
+#' and the same in the upper tail. Its quantiles are therefore the
+#' intervals' ends, computed by the same code.
 #'
 #' * `quantile(d, probs)`: a matrix, one row per prediction and a column per
 #'   level.
@@ -254,8 +255,8 @@ predictive_variance <- function(d) {
 # calibration; with one, integrals of F's density by the core's quadrature
 # (gpsvm::predictive_moments(), predictive.hpp).
 .d_moments <- function(d) {
-  if (is.null(d$tail)) return(.g_moments(d$g))
-  cpp_predictive_integrals(d$g, .d_knots(d), NULL)
+  if (d$calibration == 1) return(.g_moments(d$g))
+  cpp_predictive_integrals(d$g, d$calibration, NULL)
 }
 
 #' @export
@@ -278,7 +279,7 @@ format.gpsvm_predictive <- function(x, digits = 4, ...) {
   if (length(x) == 0L) return(character(0))
   q <- quantile(x, c(0.025, 0.5, 0.975))
   what <- if (x$g$kind == "t") "t" else if (length(x$g$C) > 1L) "tube mixture" else "tube"
-  sprintf("%s%s(median %s, 95%% [%s, %s])", what, if (is.null(x$tail)) "" else ", calibrated ",
+  sprintf("%s%s(median %s, 95%% [%s, %s])", what, if (x$calibration == 1) "" else ", calibrated ",
           format(q[, 2], digits = digits), format(q[, 1], digits = digits),
           format(q[, 3], digits = digits))
 }

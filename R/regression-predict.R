@@ -72,16 +72,22 @@
 #'   is kept as the probability \eqn{p_i} of a target at least as far from
 #'   the distribution's centre (the predictive distributions are
 #'   symmetric, so \eqn{1 - p_i} is the level of the central interval that
-#'   has the target at an end). The interval at level \eqn{L} is the
-#'   model's own central interval at level \eqn{1 - q}, \eqn{q} the
-#'   \eqn{(n + 1)(1 - L)}-th smallest \eqn{p_i} (interpolated, as
-#'   [stats::quantile()]'s type 6, and beyond the smallest towards 0, so
-#'   that a level above \eqn{n/(n + 1)} scales the smallest \eqn{p_i} by
-#'   \eqn{(n + 1)(1 - L)} rather than stopping at it; beyond the largest
-#'   towards 1; the level is at most \eqn{1 - 10^{-12}}):
-#'   conformal prediction by cross-validation (CV+; Barber, Candes, Ramdas
-#'   and Tibshirani 2021) of the targets' probability integral transforms,
-#'   centred on the full fit. Point predictions, `se.fit`, the
+#'   has the target at an end), with its normal score
+#'   \eqn{z_i = \Phi^{-1}(1 - p_i/2)}. Were the refits' predictives right,
+#'   the \eqn{z_i^2} would average 1; where they average \eqn{m > 1} the
+#'   model is too sure of new targets, and the interval at level \eqn{L} is
+#'   the model's own central interval whose normal score is
+#'   \eqn{\Phi^{-1}((1 + L)/2)/s}, \eqn{s = \min(1, m^{-1/2})} (\eqn{p_i}
+#'   below \eqn{10^{-12}} count as \eqn{10^{-12}}; the level is at most
+#'   \eqn{1 - 10^{-12}}): the model's predictive widened on the
+#'   normal-score scale, never narrowed. This is cross-validated
+#'   calibration of the targets' probability integral transforms (as CV+,
+#'   Barber, Candes, Ramdas and Tibshirani 2021, calibrates conformity
+#'   scores) with one scale where CV+ takes an order statistic per level:
+#'   a map through the order statistics is as noisy as the gaps between
+#'   them, in its levels and in the density it implies, where one scale
+#'   from all rows is as steady as a variance estimate. The widened
+#'   predictive is centred on the full fit's; point predictions, `se.fit`, the
 #'   `"confidence"` band and `logLik()` stay the model's. `print()` says
 #'   which level of its own the 95% interval is; `fit$interval_calibration`
 #'   holds the record (`folds`, each row's `fold`, the left-out

@@ -453,26 +453,26 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_predictive_at
-Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP knots, Rcpp::NumericVector t);
-RcppExport SEXP _gpsvm_cpp_predictive_at(SEXP gSEXP, SEXP knotsSEXP, SEXP tSEXP) {
+Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP calibration, Rcpp::NumericVector t);
+RcppExport SEXP _gpsvm_cpp_predictive_at(SEXP gSEXP, SEXP calibrationSEXP, SEXP tSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type g(gSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type knots(knotsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type calibration(calibrationSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type t(tSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_predictive_at(g, knots, t));
+    rcpp_result_gen = Rcpp::wrap(cpp_predictive_at(g, calibration, t));
     return rcpp_result_gen;
 END_RCPP
 }
 // cpp_predictive_integrals
-Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP knots, SEXP y);
-RcppExport SEXP _gpsvm_cpp_predictive_integrals(SEXP gSEXP, SEXP knotsSEXP, SEXP ySEXP) {
+Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP calibration, SEXP y);
+RcppExport SEXP _gpsvm_cpp_predictive_integrals(SEXP gSEXP, SEXP calibrationSEXP, SEXP ySEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type g(gSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type knots(knotsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type calibration(calibrationSEXP);
     Rcpp::traits::input_parameter< SEXP >::type y(ySEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_predictive_integrals(g, knots, y));
+    rcpp_result_gen = Rcpp::wrap(cpp_predictive_integrals(g, calibration, y));
     return rcpp_result_gen;
 END_RCPP
 }

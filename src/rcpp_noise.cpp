@@ -196,13 +196,11 @@ class TargetRows {
   double df_ = 0.0;
 };
 
-// The calibration's knots, list(at, tail); NULL: none.
-gpsvm::CalibrationMap calibration_from_r(SEXP knots) {
+// The calibration's scale on the normal-score scale; NULL: none.
+gpsvm::CalibrationMap calibration_from_r(SEXP scale) {
   gpsvm::CalibrationMap map;
-  if (Rf_isNull(knots)) return map;
-  const Rcpp::List k(knots);
-  map.at = Rcpp::as<std::vector<double>>(gpsvm_glue::element(k, "at"));
-  map.tail = Rcpp::as<std::vector<double>>(gpsvm_glue::element(k, "tail"));
+  if (Rf_isNull(scale)) return map;
+  map.scale = Rcpp::as<double>(scale);
   map.validate();
   return map;
 }
@@ -212,9 +210,9 @@ gpsvm::CalibrationMap calibration_from_r(SEXP knots) {
 // F(t), 1 - F(t) and log f(t) of the calibrated distribution of each row
 // (gpsvm::predictive_at), t one per row.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP knots, Rcpp::NumericVector t) try {
+Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP calibration, Rcpp::NumericVector t) try {
   const TargetRows rows(g);
-  const gpsvm::CalibrationMap map = calibration_from_r(knots);
+  const gpsvm::CalibrationMap map = calibration_from_r(calibration);
   if (t.size() != rows.rows()) Rcpp::stop("'t' needs one value per row");
   Rcpp::NumericVector lower(t.size()), upper(t.size()), log_density(t.size());
   gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
@@ -236,9 +234,9 @@ Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP knots, Rcpp::NumericVector t) tr
 // (gpsvm::predictive_moments), or, with targets y (one per row), their
 // CRPS (gpsvm::predictive_crps); model units.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP knots, SEXP y) try {
+Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP calibration, SEXP y) try {
   const TargetRows rows(g);
-  const gpsvm::CalibrationMap map = calibration_from_r(knots);
+  const gpsvm::CalibrationMap map = calibration_from_r(calibration);
   const int n = rows.rows();
   gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
   if (!Rf_isNull(y)) {

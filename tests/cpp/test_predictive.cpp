@@ -50,4 +50,50 @@ TEST_CASE("predictive: the quadrature's moments of an uncalibrated mixture are i
   CHECK_REL(far, g.scale * (1e3 - mean), 1e-3);
 }
 
+TEST_CASE("predictive: the normal quantile inverts Phi down to the smallest doubles") {
+  // R's qnorm(): 0.025, 1e-10 and 1e-300
+  CHECK_REL(gpsvm::normal_quantile(0.025), -1.959963984540054, 1e-14);
+  CHECK_REL(gpsvm::normal_quantile(1e-10), -6.361340902404056, 1e-13);
+  CHECK_REL(gpsvm::normal_quantile(1e-300), -37.0470962993612, 1e-13);
+  CHECK_REL(gpsvm::normal_quantile(1e-200), -30.20559417957963, 1e-13);
+  CHECK_REL(gpsvm::normal_quantile(0.975), 1.959963984540054, 1e-14);
+  CHECK(std::fabs(gpsvm::normal_quantile(0.5)) < 1e-15);
+  for (double p : {1e-20, 0.01, 0.3})
+    CHECK_REL(gpsvm::norm_cdf(gpsvm::normal_quantile(p)), p, 1e-13);
+}
+
+TEST_CASE("predictive: a calibrated Gaussian is the Gaussian widened by 1 / scale") {
+  // G a Student t on 1e7 df, nearly N(m, v): F is then nearly N(m, v / s^2),
+  // F(t) = Phi(s z) exactly with z G's normal score
+  gpsvm::TargetDistribution g;
+  g.kind = gpsvm::TargetDistribution::Kind::student_t;
+  g.mean = {2.0};
+  g.var = {0.5};
+  g.weight = {1.0};
+  g.noise_var = 0.25;
+  g.df = 1e7;
+  g.validate();
+  gpsvm::CalibrationMap map;
+  map.scale = 0.6;
+  map.validate();
+  const double sd = std::sqrt(0.75);
+  for (double t : {-6.0, -1.0, 1.9, 2.0, 3.5, 12.0}) {
+    const gpsvm::PredictivePoint p = gpsvm::predictive_at(g, map, t);
+    const double z = gpsvm::normal_quantile(gpsvm::student_t_cdf(-std::fabs(t - 2.0) / sd, g.df));
+    const double lower = t <= 2.0 ? gpsvm::norm_cdf(0.6 * z) : 1.0 - gpsvm::norm_cdf(0.6 * z);
+    CHECK_REL(p.lower, lower, 1e-12);
+    CHECK_REL(p.lower + p.upper, 1.0, 1e-15);
+    // the density of N(2, 0.75 / 0.36) to the t's distance from the normal
+    const double u = 0.6 * (t - 2.0) / sd;
+    if (std::fabs(t - 2.0) < 10.0)
+      CHECK_REL(p.log_density, std::log(0.6 / sd) + gpsvm::log_norm_pdf(u), 1e-5);
+  }
+  const gpsvm::PredictiveMoments m = gpsvm::predictive_moments(g, map);
+  CHECK_REL(m.mean, 2.0, 1e-10);
+  CHECK_REL(m.var, 0.75 / 0.36, 1e-5);
+  gpsvm::CalibrationMap bad;
+  bad.scale = 1.5;
+  CHECK_THROWS(bad.validate(), std::invalid_argument);
+}
+
 }  // namespace gpsvm_tests_predictive

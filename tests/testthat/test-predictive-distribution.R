@@ -19,8 +19,9 @@ distribution_fits <- function() {
        srvm = srvm(dist ~ speed, data = train, calibration_folds = 0))
 }
 
-# The density integrated between the distribution's knots (where a
-# calibration puts a kink in F) and over the tails.
+# The density integrated over the line, in pieces between some of the
+# distribution's quantiles (F is smooth; the pieces help integrate() find
+# the mass).
 integrated_mass <- function(d, i, knots) {
   q <- quantile(d[i], knots)[1L, ]
   q <- sort(q)
@@ -48,19 +49,13 @@ test_that("the distribution's quantiles are predict()'s intervals and its CDF th
       expect_equal(unname(predictive_cdf(d, band[, "lwr"])), rep((1 - level) / 2, 5), tolerance = 1e-8)
       expect_equal(unname(predictive_cdf(d, band[, "upr"])), rep((1 + level) / 2, 5), tolerance = 1e-8)
     }
-    # the density integrates to 1 (between the calibration's knots)
-    # (F's levels k / (2 (n + 1)) and 1 - k / (2 (n + 1)), where the
-    # calibration's interpolation changes slope; tied tails at their mean k)
-    tail <- fit$interval_calibration$tail
-    at <- if (is.null(tail)) 0.5 else gpsvm:::.calibration_knots(tail)$at
-    at <- at[at > 0 & at < 1]
-    knots <- c(at / 2, 1 - at / 2)
+    # the density integrates to 1
+    knots <- c(0.001, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999)
     for (i in c(1L, 3L, 5L)) {
       expect_equal(integrated_mass(d, i, knots), 1, tolerance = 1e-6, label = name)
     }
     # the CDF is the density's integral: F(b) - F(a) on a piece between knots
-    inner <- sort(knots[knots > 0.25 & knots < 0.5])
-    p <- if (length(inner) >= 2L) inner[1:2] + c(1, -1) * diff(inner[1:2]) / 10 else c(0.3, 0.32)
+    p <- c(0.3, 0.32)
     a <- quantile(d[2], p[1])[1, 1]
     b <- quantile(d[2], p[2])[1, 1]
     expect_equal(integrate(function(t) density(d[rep(2L, length(t))], t), a, b,
@@ -158,10 +153,10 @@ test_that("the scores are the log density, the interval score and the CRPS of th
 
 # The CRPS by integrate() of the distribution's own CDF: F^2 below the
 # target, (1 - F)^2 above, in pieces between the target and the points
-# where F or 1 - F is at one of `levels` (where a calibration puts a kink
-# in F; found by uniroot() on the CDF, from m within sd), on the scale of
-# sd (t = m + sd u), where integrate() finds the mass at any scale.
-crps_by_integrate <- function(d, y, m, sd, levels) {
+# where F or 1 - F is at one of `levels` (found by uniroot() on the CDF,
+# from m within sd), on the scale of sd (t = m + sd u), where integrate()
+# finds the mass at any scale.
+crps_by_integrate <- function(d, y, m, sd, levels = c(1e-4, 0.01, 0.1, 0.3)) {
   F <- function(u) vapply(m + sd * u, function(s) predictive_cdf(d, s), numeric(1))
   kink <- function(p) uniroot(function(u) F(u) - p, c(-1, 1), extendInt = "upX", tol = 1e-12)$root
   at <- (y - m) / sd
@@ -179,8 +174,7 @@ test_that("the CRPS stays finite and accurate far in the tails, with a tail belo
   set.seed(3)
   fit <- mfsvr(dist ~ speed, data = train, C = 3)
   expect_false(is.null(fit$interval_calibration))
-  # (a calibration tail below the doubles' resolution of 1 - p: a knot at
-  # 1 - p / 2 = 1 failed)
+  # (a calibration tail below the doubles' resolution of 1 - p)
   edited <- fit
   edited$interval_calibration$tail[which.min(edited$interval_calibration$tail)] <- 1e-20
   rows <- cars[c(2, 30), ]
@@ -191,11 +185,7 @@ test_that("the CRPS stays finite and accurate far in the tails, with a tail belo
     y <- m + c(30, -30) * sd
     scores <- predictive_scores(d, y = y)
     expect_true(all(is.finite(scores$crps)))
-    # F's kinks: at the calibration's knots k / (n + 1), halved, in each tail
-    n <- length(f$interval_calibration$tail)
-    levels <- seq_len(n) / (n + 1) / 2
-    reference <- vapply(1:2, function(i) crps_by_integrate(d[i], y[i], m[i], sd[i], levels),
-                        numeric(1))
+    reference <- vapply(1:2, function(i) crps_by_integrate(d[i], y[i], m[i], sd[i]), numeric(1))
     expect_equal(scores$crps, reference, tolerance = 1e-6)
   }
 })
@@ -213,39 +203,71 @@ test_that("the core's Student t is R's pt() and dt(), far in the tails too", {
 })
 
 # A distribution made by hand (model units, no response scaling): the
-# model's own g with a calibration's tail probabilities.
-hand_distribution <- function(g, tail) {
-  structure(list(g = g, tail = tail, center = 0, scale = 1, names = NULL),
+# model's own g with a calibration's scale s.
+hand_distribution <- function(g, s) {
+  structure(list(g = g, calibration = s, center = 0, scale = 1, names = NULL),
             class = "gpsvm_predictive")
 }
 
+# The cases of a tube, a tube mixture and a Student t on df degrees of
+# freedom, at scale s.
+hand_cases <- function(s, df = 6.5) {
+  list(tube = gpsvm:::.epsins_distribution(s * c(0.3, -2), s^2 * c(0.5, 2), C = 4 / s,
+                                           epsilon = 0.1 * s),
+       mixture = gpsvm:::.epsins_distribution(s * rbind(c(1, 1.2, 0.8)),
+                                              s^2 * rbind(c(0.2, 0.3, 1)),
+                                              C = c(1, 5, 20) / s, epsilon = c(0, 0.2, 0.5) * s,
+                                              weight = c(0.2, 0.5, 0.3)),
+       t = list(kind = "t", mean = matrix(s * 2), var = matrix(s^2 * 0.3), weight = 1,
+                noise = s^2 * 0.7, df = df))
+}
+
+test_that("the calibrated CDF and density are the own ones mapped on the normal-score scale", {
+  # plain R: F(t) = Phi(s Phi^-1(G(t))), f(t) = g(t) s phi(s z) / phi(z)
+  for (name in names(cases <- hand_cases(1))) {
+    for (s in c(0.3, 0.8)) {
+      d <- hand_distribution(cases[[name]], s)
+      own <- hand_distribution(cases[[name]], 1)
+      for (i in seq_along(d)) {
+        m <- mean(own[i])
+        sd <- sqrt(predictive_variance(own[i]))
+        t <- m + sd * c(-9, -2, -0.3, 0, 0.2, 1.5, 7)
+        # (G's normal score from its nearer tail)
+        tails <- gpsvm:::.d_tails(own[rep(i, length(t))], t)
+        z <- ifelse(tails$lower <= tails$upper, qnorm(tails$lower), -qnorm(tails$upper))
+        label <- sprintf("%s, s = %g, row %d", name, s, i)
+        expect_equal(unname(predictive_cdf(d[rep(i, length(t))], t)), pnorm(s * z),
+                     tolerance = 1e-10, label = label)
+        expect_equal(unname(density(d[rep(i, length(t))], t, log = TRUE)),
+                     unname(density(own[rep(i, length(t))], t, log = TRUE)) + log(s) +
+                       dnorm(s * z, log = TRUE) - dnorm(z, log = TRUE),
+                     tolerance = 1e-10, label = label)
+        # and its quantiles are the own distribution's at the mapped levels
+        p <- c(0.001, 0.2, 0.5, 0.9)
+        expect_equal(quantile(d[i], p)[1L, ], quantile(own[i], pnorm(qnorm(p) / s))[1L, ],
+                     tolerance = 1e-10, ignore_attr = TRUE, label = label)
+      }
+    }
+  }
+  expect_error(mean(hand_distribution(cases$t, 1.5)), "scale must lie in \\(0, 1\\]")
+  # a t's tails raised to the power s^2: on 6.5 df at s = 0.5 (index 1.6)
+  # no variance, at s = 0.35 (index 0.8) no mean
+  expect_identical(predictive_variance(hand_distribution(cases$t, 0.5)), Inf)
+  expect_error(mean(hand_distribution(cases$t, 0.35)), "no mean")
+})
+
 test_that("the calibrated moments and CRPS are integrate()'s, at tiny and huge scales", {
   skip_on_cran()
-  # (a tail probability of 1e-6 puts 1/18 of F's mass beyond G's level
-  # 5e-7 in each tail; F's kinks at G's levels tail / 2, where F is at
-  # `levels`.  Far smaller tails test G's CDF, whose relative accuracy
-  # there bounds F's, more than the integrals)
-  tail <- c(1e-6, 0.004, 0.03, 0.03, 0.2, 0.35, 0.6, 0.9)
-  at <- gpsvm:::.calibration_knots(tail)$at
-  levels <- at[at > 0 & at < 1] / 2
+  levels <- c(1e-6, 0.002, 0.015, 0.1, 0.3)
   # (integrate()'s breaks, G's quantiles, are found to 1e-14 absolute: at
   # scales below 1e-4 they move the reference more than the tolerance)
   for (s in c(1e-4, 1, 1e6)) {
-    cases <- list(
-      tube = gpsvm:::.epsins_distribution(s * c(0.3, -2), s^2 * c(0.5, 2), C = 4 / s,
-                                          epsilon = 0.1 * s),
-      mixture = gpsvm:::.epsins_distribution(s * rbind(c(1, 1.2, 0.8)), s^2 * rbind(c(0.2, 0.3, 1)),
-                                             C = c(1, 5, 20) / s, epsilon = c(0, 0.2, 0.5) * s,
-                                             weight = c(0.2, 0.5, 0.3)),
-      t = list(kind = "t", mean = matrix(s * 2), var = matrix(s^2 * 0.3), weight = 1,
-               noise = s^2 * 0.7, df = 6.5))
+    cases <- hand_cases(s, df = 40)
     for (name in names(cases)) {
-      d <- hand_distribution(cases[[name]], tail)
+      d <- hand_distribution(cases[[name]], 0.4)
       for (i in seq_along(d)) {
         di <- d[i]
-        own <- di
-        own$tail <- NULL
-        q <- sort(quantile(own, c(tail / 2, 1 - tail / 2))[1L, ])
+        q <- sort(quantile(di, c(levels, 1 - levels))[1L, ])
         q <- q[is.finite(q)]
         q <- q[c(TRUE, diff(q) > 1e-9 * max(abs(q)))]
         breaks <- c(-Inf, q, Inf)
@@ -276,13 +298,13 @@ test_that("the calibrated moments and CRPS are integrate()'s, at tiny and huge s
 })
 
 test_that("a symmetric calibrated distribution's mean is its centre at any scale", {
-  tail <- c(1e-6, 0.004, 0.03, 0.2, 0.6, 0.9)
   for (s in c(1e-12, 1e-7, 1, 1e9)) {
     g <- gpsvm:::.epsins_distribution(s * 0.3, s^2 * 0.5, C = 4 / s, epsilon = 0.1 * s)
-    expect_equal(mean(hand_distribution(g, tail)), 0.3 * s, tolerance = 1e-10, label = s)
+    expect_equal(mean(hand_distribution(g, 0.3)), 0.3 * s, tolerance = 1e-10, label = s)
     g <- list(kind = "t", mean = matrix(s * 2), var = matrix(s^2 * 0.3), weight = 1,
               noise = s^2 * 0.7, df = 4)
-    expect_equal(mean(hand_distribution(g, tail)), 2 * s, tolerance = 1e-10, label = s)
+    # (df s^2 = 2.56: a mean, a variance)
+    expect_equal(mean(hand_distribution(g, 0.8)), 2 * s, tolerance = 1e-10, label = s)
   }
 })
 

@@ -1,14 +1,9 @@
 // The predictive distribution of a new target at one input, as the R
 // layer's predict(type = "distribution") describes it: the model's own
 // distribution G (a mixture of epsilon-insensitive predictives, or a
-// Student t), mapped by the interval calibration's interpolation, and the
-// integrals over it that its moments and its CRPS need.
-//
-// The calibration maps the model's tail probability 2u (u = G(t) or
-// 1 - G(t), the nearer tail) to the distribution's, q^-1(2u) / 2, q^-1
-// piecewise linear through the knots (tail[j], at[j]); the density is g(t)
-// times the slope of q^-1 there.  Each tail is computed from G's own tail
-// on that side, so that targets far out keep their precision.
+// Student t), widened by the interval calibration's map, and the integrals
+// over it that its moments and its CRPS need.  Each tail is computed from
+// G's own tail on that side, so that targets far out keep their precision.
 #ifndef GPSVM_PREDICTIVE_HPP
 #define GPSVM_PREDICTIVE_HPP
 
@@ -200,45 +195,29 @@ struct TargetDistribution {
 
 // ---- the calibration ------------------------------------------------------
 
-// q^-1 through the knots (tail[j], at[j]), both ascending from 0 to 1; no
-// knots: the identity.
+// The calibration widens G on the normal-score scale: a target whose nearer
+// tail under G is u (normal score z = -Phi^-1(u) >= 0) has the nearer tail
+// Phi(-s z) under F, s in (0, 1]; s = 1 is G itself.  The map is smooth,
+// so F's density is g(t) times its slope, s phi(s z) / phi(z), everywhere.
 struct CalibrationMap {
-  std::vector<double> at, tail;
+  double scale = 1.0;
 
   struct Point {
-    double value, slope;
+    double tail, log_slope;
   };
 
   void validate() const {
-    if (at.empty() && tail.empty()) return;
-    if (at.size() != tail.size() || at.size() < 2)
-      throw std::invalid_argument("a calibration needs as many levels as tail probabilities, at least 2");
-    for (std::size_t j = 0; j < at.size(); ++j) {
-      if (!(at[j] >= 0.0 && at[j] <= 1.0 && tail[j] >= 0.0 && tail[j] <= 1.0))
-        throw std::invalid_argument("a calibration's knots must lie in [0, 1]");
-      if (j > 0 && (at[j] < at[j - 1] || tail[j] < tail[j - 1]))
-        throw std::invalid_argument("a calibration's knots must ascend");
-    }
+    if (!(scale > 0.0 && scale <= 1.0))
+      throw std::invalid_argument("a calibration's scale must lie in (0, 1]");
   }
 
-  // The segment holding v: the last knot at or below v that begins a
-  // segment of positive width.
-  Point inverse(double v) const {
-    if (at.empty()) return {v, 1.0};
-    const std::size_t last = tail.size() - 2;
-    std::size_t j = static_cast<std::size_t>(std::upper_bound(tail.begin(), tail.end(), v) - tail.begin());
-    j = j == 0 ? 0 : std::min(j - 1, last);
-    while (j > 0 && !(tail[j + 1] > tail[j])) --j;
-    const double slope = (at[j + 1] - at[j]) / (tail[j + 1] - tail[j]);
-    return {std::min(at[j] + slope * (v - tail[j]), 1.0), slope};
-  }
-
-  // The model's tail levels u = tail / 2 at the knots strictly inside (0, 1).
-  std::vector<double> tail_levels() const {
-    std::vector<double> out;
-    for (double p : tail)
-      if (p > 0.0 && p < 1.0) out.push_back(0.5 * p);
-    return out;
+  // G's nearer tail u (at most 1/2) -> F's, and log dF/dG there.  A u that
+  // underflows is taken at the smallest positive double's normal score
+  // (about 37), far beyond any target a fit sees.
+  Point map(double u) const {
+    if (scale == 1.0) return {u, 0.0};
+    const double z = -normal_quantile(std::max(u, std::numeric_limits<double>::min()));
+    return {norm_cdf(-scale * z), std::log(scale) + 0.5 * z * z * (1.0 - scale * scale)};
   }
 };
 
@@ -252,18 +231,15 @@ inline PredictivePoint predictive_at(const TargetDistribution& g, const Calibrat
                                      double t) {
   const TargetDistribution::Tails tails = g.tails(t);
   const bool below = tails.lower <= tails.upper;
-  const CalibrationMap::Point p =
-      map.inverse(std::min(2.0 * std::min(tails.lower, tails.upper), 1.0));
-  const double near = 0.5 * p.value;
-  return {below ? near : 1.0 - near, below ? 1.0 - near : near,
-          g.log_density(t) + std::log(p.slope)};
+  const CalibrationMap::Point p = map.map(std::min(std::min(tails.lower, tails.upper), 0.5));
+  return {below ? p.tail : 1.0 - p.tail, below ? 1.0 - p.tail : p.tail,
+          g.log_density(t) + p.log_slope};
 }
 
 // int h(t) dt over the line, h's values an array of N (the moments' three
-// integrands share each evaluation of F).  F has a kink wherever the
-// calibration's interpolation changes slope, at G's levels u_j = tail_j / 2
-// and 1 - u_j: Gauss-Legendre quadrature on each piece between those
-// points (and a few quantiles of G, and `extra`, where h may jump); beyond
+// integrands share each evaluation of F).  Gauss-Legendre quadrature on
+// each piece between a few quantiles of G (and `extra`, where h may jump:
+// the CRPS's target), where F's shape changes fastest; beyond
 // the outermost, where h is smooth, t = edge +- spread x / (1 - x) maps
 // each tail onto [0, 1).  A piece whose rule disagrees with the rule of
 // half as many nodes by more than 1e-12 of int |h| between the knots is
@@ -277,12 +253,8 @@ class PredictiveQuadrature {
   PredictiveQuadrature(const TargetDistribution& g, const CalibrationMap& map, int nodes = 16)
       : fine_(gauss_rule(GaussWeight::uniform, nodes)),
         coarse_(gauss_rule(GaussWeight::uniform, nodes / 2)),
-        spread_(g.spread()) {
-    std::vector<double> u = map.tail_levels();
-    for (double v : {1e-4, 0.01, 0.1, 0.3, 0.5}) u.push_back(v);
-    std::sort(u.begin(), u.end());
-    u.erase(std::unique(u.begin(), u.end()), u.end());
-    for (double v : u) {
+        spread_(g.spread() / map.scale) {
+    for (double v : {1e-4, 0.01, 0.1, 0.3, 0.5}) {
       knots_.push_back(g.tail_quantile(v, false));
       knots_.push_back(-g.tail_quantile(v, true));
     }
@@ -360,25 +332,35 @@ struct PredictiveMoments {
   double mean, var;
 };
 
+// F's tails fall as |t|^-index: a Student t on df degrees of freedom has
+// index df, and the calibration's map raises a tail to the power s^2 (up to
+// a logarithmic factor), index df s^2; the tube's tails are exponential.
+inline double tail_index(const TargetDistribution& g, const CalibrationMap& map) {
+  if (g.kind != TargetDistribution::Kind::student_t) return std::numeric_limits<double>::infinity();
+  return g.df * map.scale * map.scale;
+}
+
 // E_F T and Var_F T by the quadrature (divided by its total mass, which
-// absorbs the quadrature's error in it).  A Student t on df <= 2 degrees of
-// freedom has no variance, on df <= 1 no mean.
+// absorbs the quadrature's error in it).  Tails of index <= 2 leave no
+// variance, of index <= 1 no mean.
 inline PredictiveMoments predictive_moments(const TargetDistribution& g, const CalibrationMap& map) {
-  if (g.kind == TargetDistribution::Kind::student_t && g.df <= 1.0)
-    throw std::invalid_argument("a Student t predictive on df <= 1 degrees of freedom has no mean");
+  const double index = tail_index(g, map);
+  if (index <= 1.0)
+    throw std::invalid_argument("a predictive whose tails fall as |t|^-1 or slower has no mean");
   const PredictiveQuadrature quad(g, map);
   const PredictiveValues<3> m = quad.integral<3>([&](double t) {
     const double f = std::exp(predictive_at(g, map, t).log_density);
     return PredictiveValues<3>(f, t * f, t * t * f);
   });
   const double mean = m[1] / m[0];
-  if (g.kind == TargetDistribution::Kind::student_t && g.df <= 2.0)
-    return {mean, std::numeric_limits<double>::infinity()};
+  if (index <= 2.0) return {mean, std::numeric_limits<double>::infinity()};
   return {mean, std::max(m[2] / m[0] - mean * mean, 0.0)};
 }
 
-// The CRPS of target y: int_-inf^y F^2 + int_y^inf (1 - F)^2.
+// The CRPS of target y: int_-inf^y F^2 + int_y^inf (1 - F)^2, infinite for
+// tails of index <= 1/2.
 inline double predictive_crps(const TargetDistribution& g, const CalibrationMap& map, double y) {
+  if (tail_index(g, map) <= 0.5) return std::numeric_limits<double>::infinity();
   const PredictiveQuadrature quad(g, map);
   return quad.integral<1>(
       [&](double t) {

@@ -1,0 +1,1 @@
+/work/main/tests/testthat/test-parallel.R
