@@ -392,9 +392,13 @@ calibration_models <- list(
 )
 # A fit whose predictive integrates over C, with C at the evidence's
 # maximum alone instead (as before it did): the rows "..., C fixed".
+# (its plan made again from its records, as a fit's own is: the fit's
+# validator holds the two together)
 C_fixed <- function(fit) {
   fit$C_mixture <- NULL
   fit$fields <- setdiff(fit$fields, "C_mixture")
+  fit$plan <- eval(quote(.plan_frame(.plan_rows(fit))),
+                   list2env(list(fit = fit), parent = asNamespace("gpsvm")))
   fit
 }
 run_calibration <- function() {

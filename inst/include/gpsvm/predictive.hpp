@@ -214,7 +214,7 @@ struct CalibrationMap {
   // G's nearer tail u (at most 1/2) -> F's, and log dF/dG there.  A u that
   // underflows is taken at the smallest positive double's normal score
   // (about 37), far beyond any target a fit sees.
-  Point map(double u) const {
+  Point widen(double u) const {
     if (scale == 1.0) return {u, 0.0};
     const double z = -normal_quantile(std::max(u, std::numeric_limits<double>::min()));
     return {norm_cdf(-scale * z), std::log(scale) + 0.5 * z * z * (1.0 - scale * scale)};
@@ -231,7 +231,7 @@ inline PredictivePoint predictive_at(const TargetDistribution& g, const Calibrat
                                      double t) {
   const TargetDistribution::Tails tails = g.tails(t);
   const bool below = tails.lower <= tails.upper;
-  const CalibrationMap::Point p = map.map(std::min(std::min(tails.lower, tails.upper), 0.5));
+  const CalibrationMap::Point p = map.widen(std::min(std::min(tails.lower, tails.upper), 0.5));
   return {below ? p.tail : 1.0 - p.tail, below ? 1.0 - p.tail : p.tail,
           g.log_density(t) + p.log_slope};
 }
