@@ -67,8 +67,10 @@
 #' beyond that budget. The fit is the same (to rounding), and its plan
 #' ([gpsvm_plan()]) says which was done.
 #'
-#' `gpc()` also uses this representation by itself, not as an approximation
-#' but as a factorisation of the full prior: beyond 1000 observations, with
+#' `mfsvr()` uses this representation by itself, not as an approximation but
+#' as a factorisation of the full prior, where the kernel matrix has a low
+#' numerical rank (see `rank_tol` in [mfsvr_control()]); so does `gpc()`:
+#' beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
 #' `rank_tol` in [gpc_control()]; the inducing inputs are then the pivots of
 #' a pivoted Cholesky factor of the kernel matrix, and \eqn{K_{ZZ}}'s factor

@@ -699,10 +699,12 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param seed Seed of the sequential schedule's order and of the paper's
 #'   random starting weights.
 #' @param rank_tol EP runs on a pivoted Cholesky factor \eqn{G} of the kernel
-#'   matrix, \eqn{K \approx G G^T}, when this reaches relative accuracy
-#'   `rank_tol` (every entry of \eqn{K - G G^T} at most `rank_tol` times the
-#'   largest \eqn{K_{ii}}) with at most `n / 2` columns; a sweep then costs
-#'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
+#'   matrix when this reaches relative accuracy `rank_tol` (every entry of
+#'   \eqn{K - G G^T} at most `rank_tol` times the largest \eqn{K_{ii}}) with
+#'   at most `n / 2` columns: on FITC on its pivots made from the factor,
+#'   \eqn{G G^T + \mathrm{diag}(K - G G^T)}, as [gpc()] (see
+#'   [inducing-points]); a sweep then costs \eqn{O(n r^2)} instead of
+#'   \eqn{O(n^3)}. Smooth kernels on low-dimensional
 #'   inputs usually qualify. Beyond 2000 observations, a kernel matrix that
 #'   1000 pivots do not represent to `rank_tol` is replaced by the FITC
 #'   approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
