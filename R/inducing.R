@@ -67,8 +67,10 @@
 #' beyond that budget. The fit is the same (to rounding), and its plan
 #' ([gpsvm_plan()]) says which was done.
 #'
-#' `gpc()` also uses this representation by itself, not as an approximation
-#' but as a factorisation of the full prior: beyond 1000 observations, with
+#' `mfsvr()` uses this representation by itself, not as an approximation but
+#' as a factorisation of the full prior, where the kernel matrix has a low
+#' numerical rank (see `rank_tol` in [mfsvr_control()]); so does `gpc()`:
+#' beyond 1000 observations, with
 #' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
 #' `rank_tol` in [gpc_control()]; the inducing inputs are then the pivots of
 #' a pivoted Cholesky factor of the kernel matrix, and \eqn{K_{ZZ}}'s factor
@@ -193,12 +195,19 @@ NULL
            .size_rule("search_rows_per_inducing"))
     } else list(0L, count, 1L)
   }
-  choice <- cpp_choose_prior(kernel, xs, rules)
+  .chosen_inducing(xs, cpp_choose_prior(kernel, xs, rules), use == "fit")
+}
+
+# The inducing inputs (rows of xs) of a choice of cpp_choose_prior(), NULL
+# for the dense matrix: a low-rank factor's pivots carry it (attributes
+# low_rank, factor and pivots), from which the core makes FITC on them the
+# factor's model; FITC chosen for a fit is an approximation.
+.chosen_inducing <- function(xs, choice, approximation = TRUE) {
   if (choice$form == "dense") return(NULL)
   low <- choice$form == "low_rank"
   structure(xs[choice$rows, , drop = FALSE], low_rank = if (low) TRUE,
             factor = choice$factor, pivots = if (low) choice$rows,
-            approximation = if (choice$form == "fitc" && use == "fit") TRUE)
+            approximation = if (!low && approximation) TRUE)
 }
 
 # A fit keeps its inducing inputs without the factor they carried to the core.
@@ -223,7 +232,7 @@ NULL
 }
 
 # What predictions read from an EP fit: the inducing-point factors when it
-# has them, else the training inputs' (dense or low-rank).
+# has them (FITC, or a low-rank prior's), else the training inputs'.
 .ep_prediction_fit <- function(object, weights) {
   if (!is.null(object$inducing)) {
     return(list(kernel = object$kernel, inducing = object$inducing,
@@ -231,6 +240,5 @@ NULL
                 inducing_chol = object$inducing_chol, chol = object$chol))
   }
   list(kernel = object$kernel, x = object$x, weights = weights,
-       site_precision = object$site_precision, chol = object$chol, factor = object$factor,
-       pivots = object$pivots)
+       site_precision = object$site_precision, chol = object$chol)
 }

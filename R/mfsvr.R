@@ -699,10 +699,12 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #' @param seed Seed of the sequential schedule's order and of the paper's
 #'   random starting weights.
 #' @param rank_tol EP runs on a pivoted Cholesky factor \eqn{G} of the kernel
-#'   matrix, \eqn{K \approx G G^T}, when this reaches relative accuracy
-#'   `rank_tol` (every entry of \eqn{K - G G^T} at most `rank_tol` times the
-#'   largest \eqn{K_{ii}}) with at most `n / 2` columns; a sweep then costs
-#'   \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on low-dimensional
+#'   matrix when this reaches relative accuracy `rank_tol` (every entry of
+#'   \eqn{K - G G^T} at most `rank_tol` times the largest \eqn{K_{ii}}) with
+#'   at most `n / 2` columns: on FITC on its pivots made from the factor,
+#'   \eqn{G G^T + \mathrm{diag}(K - G G^T)}, as [gpc()] (see
+#'   [inducing-points]); a sweep then costs \eqn{O(n r^2)} instead of
+#'   \eqn{O(n^3)}. Smooth kernels on low-dimensional
 #'   inputs usually qualify. Beyond 2000 observations, a kernel matrix that
 #'   1000 pivots do not represent to `rank_tol` is replaced by the FITC
 #'   approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
@@ -818,7 +820,9 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 
 # One fit at fixed hyperparameters: call the core, build the object (with
 # the control resolved for the n observations).  Without inducing inputs
-# the prior is .mfsvr_prior()'s: a low-rank factor, or the dense matrix.
+# the prior is .mfsvr_prior()'s: FITC on a low-rank factor's pivots made
+# from the factor (as gpc()'s), or the dense matrix; a low-rank fit's
+# pivots handed back (a refit's) are chosen afresh for its kernel and rows.
 # With `keep_marginals`, the fit keeps EP's posterior marginals, from which
 # a fit on the same kernel started at its sites (`start`) starts without
 # refactorising.
@@ -828,11 +832,11 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   control <- .resolve_control(control, length(y))
   ctl <- unclass(control)
   ctl$log_noise_scale <- log_noise_scale  # (noise varying with the inputs, R/rvm-noise.R)
-  ctl$inducing <- inducing
-  prior <- if (is.null(inducing) && control$algorithm == "ep" && is.matrix(x)) {
-    .mfsvr_prior(x, kernel, control)
+  if (isTRUE(attr(inducing, "low_rank"))) inducing <- NULL
+  if (is.null(inducing) && control$algorithm == "ep" && is.matrix(x)) {
+    inducing <- .chosen_inducing(x, .mfsvr_prior(x, kernel, control))
   }
-  ctl$factor <- prior$factor
+  ctl$inducing <- inducing
   if (!is.null(inducing)) ctl$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (!is.null(start)) {  # EP warm start from an earlier fit's sites
     ctl$start_precision <- start$site_precision
@@ -871,14 +875,12 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
     log_evidence = res$log_evidence,
     C = C, epsilon = epsilon, kernel = kernel,
     noise_variance = svr_noise_variance(C, epsilon),
-    chol = res$chol, factor = res$factor, rank = if (length(res$factor)) ncol(res$factor),
-    pivots = if (!is.null(prior$factor)) prior$rows,
-    x = x, y = y,
+    chol = res$chol, x = x, y = y,
     convergence = convergence, control = control
   )
   if (!is.null(inducing)) {
     fit[c("inducing", "inducing_weights", "inducing_chol")] <-
-      list(inducing, res$inducing_weights, res$inducing_chol)
+      list(.fitted_inducing(inducing), res$inducing_weights, res$inducing_chol)
     fit$inducing_held_rows <- ctl$inducing_held_rows
   }
   if (gradient) fit$gradient <- res$gradient

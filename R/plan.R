@@ -262,11 +262,6 @@ gpsvm_plan <- function(object) {
   if (!is.null(z)) {
     return(.plan_row("prior", sprintf("FITC on %d inducing inputs", nrow(z)), "the call"))
   }
-  rank <- fit$rank %||% NA_integer_
-  if (!is.na(rank)) {
-    return(.plan_row("prior", sprintf("a low-rank factor of the kernel matrix (rank %d)", rank),
-                     sprintf("the factor is exact to rank_tol = %.3g", fit$control$rank_tol)))
-  }
   ctl <- fit$control
   .plan_row("prior", "the dense kernel matrix", if (!inherits(fit, "gpsvm_mfsvr")) "the default" else
     if (ctl$algorithm != "ep") "the paper's iteration" else if (ctl$rank_tol == 0) "rank_tol = 0" else
@@ -566,7 +561,7 @@ gpsvm_fit <- function(x, y, settings) {
 # A low-rank factor asked for and not found is an error, not a dense fit.
 .check_given_prior <- function(fit, prior) {
   one <- fit$models[[1L]] %||% fit
-  if (identical(prior, "low_rank") && is.null(one$rank) && !isTRUE(attr(one$inducing, "low_rank"))) {
+  if (identical(prior, "low_rank") && !isTRUE(attr(one$inducing, "low_rank"))) {
     .stop(sprintf(paste("'settings$prior' is \"low_rank\", but the kernel matrix has no factor to",
                         "rank_tol = %.3g in the pivots its rules allow (max_rank, ?gpsvm_size_policy): give prior =",
                         "\"dense\" or inducing inputs"), one$control$rank_tol))
@@ -592,7 +587,7 @@ gpsvm_settings <- function(object) {
   one <- if (model %in% c("gpc", "svc")) .shared_binary_model(object) else object
   kernel <- one$kernel
   kernel[c("sigma_rule", "candidate", "constant")] <- NULL
-  prior <- if (!is.null(one$rank) || isTRUE(attr(one$inducing, "low_rank"))) "low_rank" else
+  prior <- if (isTRUE(attr(one$inducing, "low_rank"))) "low_rank" else
     if (!is.null(one$inducing)) .original_inputs(list(x = one$inducing, scaling = object$scaling)) else
       "dense"
   settings <- list(model = model, C = one$C, epsilon = one$epsilon, kernel = kernel,

@@ -316,9 +316,9 @@
 
 # The log evidence a constant b added to the prior covariance gains at the
 # sites of an EP fit without it (the core's rank-one update,
-# site_system.hpp): the fit's kernel matrix, low-rank factor or FITC prior.
+# site_system.hpp): the fit's kernel matrix or FITC prior (a low-rank one's too).
 .offset_gain_at_sites <- function(fit, b) {
-  cpp_offset_gain(fit[c("kernel", "x", "site_precision", "site_nu", "chol", "factor", "inducing",
+  cpp_offset_gain(fit[c("kernel", "x", "site_precision", "site_nu", "chol", "inducing",
                         "inducing_chol")], b)
 }
 

@@ -196,7 +196,7 @@
 .mfsvr_with_noise <- function(fit, noise, refit = NULL, amplitude = FALSE) {
   x <- fit$x
   y <- fit$y
-  if (!is.null(fit$inducing)) .stop("noise = \"varying\" or \"auto\" needs a fit without inducing inputs")
+  if (!is.null(fit$inducing) && !isTRUE(attr(fit$inducing, "low_rank"))) .stop("noise = \"varying\" or \"auto\" needs a fit without inducing inputs")
   if (!is.null(refit)) {
     if (!identical(refit$noise_model$type, "varying")) return(fit)
     tube <- .kept_tube_noise(refit, x)
@@ -207,6 +207,7 @@
   }
   out <- .mfsvr_fit(x, y / tube$amplitude, tube$C, tube$epsilon, fit$kernel, fit$control,
                     start = tube$start, log_noise_scale = tube$l)
+  fit[c("inducing", "inducing_weights", "inducing_chol", "inducing_held_rows")] <- NULL
   fit[names(out)] <- unclass(out)
   class(fit) <- class(out)
   fit$C_mixture <- NULL

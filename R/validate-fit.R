@@ -523,12 +523,11 @@
 
 # mfsvr() and the TAP classifier share the EP engine's fields: the sites and
 # cavities of the n training rows, the evidence and the factor of the
-# posterior, dense (n x n), low-rank (r x r, with the n x r factor and its
-# pivots) or on m inducing inputs (m x m).
+# posterior, dense (n x n) or on m inducing inputs (m x m; a low-rank prior's
+# are its factor's pivots).
 .ep_checks <- function(object, n, p) {
   inducing <- object$inducing
   m <- if (is.matrix(inducing)) nrow(inducing)
-  rank <- if (is.matrix(object$factor) && length(object$factor) > 0L) ncol(object$factor)
   list(site_precision = .numbers(n, lower = 0), site_nu = .numbers(n),
        cavity_mean = .numbers(n), cavity_var = .numbers(n, lower = 0, inf = TRUE),
        log_evidence = .number(),
@@ -537,12 +536,7 @@
          .optional(.numbers()),
        inducing_chol = if (!is.null(m)) .lower_factor(m) else .optional(.numeric_matrix()),
        inducing_held_rows = .optional(.indices(1L, lower = 0L, upper = n - 1L)),
-       factor = if (!is.null(rank)) .numeric_matrix(n, rank) else
-         .optional(.numeric_matrix(0L, 0L)),
-       rank = if (!is.null(rank)) .indices(1L, lower = rank, upper = rank) else
-         .absent("must be NULL for a fit without a low-rank factor"),
-       pivots = if (!is.null(rank)) .indices(rank, upper = n) else .optional(.indices(0L)),
-       chol = .lower_factor(m %||% rank %||% n))
+       chol = .lower_factor(m %||% n))
 }
 
 # ---- the classifier layer ----------------------------------------------------

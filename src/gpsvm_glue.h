@@ -284,7 +284,7 @@ inline Rcpp::List ep_result_to_r(const gpsvm::EpResult& r) {
       Rcpp::Named("site_nu") = r.site_nu, Rcpp::Named("cavity_mean") = r.cavity_mean,
       Rcpp::Named("cavity_var") = r.cavity_var, Rcpp::Named("mean") = r.mean,
       Rcpp::Named("variance") = r.variance, Rcpp::Named("chol") = r.chol,
-      Rcpp::Named("factor") = r.factor, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("log_evidence") = r.log_evidence,
       Rcpp::Named("convergence") = convergence_to_r(r.status));
 }
 

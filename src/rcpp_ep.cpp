@@ -20,10 +20,9 @@
 
 // Posterior mean and latent variance (of the deriv-th derivative in input
 // column wrt) at the rows of z.  `fit` holds the fit's kernel, training
-// inputs x, weights, site_precision, chol and, for a low-rank fit, factor
-// and pivots (1-based; when given, values and error bars go through the
-// pivots, O(r^2) per point); an inducing-point fit holds inducing,
-// inducing_weights, inducing_chol and chol instead.
+// inputs x, weights, site_precision and chol; an inducing-point fit
+// (FITC, or the low-rank prior: FITC made from a pivoted factor) holds
+// inducing, inducing_weights, inducing_chol and chol instead.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool want_variance,
                           SEXP deriv, SEXP wrt) try {
@@ -38,27 +37,15 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
                                       vector_element(fit, "inducing_weights"),
                                       matrix_element(fit, "inducing_chol"),
                                       matrix_element(fit, "chol")};
-    p = gpsvm::fitc_predict(view, z, want_variance, order, coord, nullptr,
+    p = gpsvm::fitc_predict(view, z, want_variance, order, coord,
                             gpsvm_glue::interrupt_callback());
   } else {
     const gpsvm::EpFitView view{kernel,
                                 matrix_element(fit, "x"),
                                 vector_element(fit, "weights"),
                                 vector_element(fit, "site_precision"),
-                                matrix_element(fit, "chol"),
-                                matrix_element(fit, "factor", true)};
-    if (order == 0 && fit.containsElementNamed("pivots") && !Rf_isNull(fit["pivots"])) {
-      const Rcpp::IntegerVector given = fit["pivots"];
-      std::vector<Eigen::Index> pivots;
-      pivots.reserve(given.size());
-      for (int p : given) {
-        if (p == NA_INTEGER) Rcpp::stop("'pivots' contains NA");
-        pivots.push_back(static_cast<Eigen::Index>(p) - 1);
-      }
-      p = gpsvm::low_rank_predict(view, pivots, z, want_variance, gpsvm_glue::interrupt_callback());
-    } else {
-      p = gpsvm::ep_predict(view, z, want_variance, order, coord, gpsvm_glue::interrupt_callback());
-    }
+                                matrix_element(fit, "chol")};
+    p = gpsvm::ep_predict(view, z, want_variance, order, coord, gpsvm_glue::interrupt_callback());
   }
   if (!want_variance) return Rcpp::List::create(Rcpp::Named("mean") = p.mean);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("variance") = p.variance);
@@ -68,8 +55,8 @@ Rcpp::List cpp_ep_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd> z, bool wa
 
 // The log evidence an offset of prior variance b gains at an EP fit's sites
 // (site_system.hpp).  `fit` holds kernel, x, site_precision, site_nu, and
-// the prior EP ran on: inducing and inducing_chol (FITC), a low-rank
-// factor, or the dense matrix, with B's factor `chol` when the fit kept it.
+// the prior EP ran on: inducing and inducing_chol (FITC), or the dense
+// matrix, with B's factor `chol` when the fit kept it.
 // [[Rcpp::export(rng = false)]]
 double cpp_offset_gain(Rcpp::List fit, double b) try {
   using gpsvm_glue::matrix_element;
@@ -77,7 +64,6 @@ double cpp_offset_gain(Rcpp::List fit, double b) try {
   const Eigen::Map<const Eigen::MatrixXd> x = matrix_element(fit, "x");
   const auto interrupt = gpsvm_glue::interrupt_callback();
   const Eigen::Map<const Eigen::MatrixXd> z = matrix_element(fit, "inducing", true);
-  const Eigen::Map<const Eigen::MatrixXd> factor = matrix_element(fit, "factor", true);
   const Eigen::Map<const Eigen::MatrixXd> chol = matrix_element(fit, "chol", true);
   const Eigen::Index n = x.rows();
   const auto solve = [&](const Eigen::VectorXd& a, const Eigen::MatrixXd& v) -> Eigen::MatrixXd {
@@ -89,7 +75,6 @@ double cpp_offset_gain(Rcpp::List fit, double b) try {
               .cwiseMax(0.0);
       return gpsvm::site_solve_low_rank(wt.transpose(), lambda, a, v);
     }
-    if (factor.size() > 0) return gpsvm::site_solve_low_rank(factor, Eigen::VectorXd::Zero(n), a, v);
     if (chol.rows() == n && chol.cols() == n) return gpsvm::site_solve_dense(chol, v);
     Eigen::MatrixXd B = gpsvm::kernel_matrix(kernel, x, interrupt);
     B = a.asDiagonal() * B * a.asDiagonal();

@@ -22,11 +22,10 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   out.paper.tol = out.ep.tol;
   out.paper.adaptive = gpsvm_glue::flag(element(c, "adaptive_eta"), "adaptive_eta");
   out.paper.seed = out.ep.seed;
-  // the low-rank factor of the kernel matrix, when the R layer's prior
-  // choice (cpp_choose_prior()) found one
-  out.factor = gpsvm_glue::matrix_element(c, "factor", true);
   // inducing inputs (scaled like x), set by the R layer from mfsvr(inducing = )
+  // or, with their pivoted factor, from its low-rank prior (R/inducing.R)
   out.inducing = gpsvm_glue::matrix_element(c, "inducing", true);
+  if (auto factor = gpsvm_glue::pivoted_factor(c)) out.inducing_factor.emplace(std::move(*factor));
   out.inducing_held_rows = gpsvm_glue::inducing_held_rows(c);
   // internal warm start: the sites of an earlier fit (evidence optimisation)
   out.ep.initial_precision = gpsvm_glue::optional_vector(c, "start_precision");

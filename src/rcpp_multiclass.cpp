@@ -116,8 +116,7 @@ Rcpp::List cpp_gpc_multiclass_predict(Rcpp::List fit, Eigen::Map<Eigen::MatrixXd
     if (weights.rows() != x.rows()) Rcpp::stop("'weights' has the wrong size");
     const Eigen::VectorXd first = weights.col(0);
     const Eigen::VectorXd tau = Eigen::VectorXd::Constant(x.rows(), 1.0 / noise);
-    const Eigen::MatrixXd none(0, 0);
-    const gpsvm::EpFitView view{kernel, x, first, tau, matrix_element(fit, "chol"), none};
+    const gpsvm::EpFitView view{kernel, x, first, tau, matrix_element(fit, "chol")};
     p = gpsvm::ep_predict(view, z, true);
     mean = gpsvm::KernelEvaluator(kernel, x).cross(z) * weights;
   }

@@ -231,7 +231,6 @@ TEST_CASE("block loops on blocks_in_rounds: the same bits on 1, 2 and 3 threads"
   }();
   const MatrixXd w1 = rng.uniform_matrix(1200, 1, -1.0, 1.0);
   const gpsvm::Kernel wide = gpsvm::Kernel::rbf(6.0);
-  const MatrixXd no_factor;
   std::vector<VectorXd> sums, crossed, variances, means, gradients;
   std::vector<MatrixXd> products, grams, sigmas;
   for (int threads : {1, 2, 3}) {
@@ -259,7 +258,7 @@ TEST_CASE("block loops on blocks_in_rounds: the same bits on 1, 2 and 3 threads"
     }
     prior.end_sequential();
     sigmas.push_back(sigma);
-    const gpsvm::EpFitView view{rbf, xg, r.weights, tau, r.chol, no_factor};
+    const gpsvm::EpFitView view{rbf, xg, r.weights, tau, r.chol};
     const gpsvm::EpPrediction p = gpsvm::ep_predict(view, zp, true);
     means.push_back(p.mean);
     means.push_back(p.variance);

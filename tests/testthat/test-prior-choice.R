@@ -782,11 +782,12 @@ test_that("the offset's gain at the sites is the difference of two Gaussian evid
     fit$chol <- NULL
     fit
   }
-  # a low-rank factor G G' (a linear kernel: rank 2)
+  # a low-rank prior (a linear kernel: rank 2), FITC on its factor's two
+  # pivots: the kernel matrix itself
   low <- at_sites(mfsvr(x, y, C = 3, epsilon = 0.1, bias = 0, optimize = FALSE,
                         kernel = linear_kernel()))
-  expect_identical(ncol(low$factor), 2L)
-  expect_equal(gain(low), plain_offset_gain(tcrossprod(low$factor), low$site_precision,
+  expect_identical(nrow(low$inducing), 2L)
+  expect_equal(gain(low), plain_offset_gain(kernel_matrix(low$kernel, low$x), low$site_precision,
                                             low$site_nu, 1.7), tolerance = 1e-10)
   # FITC: Q + diag(K - Q), Q from the fit's factor of K_zz (with its jitter)
   fitc <- at_sites(mfsvr(x, y, C = 3, epsilon = 0.1, bias = 0, optimize = FALSE, inducing = 8))

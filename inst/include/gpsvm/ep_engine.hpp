@@ -131,10 +131,9 @@ struct EpPosterior {
   Eigen::VectorXd mean;      // posterior means at the training points
   Eigen::VectorXd variance;  // posterior variances at the training points
   // Dense prior: lower Cholesky factor of B = I + S^1/2 K S^1/2 (n x n).
-  // Low-rank prior K = G G': lower Cholesky factor of A = I + G' S G (r x r),
-  // with G in 'factor'.  Upper triangles unused.
+  // Low-rank prior K = G G' + diag(lambda): lower Cholesky factor of
+  // A = I + G' W G (r x r).  Upper triangles unused.
   Eigen::MatrixXd chol;
-  Eigen::MatrixXd factor;    // G for a low-rank prior; empty when dense or FITC
   // FITC prior (K = G G' + diag(lambda), lambda != 0): the posterior mean of
   // the whitened inducing values u, beta = A^-1 G' (t nu) (ep_priors.hpp);
   // empty otherwise.  chol is then A's factor, m x m.

@@ -28,8 +28,8 @@
 //
 // Two representations are here: DensePrior (K itself, O(n^3) per
 // posterior) and LowRankPrior (K = G G' + diag(lambda) with G n x r,
-// O(n r^2): a pivoted Cholesky factor with lambda = 0, or the inducing-point
-// (FITC) prior of fitc.hpp).  A new one implements the same six members,
+// O(n r^2): the inducing-point (FITC) prior of fitc.hpp, also made from a
+// pivoted Cholesky factor of K).  A new one implements the same six members,
 // and, if its factors differ from these, its own predictions (as
 // fitc_predict() in ep_predict.hpp) and gradients.
 //
@@ -211,7 +211,6 @@ class DensePrior {
   // The lower triangle of B = I + S^1/2 K S^1/2 in r.chol (no low-rank factor).
   void factor_b(const Eigen::VectorXd& sw, EpPosterior& r) const {
     const Eigen::Index n = K_.rows();
-    r.factor.resize(0, 0);
     r.chol.resize(n, n);
     for (Eigen::Index j = 0; j < n; ++j)
       r.chol.col(j).tail(n - j) = sw[j] * sw.tail(n - j).cwiseProduct(K_.col(j).tail(n - j));
@@ -348,9 +347,9 @@ class DensePrior {
   Eigen::VectorXd mu_;
 };
 
-// K = G G' + diag(lambda) with G n x r and lambda >= 0: a pivoted Cholesky
-// factor (lowrank.hpp, lambda = 0) or the inducing-point (FITC) prior
-// (fitc.hpp: G = K_nm L_mm^-T, lambda = diag(K - G G') plus any noise).
+// K = G G' + diag(lambda) with G n x r and lambda >= 0: the inducing-point
+// (FITC) prior (fitc.hpp: G = K_nm L_mm^-T, lambda = diag(K - G G') plus
+// any noise; on a pivoted Cholesky factor's pivots, G is that factor).
 // Read f = G u + e with u ~ N(0, I) and e ~ N(0, diag(lambda)) independent:
 // integrating e_i out of site i leaves a site on (G u)_i of precision
 // W_i = tau_i t_i and precision-mean t_i nu_i, t_i = 1 / (1 + lambda_i tau_i)
@@ -371,9 +370,6 @@ class DensePrior {
 // and a refresh after every sweep bounds the drift of either).
 class LowRankPrior {
  public:
-  // K = G G'; the fit keeps G in result.factor (predictions read it).
-  explicit LowRankPrior(const Eigen::MatrixXd& G)
-      : own_(new HeldRows(G)), rows_(own_.get()), keep_factor_(true) {}
   // K = G G' + diag(lambda); G is not copied into the result (at n x r it
   // would double the memory), and result.low_rank_mean holds beta.
   LowRankPrior(const Eigen::MatrixXd& G, const Eigen::VectorXd& lambda)
@@ -381,7 +377,7 @@ class LowRankPrior {
   // The same with G's rows read from `rows` (held or recomputed), which
   // must outlive the prior.
   LowRankPrior(const RowSource& rows, const Eigen::VectorXd& lambda)
-      : rows_(&rows), lambda_(lambda), keep_factor_(false) {
+      : rows_(&rows), lambda_(lambda) {
     check_lambda();
   }
   Eigen::Index size() const { return rows_->rows(); }
@@ -389,8 +385,6 @@ class LowRankPrior {
   void posterior(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, EpPosterior& r,
                  const std::function<void()>& interrupt = nullptr) {
     tau_ = tau;
-    if (keep_factor_) r.factor = *rows_->held();
-    else r.factor.resize(0, 0);
     if (at_prior(tau, nu)) {
       r.chol = Eigen::MatrixXd::Identity(rows_->cols(), rows_->cols());
       prior_marginals(r);
@@ -464,8 +458,7 @@ class LowRankPrior {
     const auto L = r.chol.triangularView<Eigen::Lower>();
     Eigen::VectorXd g_beta = G ? Eigen::VectorXd(*G * beta) : Eigen::VectorXd(n);
     r.variance.resize(n);
-    const bool fitc = lambda_.size() > 0;
-    r.low_rank_variance.resize(fitc ? n : 0);
+    r.low_rank_variance.resize(n);
     const int threads = rows_->concurrent() ? threads_for_pass(n, rank) : 1;
     // rows recomputed as g_i = L^-1 k_i (RowSource::solve_factor()): one
     // solve with L L_A gives v_i = L_A^-1 g_i, and g_i' beta = v_i' L_A' beta
@@ -493,22 +486,17 @@ class LowRankPrior {
         L.solveInPlace(v);
       }
       const Eigen::VectorXd q = v.colwise().squaredNorm().transpose();
-      if (fitc) r.low_rank_variance.segment(s, len) = q;
+      r.low_rank_variance.segment(s, len) = q;
       r.variance.segment(s, len) = q.cwiseProduct(t.segment(s, len).cwiseAbs2());
     }, interrupt);
     r.mean = t.cwiseProduct(g_beta);
     r.weights = t.cwiseProduct(nu) - W.cwiseProduct(g_beta);
-    if (lambda_.size() > 0) {
-      const Eigen::VectorXd d = lambda_.cwiseProduct(t);
-      r.mean += d.cwiseProduct(nu);
-      r.variance += d;
-      for (Eigen::Index i = 0; i < n; ++i) r.log_det_half += 0.5 * std::log1p(lambda_[i] * tau[i]);
-      r.low_rank_mean = beta;
-      r.low_rank_fitted = std::move(g_beta);
-    } else {
-      r.low_rank_mean.resize(0);
-      r.low_rank_fitted.resize(0);
-    }
+    const Eigen::VectorXd d = lambda_.cwiseProduct(t);
+    r.mean += d.cwiseProduct(nu);
+    r.variance += d;
+    for (Eigen::Index i = 0; i < n; ++i) r.log_det_half += 0.5 * std::log1p(lambda_[i] * tau[i]);
+    r.low_rank_mean = beta;
+    r.low_rank_fitted = std::move(g_beta);
   }
 
   // One block's part of the sums over rows a posterior needs: the lower
@@ -543,7 +531,7 @@ class LowRankPrior {
   void marginal(Eigen::Index i, double* var, double* mean) const {
     const FactorBlock g = row(i);
     const Eigen::VectorXd pg = p_ * g.row(0).transpose();
-    const double t = scale_t(i, tau_[i]), d = lambda_.size() > 0 ? lambda_[i] * t : 0.0;
+    const double t = scale_t(i, tau_[i]), d = lambda_[i] * t;
     *var = d + t * t * g.row(0).dot(pg);
     *mean = t * pg.dot(h_) + d * nu_[i];
   }
@@ -573,7 +561,7 @@ class LowRankPrior {
       throw std::invalid_argument("the prior's diagonal must be finite and >= 0");
   }
   LowRankPrior(std::unique_ptr<HeldRows> own, const Eigen::VectorXd& lambda)
-      : own_(std::move(own)), rows_(own_.get()), lambda_(lambda), keep_factor_(false) {
+      : own_(std::move(own)), rows_(own_.get()), lambda_(lambda) {
     check_lambda();
   }
 
@@ -618,35 +606,23 @@ class LowRankPrior {
       r.variance.segment(s, len) = v.colwise().squaredNorm().transpose();
     });
     r.log_det_half = 0.0;
-    if (lambda_.size() > 0) {
-      r.low_rank_variance = r.variance;
-      r.variance += lambda_;
-      r.low_rank_mean = Eigen::VectorXd::Zero(rows_->cols());
-      r.low_rank_fitted = Eigen::VectorXd::Zero(n);
-    } else {
-      r.low_rank_mean.resize(0);
-      r.low_rank_variance.resize(0);
-      r.low_rank_fitted.resize(0);
-    }
+    r.low_rank_variance = r.variance;
+    r.variance += lambda_;
+    r.low_rank_mean = Eigen::VectorXd::Zero(rows_->cols());
+    r.low_rank_fitted = Eigen::VectorXd::Zero(n);
   }
 
   double scale_t(Eigen::Index i, double tau) const {
-    return lambda_.size() > 0 ? 1.0 / (1.0 + lambda_[i] * tau) : 1.0;
+    return 1.0 / (1.0 + lambda_[i] * tau);
   }
   void scales(const Eigen::VectorXd& tau, Eigen::VectorXd& t, Eigen::VectorXd& W) const {
-    if (lambda_.size() > 0) {
-      t = (1.0 + lambda_.array() * tau.array()).inverse().matrix();
-      W = tau.cwiseProduct(t);
-    } else {
-      t = Eigen::VectorXd::Ones(tau.size());
-      W = tau;
-    }
+    t = (1.0 + lambda_.array() * tau.array()).inverse().matrix();
+    W = tau.cwiseProduct(t);
   }
 
   std::unique_ptr<HeldRows> own_;  // G given as a matrix
   const RowSource* rows_;
-  Eigen::VectorXd lambda_;  // empty: 0
-  bool keep_factor_;
+  Eigen::VectorXd lambda_;
   Eigen::VectorXd tau_;
   Eigen::MatrixXd p_;
   Eigen::VectorXd h_, nu_;
@@ -669,40 +645,17 @@ EpResult ep_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& targets, const 
   return ep_run(prior, targets, lik, control, interrupt, adjust);
 }
 
-// The same fit with the prior covariance given as K = G G' (G n x r, e.g. a
-// pivoted Cholesky factor from lowrank.hpp): every sweep costs O(n r^2)
-// instead of O(n^3).  result.factor holds G and result.chol the factor of
-// A = I + G' S G.
-template <class Likelihood>
-EpResult ep_fit_low_rank(const Eigen::MatrixXd& G, const Eigen::VectorXd& targets,
-                         const Likelihood& lik, const EpControl& control,
-                         const std::function<void()>& interrupt, const EpAdjust& adjust = {}) {
-  if (G.rows() < 1 || G.cols() < 1) throw std::invalid_argument("empty low-rank factor");
-  if (!G.allFinite()) throw std::invalid_argument("low-rank factor must be finite");
-  LowRankPrior prior(G);
-  return ep_run(prior, targets, lik, control, interrupt, adjust);
-}
-
-// (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a fit (dense or low-rank), the
-// matrix R of the evidence gradient 1/2 tr((w w' - R) dK/dtheta).  n^3 flops
-// (B^-1 from its factor, dense.hpp) or O(n^2 r); used only for
-// hyperparameter gradients.
+// (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from a dense fit, the matrix R of the
+// evidence gradient 1/2 tr((w w' - R) dK/dtheta).  n^3 flops (B^-1 from its
+// factor, dense.hpp); used only for hyperparameter gradients.
 inline Eigen::MatrixXd ep_site_inverse(const EpResult& r,
                                        const std::function<void()>& interrupt = nullptr) {
   if (r.low_rank_mean.size() > 0)
     throw std::invalid_argument("an inducing-point fit has its own gradients (fitc.hpp)");
   const Eigen::VectorXd sw = r.site_precision.cwiseSqrt();
-  if (r.factor.size() == 0) {
-    Eigen::MatrixXd out = inverse_from_cholesky(r.chol, interrupt);
-    out.array().colwise() *= sw.array();
-    out.array().rowwise() *= sw.transpose().array();
-    return out;
-  }
-  // R = S - S G A^-1 G' S
-  Eigen::MatrixXd m = r.factor.transpose() * r.site_precision.asDiagonal();
-  r.chol.triangularView<Eigen::Lower>().solveInPlace(m);
-  Eigen::MatrixXd out = -(m.transpose() * m);
-  out.diagonal() += r.site_precision;
+  Eigen::MatrixXd out = inverse_from_cholesky(r.chol, interrupt);
+  out.array().colwise() *= sw.array();
+  out.array().rowwise() *= sw.transpose().array();
   return out;
 }
 

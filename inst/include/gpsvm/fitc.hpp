@@ -219,7 +219,7 @@ class InducingRows final : public RowSource {
 
 // EP with the FITC prior.  result.chol is the m x m factor of
 // A = I + G' W G and result.low_rank_mean the posterior mean beta of the
-// whitened inducing values; result.factor stays empty.
+// whitened inducing values.
 template <class Likelihood>
 EpResult ep_fit_inducing(const InducingRows& rows, const Eigen::VectorXd& targets,
                          const Likelihood& lik, const EpControl& control,

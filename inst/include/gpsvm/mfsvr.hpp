@@ -1,7 +1,7 @@
 // Mean-field (TAP = EP) support vector regression: Gao, Gunn and Harris
 // (2002).  A zero-mean GP prior with kernel k and the epsilon-insensitive
-// likelihood, fitted by the EP engine (ep_engine.hpp) on a dense or low-rank
-// prior (ep_priors.hpp), or by the paper's own iteration (mfsvr_paper.hpp);
+// likelihood, fitted by the EP engine (ep_engine.hpp) on a dense or FITC
+// prior (ep_priors.hpp, fitc.hpp), or by the paper's own iteration (mfsvr_paper.hpp);
 // the evidence and its gradient in (log C, log epsilon, log sigma) at the EP
 // fixed point.  Predictions are the engine's (ep_predict.hpp).
 // Pure C++17 + Eigen: no R headers.
@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -94,14 +95,14 @@ struct MfsvrControl {
   // with gradient: also the derivatives in the log width of each input
   // coordinate
   bool per_input_gradient = false;
-  // EP on a low-rank factor G of the kernel matrix, K ~ G G' (n x r, the
-  // pivoted Cholesky factor the R layer's prior choice found); empty for
-  // the dense K.  The fit chooses nothing: choose_prior() (prior_choice.hpp)
-  // is the caller's, once per inputs and kernel.
-  Eigen::MatrixXd factor;
-  // Inducing inputs (m x p, rows): EP on the FITC prior (fitc.hpp) instead;
-  // empty for none.
+  // Inducing inputs (m x p, rows): EP on the FITC prior (fitc.hpp) instead
+  // of the dense K; empty for none.
   Eigen::MatrixXd inducing;
+  // With inducing inputs that are the pivots of a pivoted Cholesky factor
+  // of K (the R layer's prior choice, prior_choice.hpp): that factor, from
+  // which the FITC prior on them is the factor's model without jitter
+  // (PivotedFactor), as gpc's low-rank prior.  The fit chooses nothing.
+  std::optional<PivotedFactor> inducing_factor;
   // With inducing inputs: the rows of the n x m factor kept in memory, the
   // others recomputed in every pass over them (InducingBasis); < 0 keeps
   // all.  The fit is the same either way (to rounding).
@@ -254,18 +255,33 @@ class RememberedMoments {
   mutable std::size_t next_ = 0;
 };
 
-// The fit itself: EP on the low-rank factor when the control holds one,
-// else on the dense matrix, or the paper's iteration.  EP reads the
-// likelihood `lik` through `seen`.
+// The fit itself: EP on the FITC prior when the control holds inducing
+// inputs (its basis and rows kept in `prior` for the gradient), else on the
+// dense matrix, or the paper's iteration.  EP reads the likelihood `lik`
+// through `seen`.
+struct InducingPrior {
+  std::unique_ptr<InducingBasis> basis;
+  std::unique_ptr<InducingRows> rows;
+};
+
 template <class Sites>
-void fit_sites(const Kernel& kernel, const ConstMatrixRef& x, const Eigen::VectorXd& t,
+void fit_sites(const Kernel& kernel, const RowSource& source, const Eigen::VectorXd& t,
                const EpsilonInsensitive& lik, const Sites& seen, const MfsvrControl& control,
-               const std::function<void()>& interrupt, const EpAdjust& adjust, MfsvrFit& fit) {
-  if (control.factor.size() > 0) {
-    fit.ep = ep_fit_low_rank(control.factor, t, seen, control.ep, interrupt, adjust);
+               const std::function<void()>& interrupt, const EpAdjust& adjust, MfsvrFit& fit,
+               InducingPrior& prior) {
+  if (control.inducing.size() > 0) {
+    if (control.algorithm != MfsvrAlgorithm::ep)
+      throw std::invalid_argument("inducing inputs need the EP algorithm");
+    prior.basis.reset(new InducingBasis(inducing_basis(
+        kernel, source, control.inducing, 0.0, interrupt, control.inducing_held_rows,
+        control.inducing_factor ? &*control.inducing_factor : nullptr)));
+    prior.rows.reset(new InducingRows(kernel, source, *prior.basis));
+    fit.ep = ep_fit_inducing(*prior.rows, t, seen, control.ep, interrupt, adjust);
+    fit.inducing_chol = prior.basis->chol;
+    fit.inducing = inducing_summary(*prior.basis, *prior.rows, fit.ep);
     return;
   }
-  const Eigen::MatrixXd K = KernelEvaluator(kernel, x).gram();
+  const Eigen::MatrixXd K = KernelEvaluator(kernel, *source.held()).gram();
   if (control.algorithm == MfsvrAlgorithm::ep) {
     fit.ep = ep_fit(K, t, seen, control.ep, interrupt, adjust);
   } else {
@@ -417,11 +433,6 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
   if (source.rows() != y.size()) throw std::invalid_argument("'x' and 'y' differ in length");
   if (control.inducing.size() == 0 && !source.held())
     throw std::invalid_argument("a fit without inducing inputs needs its inputs in memory");
-  if (control.factor.size() > 0 &&
-      (control.algorithm != MfsvrAlgorithm::ep || control.inducing.size() > 0 ||
-       control.factor.rows() != y.size()))
-    throw std::invalid_argument("a low-rank factor needs the EP algorithm, no inducing inputs "
-                                "and one row per observation");
   if (control.choose_C) {
     const MfsvrCSearchControl& c = control.C_search;
     if (control.algorithm != MfsvrAlgorithm::ep || !control.gradient)
@@ -434,12 +445,12 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
   const Eigen::VectorXd t = y;
   MfsvrFit fit;
   if (control.log_noise_scale.size() > 0) {
-    if (control.choose_C || control.inducing.size() > 0 || control.algorithm != MfsvrAlgorithm::ep)
-      throw std::invalid_argument(
-          "noise scales per row need the EP algorithm, no inducing inputs and a given C");
+    if (control.choose_C || control.algorithm != MfsvrAlgorithm::ep)
+      throw std::invalid_argument("noise scales per row need the EP algorithm and a given C");
     const mfsvr_detail::RowEpsilonInsensitive rows_lik(t, C, epsilon, control.log_noise_scale);
-    mfsvr_detail::fit_sites(kernel, *source.held(), rows_lik.row_labels(t.size()), lik, rows_lik,
-                            control, interrupt, EpAdjust(), fit);
+    mfsvr_detail::InducingPrior prior;
+    mfsvr_detail::fit_sites(kernel, source, rows_lik.row_labels(t.size()), lik, rows_lik, control,
+                            interrupt, EpAdjust(), fit, prior);
     fit.C = C;
     if (!control.gradient) return fit;
     mfsvr_detail::row_log_scale_gradient(t, C, epsilon, control.log_noise_scale,
@@ -453,28 +464,15 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
   if (control.choose_C) adjust = [&search](const EpResult& r, double residual) {
     return search(r, residual);
   };
-  std::unique_ptr<InducingBasis> basis;
-  std::unique_ptr<InducingRows> rows;
-  if (control.inducing.size() > 0) {
-    if (control.algorithm != MfsvrAlgorithm::ep)
-      throw std::invalid_argument("inducing inputs need the EP algorithm");
-    basis.reset(new InducingBasis(
-        inducing_basis(kernel, source, control.inducing, 0.0, interrupt,
-                       control.inducing_held_rows)));
-    rows.reset(new InducingRows(kernel, source, *basis));
-    fit.ep = ep_fit_inducing(*rows, t, seen, control.ep, interrupt, adjust);
-    fit.inducing_chol = basis->chol;
-    fit.inducing = inducing_summary(*basis, *rows, fit.ep);
-  } else {
-    mfsvr_detail::fit_sites(kernel, *source.held(), t, lik, seen, control, interrupt, adjust, fit);
-  }
+  mfsvr_detail::InducingPrior prior;
+  mfsvr_detail::fit_sites(kernel, source, t, lik, seen, control, interrupt, adjust, fit, prior);
   fit.C = lik.C();
   if (!control.gradient) return fit;  // (choose_C needs the gradient)
   fit.gradient = mfsvr_detail::likelihood_gradient(t, lik, fit.ep.cavity_mean, fit.ep.cavity_var);
   if (control.choose_C) fit.C_search = search.finish(fit.ep, fit.gradient[0]);
   if (!kernel.radial() || !control.width_gradient) return fit;
-  if (basis) {
-    InducingKernelGradient g = inducing_kernel_gradient(kernel, *rows, fit.ep, interrupt);
+  if (prior.rows) {
+    InducingKernelGradient g = inducing_kernel_gradient(kernel, *prior.rows, fit.ep, interrupt);
     fit.gradient[2] = g.log_width;
     if (control.per_input_gradient) fit.per_input_gradient = std::move(g.per_input_log_width);
   } else {

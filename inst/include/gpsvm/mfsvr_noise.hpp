@@ -96,7 +96,7 @@ inline void newton_system(const MfsvrFit& fit, const Eigen::MatrixXd& basis,
 // dL / d rho at a fit on the targets t = y e^-rho with noise scales
 // `scaled` = l - rho (the fit's row_gradient at them), and, when
 // `information` is given, the Fisher information 2 tr((R K)^2) (see the top
-// of the file; O(n^3) on the dense prior, O(n^2 r) on a low-rank one).
+// of the file; O(n^3), on the dense prior the noise fit runs on).
 inline double amplitude_gradient(const MfsvrFit& fit, const ConstMatrixRef& x,
                                  const Eigen::VectorXd& t, const Kernel& kernel, double C,
                                  double epsilon, const Eigen::VectorXd& scaled,
@@ -110,14 +110,8 @@ inline double amplitude_gradient(const MfsvrFit& fit, const ConstMatrixRef& x,
     g += t[i] * mo.dlog_z - fit.row_gradient[i];
   }
   if (information) {
-    const Eigen::MatrixXd r = ep_site_inverse(fit.ep, interrupt);
-    if (fit.ep.factor.size() > 0) {
-      const Eigen::MatrixXd m = fit.ep.factor.transpose() * r * fit.ep.factor;
-      *information = 2.0 * m.squaredNorm();
-    } else {
-      const Eigen::MatrixXd rk = r * KernelEvaluator(kernel, x).gram();
-      *information = 2.0 * rk.cwiseProduct(rk.transpose()).sum();
-    }
+    const Eigen::MatrixXd rk = ep_site_inverse(fit.ep, interrupt) * KernelEvaluator(kernel, x).gram();
+    *information = 2.0 * rk.cwiseProduct(rk.transpose()).sum();
   }
   return g;
 }

@@ -51,6 +51,14 @@ Rcpp::List ep_to_r(const gpsvm::EpResult& r) {
       Rcpp::Named("converged") = r.status.converged, Rcpp::Named("change") = r.status.change);
 }
 
+// EP on the prior K = G G' (the low-rank prior with a zero diagonal).
+template <class Likelihood>
+gpsvm::EpResult ep_on_factor(const Eigen::MatrixXd& G, const Eigen::VectorXd& t,
+                             const Likelihood& lik, const gpsvm::EpControl& control) {
+  gpsvm::LowRankPrior prior(G, Eigen::VectorXd::Zero(G.rows()));
+  return gpsvm::ep_run(prior, t, lik, control, nullptr);
+}
+
 }  // namespace
 
 // The epsilon-insensitive likelihood's tilted moments, parameter gradient,
@@ -93,15 +101,14 @@ Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::Nu
 }
 
 // EP with the epsilon-insensitive likelihood on a given kernel matrix K, or
-// on a factor G with K = G G' when low_rank, or the paper's iteration.
+// the paper's iteration.
 // [[Rcpp::export]]
 Rcpp::List cpp_ep_epsins(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::VectorXd> y, double C,
-                         double epsilon, Rcpp::List control, bool low_rank = false) {
+                         double epsilon, Rcpp::List control) {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
   const Eigen::MatrixXd Km = K;
   const Eigen::VectorXd t = y;
   const std::function<void()> interrupt = [] { Rcpp::checkUserInterrupt(); };
-  if (low_rank) return ep_to_r(gpsvm::ep_fit_low_rank(Km, t, lik, ep_control(control), interrupt));
   if (Rcpp::as<std::string>(control["algorithm"]) == "paper")
     return ep_to_r(gpsvm::mfsvr_paper_fit(Km, t, lik, paper_control(control), interrupt));
   return ep_to_r(gpsvm::ep_fit(Km, t, lik, ep_control(control), interrupt));
@@ -120,7 +127,7 @@ Rcpp::List cpp_ep_gaussian(Eigen::Map<Eigen::MatrixXd> K, Eigen::Map<Eigen::Vect
   control.seed = 1;
   const Eigen::MatrixXd Km = K;
   const Eigen::VectorXd t = y;
-  return ep_to_r(low_rank ? gpsvm::ep_fit_low_rank(Km, t, lik, control, nullptr)
+  return ep_to_r(low_rank ? ep_on_factor(Km, t, lik, control)
                           : gpsvm::ep_fit(Km, t, lik, control, nullptr));
 }
 
