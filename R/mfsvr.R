@@ -454,10 +454,14 @@
 #'   stays only where its cross-validated log score beats the model's own
 #'   intervals (`fit$calibration_declined` records one declined, and the
 #'   plan says so); a count given is always used.
-#' @param noise The noise model: `"constant"` (the default) one `C` and
-#'   `epsilon` for all observations; `"varying"` a noise whose scale varies
-#'   smoothly with the inputs; `"auto"` the one of higher evidence (see
-#'   "Noise that varies with the inputs"). Not with `inducing` inputs.
+#' @param noise The noise model: `"constant"` one `C` and `epsilon` for all
+#'   observations; `"varying"` a noise whose scale varies smoothly with the
+#'   inputs; `"auto"` the one of higher evidence (see "Noise that varies
+#'   with the inputs"). `NULL` (the default) is `"auto"` up to 2000
+#'   observations (the size rule `noise_choice_max_n`, see
+#'   [gpsvm_size_policy()]) and `"constant"` beyond, or with `inducing`
+#'   inputs, which the varying noise cannot take; the plan's noise row says
+#'   which.
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
@@ -522,10 +526,11 @@ mfsvr <- function(x, ...) UseMethod("mfsvr")
 mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = NULL, scale = TRUE,
                           inducing = NULL, search = search_control(), bias = NULL,
-                          calibration_folds = NULL, noise = "constant", ...) {
+                          calibration_folds = NULL, noise = NULL, ...) {
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
-  noise <- .check_noise_choice(noise)
+  noise_default <- is.null(noise)
+  noise <- .resolve_noise(noise, NROW(x), is.null(inducing))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   C <- if (C_given) .check_tube(C, "C") else .mfsvr_default_C
@@ -550,6 +555,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
     }
     if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
+    # (the default's varying noise needs the dense prior: FITC keeps constant noise)
+    if (noise_default && !is.null(z)) noise <- "constant"
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
       # a search of the width too (optimize = TRUE) runs on the kernel and
@@ -561,14 +568,14 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
                                choose = is.null(bias) && .bias_by_default(scale, length(y)))
       if (first) chosen <- .search_chosen(fit_at, chosen)
-      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which && noise == "constant" &&
+      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which && noise != "varying" &&
           isTRUE(settings$hyperprior)) {
         # (x is the scaled inputs over the kernel's starting widths)
         standard <- sweep(x, 2L, kernel$input_widths, "*", check.margin = FALSE)
         chosen <- .per_input_or_default(chosen, .mfsvr_default_fit(standard, y, epsilon, control,
                                                                    bias, scale, search))
       }
-      if (weigh && weigh_linear && automatic && is.null(z) && noise == "constant" &&
+      if (weigh && weigh_linear && automatic && is.null(z) && noise != "varying" &&
           .per_input_weighed(length(y), ncol(x))) {
         per_input_settings <- settings
         per_input_settings$hyperprior <- search$hyperprior %||% TRUE

@@ -43,6 +43,27 @@
   noise
 }
 
+# The noise model a call fits: `noise` checked, or for noise = NULL (the
+# default) "auto" up to the size rule noise_choice_max_n where the model can
+# fit a varying noise (`possible`), and "constant" otherwise.
+.resolve_noise <- function(noise, n, possible = TRUE) {
+  if (!is.null(noise)) return(.check_noise_choice(noise))
+  if (possible && n <= .size_rule("noise_choice_max_n")) "auto" else "constant"
+}
+
+# `expr` (a varying noise's fit), or with noise = "auto" `constant` where
+# that fit fails: the constant model, which the evidence would have had to
+# beat, is what "auto" stands for then (the warning says so; with
+# noise = "varying" the failure is the error).
+.auto_or_constant <- function(noise, expr, constant) {
+  if (noise != "auto") return(expr)
+  tryCatch(expr, error = function(e) {
+    warning(sprintf("the fit of noise varying with the inputs failed (%s); the noise is constant",
+                    conditionMessage(e)), call. = FALSE)
+    constant
+  })
+}
+
 # The noise fits at each noise width, the one of highest Laplace evidence
 # kept with its noise kernel and centres: fit_one(basis, precision) fits
 # the model with the noise functions `basis` (at the rows of the scaled
@@ -201,7 +222,9 @@
     if (!identical(refit$noise_model$type, "varying")) return(fit)
     tube <- .kept_tube_noise(refit, x)
   } else {
-    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control, noise, amplitude)
+    tube <- .auto_or_constant(noise, .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control,
+                                                 noise, amplitude), NULL)
+    if (is.null(tube)) return(fit)
     fit$noise_model <- tube$model
     if (tube$model$type != "varying") return(fit)
   }
@@ -248,7 +271,9 @@
     if (!identical(refit$noise_model$type, "varying")) return(fit)
     tube <- .kept_tube_noise(refit, x)
   } else {
-    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, mfsvr_control(), noise)
+    tube <- .auto_or_constant(noise, .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel,
+                                                 mfsvr_control(), noise), NULL)
+    if (is.null(tube)) return(fit)
     fit$noise_model <- tube$model
     if (tube$model$type != "varying") return(fit)
   }

@@ -267,10 +267,12 @@
 #'   5, `FALSE` or 0 the model's own intervals, or a count from 2 to the
 #'   number of observations (as many as there are is leave-one-out with
 #'   refits). At least 10 observations are needed.
-#' @param noise The noise model: `"constant"` (the default) one noise
-#'   variance \eqn{\sigma^2}; `"varying"` a variance \eqn{\sigma^2
-#'   \exp(h(x))} that varies smoothly with the inputs; `"auto"` the one of
-#'   higher evidence (see "Noise that varies with the inputs").
+#' @param noise The noise model: `"constant"` one noise variance
+#'   \eqn{\sigma^2}; `"varying"` a variance \eqn{\sigma^2 \exp(h(x))} that
+#'   varies smoothly with the inputs; `"auto"` the one of higher evidence
+#'   (see "Noise that varies with the inputs"). `NULL` (the default) is
+#'   `"auto"` up to 2000 observations (the size rule `noise_choice_max_n`,
+#'   see [gpsvm_size_policy()]) and `"constant"` beyond.
 #' @param formula A model formula such as `y ~ x`. A variable it removes
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
@@ -358,9 +360,9 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @export
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
                         optimize = FALSE, basis = NULL, search = search_control(),
-                        calibration_folds = NULL, noise = "constant", ...) {
+                        calibration_folds = NULL, noise = NULL, ...) {
   .check_dots_empty(...)
-  noise <- .check_noise_choice(noise)
+  noise <- .resolve_noise(noise, NROW(x))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
@@ -448,9 +450,11 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
   if (noise != "constant") {
-    fit <- .rvm_fit_noise(x, y, kernel, control, rows, noise)
-    fit$basis <- rows
-    return(fit)
+    fit <- .auto_or_constant(noise, .rvm_fit_noise(x, y, kernel, control, rows, noise), NULL)
+    if (!is.null(fit)) {
+      fit$basis <- rows
+      return(fit)
+    }
   }
   core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
   fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")

@@ -105,6 +105,14 @@
 #'     per width added. On fewer rows the evidence of a search of several
 #'     widths rewards fitting the noise; beyond `per_input_max_n` the search's
 #'     dense fits cost as much as several default fits each.}
+#'   \item{`noise_choice_max_n` (2000)}{Up to this many observations the
+#'     default of [mfsvr()], [svr()] and [rvm()] (`noise = NULL`) fits a
+#'     noise that varies smoothly with the inputs and keeps it where its
+#'     evidence beats constant noise (`noise = "auto"`); beyond, the noise is
+#'     constant. The varying noise's fit costs several of the constant
+#'     model's dense fits (one per noise width, each a few steps), which on
+#'     more rows are each as costly as the default fit ("Performance"
+#'     below).}
 #'   \item{`kernel_choice_max_n` (500)}{[rvm()] and [srvm()] weigh their
 #'     candidate kernels by a Gaussian process's evidence on at most this
 #'     many evenly spaced rows (one eigendecomposition each).}
@@ -213,6 +221,7 @@ gpsvm_size_policy <- function() {
   greedy_max_rows = list(default = 20000, decides = "the rows the greedy inducing choice and the low-rank test see"),
   per_input_min_n = list(default = 100, decides = "the fewest observations for which mfsvr()'s default weighs a width per input"),
   per_input_max_n = list(default = 2000, decides = "the most observations for which mfsvr()'s default weighs a width per input"),
+  noise_choice_max_n = list(default = 2000, decides = "noise varying with the inputs weighed by the evidence by default (mfsvr, svr, rvm), or constant noise"),
   kernel_choice_max_n = list(default = 500, decides = "the rows on which rvm() and srvm() weigh kernels"),
   width_rule_max_n = list(default = 1000, decides = "the rows the data-driven width looks at"),
   rvm_basis_all_max_n = list(default = 5000, decides = "every input a candidate centre of rvm(), or basis_chosen"),

@@ -238,10 +238,13 @@
 #'   and offset. With noise varying with the inputs, the default
 #'   calibration stays only where its cross-validated log score beats the
 #'   model's own intervals, as in [mfsvr()].
-#' @param noise The noise model, as in [mfsvr()]: `"constant"` (the
-#'   default), `"varying"` (its scale a smooth function of the inputs) or
-#'   `"auto"` (the one of higher evidence); see "Noise that varies with the
-#'   inputs".
+#' @param noise The noise model, as in [mfsvr()]: `"constant"`,
+#'   `"varying"` (its scale a smooth function of the inputs) or `"auto"`
+#'   (the one of higher evidence); see "Noise that varies with the inputs".
+#'   `NULL` (the default) is `"auto"` up to 2000 observations (the size
+#'   rule `noise_choice_max_n`, see [gpsvm_size_policy()]) and
+#'   `"constant"` beyond, or with a free threshold (`bias = TRUE`), which
+#'   has no evidence to weigh the noise by.
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
@@ -317,10 +320,11 @@ svr <- function(x, ...) UseMethod("svr")
 svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = NULL,
                         optimize = NULL, control = svr_control(), scale = TRUE,
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
-                        noise = "constant", ...) {
+                        noise = NULL, ...) {
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
-  noise <- .check_noise_choice(noise)
+  # (a free threshold, bias = TRUE, has no evidence to weigh the noise by)
+  noise <- .resolve_noise(noise, NROW(x), !isTRUE(bias))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")
