@@ -457,7 +457,7 @@
 #' @param noise The noise model: `"constant"` one `C` and `epsilon` for all
 #'   observations; `"varying"` a noise whose scale varies smoothly with the
 #'   inputs; `"auto"` the one of higher evidence (see "Noise that varies
-#'   with the inputs"). `NULL` (the default) is `"auto"` up to 2000
+#'   with the inputs"). `NULL` (the default) is `"auto"` up to 500
 #'   observations (the size rule `noise_choice_max_n`, see
 #'   [gpsvm_size_policy()]) and `"constant"` beyond, or with `inducing`
 #'   inputs, which the varying noise cannot take; the plan's noise row says
@@ -530,7 +530,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
   noise_default <- is.null(noise)
-  noise <- .resolve_noise(noise, NROW(x), is.null(inducing))
+  noise <- .resolve_noise(noise, NROW(x), "mfsvr", is.null(inducing))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   C <- if (C_given) .check_tube(C, "C") else .mfsvr_default_C

@@ -355,14 +355,15 @@ gpsvm_plan <- function(object) {
 
 # The noise model (rvm(), mfsvr() and svr()'s noise = ): constant or varying with the inputs, as
 # given or chosen by the evidence; by default (noise = NULL) the evidence's
-# choice up to the size rule noise_choice_max_n, constant beyond.
+# choice up to the size rule noise_choice_max_n (rvm: noise_choice_max_n_rvm),
+# constant beyond.
 .plan_noise <- function(fit, n) {
   nm <- fit$noise_model
   if (is.null(nm)) {
     if (inherits(fit, "gpsvm_srvm")) return(.plan_row("noise", "constant", "the model"))
     if (!is.null(fit$call$noise)) return(.plan_row("noise", "constant", "the call"))
     if (!is.null(fit$partitions)) return(.plan_row("noise", "constant", "data in partitions"))
-    rule <- "noise_choice_max_n"
+    rule <- .noise_rule(if (inherits(fit, "gpsvm_rvm")) "rvm" else "mfsvr")
     if (n > .size_rule(rule)) {
       return(.plan_row("noise", "constant (not weighed against noise varying with the inputs)",
                        .rule_words(rule, n, TRUE), rule, FALSE))
@@ -374,6 +375,7 @@ gpsvm_plan <- function(object) {
     } else "the default"))
   }
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
+  rule <- .noise_rule(if (inherits(fit, "gpsvm_rvm")) "rvm" else "mfsvr")
   .plan_row("noise", if (nm$type == "varying") {
     if (inherits(fit, "gpsvm_rvm")) "variance varying with the inputs" else
       paste0("scale (C and epsilon of the tube) varying with the inputs",
@@ -384,12 +386,12 @@ gpsvm_plan <- function(object) {
   } else "constant",
             if (nm$chosen == "auto") {
               sprintf("the evidence (log Bayes factor %.3g, varying against constant; %s)", bf,
-                      if (is.null(fit$call$noise)) .rule_words("noise_choice_max_n", n, FALSE) else
+                      if (is.null(fit$call$noise)) .rule_words(rule, n, FALSE) else
                         "noise = \"auto\"")
             } else {
               sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
                       nm$chosen, bf)
-            }, if (is.null(fit$call$noise)) "noise_choice_max_n" else NA_character_)
+            }, if (is.null(fit$call$noise)) rule else NA_character_)
 }
 
 # The calibration of the intervals by cross-validation.

@@ -44,12 +44,15 @@
 }
 
 # The noise model a call fits: `noise` checked, or for noise = NULL (the
-# default) "auto" up to the size rule noise_choice_max_n where the model can
+# default) "auto" up to the model's size rule (.noise_rule()) where it can
 # fit a varying noise (`possible`), and "constant" otherwise.
-.resolve_noise <- function(noise, n, possible = TRUE) {
+.resolve_noise <- function(noise, n, model, possible = TRUE) {
   if (!is.null(noise)) return(.check_noise_choice(noise))
-  if (possible && n <= .size_rule("noise_choice_max_n")) "auto" else "constant"
+  if (possible && n <= .size_rule(.noise_rule(model))) "auto" else "constant"
 }
+
+# The size rule of a model's default noise choice (?gpsvm_size_policy).
+.noise_rule <- function(model) if (model == "rvm") "noise_choice_max_n_rvm" else "noise_choice_max_n"
 
 # `expr` (a varying noise's fit), or with noise = "auto" `constant` where
 # that fit fails: the constant model, which the evidence would have had to

@@ -271,8 +271,10 @@
 #'   \eqn{\sigma^2}; `"varying"` a variance \eqn{\sigma^2 \exp(h(x))} that
 #'   varies smoothly with the inputs; `"auto"` the one of higher evidence
 #'   (see "Noise that varies with the inputs"). `NULL` (the default) is
-#'   `"auto"` up to 2000 observations (the size rule `noise_choice_max_n`,
-#'   see [gpsvm_size_policy()]) and `"constant"` beyond.
+#'   `"auto"` up to 100 observations (the size rule
+#'   `noise_choice_max_n_rvm`, see [gpsvm_size_policy()]: its varying noise
+#'   costs much more than the constant fit on more rows) and `"constant"`
+#'   beyond.
 #' @param formula A model formula such as `y ~ x`. A variable it removes
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
@@ -362,7 +364,7 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
                         optimize = FALSE, basis = NULL, search = search_control(),
                         calibration_folds = NULL, noise = NULL, ...) {
   .check_dots_empty(...)
-  noise <- .resolve_noise(noise, NROW(x))
+  noise <- .resolve_noise(noise, NROW(x), "rvm")
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)

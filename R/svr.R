@@ -241,7 +241,7 @@
 #' @param noise The noise model, as in [mfsvr()]: `"constant"`,
 #'   `"varying"` (its scale a smooth function of the inputs) or `"auto"`
 #'   (the one of higher evidence); see "Noise that varies with the inputs".
-#'   `NULL` (the default) is `"auto"` up to 2000 observations (the size
+#'   `NULL` (the default) is `"auto"` up to 500 observations (the size
 #'   rule `noise_choice_max_n`, see [gpsvm_size_policy()]) and
 #'   `"constant"` beyond, or with a free threshold (`bias = TRUE`), which
 #'   has no evidence to weigh the noise by.
@@ -324,7 +324,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
   # (a free threshold, bias = TRUE, has no evidence to weigh the noise by)
-  noise <- .resolve_noise(noise, NROW(x), !isTRUE(bias))
+  noise <- .resolve_noise(noise, NROW(x), "svr", !isTRUE(bias))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")

@@ -1,5 +1,6 @@
 # noise = NULL, the default of mfsvr(), svr() and rvm(): the evidence's
-# choice (noise = "auto") up to the size rule noise_choice_max_n and
+# choice (noise = "auto") up to the size rule noise_choice_max_n (rvm:
+# noise_choice_max_n_rvm) and
 # constant noise beyond it, with inducing inputs, or with svr()'s free
 # threshold.  The references are the same fits with the noise model named
 # in the call; the plan and the fit-time message say which rule decided.
@@ -12,7 +13,7 @@ noise_default_data <- function(n, seed = 3) {
 
 noise_row <- function(fit) fit$plan[fit$plan$step == "noise", ]
 
-test_that("the default is noise = \"auto\" up to noise_choice_max_n, for each model", {
+test_that("the default is noise = \"auto\" up to the size rule, for each model", {
   d <- noise_default_data(test_size(80, 50))
   new <- c(0.5, 5, 9.5)
   for (model in list(mfsvr, svr, rvm)) {
@@ -24,9 +25,11 @@ test_that("the default is noise = \"auto\" up to noise_choice_max_n, for each mo
     expect_identical(predict(default, new, interval = "prediction"),
                      predict(auto, new, interval = "prediction"))
     row <- noise_row(default)
-    expect_identical(row$size_rule, "noise_choice_max_n")
+    rule <- if (inherits(default, "gpsvm_rvm")) "noise_choice_max_n_rvm" else "noise_choice_max_n"
+    expect_identical(row$size_rule, rule)
     expect_true(row$exact)
-    expect_match(row$by, "the evidence .*size rule noise_choice_max_n \\(n = [0-9]+ <= 2000\\)")
+    expect_match(row$by, sprintf("the evidence .*size rule %s \\(n = %d <= %d\\)", rule, length(d$y),
+                                 gpsvm_size_policy()[rule, "value"]))
     expect_match(noise_row(auto)$by, "noise = \"auto\"")
     expect_match(paste(capture.output(print(default)), collapse = " "), "varying with the inputs")
   }
@@ -34,7 +37,8 @@ test_that("the default is noise = \"auto\" up to noise_choice_max_n, for each mo
 
 test_that("beyond noise_choice_max_n the default is constant noise, and the fit says so", {
   d <- noise_default_data(test_size(60, 40))
-  old <- options(gpsvm.size_policy = list(noise_choice_max_n = 20), gpsvm.quiet = FALSE)
+  old <- options(gpsvm.size_policy = list(noise_choice_max_n = 20, noise_choice_max_n_rvm = 20),
+                 gpsvm.quiet = FALSE)
   on.exit(options(old))
   new <- c(0.5, 5, 9.5)
   for (model in list(mfsvr, svr, rvm)) {
@@ -45,16 +49,18 @@ test_that("beyond noise_choice_max_n the default is constant noise, and the fit 
     expect_identical(predict(default, new, interval = "prediction"),
                      predict(constant, new, interval = "prediction"))
     row <- noise_row(default)
-    expect_identical(row$size_rule, "noise_choice_max_n")
+    rule <- if (inherits(default, "gpsvm_rvm")) "noise_choice_max_n_rvm" else "noise_choice_max_n"
+    expect_identical(row$size_rule, rule)
     expect_false(row$exact)
-    expect_match(row$by, sprintf("size rule noise_choice_max_n \\(n = %d > 20\\)", length(d$y)))
+    expect_match(row$by, sprintf("size rule %s \\(n = %d > 20\\)", rule, length(d$y)))
     expect_identical(noise_row(constant)$by, "the call")
     expect_match(paste(capture.output(print(default)), collapse = " "), "; constant noise")
     # a noise model asked for is fitted whatever the rule
     auto <- suppressMessages(model(d$x, d$y, noise = "auto", calibration_folds = 0))
     expect_identical(auto$noise_model$type, "varying")
   }
-  expect_identical(gpsvm_size_policy()["noise_choice_max_n", "value"], 20L)
+  expect_identical(gpsvm_size_policy()[c("noise_choice_max_n", "noise_choice_max_n_rvm"), "value"],
+                   c(20L, 20L))
 })
 
 test_that("the default keeps constant noise where the varying noise cannot be fitted", {
