@@ -116,7 +116,9 @@
 #'   method. That evidence against the constant model's is the log Bayes
 #'   factor [print()] and the plan ([gpsvm_plan()]) show; `noise = "auto"`
 #'   fits the noise that varies only where it is positive, and otherwise
-#'   returns the constant fit exactly. Predictions, intervals, the
+#'   returns the constant fit exactly; it is the default up to 100
+#'   observations (`noise = NULL`, the size rule `noise_choice_max_n_rvm`).
+#'   Predictions, intervals, the
 #'   distribution of `predict(type = "distribution")`, leave-one-out and the
 #'   calibration (whose refits choose the noise model again) use the noise
 #'   variance at each input; `sigma()` and `noise_variance` give

@@ -160,7 +160,8 @@
 #'   \eqn{\epsilon e^{l(x_i)}} in the dual (the same MAP problem on the
 #'   rows divided by their noise scales). `noise = "auto"` keeps it only where
 #'   its evidence beats the constant model's, and otherwise returns the
-#'   constant fit unchanged. `C` and `epsilon` of a varying fit are the noise
+#'   constant fit unchanged; it is the default up to 500 observations
+#'   (`noise = NULL`, the size rule `noise_choice_max_n`). `C` and `epsilon` of a varying fit are the noise
 #'   at the geometric mean of the training rows' scales; predictions'
 #'   intervals, `predict(type = "distribution")` and the calibration (whose
 #'   refits keep the fit's noise function) use the noise at each input;
