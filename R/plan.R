@@ -368,7 +368,9 @@ gpsvm_plan <- function(object) {
       return(.plan_row("noise", "constant (not weighed against noise varying with the inputs)",
                        .rule_words(rule, n, TRUE), rule, FALSE))
     }
-    return(.plan_row("noise", "constant", if (isTRUE(fit$bias)) {
+    return(.plan_row("noise", "constant", if (!is.null(fit$call$C)) {
+      "the default with C given (the noise level the call set)"
+    } else if (isTRUE(fit$bias)) {
       "the default with a free threshold (bias = TRUE), which has no evidence to weigh noise by"
     } else if (!is.null(fit$inducing)) {
       "the default on inducing inputs (a varying noise needs the full prior)"

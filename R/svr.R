@@ -244,8 +244,9 @@
 #'   (the one of higher evidence); see "Noise that varies with the inputs".
 #'   `NULL` (the default) is `"auto"` up to 500 observations (the size
 #'   rule `noise_choice_max_n`, see [gpsvm_size_policy()]) and
-#'   `"constant"` beyond, or with a free threshold (`bias = TRUE`), which
-#'   has no evidence to weigh the noise by.
+#'   `"constant"` beyond, with `C` given (the noise level the call sets) or
+#'   with a free threshold (`bias = TRUE`), which has no evidence to weigh
+#'   the noise by.
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
@@ -324,8 +325,9 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         noise = NULL, ...) {
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
-  # (a free threshold, bias = TRUE, has no evidence to weigh the noise by)
-  noise <- .resolve_noise(noise, NROW(x), "svr", !isTRUE(bias))
+  # (a free threshold, bias = TRUE, has no evidence to weigh the noise by;
+  # a C given sets the noise level, which the default keeps, constant)
+  noise <- .resolve_noise(noise, NROW(x), "svr", !isTRUE(bias) && is.null(C))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")

@@ -71,6 +71,16 @@ test_that("the default keeps constant noise where the varying noise cannot be fi
   expect_null(free$noise_model)
   expect_match(noise_row(free)$by, "free threshold")
   expect_error(svr(d$x, d$y, bias = TRUE, noise = "auto"), "free threshold")
+  # a C given is the noise level the call sets: the default keeps it
+  for (model in list(mfsvr, svr)) {
+    given <- model(d$x, d$y, C = 3, calibration_folds = 0)
+    constant <- model(d$x, d$y, C = 3, calibration_folds = 0, noise = "constant")
+    expect_null(given$noise_model)
+    expect_identical(fitted(given), fitted(constant))
+    expect_match(noise_row(given)$by, "C given")
+    expect_identical(model(d$x, d$y, C = 3, noise = "auto", calibration_folds = 0)$noise_model$type,
+                     "varying")
+  }
   # inducing inputs: likewise
   fitc <- mfsvr(d$x, d$y, inducing = 10, calibration_folds = 0)
   expect_null(fitc$noise_model)
