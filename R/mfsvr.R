@@ -467,9 +467,10 @@
 #'   inputs; `"auto"` the one of higher evidence (see "Noise that varies
 #'   with the inputs"). `NULL` (the default) is `"auto"` up to 500
 #'   observations (the size rule `noise_choice_max_n`, see
-#'   [gpsvm_size_policy()]) and `"constant"` beyond, with `C` given (the
-#'   noise level the call sets) or with `inducing` inputs, which the
-#'   varying noise cannot take; the plan's noise row says which.
+#'   [gpsvm_size_policy()]) where the evidence chooses `C` (the noise
+#'   level), and `"constant"` beyond, where `C` is given or kept (no
+#'   search), or with `inducing` inputs, which the varying noise cannot
+#'   take; the plan's noise row says which.
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
@@ -538,8 +539,6 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
   noise_default <- is.null(noise)
-  # (a C given sets the noise level: the default keeps it, constant)
-  noise <- .resolve_noise(noise, NROW(x), "mfsvr", is.null(inducing) && is.null(C))
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   C <- if (C_given) .check_tube(C, "C") else .mfsvr_default_C
@@ -552,6 +551,9 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
+  # the default weighs the noise model where the evidence chooses the noise
+  # level (C): a C given or kept is constant noise at that level
+  noise <- .resolve_noise(noise, NROW(x), "mfsvr", is.null(inducing) && "C" %in% which)
   # (what the data pin poorly on few rows: the tube and the widths)
   settings$hyperprior <- settings$hyperprior %||%
     (isTRUE(scale) && any(c("epsilon", "sigma") %in% which))

@@ -368,10 +368,16 @@ gpsvm_plan <- function(object) {
       return(.plan_row("noise", "constant (not weighed against noise varying with the inputs)",
                        .rule_words(rule, n, TRUE), rule, FALSE))
     }
-    return(.plan_row("noise", "constant", if (!is.null(fit$call$C)) {
-      "the default with C given (the noise level the call set)"
-    } else if (isTRUE(fit$bias)) {
+    if (n < .size_rule("calibration_min_n")) {
+      return(.plan_row("noise", "constant", sprintf("size rule calibration_min_n (n = %d < %d)", n,
+                                                    .size_rule("calibration_min_n")),
+                       "calibration_min_n"))
+    }
+    C_chosen <- !is.null(fit$optimization) && "C" %in% names(fit$optimization$estimate)
+    return(.plan_row("noise", "constant", if (isTRUE(fit$bias)) {
       "the default with a free threshold (bias = TRUE), which has no evidence to weigh noise by"
+    } else if (!inherits(fit, "gpsvm_rvm") && !C_chosen) {
+      "the default where the evidence did not choose C (the noise level, given or kept)"
     } else if (!is.null(fit$inducing)) {
       "the default on inducing inputs (a varying noise needs the full prior)"
     } else "the default"))

@@ -45,10 +45,13 @@
 
 # The noise model a call fits: `noise` checked, or for noise = NULL (the
 # default) "auto" up to the model's size rule (.noise_rule()) where it can
-# fit a varying noise (`possible`), and "constant" otherwise.
+# fit a varying noise (`possible`), and "constant" otherwise, as on fewer
+# rows than calibration_min_n, too few for a noise function.
 .resolve_noise <- function(noise, n, model, possible = TRUE) {
   if (!is.null(noise)) return(.check_noise_choice(noise))
-  if (possible && n <= .size_rule(.noise_rule(model))) "auto" else "constant"
+  if (possible && n <= .size_rule(.noise_rule(model)) && n >= .size_rule("calibration_min_n")) {
+    "auto"
+  } else "constant"
 }
 
 # The size rule of a model's default noise choice (?gpsvm_size_policy).

@@ -76,7 +76,8 @@
 #'     and the mixture is the single fit's predictive.}
 #'   \item{`calibration_min_n` (10)}{Below this, the intervals are never
 #'     calibrated by cross-validation: a fold's refit has too few targets to
-#'     estimate the noise.}
+#'     estimate the noise; nor does the default weigh a noise that varies
+#'     with the inputs (`noise_choice_max_n`).}
 #'   \item{`calibration_max_n_ep` (100)}{Up to this many observations the
 #'     prediction intervals of [mfsvr()] and [svr()] are calibrated by
 #'     five-fold cross-validation; beyond, their own intervals (with `C`

@@ -244,9 +244,9 @@
 #'   (the one of higher evidence); see "Noise that varies with the inputs".
 #'   `NULL` (the default) is `"auto"` up to 500 observations (the size
 #'   rule `noise_choice_max_n`, see [gpsvm_size_policy()]) and
-#'   `"constant"` beyond, with `C` given (the noise level the call sets) or
-#'   with a free threshold (`bias = TRUE`), which has no evidence to weigh
-#'   the noise by.
+#'   where the evidence chooses `C` (the noise level), and `"constant"`
+#'   beyond, where `C` is given or kept (no search), or with a free
+#'   threshold (`bias = TRUE`), which has no evidence to weigh the noise by.
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
@@ -325,9 +325,8 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         noise = NULL, ...) {
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
-  # (a free threshold, bias = TRUE, has no evidence to weigh the noise by;
-  # a C given sets the noise level, which the default keeps, constant)
-  noise <- .resolve_noise(noise, NROW(x), "svr", !isTRUE(bias) && is.null(C))
+  noise_default <- is.null(noise)
+  if (!noise_default) noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")
@@ -352,6 +351,10 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   # a search without a C given starts where mfsvr()'s does, so that the two
   # fits of one model choose the same C, and beyond the rule keeps that C
   if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
+  # the default weighs the noise model where the evidence chooses the noise
+  # level (C), and not with a free threshold (bias = TRUE), which has no
+  # evidence to weigh it by: a C given or kept is constant noise at that level
+  if (noise_default) noise <- .resolve_noise(NULL, NROW(x), "svr", !bias && searched)
   settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
   # the evidence weighs an offset against none where its gradient chooses C

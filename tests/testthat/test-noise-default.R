@@ -71,13 +71,17 @@ test_that("the default keeps constant noise where the varying noise cannot be fi
   expect_null(free$noise_model)
   expect_match(noise_row(free)$by, "free threshold")
   expect_error(svr(d$x, d$y, bias = TRUE, noise = "auto"), "free threshold")
-  # a C given is the noise level the call sets: the default keeps it
+  # a C given or kept (no search) is the noise level: the default keeps it
   for (model in list(mfsvr, svr)) {
     given <- model(d$x, d$y, C = 3, calibration_folds = 0)
     constant <- model(d$x, d$y, C = 3, calibration_folds = 0, noise = "constant")
     expect_null(given$noise_model)
     expect_identical(fitted(given), fitted(constant))
-    expect_match(noise_row(given)$by, "C given")
+    expect_match(noise_row(given)$by, "did not choose C")
+    kept <- model(d$x, d$y, optimize = FALSE, calibration_folds = 0)
+    expect_null(kept$noise_model)
+    expect_identical(fitted(kept), fitted(model(d$x, d$y, optimize = FALSE, calibration_folds = 0,
+                                                noise = "constant")))
     expect_identical(model(d$x, d$y, C = 3, noise = "auto", calibration_folds = 0)$noise_model$type,
                      "varying")
   }
@@ -87,6 +91,11 @@ test_that("the default keeps constant noise where the varying noise cannot be fi
   expect_match(noise_row(fitc)$by, "inducing inputs")
   expect_error(mfsvr(d$x, d$y, inducing = 10, noise = "auto", calibration_folds = 0),
                "without inducing inputs")
+  # fewer rows than calibration_min_n: too few for a noise function
+  tiny <- mfsvr(1:5, 1:5)
+  expect_null(tiny$noise_model)
+  expect_identical(noise_row(tiny)$size_rule, "calibration_min_n")
+  expect_equal(predict(tiny, 2), predict(mfsvr(1:5, 1:5, noise = "constant"), 2))
   # the bare fit at a default fit's settings chooses no noise model either
   fit <- mfsvr(d$x, d$y, kernel = rbf_kernel(1), C = 2, calibration_folds = 0, noise = "constant")
   bare <- gpsvm_fit(d$x, d$y, gpsvm_settings(fit))
