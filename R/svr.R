@@ -351,12 +351,14 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   # a search without a C given starts where mfsvr()'s does, so that the two
   # fits of one model choose the same C, and beyond the rule keeps that C
   if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
-  # the default weighs the noise model where the evidence chooses the noise
-  # level (C), and not with a free threshold (bias = TRUE), which has no
-  # evidence to weigh it by: a C given or kept is constant noise at that level
-  if (noise_default) noise <- .resolve_noise(NULL, NROW(x), "svr", !bias && searched)
   settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
+  # the default weighs the noise model where the EP evidence, which the
+  # noise fit shares, chooses the noise level (C): not at a C given or kept
+  # (constant noise at that level), nor after the paper's eq. (16) or
+  # fixed-point searches, nor with a free threshold (bias = TRUE), which has
+  # no evidence to weigh it by
+  if (noise_default) noise <- .resolve_noise(NULL, NROW(x), "svr", !bias && identical(kind, "gradient"))
   # the evidence weighs an offset against none where its gradient chooses C
   choose_bias <- identical(kind, "gradient") && is.null(bias_variance) &&
     .bias_by_default(scale, NROW(x))
