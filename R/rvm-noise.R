@@ -166,7 +166,7 @@
       is.numeric(v$theta) && all(is.finite(v$theta)) && is.matrix(v$centres) &&
       ncol(v$centres) == p && nrow(v$centres) == length(v$theta) &&
       all(is.finite(v$centres)) && is.numeric(v$offset) && length(v$offset) == 1L &&
-      is.finite(v$offset) && inherits(v$kernel, "gpsvm_kernel") &&
+      is.finite(v$offset) && is.null(.kernel_field(p)(v$kernel)) &&
       is.numeric(v$log_evidence) && length(v$log_evidence) == 2L
     if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
   }

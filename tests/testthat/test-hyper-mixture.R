@@ -593,7 +593,8 @@ test_that("print's search line and the plan's posterior row name an estimate at 
   # end of its range, 1e4 on the standardised response, and epsilon to the
   # lower end, 1e-4
   x <- seq(0, 1, length.out = 30)
-  fit <- suppressWarnings(mfsvr(x, sin(6 * x), optimize = TRUE, calibration_folds = 0))
+  fit <- suppressWarnings(mfsvr(x, sin(6 * x), optimize = TRUE, calibration_folds = 0,
+                                noise = "constant"))
   est <- fit$optimization$estimate
   expect_equal(est[["C"]], 1e4, tolerance = 1e-8)
   expect_equal(est[["epsilon"]], 1e-4, tolerance = 1e-8)
