@@ -161,24 +161,26 @@
 #'   five refits from 10 to 500 observations.
 #'
 #' @section Performance:
-#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' Measured up to 2026-12-03 (gpsvm 0.1.0, development version, on a 2-core
 #' machine; `bench/bench-realdata.R`, `bench/bench-rvm-remedies.R` and
 #' `bench/bench-varying-noise.R` in the sources).
 #'
-#' * Calibration: on 20 held-out 70/30 splits of mlbench's BostonHousing,
-#'   Friedman 1-3, Ozone and PimaIndiansDiabetes2 and of six small sets of
-#'   21-35 training rows (mtcars, cars, trees, swiss, LifeCycleSavings,
-#'   attitude), the calibrated 95% intervals of `rvm()` held 0.93-0.98 of
-#'   the held-out targets and its 80% intervals 0.72-0.88; those of [srvm()]
-#'   0.93-0.98 and 0.73-0.85, of [mfsvr()] 0.92-0.97 and 0.76-0.88, of
-#'   [svr()] 0.92-0.96 and 0.75-0.86. The model's own intervals held
-#'   0.88-0.95 and 0.70-0.83 (`rvm()`), 0.86-0.95 and 0.68-0.83 ([srvm()]),
-#'   0.93-0.97 and 0.70-0.84 ([mfsvr()]); the calibration widened `rvm()`'s
-#'   95% intervals by 1.04-1.46 times. By the 95% interval score (width plus
-#'   40 times the miss) `rvm()`'s intervals were 1.00-1.05 times the best of
-#'   six fits on the small sets and 1.03-1.14 on the larger ones (`srvm()`
-#'   1.00-1.09 and 1.04-1.12). The five refits made a fit 4.0 to 4.5 times
-#'   as slow on few rows (0.016-0.050 s against 0.004-0.011 s) and up to 7
+#' * Calibration (2026-12-03, the widening scale of
+#'   [predict.gpsvm_regression()], every model with constant noise): on 20
+#'   held-out 70/30 splits of mlbench's BostonHousing, Friedman 1-3, Ozone
+#'   and PimaIndiansDiabetes2 and of six small sets of 21-35 training rows
+#'   (mtcars, cars, trees, swiss, LifeCycleSavings, attitude), the
+#'   calibrated 95% intervals of `rvm()` held 0.91-0.98 of the held-out
+#'   targets and its 80% intervals 0.72-0.87; those of [srvm()] 0.91-0.98
+#'   and 0.71-0.86, of [mfsvr()] 0.93-0.98 and 0.74-0.85, of [svr()]
+#'   0.93-0.99 and 0.72-0.85. The model's own intervals held 0.88-0.95 and
+#'   0.70-0.83 (`rvm()`), 0.86-0.95 and 0.68-0.83 ([srvm()]); the
+#'   calibration widened `rvm()`'s 95% intervals by 1.02-1.33 times. By the
+#'   95% interval score (width plus 40 times the miss) `rvm()`'s intervals
+#'   were 1.00-1.09 times the best of six fits on the small sets (`srvm()`
+#'   1.00-1.11), and 1.01-1.85 on the larger ones, where [mfsvr()]'s default
+#'   was the best on four and `mfsvr(optimize = TRUE)` on two. The five refits made a fit 4.0 to 4.5 times as
+#'   slow on few rows (0.016-0.050 s against 0.004-0.011 s) and up to 7
 #'   times on more (300 rows of Friedman 1: 0.46 s against 0.064 s).
 #' * The remedies within the model, on the six small sets: integrating the
 #'   noise level raised the 95% coverage by 0.00-0.02 over Student's t at
