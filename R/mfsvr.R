@@ -140,10 +140,7 @@
 #'   \eqn{\theta} integrated out by Laplace's method, and that evidence
 #'   against the constant fit's is the log Bayes factor [print()] and the
 #'   plan show; `noise = "auto"` keeps the varying noise only where it is
-#'   positive and otherwise returns the constant fit. `"auto"` is the
-#'   default up to 500 observations (`noise = NULL`, the size rule
-#'   `noise_choice_max_n`); where the varying fit fails it keeps the
-#'   constant fit, with a warning. The fit's `C` and
+#'   positive and otherwise returns the constant fit. The fit's `C` and
 #'   `epsilon` are then the noise at the geometric mean of the training
 #'   rows' scales; predictions, intervals, `predict(type = "distribution")`
 #'   and the calibration (whose refits keep the fit's noise function) use the
@@ -313,13 +310,8 @@
 #'   4.621, hetGP 4.393); with the mean's amplitude fitted (20 splits) 91-97%
 #'   by third, log score 4.362 against hetGP's 4.348. It kept the constant fit on every split of a
 #'   constant-noise sine, `cars` and `faithful`, and chose varying noise on
-#'   Boston housing (log score 2.396 against 2.383) at 11 times the CPU time.
-#'   With the default calibration (20 splits, 70:30), `"auto"` minus
-#'   `"constant"` in held-out log score: ChickWeight -0.699 (se 0.016),
-#'   mcycle -0.560, airquality -0.531, a simulated sine -0.294, trees
-#'   -0.177, cars -0.045, faithful and a constant-noise sine 0 (constant
-#'   kept), Boston +0.026 (se 0.044, 10 splits); hence the default `NULL`,
-#'   `"auto"` up to 500 observations.
+#'   Boston housing (log score 2.396 against 2.383) at 11 times the CPU time;
+#'   hence the default `"constant"`.
 #'
 #' @param x A numeric vector, matrix or data frame of inputs (one row per
 #'   observation), or a formula for `mfsvr.formula`.
@@ -462,15 +454,10 @@
 #'   stays only where its cross-validated log score beats the model's own
 #'   intervals (`fit$calibration_declined` records one declined, and the
 #'   plan says so); a count given is always used.
-#' @param noise The noise model: `"constant"` one `C` and `epsilon` for all
-#'   observations; `"varying"` a noise whose scale varies smoothly with the
-#'   inputs; `"auto"` the one of higher evidence (see "Noise that varies
-#'   with the inputs"). `NULL` (the default) is `"auto"` up to 500
-#'   observations (the size rule `noise_choice_max_n`, see
-#'   [gpsvm_size_policy()]) where the evidence chooses `C` (the noise
-#'   level), and `"constant"` beyond, where `C` is given or kept (no
-#'   search), or with `inducing` inputs, which the varying noise cannot
-#'   take; the plan's noise row says which.
+#' @param noise The noise model: `"constant"` (the default) one `C` and
+#'   `epsilon` for all observations; `"varying"` a noise whose scale varies
+#'   smoothly with the inputs; `"auto"` the one of higher evidence (see
+#'   "Noise that varies with the inputs"). Not with `inducing` inputs.
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
@@ -535,10 +522,10 @@ mfsvr <- function(x, ...) UseMethod("mfsvr")
 mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = NULL, scale = TRUE,
                           inducing = NULL, search = search_control(), bias = NULL,
-                          calibration_folds = NULL, noise = NULL, ...) {
+                          calibration_folds = NULL, noise = "constant", ...) {
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
-  noise_default <- is.null(noise)
+  noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   C <- if (C_given) .check_tube(C, "C") else .mfsvr_default_C
@@ -551,9 +538,6 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
-  # the default weighs the noise model where the evidence chooses the noise
-  # level (C): a C given or kept is constant noise at that level
-  noise <- .resolve_noise(noise, NROW(x), "mfsvr", is.null(inducing) && "C" %in% which)
   # (what the data pin poorly on few rows: the tube and the widths)
   settings$hyperprior <- settings$hyperprior %||%
     (isTRUE(scale) && any(c("epsilon", "sigma") %in% which))
@@ -566,8 +550,6 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
     }
     if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
-    # (the default's varying noise needs the dense prior: FITC keeps constant noise)
-    if (noise_default && !is.null(z)) noise <- "constant"
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
       # a search of the width too (optimize = TRUE) runs on the kernel and
@@ -579,14 +561,14 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
                                choose = is.null(bias) && .bias_by_default(scale, length(y)))
       if (first) chosen <- .search_chosen(fit_at, chosen)
-      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which && noise != "varying" &&
+      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which && noise == "constant" &&
           isTRUE(settings$hyperprior)) {
         # (x is the scaled inputs over the kernel's starting widths)
         standard <- sweep(x, 2L, kernel$input_widths, "*", check.margin = FALSE)
         chosen <- .per_input_or_default(chosen, .mfsvr_default_fit(standard, y, epsilon, control,
                                                                    bias, scale, search))
       }
-      if (weigh && weigh_linear && automatic && is.null(z) && noise != "varying" &&
+      if (weigh && weigh_linear && automatic && is.null(z) && noise == "constant" &&
           .per_input_weighed(length(y), ncol(x))) {
         per_input_settings <- settings
         per_input_settings$hyperprior <- search$hyperprior %||% TRUE

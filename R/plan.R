@@ -93,7 +93,7 @@ gpsvm_plan <- function(object) {
     list(.plan_search(fit, n)),
     if (!is.null(fit$optimization$hyperprior)) list(.plan_posterior(fit, n)),
     list(.plan_prior(fit, n)), .plan_factor(fit, n),
-    if (inherits(fit, c("gpsvm_rvm", "gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_noise(fit, n)),
+    if (inherits(fit, c("gpsvm_rvm", "gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_noise(fit)),
     if (inherits(fit, c("gpsvm_mfsvr", "gpsvm_svr"))) list(.plan_mixture(fit, n)),
     list(.plan_calibration(fit, n)), .plan_partitions(fit))
 }
@@ -349,36 +349,14 @@ gpsvm_plan <- function(object) {
 }
 
 # The noise model (rvm(), mfsvr() and svr()'s noise = ): constant or varying with the inputs, as
-# given or chosen by the evidence; by default (noise = NULL) the evidence's
-# choice up to the size rule noise_choice_max_n (rvm: noise_choice_max_n_rvm),
-# constant beyond.
-.plan_noise <- function(fit, n) {
+# given or chosen by the evidence.
+.plan_noise <- function(fit) {
   nm <- fit$noise_model
   if (is.null(nm)) {
-    if (inherits(fit, "gpsvm_srvm")) return(.plan_row("noise", "constant", "the model"))
-    if (!is.null(fit$call$noise)) return(.plan_row("noise", "constant", "the call"))
-    if (!is.null(fit$partitions)) return(.plan_row("noise", "constant", "data in partitions"))
-    rule <- .noise_rule(if (inherits(fit, "gpsvm_rvm")) "rvm" else "mfsvr")
-    if (n > .size_rule(rule)) {
-      return(.plan_row("noise", "constant (not weighed against noise varying with the inputs)",
-                       .rule_words(rule, n, TRUE), rule, FALSE))
-    }
-    if (n < .size_rule("calibration_min_n")) {
-      return(.plan_row("noise", "constant", sprintf("size rule calibration_min_n (n = %d < %d)", n,
-                                                    .size_rule("calibration_min_n")),
-                       "calibration_min_n"))
-    }
-    C_chosen <- !is.null(fit$optimization) && "C" %in% names(fit$optimization$estimate)
-    return(.plan_row("noise", "constant", if (isTRUE(fit$bias)) {
-      "the default with a free threshold (bias = TRUE), which has no evidence to weigh noise by"
-    } else if (!inherits(fit, "gpsvm_rvm") && !C_chosen) {
-      "the default where the evidence did not choose C (the noise level, given or kept)"
-    } else if (!is.null(fit$inducing)) {
-      "the default on inducing inputs (a varying noise needs the full prior)"
-    } else "the default"))
+    return(.plan_row("noise", "constant", if (inherits(fit, "gpsvm_srvm")) "the model" else
+      "the default (noise = \"constant\")"))
   }
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
-  rule <- .noise_rule(if (inherits(fit, "gpsvm_rvm")) "rvm" else "mfsvr")
   .plan_row("noise", if (nm$type == "varying") {
     if (inherits(fit, "gpsvm_rvm")) "variance varying with the inputs" else
       paste0("scale (C and epsilon of the tube) varying with the inputs",
@@ -388,13 +366,11 @@ gpsvm_plan <- function(object) {
              })
   } else "constant",
             if (nm$chosen == "auto") {
-              sprintf("the evidence (log Bayes factor %.3g, varying against constant; %s)", bf,
-                      if (is.null(fit$call$noise)) .rule_words(rule, n, FALSE) else
-                        "noise = \"auto\"")
+              sprintf("the evidence (log Bayes factor %.3g, varying against constant)", bf)
             } else {
               sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
                       nm$chosen, bf)
-            }, if (is.null(fit$call$noise)) rule else NA_character_)
+            })
 }
 
 # The calibration of the intervals by cross-validation.
@@ -565,8 +541,8 @@ gpsvm_fit <- function(x, y, settings) {
   rvm = c("kernel", "basis", "noise", "scale", "control"),
   srvm = c("kernel", "penalty", "basis", "scale", "control"),
   svc = c("kernel", "C", "noise", "bias", "scale", "control"))
-.given_pins <- list(mfsvr = list(optimize = FALSE, calibration_folds = FALSE, noise = "constant"),
-                    svr = list(optimize = FALSE, calibration_folds = FALSE, noise = "constant"),
+.given_pins <- list(mfsvr = list(optimize = FALSE, calibration_folds = FALSE),
+                    svr = list(optimize = FALSE, calibration_folds = FALSE),
                     gpc = list(optimize = FALSE),
                     rvm = list(optimize = FALSE, calibration_folds = FALSE),
                     srvm = list(optimize = FALSE, calibration_folds = FALSE),

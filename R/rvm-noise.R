@@ -43,33 +43,6 @@
   noise
 }
 
-# The noise model a call fits: `noise` checked, or for noise = NULL (the
-# default) "auto" up to the model's size rule (.noise_rule()) where it can
-# fit a varying noise (`possible`), and "constant" otherwise, as on fewer
-# rows than calibration_min_n, too few for a noise function.
-.resolve_noise <- function(noise, n, model, possible = TRUE) {
-  if (!is.null(noise)) return(.check_noise_choice(noise))
-  if (possible && n <= .size_rule(.noise_rule(model)) && n >= .size_rule("calibration_min_n")) {
-    "auto"
-  } else "constant"
-}
-
-# The size rule of a model's default noise choice (?gpsvm_size_policy).
-.noise_rule <- function(model) if (model == "rvm") "noise_choice_max_n_rvm" else "noise_choice_max_n"
-
-# `expr` (a varying noise's fit), or with noise = "auto" `constant` where
-# that fit fails: the constant model, which the evidence would have had to
-# beat, is what "auto" stands for then (the warning says so; with
-# noise = "varying" the failure is the error).
-.auto_or_constant <- function(noise, expr, constant) {
-  if (noise != "auto") return(expr)
-  tryCatch(expr, error = function(e) {
-    warning(sprintf("the fit of noise varying with the inputs failed (%s); the noise is constant",
-                    conditionMessage(e)), call. = FALSE)
-    constant
-  })
-}
-
 # The noise fits at each noise width, the one of highest Laplace evidence
 # kept with its noise kernel and centres: fit_one(basis, precision) fits
 # the model with the noise functions `basis` (at the rows of the scaled
@@ -166,7 +139,7 @@
       is.numeric(v$theta) && all(is.finite(v$theta)) && is.matrix(v$centres) &&
       ncol(v$centres) == p && nrow(v$centres) == length(v$theta) &&
       all(is.finite(v$centres)) && is.numeric(v$offset) && length(v$offset) == 1L &&
-      is.finite(v$offset) && is.null(.kernel_field(p)(v$kernel)) &&
+      is.finite(v$offset) && inherits(v$kernel, "gpsvm_kernel") &&
       is.numeric(v$log_evidence) && length(v$log_evidence) == 2L
     if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
   }
@@ -228,9 +201,7 @@
     if (!identical(refit$noise_model$type, "varying")) return(fit)
     tube <- .kept_tube_noise(refit, x)
   } else {
-    tube <- .auto_or_constant(noise, .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control,
-                                                 noise, amplitude), NULL)
-    if (is.null(tube)) return(fit)
+    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, fit$control, noise, amplitude)
     fit$noise_model <- tube$model
     if (tube$model$type != "varying") return(fit)
   }
@@ -278,9 +249,7 @@
     if (!identical(refit$noise_model$type, "varying")) return(fit)
     tube <- .kept_tube_noise(refit, x)
   } else {
-    tube <- .auto_or_constant(noise, .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel,
-                                                 mfsvr_control(), noise), NULL)
-    if (is.null(tube)) return(fit)
+    tube <- .tube_noise(x, y, fit$C, fit$epsilon, fit$kernel, mfsvr_control(), noise)
     fit$noise_model <- tube$model
     if (tube$model$type != "varying") return(fit)
   }

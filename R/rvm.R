@@ -116,9 +116,7 @@
 #'   method. That evidence against the constant model's is the log Bayes
 #'   factor [print()] and the plan ([gpsvm_plan()]) show; `noise = "auto"`
 #'   fits the noise that varies only where it is positive, and otherwise
-#'   returns the constant fit exactly; it is the default up to 100
-#'   observations (`noise = NULL`, the size rule `noise_choice_max_n_rvm`).
-#'   Predictions, intervals, the
+#'   returns the constant fit exactly. Predictions, intervals, the
 #'   distribution of `predict(type = "distribution")`, leave-one-out and the
 #'   calibration (whose refits choose the noise model again) use the noise
 #'   variance at each input; `sigma()` and `noise_variance` give
@@ -271,14 +269,10 @@
 #'   5, `FALSE` or 0 the model's own intervals, or a count from 2 to the
 #'   number of observations (as many as there are is leave-one-out with
 #'   refits). At least 10 observations are needed.
-#' @param noise The noise model: `"constant"` one noise variance
-#'   \eqn{\sigma^2}; `"varying"` a variance \eqn{\sigma^2 \exp(h(x))} that
-#'   varies smoothly with the inputs; `"auto"` the one of higher evidence
-#'   (see "Noise that varies with the inputs"). `NULL` (the default) is
-#'   `"auto"` up to 100 observations (the size rule
-#'   `noise_choice_max_n_rvm`, see [gpsvm_size_policy()]: its varying noise
-#'   costs much more than the constant fit on more rows) and `"constant"`
-#'   beyond.
+#' @param noise The noise model: `"constant"` (the default) one noise
+#'   variance \eqn{\sigma^2}; `"varying"` a variance \eqn{\sigma^2
+#'   \exp(h(x))} that varies smoothly with the inputs; `"auto"` the one of
+#'   higher evidence (see "Noise that varies with the inputs").
 #' @param formula A model formula such as `y ~ x`. A variable it removes
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
@@ -366,9 +360,9 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @export
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
                         optimize = FALSE, basis = NULL, search = search_control(),
-                        calibration_folds = NULL, noise = NULL, ...) {
+                        calibration_folds = NULL, noise = "constant", ...) {
   .check_dots_empty(...)
-  noise <- .resolve_noise(noise, NROW(x), "rvm")
+  noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)
   .check_control(control, "rvm_control")
   if (!is.null(basis)) basis <- .check_count(basis, "basis", lower = 1L)
@@ -456,11 +450,9 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
   if (noise != "constant") {
-    fit <- .auto_or_constant(noise, .rvm_fit_noise(x, y, kernel, control, rows, noise), NULL)
-    if (!is.null(fit)) {
-      fit$basis <- rows
-      return(fit)
-    }
+    fit <- .rvm_fit_noise(x, y, kernel, control, rows, noise)
+    fit$basis <- rows
+    return(fit)
   }
   core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
   fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")

@@ -76,8 +76,7 @@
 #'     and the mixture is the single fit's predictive.}
 #'   \item{`calibration_min_n` (10)}{Below this, the intervals are never
 #'     calibrated by cross-validation: a fold's refit has too few targets to
-#'     estimate the noise; nor does the default weigh a noise that varies
-#'     with the inputs (`noise_choice_max_n`).}
+#'     estimate the noise.}
 #'   \item{`calibration_max_n_ep` (100)}{Up to this many observations the
 #'     prediction intervals of [mfsvr()] and [svr()] are calibrated by
 #'     five-fold cross-validation; beyond, their own intervals (with `C`
@@ -106,19 +105,6 @@
 #'     per width added. On fewer rows the evidence of a search of several
 #'     widths rewards fitting the noise; beyond `per_input_max_n` the search's
 #'     dense fits cost as much as several default fits each.}
-#'   \item{`noise_choice_max_n` (500)}{Up to this many observations the
-#'     default of [mfsvr()] and [svr()] (`noise = NULL`) fits a noise that
-#'     varies smoothly with the inputs and keeps it where its evidence beats
-#'     constant noise (`noise = "auto"`); beyond, the noise is constant. The
-#'     varying noise's fit is a Newton search of several EP fits at each of
-#'     three noise widths, after the constant fit: it made the default fit
-#'     1.6-2.4 times as costly for [mfsvr()] and 3-7 times for [svr()]
-#'     (whose own fit is cheaper), rising with the rows ("Performance"
-#'     below).}
-#'   \item{`noise_choice_max_n_rvm` (100)}{The same for [rvm()], whose
-#'     varying noise refits the whole relevance vector machine at every
-#'     scoring step, and whose calibration's refits choose the noise again:
-#'     its cost grows much faster with the rows than the constant fit's.}
 #'   \item{`kernel_choice_max_n` (500)}{[rvm()] and [srvm()] weigh their
 #'     candidate kernels by a Gaussian process's evidence on at most this
 #'     many evenly spaced rows (one eigendecomposition each).}
@@ -186,14 +172,6 @@
 #'   seconds from the prior (a busy machine); fitted activations (up to 6.6)
 #'   differ by \eqn{1.4 \times 10^{-8}}, within the tolerance.
 #'
-#' * `noise_choice_max_n`, `noise_choice_max_n_rvm`: CPU seconds of the
-#'   default fit with `noise = "constant"` and as the rules choose (one
-#'   draw of Friedman's first function, 10 inputs, on a busy machine;
-#'   `bench/bench-noise-auto.R`): [mfsvr()] 0.51 and 0.83 at 100 rows,
-#'   3.6 and 8.2 at 500, 22.6 and 53.4 at 1000; [svr()] 0.19 and 0.52,
-#'   0.56 and 3.2, 2.5 and 17.8; [rvm()] 0.085 and 0.85 at 100 rows, 0.62
-#'   and 26 at 200, 0.80 and 41 at 300.
-#'
 #' @return A data frame with one row per rule: `name`, `value` (in force),
 #'   `default`, and `decides` (what it switches).
 #' @seealso [gpsvm_plan()] for what a fit's rules decided.
@@ -235,8 +213,6 @@ gpsvm_size_policy <- function() {
   greedy_max_rows = list(default = 20000, decides = "the rows the greedy inducing choice and the low-rank test see"),
   per_input_min_n = list(default = 100, decides = "the fewest observations for which mfsvr()'s default weighs a width per input"),
   per_input_max_n = list(default = 2000, decides = "the most observations for which mfsvr()'s default weighs a width per input"),
-  noise_choice_max_n = list(default = 500, decides = "noise varying with the inputs weighed against constant by the evidence by default (mfsvr, svr), or constant noise"),
-  noise_choice_max_n_rvm = list(default = 100, decides = "the same for rvm()"),
   kernel_choice_max_n = list(default = 500, decides = "the rows on which rvm() and srvm() weigh kernels"),
   width_rule_max_n = list(default = 1000, decides = "the rows the data-driven width looks at"),
   rvm_basis_all_max_n = list(default = 5000, decides = "every input a candidate centre of rvm(), or basis_chosen"),

@@ -160,8 +160,7 @@
 #'   \eqn{\epsilon e^{l(x_i)}} in the dual (the same MAP problem on the
 #'   rows divided by their noise scales). `noise = "auto"` keeps it only where
 #'   its evidence beats the constant model's, and otherwise returns the
-#'   constant fit unchanged; it is the default up to 500 observations
-#'   (`noise = NULL`, the size rule `noise_choice_max_n`). `C` and `epsilon` of a varying fit are the noise
+#'   constant fit unchanged. `C` and `epsilon` of a varying fit are the noise
 #'   at the geometric mean of the training rows' scales; predictions'
 #'   intervals, `predict(type = "distribution")` and the calibration (whose
 #'   refits keep the fit's noise function) use the noise at each input;
@@ -239,14 +238,10 @@
 #'   and offset. With noise varying with the inputs, the default
 #'   calibration stays only where its cross-validated log score beats the
 #'   model's own intervals, as in [mfsvr()].
-#' @param noise The noise model, as in [mfsvr()]: `"constant"`,
-#'   `"varying"` (its scale a smooth function of the inputs) or `"auto"`
-#'   (the one of higher evidence); see "Noise that varies with the inputs".
-#'   `NULL` (the default) is `"auto"` up to 500 observations (the size
-#'   rule `noise_choice_max_n`, see [gpsvm_size_policy()]) and
-#'   where the evidence chooses `C` (the noise level), and `"constant"`
-#'   beyond, where `C` is given or kept (no search), or with a free
-#'   threshold (`bias = TRUE`), which has no evidence to weigh the noise by.
+#' @param noise The noise model, as in [mfsvr()]: `"constant"` (the
+#'   default), `"varying"` (its scale a smooth function of the inputs) or
+#'   `"auto"` (the one of higher evidence); see "Noise that varies with the
+#'   inputs".
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
@@ -322,11 +317,10 @@ svr <- function(x, ...) UseMethod("svr")
 svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = NULL,
                         optimize = NULL, control = svr_control(), scale = TRUE,
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
-                        noise = NULL, ...) {
+                        noise = "constant", ...) {
   .check_dots_empty(...)
   on.exit(.forget_mfsvr_prior())
-  noise_default <- is.null(noise)
-  if (!noise_default) noise <- .check_noise_choice(noise)
+  noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")
@@ -353,12 +347,6 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
   settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
-  # the default weighs the noise model where the EP evidence, which the
-  # noise fit shares, chooses the noise level (C): not at a C given or kept
-  # (constant noise at that level), nor after the paper's eq. (16) or
-  # fixed-point searches, nor with a free threshold (bias = TRUE), which has
-  # no evidence to weigh it by
-  if (noise_default) noise <- .resolve_noise(NULL, NROW(x), "svr", !bias && identical(kind, "gradient"))
   # the evidence weighs an offset against none where its gradient chooses C
   choose_bias <- identical(kind, "gradient") && is.null(bias_variance) &&
     .bias_by_default(scale, NROW(x))

@@ -1,5 +1,4 @@
-# Whether noise = "auto" can be the default of mfsvr(), svr() and rvm() (it
-# is, up to the size rule noise_choice_max_n): on data
+# Whether noise = "auto" can be the default of mfsvr() and svr(): on data
 # whose noise is constant it must keep the constant fit (or do no worse), on
 # data whose noise varies it must choose the varying noise.  Held-out mean
 # log score of noise = "auto" against noise = "constant" (the mean of the
@@ -15,11 +14,7 @@
 # GPSVM_BENCH_CALIBRATION: "own" (the default here) the model's own
 # predictive (calibration_folds = 0); "default" the fitters' default
 # (calibrated by cross-validation up to 100 training rows).
-# GPSVM_BENCH_SETS and GPSVM_BENCH_MODELS ("mfsvr,svr,rvm") choose a subset.
-# GPSVM_BENCH_COST_N (e.g. "100,500,2000"): instead, the CPU seconds of each
-# model's default fit (noise = NULL) against noise = "constant" on
-# Friedman's first function (mlbench, 10 inputs, noise sd 1) at those sizes,
-# GPSVM_BENCH_SPLITS draws each.
+# GPSVM_BENCH_SETS and GPSVM_BENCH_MODELS ("mfsvr,svr") choose a subset.
 #
 # Constant noise: cars (dist ~ speed, 50 rows), trees (Volume ~ Girth +
 # Height, 31 rows), faithful (waiting ~ eruptions, 272 rows), a sine
@@ -33,7 +28,6 @@
 
 suppressPackageStartupMessages(library(gpsvm))
 options(gpsvm.quiet = TRUE)
-`%||%` <- function(a, b) if (is.null(a)) b else a
 splits <- as.integer(Sys.getenv("GPSVM_BENCH_SPLITS", "4"))
 boston_splits <- as.integer(Sys.getenv("GPSVM_BENCH_BOSTON_SPLITS", "2"))
 calibration <- match.arg(Sys.getenv("GPSVM_BENCH_CALIBRATION", "own"), c("own", "default"))
@@ -42,35 +36,8 @@ pick <- function(variable, all) {
   chosen <- strsplit(Sys.getenv(variable, ""), ",", fixed = TRUE)[[1]]
   if (length(chosen)) intersect(all, chosen) else all
 }
-models <- pick("GPSVM_BENCH_MODELS", c("mfsvr", "svr", "rvm"))
+models <- pick("GPSVM_BENCH_MODELS", c("mfsvr", "svr"))
 set.seed(20261202)
-cost_n <- as.integer(strsplit(Sys.getenv("GPSVM_BENCH_COST_N", ""), ",", fixed = TRUE)[[1]])
-if (length(cost_n)) {
-  cost <- NULL
-  for (n in cost_n) for (r in seq_len(splits)) {
-    f1 <- mlbench::mlbench.friedman1(n)
-    d <- data.frame(f1$x, y = f1$y)
-    for (model in models) for (noise in list("constant", NULL)) {
-      t0 <- proc.time()
-      fit <- match.fun(model)(y ~ ., d, noise = noise)
-      cost <- rbind(cost, data.frame(
-        n = n, draw = r, model = model, noise = noise %||% "NULL",
-        chosen = fit$noise_model$type %||% "constant",
-        cpu = sum((proc.time() - t0)[c("user.self", "sys.self")])))
-    }
-  }
-  res <- do.call(rbind, lapply(split(cost, list(cost$n, cost$model), drop = TRUE), function(a) {
-    default <- a[a$noise == "NULL", ]
-    constant <- a[a$noise == "constant", ]
-    data.frame(model = a$model[1], n = a$n[1], draws = nrow(default),
-               cpu_constant = mean(constant$cpu), cpu_default = mean(default$cpu),
-               ratio = sum(default$cpu) / sum(constant$cpu), varying_share = mean(default$chosen == "varying"))
-  }))
-  cat("CPU seconds of the default fit (noise = NULL) against noise = \"constant\", Friedman 1\n")
-  print(format(res[order(res$model, res$n), ], digits = 3), row.names = FALSE)
-  cat("\n(one process; the machine has 2 cores shared with other sessions: CPU ratios are noisy)\n")
-  quit(save = "no")
-}
 simulate <- function(n, s) {
   x <- runif(n, 0, 10)
   data.frame(x = x, y = 2 * sin(x) + rnorm(n, sd = s(x)))

@@ -365,16 +365,16 @@ test_that("svr() with search_control(hyperprior = TRUE) finds mfsvr()'s posterio
   x <- matrix(rnorm(25 * 2), 25, 2)
   y <- sin(x[, 1]) + 0.5 * x[, 2] + rnorm(25, sd = 0.3)
   prior <- search_control(hyperprior = TRUE)
-  s <- svr(x, y, kernel = rbf_kernel(1), noise = "constant", optimize = TRUE, bias = FALSE, search = prior,
+  s <- svr(x, y, kernel = rbf_kernel(1), optimize = TRUE, bias = FALSE, search = prior,
            calibration_folds = 0)
-  m <- mfsvr(x, y, kernel = rbf_kernel(1), noise = "constant", optimize = "C", bias = 0, search = prior,
+  m <- mfsvr(x, y, kernel = rbf_kernel(1), optimize = "C", bias = 0, search = prior,
              calibration_folds = 0)
   expect_false(is.null(s$optimization$hyperprior))
   expect_equal(s$C, m$C, tolerance = 1e-6)
   # the default search for C (optimize = NULL) honours it too
-  for (default in list(svr(x, y, kernel = rbf_kernel(1), noise = "constant", bias = FALSE, search = prior,
+  for (default in list(svr(x, y, kernel = rbf_kernel(1), bias = FALSE, search = prior,
                            calibration_folds = 0),
-                       mfsvr(x, y, kernel = rbf_kernel(1), noise = "constant", bias = 0, search = prior,
+                       mfsvr(x, y, kernel = rbf_kernel(1), bias = 0, search = prior,
                              calibration_folds = 0))) {
     expect_false(is.null(default$optimization$hyperprior))
     expect_equal(default$C, m$C, tolerance = 1e-6)
@@ -388,7 +388,7 @@ test_that("svr() with search_control(hyperprior = TRUE) finds mfsvr()'s posterio
   l0 <- log(s$C)
   expect_lt(abs(posterior(l0 + 1e-3) - posterior(l0 - 1e-3)) / 2e-3 / 25, 2e-3)
   # and not the evidence's own maximum
-  flat <- svr(x, y, kernel = rbf_kernel(1), noise = "constant", optimize = TRUE, bias = FALSE, calibration_folds = 0)
+  flat <- svr(x, y, kernel = rbf_kernel(1), optimize = TRUE, bias = FALSE, calibration_folds = 0)
   expect_null(flat$optimization$hyperprior)
   expect_gt(abs(log(flat$C) - l0), 1e-3)
   # its interval is the posterior's
@@ -407,7 +407,7 @@ test_that("the mixture over several hyperparameters is the importance-weighted m
   rows <- sample(nrow(d), 21)
   train <- d[rows, c("rating", "complaints", "learning")]
   test <- d[-rows, c("rating", "complaints", "learning")][1:3, ]
-  fit <- mfsvr(rating ~ ., data = train, kernel = rbf_kernel(), optimize = TRUE, noise = "constant",
+  fit <- mfsvr(rating ~ ., data = train, kernel = rbf_kernel(), optimize = TRUE,
                calibration_folds = 0)
   mix <- fit$C_mixture
   k <- length(mix$C)
@@ -593,8 +593,7 @@ test_that("print's search line and the plan's posterior row name an estimate at 
   # end of its range, 1e4 on the standardised response, and epsilon to the
   # lower end, 1e-4
   x <- seq(0, 1, length.out = 30)
-  fit <- suppressWarnings(mfsvr(x, sin(6 * x), optimize = TRUE, calibration_folds = 0,
-                                noise = "constant"))
+  fit <- suppressWarnings(mfsvr(x, sin(6 * x), optimize = TRUE, calibration_folds = 0))
   est <- fit$optimization$estimate
   expect_equal(est[["C"]], 1e4, tolerance = 1e-8)
   expect_equal(est[["epsilon"]], 1e-4, tolerance = 1e-8)

@@ -105,7 +105,7 @@ test_that("the Laplace evidence over the noise function is assembled as written"
   expect_lt(max(abs(g)), 0.05 * max(abs(drop(crossprod(pc$B, at$row_gradient)))) + 0.05)
   # the constant model's evidence: the constant fit's with its amplitude and
   # level at their maximum, so at least the constant fit's at its C, epsilon
-  const <- mfsvr(d$x, d$y, calibration_folds = 0, noise = "constant")
+  const <- mfsvr(d$x, d$y, calibration_folds = 0)
   expect_gt(nm$log_evidence[["constant"]], const$log_evidence)
   expect_lt(nm$log_evidence[["constant"]], const$log_evidence + 0.5 * length(d$y))
 })
@@ -159,7 +159,7 @@ test_that("noise = \"auto\" keeps the constant fit on constant noise (mfsvr() an
   x <- sort(runif(test_size(100, 60), 0, 10))
   y <- sin(x) + rnorm(length(x), sd = 0.3)
   for (model in list(mfsvr, svr)) {
-    const <- model(x, y, calibration_folds = 0, noise = "constant")
+    const <- model(x, y, calibration_folds = 0)
     auto <- model(x, y, noise = "auto", calibration_folds = 0)
     expect_identical(auto$noise_model$type, "constant")
     new <- seq(0, 10, length.out = 7)
@@ -199,8 +199,7 @@ test_that("confint() and evidence_curve() refuse a varying-noise fit; update() k
   refit <- update(fit, C = 8)
   expect_equal(refit$C * refit$epsilon, 8 * 0.1, tolerance = 1e-8)
   # the constant fit's confint() still answers
-  expect_true(is.matrix(confint(mfsvr(d$x, d$y, optimize = "C", calibration_folds = 0,
-                                       noise = "constant"))))
+  expect_true(is.matrix(confint(mfsvr(d$x, d$y, optimize = "C", calibration_folds = 0))))
 })
 
 # Plain-R EP for the epsilon-insensitive likelihood with C and epsilon per

@@ -22,9 +22,7 @@ two_point_log_evidence <- function(K, y, C, eps) {
 # observation) leaves below the maximum, (n 1e-3)^2 / (2 |curvature|), with
 # the curvature in log C by a central difference there.
 expect_within_search_of_max <- function(value, formula, data, kernel) {
-  # (constant noise: the candidates are weighed with it)
-  fit_at <- function(...) suppressWarnings(mfsvr(formula, data, bias = 0, kernel = kernel,
-                                                 noise = "constant", ...))
+  fit_at <- function(...) suppressWarnings(mfsvr(formula, data, bias = 0, kernel = kernel, ...))
   best <- fit_at(search = search_control(tol = 1e-7))
   h <- 0.05
   curvature <- (fit_at(C = best$C * exp(h))$log_evidence - 2 * fit_at(C = best$C)$log_evidence +
@@ -289,7 +287,7 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   expect_identical(choice$sigma[1], NA_real_)
   expect_equal(choice$sigma[4], sqrt(5 / 3) * sqrt(1 / 2), tolerance = 1e-15)
   expect_lt(choice$log_evidence[4], choice$log_evidence[3])
-  matern <- mfsvr(eruptions ~ waiting, data = train, bias = 0, noise = "constant",
+  matern <- mfsvr(eruptions ~ waiting, data = train, bias = 0,
                   kernel = matern_kernel(5/2, choice$sigma[4]))$log_evidence
   expect_equal(choice$log_evidence[4], matern, tolerance = 1e-6)
   choice <- choice[c(2, 3, 1), ]  # (the widths first, as below)
@@ -302,7 +300,7 @@ test_that("by default the evidence weighs the sigest width against gamma = 1/p a
   expect_identical(choice$sigma[2], sqrt(1 / 2))
   # each log evidence is that of a fit at its width (no offset), at the C
   # its own search finds
-  at <- function(kernel) mfsvr(eruptions ~ waiting, data = train, bias = 0, noise = "constant",
+  at <- function(kernel) mfsvr(eruptions ~ waiting, data = train, bias = 0,
                                kernel = kernel)$log_evidence
   expect_equal(choice$log_evidence, c(at(rbf_kernel(choice$sigma[1])), at(rbf_kernel(choice$sigma[2])),
                                       at(poly_kernel(1, scale = 1, offset = 0))), tolerance = 1e-6)

@@ -22,15 +22,13 @@ by_hand <- function(d) {
 }
 
 fitters <- list(
-  # (constant noise: the varying noise's fit also takes the mean's amplitude
-  # on standardised data alone, ?mfsvr)
-  svr = function(x, y, ...) svr(x, y, C = 5, epsilon = 0.1, noise = "constant", ...),
+  svr = function(x, y, ...) svr(x, y, C = 5, epsilon = 0.1, ...),
   svr_bias = function(x, y, ...) svr(x, y, C = 5, epsilon = 0.1, bias = TRUE, ...),
-  mfsvr = function(x, y, ...) mfsvr(x, y, C = 5, epsilon = 0.1, noise = "constant", ...),
+  mfsvr = function(x, y, ...) mfsvr(x, y, C = 5, epsilon = 0.1, ...),
   # the models' own intervals: the calibration's refits of a fit to data
   # scaled by hand would not know that the response was centred
   # (test-interval-calibration.R holds the calibrated ones to a change of units)
-  rvm = function(x, y, ...) rvm(x, y, calibration_folds = 0, noise = "constant", ...),
+  rvm = function(x, y, ...) rvm(x, y, calibration_folds = 0, ...),
   srvm = function(x, y, ...) srvm(x, y, penalty = roughness_penalty(2), calibration_folds = 0, ...)
 )
 
@@ -139,8 +137,7 @@ test_that("scaled fits do not depend on the units of the inputs and the response
 test_that("logLik() of a scaled rvm is the Gaussian density of y as given, evaluated directly", {
   d <- awkward_data(seed = 4)
   x <- as.matrix(d[c("a", "b")])
-  # (constant noise: the direct density below has one noise variance)
-  for (fit in list(rvm(x, d$y, noise = "constant"), srvm(x, d$y, penalty = roughness_penalty(2)))) {
+  for (fit in list(rvm(x, d$y), srvm(x, d$y, penalty = roughness_penalty(2)))) {
     xs <- scale(x)
     cy <- mean(d$y)
     sy <- sd(d$y)
@@ -301,7 +298,7 @@ test_that("the df of logLik() counts what was estimated from the response", {
   expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = c("C", "epsilon"),
                                              scale = FALSE))), 2L)
   expect_identical(df(suppressWarnings(mfsvr(d$x, d$y, kernel = k, optimize = TRUE))), 6L)
-  r <- rvm(d$x, d$y, kernel = k, noise = "constant")  # (a varying noise counts one more)
+  r <- rvm(d$x, d$y, kernel = k)
   expect_identical(df(r), length(r$prior_precision) + 1L + 2L)
   s <- srvm(d$x, d$y, kernel = k, scale = FALSE)
   expect_identical(df(s), length(s$prior_precision) + 2L)
@@ -325,7 +322,7 @@ test_that("relevance vector fits on a polynomial kernel count the alphas the dat
   df <- function(fit) attr(logLik(fit), "df")
   # one input: every linear basis function x x_j is a multiple of x, so the
   # kept alphas move the model through one sum (and the bias's alpha)
-  r <- rvm(cars$speed, cars$dist, kernel = linear_kernel(), scale = FALSE, noise = "constant")
+  r <- rvm(cars$speed, cars$dist, kernel = linear_kernel(), scale = FALSE)
   s <- srvm(cars$speed, cars$dist, kernel = linear_kernel(), scale = FALSE)
   expect_gt(length(s$prior_precision), 3L)  # srvm() keeps a share of many
   expect_identical(covariance_rank(s), 2L)

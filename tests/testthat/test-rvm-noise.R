@@ -108,7 +108,7 @@ test_that("noise = 'auto' keeps the constant fit on constant-noise data and find
   x <- seq(0, 10, length.out = 120)
   y <- sin(x) + rnorm(120, sd = 0.3)
   auto <- rvm(x, y, noise = "auto", calibration_folds = 0)
-  constant <- rvm(x, y, calibration_folds = 0, noise = "constant")
+  constant <- rvm(x, y, calibration_folds = 0)
   expect_identical(auto$noise_model$type, "constant")
   expect_lt(diff(auto$noise_model$log_evidence), 0)
   new <- c(-1, 2.5, 7, 11)

@@ -263,9 +263,7 @@ test_that("a fit that nearly interpolates says so, counting parameters as the no
     80 - sum((residuals(f) / f$response_scaling$scale)^2) / f$noise_variance
   }
   said <- character()
-  # (constant noise: the warning reads the constant model's noise level)
-  narrow <- withCallingHandlers(rvm(d$x, d$y, kernel = rbf_kernel(0.3), noise = "constant"),
-                                warning = function(w) {
+  narrow <- withCallingHandlers(rvm(d$x, d$y, kernel = rbf_kernel(0.3)), warning = function(w) {
     said <<- c(said, conditionMessage(w))
     invokeRestart("muffleWarning")
   })
