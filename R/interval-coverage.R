@@ -315,5 +315,5 @@ predictive_scores.gpsvm_predictive <- function(object, y, level = 0.95, ...) {
 # int_-Inf^y F^2 + int_y^Inf (1 - F)^2 for each row, in the response's
 # units (gpsvm::predictive_crps(), predictive.hpp).
 .crps <- function(d, y) {
-  d$scale * cpp_predictive_integrals(d$g, d$calibration, (y - d$center) / d$scale)$crps
+  d$scale * cpp_predictive_integrals(d$g, .d_calibration(d), (y - d$center) / d$scale)$crps
 }

@@ -100,24 +100,33 @@
   }
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   structure(list(g = g, calibration = .calibration_scale(object$interval_calibration$tail),
-                 center = s$center,
-                 scale = s$scale, names = rownames(z)),
+                 center = s$center, scale = s$scale, names = rownames(z)),
             class = "gpsvm_predictive")
+}
+
+# The calibration's scale s of a distribution (1: none), checked: an edited
+# object is a clear error, not a wrong number.
+.d_calibration <- function(d) {
+  s <- d$calibration
+  if (!is.numeric(s) || length(s) != 1L || !isTRUE(s > 0 && s <= 1)) {
+    .stop("the distribution's calibration must be a scale in (0, 1]: was the object edited?")
+  }
+  s
 }
 
 # Quantiles in model units at levels p (recycled over the rows): G's at
 # the calibration's own tail of each, from the nearer tail.
 .d_quantile <- function(d, p) {
   p <- rep_len(p, nrow(d$g$mean))
+  s <- .d_calibration(d)
   out <- numeric(length(p))
   out[p == 0] <- -Inf
   out[p == 1] <- Inf
   lower <- p > 0 & p < 0.5
   upper <- p >= 0.5 & p < 1
-  if (any(lower)) out[lower] <- .g_quantile(.g_rows(d$g, lower), .own_tail(d$calibration, p[lower]))
+  if (any(lower)) out[lower] <- .g_quantile(.g_rows(d$g, lower), .own_tail(s, p[lower]))
   if (any(upper)) {
-    out[upper] <- .g_quantile(.g_rows(d$g, upper), .own_tail(d$calibration, 1 - p[upper]),
-                              upper = TRUE)
+    out[upper] <- .g_quantile(.g_rows(d$g, upper), .own_tail(s, 1 - p[upper]), upper = TRUE)
   }
   out
 }
@@ -125,7 +134,9 @@
 # F(t), 1 - F(t) and log f(t), in model units (t recycled over the rows),
 # from the core (gpsvm::predictive_at(), predictive.hpp): each tail from the
 # model's own in that tail, so that far targets keep their precision.
-.d_tails <- function(d, t) cpp_predictive_at(d$g, d$calibration, rep_len(as.double(t), length(d)))
+.d_tails <- function(d, t) {
+  cpp_predictive_at(d$g, .d_calibration(d), rep_len(as.double(t), length(d)))
+}
 .d_cdf <- function(d, t) .d_tails(d, t)$lower
 .d_log_density <- function(d, t) .d_tails(d, t)$log_density
 
@@ -255,8 +266,8 @@ predictive_variance <- function(d) {
 # calibration; with one, integrals of F's density by the core's quadrature
 # (gpsvm::predictive_moments(), predictive.hpp).
 .d_moments <- function(d) {
-  if (d$calibration == 1) return(.g_moments(d$g))
-  cpp_predictive_integrals(d$g, d$calibration, NULL)
+  if (.d_calibration(d) == 1) return(.g_moments(d$g))
+  cpp_predictive_integrals(d$g, .d_calibration(d), NULL)
 }
 
 #' @export
@@ -279,7 +290,7 @@ format.gpsvm_predictive <- function(x, digits = 4, ...) {
   if (length(x) == 0L) return(character(0))
   q <- quantile(x, c(0.025, 0.5, 0.975))
   what <- if (x$g$kind == "t") "t" else if (length(x$g$C) > 1L) "tube mixture" else "tube"
-  sprintf("%s%s(median %s, 95%% [%s, %s])", what, if (x$calibration == 1) "" else ", calibrated ",
+  sprintf("%s%s(median %s, 95%% [%s, %s])", what, if (.d_calibration(x) == 1) "" else ", calibrated ",
           format(q[, 2], digits = digits), format(q[, 1], digits = digits),
           format(q[, 3], digits = digits))
 }

@@ -249,7 +249,15 @@ test_that("the calibrated CDF and density are the own ones mapped on the normal-
       }
     }
   }
-  expect_error(mean(hand_distribution(cases$t, 1.5)), "scale must lie in \\(0, 1\\]")
+  # an edited scale is a clear error wherever the distribution is read
+  for (bad in list(1.5, 0, NULL, NA_real_, c(0.5, 0.6))) {
+    edited <- hand_distribution(cases$t, 0.5)
+    edited["calibration"] <- list(bad)
+    expect_error(mean(edited), "calibration must be a scale in \\(0, 1\\]")
+    expect_error(quantile(edited, 0.3), "calibration must be a scale")
+    expect_error(predictive_cdf(edited, 1), "calibration must be a scale")
+  }
+  expect_error(gpsvm:::cpp_predictive_at(cases$t, 1.5, 0), "scale must lie in \\(0, 1\\]")
   # a t's tails raised to the power s^2: on 6.5 df at s = 0.5 (index 1.6)
   # no variance, at s = 0.35 (index 0.8) no mean
   expect_identical(predictive_variance(hand_distribution(cases$t, 0.5)), Inf)
