@@ -72,9 +72,10 @@
 #'   regression model's are (see [predict.gpsvm_regression()]): the model is
 #'   refitted on all folds but one, its pruning and noise level chosen
 #'   afresh, and its kernel too where the fit's was chosen (see `kernel`),
-#'   and the interval at level \eqn{L} is the
-#'   fit's own at the level that held the fraction \eqn{L} of the left-out
-#'   targets in their refits' predictive distributions. Leave-one-out at
+#'   and where the left-out targets fall further out in their refits'
+#'   predictive distributions than those distributions expect, the fit's
+#'   own intervals are widened by one factor on the normal-score scale.
+#'   Leave-one-out at
 #'   the fitted hyperparameters would not do: the precisions were chosen
 #'   with every target in, and there the model's standardised residuals
 #'   look calibrated; only refits that choose them again show how far the
