@@ -1,1 +1,0 @@
-/work/main/tests/testthat/test-per-input-widths.R

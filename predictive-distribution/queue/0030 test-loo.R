@@ -1,1 +1,0 @@
-/work/main/tests/testthat/test-loo.R
