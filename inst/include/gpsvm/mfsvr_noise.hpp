@@ -79,6 +79,9 @@ struct MfsvrNoiseResult {
 
 namespace mfsvr_noise_detail {
 
+// The most EP sweeps a warm-started trial step of the noise search may take.
+constexpr int kTrialSweeps = 20;
+
 // Newton's system at a fit: gradient and curvature in (a, theta) of the
 // log posterior, the information J' W J without the prior.
 inline void newton_system(const MfsvrFit& fit, const Eigen::MatrixXd& basis,
@@ -205,13 +208,20 @@ inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const C
         step /= largest;
         rho_step /= largest;
       }
+      // A trial warm-started a small step away converges in a few sweeps;
+      // one that has not within kTrialSweeps is treated as a failed step
+      // and halved (near the mode such trials stall at the rounding level,
+      // and each would otherwise run EP's whole sweep budget).
+      MfsvrControl trial_control = control;
+      trial_control.ep.max_iter = std::min(control.ep.max_iter, nd::kTrialSweeps);
       const auto try_step = [&](double fraction, double* change) {
         const Eigen::VectorXd theta = out.theta + fraction * step.tail(m);
         const double level = out.level + fraction * step[0];
         const double rho = out.log_amplitude + fraction * rho_step;
         const Eigen::VectorXd l = (basis * theta).array() + level;
         nd::AmplitudePoint trial =
-            nd::fit_at(x, y, kernel, C, epsilon, control, rho, l, &at.fit, out.log_amplitude, interrupt);
+            nd::fit_at(x, y, kernel, C, epsilon, trial_control, rho, l, &at.fit, out.log_amplitude,
+                       interrupt);
         if (!trial.fit.ep.status.converged) return false;
         const double value = trial.log_evidence - 0.5 * theta.dot(prec * theta);
         if (!(value >= objective - 1e-10)) return false;
