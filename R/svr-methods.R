@@ -121,7 +121,10 @@
   list(C = object$C, epsilon = object$epsilon, bias = object$bias,
        bias_variance = object$bias_variance, b = object$b,
        partition = table(object$partition), objective = object$objective,
-       log_evidence = c(eq16 = evidence(object, "eq16"), refined = evidence(object, "refined")),
+       # (the paper's approximations are the constant noise model's)
+       log_evidence = if (!identical(object$noise_model$type, "varying")) {
+         c(eq16 = evidence(object, "eq16"), refined = evidence(object, "refined"))
+       },
        C_path = if (identical(object$optimization$method, "eq. (17) fixed point")) {
          object$optimization$path$C
        })
@@ -139,9 +142,11 @@
   cat("\nPartition of the training set (eqs. 8-11):\n")
   print(d$partition)
   cat(sprintf("\nDual objective: %s\n", format(d$objective, digits = digits + 3L)))
-  cat(sprintf("The paper's approximations of the log evidence: %s (eq. 16), %s (refined)\n",
-              format(d$log_evidence[["eq16"]], digits = digits + 2L),
-              format(d$log_evidence[["refined"]], digits = digits + 2L)))
+  if (!is.null(d$log_evidence)) {
+    cat(sprintf("The paper's approximations of the log evidence: %s (eq. 16), %s (refined)\n",
+                format(d$log_evidence[["eq16"]], digits = digits + 2L),
+                format(d$log_evidence[["refined"]], digits = digits + 2L)))
+  }
 }
 
 #' @rdname regression-methods

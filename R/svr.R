@@ -159,7 +159,8 @@
 #'   observation then has its own box \eqn{C e^{-l(x_i)}} and tube
 #'   \eqn{\epsilon e^{l(x_i)}} in the dual (the same MAP problem on the
 #'   rows divided by their noise scales). `noise = "auto"` keeps it only where
-#'   its evidence beats the constant model's, and otherwise returns the
+#'   its evidence beats the constant model's by a log Bayes factor above 3
+#'   (as [mfsvr()]'s), and otherwise returns the
 #'   constant fit unchanged. `C` and `epsilon` of a varying fit are the noise
 #'   at the geometric mean of the training rows' scales; predictions'
 #'   intervals, `predict(type = "distribution")` and the calibration (whose
@@ -240,8 +241,8 @@
 #'   model's own intervals, as in [mfsvr()].
 #' @param noise The noise model, as in [mfsvr()]: `"constant"` (the
 #'   default), `"varying"` (its scale a smooth function of the inputs) or
-#'   `"auto"` (the one of higher evidence); see "Noise that varies with the
-#'   inputs".
+#'   `"auto"` (varying where its evidence is higher by a log Bayes factor
+#'   above 3); see "Noise that varies with the inputs".
 #' @param ... For the formula method, arguments passed to the default method;
 #'   otherwise unused (unknown arguments are an error).
 #' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,

@@ -102,6 +102,14 @@ test_that("svr()'s varying noise is mfsvr()'s, and its intervals the predictive 
   # print() and the plan say which noise
   expect_match(paste(capture.output(print(fit)), collapse = " "), "varying with the inputs")
   expect_match(fit$plan$choice[fit$plan$step == "noise"], "varying")
+  # summary() leaves out the paper's evidences (the constant model's), which
+  # evidence() refuses for this fit, and keeps the rest
+  expect_error(evidence(fit, "eq16"), "noise = \"varying\"")
+  out <- paste(capture.output(print(summary(fit))), collapse = " ")
+  expect_no_match(out, "eq\\. 16")
+  expect_match(out, "Dual objective")
+  expect_match(paste(capture.output(print(summary(update(fit, noise = "constant")))), collapse = " "),
+               "eq\\. 16")
 })
 
 test_that("calibration refits of svr() and mfsvr() keep the noise function", {

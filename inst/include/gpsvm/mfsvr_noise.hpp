@@ -53,6 +53,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <utility>
 
@@ -78,6 +79,11 @@ struct MfsvrNoiseResult {
 };
 
 namespace mfsvr_noise_detail {
+
+// The EP sweeps a warm-started trial step of the noise search may take: a
+// few times the cold fit's, and at least kTrialSweeps.
+constexpr int kTrialSweeps = 20;
+constexpr int kTrialSweepFactor = 4;
 
 // Newton's system at a fit: gradient and curvature in (a, theta) of the
 // log posterior, the information J' W J without the prior.
@@ -171,6 +177,14 @@ inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const C
       nd::fit_at(x, y, kernel, C, epsilon, control, 0.0, out.log_noise_scale, nullptr, 0.0, interrupt);
   out.constant_log_evidence = at.log_evidence;
   double objective = at.log_evidence;
+  // A trial warm-started a small step away converges in fewer sweeps than
+  // the cold fit; one that has not within a few times as many is treated
+  // as a failed step and halved (near the mode such trials stall at the
+  // rounding level, and each would otherwise run EP's whole sweep budget).
+  MfsvrControl trial_control = control;
+  trial_control.ep.max_iter = static_cast<int>(std::min<std::int64_t>(
+      control.ep.max_iter,
+      std::max<std::int64_t>(nd::kTrialSweeps, nd::kTrialSweepFactor * at.fit.ep.status.iterations)));
   // Newton's steps in (rho, a, theta), or (rho, a) alone for the constant
   // model (with_theta false); rho moves only with nctl.amplitude
   const auto newton = [&](bool with_theta) {
@@ -211,7 +225,8 @@ inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const C
         const double rho = out.log_amplitude + fraction * rho_step;
         const Eigen::VectorXd l = (basis * theta).array() + level;
         nd::AmplitudePoint trial =
-            nd::fit_at(x, y, kernel, C, epsilon, control, rho, l, &at.fit, out.log_amplitude, interrupt);
+            nd::fit_at(x, y, kernel, C, epsilon, trial_control, rho, l, &at.fit, out.log_amplitude,
+                       interrupt);
         if (!trial.fit.ep.status.converged) return false;
         const double value = trial.log_evidence - 0.5 * theta.dot(prec * theta);
         if (!(value >= objective - 1e-10)) return false;
