@@ -315,20 +315,23 @@
 #'   constant-noise sine, `cars` and `faithful`, and chose varying noise on
 #'   Boston housing (log score 2.396 against 2.383) at 11 times the CPU time.
 #' * The threshold of `"auto"` (`bench/bench-noise-auto.R`, 10 splits 70:30,
-#'   the model's own intervals, busy machine): with it the constant fit
-#'   stayed on every split of `women`, `trees`, `cars`, Friedman 1 (130 and
-#'   400 rows), `faithful` and a sine (at a threshold of 0: on 20-40% of
-#'   the splits of `trees`, `cars` and Friedman 1 at 130 rows), and varying
-#'   noise was chosen on every split of `mcycle` (log score -0.25 against
-#'   constant noise), `airquality` (-0.14), ChickWeight (-0.65) and two
-#'   simulated sines (-0.27, -0.29). On Boston housing (354 training rows)
-#'   it chose varying noise on 9 of 10 splits (log Bayes factors up to 24):
-#'   log score 2.357 against 2.355, but RMSE 3.32 against 2.86 (the mean is
-#'   refitted under the noise function at the constant fit's kernel); hence
-#'   the default `"constant"`, `"auto"` on request.
-#' * The varying fit's CPU time against the constant fit's, same runs:
-#'   1.6-7 times on the small sets, 4 (Boston) to 26 (ChickWeight, 405
-#'   rows) beyond.
+#'   the model's own intervals, busy machine): the constant fit stayed on
+#'   every split of `women`, `trees`, `cars`, Friedman 1 at 130 rows,
+#'   `faithful` and a sine (log Bayes factors up to 1.8; at a threshold of
+#'   0, on 20-50% of the splits of the small sets), and varying noise was
+#'   chosen on every split of `mcycle` (log score -0.29 against constant
+#'   noise), ChickWeight (-0.65) and a simulated sine whose noise grows
+#'   (-0.28), and on 8 of 10 of `airquality` (-0.01, se 0.07). It also
+#'   chose varying noise on 1 of 10 splits of Friedman 1 at 400 rows
+#'   (constant noise; log Bayes factor 7.2), which cost 0.37 in log score
+#'   averaged over the ten, and on every split of Boston housing (354
+#'   training rows; factors 14-25): log score 2.438 against 2.383, RMSE 1.31
+#'   times the constant fit's (the mean is refitted under the noise function
+#'   at the constant fit's kernel and widths). Hence the default
+#'   `"constant"`, and `"auto"` on request.
+#' * The `"auto"` fit's CPU time against the constant fit's, same runs:
+#'   1.9-9 times up to 130 rows, 4 (Boston) to 22 (ChickWeight, 405 rows)
+#'   beyond.
 #'
 #' @param x A numeric vector, matrix or data frame of inputs (one row per
 #'   observation), or a formula for `mfsvr.formula`.

@@ -1,10 +1,11 @@
-# Whether noise = "auto" can be the default of mfsvr() and svr(): on data
+# Whether noise = "auto" chooses well (and could be a default): on data
 # whose noise is constant it must keep the constant fit (or do no worse), on
 # data whose noise varies it must choose the varying noise.  Held-out mean
 # log score of noise = "auto" against noise = "constant" (the mean of the
 # paired differences and its standard error over the splits), the share of
-# fits choosing varying noise, the mean log Bayes factor (varying against
-# constant) and the fit's CPU seconds (user + system), interleaved in one
+# fits choosing varying noise, the range of the log Bayes factors (varying
+# against constant; "auto" needs one above 3), the ratio of the held-out
+# RMSEs and of the fits' CPU seconds (user + system), interleaved in one
 # process.
 #
 #   R_LIBS=... Rscript bench/bench-noise-auto.R
@@ -14,10 +15,13 @@
 # GPSVM_BENCH_CALIBRATION: "own" (the default here) the model's own
 # predictive (calibration_folds = 0); "default" the fitters' default
 # (calibrated by cross-validation up to 100 training rows).
-# GPSVM_BENCH_SETS and GPSVM_BENCH_MODELS ("mfsvr,svr") choose a subset.
+# GPSVM_BENCH_SETS chooses a subset of the sets, GPSVM_BENCH_MODELS the
+# models ("mfsvr,svr" unless set; "rvm" too, whose varying fits are slow
+# beyond a hundred rows).
 #
-# Constant noise: cars (dist ~ speed, 50 rows), trees (Volume ~ Girth +
-# Height, 31 rows), faithful (waiting ~ eruptions, 272 rows), a sine
+# Constant noise: women (weight ~ height, 15 rows), cars (dist ~ speed, 50
+# rows), trees (Volume ~ Girth + Height, 31 rows), Friedman's first function
+# (mlbench, 10 inputs, noise sd 1; 130 and 400 rows), faithful (waiting ~ eruptions, 272 rows), a sine
 # (sin(x) + N(0, 0.3^2), 300 rows), Boston housing (mlbench, medv ~ ., 506
 # rows; GPSVM_BENCH_BOSTON_SPLITS splits at most, 2 unless set: its varying
 # fits are the slow ones).  Varying noise: MASS::mcycle (133 rows), a
@@ -36,7 +40,9 @@ pick <- function(variable, all) {
   chosen <- strsplit(Sys.getenv(variable, ""), ",", fixed = TRUE)[[1]]
   if (length(chosen)) intersect(all, chosen) else all
 }
-models <- pick("GPSVM_BENCH_MODELS", c("mfsvr", "svr"))
+models <- if (nzchar(Sys.getenv("GPSVM_BENCH_MODELS"))) {
+  pick("GPSVM_BENCH_MODELS", c("mfsvr", "svr", "rvm"))
+} else c("mfsvr", "svr")
 set.seed(20261202)
 simulate <- function(n, s) {
   x <- runif(n, 0, 10)
@@ -45,6 +51,15 @@ simulate <- function(n, s) {
 sets <- list(
   cars = function() data.frame(x = cars$speed, y = cars$dist),
   trees = function() data.frame(x1 = trees$Girth, x2 = trees$Height, y = trees$Volume),
+  women = function() data.frame(x = women$height, y = women$weight),
+  friedman130 = function() {
+    f <- mlbench::mlbench.friedman1(130)
+    data.frame(f$x, y = f$y)
+  },
+  friedman400 = function() {
+    f <- mlbench::mlbench.friedman1(400)
+    data.frame(f$x, y = f$y)
+  },
   sine = function() {
     x <- runif(300, 0, 10)
     data.frame(x = x, y = sin(x) + rnorm(300, sd = 0.3))
@@ -86,6 +101,7 @@ for (set in names(sets)) for (r in seq_len(if (set == "Boston") min(splits, bost
     out <- rbind(out, data.frame(
       set = set, split = r, model = model, noise = noise,
       log_score = mean(predictive_scores(fit, d[-i, ])$log_score),
+      rmse = sqrt(mean((d$y[-i] - predict(fit, d[-i, ]))^2)),
       varying = identical(nm$type, "varying"),
       log_bf = if (is.null(nm)) NA_real_ else nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]],
       cpu = cpu))
@@ -94,13 +110,14 @@ for (set in names(sets)) for (r in seq_len(if (set == "Boston") min(splits, bost
 auto <- out[out$noise == "auto", ]
 const <- out[out$noise == "constant", ]
 key <- c("set", "split", "model")
-both <- merge(auto, const[c(key, "log_score", "cpu")], by = key, suffixes = c("", "_constant"))
+both <- merge(auto, const[c(key, "log_score", "rmse", "cpu")], by = key, suffixes = c("", "_constant"))
 res <- do.call(rbind, lapply(split(both, list(both$set, both$model), drop = TRUE), function(a) {
   data.frame(set = a$set[1], model = a$model[1], splits = nrow(a),
              log_score_auto = mean(a$log_score), log_score_constant = mean(a$log_score_constant),
              difference = mean(a$log_score - a$log_score_constant),
              se = stats::sd(a$log_score - a$log_score_constant) / sqrt(nrow(a)),
-             varying_share = mean(a$varying), mean_log_bf = mean(a$log_bf),
+             varying_share = mean(a$varying), log_bf_min = min(a$log_bf), log_bf_max = max(a$log_bf),
+             rmse_ratio = mean(a$rmse) / mean(a$rmse_constant),
              cpu_ratio = sum(a$cpu) / sum(a$cpu_constant))
 }))
 cat(sprintf(paste("noise = \"auto\" against \"constant\", held-out mean log score (%s), %d splits",
