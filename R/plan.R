@@ -366,7 +366,8 @@ gpsvm_plan <- function(object) {
              })
   } else "constant",
             if (nm$chosen == "auto") {
-              sprintf("the evidence (log Bayes factor %.3g, varying against constant)", bf)
+              sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
+                      bf, .noise_choice_log_bf)
             } else {
               sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
                       nm$chosen, bf)

@@ -137,7 +137,8 @@
             sqrt(min(.noise_factor(object, object$x))),
             sqrt(max(.noise_factor(object, object$x))), sd, bf)
   } else {
-    sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs)", bf)
+    sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs%s)", bf,
+            if (nm$chosen == "auto") sprintf(", which needs > %g", .noise_choice_log_bf) else "")
   }
 }
 
