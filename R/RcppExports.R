@@ -113,14 +113,6 @@ cpp_epsins_noise_variance <- function(C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_noise_variance`, C, epsilon)
 }
 
-cpp_epsins_quantile <- function(p, mean, var, C, epsilon) {
-    .Call(`_gpsvm_cpp_epsins_quantile`, p, mean, var, C, epsilon)
-}
-
-cpp_epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
-    .Call(`_gpsvm_cpp_epsins_mixture_quantile`, p, mean, var, C, epsilon, weight)
-}
-
 cpp_epsins_cdf <- function(q, mean, var, C, epsilon) {
     .Call(`_gpsvm_cpp_epsins_cdf`, q, mean, var, C, epsilon)
 }
@@ -131,6 +123,10 @@ cpp_epsins_log_density <- function(t, mean, var, C, epsilon) {
 
 cpp_gauss_rule <- function(kind, k) {
     .Call(`_gpsvm_cpp_gauss_rule`, kind, k)
+}
+
+cpp_predictive_quantile <- function(g, calibration, u, upper) {
+    .Call(`_gpsvm_cpp_predictive_quantile`, g, calibration, u, upper)
 }
 
 cpp_predictive_at <- function(g, calibration, t) {

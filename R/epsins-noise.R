@@ -105,13 +105,6 @@ svr_noise_variance.gpsvm_mfsvr <- svr_noise_variance.gpsvm_svr
   as.double(value)
 }
 
-# Level-p quantiles of a new target t = f + e, f ~ N(mean, var) and e the
-# epsilon-insensitive noise, for each (mean, var); p is recycled.  Exact up to
-# the root finder's 1e-14 relative step.
-.epsins_predictive_quantile <- function(p, mean, var, C, epsilon) {
-  cpp_epsins_quantile(p, mean, var, C, epsilon)
-}
-
 # The noise model of both svr() and mfsvr() fits, for the regression layer:
 # the predictive distribution of a new target (R/predictive-distribution.R)
 # and the noise sd, in model units.

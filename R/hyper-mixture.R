@@ -140,15 +140,6 @@
   pmin(2 * pmin(lower, upper), 1)
 }
 
-# The level-p quantile at each row of a mixture of the epsilon-insensitive
-# predictive distributions with latent means mean[, k] and variances
-# var[, k], scales C[k], half-widths epsilon (one, or one per component)
-# and weights weight[k] (the core's root finder; p is recycled over the
-# rows).
-.epsins_mixture_quantile <- function(p, mean, var, C, epsilon, weight) {
-  cpp_epsins_mixture_quantile(p, mean, var, C, rep_len(epsilon, length(C)), weight)
-}
-
 # The validator's check of the record (svr and mfsvr fits).
 .C_mixture_problem <- function(m) {
   if (!is.list(m) || !is.list(m$components) || length(m$components) < 2L ||

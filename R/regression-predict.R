@@ -290,13 +290,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   band <- switch(interval,
     none = list(),
     confidence = .gaussian_interval(m$mean, sd, level),
-    prediction = {
-      # the model's own interval at the level its calibration asks for
-      # (R/interval-calibration.R)
-      # (R/predictive-distribution.R; C integrated out where the fit has
-      # a mixture over it, R/hyper-mixture.R)
-      .g_interval(.predictive_distribution(object, z, m, ...)$g, .calibrated_level(object, level))
-    })
+    prediction = .d_interval(.predictive_distribution(object, z, m, ...), level))
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   if (is.null(object$response_scaling) && is.null(object$scaling)) {
     return(list(fit = m$mean, se = sd, lower = band$lower, upper = band$upper))
@@ -309,6 +303,110 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
   list(fit = to_user(m$mean), se = if (want_var) factor * sd, lower = to_user(band$lower),
        upper = to_user(band$upper))
 }
+
+# ---- the predictive distribution of new targets ---------------------------
+
+# The predictive distribution of new targets as an object: what predict()'s
+# "prediction" intervals are central intervals of, so that quantiles at any
+# level, the CDF, the density, draws, moments and scores all come from the
+# one computation and cannot disagree with the intervals.
+#
+# A model's own predictive ("G", model units) is a mixture of components,
+# each a latent N(mean, var) plus the model's noise:
+# * "epsins": the epsilon-insensitive noise of svr() and mfsvr(), one
+#   component per C (the fit's C alone, or the nodes of its C mixture,
+#   R/hyper-mixture.R);
+# * "t": the relevance vector machines' Student t on df degrees of freedom,
+#   scale sqrt(var + noise) (R/rvm-methods.R).
+# A calibration by cross-validation (R/interval-calibration.R) widens G:
+# the distribution whose central intervals predict() gives has, below its
+# median, F(t) = Phi(s Phi^-1(G(t))), s the calibration's
+# scale, and above it the same in the upper tail.  Its density is g(t)
+# times s phi(s z) / phi(z), z = Phi^-1(G(t)).  Its quantiles, CDF, density
+# and integrals are the core's (src/rcpp_noise.cpp -> predictive.hpp).  Then
+# the response's scaling: y = center + scale * t.
+
+# The model's own predictive at latent moments mean, var (vectors, model
+# units) is .target_distribution() of each model (a generic of generics.R):
+# a list with kind, the components' mean and var (n x k matrices), weight,
+# and the noise's parameters (C and epsilon, or noise and df).
+
+# One component per row and C: the epsilon-insensitive predictive (epsilon
+# one for all components, or one each).
+.epsins_distribution <- function(mean, var, C, epsilon, weight = 1) {
+  mean <- as.matrix(mean)
+  var <- as.matrix(var)
+  list(kind = "epsins", mean = mean, var = var, C = C, epsilon = rep_len(epsilon, length(C)),
+       weight = weight)
+}
+
+# Rows of G.
+.g_rows <- function(g, i) {
+  g$mean <- g$mean[i, , drop = FALSE]
+  g$var <- g$var[i, , drop = FALSE]
+  # (noise that varies with the inputs)
+  if (length(g$noise) > 1L) g$noise <- g$noise[i]
+  if (!is.null(g$row_scale)) g$row_scale <- g$row_scale[i]
+  g
+}
+
+# The distribution at scaled inputs z with latent moments m (model units):
+# the fit's mixture over C where it has one, its calibration, its scaling.
+.predictive_distribution <- function(object, z, m, ...) {
+  g <- if (!is.null(object$C_mixture)) {
+    mm <- .C_mixture_moments(object, z, ...)
+    .epsins_distribution(mm$mean, mm$var, object$C_mixture$C, .C_mixture_epsilon(object),
+                         object$C_mixture$weight)
+  } else {
+    .target_distribution(object, m$mean, m$var, z)
+  }
+  s <- object$response_scaling %||% list(center = 0, scale = 1)
+  structure(list(g = g, calibration = .calibration_scale(object$interval_calibration$tail),
+                 center = s$center, scale = s$scale, names = rownames(z)),
+            class = "gpsvm_predictive")
+}
+
+# The calibration's scale s of a distribution (1: none), checked: an edited
+# object is a clear error, not a wrong number.
+.d_calibration <- function(d) {
+  s <- d$calibration
+  if (!is.numeric(s) || length(s) != 1L || !isTRUE(s > 0 && s <= 1)) {
+    .stop("the distribution's calibration must be a scale in (0, 1]: was the object edited?")
+  }
+  s
+}
+
+# Quantiles in model units at levels p (recycled over the rows), each from
+# its nearer tail (the core's gpsvm::predictive_quantile(), predictive.hpp).
+.d_quantile <- function(d, p) {
+  p <- rep_len(as.double(p), length(d))
+  upper <- p >= 0.5
+  .d_tail_quantile(d, ifelse(upper, 1 - p, p), upper)
+}
+.d_tail_quantile <- function(d, u, upper) {
+  cpp_predictive_quantile(d$g, .d_calibration(d), as.double(u), rep_len(upper, length(u)))
+}
+
+# The central `level` interval, model units: list(lower, upper), the
+# quantiles at the tails (1 - level) / 2 either side.
+.d_interval <- function(d, level) {
+  u <- rep_len((1 - level) / 2, length(d))
+  list(lower = .d_tail_quantile(d, u, FALSE), upper = .d_tail_quantile(d, u, TRUE))
+}
+
+# F(t), 1 - F(t) and log f(t), in model units (t recycled over the rows),
+# from the core (gpsvm::predictive_at(), predictive.hpp): each tail from the
+# model's own in that tail, so that far targets keep their precision.
+.d_tails <- function(d, t) {
+  cpp_predictive_at(d$g, .d_calibration(d), rep_len(as.double(t), length(d)))
+}
+.d_cdf <- function(d, t) .d_tails(d, t)$lower
+.d_log_density <- function(d, t) .d_tails(d, t)$log_density
+
+# Mean and variance in model units (gpsvm::predictive_moments(),
+# predictive.hpp: G's closed forms, or with a calibration integrals of F's
+# density).
+.d_moments <- function(d) cpp_predictive_integrals(d$g, .d_calibration(d), NULL)
 
 # With scale = TRUE the response's units are its standard deviation: a
 # response with none (one observation, or every value the same) is only

@@ -384,35 +384,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_epsins_quantile
-Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean, Rcpp::NumericVector var, double C, double epsilon);
-RcppExport SEXP _gpsvm_cpp_epsins_quantile(SEXP pSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type p(pSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type var(varSEXP);
-    Rcpp::traits::input_parameter< double >::type C(CSEXP);
-    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_epsins_quantile(p, mean, var, C, epsilon));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_epsins_mixture_quantile
-Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean, Rcpp::NumericMatrix var, Rcpp::NumericVector C, Rcpp::NumericVector epsilon, Rcpp::NumericVector weight);
-RcppExport SEXP _gpsvm_cpp_epsins_mixture_quantile(SEXP pSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP weightSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type p(pSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type mean(meanSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type var(varSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type C(CSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type epsilon(epsilonSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weight(weightSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_epsins_mixture_quantile(p, mean, var, C, epsilon, weight));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_epsins_cdf
 Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector mean, Rcpp::NumericVector var, double C, double epsilon);
 RcppExport SEXP _gpsvm_cpp_epsins_cdf(SEXP qSEXP, SEXP meanSEXP, SEXP varSEXP, SEXP CSEXP, SEXP epsilonSEXP) {
@@ -449,6 +420,19 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_gauss_rule(kind, k));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_predictive_quantile
+Rcpp::NumericVector cpp_predictive_quantile(Rcpp::List g, SEXP calibration, Rcpp::NumericVector u, Rcpp::LogicalVector upper);
+RcppExport SEXP _gpsvm_cpp_predictive_quantile(SEXP gSEXP, SEXP calibrationSEXP, SEXP uSEXP, SEXP upperSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type g(gSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type calibration(calibrationSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type u(uSEXP);
+    Rcpp::traits::input_parameter< Rcpp::LogicalVector >::type upper(upperSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_predictive_quantile(g, calibration, u, upper));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -662,11 +646,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_argmax_site", (DL_FUNC) &_gpsvm_cpp_argmax_site, 3},
     {"_gpsvm_cpp_multiclass_loo", (DL_FUNC) &_gpsvm_cpp_multiclass_loo, 4},
     {"_gpsvm_cpp_epsins_noise_variance", (DL_FUNC) &_gpsvm_cpp_epsins_noise_variance, 2},
-    {"_gpsvm_cpp_epsins_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_quantile, 5},
-    {"_gpsvm_cpp_epsins_mixture_quantile", (DL_FUNC) &_gpsvm_cpp_epsins_mixture_quantile, 6},
     {"_gpsvm_cpp_epsins_cdf", (DL_FUNC) &_gpsvm_cpp_epsins_cdf, 5},
     {"_gpsvm_cpp_epsins_log_density", (DL_FUNC) &_gpsvm_cpp_epsins_log_density, 5},
     {"_gpsvm_cpp_gauss_rule", (DL_FUNC) &_gpsvm_cpp_gauss_rule, 2},
+    {"_gpsvm_cpp_predictive_quantile", (DL_FUNC) &_gpsvm_cpp_predictive_quantile, 4},
     {"_gpsvm_cpp_predictive_at", (DL_FUNC) &_gpsvm_cpp_predictive_at, 3},
     {"_gpsvm_cpp_predictive_integrals", (DL_FUNC) &_gpsvm_cpp_predictive_integrals, 3},
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},

@@ -1,6 +1,7 @@
-// Glue for the epsilon-insensitive noise model shared by svr() and mfsvr():
-// its variance and the quantiles and CDF of the predictive distribution of a
-// new target.  The model itself is gpsvm::EpsilonInsensitive (likelihoods.hpp).
+// Glue for the predictive distribution of a new target (predictive.hpp): the
+// epsilon-insensitive noise model's variance and CDF (gpsvm::EpsilonInsensitive,
+// likelihoods.hpp), and the quantiles, CDF, density and integrals of the
+// distribution predict() describes.
 #include "gpsvm_glue.h"
 
 #include <gpsvm/dense.hpp>
@@ -14,54 +15,6 @@
 // [[Rcpp::export(rng = false)]]
 double cpp_epsins_noise_variance(double C, double epsilon) try {
   return gpsvm::EpsilonInsensitive(C, epsilon).noise_variance();
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
-// Level-p quantiles of N(mean, var) + noise; p is recycled over mean and var.
-// [[Rcpp::export(rng = false)]]
-Rcpp::NumericVector cpp_epsins_quantile(Rcpp::NumericVector p, Rcpp::NumericVector mean,
-                                        Rcpp::NumericVector var, double C, double epsilon) try {
-  const gpsvm::EpsilonInsensitive lik(C, epsilon);
-  if (p.size() < 1) Rcpp::stop("'p' is empty");
-  if (var.size() != mean.size()) Rcpp::stop("'mean' and 'var' differ in length");
-  Rcpp::NumericVector out(mean.size());
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
-  for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    poll();
-    out[i] = lik.predictive_quantile(p[i % p.size()], mean[i], var[i]);
-  }
-  return out;
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
-// The level-p quantiles of mixtures of those predictive distributions, a
-// row each: components k with latent mean(i, k), var(i, k), scale C[k],
-// half-width epsilon[k] and weight[k]; p recycled over the rows.
-// [[Rcpp::export(rng = false)]]
-Rcpp::NumericVector cpp_epsins_mixture_quantile(Rcpp::NumericVector p, Rcpp::NumericMatrix mean,
-                                                Rcpp::NumericMatrix var, Rcpp::NumericVector C,
-                                                Rcpp::NumericVector epsilon,
-                                                Rcpp::NumericVector weight) try {
-  const int k = C.size();
-  if (p.size() < 1) Rcpp::stop("'p' is empty");
-  if (mean.ncol() != k || var.ncol() != k || weight.size() != k || epsilon.size() != k ||
-      var.nrow() != mean.nrow())
-    Rcpp::stop("'mean' and 'var' need a column per component of 'C', 'epsilon' and 'weight'");
-  std::vector<double> m(k), v(k), c(C.begin(), C.end()), e(epsilon.begin(), epsilon.end()),
-      w(weight.begin(), weight.end());
-  Rcpp::NumericVector out(mean.nrow());
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
-  for (int i = 0; i < mean.nrow(); ++i) {
-    poll();
-    for (int j = 0; j < k; ++j) {
-      m[j] = mean(i, j);
-      v[j] = var(i, j);
-    }
-    out[i] = gpsvm::epsins_mixture_quantile(p[i % p.size()], m, v, c, e, w);
-  }
-  return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -206,6 +159,28 @@ gpsvm::CalibrationMap calibration_from_r(SEXP scale) {
 }
 
 }  // namespace
+
+// The quantile of each row's calibrated distribution at its nearer tail u
+// (gpsvm::predictive_quantile): the lower tail's, or where `upper` the
+// upper tail's; u and upper one per row.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_predictive_quantile(Rcpp::List g, SEXP calibration, Rcpp::NumericVector u,
+                                            Rcpp::LogicalVector upper) try {
+  const TargetRows rows(g);
+  const gpsvm::CalibrationMap map = calibration_from_r(calibration);
+  if (u.size() != rows.rows() || upper.size() != rows.rows())
+    Rcpp::stop("'u' and 'upper' need one value per row");
+  Rcpp::NumericVector out(u.size());
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
+  for (int i = 0; i < rows.rows(); ++i) {
+    poll();
+    if (upper[i] == NA_LOGICAL) Rcpp::stop("'upper' must not be NA");
+    out[i] = gpsvm::predictive_quantile(rows.row(i), map, u[i], upper[i]);
+  }
+  return out;
+} catch (const std::bad_alloc&) {
+  gpsvm_glue::stop_out_of_memory();
+}
 
 // F(t), 1 - F(t) and log f(t) of the calibrated distribution of each row
 // (gpsvm::predictive_at), t one per row.

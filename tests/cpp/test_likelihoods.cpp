@@ -347,57 +347,6 @@ TEST_CASE("Gaussian noise: log Z, d1 and d2 against quadrature and differences")
   }
 }
 
-TEST_CASE("mixtures of epsilon-insensitive predictives: quantiles invert the weighted CDF") {
-  // three components of different C, epsilon, latent means and variances,
-  // as a fit's integration over its hyperparameters gives them; a plain
-  // bisection of the weighted sum of the components' CDFs (in long double)
-  // is the reference
-  const std::vector<double> mean{0.3, -0.1, 0.5}, var{0.04, 0.2, 1e-310}, C{1.5, 4.0, 12.0},
-      weight{0.2, 0.5, 0.3}, eps{0.1, 0.0, 0.4};
-  auto mixture_cdf = [&](double x) {
-    long double total = 0.0L;
-    for (size_t k = 0; k < C.size(); ++k) {
-      total += weight[k] * static_cast<long double>(gpsvm::EpsilonInsensitive(C[k], eps[k])
-          .predictive_cdf(x, mean[k], var[k] < 1e-300 ? 1e-300 : var[k]));
-    }
-    return total;
-  };
-  for (double p : {1e-12, 1e-6, 0.025, 0.3, 0.5, 0.7, 0.975, 1.0 - 1e-6}) {
-    const double q = gpsvm::epsins_mixture_quantile(p, mean, var, C, eps, weight);
-    long double lo = -50.0L, hi = 50.0L;
-    for (int i = 0; i < 200; ++i) {
-      const long double mid = 0.5L * (lo + hi);
-      if (mixture_cdf(static_cast<double>(mid)) < p) lo = mid; else hi = mid;
-    }
-    CHECK_NEAR_MSG(q, static_cast<double>(0.5L * (lo + hi)), 1e-9 * (1.0 + std::fabs(q)),
-                   "p = " + show(p));
-    CHECK_NEAR_MSG(static_cast<double>(mixture_cdf(q)), p, 1e-12, "p = " + show(p));
-  }
-  // far in the upper tail: the mass above the quantile is 1 - p to six
-  // digits (p's own 1 - p, which the subtraction gives exactly), computed
-  // as the lower tail's mass of the mirrored components at -q; one minus the
-  // CDF at q would keep no digit of it
-  const double p_far = 1.0 - 1e-12;
-  const double far = gpsvm::epsins_mixture_quantile(p_far, mean, var, C, eps, weight);
-  double above = 0.0;
-  for (size_t k = 0; k < C.size(); ++k) {
-    above += weight[k] * gpsvm::EpsilonInsensitive(C[k], eps[k])
-        .predictive_cdf(-far, -mean[k], var[k] < 1e-300 ? 1e-300 : var[k]);
-  }
-  CHECK_REL(above, 1.0 - p_far, 1e-6);
-  // one component is that component's predictive
-  for (double p : {1e-9, 0.2, 0.9}) {
-    CHECK_NEAR(gpsvm::epsins_mixture_quantile(p, {0.4}, {0.3}, {2.0}, {0.1}, {1.0}),
-               gpsvm::EpsilonInsensitive(2.0, 0.1).predictive_quantile(p, 0.4, 0.3), 1e-12);
-  }
-  CHECK_THROWS(gpsvm::epsins_mixture_quantile(0.0, mean, var, C, eps, weight),
-               std::invalid_argument);
-  CHECK_THROWS(gpsvm::epsins_mixture_quantile(0.5, mean, var, {1.0}, eps, weight),
-               std::invalid_argument);
-  CHECK_THROWS(gpsvm::epsins_mixture_quantile(0.5, mean, var, C, {0.1}, weight),
-               std::invalid_argument);
-}
-
 TEST_CASE("likelihoods reject parameters outside their domain") {
   CHECK_THROWS(gpsvm::EpsilonInsensitive(0.0, 0.1), std::invalid_argument);
   CHECK_THROWS(gpsvm::EpsilonInsensitive(INFINITY, 0.1), std::invalid_argument);

@@ -63,3 +63,14 @@ plain_greedy_pivots <- function(column, diagonal, m) {
   }
   chosen
 }
+
+# Level-p quantiles of t = f + e, f ~ N(mean, var) and e the
+# epsilon-insensitive noise (C, eps), through the core's quantile of the
+# predictive distribution (uncalibrated, one component); p recycled.
+epsins_quantile <- function(p, mean, var, C, eps) {
+  n <- max(length(p), length(mean))
+  p <- rep_len(p, n)
+  g <- list(kind = "epsins", mean = matrix(rep_len(mean, n)), var = matrix(rep_len(var, n)),
+            C = C, epsilon = eps, weight = 1)
+  gpsvm:::cpp_predictive_quantile(g, NULL, pmin(p, 1 - p), p >= 0.5)
+}

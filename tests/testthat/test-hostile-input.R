@@ -166,9 +166,15 @@ test_that("svr() on many identical rows computes one kernel column and the exact
   expect_lt(max(abs(fitted(fit) - s2)), 2e-3)
 })
 
-test_that("the noise model's glue checks its vector lengths", {
-  expect_error(gpsvm:::cpp_epsins_quantile(numeric(0), 0, 1, 1, 0.1), "'p' is empty")
-  expect_error(gpsvm:::cpp_epsins_quantile(0.5, c(0, 1), 1, 1, 0.1), "differ in length")
+test_that("the predictive quantile's glue checks its vector lengths and tails", {
+  g <- list(kind = "epsins", mean = matrix(c(0, 1)), var = matrix(c(1, 1)), C = 1,
+            epsilon = 0.1, weight = 1)
+  q <- gpsvm:::cpp_predictive_quantile
+  expect_error(q(g, NULL, 0.1, FALSE), "one value per row")
+  expect_error(q(g, NULL, c(0.1, 0.1), c(FALSE, NA)), "'upper' must not be NA")
+  expect_error(q(g, NULL, c(0.1, 0.6), c(FALSE, FALSE)), "tail probability must lie in")
+  expect_error(q(g, NULL, c(0.1, NaN), c(FALSE, FALSE)), "tail probability must lie in")
+  expect_equal(q(g, NULL, c(0, 0), c(FALSE, TRUE)), c(-Inf, Inf))
 })
 
 # The data of the report these checks answer: 40 sinc points with one input

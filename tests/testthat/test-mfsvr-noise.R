@@ -122,8 +122,8 @@ test_that("predictions use each input's own C and epsilon", {
   m <- (p$fit[, "fit"] - s$center) / s$scale
   v <- (p$se.fit / s$scale)^2
   for (i in seq_along(new)) {
-    q <- gpsvm:::cpp_epsins_quantile(c(0.05, 0.95), rep(m[i], 2), rep(v[i], 2),
-                                     fit$C * exp(-l[i]), fit$epsilon * exp(l[i]))
+    q <- epsins_quantile(c(0.05, 0.95), m[i], v[i], fit$C * exp(-l[i]),
+                         fit$epsilon * exp(l[i]))
     expect_equal(unname(p$fit[i, c("lwr", "upr")]), s$center + s$scale * q, tolerance = 1e-8)
   }
   # the widths follow the noise: the noisy end's interval is wider

@@ -688,6 +688,11 @@ test_that("fixed lambda and noise variance are kept and used", {
   p <- predict(fit, c(-2, 0, 3), se.fit = TRUE)
   band <- predict(fit, c(-2, 0, 3), interval = "prediction", level = 0.9)
   expect_equal(unname(band[, "upr"]), unname(p$fit + qnorm(0.95) * sqrt(p$se.fit^2 + 0.02)))
+  # and so is its distribution: normal moments and CDF
+  d <- predict(fit, c(-2, 0, 3), type = "distribution")
+  expect_equal(mean(d), unname(p$fit), tolerance = 1e-12)
+  expect_equal(predictive_variance(d), unname(p$se.fit^2 + 0.02), tolerance = 1e-12)
+  expect_equal(predictive_cdf(d, band[, "upr"]), rep(0.95, 3), tolerance = 1e-12)
 })
 
 test_that("fits are equivariant under rescaling y (tiny and huge units)", {

@@ -300,7 +300,7 @@ test_that("with no latent variance the predictive quantile is the noise quantile
     p <- c(1e-6, 0.01, 0.3, 0.5, 0.8, 0.9995)
     ref <- ifelse(p < k, -eps - log(k / p) / C,
                   ifelse(p > 1 - k, eps + log(k / (1 - p)) / C, -eps + (p - k) / (C * k)))
-    got <- gpsvm:::.epsins_predictive_quantile(p, rep(1.5, length(p)), rep(0, length(p)), C, eps)
+    got <- epsins_quantile(p, 1.5, 0, C, eps)
     expect_equal(got, 1.5 + ref, tolerance = 1e-9)
   }
 })

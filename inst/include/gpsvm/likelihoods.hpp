@@ -338,53 +338,6 @@ class EpsilonInsensitive {
   double eps_;
 };
 
-// The level-p quantile of a mixture of epsilon-insensitive predictives:
-// weight[k] times the predictive of a new target with latent mean mean[k],
-// variance var[k], scale C[k] and tube half-width epsilon[k] (the prediction
-// intervals of a fit that integrates over C, or over C and epsilon).  It lies
-// between the components' own quantiles.  Above the median it is found as
-// the mirror of the lower tail (F(t; m) = 1 - F(-t; -m), the noise being
-// symmetric), so that far levels near 1 keep their precision as those
-// near 0 do.
-inline double epsins_mixture_quantile(double p, const std::vector<double>& mean,
-                                      const std::vector<double>& var,
-                                      const std::vector<double>& C,
-                                      const std::vector<double>& epsilon,
-                                      const std::vector<double>& weight) {
-  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("quantile level must lie in (0, 1)");
-  const std::size_t k = C.size();
-  if (k == 0 || mean.size() != k || var.size() != k || weight.size() != k ||
-      epsilon.size() != k)
-    throw std::invalid_argument(
-        "a mixture needs one mean, variance, C, epsilon and weight per component");
-  const double sign = p > 0.5 ? -1.0 : 1.0;
-  const double level = p > 0.5 ? 1.0 - p : p;
-  std::vector<EpsilonInsensitive> noise;
-  std::vector<double> m(k), v(k);
-  double lo = 0.0, hi = 0.0;
-  for (std::size_t j = 0; j < k; ++j) {
-    noise.emplace_back(C[j], epsilon[j]);
-    m[j] = sign * mean[j];
-    v[j] = var[j] < 1e-300 ? 1e-300 : var[j];
-    const double q = noise[j].predictive_quantile(level, m[j], v[j]);
-    lo = j == 0 ? q : std::min(lo, q);
-    hi = j == 0 ? q : std::max(hi, q);
-  }
-  if (hi - lo <= 1e-15 * (1.0 + std::fabs(lo))) return sign * lo;
-  const auto cdf = [&](double x) {
-    double total = 0.0;
-    for (std::size_t j = 0; j < k; ++j) total += weight[j] * noise[j].predictive_cdf(x, m[j], v[j]);
-    return total;
-  };
-  const auto density = [&](double x) {
-    double total = 0.0;
-    for (std::size_t j = 0; j < k; ++j)
-      total += weight[j] * noise[j].predictive_density(x, m[j], v[j]);
-    return total;
-  };
-  return sign * invert_increasing(level, lo, hi, cdf, density);
-}
-
 // Probit likelihood with label flips (Opper and Winther 2000, eqs. 17.15 and
 // 17.17) for labels t in {-1, +1}:
 //   p(t | f) = kappa + (1 - 2 kappa) Phi(t f / sqrt(noise)),

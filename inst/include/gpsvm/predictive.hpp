@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "dense.hpp"
@@ -79,22 +80,73 @@ inline double incomplete_beta(double x, double xc, double a, double b) {
 }
 
 // P(T <= z) for T a Student t on df degrees of freedom: for z < 0,
-// I_{df / (df + z^2)}(df / 2, 1 / 2) / 2.
+// I_{df / (df + z^2)}(df / 2, 1 / 2) / 2.  Infinite df (a noise variance
+// given, not estimated) is the standard normal, here and below.
 inline double student_t_cdf(double z, double df) {
+  if (std::isinf(df)) return norm_cdf(z);
   const double r = z * z;
   const double tail = 0.5 * incomplete_beta(df / (df + r), r / (df + r), 0.5 * df, 0.5);
   return z <= 0.0 ? tail : 1.0 - tail;
 }
 
 inline double student_t_log_density(double z, double df) {
+  if (std::isinf(df)) return log_norm_pdf(z);
   return log_gamma_ratio(0.5 * df, 0.5) - 0.5 * std::log(df * 3.14159265358979323846) -
          0.5 * (df + 1.0) * std::log1p(z * z / df);
 }
 
 // The level-p quantile, p < 1/2 (the upper ones by symmetry).
 inline double student_t_quantile(double p, double df) {
+  if (std::isinf(df)) return normal_quantile(p);
   return invert_increasing(p, -1.0, 0.0, [&](double z) { return student_t_cdf(z, df); },
                            [&](double z) { return std::exp(student_t_log_density(z, df)); });
+}
+
+// The level-p quantile of a mixture of epsilon-insensitive predictives:
+// weight[k] times the predictive of a new target with latent mean mean[k],
+// variance var[k], scale C[k] and tube half-width epsilon[k] (the prediction
+// intervals of a fit that integrates over C, or over C and epsilon).  It lies
+// between the components' own quantiles.  Above the median it is found as
+// the mirror of the lower tail (F(t; m) = 1 - F(-t; -m), the noise being
+// symmetric), so that far levels near 1 keep their precision as those
+// near 0 do.
+inline double epsins_mixture_quantile(double p, const std::vector<double>& mean,
+                                      const std::vector<double>& var,
+                                      const std::vector<double>& C,
+                                      const std::vector<double>& epsilon,
+                                      const std::vector<double>& weight) {
+  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("quantile level must lie in (0, 1)");
+  const std::size_t k = C.size();
+  if (k == 0 || mean.size() != k || var.size() != k || weight.size() != k ||
+      epsilon.size() != k)
+    throw std::invalid_argument(
+        "a mixture needs one mean, variance, C, epsilon and weight per component");
+  const double sign = p > 0.5 ? -1.0 : 1.0;
+  const double level = p > 0.5 ? 1.0 - p : p;
+  std::vector<EpsilonInsensitive> noise;
+  std::vector<double> m(k), v(k);
+  double lo = 0.0, hi = 0.0;
+  for (std::size_t j = 0; j < k; ++j) {
+    noise.emplace_back(C[j], epsilon[j]);
+    m[j] = sign * mean[j];
+    v[j] = var[j] < 1e-300 ? 1e-300 : var[j];
+    const double q = noise[j].predictive_quantile(level, m[j], v[j]);
+    lo = j == 0 ? q : std::min(lo, q);
+    hi = j == 0 ? q : std::max(hi, q);
+  }
+  if (hi - lo <= 1e-15 * (1.0 + std::fabs(lo))) return sign * lo;
+  const auto cdf = [&](double x) {
+    double total = 0.0;
+    for (std::size_t j = 0; j < k; ++j) total += weight[j] * noise[j].predictive_cdf(x, m[j], v[j]);
+    return total;
+  };
+  const auto density = [&](double x) {
+    double total = 0.0;
+    for (std::size_t j = 0; j < k; ++j)
+      total += weight[j] * noise[j].predictive_density(x, m[j], v[j]);
+    return total;
+  };
+  return sign * invert_increasing(level, lo, hi, cdf, density);
 }
 
 // ---- the model's own distribution G -----------------------------------------
@@ -179,9 +231,15 @@ struct TargetDistribution {
     return scale * epsins_mixture_quantile(u, m, var, c, eps, weight);
   }
 
-  // A length on G's scale: its standard deviation (the t's scale).
-  double spread() const {
-    if (kind == Kind::student_t) return t_scale();
+  // G's mean and variance in closed form: each component's noise has mean 0
+  // and its own variance (eq. 29 of Gao et al. 2002b); the t's variance is
+  // its scale squared times df / (df - 2), infinite for df <= 2.
+  std::pair<double, double> moments() const {
+    if (kind == Kind::student_t) {
+      const double s2 = var[0] + noise_var;
+      if (std::isinf(df)) return {mean[0], s2};
+      return {mean[0], df > 2.0 ? s2 * df / (df - 2.0) : std::numeric_limits<double>::infinity()};
+    }
     double second = 0.0, total = 0.0, first = 0.0;
     for (std::size_t k = 0; k < mean.size(); ++k) {
       total += weight[k];
@@ -189,7 +247,13 @@ struct TargetDistribution {
       second += weight[k] * (var[k] + noise[k].noise_variance() + mean[k] * mean[k]);
     }
     first /= total;
-    return scale * std::sqrt(std::max(second / total - first * first, 1e-300));
+    return {scale * first, scale * scale * std::max(second / total - first * first, 0.0)};
+  }
+
+  // A length on G's scale: its standard deviation (the t's scale).
+  double spread() const {
+    if (kind == Kind::student_t) return t_scale();
+    return std::max(std::sqrt(moments().second), scale * 1e-150);
   }
 };
 
@@ -209,6 +273,13 @@ struct CalibrationMap {
   void validate() const {
     if (!(scale > 0.0 && scale <= 1.0))
       throw std::invalid_argument("a calibration's scale must lie in (0, 1]");
+  }
+
+  // F's nearer tail u (at most 1/2) -> G's: the inverse of widen()'s tail.
+  // One that underflows is taken as the smallest positive double, as there.
+  double own_tail(double u) const {
+    if (scale == 1.0 || u == 0.0) return u;
+    return std::max(norm_cdf(normal_quantile(u) / scale), std::numeric_limits<double>::min());
   }
 
   // G's nearer tail u (at most 1/2) -> F's, and log dF/dG there.  A u that
@@ -234,6 +305,19 @@ inline PredictivePoint predictive_at(const TargetDistribution& g, const Calibrat
   const CalibrationMap::Point p = map.widen(std::min(std::min(tails.lower, tails.upper), 0.5));
   return {below ? p.tail : 1.0 - p.tail, below ? 1.0 - p.tail : p.tail,
           g.log_density(t) + p.log_slope};
+}
+
+// F's quantile at the nearer tail u in [0, 1/2]: the lower tail's (level
+// u), or with `upper` the upper tail's (level 1 - u, found from G's mirror
+// so that it keeps u's precision); u = 0 is the infinite end.  The ends of
+// predict()'s prediction intervals.
+inline double predictive_quantile(const TargetDistribution& g, const CalibrationMap& map,
+                                  double u, bool upper) {
+  if (!(u >= 0.0 && u <= 0.5)) throw std::invalid_argument("a tail probability must lie in [0, 1/2]");
+  if (u == 0.0) return upper ? std::numeric_limits<double>::infinity()
+                             : -std::numeric_limits<double>::infinity();
+  const double q = g.tail_quantile(map.own_tail(u), upper);
+  return upper ? -q : q;
 }
 
 // int h(t) dt over the line, h's values an array of N (the moments' three
@@ -343,7 +427,7 @@ inline double tail_index(const TargetDistribution& g, const CalibrationMap& map)
 // E_F T and Var_F T by the quadrature (divided by its total mass, which
 // absorbs the quadrature's error in it).  Tails of index <= 2 leave no
 // variance, of index <= 1 no mean.
-inline PredictiveMoments predictive_moments(const TargetDistribution& g, const CalibrationMap& map) {
+inline PredictiveMoments quadrature_moments(const TargetDistribution& g, const CalibrationMap& map) {
   const double index = tail_index(g, map);
   if (index <= 1.0)
     throw std::invalid_argument("a predictive whose tails fall as |t|^-1 or slower has no mean");
@@ -355,6 +439,15 @@ inline PredictiveMoments predictive_moments(const TargetDistribution& g, const C
   const double mean = m[1] / m[0];
   if (index <= 2.0) return {mean, std::numeric_limits<double>::infinity()};
   return {mean, std::max(m[2] / m[0] - mean * mean, 0.0)};
+}
+
+// E_F T and Var_F T: G's closed forms where the calibration leaves G as it is.
+inline PredictiveMoments predictive_moments(const TargetDistribution& g, const CalibrationMap& map) {
+  if (map.scale != 1.0) return quadrature_moments(g, map);
+  const std::pair<double, double> m = g.moments();
+  if (g.kind == TargetDistribution::Kind::student_t && g.df <= 1.0)
+    throw std::invalid_argument("a predictive whose tails fall as |t|^-1 or slower has no mean");
+  return {m.first, m.second};
 }
 
 // The CRPS of target y: int_-inf^y F^2 + int_y^inf (1 - F)^2, infinite for
