@@ -126,16 +126,13 @@
 #'   training rows.
 #'
 #'   Why this form: the "most likely heteroscedastic GP" (Kersting et al.,
-#'   2007) alternates a fit of the mean with a regression of the log squared
-#'   residuals, without a joint objective, so without an evidence to weigh it
-#'   against constant noise; the variational heteroscedastic GP
-#'   (Lazaro-Gredilla and Titsias, 2011) and hetGP's joint likelihood
-#'   (Binois, Gramacy and Ludkovski, 2018) put a Gaussian process on the log
-#'   noise and optimise a bound or the likelihood, with the full GP's algebra
-#'   at every step. Here the relevance vector machine's evidence at given
-#'   noise weights is exact and its gradient in the log noise is the
-#'   expected squared residual (as hetGP's), and a low-rank prior keeps the
-#'   Laplace evidence, the judge against constant noise, cheap.
+#'   2007) has no joint objective, so no evidence to weigh it against
+#'   constant noise, and the variational heteroscedastic GP (Lazaro-Gredilla
+#'   and Titsias, 2011) and hetGP (Binois, Gramacy and Ludkovski, 2018) need
+#'   the full GP's algebra at every step. The relevance vector machine's
+#'   evidence at given noise weights is exact, its gradient in the log noise
+#'   is the expected squared residual (as hetGP's), and a low-rank prior
+#'   keeps the Laplace evidence, the judge against constant noise, cheap.
 #'
 #'   The varying model refits the sparse model 10-25 times at each of three
 #'   widths, and each scoring step forms the \eqn{n \times n} hat matrix
@@ -442,22 +439,19 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
-# The control with max_iter's default for the number of candidate centres
-# filled in (what the fit stores).
+# The control with max_iter's default for the candidates filled in (as stored).
 .resolve_control.gpsvm_rvm_control <- function(control, candidates, ...) {
   control$max_iter <- control$max_iter %||%
     as.integer(min(.Machine$integer.max, max(10000, 4 * candidates)))
   control
 }
 
-# Up to `all` observations every input is a candidate centre by default;
-# beyond it, `chosen` of them (size rules, ?gpsvm_size_policy).
+# Every input a candidate centre up to `all` observations, `chosen` beyond.
 .default_basis <- function(model) {
   c(all = .size_rule(paste0(model, "_basis_all_max_n")), chosen = .size_rule("basis_chosen"))
 }
 
-# One fit of the fast RVM to (scaled) data, with the noise model `noise`
-# ("constant", or "varying" or "auto", R/rvm-noise.R).
+# One fit of the fast RVM to (scaled) data with the noise model `noise`.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
   if (noise != "constant") {
@@ -471,10 +465,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   fit
 }
 
-# How many candidate centres a fit offers (.rvm_basis_rows() chooses them):
-# `basis`, else every distinct input up to the model's default count of
-# observations, and that default beyond.  (The greedy choice may take fewer
-# where the kernel matrix has a lower rank.)
+# How many candidate centres a fit offers (.rvm_basis_rows() chooses them).
 .candidate_count <- function(basis, x, model) {
   default <- .default_basis(model)
   if (!is.null(basis)) return(.check_basis_count(basis, nrow(x)))
@@ -490,16 +481,10 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   basis
 }
 
-# The candidate centres (rows of x, increasing) for `basis` (a count, or
-# NULL for `model`'s default), or NULL when every input is a candidate.  They are
-# chosen by the rule of the inducing inputs (?`inducing-points`): greedily,
-# each the input worst explained by the kernel columns of those before.
-# The default offers each distinct input once: duplicated inputs give equal
-# columns, and the evidence then depends on their alphas only through the
-# sum of their prior variances.  srvm() updates all alphas at once and
-# drifts along that flat direction without end (Ozone's temperature V8, 245
-# rows with 63 values: 10000 steps and no convergence; on the distinct
-# inputs 84 steps, to an evidence 0.005 below the unfinished fit's).
+# The candidate centres (rows of x, increasing) for `basis` (NULL: `model`'s
+# default), or NULL for every input: chosen greedily as the inducing inputs
+# are.  The default offers each distinct input once: duplicates give equal
+# columns, along whose alphas' flat direction srvm()'s joint update drifts.
 .rvm_basis_rows <- function(basis, x, kernel, model) {
   n <- nrow(x)
   default <- .default_basis(model)
@@ -517,7 +502,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   cbind(rep(1, nrow(x)), if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
 }
 
-# Build the fitted object from the core's result (shared by rvm and srvm).
+# The fitted object from the core's result (rvm and srvm).
 .new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL, noise_model = NULL) {
   active <- core$active                   # 0 = bias, j = training row j
   rv <- active[active > 0]
@@ -551,10 +536,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 }
 
 # For the warning of a fit that ran out of iterations: how much its log
-# evidence rose over the last `last` of them.  A fit that keeps many basis
-# functions can spend thousands of steps re-estimating their alphas one at a
-# time for small gains, and the rise tells whether the stop matters: a few
-# hundredths, no; several, yes.
+# evidence rose over the last `last` (a few hundredths does not matter).
 .evidence_rise <- function(trace, model, last = 100L) {
   k <- length(trace)
   if (k < 2L) return(NULL)
