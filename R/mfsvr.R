@@ -57,16 +57,12 @@
 #' irrelevant, and that bound does not warn. `fit$optimization$estimate`
 #' names them `sigma[<column>]`, and `logLik()` counts each as estimated.
 #' With `inducing`, the search runs on the FITC evidence and its gradient
-#' by width, and the inducing inputs move with the widths. On held-out
-#' splits of benchmark data it helped most where some inputs do not matter,
-#' its intervals held about their level and were narrower than with one
-#' width, and it cost a fraction of a cross-validated grid ("Performance"
-#' below). Where one width falls short the evidence and the held-out error
-#' disagree, not the search. A width per input is a parameter per column, and
-#' with many columns for the rows (a formula expands each factor into a
-#' column per level) the evidence can fit the noise: the search warns when
-#' it chose a noise sd below 1% of the response's; compare held-out errors
-#' with one width then.
+#' by width, and the inducing inputs move with the widths ("Performance"
+#' below for its held-out error, intervals and cost). A width per input is a
+#' parameter per column, and with many columns for the rows (a formula
+#' expands each factor into a column per level) the evidence can fit the
+#' noise: the search warns when it chose a noise sd below 1% of the
+#' response's; compare held-out errors with one width then.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
@@ -98,18 +94,10 @@
 #' them near their level, at the price of five refits.
 #'
 #' By default the evidence makes two more choices (see `bias` and
-#' `kernel`): a constant offset of the regression function or none, and,
-#' where the two rules disagree, the width of kernlab's sigest rule or
-#' e1071's \eqn{\gamma = 1/p}. The evidence chose the offset where the
-#' function's level is far from the response's mean (as on peaks), and the
-#' \eqn{1/p} width mostly on data of one to three inputs; against no offset
-#' and the sigest width alone, the held-out RMSE fell on most benchmark
-#' sets, for fits that take up to about twice as long where a second fit is
-#' made ("Performance" below; `svr()`, whose search is `mfsvr()`'s, alike).
-#' The third candidate kernel is the linear one: the evidence chose it on
-#' most of R's small data sets and on some splits of others, lowering the
-#' held-out RMSE on most of them and raising it on a few; it costs one more
-#' fit.
+#' `kernel`): a constant offset of the regression function or none, and the
+#' kernel among candidates (kernlab's sigest width, e1071's
+#' \eqn{\gamma = 1/p}, a linear kernel, Matern kernels); what they changed
+#' on benchmark data, and at what cost, is under "Performance".
 #' `update(fit, C = 2)` evaluates the call again: `mfsvr()` weighs both
 #' choices again at the new `C`, and `svr()` at a `C` given makes neither
 #' (no offset, the sigest width); to refit the same model at another `C`,
@@ -209,20 +197,20 @@
 #' (a linear kernel has no width to search).
 #'
 #' A width per input asked for (`rbf_kernel(per_input = TRUE)` or
-#' `matern_kernel(per_input = TRUE)` with `optimize` searching the widths)
-#' is weighed against the fit the defaults make on the same rows (their
-#' kernel and offset weighed, `C` by the evidence): the search is kept where
-#' its log evidence beats the default fit's by more than a nat per
-#' hyperparameter it adds (the \eqn{p} widths, less one against a kernel
-#' of one width, and `epsilon` where searched), and otherwise the fit is
-#' the default one, whose calibration refits make the default's search too
-#' (with `search_control(hyperprior = FALSE)` the search's answer stays, as
-#' the evidence's own maximum). `fit$width_choice` keeps the two log
-#' evidences and the hyperparameters each side fitted, and the plan's
-#' `widths` row says which was kept. A
-#' Gaussian or Matern kernel of unit amplitude follows a response nearly
-#' linear in its inputs poorly from a few dozen rows, and there the
-#' evidence of the widths seldom beats the linear kernel's by that margin.
+#' `matern_kernel(per_input = TRUE)` with `optimize` searching the widths,
+#' on standardised data) is weighed against the fit the defaults make on the
+#' same rows (their kernel and offset weighed, `C` by the evidence): the
+#' search is kept where its log evidence beats the default fit's by more
+#' than a nat per hyperparameter it adds (the \eqn{p} widths, less one
+#' against a kernel of one width, and `epsilon` where searched), and
+#' otherwise the fit is the default one, whose calibration refits make the
+#' default's search too (with `search_control(hyperprior = FALSE)` the
+#' search's answer stays, as the evidence's own maximum). `fit$width_choice`
+#' keeps the two log evidences and the hyperparameters each side fitted,
+#' and the plan's `widths` row says which was kept. On a few dozen rows
+#' nearly linear in their inputs, where the defaults choose the linear
+#' kernel, a width per input then predicts as well as the defaults instead
+#' of worse.
 #'
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
@@ -386,14 +374,8 @@
 #'   won): inputs that matter unequally, or not at all, are fitted far
 #'   better so, and from a few hundred rows the evidence tells.
 #'   A kernel given, `rbf_kernel()` too, stays as given, but for a width
-#'   per input searched at the call's request (`optimize` with
-#'   `rbf_kernel(per_input = TRUE)` or `matern_kernel(per_input = TRUE)`,
-#'   on standardised data): its search is weighed, by the same margin, against
-#'   the fit the defaults make, and where it does not beat it by more than a
-#'   nat per hyperparameter it adds the fit is the default one (the plan's
-#'   `widths` row says so). On a few dozen rows nearly linear in their inputs, where the
-#'   defaults choose the linear kernel, a width per input then predicts as
-#'   well as the defaults instead of worse (see "The hyperprior"). The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
+#'   per input searched at the call's request, which is weighed against the
+#'   default fit (see Details). The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
 #'   `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
@@ -444,12 +426,11 @@
 #'   the function may settle at another level (a peak on a flat floor). The
 #'   model without the offset is fitted first; the offset's evidence is
 #'   estimated from its sites (a rank-one update of their Gaussian
-#'   evidence, within 0.07 nats of a refit on 28 benchmark splits), and the
+#'   evidence), and the
 #'   model with the offset is fitted too (its search for `C` starting from
 #'   the first's estimate) unless that estimate is lower by more than 0.7
 #'   nats. `print()` gives the log Bayes factor, `fit$bias_choice` both log
-#'   evidences and whether each is a fit's. See Details for what it changed
-#'   on benchmark data.
+#'   evidences and whether each is a fit's.
 #' @param formula A formula `y ~ x1 + x2 ...`. A variable it removes
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
@@ -562,8 +543,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   # (what the data pin poorly on few rows: the tube and the widths)
   settings$hyperprior <- settings$hyperprior %||%
     (isTRUE(scale) && any(c("epsilon", "sigma") %in% which))
-  # the model on rows x, y (scaled); `refit` (the calibration's refits)
-  # keeps the kernel and offset of that fit, else the data weigh them
+  # `refit` (the calibration's refits) keeps that fit's kernel and offset
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
     .check_bias_scale(bias, kernel, x)
     z <- .inducing_inputs(inducing, x, kernel, scaling)
@@ -573,8 +553,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
-      # a search of the width too (optimize = TRUE) runs on the kernel and
-      # offset the evidence weighs as by default (C chosen for each)
+      # (a search of the width too runs on the kernel and offset weighed)
       weigh <- .kernel_by_default(scale, length(y), setdiff(which, "sigma"), z)
       kernels <- .kernel_candidates(kernel, x, weigh, linear = weigh_linear, matern = weigh_linear)
       first <- "sigma" %in% which && length(kernels) > 1L
@@ -600,23 +579,19 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       }
       chosen
     } else if (identical(refit$noise_model$type, "varying")) {
-      # (the refit keeps the fit's noise function, C, epsilon and kernel:
-      # no search, whose answer the noise function would replace)
+      # (the refit keeps the fit's noise function, C, epsilon and kernel)
       return(.mfsvr_with_noise(list(x = x, y = y, kernel = refit$kernel, control = control,
                                     inducing = z), noise, refit))
     } else if ("sigma" %in% which && .fell_back_to_default(refit)) {
       # (the refits make the default's search, as the fit did)
       .mfsvr_default_at(x, y, epsilon, control, search)(refit$kernel, refit[c("C", "epsilon")])
     } else {
-      # from the fit's C, which the refits' search moves less far than 5; a
-      # search with the hyperprior is the fit's on these rows (its start,
-      # ranges and prior, which the data's widths and scales set)
+      # from the fit's C; a search with the hyperprior is the fit's on these rows
       record <- if (!is.null(refit$optimization$hyperprior)) refit$optimization
       fit_at(refit$kernel, c(refit[c("C", "epsilon")], list(search_record = record)))
     }
     if (noise != "constant") fit <- .mfsvr_with_noise(fit, noise, refit, amplitude = isTRUE(scale))
-    # hyperparameters chosen by the evidence are uncertain: predictions
-    # integrate over them (with constant noise)
+    # (predictions integrate over hyperparameters chosen by the evidence)
     if (length(which) > 0L && !is.null(fit$optimization) &&
         !identical(fit$noise_model$type, "varying")) {
       fit$C_mixture <- .C_mixture(fit, y)
@@ -635,9 +610,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .with_plan(fit, "mfsvr():")
 }
 
-# The search of a fit's hyperparameters at the kernel and offset weighed
-# first (`chosen`, the fit of higher evidence, with the record of the
-# choice), from its C, epsilon and sites.
+# The search of `which` at the kernel and offset weighed first (`chosen`).
 .search_chosen <- function(fit_at, chosen) {
   fit <- fit_at(chosen$kernel, chosen)
   fit[c("kernel_choice", "bias_variance", "bias_choice")] <-
@@ -645,8 +618,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   fit
 }
 
-# mfsvr()'s default fit on scaled rows x, y (the kernel and offset weighed,
-# C by the evidence's default search) at the call's epsilon and control;
+# mfsvr()'s default fit on scaled rows x, y at the call's epsilon and control;
 # NULL where the default weighs no kernels (a low-rank prior).
 .mfsvr_default_fit <- function(x, y, epsilon, control, bias, scale, search) {
   kernel <- .resolve_kernel(rbf_kernel(), x)
@@ -663,16 +635,11 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .mfsvr_fit_at(x, y, .mfsvr_default_C, epsilon, control, "C", TRUE, NULL, settings)
 }
 
-# The C a fit without one starts from, and keeps when no search chooses it:
-# a typical evidence-chosen value for a standardised response (see ?mfsvr).
+# The C a fit without one starts from, and keeps when no search chooses it.
 .mfsvr_default_C <- 5
 
-# Whether optimize = NULL leaves C to the evidence: when the call gives no
-# C, on standardised data (scale = TRUE), fitted by EP; the search then runs
-# up to search_max_n observations.  On the data as given
-# (scale = FALSE) C = 5 stays, as the paper's examples fit it.  The width
-# stays at the data-driven rule: searching it too predicted worse on four of
-# six benchmark sets (see ?mfsvr).
+# Whether optimize = NULL leaves C to the evidence (on the data as given,
+# scale = FALSE, C = 5 stays, as the paper's examples fit it).
 .mfsvr_search_by_default <- function(C_given, scale, control) {
   !C_given && isTRUE(scale) && identical(control$algorithm, "ep")
 }
@@ -700,8 +667,7 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   the sites one at a time in a random order (from `seed`) and refactors
 #'   after each sweep. All reach the same fixed point. `"parallel"` is the
 #'   default here because the tube likelihood's sites converge in a few
-#'   sweeps (13 to 15 on two-dimensional and Boston housing data), which
-#'   the extrapolation does not shorten.
+#'   sweeps, which the extrapolation does not shorten.
 #' @param tol Convergence tolerance. EP stops when no posterior mean at a
 #'   training input moves by more than `tol` posterior standard deviations
 #'   and no posterior variance changes by more than `tol` relatively in one
@@ -775,18 +741,16 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 # predictions (see rank_tol in ?mfsvr_control).
 .max_rank_tol <- 1e-6
 
-# The control with max_rank's default for n observations filled in (what
-# the fit stores).
+# The control with max_rank's default for n observations filled in.
 .resolve_control.gpsvm_mfsvr_control <- function(control, n, ...) {
   control$max_rank <- control$max_rank %||% max(1L, as.integer(n) %/% 2L)
   control
 }
 
-# mfsvr()'s prior at a kernel: choose_prior() (prior_choice.hpp), once for
-# the fits that share inputs and kernel (a search for C, the offset's two, the
-# mixture's refits), the answer kept until other inputs, kernel or rules come.
-# A fit's own (`fitc` FALSE): a factor of at most max_rank pivots, else dense;
-# `fitc`: the choice made before the kernel is weighed (.mfsvr_approximation()).
+# mfsvr()'s prior at a kernel (choose_prior(), prior_choice.hpp), kept for
+# the fits that share inputs, kernel and rules (a search, the offset's two,
+# the mixture's refits): a factor of at most max_rank pivots, else dense, or
+# with `fitc` the choice made before the kernel is weighed.
 .mfsvr_prior <- function(x, kernel, control, fitc = FALSE) {
   cap <- if (fitc) .size_rule("low_rank_max") else .resolve_control(control, nrow(x))$max_rank
   kept <- .mfsvr_prior_kept$last
@@ -811,22 +775,17 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 .mfsvr_prior_kept <- new.env(parent = emptyenv())
 .forget_mfsvr_prior <- function() .mfsvr_prior_kept$last <- NULL
 
-# Without `inducing` (EP fits of svr() too): beyond dense_max_n rows, FITC
-# on automatic_inducing_count pivots where low_rank_max do not represent K.
+# Without `inducing`: beyond dense_max_n rows, FITC on the pivots where
+# low_rank_max of them do not represent K.
 .mfsvr_approximation <- function(x, kernel, control) {
   if (nrow(x) <= .size_rule("dense_max_n")) return(NULL)
   choice <- .mfsvr_prior(x, kernel, control, fitc = TRUE)
   if (choice$form == "fitc") structure(x[choice$rows, , drop = FALSE], approximation = TRUE)
 }
 
-# An EP run that ends with marginals still moving by more than a posterior
-# sd (or a variance by more than 100%) in a sweep has no fixed point near
-# it: the fit would be noise, not an approximation.  It happens when a large
-# C makes the likelihood nearly a hard tube, so it is an error rather than the
-# warning a slow run gets.  A run cut short by a small max_iter (under 50
-# sweeps) is only a warning: its change may still be large on its way to
-# the fixed point.  Evidence searches (warn = FALSE) count such points as
-# failed, as every unconverged one.
+# EP marginals still moving by more than a posterior sd a sweep after 50
+# sweeps have no fixed point near them (a large C makes a nearly hard tube):
+# an error, not the warning of a slow run.
 .stop_unsettled <- function(convergence, C, epsilon) {
   if (convergence$converged || !(convergence$change > 1) || convergence$iterations < 50L) {
     return(invisible())
@@ -839,14 +798,9 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
                 C, epsilon, as.integer(convergence$iterations), convergence$change))
 }
 
-# One fit at fixed hyperparameters: call the core, build the object (with
-# the control resolved for the n observations).  Without inducing inputs
-# the prior is .mfsvr_prior()'s: FITC on a low-rank factor's pivots made
-# from the factor (as gpc()'s), or the dense matrix; a low-rank fit's
-# pivots handed back (a refit's) are chosen afresh for its kernel and rows.
-# With `keep_marginals`, the fit keeps EP's posterior marginals, from which
-# a fit on the same kernel started at its sites (`start`) starts without
-# refactorising.
+# One fit at fixed hyperparameters.  Without inducing inputs the prior is
+# .mfsvr_prior()'s; `keep_marginals` keeps EP's marginals, from which a fit
+# on the same kernel started at its sites starts without refactorising.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
                        start = NULL, inducing = NULL, keep_marginals = FALSE,
                        log_noise_scale = NULL) {
