@@ -1,6 +1,4 @@
-# The evidence() generic of every model, and the evidence of an SVR fit: the
-# model's own (EP, the engine of mfsvr()), the approximations of Gao et al.
-# (2002, section 3), eq. (16) and its refined form, and evidence_curve().
+# evidence() of every model, the evidences of an SVR fit, and evidence_curve().
 
 #' Evidence (marginal likelihood) of a fitted model
 #'
@@ -111,10 +109,7 @@ evidence.gpsvm_regression <- function(object, ...) {
 
 #' @rdname evidence
 #' @export
-evidence.gpsvm_classifier <- function(object, ...) {
-  .check_dots_empty(...)
-  c(logLik(object))
-}
+evidence.gpsvm_classifier <- evidence.gpsvm_regression
 
 #' @rdname evidence
 #' @export
@@ -128,8 +123,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
 
 .svr_evidence_methods <- c("ep", "eq16", "refined")
 
-# The pieces of eq. (16) shared by both methods: all terms but the margin
-# vectors' one-dimensional integrals.
+# The terms of eq. (16) but the margin vectors' one-dimensional integrals.
 .svr_evidence_parts <- function(fit) {
   n <- length(fit$y)
   C <- fit$C
@@ -147,8 +141,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
        a = abs(fit$beta[M]), L = L, C = C)
 }
 
-# The log evidence of the scaled response by `method`: the EP value stored
-# by a search, or computed.
+# The log evidence of the scaled response by `method` (EP: stored, or computed).
 .svr_log_evidence <- function(fit, method) {
   if (method == "ep") {
     return(fit$log_evidence %||%
@@ -165,12 +158,9 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   p$base + sum(.log_margin_integral(a, C - a, h))
 }
 
-# The EP fit of the model an svr() fit is the MAP estimate of: the
-# epsilon-insensitive GP at the fit's C, epsilon and kernel, for the response
-# y (model units) less the threshold b, a known prior mean.  The engine and
-# its approximation beyond 2000 observations are mfsvr()'s; `start` is an
-# earlier EP fit to warm-start from.  A run that does not settle is a
-# warning and the log evidence NA, not an error: the MAP fit stands.
+# The EP fit of the model an svr() fit is the MAP estimate of, for y less the
+# threshold b (a known prior mean); `start` an EP fit to warm-start from.  A
+# run that does not settle is a warning and an NA evidence: the MAP fit stands.
 .svr_ep_fit <- function(x, y, fit, start = NULL) {
   control <- mfsvr_control()
   ep <- .mfsvr_fit(x, y - fit$b, fit$C, fit$epsilon, fit$kernel, control, warn = FALSE,
@@ -194,9 +184,8 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   list(fit = ep, log_evidence = ep$log_evidence)
 }
 
-# The log evidence (one value per method) of the fit to data set task$s at
-# C[task$k]; a closure over the settings only, so that the data sets reach
-# the workers once, as an argument.
+# The log evidences of the fit to data set task$s at C[task$k]; a closure over
+# the settings only, so that the data sets reach the workers once.
 .evidence_curve_worker <- function(C, epsilon, kernel, bias, control, method) {
   settings <- list(C, epsilon, kernel, bias, control, method)  # forces the promises
   function(task, sets) {
@@ -206,7 +195,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   }
 }
 
-# Data set `s` of evidence_curve(), checked: list(x = input matrix, y = targets).
+# Data set `s` of evidence_curve(), checked.
 .evidence_curve_set <- function(set, s) {
   if (!is.list(set) || is.null(set$x) || is.null(set$y)) {
     .stop(sprintf("data set %d must be a list with components 'x' and 'y'", s))
@@ -290,8 +279,8 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
   out
 }
 
-# What evidence_curve() gives of a fit: the methods of its evidence, and its
-# log evidence (in the data's units) refitted at C, one value per method.
+# evidence_curve() of a fit: its evidence's methods, and its log evidence
+# (data units) refitted at C.
 .curve_methods.gpsvm_regression <- function(object, method) {
   .stop(sprintf("evidence_curve() varies C, which a %s() fit does not have",
                 sub("^gpsvm_", "", class(object)[1L])))
