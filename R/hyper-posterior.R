@@ -22,10 +22,7 @@
 
 # The first k Halton points in d dimensions (radical inverses in the first d primes).
 .halton <- function(k, d) {
-  primes <- c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71,
-              73, 79, 83, 89, 97, 101, 103, 107, 109, 113)
-  if (d > length(primes)) primes <- c(primes, .next_primes(d - length(primes), max(primes)))
-  vapply(primes[seq_len(d)], function(b) {
+  vapply(.first_primes(d), function(b) {
     vapply(seq_len(k), function(i) {
       f <- 1
       r <- 0
@@ -38,14 +35,14 @@
     }, numeric(1))
   }, numeric(k))
 }
-.next_primes <- function(k, after) {
-  out <- numeric(0)
-  m <- after
-  while (length(out) < k) {
+.first_primes <- function(d) {
+  primes <- numeric(0)
+  m <- 1
+  while (length(primes) < d) {
     m <- m + 1
-    if (all(m %% seq(2, floor(sqrt(m))) != 0)) out <- c(out, m)
+    if (all(m %% primes[primes <= sqrt(m)] != 0)) primes <- c(primes, m)
   }
-  out
+  primes
 }
 
 # k / 2 Halton points through qnorm() and their mirror images.

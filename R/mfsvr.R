@@ -48,7 +48,6 @@
 #' grows (with `epsilon` adjusting): the likelihood's limit `C = Inf` is
 #' uniform noise on \eqn{[-\epsilon, \epsilon]}, and the data favour it; the
 #' search then stops where the rise has become slow, and a warning says so.
-#' This goes beyond the paper, whose conclusion asks for it.
 #'
 #' With `kernel = rbf_kernel(per_input = TRUE)` the search chooses a width
 #' per input column instead of one `sigma` (automatic relevance
@@ -328,16 +327,12 @@
 #'   loss (larger `C` means less noise; for a small `epsilon` the noise
 #'   standard deviation is about \eqn{\sqrt 2 / C}), or `NULL` (the
 #'   default): chosen by the evidence where `optimize = NULL` searches (see
-#'   there), starting from 5, and 5 elsewhere. Since `C` sets the noise
-#'   level, no one value suits every data set: a fixed `C` gives intervals
-#'   that hold their level on some data and not on noisier ones, where the
-#'   evidence's `C` holds it on all ("Performance" below). A very large `C`
-#'   makes the
-#'   likelihood nearly a hard tube, on which EP may not settle: a run whose
-#'   posterior marginals still move by more than a posterior standard
-#'   deviation per sweep after `max_iter` sweeps (at least 50) is an error,
-#'   since its fit would be meaningless (40 points of a sine: `C = 1e4`
-#'   fits, `C = 1e5` does not); one that is merely slow is a warning.
+#'   there), starting from 5, and 5 elsewhere (no one value suits every data
+#'   set: "Performance" below). A very large `C` makes the likelihood nearly
+#'   a hard tube, on which EP may not settle: a run whose posterior marginals
+#'   still move by more than a posterior standard deviation per sweep after
+#'   `max_iter` sweeps (at least 50) is an error, since its fit would be
+#'   meaningless; one that is merely slow is a warning.
 #' @param epsilon Non-negative number: half-width of the insensitive tube.
 #' @param kernel A kernel from [rbf_kernel()], [matern_kernel()],
 #'   [poly_kernel()] or [linear_kernel()]; the default `rbf_kernel()` chooses its width from the

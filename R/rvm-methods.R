@@ -258,13 +258,10 @@ vcov.gpsvm_rvm <- function(object, ...) {
 .weight_frame.gpsvm_rvm <- function(object, conf.int = FALSE, conf.level = 0.95) {
   n <- nrow(object$x)
   kept <- object$relevance_vectors
-  estimate <- numeric(n)
-  estimate[kept] <- object$coefficients[-1L]
   se <- sqrt(pmax(diag(object$Sigma), 0))
-  std_error <- numeric(n)
-  std_error[kept] <- se[-1L]
-  precision <- rep(Inf, n)
-  precision[kept] <- object$prior_precision[-1L]
+  estimate <- replace(numeric(n), kept, object$coefficients[-1L])
+  std_error <- replace(numeric(n), kept, se[-1L])
+  precision <- replace(rep(Inf, n), kept, object$prior_precision[-1L])
   role <- ifelse(seq_len(n) %in% kept, "relevance", "pruned")
   out <- rbind(.bias_row(object$coefficients[[1L]]), .point_frame(object$x, estimate, role))
   out$std.error <- c(se[[1L]], std_error)

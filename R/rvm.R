@@ -69,12 +69,9 @@
 #'
 #'   By default these intervals are then calibrated by cross-validation
 #'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
-#'   regression model's are (see [predict.gpsvm_regression()]): the model is
-#'   refitted on all folds but one, its pruning and noise level chosen
-#'   afresh, and its kernel too where the fit's was chosen (see `kernel`),
-#'   and where the left-out targets fall further out in their refits'
-#'   predictive distributions than those distributions expect, the fit's
-#'   own intervals are widened by one factor on the normal-score scale.
+#'   regression model's are (see [predict.gpsvm_regression()]), the refits
+#'   choosing the pruning, the noise level and, where the fit's was chosen,
+#'   the kernel afresh.
 #'   Leave-one-out at
 #'   the fitted hyperparameters would not do: the precisions were chosen
 #'   with every target in, and there the model's standardised residuals

@@ -13,18 +13,10 @@
 #' and [srvm()] (exact, at the learned hyperparameters).
 #' [evidence_curve()] gives it over a grid of `C`.
 #'
-#' Two evidences are comparable when they are densities of the same numbers:
-#' the same response, in the same units, at the same rows. `logLik()`
-#' converts every fit's evidence to the response as given (the Jacobian of
-#' `scale = TRUE`), so fits of different models, or with and without
-#' scaling, compare; a transformed response (`log(y) ~ .` against `y ~ .`),
-#' other rows (a `subset`, rows dropped for missing values) or another
-#' response do not. The evidence is that of the hyperparameters found (the
-#' weights or latent function integrated out, the hyperparameters not), so
-#' a model that chose many of them from the data, such as the relevance
-#' vector machines' one precision per kept weight, is favoured by it:
-#' [stats::AIC()] and [stats::BIC()] charge each estimated hyperparameter
-#' (the `df` of [logLik.gpsvm_regression()]).
+#' Which evidences compare (densities of the same numbers: the same
+#' response, at the same rows), and how [stats::AIC()] and [stats::BIC()]
+#' charge the hyperparameters the evidence estimated, is under "The evidence
+#' and its degrees of freedom" in [regression-methods].
 #'
 #' For [svr()] fits the paper gives two approximations of its own (Gao et
 #' al., 2002, section 3.1), which `method = "eq16"` and `method = "refined"`
