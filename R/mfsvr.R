@@ -335,12 +335,12 @@
 #'   meaningless; one that is merely slow is a warning.
 #' @param epsilon Non-negative number: half-width of the insensitive tube.
 #' @param kernel A kernel from [rbf_kernel()], [matern_kernel()],
-#'   [poly_kernel()] or [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
-#'   (scaled) inputs by kernlab's sigest rule ([kernels]). On standardised
-#'   data of at most 10000 observations fitted on the full prior (no
-#'   `inducing`), where e1071's \eqn{\gamma = 1/p} for the \eqn{p} input
-#'   columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from it, the
-#'   evidence chooses between the two widths; when the call gives no
+#'   [poly_kernel()] or [linear_kernel()]; the default `rbf_kernel()` chooses
+#'   its width from the (scaled) inputs by kernlab's sigest rule ([kernels]).
+#'   On standardised data of at most 10000 observations fitted on the full
+#'   prior (no `inducing`), where e1071's \eqn{\gamma = 1/p} for the \eqn{p}
+#'   input columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from
+#'   it, the evidence chooses between the two widths; when the call gives no
 #'   `kernel` it also weighs a linear kernel, `poly_kernel(1, scale = 1/p,
 #'   offset = 0)` (whose prior variance of \eqn{f(x)} is about the
 #'   standardised response's, as the Gaussian kernel's is), each candidate
@@ -348,30 +348,27 @@
 #'   evidences, `print()` the log Bayes factors, and `logLik()` counts the
 #'   choice as one estimated parameter; see Details). A response nearly
 #'   linear in its inputs gets the linear kernel, which no Gaussian width
-#'   matches from a few dozen rows. The Matern kernels
-#'   `matern_kernel(5/2)` and `matern_kernel(3/2)` are weighed next (3/2
-#'   only when 5/2 beat the Gaussian kernels), whichever kernel led, each
-#'   with its own `C` (a linear kernel that led stays unless a Matern
-#'   kernel beats it by more than a nat), at the widths \eqn{\sqrt{5/3}\sigma} and
-#'   \eqn{\sqrt 3 \sigma} whose derivatives have the Gaussian kernel's
-#'   variance (they wiggle as often): rougher functions, which measured
-#'   responses often are, and which the evidence preferred on 10 of 12 data
-#'   sets. From 100 to 2000 observations of two or more inputs (size rules
-#'   `per_input_min_n` and `per_input_max_n`, [gpsvm_size_policy()]) a
-#'   width per input is then searched with `C` from the width of the
-#'   Gaussian or Matern kernel that won, or of the best of them where the
-#'   linear kernel won (hyperprior as for `optimize`), in that family and
-#'   in Matern 5/2, and the one of higher evidence is kept where it beats
-#'   the kernel that won by more than a nat per width added
-#'   (`fit$width_choice` keeps the two log evidences and the hyperparameters
-#'   each side fitted, its first row "one"
-#'   or, for the linear kernel, "none"; the plan's `widths` row says which
-#'   won): inputs that matter unequally, or not at all, are fitted far
-#'   better so, and from a few hundred rows the evidence tells.
-#'   A kernel given, `rbf_kernel()` too, stays as given, but for a width
-#'   per input searched at the call's request, which is weighed against the
-#'   default fit (see Details). The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
-#'   `rbf_kernel(tau / sqrt(2))`.
+#'   matches from a few dozen rows. The Matern kernels `matern_kernel(5/2)`
+#'   and `matern_kernel(3/2)` are weighed next (3/2 only when 5/2 beat the
+#'   Gaussian kernels), whichever kernel led, each with its own `C` (a linear
+#'   kernel that led stays unless a Matern kernel beats it by more than a
+#'   nat), at the widths \eqn{\sqrt{5/3}\sigma} and \eqn{\sqrt 3 \sigma} whose
+#'   derivatives have the Gaussian kernel's variance (they wiggle as often):
+#'   rougher functions, which measured responses often are. From 100 to 2000
+#'   observations of two or more inputs (size rules `per_input_min_n` and
+#'   `per_input_max_n`, [gpsvm_size_policy()]) a width per input is then
+#'   searched with `C` from the width of the Gaussian or Matern kernel that
+#'   won, or of the best of them where the linear kernel won (hyperprior as
+#'   for `optimize`), in that family and in Matern 5/2, and the one of higher
+#'   evidence is kept where it beats the kernel that won by more than a nat
+#'   per width added (`fit$width_choice` keeps the two log evidences and the
+#'   hyperparameters each side fitted, its first row "one" or, for the linear
+#'   kernel, "none"; the plan's `widths` row says which won): inputs that
+#'   matter unequally, or not at all, are fitted far better so, and from a
+#'   few hundred rows the evidence tells. A kernel given, `rbf_kernel()` too,
+#'   stays as given, but for a width per input searched at the call's
+#'   request, which is weighed against the default fit (see Details). The
+#'   paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
 #'   width by maximising the evidence, starting from the values given; a subset
@@ -385,13 +382,13 @@
 #'   step on the evidence's curvature in `log C`, then secant steps on its
 #'   gradient), EP converging to the search's accuracy (see `tol` in
 #'   [mfsvr_control()]), and costs a little more than one fit at a fixed
-#'   `C`. On the data as given
-#'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
-#'   keeps that `C`. On nearly noise-free data the evidence rises without end as
-#'   `C` grows; the default search then stops at a large `C` without a warning
-#'   (one asked for warns, see Details). A search of more than `C` on
-#'   standardised data uses a hyperprior, and its intervals integrate over
-#'   the hyperparameters (see "The hyperprior").
+#'   `C`. On the data as given (`scale = FALSE`) `C = 5` stays, as in the
+#'   paper. `update(fit, C = 2)` keeps that `C`. On nearly noise-free data
+#'   the evidence rises without end as `C` grows; the default search then
+#'   stops at a large `C` without a warning (one asked for warns, see
+#'   Details). A search of more than `C` on standardised data uses a
+#'   hyperprior, and its intervals integrate over the hyperparameters (see
+#'   "The hyperprior").
 #' @param search The evidence search's tolerance, budget and grid, from
 #'   [search_control()]; used where `optimize` asks for a search.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the

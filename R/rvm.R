@@ -135,10 +135,8 @@
 #'   widths, and each scoring step forms the \eqn{n \times n} hat matrix
 #'   (\eqn{O(n^2)} memory). So the default stays `"constant"`, and `"auto"`
 #'   asks the evidence, which keeps the constant fit on most constant-noise
-#'   data but not on all: on Friedman's first function (91 training rows,
-#'   10 inputs of which 5 matter) the varying model's evidence was the
-#'   higher by up to 15 nats and its held-out log score the worse
-#'   ("Performance" below): its noise absorbs the misfit of a sparse mean.
+#'   data but not on all: where a sparse mean misfits, the noise can absorb
+#'   the misfit ("Performance" below, Friedman's first function).
 #' @section Cost: The algorithm holds the \eqn{n \times (m + 1)} design
 #'   matrix of the \eqn{m} candidate basis functions (8 n (m + 1) bytes) and
 #'   the products of the kept ones. For \eqn{r} kept functions a step
@@ -278,8 +276,6 @@
 #'   \exp(h(x))} that varies smoothly with the inputs; `"auto"` varying where
 #'   its evidence is higher by a log Bayes factor above 3 (see "Noise that
 #'   varies with the inputs").
-#' @param formula A model formula such as `y ~ x`. A variable it removes
-#'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.

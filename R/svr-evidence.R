@@ -121,15 +121,12 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   C <- fit$C
   eps <- fit$epsilon
   M <- .svr_margin(fit)
-  XC <- fit$partition == "X_C"
   # beta'K beta from the fitted values (in model units): K beta = fitted - b
   latent <- .to_model_units(fit$fitted.values, fit$response_scaling) - fit$b
   quad <- sum(fit$beta * latent)
   L <- .svr_margin_factor(fit)
   logdet <- 2 * sum(log(diag(L))) + sum(M) * log(2 * pi)
-  r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
-  loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
-  list(base = -0.5 * quad - 0.5 * logdet + n * log(C / (2 * (eps * C + 1))) - C * loss_C,
+  list(base = -0.5 * quad - 0.5 * logdet + n * log(C / (2 * (eps * C + 1))) - C * .svr_loss_C(fit),
        a = abs(fit$beta[M]), L = L, C = C)
 }
 
@@ -262,13 +259,9 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
   # each refit in a worker sees only the fit and one C
   values <- .future_map(C, function(value) .evidence_at(x, value, method))
   values <- matrix(unlist(values, use.names = FALSE), nrow = length(method))
-  out <- do.call(rbind, lapply(seq_along(method), function(j) {
-    data.frame(C = C, method = method[j], log_evidence = values[j, ], se = NA_real_, sets = 1L)
-  }))
-  attr(out, "values") <- stats::setNames(lapply(seq_along(method), function(j) {
+  .curve_frame(C, stats::setNames(lapply(seq_along(method), function(j) {
     matrix(values[j, ], ncol = 1L)
-  }), method)
-  out
+  }), method))
 }
 
 # evidence_curve() of a fit: its evidence's methods, and its log evidence
@@ -319,9 +312,14 @@ evidence_curve.default <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_k
   fit_one <- .evidence_curve_worker(C, epsilon, kernel, bias, control, method)
   per_task <- .future_map(split(tasks, seq_len(nrow(tasks))), fit_one, sets = sets)
   per_task <- matrix(unlist(per_task, use.names = FALSE), nrow = length(method))
-  values <- lapply(seq_along(method), function(j) matrix(per_task[j, ], length(C), length(sets)))
-  names(values) <- method
-  out <- do.call(rbind, lapply(method, function(m) {
+  .curve_frame(C, stats::setNames(lapply(seq_along(method), function(j) {
+    matrix(per_task[j, ], length(C), length(sets))
+  }), method))
+}
+
+# evidence_curve()'s data frame from a length(C) x sets matrix per method.
+.curve_frame <- function(C, values) {
+  out <- do.call(rbind, lapply(names(values), function(m) {
     v <- values[[m]]
     data.frame(C = C, method = m, log_evidence = rowMeans(v),
                se = if (ncol(v) > 1L) apply(v, 1L, stats::sd) / sqrt(ncol(v)) else NA_real_,

@@ -527,12 +527,15 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 .svr_C_update <- function(fit) {
   n <- length(fit$y)
   M <- .svr_margin(fit)
-  XC <- fit$partition == "X_C"
   eps <- fit$epsilon
   C <- fit$C
+  (n + sum(M)) / (.svr_loss_C(fit) + sum(1 / (C - abs(fit$beta[M]))) + n * eps / (eps * C + 1))
+}
+
+# The loss beyond the tube over X_C (model units).
+.svr_loss_C <- function(fit) {
   r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
-  loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
-  (n + sum(M)) / (loss_C + sum(1 / (C - abs(fit$beta[M]))) + n * eps / (eps * C + 1))
+  sum(pmax(abs(r[fit$partition == "X_C"]) - fit$epsilon, 0))
 }
 
 # Eq. (17) from the starting C until successive values are within
