@@ -405,24 +405,22 @@
 #'   the dense prior) gives a lower error ("Performance" below).
 #'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to data in
 #'   partitions ([gpsvm_partitions()] as `data`) needs `inducing`.
-#' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the
-#'   latent function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added
-#'   to the kernel as a constant (as [gpc()]'s `bias`); on the scaled
-#'   response when `scale = TRUE`. `NULL` (the default): on standardised
-#'   data of at most 10000 observations the evidence chooses between no
-#'   offset and `bias = 1`, and `logLik()` counts the choice as one
-#'   estimated parameter; on the data as given (`scale = FALSE`), and
-#'   beyond 10000 observations (as the fit's message says), 0: the paper's
-#'   zero-mean model. Centring the response is not the same: away from the
-#'   data a zero-mean prior pulls the predictions to the data's mean, where
-#'   the function may settle at another level (a peak on a flat floor). The
-#'   model without the offset is fitted first; the offset's evidence is
-#'   estimated from its sites (a rank-one update of their Gaussian
-#'   evidence), and the
-#'   model with the offset is fitted too (its search for `C` starting from
-#'   the first's estimate) unless that estimate is lower by more than 0.7
-#'   nats. `print()` gives the log Bayes factor, `fit$bias_choice` both log
-#'   evidences and whether each is a fit's.
+#' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the latent
+#'   function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added to the
+#'   kernel as a constant (as [gpc()]'s `bias`); on the scaled response when
+#'   `scale = TRUE`. `NULL` (the default): on standardised data of at most
+#'   10000 observations the evidence chooses between no offset and `bias = 1`,
+#'   and `logLik()` counts the choice as one estimated parameter; on the data
+#'   as given (`scale = FALSE`), and beyond 10000 observations (as the fit's
+#'   message says), 0: the paper's zero-mean model. Centring the response is
+#'   not the same: away from the data a zero-mean prior pulls the predictions
+#'   to the data's mean, where the function may settle at another level (a peak
+#'   on a flat floor). The model without the offset is fitted first; the
+#'   offset's evidence is estimated from its sites (a rank-one update of their
+#'   Gaussian evidence), and the model with the offset is fitted too (its
+#'   search for `C` starting from the first's estimate) unless that estimate is
+#'   lower by more than 0.7 nats. `print()` gives the log Bayes factor,
+#'   `fit$bias_choice` both log evidences and whether each is a fit's.
 #' @param formula A formula `y ~ x1 + x2 ...`. A variable it removes
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
@@ -455,35 +453,33 @@
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
-#'   with, in the units of the fitted (scaled) data, `coefficients` (the weights
-#'   \eqn{w}), `variance` (latent posterior variances at the training inputs),
-#'   `site_precision`, `site_nu`, `cavity_mean`, `cavity_var`, `log_evidence`
-#'   (of the scaled response; [logLik()] gives it for the data as given), `C`,
-#'   `epsilon`, `noise_variance`, `x`; in the data's units `y`, `fitted.values`
-#'   (posterior means at the training inputs) and `residuals`; `kernel` (with
-#'   the width used), `scaling` and `response_scaling` (`NULL` with
-#'   `scale = FALSE`), `convergence` (a list with `converged`, `iterations`,
-#'   `change`, `tol`, `reason`), `control` (with `max_rank` resolved),
-#'   `optimization` (the record of the evidence search when `optimize` is
-#'   used; see Details), `C_mixture` (where `C` was chosen from at most 200
-#'   observations, the fits and weights that integrate the prediction
-#'   intervals over `C`; see [predict.gpsvm_regression()]),
-#'   `interval_calibration` (where the prediction intervals are calibrated
-#'   by cross-validation, its record: see `calibration_folds`),
+#'   with, in the units of the fitted (scaled) data, `coefficients` (the
+#'   weights \eqn{w}), `variance` (latent posterior variances at the training
+#'   inputs), `site_precision`, `site_nu`, `cavity_mean`, `cavity_var`,
+#'   `log_evidence` (of the scaled response; [logLik()] gives it for the data
+#'   as given), `C`, `epsilon`, `noise_variance`, `x`; in the data's units `y`,
+#'   `fitted.values` (posterior means at the training inputs) and `residuals`;
+#'   `kernel` (with the width used), `scaling` and `response_scaling` (`NULL`
+#'   with `scale = FALSE`), `convergence` (a list with `converged`,
+#'   `iterations`, `change`, `tol`, `reason`), `control` (with `max_rank`
+#'   resolved), `optimization` (the record of the evidence search when
+#'   `optimize` is used; see Details), `C_mixture` (where `C` was chosen from
+#'   at most 200 observations, the fits and weights that integrate the
+#'   prediction intervals over `C`; see [predict.gpsvm_regression()]),
+#'   `interval_calibration` (where the prediction intervals are calibrated by
+#'   cross-validation, its record: see `calibration_folds`),
 #'   `calibration_declined` (the same record, with the calibration's
 #'   cross-validated gain in log score per row, where that gain declined it),
 #'   `kernel_choice` (when the evidence chose the kernel, a data frame of the
-#'   candidates' rules, "sigest", "gamma = 1/p" and "linear", their widths
-#'   and log evidences), `width_choice` (when the evidence weighed a width
-#'   per input, a data frame of `widths`, "one" and "per input", and their
-#'   log evidences), `bias_variance` (the
-#'   offset's prior variance used) and `bias_choice`
-#'   (when the evidence chose it, a data frame of the two variances weighed
-#'   and their log evidences), `skipped_search` (beyond 10000 observations, the
-#'   note that the default search did not run), `fit_time`, `call` and
-#'   `fields` (see
-#'   [hyperparameters()], "Fitted objects"); formula fits also `terms`,
-#'   `xlevels`, `contrasts`, `na.action`, `variables` (the
+#'   candidates' rules, "sigest", "gamma = 1/p" and "linear", their widths and
+#'   log evidences), `width_choice` (when the evidence weighed a width per
+#'   input, a data frame of `widths`, "one" and "per input", and their log
+#'   evidences), `bias_variance` (the offset's prior variance used) and
+#'   `bias_choice` (when the evidence chose it, a data frame of the two
+#'   variances weighed and their log evidences), `skipped_search` (beyond 10000
+#'   observations, the note that the default search did not run), `fit_time`,
+#'   `call` and `fields` (see [hyperparameters()], "Fitted objects"); formula
+#'   fits also `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the
 #'   formula's variables as the data gave them, at the rows used).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.

@@ -224,24 +224,21 @@
 #'   observation), or for the formula method a model formula.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
-#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call
-#'   gives no `kernel`, on standardised data of more than \eqn{p + 2} and
-#'   at most 10000 observations and without `optimize`, the linear kernel
+#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call gives
+#'   no `kernel`, on standardised data of more than \eqn{p + 2} and at most
+#'   10000 observations and without `optimize`, the linear kernel
 #'   `poly_kernel(1, scale = 1/p, offset = 0)` on the \eqn{p} scaled input
 #'   columns is weighed against it, as in [mfsvr()], and the model is fitted
-#'   with the one chosen. The judge is the evidence of a Gaussian process
-#'   with each kernel, its amplitude and noise variance at their maximum
-#'   (on at most 500 evenly spaced rows), not the model's own evidence:
-#'   maximised over one precision per basis function, that rewards the more
-#'   flexible Gaussian basis.
-#'   `fit$kernel_choice` records the two log evidences, `print()` the log
-#'   Bayes factor, and `logLik()` counts the choice as one estimated
-#'   parameter. A response nearly linear in its inputs is where Gaussian
-#'   basis functions extrapolate worst, and the choice costs an
-#'   eigendecomposition of each kernel's matrix ("Performance" in
-#'   [rvm()]).
-#'   e1071's second width, which [mfsvr()] weighs too, is not weighed
-#'   here. A kernel given,
+#'   with the one chosen. The judge is the evidence of a Gaussian process with
+#'   each kernel, its amplitude and noise variance at their maximum (on at most
+#'   500 evenly spaced rows), not the model's own evidence: maximised over one
+#'   precision per basis function, that rewards the more flexible Gaussian
+#'   basis. `fit$kernel_choice` records the two log evidences, `print()` the
+#'   log Bayes factor, and `logLik()` counts the choice as one estimated
+#'   parameter. A response nearly linear in its inputs is where Gaussian basis
+#'   functions extrapolate worst, and the choice costs an eigendecomposition of
+#'   each kernel's matrix ("Performance" in [rvm()]). e1071's second width,
+#'   which [mfsvr()] weighs too, is not weighed here. A kernel given,
 #'   `rbf_kernel()` too, stays as given.
 #' @param control A list from [rvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
