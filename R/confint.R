@@ -65,13 +65,12 @@
 #'   numbers; all by default.
 #' @param level The confidence level.
 #' @param ... Unused; unknown arguments are an error.
-#' @return A matrix with one row per weight or hyperparameter and columns
-#'   for the lower and upper limits, labelled as by [stats::confint()]
-#'   (`"2.5 %"`, `"97.5 %"`), with the attribute `"curvature"` where the
-#'   hyperparameters' intervals come from the log posterior's curvature. For
-#'   a classifier with three or more classes,
-#'   one row per hyperparameter of each one-vs-rest model, named
-#'   `"<class>: <hyperparameter>"`.
+#' @return A matrix with one row per weight or hyperparameter and columns for
+#'   the lower and upper limits, labelled as by [stats::confint()] (`"2.5 %"`,
+#'   `"97.5 %"`), with the attribute `"curvature"` where the hyperparameters'
+#'   intervals come from the log posterior's curvature. For a classifier with
+#'   three or more classes, one row per hyperparameter of each one-vs-rest
+#'   model, named `"<class>: <hyperparameter>"`.
 #' @seealso [hyperparameters()] for the estimates, [model-comparison] for
 #'   comparing fits by their evidence.
 #' @examples

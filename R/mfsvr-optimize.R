@@ -127,10 +127,8 @@
   # entries of fit$gradient (a width per input has its own, after them)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names
   width <- any(grepl("^log_sigma", spec$names))
-  search_control <- control
-  search_control$algorithm <- "ep"
-  search_control$per_input_gradient <- per_input
-  search_control$width_gradient <- width
+  search_control <- utils::modifyList(control, list(algorithm = "ep", per_input_gradient = per_input,
+                                                    width_gradient = width))
   cap <- control$max_iter
   at <- function(par) {
     h <- as.list(spec$natural(par))

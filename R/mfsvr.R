@@ -375,36 +375,34 @@
 #'   of `c("C", "epsilon", "sigma")` chooses only those; `FALSE` chooses none.
 #'   `NULL` (the default) chooses `C` when the call gives none, on standardised
 #'   data (`scale = TRUE`) of at most 10000 observations fitted by EP (with
-#'   `inducing`, or beyond 2000 observations where the kernel matrix has no
-#'   low rank, on the FITC evidence), and otherwise none; beyond 10000
-#'   observations the fit says so in a message, which `print()` repeats. The
-#'   search moves `C` within one EP run while the sites converge (a Newton
-#'   step on the evidence's curvature in `log C`, then secant steps on its
-#'   gradient), EP converging to the search's accuracy (see `tol` in
-#'   [mfsvr_control()]), and costs a little more than one fit at a fixed
-#'   `C`. On the data as given (`scale = FALSE`) `C = 5` stays, as in the
-#'   paper. `update(fit, C = 2)` keeps that `C`. On nearly noise-free data
-#'   the evidence rises without end as `C` grows; the default search then
-#'   stops at a large `C` without a warning (one asked for warns, see
-#'   Details). A search of more than `C` on standardised data uses a
-#'   hyperprior, and its intervals integrate over the hyperparameters (see
-#'   "The hyperprior").
+#'   `inducing`, or beyond 2000 observations where the kernel matrix has no low
+#'   rank, on the FITC evidence), and otherwise none; beyond 10000 observations
+#'   the fit says so in a message, which `print()` repeats. The search moves
+#'   `C` within one EP run while the sites converge (a Newton step on the
+#'   evidence's curvature in `log C`, then secant steps on its gradient), EP
+#'   converging to the search's accuracy (see `tol` in [mfsvr_control()]), and
+#'   costs a little more than one fit at a fixed `C`. On the data as given
+#'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
+#'   keeps that `C`. On nearly noise-free data the evidence rises without end
+#'   as `C` grows; the default search then stops at a large `C` without a
+#'   warning (one asked for warns, see Details). A search of more than `C` on
+#'   standardised data uses a hyperprior, and its intervals integrate over the
+#'   hyperparameters (see "The hyperprior").
 #' @param search The evidence search's tolerance, budget and grid, from
 #'   [search_control()]; used where `optimize` asks for a search.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
-#' @param inducing `NULL` (the default) for the full Gaussian-process prior,
-#'   or a count or a matrix of inducing inputs for a sparse (FITC) fit in
-#'   \eqn{O(n m^2)} time and \eqn{O(n m)} memory: see [inducing-points].
-#'   With `NULL`, beyond 2000 observations whose kernel matrix has no low
-#'   rank (1000 pivots do not represent it to `rank_tol` in
-#'   [mfsvr_control()]), the fit is the FITC approximation on the 500
-#'   inducing inputs `inducing = 500` chooses, as in [gpc()], and `print()`
-#'   says so: a dense sweep costs \eqn{O(n^3)}. Where a few of many inputs
-#'   matter, 500 inducing inputs can be too few, and a larger count (or
-#'   the dense prior) gives a lower error ("Performance" below).
-#'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to data in
-#'   partitions ([gpsvm_partitions()] as `data`) needs `inducing`.
+#' @param inducing `NULL` (the default) for the full Gaussian-process prior, or
+#'   a count or a matrix of inducing inputs for a sparse (FITC) fit in \eqn{O(n
+#'   m^2)} time and \eqn{O(n m)} memory: see [inducing-points]. With `NULL`,
+#'   beyond 2000 observations whose kernel matrix has no low rank (1000 pivots
+#'   do not represent it to `rank_tol` in [mfsvr_control()]), the fit is the
+#'   FITC approximation on the 500 inducing inputs `inducing = 500` chooses, as
+#'   in [gpc()], and `print()` says so: a dense sweep costs \eqn{O(n^3)}. Where
+#'   a few of many inputs matter, 500 inducing inputs can be too few, and a
+#'   larger count (or the dense prior) gives a lower error ("Performance"
+#'   below). `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to
+#'   data in partitions ([gpsvm_partitions()] as `data`) needs `inducing`.
 #' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the latent
 #'   function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added to the
 #'   kernel as a constant (as [gpc()]'s `bias`); on the scaled response when
@@ -431,20 +429,19 @@
 #'   partitions' rows bound together, at `C` (5 unless given: no search,
 #'   offset or calibration, as beyond the size rule `search_max_n`), and
 #'   keeps no inputs, so [predict()] needs `newdata` (partitions too).
-#' @param calibration_folds The number of cross-validation folds that
-#'   calibrate the prediction intervals (see [predict.gpsvm_regression()]):
-#'   `NULL` (the default) 5 for 10 to 100 observations and none otherwise,
-#'   `TRUE` 5, `FALSE` or 0 the model's own intervals, or a count from 2 to
-#'   the number of observations (as many as there are is leave-one-out with
-#'   refits). At least 10 observations are needed. The refits choose `C`
-#'   again where the fit's evidence chose it (their search starting from the
-#'   fit's `C`), at the fit's kernel and offset, and cost about one fit
-#'   each. Beyond 100 observations the model's own intervals already held
-#'   new targets (see Details). With noise varying with the inputs the
-#'   refits keep the fit's noise function, and the default calibration
-#'   stays only where its cross-validated log score beats the model's own
-#'   intervals (`fit$calibration_declined` records one declined, and the
-#'   plan says so); a count given is always used.
+#' @param calibration_folds The number of cross-validation folds that calibrate
+#'   the prediction intervals (see [predict.gpsvm_regression()]): `NULL` (the
+#'   default) 5 for 10 to 100 observations and none otherwise, `TRUE` 5,
+#'   `FALSE` or 0 the model's own intervals, or a count from 2 to the number of
+#'   observations (as many as there are is leave-one-out with refits). At least
+#'   10 observations are needed. The refits choose `C` again where the fit's
+#'   evidence chose it (their search starting from the fit's `C`), at the fit's
+#'   kernel and offset, and cost about one fit each. Beyond 100 observations
+#'   the model's own intervals already held new targets (see Details). With
+#'   noise varying with the inputs the refits keep the fit's noise function,
+#'   and the default calibration stays only where its cross-validated log score
+#'   beats the model's own intervals (`fit$calibration_declined` records one
+#'   declined, and the plan says so); a count given is always used.
 #' @param noise The noise model: `"constant"` (the default) one `C` and
 #'   `epsilon` for all observations; `"varying"` a noise whose scale varies
 #'   smoothly with the inputs; `"auto"` varying where its evidence beats
@@ -648,25 +645,23 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   posterior and refactors once per sweep, with a step that starts at
 #'   `damping`, grows by 1.1 (up to 1) after a sweep that reduced the change
 #'   and halves otherwise, and hands over to sequential sweeps if it falls
-#'   below 0.05 (oscillation, e.g. at very large `C`); `"accelerated"`
-#'   takes the same sweeps at the fixed step `damping` and extrapolates each
-#'   from the last ten (Anderson acceleration; see [gpc_control()], whose
-#'   default it is); `"sequential"` updates
-#'   the sites one at a time in a random order (from `seed`) and refactors
-#'   after each sweep. All reach the same fixed point. `"parallel"` is the
-#'   default here because the tube likelihood's sites converge in a few
-#'   sweeps, which the extrapolation does not shorten.
+#'   below 0.05 (oscillation, e.g. at very large `C`); `"accelerated"` takes
+#'   the same sweeps at the fixed step `damping` and extrapolates each from the
+#'   last ten (Anderson acceleration; see [gpc_control()], whose default it
+#'   is); `"sequential"` updates the sites one at a time in a random order
+#'   (from `seed`) and refactors after each sweep. All reach the same fixed
+#'   point. `"parallel"` is the default here because the tube likelihood's
+#'   sites converge in a few sweeps, which the extrapolation does not shorten.
 #' @param tol Convergence tolerance. EP stops when no posterior mean at a
-#'   training input moves by more than `tol` posterior standard deviations
-#'   and no posterior variance changes by more than `tol` relatively in one
-#'   sweep (`tol` times the current step when damped). The paper's iteration
-#'   stops when \eqn{\max_i |F_i/G_i - w_i| / (1 + \max_i |y_i|)} and the
-#'   relative change of the cavity variances are below `tol`. Where the
-#'   evidence chooses `C` by the default search (`optimize = NULL`), EP
-#'   stops at the search's accuracy instead, a thousandth of
-#'   [search_control()]'s `tol` (1e-6 by default), or at `tol` where that is
-#'   looser: `C` itself is known only to the search's tolerance (see
-#'   `fit$convergence$tol`).
+#'   training input moves by more than `tol` posterior standard deviations and
+#'   no posterior variance changes by more than `tol` relatively in one sweep
+#'   (`tol` times the current step when damped). The paper's iteration stops
+#'   when \eqn{\max_i |F_i/G_i - w_i| / (1 + \max_i |y_i|)} and the relative
+#'   change of the cavity variances are below `tol`. Where the evidence chooses
+#'   `C` by the default search (`optimize = NULL`), EP stops at the search's
+#'   accuracy instead, a thousandth of [search_control()]'s `tol` (1e-6 by
+#'   default), or at `tol` where that is looser: `C` itself is known only to
+#'   the search's tolerance (see `fit$convergence$tol`).
 #' @param max_iter Maximum number of EP sweeps, or of outer iterations of the
 #'   paper's algorithm.
 #' @param damping First step of the parallel EP schedule, in (0, 1]; also the
@@ -675,18 +670,17 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   random starting weights.
 #' @param rank_tol EP runs on a pivoted Cholesky factor \eqn{G} of the kernel
 #'   matrix when this reaches relative accuracy `rank_tol` (every entry of
-#'   \eqn{K - G G^T} at most `rank_tol` times the largest \eqn{K_{ii}}) with
-#'   at most `n / 2` columns: on FITC on its pivots made from the factor,
-#'   \eqn{G G^T + \mathrm{diag}(K - G G^T)}, as [gpc()] (see
-#'   [inducing-points]); a sweep then costs \eqn{O(n r^2)} instead of
-#'   \eqn{O(n^3)}. Smooth kernels on low-dimensional
-#'   inputs usually qualify. Beyond 2000 observations, a kernel matrix that
-#'   1000 pivots do not represent to `rank_tol` is replaced by the FITC
-#'   approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
-#'   `rank_tol = 0` always uses the dense matrix (as does
-#'   `algorithm = "paper"`). At most `1e-6`: the factor's error reaches
-#'   the predictions (at `1e-4` standard errors off by up to 0.2%, from
-#'   `1e-2` standard errors of 0 at new inputs).
+#'   \eqn{K - G G^T} at most `rank_tol` times the largest \eqn{K_{ii}}) with at
+#'   most `n / 2` columns: on FITC on its pivots made from the factor, \eqn{G
+#'   G^T + \mathrm{diag}(K - G G^T)}, as [gpc()] (see [inducing-points]); a
+#'   sweep then costs \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on
+#'   low-dimensional inputs usually qualify. Beyond 2000 observations, a kernel
+#'   matrix that 1000 pivots do not represent to `rank_tol` is replaced by the
+#'   FITC approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
+#'   `rank_tol = 0` always uses the dense matrix (as does `algorithm =
+#'   "paper"`). At most `1e-6`: the factor's error reaches the predictions (at
+#'   `1e-4` standard errors off by up to 0.2%, from `1e-2` standard errors of 0
+#'   at new inputs).
 #' @param max_rank The most columns the pivoted Cholesky factor of
 #'   `rank_tol` may have before the dense matrix is used instead; `NULL` (the
 #'   default) means half the number of observations (at least 1), resolved
@@ -695,10 +689,9 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   bytes), and a smaller cap bounds it.
 #' @param eta,inner,adaptive_eta The paper's learning rate, its number M of
 #'   inner iterations per outer one (at most 10000), and whether the learning
-#'   rate adapts
-#'   (times 1.1 when \eqn{\sum_i (F_i/G_i - w_i)^2} fell, halved otherwise,
-#'   as in Opper and Winther's algorithm); with the fixed `eta = 0.05` the
-#'   paper's iteration diverges on its own example for `C >= 2`.
+#'   rate adapts (times 1.1 when \eqn{\sum_i (F_i/G_i - w_i)^2} fell, halved
+#'   otherwise, as in Opper and Winther's algorithm); with the fixed `eta =
+#'   0.05` the paper's iteration diverges on its own example for `C >= 2`.
 #' @return A list of class `gpsvm_mfsvr_control`.
 #' @examples
 #' mfsvr_control(algorithm = "paper")
@@ -720,8 +713,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   adaptive_eta <- .check_flag(adaptive_eta, "adaptive_eta")
   structure(list(algorithm = algorithm, schedule = schedule, tol = tol, max_iter = max_iter,
                  damping = damping, seed = seed, rank_tol = rank_tol, max_rank = max_rank,
-                 eta = eta, inner = inner,
-                 adaptive_eta = adaptive_eta),
+                 eta = eta, inner = inner, adaptive_eta = adaptive_eta),
             class = c("gpsvm_mfsvr_control", "gpsvm_control"))
 }
 
@@ -824,10 +816,8 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   }
   names_y <- rownames(x)
   marginals <- if (keep_marginals) res[c("mean", "variance")]
-  if (!is.null(inducing)) {  # values at the training inputs as at new ones
-    res$mean <- res$fitted
-    res$variance <- res$fitted_variance
-  }
+  # (with inducing inputs, the values at the training inputs as at new ones)
+  if (!is.null(inducing)) res[c("mean", "variance")] <- res[c("fitted", "fitted_variance")]
   fit <- list(
     coefficients = stats::setNames(res$weights, names_y),
     fitted.values = stats::setNames(res$mean, names_y),

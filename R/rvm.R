@@ -149,11 +149,8 @@
 #'   nearly all of them (see `fit$basis`). A prediction with a standard
 #'   error or an interval costs \eqn{O(n r)} per new input, since the
 #'   augmenting basis function (see "Prediction intervals") is evaluated at
-#'   every training input; the mean alone costs \eqn{O(r)}.
-#'
-#'   The number of steps grows with the number of functions kept
-#'   ("Performance" below); by default the calibration of the intervals adds
-#'   five refits from 10 to 500 observations.
+#'   every training input; the mean alone costs \eqn{O(r)}. The number of
+#'   steps grows with the number of functions kept ("Performance" below).
 #'
 #' @section Performance:
 #' Measured up to 2026-12-03 (gpsvm 0.1.0, development version, on a 2-core
@@ -254,11 +251,10 @@
 #'   it. A warning says when the width
 #'   found makes the fit nearly interpolate (see "Prediction intervals").
 #' @param basis The number of training inputs offered as centres of basis
-#'   functions, or `NULL`: every distinct input up to 5000 observations,
-#'   1000 beyond.
-#'   Fewer than all are chosen greedily on the scaled inputs with the fit's
-#'   kernel, each the input whose kernel column is worst explained by those
-#'   chosen before (the rule of [inducing-points]; deterministic, and
+#'   functions, or `NULL`: every distinct input up to 5000 observations, 1000
+#'   beyond. Fewer than all are chosen greedily on the scaled inputs with the
+#'   fit's kernel, each the input whose kernel column is worst explained by
+#'   those chosen before (the rule of [inducing-points]; deterministic, and
 #'   duplicated inputs are never chosen twice, so fewer may be used). See
 #'   "Cost".
 #' @param calibration_folds The number of cross-validation folds that

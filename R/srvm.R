@@ -59,12 +59,10 @@
 #'   "Prediction intervals" there. The fit's penalty does
 #'   not act on the augmenting function. These intervals are still too
 #'   narrow on real data, more so than [rvm()]'s: the smooth fit keeps more
-#'   basis functions (on the benchmark's splits 25-80 where [rvm()] kept
-#'   12-53) and its evidence fits more of the noise. By default they are
-#'   therefore calibrated by cross-validation, as [rvm()]'s are
+#'   basis functions and its evidence fits more of the noise. By default
+#'   they are therefore calibrated by cross-validation, as [rvm()]'s are
 #'   (`calibration_folds`; the refits learn \eqn{\lambda} again unless it is
-#'   fixed, and the kernel again where the fit chose it), which widened them
-#'   by 1.03 to 1.47 times at 95% on the benchmark's sets.
+#'   fixed, and the kernel again where the fit chose it).
 #'
 #' @section Cost: Updates (7)-(9) are not sequential: the penalty couples
 #'   the weights, so every step factors the prior precision

@@ -140,9 +140,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   a <- p$a
   C <- p$C
   if (length(a) == 0L) return(p$base)
-  if (method == "eq16") {
-    return(p$base + sum(log(C) - log(a) - log(C - a)))
-  }
+  if (method == "eq16") return(p$base + sum(log(C) - log(a) - log(C - a)))
   h <- cpp_inverse_diagonal(p$L)  # (K_MM^-1)_ii
   p$base + sum(.log_margin_integral(a, C - a, h))
 }

@@ -134,12 +134,6 @@
 #'   evidence, the first the start. The paper notes the iteration is not
 #'   globally stable: non-convergence is a warning.
 #'
-#' `select_C`, the argument that chose `C` before `optimize` did, still works
-#' for this release, with a deprecation warning: `select_C = "evidence"` is
-#' `optimize = TRUE`, `"fixed_point"` is `optimize = TRUE` with
-#' `control = svr_control(C_search = "fixed_point")`, and the record that
-#' was `fit$C_selection` (and `fit$C_path`) is `fit$optimization`.
-#'
 #' @section Noise that varies with the inputs: With `noise = "varying"` the
 #'   fit is the MAP estimate of [mfsvr()]'s model with its noise that
 #'   varies with the inputs (see "Noise that varies with the inputs" there,
@@ -184,12 +178,11 @@
 #' @inheritParams rvm
 #' @inheritParams mfsvr
 #' @param C Regularisation constant (the likelihood's scale), a positive
-#'   number, or `NULL` (the default): chosen by the evidence where
-#'   `optimize = NULL` searches, and 1 (e1071's `cost`) elsewhere (see
-#'   "Choosing C"). A value given is the starting value when `optimize`
-#'   chooses it (else the search starts from 5, as [mfsvr()]'s does). It
-#'   acts on the scaled response when `scale = TRUE`, as e1071's `cost`
-#'   does.
+#'   number, or `NULL` (the default): chosen by the evidence where `optimize =
+#'   NULL` searches, and 1 (e1071's `cost`) elsewhere (see "Choosing C"). A
+#'   value given is the starting value when `optimize` chooses it (else the
+#'   search starts from 5, as [mfsvr()]'s does). It acts on the scaled response
+#'   when `scale = TRUE`, as e1071's `cost` does.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
 #'   The default `rbf_kernel()` chooses its width from the (scaled) inputs;
 #'   where the default search chooses `C`, the evidence weighs that width
@@ -208,7 +201,11 @@
 #'   [mfsvr()]'s default search and under its size rule (`search_max_n` of
 #'   [gpsvm_size_policy()]: beyond it `C = 5` stays, and the fit says so).
 #' @param control Solver and selection settings from [svr_control()].
-#' @param select_C Deprecated: write `optimize` (see "Choosing C").
+#' @param select_C Deprecated (with a warning), the argument that chose `C`
+#'   before `optimize`: `"evidence"` is `optimize = TRUE`, `"fixed_point"` is
+#'   `optimize = TRUE` with `control = svr_control(C_search = "fixed_point")`,
+#'   `"none"` is `optimize = FALSE`; the record that was `fit$C_selection`
+#'   (and `fit$C_path`) is `fit$optimization`.
 #' @param calibration_folds The number of cross-validation folds that
 #'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 for
 #'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
@@ -220,34 +217,33 @@
 #'   default), `"varying"` (its scale a smooth function of the inputs) or
 #'   `"auto"` (varying where its evidence is higher by a log Bayes factor
 #'   above 3); see "Noise that varies with the inputs".
-#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
-#'   in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
+#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list
+#'   with, in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
 #'   `alpha_minus`, `b`, `objective` (the dual objective
 #'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`, `epsilon`,
 #'   `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`),
-#'   `margin_factor` (the lower Cholesky factor of the margin vectors'
-#'   kernel matrix, with a jitter where it is singular, which the error bars
-#'   and the evidence use), `polished`, `kernel` (with the width used, and the offset's prior
-#'   variance as a constant), `bias` (`TRUE` for a free threshold),
+#'   `margin_factor` (the lower Cholesky factor of the margin vectors' kernel
+#'   matrix, with a jitter where it is singular, which the error bars and the
+#'   evidence use), `polished`, `kernel` (with the width used, and the offset's
+#'   prior variance as a constant), `bias` (`TRUE` for a free threshold),
 #'   `bias_variance` (the offset's prior variance; absent with a free
-#'   threshold), `bias_choice` and `kernel_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
-#'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
-#'   scaled response, when a search computed it), `C_mixture` (where the
-#'   evidence chose `C` from at most `C_mixture_max_n` observations (200 by default: see
-#'   [gpsvm_size_policy()]), the MAP fits and
-#'   weights that integrate the prediction intervals over `C`, see
-#'   [predict.gpsvm_regression()]), `interval_calibration` (where the
-#'   prediction intervals are calibrated by cross-validation, its record:
-#'   see `calibration_folds`), `calibration_declined` (as in [mfsvr()]),
-#'   `noise_model` (with `noise = "varying"` or
-#'   `"auto"`, as in [mfsvr()]); in the data's units `y`,
-#'   `fitted.values`,
-#'   `residuals`; `scaling` and `response_scaling` (`NULL` with
-#'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
-#'   KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and `fields`
-#'   (see [hyperparameters()], "Fitted objects"); formula fits also
-#'   `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the formula's variables as
-#'   the data gave them).
+#'   threshold), `bias_choice` and `kernel_choice` (as in [mfsvr()]),
+#'   `optimization` (the record of the search for `C`, when `optimize` chooses
+#'   it), `log_evidence` (the EP log evidence of the scaled response, when a
+#'   search computed it), `C_mixture` (where the evidence chose `C` from at
+#'   most `C_mixture_max_n` observations (200 by default: see
+#'   [gpsvm_size_policy()]), the MAP fits and weights that integrate the
+#'   prediction intervals over `C`, see [predict.gpsvm_regression()]),
+#'   `interval_calibration` (where the prediction intervals are calibrated by
+#'   cross-validation, its record: see `calibration_folds`),
+#'   `calibration_declined` (as in [mfsvr()]), `noise_model` (with `noise =
+#'   "varying"` or `"auto"`, as in [mfsvr()]); in the data's units `y`,
+#'   `fitted.values`, `residuals`; `scaling` and `response_scaling` (`NULL`
+#'   with `scale = FALSE`), `convergence` (`converged`, `iterations`, `change`
+#'   (the KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and
+#'   `fields` (see [hyperparameters()], "Fitted objects"); formula fits also
+#'   `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the formula's
+#'   variables as the data gave them).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.
@@ -430,10 +426,9 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   `margin_tol` times the smaller of `C` and the largest coefficient)
 #'   counts as being at that bound when the training set is split into
 #'   `X_0`, `X_C` and the margin sets.
-#' @param evidence Which evidence `optimize` maximises with
-#'   `C_search = "evidence"`: `"ep"`, the model's evidence (what `logLik()`
-#'   gives), or the paper's approximations `"eq16"` and `"refined"` (see
-#'   [evidence()]).
+#' @param evidence Which evidence `optimize` maximises with `C_search =
+#'   "evidence"`: `"ep"`, the model's evidence (what `logLik()` gives), or the
+#'   paper's approximations `"eq16"` and `"refined"` (see [evidence()]).
 #' @param C_search How `optimize = TRUE` chooses `C` (see "Choosing C" in
 #'   [svr()]): `"evidence"` maximises the evidence, `"fixed_point"` iterates
 #'   the paper's eq. (17).
@@ -464,11 +459,9 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   margin_tol <- .check_number(margin_tol, "margin_tol", lower = 0, upper = 0.5)
   evidence <- .match_choice(evidence, c("ep", "eq16", "refined"), "evidence")
   C_search <- .match_choice(C_search, c("evidence", "fixed_point"), "C_search")
-  if (!is.null(C_interval)) {
-    if (!is.numeric(C_interval) || length(C_interval) != 2L || anyNA(C_interval) ||
-        any(!is.finite(C_interval)) || any(C_interval <= 0) || C_interval[1] >= C_interval[2]) {
-      .stop("'C_interval' must be two increasing positive finite numbers")
-    }
+  if (!is.null(C_interval) && (!is.numeric(C_interval) || length(C_interval) != 2L ||
+      any(!is.finite(C_interval)) || any(C_interval <= 0) || C_interval[1] >= C_interval[2])) {
+    .stop("'C_interval' must be two increasing positive finite numbers")
   }
   legacy <- list(fixed_point_tol = c("tol", fixed_point_tol), max_steps = c("max_iter", max_steps),
                  grid_size = c("grid", grid_size))
@@ -479,18 +472,16 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
                           legacy[[name]][2]), see = "search_control")
     }
   }
+  if (!is.null(fixed_point_tol)) {
+    fixed_point_tol <- .check_number(fixed_point_tol, "fixed_point_tol", lower = 0,
+                                     open_lower = TRUE)
+  }
+  if (!is.null(max_steps)) max_steps <- .check_count(max_steps, "max_steps", lower = 1L)
+  if (!is.null(grid_size)) grid_size <- .check_count(grid_size, "grid_size", lower = 3L)
   structure(list(tol = tol, max_iter = max_iter, cache_mb = cache_mb,
                  shrinking = shrinking, margin_tol = margin_tol, evidence = evidence,
-                 C_search = C_search, C_interval = C_interval,
-                 fixed_point_tol = if (!is.null(fixed_point_tol)) {
-                   .check_number(fixed_point_tol, "fixed_point_tol", lower = 0, open_lower = TRUE)
-                 },
-                 max_steps = if (!is.null(max_steps)) {
-                   .check_count(max_steps, "max_steps", lower = 1L)
-                 },
-                 grid_size = if (!is.null(grid_size)) {
-                   .check_count(grid_size, "grid_size", lower = 3L)
-                 }),
+                 C_search = C_search, C_interval = C_interval, fixed_point_tol = fixed_point_tol,
+                 max_steps = max_steps, grid_size = grid_size),
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 
@@ -544,25 +535,22 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   path <- C
   tried <- evidence <- numeric(0)
   converged <- FALSE
-  for (step in seq_len(settings$max_iter)) {
+  fit_at <- function(C) {
     fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
-    tried <- c(tried, C)
-    evidence <- c(evidence, .svr_log_evidence(fit, "eq16"))
+    tried <<- c(tried, C)
+    evidence <<- c(evidence, .svr_log_evidence(fit, "eq16"))
+    fit
+  }
+  for (step in seq_len(settings$max_iter)) {
+    fit <- fit_at(C)
     C_new <- .svr_C_update(fit)
     path <- c(path, C_new)
     if (!is.finite(C_new) || C_new <= 0) break
-    if (abs(C_new - C) < settings$tol) {
-      converged <- TRUE
-      C <- C_new
-      break
-    }
+    converged <- abs(C_new - C) < settings$tol
     C <- C_new
+    if (converged) break
   }
-  if (is.finite(C) && C > 0) {
-    fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
-    tried <- c(tried, C)
-    evidence <- c(evidence, .svr_log_evidence(fit, "eq16"))
-  }
+  if (is.finite(C) && C > 0) fit <- fit_at(C)
   steps <- length(path) - 1L
   change <- abs(diff(utils::tail(path, 2)))
   if (!converged) {
