@@ -47,8 +47,7 @@
 
 # k / 2 Halton points through qnorm() and their mirror images.
 .normal_design <- function(k, d) {
-  u <- stats::qnorm(.halton(k %/% 2L, d))
-  u <- matrix(u, k %/% 2L, d)
+  u <- matrix(stats::qnorm(.halton(k %/% 2L, d)), k %/% 2L, d)
   rbind(u, -u)
 }
 

@@ -19,12 +19,9 @@
   which
 }
 
-# The search's ranges, set by the data's scales so that it works for a
-# response in any units (s the spread of y, w the data-driven width):
-# C in [0.01, 1e4] / s, epsilon in [1e-4, 3] s (the lower end is the Laplace
-# limit, a legitimate answer), sigma in [w / 100, 100 w] (a width per input:
-# .per_input_ranges(), its upper end legitimate too).  `recorded` (a fit's
-# $optimization) makes the search that fit's, whatever the rows.
+# The search's ranges, set by the data's scales so that it works in any units
+# (?mfsvr); `recorded` (a fit's $optimization) makes the search that fit's,
+# whatever the rows.
 .mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which, noise_free_ok = FALSE,
                                hyperprior = FALSE, recorded = NULL) {
   names <- .mfsvr_hyper_names(epsilon, kernel, which)

@@ -41,10 +41,10 @@
 #' values, the log evidence, its gradient, EP's sweeps and a status that says
 #' why a point failed), `stopped` (why the search stopped, in words) and
 #' `convergence` (with `change`, the largest gradient per observation, and
-#' the `reason` for a stop that is not convergence). A warning says when the search could not start, did not
-#' converge, or stopped at the end of a range other than the lower end of
-#' `epsilon` (the Laplace limit \eqn{\epsilon = 0}, which the evidence often
-#' approaches slowly). On some data the evidence rises without end as `C`
+#' the `reason` for a stop that is not convergence). A warning says when the
+#' search could not start, did not converge, or stopped at the end of a range
+#' other than the lower end of `epsilon` (the Laplace limit
+#' \eqn{\epsilon = 0}, which the evidence often approaches slowly). On some data the evidence rises without end as `C`
 #' grows (with `epsilon` adjusting): the likelihood's limit `C = Inf` is
 #' uniform noise on \eqn{[-\epsilon, \epsilon]}, and the data favour it; the
 #' search then stops where the rise has become slow, and a warning says so.

@@ -1,11 +1,8 @@
-# rvm(noise = ) and mfsvr(noise = ): noise whose variance varies smoothly
-# with the inputs, sigma^2 exp(h(x)) (for mfsvr() the tube's noise stretched
-# by exp(h(x) / 2)), h a low-rank Gaussian process on a few centres, fitted
-# with the rest and weighed against constant noise by the evidence (why this
-# form: ?rvm, "Noise that varies with the inputs").  The numerics are the
-# core's (rvm_noise.hpp, mfsvr_noise.hpp); this file assembles the noise
-# basis and its prior, chooses among the noise widths, and gives the fitted
-# noise at new inputs.
+# rvm(noise = ) and mfsvr(noise = ): noise varying smoothly with the inputs,
+# weighed against constant noise by the evidence (the model, and why this form:
+# "Noise that varies with the inputs" in ?rvm and ?mfsvr).  The numerics are the
+# core's; this file assembles the noise basis and prior, chooses among the
+# noise widths, and gives the fitted noise at new inputs.
 
 # The noise functions' widths over the data-driven width (the log noise is
 # smoother than the mean); the log noise's prior variance; the most centres.

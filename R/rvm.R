@@ -19,17 +19,18 @@
 #' re-estimated at every fifth step (Tipping and Faul's schedule), or sooner
 #' when it would move by more than 0.1\%, and the posterior is then
 #' refactorised by Cholesky; convergence is always judged at the
-#' re-estimated \eqn{\sigma^2}. The bias
-#' \eqn{w_0} is always kept (its \eqn{\alpha} may grow to the pruning
-#' threshold, which makes it practically zero).
+#' re-estimated \eqn{\sigma^2}. The bias \eqn{w_0} is always kept (its
+#' \eqn{\alpha} may grow to the pruning threshold, which makes it
+#' practically zero).
 #'
 #' Convergence: no basis function can be added or deleted with a gain, and
 #' every kept \eqn{\log \alpha_i} and \eqn{\log \sigma^2} would change by less
 #' than `control$tol`; or no step can raise the log marginal likelihood by
 #' more than `control$tol_evidence`; or nothing can enter or leave and the
-#' log marginal likelihood changed by less than `control$tol_evidence`. A basis function whose optimal \eqn{\alpha} exceeds
-#' `control$prune_alpha` (for targets divided by their root mean square, so
-#' the threshold does not depend on the units of `y`) counts as absent.
+#' log marginal likelihood changed by less than `control$tol_evidence`. A
+#' basis function whose optimal \eqn{\alpha} exceeds `control$prune_alpha`
+#' (for targets divided by their root mean square, so the threshold does not
+#' depend on the units of `y`) counts as absent.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
@@ -71,15 +72,13 @@
 #'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
 #'   regression model's are (see [predict.gpsvm_regression()]), the refits
 #'   choosing the pruning, the noise level and, where the fit's was chosen,
-#'   the kernel afresh.
-#'   Leave-one-out at
-#'   the fitted hyperparameters would not do: the precisions were chosen
-#'   with every target in, and there the model's standardised residuals
-#'   look calibrated; only refits that choose them again show how far the
-#'   choice adapts to the training targets. The five refits make the fit
-#'   several times as slow ("Performance" below), so beyond 500
-#'   observations the default keeps the model's own intervals and [print()]
-#'   says so. `fit$interval_calibration` holds the record.
+#'   the kernel afresh. Leave-one-out at the fitted hyperparameters would not
+#'   do: the precisions were chosen with every target in, and there the
+#'   model's standardised residuals look calibrated; only refits that choose
+#'   them again show how far the choice adapts to the training targets. The
+#'   five refits make the fit several times as slow ("Performance" below), so
+#'   beyond 500 observations the default keeps the model's own intervals and
+#'   [print()] says so. `fit$interval_calibration` holds the record.
 #'
 #'   The model's own intervals (`calibration_folds = 0`) are too narrow:
 #'   the evidence that prunes the basis functions and sets the noise is
@@ -440,13 +439,9 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # One fit of the fast RVM to (scaled) data with the noise model `noise`.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
-  if (noise != "constant") {
-    fit <- .rvm_fit_noise(x, y, kernel, control, rows, noise)
-    fit$basis <- rows
-    return(fit)
-  }
-  core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
-  fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")
+  fit <- if (noise != "constant") .rvm_fit_noise(x, y, kernel, control, rows, noise) else
+    .new_rvm(cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows), x, y, kernel, control,
+             class = "rvm")
   fit$basis <- rows
   fit
 }
@@ -492,12 +487,10 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 .new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL, noise_model = NULL) {
   active <- core$active                   # 0 = bias, j = training row j
   rv <- active[active > 0]
-  names_rv <- if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv)
-  names_w <- c("(Intercept)", names_rv)
+  names_w <- c("(Intercept)", if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv))
   mu <- stats::setNames(core$mu, names_w)
   design <- .rvm_design(x, kernel, rv)
-  fitted <- drop(design %*% mu)
-  names(fitted) <- rownames(x)
+  fitted <- stats::setNames(drop(design %*% mu), rownames(x))
   fit <- list(
     coefficients = mu,
     relevance_vectors = rv,

@@ -493,10 +493,9 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
     cache_mb = control$cache_mb, shrinking = control$shrinking,
     log_noise_scale = log_noise_scale, margin_tol = control$margin_tol))
   nm <- rownames(x)
-  fitted <- stats::setNames(res$fitted, nm)
   fit <- list(
     beta = stats::setNames(res$beta, nm), alpha_plus = res$alpha_plus,
-    alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
+    alpha_minus = res$alpha_minus, b = res$b, fitted.values = stats::setNames(res$fitted, nm),
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
     convergence = res$convergence, polished = res$polished, control = control)
