@@ -1,18 +1,8 @@
-# confint() of every fit: the hyperparameters its evidence estimated, from
-# the curvature of the log evidence (the Laplace approximation of their
-# posterior on the log scale, with a flat prior there), and for the
-# relevance vector machines their weights' Gaussian posterior intervals.
-#
-# A model contributes, as internal generics with one method per class:
-#   .weight_intervals(object, level)  rows for weights with an exact
-#       posterior (rvm, srvm), or NULL
-#   .evidence_curvature(object)  the estimated hyperparameters (natural
-#       values), the transform of each (log, or logit(2 kappa)) and the
-#       Hessian of the log evidence in the transformed values; NULL when the
-#       evidence estimated none.  Models whose search by evidence is recorded
-#       in fit$optimization get it from .search_curvature(), refitting at
-#       nearby values through .refit_at(object, values), which returns the
-#       refit's log evidence (and, where the model has it, its gradient).
+# confint() of every fit.  A model contributes, by internal generics:
+#   .weight_intervals(object, level)  rows for weights with an exact posterior, or NULL;
+#   .evidence_curvature(object)  the estimated hyperparameters (natural values) and
+#       the Hessian of the log evidence in their transforms (.hyper_transforms()),
+#       or NULL; by default .search_curvature()'s, from refits by .refit_at().
 
 #' Confidence intervals for a fit's hyperparameters and weights
 #'
@@ -75,13 +65,12 @@
 #'   numbers; all by default.
 #' @param level The confidence level.
 #' @param ... Unused; unknown arguments are an error.
-#' @return A matrix with one row per weight or hyperparameter and columns
-#'   for the lower and upper limits, labelled as by [stats::confint()]
-#'   (`"2.5 %"`, `"97.5 %"`), with the attribute `"curvature"` where the
-#'   hyperparameters' intervals come from the log posterior's curvature. For
-#'   a classifier with three or more classes,
-#'   one row per hyperparameter of each one-vs-rest model, named
-#'   `"<class>: <hyperparameter>"`.
+#' @return A matrix with one row per weight or hyperparameter and columns for
+#'   the lower and upper limits, labelled as by [stats::confint()] (`"2.5 %"`,
+#'   `"97.5 %"`), with the attribute `"curvature"` where the hyperparameters'
+#'   intervals come from the log posterior's curvature. For a classifier with
+#'   three or more classes, one row per hyperparameter of each one-vs-rest
+#'   model, named `"<class>: <hyperparameter>"`.
 #' @seealso [hyperparameters()] for the estimates, [model-comparison] for
 #'   comparing fits by their evidence.
 #' @examples
@@ -100,8 +89,7 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
   out <- rbind(.weight_intervals(object, level), hyper)
   if (is.null(out)) .stop(.nothing_estimated(object))
   if (!missing(parm)) out <- .select_rows(out, parm)
-  # (said only where it is not the evidence's, so that the usual matrix
-  # prints as lm's does)
+  # (said only where it is not the evidence's, so that the matrix prints as lm's)
   curvature <- attr(hyper, "curvature")
   if (!is.null(curvature) && !identical(curvature, "log evidence")) attr(out, "curvature") <- curvature
   out
@@ -111,10 +99,8 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
 #' @export
 confint.gpsvm_classifier <- confint.gpsvm_regression
 
-# With a noise that varies with the inputs, an mfsvr() or svr() fit's C and epsilon
-# are the level of its noise function (the fitted level absorbs any scale
-# of them): the evidence's curvature or curve in them alone is that of the
-# constant-noise model, not of this fit, so it is refused, not given.
+# With varying noise an mfsvr() or svr() fit's C and epsilon are the level of
+# its noise function: their curvature or curve would be the constant model's.
 .check_constant_tube <- function(object, what) {
   if (inherits(object, c("gpsvm_mfsvr", "gpsvm_svr")) &&
       identical(object$noise_model$type, "varying")) {
@@ -128,10 +114,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
 
 .evidence_curvature.default <- function(object) .search_curvature(object)
 
-
-# The kernel, inputs and inducing inputs of an EP fit (mfsvr(), gpc()) at
-# the width, or widths per input ("sigma[<column>]"), in `h` (a named list;
-# the fit's own where it names none), for .refit_at().
+# The kernel, inputs and inducing inputs of an EP fit at the width or widths
+# per input ("sigma[<column>]") in the named list `h` (the fit's own elsewhere).
 .refit_point <- function(object, h) {
   point <- list(kernel = object$kernel, x = object$x, inducing = object$inducing)
   if (!is.null(h$sigma)) point$kernel <- .with_width(object$kernel, h$sigma)
@@ -142,8 +126,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   point
 }
 
-# The rows for the hyperparameters: one block per binary model of a
-# classifier with several (its rows prefixed by the class), else one.
+# The hyperparameters' rows: one block per binary model of a classifier
+# with several (prefixed by the class), else one.
 .hyperparameter_intervals <- function(object, level) {
   models <- if (inherits(object, "gpsvm_classifier")) .binary_models(object) else list(object)
   curvatures <- lapply(models, function(m) .evidence_curvature(m))  # (dispatch from here)
@@ -192,10 +176,9 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   out[parm, , drop = FALSE]
 }
 
-# The interval matrix from a curvature: transformed estimate +- z sd, with
-# sd from (-H)^-1, mapped back.  Hyperparameters at a search bound, and all
-# of them where the evidence is rough or -H is not positive definite, get NA
-# (with a warning).
+# The intervals from a curvature, transformed estimate +- z sd mapped back;
+# NA (with a warning) at a bound, or all where the evidence is rough or not
+# curved downwards.
 .curvature_intervals <- function(curvature, level) {
   if (is.null(curvature)) return(NULL)
   est <- curvature$estimate
@@ -240,21 +223,17 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%")
 }
 
-# The scale each hyperparameter's interval is made on: the log, and for the
-# flip probability kappa in (0, 1/2) the logit of 2 kappa (as its search).
+# Each interval's scale: the log, and for kappa in (0, 1/2) logit(2 kappa).
 .hyper_transforms <- function(names) {
   kappa <- names == "kappa"
   list(to = function(v) ifelse(kappa, stats::qlogis(2 * v), log(v)),
        from = function(t) ifelse(kappa, stats::plogis(t) / 2, exp(t)))
 }
 
-# The curvature of a model whose search by evidence fit$optimization
-# records (which hyperparameters it chose, and which stopped at a bound;
-# their values are the model's, as hyperparameters() gives them): the
-# Hessian in the transformed estimates, by central differences of the
-# gradient that .refit_at() returns when it has one (step 0.01), else by
-# second differences of the log evidence (step 0.05: an evidence computed
-# by an iteration that stops at a tolerance is rough on finer scales).  A refit that fails gives NA entries, and so no interval.
+# The curvature of a model whose evidence search fit$optimization records:
+# the Hessian in the transformed estimates, by central differences of the
+# gradient of .refit_at() where it gives one, else by second differences of
+# the log evidence (step 0.05: an iterated evidence is rough on finer scales).
 .search_curvature <- function(object) {
   record <- object$optimization
   searched <- names(unlist(record$estimate))
@@ -263,9 +242,7 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   at_bound <- intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)), names(est))
   free <- setdiff(names(est), at_bound)
   transform <- .hyper_transforms(free)
-  # a search by the evidence times a hyperprior stopped at the posterior's
-  # mode, where the posterior's curvature, not the evidence's, is the
-  # Laplace approximation's (the prior is on the log values, as here)
+  # (a search with a hyperprior stopped at the posterior's mode: its curvature)
   prior <- record$hyperprior
   prior <- if (!is.null(prior)) .hyperprior(prior, attr(prior, "coef"))
   search_scale <- function(values) stats::setNames(log(values), paste0("log_", names(values)))
@@ -291,10 +268,8 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
        of = if (is.null(prior)) "log evidence" else "log posterior (log evidence + log hyperprior)")
 }
 
-# The Hessian of f at theta: f(theta) returns list(value, gradient), the
-# gradient (named, in theta's coordinates) or NULL.  With a gradient, central
-# differences of it (2p evaluations), symmetrised; without, second
-# differences of the value (1 + 2p^2 evaluations).
+# The Hessian of f at theta, f(theta) = list(value, gradient or NULL): central
+# differences of the gradient, symmetrised, else second differences of the value.
 .hessian <- function(f, theta, gradient_step = 0.01, value_step = 0.05) {
   p <- length(theta)
   at <- function(k, h) f(theta + replace(numeric(p), k, h))
@@ -319,9 +294,7 @@ confint.gpsvm_classifier <- confint.gpsvm_regression
   rough <- logical(p)
   for (j in seq_len(p)) {
     H[j, j] <- second(j, h)
-    # on a smooth evidence the second differences over h and 2h agree to
-    # O(h^2); an estimate on a kink or spike of a rough one (eq. 16 of
-    # svr() has logarithmic spikes in C) gives curvatures that do not
+    # (over h and 2h they agree on a smooth evidence, not on a rough one's spike)
     wide <- second(j, 2 * h)
     rough[j] <- !isTRUE(abs(H[j, j] - wide) <= 0.2 * max(abs(H[j, j]), abs(wide)))
     e_j <- replace(numeric(p), j, h)

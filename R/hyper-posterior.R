@@ -10,34 +10,19 @@
   if (!ok) "must be the posterior's spread of each searched hyperparameter beside its prior's"
 }
 
-# ---- the mixture over several searched hyperparameters ----------------------
-#
-# Where a search chose more than C (optimize = TRUE: epsilon and the width
-# or a width per input too), the data pin some of them poorly on few
-# observations, and the predictive at the posterior mode alone is too sure
-# of them (its intervals too narrow where they are not pinned).
-# The posterior of the searched log hyperparameters theta, p(theta | D) ~
-# Z(theta) p(theta) (the EP evidence times the hyperprior), is integrated
-# by importance sampling from its Laplace approximation N(theta*, S), S the
-# inverse of minus the Hessian of log Z + log p at the mode (central
-# differences of the analytic gradient, .hessian()): at .hyper_mixture_points
-# points theta* + L u_k (L L' = S, u_k from a Halton sequence through the
-# normal quantile, with their mirror images, so the points need no random
-# numbers and balance about the mode), each weighted by the posterior over
-# the normal's density there.  Weights are truncated at sqrt(K) times their
-# mean (Ionides 2008): on few points a single heavy weight would otherwise
-# stand for the whole posterior.  Hyperparameters at an end of their range
-# stay there (the posterior is not curved there).
-
+# Where a search chose more than C, the data pin some hyperparameters poorly
+# on few rows, and the predictive at the mode alone is too sure of them.  The
+# posterior of the searched log hyperparameters (evidence times hyperprior)
+# is integrated by importance sampling from its Laplace approximation
+# N(theta*, S): points theta* + L u_k (L L' = S, u_k Halton points through
+# qnorm() and their mirror images, so no random numbers), weighted by the
+# posterior over the normal's density, the weights truncated at sqrt(K)
+# times their mean (Ionides 2008).  Hyperparameters at a bound stay there.
 .hyper_mixture_points <- 16L
 
-# The first k points of the Halton sequence in d dimensions (the radical
-# inverses of 1..k in the first d primes): a k x d matrix in (0, 1).
+# The first k Halton points in d dimensions (radical inverses in the first d primes).
 .halton <- function(k, d) {
-  primes <- c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71,
-              73, 79, 83, 89, 97, 101, 103, 107, 109, 113)
-  if (d > length(primes)) primes <- c(primes, .next_primes(d - length(primes), max(primes)))
-  vapply(primes[seq_len(d)], function(b) {
+  vapply(.first_primes(d), function(b) {
     vapply(seq_len(k), function(i) {
       f <- 1
       r <- 0
@@ -50,29 +35,25 @@
     }, numeric(1))
   }, numeric(k))
 }
-.next_primes <- function(k, after) {
-  out <- numeric(0)
-  m <- after
-  while (length(out) < k) {
+.first_primes <- function(d) {
+  primes <- numeric(0)
+  m <- 1
+  while (length(primes) < d) {
     m <- m + 1
-    if (all(m %% seq(2, floor(sqrt(m))) != 0)) out <- c(out, m)
+    if (all(m %% primes[primes <= sqrt(m)] != 0)) primes <- c(primes, m)
   }
-  out
+  primes
 }
 
-# The standard normal design: k / 2 Halton points through qnorm() and their
-# mirror images (k even).
+# k / 2 Halton points through qnorm() and their mirror images.
 .normal_design <- function(k, d) {
-  u <- stats::qnorm(.halton(k %/% 2L, d))
-  u <- matrix(u, k %/% 2L, d)
+  u <- matrix(stats::qnorm(.halton(k %/% 2L, d)), k %/% 2L, d)
   rbind(u, -u)
 }
 
-# The posterior of a fit's searched log hyperparameters around its mode, or
-# NULL where the search failed: list(estimate (natural values), theta (the
-# search scale), free (not at a bound), fit_at(theta, gradient) (the EP fit
-# there, warm-started from the mode's; NULL where it fails), log_posterior(fit,
-# theta), hessian (free x free, of the log posterior)).
+# The posterior of a fit's searched log hyperparameters about its mode (NULL
+# where the search failed): the estimate, theta, the free ones, fit_at(theta)
+# (NULL where the fit fails), log_posterior(fit, theta) and the Hessian.
 .hyper_posterior <- function(fit, y) {
   record <- fit$optimization
   if (is.null(record) || !isTRUE(is.finite(record$log_evidence))) return(NULL)
@@ -109,10 +90,8 @@
        log_posterior = log_posterior, hessian = hessian, prior = prior)
 }
 
-# How far the data pin each searched hyperparameter: a data frame with the
-# parameter (natural name), its posterior sd on the log scale (NA at a
-# bound) and its prior sd there (Inf where the prior is flat), from the
-# posterior's curvature and the hyperprior's.
+# How far the data pin each searched hyperparameter: its posterior sd on the
+# log scale (NA at a bound) beside its prior sd there (Inf where flat).
 .hyper_pinning <- function(post, covariance) {
   names_all <- names(post$theta)
   sd <- stats::setNames(rep(NA_real_, length(names_all)), names_all)
@@ -130,9 +109,9 @@
              prior_sd = unname(prior_sd), stringsAsFactors = FALSE)
 }
 
-# The quadrature (in .C_quadrature()'s form, with `posterior`, the pinning
-# table) over the searched hyperparameters of a fit, or NULL where the
-# posterior is not curved downwards at the mode or the fits fail.
+# The quadrature (as .C_quadrature()'s, with the pinning table) over the
+# searched hyperparameters, or NULL where the posterior is not curved
+# downwards at the mode or the fits fail.
 .hyper_quadrature <- function(fit, y, points = .hyper_mixture_points) {
   post <- .hyper_posterior(fit, y)
   if (is.null(post) || length(post$free) == 0L) return(NULL)
@@ -163,17 +142,12 @@
        posterior = .hyper_pinning(post, covariance))
 }
 
-# ---- what the data pin -------------------------------------------------------
-
-# A searched hyperparameter is pinned by the data when they at least halve
-# its prior spread on the log scale (carry three times the prior's
-# information); beyond, the hyperprior rather than the data sets it.
+# A hyperparameter is pinned by the data when they at least halve its prior
+# spread on the log scale.
 .pinned_ratio <- 0.5
 
-# The plan's row for a search made with a hyperprior: which hyperparameters
-# the data pin, which the prior sets, which stopped at an end of their
-# range; the spreads where the fit's mixture measured them (up to the size
-# rule C_mixture_max_n).
+# The plan's row for a search with a hyperprior: which hyperparameters the
+# data pin, which the prior sets, which stopped at an end of their range.
 .plan_posterior <- function(fit, n) {
   at_bound <- .bound_phrases(fit$optimization)
   if (!length(at_bound)) at_bound <- NULL

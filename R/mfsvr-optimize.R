@@ -1,10 +1,6 @@
-# Hyperparameters of mfsvr() by maximising the EP evidence.
-#
-# Parameters live on the log scale: log C, log epsilon (unless epsilon is 0)
-# and log sigma (for the Gaussian kernel).  At the EP fixed point the sites
-# are stationary, so the gradient of log Z_EP is the explicit one (the
-# likelihood's d log Z_i at fixed cavities, and 1/2 tr((w w' - R) dK)); the
-# core computes it with the fit.
+# Hyperparameters of mfsvr() by maximising the EP evidence, on the log scale.
+# At the EP fixed point the sites are stationary, so the gradient of log Z_EP
+# is the explicit one, which the core computes with the fit.
 
 # The log-scale parameters searched: those asked for in 'which' that exist
 # (epsilon = 0 stays 0; only the Gaussian and Matern kernels have a width).
@@ -23,21 +19,9 @@
   which
 }
 
-# The search: log C, log epsilon and log sigma, started at the values given,
-# within ranges set by the data's own scales, so that the same search works
-# for a response in any units.  With s the spread of y and w the data-driven
-# width of the inputs (.data_driven_width()):
-#   C in [0.01, 1e4] / s (noise scale 1/C from 100 s down to 1e-4 s),
-#   epsilon in [1e-4, 3] s (the lower end is the Laplace limit epsilon = 0,
-#     where the evidence often keeps rising slowly: a legitimate answer),
-#   sigma in [w / 100, 100 w].
-# A kernel with a width per input searches one log width per input column
-# instead of log sigma (.per_input_ranges()); a width at its upper end is a
-# legitimate answer, as is the Laplace limit, so neither warns.  With
-# `hyperprior`, the search maximises the evidence times
-# .mfsvr_hyperprior()'s density.  `recorded` (a fit's $optimization) makes
-# the search that fit's: its start, ranges and hyperprior, whatever the rows
-# (the calibration's refits on part of them).
+# The search's ranges, set by the data's scales so that it works in any units
+# (?mfsvr); `recorded` (a fit's $optimization) makes the search that fit's,
+# whatever the rows.
 .mfsvr_search_spec <- function(x, y, C, epsilon, kernel, which, noise_free_ok = FALSE,
                                hyperprior = FALSE, recorded = NULL) {
   names <- .mfsvr_hyper_names(epsilon, kernel, which)
@@ -58,10 +42,7 @@
   }
   limit <- paste("the data favour the limit C = Inf, uniform noise on [-epsilon, epsilon]",
                  "(a likelihood that is flat inside the tube and zero outside)")
-  # On some data the evidence keeps rising, ever more slowly, as C grows with
-  # epsilon adjusting; the search then stops where the rise per observation
-  # falls below its tolerance, with the exponential tails 1/C already much
-  # shorter than the tube.
+  # (the evidence can rise ever more slowly as C grows with epsilon adjusting)
   advice <- function(record, fit) {
     if (!record$convergence$converged) return(NULL)
     g <- record$gradient[["log_C"]] %||% 0
@@ -72,9 +53,7 @@
               est[["C"]], est[["C"]] * eps, limit)
     }
   }
-  # The default search (noise_free_ok) is not the user's request: there the
-  # limit is an answer (noise-free data, as from a computer experiment), which
-  # print() shows in C, not a warning on every default fit.
+  # the default search's (noise_free_ok) limit is an answer, not a warning
   slow_rise <- if ("log_C" %in% names && !noise_free_ok) advice else function(record, fit) NULL
   .search_spec(start = ranges[, 1], lower = ranges[, 2], upper = ranges[, 3], natural = exp,
                natural_names = sub("^log_", "", rownames(ranges)),
@@ -86,13 +65,8 @@
                prior = if (!is.null(prior)) .hyperprior(prior, attr(prior, "coef")))
 }
 
-# The weakly informative hyperprior of mfsvr()'s searches on standardised
-# data (see ?mfsvr, "The hyperprior"): normals on the search scale, for log
-# C centred on C = 5 / s (the default's start), for each log width on its
-# start (the data-driven width or the one given), and, where epsilon is
-# searched, on the tube's share of the noise, log(C epsilon), centred on
-# the defaults' 0.5 (or on log epsilon at 0.1 s when C stays as given).
-# Returns .hyperprior()'s record (terms with their coefficients).
+# The hyperprior of mfsvr()'s searches on standardised data (?mfsvr, "The
+# hyperprior"): .hyperprior()'s record of normal terms on the search scale.
 .mfsvr_hyperprior_sd <- c(log_C = 1.5, shape = 0.5, log_sigma = 1)
 .mfsvr_hyperprior <- function(ranges, s) {
   names <- rownames(ranges)
@@ -121,12 +95,8 @@
   structure(terms, coef = coef)
 }
 
-# A width per input gives the evidence one parameter per column, and with
-# many columns for the rows (factors expanded into a column per level) it
-# can fit the noise, choosing a tiny noise sd and predicting worse than one
-# width.  Real data are seldom that exact (the benchmark sets' searches
-# choose tens of percent), so a noise sd below 1% of the response's is
-# reported.
+# With many columns for the rows a width per input can fit the noise; real
+# data are seldom that exact, so a noise sd below 1% of the response's is reported.
 .per_input_overfit_advice <- function(fit, n_widths) {
   noise_sd <- sqrt(fit$noise_variance)
   ratio <- noise_sd / stats::sd(fit$y)
@@ -138,23 +108,12 @@
           100 * ratio, n_widths, length(fit$y))
 }
 
-# Hyperparameters by maximising the EP evidence (L-BFGS-B on the log scale,
-# analytic gradient; see .gradient_search()).  Each point is an EP fit
-# warm-started from the nearest usable one, at the tolerance the search asks
-# for (.search_accuracy(): from 1e-2 at the start down to 1e-4 where it
-# decides convergence; never finer than control$tol needs), and by the EP
-# schedule (the paper's iteration has the same fixed point).  The gradient in
-# the kernel's width, an O(n^3) step on the full prior, is computed only when
-# the width is searched; and when it is not (the kernel stays fixed), every
-# evaluation has the first one's prior (.mfsvr_prior() keeps it) and starts
-# from the posterior marginals of the fit it is warm-started from, without
-# refactorising.  The start gets the full sweep
-# budget; later points get three times the sweeps the start needed (at
-# least 60): warm-started near a
-# usable point, EP needs far fewer, and points where it needs more lie
-# towards degenerate limits (C -> Inf) where a non-converged run would
-# otherwise cost hundreds of sweeps.  The fit returned is made at the best
-# point with the control given, from the best point's sites.
+# Hyperparameters by maximising the EP evidence (.gradient_search()).  Each
+# point is an EP fit warm-started from the nearest usable one, at the
+# tolerance the search asks for (.search_accuracy()); with the kernel fixed it
+# starts from that fit's marginals without refactorising.  Later points get
+# three times the sweeps the start needed (at least 60): near a usable point
+# EP needs far fewer, and points that need more lie towards degenerate limits.
 .mfsvr_optimize <- function(x, y, C, epsilon, kernel, control,
                             which = c("C", "epsilon", "sigma"), inducing = NULL,
                             noise_free_ok = FALSE, settings, recorded = NULL) {
@@ -165,10 +124,8 @@
   # entries of fit$gradient (a width per input has its own, after them)
   keep <- c("log_C", "log_epsilon", "log_sigma") %in% spec$names
   width <- any(grepl("^log_sigma", spec$names))
-  search_control <- control
-  search_control$algorithm <- "ep"
-  search_control$per_input_gradient <- per_input
-  search_control$width_gradient <- width
+  search_control <- utils::modifyList(control, list(algorithm = "ep", per_input_gradient = per_input,
+                                                    width_gradient = width))
   cap <- control$max_iter
   at <- function(par) {
     h <- as.list(spec$natural(par))
@@ -195,9 +152,7 @@
   outcome <- .gradient_search(spec, evaluate, n = length(y), tol = settings$tol,
                               max_iter = settings$max_iter)
   h <- at(outcome$best$par %||% spec$start)
-  # automatic inducing inputs (.mfsvr_approximation()) are the pivots at
-  # the starting width; the fit returned takes those at the width found, as
-  # optimize = FALSE would
+  # (automatic inducing inputs are the pivots at the starting width)
   if (isTRUE(attr(inducing, "approximation"))) {
     h$inducing <- .mfsvr_approximation(h$x, h$kernel, control)
   }
@@ -209,22 +164,11 @@
   .finish_search(fit, outcome, spec, "mfsvr():")
 }
 
-# mfsvr()'s default search for C (optimize = NULL): one EP run that moves C
-# by a Newton step, then secant steps, on the evidence's gradient while it
-# converges (the core's CSearch, inst/include/gpsvm/mfsvr.hpp), in the range
-# and to the stopping rule of the other searches (.mfsvr_search_spec(); search_control()'s tol,
-# 1e-3 per observation by default),
-# where a search of separate fits needed several (on mlbench's Friedman 1,
-# 700 rows: 1.3 to 1.5 times the sweeps of one fit at a fixed C, against
-# about 2.5).  Its record in fit$optimization is theirs, one row of the path
-# for each C it left or ended at (`iterations` the sweeps at that C,
-# `accuracy` EP's residual there).  A move of C is its iteration:
-# search_control(max_iter) caps the moves, and a run still moving C when it
-# reaches the cap is reported as any search that reaches its max_iter (not
-# converged, with a warning) unless the gradient there passes the test.
-# When EP ends unconverged, or the run fails, the search of separate fits
-# (.mfsvr_optimize()) takes over from the start.  EP in this run stops at
-# .C_search_ep_tol(), not at control$tol.
+# mfsvr()'s default search for C: one EP run that moves C by a Newton step,
+# then secant steps, on the evidence's gradient while it converges (the
+# core's CSearch), in the range and to the stopping rule of the other
+# searches; a move of C is its iteration.  Where EP ends unconverged or the
+# run fails, the search of separate fits (.mfsvr_optimize()) takes over.
 .mfsvr_choose_C <- function(x, y, C, epsilon, kernel, control, inducing = NULL, settings,
                             start = NULL) {
   kernel <- .resolve_kernel(kernel, x)
@@ -250,13 +194,9 @@
   .finish_search(fit, .C_search_outcome(record, spec, fit, tol, reason), spec, "mfsvr():")
 }
 
-# The fit_at(kernel, previous) of .fit_with_bias() for mfsvr()'s model (and
-# svr()'s evidence): one fit at C and epsilon, the default search for C
-# (`automatic`) or the search of `which`.  A later fit (another width, the
-# offset) starts where `previous` ended: at its C and epsilon, and EP from
-# its sites (its marginals are another kernel's) where it has them for these
-# rows (the calibration's refits on part of the rows start from the C
-# alone).
+# The fit_at(kernel, previous) of .fit_with_bias() for mfsvr()'s model: one
+# fit, the default search for C (`automatic`) or the search of `which`, from
+# `previous`'s C, epsilon and (where it has them for these rows) EP sites.
 .mfsvr_fit_at <- function(x, y, C, epsilon, control, which, automatic, inducing, settings) {
   function(kernel, previous) {
     start <- NULL
@@ -272,8 +212,7 @@
     if (length(which) == 0L) {
       return(.mfsvr_fit(x, y, C, epsilon, kernel, control, inducing = inducing, start = start))
     }
-    # (the one-run search for C has no hyperprior: asked for one, the
-    # default search is the search of separate fits)
+    # (the one-run search for C has no hyperprior)
     if (automatic && !isTRUE(settings$hyperprior)) {
       .mfsvr_choose_C(x, y, C, epsilon, kernel, control, inducing = inducing, settings = settings,
                       start = start)
@@ -285,15 +224,9 @@
   }
 }
 
-# Where the default search for C starts on the linear candidate kernel,
-# after the Gaussian kernel's fit (whose C would be `fallback`): sqrt(2)
-# over the root mean square residual of least squares on the inputs, the C
-# whose noise (variance 2 / C^2 with a narrow tube) has that spread, within
-# the search's range.  The Gaussian kernel's C, fitted to a surface the
-# linear one cannot follow, is too large for it, while least squares'
-# residual is close to the linear kernel's own noise, so the search starts
-# near its end and takes fewer EP sweeps.  With as many columns as rows
-# least squares leaves no residual, and the search starts at `fallback`.
+# The default search's start on the linear candidate kernel: the C whose
+# noise has the spread of least squares' residual (the Gaussian kernel's C is
+# too large for it), within the search's range; `fallback` without a residual.
 .linear_start_C <- function(x, y, fallback) {
   fit <- stats::lm.fit(cbind(1, x), y)
   rms <- sqrt(mean(fit$residuals^2))
@@ -302,15 +235,8 @@
   min(max(sqrt(2) / rms, 0.01 / s), 1e4 / s)
 }
 
-# The EP tolerance of the default search for C, whose fit is the one
-# returned: a thousandth of the search's own tolerance (search_control()'s
-# tol, the gradient per observation), so 1e-6 posterior standard deviations
-# by default, or mfsvr_control()'s tol where that is looser.  Finer would
-# not make the fit more exact: C itself is only known to the search's
-# tolerance, and EP's residual moves the gradient by about as much per
-# observation.  The sweeps a finer tolerance would add change the log
-# evidence, the predictions and the intervals by amounts far below what
-# they resolve.
+# The EP tolerance of the default search for C: a thousandth of its own (C is
+# only known to that, and finer sweeps would change nothing the fit resolves).
 .C_search_ep_tol <- function(search_tol) search_tol * 1e-3
 
 # The record of .mfsvr_choose_C() as .search_outcome() makes it.

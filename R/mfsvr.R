@@ -41,14 +41,13 @@
 #' values, the log evidence, its gradient, EP's sweeps and a status that says
 #' why a point failed), `stopped` (why the search stopped, in words) and
 #' `convergence` (with `change`, the largest gradient per observation, and
-#' the `reason` for a stop that is not convergence). A warning says when the search could not start, did not
-#' converge, or stopped at the end of a range other than the lower end of
-#' `epsilon` (the Laplace limit \eqn{\epsilon = 0}, which the evidence often
-#' approaches slowly). On some data the evidence rises without end as `C`
+#' the `reason` for a stop that is not convergence). A warning says when the
+#' search could not start, did not converge, or stopped at the end of a range
+#' other than the lower end of `epsilon` (the Laplace limit
+#' \eqn{\epsilon = 0}, which the evidence often approaches slowly). On some data the evidence rises without end as `C`
 #' grows (with `epsilon` adjusting): the likelihood's limit `C = Inf` is
 #' uniform noise on \eqn{[-\epsilon, \epsilon]}, and the data favour it; the
 #' search then stops where the rise has become slow, and a warning says so.
-#' This goes beyond the paper, whose conclusion asks for it.
 #'
 #' With `kernel = rbf_kernel(per_input = TRUE)` the search chooses a width
 #' per input column instead of one `sigma` (automatic relevance
@@ -57,16 +56,12 @@
 #' irrelevant, and that bound does not warn. `fit$optimization$estimate`
 #' names them `sigma[<column>]`, and `logLik()` counts each as estimated.
 #' With `inducing`, the search runs on the FITC evidence and its gradient
-#' by width, and the inducing inputs move with the widths. On held-out
-#' splits of benchmark data it helped most where some inputs do not matter,
-#' its intervals held about their level and were narrower than with one
-#' width, and it cost a fraction of a cross-validated grid ("Performance"
-#' below). Where one width falls short the evidence and the held-out error
-#' disagree, not the search. A width per input is a parameter per column, and
-#' with many columns for the rows (a formula expands each factor into a
-#' column per level) the evidence can fit the noise: the search warns when
-#' it chose a noise sd below 1% of the response's; compare held-out errors
-#' with one width then.
+#' by width, and the inducing inputs move with the widths ("Performance"
+#' below for its held-out error, intervals and cost). A width per input is a
+#' parameter per column, and with many columns for the rows (a formula
+#' expands each factor into a column per level) the evidence can fit the
+#' noise: the search warns when it chose a noise sd below 1% of the
+#' response's; compare held-out errors with one width then.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
@@ -98,18 +93,10 @@
 #' them near their level, at the price of five refits.
 #'
 #' By default the evidence makes two more choices (see `bias` and
-#' `kernel`): a constant offset of the regression function or none, and,
-#' where the two rules disagree, the width of kernlab's sigest rule or
-#' e1071's \eqn{\gamma = 1/p}. The evidence chose the offset where the
-#' function's level is far from the response's mean (as on peaks), and the
-#' \eqn{1/p} width mostly on data of one to three inputs; against no offset
-#' and the sigest width alone, the held-out RMSE fell on most benchmark
-#' sets, for fits that take up to about twice as long where a second fit is
-#' made ("Performance" below; `svr()`, whose search is `mfsvr()`'s, alike).
-#' The third candidate kernel is the linear one: the evidence chose it on
-#' most of R's small data sets and on some splits of others, lowering the
-#' held-out RMSE on most of them and raising it on a few; it costs one more
-#' fit.
+#' `kernel`): a constant offset of the regression function or none, and the
+#' kernel among candidates (kernlab's sigest width, e1071's
+#' \eqn{\gamma = 1/p}, a linear kernel, Matern kernels); what they changed
+#' on benchmark data, and at what cost, is under "Performance".
 #' `update(fit, C = 2)` evaluates the call again: `mfsvr()` weighs both
 #' choices again at the new `C`, and `svr()` at a `C` given makes neither
 #' (no offset, the sigest width); to refit the same model at another `C`,
@@ -209,20 +196,20 @@
 #' (a linear kernel has no width to search).
 #'
 #' A width per input asked for (`rbf_kernel(per_input = TRUE)` or
-#' `matern_kernel(per_input = TRUE)` with `optimize` searching the widths)
-#' is weighed against the fit the defaults make on the same rows (their
-#' kernel and offset weighed, `C` by the evidence): the search is kept where
-#' its log evidence beats the default fit's by more than a nat per
-#' hyperparameter it adds (the \eqn{p} widths, less one against a kernel
-#' of one width, and `epsilon` where searched), and otherwise the fit is
-#' the default one, whose calibration refits make the default's search too
-#' (with `search_control(hyperprior = FALSE)` the search's answer stays, as
-#' the evidence's own maximum). `fit$width_choice` keeps the two log
-#' evidences and the hyperparameters each side fitted, and the plan's
-#' `widths` row says which was kept. A
-#' Gaussian or Matern kernel of unit amplitude follows a response nearly
-#' linear in its inputs poorly from a few dozen rows, and there the
-#' evidence of the widths seldom beats the linear kernel's by that margin.
+#' `matern_kernel(per_input = TRUE)` with `optimize` searching the widths,
+#' on standardised data) is weighed against the fit the defaults make on the
+#' same rows (their kernel and offset weighed, `C` by the evidence): the
+#' search is kept where its log evidence beats the default fit's by more
+#' than a nat per hyperparameter it adds (the \eqn{p} widths, less one
+#' against a kernel of one width, and `epsilon` where searched), and
+#' otherwise the fit is the default one, whose calibration refits make the
+#' default's search too (with `search_control(hyperprior = FALSE)` the
+#' search's answer stays, as the evidence's own maximum). `fit$width_choice`
+#' keeps the two log evidences and the hyperparameters each side fitted,
+#' and the plan's `widths` row says which was kept. On a few dozen rows
+#' nearly linear in their inputs, where the defaults choose the linear
+#' kernel, a width per input then predicts as well as the defaults instead
+#' of worse.
 #'
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
@@ -340,24 +327,20 @@
 #'   loss (larger `C` means less noise; for a small `epsilon` the noise
 #'   standard deviation is about \eqn{\sqrt 2 / C}), or `NULL` (the
 #'   default): chosen by the evidence where `optimize = NULL` searches (see
-#'   there), starting from 5, and 5 elsewhere. Since `C` sets the noise
-#'   level, no one value suits every data set: a fixed `C` gives intervals
-#'   that hold their level on some data and not on noisier ones, where the
-#'   evidence's `C` holds it on all ("Performance" below). A very large `C`
-#'   makes the
-#'   likelihood nearly a hard tube, on which EP may not settle: a run whose
-#'   posterior marginals still move by more than a posterior standard
-#'   deviation per sweep after `max_iter` sweeps (at least 50) is an error,
-#'   since its fit would be meaningless (40 points of a sine: `C = 1e4`
-#'   fits, `C = 1e5` does not); one that is merely slow is a warning.
+#'   there), starting from 5, and 5 elsewhere (no one value suits every data
+#'   set: "Performance" below). A very large `C` makes the likelihood nearly
+#'   a hard tube, on which EP may not settle: a run whose posterior marginals
+#'   still move by more than a posterior standard deviation per sweep after
+#'   `max_iter` sweeps (at least 50) is an error, since its fit would be
+#'   meaningless; one that is merely slow is a warning.
 #' @param epsilon Non-negative number: half-width of the insensitive tube.
 #' @param kernel A kernel from [rbf_kernel()], [matern_kernel()],
-#'   [poly_kernel()] or [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
-#'   (scaled) inputs by kernlab's sigest rule ([kernels]). On standardised
-#'   data of at most 10000 observations fitted on the full prior (no
-#'   `inducing`), where e1071's \eqn{\gamma = 1/p} for the \eqn{p} input
-#'   columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from it, the
-#'   evidence chooses between the two widths; when the call gives no
+#'   [poly_kernel()] or [linear_kernel()]; the default `rbf_kernel()` chooses
+#'   its width from the (scaled) inputs by kernlab's sigest rule ([kernels]).
+#'   On standardised data of at most 10000 observations fitted on the full
+#'   prior (no `inducing`), where e1071's \eqn{\gamma = 1/p} for the \eqn{p}
+#'   input columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from
+#'   it, the evidence chooses between the two widths; when the call gives no
 #'   `kernel` it also weighs a linear kernel, `poly_kernel(1, scale = 1/p,
 #'   offset = 0)` (whose prior variance of \eqn{f(x)} is about the
 #'   standardised response's, as the Gaussian kernel's is), each candidate
@@ -365,91 +348,77 @@
 #'   evidences, `print()` the log Bayes factors, and `logLik()` counts the
 #'   choice as one estimated parameter; see Details). A response nearly
 #'   linear in its inputs gets the linear kernel, which no Gaussian width
-#'   matches from a few dozen rows. The Matern kernels
-#'   `matern_kernel(5/2)` and `matern_kernel(3/2)` are weighed next (3/2
-#'   only when 5/2 beat the Gaussian kernels), whichever kernel led, each
-#'   with its own `C` (a linear kernel that led stays unless a Matern
-#'   kernel beats it by more than a nat), at the widths \eqn{\sqrt{5/3}\sigma} and
-#'   \eqn{\sqrt 3 \sigma} whose derivatives have the Gaussian kernel's
-#'   variance (they wiggle as often): rougher functions, which measured
-#'   responses often are, and which the evidence preferred on 10 of 12 data
-#'   sets. From 100 to 2000 observations of two or more inputs (size rules
-#'   `per_input_min_n` and `per_input_max_n`, [gpsvm_size_policy()]) a
-#'   width per input is then searched with `C` from the width of the
-#'   Gaussian or Matern kernel that won, or of the best of them where the
-#'   linear kernel won (hyperprior as for `optimize`), in that family and
-#'   in Matern 5/2, and the one of higher evidence is kept where it beats
-#'   the kernel that won by more than a nat per width added
-#'   (`fit$width_choice` keeps the two log evidences and the hyperparameters
-#'   each side fitted, its first row "one"
-#'   or, for the linear kernel, "none"; the plan's `widths` row says which
-#'   won): inputs that matter unequally, or not at all, are fitted far
-#'   better so, and from a few hundred rows the evidence tells.
-#'   A kernel given, `rbf_kernel()` too, stays as given, but for a width
-#'   per input searched at the call's request (`optimize` with
-#'   `rbf_kernel(per_input = TRUE)` or `matern_kernel(per_input = TRUE)`,
-#'   on standardised data): its search is weighed, by the same margin, against
-#'   the fit the defaults make, and where it does not beat it by more than a
-#'   nat per hyperparameter it adds the fit is the default one (the plan's
-#'   `widths` row says so). On a few dozen rows nearly linear in their inputs, where the
-#'   defaults choose the linear kernel, a width per input then predicts as
-#'   well as the defaults instead of worse (see "The hyperprior"). The paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is
-#'   `rbf_kernel(tau / sqrt(2))`.
+#'   matches from a few dozen rows. The Matern kernels `matern_kernel(5/2)`
+#'   and `matern_kernel(3/2)` are weighed next (3/2 only when 5/2 beat the
+#'   Gaussian kernels), whichever kernel led, each with its own `C` (a linear
+#'   kernel that led stays unless a Matern kernel beats it by more than a
+#'   nat), at the widths \eqn{\sqrt{5/3}\sigma} and \eqn{\sqrt 3 \sigma} whose
+#'   derivatives have the Gaussian kernel's variance (they wiggle as often):
+#'   rougher functions, which measured responses often are. From 100 to 2000
+#'   observations of two or more inputs (size rules `per_input_min_n` and
+#'   `per_input_max_n`, [gpsvm_size_policy()]) a width per input is then
+#'   searched with `C` from the width of the Gaussian or Matern kernel that
+#'   won, or of the best of them where the linear kernel won (hyperprior as
+#'   for `optimize`), in that family and in Matern 5/2, and the one of higher
+#'   evidence is kept where it beats the kernel that won by more than a nat
+#'   per width added (`fit$width_choice` keeps the two log evidences and the
+#'   hyperparameters each side fitted, its first row "one" or, for the linear
+#'   kernel, "none"; the plan's `widths` row says which won): inputs that
+#'   matter unequally, or not at all, are fitted far better so, and from a
+#'   few hundred rows the evidence tells. A kernel given, `rbf_kernel()` too,
+#'   stays as given, but for a width per input searched at the call's
+#'   request, which is weighed against the default fit (see Details). The
+#'   paper's \eqn{\exp(-|x-x'|^2/\tau^2)} is `rbf_kernel(tau / sqrt(2))`.
 #' @param control Solver settings from [mfsvr_control()].
 #' @param optimize If `TRUE`, choose `C`, `epsilon` and the Gaussian kernel's
 #'   width by maximising the evidence, starting from the values given; a subset
 #'   of `c("C", "epsilon", "sigma")` chooses only those; `FALSE` chooses none.
 #'   `NULL` (the default) chooses `C` when the call gives none, on standardised
 #'   data (`scale = TRUE`) of at most 10000 observations fitted by EP (with
-#'   `inducing`, or beyond 2000 observations where the kernel matrix has no
-#'   low rank, on the FITC evidence), and otherwise none; beyond 10000
-#'   observations the fit says so in a message, which `print()` repeats. The
-#'   search moves `C` within one EP run while the sites converge (a Newton
-#'   step on the evidence's curvature in `log C`, then secant steps on its
-#'   gradient), EP converging to the search's accuracy (see `tol` in
-#'   [mfsvr_control()]), and costs a little more than one fit at a fixed
-#'   `C`. On the data as given
+#'   `inducing`, or beyond 2000 observations where the kernel matrix has no low
+#'   rank, on the FITC evidence), and otherwise none; beyond 10000 observations
+#'   the fit says so in a message, which `print()` repeats. The search moves
+#'   `C` within one EP run while the sites converge (a Newton step on the
+#'   evidence's curvature in `log C`, then secant steps on its gradient), EP
+#'   converging to the search's accuracy (see `tol` in [mfsvr_control()]), and
+#'   costs a little more than one fit at a fixed `C`. On the data as given
 #'   (`scale = FALSE`) `C = 5` stays, as in the paper. `update(fit, C = 2)`
-#'   keeps that `C`. On nearly noise-free data the evidence rises without end as
-#'   `C` grows; the default search then stops at a large `C` without a warning
-#'   (one asked for warns, see Details). A search of more than `C` on
-#'   standardised data uses a hyperprior, and its intervals integrate over
-#'   the hyperparameters (see "The hyperprior").
+#'   keeps that `C`. On nearly noise-free data the evidence rises without end
+#'   as `C` grows; the default search then stops at a large `C` without a
+#'   warning (one asked for warns, see Details). A search of more than `C` on
+#'   standardised data uses a hyperprior, and its intervals integrate over the
+#'   hyperparameters (see "The hyperprior").
 #' @param search The evidence search's tolerance, budget and grid, from
 #'   [search_control()]; used where `optimize` asks for a search.
 #' @param scale If `TRUE`, centre and scale the numeric inputs and the
 #'   response before fitting (see "Scaling" in [svr()]).
-#' @param inducing `NULL` (the default) for the full Gaussian-process prior,
-#'   or a count or a matrix of inducing inputs for a sparse (FITC) fit in
-#'   \eqn{O(n m^2)} time and \eqn{O(n m)} memory: see [inducing-points].
-#'   With `NULL`, beyond 2000 observations whose kernel matrix has no low
-#'   rank (1000 pivots do not represent it to `rank_tol` in
-#'   [mfsvr_control()]), the fit is the FITC approximation on the 500
-#'   inducing inputs `inducing = 500` chooses, as in [gpc()], and `print()`
-#'   says so: a dense sweep costs \eqn{O(n^3)}. Where a few of many inputs
-#'   matter, 500 inducing inputs can be too few, and a larger count (or
-#'   the dense prior) gives a lower error ("Performance" below).
-#'   `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to data in
-#'   partitions ([gpsvm_partitions()] as `data`) needs `inducing`.
-#' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the
-#'   latent function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added
-#'   to the kernel as a constant (as [gpc()]'s `bias`); on the scaled
-#'   response when `scale = TRUE`. `NULL` (the default): on standardised
-#'   data of at most 10000 observations the evidence chooses between no
-#'   offset and `bias = 1`, and `logLik()` counts the choice as one
-#'   estimated parameter; on the data as given (`scale = FALSE`), and
-#'   beyond 10000 observations (as the fit's message says), 0: the paper's
-#'   zero-mean model. Centring the response is not the same: away from the
-#'   data a zero-mean prior pulls the predictions to the data's mean, where
-#'   the function may settle at another level (a peak on a flat floor). The
-#'   model without the offset is fitted first; the offset's evidence is
-#'   estimated from its sites (a rank-one update of their Gaussian
-#'   evidence, within 0.07 nats of a refit on 28 benchmark splits), and the
-#'   model with the offset is fitted too (its search for `C` starting from
-#'   the first's estimate) unless that estimate is lower by more than 0.7
-#'   nats. `print()` gives the log Bayes factor, `fit$bias_choice` both log
-#'   evidences and whether each is a fit's. See Details for what it changed
-#'   on benchmark data.
+#' @param inducing `NULL` (the default) for the full Gaussian-process prior, or
+#'   a count or a matrix of inducing inputs for a sparse (FITC) fit in \eqn{O(n
+#'   m^2)} time and \eqn{O(n m)} memory: see [inducing-points]. With `NULL`,
+#'   beyond 2000 observations whose kernel matrix has no low rank (1000 pivots
+#'   do not represent it to `rank_tol` in [mfsvr_control()]), the fit is the
+#'   FITC approximation on the 500 inducing inputs `inducing = 500` chooses, as
+#'   in [gpc()], and `print()` says so: a dense sweep costs \eqn{O(n^3)}. Where
+#'   a few of many inputs matter, 500 inducing inputs can be too few, and a
+#'   larger count (or the dense prior) gives a lower error ("Performance"
+#'   below). `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to
+#'   data in partitions ([gpsvm_partitions()] as `data`) needs `inducing`.
+#' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the latent
+#'   function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added to the
+#'   kernel as a constant (as [gpc()]'s `bias`); on the scaled response when
+#'   `scale = TRUE`. `NULL` (the default): on standardised data of at most
+#'   10000 observations the evidence chooses between no offset and `bias = 1`,
+#'   and `logLik()` counts the choice as one estimated parameter; on the data
+#'   as given (`scale = FALSE`), and beyond 10000 observations (as the fit's
+#'   message says), 0: the paper's zero-mean model. Centring the response is
+#'   not the same: away from the data a zero-mean prior pulls the predictions
+#'   to the data's mean, where the function may settle at another level (a peak
+#'   on a flat floor). The model without the offset is fitted first; the
+#'   offset's evidence is estimated from its sites (a rank-one update of their
+#'   Gaussian evidence), and the model with the offset is fitted too (its
+#'   search for `C` starting from the first's estimate) unless that estimate is
+#'   lower by more than 0.7 nats. `print()` gives the log Bayes factor,
+#'   `fit$bias_choice` both log evidences and whether each is a fit's.
 #' @param formula A formula `y ~ x1 + x2 ...`. A variable it removes
 #'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
@@ -460,20 +429,19 @@
 #'   partitions' rows bound together, at `C` (5 unless given: no search,
 #'   offset or calibration, as beyond the size rule `search_max_n`), and
 #'   keeps no inputs, so [predict()] needs `newdata` (partitions too).
-#' @param calibration_folds The number of cross-validation folds that
-#'   calibrate the prediction intervals (see [predict.gpsvm_regression()]):
-#'   `NULL` (the default) 5 for 10 to 100 observations and none otherwise,
-#'   `TRUE` 5, `FALSE` or 0 the model's own intervals, or a count from 2 to
-#'   the number of observations (as many as there are is leave-one-out with
-#'   refits). At least 10 observations are needed. The refits choose `C`
-#'   again where the fit's evidence chose it (their search starting from the
-#'   fit's `C`), at the fit's kernel and offset, and cost about one fit
-#'   each. Beyond 100 observations the model's own intervals already held
-#'   new targets (see Details). With noise varying with the inputs the
-#'   refits keep the fit's noise function, and the default calibration
-#'   stays only where its cross-validated log score beats the model's own
-#'   intervals (`fit$calibration_declined` records one declined, and the
-#'   plan says so); a count given is always used.
+#' @param calibration_folds The number of cross-validation folds that calibrate
+#'   the prediction intervals (see [predict.gpsvm_regression()]): `NULL` (the
+#'   default) 5 for 10 to 100 observations and none otherwise, `TRUE` 5,
+#'   `FALSE` or 0 the model's own intervals, or a count from 2 to the number of
+#'   observations (as many as there are is leave-one-out with refits). At least
+#'   10 observations are needed. The refits choose `C` again where the fit's
+#'   evidence chose it (their search starting from the fit's `C`), at the fit's
+#'   kernel and offset, and cost about one fit each. Beyond 100 observations
+#'   the model's own intervals already held new targets (see Details). With
+#'   noise varying with the inputs the refits keep the fit's noise function,
+#'   and the default calibration stays only where its cross-validated log score
+#'   beats the model's own intervals (`fit$calibration_declined` records one
+#'   declined, and the plan says so); a count given is always used.
 #' @param noise The noise model: `"constant"` (the default) one `C` and
 #'   `epsilon` for all observations; `"varying"` a noise whose scale varies
 #'   smoothly with the inputs; `"auto"` varying where its evidence beats
@@ -482,35 +450,33 @@
 #' @param ... For `mfsvr.formula`, arguments passed to `mfsvr.default`;
 #'   otherwise must be empty.
 #' @return An object of class `c("gpsvm_mfsvr", "gpsvm_regression")`: a list
-#'   with, in the units of the fitted (scaled) data, `coefficients` (the weights
-#'   \eqn{w}), `variance` (latent posterior variances at the training inputs),
-#'   `site_precision`, `site_nu`, `cavity_mean`, `cavity_var`, `log_evidence`
-#'   (of the scaled response; [logLik()] gives it for the data as given), `C`,
-#'   `epsilon`, `noise_variance`, `x`; in the data's units `y`, `fitted.values`
-#'   (posterior means at the training inputs) and `residuals`; `kernel` (with
-#'   the width used), `scaling` and `response_scaling` (`NULL` with
-#'   `scale = FALSE`), `convergence` (a list with `converged`, `iterations`,
-#'   `change`, `tol`, `reason`), `control` (with `max_rank` resolved),
-#'   `optimization` (the record of the evidence search when `optimize` is
-#'   used; see Details), `C_mixture` (where `C` was chosen from at most 200
-#'   observations, the fits and weights that integrate the prediction
-#'   intervals over `C`; see [predict.gpsvm_regression()]),
-#'   `interval_calibration` (where the prediction intervals are calibrated
-#'   by cross-validation, its record: see `calibration_folds`),
+#'   with, in the units of the fitted (scaled) data, `coefficients` (the
+#'   weights \eqn{w}), `variance` (latent posterior variances at the training
+#'   inputs), `site_precision`, `site_nu`, `cavity_mean`, `cavity_var`,
+#'   `log_evidence` (of the scaled response; [logLik()] gives it for the data
+#'   as given), `C`, `epsilon`, `noise_variance`, `x`; in the data's units `y`,
+#'   `fitted.values` (posterior means at the training inputs) and `residuals`;
+#'   `kernel` (with the width used), `scaling` and `response_scaling` (`NULL`
+#'   with `scale = FALSE`), `convergence` (a list with `converged`,
+#'   `iterations`, `change`, `tol`, `reason`), `control` (with `max_rank`
+#'   resolved), `optimization` (the record of the evidence search when
+#'   `optimize` is used; see Details), `C_mixture` (where `C` was chosen from
+#'   at most 200 observations, the fits and weights that integrate the
+#'   prediction intervals over `C`; see [predict.gpsvm_regression()]),
+#'   `interval_calibration` (where the prediction intervals are calibrated by
+#'   cross-validation, its record: see `calibration_folds`),
 #'   `calibration_declined` (the same record, with the calibration's
 #'   cross-validated gain in log score per row, where that gain declined it),
 #'   `kernel_choice` (when the evidence chose the kernel, a data frame of the
-#'   candidates' rules, "sigest", "gamma = 1/p" and "linear", their widths
-#'   and log evidences), `width_choice` (when the evidence weighed a width
-#'   per input, a data frame of `widths`, "one" and "per input", and their
-#'   log evidences), `bias_variance` (the
-#'   offset's prior variance used) and `bias_choice`
-#'   (when the evidence chose it, a data frame of the two variances weighed
-#'   and their log evidences), `skipped_search` (beyond 10000 observations, the
-#'   note that the default search did not run), `fit_time`, `call` and
-#'   `fields` (see
-#'   [hyperparameters()], "Fitted objects"); formula fits also `terms`,
-#'   `xlevels`, `contrasts`, `na.action`, `variables` (the
+#'   candidates' rules, "sigest", "gamma = 1/p" and "linear", their widths and
+#'   log evidences), `width_choice` (when the evidence weighed a width per
+#'   input, a data frame of `widths`, "one" and "per input", and their log
+#'   evidences), `bias_variance` (the offset's prior variance used) and
+#'   `bias_choice` (when the evidence chose it, a data frame of the two
+#'   variances weighed and their log evidences), `skipped_search` (beyond 10000
+#'   observations, the note that the default search did not run), `fit_time`,
+#'   `call` and `fields` (see [hyperparameters()], "Fitted objects"); formula
+#'   fits also `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the
 #'   formula's variables as the data gave them, at the rows used).
 #' @references J. B. Gao, S. R. Gunn and C. J. Harris (2002). Mean field method
 #'   for the support vector machine regression. *Neurocomputing*.
@@ -562,8 +528,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   # (what the data pin poorly on few rows: the tube and the widths)
   settings$hyperprior <- settings$hyperprior %||%
     (isTRUE(scale) && any(c("epsilon", "sigma") %in% which))
-  # the model on rows x, y (scaled); `refit` (the calibration's refits)
-  # keeps the kernel and offset of that fit, else the data weigh them
+  # `refit` (the calibration's refits) keeps that fit's kernel and offset
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
     .check_bias_scale(bias, kernel, x)
     z <- .inducing_inputs(inducing, x, kernel, scaling)
@@ -573,8 +538,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     fit <- if (is.null(refit)) {
-      # a search of the width too (optimize = TRUE) runs on the kernel and
-      # offset the evidence weighs as by default (C chosen for each)
+      # (a search of the width too runs on the kernel and offset weighed)
       weigh <- .kernel_by_default(scale, length(y), setdiff(which, "sigma"), z)
       kernels <- .kernel_candidates(kernel, x, weigh, linear = weigh_linear, matern = weigh_linear)
       first <- "sigma" %in% which && length(kernels) > 1L
@@ -600,23 +564,19 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       }
       chosen
     } else if (identical(refit$noise_model$type, "varying")) {
-      # (the refit keeps the fit's noise function, C, epsilon and kernel:
-      # no search, whose answer the noise function would replace)
+      # (the refit keeps the fit's noise function, C, epsilon and kernel)
       return(.mfsvr_with_noise(list(x = x, y = y, kernel = refit$kernel, control = control,
                                     inducing = z), noise, refit))
     } else if ("sigma" %in% which && .fell_back_to_default(refit)) {
       # (the refits make the default's search, as the fit did)
       .mfsvr_default_at(x, y, epsilon, control, search)(refit$kernel, refit[c("C", "epsilon")])
     } else {
-      # from the fit's C, which the refits' search moves less far than 5; a
-      # search with the hyperprior is the fit's on these rows (its start,
-      # ranges and prior, which the data's widths and scales set)
+      # from the fit's C; a search with the hyperprior is the fit's on these rows
       record <- if (!is.null(refit$optimization$hyperprior)) refit$optimization
       fit_at(refit$kernel, c(refit[c("C", "epsilon")], list(search_record = record)))
     }
     if (noise != "constant") fit <- .mfsvr_with_noise(fit, noise, refit, amplitude = isTRUE(scale))
-    # hyperparameters chosen by the evidence are uncertain: predictions
-    # integrate over them (with constant noise)
+    # (predictions integrate over hyperparameters chosen by the evidence)
     if (length(which) > 0L && !is.null(fit$optimization) &&
         !identical(fit$noise_model$type, "varying")) {
       fit$C_mixture <- .C_mixture(fit, y)
@@ -635,9 +595,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .with_plan(fit, "mfsvr():")
 }
 
-# The search of a fit's hyperparameters at the kernel and offset weighed
-# first (`chosen`, the fit of higher evidence, with the record of the
-# choice), from its C, epsilon and sites.
+# The search of `which` at the kernel and offset weighed first (`chosen`).
 .search_chosen <- function(fit_at, chosen) {
   fit <- fit_at(chosen$kernel, chosen)
   fit[c("kernel_choice", "bias_variance", "bias_choice")] <-
@@ -645,8 +603,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   fit
 }
 
-# mfsvr()'s default fit on scaled rows x, y (the kernel and offset weighed,
-# C by the evidence's default search) at the call's epsilon and control;
+# mfsvr()'s default fit on scaled rows x, y at the call's epsilon and control;
 # NULL where the default weighs no kernels (a low-rank prior).
 .mfsvr_default_fit <- function(x, y, epsilon, control, bias, scale, search) {
   kernel <- .resolve_kernel(rbf_kernel(), x)
@@ -663,16 +620,11 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   .mfsvr_fit_at(x, y, .mfsvr_default_C, epsilon, control, "C", TRUE, NULL, settings)
 }
 
-# The C a fit without one starts from, and keeps when no search chooses it:
-# a typical evidence-chosen value for a standardised response (see ?mfsvr).
+# The C a fit without one starts from, and keeps when no search chooses it.
 .mfsvr_default_C <- 5
 
-# Whether optimize = NULL leaves C to the evidence: when the call gives no
-# C, on standardised data (scale = TRUE), fitted by EP; the search then runs
-# up to search_max_n observations.  On the data as given
-# (scale = FALSE) C = 5 stays, as the paper's examples fit it.  The width
-# stays at the data-driven rule: searching it too predicted worse on four of
-# six benchmark sets (see ?mfsvr).
+# Whether optimize = NULL leaves C to the evidence (on the data as given,
+# scale = FALSE, C = 5 stays, as the paper's examples fit it).
 .mfsvr_search_by_default <- function(C_given, scale, control) {
   !C_given && isTRUE(scale) && identical(control$algorithm, "ep")
 }
@@ -693,26 +645,23 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   posterior and refactors once per sweep, with a step that starts at
 #'   `damping`, grows by 1.1 (up to 1) after a sweep that reduced the change
 #'   and halves otherwise, and hands over to sequential sweeps if it falls
-#'   below 0.05 (oscillation, e.g. at very large `C`); `"accelerated"`
-#'   takes the same sweeps at the fixed step `damping` and extrapolates each
-#'   from the last ten (Anderson acceleration; see [gpc_control()], whose
-#'   default it is); `"sequential"` updates
-#'   the sites one at a time in a random order (from `seed`) and refactors
-#'   after each sweep. All reach the same fixed point. `"parallel"` is the
-#'   default here because the tube likelihood's sites converge in a few
-#'   sweeps (13 to 15 on two-dimensional and Boston housing data), which
-#'   the extrapolation does not shorten.
+#'   below 0.05 (oscillation, e.g. at very large `C`); `"accelerated"` takes
+#'   the same sweeps at the fixed step `damping` and extrapolates each from the
+#'   last ten (Anderson acceleration; see [gpc_control()], whose default it
+#'   is); `"sequential"` updates the sites one at a time in a random order
+#'   (from `seed`) and refactors after each sweep. All reach the same fixed
+#'   point. `"parallel"` is the default here because the tube likelihood's
+#'   sites converge in a few sweeps, which the extrapolation does not shorten.
 #' @param tol Convergence tolerance. EP stops when no posterior mean at a
-#'   training input moves by more than `tol` posterior standard deviations
-#'   and no posterior variance changes by more than `tol` relatively in one
-#'   sweep (`tol` times the current step when damped). The paper's iteration
-#'   stops when \eqn{\max_i |F_i/G_i - w_i| / (1 + \max_i |y_i|)} and the
-#'   relative change of the cavity variances are below `tol`. Where the
-#'   evidence chooses `C` by the default search (`optimize = NULL`), EP
-#'   stops at the search's accuracy instead, a thousandth of
-#'   [search_control()]'s `tol` (1e-6 by default), or at `tol` where that is
-#'   looser: `C` itself is known only to the search's tolerance (see
-#'   `fit$convergence$tol`).
+#'   training input moves by more than `tol` posterior standard deviations and
+#'   no posterior variance changes by more than `tol` relatively in one sweep
+#'   (`tol` times the current step when damped). The paper's iteration stops
+#'   when \eqn{\max_i |F_i/G_i - w_i| / (1 + \max_i |y_i|)} and the relative
+#'   change of the cavity variances are below `tol`. Where the evidence chooses
+#'   `C` by the default search (`optimize = NULL`), EP stops at the search's
+#'   accuracy instead, a thousandth of [search_control()]'s `tol` (1e-6 by
+#'   default), or at `tol` where that is looser: `C` itself is known only to
+#'   the search's tolerance (see `fit$convergence$tol`).
 #' @param max_iter Maximum number of EP sweeps, or of outer iterations of the
 #'   paper's algorithm.
 #' @param damping First step of the parallel EP schedule, in (0, 1]; also the
@@ -721,18 +670,17 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   random starting weights.
 #' @param rank_tol EP runs on a pivoted Cholesky factor \eqn{G} of the kernel
 #'   matrix when this reaches relative accuracy `rank_tol` (every entry of
-#'   \eqn{K - G G^T} at most `rank_tol` times the largest \eqn{K_{ii}}) with
-#'   at most `n / 2` columns: on FITC on its pivots made from the factor,
-#'   \eqn{G G^T + \mathrm{diag}(K - G G^T)}, as [gpc()] (see
-#'   [inducing-points]); a sweep then costs \eqn{O(n r^2)} instead of
-#'   \eqn{O(n^3)}. Smooth kernels on low-dimensional
-#'   inputs usually qualify. Beyond 2000 observations, a kernel matrix that
-#'   1000 pivots do not represent to `rank_tol` is replaced by the FITC
-#'   approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
-#'   `rank_tol = 0` always uses the dense matrix (as does
-#'   `algorithm = "paper"`). At most `1e-6`: the factor's error reaches
-#'   the predictions (at `1e-4` standard errors off by up to 0.2%, from
-#'   `1e-2` standard errors of 0 at new inputs).
+#'   \eqn{K - G G^T} at most `rank_tol` times the largest \eqn{K_{ii}}) with at
+#'   most `n / 2` columns: on FITC on its pivots made from the factor, \eqn{G
+#'   G^T + \mathrm{diag}(K - G G^T)}, as [gpc()] (see [inducing-points]); a
+#'   sweep then costs \eqn{O(n r^2)} instead of \eqn{O(n^3)}. Smooth kernels on
+#'   low-dimensional inputs usually qualify. Beyond 2000 observations, a kernel
+#'   matrix that 1000 pivots do not represent to `rank_tol` is replaced by the
+#'   FITC approximation on 500 inducing inputs (see `inducing` in [mfsvr()]).
+#'   `rank_tol = 0` always uses the dense matrix (as does `algorithm =
+#'   "paper"`). At most `1e-6`: the factor's error reaches the predictions (at
+#'   `1e-4` standard errors off by up to 0.2%, from `1e-2` standard errors of 0
+#'   at new inputs).
 #' @param max_rank The most columns the pivoted Cholesky factor of
 #'   `rank_tol` may have before the dense matrix is used instead; `NULL` (the
 #'   default) means half the number of observations (at least 1), resolved
@@ -741,10 +689,9 @@ mfsvr.formula <- function(formula, data, subset, na.action, ...) {
 #'   bytes), and a smaller cap bounds it.
 #' @param eta,inner,adaptive_eta The paper's learning rate, its number M of
 #'   inner iterations per outer one (at most 10000), and whether the learning
-#'   rate adapts
-#'   (times 1.1 when \eqn{\sum_i (F_i/G_i - w_i)^2} fell, halved otherwise,
-#'   as in Opper and Winther's algorithm); with the fixed `eta = 0.05` the
-#'   paper's iteration diverges on its own example for `C >= 2`.
+#'   rate adapts (times 1.1 when \eqn{\sum_i (F_i/G_i - w_i)^2} fell, halved
+#'   otherwise, as in Opper and Winther's algorithm); with the fixed `eta =
+#'   0.05` the paper's iteration diverges on its own example for `C >= 2`.
 #' @return A list of class `gpsvm_mfsvr_control`.
 #' @examples
 #' mfsvr_control(algorithm = "paper")
@@ -766,8 +713,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   adaptive_eta <- .check_flag(adaptive_eta, "adaptive_eta")
   structure(list(algorithm = algorithm, schedule = schedule, tol = tol, max_iter = max_iter,
                  damping = damping, seed = seed, rank_tol = rank_tol, max_rank = max_rank,
-                 eta = eta, inner = inner,
-                 adaptive_eta = adaptive_eta),
+                 eta = eta, inner = inner, adaptive_eta = adaptive_eta),
             class = c("gpsvm_mfsvr_control", "gpsvm_control"))
 }
 
@@ -775,18 +721,16 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 # predictions (see rank_tol in ?mfsvr_control).
 .max_rank_tol <- 1e-6
 
-# The control with max_rank's default for n observations filled in (what
-# the fit stores).
+# The control with max_rank's default for n observations filled in.
 .resolve_control.gpsvm_mfsvr_control <- function(control, n, ...) {
   control$max_rank <- control$max_rank %||% max(1L, as.integer(n) %/% 2L)
   control
 }
 
-# mfsvr()'s prior at a kernel: choose_prior() (prior_choice.hpp), once for
-# the fits that share inputs and kernel (a search for C, the offset's two, the
-# mixture's refits), the answer kept until other inputs, kernel or rules come.
-# A fit's own (`fitc` FALSE): a factor of at most max_rank pivots, else dense;
-# `fitc`: the choice made before the kernel is weighed (.mfsvr_approximation()).
+# mfsvr()'s prior at a kernel (choose_prior(), prior_choice.hpp), kept for
+# the fits that share inputs, kernel and rules (a search, the offset's two,
+# the mixture's refits): a factor of at most max_rank pivots, else dense, or
+# with `fitc` the choice made before the kernel is weighed.
 .mfsvr_prior <- function(x, kernel, control, fitc = FALSE) {
   cap <- if (fitc) .size_rule("low_rank_max") else .resolve_control(control, nrow(x))$max_rank
   kept <- .mfsvr_prior_kept$last
@@ -811,22 +755,17 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
 .mfsvr_prior_kept <- new.env(parent = emptyenv())
 .forget_mfsvr_prior <- function() .mfsvr_prior_kept$last <- NULL
 
-# Without `inducing` (EP fits of svr() too): beyond dense_max_n rows, FITC
-# on automatic_inducing_count pivots where low_rank_max do not represent K.
+# Without `inducing`: beyond dense_max_n rows, FITC on the pivots where
+# low_rank_max of them do not represent K.
 .mfsvr_approximation <- function(x, kernel, control) {
   if (nrow(x) <= .size_rule("dense_max_n")) return(NULL)
   choice <- .mfsvr_prior(x, kernel, control, fitc = TRUE)
   if (choice$form == "fitc") structure(x[choice$rows, , drop = FALSE], approximation = TRUE)
 }
 
-# An EP run that ends with marginals still moving by more than a posterior
-# sd (or a variance by more than 100%) in a sweep has no fixed point near
-# it: the fit would be noise, not an approximation.  It happens when a large
-# C makes the likelihood nearly a hard tube, so it is an error rather than the
-# warning a slow run gets.  A run cut short by a small max_iter (under 50
-# sweeps) is only a warning: its change may still be large on its way to
-# the fixed point.  Evidence searches (warn = FALSE) count such points as
-# failed, as every unconverged one.
+# EP marginals still moving by more than a posterior sd a sweep after 50
+# sweeps have no fixed point near them (a large C makes a nearly hard tube):
+# an error, not the warning of a slow run.
 .stop_unsettled <- function(convergence, C, epsilon) {
   if (convergence$converged || !(convergence$change > 1) || convergence$iterations < 50L) {
     return(invisible())
@@ -839,14 +778,9 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
                 C, epsilon, as.integer(convergence$iterations), convergence$change))
 }
 
-# One fit at fixed hyperparameters: call the core, build the object (with
-# the control resolved for the n observations).  Without inducing inputs
-# the prior is .mfsvr_prior()'s: FITC on a low-rank factor's pivots made
-# from the factor (as gpc()'s), or the dense matrix; a low-rank fit's
-# pivots handed back (a refit's) are chosen afresh for its kernel and rows.
-# With `keep_marginals`, the fit keeps EP's posterior marginals, from which
-# a fit on the same kernel started at its sites (`start`) starts without
-# refactorising.
+# One fit at fixed hyperparameters.  Without inducing inputs the prior is
+# .mfsvr_prior()'s; `keep_marginals` keeps EP's marginals, from which a fit
+# on the same kernel started at its sites starts without refactorising.
 .mfsvr_fit <- function(x, y, C, epsilon, kernel, control, gradient = FALSE, warn = TRUE,
                        start = NULL, inducing = NULL, keep_marginals = FALSE,
                        log_noise_scale = NULL) {
@@ -882,10 +816,8 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   }
   names_y <- rownames(x)
   marginals <- if (keep_marginals) res[c("mean", "variance")]
-  if (!is.null(inducing)) {  # values at the training inputs as at new ones
-    res$mean <- res$fitted
-    res$variance <- res$fitted_variance
-  }
+  # (with inducing inputs, the values at the training inputs as at new ones)
+  if (!is.null(inducing)) res[c("mean", "variance")] <- res[c("fitted", "fitted_variance")]
   fit <- list(
     coefficients = stats::setNames(res$weights, names_y),
     fitted.values = stats::setNames(res$mean, names_y),

@@ -1,20 +1,13 @@
-# The layer the four regression models share (class "gpsvm_regression"):
-# data in (validation, scaling, the data-driven kernel width), the object's
-# response-scale fields, and the lm-like accessors.  Predictions and plots
-# are in regression-predict.R.
-#
-# A model contributes only what is its own, through the internal generics
-# of generics.R (one method per model class).
+# The layer the regression models share (class "gpsvm_regression"): data in,
+# the response-scale fields, and the lm-like accessors; a model contributes
+# what is its own through the internal generics of generics.R.
 
 .key_points.gpsvm_regression <- function(object) NULL
 # whether a new target's interval exists (plots leave its band out if not)
 .has_target_interval.gpsvm_regression <- function(object) TRUE
 
-# The probability, under the predictive distribution of a new target at
-# each scaled input z, of a target at least as far from its centre as y
-# (model units; the predictives are symmetric): 1 - L for the central
-# interval of level L that has y at an end.  A fit whose predictive
-# integrates over C (R/hyper-mixture.R) takes it from the mixture.
+# The probability under a new target's predictive at each scaled input z of a
+# target at least as far from its centre as y (model units).
 .target_tail <- function(object, z, y) {
   if (!is.null(object$C_mixture)) return(.C_mixture_tail(object, z, y))
   m <- .latent_moments(object, z, 0L, 1L, TRUE)
@@ -22,14 +15,9 @@
 }
 .loo_moments.gpsvm_regression <- function(object) NULL
 
-# ---- fitting -------------------------------------------------------------
-
-# The default methods' common body.  `fit_model(x, y, kernel, scaling)` fits
-# the model to the scaled inputs and response with the resolved kernel (and
-# gets the input scaling for anything else given in input units, such as a
-# penalty's points) and returns the model's object in model units; this
-# function then puts the response-scale fields on it.  A formula's factor
-# dummy columns arrive marked by .fit_formula() and are not standardised.
+# The default methods' common body: fit_model(x, y, kernel, scaling) fits
+# the scaled data with the resolved kernel and returns the object in model
+# units, to which this adds the response-scale fields.
 .fit_regression <- function(x, y, kernel, scale, call, fit_model) {
   given <- .input_matrix(x)
   y <- .check_targets(y, nrow(given$x))
@@ -55,22 +43,10 @@
   .seal(fit)
 }
 
-# A numerical failure of the core (a factorisation, or EP's moments) says
-# what failed but not which argument to change.  Two kernels cause most of
-# them, and the message then names the cause and the arguments (`model` the
-# fitter's name, `scaled` whether the inputs were scaled):
-# * a Gaussian kernel far wider than the inputs' spread makes every basis
-#   function and its derivatives nearly the same column (srvm() on 40
-#   scaled points of a sine from sigma = 300, above a thousand times the
-#   data-driven width);
-# * a polynomial kernel whose values are huge: on LifeCycleSavings as given
-#   (dpi in the thousands, scale = FALSE) the linear kernel's values reach
-#   1.6e7, its basis functions span five dimensions, and srvm()'s prior
-#   precision is singular in floating point; poly_kernel(50) on scaled
-#   inputs reaches 1e30, and mfsvr()'s EP met a negative cavity variance.
-# A size the core refused before allocating it (memory.hpp) gets the
-# arguments that make it smaller (.memory_advice()).  Other errors pass
-# unchanged.
+# A numerical failure of the core says what failed, not which argument to
+# change.  Two kernels cause most: a Gaussian kernel far wider than the
+# inputs (nearly collinear columns) and a polynomial kernel whose values are
+# huge; a size the core refused gets .memory_advice().  Others pass unchanged.
 .explain_failure <- function(e, x, kernel, model, scaled) {
   reason <- conditionMessage(e)
   if (inherits(e, "gpsvm::MemoryShortage")) {
@@ -116,9 +92,8 @@
     "fit fewer observations")
 }
 
-# Values of the response (center = TRUE) or differences of it such as
-# residuals and standard deviations (center = FALSE) between the user's units
-# and the model's; both are the identity without response scaling.
+# Values of the response (center = TRUE) or differences of it between the
+# user's units and the model's.
 .unscale_response <- function(v, scaling, center = TRUE) {
   if (is.null(scaling)) return(v)
   (if (center) scaling$center else 0) + scaling$scale * v
@@ -128,8 +103,7 @@
   (v - if (center) scaling$center else 0) / scaling$scale
 }
 
-# The training inputs in the user's units (fit$x holds them scaled); used by
-# the regression and the classifier plots and by model.matrix().
+# The training inputs in the user's units (fit$x holds them scaled).
 .original_inputs <- function(object) {
   s <- object$scaling
   if (is.null(s)) return(object$x)
@@ -138,8 +112,6 @@
   dimnames(out) <- dimnames(object$x)
   out
 }
-
-# ---- accessors -------------------------------------------------------------
 
 #' Methods for the regression models
 #'
@@ -328,9 +300,7 @@ sigma.gpsvm_regression <- function(object, ...) {
 logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
-  # a search by evidence records what it chose in fit$optimization$estimate;
-  # an offset weighed against none, and a kernel among the candidates
-  # (.kernel_candidates()), by the evidence count as one more each
+  # (an offset and a kernel weighed by the evidence count as one each)
   estimated <- c(.response_df(object), searched = length(object$optimization$estimate),
                  bias = !is.null(object$bias_choice), kernel = !is.null(object$kernel_choice))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
@@ -351,10 +321,8 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
   eval(call, parent.frame())
 }
 
-# A fit's call with gpsvm's fitter named through the namespace
-# (gpsvm::rvm(...)), so that it evaluates wherever gpsvm is not attached or
-# another package masks the name (kernlab's rvm()): update(), drop1(),
-# step().
+# A fit's call with gpsvm's fitter named through the namespace, so that it
+# evaluates where gpsvm is not attached or another package masks the name.
 .gpsvm_call <- function(call) {
   if (is.name(call[[1L]])) call[[1L]] <- call("::", quote(gpsvm), call[[1L]])
   call
@@ -367,11 +335,8 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
   if (is.null(s)) log_evidence else log_evidence - length(object$y) * log(s$scale)
 }
 
-# The share of the response's variance about its mean that the fitted
-# values explain at the training rows, 1 - sum (y - yhat)^2 / sum (y -
-# ybar)^2, and the same for the leave-one-out predictions (the predictive
-# R^2, from the PRESS residuals) where the model has them cheaply
-# (.loo_moments(); NA otherwise).  NA for a constant response.
+# R^2 at the training rows, and from the leave-one-out predictions where the
+# model has them cheaply (.loo_moments(); NA otherwise, and for a constant y).
 .r_squared <- function(object) {
   y <- object$y
   total <- sum((y - mean(y))^2)
@@ -382,15 +347,9 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
       share(y - .unscale_response(loo$mean, object$response_scaling)))
 }
 
-# ---- print and summary ----------------------------------------------------
-
-# print()'s line on the scaling of every fit: "Scaling: 12 of 13 input
-# columns and the response centred and scaled (centred only: the constant
-# column z)", "Scaling: the response centred and scaled (left as they are:
-# 3 columns coding factors)", or "Scaling: none (scale = FALSE)".  Widths
-# per input, folded into the scaling, do not count.  The constant columns
-# (named in the scaling) are centred only, and a formula's factor coding
-# columns (the rest) left alone.
+# print()'s line on the scaling ("Scaling: 12 of 13 input columns and the
+# response centred and scaled (centred only: the constant column z)"); widths
+# per input, folded into the scaling, do not count.
 .format_scaling <- function(object) {
   s <- object$scaling
   response <- !is.null(object$response_scaling)
@@ -422,17 +381,14 @@ update.gpsvm_regression <- function(object, formula., ..., evaluate = TRUE) {
           if (length(notes) > 0L) sprintf(" (%s)", paste(notes, collapse = "; ")) else "")
 }
 
-# The plan's account of the hyperparameters the data chose: the evidence
-# search recorded in fit$optimization (as gpc() prints it), or the model's
-# own account of it.
+# The plan's account of the evidence search recorded in fit$optimization.
 .search_summary.default <- function(object) {
   searches <- if (!is.null(object$optimization)) list(object$optimization) else
     Filter(Negate(is.null), lapply(object$models, `[[`, "optimization"))
   if (length(searches) > 0L) .search_lines(searches)
 }
 
-# The first lines of print() and summary() of every gpsvm fit: the model's
-# title and the call.
+# The first lines of print() and summary(): the model's title and the call.
 .print_header <- function(object, title = .title(object), call = object$call) {
   cat(title, "\n", sep = "")
   if (!is.null(call)) cat("Call: ", paste(deparse(call), collapse = "\n"), "\n", sep = "")

@@ -1,14 +1,7 @@
-# What rvm() and srvm() fits (class "gpsvm_rvm"; srvm fits are
-# c("gpsvm_srvm", "gpsvm_rvm")) bring to the regression layer
-# (R/regression.R): the Gaussian posterior of the kernel expansion at new
-# inputs, Gaussian noise, the marginal likelihood, and what print() and
-# summary() show.
+# What rvm() and srvm() fits (class "gpsvm_rvm") bring to the regression layer.
 
-# The derivative of the expansion is the expansion in derivative kernels:
-# with h = (1[n = 0], D^n k(z, x_j))_j over the kept weights, the sparse
-# model's posterior of D^n f(z) is N(h' mu, h' Sigma h) at the fitted
-# hyperparameters.  The mean is that; the variance is the augmented
-# model's (.rvm_augmented_variance()).
+# The derivative of the expansion is the expansion in derivative kernels, h
+# below; the variance is the augmented model's (.rvm_augmented_variance()).
 .latent_moments.gpsvm_rvm <- function(object, z, deriv, wrt, want_var, ...) {
   .check_dots_empty(...)
   h <- .rvm_basis(object, z, deriv, wrt)
@@ -16,25 +9,16 @@
        var = if (want_var) .rvm_augmented_variance(object, z, h, deriv, wrt))
 }
 
-# A pruned basis function carries no variance, so the sparse model is sure
-# of itself wherever its few kept functions are flat, and more so the
-# further from the data.  Rasmussen and Quinonero-Candela (2005) augment the
-# model at each new input z with one more basis function, k(., z), whose
-# weight w_z has the prior N(0, v) with v the response's variance (a
-# Gaussian process's prior variance there); the training data then fix
-# w_z as far as they can.  With Phi the training design of the kept
-# weights, phi = k(x_i, z) over the training inputs and the weights'
-# posterior covariance Sigma, the data precision of w_z is
-#   s = phi' C^-1 phi,  C^-1 = W - W Phi Sigma Phi' W,
-# W = I / sigma^2 (the inverse noise variances of the rows where they vary),
-# and the part of D^n k(., z) at z that the kept weights do not already
-# carry is e = D^n k(z, z) - h' Sigma Phi' W phi (h as above), so the
-# augmented model's variance of D^n f(z) is
+# A pruned basis function carries no variance, so the sparse model is sure of
+# itself far from the data.  Rasmussen and Quinonero-Candela (2005) add at
+# each new input z one more basis function k(., z), its weight's prior
+# N(0, v), v the response's variance.  With Phi the kept weights' training
+# design, phi = k(x_i, z), W the rows' noise precisions and Sigma the
+# weights' posterior covariance, its data precision is
+#   s = phi' (W - W Phi Sigma Phi' W) phi,
+# and with e = D^n k(z, z) - h' Sigma Phi' W phi the variance of D^n f(z) is
 #   h' Sigma h + e^2 / (1 / v + s).
-# The mean stays the sparse fit's (the augmented one moves it by
-# e q / (1 / v + s), q = phi' (y - Phi mu) / sigma^2): point predictions and
-# derivatives are those of the fit.  Cost O(n r) per input: the training
-# inputs, not only the relevance vectors, enter every prediction.
+# The mean stays the sparse fit's.
 .rvm_augmented_variance <- function(object, z, h, deriv, wrt) {
   Sigma <- object$Sigma
   kept <- pmax(rowSums((h %*% Sigma) * h), 0)
@@ -57,15 +41,13 @@
   kept + added
 }
 
-# The prior variance of the augmenting weight: the variance of the response
-# in the model's units (1 - 1/n with scale = TRUE).
+# The augmenting weight's prior variance: the response's (model units).
 .augmentation_prior_variance <- function(object) {
   y <- .to_model_units(object$y, object$response_scaling)
   mean((y - mean(y))^2)
 }
 
-# D^n k(x, z) in x, at x = z, for each row z: the augmenting basis
-# function's own n-th derivative at its centre (k(z, z) for n = 0).
+# D^n k(x, z) in x at x = z, for each row z.
 .kernel_at_centre <- function(kernel, z, deriv, wrt) {
   if (deriv == 0L) return(cpp_kernel_diagonal(kernel, z, 0L, wrt))
   vapply(seq_len(nrow(z)), function(i) {
@@ -82,22 +64,13 @@
   cbind(if (deriv == 0L) 1 else 0, k)
 }
 
-# A new target's predictive distribution: the latent N(mean, var) plus the
-# noise, with the noise variance s^2 integrated against its posterior at
-# the fitted alphas (flat prior on t = log s^2).  The Gamma posterior of
-# 1 / s^2 whose log density in t has the same mode t* and curvature as the
-# evidence L(t) has shape nu / 2, nu = -2 L''(t*), and integrating the noise
-# against it gives Student's t on nu degrees of freedom with scale
-# sqrt(var + exp(t*)) (exact when var scales with s^2, as in the linear
-# model; the tests hold it to integrate() over t).  At the fitted noise,
-# with H = Phi Sigma Phi' / s^2 the hat matrix and r the residuals,
-# nu = n - tr H^2 - 2 r' H r / s^2: close to the residual degrees of freedom
-# n - tr H.  A response centred by the scaling has had its mean estimated as
-# well: that mean is integrated out under a flat prior (the restricted
-# likelihood), which is the evidence with the bias weight's precision at 0,
-# and this moves t* up and lowers nu by about one observation.  With one
-# centred observation nothing is left: the noise is not estimated at all
-# (variance Inf).
+# A new target's noise, its variance s^2 integrated against its posterior at
+# the fitted alphas (flat prior on t = log s^2): the Gamma posterior of 1 / s^2
+# with the evidence's mode t* and curvature in t gives Student's t on
+# nu = -2 L''(t*) degrees of freedom, scale sqrt(var + exp(t*)).  A response
+# centred by the scaling has its mean integrated out too (the bias weight's
+# precision at 0), which lowers nu by about one; one centred observation
+# leaves nothing (variance Inf).
 .rvm_target_noise <- function(object) {
   if (!.response_df(object)[["sigma2"]]) return(list(variance = object$noise_variance, df = Inf))
   alpha <- object$prior_precision
@@ -148,8 +121,7 @@
 
 .noise_sd.gpsvm_rvm <- function(object) sqrt(object$noise_variance)
 
-# the normal scores of the targets under the t predictive above (NA when
-# the noise is not estimated)
+# the targets' normal scores under the t predictive (NA without a noise estimate)
 .target_scores.gpsvm_rvm <- function(object, y, mean, var, z = NULL) {
   noise <- .rvm_target_noise(object)
   if (is.infinite(noise$variance)) return(rep(NA_real_, length(y)))
@@ -158,11 +130,9 @@
   ifelse(u < 0, stats::qnorm(stats::pt(u, noise$df)), -stats::qnorm(stats::pt(-u, noise$df)))
 }
 
-# Leave-one-out at the fitted hyperparameters: the posterior mean is the
-# linear smoother H y, H = Phi Sigma Phi' / sigma^2 (its prior precision
-# fixed), so without observation i the mean there is y_i - r_i / (1 - h_i),
-# and the predictive variance sigma^2 / (1 - h_i), of which the latent
-# function's is sigma^2 h_i / (1 - h_i).
+# Leave-one-out at the fitted hyperparameters: the mean is the linear smoother
+# H y, so without row i it is y_i - r_i / (1 - h_i), its variance
+# sigma^2 / (1 - h_i) (the latent function's sigma^2 h_i / (1 - h_i)).
 .loo_moments.gpsvm_rvm <- function(object) {
   h <- .rvm_leverage(object)
   r <- .to_model_units(object$residuals, object$response_scaling, center = FALSE)
@@ -170,8 +140,7 @@
   list(mean = y - r / (1 - h), var = .rvm_row_noise(object) * h / (1 - h))
 }
 
-# The leverages h_i = phi_i' Sigma phi_i / sigma^2 of the kept weights'
-# design Phi (its rows phi_i; `design` when the caller has it).
+# The leverages phi_i' Sigma phi_i / sigma^2 (`design`, Phi, when the caller has it).
 .rvm_leverage <- function(fit, design = NULL) {
   if (is.null(design)) design <- .rvm_design(fit$x, fit$kernel, fit$relevance_vectors)
   rowSums((design %*% fit$Sigma) * design) / .rvm_row_noise(fit)
@@ -179,33 +148,22 @@
 
 .log_evidence.gpsvm_rvm <- function(object) object$log_evidence
 
-# the kept weights' alphas that the data can tell apart, and the noise
-# variance and lambda when learned (lambda only where the penalty acts on
-# the model: derivatives of a polynomial past its degree vanish, and lambda
-# then leaves every fit as it is)
+# the alphas the data can tell apart, and the noise variance and lambda when
+# learned (lambda only where the penalty acts: not past a polynomial's degree)
 .response_df.gpsvm_rvm <- function(object) {
   smooth <- inherits(object, "gpsvm_srvm")
   penalised <- smooth && is.null(object$control$lambda) &&
     !(!is.null(object$kernel$degree) && all(object$penalty$orders > object$kernel$degree))
-  # a noise that varies (or was weighed against constant by the evidence)
-  # counts as one more: its function is integrated out of the evidence, its
-  # width (one of three) and the choice are not
+  # (a noise model weighed by the evidence counts as one more)
   c(alpha = .identifiable_alphas(object), sigma2 = !smooth || is.null(object$control$sigma2),
     lambda = penalised, noise = !is.null(object$noise_model))
 }
 
-# How many of the kept weights' alphas the data can tell apart: the rank of
-# the map from them to the targets' covariance sigma^2 I + sum_j phi_j
-# phi_j' / alpha_j (phi_j the kept basis functions at the training inputs,
-# the bias among them), the dimension of the span of the phi_j phi_j'.
-# With a polynomial kernel the functions live in a space of few dimensions
-# (the linear kernel's in p + 1), and fits keep functions that are multiples
-# of each other (on one input every x x_j is, and the fixed point of srvm()
-# keeps a share of each): their alphas change the model only through one
-# sum, and counting each would charge AIC() and BIC() for quantities that
-# were never estimated (cars: 19 kept by srvm(), two by rvm(), the same
-# model).  A kernel with an infinite feature space (the Gaussian) gives
-# independent functions at distinct centres: each alpha counts.
+# How many kept alphas the data can tell apart: the dimension of the span of
+# the phi_j phi_j' (the alphas move the covariance only through
+# sum_j phi_j phi_j' / alpha_j).  A polynomial kernel's functions span few
+# dimensions, and counting each alpha would charge AIC() and BIC() for
+# quantities never estimated; a Gaussian kernel's are independent.
 .identifiable_alphas <- function(object) {
   k <- length(object$prior_precision)
   if (is.null(object$kernel$degree) || k < 2L) return(k)
@@ -213,16 +171,14 @@
   s <- svd(design, nu = 0L)
   r <- sum(s$d > s$d[1L] * .rank_tolerance)
   if (r == k) return(k)
-  # the functions' coordinates in the r-dimensional span (r x k), and the
-  # distinct entries of each one's outer product c_j c_j' (one row each)
+  # the functions' coordinates in the span, and each one's outer product's entries
   coords <- s$d[seq_len(r)] * t(s$v[, seq_len(r), drop = FALSE])
   pairs <- which(lower.tri(diag(r), diag = TRUE), arr.ind = TRUE)
   outer_rows <- t(coords[pairs[, 1L], , drop = FALSE] * coords[pairs[, 2L], , drop = FALSE])
   d <- svd(outer_rows, nu = 0L, nv = 0L)$d
   sum(d > d[1L] * .rank_tolerance)
 }
-# (singular values of a design of rank r below this fraction of the largest
-# are rounding: on one input the multiples of x give 1e-16)
+# (singular values below this fraction of the largest are rounding)
 .rank_tolerance <- 1e-10
 
 .key_points.gpsvm_rvm <- function(object) {
@@ -270,8 +226,7 @@
               if (d$scaled) " (scaled data)" else ""))
 }
 
-# confint(): the kept weights' Gaussian posterior intervals at the fitted
-# hyperparameters (what confint.default() gives from coef() and vcov()).
+# confint(): the kept weights' Gaussian posterior intervals.
 .weight_intervals.gpsvm_rvm <- function(object, level) {
   band <- .gaussian_interval(object$coefficients, sqrt(pmax(diag(object$Sigma), 0)), level)
   matrix(c(band$lower, band$upper), ncol = 2L,
@@ -299,19 +254,14 @@ vcov.gpsvm_rvm <- function(object, ...) {
   data.frame(n.relevance = length(x$relevance_vectors))
 }
 
-# tidy(): the bias, then one row per training point: its posterior mean
-# weight (0 when pruned), posterior sd and prior precision (Inf when pruned).
+# tidy(): the bias, then one row per training point (0 weight, Inf alpha when pruned).
 .weight_frame.gpsvm_rvm <- function(object, conf.int = FALSE, conf.level = 0.95) {
   n <- nrow(object$x)
   kept <- object$relevance_vectors
-  # the first weight is the bias, then one per relevance vector
-  estimate <- numeric(n)
-  estimate[kept] <- object$coefficients[-1L]
   se <- sqrt(pmax(diag(object$Sigma), 0))
-  std_error <- numeric(n)
-  std_error[kept] <- se[-1L]
-  precision <- rep(Inf, n)
-  precision[kept] <- object$prior_precision[-1L]
+  estimate <- replace(numeric(n), kept, object$coefficients[-1L])
+  std_error <- replace(numeric(n), kept, se[-1L])
+  precision <- replace(rep(Inf, n), kept, object$prior_precision[-1L])
   role <- ifelse(seq_len(n) %in% kept, "relevance", "pruned")
   out <- rbind(.bias_row(object$coefficients[[1L]]), .point_frame(object$x, estimate, role))
   out$std.error <- c(se[[1L]], std_error)
@@ -324,8 +274,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
   out
 }
 
-# The fields the relevance vector machines' computations read
-# (validate-fit.R).
+# The fields the relevance vector machines' computations read (validate-fit.R).
 .validate_model.gpsvm_rvm <- function(object) {
   smooth <- inherits(object, "gpsvm_srvm")
   .validate_regression(object, function(n, p) {
@@ -345,16 +294,10 @@ vcov.gpsvm_rvm <- function(object, ...) {
   })
 }
 
-# confint(): the evidence of the relevance vector machines is Gaussian, log
-# N(y; 0, sigma^2 I + Phi Pi^-1 Phi') over the kept weights (Phi their
-# design, Pi = diag(alpha) + lambda P their prior precision, P the penalty
-# on them), in closed form at any hyperparameters.  Its Hessian is taken in
-# the log of every hyperparameter the fit learned, the kept weights'
-# alphas included (but not one at srvm's floor min_alpha), by central
-# differences of its analytic gradient (the width's entry by differences of
-# the value); the alphas are then eliminated (the Schur complement: the
-# curvature of the evidence maximised over them, to second order), so that
-# the intervals of sigma^2, lambda and the width allow for them.
+# confint(): the Gaussian evidence's Hessian in the log of every learned
+# hyperparameter and the kept alphas (not one at srvm's floor), by central
+# differences of its gradient; the alphas are then eliminated (the Schur
+# complement), so that the others' intervals allow for them.
 .evidence_curvature.gpsvm_rvm <- function(object) {
   smooth <- inherits(object, "gpsvm_srvm")
   record <- object$optimization
@@ -363,8 +306,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
                sigma = "sigma" %in% names(record$estimate))
   if (!any(learned)) return(NULL)
   estimate <- .model_hyperparameters(object)[names(learned)[learned]]
-  # a width at the end of its search range, or lambda learned to 0, is not
-  # at an interior maximum
+  # (a width at the end of its range, or lambda at 0, is not at a maximum)
   at_bound <- c(intersect(sub(":(lower|upper)$", "", record$at_bound %||% character(0)),
                           names(estimate)),
                 if (learned[["lambda"]] && object$lambda == 0) "lambda")
@@ -384,9 +326,7 @@ vcov.gpsvm_rvm <- function(object, ...) {
   H <- .hessian(f, c(log(alpha[free_alpha]), log(estimate[vary])), gradient_step = 1e-3)
   r <- length(a) + seq_along(vary)
   reduced <- H[r, r, drop = FALSE]
-  # an alpha the evidence does not pin down (so large that its weight is
-  # all but pruned, or so small that the penalty alone holds the weight) has
-  # no curvature and no part in the others' uncertainty: it is held
+  # an alpha without curvature (all but pruned, or held by the penalty) is held
   a <- a[diag(H)[a] < -.flat_curvature]
   if (length(a) > 0L) {
     eliminated <- tryCatch(solve(H[a, a, drop = FALSE], H[a, r, drop = FALSE]),
@@ -397,18 +337,14 @@ vcov.gpsvm_rvm <- function(object, ...) {
   list(estimate = estimate, at_bound = at_bound, hessian = reduced)
 }
 
-# Below this curvature of the log evidence in a log alpha, the alpha is
-# taken as flat (.evidence_curvature.gpsvm_rvm()).
+# (below this curvature in a log alpha, the alpha is flat)
 .flat_curvature <- 1e-6
 
-# The closed-form evidence (model units) as a function of the kept weights'
-# alphas, sigma^2, lambda and the Gaussian width: a function returning its
-# value and its gradient in the log of the free alphas and of the
-# hyperparameters named in `vary` (noise_variance, lambda, sigma), the
-# value and all but the width's entry from the core.
+# The closed-form evidence (model units) in the kept alphas, sigma^2, lambda
+# and the width: its value and gradient in the log of the free alphas and of
+# the hyperparameters in `vary` (the width's by differences).
 .rvm_evidence_function <- function(object) {
-  # noise that varies: the evidence in its level is the constant model's on
-  # rows divided by the noise function's sd there, plus the Jacobian
+  # (varying noise: the constant model on rows over their noise sd, plus the Jacobian)
   root <- 1 / sqrt(.noise_factor(object, object$x))
   jacobian <- sum(log(root))
   y <- root * .to_model_units(object$y, object$response_scaling)
@@ -441,9 +377,8 @@ vcov.gpsvm_rvm <- function(object, ...) {
   }
 }
 
-# The smooth RVM's penalty (L H)'(L H) on the kept weights' design [1,
-# k(., x_rv)], L = sum_n c_n D^n in each input coordinate, at the penalty
-# points (as the fit's core forms it on all candidate columns).
+# The smooth RVM's penalty (L H)'(L H) on the kept weights' design at the
+# penalty points (as the core forms it on all candidate columns).
 .rvm_penalty_gram <- function(penalty, kernel, points, centres) {
   gram <- 0
   for (c in seq_len(ncol(points))) {

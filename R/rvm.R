@@ -19,17 +19,18 @@
 #' re-estimated at every fifth step (Tipping and Faul's schedule), or sooner
 #' when it would move by more than 0.1\%, and the posterior is then
 #' refactorised by Cholesky; convergence is always judged at the
-#' re-estimated \eqn{\sigma^2}. The bias
-#' \eqn{w_0} is always kept (its \eqn{\alpha} may grow to the pruning
-#' threshold, which makes it practically zero).
+#' re-estimated \eqn{\sigma^2}. The bias \eqn{w_0} is always kept (its
+#' \eqn{\alpha} may grow to the pruning threshold, which makes it
+#' practically zero).
 #'
 #' Convergence: no basis function can be added or deleted with a gain, and
 #' every kept \eqn{\log \alpha_i} and \eqn{\log \sigma^2} would change by less
 #' than `control$tol`; or no step can raise the log marginal likelihood by
 #' more than `control$tol_evidence`; or nothing can enter or leave and the
-#' log marginal likelihood changed by less than `control$tol_evidence`. A basis function whose optimal \eqn{\alpha} exceeds
-#' `control$prune_alpha` (for targets divided by their root mean square, so
-#' the threshold does not depend on the units of `y`) counts as absent.
+#' log marginal likelihood changed by less than `control$tol_evidence`. A
+#' basis function whose optimal \eqn{\alpha} exceeds `control$prune_alpha`
+#' (for targets divided by their root mean square, so the threshold does not
+#' depend on the units of `y`) counts as absent.
 #'
 #' With the default `scale = TRUE` the inputs and the response are
 #' standardised before fitting, as by `e1071::svm()` (see "Scaling" in
@@ -69,20 +70,15 @@
 #'
 #'   By default these intervals are then calibrated by cross-validation
 #'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
-#'   regression model's are (see [predict.gpsvm_regression()]): the model is
-#'   refitted on all folds but one, its pruning and noise level chosen
-#'   afresh, and its kernel too where the fit's was chosen (see `kernel`),
-#'   and where the left-out targets fall further out in their refits'
-#'   predictive distributions than those distributions expect, the fit's
-#'   own intervals are widened by one factor on the normal-score scale.
-#'   Leave-one-out at
-#'   the fitted hyperparameters would not do: the precisions were chosen
-#'   with every target in, and there the model's standardised residuals
-#'   look calibrated; only refits that choose them again show how far the
-#'   choice adapts to the training targets. The five refits make the fit
-#'   several times as slow ("Performance" below), so beyond 500
-#'   observations the default keeps the model's own intervals and [print()]
-#'   says so. `fit$interval_calibration` holds the record.
+#'   regression model's are (see [predict.gpsvm_regression()]), the refits
+#'   choosing the pruning, the noise level and, where the fit's was chosen,
+#'   the kernel afresh. Leave-one-out at the fitted hyperparameters would not
+#'   do: the precisions were chosen with every target in, and there the
+#'   model's standardised residuals look calibrated; only refits that choose
+#'   them again show how far the choice adapts to the training targets. The
+#'   five refits make the fit several times as slow ("Performance" below), so
+#'   beyond 500 observations the default keeps the model's own intervals and
+#'   [print()] says so. `fit$interval_calibration` holds the record.
 #'
 #'   The model's own intervals (`calibration_folds = 0`) are too narrow:
 #'   the evidence that prunes the basis functions and sets the noise is
@@ -126,25 +122,20 @@
 #'   training rows.
 #'
 #'   Why this form: the "most likely heteroscedastic GP" (Kersting et al.,
-#'   2007) alternates a fit of the mean with a regression of the log squared
-#'   residuals, without a joint objective, so without an evidence to weigh it
-#'   against constant noise; the variational heteroscedastic GP
-#'   (Lazaro-Gredilla and Titsias, 2011) and hetGP's joint likelihood
-#'   (Binois, Gramacy and Ludkovski, 2018) put a Gaussian process on the log
-#'   noise and optimise a bound or the likelihood, with the full GP's algebra
-#'   at every step. Here the relevance vector machine's evidence at given
-#'   noise weights is exact and its gradient in the log noise is the
-#'   expected squared residual (as hetGP's), and a low-rank prior keeps the
-#'   Laplace evidence, the judge against constant noise, cheap.
+#'   2007) has no joint objective, so no evidence to weigh it against
+#'   constant noise, and the variational heteroscedastic GP (Lazaro-Gredilla
+#'   and Titsias, 2011) and hetGP (Binois, Gramacy and Ludkovski, 2018) need
+#'   the full GP's algebra at every step. The relevance vector machine's
+#'   evidence at given noise weights is exact, its gradient in the log noise
+#'   is the expected squared residual (as hetGP's), and a low-rank prior
+#'   keeps the Laplace evidence, the judge against constant noise, cheap.
 #'
 #'   The varying model refits the sparse model 10-25 times at each of three
 #'   widths, and each scoring step forms the \eqn{n \times n} hat matrix
 #'   (\eqn{O(n^2)} memory). So the default stays `"constant"`, and `"auto"`
 #'   asks the evidence, which keeps the constant fit on most constant-noise
-#'   data but not on all: on Friedman's first function (91 training rows,
-#'   10 inputs of which 5 matter) the varying model's evidence was the
-#'   higher by up to 15 nats and its held-out log score the worse
-#'   ("Performance" below): its noise absorbs the misfit of a sparse mean.
+#'   data but not on all: where a sparse mean misfits, the noise can absorb
+#'   the misfit ("Performance" below, Friedman's first function).
 #' @section Cost: The algorithm holds the \eqn{n \times (m + 1)} design
 #'   matrix of the \eqn{m} candidate basis functions (8 n (m + 1) bytes) and
 #'   the products of the kept ones. For \eqn{r} kept functions a step
@@ -157,11 +148,8 @@
 #'   nearly all of them (see `fit$basis`). A prediction with a standard
 #'   error or an interval costs \eqn{O(n r)} per new input, since the
 #'   augmenting basis function (see "Prediction intervals") is evaluated at
-#'   every training input; the mean alone costs \eqn{O(r)}.
-#'
-#'   The number of steps grows with the number of functions kept
-#'   ("Performance" below); by default the calibration of the intervals adds
-#'   five refits from 10 to 500 observations.
+#'   every training input; the mean alone costs \eqn{O(r)}. The number of
+#'   steps grows with the number of functions kept ("Performance" below).
 #'
 #' @section Performance:
 #' Measured up to 2026-12-03 (gpsvm 0.1.0, development version, on a 2-core
@@ -232,24 +220,21 @@
 #'   observation), or for the formula method a model formula.
 #' @param kernel A kernel from [rbf_kernel()], [poly_kernel()] or
 #'   [linear_kernel()]; the default `rbf_kernel()` chooses its width from the
-#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call
-#'   gives no `kernel`, on standardised data of more than \eqn{p + 2} and
-#'   at most 10000 observations and without `optimize`, the linear kernel
+#'   (scaled) inputs by kernlab's sigest rule ([kernels]). When the call gives
+#'   no `kernel`, on standardised data of more than \eqn{p + 2} and at most
+#'   10000 observations and without `optimize`, the linear kernel
 #'   `poly_kernel(1, scale = 1/p, offset = 0)` on the \eqn{p} scaled input
 #'   columns is weighed against it, as in [mfsvr()], and the model is fitted
-#'   with the one chosen. The judge is the evidence of a Gaussian process
-#'   with each kernel, its amplitude and noise variance at their maximum
-#'   (on at most 500 evenly spaced rows), not the model's own evidence:
-#'   maximised over one precision per basis function, that rewards the more
-#'   flexible Gaussian basis.
-#'   `fit$kernel_choice` records the two log evidences, `print()` the log
-#'   Bayes factor, and `logLik()` counts the choice as one estimated
-#'   parameter. A response nearly linear in its inputs is where Gaussian
-#'   basis functions extrapolate worst, and the choice costs an
-#'   eigendecomposition of each kernel's matrix ("Performance" in
-#'   [rvm()]).
-#'   e1071's second width, which [mfsvr()] weighs too, is not weighed
-#'   here. A kernel given,
+#'   with the one chosen. The judge is the evidence of a Gaussian process with
+#'   each kernel, its amplitude and noise variance at their maximum (on at most
+#'   500 evenly spaced rows), not the model's own evidence: maximised over one
+#'   precision per basis function, that rewards the more flexible Gaussian
+#'   basis. `fit$kernel_choice` records the two log evidences, `print()` the
+#'   log Bayes factor, and `logLik()` counts the choice as one estimated
+#'   parameter. A response nearly linear in its inputs is where Gaussian basis
+#'   functions extrapolate worst, and the choice costs an eigendecomposition of
+#'   each kernel's matrix ("Performance" in [rvm()]). e1071's second width,
+#'   which [mfsvr()] weighs too, is not weighed here. A kernel given,
 #'   `rbf_kernel()` too, stays as given.
 #' @param control A list from [rvm_control()].
 #' @param optimize If `TRUE` (or `"sigma"`), choose the width of an
@@ -265,11 +250,10 @@
 #'   it. A warning says when the width
 #'   found makes the fit nearly interpolate (see "Prediction intervals").
 #' @param basis The number of training inputs offered as centres of basis
-#'   functions, or `NULL`: every distinct input up to 5000 observations,
-#'   1000 beyond.
-#'   Fewer than all are chosen greedily on the scaled inputs with the fit's
-#'   kernel, each the input whose kernel column is worst explained by those
-#'   chosen before (the rule of [inducing-points]; deterministic, and
+#'   functions, or `NULL`: every distinct input up to 5000 observations, 1000
+#'   beyond. Fewer than all are chosen greedily on the scaled inputs with the
+#'   fit's kernel, each the input whose kernel column is worst explained by
+#'   those chosen before (the rule of [inducing-points]; deterministic, and
 #'   duplicated inputs are never chosen twice, so fewer may be used). See
 #'   "Cost".
 #' @param calibration_folds The number of cross-validation folds that
@@ -284,8 +268,6 @@
 #'   \exp(h(x))} that varies smoothly with the inputs; `"auto"` varying where
 #'   its evidence is higher by a log Bayes factor above 3 (see "Noise that
 #'   varies with the inputs").
-#' @param formula A model formula such as `y ~ x`. A variable it removes
-#'   (`id` in `y ~ . - id`) is ignored: [predict()] does not need it.
 #' @param data,subset,na.action As in [stats::lm()]; with
 #'   `na.action = na.exclude`, [fitted()], [residuals()] and [predict()] are
 #'   padded with `NA` at the rows left out.
@@ -442,39 +424,29 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   ), class = c("gpsvm_rvm_control", "gpsvm_control"))
 }
 
-# The control with max_iter's default for the number of candidate centres
-# filled in (what the fit stores).
+# The control with max_iter's default for the candidates filled in (as stored).
 .resolve_control.gpsvm_rvm_control <- function(control, candidates, ...) {
   control$max_iter <- control$max_iter %||%
     as.integer(min(.Machine$integer.max, max(10000, 4 * candidates)))
   control
 }
 
-# Up to `all` observations every input is a candidate centre by default;
-# beyond it, `chosen` of them (size rules, ?gpsvm_size_policy).
+# Every input a candidate centre up to `all` observations, `chosen` beyond.
 .default_basis <- function(model) {
   c(all = .size_rule(paste0(model, "_basis_all_max_n")), chosen = .size_rule("basis_chosen"))
 }
 
-# One fit of the fast RVM to (scaled) data, with the noise model `noise`
-# ("constant", or "varying" or "auto", R/rvm-noise.R).
+# One fit of the fast RVM to (scaled) data with the noise model `noise`.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
-  if (noise != "constant") {
-    fit <- .rvm_fit_noise(x, y, kernel, control, rows, noise)
-    fit$basis <- rows
-    return(fit)
-  }
-  core <- cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows)
-  fit <- .new_rvm(core, x, y, kernel, control, class = "rvm")
+  fit <- if (noise != "constant") .rvm_fit_noise(x, y, kernel, control, rows, noise) else
+    .new_rvm(cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows), x, y, kernel, control,
+             class = "rvm")
   fit$basis <- rows
   fit
 }
 
-# How many candidate centres a fit offers (.rvm_basis_rows() chooses them):
-# `basis`, else every distinct input up to the model's default count of
-# observations, and that default beyond.  (The greedy choice may take fewer
-# where the kernel matrix has a lower rank.)
+# How many candidate centres a fit offers (.rvm_basis_rows() chooses them).
 .candidate_count <- function(basis, x, model) {
   default <- .default_basis(model)
   if (!is.null(basis)) return(.check_basis_count(basis, nrow(x)))
@@ -490,16 +462,10 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   basis
 }
 
-# The candidate centres (rows of x, increasing) for `basis` (a count, or
-# NULL for `model`'s default), or NULL when every input is a candidate.  They are
-# chosen by the rule of the inducing inputs (?`inducing-points`): greedily,
-# each the input worst explained by the kernel columns of those before.
-# The default offers each distinct input once: duplicated inputs give equal
-# columns, and the evidence then depends on their alphas only through the
-# sum of their prior variances.  srvm() updates all alphas at once and
-# drifts along that flat direction without end (Ozone's temperature V8, 245
-# rows with 63 values: 10000 steps and no convergence; on the distinct
-# inputs 84 steps, to an evidence 0.005 below the unfinished fit's).
+# The candidate centres (rows of x, increasing) for `basis` (NULL: `model`'s
+# default), or NULL for every input: chosen greedily as the inducing inputs
+# are.  The default offers each distinct input once: duplicates give equal
+# columns, along whose alphas' flat direction srvm()'s joint update drifts.
 .rvm_basis_rows <- function(basis, x, kernel, model) {
   n <- nrow(x)
   default <- .default_basis(model)
@@ -517,16 +483,14 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   cbind(rep(1, nrow(x)), if (length(rv) > 0L) kernel_matrix(kernel, x, x[rv, , drop = FALSE]))
 }
 
-# Build the fitted object from the core's result (shared by rvm and srvm).
+# The fitted object from the core's result (rvm and srvm).
 .new_rvm <- function(core, x, y, kernel, control, class, penalty = NULL, noise_model = NULL) {
   active <- core$active                   # 0 = bias, j = training row j
   rv <- active[active > 0]
-  names_rv <- if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv)
-  names_w <- c("(Intercept)", names_rv)
+  names_w <- c("(Intercept)", if (!is.null(rownames(x))) rownames(x)[rv] else sprintf("x%d", rv))
   mu <- stats::setNames(core$mu, names_w)
   design <- .rvm_design(x, kernel, rv)
-  fitted <- drop(design %*% mu)
-  names(fitted) <- rownames(x)
+  fitted <- stats::setNames(drop(design %*% mu), rownames(x))
   fit <- list(
     coefficients = mu,
     relevance_vectors = rv,
@@ -551,10 +515,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 }
 
 # For the warning of a fit that ran out of iterations: how much its log
-# evidence rose over the last `last` of them.  A fit that keeps many basis
-# functions can spend thousands of steps re-estimating their alphas one at a
-# time for small gains, and the rise tells whether the stop matters: a few
-# hundredths, no; several, yes.
+# evidence rose over the last `last` (a few hundredths does not matter).
 .evidence_rise <- function(trace, model, last = 100L) {
   k <- length(trace)
   if (k < 2L) return(NULL)

@@ -59,12 +59,10 @@
 #'   "Prediction intervals" there. The fit's penalty does
 #'   not act on the augmenting function. These intervals are still too
 #'   narrow on real data, more so than [rvm()]'s: the smooth fit keeps more
-#'   basis functions (on the benchmark's splits 25-80 where [rvm()] kept
-#'   12-53) and its evidence fits more of the noise. By default they are
-#'   therefore calibrated by cross-validation, as [rvm()]'s are
+#'   basis functions and its evidence fits more of the noise. By default
+#'   they are therefore calibrated by cross-validation, as [rvm()]'s are
 #'   (`calibration_folds`; the refits learn \eqn{\lambda} again unless it is
-#'   fixed, and the kernel again where the fit chose it), which widened them
-#'   by 1.03 to 1.47 times at 95% on the benchmark's sets.
+#'   fixed, and the kernel again where the fit chose it).
 #'
 #' @section Cost: Updates (7)-(9) are not sequential: the penalty couples
 #'   the weights, so every step factors the prior precision
@@ -186,8 +184,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
                     "srvm()", settings)
     }, kernel, x, y, scale, optimize, weigh_linear)
   })
-  # the refits learn lambda from the start that won on all rows only (half
-  # the cost of both starts)
+  # (the refits learn lambda from the start that won on all rows only)
   refit_control <- fit$control
   refit_control$lambda_init <- fit$lambda_init
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
@@ -255,11 +252,8 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   structure(out, class = c("gpsvm_srvm_control", "gpsvm_control"))
 }
 
-# The control with the starting lambdas (relative) filled in (what the fit
-# stores): the user's, or the strong start that reproduces the paper and, on
-# scaled data with lambda learned, the weak one as well.  On data as given
-# only the strong one, so that scale = FALSE keeps the fits it has always
-# given.
+# The control with the starting lambdas filled in: the user's, or the strong
+# start (the paper's) and, on scaled data with lambda learned, the weak one too.
 .resolve_control.gpsvm_srvm_control <- function(control, scale, ...) {
   control$lambda_init <- control$lambda_init %||%
     if (!is.null(control$lambda) || !isTRUE(scale)) 1e4 else c(1e4, 1)
@@ -287,13 +281,9 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   fit
 }
 
-# The penalty's rows are derivatives D^n k(z, x_j) of the kernel, of size up
-# to sqrt(D^n D'^n k(z, z)) each ((2n - 1)!! / sigma^2n for the Gaussian
-# kernel, which passes 1e300 near n = 100 at the width of 40 scaled
-# points), and |L H|^2 sums their squares over the points and the basis.
-# Beyond double precision the penalty is infinite: a fixed lambda then gave
-# a constant fit, and a learned one fell to 0 (orders 200, 300 and 1000).
-# Refused, naming the order, unless the sum stays below 1e300.
+# The penalty's rows are derivatives D^n k(z, x_j), of size up to
+# sqrt(D^n D'^n k(z, z)) each, and |L H|^2 sums their squares: beyond double
+# precision the penalty is infinite and the fit meaningless, so refused.
 .check_penalty_scale <- function(penalty, kernel, points, n) {
   for (k in seq_along(penalty$orders)) {
     order <- penalty$orders[[k]]
@@ -310,12 +300,8 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   invisible()
 }
 
-# The penalty matrix costs n_p d (m + 1)^2 / 2 multiply-adds a start (n_p
-# penalty points, d input columns, m candidate centres): on wide inputs it
-# is most of the fit, by far.  Beyond .srvm_penalty_budget for all
-# `starts` the fit is refused before any work (before the width, whose
-# distances alone are costly there), from the n x d inputs as given (the
-# candidates at most n, or `basis`).
+# The penalty matrix costs n_p d (m + 1)^2 / 2 multiply-adds a start, most of
+# the fit on wide inputs: beyond the budget the fit is refused before any work.
 .srvm_penalty_budget <- 1e11
 .check_penalty_cost <- function(penalty, n, d, basis, starts) {
   default <- .default_basis("srvm")
@@ -336,9 +322,8 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   invisible(cost)
 }
 
-# fit_from(start) for each start; the fit of highest log evidence, with only
-# its own warnings (a start that did not converge but lost does not matter).
-# An error is raised only when every start fails.
+# The fit_from(start) of highest log evidence, with only its own warnings;
+# an error only when every start fails.
 .best_of_starts <- function(starts, fit_from) {
   if (length(starts) == 1L) return(fit_from(starts))
   runs <- lapply(starts, function(start) {

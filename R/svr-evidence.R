@@ -1,6 +1,4 @@
-# The evidence() generic of every model, and the evidence of an SVR fit: the
-# model's own (EP, the engine of mfsvr()), the approximations of Gao et al.
-# (2002, section 3), eq. (16) and its refined form, and evidence_curve().
+# evidence() of every model, the evidences of an SVR fit, and evidence_curve().
 
 #' Evidence (marginal likelihood) of a fitted model
 #'
@@ -15,18 +13,10 @@
 #' and [srvm()] (exact, at the learned hyperparameters).
 #' [evidence_curve()] gives it over a grid of `C`.
 #'
-#' Two evidences are comparable when they are densities of the same numbers:
-#' the same response, in the same units, at the same rows. `logLik()`
-#' converts every fit's evidence to the response as given (the Jacobian of
-#' `scale = TRUE`), so fits of different models, or with and without
-#' scaling, compare; a transformed response (`log(y) ~ .` against `y ~ .`),
-#' other rows (a `subset`, rows dropped for missing values) or another
-#' response do not. The evidence is that of the hyperparameters found (the
-#' weights or latent function integrated out, the hyperparameters not), so
-#' a model that chose many of them from the data, such as the relevance
-#' vector machines' one precision per kept weight, is favoured by it:
-#' [stats::AIC()] and [stats::BIC()] charge each estimated hyperparameter
-#' (the `df` of [logLik.gpsvm_regression()]).
+#' Which evidences compare (densities of the same numbers: the same
+#' response, at the same rows), and how [stats::AIC()] and [stats::BIC()]
+#' charge the hyperparameters the evidence estimated, is under "The evidence
+#' and its degrees of freedom" in [regression-methods].
 #'
 #' For [svr()] fits the paper gives two approximations of its own (Gao et
 #' al., 2002, section 3.1), which `method = "eq16"` and `method = "refined"`
@@ -111,10 +101,7 @@ evidence.gpsvm_regression <- function(object, ...) {
 
 #' @rdname evidence
 #' @export
-evidence.gpsvm_classifier <- function(object, ...) {
-  .check_dots_empty(...)
-  c(logLik(object))
-}
+evidence.gpsvm_classifier <- evidence.gpsvm_regression
 
 #' @rdname evidence
 #' @export
@@ -128,27 +115,22 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
 
 .svr_evidence_methods <- c("ep", "eq16", "refined")
 
-# The pieces of eq. (16) shared by both methods: all terms but the margin
-# vectors' one-dimensional integrals.
+# The terms of eq. (16) but the margin vectors' one-dimensional integrals.
 .svr_evidence_parts <- function(fit) {
   n <- length(fit$y)
   C <- fit$C
   eps <- fit$epsilon
   M <- .svr_margin(fit)
-  XC <- fit$partition == "X_C"
   # beta'K beta from the fitted values (in model units): K beta = fitted - b
   latent <- .to_model_units(fit$fitted.values, fit$response_scaling) - fit$b
   quad <- sum(fit$beta * latent)
   L <- .svr_margin_factor(fit)
   logdet <- 2 * sum(log(diag(L))) + sum(M) * log(2 * pi)
-  r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
-  loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
-  list(base = -0.5 * quad - 0.5 * logdet + n * log(C / (2 * (eps * C + 1))) - C * loss_C,
+  list(base = -0.5 * quad - 0.5 * logdet + n * log(C / (2 * (eps * C + 1))) - C * .svr_loss_C(fit),
        a = abs(fit$beta[M]), L = L, C = C)
 }
 
-# The log evidence of the scaled response by `method`: the EP value stored
-# by a search, or computed.
+# The log evidence of the scaled response by `method` (EP: stored, or computed).
 .svr_log_evidence <- function(fit, method) {
   if (method == "ep") {
     return(fit$log_evidence %||%
@@ -158,19 +140,14 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   a <- p$a
   C <- p$C
   if (length(a) == 0L) return(p$base)
-  if (method == "eq16") {
-    return(p$base + sum(log(C) - log(a) - log(C - a)))
-  }
+  if (method == "eq16") return(p$base + sum(log(C) - log(a) - log(C - a)))
   h <- cpp_inverse_diagonal(p$L)  # (K_MM^-1)_ii
   p$base + sum(.log_margin_integral(a, C - a, h))
 }
 
-# The EP fit of the model an svr() fit is the MAP estimate of: the
-# epsilon-insensitive GP at the fit's C, epsilon and kernel, for the response
-# y (model units) less the threshold b, a known prior mean.  The engine and
-# its approximation beyond 2000 observations are mfsvr()'s; `start` is an
-# earlier EP fit to warm-start from.  A run that does not settle is a
-# warning and the log evidence NA, not an error: the MAP fit stands.
+# The EP fit of the model an svr() fit is the MAP estimate of, for y less the
+# threshold b (a known prior mean); `start` an EP fit to warm-start from.  A
+# run that does not settle is a warning and an NA evidence: the MAP fit stands.
 .svr_ep_fit <- function(x, y, fit, start = NULL) {
   control <- mfsvr_control()
   ep <- .mfsvr_fit(x, y - fit$b, fit$C, fit$epsilon, fit$kernel, control, warn = FALSE,
@@ -194,9 +171,8 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   list(fit = ep, log_evidence = ep$log_evidence)
 }
 
-# The log evidence (one value per method) of the fit to data set task$s at
-# C[task$k]; a closure over the settings only, so that the data sets reach
-# the workers once, as an argument.
+# The log evidences of the fit to data set task$s at C[task$k]; a closure over
+# the settings only, so that the data sets reach the workers once.
 .evidence_curve_worker <- function(C, epsilon, kernel, bias, control, method) {
   settings <- list(C, epsilon, kernel, bias, control, method)  # forces the promises
   function(task, sets) {
@@ -206,7 +182,7 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
   }
 }
 
-# Data set `s` of evidence_curve(), checked: list(x = input matrix, y = targets).
+# Data set `s` of evidence_curve(), checked.
 .evidence_curve_set <- function(set, s) {
   if (!is.list(set) || is.null(set$x) || is.null(set$y)) {
     .stop(sprintf("data set %d must be a list with components 'x' and 'y'", s))
@@ -281,17 +257,13 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
   # each refit in a worker sees only the fit and one C
   values <- .future_map(C, function(value) .evidence_at(x, value, method))
   values <- matrix(unlist(values, use.names = FALSE), nrow = length(method))
-  out <- do.call(rbind, lapply(seq_along(method), function(j) {
-    data.frame(C = C, method = method[j], log_evidence = values[j, ], se = NA_real_, sets = 1L)
-  }))
-  attr(out, "values") <- stats::setNames(lapply(seq_along(method), function(j) {
+  .curve_frame(C, stats::setNames(lapply(seq_along(method), function(j) {
     matrix(values[j, ], ncol = 1L)
-  }), method)
-  out
+  }), method))
 }
 
-# What evidence_curve() gives of a fit: the methods of its evidence, and its
-# log evidence (in the data's units) refitted at C, one value per method.
+# evidence_curve() of a fit: its evidence's methods, and its log evidence
+# (data units) refitted at C.
 .curve_methods.gpsvm_regression <- function(object, method) {
   .stop(sprintf("evidence_curve() varies C, which a %s() fit does not have",
                 sub("^gpsvm_", "", class(object)[1L])))
@@ -338,9 +310,14 @@ evidence_curve.default <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_k
   fit_one <- .evidence_curve_worker(C, epsilon, kernel, bias, control, method)
   per_task <- .future_map(split(tasks, seq_len(nrow(tasks))), fit_one, sets = sets)
   per_task <- matrix(unlist(per_task, use.names = FALSE), nrow = length(method))
-  values <- lapply(seq_along(method), function(j) matrix(per_task[j, ], length(C), length(sets)))
-  names(values) <- method
-  out <- do.call(rbind, lapply(method, function(m) {
+  .curve_frame(C, stats::setNames(lapply(seq_along(method), function(j) {
+    matrix(per_task[j, ], length(C), length(sets))
+  }), method))
+}
+
+# evidence_curve()'s data frame from a length(C) x sets matrix per method.
+.curve_frame <- function(C, values) {
+  out <- do.call(rbind, lapply(names(values), function(m) {
     v <- values[[m]]
     data.frame(C = C, method = m, log_evidence = rowMeans(v),
                se = if (ncol(v) > 1L) apply(v, 1L, stats::sd) / sqrt(ncol(v)) else NA_real_,

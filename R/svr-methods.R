@@ -1,7 +1,4 @@
-# What svr() fits bring to the regression layer (R/regression.R): the latent
-# mean and its eq. (22) or (31) variance, the evidence (EP, R/svr-evidence.R),
-# and what print() and summary() show.  The noise model is in
-# R/epsins-noise.R.
+# What svr() fits bring to the regression layer (the noise model: R/epsins-noise.R).
 
 .latent_moments.gpsvm_svr <- function(object, z, deriv, wrt, want_var, bound = FALSE, ...) {
   .check_dots_empty(...)
@@ -10,8 +7,7 @@
        var = if (want_var) .svr_latent_variance(object, z, bound, deriv, wrt))
 }
 
-# a*(z), or its deriv-th derivative in column wrt (no bias then), from the
-# support vectors.
+# a*(z), or its deriv-th derivative in column wrt (no bias then).
 .svr_mean <- function(object, z, deriv = 0L, wrt = 1L) {
   sv <- which(object$beta != 0)
   .kernel_expansion(object$kernel, z, object$x[sv, , drop = FALSE], object$beta[sv], deriv,
@@ -28,11 +24,8 @@
   cpp_margin_variance(object$kernel, z, xm, L, deriv, wrt)
 }
 
-# The lower Cholesky factor of the margin vectors' kernel matrix (with the jitter
-# cpp_margin_factor() chooses), which eq. (22)'s variances and eq. (16)'s
-# evidence need: svr() keeps it in the fit, so that predict() does not
-# factorise the matrix again; fits without it (a search's intermediate ones)
-# get it here.
+# The lower Cholesky factor of the margin vectors' kernel matrix, kept in the
+# fit so that predict() does not factorise it again.
 .svr_margin_factor <- function(fit) {
   keep <- .svr_margin(fit)
   if (NROW(fit$margin_factor) == sum(keep) && NCOL(fit$margin_factor) == sum(keep)) {
@@ -44,10 +37,8 @@
 
 .log_evidence.gpsvm_svr <- function(object) .svr_log_evidence(object, "ep")
 
-# confint(): the curvature of the evidence logLik() gives, at a C chosen by
-# its maximum.  A C chosen otherwise (the paper's eq. 16 or refined
-# evidence, or the eq. 17 fixed point) is not at that maximum, where the
-# Laplace approximation is made: refused, with the search that gives one.
+# confint(): the evidence's curvature at a C chosen by its maximum; a C chosen
+# otherwise is not there, where the Laplace approximation is made: refused.
 .evidence_curvature.gpsvm_svr <- function(object) {
   record <- object$optimization
   if (!is.null(record) && !identical(record$evidence, "ep")) {
@@ -61,16 +52,14 @@
   NextMethod()
 }
 
-# confint(): the evidence refitted at another C (the one hyperparameter
-# svr()'s search chooses).
+# confint(): the evidence refitted at another C.
 .refit_at.gpsvm_svr <- function(object, values) {
   fit <- .svr_fit(object$x, .to_model_units(object$y, object$response_scaling), values[["C"]],
                   object$epsilon, object$kernel, object$bias, object$control, warn = FALSE)
   list(value = .log_evidence(fit))
 }
 
-# the threshold (a known prior mean to the evidence); a C chosen by the
-# evidence is counted from fit$optimization, as for every model
+# the threshold (a C chosen by the evidence is counted from fit$optimization)
 .response_df.gpsvm_svr <- function(object) c(b = object$bias)
 
 .key_points.gpsvm_svr <- function(object) {
@@ -97,10 +86,7 @@
             tab[["X_M-"]], tab[["X_M+"]], tab[["X_C"]]))
 }
 
-# print()'s account of the search for C: the EP evidence's gradient search
-# as every model's, "C by evidence maximisation (eq. 16) over [0.01, 100]: 29
-# evaluations, at the upper end of the interval" for a grid, or the eq. (17)
-# iteration's outcome.
+# print()'s account of the search for C: a grid's or the eq. (17) iteration's.
 .search_summary.gpsvm_svr <- function(object) {
   record <- object$optimization
   if (is.null(record)) return(NULL)
@@ -134,8 +120,7 @@
   d <- x$details
   cat(sprintf("\nC = %s, epsilon = %s, %s\n", format(d$C, digits = digits),
               format(d$epsilon, digits = digits), .svr_bias_text(d, digits)))
-  # the eq. (17) iteration's path is short; the evidence search's is its grid
-  # (fit$optimization$path), which the selection line sums up
+  # (only the eq. (17) iteration's path is short enough to print)
   if (!is.null(d$C_path)) {
     cat("C path: ", paste(format(d$C_path, digits = digits), collapse = ", "), "\n", sep = "")
   }
@@ -172,9 +157,7 @@ coef.gpsvm_svr <- function(object, ...) {
   if (object$bias) rbind(.bias_row(object$b), out) else out
 }
 
-# The fields svr()'s computations read (validate-fit.R); its search
-# record adds which evidence it maximised, and a grid search the interval
-# (print() shows them).
+# The fields svr()'s computations read (validate-fit.R).
 .validate_model.gpsvm_svr <- function(object) {
   record <- .optional(function(r) {
     .search_record_field(r) %||% switch(r$method,
@@ -189,8 +172,7 @@ coef.gpsvm_svr <- function(object, ...) {
   .validate_regression(object, function(n, p) {
     # (an invalid C fails its own check, before beta's)
     C <- if (is.null(.number(lower = 0, open = TRUE)(object$C))) object$C else Inf
-    # (with noise varying with the inputs each row's C is C over its noise
-    # scale; an invalid noise model fails its own check)
+    # (with varying noise each row's C is C over its noise scale)
     nm <- object$noise_model
     if (!is.null(nm)) {
       C <- if (!is.null(.rvm_noise_check(p)(nm))) Inf else

@@ -71,26 +71,17 @@
 #' @section The evidence:
 #' `logLik()` is the log evidence of the model the fit is the MAP estimate
 #' of, with its latent function integrated out, computed by expectation
-#' propagation as for [mfsvr()] (the same engine): at the same `C`,
-#' `epsilon` and kernel the two fits have the same `logLik()`. EP's value
-#' was within 0.005 nats of the exact one on problems of three points
-#' (numerical integration) and within 0.02 nats on 30 (importance
-#' sampling), and is exact for one; the tests hold it there. Beyond 2000
-#' observations whose
-#' kernel matrix has no low rank it is, as for [mfsvr()], the evidence of
-#' the FITC approximation on 500 pivots (see `inducing` there). It is
-#' computed when asked for (`logLik()`, `print()`, `summary()`,
-#' `glance()`), which costs an EP fit, and stored by a search that computed
-#' it.
-#' The threshold `b` of `bias = TRUE` is a known prior mean to it. The
-#' paper's own approximation, eq. (16), expands the log posterior around
-#' the MAP solution; it is
-#' `evidence(fit, method = "eq16")` (with the refined form of section 3.1,
-#' `"refined"`). It is not the model's evidence: on the benchmark's splits
-#' it exceeded the EP value by tens to hundreds of nats ("Performance"
-#' below), so that compared across models it would make
-#' `svr(optimize = TRUE)` the fit of highest evidence, whatever its
-#' intervals.
+#' propagation as for [mfsvr()] (the same engine, with its accuracy and its
+#' FITC approximation beyond 2000 observations): at the same `C`, `epsilon`
+#' and kernel the two fits have the same `logLik()`. It is computed when
+#' asked for (`logLik()`, `print()`, `summary()`, `glance()`), which costs
+#' an EP fit, and stored by a search that computed it. The threshold `b` of
+#' `bias = TRUE` is a known prior mean to it. The paper's own
+#' approximations, eq. (16) and its refined form, are
+#' `evidence(fit, method = "eq16")` and `"refined"`; they are not the
+#' model's evidence ([evidence()], "Performance" below), and compared across
+#' models they would make `svr(optimize = TRUE)` the fit of highest
+#' evidence, whatever its intervals.
 #'
 #' @section Choosing C:
 #' `optimize = TRUE` (or `"C"`) chooses `C` by the evidence, as `optimize`
@@ -132,9 +123,7 @@
 #'   which, as `"C:lower"` or `"C:upper"`): there the evidence may rise
 #'   further. For eq. (16) at the upper end with no multiplier at `C` it
 #'   does rise, towards a limit: every residual is within \eqn{\epsilon},
-#'   and a larger `C` leaves the fit as it is (on mlbench's Friedman 1, 280
-#'   observations at the data-driven width, the best `C` was 100 in the
-#'   default interval and \eqn{10^5} in one to \eqn{10^5}).
+#'   and a larger `C` leaves the fit as it is.
 #' * `"fixed_point"` iterates eq. (17),
 #'   \deqn{C_{new} = \frac{n + |X_M|}{\sum_{X_C} L_\epsilon(r_i) +
 #'   \sum_{X_M} 1/(C - |\beta_i|) + n\epsilon/(\epsilon C + 1)},}
@@ -145,31 +134,19 @@
 #'   evidence, the first the start. The paper notes the iteration is not
 #'   globally stable: non-convergence is a warning.
 #'
-#' `select_C`, the argument that chose `C` before `optimize` did, still works
-#' for this release, with a deprecation warning: `select_C = "evidence"` is
-#' `optimize = TRUE`, `"fixed_point"` is `optimize = TRUE` with
-#' `control = svr_control(C_search = "fixed_point")`, and the record that
-#' was `fit$C_selection` (and `fit$C_path`) is `fit$optimization`.
-#'
 #' @section Noise that varies with the inputs: With `noise = "varying"` the
 #'   fit is the MAP estimate of [mfsvr()]'s model with its noise that
-#'   varies with the inputs (see "Noise that varies with the inputs" there):
-#'   the noise function \eqn{l(x)} is fitted on that model's EP evidence at
-#'   the `C`, `epsilon` and kernel chosen as with constant noise, and each
-#'   observation then has its own box \eqn{C e^{-l(x_i)}} and tube
-#'   \eqn{\epsilon e^{l(x_i)}} in the dual (the same MAP problem on the
-#'   rows divided by their noise scales). `noise = "auto"` keeps it only where
-#'   its evidence beats the constant model's by a log Bayes factor above 3
-#'   (as [mfsvr()]'s), and otherwise returns the
-#'   constant fit unchanged. `C` and `epsilon` of a varying fit are the noise
-#'   at the geometric mean of the training rows' scales; predictions'
-#'   intervals, `predict(type = "distribution")` and the calibration (whose
-#'   refits keep the fit's noise function) use the noise at each input;
-#'   there is no mixture over `C`. [confint()], [evidence_curve()] and the
-#'   paper's evidences (`evidence(fit, method = "eq16")`) of such a fit are
-#'   errors; `logLik()` is the evidence with the noise function integrated
-#'   out. A free threshold (`bias = TRUE`) has no such evidence and is an
-#'   error with a varying noise.
+#'   varies with the inputs (see "Noise that varies with the inputs" there,
+#'   which `"auto"`, the fit's `C` and `epsilon`, its intervals and
+#'   calibration follow too): the noise function \eqn{l(x)} is fitted on that
+#'   model's EP evidence at the `C`, `epsilon` and kernel chosen as with
+#'   constant noise, and each observation then has its own box
+#'   \eqn{C e^{-l(x_i)}} and tube \eqn{\epsilon e^{l(x_i)}} in the dual.
+#'   [confint()], [evidence_curve()] and the paper's evidences
+#'   (`evidence(fit, method = "eq16")`) of such a fit are errors; `logLik()`
+#'   is the evidence with the noise function integrated out. A free
+#'   threshold (`bias = TRUE`) has no such evidence and is an error with a
+#'   varying noise.
 #'
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
@@ -199,16 +176,13 @@
 #'   six (part "hindsight").
 #'
 #' @inheritParams rvm
-#' @param x A numeric matrix, data frame or vector of inputs (one row per
-#'   point), or a formula for the formula method.
+#' @inheritParams mfsvr
 #' @param C Regularisation constant (the likelihood's scale), a positive
-#'   number, or `NULL` (the default): chosen by the evidence where
-#'   `optimize = NULL` searches, and 1 (e1071's `cost`) elsewhere (see
-#'   "Choosing C"). A value given is the starting value when `optimize`
-#'   chooses it (else the search starts from 5, as [mfsvr()]'s does). It
-#'   acts on the scaled response when `scale = TRUE`, as e1071's `cost`
-#'   does.
-#' @param epsilon Half-width of the insensitive zone, a number `>= 0`.
+#'   number, or `NULL` (the default): chosen by the evidence where `optimize =
+#'   NULL` searches, and 1 (e1071's `cost`) elsewhere (see "Choosing C"). A
+#'   value given is the starting value when `optimize` chooses it (else the
+#'   search starts from 5, as [mfsvr()]'s does). It acts on the scaled response
+#'   when `scale = TRUE`, as e1071's `cost` does.
 #' @param kernel A kernel: [rbf_kernel()], [poly_kernel()] or [linear_kernel()].
 #'   The default `rbf_kernel()` chooses its width from the (scaled) inputs;
 #'   where the default search chooses `C`, the evidence weighs that width
@@ -227,11 +201,11 @@
 #'   [mfsvr()]'s default search and under its size rule (`search_max_n` of
 #'   [gpsvm_size_policy()]: beyond it `C = 5` stays, and the fit says so).
 #' @param control Solver and selection settings from [svr_control()].
-#' @param search The search's tolerance, budget and grid, from
-#'   [search_control()].
-#' @param select_C Deprecated: write `optimize` (see "Choosing C").
-#' @param scale If `TRUE`, centre and scale the numeric inputs and the
-#'   response before fitting (see "Scaling").
+#' @param select_C Deprecated (with a warning), the argument that chose `C`
+#'   before `optimize`: `"evidence"` is `optimize = TRUE`, `"fixed_point"` is
+#'   `optimize = TRUE` with `control = svr_control(C_search = "fixed_point")`,
+#'   `"none"` is `optimize = FALSE`; the record that was `fit$C_selection`
+#'   (and `fit$C_path`) is `fit$optimization`.
 #' @param calibration_folds The number of cross-validation folds that
 #'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 for
 #'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
@@ -243,36 +217,33 @@
 #'   default), `"varying"` (its scale a smooth function of the inputs) or
 #'   `"auto"` (varying where its evidence is higher by a log Bayes factor
 #'   above 3); see "Noise that varies with the inputs".
-#' @param ... For the formula method, arguments passed to the default method;
-#'   otherwise unused (unknown arguments are an error).
-#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list with,
-#'   in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
+#' @return An object of class `c("gpsvm_svr", "gpsvm_regression")`: a list
+#'   with, in the units of the fitted (scaled) data, `beta`, `alpha_plus`,
 #'   `alpha_minus`, `b`, `objective` (the dual objective
 #'   \eqn{\frac12\beta'K\beta - y'\beta + \epsilon|\beta|_1}), `C`, `epsilon`,
 #'   `x`; `partition` (factor with levels `X_0`, `X_C`, `X_M-`, `X_M+`),
-#'   `margin_factor` (the lower Cholesky factor of the margin vectors'
-#'   kernel matrix, with a jitter where it is singular, which the error bars
-#'   and the evidence use), `polished`, `kernel` (with the width used, and the offset's prior
-#'   variance as a constant), `bias` (`TRUE` for a free threshold),
+#'   `margin_factor` (the lower Cholesky factor of the margin vectors' kernel
+#'   matrix, with a jitter where it is singular, which the error bars and the
+#'   evidence use), `polished`, `kernel` (with the width used, and the offset's
+#'   prior variance as a constant), `bias` (`TRUE` for a free threshold),
 #'   `bias_variance` (the offset's prior variance; absent with a free
-#'   threshold), `bias_choice` and `kernel_choice` (as in [mfsvr()]), `optimization` (the record of the search for `C`, when
-#'   `optimize` chooses it), `log_evidence` (the EP log evidence of the
-#'   scaled response, when a search computed it), `C_mixture` (where the
-#'   evidence chose `C` from at most `C_mixture_max_n` observations (200 by default: see
-#'   [gpsvm_size_policy()]), the MAP fits and
-#'   weights that integrate the prediction intervals over `C`, see
-#'   [predict.gpsvm_regression()]), `interval_calibration` (where the
-#'   prediction intervals are calibrated by cross-validation, its record:
-#'   see `calibration_folds`), `calibration_declined` (as in [mfsvr()]),
-#'   `noise_model` (with `noise = "varying"` or
-#'   `"auto"`, as in [mfsvr()]); in the data's units `y`,
-#'   `fitted.values`,
-#'   `residuals`; `scaling` and `response_scaling` (`NULL` with
-#'   `scale = FALSE`), `convergence` (`converged`, `iterations`, `change` (the
-#'   KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and `fields`
-#'   (see [hyperparameters()], "Fitted objects"); formula fits also
-#'   `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the formula's variables as
-#'   the data gave them).
+#'   threshold), `bias_choice` and `kernel_choice` (as in [mfsvr()]),
+#'   `optimization` (the record of the search for `C`, when `optimize` chooses
+#'   it), `log_evidence` (the EP log evidence of the scaled response, when a
+#'   search computed it), `C_mixture` (where the evidence chose `C` from at
+#'   most `C_mixture_max_n` observations (200 by default: see
+#'   [gpsvm_size_policy()]), the MAP fits and weights that integrate the
+#'   prediction intervals over `C`, see [predict.gpsvm_regression()]),
+#'   `interval_calibration` (where the prediction intervals are calibrated by
+#'   cross-validation, its record: see `calibration_folds`),
+#'   `calibration_declined` (as in [mfsvr()]), `noise_model` (with `noise =
+#'   "varying"` or `"auto"`, as in [mfsvr()]); in the data's units `y`,
+#'   `fitted.values`, `residuals`; `scaling` and `response_scaling` (`NULL`
+#'   with `scale = FALSE`), `convergence` (`converged`, `iterations`, `change`
+#'   (the KKT gap), `tol`, `reason`), `control`, `fit_time`, `call` and
+#'   `fields` (see [hyperparameters()], "Fitted objects"); formula fits also
+#'   `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the formula's
+#'   variables as the data gave them).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.
@@ -327,9 +298,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   if (C_given) C <- .check_tube(C, "C")
   epsilon <- .check_tube(epsilon, "epsilon")
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "svr")  # its checks
-  # bias: NULL (the evidence's choice), FALSE (none), TRUE (a free threshold,
-  # libsvm's) or the prior variance of an offset; `bias` below is the flag of
-  # the free threshold, `bias_variance` the offset's variance
+  # `bias` below flags libsvm's free threshold, `bias_variance` is an offset's
   flag <- is.logical(bias) && length(bias) == 1L && !is.na(bias)
   bias_variance <- if (!flag) .check_bias_variance(bias) else if (!bias) 0
   bias <- isTRUE(bias)
@@ -343,8 +312,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   open <- is.null(optimize) && !C_given && isTRUE(scale)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
   searched <- length(.optimize_which(if (automatic) TRUE else optimize %||% FALSE, "C")) > 0L
-  # a search without a C given starts where mfsvr()'s does, so that the two
-  # fits of one model choose the same C, and beyond the rule keeps that C
+  # (a search starts where mfsvr()'s does, so that one model's fits agree)
   if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
   settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
@@ -352,13 +320,12 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   choose_bias <- identical(kind, "gradient") && is.null(bias_variance) &&
     .bias_by_default(scale, NROW(x))
   if (!bias) bias_variance <- bias_variance %||% 0  # (NULL only with a free threshold)
-  # the model on rows x, y (scaled); `refit` (the calibration's refits)
-  # keeps the kernel and offset of that fit, else the data weigh them
   if (noise != "constant" && bias) {
     .stop(paste("noise = \"varying\" or \"auto\" needs a model's offset (bias NULL, FALSE or a",
                 "prior variance), not a free threshold (bias = TRUE): the noise is fitted on the",
                 "model's evidence"))
   }
+  # `refit` (the calibration's refits) keeps that fit's kernel and offset
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
     if (!is.null(refit)) bias_variance <- refit$bias_variance
     .check_bias_scale(bias_variance, kernel, x)
@@ -397,8 +364,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
 # The C a fit without one keeps when no search chooses it: e1071's cost.
 .svr_default_C <- 1
 
-# The deprecated select_C as optimize and the control's C_search, with the
-# warning that says what to write.
+# The deprecated select_C as optimize and the control's C_search.
 .svr_select_C <- function(select_C, control) {
   select_C <- .match_choice(select_C, c("none", "fixed_point", "evidence"), "select_C")
   .deprecated("svr", "'select_C'", paste(
@@ -408,19 +374,16 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   list(optimize = select_C != "none", control = control)
 }
 
-# Which search chooses C (a kind of ?search_control's table): the eq. (17)
-# iteration; the EP evidence by its gradient, as mfsvr(optimize = "C") does;
-# or a grid and golden sections (the search rvm() uses for its width), for
-# the paper's approximations, for a threshold b (refitted at every C, so the
-# EP evidence of y - b has no gradient in C) and for an interval given.
+# Which search chooses C (a kind of ?search_control's table): the EP
+# evidence's gradient where it has one in C (no threshold refitted at each C,
+# no interval given), else a grid and golden sections.
 .svr_search_kind <- function(control, bias) {
   if (control$C_search == "fixed_point") return("C_fixed_point")
   if (control$evidence == "ep" && !bias && is.null(control$C_interval)) "gradient" else
     "C_evidence"
 }
 
-# The search's tolerance, budget and grid: search_control()'s, else the
-# deprecated settings of svr_control(), else the search's own.
+# The search's settings: search_control()'s, else svr_control()'s deprecated ones.
 .svr_search_settings <- function(search, control, bias) {
   kind <- .svr_search_kind(control, bias)
   settings <- .search_settings(search, kind)
@@ -463,10 +426,9 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   `margin_tol` times the smaller of `C` and the largest coefficient)
 #'   counts as being at that bound when the training set is split into
 #'   `X_0`, `X_C` and the margin sets.
-#' @param evidence Which evidence `optimize` maximises with
-#'   `C_search = "evidence"`: `"ep"`, the model's evidence (what `logLik()`
-#'   gives), or the paper's approximations `"eq16"` and `"refined"` (see
-#'   [evidence()]).
+#' @param evidence Which evidence `optimize` maximises with `C_search =
+#'   "evidence"`: `"ep"`, the model's evidence (what `logLik()` gives), or the
+#'   paper's approximations `"eq16"` and `"refined"` (see [evidence()]).
 #' @param C_search How `optimize = TRUE` chooses `C` (see "Choosing C" in
 #'   [svr()]): `"evidence"` maximises the evidence, `"fixed_point"` iterates
 #'   the paper's eq. (17).
@@ -497,11 +459,9 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   margin_tol <- .check_number(margin_tol, "margin_tol", lower = 0, upper = 0.5)
   evidence <- .match_choice(evidence, c("ep", "eq16", "refined"), "evidence")
   C_search <- .match_choice(C_search, c("evidence", "fixed_point"), "C_search")
-  if (!is.null(C_interval)) {
-    if (!is.numeric(C_interval) || length(C_interval) != 2L || anyNA(C_interval) ||
-        any(!is.finite(C_interval)) || any(C_interval <= 0) || C_interval[1] >= C_interval[2]) {
-      .stop("'C_interval' must be two increasing positive finite numbers")
-    }
+  if (!is.null(C_interval) && (!is.numeric(C_interval) || length(C_interval) != 2L ||
+      any(!is.finite(C_interval)) || any(C_interval <= 0) || C_interval[1] >= C_interval[2])) {
+    .stop("'C_interval' must be two increasing positive finite numbers")
   }
   legacy <- list(fixed_point_tol = c("tol", fixed_point_tol), max_steps = c("max_iter", max_steps),
                  grid_size = c("grid", grid_size))
@@ -512,23 +472,20 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
                           legacy[[name]][2]), see = "search_control")
     }
   }
+  if (!is.null(fixed_point_tol)) {
+    fixed_point_tol <- .check_number(fixed_point_tol, "fixed_point_tol", lower = 0,
+                                     open_lower = TRUE)
+  }
+  if (!is.null(max_steps)) max_steps <- .check_count(max_steps, "max_steps", lower = 1L)
+  if (!is.null(grid_size)) grid_size <- .check_count(grid_size, "grid_size", lower = 3L)
   structure(list(tol = tol, max_iter = max_iter, cache_mb = cache_mb,
                  shrinking = shrinking, margin_tol = margin_tol, evidence = evidence,
-                 C_search = C_search, C_interval = C_interval,
-                 fixed_point_tol = if (!is.null(fixed_point_tol)) {
-                   .check_number(fixed_point_tol, "fixed_point_tol", lower = 0, open_lower = TRUE)
-                 },
-                 max_steps = if (!is.null(max_steps)) {
-                   .check_count(max_steps, "max_steps", lower = 1L)
-                 },
-                 grid_size = if (!is.null(grid_size)) {
-                   .check_count(grid_size, "grid_size", lower = 3L)
-                 }),
+                 C_search = C_search, C_interval = C_interval, fixed_point_tol = fixed_point_tol,
+                 max_steps = max_steps, grid_size = grid_size),
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 
-# One fit at a fixed C: the dual solved in C++ and polished there to its
-# exact optimum (smo.hpp's svr_fit(); ?svr), then the training set split.
+# One fit at a fixed C: the dual solved and polished (smo.hpp), the set split.
 .svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE,
                      log_noise_scale = NULL) {
   res <- cpp_svr_fit(kernel, x, y, list(
@@ -536,10 +493,9 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
     cache_mb = control$cache_mb, shrinking = control$shrinking,
     log_noise_scale = log_noise_scale, margin_tol = control$margin_tol))
   nm <- rownames(x)
-  fitted <- stats::setNames(res$fitted, nm)
   fit <- list(
     beta = stats::setNames(res$beta, nm), alpha_plus = res$alpha_plus,
-    alpha_minus = res$alpha_minus, b = res$b, fitted.values = fitted,
+    alpha_minus = res$alpha_minus, b = res$b, fitted.values = stats::setNames(res$fitted, nm),
     residuals = stats::setNames(y - res$fitted, nm), objective = res$objective,
     C = C, epsilon = epsilon, kernel = kernel, bias = bias, x = x, y = y,
     convergence = res$convergence, polished = res$polished, control = control)
@@ -552,9 +508,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit
 }
 
-# The split of the training points (eqs. (8)-(11), the core's
-# svr_partition()): X_0 (beta = 0), X_C (|beta| = C), margin vectors X_M-
-# (beta < 0) and X_M+ (beta > 0).
+# The split of the training points, eqs. (8)-(11).
 .svr_parts <- c("X_0", "X_C", "X_M-", "X_M+")
 
 .svr_margin <- function(fit) fit$partition %in% c("X_M-", "X_M+")
@@ -563,41 +517,39 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 .svr_C_update <- function(fit) {
   n <- length(fit$y)
   M <- .svr_margin(fit)
-  XC <- fit$partition == "X_C"
   eps <- fit$epsilon
   C <- fit$C
-  r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
-  loss_C <- sum(pmax(abs(r[XC]) - eps, 0))
-  (n + sum(M)) / (loss_C + sum(1 / (C - abs(fit$beta[M]))) + n * eps / (eps * C + 1))
+  (n + sum(M)) / (.svr_loss_C(fit) + sum(1 / (C - abs(fit$beta[M]))) + n * eps / (eps * C + 1))
 }
 
-# Eq. (17) from the starting C, to successive values within settings$tol or
-# settings$max_iter steps; every value is fitted (the last is the fit
-# returned), and the record lists them with their log evidence (eq. 16, of
-# which eq. 17 is the stationarity condition).
+# The loss beyond the tube over X_C (model units).
+.svr_loss_C <- function(fit) {
+  r <- .to_model_units(fit$residuals, fit$response_scaling, center = FALSE)
+  sum(pmax(abs(r[fit$partition == "X_C"]) - fit$epsilon, 0))
+}
+
+# Eq. (17) from the starting C until successive values are within
+# settings$tol, every value fitted; the record lists their eq. (16) evidence.
 .svr_fixed_point <- function(x, y, C, epsilon, kernel, bias, control, settings) {
   path <- C
   tried <- evidence <- numeric(0)
   converged <- FALSE
-  for (step in seq_len(settings$max_iter)) {
+  fit_at <- function(C) {
     fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
-    tried <- c(tried, C)
-    evidence <- c(evidence, .svr_log_evidence(fit, "eq16"))
+    tried <<- c(tried, C)
+    evidence <<- c(evidence, .svr_log_evidence(fit, "eq16"))
+    fit
+  }
+  for (step in seq_len(settings$max_iter)) {
+    fit <- fit_at(C)
     C_new <- .svr_C_update(fit)
     path <- c(path, C_new)
     if (!is.finite(C_new) || C_new <= 0) break
-    if (abs(C_new - C) < settings$tol) {
-      converged <- TRUE
-      C <- C_new
-      break
-    }
+    converged <- abs(C_new - C) < settings$tol
     C <- C_new
+    if (converged) break
   }
-  if (is.finite(C) && C > 0) {
-    fit <- .svr_fit(x, y, C, epsilon, kernel, bias, control)
-    tried <- c(tried, C)
-    evidence <- c(evidence, .svr_log_evidence(fit, "eq16"))
-  }
+  if (is.finite(C) && C > 0) fit <- fit_at(C)
   steps <- length(path) - 1L
   change <- abs(diff(utils::tail(path, 2)))
   if (!converged) {
@@ -617,15 +569,12 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit
 }
 
-# C by the EP evidence's gradient: mfsvr(optimize = "C")'s search on the
-# same model, then the MAP fit at the C it found.  Its warnings name svr().
+# C by mfsvr()'s default search on the same model (so that the two fits of
+# one model choose the same C, width and offset), then the MAP fit there.
 .svr_ep_search <- function(x, y, C, epsilon, kernel, control, settings, automatic,
                            bias_variance, choose_bias, choose_width, weigh_linear) {
   ep_control <- mfsvr_control()
   inducing <- .mfsvr_approximation(x, kernel, ep_control)
-  # the default search is mfsvr()'s default one (C moved within one EP run),
-  # so that the two fits of one model choose the same C (and the same width
-  # and offset)
   fit_at <- .mfsvr_fit_at(x, y, C, epsilon, ep_control, "C", automatic, inducing, settings)
   kernels <- .kernel_candidates(kernel, x, choose_width &&
                                   .kernel_by_default(TRUE, NROW(x), "C", inducing),
@@ -638,8 +587,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit$bias_variance <- ep$bias_variance
   fit$bias_choice <- ep$bias_choice
   fit$kernel_choice <- ep$kernel_choice
-  # predictions integrate over the uncertain C, with the EP evidence's
-  # weights and the MAP fits at its nodes (R/hyper-mixture.R)
+  # (predictions integrate over C with the MAP fits at the nodes)
   fit$C_mixture <- .C_mixture(ep, y, function(q) {
     lapply(q$C, function(C_k) {
       if (C_k == ep$C) fit else .svr_fit(x, y, C_k, epsilon, kernel, FALSE, control, warn = FALSE)
@@ -656,17 +604,11 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   })
 }
 
-# C by maximising the evidence over the interval: the shared one-parameter
-# search (.width_search(): settings$grid values evenly spaced in log C, then
-# golden sections around the best to settings$tol in log C).  The EP
-# evidence starts from the nearer usable point's sites.  An end of the
-# interval is a limit of the search, not an answer of the evidence: the
-# warning says so, and why where the fit is the hard tube.
+# C by maximising the evidence over the interval (.width_search()); an end of
+# the interval is a limit of the search, not an answer: the warning says so.
 .svr_evidence_search <- function(x, y, C, epsilon, kernel, bias, control, settings) {
   interval <- control$C_interval %||% c(C / 100, C * 100)
   method <- control$evidence
-  # (the interval bounds the search: a C outside it only starts it at its
-  # nearer end)
   bounds <- log(interval)
   spec <- .search_spec(start = c(log_C = min(max(log(C), bounds[1]), bounds[2])),
                        lower = c(log_C = bounds[1]), upper = c(log_C = bounds[2]), natural = exp, natural_names = "C",
@@ -693,12 +635,8 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
   fit
 }
 
-# The warning of a C search that ends at an end of its interval (the
-# search's "C:lower" or "C:upper").  At the upper end with no multiplier at
-# C the fit is the hard epsilon-tube (every residual within epsilon), which
-# larger C no longer changes; the evidence then rises towards a limit, as on
-# Friedman 1 (280 observations, the data-driven width: C = 1e5 when the
-# interval allows it).
+# The warning of a C search at an end of its interval: at the upper end with
+# no multiplier at C the fit is the hard tube, which a larger C leaves as it is.
 .svr_C_bound_advice <- function(record, fit) {
   at_bound <- sub("^C:", "", record$at_bound)
   if (length(at_bound) == 0L) return(NULL)
