@@ -430,8 +430,8 @@ model.matrix.gpsvm_classifier <- model.matrix.gpsvm_regression
   as.integer(sum(estimated) + if (is.null(response_scaling)) 0L else 2L)
 }
 
-.check_level <- function(level) {
-  .check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE, open_upper = TRUE)
+.check_level <- function(level, arg = "level") {
+  .check_number(level, arg, lower = 0, upper = 1, open_lower = TRUE, open_upper = TRUE)
 }
 
 # The central `level` band fit +- z sd of a Gaussian.
