@@ -1,11 +1,3 @@
-# Independent pieces of work (leave-one-out refits, evidence grids,
-# one-vs-rest models) go through future.apply, so they run wherever the
-# user's future::plan() sends them: sequentially (the default), on forked
-# or background R sessions, or on a cluster through a backend such as
-# future.batchtools.  Progress is signalled through progressr and shown only
-# when the user asks for it (progressr::handlers(global = TRUE) or
-# progressr::with_progress()).
-
 #' Running gpsvm's repeated work in parallel
 #'
 #' The functions that repeat independent fits, exact leave-one-out
@@ -62,11 +54,9 @@
 #' }
 NULL
 
-# lapply(xs, f) through future.apply: the results in the order of `xs`,
-# each call with its own random number stream, one progress step per
-# element.  The caller's random number state is restored afterwards, so
-# that work which draws no random numbers leaves the session's stream
-# untouched whatever the plan.
+# lapply(xs, f) through future.apply, each call with its own random number
+# stream and one progress step; the caller's random state is restored, so
+# work that draws no random numbers leaves it untouched whatever the plan.
 .future_map <- function(xs, f, ...) {
   if (length(xs) == 0L) return(list())
   restore <- .keep_random_state()
@@ -75,9 +65,8 @@ NULL
   future.apply::future_lapply(xs, .stepping(f, step), ..., future.seed = TRUE)
 }
 
-# f followed by one progress step.  Made here rather than inside
-# .future_map() so that the function sent to the workers carries only f and
-# the progressor, not the list being mapped over.
+# f followed by one progress step, made here so that the function sent to
+# the workers carries only f and the progressor, not the list mapped over.
 .stepping <- function(f, step) {
   force(f)
   force(step)
@@ -88,9 +77,8 @@ NULL
   }
 }
 
-# A function that puts .Random.seed back as it is now, or, if there is none
-# yet, the generator's kinds (future.seed switches to L'Ecuyer-CMRG) and no
-# .Random.seed.
+# A function that puts .Random.seed back as it is now, or if there is none
+# the generator's kinds (future.seed switches to L'Ecuyer-CMRG).
 .keep_random_state <- function() {
   env <- globalenv()
   had <- exists(".Random.seed", envir = env, inherits = FALSE)
@@ -106,23 +94,21 @@ NULL
   }
 }
 
-# The old ways of asking for parallel work or a progress bar, still honoured:
-# `cores` and `cl` become a temporary future plan (.legacy_plan() returns a
-# function that undoes it), `progress = TRUE` a progressr::with_progress()
-# around the call.  Each warns with what to write instead.
+# The old ways of asking for parallel work or a progress bar, still honoured
+# with a warning: `cores` and `cl` set a future plan (returned: what undoes
+# it), `progress = TRUE` a progressr::with_progress() around the call.
 .legacy_plan <- function(fun, cores = 1L, cl = NULL) {
   if (!is.null(cl)) {
     .deprecated(fun, "'cl'", sprintf("future::plan(future::cluster, workers = cl) before %s()", fun))
     old <- future::plan(future::cluster, workers = cl)
-    return(function() future::plan(old))
-  }
-  if (cores > 1L) {
+  } else if (cores > 1L) {
     .deprecated(fun, "'cores'", sprintf("future::plan(future::multicore, workers = %d) before %s()",
                                         cores, fun))
     old <- future::plan(future::multicore, workers = cores)
-    return(function() future::plan(old))
+  } else {
+    return(function() invisible(NULL))
   }
-  function() invisible(NULL)
+  function() future::plan(old)
 }
 
 # TRUE when the caller should rerun itself inside progressr::with_progress().
@@ -202,9 +188,8 @@ gpsvm_threads <- function(threads = NULL) {
   invisible(old)
 }
 
-# Whether threaded loops start no more threads than processors are idle
-# (see ?gpsvm_threads): the option gpsvm.threads_follow_load, TRUE unless it
-# is FALSE.
+# Whether threaded loops follow the load (?gpsvm_threads): TRUE unless the
+# option gpsvm.threads_follow_load is FALSE.
 .follow_load <- function() !isFALSE(getOption("gpsvm.threads_follow_load"))
 
 # The number of threads a session starts with (see ?gpsvm_threads); a bad

@@ -1,10 +1,3 @@
-# The fitting function behind parsnip's "gpsvm" engines (registered by
-# parsnip-engines.R).  parsnip's main arguments are translated into the
-# fitter's once, in .parsnip_fitter_args(); what parsnip leaves unset is
-# chosen by the evidence: by the fitter's own search where it has one for
-# that argument, otherwise by comparing the evidence (logLik()) of fits over
-# a small grid.
-
 #' The fitting function of parsnip's "gpsvm" engines
 #'
 #' When parsnip is installed, gpsvm registers an engine `"gpsvm"` for
@@ -148,7 +141,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
                 "svm_linear()); for a Gaussian width per input use per_input = TRUE"))
   }
   kernel <- .match_choice(kernel)
-  y <- .parsnip_response(formula, data)
+  y <- eval(formula[[2L]], data, environment(formula))
   spec <- .parsnip_model(model, is.factor(y))
   engine_args <- list(...)
   .parsnip_check_engine_args(spec, names(engine_args))
@@ -185,10 +178,6 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
                               kernel = "the model (svm_rbf(), svm_poly(), svm_linear())",
                               optimize = "optimize", select_C = "cost and optimize",
                               x = "the data", y = "the data")
-
-.parsnip_response <- function(formula, data) {
-  eval(formula[[2L]], data, environment(formula))
-}
 
 .parsnip_model <- function(model, classification) {
   allowed <- if (classification) "gpc" else c("mfsvr", "svr")
@@ -308,9 +297,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
 
 # kernlab's rbfdot(sigma) is exp(-sigma |x - x'|^2), which is rbf_kernel(s)
 # with s = 1 / sqrt(2 sigma); NULL (unset) stays NULL, the data-driven width.
-.parsnip_rbf_width <- function(rbf_sigma) {
-  if (is.null(rbf_sigma)) NULL else 1 / sqrt(2 * rbf_sigma)
-}
+.parsnip_rbf_width <- function(rbf_sigma) if (!is.null(rbf_sigma)) 1 / sqrt(2 * rbf_sigma)
 
 # The fit, by a call that names the data rather than holding it, so that the
 # fit's stored call prints as what it is; larger engine arguments (a control
@@ -329,8 +316,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
   eval(as.call(c(as.name(fitter), list(formula = quote(formula), data = quote(data)), args)), env)
 }
 
-# The fit of highest evidence over the grid, with the grid and each fit's log
-# evidence attached.
+# The fit of highest evidence, with the grid and each fit's log evidence.
 .parsnip_best_by_evidence <- function(grid, fit_at) {
   fits <- lapply(seq_len(nrow(grid)), function(i) fit_at(as.list(grid[i, , drop = FALSE])))
   grid$log_evidence <- vapply(fits, function(fit) as.numeric(stats::logLik(fit)), numeric(1))
