@@ -9,14 +9,10 @@
 #' cross-validation. Each fit records them in `fit$plan`, and `print()` and
 #' `summary()` show them.
 #'
-#' Several of these choices follow rules on the number of observations
-#' ([gpsvm_size_policy()]). Where such a rule makes the fit differ from what
-#' the defaults compute on small data (a FITC prior, a search on a subset
-#' of the rows or none, a kernel weighed on a subset, intervals not
-#' integrated over `C` or not calibrated), the fit says so in one message,
-#' which `suppressMessages()` or `options(gpsvm.quiet = TRUE)` silences.
-#' Refits made inside the package (calibration, leave-one-out, interval
-#' coverage, [drop1()]) stay quiet.
+#' Where a rule on the number of observations ([gpsvm_size_policy()], which
+#' says what silences it) makes the fit differ from what the defaults compute
+#' on small data, the fit says so in one message; refits made inside the
+#' package (calibration, leave-one-out, interval coverage, [drop1()]) do not.
 #'
 #' @param object A gpsvm fit.
 #' @return A data frame with one row per choice: `step` (what was chosen),

@@ -136,18 +136,12 @@ tidy.gpsvm_classifier <- function(x, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
   .needs_inputs(x, "tidy()")
-  if (.is_joint(x)) {  # one latent function per class, its weights
-    blocks <- lapply(seq_along(x$levels), function(k) {
-      cbind(class = x$levels[k], .point_frame(x$x, x$weights[, k], .point_roles(x)),
-            stringsAsFactors = FALSE)
-    })
-    return(.as_tidy(do.call(rbind, blocks)))
-  }
-  models <- .binary_models(x)
-  positive <- if (.is_multiclass(x)) names(models) else x$levels[2L]
-  blocks <- lapply(seq_along(models), function(k) {
-    m <- models[[k]]
-    out <- .point_frame(x$x, m$y * m$alpha, .point_roles(m))
+  joint <- .is_joint(x)  # (one latent function per class, its weights)
+  models <- if (!joint) .binary_models(x)
+  positive <- if (joint) x$levels else if (.is_multiclass(x)) names(models) else x$levels[2L]
+  blocks <- lapply(seq_along(positive), function(k) {
+    out <- if (joint) .point_frame(x$x, x$weights[, k], .point_roles(x)) else
+      .point_frame(x$x, models[[k]]$y * models[[k]]$alpha, .point_roles(models[[k]]))
     cbind(class = positive[k], out, stringsAsFactors = FALSE)
   })
   .as_tidy(do.call(rbind, blocks))

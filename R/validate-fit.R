@@ -118,8 +118,9 @@
   }
 }
 
-# A numeric matrix of `nrow` x `ncol` (NULL: any).
-.numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE) {
+# A numeric matrix of `nrow` x `ncol` (NULL: any), its values checked unless
+# not `values`.
+.numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE, values = TRUE) {
   function(v) {
     if (is.null(v)) return("is missing")
     if (!is.matrix(v) || !is.double(v)) {
@@ -129,24 +130,18 @@
       return(sprintf("is %d x %d; the fit needs %s x %s", nrow(v), ncol(v), nrow %||% nrow(v),
                      ncol %||% ncol(v)))
     }
-    .value_problem(v, inf = inf)
+    if (values) .value_problem(v, inf = inf)
   }
 }
 
 # The r x r lower triangular factor of a Cholesky decomposition (its
 # values checked in one pass, in C++).
 .lower_factor <- function(r) {
+  shape <- .numeric_matrix(r, r, values = FALSE)
   function(v) {
-    if (!is.matrix(v) || !is.double(v)) {
-      return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    shape(v) %||% if (!cpp_is_lower_factor(v)) {
+      "is not a lower triangular factor with a positive diagonal and finite entries"
     }
-    if (nrow(v) != r || ncol(v) != r) {
-      return(sprintf("is %d x %d; the fit needs %d x %d", nrow(v), ncol(v), r, r))
-    }
-    if (!cpp_is_lower_factor(v)) {
-      return("is not a lower triangular factor with a positive diagonal and finite entries")
-    }
-    NULL
   }
 }
 
