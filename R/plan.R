@@ -335,21 +335,19 @@ gpsvm_plan <- function(object) {
       "the default (noise = \"constant\")"))
   }
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
-  .plan_row("noise", if (nm$type == "varying") {
-    if (inherits(fit, "gpsvm_rvm")) "variance varying with the inputs" else
-      paste0("scale (C and epsilon of the tube) varying with the inputs",
-             if (!is.null(nm$amplitude)) {
-               sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it",
-                       nm$amplitude)
-             })
-  } else "constant",
-            if (nm$chosen == "auto") {
-              sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
-                      bf, .noise_choice_log_bf)
-            } else {
-              sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
-                      nm$chosen, bf)
-            })
+  amplitude <- if (!is.null(nm$amplitude)) {
+    sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it", nm$amplitude)
+  }
+  .plan_row("noise", if (nm$type != "varying") "constant" else if (inherits(fit, "gpsvm_rvm"))
+    "variance varying with the inputs" else
+      paste0("scale (C and epsilon of the tube) varying with the inputs", amplitude),
+    if (nm$chosen == "auto") {
+      sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
+              bf, .noise_choice_log_bf)
+    } else {
+      sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
+              nm$chosen, bf)
+    })
 }
 
 # The calibration of the intervals by cross-validation.

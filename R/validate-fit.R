@@ -259,16 +259,22 @@
   })
 }
 
-# The first problem among the fields of a list, as "$field problem".
-.nested <- function(value, checks) {
+# The first problem among the fields of a list: list(name, problem), or NULL.
+.first_problem <- function(value, checks) {
   for (name in names(checks)) {
     check <- checks[[name]]
     element <- value[[name]]
     problem <- if (is.null(element) && !isTRUE(attr(check, "optional"))) "is missing" else
       check(element)
-    if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
+    if (!is.null(problem)) return(list(name = name, problem = problem))
   }
   NULL
+}
+
+# The first problem among the fields of a list, as "$field problem".
+.nested <- function(value, checks) {
+  found <- .first_problem(value, checks)
+  if (!is.null(found)) sprintf("$%s %s", found$name, found$problem)
 }
 
 # The record of an evidence search (see .search_outcome() and svr()).
@@ -291,16 +297,11 @@
 # The checks (a named list) on the fields of `object`, in order; the first
 # problem is an error naming the field (`prefix`: "fit$" or "fit$models$b$").
 .check_fields <- function(object, checks, prefix = "fit$") {
-  for (name in names(checks)) {
-    check <- checks[[name]]
-    value <- object[[name]]
-    absent <- is.null(value) && !isTRUE(attr(check, "optional"))
-    problem <- if (absent) "is missing" else check(value)
-    if (!is.null(problem)) {
-      # a problem of a list's element reads "$element ...", after the name
-      .stop(sprintf("%s%s%s%s: was the object edited?", prefix, name,
-                    if (startsWith(problem, "$")) "" else " ", problem))
-    }
+  found <- .first_problem(object, checks)
+  if (!is.null(found)) {
+    # a problem of a list's element reads "$element ...", after the name
+    .stop(sprintf("%s%s%s%s: was the object edited?", prefix, found$name,
+                  if (startsWith(found$problem, "$")) "" else " ", found$problem))
   }
   invisible(object)
 }
