@@ -253,8 +253,9 @@ model.matrix.gpsvm_classifier <- model.matrix.gpsvm_regression
                                         conditionMessage(e))))
     # the fit's contrasts, as predict.lm(): a factor given as text would take
     # the session's default contrasts
+    kept <- object$contrasts[intersect(names(object$contrasts), names(coded$mf))]
     x <- .distinct_column_names(
-      stats::model.matrix(tt, coded$mf, contrasts.arg = .fit_contrasts(object, coded$mf)), tt)
+      stats::model.matrix(tt, coded$mf, contrasts.arg = if (length(kept) > 0L) kept), tt)
     if (!identical(colnames(x), colnames(object$x))) {
       .stop(sprintf("'newdata' codes to the columns %s, where the fit has %s",
                     paste(colnames(x), collapse = ", "),
@@ -298,12 +299,6 @@ model.matrix.gpsvm_classifier <- model.matrix.gpsvm_regression
     .stop(sprintf("'newdata' lacks the variable(s) %s that the model uses",
                   paste(absent, collapse = ", ")))
   }
-}
-
-# fit$contrasts for the factors `mf` holds; NULL when there are none.
-.fit_contrasts <- function(object, mf) {
-  kept <- object$contrasts[intersect(names(object$contrasts), names(mf))]
-  if (length(kept) > 0L) kept
 }
 
 # A newdata frame's factors coded with their training levels.  A level

@@ -470,7 +470,10 @@
       if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m))
   }
   lead <- .searched_names(searches[[1L]])
-  by <- .search_criterion_words(searches[[1L]])
+  # (the joint multi-class search records its criterion, a leave-one-out score)
+  criterion <- searches[[1L]]$criterion
+  by <- if (is.null(criterion)) "by evidence maximisation" else
+    paste("by maximising the", criterion)
   converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
   if (length(searches) > 1L && all(converged)) {
     steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
@@ -502,12 +505,6 @@
 .bound_phrases <- function(record) {
   parts <- strsplit(record$at_bound %||% character(0), ":", fixed = TRUE)
   vapply(parts, function(p) sprintf("%s at the %s end of its range", p[1L], p[2L]), character(1))
-}
-
-# By the evidence, or the criterion the search records (the joint
-# multi-class search's leave-one-out score).
-.search_criterion_words <- function(record) {
-  if (is.null(record$criterion)) "by evidence maximisation" else paste("by maximising the", record$criterion)
 }
 
 .searched_names <- function(record) .parameter_words(names(record$estimate))

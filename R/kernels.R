@@ -230,16 +230,10 @@ matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
 # Whether a kernel has a width: the Gaussian and the Matern kernels.
 .has_width <- function(kernel) isTRUE(kernel$type %in% c("rbf", "matern"))
 
-# The highest order of derivative a kernel has in one argument: nu - 1/2 for
-# the Matern kernels, any order (up to .max_deriv) for the others.
-.kernel_max_deriv <- function(kernel) {
-  if (identical(kernel$type, "matern")) as.integer(kernel$nu - 0.5) else .max_deriv
-}
-
-# `deriv` within the kernel's smoothness, or an error saying why not, with
-# `what` naming the argument that asked for it.
+# `deriv` within the kernel's smoothness (nu - 1/2 for a Matern kernel), or
+# an error saying why not, with `what` naming the argument that asked for it.
 .check_kernel_deriv <- function(kernel, deriv, what = sprintf("'deriv' = %d", deriv)) {
-  top <- .kernel_max_deriv(kernel)
+  top <- if (identical(kernel$type, "matern")) as.integer(kernel$nu - 0.5) else .max_deriv
   if (deriv > top) {
     .stop(sprintf(paste("%s is past the smoothness of the Matern kernel with nu = %s: its",
                         "process is %s, so derivatives of order above %d do not exist"),

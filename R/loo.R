@@ -38,11 +38,9 @@
 #' full fit's EP sites without the case left out; it changes only the number
 #' of sweeps, not the answer (sites that cannot be used, e.g. a negative
 #' precision in an edited fit, fall back to fresh sites).
-#' Refits run in chunks of cases (about 50 per binary model) through
-#' [future.apply::future_lapply()], so they run wherever [future::plan()]
-#' sends them (see [gpsvm_parallel]), with progress reported through
-#' progressr. The result does not depend on the plan or on how the work is
-#' split.
+#' Refits run in chunks of cases wherever [future::plan()] sends them, with
+#' progress reported through progressr (see [gpsvm_parallel]); the result
+#' does not depend on the plan.
 #'
 #' With three or more classes, every one-vs-rest model is left without case
 #' \eqn{i} (by the approximation or by refits) and gives its decision value
@@ -53,16 +51,11 @@
 #'
 #' @param fit A fit from [svc()] or [gpc()].
 #' @param method `"approx"` (linear response) or `"exact"` (refits).
-#' @param progress Deprecated: progress is reported through progressr and
-#'   shown with `progressr::with_progress(loo_error(...))` or, for the
-#'   session, `progressr::handlers(global = TRUE)`. `TRUE` still wraps the
-#'   call in `progressr::with_progress()`, with a warning.
-#' @param cores Deprecated: write `future::plan(future::multicore, workers =
-#'   cores)` before the call. A number above 1 still sets that plan for the
-#'   call, with a warning.
-#' @param cl Deprecated: write `future::plan(future::cluster, workers = cl)`
-#'   before the call. A cluster from [parallel::makeCluster()] still sets
-#'   that plan for the call, with a warning.
+#' @param progress,cores,cl Deprecated, still honoured with a warning (see
+#'   [gpsvm_parallel]): `progress = TRUE` wraps the call in
+#'   `progressr::with_progress()`; `cores` above 1 or a cluster `cl` from
+#'   [parallel::makeCluster()] sets `future::plan(future::multicore, workers =
+#'   cores)` or `future::plan(future::cluster, workers = cl)` for the call.
 #' @param x A `gpsvm_loo` object.
 #' @param ... Not used; unknown arguments are an error.
 #' @return An object of class `gpsvm_loo`: a list with `error` (the
