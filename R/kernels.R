@@ -356,12 +356,7 @@ format.gpsvm_kernel <- function(x, ...) {
   out <- switch(x$type,
     rbf = if (isTRUE(x$per_input)) .format_per_input(x) else
       c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
-        if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
-          sprintf("  sigma = %s%s", format(x$sigma),
-                  if (identical(x$sigma_rule, "data")) " (chosen from the data)" else
-                    if (identical(x$sigma_rule, "inputs")) {
-                      " (e1071's gamma = 1/p for the p input columns)"
-                    } else "")),
+        .format_sigma(x, " (e1071's gamma = 1/p for the p input columns)")),
     polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
                    sprintf("  degree = %d, scale = %s, offset = %s%s",
                            x$degree, format(x$scale), format(x$offset),
@@ -384,12 +379,15 @@ format.gpsvm_kernel <- function(x, ...) {
                   switch(.nu_label(x$nu), "1/2" = "exp(-r)",
                          "3/2" = "(1 + sqrt(3) r) exp(-sqrt(3) r)",
                          "5/2" = "(1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r)"))
-  if (isTRUE(x$per_input)) {
-    return(c(head, .format_per_input(x)[-1L]))
-  }
-  c(head, if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
-    sprintf("  sigma = %s%s", format(x$sigma),
-            if (identical(x$sigma_rule, "data")) " (chosen from the data)" else ""))
+  c(head, if (isTRUE(x$per_input)) .format_per_input(x)[-1L] else .format_sigma(x))
+}
+
+# The width line of format(), with the rule that chose it.
+.format_sigma <- function(x, inputs = "") {
+  if (is.null(x$sigma)) return("  sigma: chosen from the data when a model is fitted")
+  sprintf("  sigma = %s%s", format(x$sigma), if (identical(x$sigma_rule, "data")) {
+    " (chosen from the data)"
+  } else if (identical(x$sigma_rule, "inputs")) inputs else "")
 }
 
 # The widths per input by name (on the scaled inputs), or how they are chosen.

@@ -129,27 +129,23 @@ NULL
 #' split between threads. `gpsvm_threads()` says how many threads are used
 #' and sets that number.
 #'
-#' The results do not depend on the number of threads: the work is split so
-#' that every number is computed in the same order on any number of them.
-#' Forked processes (a `future::multicore` plan, [parallel::mclapply()]) run
-#' on one thread. A threaded loop starts no more threads than there are
-#' processors idle at that moment (on Linux, the processors less the other
-#' runnable threads the system counts): a round of threads waits for the
-#' slowest, and one that must wait for a processor held by other work holds
-#' up the round, so that on a busy machine two threads could take longer
-#' than one ("Performance" below). `options(gpsvm.threads_follow_load = FALSE)` before
-#' `gpsvm_threads(n)` starts the threads whatever the load (to time them,
-#' say).
+#' The results do not depend on the number of threads: every number is
+#' computed in the same order on any number of them. Forked processes (a
+#' `future::multicore` plan, [parallel::mclapply()]) run on one thread. A
+#' threaded loop starts no more threads than there are processors idle (on
+#' Linux, the processors less the other runnable threads): a round of
+#' threads waits for its slowest, so on a busy machine two threads could take
+#' longer than one ("Performance" below).
+#' `options(gpsvm.threads_follow_load = FALSE)` before `gpsvm_threads(n)`
+#' starts them whatever the load.
 #'
 #' When the package is loaded the number is the option `gpsvm.threads`, else
 #' the environment variable `GPSVM_THREADS`, else what
 #' [future::availableCores()] reports: the machine's cores, limited by the
 #' usual settings (`mc.cores`, cgroups, a batch scheduler's allocation, and 2
 #' under `R CMD check --as-cran`). `OMP_THREAD_LIMIT` caps it further. The
-#' number set is at most the processors the process may run on: more
-#' threads than processors only wait for each other, so
-#' `gpsvm_threads(1000)` on a machine with two cores sets 2, and
-#' `gpsvm_threads()` then says so.
+#' number set is at most the processors the process may run on (more only
+#' wait for each other): `gpsvm_threads(1000)` on two cores sets 2.
 #' Threads only start where the work is large enough to gain from them: a
 #' pass over an n x m matrix, or another loop over blocks of rows
 #' (predictions, gradients in the kernel's widths, cross products), of at
