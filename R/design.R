@@ -500,15 +500,13 @@ model.matrix.gpsvm_classifier <- model.matrix.gpsvm_regression
 
 # Values at the kept rows spread over all rows, NA where a row was set aside.
 .pad_rows <- function(values, keep, names = NULL) {
-  if (is.null(keep) || length(keep) > 0L && all(keep)) {
-    if (!is.null(names)) {
-      if (is.matrix(values)) rownames(values) <- names else names(values) <- names
-    }
+  if (!(is.null(keep) || length(keep) > 0L && all(keep))) {
+    idx <- rep(NA_integer_, length(keep))
+    idx[keep] <- seq_len(sum(keep))
+    values <- if (is.matrix(values)) values[idx, , drop = FALSE] else values[idx]
+  } else if (is.null(names)) {
     return(values)
   }
-  idx <- rep(NA_integer_, length(keep))
-  idx[keep] <- seq_len(sum(keep))
-  out <- if (is.matrix(values)) values[idx, , drop = FALSE] else values[idx]
-  if (is.matrix(out)) rownames(out) <- names else names(out) <- names
-  out
+  if (is.matrix(values)) rownames(values) <- names else names(values) <- names
+  values
 }

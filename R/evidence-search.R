@@ -187,7 +187,6 @@
   path
 }
 
-# Which parameters of `par` sit on their lower and upper bounds.
 .on_bounds <- function(par, spec) {
   close <- function(a, b) abs(a - b) <= 1e-8 * (1 + abs(b))
   list(lower = close(par, spec$lower), upper = close(par, spec$upper))

@@ -218,17 +218,12 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
   if (!is.null(margin) && spec$mode == "classification") {
     .stop("'margin' is the width of a regression's insensitive tube; a classifier has none")
   }
-  given <- list(
-    cost = if (!is.null(cost)) .check_number(cost, "cost", lower = 0, open_lower = TRUE),
-    rbf_sigma = if (!is.null(rbf_sigma)) {
-      .check_number(rbf_sigma, "rbf_sigma", lower = 0, open_lower = TRUE)
-    },
+  positive <- function(v, arg) if (!is.null(v)) .check_number(v, arg, lower = 0, open_lower = TRUE)
+  .drop_null(list(
+    cost = positive(cost, "cost"), rbf_sigma = positive(rbf_sigma, "rbf_sigma"),
     margin = if (!is.null(margin)) .check_number(margin, "margin", lower = 0),
     degree = if (!is.null(degree)) .check_count(degree, "degree", lower = 1L, upper = .max_degree),
-    scale_factor = if (!is.null(scale_factor)) {
-      .check_number(scale_factor, "scale_factor", lower = 0, open_lower = TRUE)
-    })
-  .drop_null(given)
+    scale_factor = positive(scale_factor, "scale_factor")))
 }
 
 # The main arguments of each kernel family's parsnip model.

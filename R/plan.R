@@ -228,7 +228,6 @@ gpsvm_plan <- function(object) {
             rule, FALSE)
 }
 
-# The prior's representation.
 .plan_prior <- function(fit, n) {
   if (inherits(fit, "gpsvm_rvm")) return(.plan_basis(fit, n))
   z <- fit$inducing %||% fit$models[[1L]]$inducing
@@ -350,7 +349,6 @@ gpsvm_plan <- function(object) {
     })
 }
 
-# The calibration of the intervals by cross-validation.
 .plan_calibration <- function(fit, n) {
   cal <- fit$interval_calibration
   model <- .calibration_model(fit)
