@@ -18,14 +18,12 @@
 #' | `margin` | `epsilon` (regression only) |
 #' | `degree`, `scale_factor` | [poly_kernel()]`(degree, scale = scale_factor, offset = 1)` |
 #'
-#' `rbf_sigma` is in kernlab's convention, as for parsnip's `"kernlab"`
-#' engine: kernlab's `rbfdot(sigma)` is \eqn{\exp(-\sigma |x - x'|^2)},
-#' gpsvm's `rbf_kernel(s)` is \eqn{\exp(-|x - x'|^2 / (2 s^2))}, so the two
-#' engines given the same `rbf_sigma` use the same kernel. So do their
-#' polynomial kernels (kernlab's `polydot(degree, scale, offset = 1)`). With
-#' the default `scale = TRUE` inputs and (in regression) the response are
-#' standardised, as kernlab does, and the arguments act on the standardised
-#' data: `margin = 0.1` is a tenth of the response's standard deviation.
+#' `rbf_sigma` and the polynomial kernel's arguments are in kernlab's
+#' convention (see "Conversions" in [kernels]), so the `"kernlab"` engine
+#' given the same values uses the same kernel. With the default `scale =
+#' TRUE` inputs and (in regression) the response are standardised, as kernlab
+#' does, and the arguments act on the standardised data: `margin = 0.1` is a
+#' tenth of the response's standard deviation.
 #'
 #' The classifier has no `C`: its label noise is the variance `noise` added
 #' to the kernel's diagonal, and an SVM with the quadratic slack penalty
