@@ -283,12 +283,12 @@ model.matrix.gpsvm_classifier <- model.matrix.gpsvm_regression
     }
   }
   cn <- colnames(object$x)
-  if (!is.null(cn) && !is.null(colnames(x)) && !setequal(cn, colnames(x))) {
+  if (is.null(cn) || is.null(colnames(x))) return(x)
+  if (!setequal(cn, colnames(x))) {
     .stop(sprintf("'newdata' has columns %s but the model was fitted on %s",
                   paste(colnames(x), collapse = ", "), paste(cn, collapse = ", ")))
   }
-  if (!is.null(cn) && !is.null(colnames(x))) x <- x[, cn, drop = FALSE]
-  x
+  x[, cn, drop = FALSE]
 }
 
 # A variable the formula took from the data must be in newdata: otherwise

@@ -5,18 +5,11 @@
 #' a calibrated fit's 80% intervals hold about 80% of new targets. The
 #' targets are held-out data (`newdata`, with the response), or else the
 #' training rows by `folds`-fold cross-validation: the model is refitted by
-#' its own call on all folds but one (an evidence search in the call is
-#' repeated, so what is measured is the whole procedure, choice of
-#' hyperparameters included) and its intervals are asked for the rows left
-#' out. Intervals at the fitted hyperparameters alone, without refits
-#' (leave-one-out by the fit's own formulas), would miss what the data chose
-#' for themselves: the relevance vector machines' pruning, above all,
-#' adapts to every training target.
-#'
-#' The refits find the data as [update()] does: a formula fit evaluates its
-#' call's `data` where `interval_coverage()` is called (and takes the rows the fit
-#' used), a fit to a matrix reuses the inputs and response it stores. Each
-#' refit costs what the fit cost.
+#' its own call on all folds but one, evidence search included (refits, not
+#' the fit's own leave-one-out formulas, which would miss what the data
+#' chose, such as the relevance vector machines' pruning), and its intervals
+#' are asked for the rows left out. The refits find the data as [update()]
+#' does (a fit to a matrix reuses what it stores), each at the fit's cost.
 #'
 #' `plot(fit, which = "calibration")` ([plot.gpsvm_regression()]) draws the
 #' table: coverage against nominal level, with the band in which a

@@ -5,17 +5,11 @@
 #' the evidence search for `C` in [svr()] and the one-vs-rest models of
 #' [svc()] and [gpc()] with three or more classes, hand their pieces of work
 #' to [future.apply::future_lapply()]. Where they run is chosen with
-#' [future::plan()], once, outside gpsvm:
-#'
-#' * `future::plan(future::sequential)` (the default): in the R session.
-#' * `future::plan(future::multisession, workers = 2)`: background R
-#'   sessions on this machine (any operating system).
-#' * `future::plan(future::multicore, workers = 2)`: forked processes, as
-#'   [parallel::mclapply()] did (not on Windows, not in RStudio).
-#' * `future::plan(future::cluster, workers = cl)`: a cluster from
-#'   [parallel::makeCluster()], as [parallel::parLapply()] did.
-#' * a scheduler through a backend package, e.g.
-#'   `future::plan(future.batchtools::batchtools_slurm)`.
+#' [future::plan()], once, outside gpsvm: `future::sequential` (the
+#' default, in the R session), `future::multisession` (background R
+#' sessions), `future::multicore` (forked processes, not on Windows or in
+#' RStudio), `future::cluster` with a cluster from [parallel::makeCluster()],
+#' or a scheduler through a backend package such as future.batchtools.
 #'
 #' A single fit of [mfsvr()] to data in row partitions ([gpsvm_partitions()])
 #' uses the workers of a cluster or multisession plan differently: each

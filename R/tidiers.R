@@ -205,12 +205,10 @@ glance.gpsvm_classifier <- function(x, ...) {
 # each: NA where one-vs-rest searches chose them apart (not the first's).
 .hyperparameter_columns <- function(x) {
   h <- .hyperparameter_matrix(x)
-  common <- apply(h, 2L, function(v) if (isTRUE(all(v == v[1L]))) v[1L] else NA_real_)
-  common <- as.list(common)
-  sigma <- if ("sigma" %in% names(common)) common$sigma else NA_real_
+  common <- as.list(apply(h, 2L, function(v) if (isTRUE(all(v == v[1L]))) v[1L] else NA_real_))
   kept <- setdiff(names(common), c("sigma", "noise_variance"))
   kept <- kept[!grepl("^sigma\\[", kept)]
-  .glance_row(kernel = x$kernel$type, kernel.sigma = sigma, common[kept])
+  .glance_row(kernel = x$kernel$type, kernel.sigma = common[["sigma"]] %||% NA_real_, common[kept])
 }
 
 .fit_record <- function(x) {
