@@ -1,10 +1,3 @@
-# gpsvm's models as caret custom models: the list caret::train() takes as
-# `method`.  A model is described once in .caret_models (its fitter, tuning
-# parameters and their centre values); gpsvm_caret() builds caret's functions
-# from that description.  The tuning grid is checked by gpsvm's own argument
-# checks before any resample is fitted, so a bad value is an error with
-# gpsvm's message, not a column of NA metrics.
-
 #' gpsvm's models for caret
 #'
 #' Returns a custom model for [caret::train()], so that gpsvm's fitters can be
@@ -124,12 +117,8 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
       .keep_response_levels(do.call(spec$fitter, args, envir = environment()), all_levels)
     },
     predict = function(modelFit, newdata, preProc = NULL, submodels = NULL) {
-      out <- if (classifier) {
-        stats::predict(modelFit, newdata, type = "class")
-      } else {
-        stats::predict(modelFit, newdata)
-      }
-      unname(out)
+      unname(if (classifier) stats::predict(modelFit, newdata, type = "class") else
+        stats::predict(modelFit, newdata))
     },
     prob = if (isTRUE(spec$probabilities)) {
       function(modelFit, newdata, preProc = NULL, submodels = NULL) {
@@ -155,9 +144,8 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
   )
 }
 
-# What caret needs to know of each model: its fitter, its type, its tuning
-# parameters (the Gaussian width first) with the centre of the C or noise
-# grid, whether it gives probabilities, and what its evidence search is.
+# Each model once: its fitter, type, tuning parameters (the width first),
+# the centre of its C or noise grid, probabilities, its evidence search.
 .caret_models <- list(
   svr = list(fitter = "svr", type = "Regression", parameters = c("sigma", "C", "epsilon"),
              centre = c(C = 1), evidence = function(family) list(optimize = TRUE)),
@@ -178,8 +166,8 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
                    epsilon = "Epsilon (half-width of the tube)", noise = "Noise variance",
                    kernel = "Kernel family")
 
-# The fitter's arguments for one row of the grid.  The values go through
-# the checks the fitter itself makes, so a bad one is the fitter's error.
+# The fitter's arguments for one row of the grid, checked as the fitter
+# does before any resample is fitted (not a column of NA metrics).
 .caret_args <- function(spec, param, tune) {
   param <- as.list(param)
   # kernels as calls, so that the fit's stored call reads rbf_kernel(0.5)
@@ -203,9 +191,7 @@ gpsvm_caret <- function(model = c("svr", "mfsvr", "rvm", "srvm", "gpc", "svc"),
   args
 }
 
-# The default grid: widths around the data-driven width of the standardised
-# inputs, C or noise around the fitter's default, epsilon 0.1; or random
-# points over the same ranges, wider.
+# The default grid (?gpsvm_caret), or random points over wider ranges.
 .caret_grid <- function(spec, x, len, search) {
   len <- .check_count(len, "len", lower = 1L)
   w <- .default_width(x)

@@ -1,21 +1,14 @@
 # The pieces every model's R layer shares: formula -> design, newdata ->
-# matrix, intervals, logLik objects.  A model's formula method calls
-# .fit_formula() (or .formula_design()), its default method .as_input_matrix()
-# / .check_targets(), and its predict method .prediction_inputs() and
-# .prediction_output().
+# matrix, intervals, logLik objects.
 
-# Evaluate model.frame() in the caller's caller, as lm() does, and return the
-# numeric design (no intercept column: kernels need none), the response and
-# what predict() needs to rebuild the design for new data.  `variables` holds
-# the input variables as the data gave them, untransformed, at the rows used
-# (a data frame, or NULL when they cannot be evaluated on their own), so that
-# plots can be drawn against them whatever the formula does to them
-# (y ~ log(x)), with their medians and levels, and augment() can show them.
+# model.frame() in the caller's caller, as lm() does: the numeric design (no
+# intercept: kernels need none), the response and what predict() needs.
+# `variables`: the inputs untransformed at the rows used (or NULL), so that
+# plots and augment() show them whatever the formula does (y ~ log(x)).
 .formula_design <- function(call, env, data = eval(call$data, env)) {
   mf_call <- call[c(1L, match(c("formula", "data", "subset", "na.action"), names(call), 0L))]
-  # the data's value, not its expression: model.frame() and the frames of
-  # the raw variables and the response's levels below would each evaluate
-  # an expression such as read.csv(...) again
+  # the data's value, not its expression (read.csv(...)), which each frame
+  # below would evaluate again
   if (!is.null(data)) mf_call$data <- data
   mf_call$drop.unused.levels <- TRUE
   mf_call[[1L]] <- quote(stats::model.frame)
@@ -32,8 +25,7 @@
   if (ncol(x) == 0L) {
     .stop("'formula' names no inputs (as y ~ 1 does): a kernel model needs at least one")
   }
-  # columns coding factors (dummies) are not standardised, as in e1071's
-  # formula interface
+  # columns coding factors are not standardised, as in e1071
   factor_column <- .factor_coded_columns(x, terms)
   contrasts <- attr(x, "contrasts")
   attr(x, "assign") <- NULL
@@ -52,14 +44,9 @@
   attr(x, "assign") %in% which(attr(terms, "term.labels") %in% names(attr(x, "contrasts")))
 }
 
-# The model matrix with distinct column names.  model.matrix() names a
-# factor's columns by pasting the variable's name and the level, which can
-# repeat another input's name (mlbench's Ozone: factor V1's level 1 codes
-# "V11", and V11 is a variable of its own), and the inputs must tell their
-# columns apart (.input_matrix()).  The other inputs keep their names and
-# the factor's columns take make.unique()'s suffix ("V11.1"); predict()
-# builds the columns from the same terms in the same order, so it renames
-# them alike.
+# The model matrix with distinct column names: a factor's column (V1's
+# level 1, "V11") can repeat another input's name ("V11").  The factor's
+# columns take make.unique()'s suffix, alike in predict() (the same terms).
 .distinct_column_names <- function(x, terms) {
   names <- colnames(x)
   if (!anyDuplicated(names)) return(x)
@@ -69,9 +56,8 @@
   x
 }
 
-# An offset() term would be dropped by the design (y ~ x + offset(w) fitted
-# y ~ x, and y ~ . + offset(w) took w as an input): the models have a zero
-# prior mean and nothing to add a known one to, so the formula is refused.
+# An offset() term would be dropped by the design, and the models' zero
+# prior mean has nothing to add it to: refused.
 .refuse_offset <- function(terms) {
   offset <- attr(terms, "offset")
   if (is.null(offset)) return(invisible())
@@ -81,15 +67,9 @@
                       "y ~ x + offset(w)"), paste(shown, collapse = ", ")))
 }
 
-# Terms without the variables that no term uses, such as Id in
-# "Class ~ . - Id": model.frame() keeps them, so otherwise predict() would
-# need them in newdata and would refuse their new levels (an identifier has
-# nothing but new levels), a one-level factor the formula removed would be
-# refused, and plots would offer them as inputs; e1071 and kernlab ignore
-# them. The design is built from these terms, so that training and
-# prediction code the same columns. The response and the predvars of the
-# variables kept (the bases poly() or ns() fitted to the training data) are
-# kept (an offset was refused before).
+# Terms without the variables no term uses (Id in "Class ~ . - Id"), which
+# model.frame() keeps: predict() would need them and refuse their new
+# levels.  The response and the predvars kept (poly()'s, ns()'s bases) stay.
 .drop_unused_variables <- function(terms) {
   factors <- attr(terms, "factors")
   response <- attr(terms, "response")
@@ -121,10 +101,8 @@
   }, "")
 }
 
-# The model frame of `mf_call` with the formula "~ rhs" instead, NA rows and
-# unused factor levels kept (NULL when it cannot be evaluated: a name in
-# the formula that is a constant of the environment, not a variable of the
-# data).
+# The model frame of `mf_call` with the formula "~ rhs", NA rows and unused
+# levels kept (NULL when a name is the environment's, not the data's).
 .raw_frame <- function(mf_call, rhs, terms, env) {
   mf_call$formula <- stats::as.formula(call("~", rhs), env = environment(terms))
   mf_call$na.action <- quote(stats::na.pass)
@@ -132,19 +110,15 @@
   tryCatch(eval(mf_call, env), error = function(e) NULL)
 }
 
-# All levels of a factor response, as the data (and subset) give them:
-# model.frame() drops those no case used has, so a subset of two of three
-# classes is a two-class fit, but the classifiers' predicted classes keep
-# them, so that they compare with the data's own factor (e1071 and kernlab
-# do the same).
+# All levels of a factor response, which model.frame() drops when unused:
+# predicted classes keep them, to compare with the data's own factor.
 .response_levels <- function(mf_call, terms, env) {
   raw <- .raw_frame(mf_call, attr(terms, "variables")[[1L + attr(terms, "response")]], terms, env)
   if (!is.null(raw) && is.factor(raw[[1L]])) levels(raw[[1L]])
 }
 
-# A factor input with one level left in the rows used (a subset, or NA rows
-# dropped) cannot be coded; say which, instead of model.matrix()'s message
-# about contrasts.
+# A factor input with one level left cannot be coded: say which, instead of
+# model.matrix()'s message about contrasts.
 .check_factor_inputs <- function(mf, terms) {
   inputs <- setdiff(.variable_names(terms), names(mf)[attr(terms, "response")])
   single <- Filter(function(v) {
@@ -156,11 +130,8 @@
   }
 }
 
-# The input variables of a formula, untransformed, at the rows of the model
-# frame `mf`: the model frame of "~ a + b + ..." over the same data and
-# subset, NA rows kept so that its rows can be matched to those of `mf`.
-# NULL when they cannot be evaluated on their own (a name in the formula that
-# is a constant of the environment, not a variable of the data).
+# The input variables of a formula, untransformed, at the rows of `mf`, from
+# the frame of "~ a + b + ..." (NULL where .raw_frame() cannot make it).
 .formula_variables <- function(mf_call, mf, terms, env) {
   names <- all.vars(stats::delete.response(terms))
   if (length(names) == 0L) return(NULL)
@@ -174,8 +145,7 @@
   out
 }
 
-# The one input variable of a formula when it is a numeric vector (a
-# one-column data frame), else NULL.
+# The one input variable of a formula when it is a numeric vector, else NULL.
 .formula_variable <- function(variables) {
   if (is.null(variables) || ncol(variables) != 1L) return(NULL)
   values <- variables[[1L]]
@@ -183,10 +153,8 @@
   variables
 }
 
-# A formula method's whole body, for every model: build the design from the
-# call as the user typed it, fit with the model's default method (factor
-# dummy columns marked so that scaling leaves them alone, see
-# .input_matrix()) and keep what predict() and plot() need.
+# Every formula method's body: the design from the call as typed, the
+# default method's fit (factor columns marked, unscaled), predict()'s parts.
 .fit_formula <- function(call, env, generic, default, ...) {
   call <- .generic_call(call, generic)
   data <- eval(call$data, env)
@@ -197,16 +165,14 @@
   .add_formula_parts(default(x, design$y, ...), design, call)
 }
 
-# The call a fit stores, named after the generic (svr(...), not
-# svr.formula(...)), so that print() shows what the user typed and update()
-# re-dispatches on the new arguments.
+# The call a fit stores names the generic (svr(), not svr.formula()), so
+# that print() shows what was typed and update() re-dispatches.
 .generic_call <- function(call, generic) {
   call[[1L]] <- as.name(generic)
   call
 }
 
-# Attach the formula pieces to a fit made by the default method (and, for
-# a classifier, the class factor's levels that no training case has).
+# The formula pieces on a default method's fit (and unused class levels).
 .add_formula_parts <- function(fit, design, call) {
   fit <- .keep_response_levels(fit, design$response_levels)
   fit$terms <- design$terms
@@ -218,8 +184,7 @@
   .seal(fit)
 }
 
-# The formula of a fit by the formula interface, without the attributes of
-# its terms (as formula() of an lm fit gives it).
+# The formula of a fit, without its terms' attributes (as for lm).
 .model_formula <- function(x) {
   .validate_fit(x)
   if (is.null(x$terms)) .stop("the fit has no formula: it was fitted to a matrix and a response")
@@ -233,9 +198,8 @@ formula.gpsvm_regression <- function(x, ...) .model_formula(x)
 #' @export
 formula.gpsvm_classifier <- function(x, ...) .model_formula(x)
 
-# The input matrix of the fit in the data's units, as model.matrix() of an lm
-# fit (model.matrix.default would look for the response in the formula's
-# environment; fit$x holds the inputs scaled).
+# The inputs in the data's units (fit$x is scaled; model.matrix.default
+# would look for the response in the formula's environment).
 #' @importFrom stats model.matrix
 #' @export
 model.matrix.gpsvm_regression <- function(object, ...) {
@@ -244,10 +208,7 @@ model.matrix.gpsvm_regression <- function(object, ...) {
 }
 
 #' @export
-model.matrix.gpsvm_classifier <- function(object, ...) {
-  .validate_fit(object)
-  .original_inputs(object)
-}
+model.matrix.gpsvm_classifier <- model.matrix.gpsvm_regression
 
 # Numeric targets: finite, one per row of x.
 .check_targets <- function(y, n, arg = "y") {
@@ -269,13 +230,9 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   .check_representable(y, sprintf("'%s'", arg))
 }
 
-# The input matrix for predict(): the training inputs when newdata is NULL,
-# else newdata through the stored terms (formula fits) or as a matrix with
-# the training columns, on the original scale; rows of newdata may hold
-# missing values (see .prediction_inputs()).  Factor levels training never
-# saw are refused with new_levels = "error", else coded as new directions
-# (.new_level_directions()), which the matrix carries as its attribute
-# "new_directions".
+# predict()'s input matrix, unscaled: the training inputs, or newdata by the
+# stored terms or as a matrix of the training columns (NA allowed).  Unseen
+# factor levels are refused, or coded as attribute "new_directions".
 .newdata_matrix <- function(object, newdata, new_levels = "error") {
   if (is.null(newdata)) return(object$x)
   if (!is.null(object$terms)) {
@@ -284,8 +241,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
     }
     .check_newdata_variables(object, newdata)
     tt <- stats::delete.response(object$terms)
-    # as predict.lm: a variable of another type (a number given as text)
-    # would otherwise become other columns
+    # as predict.lm: a variable of another type would become other columns
     coded <- tryCatch({
       mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass)
       coded <- .code_training_levels(mf, object$xlevels, new_levels)
@@ -295,11 +251,11 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
       coded
     }, error = function(e) .stop(sprintf("'newdata' does not fit the model: %s",
                                         conditionMessage(e))))
-    # the fit's contrasts, as predict.lm() uses them: a factor given as text
-    # (or an ordered factor as a plain one) would otherwise take the session's
-    # default contrasts, other columns under the same positions
+    # the fit's contrasts, as predict.lm(): a factor given as text would take
+    # the session's default contrasts
+    kept <- object$contrasts[intersect(names(object$contrasts), names(coded$mf))]
     x <- .distinct_column_names(
-      stats::model.matrix(tt, coded$mf, contrasts.arg = .fit_contrasts(object, coded$mf)), tt)
+      stats::model.matrix(tt, coded$mf, contrasts.arg = if (length(kept) > 0L) kept), tt)
     if (!identical(colnames(x), colnames(object$x))) {
       .stop(sprintf("'newdata' codes to the columns %s, where the fit has %s",
                     paste(colnames(x), collapse = ", "),
@@ -318,8 +274,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   x <- .as_input_matrix(newdata, "newdata", allow_na = TRUE, allow_empty = TRUE)
   p <- ncol(object$x)
   if (ncol(x) != p) {
-    # a plain vector of new 1-D points arrives as one column already; a
-    # vector for a p-column model is one new point
+    # a vector for a p-column model is one new point
     if (is.null(dim(newdata)) && length(newdata) == p) {
       x <- matrix(x, nrow = 1L)
     } else {
@@ -328,18 +283,16 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
     }
   }
   cn <- colnames(object$x)
-  if (!is.null(cn) && !is.null(colnames(x)) && !setequal(cn, colnames(x))) {
+  if (is.null(cn) || is.null(colnames(x))) return(x)
+  if (!setequal(cn, colnames(x))) {
     .stop(sprintf("'newdata' has columns %s but the model was fitted on %s",
                   paste(colnames(x), collapse = ", "), paste(cn, collapse = ", ")))
   }
-  if (!is.null(cn) && !is.null(colnames(x))) x <- x[, cn, drop = FALSE]
-  x
+  x[, cn, drop = FALSE]
 }
 
 # A variable the formula took from the data must be in newdata: otherwise
-# model.frame() looks it up in the formula's environment, where a namesake
-# (the function rm() for BostonHousing's rm, or a vector of the training
-# rows) gives a baffling error or predictions at the wrong inputs.
+# model.frame() finds a namesake in the formula's environment (the function rm()).
 .check_newdata_variables <- function(object, newdata) {
   absent <- setdiff(names(object$variables), names(newdata))
   if (length(absent) > 0L) {
@@ -348,23 +301,10 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   }
 }
 
-# The contrasts the fit coded its factors with (fit$contrasts), for the
-# factors that `mf` holds; NULL when there are none.
-.fit_contrasts <- function(object, mf) {
-  kept <- object$contrasts[intersect(names(object$contrasts), names(mf))]
-  if (length(kept) > 0L) kept
-}
-
-# The factor and character inputs of a newdata model frame coded with the
-# levels they had in training, as model.frame(xlev =) codes them.  A level
-# training never saw is refused with new_levels = "error" (as predict.lm()
-# does, but naming every factor); else its rows get the first training
-# level, and `unseen` records, per factor, the new levels and each row's
-# value, for .new_level_directions().  Only rows that can be predicted
-# count: a row with a missing value gets an NA prediction whatever its
-# levels. (In mlbench's Ozone no complete row falls on days 6 and 7 of the
-# week, so every held-out set with such a day was refused.)  One warning
-# names every factor with new levels, its levels and the rows.
+# A newdata frame's factors coded with their training levels.  A level
+# training never saw is refused with new_levels = "error", else its rows
+# get the first level and `unseen` records it for .new_level_directions().
+# Incomplete rows do not count: their predictions are NA whatever the levels.
 .code_training_levels <- function(mf, xlevels, new_levels = "error") {
   complete <- stats::complete.cases(mf)
   unseen <- list()
@@ -401,18 +341,10 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
 }
 
 # A level training never saw is a direction the training inputs did not
-# vary in: its rows get an indicator column of their own (one per new level,
-# 0 in every training row) and 0 in the columns of the terms the factor
-# enters, the centre of its coding whatever the contrasts (with the default
-# treatment contrasts, the reference level's place, one unit from each
-# known level along the new column).  The kernel then relates those rows to
-# the training ones only through the other inputs and a distance one unit
-# longer, so the prediction falls back towards the prior and its variance
-# grows.  Returns the columns (named "<factor>: <level>"), the entries of
-# the design to zero (a logical matrix: each factor's columns in its rows
-# with a new level), and each new column's scale: 1, as the factor's
-# columns are not scaled, or with widths per input the geometric mean of
-# the factor's own columns' widths.
+# vary in: an indicator column of its own (0 in training) and 0 in the
+# factor's columns, so the prediction falls back towards the prior.  Returns
+# the columns ("<factor>: <level>"), the design entries to zero, and each
+# column's scale (1, or the geometric mean of the factor's widths per input).
 .new_level_directions <- function(x, unseen, terms, scaling) {
   if (is.null(unseen)) return(NULL)
   factors <- attr(terms, "factors")
@@ -433,11 +365,8 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   list(columns = do.call(cbind, columns), zeroed = zeroed, scale = scale)
 }
 
-# predict.lm-style output from the pieces `p` (fit, se, lower, upper) at the
-# rows computed, named `names`: a vector, or a fit/lwr/upr matrix, or a list
-# with se.fit; `pad` then puts them on the rows the user asked for (NA rows
-# of newdata, na.exclude).  Nothing non-finite is returned ('deriv' words
-# the error).
+# predict.lm-style output from `p` (fit, se, lower, upper): a vector, a
+# fit/lwr/upr matrix or a list with se.fit, `pad`ded to the rows asked for.
 .prediction_output <- function(p, se.fit, interval, deriv, names = NULL, pad = identity,
                                residual.scale = NULL) {
   .check_finite_prediction(c(p$fit, p$se, p$lower, p$upper), deriv)
@@ -455,10 +384,8 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   out
 }
 
-# The 'deriv' and 'wrt' arguments of the predict() methods: a whole order,
-# and an input column by number or by name (a column of the design matrix
-# fit$x, so for formula fits the name of a model-matrix column).  Targets
-# carry the noise, derivatives do not: no prediction interval for them.
+# predict()'s 'deriv' and 'wrt' (a column of fit$x, by number or name);
+# derivatives carry no noise, so no prediction interval.
 .check_deriv <- function(deriv, wrt, interval, x) {
   deriv <- .check_count(deriv, "deriv", upper = .max_deriv)
   if (is.character(wrt) && length(wrt) == 1L && !is.na(wrt)) {
@@ -478,8 +405,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
 }
 
 # High derivatives of the Gaussian kernel grow like (2n-1)!! / sigma^2n and
-# overflow double precision (around n = 150 for sigma = 1); say so instead of
-# returning Inf or NaN.
+# overflow: say so instead of returning Inf or NaN.
 .check_finite_prediction <- function(values, deriv, what = "prediction") {
   if (all(is.finite(values))) return(invisible())
   .stop(if (deriv > 0L) {
@@ -493,41 +419,26 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   structure(value, df = df, nobs = nobs, class = "logLik")
 }
 
-# The df of a model's evidence, by one rule for every model (documented in
-# ?regression-methods, "The evidence and its degrees of freedom"): the number
-# of quantities estimated from the response (hyperparameters chosen by
-# evidence, learned precisions and noise variances, a threshold the evidence
-# treats as known), plus 2 for the response's centre and scale when it was
-# standardised.  Input scaling and a width chosen from the inputs do not count.
+# The df of a model's evidence (?regression-methods): the quantities
+# estimated from the response, plus 2 where it was standardised.
 .evidence_df <- function(estimated, response_scaling = NULL) {
   as.integer(sum(estimated) + if (is.null(response_scaling)) 0L else 2L)
 }
 
-# Check a confidence level.
-.check_level <- function(level) {
-  .check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE, open_upper = TRUE)
+.check_level <- function(level, arg = "level") {
+  .check_number(level, arg, lower = 0, upper = 1, open_lower = TRUE, open_upper = TRUE)
 }
 
-# The central `level` band fit +- z sd of a Gaussian: confidence intervals of
-# every model, and prediction intervals where the noise is Gaussian (rvm).
+# The central `level` band fit +- z sd of a Gaussian.
 .gaussian_interval <- function(fit, sd, level) {
   half <- stats::qnorm((1 + level) / 2) * sd
   list(lower = fit - half, upper = fit + half)
 }
 
-# The rows a predict() method computes at, on the scale the model was fitted
-# on: the training inputs (object$x, stored scaled) when newdata is NULL,
-# else the complete rows of newdata, scaled with the fit's input scaling.
-# `keep` marks the rows of newdata that were complete (NULL for the training
-# inputs); .pad_rows() puts NA back where rows were set aside, as predict.lm()
-# does for NA rows of newdata.  `na.action` acts on newdata's rows first
-# (.newdata_na_action()).
-#
-# With factor levels training never saw (new_levels = "predict", see
-# .new_level_directions()), x has their indicator columns after the
-# training ones, and `object` is the fit with as many zero columns appended
-# to its training inputs (.with_new_directions()), for the prediction to
-# compute with; otherwise `object` is the fit.
+# The rows predict() computes at, scaled as the fit: the training inputs, or
+# newdata's complete rows (`keep`, for .pad_rows()) after `na.action`.  With
+# unseen factor levels, x has their columns after the training ones and
+# `object` zero columns to match (.with_new_directions()).
 .prediction_inputs <- function(object, newdata, na.action = stats::na.pass,
                                new_levels = "error") {
   if (is.null(newdata)) {
@@ -549,9 +460,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
        object = .with_new_directions(object, ncol(extra)))
 }
 
-# The fit with k zero columns appended to every set of training inputs its
-# predictions compute with (the inputs, inducing inputs, each one-vs-rest
-# model's): a training input lies at 0 along each new direction.
+# The fit with k zero columns appended to every set of its training inputs.
 .with_new_directions <- function(object, k) {
   pad <- function(m) if (!is.null(m)) cbind(m, matrix(0, nrow(m), k))
   object$x <- pad(object$x)
@@ -560,20 +469,15 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   object
 }
 
-# The rows of newdata's input matrix x that predict() answers for, by the
-# na.action argument of the predict() methods (as in predict.lm()): every
-# row with na.pass, the default, and with na.exclude (NA where an input is
-# missing); only the complete rows with na.omit, as e1071's predict.svm()
-# returns them; an error with na.fail.
+# The rows of newdata that predict() answers for, by `na.action` as in
+# predict.lm() (na.exclude keeps every row).
 .newdata_na_action <- function(x, na.action) {
   if (is.character(na.action) && length(na.action) == 1L) {
     na.action <- get0(na.action, envir = asNamespace("stats"), mode = "function",
                       ifnotfound = NULL)
   }
   if (!is.function(na.action)) .stop("'na.action' must be a function such as na.omit or na.pass")
-  # evaluate x first: an error in building it (a factor level unseen in
-  # training) is not na.action's, whose errors the handler below rewords
-  force(x)
+  force(x)  # (an error in building x is not na.action's)
   out <- tryCatch(na.action(x), error = function(e) {
     .stop(sprintf("'newdata' has missing values and 'na.action' refuses them: %s",
                   conditionMessage(e)))
@@ -586,8 +490,7 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   out
 }
 
-# The line print() adds when the formula's na.action left rows out, as
-# print.glm() does: "(12 observations deleted due to missingness)".
+# print()'s line for rows na.action left out, as print.glm().
 .missing_line <- function(na_action) {
   if (length(na_action) == 0L) return(NULL)
   text <- stats::naprint(na_action)
@@ -595,18 +498,15 @@ model.matrix.gpsvm_classifier <- function(object, ...) {
   sprintf("(%s)", text)
 }
 
-# Values computed at the kept rows (a vector, factor or matrix with one row
-# per kept row) spread over all rows, NA where a row was set aside.
+# Values at the kept rows spread over all rows, NA where a row was set aside.
 .pad_rows <- function(values, keep, names = NULL) {
-  if (is.null(keep) || length(keep) > 0L && all(keep)) {
-    if (!is.null(names)) {
-      if (is.matrix(values)) rownames(values) <- names else names(values) <- names
-    }
+  if (!(is.null(keep) || length(keep) > 0L && all(keep))) {
+    idx <- rep(NA_integer_, length(keep))
+    idx[keep] <- seq_len(sum(keep))
+    values <- if (is.matrix(values)) values[idx, , drop = FALSE] else values[idx]
+  } else if (is.null(names)) {
     return(values)
   }
-  idx <- rep(NA_integer_, length(keep))
-  idx[keep] <- seq_len(sum(keep))
-  out <- if (is.matrix(values)) values[idx, , drop = FALSE] else values[idx]
-  if (is.matrix(out)) rownames(out) <- names else names(out) <- names
-  out
+  if (is.matrix(values)) rownames(values) <- names else names(values) <- names
+  values
 }

@@ -1,30 +1,19 @@
-# Hyperparameters chosen by maximising an evidence (marginal likelihood), for
-# every model that has one: mfsvr() and the TAP classifier search several
-# parameters with the evidence's analytic gradient (L-BFGS-B), rvm() and
-# srvm() the Gaussian kernel's width alone (a grid, then golden sections).
-#
-# A model describes its search with .search_spec() (the parameters on the
-# search scale, e.g. log C, with start and bounds, and the map back to the
-# model's values) and an evaluate(par, first, warm, accuracy) function that
-# fits at one point (its solver to the tolerance `accuracy` when that is not
-# NULL, see .search_accuracy()) and returns .search_point(): whether the
-# point is usable, its log evidence, its gradient on the search scale, the
-# solver's iterations and why it failed.  This file owns the drivers, the
-# record they leave in fit$optimization and the one warning they give.
+# Hyperparameters by maximising an evidence: L-BFGS-B on the analytic
+# gradient (mfsvr(), the TAP classifier), or a grid and golden sections over
+# one width (rvm(), srvm()).  A model gives .search_spec() and
+# evaluate(par, first, warm, accuracy), which fits at one point and returns
+# .search_point(); this file owns the drivers, fit$optimization and the warning.
 
-# The kernel with another Gaussian width, keeping everything else it
-# carries (a constant added by a classifier's bias, say).
+# The kernel with another Gaussian width, keeping the rest (a bias's constant).
 .with_width <- function(kernel, sigma) {
   kernel$sigma <- sigma
   kernel$sigma_rule <- NULL
   kernel
 }
 
-# Searches over a width per input (mfsvr(), gpc()) hold their inputs divided
-# by the widths they started from (rbf_kernel(), "A width per input").  The
-# point h (natural values, widths named "sigma[column]") evaluates the
-# unit-width kernel recording h's widths, on point sets (the inputs, inducing
-# inputs) divided by h's widths instead; NULL sets stay NULL.
+# A search over a width per input holds its inputs divided by its starting
+# widths: the point h ("sigma[column]") is the unit-width kernel recording h's
+# widths, on point sets (inputs, inducing inputs; NULL stays NULL) rescaled to h.
 .per_input_point <- function(h, kernel, ...) {
   widths <- stats::setNames(unlist(h[grepl("^sigma\\[", names(h))], use.names = FALSE),
                             names(kernel$input_widths))
@@ -35,13 +24,9 @@
   c(list(kernel = kernel), lapply(list(...), divide))
 }
 
-# Search-scale ranges (rows log_C, log_sigma, ...: start, lower, upper)
-# with the row log_sigma, when the kernel has a width per input, replaced by
-# one row per input column: log sigma_c in [w_c / 100, 100 w_c] around its
-# start w_c (the widths `kernel` records).  An input whose width reaches the
-# upper end no longer matters to the fit (the kernel is flat along it over
-# 100 data-driven widths): a legitimate answer, which .per_input_benign()
-# names.
+# Search-scale ranges with log_sigma, for a width per input, split into one
+# row per column, [w_c / 100, 100 w_c] around its start w_c.  A width at the
+# upper end means the input does not matter: a legitimate answer (benign).
 .per_input_ranges <- function(ranges, kernel) {
   if (is.null(kernel$input_widths) || !"log_sigma" %in% rownames(ranges)) return(ranges)
   widths <- .input_widths(kernel)
@@ -53,9 +38,8 @@
   sprintf("%s:upper", sub("^log_", "", grep("^log_sigma\\[", rownames(ranges), value = TRUE)))
 }
 
-# About `size` rows of n, evenly spaced from the first to the last (all n
-# when n <= size): a subset that needs no random numbers and follows any
-# order the rows have (sorted by class, by time).
+# About `size` rows of n, evenly spaced (all n when n <= size): a subset that
+# needs no random numbers and follows any order the rows have.
 .evenly_spaced_rows <- function(n, size) {
   if (n <= size) seq_len(n) else unique(round(seq(1, n, length.out = size)))
 }
@@ -66,17 +50,12 @@
   if (n > .size_rule("gpc_search_max_n")) .evenly_spaced_rows(n, .size_rule("search_subset_n"))
 }
 
-# `optimize = ...` naming the parameters `which`, as the notes below quote it.
-.optimize_words <- function(which) {
-  quoted <- paste0("\"", which, "\"", collapse = ", ")
-  paste("optimize =", if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
-}
-
-# The record of a fit whose default search over the parameters `which` was
-# left out by the size rule search_max_n, saying what the fit used instead
-# (fit$skipped_search; the plan's message and print() give it).
+# fit$skipped_search: the default search over `which` left out by the size
+# rule search_max_n, what the fit used `instead`, and the call that runs it.
 .skipped_search <- function(which, instead) {
-  sprintf("not run: %s; %s runs it", instead, .optimize_words(which))
+  quoted <- paste0("\"", which, "\"", collapse = ", ")
+  sprintf("not run: %s; optimize = %s runs it", instead,
+          if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
 }
 
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or
@@ -92,18 +71,12 @@
   unique(optimize)
 }
 
-# The searched parameters.  start, lower and upper are on the search scale and
-# named by it (log_C, ...); natural(par) maps a search-scale vector to the
-# model's values, named by `natural_names`.  Bounds are widened to hold the
-# start.  `benign` lists bounds ("epsilon:lower") where stopping is a
-# legitimate answer rather than a warning; `notes` are extra words for the
-# warning at a bound ("C:upper" = "the data favour ..."); advice(record,
-# fit) may return a warning about the answer itself (a converged search can
-# still stop on a slow rise towards a limit of the model, or choose a
-# degenerate fit).  `prior` (NULL: none, a flat prior within the bounds)
-# is a hyperprior on the search scale from .hyperprior(): the search then
-# maximises the log evidence plus the log prior density (the posterior
-# mode), and reports the evidence and the prior apart.
+# The searched parameters on the search scale (log_C, ...); natural(par) maps
+# to the model's values.  `benign`: bounds ("epsilon:lower") that are an
+# answer, not a warning; `notes`: words for a bound's warning; advice(record,
+# fit): warnings about a converged answer (a slow rise to a limit, a
+# degenerate fit).  `prior` (.hyperprior(), NULL: flat within the bounds)
+# makes the search find the posterior mode, reporting evidence and prior apart.
 .search_spec <- function(start, lower, upper, natural, natural_names, benign = character(0),
                          notes = list(), advice = function(record, fit) NULL, prior = NULL) {
   list(start = start, lower = pmin(lower, start), upper = pmax(upper, start),
@@ -112,8 +85,7 @@
        advice = advice, prior = prior)
 }
 
-# The objective of a usable point: its log evidence plus the log prior
-# density at par (and their gradients), the evidence alone without a prior.
+# A usable point's objective: log evidence plus log prior (and gradients).
 .with_objective <- function(point, par, prior) {
   if (!point$ok) return(point)
   point$log_prior <- if (is.null(prior)) 0 else prior$log_density(par)
@@ -144,18 +116,11 @@
        gradient = if (ok) gradient, iterations = as.integer(iterations), status = status)
 }
 
-# Evaluations remembered in order, with the best usable one and the last
-# usable fit (for warm starts).  at(par, first, accuracy) evaluates once per
-# distinct point (optim() asks for the value and the gradient at the same
-# point in turn; a grid may meet the start again): a point within 1e-10 of an
-# earlier one gets the latest such one's result (without its fit, which only
-# the best and the last usable point keep), unless `refresh` asks for it
-# again (at a finer accuracy: the result then replaces the best point's if it
-# is that point).  A new point is warm-started from whichever of those
-# two fits lies nearer on the search scale: a line search's trial that
-# overshot is a poor start for its next trial, back towards the best point
-# (iris, setosa against the rest: EP from the overshoot's solution needed
-# more than 60 sweeps where the best point's needed 30).
+# Evaluations in order, with the best usable one and the last usable fit.
+# at() evaluates each distinct point once (optim() asks for value and
+# gradient in turn), unless `refresh` asks again at a finer accuracy.  A new
+# point warm-starts from the nearer of the best and the last fit: a line
+# search's overshoot is a poor start for its next trial back towards the best.
 .search_state <- function(spec, evaluate) {
   state <- new.env(parent = emptyenv())
   state$rows <- list()
@@ -192,8 +157,6 @@
   state
 }
 
-# The fit a search evaluation at `par` starts from: the last usable one's or
-# the best one's, the nearer (NULL before the first).
 .nearer_warm_start <- function(state, par) {
   last <- state$warm
   best <- state$best
@@ -202,10 +165,8 @@
   if (distance(best) < distance(last)) best$fit else last$fit
 }
 
-# The points tried, one row each: the model's values, the log evidence (NA
-# where the point failed), the gradient on the search scale (grad_log_C,
-# ...), the accuracy asked of the solver (NA where the search asked for
-# none), the solver's iterations and the status ("ok" or why it failed).
+# The points tried, one row each: the model's values, log evidence (NA where
+# failed), gradient on the search scale, accuracy asked, iterations, status.
 .search_path <- function(state, spec) {
   rows <- state$rows
   values <- t(vapply(rows, function(r) spec$natural(r$par), numeric(length(spec$names))))
@@ -226,21 +187,18 @@
   path
 }
 
-# Which parameters of `par` sit on their lower and upper bounds.
 .on_bounds <- function(par, spec) {
   close <- function(a, b) abs(a - b) <= 1e-8 * (1 + abs(b))
   list(lower = close(par, spec$lower), upper = close(par, spec$upper))
 }
 
-# Where the point lies on the bounds: "<name>:lower" / "<name>:upper".
 .search_at_bound <- function(par, spec) {
   on <- .on_bounds(par, spec)
   c(sprintf("%s:lower", spec$natural_names[on$lower]),
     sprintf("%s:upper", spec$natural_names[on$upper]))
 }
 
-# The gradient with the components that push against an active bound set to
-# zero (at such a bound the constrained maximum is reached in that direction).
+# The gradient without the components that push against an active bound.
 .projected_gradient <- function(par, gradient, spec) {
   on <- .on_bounds(par, spec)
   gradient[on$lower & gradient < 0] <- 0
@@ -248,8 +206,7 @@
   gradient
 }
 
-# A point's largest projected gradient component per observation: what the
-# gradient search's stopping rule compares with its tolerance.
+# What the gradient search's stopping rule compares with its tolerance.
 .gradient_change <- function(par, gradient, spec, n) {
   max(abs(.projected_gradient(par, gradient, spec))) / n
 }
@@ -263,11 +220,8 @@
           paste(utils::head(unique(failed), 2L), collapse = "; "))
 }
 
-# Is the evidence flat around `par`?  It is evaluated a factor e either way
-# along each searched parameter (within the bounds); flat when no value
-# differs from the centre's by more than 1e-8 relatively.  Returns the best
-# usable neighbour when one is better than the centre, so that the search can
-# go on from there.
+# The evidence a factor e either way along each parameter: flat when none
+# differs by more than 1e-8 relatively; `better`, a neighbour to go on from.
 .search_probe <- function(state, spec, centre, accuracy = NULL) {
   values <- numeric(0)
   best <- NULL
@@ -289,18 +243,11 @@
   list(flat = flat, better = best)
 }
 
-# The accuracy a gradient search asks of an evaluation: the tolerance of the
-# model's solver (EP: the largest change of a posterior marginal in a sweep,
-# in posterior standard deviations).  The evidence is stationary in the EP
-# sites, so its error is of the second order in that tolerance, and the
-# gradient's of the first, about the tolerance per observation; the search
-# needs the gradient only to well within its own size: a tenth of the last
-# usable point's largest projected gradient per observation, between
-# .search_accuracy_floor times the search's tolerance (where it decides
-# convergence) and .search_accuracy_max (the start, from scratch).  Measured
-# on mlbench's Friedman 1 (700 rows) and Boston housing, mfsvr()'s search over
-# C: the same path and optimum to 4 digits as with every evaluation at 1e-4,
-# in about half the sweeps.
+# The solver's tolerance for an evaluation.  The gradient's error is of the
+# first order in it (the evidence is stationary in the EP sites), and the
+# search needs the gradient only well within its own size: a tenth of the
+# last one, between .search_accuracy_floor times the search's tolerance
+# (where it decides convergence) and .search_accuracy_max.
 .search_accuracy_max <- 1e-2
 .search_accuracy_floor <- 0.1
 .search_accuracy <- function(gradient_seen, finest) {
@@ -308,10 +255,9 @@
   min(max(0.1 * gradient_seen, finest), .search_accuracy_max)
 }
 
-# optim() from `from`, then, while its best point was evaluated coarser than
-# `finest` (the accuracy at which the search may decide convergence), that
-# point again at `finest` and, if its gradient is not within `tol` per
-# observation, optim() on from there (at most three times).
+# optim() from `from`; while its best point was evaluated coarser than
+# `finest`, that point again at `finest` and, if not converged, optim() on
+# from there (at most three times).
 .run_to_accuracy <- function(run, from, state, spec, n, tol, finest, seen) {
   opt <- run(from)
   for (round in 1:3) {
@@ -324,15 +270,10 @@
   opt
 }
 
-# Maximise the evidence over a box with L-BFGS-B and the analytic gradient,
-# from spec$start.  The first evaluation is the start (evaluate() gets
-# first = TRUE: it should use the solver's full budget); if it fails the
-# search does not start.  Failed points count as a very low evidence, so the
-# line search steps back from them.  The search has converged when the
-# largest component of the projected gradient of the log evidence, per
-# observation, is below `tol` (optim's pgtol with fnscale = n); a stop for
-# any other reason is reported as not converged, with the reason.  `tol`
-# and `max_iter` come from search_control() (.search_settings()).
+# L-BFGS-B over a box from spec$start (evaluated with first = TRUE: the
+# solver's full budget).  Failed points count as a very low evidence, so the
+# line search steps back.  Converged when the projected gradient per
+# observation is within `tol`; any other stop is reported with its reason.
 .gradient_search <- function(spec, evaluate, n, tol, max_iter) {
   state <- .search_state(spec, evaluate)
   finest <- .search_accuracy_floor * tol
@@ -344,8 +285,7 @@
                                           start$status)))
   }
   wall <- abs(start$objective) + 1e6 * n  # far below any usable point
-  # the largest projected gradient per observation of the last usable point,
-  # which sets the accuracy of the next evaluation
+  # (the last usable point's gradient sets the next evaluation's accuracy)
   seen <- function(point) {
     if (point$ok) {
       state$gradient_seen <- .gradient_change(point$par, point$objective_gradient, spec, n)
@@ -361,11 +301,9 @@
     point <- seen(state$at(par, accuracy = accuracy()))
     if (point$ok) -point$objective_gradient else rep(0, length(par))
   }
-  # L-BFGS-B's first step on a box is the scaled gradient itself: with the
-  # objective divided by the starting gradient's length that step moves the
-  # parameters by one unit (a factor e) rather than by a step that depends
-  # on n and the data.  pgtol follows the scaling, so the stopping rule stays
-  # `tol` per observation.
+  # L-BFGS-B's first step is the scaled gradient: divided by the starting
+  # gradient's length it moves by a factor e, whatever n and the data;
+  # pgtol follows the scaling.
   scale <- sqrt(sum(.projected_gradient(spec$start, start$objective_gradient, spec)^2))
   if (!is.finite(scale) || scale <= 0) scale <- n
   run <- function(from) {
@@ -376,8 +314,7 @@
   opt <- .run_to_accuracy(run, spec$start, state, spec, n, tol, finest, seen)
   reason <- NULL
   if (identical(unname(state$best$par), unname(spec$start))) {
-    # No move: a maximum at the start, a flat evidence, or a stop on a
-    # stationary point that is not a maximum.
+    # no move: a maximum, a flat evidence, or a stationary point that is not one
     probe <- .search_probe(state, spec, state$best, finest)
     if (probe$flat) {
       reason <- sprintf("the evidence is flat around the start (it does not change when %s move by a factor e): the data do not determine them",
@@ -397,22 +334,19 @@
                   force_fail = grepl("^the evidence is flat", reason))
 }
 
-# Maximise the evidence over one parameter (a kernel width, svr()'s C)
-# without a gradient: `grid` points evenly spaced on the search scale between the
-# bounds, then golden sections on the two grid intervals around the best
-# point until the bracket is narrower than `tol`, or after `max_iter` of
-# them (the three come from search_control(), .search_settings()).  The
-# evidence of these models can have several local maxima and small jumps
-# (basis functions entering and leaving), which a grid sees and a local
-# method would not.
+# One parameter without a gradient: a grid over the bounds, then golden
+# sections around its best point to a bracket of `tol`.  These evidences
+# have local maxima and small jumps (basis functions entering and leaving)
+# that a grid sees and a local method would not.
 .width_search <- function(spec, evaluate, grid, tol, max_iter) {
   state <- .search_state(spec, evaluate)
   start <- state$at(spec$start, first = TRUE)
-  points <- seq(spec$lower, spec$upper, length.out = grid)
-  values <- vapply(points, function(p) {
+  f <- function(p) {
     point <- state$at(stats::setNames(p, spec$names))
     if (point$ok) point$objective else -Inf
-  }, numeric(1))
+  }
+  points <- seq(spec$lower, spec$upper, length.out = grid)
+  values <- vapply(points, f, numeric(1))
   usable <- is.finite(values)
   if (sum(usable) < 2L) {
     return(.search_outcome(state, spec, start, 1, tol, "grid and golden section",
@@ -430,10 +364,6 @@
   k <- which.max(values)
   lo <- points[max(k - 1L, 1L)]
   hi <- points[min(k + 1L, grid)]
-  f <- function(p) {
-    point <- state$at(stats::setNames(p, spec$names))
-    if (point$ok) point$objective else -Inf
-  }
   ratio <- (sqrt(5) - 1) / 2
   a <- hi - ratio * (hi - lo)
   b <- lo + ratio * (hi - lo)
@@ -468,10 +398,8 @@
   if (identical(spec$natural_names[1L], "sigma")) "width" else spec$natural_names[1L]
 }
 
-# The outcome of a search: the best point and the record of the search.
-# `change` is the stopping measure (the largest projected gradient per
-# observation for the gradient search, the final bracket for the width
-# search); converged when it is within `tol`, unless `force_fail`.
+# The best point and the search's record.  `change`, the stopping measure
+# (projected gradient, or the final bracket), converges within `tol`.
 .search_outcome <- function(state, spec, best, n, tol, method, reason = NULL, change = NULL,
                             force_fail = FALSE) {
   evaluations <- length(state$rows)
@@ -492,24 +420,19 @@
             .one_parameter_words(spec), change, spec$natural_names[1L], tol)
   }
   record <- list(
-    method = method,
-    start = spec$natural(spec$start), estimate = spec$natural(par),
+    method = method, start = spec$natural(spec$start), estimate = spec$natural(par),
     lower = spec$natural(spec$lower), upper = spec$natural(spec$upper),
     log_evidence = best$log_evidence,
     gradient = if (!is.null(best$gradient)) stats::setNames(best$gradient, spec$names),
     hyperprior = spec$prior$table,
     log_prior = if (!is.null(spec$prior)) best$log_prior %||% NA_real_,
     at_bound = if (best$ok) .search_at_bound(par, spec) else character(0),
-    evaluations = evaluations,
-    path = .search_path(state, spec),
-    stopped = stopped,
-    convergence = .convergence(converged, evaluations, change, tol, reason)
-  )
+    evaluations = evaluations, path = .search_path(state, spec), stopped = stopped,
+    convergence = .convergence(converged, evaluations, change, tol, reason))
   list(best = best, record = record)
 }
 
-# The model's final fit with the search's record in fit$optimization (the
-# log evidence the fit reports), and the warning when there is one.
+# The final fit with the search's record (and its log evidence), and the warning.
 .finish_search <- function(fit, outcome, spec, what, log_evidence = fit$log_evidence) {
   record <- outcome$record
   if (!is.null(log_evidence)) record$log_evidence <- log_evidence
@@ -518,9 +441,8 @@
   fit
 }
 
-# The one warning of every evidence search: not converged (with the reason),
-# or stopped at a bound that is not a legitimate answer (with the model's
-# note for that bound), and the model's advice on the answer.
+# The warnings of every evidence search: not converged, stopped at a bound
+# that is not an answer (with the model's note), the model's advice.
 .warn_search <- function(what, record, spec, fit = NULL) {
   .warn_not_converged(paste(what, "the evidence search"), record$convergence,
                       "fit$optimization$path lists the points tried")
@@ -547,7 +469,10 @@
       if (!is.null(m)) sprintf("FITC evidence on %d inducing inputs", m))
   }
   lead <- .searched_names(searches[[1L]])
-  by <- .search_criterion_words(searches[[1L]])
+  # (the joint multi-class search records its criterion, a leave-one-out score)
+  criterion <- searches[[1L]]$criterion
+  by <- if (is.null(criterion)) "by evidence maximisation" else
+    paste("by maximising the", criterion)
   converged <- vapply(searches, function(s) isTRUE(s$convergence$converged), logical(1))
   if (length(searches) > 1L && all(converged)) {
     steps <- range(vapply(searches, function(s) as.numeric(s$convergence$iterations), numeric(1)))
@@ -568,30 +493,19 @@
   }, character(1))
 }
 
-# A search's estimates at an end of their range, in words for print():
-# those the model takes as answers (a classifier's noise at its lower end:
-# classes the data separate) draw no warning, but a value there was not
-# estimated, and the reader of the fit should know.
+# A search's estimates at an end of their range, for print(): even a benign
+# bound (a classifier's noise at 0) is not an estimate, and the reader should know.
 .bound_words <- function(record) {
   phrases <- .bound_phrases(record)
   if (!length(phrases)) "" else paste0("; ", paste(phrases, collapse = ", "))
 }
 
-# One phrase per estimate of a search's record at an end of its range
-# ("C at the upper end of its range"), the words of print()'s search line
-# and of the plan's posterior row alike.
+# "C at the upper end of its range", per estimate at a bound.
 .bound_phrases <- function(record) {
   parts <- strsplit(record$at_bound %||% character(0), ":", fixed = TRUE)
   vapply(parts, function(p) sprintf("%s at the %s end of its range", p[1L], p[2L]), character(1))
 }
 
-# How a search chose: by the evidence, or by the criterion it records (the
-# joint multi-class search maximises an approximate leave-one-out score).
-.search_criterion_words <- function(record) {
-  if (is.null(record$criterion)) "by evidence maximisation" else paste("by maximising the", record$criterion)
-}
-
-# What a search chose, in words: "sigma and noise".
 .searched_names <- function(record) .parameter_words(names(record$estimate))
 
 # Parameter names in words: "sigma and noise".
@@ -604,14 +518,10 @@
     paste0(paste(utils::head(what, -1L), collapse = ", "), " and ", utils::tail(what, 1L))
 }
 
-# A hyperprior on the search scale: independent normals on linear
-# combinations of the searched parameters, one per row of `terms` (a data
-# frame: `term`, the combination in words such as "log_C + log_epsilon";
-# `mean`; `sd`) with the coefficients `coef` (a matrix, a row per term and
-# a column per parameter, named by the search's names; parameters in no
-# term are flat within their bounds).  log_density(par) and gradient(par)
-# take the search's vector; `table` is the record fit$optimization keeps
-# (the terms, with the coefficients as attribute "coef").
+# A hyperprior on the search scale: independent normals (`terms`: term,
+# mean, sd) on linear combinations `coef` (a row per term, a column per
+# named parameter; parameters in no term are flat within their bounds).
+# `table` is what fit$optimization keeps.
 .hyperprior <- function(terms, coef) {
   stopifnot(nrow(terms) == nrow(coef), !is.null(colnames(coef)))
   value <- function(par) drop(coef %*% par[colnames(coef)])

@@ -1,8 +1,3 @@
-# Whether a regression fit's prediction intervals hold what they claim:
-# their coverage of held-out targets, or of cross-validated ones, at each
-# nominal level (interval_coverage()), and its plot (plot(fit, which =
-# "calibration")).
-
 #' Coverage of a regression fit's prediction intervals: their calibration
 #'
 #' How often the prediction intervals of a fit from [svr()], [mfsvr()],
@@ -10,18 +5,11 @@
 #' a calibrated fit's 80% intervals hold about 80% of new targets. The
 #' targets are held-out data (`newdata`, with the response), or else the
 #' training rows by `folds`-fold cross-validation: the model is refitted by
-#' its own call on all folds but one (an evidence search in the call is
-#' repeated, so what is measured is the whole procedure, choice of
-#' hyperparameters included) and its intervals are asked for the rows left
-#' out. Intervals at the fitted hyperparameters alone, without refits
-#' (leave-one-out by the fit's own formulas), would miss what the data chose
-#' for themselves: the relevance vector machines' pruning, above all,
-#' adapts to every training target.
-#'
-#' The refits find the data as [update()] does: a formula fit evaluates its
-#' call's `data` where `interval_coverage()` is called (and takes the rows the fit
-#' used), a fit to a matrix reuses the inputs and response it stores. Each
-#' refit costs what the fit cost.
+#' its own call on all folds but one, evidence search included (refits, not
+#' the fit's own leave-one-out formulas, which would miss what the data
+#' chose, such as the relevance vector machines' pruning), and its intervals
+#' are asked for the rows left out. The refits find the data as [update()]
+#' does (a fit to a matrix reuses what it stores), each at the fit's cost.
 #'
 #' `plot(fit, which = "calibration")` ([plot.gpsvm_regression()]) draws the
 #' table: coverage against nominal level, with the band in which a
@@ -109,9 +97,8 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
   do.call(rbind, rows)
 }
 
-# The intervals at every level for held-out rows: n x levels matrices
-# `lower` and `upper`, and the targets `y` (rows with a missing value left
-# out).
+# The intervals at every level for held-out rows (n x levels matrices
+# `lower`, `upper`) and the targets `y`, incomplete rows left out.
 .held_out_bands <- function(object, newdata, y, levels) {
   if (inherits(newdata, "gpsvm_partitions")) {  # (each partition's, in their order)
     return(.bind_pieces(lapply(seq_along(newdata$sources), function(i) {
@@ -137,8 +124,7 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
   y
 }
 
-# Numeric targets, one per row of newdata; missing values allowed (their
-# rows are left out).
+# Numeric targets, one per row of newdata, NA allowed.
 .check_targets_na <- function(y, n) {
   if (!is.numeric(y) || length(y) != n) {
     .stop(sprintf("the held-out response must be numeric with one value per row of 'newdata' (%d)", n))
@@ -162,18 +148,15 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 .cross_validated_bands <- function(object, folds, levels, seed, env) {
   data <- .refit_data(object, env)
   fold <- .fold_assignment(length(object$y), folds, seed)
-  parts <- lapply(seq_len(folds), function(k) {
+  .bind_pieces(lapply(seq_len(folds), function(k) {
     out <- fold == k
     refit <- suppressWarnings(.refit_rows(object, data, !out, env))
     .bands_at(refit, data$newdata(out), object$y[out], levels)
-  })
-  list(lower = do.call(rbind, lapply(parts, `[[`, "lower")),
-       upper = do.call(rbind, lapply(parts, `[[`, "upper")),
-       y = unlist(lapply(parts, `[[`, "y")))
+  }))
 }
 
-# A random assignment of n rows to `folds` folds of equal size (to one row),
-# from `seed`; the session's random numbers are left as they were.
+# n rows at random to `folds` folds of equal size, leaving the session's
+# random numbers as they were.
 .fold_assignment <- function(n, folds, seed) {
   restore <- .keep_random_state()
   on.exit(restore())
@@ -182,10 +165,8 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
 }
 
 # The data a refit needs, at the rows the fit used: the call's data frame
-# for a formula fit (found as update() finds it), else the stored inputs in
-# the data's units and the `response` (a classifier's classes).
-# `newdata(rows)` gives the rows as predict() takes them, `arguments(rows)`
-# as the fitter does.
+# (found as update() finds it), or the stored inputs and the `response`;
+# `newdata(rows)` as predict() takes them, `arguments(rows)` as the fitter.
 .refit_data <- function(object, env, response = object$y) {
   if (is.null(object$terms)) {
     x <- .original_inputs(object)
@@ -217,8 +198,7 @@ interval_coverage.gpsvm_regression <- function(object, newdata = NULL, y = NULL,
   .quiet_refits(eval(call, env))
 }
 
-# plot(fit, which = "calibration"): coverage against nominal level; `env`
-# is where plot() was called (the refits' data are looked up there).
+# plot(fit, which = "calibration"); `env`: where plot() was called.
 .plot_calibration <- function(x, env, newdata = NULL, y = NULL, folds = 5,
                               levels = c(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99), seed = 1,
                               main = NULL, xlab = "nominal level", ylab = "coverage",

@@ -5,9 +5,8 @@
 #' model fitting functions.
 #'
 #' * `rbf_kernel(sigma)`: the Gaussian kernel
-#'   \eqn{k(x, x') = \exp(-|x - x'|^2 / (2\sigma^2))}. The papers write widths
-#'   differently: Gao, Gunn and Harris (2002) use \eqn{\exp(-|x-x'|^2/\tau^2)},
-#'   which is `rbf_kernel(tau / sqrt(2))`.
+#'   \eqn{k(x, x') = \exp(-|x - x'|^2 / (2\sigma^2))} (other conventions:
+#'   "Conversions" below).
 #' * `rbf_kernel(sigma, per_input = TRUE)`: the Gaussian kernel with a width
 #'   per input column, \eqn{k(x, x') = \exp(-\sum_c (x_c - x'_c)^2 /
 #'   (2\sigma_c^2))} (automatic relevance determination): see "A width per
@@ -183,15 +182,13 @@
 #' @name kernels
 NULL
 
-# The largest derivative order and polynomial degree the kernels evaluate;
-# the C++ core has the same limits (kMaxDerivativeOrder, kMaxPolynomialDegree
-# in kernels.hpp) and its glue checks them too.
+# The largest derivative order and polynomial degree, as in the C++ core
+# (kMaxDerivativeOrder, kMaxPolynomialDegree in kernels.hpp).
 .max_deriv <- 1000L
 .max_degree <- 100L
 
-# The most points a plot evaluates a curve at, and along each axis of a
-# classifier's surface (grid^2 points): far more than a device resolves,
-# and bounded so that a mistyped n = 1e9 is an error, not gigabytes.
+# The most points of a plotted curve, and along each axis of a surface: far
+# more than a device resolves, so that a mistyped n = 1e9 is an error.
 .max_curve_points <- 10000L
 .max_surface_grid <- 1000L
 
@@ -230,20 +227,13 @@ matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
   kernel
 }
 
-# Whether a kernel has a width (sigma, or one per input): the Gaussian and
-# the Matern kernels.
+# Whether a kernel has a width: the Gaussian and the Matern kernels.
 .has_width <- function(kernel) isTRUE(kernel$type %in% c("rbf", "matern"))
 
-# The highest order of derivative a kernel has in one argument: nu - 1/2 for
-# the Matern kernels, any order (up to .max_deriv) for the others.
-.kernel_max_deriv <- function(kernel) {
-  if (identical(kernel$type, "matern")) as.integer(kernel$nu - 0.5) else .max_deriv
-}
-
-# `deriv` within the kernel's smoothness, or an error saying why not, with
-# `what` naming the argument that asked for it.
+# `deriv` within the kernel's smoothness (nu - 1/2 for a Matern kernel), or
+# an error saying why not, with `what` naming the argument that asked for it.
 .check_kernel_deriv <- function(kernel, deriv, what = sprintf("'deriv' = %d", deriv)) {
-  top <- .kernel_max_deriv(kernel)
+  top <- if (identical(kernel$type, "matern")) as.integer(kernel$nu - 0.5) else .max_deriv
   if (deriv > top) {
     .stop(sprintf(paste("%s is past the smoothness of the Matern kernel with nu = %s: its",
                         "process is %s, so derivatives of order above %d do not exist"),
@@ -256,11 +246,8 @@ matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
 
 .nu_label <- function(nu) sprintf("%d/2", as.integer(2 * nu))
 
-# The kernel divides by 2 sigma^2, which must be a positive finite double:
-# below about 1.5e-154 it underflows to 0, and the kernel's diagonal becomes
-# 0 / 0 (rbf_kernel(1e-300) gave mfsvr() and svc() errors about the kernel
-# matrix, gpc() an internal one, and svr(), rvm() and srvm() constant fits
-# without a word).  One rule, where every model gets its kernel.
+# The kernel divides by 2 sigma^2, which must be a positive finite double
+# (below about 1.5e-154 it underflows, and the diagonal is 0 / 0).
 .width_range <- sqrt(c(.Machine$double.xmin, .Machine$double.xmax))
 .check_width <- function(sigma) {
   bad <- sigma < .width_range[1L] | sigma > .width_range[2L]
@@ -272,13 +259,9 @@ matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
   sigma
 }
 
-# A Gaussian kernel with a width per input, k(x, x') = exp(-sum_c (x_c -
-# x'_c)^2 / (2 sigma_c^2)), is the unit-width kernel on the inputs divided
-# column by column by their widths.  Fits hold it that way: the inputs they
-# store (and the input scaling predictions apply) include the division, and
-# the kernel they keep is that unit-width kernel, with the widths recorded
-# in `input_widths` for print() and for the search that chose them.  So the
-# C++ core and every prediction path see an ordinary Gaussian kernel.
+# A kernel with a width per input is the unit-width kernel on the inputs
+# divided by their widths, and fits hold it that way (the widths recorded
+# in `input_widths`), so the C++ core sees an ordinary kernel.
 .unit_width_inputs <- function(x, kernel) {
   if (!isTRUE(kernel$per_input) || !is.null(kernel$input_widths)) {
     return(list(x = x, kernel = kernel))
@@ -292,10 +275,8 @@ matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
   list(x = out, kernel = kernel)
 }
 
-# The fitters' entry: the kernel a fit uses on the scaled inputs xs (a
-# Gaussian width chosen from them when none was given; a fit's kernel given
-# again brings its widths per input), and those inputs divided by its
-# widths per input when it has them.
+# The fitters' entry: the kernel a fit uses on the scaled inputs xs, and
+# those inputs divided by its widths per input.
 .fit_kernel <- function(xs, kernel) {
   .unit_width_inputs(xs, .resolve_kernel(.as_given_kernel(kernel), xs))
 }
@@ -309,16 +290,14 @@ matern_kernel <- function(nu = 5/2, sigma = NULL, per_input = FALSE) {
   kernel
 }
 
-# The widths a per-input kernel stands for (the common width times the
-# recorded ones), or NULL for other kernels.
+# The widths a per-input kernel stands for, or NULL for other kernels.
 .input_widths <- function(kernel) {
   if (is.null(kernel$input_widths)) return(NULL)
   kernel$sigma * kernel$input_widths
 }
 
-# The input scaling with a fit's widths per input folded in (scale = FALSE
-# gets a scaling that only divides by them), so that new inputs reach the
-# unit-width kernel the way the training inputs did.
+# The input scaling with a fit's widths per input folded in, so that new
+# inputs reach the unit-width kernel as the training inputs did.
 .with_input_widths <- function(scaling, kernel, x) {
   widths <- kernel$input_widths
   if (is.null(widths)) return(scaling)
@@ -343,13 +322,9 @@ poly_kernel <- function(degree, scale = 1, offset = 1) {
               subclass = "gpsvm_poly_kernel")
 }
 
-# (s <x, x'> + c)^d is a covariance (positive semidefinite on every set of
-# inputs) when s >= 0 and c >= 0: a sum of powers of <x, x'> with
-# non-negative weights.  With s < 0 or c < 0 it is not, for any degree
-# with c != 0 (the odd powers get negative weights): on 40 scaled points
-# poly_kernel(2, scale = -1)'s matrix has an eigenvalue of -89, and svr()
-# gave fitted values from -129 to 115 for targets in [-1, 1], with an
-# evidence and intervals.  Refused, as parsnip's scale_factor <= 0 is.
+# (s <x, x'> + c)^d is a covariance when s >= 0 and c >= 0 (a sum of powers
+# of <x, x'> with non-negative weights); otherwise the odd powers get
+# negative weights, and it is refused.
 .check_definite <- function(scale, offset) {
   for (arg in c("scale", "offset")) {
     value <- if (arg == "scale") scale else offset
@@ -381,12 +356,7 @@ format.gpsvm_kernel <- function(x, ...) {
   out <- switch(x$type,
     rbf = if (isTRUE(x$per_input)) .format_per_input(x) else
       c("Gaussian RBF kernel: k(x, x') = exp(-|x - x'|^2 / (2 sigma^2))",
-        if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
-          sprintf("  sigma = %s%s", format(x$sigma),
-                  if (identical(x$sigma_rule, "data")) " (chosen from the data)" else
-                    if (identical(x$sigma_rule, "inputs")) {
-                      " (e1071's gamma = 1/p for the p input columns)"
-                    } else "")),
+        .format_sigma(x, " (e1071's gamma = 1/p for the p input columns)")),
     polynomial = c("Polynomial kernel: k(x, x') = (scale <x, x'> + offset)^degree",
                    sprintf("  degree = %d, scale = %s, offset = %s%s",
                            x$degree, format(x$scale), format(x$offset),
@@ -409,17 +379,18 @@ format.gpsvm_kernel <- function(x, ...) {
                   switch(.nu_label(x$nu), "1/2" = "exp(-r)",
                          "3/2" = "(1 + sqrt(3) r) exp(-sqrt(3) r)",
                          "5/2" = "(1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r)"))
-  if (isTRUE(x$per_input)) {
-    return(c(head, .format_per_input(x)[-1L]))
-  }
-  c(head, if (is.null(x$sigma)) "  sigma: chosen from the data when a model is fitted" else
-    sprintf("  sigma = %s%s", format(x$sigma),
-            if (identical(x$sigma_rule, "data")) " (chosen from the data)" else ""))
+  c(head, if (isTRUE(x$per_input)) .format_per_input(x)[-1L] else .format_sigma(x))
 }
 
-# The Gaussian kernel with a width per input, as format() shows it: the
-# widths by input name (on the inputs as the model sees them, after
-# scaling), or how they will be chosen.
+# The width line of format(), with the rule that chose it.
+.format_sigma <- function(x, inputs = "") {
+  if (is.null(x$sigma)) return("  sigma: chosen from the data when a model is fitted")
+  sprintf("  sigma = %s%s", format(x$sigma), if (identical(x$sigma_rule, "data")) {
+    " (chosen from the data)"
+  } else if (identical(x$sigma_rule, "inputs")) inputs else "")
+}
+
+# The widths per input by name (on the scaled inputs), or how they are chosen.
 .format_per_input <- function(x) {
   widths <- .input_widths(x) %||% x$sigma
   head <- "Gaussian RBF kernel, a width per input: k(x, x') = exp(-sum_c (x_c - x'_c)^2 / (2 sigma_c^2))"
@@ -565,12 +536,8 @@ plot.gpsvm_kernel <- function(x, deriv = 0, from = NULL, to = NULL, n = 401,
   invisible(values)
 }
 
-# K(z, xs) coef: the values of a kernel expansion (or with deriv > 0 of its
-# derivative in input column wrt) at the rows of z, by blocks of rows so
-# that memory stays bounded and an interrupt is seen between blocks.  Values
-# come from the C++ evaluator's product (no cross matrix, zero coefficients
-# skipped); derivatives from blocks of kernel_matrix() (about 2e6 kernel
-# values at a time).
+# K(z, xs) coef (or its derivative in column wrt) at the rows of z, by
+# blocks, so that memory stays bounded and an interrupt is seen between them.
 .kernel_expansion <- function(kernel, z, xs, coef, deriv = 0L, wrt = 1L) {
   out <- numeric(nrow(z))
   if (length(coef) == 0L) return(out)

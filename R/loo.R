@@ -38,11 +38,9 @@
 #' full fit's EP sites without the case left out; it changes only the number
 #' of sweeps, not the answer (sites that cannot be used, e.g. a negative
 #' precision in an edited fit, fall back to fresh sites).
-#' Refits run in chunks of cases (about 50 per binary model) through
-#' [future.apply::future_lapply()], so they run wherever [future::plan()]
-#' sends them (see [gpsvm_parallel]), with progress reported through
-#' progressr. The result does not depend on the plan or on how the work is
-#' split.
+#' Refits run in chunks of cases wherever [future::plan()] sends them, with
+#' progress reported through progressr (see [gpsvm_parallel]); the result
+#' does not depend on the plan.
 #'
 #' With three or more classes, every one-vs-rest model is left without case
 #' \eqn{i} (by the approximation or by refits) and gives its decision value
@@ -53,16 +51,11 @@
 #'
 #' @param fit A fit from [svc()] or [gpc()].
 #' @param method `"approx"` (linear response) or `"exact"` (refits).
-#' @param progress Deprecated: progress is reported through progressr and
-#'   shown with `progressr::with_progress(loo_error(...))` or, for the
-#'   session, `progressr::handlers(global = TRUE)`. `TRUE` still wraps the
-#'   call in `progressr::with_progress()`, with a warning.
-#' @param cores Deprecated: write `future::plan(future::multicore, workers =
-#'   cores)` before the call. A number above 1 still sets that plan for the
-#'   call, with a warning.
-#' @param cl Deprecated: write `future::plan(future::cluster, workers = cl)`
-#'   before the call. A cluster from [parallel::makeCluster()] still sets
-#'   that plan for the call, with a warning.
+#' @param progress,cores,cl Deprecated, still honoured with a warning (see
+#'   [gpsvm_parallel]): `progress = TRUE` wraps the call in
+#'   `progressr::with_progress()`; `cores` above 1 or a cluster `cl` from
+#'   [parallel::makeCluster()] sets `future::plan(future::multicore, workers =
+#'   cores)` or `future::plan(future::cluster, workers = cl)` for the call.
 #' @param x A `gpsvm_loo` object.
 #' @param ... Not used; unknown arguments are an error.
 #' @return An object of class `gpsvm_loo`: a list with `error` (the
@@ -106,47 +99,39 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
   restore_plan <- .legacy_plan("loo_error", cores, cl)
   on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
-  if (.is_joint(fit)) {
+  joint <- .is_joint(fit)
+  if (joint) {
     out <- .joint_loo(fit, method)
-    margins <- out$margins
-    res <- c(list(error = mean(margins <= 0), count = sum(margins <= 0), margins = margins,
-                  method = method, model = .loo_model_name(fit),
-                  estimator = if (method == "exact") "refits" else "variational cavities"),
-             out[setdiff(names(out), "margins")],
-             list(time = proc.time()[["elapsed"]] - start))
-    if (isTRUE(res$not_converged > 0)) {
-      warning(sprintf("%d of %d leave-one-out refits did not converge", res$not_converged,
-                      length(margins)), call. = FALSE)
-    }
-    return(structure(res, class = "gpsvm_loo"))
-  }
-  models <- .binary_models(fit)
-  refusal <- if (method == "exact") .loo_exact_refusal(models[[1L]])
-  if (!is.null(refusal)) .stop(refusal)
-  out <- if (method == "approx") {
-    list(margins = lapply(models, function(m) .loo_approx(m)))
+    approx <- "variational cavities"
   } else {
-    .loo_exact(models)
+    models <- .binary_models(fit)
+    refusal <- if (method == "exact") .loo_exact_refusal(models[[1L]])
+    if (!is.null(refusal)) .stop(refusal)
+    out <- if (method == "approx") {
+      list(margins = lapply(models, function(m) .loo_approx(m)))
+    } else {
+      .loo_exact(models)
+    }
+    out <- c(.loo_margins(fit, out$margins), out[setdiff(names(out), "margins")])
+    approx <- .loo_approx_label(models[[1L]])
   }
-  out <- c(.loo_margins(fit, out$margins), out[setdiff(names(out), "margins")])
   margins <- out$margins
   res <- c(list(error = mean(margins <= 0), count = sum(margins <= 0), margins = margins,
                 method = method, model = .loo_model_name(fit),
-                estimator = if (method == "exact") "refits" else .loo_approx_label(models[[1L]])),
+                estimator = if (method == "exact") "refits" else approx),
            out[setdiff(names(out), "margins")],
            list(time = proc.time()[["elapsed"]] - start))
-  if (!is.null(res$not_converged) && res$not_converged > 0) {
-    cap <- sprintf("max_iter = %d", fit$control$max_iter)
-    warning(sprintf("%d of %d leave-one-out refits did not converge within %s",
-                    res$not_converged, length(margins) * length(models), cap), call. = FALSE)
+  if (isTRUE(res$not_converged > 0)) {
+    warning(sprintf("%d of %d leave-one-out refits did not converge%s", res$not_converged,
+                    length(margins) * if (joint) 1L else length(models),
+                    if (joint) "" else sprintf(" within max_iter = %d", fit$control$max_iter)),
+            call. = FALSE)
   }
   structure(res, class = "gpsvm_loo")
 }
 
-# The leave-one-out margins of a fit from those of its binary models: the
-# one model's for two classes; for K classes the decision values
-# f_k(x_i) = (y_k)_i m_k,i and the margin of the true class over the best
-# other one.
+# The leave-one-out margins of a fit from its binary models': for K classes
+# the decision values f_k(x_i) = (y_k)_i m_k,i and the true class's margin.
 .loo_margins <- function(fit, binary) {
   rows <- rownames(fit$x)
   if (!.is_multiclass(fit)) return(list(margins = stats::setNames(binary[[1L]], rows)))
@@ -165,25 +150,17 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 }
 
 # What each classifier method brings to leave-one-out (methods in gpc.R and
-# svc.R): the approximate margins of one binary model and what they are
-# ("linear response" unless said otherwise), the margins and iterations of
-# its exact refits for the cases in `which` (1-based), warm-started from the
-# full fit without the case left out, and why exact refits are refused (NULL
-# when they are not).  A refit may see one class only (a class with one
-# case, left out), which the solvers handle.
+# svc.R): .loo_approx() margins and their label, .loo_refits() for the
+# cases `which`, warm-started, and why exact refits are refused (or NULL).
 .loo_approx_label.gpsvm_classifier <- function(model) "linear response"
 .loo_exact_refusal.gpsvm_classifier <- function(model) NULL
 
-# "gpc (TAP mean field / EP)": the model and its method or solver, for
-# loo_error()'s result.
-
-# Exact refits of every binary model, as one list of tasks (model, chunk of
-# cases), so that the progress bar and the workers cover all of them.
+# Exact refits of every binary model as one list of tasks, so that the
+# progress bar and the workers cover all of them.
 .loo_exact <- function(models) {
   n <- length(models[[1L]]$y)
-  # about 50 chunks per model: fine enough for the progress bar and for
-  # spreading over workers, coarse enough that the per-call set-up (the Gram
-  # matrix) stays small next to the refits
+  # about 50 chunks per model: fine for progress and workers, coarse enough
+  # that each call's set-up (the Gram matrix) stays small next to the refits
   chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
   tasks <- unlist(lapply(seq_along(models), function(k) {
     lapply(chunks, function(which) list(model = k, which = which))
@@ -200,8 +177,7 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
        not_converged = sum(vapply(parts, `[[`, numeric(1), "not_converged")))
 }
 
-# A closure holding only the binary models, so that sending it to cluster
-# workers serialises nothing else.
+# A closure holding only the binary models, so that workers get nothing else.
 .loo_worker <- function(models) {
   force(models)
   function(task) .loo_refits(models[[task$model]], task$which)

@@ -1,10 +1,3 @@
-# Comparing fits by their evidence, with the methods an lm user reaches for:
-# anova() of several fits, extractAIC(), deviance() and df.residual() (so
-# that drop1(), add1() and step() choose inputs), all read from logLik(), the
-# one evidence of every model.  They work alike for the regression and the
-# classifier bases (a classifier without an evidence says so through its
-# logLik()).
-
 #' Comparing fits by their evidence
 #'
 #' The log evidence [logLik()] of a gpsvm fit is the log density of the data
@@ -145,7 +138,6 @@ anova.gpsvm_classifier <- anova.gpsvm_regression
 .check_same_data <- function(first, other, j) {
   a <- .observed_response(first)
   b <- .observed_response(other)
-  names_of <- function(f) if (!is.null(f$terms)) deparse(f$terms[[2L]]) else "y"
   if (length(a) != length(b)) {
     .stop(sprintf(paste("fit %d has %d observations and fit 1 has %d: anova() compares fits of",
                         "the same data (their log evidences are densities of different data)"),
@@ -155,15 +147,14 @@ anova.gpsvm_classifier <- anova.gpsvm_regression
   if (is.numeric(a) && is.numeric(b) && isTRUE(abs(stats::cor(a, b, method = "spearman")) == 1)) {
     .stop(sprintf(paste("the response of fit %d (%s) is that of fit 1 (%s) on another scale:",
                         "their log evidences are densities in different units and do not",
-                        "compare; fit both to the same response"), j, names_of(other),
-                  names_of(first)))
+                        "compare; fit both to the same response"), j, .response_name(other),
+                  .response_name(first)))
   }
   .stop(sprintf(paste("the responses of fits 1 and %d differ in %d of %d observations: anova()",
                       "compares fits of the same data"), j, sum(a != b), length(a)))
 }
 
-# The response a fit's evidence is a density of: the targets in the user's
-# units, or the class labels.
+# The targets in the user's units, or the class labels.
 .observed_response <- function(fit) {
   .validate_fit(fit)
   if (inherits(fit, "gpsvm_classifier")) as.character(fit$classes) else fit$y
@@ -210,8 +201,7 @@ add1.gpsvm_regression <- function(object, scope, scale = 0, test = "none", k = 2
 #' @export
 add1.gpsvm_classifier <- add1.gpsvm_regression
 
-# The terms of a fit made with a formula (drop1() and add1() refit it
-# without or with a term).
+# The terms of a fit made with a formula, for refits without or with a term.
 .formula_terms <- function(object, what) {
   .validate_fit(object)
   if (is.null(object$terms)) {
@@ -221,9 +211,8 @@ add1.gpsvm_classifier <- add1.gpsvm_regression
   object$terms
 }
 
-# terms() of a formula fit; of a matrix fit, an error that says why (step(),
-# which starts from terms(), otherwise stopped with "no terms component nor
-# attribute").
+# terms() of a formula fit; of a matrix fit, an error that says why (where
+# step() would say "no terms component nor attribute").
 #' @importFrom stats terms
 #' @export
 terms.gpsvm_regression <- function(x, ...) .formula_terms(x, "terms() (and so step())")
@@ -231,9 +220,8 @@ terms.gpsvm_regression <- function(x, ...) .formula_terms(x, "terms() (and so st
 #' @export
 terms.gpsvm_classifier <- terms.gpsvm_regression
 
-# drop1()'s and add1()'s table: the fit and its refits with each term of
-# `scope` removed ("-") or added ("+"), each with its AIC (extractAIC()),
-# and Df the input columns the term takes away or brings.
+# drop1()'s and add1()'s table: each term of `scope` removed ("-") or added
+# ("+"), its refit's AIC, and Df the input columns the term brings.
 .term_table <- function(object, scope, sign, scale, test, k, trace, heading) {
   if (!identical(test, "none")) {
     .stop(paste("'test' must be \"none\": the models are not nested parametric models with a",

@@ -1,11 +1,3 @@
-# Independent pieces of work (leave-one-out refits, evidence grids,
-# one-vs-rest models) go through future.apply, so they run wherever the
-# user's future::plan() sends them: sequentially (the default), on forked
-# or background R sessions, or on a cluster through a backend such as
-# future.batchtools.  Progress is signalled through progressr and shown only
-# when the user asks for it (progressr::handlers(global = TRUE) or
-# progressr::with_progress()).
-
 #' Running gpsvm's repeated work in parallel
 #'
 #' The functions that repeat independent fits, exact leave-one-out
@@ -13,17 +5,11 @@
 #' the evidence search for `C` in [svr()] and the one-vs-rest models of
 #' [svc()] and [gpc()] with three or more classes, hand their pieces of work
 #' to [future.apply::future_lapply()]. Where they run is chosen with
-#' [future::plan()], once, outside gpsvm:
-#'
-#' * `future::plan(future::sequential)` (the default): in the R session.
-#' * `future::plan(future::multisession, workers = 2)`: background R
-#'   sessions on this machine (any operating system).
-#' * `future::plan(future::multicore, workers = 2)`: forked processes, as
-#'   [parallel::mclapply()] did (not on Windows, not in RStudio).
-#' * `future::plan(future::cluster, workers = cl)`: a cluster from
-#'   [parallel::makeCluster()], as [parallel::parLapply()] did.
-#' * a scheduler through a backend package, e.g.
-#'   `future::plan(future.batchtools::batchtools_slurm)`.
+#' [future::plan()], once, outside gpsvm: `future::sequential` (the
+#' default, in the R session), `future::multisession` (background R
+#' sessions), `future::multicore` (forked processes, not on Windows or in
+#' RStudio), `future::cluster` with a cluster from [parallel::makeCluster()],
+#' or a scheduler through a backend package such as future.batchtools.
 #'
 #' A single fit of [mfsvr()] to data in row partitions ([gpsvm_partitions()])
 #' uses the workers of a cluster or multisession plan differently: each
@@ -62,11 +48,9 @@
 #' }
 NULL
 
-# lapply(xs, f) through future.apply: the results in the order of `xs`,
-# each call with its own random number stream, one progress step per
-# element.  The caller's random number state is restored afterwards, so
-# that work which draws no random numbers leaves the session's stream
-# untouched whatever the plan.
+# lapply(xs, f) through future.apply, each call with its own random number
+# stream and one progress step; the caller's random state is restored, so
+# work that draws no random numbers leaves it untouched whatever the plan.
 .future_map <- function(xs, f, ...) {
   if (length(xs) == 0L) return(list())
   restore <- .keep_random_state()
@@ -75,9 +59,8 @@ NULL
   future.apply::future_lapply(xs, .stepping(f, step), ..., future.seed = TRUE)
 }
 
-# f followed by one progress step.  Made here rather than inside
-# .future_map() so that the function sent to the workers carries only f and
-# the progressor, not the list being mapped over.
+# f followed by one progress step, made here so that the function sent to
+# the workers carries only f and the progressor, not the list mapped over.
 .stepping <- function(f, step) {
   force(f)
   force(step)
@@ -88,9 +71,8 @@ NULL
   }
 }
 
-# A function that puts .Random.seed back as it is now, or, if there is none
-# yet, the generator's kinds (future.seed switches to L'Ecuyer-CMRG) and no
-# .Random.seed.
+# A function that puts .Random.seed back as it is now, or if there is none
+# the generator's kinds (future.seed switches to L'Ecuyer-CMRG).
 .keep_random_state <- function() {
   env <- globalenv()
   had <- exists(".Random.seed", envir = env, inherits = FALSE)
@@ -106,23 +88,21 @@ NULL
   }
 }
 
-# The old ways of asking for parallel work or a progress bar, still honoured:
-# `cores` and `cl` become a temporary future plan (.legacy_plan() returns a
-# function that undoes it), `progress = TRUE` a progressr::with_progress()
-# around the call.  Each warns with what to write instead.
+# The old ways of asking for parallel work or a progress bar, still honoured
+# with a warning: `cores` and `cl` set a future plan (returned: what undoes
+# it), `progress = TRUE` a progressr::with_progress() around the call.
 .legacy_plan <- function(fun, cores = 1L, cl = NULL) {
   if (!is.null(cl)) {
     .deprecated(fun, "'cl'", sprintf("future::plan(future::cluster, workers = cl) before %s()", fun))
     old <- future::plan(future::cluster, workers = cl)
-    return(function() future::plan(old))
-  }
-  if (cores > 1L) {
+  } else if (cores > 1L) {
     .deprecated(fun, "'cores'", sprintf("future::plan(future::multicore, workers = %d) before %s()",
                                         cores, fun))
     old <- future::plan(future::multicore, workers = cores)
-    return(function() future::plan(old))
+  } else {
+    return(function() invisible(NULL))
   }
-  function() invisible(NULL)
+  function() future::plan(old)
 }
 
 # TRUE when the caller should rerun itself inside progressr::with_progress().
@@ -143,27 +123,23 @@ NULL
 #' split between threads. `gpsvm_threads()` says how many threads are used
 #' and sets that number.
 #'
-#' The results do not depend on the number of threads: the work is split so
-#' that every number is computed in the same order on any number of them.
-#' Forked processes (a `future::multicore` plan, [parallel::mclapply()]) run
-#' on one thread. A threaded loop starts no more threads than there are
-#' processors idle at that moment (on Linux, the processors less the other
-#' runnable threads the system counts): a round of threads waits for the
-#' slowest, and one that must wait for a processor held by other work holds
-#' up the round, so that on a busy machine two threads could take longer
-#' than one ("Performance" below). `options(gpsvm.threads_follow_load = FALSE)` before
-#' `gpsvm_threads(n)` starts the threads whatever the load (to time them,
-#' say).
+#' The results do not depend on the number of threads: every number is
+#' computed in the same order on any number of them. Forked processes (a
+#' `future::multicore` plan, [parallel::mclapply()]) run on one thread. A
+#' threaded loop starts no more threads than there are processors idle (on
+#' Linux, the processors less the other runnable threads): a round of
+#' threads waits for its slowest, so on a busy machine two threads could take
+#' longer than one ("Performance" below).
+#' `options(gpsvm.threads_follow_load = FALSE)` before `gpsvm_threads(n)`
+#' starts them whatever the load.
 #'
 #' When the package is loaded the number is the option `gpsvm.threads`, else
 #' the environment variable `GPSVM_THREADS`, else what
 #' [future::availableCores()] reports: the machine's cores, limited by the
 #' usual settings (`mc.cores`, cgroups, a batch scheduler's allocation, and 2
 #' under `R CMD check --as-cran`). `OMP_THREAD_LIMIT` caps it further. The
-#' number set is at most the processors the process may run on: more
-#' threads than processors only wait for each other, so
-#' `gpsvm_threads(1000)` on a machine with two cores sets 2, and
-#' `gpsvm_threads()` then says so.
+#' number set is at most the processors the process may run on (more only
+#' wait for each other): `gpsvm_threads(1000)` on two cores sets 2.
 #' Threads only start where the work is large enough to gain from them: a
 #' pass over an n x m matrix, or another loop over blocks of rows
 #' (predictions, gradients in the kernel's widths, cross products), of at
@@ -202,9 +178,8 @@ gpsvm_threads <- function(threads = NULL) {
   invisible(old)
 }
 
-# Whether threaded loops start no more threads than processors are idle
-# (see ?gpsvm_threads): the option gpsvm.threads_follow_load, TRUE unless it
-# is FALSE.
+# Whether threaded loops follow the load (?gpsvm_threads): TRUE unless the
+# option gpsvm.threads_follow_load is FALSE.
 .follow_load <- function() !isFALSE(getOption("gpsvm.threads_follow_load"))
 
 # The number of threads a session starts with (see ?gpsvm_threads); a bad

@@ -1,10 +1,3 @@
-# The fitting function behind parsnip's "gpsvm" engines (registered by
-# parsnip-engines.R).  parsnip's main arguments are translated into the
-# fitter's once, in .parsnip_fitter_args(); what parsnip leaves unset is
-# chosen by the evidence: by the fitter's own search where it has one for
-# that argument, otherwise by comparing the evidence (logLik()) of fits over
-# a small grid.
-
 #' The fitting function of parsnip's "gpsvm" engines
 #'
 #' When parsnip is installed, gpsvm registers an engine `"gpsvm"` for
@@ -25,14 +18,12 @@
 #' | `margin` | `epsilon` (regression only) |
 #' | `degree`, `scale_factor` | [poly_kernel()]`(degree, scale = scale_factor, offset = 1)` |
 #'
-#' `rbf_sigma` is in kernlab's convention, as for parsnip's `"kernlab"`
-#' engine: kernlab's `rbfdot(sigma)` is \eqn{\exp(-\sigma |x - x'|^2)},
-#' gpsvm's `rbf_kernel(s)` is \eqn{\exp(-|x - x'|^2 / (2 s^2))}, so the two
-#' engines given the same `rbf_sigma` use the same kernel. So do their
-#' polynomial kernels (kernlab's `polydot(degree, scale, offset = 1)`). With
-#' the default `scale = TRUE` inputs and (in regression) the response are
-#' standardised, as kernlab does, and the arguments act on the standardised
-#' data: `margin = 0.1` is a tenth of the response's standard deviation.
+#' `rbf_sigma` and the polynomial kernel's arguments are in kernlab's
+#' convention (see "Conversions" in [kernels]), so the `"kernlab"` engine
+#' given the same values uses the same kernel. With the default `scale =
+#' TRUE` inputs and (in regression) the response are standardised, as kernlab
+#' does, and the arguments act on the standardised data: `margin = 0.1` is a
+#' tenth of the response's standard deviation.
 #'
 #' The classifier has no `C`: its label noise is the variance `noise` added
 #' to the kernel's diagonal, and an SVM with the quadratic slack penalty
@@ -148,7 +139,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
                 "svm_linear()); for a Gaussian width per input use per_input = TRUE"))
   }
   kernel <- .match_choice(kernel)
-  y <- .parsnip_response(formula, data)
+  y <- eval(formula[[2L]], data, environment(formula))
   spec <- .parsnip_model(model, is.factor(y))
   engine_args <- list(...)
   .parsnip_check_engine_args(spec, names(engine_args))
@@ -185,10 +176,6 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
                               kernel = "the model (svm_rbf(), svm_poly(), svm_linear())",
                               optimize = "optimize", select_C = "cost and optimize",
                               x = "the data", y = "the data")
-
-.parsnip_response <- function(formula, data) {
-  eval(formula[[2L]], data, environment(formula))
-}
 
 .parsnip_model <- function(model, classification) {
   allowed <- if (classification) "gpc" else c("mfsvr", "svr")
@@ -229,17 +216,12 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
   if (!is.null(margin) && spec$mode == "classification") {
     .stop("'margin' is the width of a regression's insensitive tube; a classifier has none")
   }
-  given <- list(
-    cost = if (!is.null(cost)) .check_number(cost, "cost", lower = 0, open_lower = TRUE),
-    rbf_sigma = if (!is.null(rbf_sigma)) {
-      .check_number(rbf_sigma, "rbf_sigma", lower = 0, open_lower = TRUE)
-    },
+  positive <- function(v, arg) if (!is.null(v)) .check_number(v, arg, lower = 0, open_lower = TRUE)
+  .drop_null(list(
+    cost = positive(cost, "cost"), rbf_sigma = positive(rbf_sigma, "rbf_sigma"),
     margin = if (!is.null(margin)) .check_number(margin, "margin", lower = 0),
     degree = if (!is.null(degree)) .check_count(degree, "degree", lower = 1L, upper = .max_degree),
-    scale_factor = if (!is.null(scale_factor)) {
-      .check_number(scale_factor, "scale_factor", lower = 0, open_lower = TRUE)
-    })
-  .drop_null(given)
+    scale_factor = positive(scale_factor, "scale_factor")))
 }
 
 # The main arguments of each kernel family's parsnip model.
@@ -308,9 +290,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
 
 # kernlab's rbfdot(sigma) is exp(-sigma |x - x'|^2), which is rbf_kernel(s)
 # with s = 1 / sqrt(2 sigma); NULL (unset) stays NULL, the data-driven width.
-.parsnip_rbf_width <- function(rbf_sigma) {
-  if (is.null(rbf_sigma)) NULL else 1 / sqrt(2 * rbf_sigma)
-}
+.parsnip_rbf_width <- function(rbf_sigma) if (!is.null(rbf_sigma)) 1 / sqrt(2 * rbf_sigma)
 
 # The fit, by a call that names the data rather than holding it, so that the
 # fit's stored call prints as what it is; larger engine arguments (a control
@@ -329,8 +309,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
   eval(as.call(c(as.name(fitter), list(formula = quote(formula), data = quote(data)), args)), env)
 }
 
-# The fit of highest evidence over the grid, with the grid and each fit's log
-# evidence attached.
+# The fit of highest evidence, with the grid and each fit's log evidence.
 .parsnip_best_by_evidence <- function(grid, fit_at) {
   fits <- lapply(seq_len(nrow(grid)), function(i) fit_at(as.list(grid[i, , drop = FALSE])))
   grid$log_evidence <- vapply(fits, function(fit) as.numeric(stats::logLik(fit)), numeric(1))

@@ -9,14 +9,10 @@
 #' cross-validation. Each fit records them in `fit$plan`, and `print()` and
 #' `summary()` show them.
 #'
-#' Several of these choices follow rules on the number of observations
-#' ([gpsvm_size_policy()]). Where such a rule makes the fit differ from what
-#' the defaults compute on small data (a FITC prior, a search on a subset
-#' of the rows or none, a kernel weighed on a subset, intervals not
-#' integrated over `C` or not calibrated), the fit says so in one message,
-#' which `suppressMessages()` or `options(gpsvm.quiet = TRUE)` silences.
-#' Refits made inside the package (calibration, leave-one-out, interval
-#' coverage, [drop1()]) stay quiet.
+#' Where a rule on the number of observations ([gpsvm_size_policy()], which
+#' says what silences it) makes the fit differ from what the defaults compute
+#' on small data, the fit says so in one message; refits made inside the
+#' package (calibration, leave-one-out, interval coverage, [drop1()]) do not.
 #'
 #' @param object A gpsvm fit.
 #' @return A data frame with one row per choice: `step` (what was chosen),
@@ -35,9 +31,8 @@ gpsvm_plan <- function(object) {
   object$plan
 }
 
-# One row of a plan, as a list: the fit's validator rebuilds the rows on
-# every method call (.plan_check()), and a one-row data frame apiece would
-# be most of that call's time; .plan_frame() binds them once, at the fit.
+# One row of a plan, as a list: the validator rebuilds the rows on every
+# method call, where a one-row data frame apiece would be most of its time.
 .plan_row <- function(step, choice, by, size_rule = NA_character_, exact = TRUE) {
   list(step = step, choice = choice, by = by, size_rule = size_rule, exact = exact)
 }
@@ -57,16 +52,13 @@ gpsvm_plan <- function(object) {
   sprintf("size rule %s (n = %d %s %d)", rule, n, if (beyond) ">" else "<=", .size_rule(rule))
 }
 
-# The fit with its plan, and the one message of a top-level fit when a
-# size rule made it differ from the computation on small data.  `what`
-# begins the message ("mfsvr():").
+# The fit with its plan, and the message when a size rule made it differ
+# from the computation on small data (`what`: "mfsvr():").
 .with_plan <- function(fit, what) {
   fit$plan <- .plan_frame(.plan_rows(fit))
-  .plan_message(fit$plan, what, .plan_size(fit))
+  .plan_message(fit$plan, what, length(fit$classes %||% fit$y))
   .seal(fit)
 }
-
-.plan_size <- function(fit) length(fit$classes %||% fit$y)
 
 .plan_message <- function(plan, what, n) {
   inexact <- plan[!plan$exact, , drop = FALSE]
@@ -77,15 +69,13 @@ gpsvm_plan <- function(object) {
                     list(message = text, call = NULL)))
 }
 
-# Refits the package makes itself (interval coverage, drop1()) evaluate the
-# fit's call again: their plans' messages would repeat the fit's once per
-# refit, so they are muffled (by class, which works on future's workers too).
+# The package's own refits (interval coverage, drop1()) would repeat the
+# fit's message once each: muffled by class, which works on future's workers.
 .quiet_refits <- function(expr) {
   withCallingHandlers(expr, gpsvm_plan_message = function(m) invokeRestart("muffleMessage"))
 }
 
 # The rows of a fit's plan, in the order its choices are made.
-
 .plan_rows.gpsvm_regression <- function(fit) {
   n <- length(fit$y)
   c(list(.plan_kernel(fit, n)), if (!is.null(fit$width_choice)) list(.plan_widths(fit)),
@@ -134,7 +124,6 @@ gpsvm_plan <- function(object) {
     return(.plan_row("kernel", .kernel_words(fit$kernel), by))
   }
   words <- .kernel_choice_words(fit)
-  # (mfsvr()'s default weighs a width per input only between two sizes)
   if (inherits(fit, "gpsvm_mfsvr") && is.null(fit$width_choice) && ncol(fit$x) >= 2L &&
       !.per_input_weighed(n, ncol(fit$x))) {
     rule <- if (n < .size_rule("per_input_min_n")) "per_input_min_n" else "per_input_max_n"
@@ -149,17 +138,14 @@ gpsvm_plan <- function(object) {
   .plan_row("kernel", words$choice, words$by)
 }
 
-# One width (or the linear kernel) or a width per input, by the evidence:
-# mfsvr()'s default from per_input_min_n rows, and at any size a width per
-# input the call asked to search (weighed against the default's fit).
+# One width (or the linear kernel) or a width per input, by the evidence.
 .plan_widths <- function(fit) {
   words <- .width_choice_words(fit)
   .plan_row("widths", words$choice, words$by,
             if (.per_input_weighed(length(fit$y), ncol(fit$x))) "per_input_min_n" else NA_character_)
 }
 
-# Whether a search chose the kernel's width (for a classifier, any of its
-# binary models' searches).
+# Whether a search (any of a classifier's) chose the kernel's width.
 .width_searched <- function(fit) {
   models <- if (inherits(fit, "gpsvm_classifier")) .binary_models(fit) else list(fit)
   any(vapply(models, function(m) any(grepl("^sigma", names(m$optimization$estimate))), logical(1)))
@@ -189,12 +175,12 @@ gpsvm_plan <- function(object) {
 # the search), kept because a size rule left the search out, or as given.
 .plan_search <- function(fit, n) {
   if (!is.null(fit$skipped_search)) {
+    choice <- paste("the evidence search", fit$skipped_search)
     if (!is.null(fit$partitions)) {
-      return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
-                       "data in partitions (no search)", exact = FALSE))
+      return(.plan_row("hyperparameters", choice, "data in partitions (no search)", exact = FALSE))
     }
-    return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
-                     .rule_words("search_max_n", n, TRUE), "search_max_n", FALSE))
+    return(.plan_row("hyperparameters", choice, .rule_words("search_max_n", n, TRUE),
+                     "search_max_n", FALSE))
   }
   lines <- .search_summary(fit)
   if (length(lines) == 0L && inherits(fit, "gpsvm_rvm")) {
@@ -218,9 +204,7 @@ gpsvm_plan <- function(object) {
 }
 
 # What a search on some rows cost and what the fit on every row added, in
-# EP sweeps (each a pass over the rows, what a fit's time is made of), over
-# the classes' searches of a one-vs-rest fit; NULL for a model whose search
-# counts no sweeps.
+# EP sweeps (a fit's time), over a one-vs-rest fit's classes; NULL: no sweeps.
 .search_effort <- function(fit) {
   models <- if (!is.null(fit$optimization)) list(fit) else fit$models
   steps <- lapply(models, function(m) m$optimization$path$iterations)
@@ -232,9 +216,8 @@ gpsvm_plan <- function(object) {
 }
 
 # A search's rows from the model's account of it ("C by evidence
-# maximisation: converged after 3 iterations ..."), one per line (a line per
-# class where one-vs-rest searches differ): what, then how.  With `choice`,
-# one row that names the size rule that shaped the search.
+# maximisation: converged ..."), what, then how; with `choice`, one row that
+# names the size rule that shaped the search.
 .plan_search_row <- function(lines, choice = NULL, rule = NA_character_, n = NULL) {
   parts <- regmatches(lines, regexpr(": ", lines), invert = TRUE)
   what <- vapply(parts, `[`, character(1), 1L)
@@ -245,7 +228,6 @@ gpsvm_plan <- function(object) {
             rule, FALSE)
 }
 
-# The prior's representation.
 .plan_prior <- function(fit, n) {
   if (inherits(fit, "gpsvm_rvm")) return(.plan_basis(fit, n))
   z <- fit$inducing %||% fit$models[[1L]]$inducing
@@ -270,8 +252,7 @@ gpsvm_plan <- function(object) {
 }
 
 # A FITC fit's n x m factor: held in memory, or its rows beyond the budget
-# of size rule inducing_factor_mb recomputed in every sweep (the same fit,
-# so exact).  A list of one row, or none for other priors.
+# of size rule inducing_factor_mb recomputed in every sweep (so exact).
 .plan_factor <- function(fit, n) {
   model <- if (!is.null(fit$inducing)) fit else fit$models[[1L]]
   z <- model$inducing
@@ -279,20 +260,18 @@ gpsvm_plan <- function(object) {
   mb <- 8 * n * nrow(z) / 2^20
   held <- model$inducing_held_rows
   budget <- .size_rule("inducing_factor_mb")
-  if (is.null(held) && mb > budget) {  # the joint multi-class model holds it always
-    return(list(.plan_row("factor", "the n x m cross-kernel factor held in memory",
-                          "the model (it holds the factor whatever its size)")))
-  }
-  rule <- sprintf("size rule inducing_factor_mb (%s MB %s %d)", format(signif(mb, 3)),
-                  if (is.null(held)) "<=" else ">", budget)
   choice <- if (is.null(held)) "the n x m cross-kernel factor held in memory" else
     sprintf("the cross-kernel factor's first %d rows held, the other %d recomputed in each sweep",
             held, n - held)
+  if (is.null(held) && mb > budget) {  # the joint multi-class model holds it always
+    return(list(.plan_row("factor", choice, "the model (it holds the factor whatever its size)")))
+  }
+  rule <- sprintf("size rule inducing_factor_mb (%s MB %s %d)", format(signif(mb, 3)),
+                  if (is.null(held)) "<=" else ">", budget)
   list(.plan_row("factor", choice, rule, "inducing_factor_mb"))
 }
 
-# Where a two-class gpc()'s EP on inducing inputs started (size rule
-# ep_start_subset_n); no row when the rule cannot apply.
+# Where a two-class gpc()'s EP on inducing inputs started (ep_start_subset_n).
 .plan_ep_start <- function(fit, n) {
   model <- if (!is.null(fit$inducing)) fit else fit$models[[1L]]
   if (is.null(model$inducing) || !identical(model$method, "tap") || !is.matrix(model$x)) {
@@ -323,8 +302,7 @@ gpsvm_plan <- function(object) {
             .rule_words(rule, n, FALSE), rule)
 }
 
-# The integration of the intervals over C (mfsvr(), svr()), made where the
-# evidence chose C, up to the size rule.
+# The intervals' integration over C, where the evidence chose C, up to the size rule.
 .plan_mixture <- function(fit, n) {
   mixture <- fit$C_mixture
   if (!is.null(mixture$posterior)) return(.plan_hyper_mixture(fit, n))
@@ -348,8 +326,7 @@ gpsvm_plan <- function(object) {
             else "C was not chosen by the evidence")
 }
 
-# The noise model (rvm(), mfsvr() and svr()'s noise = ): constant or varying with the inputs, as
-# given or chosen by the evidence.
+# The noise model: constant or varying with the inputs, given or by the evidence.
 .plan_noise <- function(fit) {
   nm <- fit$noise_model
   if (is.null(nm)) {
@@ -357,24 +334,21 @@ gpsvm_plan <- function(object) {
       "the default (noise = \"constant\")"))
   }
   bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
-  .plan_row("noise", if (nm$type == "varying") {
-    if (inherits(fit, "gpsvm_rvm")) "variance varying with the inputs" else
-      paste0("scale (C and epsilon of the tube) varying with the inputs",
-             if (!is.null(nm$amplitude)) {
-               sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it",
-                       nm$amplitude)
-             })
-  } else "constant",
-            if (nm$chosen == "auto") {
-              sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
-                      bf, .noise_choice_log_bf)
-            } else {
-              sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
-                      nm$chosen, bf)
-            })
+  amplitude <- if (!is.null(nm$amplitude)) {
+    sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it", nm$amplitude)
+  }
+  .plan_row("noise", if (nm$type != "varying") "constant" else if (inherits(fit, "gpsvm_rvm"))
+    "variance varying with the inputs" else
+      paste0("scale (C and epsilon of the tube) varying with the inputs", amplitude),
+    if (nm$chosen == "auto") {
+      sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
+              bf, .noise_choice_log_bf)
+    } else {
+      sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
+              nm$chosen, bf)
+    })
 }
 
-# The calibration of the intervals by cross-validation.
 .plan_calibration <- function(fit, n) {
   cal <- fit$interval_calibration
   model <- .calibration_model(fit)
@@ -391,34 +365,28 @@ gpsvm_plan <- function(object) {
                      if (by_default) .rule_words(rule, n, FALSE) else "the call",
                      if (by_default) rule else NA_character_))
   }
+  own <- function(by, ...) .plan_row("calibration", "the model's own intervals", by, ...)
   declined <- fit$calibration_declined
   if (!is.null(declined)) {
-    return(.plan_row("calibration", "the model's own intervals",
-                     sprintf(paste("the %d-fold calibration's cross-validated log score per row",
-                                   "was %.3g below the model's own (noise varying with the inputs)"),
-                             declined$folds, -declined$log_score_gain)))
+    return(own(sprintf(paste("the %d-fold calibration's cross-validated log score per row",
+                             "was %.3g below the model's own (noise varying with the inputs)"),
+                       declined$folds, -declined$log_score_gain)))
   }
-  if (!by_default) return(.plan_row("calibration", "the model's own intervals", "the call"))
-  if (!is.null(fit$partitions)) {
-    return(.plan_row("calibration", "the model's own intervals",
-                     "data in partitions (no refits on folds)"))
-  }
+  if (!by_default) return(own("the call"))
+  if (!is.null(fit$partitions)) return(own("data in partitions (no refits on folds)"))
   if (n > .size_rule(rule)) {
     return(.plan_row("calibration", "not calibrated (the model's own intervals)",
                      .rule_words(rule, n, TRUE), rule, FALSE))
   }
   if (n < .size_rule("calibration_min_n")) {
-    return(.plan_row("calibration", "the model's own intervals",
-                     sprintf("size rule calibration_min_n (n = %d < %d)", n,
-                             .size_rule("calibration_min_n")), "calibration_min_n"))
+    return(own(sprintf("size rule calibration_min_n (n = %d < %d)", n,
+                       .size_rule("calibration_min_n")), "calibration_min_n"))
   }
-  .plan_row("calibration", "the model's own intervals",
-            "a cross-validation refit failed or left no noise level")
+  own("a cross-validation refit failed or left no noise level")
 }
 
-# The check of fit$plan by the fit's validator: a plan of the columns the
-# fit's records give, with their steps.  (Its words depend on the size rules
-# in force when the fit was made, so only its shape is compared.)
+# The validator's check of fit$plan: the columns, and the steps the fit's
+# records give (its words depend on the size rules in force at the fit).
 .plan_check <- function(v, object) {
   columns <- names(.plan_row("", "", ""))
   if (!is.data.frame(v) || !identical(names(v), columns) || nrow(v) == 0L) {
@@ -428,7 +396,6 @@ gpsvm_plan <- function(object) {
       !all(vapply(v[columns[1:4]], is.character, logical(1))) || anyNA(v$step)) {
     return("has columns of the wrong type")
   }
-  # (the steps alone: framing the rows' words would double this check's cost)
   steps <- tryCatch(unlist(lapply(.plan_rows(object), function(row) {
     rep_len(row$step, max(lengths(row)))
   })), error = function(e) NULL)
@@ -519,7 +486,7 @@ gpsvm_fit <- function(x, y, settings) {
   kernel[c("sigma_rule", "candidate", "constant")] <- NULL
   args <- c(list(x, y, kernel = kernel),
             settings[setdiff(.given_settings[[model]], c("kernel", "prior", "control"))],
-            .given_prior(model, settings$prior, settings$control), .given_pins[[model]])
+            .given_prior(model, settings$prior, settings$control), .given_pins(model))
   # the representation is the one given: no size rule may switch it to FITC
   op <- options(gpsvm.size_policy = utils::modifyList(as.list(getOption("gpsvm.size_policy")),
                                                       list(dense_max_n = .Machine$integer.max)))
@@ -534,7 +501,8 @@ gpsvm_fit <- function(x, y, settings) {
 }
 
 # Every setting of a model's fit, as its default method names them, and the
-# arguments that keep its default method from choosing.
+# arguments that keep its default method from choosing (svc() has no search,
+# gpc() no calibration).
 .given_settings <- list(
   mfsvr = c("C", "epsilon", "kernel", "bias", "prior", "scale", "control"),
   svr = c("C", "epsilon", "kernel", "bias", "scale", "control"),
@@ -542,12 +510,9 @@ gpsvm_fit <- function(x, y, settings) {
   rvm = c("kernel", "basis", "noise", "scale", "control"),
   srvm = c("kernel", "penalty", "basis", "scale", "control"),
   svc = c("kernel", "C", "noise", "bias", "scale", "control"))
-.given_pins <- list(mfsvr = list(optimize = FALSE, calibration_folds = FALSE),
-                    svr = list(optimize = FALSE, calibration_folds = FALSE),
-                    gpc = list(optimize = FALSE),
-                    rvm = list(optimize = FALSE, calibration_folds = FALSE),
-                    srvm = list(optimize = FALSE, calibration_folds = FALSE),
-                    svc = list())
+.given_pins <- function(model) {
+  list(optimize = FALSE, calibration_folds = FALSE)[c(model != "svc", !model %in% c("gpc", "svc"))]
+}
 
 # The prior as the default method's arguments: inducing inputs, or a
 # rank_tol that keeps the dense matrix (0) or the factor's (the model's).
@@ -579,8 +544,7 @@ gpsvm_settings <- function(object) {
                   paste0(names(.given_settings), "()", collapse = ", ")))
   }
   if (model %in% c("mfsvr", "svr") && identical(object$noise_model$type, "varying")) {
-    # (its noise function is chosen with the rest by its own evidence: a bare
-    # fit, which chooses nothing, has none to take)
+    # (its noise function is chosen with the rest: a bare fit chooses nothing)
     .stop(sprintf(paste("gpsvm_settings(): this %s() fit has noise that varies with the inputs,",
                         "which gpsvm_fit() does not fit; refit it with %s(noise = \"varying\")"),
                   model, model))

@@ -1,23 +1,15 @@
-# Data as users bring it.  Like e1071::svm() and kernlab::ksvm(), every fitter
-# standardises the numeric input columns (and, for the regression models, the
-# response) before fitting when scale = TRUE, stores the scaling in the fit,
-# and undoes it in everything the user sees.  These are the pieces every
-# model shares: the scalings themselves and a Gaussian kernel width chosen
-# from the (scaled) inputs when rbf_kernel() was given none.
+# With scale = TRUE every fitter standardises the inputs (and a regression's
+# response), as e1071 and kernlab do, and undoes it in all the user sees;
+# and a Gaussian kernel given no width gets one from the scaled inputs.
 
-# TRUE or FALSE, nothing else.
 .check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) .stop(sprintf("'%s' must be TRUE or FALSE", arg))
   x
 }
 
-# The inputs as a numeric matrix, and which of its columns code a factor: a
-# formula method marks them (attribute "factor_column", set by
-# .fit_formula()) so that scaling leaves them alone, as in e1071.
-#
-# The names of its columns must tell them apart: predict() matches newdata's
-# columns to the training ones by name, and with two columns "a" it would
-# use the first twice.
+# The inputs as a numeric matrix, and which columns code a factor (marked
+# by .fit_formula(), unscaled).  Names must be distinct: predict() matches
+# newdata's columns by name.
 .input_matrix <- function(x) {
   skip <- attr(x, "factor_column")
   x <- .as_input_matrix(x, "x")
@@ -35,13 +27,9 @@
   list(x = x, skip = skip %||% rep(FALSE, ncol(x)))
 }
 
-# Training data the models can compute with in double precision.  Kernels,
-# scalings and likelihoods square differences of the inputs and of the
-# response and sum them over the observations: with values beyond about
-# 1e154 / sqrt(n) those sums overflow (y * 1e300 gave fitted values NaN),
-# and a spread below 1e-150 squares to less than the smallest double (y *
-# 1e-300 was taken for a constant and fitted by one without a word).  Both
-# are refused with the reason, naming the data (`what`).
+# Sums of squared values overflow beyond about 1e154 / sqrt(n), and a
+# spread below 1e-150 squares to nothing (taken for a constant): both are
+# refused, naming the data (`what`).
 .check_representable <- function(v, what) {
   n <- length(v)
   if (n == 0L) return(invisible(v))
@@ -63,10 +51,8 @@
 }
 .min_spread <- 1e-150
 
-# The inputs a model is fitted on, from .input_matrix()'s `given`: scaled
-# (`xs`, with `scaling`) and, for a Gaussian kernel with a width per input,
-# divided by the widths (`x`), with the resolved `kernel` (a width chosen
-# from the scaled inputs when none was given).
+# The inputs a model is fitted on: scaled (`xs`, `scaling`), divided by a
+# width per input (`x`), and the resolved `kernel`.
 .model_inputs <- function(given, kernel, scale) {
   .check_flag(scale, "scale")
   .check_kernel(kernel)
@@ -77,18 +63,10 @@
 }
 
 # Centre and scale of each input column, or NULL when scale = FALSE.
-# Constant columns (no spread, or a single row) are centred but not scaled,
-# so that they are 0, with a warning naming them when there are rows to
-# compare: left as they were, a constant c added c^2 times the kernel's
-# scale to every value of a linear or polynomial kernel, a shared component
-# that the centred response does not need; the relevance vector machines
-# then found no basis function worth adding and fitted a constant (a column
-# of 5 beside a slope on 30 rows, where lm() finds the slope).  Centred,
-# they leave every kernel as it is without them, as lm() leaves an aliased
-# column out.  Other columns flagged in `skip` (a formula's factor dummies)
-# are left alone.
-# `moments` (n, mean and sd of each column) stand for x's rows where these
-# are not in memory (data in partitions: .partition_moments()).
+# Constant columns are centred to 0 (with a warning), not scaled: a constant
+# c would add c^2 times a polynomial kernel's scale to every value, which
+# the centred response does not need.  `skip` columns are left alone.
+# `moments` stand for x's rows not in memory (.partition_moments()).
 .input_scaling <- function(x, scale, skip = rep(FALSE, ncol(x)),
                            moments = list(n = nrow(x), mean = colMeans(x), sd = if (nrow(x) > 1L) {
                              apply(x, 2L, stats::sd)
@@ -118,8 +96,7 @@
   out
 }
 
-# Centre and scale of a numeric response, or NULL when scale = FALSE.  A
-# response with no spread (or a single value) is only centred.
+# Centre and scale of a response (only centred without spread), or NULL.
 .response_scaling <- function(y, scale) {
   .check_flag(scale, "scale")
   if (!scale) return(NULL)
@@ -131,15 +108,9 @@
   if (is.null(scaling)) y else (y - scaling$center) / scaling$scale
 }
 
-# A Gaussian kernel width for the (scaled) inputs, when rbf_kernel() was
-# given none: kernlab's sigest() rule written in gpsvm's convention.  With
-# q_0.1 and q_0.9 the 10% and 90% quantiles of the non-zero squared
-# distances between training inputs, kernlab's exp(-s |x - x'|^2) uses
-# s = (1/q_0.9 + 1/q_0.1) / 2, which is sigma = 1 / sqrt(2 s) here.  Unlike
-# sigest() it looks at a fixed subset of rows (all of them up to 1000), so the
-# width does not depend on the random seed.  `quantiles = 0.5` gives the
-# middle of sigest()'s three estimates, sigma = sqrt(q_0.5 / 2) (the median
-# heuristic), where gpc()'s evidence search starts (.gpc_search_spec()).
+# kernlab's sigest() rule in gpsvm's convention: s = (1/q_0.9 + 1/q_0.1) / 2
+# of the squared distances' quantiles, sigma = 1 / sqrt(2 s), on fixed rows
+# (no random seed).  `quantiles = 0.5` is the median heuristic.
 .data_driven_width <- function(x, quantiles = c(0.1, 0.9)) {
   rows <- .evenly_spaced_rows(nrow(x), .size_rule("width_rule_max_n"))
   d2 <- .squared_distances(x[rows, , drop = FALSE])
@@ -148,12 +119,8 @@
 }
 
 # The non-zero squared distances between the rows of x, kept for the last x
-# asked: a default fit asks for widths of the same rows several times (its
-# kernel, then each candidate's search bounds: three times in mfsvr(); in
-# gpc() the bounds and the start at other quantiles, once per class against
-# the rest), a sizeable part of a small fit's time.  The rows are at most
-# 1000, and are not kept beyond .width_memory_max entries (8 MB; the
-# distances of 1000 rows take 4 MB more).
+# (up to .width_memory_max entries): a default fit asks for the same rows'
+# widths several times.
 .squared_distances <- function(x) {
   if (identical(x, .width_memory$x)) return(.width_memory$d2)
   d2 <- as.vector(stats::dist(x))^2
@@ -165,19 +132,16 @@
   d2
 }
 
-# The rows .squared_distances() saw last (x) and their distances (d2).
 .width_memory <- new.env(parent = emptyenv())
 .width_memory_max <- 1e6
 
-# The width rbf_kernel() without one gets for these inputs when a fit scales
-# them with this `scale` (the centre of caret's and parsnip's grids).
+# The width rbf_kernel() without one gets for these inputs (grids' centre).
 .default_width <- function(x, scale = TRUE) {
   x <- .as_input_matrix(x, "x")
   .data_driven_width(.scale_inputs(x, suppressWarnings(.input_scaling(x, scale))))
 }
 
-# The kernel a fit uses: a Gaussian kernel without a width gets one from the
-# (scaled) training inputs, and records that it was chosen.
+# A Gaussian kernel without a width gets one from the inputs, and says so.
 .resolve_kernel <- function(kernel, x) {
   .check_kernel(kernel)
   if (isTRUE(kernel$per_input) && is.null(kernel$input_widths)) {
@@ -191,9 +155,7 @@
   kernel
 }
 
-# The widths of a kernel with a width per input, one per column of x (the
-# columns of the model's design, factor dummies included), named by them:
-# one width is repeated, else there must be one per column.
+# A width per column of x (the design's), named by them; one is repeated.
 .per_input_widths <- function(sigma, x) {
   if (length(sigma) == 1L) sigma <- rep(sigma, ncol(x))
   if (length(sigma) != ncol(x)) {
@@ -205,11 +167,9 @@
   stats::setNames(as.numeric(sigma), .input_names(x))
 }
 
-# The input columns' names, x1, x2, ... for those that have none (cbind(x, 5)
-# names its second column "").
+# The input columns' names, x<j> for blank ones (cbind(x, 5) names one "").
 .input_names <- function(x) .fill_names(colnames(x), ncol(x))
 
-# `names` of p columns (or NULL) with x<j> for the blank ones.
 .fill_names <- function(names, p) {
   names <- names %||% character(p)
   blank <- is.na(names) | names == ""

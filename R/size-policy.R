@@ -121,10 +121,8 @@
 #'     (FITC) sweeps over the \eqn{n \times m} factor of its cross-kernel,
 #'     \eqn{8 n m} bytes (400 MB at \eqn{n = 10^5}, \eqn{m = 500}). Up to
 #'     this many megabytes the factor is held in memory; beyond, its first
-#'     rows up to this size are held and the others recomputed from the
-#'     inputs in every pass over them (the kernel between a block of rows and
-#'     the inducing inputs and a triangular solve, about as much work again
-#'     as the pass itself), so that memory stays
+#'     rows up to this size are held and the others recomputed in every pass
+#'     (about as much work again as the pass itself), so that memory stays
 #'     \eqn{O(m^2 + n)} beyond the budget. The fit is the same either way,
 #'     to rounding (\eqn{10^{-10}}); only its time and memory change.}
 #'   \item{`ep_start_subset_n` (100000)}{Beyond this many observations the

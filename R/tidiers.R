@@ -1,9 +1,3 @@
-# broom's three verbs for every gpsvm fit, as methods of the 'generics'
-# package's tidy(), glance() and augment() (which broom re-exports, so the
-# methods are found whether broom is attached or not).  Each returns a tibble
-# when the tibble package is installed (it is wherever broom is), else a data
-# frame, with broom's column names.
-
 #' @importFrom generics tidy
 #' @export
 generics::tidy
@@ -115,11 +109,8 @@ generics::augment
 #' @name gpsvm-tidiers
 NULL
 
-# ---- tidy ------------------------------------------------------------------
-
-# Each model gives its rows: .weight_frame(object, ...) for the regression
-# models (in their own files), .point_roles(model) for each binary model of
-# a classifier.
+# Each model gives its rows: .weight_frame() for the regression models (in
+# their own files), .point_roles() for each binary model of a classifier.
 
 #' @rdname gpsvm-tidiers
 #' @export
@@ -135,7 +126,7 @@ tidy.gpsvm_rvm <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
   .check_flag(conf.int, "conf.int")
-  conf.level <- .check_conf_level(conf.level)
+  conf.level <- .check_level(conf.level, "conf.level")
   .as_tidy(.weight_frame(x, conf.int = conf.int, conf.level = conf.level))
 }
 
@@ -145,18 +136,12 @@ tidy.gpsvm_classifier <- function(x, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
   .needs_inputs(x, "tidy()")
-  if (.is_joint(x)) {  # one latent function per class, its weights
-    blocks <- lapply(seq_along(x$levels), function(k) {
-      cbind(class = x$levels[k], .point_frame(x$x, x$weights[, k], .point_roles(x)),
-            stringsAsFactors = FALSE)
-    })
-    return(.as_tidy(do.call(rbind, blocks)))
-  }
-  models <- .binary_models(x)
-  positive <- if (.is_multiclass(x)) names(models) else x$levels[2L]
-  blocks <- lapply(seq_along(models), function(k) {
-    m <- models[[k]]
-    out <- .point_frame(x$x, m$y * m$alpha, .point_roles(m))
+  joint <- .is_joint(x)  # (one latent function per class, its weights)
+  models <- if (!joint) .binary_models(x)
+  positive <- if (joint) x$levels else if (.is_multiclass(x)) names(models) else x$levels[2L]
+  blocks <- lapply(seq_along(positive), function(k) {
+    out <- if (joint) .point_frame(x$x, x$weights[, k], .point_roles(x)) else
+      .point_frame(x$x, models[[k]]$y * models[[k]]$alpha, .point_roles(models[[k]]))
     cbind(class = positive[k], out, stringsAsFactors = FALSE)
   })
   .as_tidy(do.call(rbind, blocks))
@@ -175,17 +160,8 @@ tidy.gpsvm_classifier <- function(x, ...) {
              stringsAsFactors = FALSE)
 }
 
-# ---- glance ----------------------------------------------------------------
-
-# Every fit's row: nobs, a regression's R^2 (training and leave-one-out),
-# the evidence (.glance_evidence()), the noise sd
-# (regression), the kernel, the hyperparameters() other than the kernel's
-# width (given as kernel.sigma) and the relevance vector machines' noise
-# variance (given as sigma), what the model adds (.glance_columns(): its
-# count of support or relevance vectors, gpc()'s method), the classes, whether
-# a search by evidence chose hyperparameters (.searched(), NULL for a model
-# without one), convergence and fit time.
-
+# Every fit's row (?gpsvm-tidiers): the evidence (.glance_evidence()), what
+# the model adds (.glance_columns()), whether a search chose (.searched()).
 .glance_evidence.gpsvm_regression <- function(x) .evidence_columns(logLik(x))
 .evidence_columns <- function(ll) {
   value <- function(f) if (is.null(ll)) NA_real_ else f(ll)
@@ -225,28 +201,20 @@ glance.gpsvm_classifier <- function(x, ...) {
   do.call(data.frame, c(parts, list(check.names = FALSE, stringsAsFactors = FALSE)))
 }
 
-# The kernel's type and Gaussian width (kernel.sigma: NA for other kernels
-# and a width per input) and the other hyperparameters, one number each: a
-# classifier's one-vs-rest models' common value, or NA when an evidence
-# search chose it for each model apart (glance() would otherwise show the
-# first model's value as if it were the fit's).
+# The kernel's type and width and the other hyperparameters, one number
+# each: NA where one-vs-rest searches chose them apart (not the first's).
 .hyperparameter_columns <- function(x) {
   h <- .hyperparameter_matrix(x)
-  common <- apply(h, 2L, function(v) if (isTRUE(all(v == v[1L]))) v[1L] else NA_real_)
-  common <- as.list(common)
-  sigma <- if ("sigma" %in% names(common)) common$sigma else NA_real_
+  common <- as.list(apply(h, 2L, function(v) if (isTRUE(all(v == v[1L]))) v[1L] else NA_real_))
   kept <- setdiff(names(common), c("sigma", "noise_variance"))
   kept <- kept[!grepl("^sigma\\[", kept)]
-  .glance_row(kernel = x$kernel$type, kernel.sigma = sigma, common[kept])
+  .glance_row(kernel = x$kernel$type, kernel.sigma = common[["sigma"]] %||% NA_real_, common[kept])
 }
 
-# Convergence and fit time.
 .fit_record <- function(x) {
   data.frame(converged = x$convergence$converged, iter = x$convergence$iterations,
              fit.time = x$fit_time)
 }
-
-# ---- augment ---------------------------------------------------------------
 
 #' @rdname gpsvm-tidiers
 #' @export
@@ -254,7 +222,7 @@ augment.gpsvm_regression <- function(x, data = NULL, newdata = NULL,
                                      interval = c("prediction", "confidence", "none"),
                                      conf.level = 0.95, se_fit = TRUE, ...) {
   interval <- .match_choice(interval)
-  conf.level <- .check_conf_level(conf.level)
+  conf.level <- .check_level(conf.level, "conf.level")
   .check_flag(se_fit, "se_fit")
   .validate_fit(x)
   predict_at <- function(object, newdata) {
@@ -308,9 +276,7 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
 }
 
 # The data augment() shows by default: the response, then a formula fit's
-# variables as the data gave them (factors as factors, not their dummy
-# columns) or, when they cannot be evaluated on their own, and for the
-# matrix interface, the input columns in the data's units.
+# variables as the data gave them, or the input columns in the data's units.
 .fitted_data <- function(x, response) {
   inputs <- x$variables %||% .input_frame(.original_inputs(x))
   data <- cbind(stats::setNames(data.frame(response), .response_name(x)), inputs)
@@ -320,9 +286,8 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   data
 }
 
-# Predictions at the training rows beside `data`: the user's data frame (with
-# the rows na.action dropped, or NA there for na.exclude), or the fit's
-# inputs and response.
+# Predictions at the training rows beside `data` (na.action's rows dropped,
+# or NA for na.exclude), or beside the fit's inputs and response.
 .augment_training <- function(x, data, out, response) {
   used <- nrow(x$x)
   if (is.null(data)) return(.augment_frame(.fitted_data(x, response), out))
@@ -361,12 +326,10 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   .input_frame(.newdata_matrix(x, newdata))
 }
 
-# The data with the prediction columns after its own (which they replace
-# when the names clash) and a .rownames column when its row names are not
-# the row numbers.
+# The data with the prediction columns after its own (replacing namesakes)
+# and a .rownames column for row names other than R's automatic ones.
 .augment_frame <- function(data, out) {
   data <- as.data.frame(data, optional = TRUE)
-  # row names set by the user or kept from a subset, not R's automatic ones
   if (.row_names_info(data) > 0L) {
     data <- cbind(.rownames = rownames(data), data, stringsAsFactors = FALSE)
   }
@@ -379,19 +342,12 @@ augment.gpsvm_classifier <- function(x, data = NULL, newdata = NULL, ...) {
   if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
 }
 
-# The response in newdata, when a formula fit's response can be computed
-# from it (NULL otherwise).
+# A formula fit's response in newdata, where it can be computed (else NULL).
 .newdata_response <- function(x, newdata) {
   if (is.null(x$terms) || !is.data.frame(newdata)) return(NULL)
   if (!all(all.vars(x$terms[[2L]]) %in% names(newdata))) return(NULL)
   y <- tryCatch(eval(x$terms[[2L]], newdata, environment(x$terms)), error = function(e) NULL)
   if (is.numeric(y) && length(y) == nrow(newdata)) as.vector(y) else NULL
-}
-
-# broom's name for a coverage level, in (0, 1).
-.check_conf_level <- function(conf.level) {
-  .check_number(conf.level, "conf.level", lower = 0, upper = 1, open_lower = TRUE,
-                open_upper = TRUE)
 }
 
 # broom's tidiers return tibbles; without the tibble package, a data frame.

@@ -1,22 +1,14 @@
-# A validator per fitted class, run before any method computes from a fit
-# (predictions, fitted values, the evidence, leave-one-out, plots, print,
-# the tidiers): the length, type, range and shape of every field a
-# computation reads, so that an object edited by hand, or grafted together
-# from two fits, is a clear error naming the field instead of a wrong
-# number.  Every check is cheap: O(n p) for the inputs, O(r^2) reads for a
-# triangular factor, never a factorisation.
-#
-# .validate_fit(object) dispatches (.validate_model()) on the model's
-# class: each model's method, in the model's own file, lists its fields as
-# checks (below) and adds the shared ones of its layer (.validate_regression(),
-# .validate_classifier(), and .ep_checks() for the EP engine's fields).
-
+# A validator per fitted class, run before any method computes from a fit:
+# the length, type, range and shape of every field a computation reads, so
+# that an object edited by hand is a clear error naming the field, not a
+# wrong number.  Every check is cheap (never a factorisation).
+# .validate_fit() dispatches on the class (.validate_model()); each model's
+# method, in its own file, lists its fields and adds its layer's shared ones
+# (.validate_regression(), .validate_classifier(), .ep_checks()).
 
 # A fit records the names of the fields its fitter made, so that one
-# removed is noticed even where a fit of another kind lacks it (a fit with
-# scale = FALSE has no scaling, one without a search no optimization).
-# Fields added later (caret adds its own to a model it trains) are left
-# alone.
+# removed is noticed where a fit of another kind lacks it; fields added
+# later (caret's) are left alone.
 .seal <- function(fit) {
   fit$fields <- setdiff(names(fit), "fields")
   fit
@@ -37,15 +29,12 @@
   .stop("the object is not a gpsvm fit: refit it with gpsvm's fitter")
 }
 
-# ---- the checks --------------------------------------------------------------
 # Each check is a function of a field's value that returns NULL when it is
-# right and otherwise what is wrong with it, in words that follow the
-# field's name: "has 39 elements; the fit has 40 training rows".
+# right, else what is wrong, in words that follow the field's name.
 
 # Numbers: `n` of them (NULL: any count, at least one), within [lower,
-# upper] (open at the lower end with `open`), finite unless `inf`, never NA
-# unless `na`.  Vectors are doubles, as the C++ code maps them (a single
-# number may be a whole one).
+# upper] (open below with `open`), finite unless `inf`, NA only with `na`.
+# Vectors are doubles, as the C++ code maps them.
 .numbers <- function(n = NULL, lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE,
                      per = "training rows") {
   force(n)
@@ -69,9 +58,8 @@
   .numbers(1L, lower, upper, open, inf, na, per = "")
 }
 
-# What is wrong with the values of a numeric vector or matrix, or NULL.
-# One pass for the missing values and one for the range, with no copy: an
-# n x n factor is read, not duplicated.
+# What is wrong with a numeric vector's or matrix's values, or NULL, in two
+# passes and no copy (an n x n factor is read, not duplicated).
 .value_problem <- function(v, lower = -Inf, upper = Inf, open = FALSE, inf = FALSE, na = FALSE) {
   if (!na && anyNA(v)) return("contains missing values")
   if (length(v) == 0L || (na && all(is.na(v)))) return(NULL)
@@ -130,8 +118,9 @@
   }
 }
 
-# A numeric matrix of `nrow` x `ncol` (NULL: any).
-.numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE) {
+# A numeric matrix of `nrow` x `ncol` (NULL: any), its values checked unless
+# not `values`.
+.numeric_matrix <- function(nrow = NULL, ncol = NULL, inf = FALSE, values = TRUE) {
   function(v) {
     if (is.null(v)) return("is missing")
     if (!is.matrix(v) || !is.double(v)) {
@@ -141,24 +130,18 @@
       return(sprintf("is %d x %d; the fit needs %s x %s", nrow(v), ncol(v), nrow %||% nrow(v),
                      ncol %||% ncol(v)))
     }
-    .value_problem(v, inf = inf)
+    if (values) .value_problem(v, inf = inf)
   }
 }
 
 # The r x r lower triangular factor of a Cholesky decomposition (its
 # values checked in one pass, in C++).
 .lower_factor <- function(r) {
+  shape <- .numeric_matrix(r, r, values = FALSE)
   function(v) {
-    if (!is.matrix(v) || !is.double(v)) {
-      return(sprintf("must be a numeric matrix, not %s", .type_of(v)))
+    shape(v) %||% if (!cpp_is_lower_factor(v)) {
+      "is not a lower triangular factor with a positive diagonal and finite entries"
     }
-    if (nrow(v) != r || ncol(v) != r) {
-      return(sprintf("is %d x %d; the fit needs %d x %d", nrow(v), ncol(v), r, r))
-    }
-    if (!cpp_is_lower_factor(v)) {
-      return("is not a lower triangular factor with a positive diagonal and finite entries")
-    }
-    NULL
   }
 }
 
@@ -188,8 +171,8 @@
   function(v) if (!inherits(v, class)) sprintf("must be %s", what)
 }
 
-# NULL or what `check` accepts.  Every other check refuses NULL (a field
-# removed) before it runs: .check_fields() says the field is missing.
+# NULL or what `check` accepts (for any other check, .check_fields() calls
+# NULL missing).
 .optional <- function(check) {
   structure(function(v) if (!is.null(v)) check(v), optional = TRUE)
 }
@@ -197,9 +180,7 @@
 # A field this model does not have: NULL, or absent.
 .absent <- function(why) structure(function(v) if (!is.null(v)) why, optional = TRUE)
 
-# A control list from `constructor` with all its settings, each valid (the
-# constructor checks them again; NULL defaults the fit resolved are numbers
-# by then, which the constructors accept).
+# A control list from `constructor` with all its settings, each valid.
 .control_field <- function(constructor) .made_by(constructor, "a control list")
 
 # An object of class gpsvm_<constructor> that `constructor`, given its own
@@ -220,9 +201,8 @@
   }
 }
 
-# A convergence record as .convergence() makes it.
-# A convergence record as .convergence() makes it; a solver's has a change
-# and a tolerance, a search's may lack a change (where the evidence could not be evaluated).
+# A convergence record as .convergence() makes it (a search's may lack a
+# change, where the evidence could not be evaluated).
 .convergence_field <- function(v, change_na = FALSE) {
   fields <- c("converged", "iterations", "change", "tol", "reason")
   if (!is.list(v) || !identical(names(v), fields)) {
@@ -279,16 +259,22 @@
   })
 }
 
-# The first problem among the fields of a list, as "$field problem".
-.nested <- function(value, checks) {
+# The first problem among the fields of a list: list(name, problem), or NULL.
+.first_problem <- function(value, checks) {
   for (name in names(checks)) {
     check <- checks[[name]]
     element <- value[[name]]
     problem <- if (is.null(element) && !isTRUE(attr(check, "optional"))) "is missing" else
       check(element)
-    if (!is.null(problem)) return(sprintf("$%s %s", name, problem))
+    if (!is.null(problem)) return(list(name = name, problem = problem))
   }
   NULL
+}
+
+# The first problem among the fields of a list, as "$field problem".
+.nested <- function(value, checks) {
+  found <- .first_problem(value, checks)
+  if (!is.null(found)) sprintf("$%s %s", found$name, found$problem)
 }
 
 # The record of an evidence search (see .search_outcome() and svr()).
@@ -308,22 +294,14 @@
   problem %||% if (is.null(names(estimate))) "$estimate must be named"
 })
 
-# ---- the fields every fit has --------------------------------------------------
-
-# Check `checks` (a named list of checks) on the fields of `object`, in
-# order; the first problem is an error naming the field (`prefix` is the
-# path to the object: "fit$" or "fit$models$b$").
+# The checks (a named list) on the fields of `object`, in order; the first
+# problem is an error naming the field (`prefix`: "fit$" or "fit$models$b$").
 .check_fields <- function(object, checks, prefix = "fit$") {
-  for (name in names(checks)) {
-    check <- checks[[name]]
-    value <- object[[name]]
-    absent <- is.null(value) && !isTRUE(attr(check, "optional"))
-    problem <- if (absent) "is missing" else check(value)
-    if (!is.null(problem)) {
-      # a problem of a list's element reads "$element ...", after the name
-      .stop(sprintf("%s%s%s%s: was the object edited?", prefix, name,
-                    if (startsWith(problem, "$")) "" else " ", problem))
-    }
+  found <- .first_problem(object, checks)
+  if (!is.null(found)) {
+    # a problem of a list's element reads "$element ...", after the name
+    .stop(sprintf("%s%s%s%s: was the object edited?", prefix, found$name,
+                  if (startsWith(found$problem, "$")) "" else " ", found$problem))
   }
   invisible(object)
 }
@@ -347,8 +325,7 @@
   list(n = nrow(object$x), p = ncol(object$x))
 }
 
-# What every fit has besides its model: the record of its fitting, and the
-# formula interface's parts when it has them.
+# What every fit has besides its model, and the formula interface's parts.
 .common_checks <- function(n, p, object) {
   list(
     kernel = .kernel_field(p), scaling = .scaling_field(p),
@@ -374,10 +351,7 @@
     }))
 }
 
-# ---- the regression layer ----------------------------------------------------
-
-# The regression fields every model has; `model` the model's own checks
-# (given n and p).
+# The regression fields every model has; model(n, p) the model's own checks.
 .validate_regression <- function(object, model) {
   size <- .input_checks(object)
   n <- size$n
@@ -418,9 +392,7 @@
            }
          }),
          kernel_choice = .optional(function(d) {
-           # the rows .kernel_candidates() gives the p scaled columns from
-           # the record's sigest width, with the linear kernel when it has it
-           # (one width for the relevance vector machines)
+           # the rows .kernel_candidates() gives from the record's sigest width
            weighed <- function(d) {
              linear <- identical(d$rule[1L], "linear")
              sigest <- d$sigma[1L + linear]
@@ -429,9 +401,7 @@
              .candidate_rows(.kernel_candidates(kernel, matrix(0, 0L, size$p), TRUE, linear,
                                                 widths = !inherits(object, "gpsvm_rvm")))
            }
-           # (and after them, where the call gave no kernel to a tube model,
-           # .fit_best_kernel()'s Matern kernels at the better Gaussian
-           # kernel's width: 5/2, then 3/2 when 5/2 gained evidence over it)
+           # and after them .fit_best_kernel()'s Matern kernels (a tube model's)
            gaussian_rows <- function(d) {
              d[!startsWith(as.character(d$rule), "Matern"), , drop = FALSE]
            }
@@ -456,8 +426,8 @@
                !is.numeric(d$log_evidence)) {
              return("must be the kernels weighed (their rules and widths) and their log evidences")
            }
-           # the kernel is one of them, and names its rule (print() shows it);
-           # a search of the width (optimize = TRUE) starts at the one weighed
+           # the kernel is one of them and names its rule; a search of the
+           # width starts at the one weighed
            chosen <- .chosen_candidate(object)
            width <- object$kernel[["sigma"]]
            searched <- any(startsWith(as.character(names(object$optimization$estimate)), "sigma"))
@@ -481,19 +451,13 @@
   invisible(object)
 }
 
-# The fields together: the kernel, the weights and the training inputs must
-# give the fitted values at the training rows, as predict() computes them.
-# Each field alone can be valid and the whole wrong: a kernel replaced by
-# hand (rbf_kernel() by poly_kernel(2) in an rvm() fit, or a linear
-# kernel's degree set to 2) predicted -575.9 and 367.1 for a response
-# between 2 and 120.  Checked at three rows spread over the data (O(n p) for
-# the models whose prediction sums over the training rows), to a millionth
-# of the response's spread: the fit's own rounding is far below that, an
-# edit far above.
+# The fields together: each can be valid and the whole wrong (a kernel
+# replaced by hand), so the kernel, weights and inputs must give the fitted
+# values at three rows, to a millionth of the response's spread (the fit's
+# rounding is far below that, an edit far above).
 .check_reproduces_fitted <- function(object) {
   if (NROW(object$x) == 0L) return(invisible())  # (data in partitions: no inputs kept)
-  n <- nrow(object$x)
-  rows <- unique(round(seq(1, n, length.out = min(n, 3L))))
+  rows <- .evenly_spaced_rows(nrow(object$x), 3L)
   mean <- .latent_moments(object, object$x[rows, , drop = FALSE], 0L, 1L, FALSE)$mean
   s <- object$response_scaling %||% list(center = 0, scale = 1)
   predicted <- s$center + s$scale * mean
@@ -510,8 +474,7 @@
   }
 }
 
-# The prior variance of the offset (fit$bias_variance) is the constant the
-# fit's kernel carries (.with_bias()); returns it.
+# fit$bias_variance is the constant the fit's kernel carries; returns it.
 .bias_matches_kernel <- function(object) {
   constant <- object$kernel$constant %||% 0
   if (!isTRUE(all.equal(constant, object$bias_variance))) {
@@ -521,10 +484,8 @@
   constant
 }
 
-# mfsvr() and the TAP classifier share the EP engine's fields: the sites and
-# cavities of the n training rows, the evidence and the factor of the
-# posterior, dense (n x n) or on m inducing inputs (m x m; a low-rank prior's
-# are its factor's pivots).
+# The EP engine's fields (mfsvr(), the TAP classifier): sites, cavities, the
+# evidence and the posterior's factor, dense (n x n) or on m inducing inputs.
 .ep_checks <- function(object, n, p) {
   inducing <- object$inducing
   m <- if (is.matrix(inducing)) nrow(inducing)
@@ -539,11 +500,8 @@
        chol = .lower_factor(m %||% n))
 }
 
-# ---- the classifier layer ----------------------------------------------------
-
-# A classifier's own fields (levels, classes, the bias), then its binary
-# models': the fit itself for two classes, else each of `models`, on the same
-# inputs.
+# A classifier's own fields, then its binary models': the fit itself for
+# two classes, else each of `models`, on the same inputs.
 .validate_classifier <- function(object) {
   size <- .input_checks(object)
   n <- size$n
@@ -580,9 +538,8 @@
 
 .validate_model.gpsvm_classifier <- function(object) .validate_classifier(object)
 
-# One binary model (of `class`, the fit's) on the n x p inputs, its kernel
-# with the fit's bias as its constant; `kept`: whether the fit keeps its
-# inputs (not a fit to data in partitions).
+# One binary model (of the fit's `class`) on the n x p inputs, with the
+# fit's bias as its kernel's constant; `kept`: the fit keeps its inputs.
 .validate_binary <- function(model, n, p, prefix, class, constant, kept = TRUE) {
   if (!is.list(model) || !identical(class(model), class)) {
     .stop(sprintf("%s is not a model of this fit's class: was the object edited?",
@@ -600,7 +557,7 @@
                          .binary_checks(model, n, p)), prefix)
   # its kernel and weights give its decision values (see .check_reproduces_fitted())
   if (!kept) return(invisible(model))
-  rows <- unique(round(seq(1, n, length.out = min(n, 3L))))
+  rows <- .evenly_spaced_rows(n, 3L)
   link <- .classif_link(model, model$x[rows, , drop = FALSE])
   fitted <- unname(model$fitted.values[rows])
   gap <- abs(link - fitted)

@@ -3,10 +3,9 @@
 
 .stop <- function(...) stop(..., call. = FALSE)
 
-# A numeric input matrix from a vector, matrix or data frame of numbers.
-# With allow_na = TRUE, missing values pass (rows of new data to predict at,
-# which get NA predictions); infinite values never do. With allow_empty =
-# TRUE, no rows pass too (new data to predict at, as predict.lm() allows).
+# A numeric input matrix from a vector, matrix or data frame of numbers;
+# new data to predict at may have missing values (allow_na) or no rows
+# (allow_empty, as predict.lm() allows), never infinite values.
 .as_input_matrix <- function(x, arg = "x", allow_na = FALSE, allow_empty = FALSE) {
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) is.numeric(col) && !is.object(col), logical(1))
@@ -57,8 +56,7 @@
   vapply(x, .check_number, numeric(1), arg = arg, lower = 0, open_lower = TRUE)
 }
 
-# A single whole number >= lower that R can hold as an integer (at most
-# upper, .Machine$integer.max by default).
+# A single whole number in [lower, upper] that R can hold as an integer.
 .check_count <- function(x, arg, lower = 0L, upper = .Machine$integer.max) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != round(x) || x < lower) {
@@ -68,10 +66,8 @@
   as.integer(x)
 }
 
-# Unknown arguments swallowed by '...' are an error, not silence.  The names
-# are read without evaluating the arguments: `weights = cyl` as lm() takes
-# it names a column, and evaluating it would fail with "object 'cyl' not
-# found" instead.
+# Unknown arguments swallowed by '...' are an error, named without
+# evaluating them (`weights = cyl` would fail with "object 'cyl' not found").
 .check_dots_empty <- function(...) {
   if (...length() > 0L) {
     nms <- ...names() %||% rep("", ...length())
@@ -90,15 +86,11 @@
   control
 }
 
-# A control's NULL settings resolved for the fit at hand (by the method, the
-# number of observations or of candidate centres), by one method per
-# control class, beside its constructor; the fit stores the result, so that
-# fit$control says what was used.  Controls whose defaults are fixed need
-# none.
+# A control's NULL settings resolved for the fit at hand, by a method per
+# control class beside its constructor, so that fit$control says what was used.
 .resolve_control.gpsvm_control <- function(control, ...) control
 
-# The one deprecation warning: what is deprecated, what to write instead,
-# and the help page that says more.
+# The one deprecation warning: what, what to write instead, where to read more.
 .deprecated <- function(fun, what, instead, see = "gpsvm_parallel") {
   warning(structure(class = c("deprecatedWarning", "warning", "condition"), list(
     message = sprintf("%s(): %s is deprecated; write %s instead (see ?%s)",
@@ -108,9 +100,7 @@
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-# match.arg() whose error names the argument ("'interval' must be one of
-# ...") instead of match.arg's generic 'arg'.  Without 'choices' it takes them
-# from the calling function's default, as match.arg() does.
+# match.arg() whose error names the argument instead of match.arg's 'arg'.
 .match_choice <- function(x, choices, arg = deparse(substitute(x)), several.ok = FALSE) {
   if (missing(choices)) {
     caller <- sys.function(sys.parent())
@@ -122,25 +112,25 @@
   })
 }
 
-# One convergence record for every solver: whether it converged, its
-# iterations, the last value of its own stopping measure ('change'), the
-# tolerance that measure is held to, and why it stopped early, or what
-# stopped a converged solver whose change is still above tol (NA when there
-# is nothing to add, or when the cap was the only reason).  The glue builds the same
-# record from a core solver's status (convergence_to_r() in src/gpsvm_glue.h).
+# One convergence record for every solver: converged, iterations, the last
+# value of its stopping measure (`change`), its tolerance, and why it stopped
+# (NA: nothing to add).  The glue builds the same (convergence_to_r()).
 .convergence <- function(converged, iterations, change, tol, reason = NA_character_) {
   list(converged = isTRUE(converged), iterations = as.integer(iterations),
        change = as.double(change), tol = as.double(tol),
        reason = if (length(reason) == 1L) as.character(reason) else NA_character_)
 }
 
-# "converged after 12 iterations (change 3e-10, tolerance 1e-09)": the line
-# print() and summary() show for every model.
+# "converged after 12 iterations (change 3e-10, tolerance 1e-09)": print()'s line.
 .format_convergence <- function(convergence) {
-  cv <- convergence
-  sprintf("%s after %s (change %.3g, tolerance %.3g)%s",
-          if (cv$converged) "converged" else "NOT converged", .count(cv$iterations, "iteration"),
-          cv$change, cv$tol, if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "")
+  paste(if (convergence$converged) "converged after" else "NOT converged after",
+        .convergence_words(convergence))
+}
+
+# "12 iterations (change 3e-10, tolerance 1e-09): the reason".
+.convergence_words <- function(cv) {
+  sprintf("%s (change %.3g, tolerance %.3g)%s", .count(cv$iterations, "iteration"), cv$change,
+          cv$tol, if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "")
 }
 
 # "1 iteration", "12 iterations": a count with its noun in the right number.
@@ -148,12 +138,8 @@
   sprintf("%d %s", as.integer(n), if (n == 1) singular else plural)
 }
 
-# The value of `expr` and, held back instead of signalled, its warnings:
-# list(value, warnings).  Where several fits are made and one is kept (the
-# widths and the offset of .fit_with_bias(), srvm()'s starts), only the
-# kept fit's warnings are signalled again (.replay_warnings()): mfsvr() with
-# max_iter too small for EP warned once per fit made, three warnings for
-# one cause.
+# list(value, warnings) of `expr`, its warnings held back: where several
+# fits are made and one kept, only the kept one's are signalled again.
 .held_warnings <- function(expr) {
   warnings <- list()
   value <- withCallingHandlers(expr, warning = function(w) {
@@ -169,14 +155,10 @@
   held$value
 }
 
-# The non-convergence warning every solver gives, in one wording; `hint`
-# says what to try.
+# The non-convergence warning every solver gives; `hint` says what to try.
 .warn_not_converged <- function(what, convergence, hint = NULL) {
   if (convergence$converged) return(invisible(FALSE))
-  cv <- convergence
-  warning(sprintf("%s did not converge in %s (change %.3g, tolerance %.3g)%s%s",
-                  what, .count(cv$iterations, "iteration"), cv$change, cv$tol,
-                  if (!is.na(cv$reason %||% NA)) paste0(": ", cv$reason) else "",
+  warning(sprintf("%s did not converge in %s%s", what, .convergence_words(convergence),
                   if (length(hint)) paste0("; ", paste(hint, collapse = "; ")) else ""),
           call. = FALSE)
   invisible(TRUE)
