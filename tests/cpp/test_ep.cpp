@@ -432,10 +432,7 @@ TEST_CASE("Anderson mixing: on a linear map it reaches the fixed point as GMRES 
   // (up to rounding).  The reference is the direct solve.
   ref::Random rng(5);
   const int n = 6;
-  MatrixXd q = MatrixXd::Zero(n, n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) q(i, j) = rng.normal();
-  const Eigen::HouseholderQR<MatrixXd> qr(q);
+  const Eigen::HouseholderQR<MatrixXd> qr(rng.normal_matrix(n, n));
   const MatrixXd basis = qr.householderQ();
   VectorXd eig(n);
   eig << 0.95, -0.9, 0.5, -0.3, 0.1, 0.0;
