@@ -30,14 +30,10 @@ tap_exact_all <- Sys.getenv("GPSVM_BENCH_TAP_EXACT", "0") == "1"
 have_e1071 <- requireNamespace("e1071", quietly = TRUE)
 have_kernlab <- requireNamespace("kernlab", quietly = TRUE)
 
-data(BreastCancer, package = "mlbench")
-bc <- na.omit(BreastCancer)
-x_all <- scale(sapply(bc[, 2:10], function(v) as.numeric(as.character(v))))
-y_all <- factor(bc$Class, levels = c("benign", "malignant"))
-set.seed(1)
-fold <- sample(rep(1:10, length.out = nrow(x_all)))
-x <- x_all[fold != 1, ]
-y <- y_all[fold != 1]
+source(file.path("inst", "scripts", "wisconsin-fold1.R"))
+wisconsin <- wisconsin_fold1()
+x <- wisconsin$x
+y <- wisconsin$y
 n <- nrow(x)
 sigma2 <- 0.15 * ncol(x)
 kern <- rbf_kernel(sqrt(sigma2))
@@ -66,20 +62,24 @@ add <- function(name, fit, approx, exact, errors_approx, errors_exact, iteration
                               iterations = iterations, note = note, row.names = name)
 }
 
+# A fit, its approximate and its exact leave-one-out, timed, as a row.
+time_with_loo <- function(name, fit) {
+  timings <- list(fit = cpu(fit))
+  timings$apx <- cpu(function() loo_error(timings$fit$value))
+  timings$ex <- cpu(function() loo_error(timings$fit$value, "exact"), once = TRUE)
+  add(name, timings$fit$time, timings$apx$time, timings$ex$time, timings$apx$value$count,
+      timings$ex$value$count, timings$fit$value$convergence$iterations)
+  timings
+}
+
 # svc: the paper's model
-s_fit <- cpu(function() svc(x, y, kern, noise = 1.3, bias = 0, scale = FALSE))
-s_apx <- cpu(function() loo_error(s_fit$value))
-s_ex <- cpu(function() loo_error(s_fit$value, "exact"), once = TRUE)
-add("svc (adatron, C = Inf, v = 1.3)", s_fit$time, s_apx$time, s_ex$time, s_apx$value$count,
-    s_ex$value$count, s_fit$value$convergence$iterations)
+svc_inf <- time_with_loo("svc (adatron, C = Inf, v = 1.3)",
+                         function() svc(x, y, kern, noise = 1.3, bias = 0, scale = FALSE))
 
 # gpc naive: Algorithm 17.1
-g_fit <- cpu(function() gpc(x, y, kern, noise = 1.3, method = "naive", bias = 0,
-                                scale = FALSE))
-g_apx <- cpu(function() loo_error(g_fit$value))
-g_ex <- cpu(function() loo_error(g_fit$value, "exact"), once = TRUE)
-add("gpc naive mean field", g_fit$time, g_apx$time, g_ex$time, g_apx$value$count,
-    g_ex$value$count, g_fit$value$convergence$iterations)
+naive <- time_with_loo("gpc naive mean field",
+                       function() gpc(x, y, kern, noise = 1.3, method = "naive", bias = 0,
+                                      scale = FALSE))
 
 # gpc TAP: the cavity margins come with the fit; exact refits start from the
 # full fit's EP sites without the case left out (warm), compared here with
@@ -108,11 +108,8 @@ if (tap_exact_all) {
 }
 
 # like-for-like with the peers: linear slack C = 1, no noise
-s1_fit <- cpu(function() svc(x, y, kern, C = 1, noise = 0, bias = 0, scale = FALSE))
-s1_apx <- cpu(function() loo_error(s1_fit$value))
-s1_ex <- cpu(function() loo_error(s1_fit$value, "exact"), once = TRUE)
-add("svc (adatron, C = 1, v = 0)", s1_fit$time, s1_apx$time, s1_ex$time, s1_apx$value$count,
-    s1_ex$value$count, s1_fit$value$convergence$iterations)
+svc_c1 <- time_with_loo("svc (adatron, C = 1, v = 0)",
+                        function() svc(x, y, kern, C = 1, noise = 0, bias = 0, scale = FALSE))
 
 if (have_e1071) {
   e_fit <- cpu(function() e1071::svm(x, y, kernel = "radial", gamma = gamma, cost = 1,
@@ -134,27 +131,28 @@ print(format(tab, digits = 3), right = FALSE)
 
 cat("\nRatios\n")
 ratio <- function(label, a, b) cat(sprintf("  %-58s %8.1f\n", label, a / b))
-ratio("svc: exact LOO time / approximate LOO time", s_ex$time, s_apx$time)
-ratio("svc: exact LOO time / (fit + approximate LOO) time", s_ex$time, s_fit$time + s_apx$time)
-ratio("gpc naive: exact LOO time / approximate LOO time", g_ex$time, g_apx$time)
-ratio("gpc naive: exact LOO time / (fit + approximate LOO) time", g_ex$time,
-      g_fit$time + g_apx$time)
+ratio("svc: exact LOO time / approximate LOO time", svc_inf$ex$time, svc_inf$apx$time)
+ratio("svc: exact LOO time / (fit + approximate LOO) time", svc_inf$ex$time,
+      svc_inf$fit$time + svc_inf$apx$time)
+ratio("gpc naive: exact LOO time / approximate LOO time", naive$ex$time, naive$apx$time)
+ratio("gpc naive: exact LOO time / (fit + approximate LOO) time", naive$ex$time,
+      naive$fit$time + naive$apx$time)
 # the approximation's floor: a Cholesky factorisation of Omega + K and the
 # diagonal of its inverse, n^3 / 3 flops each
 cat(sprintf("  %-58s %8.1f\n", "gpc naive: approximate LOO GFLOP/s (2 n^3 / 3 flops)",
-            2 * n^3 / 3 / g_apx$time / 1e9))
+            2 * n^3 / 3 / naive$apx$time / 1e9))
 # Why the naive ratio is what it is: a warm-started refit costs one product
 # of the (n - 1) x (n - 1) kernel matrix with a vector per iteration, plus
 # one (the residual of the returned alpha), 2 (n - 1)^2 flops each.  Both
 # sides are O(n^3), so their ratio is about 3 (mean iterations + 1) times the
 # ratio of the two kernels' flop rates and does not grow with n.
-refit_products <- mean(g_ex$value$iterations) + 1
+refit_products <- mean(naive$ex$value$iterations) + 1
 exact_flops <- n * refit_products * 2 * (n - 1)^2
 cat(sprintf("  %-58s %8.1f / %.0f\n", "gpc naive: exact refit iterations, mean / median",
-            refit_products - 1, stats::median(g_ex$value$iterations)))
+            refit_products - 1, stats::median(naive$ex$value$iterations)))
 ratio("gpc naive: exact LOO flops / approximate LOO flops", exact_flops, 2 * n^3 / 3)
 cat(sprintf("  %-58s %8.1f\n", "gpc naive: exact LOO GFLOP/s (matrix-vector products)",
-            exact_flops / g_ex$time / 1e9))
+            exact_flops / naive$ex$time / 1e9))
 ratio("gpc TAP: exact LOO time / (fit + approximate LOO) time",
       tab["gpc TAP / EP", "exact_loo"], t_fit$time + t_apx$time)
 ratio("gpc TAP: cold refit time / warm refit time (30 refits)", t_cold$time, t_warm$time)
@@ -164,16 +162,17 @@ cat(sprintf("  %-58s %8.0f / %.0f\n", "gpc TAP: ms per refit, cold / warm",
             1e3 * t_cold$time / length(some), 1e3 * t_warm$time / length(some)))
 max_diff <- max(abs(t_cold$value$margins - t_warm$value$margins))
 cat(sprintf("  %-58s %8.1e\n", "gpc TAP: max |margin difference|, cold vs warm", max_diff))
-ratio("svc (C = 1): exact LOO time / approximate LOO time", s1_ex$time, s1_apx$time)
-ratio("adatron fit time / naive mean-field fit time (paper: ~4)", s_fit$time, g_fit$time)
-ratio("gpc naive with LOO / svc with LOO (paper: 16/5 = 3.2)", g_fit$time + g_apx$time,
-      s_fit$time + s_apx$time)
+ratio("svc (C = 1): exact LOO time / approximate LOO time", svc_c1$ex$time, svc_c1$apx$time)
+ratio("adatron fit time / naive mean-field fit time (paper: ~4)", svc_inf$fit$time,
+      naive$fit$time)
+ratio("gpc naive with LOO / svc with LOO (paper: 16/5 = 3.2)", naive$fit$time + naive$apx$time,
+      svc_inf$fit$time + svc_inf$apx$time)
 if (have_e1071) {
-  ratio("e1071::svm fit / svc (C = 1) fit", e_fit$time, s1_fit$time)
+  ratio("e1071::svm fit / svc (C = 1) fit", e_fit$time, svc_c1$fit$time)
   ratio("e1071::svm(cross = n) / svc approximate LOO incl. fit (C = 1)", e_loo$time,
-        s1_fit$time + s1_apx$time)
+        svc_c1$fit$time + svc_c1$apx$time)
 }
-if (have_kernlab) ratio("kernlab::ksvm fit / svc (C = 1) fit", k_fit$time, s1_fit$time)
+if (have_kernlab) ratio("kernlab::ksvm fit / svc (C = 1) fit", k_fit$time, svc_c1$fit$time)
 
 # ---- At scale: svc() and gpc(method = "naive") against e1071::svm ------------
 #

@@ -10,44 +10,45 @@
 # as "> wait".  `GPSVM_BENCH_INTERRUPT_CASES` picks cases by name.
 #
 # Run: make bench BENCH=interrupt (or R_LIBS=... Rscript bench/bench-interrupt.R)
+
+# Set-up code: n inputs uniform on [-3, 3]^2 and the targets y (code in x
+# and n); n standard normal inputs in two columns and two classes by the sign
+# of x1 x2 plus N(0, 1).
+uniform_setup <- function(n, y) {
+  sprintf("n <- %d; x <- matrix(runif(n * 2, -3, 3), ncol = 2); y <- %s", n, y)
+}
+product_sign_setup <- function(n) {
+  sprintf(paste("n <- %d; x <- matrix(rnorm(n * 2), ncol = 2);",
+                "y <- factor(ifelse(x[, 1] * x[, 2] + rnorm(n) > 0, 'a', 'b'))"), n)
+}
 cases <- list(
   srvm_wide = c("x <- matrix(rnorm(50 * 5000), 50); y <- rnorm(50)",
                 "srvm(x, y)"),
   # the penalty on 2000 input columns (one block of penalty points at a time)
   srvm_penalty_2000 = c("x <- matrix(rnorm(300 * 2000), 300); y <- x[, 1] + rnorm(300)",
                         "srvm(x, y, calibration_folds = 0)"),
-  mfsvr_dense4000 = c(paste("x <- matrix(runif(4000 * 2, -3, 3), ncol = 2);",
-                            "y <- sin(x[, 1]) + rnorm(4000, sd = 0.1)"),
+  mfsvr_dense4000 = c(uniform_setup(4000, "sin(x[, 1]) + rnorm(n, sd = 0.1)"),
                       paste("mfsvr(x, y, C = 5, kernel = rbf_kernel(1), bias = 0,",
                             "control = mfsvr_control(rank_tol = 0))")),
-  gpc_dense4000 = c(paste("x <- matrix(runif(4000 * 2, -3, 3), ncol = 2);",
-                          "y <- factor(sin(x[, 1]) + rnorm(4000, sd = 0.3) > 0)"),
+  gpc_dense4000 = c(uniform_setup(4000, "factor(sin(x[, 1]) + rnorm(n, sd = 0.3) > 0)"),
                     paste("gpc(x, y, kernel = rbf_kernel(1), noise = 0.5,",
                           "control = gpc_control(rank_tol = 0))")),
   # standard errors of a dense fit on 3000 rows at 50000 new points
   # (blocks of new points between polls)
-  predict_dense = c(paste("x <- matrix(runif(3000 * 2, -3, 3), ncol = 2);",
-                          "f <- mfsvr(x, sin(x[, 1]) + rnorm(3000, sd = 0.1), C = 5,",
-                          "kernel = rbf_kernel(1), bias = 0, control = mfsvr_control(rank_tol = 0));",
+  predict_dense = c(paste(uniform_setup(3000, "sin(x[, 1]) + rnorm(n, sd = 0.1);"),
+                          "f <- mfsvr(x, y, C = 5, kernel = rbf_kernel(1), bias = 0,",
+                          "control = mfsvr_control(rank_tol = 0));",
                           "z <- matrix(runif(50000 * 2, -3, 3), ncol = 2)"),
                     "predict(f, z, se.fit = TRUE)"),
-  srvm_basis3000 = c("x <- matrix(runif(3000 * 2, -3, 3), ncol = 2); y <- sin(x[, 1]) + rnorm(3000)",
-                     "srvm(x, y, basis = 3000)"),
-  rvm_n5000 = c("x <- matrix(runif(5000 * 2, -3, 3), ncol = 2); y <- sin(x[, 1]) + rnorm(5000)",
-                "rvm(x, y)"),
-  rvm_basis15000 = c(paste("x <- matrix(runif(15000 * 2, -3, 3), ncol = 2);",
-                           "y <- sin(x[, 1]) + rnorm(15000)"),
-                     "rvm(x, y, basis = 15000)"),
-  svr_n60000 = c(paste("x <- matrix(runif(60000 * 2, -3, 3), ncol = 2);",
-                       "y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(60000, sd = 0.1)"),
+  srvm_basis3000 = c(uniform_setup(3000, "sin(x[, 1]) + rnorm(n)"), "srvm(x, y, basis = 3000)"),
+  rvm_n5000 = c(uniform_setup(5000, "sin(x[, 1]) + rnorm(n)"), "rvm(x, y)"),
+  rvm_basis15000 = c(uniform_setup(15000, "sin(x[, 1]) + rnorm(n)"), "rvm(x, y, basis = 15000)"),
+  svr_n60000 = c(uniform_setup(60000, "sin(x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.1)"),
                  "svr(x, y, C = 10, epsilon = 0.01)"),
   kernel_matrix = c("x <- matrix(rnorm(10000 * 500), ncol = 500)",
                     "kernel_matrix(rbf_kernel(20), x)"),
-  svc_smo = c(paste("x <- matrix(rnorm(40000 * 2), ncol = 2);",
-                    "y <- factor(ifelse(x[, 1] * x[, 2] + rnorm(40000) > 0, 'a', 'b'))"),
-              "svc(x, y, rbf_kernel(0.3), C = 100, noise = 0)"),
-  svc_adatron = c(paste("x <- matrix(rnorm(6000 * 2), ncol = 2);",
-                        "y <- factor(ifelse(x[, 1] * x[, 2] + rnorm(6000) > 0, 'a', 'b'))"),
+  svc_smo = c(product_sign_setup(40000), "svc(x, y, rbf_kernel(0.3), C = 100, noise = 0)"),
+  svc_adatron = c(product_sign_setup(6000),
                   paste("svc(x, y, rbf_kernel(1), C = 100, noise = 0.01,",
                         "control = svc_control(algorithm = 'adatron'))"))
 )

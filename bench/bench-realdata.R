@@ -250,34 +250,52 @@ run_regression <- function() {
 }
 
 # ---- evidence searches against cross-validated grids ---------------------
+# The cost and convergence columns of searches(): the grid against the
+# evidence search, and the one with per-input widths.
+search_costs <- function(r) {
+  o <- r$search$value$optimization
+  data.frame(grid_seconds = r$grid$elapsed, search_seconds = r$search$elapsed,
+             search_cpu = r$search$cpu, evaluations = o$evaluations,
+             converged = o$convergence$converged, warnings = length(r$search$warnings),
+             per_input_seconds = r$per_input$elapsed,
+             per_input_converged = r$per_input$value$optimization$convergence$converged)
+}
+
 run_tuning <- function() {
   cat("\n== Evidence search against e1071::tune.svm (5-fold CV grids) ==\n")
   gammas <- 2^seq(-8, 0, length.out = 9)
   costs <- 2^seq(-2, 6, length.out = 9)
+  # On `train`, timed(): e1071's 5-fold cross-validated grid (more tune.svm
+  # arguments in ...), fit()'s evidence search, and the same with per-input
+  # widths.
+  searches <- function(fit, train, ...) {
+    list(grid = timed(e1071::tune.svm(y ~ ., data = train, gamma = gammas, cost = costs, ...,
+                                      tunecontrol = e1071::tune.control(cross = 5))),
+         search = timed(fit(y ~ ., data = train, optimize = TRUE)),
+         per_input = timed(fit(y ~ ., data = train, optimize = TRUE,
+                               kernel = rbf_kernel(per_input = TRUE))))
+  }
+  # Prints the title (words in ...) and the splits' table; returns the means
+  # per data set with the search's time ratio to the grid.
+  means_per_data_set <- function(res, ...) {
+    cat(...)
+    fmt_table(res)
+    agg <- stats::aggregate(res[setdiff(names(res), c("data", "split"))], res["data"], mean)
+    agg$time_ratio <- agg$search_seconds / agg$grid_seconds
+    agg
+  }
   res <- over_splits(regression_sets(), function(set, s, train, test) {
     set.seed(s)
-    grid <- timed(e1071::tune.svm(y ~ ., data = train, gamma = gammas, cost = costs,
-                                  epsilon = c(0.05, 0.1, 0.2),
-                                  tunecontrol = e1071::tune.control(cross = 5)))
-    search <- timed(mfsvr(y ~ ., data = train, optimize = TRUE))
-    o <- search$value$optimization
-    per_input <- timed(mfsvr(y ~ ., data = train, optimize = TRUE,
-                             kernel = rbf_kernel(per_input = TRUE)))
+    r <- searches(mfsvr, train, epsilon = c(0.05, 0.1, 0.2))
     data.frame(data = set, split = s,
-               grid_rmse = rmse(stats::predict(grid$value$best.model, test), test$y),
-               search_rmse = rmse(unname(stats::predict(search$value, test)), test$y),
-               grid_seconds = grid$elapsed, search_seconds = search$elapsed,
-               search_cpu = search$cpu, evaluations = o$evaluations,
-               converged = o$convergence$converged, warnings = length(search$warnings),
-               per_input_rmse = rmse(unname(stats::predict(per_input$value, test)), test$y),
-               per_input_seconds = per_input$elapsed,
-               per_input_converged = per_input$value$optimization$convergence$converged)
+               grid_rmse = rmse(stats::predict(r$grid$value$best.model, test), test$y),
+               search_rmse = rmse(unname(stats::predict(r$search$value, test)), test$y),
+               per_input_rmse = rmse(unname(stats::predict(r$per_input$value, test)), test$y),
+               search_costs(r))
   })
-  cat("\nmfsvr(optimize = TRUE) against tune.svm over 9 gamma x 9 cost x 3 epsilon",
-      "(per_input_*: with rbf_kernel(per_input = TRUE)):\n")
-  fmt_table(res)
-  agg <- stats::aggregate(res[setdiff(names(res), c("data", "split"))], res["data"], mean)
-  agg$time_ratio <- agg$search_seconds / agg$grid_seconds
+  agg <- means_per_data_set(
+    res, "\nmfsvr(optimize = TRUE) against tune.svm over 9 gamma x 9 cost x 3 epsilon",
+    "(per_input_*: with rbf_kernel(per_input = TRUE)):\n")
   agg$rmse_ratio <- agg$search_rmse / agg$grid_rmse
   agg$per_input_time_ratio <- agg$per_input_seconds / agg$grid_seconds
   agg$per_input_rmse_ratio <- agg$per_input_rmse / agg$grid_rmse
@@ -286,34 +304,24 @@ run_tuning <- function() {
 
   res2 <- over_splits(classification_sets(), function(set, s, train, test) {
     set.seed(s)
-    grid <- timed(e1071::tune.svm(y ~ ., data = train, gamma = gammas, cost = costs,
-                                  probability = TRUE,
-                                  tunecontrol = e1071::tune.control(cross = 5)))
-    search <- timed(gpc(y ~ ., data = train, optimize = TRUE))
-    per_input <- timed(gpc(y ~ ., data = train, optimize = TRUE,
-                           kernel = rbf_kernel(per_input = TRUE)))
-    gp <- attr(stats::predict(grid$value$best.model, test, probability = TRUE), "probabilities")
+    r <- searches(gpc, train, probability = TRUE)
+    best <- r$grid$value$best.model
+    gp <- attr(stats::predict(best, test, probability = TRUE), "probabilities")
     data.frame(data = set, split = s,
-               grid_accuracy = mean(stats::predict(grid$value$best.model, test) == test$y),
-               search_accuracy = mean(stats::predict(search$value, test) == test$y),
+               grid_accuracy = mean(stats::predict(best, test) == test$y),
+               search_accuracy = mean(stats::predict(r$search$value, test) == test$y),
                grid_log_loss = log_loss(gp, test$y, levels(test$y)),
-               search_log_loss = log_loss(stats::predict(search$value, test, type = "prob"),
+               search_log_loss = log_loss(stats::predict(r$search$value, test, type = "prob"),
                                           test$y, levels(test$y)),
-               grid_seconds = grid$elapsed, search_seconds = search$elapsed,
-               search_cpu = search$cpu, evaluations = search$value$optimization$evaluations,
-               converged = search$value$optimization$convergence$converged,
-               warnings = length(search$warnings),
-               per_input_accuracy = mean(stats::predict(per_input$value, test) == test$y),
-               per_input_log_loss = log_loss(stats::predict(per_input$value, test, type = "prob"),
+               per_input_accuracy = mean(stats::predict(r$per_input$value, test) == test$y),
+               per_input_log_loss = log_loss(stats::predict(r$per_input$value, test,
+                                                            type = "prob"),
                                              test$y, levels(test$y)),
-               per_input_seconds = per_input$elapsed,
-               per_input_converged = per_input$value$optimization$convergence$converged)
+               search_costs(r))
   })
-  cat("\ngpc(optimize = TRUE) against tune.svm over 9 gamma x 9 cost (probability = TRUE)",
-      "(per_input_*: with rbf_kernel(per_input = TRUE)):\n")
-  fmt_table(res2)
-  agg2 <- stats::aggregate(res2[setdiff(names(res2), c("data", "split"))], res2["data"], mean)
-  agg2$time_ratio <- agg2$search_seconds / agg2$grid_seconds
+  agg2 <- means_per_data_set(
+    res2, "\ngpc(optimize = TRUE) against tune.svm over 9 gamma x 9 cost (probability = TRUE)",
+    "(per_input_*: with rbf_kernel(per_input = TRUE)):\n")
   cat("\nmeans per data set:\n")
   fmt_table(agg2)
   invisible(list(regression = res, classification = res2))

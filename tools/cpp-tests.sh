@@ -26,19 +26,14 @@
 # build that fails counts as one failed case.  The exit status is non-zero
 # on any failure.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/common.sh"
 mode=""
 case "${1:-}" in
   --plain | --sanitize | --windows) mode=${1#--}; shift ;;
 esac
-work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-cpp-tests.XXXXXX")}
-mkdir -p "$work"
+work=$(work_dir cpp-tests "${1:-}")
 label=cpp-tests
 [ "$mode" = windows ] && label=wincheck
-finish() {
-  echo "$label: $1 passed, $2 failed"
-  exit "$([ "$2" -eq 0 ] && echo 0 || echo 1)"
-}
 
 # $CXX may be a command with words ("ccache g++")
 read -ra cxx <<<"${CXX:-g++}"
@@ -52,7 +47,7 @@ fi
 eigen=${EIGEN_INCLUDE:-$(Rscript --vanilla -e 'cat(system.file("include", package = "RcppEigen"))' 2>/dev/null)}
 if [ -z "$eigen" ] || [ ! -d "$eigen/Eigen" ]; then
   echo "cpp-tests: Eigen not found (install RcppEigen or set EIGEN_INCLUDE)"
-  finish 0 1
+  finish "$label" 0 1
 fi
 if [ -z "$mode" ]; then
   asan=$("${cxx[@]}" -print-file-name=libasan.so 2>/dev/null)
@@ -81,7 +76,7 @@ if ! { "${cxx[@]}" "${flags[@]}" -I "$root/inst/include" -I "$eigen" -c -o "$wor
        "${cxx[@]}" "${flags[@]}" -o "$exe" "$work/cpp-tests.o"; } >"$work/build.log" 2>&1; then
   head -n 60 "$work/build.log"
   echo "$label: the suite does not compile without R ($mode build)"
-  finish 0 1
+  finish "$label" 0 1
 fi
 grep -q "warning:" "$work/build.log" && cat "$work/build.log"
 echo "$label: $mode build in $(( $(date +%s) - start )) s"
@@ -101,9 +96,9 @@ if [ -z "$result" ]; then
   # a sanitizer report or a crash ended the run before its summary
   echo "$label: the run ended with status $code before its summary, in this case:"
   grep -E '^cpp-tests: running ' "$work/run.log" | tail -n 1
-  finish 0 1
+  finish "$label" 0 1
 fi
 passed=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$result")
 failed=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$result")
 [ "$code" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-finish "$passed" "$failed"
+finish "$label" "$passed" "$failed"

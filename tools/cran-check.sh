@@ -38,10 +38,8 @@
 # check's directory hit one made in the build's, though -g records the
 # directory, whose debug sections the install strips).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-cran.XXXXXX")}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+. "$(dirname "$0")/common.sh"
+work=$(work_dir cran "${1:-}")
 status=0
 start=$(date +%s)
 

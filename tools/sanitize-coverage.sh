@@ -22,10 +22,8 @@
 # slower than `make test`: run it when a left-out file or the C++ it calls
 # changes.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-coverage.XXXXXX")}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+. "$(dirname "$0")/common.sh"
+work=$(work_dir coverage "${1:-}")
 
 rm -rf "$work/src-copy" "$work/lib" "$work/runs" "$work/lines"
 mkdir -p "$work/src-copy" "$work/lib" "$work/runs" "$work/lines" "$work/logs"

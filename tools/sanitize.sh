@@ -58,14 +58,8 @@
 # (expectations); the exit status is non-zero on any failure.  The suite runs
 # without the vignettes and without a second R CMD check, to fit CI's time.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=${2:-$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-sanitize.XXXXXX")}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-finish() {
-  echo "sanitize: $1 passed, $2 failed"
-  exit "$([ "$2" -eq 0 ] && echo 0 || echo 1)"
-}
+. "$(dirname "$0")/common.sh"
+work=$(work_dir sanitize "${2:-}")
 
 package=${1:-$root}
 package=$(cd "$(dirname "$package")" && pwd)/$(basename "$package")
@@ -84,7 +78,7 @@ cxx=$(R CMD config CXX17 | awk '{print $1}')
 asan=$("$cxx" -print-file-name=libasan.so 2>/dev/null)
 if [ ! -e "$asan" ] || [ "$asan" = libasan.so ]; then
   echo "sanitize: no libasan.so for '$cxx' (the sanitizer stage needs gcc with libasan)"
-  finish 0 1
+  finish sanitize 0 1
 fi
 
 lib="$work/sanitize-lib"
@@ -100,10 +94,10 @@ if ! env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB GPSVM_KEEP_DEBUG=true R_MAKEVA
     >"$work/sanitize-install.log" 2>&1; then
   tail -n 40 "$work/sanitize-install.log"
   echo "sanitize: the sanitizer build failed"
-  finish 0 1
+  finish sanitize 0 1
 fi
 grep -q -- '-fsanitize=address' "$work/sanitize-install.log" ||
-  { echo "sanitize: the build did not use tools/sanitize.Makevars"; finish 0 1; }
+  { echo "sanitize: the build did not use tools/sanitize.Makevars"; finish sanitize 0 1; }
 echo "sanitize: built with -fsanitize=address,undefined in $(( $(date +%s) - start )) s"
 
 # The sanitizers' options for the self-test and the tests (see 2. above).
@@ -123,7 +117,7 @@ if ! (cd "$canary" && env -u _R_SHLIB_STRIP_ -u R_STRIP_SHARED_LIB \
     >"$canary/build.log" 2>&1; then
   cat "$canary/build.log"
   echo "sanitize: the self-test's canary did not build"
-  finish 0 1
+  finish sanitize 0 1
 fi
 for probe in "heap_overflow:heap-buffer-overflow" "signed_overflow:signed integer overflow" \
              "use_after_free:heap-use-after-free"; do
@@ -137,7 +131,7 @@ for probe in "heap_overflow:heap-buffer-overflow" "signed_overflow:signed intege
   if ! grep -qs "$expected" "$canary/$entry.log" "$canary"/asan.*; then
     cat "$canary/$entry.log"
     echo "sanitize: self-test: a deliberate $expected was not reported"
-    finish 0 1
+    finish sanitize 0 1
   fi
 done
 echo "sanitize: self-test: a deliberate heap-buffer-overflow, signed integer overflow and heap-use-after-free are reported"
@@ -247,7 +241,7 @@ export GPSVM_PROBE_CACHE="$work/probe-cache" GPSVM_PROBE_MAKEVARS="$root/tools/s
   library(testthat)
   source("tests/testthat/helper-probes.R")
   invisible(compile_core_probes())') >"$work/probes.log" 2>&1 ||
-  { cat "$work/probes.log"; echo "sanitize: the core probes did not compile"; finish 0 1; }
+  { cat "$work/probes.log"; echo "sanitize: the core probes did not compile"; finish sanitize 0 1; }
 
 # GPSVM_SANITIZE_FILES (e.g. "test-svr.R test-rvm.R") runs some files only.
 mapfile -t files < <(ls -S "$tests"/test-*.R)
@@ -301,4 +295,4 @@ if [ "${#left_out[@]}" -gt 0 ]; then
   sed -nE 's/^(test-[^ :]+[.]R): */  \1: /p' "$root/tools/sanitize-left-out.txt"
 fi
 echo "sanitize: tests took $(( $(date +%s) - start )) s (logs in $work)"
-finish "$passed" "$failed"
+finish sanitize "$passed" "$failed"

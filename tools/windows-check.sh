@@ -21,10 +21,8 @@
 #   wincheck: skipped (REASON)
 # The exit status is non-zero on any failure, zero when skipped.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpsvm-wincheck.XXXXXX")}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+. "$(dirname "$0")/common.sh"
+work=$(work_dir wincheck "${1:-}")
 
 skip() {
   echo "wincheck: skipped ($1)"

@@ -1,10 +1,11 @@
 // Complete solver controls for the tests (the core's control structs carry
-// no defaults, so a test sets every field), and small grids.
+// no defaults, so a test sets every field), small grids and random samples.
 #ifndef GPSVM_TESTS_FIXTURES_HPP
 #define GPSVM_TESTS_FIXTURES_HPP
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <utility>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/mfsvr_paper.hpp>
@@ -12,6 +13,8 @@
 #include <gpsvm/rvm_posterior.hpp>
 #include <gpsvm/smo.hpp>
 #include <gpsvm/srvm.hpp>
+
+#include "reference.hpp"
 
 namespace fixture {
 
@@ -118,6 +121,35 @@ inline Eigen::MatrixXd grid(int m, double lo, double hi) {
   Eigen::MatrixXd z(m, 1);
   for (int i = 0; i < m; ++i) z(i, 0) = lo + (hi - lo) * i / (m - 1);
   return z;
+}
+
+// n inputs uniform on [lo, hi]^cols and a target for each: the inputs are
+// drawn first, then target(x.row(i), rng) row by row, from one stream.
+struct Sample {
+  Eigen::MatrixXd x;
+  Eigen::VectorXd y;
+};
+
+template <class Target>
+Sample sample(int n, int cols, double lo, double hi, std::uint32_t seed, Target target) {
+  ref::Random rng(seed);
+  Sample s;
+  s.x = rng.uniform_matrix(n, cols, lo, hi);
+  s.y.resize(n);
+  for (int i = 0; i < n; ++i) s.y[i] = target(s.x.row(i), rng);
+  return s;
+}
+
+// A sample with +-1 labels of its targets' signs.
+struct LabelledSample : Sample {
+  Eigen::VectorXd label;
+};
+
+inline LabelledSample with_sign_labels(Sample s) {
+  LabelledSample out;
+  out.label = s.y.unaryExpr([](double v) { return v > 0.0 ? 1.0 : -1.0; });
+  static_cast<Sample&>(out) = std::move(s);
+  return out;
 }
 
 }  // namespace fixture

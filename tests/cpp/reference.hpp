@@ -470,6 +470,13 @@ class Random {
       for (Eigen::Index i = 0; i < r; ++i) m(i, j) = uniform(lo, hi);
     return m;
   }
+  // Standard normal draws, filled row by row.
+  Eigen::MatrixXd normal_matrix(Eigen::Index r, Eigen::Index c) {
+    Eigen::MatrixXd m(r, c);
+    for (Eigen::Index i = 0; i < r; ++i)
+      for (Eigen::Index j = 0; j < c; ++j) m(i, j) = normal();
+    return m;
+  }
 
  private:
   std::mt19937 gen_;

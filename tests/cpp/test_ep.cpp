@@ -157,9 +157,7 @@ TEST_CASE("EP: the dense posterior's two routes to the variances against long-do
   // the direct one (V = L^-1 S^1/2 K in full).
   const int n = 300;
   ref::Random rng(17);
-  MatrixXd x(n, 3);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < 3; ++j) x(i, j) = rng.normal();
+  const MatrixXd x = rng.normal_matrix(n, 3);
   const MatrixXd K = gpsvm::kernel_matrix(gpsvm::Kernel::rbf(1.5), x);
   VectorXd tau(n), nu(n);
   for (int i = 0; i < n; ++i) {
@@ -231,9 +229,7 @@ TEST_CASE("mfsvr: moments kept by the search for C are reused only at the same c
 TEST_CASE("mfsvr: choosing C within one EP run ends at a maximum of the evidence, or at a bound") {
   const int n = 120;
   ref::Random rng(23);
-  MatrixXd x(n, 3);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < 3; ++j) x(i, j) = rng.normal();
+  const MatrixXd x = rng.normal_matrix(n, 3);
   VectorXd y(n);
   for (int i = 0; i < n; ++i) y[i] = std::sin(x(i, 0)) + 0.2 * x(i, 1) + 0.1 * rng.normal();
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
@@ -436,10 +432,7 @@ TEST_CASE("Anderson mixing: on a linear map it reaches the fixed point as GMRES 
   // (up to rounding).  The reference is the direct solve.
   ref::Random rng(5);
   const int n = 6;
-  MatrixXd q = MatrixXd::Zero(n, n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) q(i, j) = rng.normal();
-  const Eigen::HouseholderQR<MatrixXd> qr(q);
+  const Eigen::HouseholderQR<MatrixXd> qr(rng.normal_matrix(n, n));
   const MatrixXd basis = qr.householderQ();
   VectorXd eig(n);
   eig << 0.95, -0.9, 0.5, -0.3, 0.1, 0.0;

@@ -40,23 +40,13 @@ const gpsvm::EpSchedule kParallel = gpsvm::EpSchedule::parallel;
 const gpsvm::EpSchedule kSequential = gpsvm::EpSchedule::sequential;
 
 // A wiggly function of two inputs on [-2, 2]^2, with +-1 labels of its sign.
-struct Data {
-  MatrixXd x;
-  VectorXd y, label;
-};
+using Data = fixture::LabelledSample;
 
 Data wiggly(int n, std::uint32_t seed) {
-  ref::Random rng(seed);
-  Data d;
-  d.x = rng.uniform_matrix(n, 2, -2.0, 2.0);
-  d.y.resize(n);
-  d.label.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const double f = std::sin(3.0 * d.x(i, 0)) * std::cos(2.0 * d.x(i, 1));
-    d.y[i] = f + 0.1 * rng.normal();
-    d.label[i] = d.y[i] > 0.0 ? 1.0 : -1.0;
-  }
-  return d;
+  return fixture::with_sign_labels(
+      fixture::sample(n, 2, -2.0, 2.0, seed, [](const auto& u, ref::Random& rng) {
+        return std::sin(3.0 * u(0)) * std::cos(2.0 * u(1)) + 0.1 * rng.normal();
+      }));
 }
 
 // The FITC covariance written out densely from a basis.

@@ -43,24 +43,14 @@ using Eigen::VectorXd;
 using fixture::ep_control;
 using ref::gap;
 
-struct Data {
-  MatrixXd x;
-  VectorXd y, label;
-};
+using Data = fixture::LabelledSample;
 
 // n not a multiple of the priors' 256-row blocks
 Data wavy(int n, std::uint32_t seed) {
-  ref::Random rng(seed);
-  Data d;
-  d.x = rng.uniform_matrix(n, 3, -2.0, 2.0);
-  d.y.resize(n);
-  d.label.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const double f = std::sin(2.0 * d.x(i, 0)) + 0.5 * d.x(i, 1) * d.x(i, 2);
-    d.y[i] = f + 0.2 * rng.normal();
-    d.label[i] = d.y[i] > 0.0 ? 1.0 : -1.0;
-  }
-  return d;
+  return fixture::with_sign_labels(
+      fixture::sample(n, 3, -2.0, 2.0, seed, [](const auto& u, ref::Random& rng) {
+        return std::sin(2.0 * u(0)) + 0.5 * u(1) * u(2) + 0.2 * rng.normal();
+      }));
 }
 
 // Rows copied into the caller's scratch, as a reader of a file would give

@@ -14,6 +14,21 @@ namespace gpsvm_tests_kernels {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
+namespace {
+
+// The order-th derivative cross-kernel at z in coordinate `coord` by central
+// differences of step h of the (order - 1)-th: d^n/dz^n k(z, x) =
+// (d^(n-1)/dz^(n-1) k(z + h e, x) - ... (z - h e)) / 2h.
+MatrixXd central_difference(const gpsvm::KernelEvaluator& ev, const MatrixXd& z, int order,
+                            Eigen::Index coord, double h) {
+  MatrixXd up = z, down = z;
+  up.col(coord).array() += h;
+  down.col(coord).array() -= h;
+  return (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
+}
+
+}  // namespace
+
 TEST_CASE("kernels: values of the Gaussian, polynomial and linear kernels") {
   MatrixXd x(3, 2);
   x << 0.0, 0.0, 1.0, 0.5, -2.0, 1.0;
@@ -121,13 +136,7 @@ TEST_CASE("kernels: derivatives in one coordinate against central differences") 
     const gpsvm::KernelEvaluator ev(kernel, x);
     for (Eigen::Index coord : {0, 1}) {
       for (int order : {1, 2, 3}) {
-        // d^n/dz^n k(z, x) = (d^(n-1)/dz^(n-1) k(z + h e, x) - ... (z - h e)) / 2h
-        const double h = 1e-5;
-        MatrixXd up = z, down = z;
-        up.col(coord).array() += h;
-        down.col(coord).array() -= h;
-        const MatrixXd fd =
-            (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
+        const MatrixXd fd = central_difference(ev, z, order, coord, 1e-5);
         const MatrixXd got = ev.cross(z, order, coord);
         CHECK_NEAR_MSG((got - fd).cwiseAbs().maxCoeff(), 0.0,
                        1e-7 * (1.0 + got.cwiseAbs().maxCoeff()),
@@ -278,12 +287,7 @@ TEST_CASE("kernels: Matern derivatives, their variances, and orders past the smo
     const gpsvm::KernelEvaluator ev(gpsvm::Kernel::matern(p, 0.8), x);
     for (Eigen::Index coord : {0, 1}) {
       for (int order = 1; order <= p; ++order) {
-        const double h = 1e-6;
-        MatrixXd up = z, down = z;
-        up.col(coord).array() += h;
-        down.col(coord).array() -= h;
-        const MatrixXd fd =
-            (ev.cross(up, order - 1, coord) - ev.cross(down, order - 1, coord)) / (2.0 * h);
+        const MatrixXd fd = central_difference(ev, z, order, coord, 1e-6);
         CHECK_NEAR_MSG((ev.cross(z, order, coord) - fd).cwiseAbs().maxCoeff(), 0.0, 1e-6,
                        "p = " + std::to_string(p) + ", order " + std::to_string(order));
       }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "check.hpp"
+#include "fixtures.hpp"
 #include "reference.hpp"
 
 namespace gpsvm_tests_multiclass {
@@ -30,15 +31,12 @@ struct Data {
 
 // Three classes from the signs of two noisy inputs.
 Data three_classes(int n, std::uint32_t seed) {
-  ref::Random rng(seed);
-  Data d;
-  d.x = rng.uniform_matrix(n, 2, -2.0, 2.0);
-  d.y.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const double a = d.x(i, 0) + 0.3 * rng.normal(), b = d.x(i, 1) + 0.3 * rng.normal();
-    d.y[i] = (a > 0.0 ? 1 : 0) + (b > 0.5 ? 1 : 0);
-  }
-  return d;
+  const fixture::Sample s =
+      fixture::sample(n, 2, -2.0, 2.0, seed, [](const auto& u, ref::Random& rng) {
+        const double a = u(0) + 0.3 * rng.normal(), b = u(1) + 0.3 * rng.normal();
+        return (a > 0.0 ? 1.0 : 0.0) + (b > 0.5 ? 1.0 : 0.0);
+      });
+  return {s.x, s.y.cast<int>()};
 }
 
 gpsvm::MulticlassControl tight() {

@@ -32,21 +32,13 @@ using gpsvm_test::show;
 const double kInf = std::numeric_limits<double>::infinity();
 
 // A noisy sinc on [-8, 8].
-struct Data {
-  MatrixXd x;
-  VectorXd y;
-};
+using Data = fixture::Sample;
 
 Data sinc(int n, std::uint32_t seed, double noise = 0.1) {
-  ref::Random rng(seed);
-  Data d;
-  d.x = rng.uniform_matrix(n, 1, -8.0, 8.0);
-  d.y.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const double u = d.x(i, 0);
-    d.y[i] = (u == 0.0 ? 1.0 : std::sin(u) / u) + noise * rng.normal();
-  }
-  return d;
+  return fixture::sample(n, 1, -8.0, 8.0, seed, [noise](const auto& x, ref::Random& rng) {
+    const double u = x(0);
+    return (u == 0.0 ? 1.0 : std::sin(u) / u) + noise * rng.normal();
+  });
 }
 
 MatrixXd design(const gpsvm::Kernel& kernel, const MatrixXd& x) {

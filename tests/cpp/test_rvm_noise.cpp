@@ -32,21 +32,13 @@ using Eigen::VectorXd;
 const std::function<void()> kNoInterrupt = [] {};
 
 // y = 2 sin(x) + N(0, s(x)^2), s from 0.1 to 1 over [0, 10].
-struct Data {
-  MatrixXd x;
-  VectorXd y;
-};
+using Data = fixture::Sample;
 
 Data loud_right(int n, std::uint32_t seed) {
-  ref::Random rng(seed);
-  Data d;
-  d.x = rng.uniform_matrix(n, 1, 0.0, 10.0);
-  d.y.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const double u = d.x(i, 0);
-    d.y[i] = 2.0 * std::sin(u) + (0.1 + 0.9 * u * u / 100.0) * rng.normal();
-  }
-  return d;
+  return fixture::sample(n, 1, 0.0, 10.0, seed, [](const auto& x, ref::Random& rng) {
+    const double u = x(0);
+    return 2.0 * std::sin(u) + (0.1 + 0.9 * u * u / 100.0) * rng.normal();
+  });
 }
 
 // The noise functions of a Gaussian kernel of width 4 on centres z at the

@@ -10,6 +10,15 @@ two_class_data <- function(n, seed, noise = 0.4) {
   list(x = x, y = y)
 }
 
+# n points of two classes split by a parabola in two inputs:
+# x1 + 0.7 x2^2 + N(0, noise^2) > 0.5 is labels[2], the rest labels[1].
+parabola_classes <- function(n, seed, noise = 0.7, labels = c(-1, 1)) {
+  set.seed(seed)
+  x <- matrix(rnorm(2 * n), n, 2)
+  above <- x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = noise) - 0.5 > 0
+  list(x = x, y = labels[above + 1])
+}
+
 rbf_gram <- function(x, sigma, z = x) {
   d2 <- outer(rowSums(x^2), rowSums(z^2), "+") - 2 * x %*% t(z)
   exp(-pmax(d2, 0) / (2 * sigma^2))

@@ -334,10 +334,9 @@ test_that("the low-rank path's cap is the user's: max_rank below the rank means 
 
 test_that("gpc() beyond 1000 observations runs on the kernel matrix's pivots when it has a low rank", {
   skip_if_small_tests("fits 1100 rows to cross the 1000-row switch; the low-rank path's C++ code runs at small size above")
-  set.seed(41)
-  n <- 1100
-  x <- matrix(rnorm(2 * n), n, 2)
-  y <- factor(ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, "b", "a"))
+  d <- parabola_classes(1100, 41, labels = c("a", "b"))
+  x <- d$x
+  y <- factor(d$y)
   auto <- gpc(x, y)
   dense <- gpc(x, y, control = gpc_control(rank_tol = 0))
   expect_null(dense$inducing)
@@ -429,10 +428,9 @@ test_that("gpc()'s low-rank fit is the dense model to rounding: FITC on the fact
 
 test_that("optimize beyond 1000 observations searches a FITC evidence, then fits the full model", {
   skip_if_small_tests("fits 1100 rows to cross the 1000-row switch; the FITC search's C++ code runs at small size below")
-  set.seed(43)
-  n <- 1100
-  x <- matrix(rnorm(2 * n), n, 2)
-  y <- factor(ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, "b", "a"))
+  d <- parabola_classes(1100, 43, labels = c("a", "b"))
+  x <- d$x
+  y <- factor(d$y)
   fit <- gpc(x, y, optimize = TRUE, scale = FALSE)
   o <- fit$optimization
   expect_true(o$convergence$converged)

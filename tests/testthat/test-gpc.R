@@ -107,10 +107,10 @@ test_that("the Newton solver converges where Algorithm 17.1 diverges, to the sam
   # two overlapping classes, a wide kernel and a bias constant: the kernel
   # matrix has a few very large eigenvalues, and Algorithm 17.1's parallel
   # steps lose the fixed point
-  set.seed(42)
   n <- 400
-  x <- matrix(rnorm(2 * n), n, 2)
-  y <- ifelse(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.7) - 0.5 > 0, 1, -1)
+  d <- parabola_classes(n, 42)
+  x <- d$x
+  y <- d$y
   xs <- scale(x)
   fit <- gpc(xs, y, rbf_kernel(2), noise = 1, bias = 1, method = "naive", scale = FALSE,
              control = gpc_control(tol = 1e-20))
@@ -340,10 +340,9 @@ test_that("print() of a fit with a search per class: one line when all converged
 
 # 400 points of two classes split by a parabola in two inputs
 parabola_data <- function() {
-  set.seed(3)
-  n <- 400
-  x <- matrix(rnorm(2 * n), n)
-  list(x = x, y = factor(sign(x[, 1] + 0.7 * x[, 2]^2 + rnorm(n, sd = 0.5) - 0.5)))
+  d <- parabola_classes(400, 3, noise = 0.5)
+  d$y <- factor(d$y)
+  d
 }
 
 test_that("a search beyond 300 observations on the full prior evaluates on K's pivots where they represent it", {

@@ -35,6 +35,7 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "classifier.hpp"
 #include "interrupt.hpp"
@@ -91,7 +92,6 @@ inline AdatronResult adatron_fit(const ConstMatrixRef& k, const ConstVectorRef& 
   check_labels(y, n);
   const double C = control.C;
 
-  AdatronResult out;
   VectorXd alpha = VectorXd::Zero(n);
   if (start.size() == n) {
     for (Index i = 0; i < n; ++i) alpha[i] = detail::clip(start[i], C);
@@ -139,16 +139,8 @@ inline AdatronResult adatron_fit(const ConstMatrixRef& k, const ConstVectorRef& 
   gradient = VectorXd::Ones(n) - (y.array() * field.array()).matrix();
   residual = detail::natural_residual(alpha, gradient, C);
   const double objective = alpha.sum() - 0.5 * (alpha.array() * y.array() * field.array()).sum();
-
-  out.alpha = alpha;
-  out.field = field;
-  out.objective = objective;
-  out.eta = eta;
-  out.status.converged = residual < control.tol;
-  out.status.iterations = it;
-  out.status.change = residual;
-  out.status.tol = control.tol;
-  return out;
+  return {std::move(alpha), std::move(field), objective, eta,
+          status_by_tol(it, residual, control.tol)};
 }
 
 }  // namespace gpsvm

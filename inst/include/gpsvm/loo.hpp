@@ -338,6 +338,25 @@ LooRefits loo_refit_dense(const ConstMatrixRef& k, const ConstVectorRef& y,
   return loo_refit_loop(n, y, alpha, which, fit, field, interrupt);
 }
 
+// The dense refits of a solver on the Gram matrix, solve(ki, yi, control,
+// start, interrupt), whose result holds alpha and status (the adatron's and
+// Algorithm 17.1's).
+template <typename Control, typename Solve>
+LooRefits loo_solve_dense(const ConstMatrixRef& k, const ConstVectorRef& y,
+                          const ConstVectorRef& alpha, const Control& control,
+                          const std::vector<Index>& which, Solve solve,
+                          const std::function<void()>& interrupt) {
+  control.validate();
+  check_labels(y, k.rows());
+  auto refit = [&](Index, const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
+                   VectorXd& alpha_i, SolverStatus& status) {
+    auto r = solve(ki, yi, control, start, interrupt);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
+  };
+  return loo_refit_dense(k, y, alpha, which, refit, interrupt);
+}
+
 // The rows of x without row `drop`.
 inline MatrixXd drop_row(const ConstMatrixRef& x, Index drop) {
   MatrixXd out(x.rows() - 1, x.cols());
@@ -379,15 +398,7 @@ inline LooRefits svc_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
                                const ConstVectorRef& alpha, const AdatronControl& control,
                                const std::vector<Index>& which,
                                const std::function<void()>& interrupt = {}) {
-  control.validate();
-  check_labels(y, k.rows());
-  auto refit = [&](Index, const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
-                   VectorXd& alpha_i, SolverStatus& status) {
-    AdatronResult r = adatron_fit(ki, yi, control, start, interrupt);
-    alpha_i = std::move(r.alpha);
-    status = r.status;
-  };
-  return detail::loo_refit_dense(k, y, alpha, which, refit, interrupt);
+  return detail::loo_solve_dense(k, y, alpha, control, which, adatron_fit, interrupt);
 }
 
 // SMO refits on the inputs without each point, warm-started.
@@ -410,15 +421,7 @@ inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRe
                                     const ConstVectorRef& alpha, const NaiveMfControl& control,
                                     const std::vector<Index>& which,
                                     const std::function<void()>& interrupt = {}) {
-  control.validate();
-  check_labels(y, k.rows());
-  auto refit = [&](Index, const MatrixXd& ki, const VectorXd& yi, const VectorXd& start,
-                   VectorXd& alpha_i, SolverStatus& status) {
-    NaiveMfResult r = naive_mf_fit(ki, yi, control, start, interrupt);
-    alpha_i = std::move(r.alpha);
-    status = r.status;
-  };
-  return detail::loo_refit_dense(k, y, alpha, which, refit, interrupt);
+  return detail::loo_solve_dense(k, y, alpha, control, which, naive_mf_fit, interrupt);
 }
 
 // Newton refits on the inputs without each point, warm-started.  The

@@ -117,16 +117,8 @@ inline NaiveMfResult naive_mf_fit(const ConstMatrixRef& k, const ConstVectorRef&
     ++it;
   }
 
-  NaiveMfResult out;
-  out.alpha = alpha;
-  out.field = field;
-  out.z = z;
-  out.eta = eta;
-  out.status.converged = worst < control.tol;
-  out.status.iterations = it;
-  out.status.change = worst;
-  out.status.tol = control.tol;
-  return out;
+  return {std::move(alpha), std::move(field), std::move(z), eta,
+          status_by_tol(it, worst, control.tol)};
 }
 
 // ---- The same equations by a quasi-Newton iteration --------------------------

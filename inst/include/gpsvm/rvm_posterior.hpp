@@ -87,14 +87,17 @@ inline double initial_noise(const VectorXd& y, const RvmControl& ctl) {
   return std::max(ctl.sigma2_init * (var_y > 0.0 ? var_y : 1.0), ctl.min_sigma2);
 }
 
-// The design of n rows on m candidate centres, n x (m + 1), is held with
-// about its size again in the products the fits form from it (H'H and
-// G = H'H_active of the fast algorithm, the penalty): refused before it is
-// formed when they do not fit.
-inline void require_design(Index n, Index m) {
+// The design of n rows on m candidate centres, n x (m + 1), its first
+// column (the bias's) set to ones.  It is held with about its size again in
+// the products the fits form from it (H'H and G = H'H_active of the fast
+// algorithm, the penalty): refused before it is formed when they do not fit.
+inline MatrixXd design_with_bias(Index n, Index m) {
   require_matrices(static_cast<double>(n), static_cast<double>(m + 1), 2.0,
                    "the " + std::to_string(n) + " x " + std::to_string(m + 1) +
                        " design of the relevance vector machine");
+  MatrixXd h(n, m + 1);
+  h.col(0).setOnes();
+  return h;
 }
 
 // The design H = [1 K] of the training inputs, filled in place: assigning
@@ -104,10 +107,8 @@ inline void require_design(Index n, Index m) {
 inline MatrixXd design(const KernelEvaluator& ev,
                        const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
-  require_design(n, n);
+  MatrixXd h = design_with_bias(n, n);
   InterruptPoll poll(interrupt);
-  MatrixXd h(n, n + 1);
-  h.col(0).setOnes();
   for (Index j = 0; j < n; ++j) {
     poll();
     for (Index i = 0; i <= j; ++i) {
@@ -126,10 +127,8 @@ inline MatrixXd design(const KernelEvaluator& ev, const std::vector<Index>& cent
                        const std::function<void()>& interrupt = nullptr) {
   const Index n = ev.size();
   const Index m = static_cast<Index>(centres.size());
-  require_design(n, m);
+  MatrixXd h = design_with_bias(n, m);
   InterruptPoll poll(interrupt);
-  MatrixXd h(n, m + 1);
-  h.col(0).setOnes();
   for (Index c = 0; c < m; ++c) {
     poll();
     if (centres[c] < 0 || centres[c] >= n)

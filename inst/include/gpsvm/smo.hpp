@@ -634,10 +634,8 @@ inline double free_bias(const SvrState& st, const PairGap& g) {
 inline void final_status_and_bias(SvrState& st, std::int64_t iterations, SvrResult& res) {
   if (static_cast<Index>(st.active.size()) != st.field.size()) unshrink(st);
   const PairGap g = pair_gap(st);
-  res.status.change = (g.t_slot == -1) ? 0.0 : std::max(0.0, g.m - g.M);
-  res.status.converged = res.status.change < st.ctl.tol;
-  res.status.iterations = iterations;
-  res.status.tol = st.ctl.tol;
+  res.status = status_by_tol(iterations, (g.t_slot == -1) ? 0.0 : std::max(0.0, g.m - g.M),
+                             st.ctl.tol);
   res.b = st.ctl.bias ? free_bias(st, g) : 0.0;
 }
 

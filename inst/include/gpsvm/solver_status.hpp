@@ -52,6 +52,17 @@ struct SolverStatus {
   std::string reason;
 };
 
+// The status of a solver that stops when its measure falls below tol, or at
+// its iteration cap.
+inline SolverStatus status_by_tol(std::int64_t iterations, double change, double tol) {
+  SolverStatus s;
+  s.converged = change < tol;
+  s.iterations = iterations;
+  s.change = change;
+  s.tol = tol;
+  return s;
+}
+
 }  // namespace gpsvm
 
 #endif  // GPSVM_SOLVER_STATUS_HPP

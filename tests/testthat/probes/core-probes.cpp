@@ -18,27 +18,31 @@
 namespace {
 
 // The EP engine's and the paper iteration's settings from a plain list with
-// algorithm, schedule, max_iter, tol, damping, seed, eta, inner, adaptive_eta.
-gpsvm::EpControl ep_control(const Rcpp::List& c) {
-  gpsvm::EpControl out;
-  out.schedule = Rcpp::as<std::string>(c["schedule"]) == "sequential"
-                     ? gpsvm::EpSchedule::sequential
-                     : gpsvm::EpSchedule::parallel;
+// algorithm, schedule, max_iter, tol, damping, seed, eta, inner, adaptive_eta;
+// first the fields both have.
+template <class Control>
+Control iteration_control(const Rcpp::List& c) {
+  Control out;
   out.max_iter = Rcpp::as<int>(c["max_iter"]);
   out.tol = Rcpp::as<double>(c["tol"]);
-  out.damping = Rcpp::as<double>(c["damping"]);
   out.seed = Rcpp::as<int>(c["seed"]);
   return out;
 }
 
+gpsvm::EpControl ep_control(const Rcpp::List& c) {
+  auto out = iteration_control<gpsvm::EpControl>(c);
+  out.schedule = Rcpp::as<std::string>(c["schedule"]) == "sequential"
+                     ? gpsvm::EpSchedule::sequential
+                     : gpsvm::EpSchedule::parallel;
+  out.damping = Rcpp::as<double>(c["damping"]);
+  return out;
+}
+
 gpsvm::MfsvrPaperControl paper_control(const Rcpp::List& c) {
-  gpsvm::MfsvrPaperControl out;
+  auto out = iteration_control<gpsvm::MfsvrPaperControl>(c);
   out.eta = Rcpp::as<double>(c["eta"]);
   out.inner = Rcpp::as<int>(c["inner"]);
-  out.max_iter = Rcpp::as<int>(c["max_iter"]);
-  out.tol = Rcpp::as<double>(c["tol"]);
   out.adaptive = Rcpp::as<bool>(c["adaptive_eta"]);
-  out.seed = Rcpp::as<int>(c["seed"]);
   return out;
 }
 
@@ -59,6 +63,14 @@ gpsvm::EpResult ep_on_factor(const Eigen::MatrixXd& G, const Eigen::VectorXd& t,
   return gpsvm::ep_run(prior, t, lik, control, nullptr);
 }
 
+// A site's log Z and its first two derivatives in the mean, into the first
+// three columns of row i.
+void put_moments(Rcpp::NumericMatrix& out, R_xlen_t i, const gpsvm::SiteMoments& mo) {
+  out(i, 0) = mo.log_z;
+  out(i, 1) = mo.dlog_z;
+  out(i, 2) = mo.d2log_z;
+}
+
 }  // namespace
 
 // The epsilon-insensitive likelihood's tilted moments, parameter gradient,
@@ -69,12 +81,9 @@ Rcpp::NumericMatrix cpp_epsins(Rcpp::NumericVector t, Rcpp::NumericVector m,
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
   Rcpp::NumericMatrix out(t.size(), 7);
   for (R_xlen_t i = 0; i < t.size(); ++i) {
-    const gpsvm::SiteMoments mo = lik.moments(t[i], m[i], v[i]);
+    put_moments(out, i, lik.moments(t[i], m[i], v[i]));
     double dC, deps;
     lik.parameter_gradient(t[i], m[i], v[i], &dC, &deps);
-    out(i, 0) = mo.log_z;
-    out(i, 1) = mo.dlog_z;
-    out(i, 2) = mo.d2log_z;
     out(i, 3) = dC;
     out(i, 4) = deps;
     out(i, 5) = lik.predictive_cdf(t[i], m[i], v[i]);
@@ -91,12 +100,8 @@ Rcpp::NumericMatrix cpp_probit_flip_moments(Rcpp::NumericVector target, Rcpp::Nu
                                             Rcpp::NumericVector var, double kappa, double noise) {
   const gpsvm::ProbitFlip lik(kappa, noise);
   Rcpp::NumericMatrix out(target.size(), 3);
-  for (R_xlen_t i = 0; i < target.size(); ++i) {
-    const gpsvm::SiteMoments m = lik.moments(target[i], mean[i], var[i]);
-    out(i, 0) = m.log_z;
-    out(i, 1) = m.dlog_z;
-    out(i, 2) = m.d2log_z;
-  }
+  for (R_xlen_t i = 0; i < target.size(); ++i)
+    put_moments(out, i, lik.moments(target[i], mean[i], var[i]));
   return out;
 }
 
