@@ -1,11 +1,5 @@
-# The joint K-class classifier of gpc() (multiclass = "joint", the default
-# beyond the size rule ovr_max_nk): K latent functions with
-# one kernel, one noise and one bias, the multinomial probit likelihood, and
-# the variational approximation of Girolami and Rogers (2006), whose
-# posterior covariance is the same for every class (the core:
-# inst/include/gpsvm/multiclass.hpp).  One criterion of the whole model (its
-# approximate leave-one-out log predictive probability, see
-# .gpc_joint_search()) chooses the hyperparameters shared by the K classes.
+# The joint K-class classifier of gpc() (multiclass = "joint"; ?gpc, the
+# core's inst/include/gpsvm/multiclass.hpp).
 #
 # The fit (class "gpsvm_gpc_joint" before "gpsvm_gpc") holds x, kernel,
 # noise, kappa (0), method ("tap"), control, `weights` (n x K: the latent
@@ -34,8 +28,7 @@
   if (noise <= 0) .stop("'noise' must be positive for the joint multi-class model")
   y <- as.integer(labels$classes)
   K <- length(labels$levels)
-  start <- NULL
-  outcome <- NULL
+  start <- outcome <- NULL
   if (length(which) > 0L) {
     search <- .gpc_joint_search(x, y, K, kernel, noise, control, which, inducing, settings)
     outcome <- search$outcome
@@ -107,17 +100,12 @@
   }
   fit_at <- function(par, start, tol, gradient) {
     ctl <- c(.joint_control(control, tol), adjoint_tol = .joint_adjoint_tol)
-    res <- tryCatch(cpp_gpc_multiclass_fit(at(par), search_x, search_y, K, ctl, start, FALSE,
-                                           gradient),
-                    error = function(e) e)
-    if (inherits(res, "error") || !res$convergence$converged) return(res)
-    res
+    tryCatch(cpp_gpc_multiclass_fit(at(par), search_x, search_y, K, ctl, start, FALSE, gradient),
+             error = function(e) e)
   }
   # d / d(log sigma, log noise) -> the searched ones
   keep <- c("log_sigma", "log_noise") %in% spec$names
-  # the search is the long part of a K-class fit: one progress step per
-  # evaluation (shown only where the user asks progressr for it), its count
-  # bounded by the search's iteration limit
+  # one progress step per evaluation, bounded by the search's iteration limit
   step <- progressr::progressor(steps = settings$max_iter)
   evaluate <- function(par, first, warm, accuracy) {
     tol <- max(min(control$tol, .joint_search_tol), accuracy %||% .joint_search_tol)
@@ -136,16 +124,11 @@
   outcome <- .gradient_search(spec, evaluate, n = length(search_y), tol = settings$tol,
                               max_iter = settings$max_iter)
   best <- outcome$best$fit
+  # (after a search on some rows, the latent means K(x, rows) W at every row)
   start <- if (!is.null(best) && !is.null(rows)) {
-    .joint_extend_means(best, at(outcome$best$par)$kernel, search_x, x)
+    cpp_kernel_matrix(at(outcome$best$par)$kernel, x, search_x, 0L, 1L) %*% best$weights
   } else best$mean
   list(outcome = outcome, spec = spec, rows = rows, start = start)
-}
-
-# The latent means at inputs x of a fit (the core's list) on the dense
-# prior of inputs `fitted_x`: K(x, fitted_x) W.
-.joint_extend_means <- function(res, kernel, fitted_x, x) {
-  cpp_kernel_matrix(kernel, x, fitted_x, 0L, 1L) %*% res$weights
 }
 
 # The criterion's gradient by central differences of step
@@ -168,18 +151,14 @@
 # about n times the tolerance, stays far below the step's change.
 .joint_search_tol <- 1e-4
 .joint_difference_tol <- 1e-7
-# The relative residual of the adjoint solve in the search's gradient: its
-# relative error is about this, far below what the search's stopping rule
-# sees; a tighter residual costs Newton iterations and changes no step.
+# The adjoint solve's relative residual in the search's gradient: far below
+# what the stopping rule sees; a tighter one costs iterations, no steps.
 .joint_adjoint_tol <- 1e-6
 
 # The smallest noise variance the joint search considers, relative to the
-# kernel's mean diagonal.  Below about this the variational posterior pins
-# every training case with precision 1 / v whatever its label's curvature,
-# its leave-one-out predictive becomes over-confident and the criterion
-# keeps rising as v falls (MASS's fgl, 143 training rows: -0.35 a case at
-# v = 1e-5, against a held-out -1.0), while the fit needs thousands of
-# iterations.
+# kernel's mean diagonal.  Below it the variational posterior pins every
+# case with precision 1 / v whatever its label's curvature: the
+# leave-one-out criterion becomes over-confident and keeps rising as v falls.
 .joint_min_noise <- 0.01
 .joint_search_step <- 0.01
 
@@ -195,12 +174,6 @@
 }
 
 .is_joint <- function(object) inherits(object, "gpsvm_gpc_joint")
-
-.joint_prob <- function(object, x) {
-  mo <- .joint_moments(object, x)
-  .name_prob(cpp_multiclass_probabilities(mo$mean, mo$variance, object$noise),
-             object$levels, rownames(x))
-}
 
 # Leave-one-out of the joint model by its cavities (the core's
 # MulticlassLoo): the latent means without each case and their variance.
@@ -298,11 +271,7 @@
     rows <- lapply(which, function(i) {
       refit <- .gpc_joint_bare(fit$x[-i, , drop = FALSE], y[-i], K, fit$kernel, fit$noise,
                                fit$control, fit$inducing, fit$fitted.values[-i, , drop = FALSE])
-      list(mean = cpp_gpc_multiclass_predict(c(unclass(refit)[c("kernel", "noise", "x", "weights",
-                                                              "chol", "inducing",
-                                                              "inducing_weights",
-                                                              "inducing_chol")]),
-                                             fit$x[i, , drop = FALSE])$mean,
+      list(mean = .joint_moments(refit, fit$x[i, , drop = FALSE])$mean,
            iterations = refit$convergence$iterations,
            converged = refit$convergence$converged)
     })
