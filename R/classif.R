@@ -1,21 +1,12 @@
-# The layer svc() and gpc() share (class "gpsvm_classifier"), built as the
-# regression layer is: labels, input scaling and the bias, one binary model
-# or K one-vs-rest models, decision values and classes at new inputs, the
-# prediction pipeline (NA rows, na.exclude), fitted(), nobs(), print() and
-# the training confusion table (the plot is in classif-plot.R, leave-one-out
-# in loo.R, the tidiers in tidiers.R).
+# The layer svc() and gpc() share (class "gpsvm_classifier"); a method adds
+# only what is its own, through the internal generics of generics.R.
 #
 # A two-class fit is one binary model: a list with alpha, fitted.values, x,
 # y (coded -1/+1) and the model's settings.  With K >= 3 classes the fit
 # holds the settings, x and `models`, K binary fits of "class k against the
 # rest" named by the levels, and its fitted.values are an n x K matrix.  Both
-# carry their method's classes before "gpsvm_classifier" (gpc():
-# "gpsvm_gpc_tap" or "gpsvm_gpc_naive", then "gpsvm_gpc"; svc():
-# "gpsvm_svc"), `levels`, `classes` (the training labels as a factor),
-# `scaling` and `bias_variance`.
-#
-# A method contributes only what is its own, through the internal generics
-# of generics.R (one method per class).
+# carry `levels`, `classes` (the training labels), `scaling` and
+# `bias_variance`.
 
 # The classes as a factor and its levels.  A factor keeps its levels (the
 # first is coded -1 and the second +1 in two-class fits, as glm() takes the
@@ -70,11 +61,9 @@
 
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
 # kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
-# classes) or once per class against the rest.  `what` names the solver in
-# non-convergence warnings.  With `inducing` (see ?inducing-points) the
-# inducing inputs are chosen once, on the scaled inputs, and every binary
-# fit gets them as fit_binary(x, y, kernel, inducing = z).  `call` is the
-# call the fit stores.
+# classes) or once per class against the rest (or `fit_joint` once).  `what`
+# names the solver in warnings.  The inducing inputs are chosen once, on the
+# scaled inputs, and passed as fit_binary(x, y, kernel, inducing = z).
 .classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL,
                            call = NULL, fit_joint = NULL) {
   given <- .input_matrix(x)
@@ -92,12 +81,9 @@
     if (length(lev) > 2L && !is.null(fit_joint)) {
       fit_joint(x, labels, kernel, z)
     } else {
-      if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
-      if (length(lev) == 2L) {
-        fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
-      } else {
-        .one_vs_rest(x, labels, kernel, fit_binary, what)
-      }
+      .classif_models(x, labels, kernel, if (is.null(z)) fit_binary else function(x, y, kernel) {
+        fit_binary(x, y, kernel, inducing = z)
+      }, what)
     }
   }, error = function(e) {
     .explain_failure(e, x, inputs$kernel, as.character(call[[1L]] %||% "gpc"),
@@ -116,20 +102,20 @@
   .seal(fit)
 }
 
-# fit_binary(x, y, kernel) fitted on the inducing inputs z.
-.with_inducing <- function(fit_binary, z) {
-  force(fit_binary)
-  function(x, y, kernel) fit_binary(x, y, kernel, inducing = z)
-}
-
 # The kernel the solvers see: the user's kernel plus the constant `bias`, the
-# prior variance of an offset b shared by all activations, f(x) = b + g(x)
-# with b ~ N(0, bias).  This is the mean of the Gaussian process that Opper
-# and Winther (2000, section 17.3) identify with the SVM's threshold, given a
-# Gaussian prior; bias = 0 is their zero-mean process.
+# prior variance of an offset b ~ N(0, bias) shared by all activations (the
+# process mean section 17.3 identifies with the SVM's threshold).
 .with_bias <- function(kernel, bias) {
   kernel$constant <- if (bias > 0) bias else NULL
   kernel
+}
+
+# One binary model for two classes (the caller warns if it did not
+# converge), else one per class against the rest.
+.classif_models <- function(x, labels, kernel, fit_binary, what) {
+  lev <- labels$levels
+  if (length(lev) > 2L) return(.one_vs_rest(x, labels, kernel, fit_binary, what))
+  fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
 }
 
 # K >= 3 classes: one binary model per class against the rest, all on the
@@ -173,11 +159,8 @@
 
 .is_multiclass <- function(object) !is.null(object$models)
 
-# The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20,
-# 17.35) of a binary model whose activation is a kernel expansion over the
-# points with nonzero weight (never a full new-by-training kernel matrix),
-# with the noise-free kernel.  The TAP classifier's comes from the EP engine
-# instead (gpc.R).
+# The activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20, 17.35) with
+# the noise-free kernel, over the points with nonzero weight only.
 .kernel_expansion_link <- function(model, x) {
   w <- model$y * model$alpha
   used <- which(w != 0)
@@ -289,8 +272,7 @@ residuals.gpsvm_classifier <- function(object, ...) {
 }
 
 # Prints the training error and the confusion table, or, where the table
-# would wrap at the console's width (15 classes of mlbench's Soybean, with
-# their long names, printed it in five blocks of columns, 120 lines), each
+# would wrap at the console's width (many classes with long names), each
 # class's count and errors on one line; the table stays in the summary.
 .print_training <- function(training) {
   cat(sprintf("Training error: %.4f\n", training$error))
@@ -333,7 +315,6 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
 # The solver's convergence, one line per one-vs-rest model when there are
 # several (which model did not converge is what a user needs to know).
 .convergence_lines <- function(x) {
-  if (.is_joint(x)) return(.format_convergence(x$convergence))
   if (!.is_multiclass(x)) return(.format_convergence(x$convergence))
   c("Solvers, one per class against the rest:",
     sprintf("  %s: %s", names(x$models),
