@@ -1,9 +1,5 @@
-# plot() for svc() and gpc() fits: the decision regions over two numeric
-# inputs, with every other input held fixed (a two-dimensional slice of the
-# input space).  For formula fits the inputs are the variables of the data
-# as the formula names them, and the grid goes through the same model frame
-# and model matrix as predict()'s newdata, so factors are coded once, by the
-# fit's own terms, levels and contrasts.
+# plot() for svc() and gpc() fits.  A formula fit's grid goes through
+# predict()'s model frame, so factors are coded by the fit's own terms.
 
 #' Plot a kernel classifier on two inputs
 #'
@@ -85,7 +81,10 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   cls <- as.integer(object$classes)
   .plot_frame(xs, s$inputs, s$held, ...)
   if (k == 2L) {
-    .plot_binary_contours(object, s)
+    # (NA where the formula gives no value, which contour() leaves out)
+    graphics::contour(s$g1, s$g2, matrix(s$f, grid, grid), levels = 0, drawlabels = FALSE,
+                      add = TRUE, lwd = 2)
+    .plot_binary(object, s)
   } else {
     graphics::image(s$g1, s$g2, matrix(max.col(s$f, ties.method = "first"), grid, grid),
                     col = grDevices::adjustcolor(col, alpha.f = 0.25), breaks = seq(0.5, k + 0.5),
@@ -103,16 +102,6 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 .plot_frame <- function(xs, inputs, held, ..., xlab = inputs[1L], ylab = inputs[2L],
                         sub = .slice_label(held)) {
   graphics::plot(xs[, 1], xs[, 2], type = "n", xlab = xlab, ylab = ylab, sub = sub, ...)
-}
-
-# The boundary f(x) = 0 and what the model adds to it (.plot_binary(): the
-# margins of an SVM, the probability contours of a Gaussian process).  With
-# a row of the grid outside the formula's domain (log of a negative value)
-# the decision is NA there, and contour() leaves it out.
-.plot_binary_contours <- function(object, s) {
-  graphics::contour(s$g1, s$g2, matrix(s$f, length(s$g1), length(s$g1)), levels = 0,
-                    drawlabels = FALSE, add = TRUE, lwd = 2)
-  .plot_binary(object, s)
 }
 
 # The decision values over a grid x grid lattice of the two `inputs`, the
@@ -182,8 +171,6 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 
 .is_numeric_input <- function(v) is.numeric(v) && !is.object(v) && is.null(dim(v))
 
-.is_level_input <- function(v) (is.factor(v) || is.character(v) || is.logical(v)) && is.null(dim(v))
-
 # The axes of inputs = vertical ~ horizontal (e1071's plot.svm() takes its
 # two dimensions so): c(horizontal, vertical), each one variable.
 .formula_axes <- function(inputs) {
@@ -244,12 +231,15 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
       if (is.null(slice[[v]])) return(stats::median(values))
       return(.check_slice_number(slice[[v]], v))
     }
-    if (!.is_level_input(values)) {
+    if (!(is.factor(values) || is.character(values) || is.logical(values)) ||
+        !is.null(dim(values))) {
       .stop(sprintf("plot() cannot hold input '%s' fixed: it is neither numeric nor a factor", v))
     }
     levels <- .input_levels(object, values, v)
-    value <- if (is.null(slice[[v]])) .most_frequent(values, levels) else
-      .check_slice_level(slice[[v]], v, levels)
+    # (unless given, the most frequent level, the first of `levels` on ties)
+    value <- if (is.null(slice[[v]])) {
+      levels[which.max(tabulate(match(as.character(values), levels), length(levels)))]
+    } else .check_slice_level(slice[[v]], v, levels)
     if (is.factor(values)) factor(value, levels = levels) else
       if (is.logical(values)) as.logical(value) else value
   })
@@ -311,11 +301,6 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 .input_levels <- function(object, values, name) {
   object$xlevels[[name]] %||%
     (if (is.factor(values)) levels(droplevels(values)) else sort(unique(as.character(values))))
-}
-
-# The most frequent level (the first of `levels` on ties).
-.most_frequent <- function(values, levels) {
-  levels[which.max(tabulate(match(as.character(values), levels), length(levels)))]
 }
 
 # "slice: a = 1.5, f = b, ...": the held values, cut at `width` characters.

@@ -1,8 +1,6 @@
-# Whether a classifier's class probabilities hold what they claim: among the
-# cases given a probability near p for a class, a share near p belongs to it
-# (probability_calibration()), and its reliability plot (plot(fit, which =
-# "calibration")); the classifiers' counterpart of interval_coverage(), whose
-# refits (.refit_data(), .refit_rows(), .fold_assignment()) it shares.
+# Whether a classifier's class probabilities hold what they claim, and its
+# reliability plot: the counterpart of interval_coverage(), whose refits
+# (.refit_data(), .refit_rows(), .fold_assignment()) it shares.
 
 #' Calibration of a classifier's probabilities
 #'
