@@ -35,7 +35,7 @@
   }
   if (any(counts == 0L)) {
     .stop(sprintf("'%s' has no cases of level(s) %s; drop unused levels with droplevels()", arg,
-                  paste0("'", lev[counts == 0L], "'", collapse = ", ")))
+                  .quote_names(lev[counts == 0L])))
   }
   list(classes = y, levels = lev)
 }
@@ -149,7 +149,7 @@
   .convergence(all(ok), max(vapply(cv, `[[`, integer(1), "iterations")),
                max(vapply(cv, `[[`, numeric(1), "change")), cv[[1L]]$tol,
                if (all(ok)) NA_character_ else
-                 sprintf("not for class(es) %s", paste0("'", names(models)[!ok], "'", collapse = ", ")))
+                 sprintf("not for class(es) %s", .quote_names(names(models)[!ok])))
 }
 
 # The binary models of a fit: itself for two classes, else its K models.
@@ -349,10 +349,8 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
 
 .unused_levels_line <- function(x) {
   unused <- setdiff(x$response_levels, x$levels)
-  if (length(unused) > 0L) {
-    sprintf("no training case of level(s) %s: never predicted",
-            paste0("'", unused, "'", collapse = ", "))
-  }
+  if (length(unused) > 0L) sprintf("no training case of level(s) %s: never predicted",
+                                   .quote_names(unused))
 }
 
 # `levels` (all the levels of the class factor the data gave) kept with the

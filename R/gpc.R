@@ -58,18 +58,14 @@
 #' only scale in the model is the prior's: with the Gaussian kernel
 #' (variance 1) the activation varies by about one unit, and `noise` is the
 #' variance of the label noise relative to that, i.e. the inverse of a
-#' signal-to-noise ratio. By default (`optimize = NULL`, `method = "tap"`)
-#' the width and the noise are chosen by maximising the EP evidence, starting
-#' from the median distance rule and `noise = 0.1` (see `optimize`); a width
-#' or noise given in the call is kept, and `optimize = FALSE` uses the width
-#' rule and `noise = 0.1`. Beyond 2000 observations (`gpc_search_max_n` of
-#' [gpsvm_size_policy()]) the search maximises the evidence of 2000 evenly
-#' spaced rows (no random numbers), and the fit on every row uses the values
-#' found, starting from the search's EP sites on those rows; a message and
-#' `print()` say so. There the fit is the FITC approximation on 500 inducing
-#' inputs (see `inducing`; on inputs of many dimensions too few, and the
-#' probabilities under-confident), far slower than the support vector
-#' machines ("Performance" below).
+#' signal-to-noise ratio. By default the width and the noise are chosen by
+#' the EP evidence (see `optimize`); beyond 2000 observations
+#' (`gpc_search_max_n` of [gpsvm_size_policy()]) on 2000 evenly spaced rows,
+#' and the fit on every row, on 500 inducing inputs (see `inducing`; on
+#' inputs of many dimensions too few, and the probabilities
+#' under-confident), starts from the search's EP sites on those rows; a
+#' message and `print()` say so. It is far slower there than the support
+#' vector machines ("Performance" below).
 #' The defaults (the search, `bias = 1`) were chosen on held-out splits of
 #' benchmark data against e1071's and kernlab's defaults. On inputs of many
 #' dimensions the probabilities of the right class are less confident than
@@ -124,23 +120,19 @@
 #' variational lower bound on the evidence; `loo_error()` uses the
 #' posterior's cavities or exact refits.
 #'
-#' The Laplace approximation of the softmax (Rasmussen and Williams 2006,
-#' section 3.5) and expectation propagation for the multinomial probit
-#' (Seeger and Jordan 2004; Riihimaki, Jylanki and Vehtari 2013) give each
-#' class and each case its own curvature: K factorisations per Newton step
-#' or EP sweep. The shared factorisation is what makes many classes cheap;
-#' its price is a lower bound that prefers far too much noise, because it
-#' charges every case the largest curvature \eqn{1/v}. So the width and the
-#' noise are chosen instead by maximising the approximate leave-one-out log
-#' probability of the labels from the posterior's cavities (as for Gaussian
-#' process regression, Rasmussen and Williams 2006, section 5.4.2), with its
-#' exact gradient, the noise kept above 0.01 times the kernel's mean
-#' diagonal, below which that estimate becomes over-confident. Beyond
-#' `joint_search_max_n` observations ([gpsvm_size_policy()]) the search runs
-#' on that many evenly spaced rows, then every row is fitted once at the
-#' values found. Its held-out log loss was below one-vs-rest's on some data
-#' sets and above it on others ("Performance" below), which is why
-#' one-vs-rest stays the default.
+#' The shared factorisation (where the Laplace approximation of the softmax,
+#' Rasmussen and Williams 2006, section 3.5, needs K per Newton step) makes
+#' many classes cheap; its price is a lower bound that prefers far too much
+#' noise, as it charges every case the largest curvature \eqn{1/v}. So the
+#' width and the noise are chosen by maximising the approximate
+#' leave-one-out log probability of the labels from the posterior's cavities
+#' (Rasmussen and Williams 2006, section 5.4.2), the noise kept above 0.01
+#' times the kernel's mean diagonal, below which that estimate becomes
+#' over-confident; beyond `joint_search_max_n` observations
+#' ([gpsvm_size_policy()]) on that many evenly spaced rows, then every row
+#' is fitted at the values found. Its held-out log loss was below
+#' one-vs-rest's on some data sets and above it on others ("Performance"
+#' below), which is why one-vs-rest stays the default.
 #'
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
@@ -275,10 +267,9 @@
 #'   and scales), `noise`, `kappa`, `method`, `control` (with the method's
 #'   `tol` and `max_iter`), `convergence` (`converged`, `iterations`,
 #'   `change`, `tol`, `reason`), `optimization` (the record of the evidence
-#'   search), `fit_time`, `call` and `fields` (see
-#'   [hyperparameters()],
-#'   "Fitted objects"); with `method = "tap"` also the EP
-#'   sites (`site_precision`, `site_nu`), the cavity means and variances, the
+#'   search), `fit_time`, `call` and `fields` (see [hyperparameters()],
+#'   "Fitted objects"); with `method = "tap"` also the EP sites
+#'   (`site_precision`, `site_nu`), the cavity means and variances, the
 #'   Cholesky factor `chol` of \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`.
 #'   With three or more classes, `models` holds one such binary fit per class
 #'   (named by the level, coded +1 for that class and -1 for the rest), and
@@ -741,18 +732,13 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 #'   against the rest).
 #' @param new_levels What to do with factor levels training never saw:
 #'   `"predict"` (the default) gives each its own new direction of the input
-#'   space, along which every training input lies at 0, with the factor's
-#'   own columns at 0 (the activation falls back towards the prior's, and
-#'   the probabilities towards the bias's), with one warning naming every
-#'   such factor, its levels and the rows; `"error"` refuses them, as
-#'   [stats::predict.lm()] does. See [predict.gpsvm_regression()].
+#'   space (the activation falls back towards the prior's, and the
+#'   probabilities towards the bias's), with one warning; `"error"` refuses
+#'   them. See [predict.gpsvm_regression()].
 #' @param se.fit For `type = "link"` and `method = "tap"`: also return the
 #'   posterior standard deviation of the activation (a vector or matrix like
 #'   the activation). The naive method has no posterior variance.
-#' @param na.action What to do with rows of `newdata` that have missing
-#'   values: [stats::na.pass()] (the default) and [stats::na.exclude()]
-#'   predict `NA` there, [stats::na.omit()] leaves them out (as `e1071`'s
-#'   `predict.svm()` does), [stats::na.fail()] makes them an error.
+#' @inheritParams predict.gpsvm_regression
 #' @param ... Not used; unknown arguments are an error.
 #' @return A factor, vector or matrix with one element or row per row of
 #'   `newdata`; with `se.fit = TRUE` a list with `fit` and `se.fit`. With

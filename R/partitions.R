@@ -270,11 +270,8 @@ print.gpsvm_partitions <- function(x, ...) {
 }
 
 # The inputs of a fit to partitions on the fit's scale, as .model_inputs()
-# and .inducing_inputs() make them for rows in memory: the scaling from the
-# columns' moments, the width rule and the greedy choice of inducing inputs
-# on the evenly spaced rows they look at in memory, gathered in the same
-# pass.  Returns the core's reader, the kernel, the scaling and the
-# inducing inputs (scaled).
+# and .inducing_inputs() make them in memory: the width rule and the greedy
+# choice see the evenly spaced rows they see there, gathered in one pass.
 .partition_model_inputs <- function(design, parts, kernel, scale, inducing, bias = NULL) {
   .check_flag(scale, "scale")
   .check_kernel(kernel)
@@ -300,8 +297,7 @@ print.gpsvm_partitions <- function(x, ...) {
        scaling = scaling, inducing = z)
 }
 
-# Methods that read the training inputs, which a fit to partitions does not
-# keep.
+# Methods that read the training inputs, which a fit to partitions lacks.
 .needs_inputs <- function(object, what) {
   if (!is.null(object$partitions)) {
     .stop(sprintf(paste("%s reads the training inputs, which a fit to data in partitions does",
@@ -328,7 +324,7 @@ print.gpsvm_partitions <- function(x, ...) {
   given <- names(Filter(Negate(is.null), list(...)))
   if (length(given) > 0L) {
     .stop(sprintf("%s not available for data in partitions (gpsvm_partitions())",
-                  paste0("'", given, "'", collapse = ", ")))
+                  .quote_names(given)))
   }
 }
 
@@ -377,9 +373,8 @@ print.gpsvm_partitions <- function(x, ...) {
   .with_plan(.seal(fit), "mfsvr():")
 }
 
-# gpc() on partitions: the TAP fit (two classes, or one class against the
-# rest) at the given noise and width, or the defaults' starting values
-# (noise 0.1, the width rule) where no search runs.
+# gpc() on partitions: the TAP fit at the given noise and width, or the
+# defaults' starting values (noise 0.1, the width rule): no search runs.
 .gpc_partitioned <- function(design, parts, call, kernel = rbf_kernel(), noise = NULL, kappa = 0,
                              bias = 1, method = "tap", scale = TRUE, control = gpc_control(),
                              optimize = NULL, inducing = NULL, search = NULL,

@@ -88,8 +88,7 @@ probability_calibration.gpsvm_classifier <- function(object, newdata = NULL, y =
   out
 }
 
-# The probabilities at held-out rows and their classes (rows with a missing
-# value left out).
+# The probabilities at held-out rows and their classes.
 .held_out_probabilities <- function(object, newdata, y) {
   y <- .held_out_response(object, newdata, y, "classes")
   if (length(y) != NROW(newdata)) {
@@ -157,9 +156,8 @@ probability_calibration.gpsvm_classifier <- function(object, newdata = NULL, y =
   do.call(rbind, rows)
 }
 
-# plot(fit, which = "calibration") for a classifier: the share against the
-# mean probability, bin by bin; `env` is where plot() was called (the
-# refits' data are looked up there).
+# plot(fit, which = "calibration"): the share against the mean probability,
+# bin by bin; `env`, where plot() was called, holds the refits' data.
 .plot_probability_calibration <- function(x, env, newdata = NULL, y = NULL, folds = 5, bins = 10,
                                           seed = 1, main = NULL, xlab = "predicted probability",
                                           ylab = "observed share", legend = "topleft", ...) {

@@ -82,16 +82,13 @@
   lapply(futures, future::value)
 }
 
-# The reader of partitions when `x` is one (the input of a fit that may be
-# split), else NULL.
+# The reader of partitions when `x` is one, else NULL.
 .split_reader <- function(x) if (is.list(x) && !is.null(x$parts)) x
 
 # The EP fit on partitions over `workers` workers, as cpp_mfsvr_fit() or
-# cpp_gpc_tap_fit() returns it; NULL when the run needs a schedule the
-# split does not follow (the caller then fits in this process).  `model`:
-# the likelihood's settings, C and epsilon (mfsvr()) or noise and kappa
-# (gpc(method = "tap"), y the -1/+1 labels); ctl: the control with the
-# inducing inputs.
+# cpp_gpc_tap_fit() returns it; NULL when the run needs a schedule the split
+# does not follow.  `model`: the likelihood's settings (C and epsilon, or
+# noise and kappa); ctl: the control with the inducing inputs.
 .split_ep_fit <- function(reader, y, kernel, ctl, workers, model) {
   parts <- reader$parts
   k <- length(parts$sources)
