@@ -13,18 +13,14 @@
 #'
 #' A fit on more than two inputs is drawn on a slice: the decision function
 #' is evaluated over a grid of the two `inputs` with every other input held
-#' at one value, given in `slice` or else typical of the training data (the
-#' median of a numeric input, the most frequent level of a factor). The
-#' subtitle says where the other inputs are held. The training points are
-#' drawn at their values on the two inputs whatever their other values, so
-#' points far from the slice may lie on the "wrong" side of the boundary
-#' drawn.
+#' at one value (see `slice`), which the subtitle gives. The training points
+#' are drawn at their values on the two inputs whatever their other values,
+#' so points far from the slice may lie on the "wrong" side of the boundary.
 #'
 #' For a formula fit the inputs are the variables of the formula, as the
 #' data holds them: with `class ~ log(a) + b + f` they are `a`, `b` and `f`,
-#' and the grid goes through the formula as in [predict()], so the axes are
-#' `a` and `b`, not the columns of the model matrix. For a fit on a matrix
-#' they are its columns.
+#' and the grid goes through the formula as in [predict()]. For a fit on a
+#' matrix they are its columns.
 #'
 #' @param x A fit from [svc()] or [gpc()] with at least two numeric inputs.
 #' @param inputs The two inputs on the horizontal and vertical axes: names
@@ -97,22 +93,18 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 }
 
 # The empty plot with its axes; the user's xlab, ylab or sub (in `...`)
-# replace the defaults.  With no input held (a fit on two inputs) sub is
-# NULL, plot()'s own default.
+# replace the defaults (sub NULL, plot()'s own, with no input held).
 .plot_frame <- function(xs, inputs, held, ..., xlab = inputs[1L], ylab = inputs[2L],
                         sub = .slice_label(held)) {
   graphics::plot(xs[, 1], xs[, 2], type = "n", xlab = xlab, ylab = ylab, sub = sub, ...)
 }
 
 # The decision values over a grid x grid lattice of the two `inputs`, the
-# other inputs held as `slice` says (else at typical values).  Returns the
-# axis names (`inputs`), the held values (`held`, a named list), the grid
-# along each axis (`g1`, `g2`), the training points on the two axes
-# (`points`, n x 2), the scaled model inputs at the grid points that could
-# be coded (`x`), which those are (`keep`, or NULL for all), and the decision
-# values at every grid point (`f`: a vector, or a matrix with one column per
-# class; NA where the point could not be coded), the first axis varying
-# fastest as in expand.grid().
+# other inputs held as `slice` says.  Returns `inputs`, `held` (a named
+# list), the grid along each axis (`g1`, `g2`), the training points on the
+# two axes (`points`), the scaled inputs at the grid points that could be
+# coded (`x`; `keep`: which, NULL for all), and the decision values at every
+# grid point (`f`, NA where not coded), the first axis varying fastest.
 .slice_surface <- function(object, inputs = NULL, slice = list(), grid = 80L) {
   vars <- .plot_variables(object)
   inputs <- .check_plot_inputs(inputs, vars)
@@ -139,10 +131,9 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   seq(lim[1L], lim[2L], length.out = grid)
 }
 
-# The scaled model inputs at the rows of `frame` (all the inputs, in the
-# user's units): for formula fits through predict()'s newdata path, which
-# drops rows the formula turns into missing values (`keep` marks the others);
-# for matrix fits the frame's columns are the matrix's.
+# The scaled model inputs at the rows of `frame` (in the user's units): for
+# formula fits through predict()'s newdata path, which drops rows the
+# formula turns into missing values (`keep` marks the others).
 .slice_design <- function(object, frame) {
   if (!is.null(object$terms)) {
     inputs <- .prediction_inputs(object, frame)
@@ -219,9 +210,8 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 .quote_names <- function(x) paste0("'", x, "'", collapse = ", ")
 
 # The value each input off the axes is held at, named by input: the one in
-# `slice`, checked, else the median or most frequent level of the training
-# values.  Level inputs get a value of their own type with the levels the
-# model knows, so that predict()'s model frame accepts it.
+# `slice`, else the training values' median or most frequent level, of the
+# input's own type and levels, so that predict()'s model frame accepts it.
 .held_values <- function(object, vars, inputs, slice) {
   others <- setdiff(names(vars), inputs)
   slice <- .check_slice(slice, names(vars), inputs)

@@ -9,10 +9,8 @@
 # `bias_variance`.
 
 # The classes as a factor and its levels.  A factor keeps its levels (the
-# first is coded -1 and the second +1 in two-class fits, as glm() takes the
-# second level as "success"); logicals and characters go through factor();
-# numbers must be 0/1 or -1/+1.  Every level must occur, and there must be
-# two of them at least.
+# second is +1 in two-class fits, as glm()'s "success"); logicals and
+# characters go through factor(); numbers must be 0/1 or -1/+1.
 .classif_labels <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
   if (!is.null(dim(y)) && NCOL(y) != 1L) .stop(sprintf("'%s' must be a vector of labels", arg))
@@ -118,9 +116,8 @@
   fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
 }
 
-# K >= 3 classes: one binary model per class against the rest, all on the
-# same inputs and kernel, fitted wherever the future plan sends them.  The
-# fit keeps the settings the models share.
+# K >= 3 classes: one binary model per class against the rest, fitted
+# wherever the future plan sends them; the fit keeps their shared settings.
 .one_vs_rest <- function(x, labels, kernel, fit_binary, what) {
   lev <- labels$levels
   models <- .future_map(lev, function(l) fit_binary(x, .binary_codes(labels$classes, l), kernel))
@@ -193,12 +190,10 @@
 }
 
 # Predictions at newdata (NULL: the training inputs): `what(object, x, f)`
-# turns the fit, the scaled inputs and their decision values into the output
-# (a vector, factor or matrix with one row per input, or a list of those);
-# the fit it gets has its training inputs extended when newdata has factor
-# levels training never saw (.prediction_inputs()).  Rows of newdata with
-# missing values get NA, as in predict.lm(); at the training inputs, rows
-# dropped by na.action = na.exclude get NA.
+# turns the fit (its inputs extended for unseen factor levels,
+# .prediction_inputs()), the scaled inputs and their decision values into
+# the output, one row per input, or a list of those.  Rows with missing
+# values, and at the training inputs those na.exclude dropped, get NA.
 .classif_predict <- function(object, newdata, what, na.action = stats::na.pass,
                              new_levels = "predict") {
   .validate_fit(object)

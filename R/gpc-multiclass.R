@@ -1,13 +1,9 @@
 # The joint K-class classifier of gpc() (multiclass = "joint"; ?gpc, the
-# core's inst/include/gpsvm/multiclass.hpp).
-#
-# The fit (class "gpsvm_gpc_joint" before "gpsvm_gpc") holds x, kernel,
-# noise, kappa (0), method ("tap"), control, `weights` (n x K: the latent
-# means are K weights), `variance` (the shared latent posterior variances
-# at the training inputs), `chol` (the factor of I + K / v, or on inducing
-# inputs of A = I + G' D^-1 G, with `inducing`, `inducing_weights` (m x K)
-# and `inducing_chol`), `fitted.values` (n x K latent means), `log_evidence`,
-# `convergence` and `optimization`.
+# core's inst/include/gpsvm/multiclass.hpp).  Its fit (class
+# "gpsvm_gpc_joint" before "gpsvm_gpc") holds the fields its validator below
+# checks: `weights` (n x K), `variance` (the shared latent variances at the
+# training inputs) and `chol` (of I + K / v, or on inducing inputs of
+# A = I + G' D^-1 G) instead of a binary model's.
 
 # The joint model's fit: `labels` from .classif_labels(), `optimize` as
 # .gpc_automatic_search() resolved it (its "rows" attribute dropped),
@@ -70,16 +66,13 @@
 }
 
 # The search of the joint model's width and noise: L-BFGS-B on log sigma and
-# log noise (.gpc_search_spec()'s ranges, the noise kept above
-# .joint_min_noise) maximising the approximate leave-one-out log predictive
-# probability (the core's MulticlassLoo), with its gradient from the core
-# (an adjoint Newton solve) on the dense prior of at most
-# joint_search_max_n evenly spaced rows (?gpsvm_size_policy), or by central
-# differences on the FITC prior of the inducing inputs the call gave.  Each
-# evaluation starts from the latent means of the nearer of the best and the
-# last point, and solves to the accuracy the search asks for.  Returns the
-# outcome, the spec, the rows it ran on (NULL: all), and the latent means
-# of its best point at every row (the fit's warm start).
+# log noise (the noise above .joint_min_noise) maximising the approximate
+# leave-one-out log predictive probability (the core's MulticlassLoo), with
+# its gradient from the core (an adjoint Newton solve) on the dense prior of
+# at most joint_search_max_n evenly spaced rows, or by central differences
+# on the FITC prior of given inducing inputs.  Returns the outcome, the spec,
+# the rows it ran on (NULL: all), and the latent means of its best point at
+# every row (the fit's warm start).
 .gpc_joint_search <- function(x, y, K, kernel, noise, control, which, inducing, settings) {
   n <- nrow(x)
   rows <- if (is.null(inducing) && n > .size_rule("joint_search_max_n")) {
@@ -236,28 +229,23 @@
 # less the largest other one, which is <= 0 exactly when the class is not
 # the most probable (the classes share one predictive variance).
 .joint_loo <- function(fit, method) {
-  decision <- if (method == "approx") {
-    .joint_loo_decision(fit)$mean
-  } else {
+  parts <- NULL
+  decision <- if (method == "approx") .joint_loo_decision(fit)$mean else {
     n <- nrow(fit$x)
     chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
     parts <- .future_map(chunks, .joint_loo_worker(fit))
-    iterations <- unlist(lapply(parts, `[[`, "iterations"))
-    out <- do.call(rbind, lapply(parts, `[[`, "mean"))
-    dimnames(out) <- list(rownames(fit$x), fit$levels)
-    attr(out, "iterations") <- iterations
-    attr(out, "not_converged") <- sum(unlist(lapply(parts, `[[`, "not_converged")))
-    out
+    structure(do.call(rbind, lapply(parts, `[[`, "mean")),
+              dimnames = list(rownames(fit$x), fit$levels))
   }
   truth <- as.integer(fit$classes)
   own <- decision[cbind(seq_along(truth), truth)]
   others <- decision
   others[cbind(seq_along(truth), truth)] <- -Inf
   out <- list(margins = stats::setNames(own - apply(others, 1L, max), rownames(fit$x)),
-              decision = structure(decision, iterations = NULL, not_converged = NULL))
+              decision = decision)
   if (method == "exact") {
-    out$iterations <- attr(decision, "iterations")
-    out$not_converged <- attr(decision, "not_converged")
+    out$iterations <- unlist(lapply(parts, `[[`, "iterations"))
+    out$not_converged <- sum(unlist(lapply(parts, `[[`, "not_converged")))
   }
   out
 }

@@ -138,20 +138,18 @@
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
 #' machine; the scripts are in `bench/` of the sources).
 #'
-#' * The search's cost: about 0.3 s at 500 observations of Pima and 1.8 s
-#'   at 1000 of mlbench's ringnorm (8 inputs each), per class, against
-#'   0.15 s and 0.9 s without it (mlbench's Vowel, 990 observations and 11
-#'   classes: 32 s against 14 s).
+#' * The search's cost per class: about 0.3 s at 500 observations of Pima
+#'   and 1.8 s at 1000 of mlbench's ringnorm, against 0.15 s and 0.9 s
+#'   without it (mlbench's Vowel, 990 observations, 11 classes: 32 s, 14 s).
 #' * Beyond 2000 observations: on mlbench's Satellite as red soil against
 #'   the rest (4435 rows, 36 inputs) the default took 8.4 s and a fit at the
 #'   values it found 3.6 s (two threads), against 0.46 s for
 #'   `e1071::svm(probability = TRUE)`, at held-out log loss 0.0229 against
 #'   0.0240 (kernlab 0.0194); on ringnorm with 50 inputs (3000 rows) 6.1 s
-#'   and 1.4 s against 0.3 s, at 0.021 against 0.004 (the dense prior at
-#'   the same values: 0.013, in 47 s). On 20000 points of a noisy
-#'   two-dimensional surface (500 inducing inputs) the default took 18.8 s
-#'   (noise 0.68 chosen, 18 sweeps), where the fit at `noise = 0.1` took
-#'   41.9 s (54 sweeps), for held-out log loss 0.3575 against 0.3584.
+#'   and 1.4 s against 0.3 s, at 0.021 against 0.004 (the dense prior: 0.013,
+#'   in 47 s). On 20000 points of a noisy two-dimensional surface the default
+#'   took 18.8 s (18 sweeps), the fit at `noise = 0.1` 41.9 s (54 sweeps),
+#'   for held-out log loss 0.3575 against 0.3584.
 #' * Ten 2/3 : 1/3 splits of mlbench's Pima Indians diabetes, Wisconsin
 #'   breast cancer, Sonar, Ionosphere, Vehicle, Glass, Vowel, DNA and
 #'   Satellite and of iris (`bench/bench-classif-data.R`), against the
@@ -167,14 +165,12 @@
 #'   "hindsight"). Without the search (`optimize = FALSE`) the accuracy is a
 #'   point lower on Pima and breast cancer and the log loss above kernlab's
 #'   on Pima, breast cancer, Ionosphere and iris.
-#' * Several classes, the probabilities divided by their sum: on three
-#'   splits the mean largest probability against the accuracy was 0.72
-#'   against 0.71 on Glass, 0.94 against 0.94 on iris, 0.83 against 0.94 on
-#'   DNA and 0.82 against 0.97 on Vowel. Normalising the odds instead
+#' * Several classes, on three splits: the mean largest probability against
+#'   the accuracy was 0.72 and 0.71 on Glass, 0.94 and 0.94 on iris, 0.83
+#'   and 0.94 on DNA, 0.82 and 0.97 on Vowel. Normalising the odds instead
 #'   lowered the log loss on DNA (0.24 to 0.17) and Vowel (0.23 to 0.11) but
 #'   raised it on Glass (0.76 to 0.90), iris (0.13 to 0.17) and Satellite
-#'   (0.242 to 0.253), and was over-confident on Glass (0.84 against 0.71)
-#'   and Vehicle (0.88 against 0.83).
+#'   (0.242 to 0.253), and was over-confident on Glass and Vehicle.
 #' * On mlbench's LetterRecognition (14000 training cases, 16 inputs, 26
 #'   classes) one-vs-rest took 259 s, against 7 s for [svc()] and for
 #'   `e1071::svm()`, at held-out accuracy 0.930 (svc() 0.952, e1071 0.941).
@@ -258,26 +254,16 @@
 #'   search took and how many sweeps the fit on every row added).
 #' @return An object of class `c("gpsvm_gpc_tap", "gpsvm_gpc",
 #'   "gpsvm_classifier")` (`"gpsvm_gpc_naive"` first with
-#'   `method = "naive"`): a list with
-#'   `alpha` (the embedding strengths), `fitted.values` (the posterior mean
-#'   activation at the training inputs), `x` (the inputs as fitted, i.e.
-#'   scaled), `y` (coded -1/+1), `classes` (the training labels), `levels`,
-#'   `kernel` (with the width used, and the bias as a constant),
-#'   `bias_variance` (the `bias` given), `scaling` (`NULL` or the centres
-#'   and scales), `noise`, `kappa`, `method`, `control` (with the method's
-#'   `tol` and `max_iter`), `convergence` (`converged`, `iterations`,
-#'   `change`, `tol`, `reason`), `optimization` (the record of the evidence
-#'   search), `fit_time`, `call` and `fields` (see [hyperparameters()],
-#'   "Fitted objects"); with `method = "tap"` also the EP sites
-#'   (`site_precision`, `site_nu`), the cavity means and variances, the
+#'   `method = "naive"`): a list with the fields of an [svc()] fit but `C`
+#'   and `objective` (also `models` with three or more classes), `alpha` being
+#'   the embedding strengths and `fitted.values` the posterior mean
+#'   activation at the training inputs, and `noise`, `kappa`, `method`,
+#'   `control` (with the method's `tol` and `max_iter`) and `optimization`
+#'   (the record of the evidence search); with `method = "tap"` also the EP
+#'   sites (`site_precision`, `site_nu`), the cavity means and variances, the
 #'   Cholesky factor `chol` of \eqn{I + S^{1/2} K S^{1/2}} and `log_evidence`.
-#'   With three or more classes, `models` holds one such binary fit per class
-#'   (named by the level, coded +1 for that class and -1 for the rest), and
-#'   `fitted.values` is a matrix with one column per class. Methods:
-#'   [predict.gpsvm_gpc()], [loo_error()], `print`, `summary`,
-#'   [fitted()][fitted.gpsvm_classifier], `nobs`, `update`, `formula`,
-#'   `model.matrix` (the inputs in the data's units), [logLik()][logLik.gpsvm_gpc]
-#'   and [plot()][plot.gpsvm_classifier] for two inputs.
+#'   Methods: as for [svc()] fits ([predict.gpsvm_gpc()] for `predict`), and
+#'   [logLik()][logLik.gpsvm_gpc].
 #' @references Opper, M. and Winther, O. (2000). Gaussian processes and SVM:
 #'   mean field results and leave-one-out. In Smola, Bartlett, Schoelkopf and
 #'   Schuurmans (eds.), *Advances in Large Margin Classifiers*, MIT Press,
