@@ -42,9 +42,9 @@
 #'   `seed` it takes in `...`; `inputs`, `slice`, `grid` and `col` are then
 #'   not used).
 #' @param ... Further graphical parameters passed to [graphics::plot()],
-#'   such as `main`, `xlab` or `sub` (which replaces the subtitle describing
-#'   the slice); with `which = "calibration"` also the arguments of
-#'   [probability_calibration()] named above.
+#'   such as `main`, `xlab` or `sub` (instead of the slice's subtitle); with
+#'   `which = "calibration"` also the arguments of [probability_calibration()]
+#'   named above.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(2)

@@ -348,10 +348,8 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
                                    .quote_names(unused))
 }
 
-# `levels` (all the levels of the class factor the data gave) kept with the
-# fit when some of them have no training case (a subset, or a rare class
-# missing from a sample), as `response_levels`: predicted classes keep
-# every level of the data's factor, so that they compare with it.
+# All the levels of the data's class factor, kept as `response_levels` when
+# some have no training case, so that predicted classes compare with it.
 .keep_response_levels <- function(fit, levels) {
   if (length(setdiff(levels, fit$levels)) == 0L) return(fit)
   fit$response_levels <- levels

@@ -223,11 +223,9 @@
 }
 
 # loo_error() of a joint fit: the leave-one-out latent means (n x K) by the
-# cavities above, or by refits without each case at the fit's
-# hyperparameters (warm-started from its latent means without the case), in
-# chunks through the future plan; the margin of a case is its class's mean
-# less the largest other one, which is <= 0 exactly when the class is not
-# the most probable (the classes share one predictive variance).
+# cavities, or by warm-started refits in chunks through the future plan; a
+# case's margin, its class's mean less the largest other, is <= 0 exactly
+# when its class is not the most probable (one predictive variance).
 .joint_loo <- function(fit, method) {
   parts <- NULL
   decision <- if (method == "approx") .joint_loo_decision(fit)$mean else {

@@ -32,25 +32,23 @@
 #'   \eqn{\sum_i \delta\alpha_i^2} fell and halved otherwise, with the same
 #'   stopping test (`tol` is the paper's `ftol`, [gpc_control()]). The
 #'   posterior mean activation is \eqn{\langle f(x)\rangle = \sum_i k(x,
-#'   x_i) y_i \alpha_i} (eq. 17.35). The ratio \eqn{\phi(z)/(\kappa/(1-2\kappa)
-#'   + \Phi(z))} is evaluated in logs, so points far on either side of the
-#'   boundary are handled without overflow.
+#'   x_i) y_i \alpha_i} (eq. 17.35). The ratio
+#'   \eqn{\phi(z)/(\kappa/(1-2\kappa) + \Phi(z))} is evaluated in logs, so
+#'   points far on either side of the boundary are handled without overflow.
 #' * `method = "tap"` is the TAP mean-field classifier, i.e. expectation
 #'   propagation (Opper and Winther's "more advanced" theory, footnote 2 and
-#'   section 17.7), run by the package's one TAP/EP engine (the one behind
-#'   [mfsvr()]) with the flip-noise step likelihood on the noisy process. It
-#'   gives a posterior variance for the activation and an evidence
-#'   ([logLik()][logLik.gpsvm_gpc]); `alpha` is \eqn{y_i} times the EP weights, so
-#'   that the posterior mean again has the form of eq. (17.35).
+#'   section 17.7), run by the EP engine behind [mfsvr()] with the flip-noise
+#'   step likelihood on the noisy process. It gives a posterior variance for
+#'   the activation and an evidence ([logLik()][logLik.gpsvm_gpc]); `alpha`
+#'   is \eqn{y_i} times the EP weights, so that the posterior mean again has
+#'   the form of eq. (17.35).
 #'
-#' Class probabilities of the naive method follow the approximation itself:
-#' it replaces the local field of a point by its mean and keeps the prior
-#' spread (with the offset's variance \eqn{c} in it), so a new point has
-#' \eqn{p(y = +1 | x) = \kappa + (1 - 2\kappa)
-#' \Phi(\langle f(x)\rangle / \sqrt{k(x, x) + c + v})}, the quantity in the
-#' denominator of eq. (17.40). The TAP method integrates the likelihood over
-#' its Gaussian posterior \eqn{N(m(x), s^2(x))} of the activation:
-#' \eqn{\kappa + (1 - 2\kappa)\Phi(m(x) / \sqrt{s^2(x) + v})}.
+#' Class probabilities of the naive method keep the prior spread of the
+#' local field (with the offset's variance \eqn{c} in it):
+#' \eqn{p(y = +1 | x) = \kappa + (1 - 2\kappa) \Phi(\langle f(x)\rangle /
+#' \sqrt{k(x, x) + c + v})}, as in the denominator of eq. (17.40). The TAP
+#' method integrates the likelihood over its posterior \eqn{N(m(x), s^2(x))}
+#' of the activation: \eqn{\kappa + (1 - 2\kappa)\Phi(m(x) / \sqrt{s^2(x) + v})}.
 #'
 #' @section Defaults for data as it comes:
 #' `scale = TRUE` and a width left to the data work as for [svc()] ("Defaults
@@ -452,35 +450,29 @@ gpc.formula <- function(formula, data, subset, na.action, ...) {
 #' @param seed Seed of the sequential schedule's random order.
 #' @param rank_tol With `method = "tap"`, more than 1000 observations and
 #'   `inducing = NULL` (with `optimize`, in the final fit): EP runs on the
-#'   FITC prior ([inducing-points]) whose inducing inputs are the pivots of a
-#'   pivoted Cholesky factorisation \eqn{G G^T} of the kernel matrix, when at
-#'   most \eqn{\min(n/2, 1000)} pivots leave every entry of \eqn{K - G G^T}
-#'   below `rank_tol` times the largest \eqn{k(x, x)} (as in
-#'   [mfsvr_control()]). That prior is made from the factor itself (without
-#'   jitter) and keeps the diagonal exact, so probabilities, latent means and
-#'   the evidence agree with the dense fit's to about \eqn{10^{-11}}, for
-#'   \eqn{O(n r^2)} a sweep with \eqn{r} pivots instead of \eqn{O(n^3)}.
-#'   Inputs in many dimensions rarely have such a low rank and keep the dense
-#'   matrix up to 2000 observations; beyond, EP runs on the FITC
-#'   approximation on the inducing inputs `inducing = 500` chooses. An
-#'   evidence search on the full prior (`search_inducing = 0`) with more than
-#'   300 observations uses the same rule for each evaluation, at its width;
-#'   its final fit stays dense up to 1000 observations. `rank_tol = 0` always
-#'   uses the dense matrix (which exact leave-one-out needs). At most `1e-6`.
+#'   FITC prior ([inducing-points]) on the pivots of a pivoted Cholesky
+#'   factorisation \eqn{G G^T} of the kernel matrix when at most
+#'   \eqn{\min(n/2, 1000)} pivots leave every entry of \eqn{K - G G^T} below
+#'   `rank_tol` times the largest \eqn{k(x, x)}, as in [mfsvr_control()]:
+#'   probabilities, latent means and the evidence agree with the dense fit's
+#'   to about \eqn{10^{-11}}, for \eqn{O(n r^2)} a sweep with \eqn{r} pivots
+#'   instead of \eqn{O(n^3)}. Without such a low rank (usual in many
+#'   dimensions) the matrix stays dense up to 2000 observations, beyond which
+#'   EP runs on the FITC approximation of `inducing = 500`. An evidence search
+#'   on the full prior (`search_inducing = 0`) uses the same rule for each
+#'   evaluation beyond 300 observations. `rank_tol = 0` always uses the dense
+#'   matrix (which exact leave-one-out needs). At most `1e-6`.
 #' @param search_inducing With `method = "tap"`, `optimize` and
 #'   `inducing = NULL`: the number of inducing inputs of the FITC prior
 #'   ([inducing-points]) on which the evidence search runs, chosen by the
 #'   same greedy rule at the kernel's width (for a width left to the data,
 #'   the rule of [kernels], not the wider width the search starts from). The
-#'   final fit is then the full model at the values found (on the kernel
-#'   matrix's pivots when it has a low rank, see `rank_tol`). `NULL` (the
-#'   default) means a third of the observations, at most 300, beyond 300
-#'   observations, and the full prior up to 300; 0 always searches on the
-#'   full prior. It costs a fraction of the full prior's search, for the same
-#'   held-out accuracy and nearly the same log loss ("Performance" below),
-#'   except where the kernel matrix has a low rank, which the full-prior
-#'   search uses. With `inducing` given, the search and the fit both use it
-#'   and this is ignored.
+#'   final fit is then the full model at the values found (see `rank_tol`).
+#'   `NULL` (the default) means a third of the observations, at most 300,
+#'   beyond 300 observations, and the full prior up to 300; 0 always searches
+#'   on the full prior (faster only where the kernel matrix has a low rank;
+#'   "Performance" below). With `inducing` given, the search and the fit both
+#'   use it and this is ignored.
 #' @section Performance:
 #' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
 #' machine; the scripts are in `bench/` of the sources).
@@ -534,9 +526,8 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
             class = c("gpsvm_gpc_control", "gpsvm_control"))
 }
 
-# The defaults of gpc_control()'s 'tol' and 'max_iter', which depend on the
-# method: Algorithm 17.1's absolute test on the squared step (also the
-# Newton solver's), and EP's on standardised changes of the marginals.
+# The defaults of gpc_control()'s 'tol' and 'max_iter' by method (the naive
+# method's absolute test on the squared step, EP's on standardised changes).
 .gpc_method_defaults <- list(newton = list(tol = 1e-5, max_iter = 1000L),
                              paper = list(tol = 1e-5, max_iter = 10000L),
                              tap = list(tol = 1e-6, max_iter = 500L))
@@ -763,11 +754,9 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
   }, na.action, new_levels)
 }
 
-# The classes: with three or more, the most probable one (predict(type =
-# "prob")'s argmax, the first on ties); one-vs-rest activations can order
-# the classes otherwise, since the models' variances differ.  Two classes:
-# the sign of the activation, which is that of the probability's excess
-# over 1/2.
+# The classes: with three or more, the most probable one (the first on
+# ties; the models' activations can order them otherwise, their variances
+# differing); with two, the activation's sign, that of p - 1/2.
 .gpc_class <- function(object, x, f) {
   if (length(object$levels) == 2L && !.is_joint(object)) return(.classif_class(object, f))
   p <- .gpc_prob(object, x, f)
@@ -828,8 +817,7 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
 }
 
 # tidy() and glance() (tidiers.R): every positive embedding strength is a
-# support point; the evidence of the TAP method for two classes (see
-# logLik.gpsvm_gpc), NA otherwise; the method.
+# support point; the evidence of a two-class TAP fit, NA otherwise.
 .point_roles.gpsvm_gpc <- function(model) ifelse(model$alpha > 0, "support", "none")
 .glance_evidence.gpsvm_gpc <- function(x) {
   .evidence_columns(if (inherits(x, "gpsvm_gpc_tap") && !.is_multiclass(x)) logLik(x))
@@ -921,10 +909,9 @@ print.summary.gpsvm_gpc <- function(x, ...) {
 #' likelihood \eqn{\log p(y)} of a two-class [gpc()] fit with
 #' `method = "tap"`, for comparing kernels, noise levels and flip
 #' probabilities; for a joint fit of K classes (`multiclass = "joint"`), the
-#' variational lower bound on \eqn{\log p(y)} of the whole model. The naive
-#' mean field gives no evidence, and neither do one-vs-rest fits of three or
-#' more classes: their models each have one, but together they are not a
-#' model of the K-class labels (the evidences are in
+#' variational lower bound on \eqn{\log p(y)}. The naive mean field gives
+#' none, and neither do one-vs-rest fits of three or more classes, whose K
+#' models are not a model of the labels (their evidences are in
 #' `fit$models[[k]]$log_evidence`).
 #'
 #' @param object A fit from [gpc()] with `method = "tap"` and two classes.

@@ -45,15 +45,10 @@
 #' The fit records the inducing inputs (scaled) in `fit$inducing`; `print()`
 #' and `summary()` say that the fit is sparse and with how many points.
 #'
-#' Data in row partitions ([gpsvm_partitions()]: files or data frames) are
-#' fitted without gathering them: passes over the partitions find the factor
-#' levels, the scaling (each column's mean and standard deviation, combined
-#' over partitions), and the rows from which the kernel's width rule and a
-#' count of inducing inputs choose (the evenly spaced rows over all
-#' partitions that the same choices take in memory, so that they choose the
-#' same inputs); the EP sweeps then read the partitions one at a time, a
-#' block of rows at a time, for the rows of the factor beyond its budget.
-#' The fit is the one to the partitions' rows bound together (to rounding).
+#' Data in row partitions ([gpsvm_partitions()]) are fitted without
+#' gathering them: the width rule and a count of inducing inputs choose from
+#' the rows they would see in memory, and the fit is the one to the
+#' partitions' rows bound together (to rounding).
 #'
 #' The \eqn{n \times m} factor of the cross-kernel is held in memory up to
 #' `inducing_factor_mb` megabytes ([gpsvm_size_policy()]); beyond, only its

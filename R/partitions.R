@@ -16,12 +16,10 @@
 #' budget (see [inducing-points]).
 #'
 #' A file is read by its extension: `.rds` ([readRDS()], a data frame),
-#' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (through
-#' the arrow package, where it is installed). Character and factor columns
-#' are taken as in [rbind()] of the partitions: the fit on the partitions is
-#' the fit on their rows bound together (to rounding), with the levels of a
-#' factor in the order the partitions first show them. Rows with missing
-#' values are an error.
+#' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (with the
+#' arrow package). The fit on the partitions is the fit on their rows bound
+#' by [rbind()] (to rounding), a factor's levels in the order the partitions
+#' first show them. Rows with missing values are an error.
 #'
 #' With a [future::plan()] of several cluster or multisession workers (see
 #' [gpsvm_parallel]), [mfsvr()] and a two-class [gpc()] run their EP sweeps

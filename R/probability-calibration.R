@@ -7,12 +7,10 @@
 #' How well the class probabilities of a [gpc()] fit hold on cases it was
 #' not fitted to: the probabilities are grouped into `bins` equal bins from
 #' 0 to 1, and in each bin the mean probability is set against the share of
-#' cases that belong to the class (a reliability diagram). A calibrated
-#' classifier's 0.8s come true about 80% of the time. The cases are held-out
-#' data (`newdata`, with the response), or else the training rows by
-#' `folds`-fold cross-validation: the model is refitted by its own call on
-#' all folds but one (an evidence search in the call is repeated) and its
-#' probabilities are asked for the rows left out, as [interval_coverage()]
+#' cases that belong to the class (a reliability diagram). The cases are
+#' held-out data (`newdata`, with the response), or else the training rows
+#' by `folds`-fold cross-validation: the model is refitted by its own call
+#' (with any evidence search) on all folds but one, as [interval_coverage()]
 #' does for the regression models' intervals.
 #'
 #' With two classes the probability of the second class (the `+1` label) is

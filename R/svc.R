@@ -17,15 +17,12 @@
 #' constant in the kernel).
 #'
 #' The default solver (`svc_control(algorithm = "smo")`) is sequential
-#' minimal optimisation on this dual, the method of libsvm: each step moves
-#' one or two \eqn{\alpha_i}, chosen by the second-order working-set rule of
-#' Fan, Chen and Lin (2005), and needs one or two kernel columns (O(n)
-#' kernel evaluations, kept in a cache of `cache_mb` megabytes), and
-#' variables stuck at a bound are set aside (shrinking); the Gram matrix is
-#' never formed. It stops on the adatron's test below (the sum of the
-#' largest Kuhn-Tucker violations in each direction bounds the adatron's
-#' unit-rate step from above), so both solvers return the same solution to
-#' the tolerance.
+#' minimal optimisation on this dual, as in libsvm: each step moves one or
+#' two \eqn{\alpha_i}, chosen by the second-order working-set rule of Fan,
+#' Chen and Lin (2005), from one or two kernel columns (kept in a cache of
+#' `cache_mb` megabytes), with shrinking; the Gram matrix is never formed.
+#' It stops on a bound of the adatron's test below, so both solvers return
+#' the same solution to the tolerance.
 #'
 #' `svc_control(algorithm = "adatron")` runs the kernel adatron of the
 #' paper on the full Gram matrix (O(n^2) memory and work per step).
