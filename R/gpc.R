@@ -870,10 +870,9 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
 #'
 #' Adds to the printed fit the training confusion table (or, where it is
 #' wider than the console, each class's cases and errors; the table is in
-#' the summary's `training$table`) and the approximate
-#' leave-one-out error: eqs. (17.41)-(17.42) for the naive method, which
-#' cost one inverse of an n by n matrix, and the cavity means for TAP, which
-#' come with the fit.
+#' the summary's `training$table`) and the approximate leave-one-out error:
+#' eqs. (17.41)-(17.42) for the naive method (one inverse of an n by n
+#' matrix), the cavity means, which come with the fit, for TAP.
 #'
 #' @param object A fit from [gpc()].
 #' @param x A `summary.gpsvm_gpc` object.

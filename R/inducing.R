@@ -51,11 +51,10 @@
 #' partitions' rows bound together (to rounding).
 #'
 #' The \eqn{n \times m} factor of the cross-kernel is held in memory up to
-#' `inducing_factor_mb` megabytes ([gpsvm_size_policy()]); beyond, only its
-#' first rows are, and the others are recomputed from the inputs in every
-#' sweep, so that a fit on \eqn{10^6} rows needs \eqn{O(m^2 + n)} memory
-#' beyond that budget. The fit is the same (to rounding), and its plan
-#' ([gpsvm_plan()]) says which was done.
+#' `inducing_factor_mb` megabytes ([gpsvm_size_policy()]); the rows beyond
+#' are recomputed from the inputs in every sweep (\eqn{O(m^2 + n)} memory
+#' beyond that budget), for the same fit to rounding, as its plan
+#' ([gpsvm_plan()]) says.
 #'
 #' With `inducing = NULL`, `mfsvr()` and `gpc()` use this representation by
 #' themselves as a factorisation of the full prior where the kernel matrix

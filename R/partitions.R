@@ -23,13 +23,10 @@
 #'
 #' With a [future::plan()] of several cluster or multisession workers (see
 #' [gpsvm_parallel]), [mfsvr()] and a two-class [gpc()] run their EP sweeps
-#' on them: each worker reads its share of the partitions (contiguous, of
-#' about equal rows) once and keeps them, with their EP sites, until the fit
-#' ends, and every sweep exchanges only the \eqn{m \times m} and \eqn{m}
-#' sums of the posterior (and, for gpc()'s accelerated EP schedule, the few
-#' coefficients of its extrapolation), so the fit is the one in one process
-#' (to rounding), whatever the number of workers or partitions. A file must
-#' be readable where its worker runs (a shared file system on a cluster); a
+#' on them: each worker reads its share of the partitions once and keeps
+#' them, with their EP sites, until the fit ends, and every sweep exchanges
+#' only \eqn{m \times m} and \eqn{m} sums, so the fit is the one in one
+#' process (to rounding). A file must be readable where its worker runs; a
 #' data frame partition is sent to its worker once. The plan's `data` row
 #' says so, with the bytes exchanged per sweep. On one machine,
 #' `options(socketOptions = "no-delay")` set before [future::plan()] starts
@@ -37,8 +34,7 @@
 #' that starts a process per future (such as future.batchtools), and a run
 #' that needs the sequential EP schedule fit in the calling session; a gpc()
 #' of three or more classes fits its one-against-the-rest models in parallel
-#' instead (each on one worker, reading every partition). Progress (a step
-#' per sweep) is reported through progressr.
+#' instead. Progress (a step per sweep) is reported through progressr.
 #'
 #' The constructor checks that every file exists and can be read and that
 #' every partition has the columns of the first, with the same types

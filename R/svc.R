@@ -345,9 +345,9 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
 #'
 #' Adds to the printed fit the training confusion table (or, where it is
 #' wider than the console, each class's cases and errors; the table is in
-#' the summary's `training$table`), the dual objective
-#' and the approximate leave-one-out error of eqs. (17.26)-(17.31), which
-#' costs one inverse of the margin support vectors' kernel matrix.
+#' the summary's `training$table`), the dual objective and the approximate
+#' leave-one-out error of eqs. (17.26)-(17.31) (one inverse of the margin
+#' support vectors' kernel matrix).
 #'
 #' @param object A fit from [svc()].
 #' @param x A `summary.gpsvm_svc` object.
