@@ -79,9 +79,8 @@
     if (length(lev) > 2L && !is.null(fit_joint)) {
       fit_joint(x, labels, kernel, z)
     } else {
-      .classif_models(x, labels, kernel, if (is.null(z)) fit_binary else function(x, y, kernel) {
-        fit_binary(x, y, kernel, inducing = z)
-      }, what)
+      .classif_models(x, labels, kernel,
+                      if (is.null(z)) fit_binary else .with_inducing(fit_binary, z), what)
     }
   }, error = function(e) {
     .explain_failure(e, x, inputs$kernel, as.character(call[[1L]] %||% "gpc"),
@@ -98,6 +97,13 @@
   fit$call <- call
   if (!is.null(fit$models)) fit$models <- lapply(fit$models, .seal)
   .seal(fit)
+}
+
+# fit_binary(x, y, kernel) fitted on the inducing inputs z (a closure that
+# holds only these two, as it travels to the future plan's workers).
+.with_inducing <- function(fit_binary, z) {
+  force(fit_binary)
+  function(x, y, kernel) fit_binary(x, y, kernel, inducing = z)
 }
 
 # The kernel the solvers see: the user's kernel plus the constant `bias`, the
