@@ -1,9 +1,5 @@
-# plot() for svc() and gpc() fits: the decision regions over two numeric
-# inputs, with every other input held fixed (a two-dimensional slice of the
-# input space).  For formula fits the inputs are the variables of the data
-# as the formula names them, and the grid goes through the same model frame
-# and model matrix as predict()'s newdata, so factors are coded once, by the
-# fit's own terms, levels and contrasts.
+# plot() for svc() and gpc() fits.  A formula fit's grid goes through
+# predict()'s model frame, so factors are coded by the fit's own terms.
 
 #' Plot a kernel classifier on two inputs
 #'
@@ -17,18 +13,14 @@
 #'
 #' A fit on more than two inputs is drawn on a slice: the decision function
 #' is evaluated over a grid of the two `inputs` with every other input held
-#' at one value, given in `slice` or else typical of the training data (the
-#' median of a numeric input, the most frequent level of a factor). The
-#' subtitle says where the other inputs are held. The training points are
-#' drawn at their values on the two inputs whatever their other values, so
-#' points far from the slice may lie on the "wrong" side of the boundary
-#' drawn.
+#' at one value (see `slice`), which the subtitle gives. The training points
+#' are drawn at their values on the two inputs whatever their other values,
+#' so points far from the slice may lie on the "wrong" side of the boundary.
 #'
 #' For a formula fit the inputs are the variables of the formula, as the
 #' data holds them: with `class ~ log(a) + b + f` they are `a`, `b` and `f`,
-#' and the grid goes through the formula as in [predict()], so the axes are
-#' `a` and `b`, not the columns of the model matrix. For a fit on a matrix
-#' they are its columns.
+#' and the grid goes through the formula as in [predict()]. For a fit on a
+#' matrix they are its columns.
 #'
 #' @param x A fit from [svc()] or [gpc()] with at least two numeric inputs.
 #' @param inputs The two inputs on the horizontal and vertical axes: names
@@ -50,9 +42,9 @@
 #'   `seed` it takes in `...`; `inputs`, `slice`, `grid` and `col` are then
 #'   not used).
 #' @param ... Further graphical parameters passed to [graphics::plot()],
-#'   such as `main`, `xlab` or `sub` (which replaces the subtitle describing
-#'   the slice); with `which = "calibration"` also the arguments of
-#'   [probability_calibration()] named above.
+#'   such as `main`, `xlab` or `sub` (instead of the slice's subtitle); with
+#'   `which = "calibration"` also the arguments of [probability_calibration()]
+#'   named above.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(2)
@@ -85,7 +77,10 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   cls <- as.integer(object$classes)
   .plot_frame(xs, s$inputs, s$held, ...)
   if (k == 2L) {
-    .plot_binary_contours(object, s)
+    # (NA where the formula gives no value, which contour() leaves out)
+    graphics::contour(s$g1, s$g2, matrix(s$f, grid, grid), levels = 0, drawlabels = FALSE,
+                      add = TRUE, lwd = 2)
+    .plot_binary(object, s)
   } else {
     graphics::image(s$g1, s$g2, matrix(max.col(s$f, ties.method = "first"), grid, grid),
                     col = grDevices::adjustcolor(col, alpha.f = 0.25), breaks = seq(0.5, k + 0.5),
@@ -98,32 +93,18 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 }
 
 # The empty plot with its axes; the user's xlab, ylab or sub (in `...`)
-# replace the defaults.  With no input held (a fit on two inputs) sub is
-# NULL, plot()'s own default.
+# replace the defaults (sub NULL, plot()'s own, with no input held).
 .plot_frame <- function(xs, inputs, held, ..., xlab = inputs[1L], ylab = inputs[2L],
                         sub = .slice_label(held)) {
   graphics::plot(xs[, 1], xs[, 2], type = "n", xlab = xlab, ylab = ylab, sub = sub, ...)
 }
 
-# The boundary f(x) = 0 and what the model adds to it (.plot_binary(): the
-# margins of an SVM, the probability contours of a Gaussian process).  With
-# a row of the grid outside the formula's domain (log of a negative value)
-# the decision is NA there, and contour() leaves it out.
-.plot_binary_contours <- function(object, s) {
-  graphics::contour(s$g1, s$g2, matrix(s$f, length(s$g1), length(s$g1)), levels = 0,
-                    drawlabels = FALSE, add = TRUE, lwd = 2)
-  .plot_binary(object, s)
-}
-
 # The decision values over a grid x grid lattice of the two `inputs`, the
-# other inputs held as `slice` says (else at typical values).  Returns the
-# axis names (`inputs`), the held values (`held`, a named list), the grid
-# along each axis (`g1`, `g2`), the training points on the two axes
-# (`points`, n x 2), the scaled model inputs at the grid points that could
-# be coded (`x`), which those are (`keep`, or NULL for all), and the decision
-# values at every grid point (`f`: a vector, or a matrix with one column per
-# class; NA where the point could not be coded), the first axis varying
-# fastest as in expand.grid().
+# other inputs held as `slice` says.  Returns `inputs`, `held` (a named
+# list), the grid along each axis (`g1`, `g2`), the training points on the
+# two axes (`points`), the scaled inputs at the grid points that could be
+# coded (`x`; `keep`: which, NULL for all), and the decision values at every
+# grid point (`f`, NA where not coded), the first axis varying fastest.
 .slice_surface <- function(object, inputs = NULL, slice = list(), grid = 80L) {
   vars <- .plot_variables(object)
   inputs <- .check_plot_inputs(inputs, vars)
@@ -150,10 +131,9 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
   seq(lim[1L], lim[2L], length.out = grid)
 }
 
-# The scaled model inputs at the rows of `frame` (all the inputs, in the
-# user's units): for formula fits through predict()'s newdata path, which
-# drops rows the formula turns into missing values (`keep` marks the others);
-# for matrix fits the frame's columns are the matrix's.
+# The scaled model inputs at the rows of `frame` (in the user's units): for
+# formula fits through predict()'s newdata path, which drops rows the
+# formula turns into missing values (`keep` marks the others).
 .slice_design <- function(object, frame) {
   if (!is.null(object$terms)) {
     inputs <- .prediction_inputs(object, frame)
@@ -181,8 +161,6 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 }
 
 .is_numeric_input <- function(v) is.numeric(v) && !is.object(v) && is.null(dim(v))
-
-.is_level_input <- function(v) (is.factor(v) || is.character(v) || is.logical(v)) && is.null(dim(v))
 
 # The axes of inputs = vertical ~ horizontal (e1071's plot.svm() takes its
 # two dimensions so): c(horizontal, vertical), each one variable.
@@ -232,9 +210,8 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 .quote_names <- function(x) paste0("'", x, "'", collapse = ", ")
 
 # The value each input off the axes is held at, named by input: the one in
-# `slice`, checked, else the median or most frequent level of the training
-# values.  Level inputs get a value of their own type with the levels the
-# model knows, so that predict()'s model frame accepts it.
+# `slice`, else the training values' median or most frequent level, of the
+# input's own type and levels, so that predict()'s model frame accepts it.
 .held_values <- function(object, vars, inputs, slice) {
   others <- setdiff(names(vars), inputs)
   slice <- .check_slice(slice, names(vars), inputs)
@@ -244,12 +221,15 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
       if (is.null(slice[[v]])) return(stats::median(values))
       return(.check_slice_number(slice[[v]], v))
     }
-    if (!.is_level_input(values)) {
+    if (!(is.factor(values) || is.character(values) || is.logical(values)) ||
+        !is.null(dim(values))) {
       .stop(sprintf("plot() cannot hold input '%s' fixed: it is neither numeric nor a factor", v))
     }
     levels <- .input_levels(object, values, v)
-    value <- if (is.null(slice[[v]])) .most_frequent(values, levels) else
-      .check_slice_level(slice[[v]], v, levels)
+    # (unless given, the most frequent level, the first of `levels` on ties)
+    value <- if (is.null(slice[[v]])) {
+      levels[which.max(tabulate(match(as.character(values), levels), length(levels)))]
+    } else .check_slice_level(slice[[v]], v, levels)
     if (is.factor(values)) factor(value, levels = levels) else
       if (is.logical(values)) as.logical(value) else value
   })
@@ -311,11 +291,6 @@ plot.gpsvm_classifier <- function(x, inputs = NULL, slice = list(), grid = 80, c
 .input_levels <- function(object, values, name) {
   object$xlevels[[name]] %||%
     (if (is.factor(values)) levels(droplevels(values)) else sort(unique(as.character(values))))
-}
-
-# The most frequent level (the first of `levels` on ties).
-.most_frequent <- function(values, levels) {
-  levels[which.max(tabulate(match(as.character(values), levels), length(levels)))]
 }
 
 # "slice: a = 1.5, f = b, ...": the held values, cut at `width` characters.

@@ -1,27 +1,16 @@
-# The layer svc() and gpc() share (class "gpsvm_classifier"), built as the
-# regression layer is: labels, input scaling and the bias, one binary model
-# or K one-vs-rest models, decision values and classes at new inputs, the
-# prediction pipeline (NA rows, na.exclude), fitted(), nobs(), print() and
-# the training confusion table (the plot is in classif-plot.R, leave-one-out
-# in loo.R, the tidiers in tidiers.R).
+# The layer svc() and gpc() share (class "gpsvm_classifier"); a method adds
+# only what is its own, through the internal generics of generics.R.
 #
 # A two-class fit is one binary model: a list with alpha, fitted.values, x,
 # y (coded -1/+1) and the model's settings.  With K >= 3 classes the fit
 # holds the settings, x and `models`, K binary fits of "class k against the
 # rest" named by the levels, and its fitted.values are an n x K matrix.  Both
-# carry their method's classes before "gpsvm_classifier" (gpc():
-# "gpsvm_gpc_tap" or "gpsvm_gpc_naive", then "gpsvm_gpc"; svc():
-# "gpsvm_svc"), `levels`, `classes` (the training labels as a factor),
-# `scaling` and `bias_variance`.
-#
-# A method contributes only what is its own, through the internal generics
-# of generics.R (one method per class).
+# carry `levels`, `classes` (the training labels), `scaling` and
+# `bias_variance`.
 
 # The classes as a factor and its levels.  A factor keeps its levels (the
-# first is coded -1 and the second +1 in two-class fits, as glm() takes the
-# second level as "success"); logicals and characters go through factor();
-# numbers must be 0/1 or -1/+1.  Every level must occur, and there must be
-# two of them at least.
+# second is +1 in two-class fits, as glm()'s "success"); logicals and
+# characters go through factor(); numbers must be 0/1 or -1/+1.
 .classif_labels <- function(y, n, arg = "y") {
   if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
   if (!is.null(dim(y)) && NCOL(y) != 1L) .stop(sprintf("'%s' must be a vector of labels", arg))
@@ -44,7 +33,7 @@
   }
   if (any(counts == 0L)) {
     .stop(sprintf("'%s' has no cases of level(s) %s; drop unused levels with droplevels()", arg,
-                  paste0("'", lev[counts == 0L], "'", collapse = ", ")))
+                  .quote_names(lev[counts == 0L])))
   }
   list(classes = y, levels = lev)
 }
@@ -70,11 +59,9 @@
 
 # Shared by gpc() and svc(): check the labels, scale the inputs, choose the
 # kernel width, add the bias, and fit `fit_binary(x, y, kernel)` once (two
-# classes) or once per class against the rest.  `what` names the solver in
-# non-convergence warnings.  With `inducing` (see ?inducing-points) the
-# inducing inputs are chosen once, on the scaled inputs, and every binary
-# fit gets them as fit_binary(x, y, kernel, inducing = z).  `call` is the
-# call the fit stores.
+# classes) or once per class against the rest (or `fit_joint` once).  `what`
+# names the solver in warnings.  The inducing inputs are chosen once, on the
+# scaled inputs, and passed as fit_binary(x, y, kernel, inducing = z).
 .classif_train <- function(x, y, kernel, bias, scale, fit_binary, what, inducing = NULL,
                            call = NULL, fit_joint = NULL) {
   given <- .input_matrix(x)
@@ -92,12 +79,8 @@
     if (length(lev) > 2L && !is.null(fit_joint)) {
       fit_joint(x, labels, kernel, z)
     } else {
-      if (!is.null(z)) fit_binary <- .with_inducing(fit_binary, z)
-      if (length(lev) == 2L) {
-        fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
-      } else {
-        .one_vs_rest(x, labels, kernel, fit_binary, what)
-      }
+      .classif_models(x, labels, kernel,
+                      if (is.null(z)) fit_binary else .with_inducing(fit_binary, z), what)
     }
   }, error = function(e) {
     .explain_failure(e, x, inputs$kernel, as.character(call[[1L]] %||% "gpc"),
@@ -116,25 +99,31 @@
   .seal(fit)
 }
 
-# fit_binary(x, y, kernel) fitted on the inducing inputs z.
+# fit_binary(x, y, kernel) fitted on the inducing inputs z (a closure that
+# holds only these two, as it travels to the future plan's workers).
 .with_inducing <- function(fit_binary, z) {
   force(fit_binary)
   function(x, y, kernel) fit_binary(x, y, kernel, inducing = z)
 }
 
 # The kernel the solvers see: the user's kernel plus the constant `bias`, the
-# prior variance of an offset b shared by all activations, f(x) = b + g(x)
-# with b ~ N(0, bias).  This is the mean of the Gaussian process that Opper
-# and Winther (2000, section 17.3) identify with the SVM's threshold, given a
-# Gaussian prior; bias = 0 is their zero-mean process.
+# prior variance of an offset b ~ N(0, bias) shared by all activations (the
+# process mean section 17.3 identifies with the SVM's threshold).
 .with_bias <- function(kernel, bias) {
   kernel$constant <- if (bias > 0) bias else NULL
   kernel
 }
 
-# K >= 3 classes: one binary model per class against the rest, all on the
-# same inputs and kernel, fitted wherever the future plan sends them.  The
-# fit keeps the settings the models share.
+# One binary model for two classes (the caller warns if it did not
+# converge), else one per class against the rest.
+.classif_models <- function(x, labels, kernel, fit_binary, what) {
+  lev <- labels$levels
+  if (length(lev) > 2L) return(.one_vs_rest(x, labels, kernel, fit_binary, what))
+  fit_binary(x, .binary_codes(labels$classes, lev[2L]), kernel)
+}
+
+# K >= 3 classes: one binary model per class against the rest, fitted
+# wherever the future plan sends them; the fit keeps their shared settings.
 .one_vs_rest <- function(x, labels, kernel, fit_binary, what) {
   lev <- labels$levels
   models <- .future_map(lev, function(l) fit_binary(x, .binary_codes(labels$classes, l), kernel))
@@ -163,7 +152,7 @@
   .convergence(all(ok), max(vapply(cv, `[[`, integer(1), "iterations")),
                max(vapply(cv, `[[`, numeric(1), "change")), cv[[1L]]$tol,
                if (all(ok)) NA_character_ else
-                 sprintf("not for class(es) %s", paste0("'", names(models)[!ok], "'", collapse = ", ")))
+                 sprintf("not for class(es) %s", .quote_names(names(models)[!ok])))
 }
 
 # The binary models of a fit: itself for two classes, else its K models.
@@ -173,11 +162,8 @@
 
 .is_multiclass <- function(object) !is.null(object$models)
 
-# The latent activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20,
-# 17.35) of a binary model whose activation is a kernel expansion over the
-# points with nonzero weight (never a full new-by-training kernel matrix),
-# with the noise-free kernel.  The TAP classifier's comes from the EP engine
-# instead (gpc.R).
+# The activation f(x) = sum_j k(x, x_j) y_j alpha_j (eqs. 17.20, 17.35) with
+# the noise-free kernel, over the points with nonzero weight only.
 .kernel_expansion_link <- function(model, x) {
   w <- model$y * model$alpha
   used <- which(w != 0)
@@ -210,12 +196,10 @@
 }
 
 # Predictions at newdata (NULL: the training inputs): `what(object, x, f)`
-# turns the fit, the scaled inputs and their decision values into the output
-# (a vector, factor or matrix with one row per input, or a list of those);
-# the fit it gets has its training inputs extended when newdata has factor
-# levels training never saw (.prediction_inputs()).  Rows of newdata with
-# missing values get NA, as in predict.lm(); at the training inputs, rows
-# dropped by na.action = na.exclude get NA.
+# turns the fit (its inputs extended for unseen factor levels,
+# .prediction_inputs()), the scaled inputs and their decision values into
+# the output, one row per input, or a list of those.  Rows with missing
+# values, and at the training inputs those na.exclude dropped, get NA.
 .classif_predict <- function(object, newdata, what, na.action = stats::na.pass,
                              new_levels = "predict") {
   .validate_fit(object)
@@ -289,8 +273,7 @@ residuals.gpsvm_classifier <- function(object, ...) {
 }
 
 # Prints the training error and the confusion table, or, where the table
-# would wrap at the console's width (15 classes of mlbench's Soybean, with
-# their long names, printed it in five blocks of columns, 120 lines), each
+# would wrap at the console's width (many classes with long names), each
 # class's count and errors on one line; the table stays in the summary.
 .print_training <- function(training) {
   cat(sprintf("Training error: %.4f\n", training$error))
@@ -333,7 +316,6 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
 # The solver's convergence, one line per one-vs-rest model when there are
 # several (which model did not converge is what a user needs to know).
 .convergence_lines <- function(x) {
-  if (.is_joint(x)) return(.format_convergence(x$convergence))
   if (!.is_multiclass(x)) return(.format_convergence(x$convergence))
   c("Solvers, one per class against the rest:",
     sprintf("  %s: %s", names(x$models),
@@ -368,16 +350,12 @@ print.gpsvm_classifier <- function(x, digits = max(3L, getOption("digits") - 3L)
 
 .unused_levels_line <- function(x) {
   unused <- setdiff(x$response_levels, x$levels)
-  if (length(unused) > 0L) {
-    sprintf("no training case of level(s) %s: never predicted",
-            paste0("'", unused, "'", collapse = ", "))
-  }
+  if (length(unused) > 0L) sprintf("no training case of level(s) %s: never predicted",
+                                   .quote_names(unused))
 }
 
-# `levels` (all the levels of the class factor the data gave) kept with the
-# fit when some of them have no training case (a subset, or a rare class
-# missing from a sample), as `response_levels`: predicted classes keep
-# every level of the data's factor, so that they compare with it.
+# All the levels of the data's class factor, kept as `response_levels` when
+# some have no training case, so that predicted classes compare with it.
 .keep_response_levels <- function(fit, levels) {
   if (length(setdiff(levels, fit$levels)) == 0L) return(fit)
   fit$response_levels <- levels

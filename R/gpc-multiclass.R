@@ -1,19 +1,9 @@
-# The joint K-class classifier of gpc() (multiclass = "joint", the default
-# beyond the size rule ovr_max_nk): K latent functions with
-# one kernel, one noise and one bias, the multinomial probit likelihood, and
-# the variational approximation of Girolami and Rogers (2006), whose
-# posterior covariance is the same for every class (the core:
-# inst/include/gpsvm/multiclass.hpp).  One criterion of the whole model (its
-# approximate leave-one-out log predictive probability, see
-# .gpc_joint_search()) chooses the hyperparameters shared by the K classes.
-#
-# The fit (class "gpsvm_gpc_joint" before "gpsvm_gpc") holds x, kernel,
-# noise, kappa (0), method ("tap"), control, `weights` (n x K: the latent
-# means are K weights), `variance` (the shared latent posterior variances
-# at the training inputs), `chol` (the factor of I + K / v, or on inducing
-# inputs of A = I + G' D^-1 G, with `inducing`, `inducing_weights` (m x K)
-# and `inducing_chol`), `fitted.values` (n x K latent means), `log_evidence`,
-# `convergence` and `optimization`.
+# The joint K-class classifier of gpc() (multiclass = "joint"; ?gpc, the
+# core's inst/include/gpsvm/multiclass.hpp).  Its fit (class
+# "gpsvm_gpc_joint" before "gpsvm_gpc") holds the fields its validator below
+# checks: `weights` (n x K), `variance` (the shared latent variances at the
+# training inputs) and `chol` (of I + K / v, or on inducing inputs of
+# A = I + G' D^-1 G) instead of a binary model's.
 
 # The joint model's fit: `labels` from .classif_labels(), `optimize` as
 # .gpc_automatic_search() resolved it (its "rows" attribute dropped),
@@ -34,8 +24,7 @@
   if (noise <= 0) .stop("'noise' must be positive for the joint multi-class model")
   y <- as.integer(labels$classes)
   K <- length(labels$levels)
-  start <- NULL
-  outcome <- NULL
+  start <- outcome <- NULL
   if (length(which) > 0L) {
     search <- .gpc_joint_search(x, y, K, kernel, noise, control, which, inducing, settings)
     outcome <- search$outcome
@@ -77,16 +66,13 @@
 }
 
 # The search of the joint model's width and noise: L-BFGS-B on log sigma and
-# log noise (.gpc_search_spec()'s ranges, the noise kept above
-# .joint_min_noise) maximising the approximate leave-one-out log predictive
-# probability (the core's MulticlassLoo), with its gradient from the core
-# (an adjoint Newton solve) on the dense prior of at most
-# joint_search_max_n evenly spaced rows (?gpsvm_size_policy), or by central
-# differences on the FITC prior of the inducing inputs the call gave.  Each
-# evaluation starts from the latent means of the nearer of the best and the
-# last point, and solves to the accuracy the search asks for.  Returns the
-# outcome, the spec, the rows it ran on (NULL: all), and the latent means
-# of its best point at every row (the fit's warm start).
+# log noise (the noise above .joint_min_noise) maximising the approximate
+# leave-one-out log predictive probability (the core's MulticlassLoo), with
+# its gradient from the core (an adjoint Newton solve) on the dense prior of
+# at most joint_search_max_n evenly spaced rows, or by central differences
+# on the FITC prior of given inducing inputs.  Returns the outcome, the spec,
+# the rows it ran on (NULL: all), and the latent means of its best point at
+# every row (the fit's warm start).
 .gpc_joint_search <- function(x, y, K, kernel, noise, control, which, inducing, settings) {
   n <- nrow(x)
   rows <- if (is.null(inducing) && n > .size_rule("joint_search_max_n")) {
@@ -107,17 +93,12 @@
   }
   fit_at <- function(par, start, tol, gradient) {
     ctl <- c(.joint_control(control, tol), adjoint_tol = .joint_adjoint_tol)
-    res <- tryCatch(cpp_gpc_multiclass_fit(at(par), search_x, search_y, K, ctl, start, FALSE,
-                                           gradient),
-                    error = function(e) e)
-    if (inherits(res, "error") || !res$convergence$converged) return(res)
-    res
+    tryCatch(cpp_gpc_multiclass_fit(at(par), search_x, search_y, K, ctl, start, FALSE, gradient),
+             error = function(e) e)
   }
   # d / d(log sigma, log noise) -> the searched ones
   keep <- c("log_sigma", "log_noise") %in% spec$names
-  # the search is the long part of a K-class fit: one progress step per
-  # evaluation (shown only where the user asks progressr for it), its count
-  # bounded by the search's iteration limit
+  # one progress step per evaluation, bounded by the search's iteration limit
   step <- progressr::progressor(steps = settings$max_iter)
   evaluate <- function(par, first, warm, accuracy) {
     tol <- max(min(control$tol, .joint_search_tol), accuracy %||% .joint_search_tol)
@@ -136,16 +117,11 @@
   outcome <- .gradient_search(spec, evaluate, n = length(search_y), tol = settings$tol,
                               max_iter = settings$max_iter)
   best <- outcome$best$fit
+  # (after a search on some rows, the latent means K(x, rows) W at every row)
   start <- if (!is.null(best) && !is.null(rows)) {
-    .joint_extend_means(best, at(outcome$best$par)$kernel, search_x, x)
+    cpp_kernel_matrix(at(outcome$best$par)$kernel, x, search_x, 0L, 1L) %*% best$weights
   } else best$mean
   list(outcome = outcome, spec = spec, rows = rows, start = start)
-}
-
-# The latent means at inputs x of a fit (the core's list) on the dense
-# prior of inputs `fitted_x`: K(x, fitted_x) W.
-.joint_extend_means <- function(res, kernel, fitted_x, x) {
-  cpp_kernel_matrix(kernel, x, fitted_x, 0L, 1L) %*% res$weights
 }
 
 # The criterion's gradient by central differences of step
@@ -168,18 +144,14 @@
 # about n times the tolerance, stays far below the step's change.
 .joint_search_tol <- 1e-4
 .joint_difference_tol <- 1e-7
-# The relative residual of the adjoint solve in the search's gradient: its
-# relative error is about this, far below what the search's stopping rule
-# sees; a tighter residual costs Newton iterations and changes no step.
+# The adjoint solve's relative residual in the search's gradient: far below
+# what the stopping rule sees; a tighter one costs iterations, no steps.
 .joint_adjoint_tol <- 1e-6
 
 # The smallest noise variance the joint search considers, relative to the
-# kernel's mean diagonal.  Below about this the variational posterior pins
-# every training case with precision 1 / v whatever its label's curvature,
-# its leave-one-out predictive becomes over-confident and the criterion
-# keeps rising as v falls (MASS's fgl, 143 training rows: -0.35 a case at
-# v = 1e-5, against a held-out -1.0), while the fit needs thousands of
-# iterations.
+# kernel's mean diagonal.  Below it the variational posterior pins every
+# case with precision 1 / v whatever its label's curvature: the
+# leave-one-out criterion becomes over-confident and keeps rising as v falls.
 .joint_min_noise <- 0.01
 .joint_search_step <- 0.01
 
@@ -195,12 +167,6 @@
 }
 
 .is_joint <- function(object) inherits(object, "gpsvm_gpc_joint")
-
-.joint_prob <- function(object, x) {
-  mo <- .joint_moments(object, x)
-  .name_prob(cpp_multiclass_probabilities(mo$mean, mo$variance, object$noise),
-             object$levels, rownames(x))
-}
 
 # Leave-one-out of the joint model by its cavities (the core's
 # MulticlassLoo): the latent means without each case and their variance.
@@ -257,34 +223,27 @@
 }
 
 # loo_error() of a joint fit: the leave-one-out latent means (n x K) by the
-# cavities above, or by refits without each case at the fit's
-# hyperparameters (warm-started from its latent means without the case), in
-# chunks through the future plan; the margin of a case is its class's mean
-# less the largest other one, which is <= 0 exactly when the class is not
-# the most probable (the classes share one predictive variance).
+# cavities, or by warm-started refits in chunks through the future plan; a
+# case's margin, its class's mean less the largest other, is <= 0 exactly
+# when its class is not the most probable (one predictive variance).
 .joint_loo <- function(fit, method) {
-  decision <- if (method == "approx") {
-    .joint_loo_decision(fit)$mean
-  } else {
+  parts <- NULL
+  decision <- if (method == "approx") .joint_loo_decision(fit)$mean else {
     n <- nrow(fit$x)
     chunks <- split(seq_len(n), ceiling(seq_len(n) / max(1L, ceiling(n / 50))))
     parts <- .future_map(chunks, .joint_loo_worker(fit))
-    iterations <- unlist(lapply(parts, `[[`, "iterations"))
-    out <- do.call(rbind, lapply(parts, `[[`, "mean"))
-    dimnames(out) <- list(rownames(fit$x), fit$levels)
-    attr(out, "iterations") <- iterations
-    attr(out, "not_converged") <- sum(unlist(lapply(parts, `[[`, "not_converged")))
-    out
+    structure(do.call(rbind, lapply(parts, `[[`, "mean")),
+              dimnames = list(rownames(fit$x), fit$levels))
   }
   truth <- as.integer(fit$classes)
   own <- decision[cbind(seq_along(truth), truth)]
   others <- decision
   others[cbind(seq_along(truth), truth)] <- -Inf
   out <- list(margins = stats::setNames(own - apply(others, 1L, max), rownames(fit$x)),
-              decision = structure(decision, iterations = NULL, not_converged = NULL))
+              decision = decision)
   if (method == "exact") {
-    out$iterations <- attr(decision, "iterations")
-    out$not_converged <- attr(decision, "not_converged")
+    out$iterations <- unlist(lapply(parts, `[[`, "iterations"))
+    out$not_converged <- sum(unlist(lapply(parts, `[[`, "not_converged")))
   }
   out
 }
@@ -298,11 +257,7 @@
     rows <- lapply(which, function(i) {
       refit <- .gpc_joint_bare(fit$x[-i, , drop = FALSE], y[-i], K, fit$kernel, fit$noise,
                                fit$control, fit$inducing, fit$fitted.values[-i, , drop = FALSE])
-      list(mean = cpp_gpc_multiclass_predict(c(unclass(refit)[c("kernel", "noise", "x", "weights",
-                                                              "chol", "inducing",
-                                                              "inducing_weights",
-                                                              "inducing_chol")]),
-                                             fit$x[i, , drop = FALSE])$mean,
+      list(mean = .joint_moments(refit, fit$x[i, , drop = FALSE])$mean,
            iterations = refit$convergence$iterations,
            converged = refit$convergence$converged)
     })

@@ -1,30 +1,16 @@
-# Hyperparameters of the TAP classifier by maximising its EP evidence: the
-# Gaussian kernel's width (or a width per input) and the input-noise
-# variance, and the flip probability kappa when asked, with the gradient at
-# the EP fixed point from the core (inst/include/gpsvm/ep_gradient.hpp).
-#
-# Search scale: log sigma, log noise and logit(2 kappa) (kappa in (0, 1/2)).
-# A noise or kappa of 0 cannot start a search on these scales; the search then
-# starts from .gpc_search_start.
+# Hyperparameters of the TAP classifier by maximising its EP evidence, with
+# the gradient at the EP fixed point from the core (ep_gradient.hpp), on the
+# scale log sigma, log noise and logit(2 kappa).
 
-# Where a search starts a parameter given as 0: the noise variance as a
-# fraction of the kernel's mean diagonal, and the flip probability.
+# Where a search starts a parameter given as 0, on which the scale has no
+# value: the noise as a fraction of the kernel's mean diagonal, and kappa.
 .gpc_search_start <- list(noise = 0.1, kappa = 0.05)
 
 # The fit (an ordinary .gpc_fit() when optimize is FALSE), with the
-# hyperparameters in `optimize` chosen by the evidence: TRUE means the width
-# of a Gaussian kernel and the noise, or a subset of c("sigma", "noise",
-# "kappa").
-#
-# `rows` (the default search beyond gpc_search_max_n observations)
-# confines the search to the evidence of those rows (on inducing inputs
-# among them); the fit then runs on every row at the values found,
-# warm-started from the best point's sites on those rows.  Beyond a few thousand rows
-# a search on all of them costs several fits, while a fixed noise = 0.1
-# makes EP itself slow where the data favour a larger noise (more sweeps to
-# the fixed point); a search on evenly spaced rows finds nearly the noise of
-# a search on more rows, for the same held-out log loss, and its sites
-# start the fit near its fixed point (?gpc, "Performance").
+# hyperparameters in `optimize` (TRUE: the width and the noise) chosen by the
+# evidence.  `rows` (the default search beyond gpc_search_max_n) confines the
+# search to those rows; the fit on every row at the values found starts from
+# the best point's sites on them, near its fixed point.
 .gpc_optimize <- function(x, y, kernel, noise, kappa, method, control, optimize = FALSE,
                           inducing = NULL, settings, rows = NULL) {
   which <- .optimize_which(optimize, c("sigma", "noise", "kappa"), default = c("sigma", "noise"))
@@ -103,9 +89,8 @@
   # after a search on inducing inputs, the model optimize = FALSE fits (the
   # full prior, on the kernel matrix's pivots when they represent it)
   if (approximate) h$inducing <- .choose_prior(h$x, h$kernel, control$rank_tol)
-  # warm-started from the best point's EP sites (the same fixed point, in
-  # fewer sweeps: 900 spiral points at noise 5e-4, 51 sweeps from the prior;
-  # after a search on some rows, their sites and 0 elsewhere)
+  # warm-started from the best point's EP sites (the same fixed point in
+  # fewer sweeps; after a search on some rows, their sites and 0 elsewhere)
   sites <- outcome$best$fit[c("site_precision", "site_nu")]
   if (!is.null(rows) && !is.null(outcome$best$fit)) {
     sites <- lapply(sites, function(s) replace(numeric(length(y)), rows, s))
@@ -120,16 +105,12 @@
   .finish_search(fit, outcome, spec, "gpc():")
 }
 
-# The inducing inputs (scaled, as the fit's x) of the FITC prior an evidence
-# search without `inducing` runs on (.choose_prior()'s "search_fitc"), or
-# NULL for the full prior, whose evaluations then each test for a low rank
-# (its "search"; the final fit stays dense up to low_rank_min_n
-# observations, as without a search: exact leave-one-out needs it).  The
-# greedy rule runs at the kernel's width (the sigest() rule's when the data
-# chose it, narrower than where the search starts; the greedy rule stops
-# early where fewer pivots represent K, so a wider width would give fewer).
-# `subset`: the search sees evenly spaced rows of a larger data set
-# (size rule subset_search_inducing_count).
+# The inducing inputs (scaled) of the FITC prior an evidence search without
+# `inducing` runs on (.choose_prior()'s "search_fitc"), or NULL for the full
+# prior, whose evaluations then each test for a low rank ("search").  The
+# greedy rule runs at the kernel's width, narrower than where the search
+# starts (a wider one would stop at fewer pivots).  `subset`: the search sees
+# evenly spaced rows of a larger data set.
 .gpc_search_inducing <- function(x, kernel, control, subset = FALSE) {
   count <- control$search_inducing
   if (isTRUE(count == 0)) return(NULL)
@@ -140,15 +121,12 @@
   .choose_prior(x, kernel, control$rank_tol, "search_fitc", count, subset)
 }
 
-# Where EP holds sites at precision 0 that asked for a negative one (flip
-# noise, kappa > 0, can curve a site's tilted distribution upwards), the
-# evidence is not stationary in those sites and the explicit gradient is
-# only approximate (off by about 1 in a total of 10 on the Pima data).
-# There the gradient is taken by central differences of the evidence (step
-# 1e-3 on the search scale), each an EP fit warm-started from the centre's
-# sites at the tolerance 1e-6: measured on Pima, 1e-3 of the gradient or
-# better, far inside the stopping rule, at a third of the sweeps that a
-# tolerance of 1e-10 costs.
+# Where EP holds sites at precision 0 that asked for a negative one (kappa >
+# 0 can curve a site's tilted distribution upwards), the evidence is not
+# stationary in those sites and the explicit gradient only approximate.
+# There it is taken by central differences (step 1e-3 on the search scale),
+# each EP fit warm-started from the centre's sites at tolerance 1e-6, which
+# keeps the gradient's error far inside the stopping rule.
 .gpc_numeric_gradient <- function(par, at, ep_at, control, centre) {
   control$tol <- min(control$tol, 1e-6)
   step <- 1e-3
@@ -163,11 +141,8 @@
 }
 
 # Where the search for one width starts: the width given, or for a width
-# the data chose (kernlab's sigest() rule, .data_driven_width()) the middle
-# of sigest()'s estimates, the median heuristic, which is wider: the
-# evidence's optimum lies above the sigest() width on the classification
-# benchmarks, often far above, so a start nearer it saves evaluations and
-# finds the same optimum.
+# the data chose the median heuristic, wider than the sigest() rule of
+# .data_driven_width(): nearer the evidence's usual optimum, so fewer steps.
 .gpc_start_width <- function(x, kernel) {
   if (!identical(kernel$sigma_rule, "data") || !is.null(kernel$input_widths)) return(kernel$sigma)
   .data_driven_width(x, quantiles = 0.5)

@@ -1,6 +1,5 @@
-# Inducing inputs for the FITC prior of mfsvr() and gpc(method = "tap"):
-# from the user's `inducing` argument (a count or the inputs themselves) to
-# the matrix of inducing inputs on the fit's (scaled) input scale.
+# Inducing inputs for the FITC prior of mfsvr() and gpc(method = "tap"), on
+# the fit's (scaled) input scale.
 
 #' Inducing-point (sparse) fits
 #'
@@ -28,18 +27,14 @@
 #'   i.e. a pivoted Cholesky factorisation of the kernel matrix. This rule
 #'   greedily shrinks \eqn{\mathrm{tr}(K - Q)}, the prior variance that FITC
 #'   moves to its diagonal, costs \eqn{O(n m^2)} without forming \eqn{K}, and
-#'   is deterministic (the same inputs under any `set.seed()`; ties go to the
-#'   earliest row). It spreads the points over the inputs' range rather than
-#'   by their density (k-means++ would follow the density, at the price of
-#'   randomness and of points that are not training inputs). Inputs already
+#'   is deterministic (ties go to the earliest row). It spreads the points
+#'   over the inputs' range rather than by their density. Inputs already
 #'   explained to \eqn{10^{-12}} relative are not taken, so duplicated rows
 #'   are never chosen twice and fewer than \eqn{m} points may be used (all
 #'   distinct inputs, at most). Beyond 20000 observations (or \eqn{4m}, if
-#'   more) the candidates are that many evenly spaced rows, and the fit
-#'   uses every row: the choice then costs a fraction of its time on every
-#'   row (it is bound by memory, \eqn{O(n m^2)}), for the same evidence and
-#'   held-out figures on the benchmarks, but an input unlike every candidate
-#'   (an isolated outlier on a row left out) is not chosen.
+#'   more) the candidates are that many evenly spaced rows, and the fit uses
+#'   every row: an input unlike every candidate (an isolated outlier on a
+#'   row left out) is then not chosen.
 #' * a numeric matrix or data frame of inducing inputs, one per row, with
 #'   the columns of the training inputs `x` (for the formula interface, of
 #'   the model matrix), in the data's units: they are scaled with the fit's
@@ -50,39 +45,26 @@
 #' The fit records the inducing inputs (scaled) in `fit$inducing`; `print()`
 #' and `summary()` say that the fit is sparse and with how many points.
 #'
-#' Data in row partitions ([gpsvm_partitions()]: files or data frames) are
-#' fitted without gathering them: passes over the partitions find the factor
-#' levels, the scaling (each column's mean and standard deviation, combined
-#' over partitions), and the rows from which the kernel's width rule and a
-#' count of inducing inputs choose (the evenly spaced rows over all
-#' partitions that the same choices take in memory, so that they choose the
-#' same inputs); the EP sweeps then read the partitions one at a time, a
-#' block of rows at a time, for the rows of the factor beyond its budget.
-#' The fit is the one to the partitions' rows bound together (to rounding).
+#' Data in row partitions ([gpsvm_partitions()]) are fitted without
+#' gathering them: the width rule and a count of inducing inputs choose from
+#' the rows they would see in memory, and the fit is the one to the
+#' partitions' rows bound together (to rounding).
 #'
 #' The \eqn{n \times m} factor of the cross-kernel is held in memory up to
-#' `inducing_factor_mb` megabytes ([gpsvm_size_policy()]); beyond, only its
-#' first rows are, and the others are recomputed from the inputs in every
-#' sweep, so that a fit on \eqn{10^6} rows needs \eqn{O(m^2 + n)} memory
-#' beyond that budget. The fit is the same (to rounding), and its plan
-#' ([gpsvm_plan()]) says which was done.
+#' `inducing_factor_mb` megabytes ([gpsvm_size_policy()]); the rows beyond
+#' are recomputed from the inputs in every sweep (\eqn{O(m^2 + n)} memory
+#' beyond that budget), for the same fit to rounding, as its plan
+#' ([gpsvm_plan()]) says.
 #'
-#' `mfsvr()` uses this representation by itself, not as an approximation but
-#' as a factorisation of the full prior, where the kernel matrix has a low
-#' numerical rank (see `rank_tol` in [mfsvr_control()]); so does `gpc()`:
-#' beyond 1000 observations, with
-#' `inducing = NULL`, when the kernel matrix has a low numerical rank (see
-#' `rank_tol` in [gpc_control()]; the inducing inputs are then the pivots of
-#' a pivoted Cholesky factor of the kernel matrix, and \eqn{K_{ZZ}}'s factor
-#' is that factor's, without jitter); and as an approximation beyond 2000
-#' observations when the kernel matrix has no low rank (500 inducing
-#' inputs, as `inducing = 500`; beyond 20000 observations the test for a
-#' low rank looks first at 20000 evenly spaced rows, and every row is
-#' tested only when those have one). Beyond 300 observations its evidence
-#' search (`optimize`) with `inducing = NULL` runs on this approximation (a
-#' third of the observations as inducing inputs, at most 300;
-#' `search_inducing` in [gpc_control()]), and then fits the full model at
-#' the values found.
+#' With `inducing = NULL`, `mfsvr()` and `gpc()` use this representation by
+#' themselves as a factorisation of the full prior where the kernel matrix
+#' has a low numerical rank (`gpc()` beyond 1000 observations; the inducing
+#' inputs the pivots of a pivoted Cholesky factor, without jitter; `rank_tol`
+#' in [mfsvr_control()] and [gpc_control()]; beyond 20000 observations the
+#' test looks first at 20000 evenly spaced rows), and `gpc()` as an
+#' approximation beyond 2000
+#' observations where it has none (as `inducing = 500`) and for its evidence
+#' search beyond 300 (`search_inducing` in [gpc_control()]).
 #' @references E. Snelson and Z. Ghahramani (2006). Sparse Gaussian processes
 #'   using pseudo-inputs. *NIPS 18*.
 #'
@@ -122,6 +104,7 @@ NULL
 # training inputs xs, the resolved kernel and the input scaling.
 .inducing_inputs <- function(inducing, xs, kernel, scaling) {
   if (is.null(inducing)) return(NULL)
+  # (gpc()'s request for .choose_prior()'s default representation)
   if (inherits(inducing, "gpsvm_low_rank")) return(.choose_prior(xs, kernel, inducing$rank_tol))
   n <- nrow(xs)
   if (is.numeric(inducing) && is.null(dim(inducing)) && length(inducing) == 1L) {
@@ -152,10 +135,6 @@ NULL
   dimnames(z) <- list(NULL, colnames(xs))
   z
 }
-
-# gpc(method = "tap") with the full prior: the default representation of
-# .choose_prior(), resolved on the scaled inputs by .inducing_inputs().
-.low_rank_request <- function(rank_tol) structure(list(rank_tol = rank_tol), class = "gpsvm_low_rank")
 
 # Every choice of a Gaussian-process prior's representation without given
 # inducing inputs, for every model: the core's choose_prior()

@@ -1,15 +1,8 @@
 # Data in row partitions (files or data frames), read one at a time and never
-# gathered: the constructor, the passes that find what a fit needs from all
-# rows (levels, scaling, the rows its width and inducing inputs are chosen
-# from), and the reader through which the core reads the rows of the
-# inputs.
-#
-# The R layer reads and codes the partitions; the core computes.  The core
-# reads the inputs through a row source (gpsvm_glue.h's reader), a block of
-# rows at a time, and sums each block's m x m terms itself (ep_priors.hpp),
-# so the sweep is the in-memory fit's, with the same sums in the same order.
-# On a future plan's workers the partitions stay on the workers and the
-# core's driver asks them for their sums (R/split-fit.R, ep_split.hpp).
+# gathered.  The R layer reads and codes the partitions; the core reads the
+# inputs through a row source (gpsvm_glue.h's reader), a block of rows at a
+# time, and sums each block's m x m terms itself (ep_priors.hpp), so the sweep
+# is the in-memory fit's, with the same sums in the same order.
 
 #' Data in row partitions
 #'
@@ -18,44 +11,30 @@
 #' formula, and `predict()` and [interval_coverage()] as `newdata`. The
 #' partitions are read where they are used, one at a time, and never
 #' gathered into one data frame: a fit reads each in a few passes before
-#' fitting (the rows, the factor levels, the scaling, and the rows its
-#' kernel width and inducing inputs are chosen from), once more for the
-#' \eqn{n \times m} factor of the cross-kernel, and again in every EP
-#' sweep where that factor is larger than its memory budget (size rule
-#' `inducing_factor_mb`, [gpsvm_size_policy()]), whose rows beyond the
-#' budget are recomputed: memory \eqn{O(m^2 + \textrm{partition} \times m
-#' + n)} beyond the budget, for \eqn{n} rows and \eqn{m} inducing inputs
-#' (see [inducing-points]).
+#' fitting, once more for the \eqn{n \times m} factor of the cross-kernel,
+#' and again in every EP sweep where that factor is larger than its memory
+#' budget (see [inducing-points]).
 #'
 #' A file is read by its extension: `.rds` ([readRDS()], a data frame),
-#' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (through
-#' the arrow package, where it is installed). Character and factor columns
-#' are taken as in [rbind()] of the partitions: the fit on the partitions is
-#' the fit on their rows bound together (to rounding), with the levels of a
-#' factor in the order the partitions first show them. Rows with missing
-#' values are an error.
+#' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (with the
+#' arrow package). The fit on the partitions is the fit on their rows bound
+#' by [rbind()] (to rounding), a factor's levels in the order the partitions
+#' first show them. Rows with missing values are an error.
 #'
 #' With a [future::plan()] of several cluster or multisession workers (see
-#' [gpsvm_parallel]), [mfsvr()] and a two-class [gpc()] run their EP
-#' sweeps on them: each worker
-#' reads its share of the partitions (contiguous, of about equal rows) once
-#' and keeps them, with their EP sites, until the fit ends, and every sweep
-#' exchanges only the \eqn{m \times m} and \eqn{m} sums of the posterior
-#' (and, for gpc()'s accelerated EP schedule, the few coefficients of its
-#' extrapolation), so the fit is the one in one process (to rounding),
-#' whatever the number
-#' of workers or partitions. A file must be readable where its worker runs
-#' (a shared file system on a cluster); a data frame partition is sent to
-#' its worker once. The plan's `data` row says so, with the bytes exchanged
-#' per sweep. On one machine, `options(socketOptions = "no-delay")` set
-#' before [future::plan()] starts the workers makes every exchange quicker
-#' (this session's end of each worker's socket then sends at once, as
-#' parallelly's workers' ends do). A plan of one worker, a backend that starts a process per
-#' future (such as future.batchtools), and a run that needs the sequential
-#' EP schedule fit in the calling session; a gpc() of three or more classes
-#' fits its one-against-the-rest models in parallel instead (each on one
-#' worker, reading every partition).
-#' Progress (a step per sweep) is reported through progressr.
+#' [gpsvm_parallel]), [mfsvr()] and a two-class [gpc()] run their EP sweeps
+#' on them: each worker reads its share of the partitions once and keeps
+#' them, with their EP sites, until the fit ends, and every sweep exchanges
+#' only \eqn{m \times m} and \eqn{m} sums, so the fit is the one in one
+#' process (to rounding). A file must be readable where its worker runs; a
+#' data frame partition is sent to its worker once. The plan's `data` row
+#' says so, with the bytes exchanged per sweep. On one machine,
+#' `options(socketOptions = "no-delay")` set before [future::plan()] starts
+#' the workers makes every exchange quicker. A plan of one worker, a backend
+#' that starts a process per future (such as future.batchtools), and a run
+#' that needs the sequential EP schedule fit in the calling session; a gpc()
+#' of three or more classes fits its one-against-the-rest models in parallel
+#' instead. Progress (a step per sweep) is reported through progressr.
 #'
 #' The constructor checks that every file exists and can be read and that
 #' every partition has the columns of the first, with the same types
@@ -142,8 +121,7 @@ print.gpsvm_partitions <- function(x, ...) {
     "data frame" = s,
     rds = readRDS(s),
     csv = utils::read.csv(s, stringsAsFactors = FALSE, check.names = FALSE),
-    # (arrow is in Enhances, not installed with the package: .partition_kind()
-    # checked that it is there)
+    # (arrow is in Enhances: .partition_kind() checked that it is there)
     parquet = as.data.frame(arrow::read_parquet(s))
   ), error = function(e) {
     .stop(sprintf("partition %d of %s (%s) cannot be read: %s", i, arg, s, conditionMessage(e)))
@@ -175,13 +153,10 @@ print.gpsvm_partitions <- function(x, ...) {
                 paste(sprintf("%s not %s", types[differ], parts$columns[differ]), collapse = ", ")))
 }
 
-# ---- the passes before a fit ------------------------------------------------
-
 # The formula's design over all partitions without gathering them: the
-# terms, levels and contrasts of the rows bound together (from a few rows:
-# the first of each partition that shows a level not seen before, so that
-# model.frame() orders the levels as on the bound rows), the response, and
-# each partition's rows.
+# terms, levels and contrasts of the rows bound together (from each row that
+# shows a level first, so that model.frame() orders the levels as on the
+# bound rows), the response, and each partition's rows.
 .partition_design <- function(parts, formula, env) {
   pieces <- vector("list", length(parts$sources))
   y <- vector("list", length(pieces))
@@ -233,9 +208,8 @@ print.gpsvm_partitions <- function(x, ...) {
 }
 
 # One pass over the partitions: each column's mean and standard deviation
-# (the partitions' moments combined as Chan, Golub and LeVeque's pairwise
-# update, which keeps the accuracy of a pass over the bound rows) and the
-# rows `keep` (row numbers over all partitions) gathered.
+# (combined by Chan, Golub and LeVeque's pairwise update, as accurate as a
+# pass over the bound rows) and the rows `keep` (over all partitions).
 .partition_moments <- function(parts, template, keep) {
   n <- 0
   mean <- m2 <- 0
@@ -290,13 +264,8 @@ print.gpsvm_partitions <- function(x, ...) {
 }
 
 # The inputs of a fit to partitions on the fit's scale, as .model_inputs()
-# and .inducing_inputs() make them for rows in memory: the scaling from the
-# columns' moments over all rows; the kernel's width rule and the greedy
-# choice of `inducing` inputs on the rows they would look at in memory
-# (evenly spaced over all rows: .data_driven_width(), .greedy_rows()),
-# gathered in the same pass, so that they choose what the fit on the bound
-# rows chooses.  Returns the core's reader of the rows, the kernel, the
-# scaling and the inducing inputs (scaled).
+# and .inducing_inputs() make them in memory: the width rule and the greedy
+# choice see the evenly spaced rows they see there, gathered in one pass.
 .partition_model_inputs <- function(design, parts, kernel, scale, inducing, bias = NULL) {
   .check_flag(scale, "scale")
   .check_kernel(kernel)
@@ -322,8 +291,7 @@ print.gpsvm_partitions <- function(x, ...) {
        scaling = scaling, inducing = z)
 }
 
-# Methods that read the training inputs, which a fit to partitions does not
-# keep.
+# Methods that read the training inputs, which a fit to partitions lacks.
 .needs_inputs <- function(object, what) {
   if (!is.null(object$partitions)) {
     .stop(sprintf(paste("%s reads the training inputs, which a fit to data in partitions does",
@@ -350,7 +318,7 @@ print.gpsvm_partitions <- function(x, ...) {
   given <- names(Filter(Negate(is.null), list(...)))
   if (length(given) > 0L) {
     .stop(sprintf("%s not available for data in partitions (gpsvm_partitions())",
-                  paste0("'", given, "'", collapse = ", ")))
+                  .quote_names(given)))
   }
 }
 
@@ -399,9 +367,8 @@ print.gpsvm_partitions <- function(x, ...) {
   .with_plan(.seal(fit), "mfsvr():")
 }
 
-# gpc() on partitions: the TAP fit (two classes, or one class against the
-# rest) at the given noise and width, or the defaults' starting values
-# (noise 0.1, the width rule) where no search runs.
+# gpc() on partitions: the TAP fit at the given noise and width, or the
+# defaults' starting values (noise 0.1, the width rule): no search runs.
 .gpc_partitioned <- function(design, parts, call, kernel = rbf_kernel(), noise = NULL, kappa = 0,
                              bias = 1, method = "tap", scale = TRUE, control = gpc_control(),
                              optimize = NULL, inducing = NULL, search = NULL,
@@ -430,11 +397,7 @@ print.gpsvm_partitions <- function(x, ...) {
   }
   lev <- labels$levels
   what <- "gpc: TAP mean field (EP)"
-  fit <- if (length(lev) == 2L) {
-    fit_binary(inputs$reader, .binary_codes(labels$classes, lev[2L]), inputs$kernel)
-  } else {
-    .one_vs_rest(inputs$reader, labels, inputs$kernel, fit_binary, what)
-  }
+  fit <- .classif_models(inputs$reader, labels, inputs$kernel, fit_binary, what)
   if (length(lev) == 2L) .warn_not_converged(what, fit$convergence)
   fit$x <- design$x[0L, , drop = FALSE]
   fit$fit_time <- proc.time()[["elapsed"]] - start
@@ -475,12 +438,8 @@ print.gpsvm_partitions <- function(x, ...) {
                                  paste(unique(p$kind), collapse = ", ")), by))
 }
 
-# ---- predictions on partitions ---------------------------------------------
-
-# A predict() method's call evaluated at each partition of its newdata
-# (`call`, from match.call(), in `env`), the results bound in the order of
-# the partitions' rows.  A fit to partitions keeps no inputs, so it needs
-# newdata.
+# A predict() method's call (from match.call(), in `env`) evaluated at each
+# partition of its newdata, the results bound in the partitions' order.
 .predict_partitions <- function(object, newdata, call, env) {
   if (is.null(newdata)) {
     .stop(paste("a fit to data in partitions keeps no inputs: give them as 'newdata'",
@@ -494,10 +453,9 @@ print.gpsvm_partitions <- function(x, ...) {
   .bind_pieces(pieces)
 }
 
-# Predictions of several partitions as one: vectors (and factors)
+# Predictions of several partitions as one: vectors and factors
 # concatenated, matrices and data frames bound by rows, lists (se.fit)
-# element by element, where the fit's residual.scale and df are the same
-# in every piece and kept once.
+# element by element, residual.scale and df (the same in each) kept once.
 .bind_pieces <- function(pieces) {
   first <- pieces[[1L]]
   if (is.data.frame(first) || is.matrix(first)) return(do.call(rbind, pieces))

@@ -1,20 +1,16 @@
-# Whether a classifier's class probabilities hold what they claim: among the
-# cases given a probability near p for a class, a share near p belongs to it
-# (probability_calibration()), and its reliability plot (plot(fit, which =
-# "calibration")); the classifiers' counterpart of interval_coverage(), whose
-# refits (.refit_data(), .refit_rows(), .fold_assignment()) it shares.
+# Whether a classifier's class probabilities hold what they claim, and its
+# reliability plot: the counterpart of interval_coverage(), whose refits
+# (.refit_data(), .refit_rows(), .fold_assignment()) it shares.
 
 #' Calibration of a classifier's probabilities
 #'
 #' How well the class probabilities of a [gpc()] fit hold on cases it was
 #' not fitted to: the probabilities are grouped into `bins` equal bins from
 #' 0 to 1, and in each bin the mean probability is set against the share of
-#' cases that belong to the class (a reliability diagram). A calibrated
-#' classifier's 0.8s come true about 80% of the time. The cases are held-out
-#' data (`newdata`, with the response), or else the training rows by
-#' `folds`-fold cross-validation: the model is refitted by its own call on
-#' all folds but one (an evidence search in the call is repeated) and its
-#' probabilities are asked for the rows left out, as [interval_coverage()]
+#' cases that belong to the class (a reliability diagram). The cases are
+#' held-out data (`newdata`, with the response), or else the training rows
+#' by `folds`-fold cross-validation: the model is refitted by its own call
+#' (with any evidence search) on all folds but one, as [interval_coverage()]
 #' does for the regression models' intervals.
 #'
 #' With two classes the probability of the second class (the `+1` label) is
@@ -90,8 +86,7 @@ probability_calibration.gpsvm_classifier <- function(object, newdata = NULL, y =
   out
 }
 
-# The probabilities at held-out rows and their classes (rows with a missing
-# value left out).
+# The probabilities at held-out rows and their classes.
 .held_out_probabilities <- function(object, newdata, y) {
   y <- .held_out_response(object, newdata, y, "classes")
   if (length(y) != NROW(newdata)) {
@@ -159,9 +154,8 @@ probability_calibration.gpsvm_classifier <- function(object, newdata = NULL, y =
   do.call(rbind, rows)
 }
 
-# plot(fit, which = "calibration") for a classifier: the share against the
-# mean probability, bin by bin; `env` is where plot() was called (the
-# refits' data are looked up there).
+# plot(fit, which = "calibration"): the share against the mean probability,
+# bin by bin; `env`, where plot() was called, holds the refits' data.
 .plot_probability_calibration <- function(x, env, newdata = NULL, y = NULL, folds = 5, bins = 10,
                                           seed = 1, main = NULL, xlab = "predicted probability",
                                           ylab = "observed share", legend = "topleft", ...) {

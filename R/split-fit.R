@@ -1,27 +1,17 @@
 # A fit to data in partitions on the workers of the future plan: each
 # worker reads its partitions once and keeps them, with their EP sites, for
 # the whole fit; every sweep sends the workers the m x m factor L_A and the
-# m-vector beta and gets back their m x m and m sums (one of each per
-# worker, its partitions' added: ep_split.hpp), so the
+# m-vector beta and gets back their m x m and m sums (ep_split.hpp), so the
 # rows never travel and the fit is the one-process fit to rounding.
 #
 # Why future's cluster and multisession workers: they are persistent R
-# processes (on this machine, or on others through parallelly's
-# makeClusterPSOCK()), so a worker keeps what a future left in the
-# package's namespace (`.split_store`, keyed by the fit's id) for the next
-# future; the user already chooses them with future::plan() for gpsvm's
-# repeated fits; and n futures launched together go to n different workers,
-# which is how every sweep reaches every held part.  Backends that start a
-# process per future (future.batchtools, callr) would have to read every
-# partition again and carry the sites in each future: they get the
-# one-process fit instead (as
-# do plans of one worker, and runs that need the sequential schedule, which
-# is not split; see ep_split.hpp).  An exchange is one future per worker:
-# parallel::clusterCall() on the same workers would be lighter, but a
-# multisession plan keeps its cluster where only future's internals reach
-# it.  A partition file must
-# be readable on the worker that reads it (a shared file system on a
-# cluster); a data frame partition is sent to its worker once.
+# processes, so a worker keeps what a future left in the package's namespace
+# (`.split_store`, keyed by the fit's id) for the next future, and n futures
+# launched together go to n different workers, which is how every sweep
+# reaches every held part.  Backends that start a process per future would
+# read every partition again: they get the one-process fit instead.  An
+# exchange is one future per worker: a multisession plan keeps its cluster
+# where parallel::clusterCall() cannot reach it.
 
 # What workers hold between futures: the parts of the fits under way, by id.
 .split_store <- new.env(parent = emptyenv())
@@ -44,10 +34,9 @@
 }
 
 # On a worker: reads partitions `index` (of `parts`), scales them and makes
-# their parts (cpp_ep_part_new()), kept under `id`.
-# `held_rows`: of each partition's rows of the factor, those held (the size
-# rule inducing_factor_mb applied to each partition, in the calling session,
-# whose options the workers do not share).
+# their parts (cpp_ep_part_new()), kept under `id`.  `held_rows`: the size
+# rule inducing_factor_mb applied in the calling session, whose options the
+# workers do not share.
 .split_setup <- function(id, chunk, parts, index, first, y, held_rows, template, scaling, kernel,
                          model) {
   held <- lapply(seq_along(index), function(k) {
@@ -61,9 +50,9 @@
 
 # On a worker: its parts' reply to a request, combined (NULL from a worker
 # that holds none of fit `id`), or their release (`release`); with the
-# seconds its work took, so that the driver can tell the exchange's own time
-# from the work's.  The run's last request (`finish`) also takes the parts'
-# rows of the fit and releases them: one round where three were.
+# seconds its work took (the driver tells the exchange's time from it).  The
+# last request (`finish`) also takes the parts' rows of the fit and releases
+# them.
 .split_answer <- function(id, request, release = FALSE) {
   held <- get0(id, envir = .split_store, inherits = FALSE)
   if (release) {
@@ -93,16 +82,13 @@
   lapply(futures, future::value)
 }
 
-# The reader of partitions when `x` is one (the input of a fit that may be
-# split), else NULL.
+# The reader of partitions when `x` is one, else NULL.
 .split_reader <- function(x) if (is.list(x) && !is.null(x$parts)) x
 
 # The EP fit on partitions over `workers` workers, as cpp_mfsvr_fit() or
-# cpp_gpc_tap_fit() returns it; NULL when the run needs a schedule the
-# split does not follow (the caller then fits in this process).  `model`:
-# the likelihood's settings, C and epsilon (mfsvr()) or noise and kappa
-# (gpc(method = "tap"), y the -1/+1 labels); ctl: the control with the
-# inducing inputs.
+# cpp_gpc_tap_fit() returns it; NULL when the run needs a schedule the split
+# does not follow.  `model`: the likelihood's settings (C and epsilon, or
+# noise and kappa); ctl: the control with the inducing inputs.
 .split_ep_fit <- function(reader, y, kernel, ctl, workers, model) {
   parts <- reader$parts
   k <- length(parts$sources)
@@ -129,12 +115,9 @@
                             m = nrow(ctl$inducing)))
   })))
   step(amount = k, message = "partitions read on the workers")
-  # (each round checks that every chunk replied once: a plan whose workers
-  # run other futures too may have sent two chunks to one worker)
-  # (bytes: of the requests and replies serialized, the rows that come with
-  # the last reply not counted; seconds: each round's wall time beyond its
-  # slowest worker's work, the futures' own cost and the transfers', the
-  # rows' included)
+  # (each round checks that every chunk replied once: workers that run other
+  # futures too may get two chunks; bytes: the requests and replies
+  # serialized; seconds: each round's wall time beyond its slowest worker's)
   exchanged <- c(bytes = 0, rounds = 0, seconds = 0)
   gather <- function(request) {
     start <- proc.time()[[3]]

@@ -17,15 +17,12 @@
 #' constant in the kernel).
 #'
 #' The default solver (`svc_control(algorithm = "smo")`) is sequential
-#' minimal optimisation on this dual, the method of libsvm: each step moves
-#' one or two \eqn{\alpha_i}, chosen by the second-order working-set rule of
-#' Fan, Chen and Lin (2005), and needs one or two kernel columns (O(n)
-#' kernel evaluations, kept in a cache of `cache_mb` megabytes), and
-#' variables stuck at a bound are set aside (shrinking); the Gram matrix is
-#' never formed. It stops on the adatron's test below (the sum of the
-#' largest Kuhn-Tucker violations in each direction bounds the adatron's
-#' unit-rate step from above), so both solvers return the same solution to
-#' the tolerance.
+#' minimal optimisation on this dual, as in libsvm: each step moves one or
+#' two \eqn{\alpha_i}, chosen by the second-order working-set rule of Fan,
+#' Chen and Lin (2005), from one or two kernel columns (kept in a cache of
+#' `cache_mb` megabytes), with shrinking; the Gram matrix is never formed.
+#' It stops on a bound of the adatron's test below, so both solvers return
+#' the same solution to the tolerance.
 #'
 #' `svc_control(algorithm = "adatron")` runs the kernel adatron of the
 #' paper on the full Gram matrix (O(n^2) memory and work per step).
@@ -34,12 +31,12 @@
 #' ascent on \eqn{W}). Its learning rate adapts as the paper's Algorithm 17.1
 #' does (times 1.1 after a step that raised \eqn{W}, halved and the step undone
 #' otherwise), but never drops below one over the largest absolute row sum of
-#' the kernel matrix, where every step is guaranteed to ascend. The iteration
-#' stops when \eqn{\max_i |\mathrm{clip}(\alpha_i + 1 - y_i f_i) - \alpha_i|^2}
-#' (the paper's \eqn{\max_i |\delta\alpha_i|^2} at unit rate, zero exactly at the
-#' Kuhn-Tucker point) falls below `tol` (the paper's `ftol`); for `C < 1` the step is measured in
-#' units of `C`, the width of the box the \eqn{\alpha_i} live in (otherwise
-#' \eqn{\alpha = 0} would pass the test whenever \eqn{C^2 <} `tol`).
+#' the kernel matrix, where every step is guaranteed to ascend. It stops when
+#' \eqn{\max_i |\mathrm{clip}(\alpha_i + 1 - y_i f_i) - \alpha_i|^2} (the
+#' paper's \eqn{\max_i |\delta\alpha_i|^2} at unit rate, zero exactly at the
+#' Kuhn-Tucker point) falls below `tol` (the paper's `ftol`); for `C < 1` the
+#' step is measured in units of `C`, the width of the box the \eqn{\alpha_i}
+#' live in (otherwise \eqn{\alpha = 0} would pass whenever \eqn{C^2 <} `tol`).
 #'
 #' With `C = Inf` and `noise = 0` (the hard margin) the problem has a solution
 #' only if the classes are separable in the kernel's feature space; otherwise
@@ -53,19 +50,16 @@
 #' scaled inputs (see [kernels]). The defaults `C = Inf`, `noise = 0.3` and
 #' `bias = 0.25` were chosen on held-out splits of four standard data sets
 #' (mlbench's Pima Indians diabetes, Wisconsin breast cancer, Sonar and
-#' Ionosphere; `bench/bench-classif-data.R` in the sources), where they
-#' classify about as well as `e1071::svm()` with its defaults. They are the
-#' quadratic slack penalty of the noisy process (the paper's form of the
-#' soft margin) and a threshold with a Gaussian prior of variance 0.25,
-#' i.e. a penalty \eqn{2 b^2} on the offset \eqn{b}. The SVM is the most
-#' probable activation rather than the posterior mean, so it needs a larger
-#' `noise` than [gpc()] to avoid fitting the training labels too closely;
-#' and a constant in the kernel slows the adatron (its step is bounded by one
-#' over the largest row sum of the kernel matrix), so the bias variance is
-#' kept smaller. Without a bias a one-sided data set (one class compact, the
-#' other scattered, as in Ionosphere) loses several points of accuracy. The
-#' paper's settings are `scale = FALSE` and `bias = 0`, with its `noise` and
-#' kernel.
+#' Ionosphere), where they classify about as well as `e1071::svm()` with its
+#' defaults: the quadratic slack penalty of the noisy process (the paper's
+#' form of the soft margin) and a penalty \eqn{2 b^2} on the offset \eqn{b}.
+#' The SVM is the most probable activation rather than the posterior mean, so
+#' it needs a larger `noise` than [gpc()] to avoid fitting the training
+#' labels too closely; and a constant in the kernel slows the adatron, so the
+#' bias variance is kept smaller. Without a bias a one-sided data set (one
+#' class compact, the other scattered, as in Ionosphere) loses several points
+#' of accuracy. The paper's settings are `scale = FALSE` and `bias = 0`, with
+#' its `noise` and kernel.
 #'
 #' @section Several classes:
 #' With \eqn{K \ge 3} classes, `svc()` fits K binary machines, each class
@@ -160,8 +154,9 @@ svc.default <- function(x, y, kernel = rbf_kernel(), C = Inf, noise = 0.3, bias 
   noise <- .check_number(noise, "noise", lower = 0)
   control <- .resolve_control(.check_control(control, "svc_control"), NROW(x))
   what <- if (control$algorithm == "smo") "svc: SMO" else "svc: the kernel adatron"
-  fit <- .classif_train(x, y, kernel, bias, scale, what = what, call = .generic_call(match.call(), "svc"),
-                 function(x, y, kernel) .svc_fit(x, y, kernel, C, noise, control))
+  fit <- .classif_train(x, y, kernel, bias, scale, what = what,
+                        call = .generic_call(match.call(), "svc"),
+                        function(x, y, kernel) .svc_fit(x, y, kernel, C, noise, control))
   .with_plan(fit, "svc():")
 }
 
@@ -173,13 +168,10 @@ svc.formula <- function(formula, data, subset, na.action, ...) {
 
 #' Settings for the support vector classifier's solver
 #'
-#' @param tol Convergence tolerance: the solution is accepted when the
-#'   largest squared unit-rate adatron step \eqn{\max_i |\delta\alpha_i|^2},
-#'   \eqn{\delta\alpha_i = \mathrm{clip}_{[0, C]}(\alpha_i + 1 - y_i f_i) -
-#'   \alpha_i}, is below `tol` (the paper's criterion `ftol`, with its default
-#'   \eqn{10^{-5}}); for `C < 1` the step is divided by `C` first. SMO stops
-#'   when the sum of the largest Kuhn-Tucker violations in each direction is
-#'   below \eqn{\sqrt{tol}} (times `C` when `C < 1`), which implies it.
+#' @param tol Convergence tolerance of the adatron's test (see [svc()]; the
+#'   paper's `ftol`, with its default \eqn{10^{-5}}). SMO stops when the sum
+#'   of the largest Kuhn-Tucker violations in each direction is below
+#'   \eqn{\sqrt{tol}} (times `C` when `C < 1`), which implies it.
 #' @param max_iter Maximum number of steps: SMO's pair steps (`NULL`: 100
 #'   times the number of cases, at least \eqn{10^5}) or the adatron's
 #'   parallel steps (`NULL`: 10000), resolved when the model is fitted
@@ -241,8 +233,7 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 .gives_probabilities.gpsvm_svc <- function(object) FALSE
 
 # tidy() and glance() (tidiers.R): the support vectors at the bound C or
-# inside it; no evidence and no search; the count of support vectors,
-# summed over the one-vs-rest models.
+# inside it; no evidence; the count of support vectors over all models.
 .point_roles.gpsvm_svc <- function(model) {
   a <- model$alpha
   ifelse(a <= 0, "none", ifelse(a >= model$C, "bound", "margin"))
@@ -294,7 +285,6 @@ logLik.gpsvm_svc <- function(object, ...) {
 #'   largest). A support vector machine has no class probabilities (its
 #'   "likelihood" is not normalised, section 17.4); use [gpc()] for those.
 #' @inheritParams predict.gpsvm_gpc
-#' @param ... Not used; unknown arguments are an error.
 #' @return A factor, vector or matrix with one element or row per row of
 #'   `newdata`. With `newdata = NULL` and a formula fit with
 #'   `na.action = na.exclude`, the cases left out of the fit get `NA`.
@@ -355,9 +345,9 @@ predict.gpsvm_svc <- function(object, newdata = NULL, type = c("class", "link"),
 #'
 #' Adds to the printed fit the training confusion table (or, where it is
 #' wider than the console, each class's cases and errors; the table is in
-#' the summary's `training$table`), the dual objective
-#' and the approximate leave-one-out error of eqs. (17.26)-(17.31), which
-#' costs one inverse of the margin support vectors' kernel matrix.
+#' the summary's `training$table`), the dual objective and the approximate
+#' leave-one-out error of eqs. (17.26)-(17.31) (one inverse of the margin
+#' support vectors' kernel matrix).
 #'
 #' @param object A fit from [svc()].
 #' @param x A `summary.gpsvm_svc` object.
