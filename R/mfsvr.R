@@ -118,8 +118,10 @@
 #'   below the tube's width where the data are quiet). \eqn{l(x) = a + \sum_j
 #'   \theta_j k_h(x, z_j)} with the noise basis and prior of [rvm()]'s varying
 #'   noise (up to 20 centres, \eqn{\theta \sim N(0, 4 K_{zz}^{-1})} on the log
-#'   noise variance \eqn{2 l}). `C`, `epsilon` and the kernel are first
-#'   chosen as with constant noise; then \eqn{(a, \theta)} go to their
+#'   noise variance \eqn{2 l}). `C`, `epsilon` and the kernel (with the
+#'   default's choice of a width per input) are first chosen as with
+#'   constant noise, so that `"auto"` returns the default fit where it keeps
+#'   constant noise; then \eqn{(a, \theta)} go to their
 #'   posterior mode by Newton's method on the EP evidence, whose gradient
 #'   in \eqn{l(x_i)} is site \eqn{i}'s (at the EP fixed point), each step an
 #'   EP fit at the new noise scales. The width of \eqn{k_h} is 1, 3 or 10
@@ -212,7 +214,7 @@
 #' of worse.
 #'
 #' @section Performance:
-#' Measured up to 2026-12-02 (gpsvm 0.1.0, development version, on a 2-core
+#' Measured up to 2026-12-04 (gpsvm 0.1.0, development version, on a 2-core
 #' machine; the scripts are in `bench/` of the sources, mostly
 #' `bench/bench-realdata.R`).
 #'
@@ -299,26 +301,20 @@
 #'   model's own intervals held 93-99% by third, log score 4.401 (constant
 #'   4.621, hetGP 4.393); with the mean's amplitude fitted (20 splits) 91-97%
 #'   by third, log score 4.362 against hetGP's 4.348. It kept the constant fit on every split of a
-#'   constant-noise sine, `cars` and `faithful`, and chose varying noise on
-#'   Boston housing (log score 2.396 against 2.383) at 11 times the CPU time.
+#'   constant-noise sine, `cars` and `faithful`.
 #' * The threshold of `"auto"` (`bench/bench-noise-auto.R`, 10 splits 70:30,
-#'   the model's own intervals, busy machine): the constant fit stayed on
-#'   every split of `women`, `trees`, `cars`, Friedman 1 at 130 rows,
-#'   `faithful` and a sine (log Bayes factors up to 1.8; at a threshold of
-#'   0, on 20-50% of the splits of the small sets), and varying noise was
-#'   chosen on every split of `mcycle` (log score -0.29 against constant
-#'   noise), ChickWeight (-0.65) and a simulated sine whose noise grows
-#'   (-0.28), and on 8 of 10 of `airquality` (-0.01, se 0.07). It also
-#'   chose varying noise on 1 of 10 splits of Friedman 1 at 400 rows
-#'   (constant noise; log Bayes factor 7.2), which cost 0.37 in log score
-#'   averaged over the ten, and on every split of Boston housing (354
-#'   training rows; factors 14-25): log score 2.438 against 2.383, RMSE 1.31
-#'   times the constant fit's (the mean is refitted under the noise function
-#'   at the constant fit's kernel and widths). Hence the default
+#'   the model's own intervals, machine partly busy): the constant fit,
+#'   identical to the default's, stayed on every split of `women`, `trees`,
+#'   `cars`, Friedman 1 at 130 and 400 rows, `faithful` and a sine (log
+#'   Bayes factors up to 1.2; at a threshold of 0, on 20-50% of the splits
+#'   of the small sets), and varying noise was chosen on every split of
+#'   `mcycle` (held-out log score -0.29 against constant noise), ChickWeight
+#'   (-0.65) and a simulated sine whose noise grows (-0.28), on 8 of 10 of
+#'   `airquality` (-0.01, se 0.07; RMSE 1.07 times the constant fit's) and 9
+#'   of 10 of Boston housing (354 training rows; -0.006, se 0.014; RMSE
+#'   1.07 times). CPU time 2-12 times the constant fit's, 21 times on
+#'   ChickWeight (405 rows) and the simulated sine. Hence the default
 #'   `"constant"`, and `"auto"` on request.
-#' * The `"auto"` fit's CPU time against the constant fit's, same runs:
-#'   1.9-9 times up to 130 rows, 4 (Boston) to 22 (ChickWeight, 405 rows)
-#'   beyond.
 #'
 #' @param x A numeric vector, matrix or data frame of inputs (one row per
 #'   observation), or a formula for `mfsvr.formula`.
@@ -546,14 +542,14 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
                                choose = is.null(bias) && .bias_by_default(scale, length(y)))
       if (first) chosen <- .search_chosen(fit_at, chosen)
-      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which && noise == "constant" &&
+      if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which &&
           isTRUE(settings$hyperprior)) {
         # (x is the scaled inputs over the kernel's starting widths)
         standard <- sweep(x, 2L, kernel$input_widths, "*", check.margin = FALSE)
         chosen <- .per_input_or_default(chosen, .mfsvr_default_fit(standard, y, epsilon, control,
                                                                    bias, scale, search))
       }
-      if (weigh && weigh_linear && automatic && is.null(z) && noise == "constant" &&
+      if (weigh && weigh_linear && automatic && is.null(z) &&
           .per_input_weighed(length(y), ncol(x))) {
         per_input_settings <- settings
         per_input_settings$hyperprior <- search$hyperprior %||% TRUE

@@ -170,6 +170,34 @@ test_that("noise = \"auto\" keeps the constant fit on constant noise (mfsvr() an
   }
 })
 
+
+# The default weighs a width per input from per_input_min_n rows of two or
+# more inputs; "auto" must weigh it too, or the constant fit it keeps (and
+# the one its varying noise is weighed against) is not the default's.
+test_that("noise = \"auto\" weighs a width per input as the default does", {
+  set.seed(11)
+  n <- 100  # (per_input_min_n: the smallest size the default weighs widths at)
+  x <- matrix(runif(3 * n), n, dimnames = list(NULL, c("a", "b", "c")))
+  signal <- sin(6 * x[, "a"]) + 0.3 * x[, "b"]  # (c irrelevant)
+  new <- matrix(runif(15), 5, dimnames = list(NULL, colnames(x)))
+  constant <- signal + rnorm(n, sd = 0.2)
+  default <- mfsvr(x, constant, calibration_folds = 0)
+  expect_false(is.null(default$kernel$input_widths))
+  auto <- mfsvr(x, constant, noise = "auto", calibration_folds = 0)
+  expect_identical(auto$noise_model$type, "constant")
+  expect_identical(auto$kernel, default$kernel)
+  expect_identical(predict(auto, new, interval = "prediction"),
+                   predict(default, new, interval = "prediction"))
+  varying <- signal + rnorm(n, sd = 0.02 + 0.6 * x[, "a"])
+  default <- mfsvr(x, varying, calibration_folds = 0)
+  auto <- mfsvr(x, varying, noise = "auto", calibration_folds = 0)
+  expect_identical(auto$noise_model$type, "varying")
+  # (the varying fit keeps the constant fit's kernel: the widths per input)
+  expect_identical(auto$kernel, default$kernel)
+  # and weighs it against the default's constant model (whose level and
+  # amplitude it profiles from the default fit's, so no lower evidence)
+  expect_gte(auto$noise_model$log_evidence[["constant"]], default$log_evidence - 1e-8)
+})
 # (calibration refits keep the noise function: test-svr-noise.R, for both models)
 
 test_that("bad noise arguments and hand-edited noise models are errors", {
