@@ -337,9 +337,13 @@ gpsvm_plan <- function(object) {
   amplitude <- if (!is.null(nm$amplitude)) {
     sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it", nm$amplitude)
   }
+  width <- if (!is.null(nm$mean_width)) {
+    sprintf("; the mean's width %.3g times the constant fit's, by the varying fit's evidence (log Bayes factor %.3g)",
+            nm$mean_width[["factor"]], nm$mean_width[["log_bayes_factor"]])
+  }
   .plan_row("noise", if (nm$type != "varying") "constant" else if (inherits(fit, "gpsvm_rvm"))
     "variance varying with the inputs" else
-      paste0("scale (C and epsilon of the tube) varying with the inputs", amplitude),
+      paste0("scale (C and epsilon of the tube) varying with the inputs", amplitude, width),
     if (nm$chosen == "auto") {
       sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
               bf, .noise_choice_log_bf)

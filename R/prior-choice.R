@@ -311,7 +311,13 @@
     identical(k$type, kernel$type) && identical(k$nu, kernel$nu)
   }, logical(1))
   if (!any(same)) return(NA_integer_)
-  which(same)[which.min(abs(choice$sigma[same] - kernel$sigma))]
+  which(same)[which.min(abs(choice$sigma[same] - .weighed_width(object)))]
+}
+
+# The width of the kernel weighed that the fit's kernel came from: its own,
+# unless a varying noise moved it (R/rvm-noise.R, .with_noise_width()).
+.weighed_width <- function(object) {
+  object$kernel[["sigma"]] / (object$noise_model$mean_width[["factor"]] %||% 1)
 }
 
 # A width per input, weighed after the kernel (mfsvr()'s default between

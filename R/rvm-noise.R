@@ -114,7 +114,10 @@
       ncol(v$centres) == p && nrow(v$centres) == length(v$theta) &&
       all(is.finite(v$centres)) && is.numeric(v$offset) && length(v$offset) == 1L &&
       is.finite(v$offset) && inherits(v$kernel, "gpsvm_kernel") &&
-      is.numeric(v$log_evidence) && length(v$log_evidence) == 2L
+      is.numeric(v$log_evidence) && length(v$log_evidence) == 2L &&
+      (is.null(v$mean_width) || (is.numeric(v$mean_width) && all(is.finite(v$mean_width)) &&
+                                   identical(names(v$mean_width), c("factor", "log_bayes_factor")) &&
+                                   v$mean_width[["factor"]] > 0))
     if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
   }
 }
@@ -182,6 +185,43 @@
     .mfsvr_fit(fit$x, fit$y / tube$amplitude, tube$C, tube$epsilon, fit$kernel, fit$control,
                start = tube$start, log_noise_scale = tube$l)
   })
+}
+
+# With noise varying with the inputs, the mean's one width chosen again by
+# the varying model's evidence: the constant model's width is the one that
+# suits its noisiest stretch, and where a noise function takes up the spread
+# the evidence can prefer a smoother mean (as hetGP fits the mean's widths
+# with its noise).  A ladder of factors sqrt(2) up from the fit's width, at
+# most a factor 8, while the evidence of the varying fit rises
+# (refit_at(kernel): the search for C at that width, then its noise
+# function, level and amplitude; with these held, a wider kernel alone
+# loses), kept where it gains more than a nat.  A width the call gave, a
+# width per input and kernels with none are kept.
+.with_noise_width <- function(fit, refit_at) {
+  k <- fit$kernel
+  if (!identical(fit$noise_model$type, "varying") || is.null(k$sigma_rule) ||
+      !is.numeric(k$sigma) || length(k$sigma) != 1L || !is.null(k$input_widths)) {
+    return(fit)
+  }
+  evidence <- function(f) f$noise_model$log_evidence[["varying"]]
+  best <- fit
+  factor <- 1
+  while (factor * sqrt(2) <= 8 + 1e-9) {
+    k$sigma <- fit$kernel$sigma * factor * sqrt(2)
+    trial <- tryCatch(refit_at(k), error = function(e) NULL)
+    if (!identical(trial$noise_model$type, "varying") || !isTRUE(evidence(trial) > evidence(best))) break
+    best <- trial
+    factor <- factor * sqrt(2)
+  }
+  # (one hyperparameter more, maximised: it must win by the margin a width
+  # per input must, .per_input_margin nats per hyperparameter)
+  if (factor == 1 || !(evidence(best) - evidence(fit) > .per_input_margin)) return(fit)
+  keep <- c("kernel_choice", "bias_variance", "bias_choice", "width_choice")
+  best[keep] <- fit[keep]
+  best$noise_model$log_evidence[["constant"]] <- fit$noise_model$log_evidence[["constant"]]
+  best$noise_model$chosen <- fit$noise_model$chosen
+  best$noise_model$mean_width <- c(factor = factor, log_bayes_factor = evidence(best) - evidence(fit))
+  best
 }
 
 # A fit whose varying noise came with its mean's amplitude, in the user's

@@ -429,7 +429,7 @@
            # the kernel is one of them and names its rule; a search of the
            # width starts at the one weighed
            chosen <- .chosen_candidate(object)
-           width <- object$kernel[["sigma"]]
+           width <- .weighed_width(object)
            searched <- any(startsWith(as.character(names(object$optimization$estimate)), "sigma"))
            if (is.na(chosen) || (d$rule[chosen] != "linear" && !searched &&
                                  !isTRUE(abs(d$sigma[chosen] - width) <= 1e-12 * width))) {

@@ -200,6 +200,44 @@ test_that("noise = \"auto\" weighs a width per input as the default does", {
 })
 # (calibration refits keep the noise function: test-svr-noise.R, for both models)
 
+# The default's width suits the constant model; with a noise function the
+# varying model's evidence widens it on a ladder of factors sqrt(2).
+# Apart: the same model at widths given by the call (which it keeps).
+test_that("a varying noise's mean width is the varying evidence's rung of the ladder", {
+  d <- MASS::mcycle
+  fit <- mfsvr(accel ~ times, d, noise = "varying", calibration_folds = 0)
+  mw <- fit$noise_model$mean_width
+  expect_false(is.null(mw))
+  rung <- log(mw[["factor"]]) / log(sqrt(2))
+  expect_equal(rung, round(rung), tolerance = 1e-12)
+  expect_true(round(rung) >= 1)
+  weighed <- fit$kernel$sigma / mw[["factor"]]
+  at <- function(factor) {
+    kernel <- fit$kernel
+    kernel$sigma <- weighed * factor
+    kernel$sigma_rule <- NULL
+    mfsvr(accel ~ times, d, noise = "varying", kernel = kernel, calibration_folds = 0)
+  }
+  evidence <- function(f) f$noise_model$log_evidence[["varying"]]
+  here <- at(mw[["factor"]])
+  expect_null(here$noise_model$mean_width)
+  expect_equal(here$kernel$sigma, fit$kernel$sigma)
+  # (each fit's search for C stops at a change of 1e-3 in log C, from the
+  # constant fit's C in the ladder and from the default start apart)
+  expect_lt(abs(evidence(here) - evidence(fit)), 2e-3)
+  expect_lt(abs(mw[["log_bayes_factor"]] - (evidence(here) - evidence(at(1)))), 2e-3)
+  # the next rung on is worse (the ladder stopped there)
+  expect_lt(evidence(at(mw[["factor"]] * sqrt(2))), evidence(here))
+  new <- data.frame(times = c(5, 20, 40))
+  expect_equal(predict(fit, new, interval = "prediction"), predict(here, new, interval = "prediction"),
+               tolerance = 1e-4)
+  expect_match(fit$plan$choice[fit$plan$step == "noise"], "the mean's width")
+  # a hand-edited factor is a clear error
+  bad <- fit
+  bad$noise_model$mean_width[["factor"]] <- -1
+  expect_error(predict(bad, new), "noise_model")
+})
+
 test_that("bad noise arguments and hand-edited noise models are errors", {
   d <- mf_het_data(30, seed = 9)
   expect_error(mfsvr(d$x, d$y, noise = "hetero"), "'noise'")
