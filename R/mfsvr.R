@@ -328,7 +328,7 @@
 #'   `airquality` (+0.02, se 0.07; on ten other splits -0.06, se 0.06; RMSE
 #'   1.04-1.07 times the constant fit's) and 9 of 10 of Boston housing (354
 #'   training rows; -0.006, se 0.014; RMSE 1.07 times). CPU time 2-12 times
-#'   the constant fit's where it kept constant noise, 4 (Boston) to 60
+#'   the constant fit's where it kept constant noise, 4 (Boston) to 68
 #'   (ChickWeight, 405 rows) where it chose varying noise and the mean's
 #'   width with it. Hence the default
 #'   `"constant"`, and `"auto"` on request.
