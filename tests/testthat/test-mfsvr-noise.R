@@ -204,6 +204,7 @@ test_that("noise = \"auto\" weighs a width per input as the default does", {
 # varying model's evidence widens it on a ladder of factors sqrt(2).
 # Apart: the same model at widths given by the call (which it keeps).
 test_that("a varying noise's mean width is the varying evidence's rung of the ladder", {
+  skip_if_not_installed("MASS")
   d <- MASS::mcycle
   fit <- mfsvr(accel ~ times, d, noise = "varying", calibration_folds = 0)
   mw <- fit$noise_model$mean_width
