@@ -333,7 +333,7 @@ gpsvm_plan <- function(object) {
     return(.plan_row("noise", "constant", if (inherits(fit, "gpsvm_srvm")) "the model" else
       "the default (noise = \"constant\")"))
   }
-  bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
+  bf <- .noise_log_bf(nm)
   amplitude <- if (!is.null(nm$amplitude)) {
     sprintf(", the mean's prior amplitude %.3g times the response's sd fitted with it", nm$amplitude)
   }
@@ -344,9 +344,13 @@ gpsvm_plan <- function(object) {
   .plan_row("noise", if (nm$type != "varying") "constant" else if (inherits(fit, "gpsvm_rvm"))
     "variance varying with the inputs" else
       paste0("scale (C and epsilon of the tube) varying with the inputs", amplitude, width),
-    if (nm$chosen == "auto") {
-      sprintf("the evidence (log Bayes factor %.3g, varying against constant; varying needs > %g)",
-              bf, .noise_choice_log_bf)
+    if (!is.null(nm$interpolates)) {
+      sprintf(paste("the evidence (log Bayes factor %.3g, varying against constant) not trusted:",
+                    "a fit nearly interpolates (%s)"), bf, nm$interpolates)
+    } else if (nm$chosen == "auto") {
+      sprintf("the evidence (log Bayes factor %.3g, varying against constant%s; varying needs > %g)",
+              bf, if (!is.null(nm$basis_log_evidence)) " on the constant fit's relevance vectors" else "",
+              .noise_choice_log_bf)
     } else {
       sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
               nm$chosen, bf)

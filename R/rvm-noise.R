@@ -63,19 +63,75 @@
 # where its evidence wins.  `rows`: the candidate centres (.rvm_basis_rows()).
 .rvm_fit_noise <- function(x, y, kernel, control, rows, noise) {
   s <- .rvm_noise_settings
-  best <- .fit_noise_widths(x, function(basis, precision) {
+  fit_noise <- function(rows) .fit_noise_widths(x, function(basis, precision) {
     cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), basis, precision,
                               list(max_iter = s$max_iter, tol = s$tol), basis = rows)
   })
+  best <- fit_noise(rows)
   model <- .noise_model(best, best$core$theta, best$core$eta, best$core$constant$log_lik, noise)
-  varying <- model$type == "varying"
-  core <- if (varying) best$core$fit else best$core$constant
-  if (varying) {
-    # the noise level sigma^2 the geometric mean over the training rows
-    core$sigma2 <- core$sigma2 * exp(mean(best$core$eta))
-    core$log_lik <- best$core$log_marginal
-  }
-  .new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model)
+  if (noise == "auto") model <- .judge_on_constant_basis(model, best$core$constant, fit_noise)
+  constant <- .quietly(.new_rvm(best$core$constant, x, y, kernel, control, class = "rvm",
+                                noise_model = utils::modifyList(model, list(type = "constant"))))
+  if (model$type != "varying") return(.said(constant))
+  core <- best$core$fit
+  # the noise level sigma^2 the geometric mean over the training rows
+  core$sigma2 <- core$sigma2 * exp(mean(best$core$eta))
+  core$log_lik <- best$core$log_marginal
+  varying <- .quietly(.new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model))
+  if (noise != "auto") return(.said(varying))
+  .said(.unless_interpolating(varying, constant))
+}
+
+# "auto" asks whether the noise varies, not whether a varying noise and a
+# basis chosen anew beat the constant fit: with its alphas re-estimated, a
+# noise that shrinks at a few rows lets new basis functions take those rows'
+# deviations, and that gain shows in the evidence.  So where the full
+# models' factor chooses varying noise, the factor that decides is the one
+# with the candidate basis held to the constant fit's relevance vectors
+# (`fit_noise(rows)` refits on those; where that refit fails, the full
+# factor stands); the fit returned is the full varying one.
+.judge_on_constant_basis <- function(model, constant_core, fit_noise) {
+  kept <- sort(constant_core$active[constant_core$active > 0])
+  if (model$type != "varying" || !length(kept)) return(model)
+  judge <- tryCatch(fit_noise(kept)$core, error = function(e) NULL)
+  if (is.null(judge)) return(model)
+  model$basis_log_evidence <- c(constant = judge$constant$log_lik, varying = judge$log_marginal)
+  if (.noise_log_bf(model) <= .noise_choice_log_bf) model$type <- "constant"
+  model
+}
+
+# The log Bayes factor of varying against constant noise that the choice read.
+.noise_log_bf <- function(nm) {
+  e <- if (!is.null(nm$basis_log_evidence)) nm$basis_log_evidence else nm$log_evidence
+  e[["varying"]] - e[["constant"]]
+}
+
+# An RVM fit with more effective parameters than half the observations
+# (.interpolation_facts()) has driven its noise towards zero: its evidence,
+# and a Bayes factor against it, no longer measure the noise.  "auto" then
+# keeps the constant fit, and the noise model says why.
+.unless_interpolating <- function(varying, constant) {
+  facts <- .interpolation_facts(varying$value)
+  if (is.null(facts)) facts <- .interpolation_facts(constant$value)
+  if (is.null(facts)) return(varying)
+  constant$value$noise_model$interpolates <- facts
+  constant
+}
+
+# The value of `expr` and the warnings it gave, held back (.said() gives
+# them), so that of two fits built only the one kept speaks.
+.quietly <- function(expr) {
+  said <- list()
+  value <- withCallingHandlers(expr, warning = function(w) {
+    said[[length(said) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  list(value = value, warnings = said)
+}
+
+.said <- function(held) {
+  for (w in held$warnings) warning(w)
+  held$value
 }
 
 # The noise variance's factor exp(h(z)) at scaled inputs z (1 for constant noise).
@@ -93,7 +149,7 @@
 .rvm_noise_words <- function(object, level = "sigma^2", sd = "sigma") {
   nm <- object$noise_model
   if (is.null(nm)) return("; constant noise")
-  bf <- nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]]
+  bf <- .noise_log_bf(nm)
   if (nm$type == "varying") {
     sprintf(paste0("; noise variance varying with the inputs, %s times exp(h(x)) ",
                    "(noise sd %.3g to %.3g times %s over the training rows; ",
@@ -102,7 +158,8 @@
             sqrt(max(.noise_factor(object, object$x))), sd, bf)
   } else {
     sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs%s)", bf,
-            if (nm$chosen == "auto") sprintf(", which needs > %g", .noise_choice_log_bf) else "")
+            if (!is.null(nm$interpolates)) ", not trusted: a fit nearly interpolates" else
+              if (nm$chosen == "auto") sprintf(", which needs > %g", .noise_choice_log_bf) else "")
   }
 }
 
@@ -117,7 +174,10 @@
       is.numeric(v$log_evidence) && length(v$log_evidence) == 2L &&
       (is.null(v$mean_width) || (is.numeric(v$mean_width) && all(is.finite(v$mean_width)) &&
                                    identical(names(v$mean_width), c("factor", "log_bayes_factor")) &&
-                                   v$mean_width[["factor"]] > 0))
+                                   v$mean_width[["factor"]] > 0)) &&
+      (is.null(v$basis_log_evidence) || (is.numeric(v$basis_log_evidence) &&
+                                           length(v$basis_log_evidence) == 2L)) &&
+      (is.null(v$interpolates) || (is.character(v$interpolates) && length(v$interpolates) == 1L))
     if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
   }
 }

@@ -225,9 +225,87 @@ test_that("noise = 'auto' needs a log Bayes factor above 3 for varying noise", {
     }
     # (the case the threshold decides: positive, below 3)
     if (inherits(auto, "gpsvm_rvm")) expect_true(bf > 0 && bf < 3)
+    # (rvm()'s choice reads the factor on the constant fit's relevance
+    # vectors, tested below; on cars it is as small)
+    bf <- gpsvm:::.noise_log_bf(auto$noise_model)
     expect_identical(auto$noise_model$type, if (bf > 3) "varying" else "constant")
     reference <- if (bf > 3) varying else constant
     expect_equal(predict(auto, data.frame(speed = c(5, 15, 25)), interval = "prediction"),
                  predict(reference, data.frame(speed = c(5, 15, 25)), interval = "prediction"), tolerance = 1e-10)
   }
+})
+
+# Friedman's first function (mlbench::mlbench.friedman1(), written out):
+# ten uniform inputs, five of them used, noise sd 1 -- constant noise.
+friedman1 <- function(n) {
+  x <- matrix(runif(10 * n), ncol = 10)
+  y <- 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5] + rnorm(n)
+  data.frame(x, y = y)
+}
+
+# The fifth and the third of ten draws of 130 rows (a 91-row training split
+# each) where the varying model's evidence exceeds the constant one's by
+# more than 3 although the noise is constant (held-out log score 0.80 and
+# 2.2 worse with the varying fit).
+friedman_draws <- function() {
+  set.seed(20261202)
+  draws <- list()
+  for (r in 1:5) {
+    d <- friedman1(130)
+    draws[[r]] <- d[sample(nrow(d), 91), ]
+  }
+  draws
+}
+
+test_that("noise = 'auto' judges the noise on the constant fit's relevance vectors", {
+  skip_on_cran()
+  d <- friedman_draws()[[5]]
+  auto <- rvm(y ~ ., d, noise = "auto", calibration_folds = 0)
+  constant <- rvm(y ~ ., d, calibration_folds = 0)
+  varying <- rvm(y ~ ., d, noise = "varying", calibration_folds = 0)
+  nm <- auto$noise_model
+  # the full varying fit's Bayes factor would choose it...
+  full_bf <- c(logLik(varying)) - c(logLik(constant))
+  expect_equal(unname(diff(nm$log_evidence)), full_bf, tolerance = 1e-6)
+  expect_gt(full_bf, 3)
+  # ...but it re-chose the basis: more relevance vectors than the constant fit
+  expect_gt(length(varying$relevance_vectors), length(constant$relevance_vectors))
+  # held to the constant fit's relevance vectors, the constant side is that
+  # fit again (the same basis functions are on offer) and the factor is small
+  # (in the model's units: the scaled response)
+  expect_equal(nm$basis_log_evidence[["constant"]], constant$log_evidence, tolerance = 1e-6)
+  expect_lt(diff(nm$basis_log_evidence), 3)
+  expect_identical(nm$type, "constant")
+  new <- d[1:5, ]
+  expect_equal(predict(auto, new, interval = "prediction"),
+               predict(constant, new, interval = "prediction"), tolerance = 1e-12)
+  expect_match(gpsvm_plan(auto)$by[gpsvm_plan(auto)$step == "noise"],
+               "on the constant fit's relevance vectors")
+})
+
+test_that("noise = 'auto' does not trust a Bayes factor against a fit that nearly interpolates", {
+  skip_on_cran()
+  d <- friedman_draws()[[3]]
+  expect_warning(auto <- rvm(y ~ ., d, noise = "auto", calibration_folds = 0), "nearly interpolates")
+  nm <- auto$noise_model
+  expect_gt(diff(nm$basis_log_evidence), 3)
+  expect_identical(nm$type, "constant")
+  # effective parameters, the trace of the hat matrix Phi Sigma Phi' / the
+  # row noise written out: more than half the rows in the constant fit and
+  # in the varying one (which the noise model names)
+  effective <- function(fit) {
+    phi <- cbind(1, kernel_matrix(fit$kernel, fit$x, fit$x[fit$relevance_vectors, , drop = FALSE]))
+    nm <- fit$noise_model
+    row_noise <- fit$noise_variance * if (identical(nm$type, "varying")) {
+      exp(drop(kernel_matrix(nm$kernel, fit$x, nm$centres) %*% nm$theta) + nm$offset)
+    } else 1
+    sum(diag(phi %*% fit$Sigma %*% t(phi)) / row_noise)
+  }
+  varying <- suppressWarnings(rvm(y ~ ., d, noise = "varying", calibration_folds = 0))
+  expect_identical(varying$noise_model$type, "varying")  # asked for, it is still given
+  expect_gt(effective(auto), nrow(d) / 2)
+  expect_gt(effective(varying), nrow(d) / 2)
+  expect_match(nm$interpolates, sprintf("%.3g effective parameters", effective(varying)), fixed = TRUE)
+  expect_output(print(auto), "not trusted: a fit nearly interpolates")
+  expect_match(gpsvm_plan(auto)$by[gpsvm_plan(auto)$step == "noise"], "not trusted")
 })
