@@ -70,16 +70,16 @@
   best <- fit_noise(rows)
   model <- .noise_model(best, best$core$theta, best$core$eta, best$core$constant$log_lik, noise)
   if (noise == "auto") model <- .judge_on_constant_basis(model, best$core$constant, fit_noise)
-  constant <- .quietly(.new_rvm(best$core$constant, x, y, kernel, control, class = "rvm",
+  constant <- .held_warnings(.new_rvm(best$core$constant, x, y, kernel, control, class = "rvm",
                                 noise_model = utils::modifyList(model, list(type = "constant"))))
-  if (model$type != "varying") return(.said(constant))
+  if (model$type != "varying") return(.replay_warnings(constant))
   core <- best$core$fit
   # the noise level sigma^2 the geometric mean over the training rows
   core$sigma2 <- core$sigma2 * exp(mean(best$core$eta))
   core$log_lik <- best$core$log_marginal
-  varying <- .quietly(.new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model))
-  if (noise != "auto") return(.said(varying))
-  .said(.unless_interpolating(varying, constant))
+  varying <- .held_warnings(.new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model))
+  if (noise != "auto") return(.replay_warnings(varying))
+  .replay_warnings(.unless_interpolating(varying, constant))
 }
 
 # "auto" asks whether the noise varies, not whether a varying noise and a
@@ -109,29 +109,14 @@
 # An RVM fit with more effective parameters than half the observations
 # (.interpolation_facts()) has driven its noise towards zero: its evidence,
 # and a Bayes factor against it, no longer measure the noise.  "auto" then
-# keeps the constant fit, and the noise model says why.
+# keeps the constant fit, and the noise model says why.  Both fits come as
+# .held_warnings(), so that only the kept one's warnings are heard.
 .unless_interpolating <- function(varying, constant) {
   facts <- .interpolation_facts(varying$value)
   if (is.null(facts)) facts <- .interpolation_facts(constant$value)
   if (is.null(facts)) return(varying)
   constant$value$noise_model$interpolates <- facts
   constant
-}
-
-# The value of `expr` and the warnings it gave, held back (.said() gives
-# them), so that of two fits built only the one kept speaks.
-.quietly <- function(expr) {
-  said <- list()
-  value <- withCallingHandlers(expr, warning = function(w) {
-    said[[length(said) + 1L]] <<- w
-    invokeRestart("muffleWarning")
-  })
-  list(value = value, warnings = said)
-}
-
-.said <- function(held) {
-  for (w in held$warnings) warning(w)
-  held$value
 }
 
 # The noise variance's factor exp(h(z)) at scaled inputs z (1 for constant noise).

@@ -308,4 +308,11 @@ test_that("noise = 'auto' does not trust a Bayes factor against a fit that nearl
   expect_match(nm$interpolates, sprintf("%.3g effective parameters", effective(varying)), fixed = TRUE)
   expect_output(print(auto), "not trusted: a fit nearly interpolates")
   expect_match(gpsvm_plan(auto)$by[gpsvm_plan(auto)$step == "noise"], "not trusted")
+  # hand-edited, the two new fields are clear errors
+  bad <- auto
+  bad$noise_model$interpolates <- 3
+  expect_error(predict(bad, d[1:2, ]), "noise_model")
+  bad <- auto
+  bad$noise_model$basis_log_evidence <- "7"
+  expect_error(predict(bad, d[1:2, ]), "noise_model")
 })
