@@ -70,16 +70,16 @@
   best <- fit_noise(rows)
   model <- .noise_model(best, best$core$theta, best$core$eta, best$core$constant$log_lik, noise)
   if (noise == "auto") model <- .judge_on_constant_basis(model, best$core$constant, fit_noise)
-  constant <- .held_warnings(.new_rvm(best$core$constant, x, y, kernel, control, class = "rvm",
-                                noise_model = utils::modifyList(model, list(type = "constant"))))
-  if (model$type != "varying") return(.replay_warnings(constant))
+  constant <- function() .new_rvm(best$core$constant, x, y, kernel, control, class = "rvm",
+                                  noise_model = utils::modifyList(model, list(type = "constant")))
+  if (model$type != "varying") return(constant())
   core <- best$core$fit
   # the noise level sigma^2 the geometric mean over the training rows
   core$sigma2 <- core$sigma2 * exp(mean(best$core$eta))
   core$log_lik <- best$core$log_marginal
-  varying <- .held_warnings(.new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model))
-  if (noise != "auto") return(.replay_warnings(varying))
-  .replay_warnings(.unless_interpolating(varying, constant))
+  varying <- function() .new_rvm(core, x, y, kernel, control, class = "rvm", noise_model = model)
+  if (noise != "auto") return(varying())
+  .replay_warnings(.unless_interpolating(.held_warnings(varying()), .held_warnings(constant())))
 }
 
 # "auto" asks whether the noise varies, not whether a varying noise and a
