@@ -85,8 +85,8 @@ cpp_mfsvr_fit <- function(kernel, x, y, C, epsilon, control, gradient) {
     .Call(`_gpsvm_cpp_mfsvr_fit`, kernel, x, y, C, epsilon, control, gradient)
 }
 
-cpp_mfsvr_varying_noise_fit <- function(kernel, x, y, C, epsilon, control, noise_basis, noise_precision, noise_control) {
-    .Call(`_gpsvm_cpp_mfsvr_varying_noise_fit`, kernel, x, y, C, epsilon, control, noise_basis, noise_precision, noise_control)
+cpp_mfsvr_varying_noise_fit <- function(kernel, x, y, C, epsilon, control, noise_bases, noise_control) {
+    .Call(`_gpsvm_cpp_mfsvr_varying_noise_fit`, kernel, x, y, C, epsilon, control, noise_bases, noise_control)
 }
 
 cpp_gpc_multiclass_fit <- function(model, x, y, classes, control, start, gradient = FALSE, loo_gradient = FALSE) {
@@ -149,8 +149,8 @@ cpp_gp_kernel_evidence <- function(kernel, x, y) {
     .Call(`_gpsvm_cpp_gp_kernel_evidence`, kernel, x, y)
 }
 
-cpp_rvm_varying_noise_fit <- function(kernel, x, y, control, noise_basis, noise_precision, noise_control, basis = NULL) {
-    .Call(`_gpsvm_cpp_rvm_varying_noise_fit`, kernel, x, y, control, noise_basis, noise_precision, noise_control, basis)
+cpp_rvm_varying_noise_fit <- function(kernel, x, y, control, noise_bases, noise_control, basis = NULL) {
+    .Call(`_gpsvm_cpp_rvm_varying_noise_fit`, kernel, x, y, control, noise_bases, noise_control, basis)
 }
 
 cpp_ep_part_new <- function(kernel, x, y, model, first) {

@@ -132,7 +132,13 @@
 #'   exceeds 3 (a factor 20, "strong" evidence on Kass and Raftery's 1995
 #'   scale: the varying model's evidence is the best of three noise widths,
 #'   and small constant-noise sets give it factors of a nat or two) and
-#'   otherwise returns the constant fit. The fit's `C` and
+#'   otherwise returns the constant fit. The constant model, the start of
+#'   every width's search, is fitted once; and `"auto"` first takes the log
+#'   Bayes factor Newton's first step from it predicts at each width (the
+#'   evidence's quadratic model at \eqn{\theta = 0}, less its Occam term):
+#'   where that is below 0 at every width the noise is plainly constant and
+#'   no search is made (`fit$noise_model$screened`; print() and the plan
+#'   give the predicted factor). The fit's `C` and
 #'   `epsilon` are then the noise at the geometric mean of the training
 #'   rows' scales; predictions, intervals, `predict(type = "distribution")`
 #'   and the calibration (whose refits keep the fit's noise function) use the

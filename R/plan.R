@@ -348,9 +348,9 @@ gpsvm_plan <- function(object) {
       sprintf(paste("the evidence (log Bayes factor %.3g, varying against constant) not trusted:",
                     "a fit nearly interpolates (%s)"), bf, nm$interpolates)
     } else if (nm$chosen == "auto") {
-      sprintf("the evidence (log Bayes factor %.3g, varying against constant%s; varying needs > %g)",
+      sprintf("the evidence (log Bayes factor %.3g, varying against constant%s%s; varying needs > %g)",
               bf, if (!is.null(nm$basis_log_evidence)) " on the constant fit's relevance vectors" else "",
-              .noise_choice_log_bf)
+              .screened_words(nm), .noise_choice_log_bf)
     } else {
       sprintf("the call (noise = \"%s\"; log Bayes factor %.3g, varying against constant)",
               nm$chosen, bf)

@@ -5,9 +5,23 @@
 # noise widths, and gives the fitted noise at new inputs.
 
 # The noise functions' widths over the data-driven width (the log noise is
-# smoother than the mean); the log noise's prior variance; the most centres.
+# smoother than the mean); the log noise's prior variance; the most centres;
+# the screen of "auto": where Newton's first step from constant noise
+# predicts a log Bayes factor below screen_log_bf at every noise width, the
+# noise is plainly constant and no width is searched (the core's
+# first_step_log_bf()).  On constant-noise data the first steps' factors
+# lie close to the searches', far below the choice's threshold of 3; on data
+# whose noise varies the search raises them, so the screen sits well below
+# 3, where no such data set stops (NEWS has the figures).
 .rvm_noise_settings <- list(width_factors = c(1, 3, 10), prior_variance = 4, centres = 20L,
-                            max_iter = 50L, tol = 1e-3)
+                            max_iter = 50L, tol = 1e-3, screen_log_bf = 0)
+
+# The core's search settings: "auto" screens, "varying" always searches.
+.noise_search_control <- function(noise, ...) {
+  s <- .rvm_noise_settings
+  list(max_iter = s$max_iter, tol = s$tol,
+       screen_log_bf = if (noise == "auto") s$screen_log_bf else -Inf, ...)
+}
 
 # "constant", "varying" or "auto", checked.
 .check_noise_choice <- function(noise) {
@@ -19,23 +33,28 @@
 }
 
 # The noise fit of highest Laplace evidence over the noise widths, with its
-# kernel and centres: fit_one(basis, precision) fits the model with the noise
-# functions `basis` (at the rows of x) and their weights' prior precision.
-.fit_noise_widths <- function(x, fit_one) {
+# kernel and centres: fit_all(bases) fits the model once per element
+# list(basis, precision) of `bases` (the noise functions at the rows of x and
+# their weights' prior precision) in one call of the core, which fits the
+# constant model once for all of them.
+.fit_noise_widths <- function(x, fit_all) {
   s <- .rvm_noise_settings
   w <- .data_driven_width(x)
-  best <- NULL
-  for (factor in s$width_factors) {
+  widths <- lapply(s$width_factors, function(factor) {
     nk <- rbf_kernel(w * factor)
     centres <- sort(.greedy_rows(nk, x, min(s$centres, sum(!duplicated(x)))))
     z <- x[centres, , drop = FALSE]
-    basis <- kernel_matrix(nk, x, z)
     precision <- kernel_matrix(nk, z, z) / s$prior_variance
     diag(precision) <- diag(precision) * (1 + 1e-8)  # (rounding: centres nearly alike)
-    core <- fit_one(basis, precision)
+    list(kernel = nk, centres = z, basis = kernel_matrix(nk, x, z), precision = precision)
+  })
+  cores <- fit_all(lapply(widths, `[`, c("basis", "precision")))
+  best <- NULL
+  for (i in seq_along(widths)) {
+    core <- cores[[i]]
     if (!is.finite(core$log_marginal)) next
     if (is.null(best) || core$log_marginal > best$core$log_marginal) {
-      best <- list(core = core, kernel = nk, centres = z)
+      best <- list(core = core, kernel = widths[[i]]$kernel, centres = widths[[i]]$centres)
     }
   }
   if (is.null(best)) .stop("the varying-noise fit failed at every noise width; use noise = \"constant\"")
@@ -56,16 +75,15 @@
   list(type = if (varying) "varying" else "constant", chosen = noise,
        log_evidence = evidence, kernel = best$kernel, centres = best$centres,
        theta = theta, offset = -mean(eta), prior_variance = .rvm_noise_settings$prior_variance,
-       convergence = best$core$convergence)
+       convergence = best$core$convergence, screened = isTRUE(best$core$screened))
 }
 
 # The varying-noise RVM on scaled data; "auto" keeps the core's constant fit
 # where its evidence wins.  `rows`: the candidate centres (.rvm_basis_rows()).
 .rvm_fit_noise <- function(x, y, kernel, control, rows, noise) {
-  s <- .rvm_noise_settings
-  fit_noise <- function(rows) .fit_noise_widths(x, function(basis, precision) {
-    cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), basis, precision,
-                              list(max_iter = s$max_iter, tol = s$tol), basis = rows)
+  fit_noise <- function(rows) .fit_noise_widths(x, function(bases) {
+    cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), bases, .noise_search_control(noise),
+                              basis = rows)
   })
   best <- fit_noise(rows)
   model <- .noise_model(best, best$core$theta, best$core$eta, best$core$constant$log_lik, noise)
@@ -142,10 +160,19 @@
             sqrt(min(.noise_factor(object, object$x))),
             sqrt(max(.noise_factor(object, object$x))), sd, bf)
   } else {
-    sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs%s)", bf,
+    sprintf("; constant noise (log Bayes factor %.3g for noise varying with the inputs%s%s)", bf,
+            .screened_words(nm),
             if (!is.null(nm$interpolates)) ", not trusted: a fit nearly interpolates" else
-              if (nm$chosen == "auto") sprintf(", which needs > %g", .noise_choice_log_bf) else "")
+              if (nm$chosen == "auto") sprintf("; varying needs > %g", .noise_choice_log_bf) else "")
   }
+}
+
+# Where "auto"'s screen ended the search (.fit_noise_widths()): the factor
+# is the first Newton step's prediction, and print() and the plan say so.
+.screened_words <- function(nm) {
+  if (!isTRUE(nm$screened)) return("")
+  sprintf(" by Newton's first step from constant noise, below %g at every noise width, so not searched",
+          .rvm_noise_settings$screen_log_bf)
 }
 
 # The fit's noise_model as the computations read it (validate-fit.R); p input columns.
@@ -162,7 +189,9 @@
                                    v$mean_width[["factor"]] > 0)) &&
       (is.null(v$basis_log_evidence) || (is.numeric(v$basis_log_evidence) &&
                                            length(v$basis_log_evidence) == 2L)) &&
-      (is.null(v$interpolates) || (is.character(v$interpolates) && length(v$interpolates) == 1L))
+      (is.null(v$interpolates) || (is.character(v$interpolates) && length(v$interpolates) == 1L)) &&
+      (is.null(v$screened) || isTRUE(v$screened) || isFALSE(v$screened)) &&
+      !(isTRUE(v$screened) && v$type == "varying")
     if (!ok) "must be the noise model rvm() made (type, kernel, centres, theta, offset)"
   }
 }
@@ -174,11 +203,10 @@
 # rows' l about it and EP's sites.  With `amplitude` the mean's prior amplitude
 # is fitted too, and C, epsilon and the sites are those of y / amplitude.
 .tube_noise <- function(x, y, C, epsilon, kernel, control, noise, amplitude = FALSE) {
-  s <- .rvm_noise_settings
   ctl <- unclass(.resolve_control(control, length(y)))
-  best <- .fit_noise_widths(x, function(basis, precision) {
-    cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, ctl, basis, precision,
-                                list(max_iter = s$max_iter, tol = s$tol, amplitude = amplitude))
+  best <- .fit_noise_widths(x, function(bases) {
+    cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, ctl, bases,
+                                .noise_search_control(noise, amplitude = amplitude))
   })
   core <- best$core
   model <- .noise_model(best, 2 * core$theta, 2 * (core$log_noise_scale - core$level),

@@ -124,7 +124,14 @@
 #'   interpolates (more effective parameters than half the rows, see
 #'   "Prediction intervals") its evidence no longer measures the noise:
 #'   `"auto"` keeps the constant fit and says so
-#'   (`fit$noise_model$interpolates`). Predictions, intervals, the
+#'   (`fit$noise_model$interpolates`). Before it searches, `"auto"` takes
+#'   the log Bayes factor that Newton's first step from constant noise
+#'   predicts at each width (the quadratic model of the evidence at
+#'   \eqn{\theta = 0}, less its Occam term; no fit); where that is below 0
+#'   at every width, the noise is plainly constant, no search is made, and
+#'   the fit says so (`fit$noise_model$screened`; print() and the plan give
+#'   the predicted factor). The constant fit, shared by the widths, is made
+#'   once. Predictions, intervals, the
 #'   distribution of `predict(type = "distribution")`, leave-one-out and the
 #'   calibration (whose refits choose the noise model again) use the noise
 #'   variance at each input; `sigma()` and `noise_variance` give

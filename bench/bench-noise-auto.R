@@ -3,7 +3,9 @@
 # data whose noise varies it must choose the varying noise.  Held-out mean
 # log score of noise = "auto" against noise = "constant" (the mean of the
 # paired differences and its standard error over the splits), the share of
-# fits choosing varying noise, the range of the log Bayes factors (varying
+# fits choosing varying noise, the share that "auto"'s screen stopped at
+# constant noise without a search (their factor is the first Newton step's
+# prediction), the range of the log Bayes factors (varying
 # against constant; "auto" needs one above 3), the ratio of the held-out
 # RMSEs and of the fits' CPU seconds (user + system), interleaved in one
 # process.
@@ -102,7 +104,7 @@ for (set in names(sets)) for (r in seq_len(if (set == "Boston") min(splits, bost
       set = set, split = r, model = model, noise = noise,
       log_score = mean(predictive_scores(fit, d[-i, ])$log_score),
       rmse = sqrt(mean((d$y[-i] - predict(fit, d[-i, ]))^2)),
-      varying = identical(nm$type, "varying"),
+      varying = identical(nm$type, "varying"), screened = isTRUE(nm$screened),
       log_bf = if (is.null(nm)) NA_real_ else nm$log_evidence[["varying"]] - nm$log_evidence[["constant"]],
       cpu = cpu))
   }
@@ -116,7 +118,7 @@ res <- do.call(rbind, lapply(split(both, list(both$set, both$model), drop = TRUE
              log_score_auto = mean(a$log_score), log_score_constant = mean(a$log_score_constant),
              difference = mean(a$log_score - a$log_score_constant),
              se = stats::sd(a$log_score - a$log_score_constant) / sqrt(nrow(a)),
-             varying_share = mean(a$varying), log_bf_min = min(a$log_bf), log_bf_max = max(a$log_bf),
+             varying_share = mean(a$varying), screened_share = mean(a$screened), log_bf_min = min(a$log_bf), log_bf_max = max(a$log_bf),
              rmse_ratio = mean(a$rmse) / mean(a$rmse_constant),
              cpu_ratio = sum(a$cpu) / sum(a$cpu_constant))
 }))

@@ -290,8 +290,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_mfsvr_varying_noise_fit
-Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis, Eigen::Map<Eigen::MatrixXd> noise_precision, Rcpp::List noise_control);
-RcppExport SEXP _gpsvm_cpp_mfsvr_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP, SEXP noise_basisSEXP, SEXP noise_precisionSEXP, SEXP noise_controlSEXP) {
+Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, double C, double epsilon, Rcpp::List control, Rcpp::List noise_bases, Rcpp::List noise_control);
+RcppExport SEXP _gpsvm_cpp_mfsvr_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsilonSEXP, SEXP controlSEXP, SEXP noise_basesSEXP, SEXP noise_controlSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
@@ -300,10 +300,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type C(CSEXP);
     Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_basis(noise_basisSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_precision(noise_precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type noise_bases(noise_basesSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type noise_control(noise_controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, control, noise_basis, noise_precision, noise_control));
+    rcpp_result_gen = Rcpp::wrap(cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, control, noise_bases, noise_control));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -503,19 +502,18 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_rvm_varying_noise_fit
-Rcpp::List cpp_rvm_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis, Eigen::Map<Eigen::MatrixXd> noise_precision, Rcpp::List noise_control, Rcpp::Nullable<Rcpp::IntegerVector> basis);
-RcppExport SEXP _gpsvm_cpp_rvm_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP noise_basisSEXP, SEXP noise_precisionSEXP, SEXP noise_controlSEXP, SEXP basisSEXP) {
+Rcpp::List cpp_rvm_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Rcpp::List noise_bases, Rcpp::List noise_control, Rcpp::Nullable<Rcpp::IntegerVector> basis);
+RcppExport SEXP _gpsvm_cpp_rvm_varying_noise_fit(SEXP kernelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP noise_basesSEXP, SEXP noise_controlSEXP, SEXP basisSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_basis(noise_basisSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type noise_precision(noise_precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type noise_bases(noise_basesSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type noise_control(noise_controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::IntegerVector> >::type basis(basisSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_rvm_varying_noise_fit(kernel, x, y, control, noise_basis, noise_precision, noise_control, basis));
+    rcpp_result_gen = Rcpp::wrap(cpp_rvm_varying_noise_fit(kernel, x, y, control, noise_bases, noise_control, basis));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -639,7 +637,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_kernel_diagonal_max", (DL_FUNC) &_gpsvm_cpp_kernel_diagonal_max, 3},
     {"_gpsvm_cpp_erfcx", (DL_FUNC) &_gpsvm_cpp_erfcx, 1},
     {"_gpsvm_cpp_mfsvr_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_fit, 7},
-    {"_gpsvm_cpp_mfsvr_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_varying_noise_fit, 9},
+    {"_gpsvm_cpp_mfsvr_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_mfsvr_varying_noise_fit, 8},
     {"_gpsvm_cpp_gpc_multiclass_fit", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_fit, 8},
     {"_gpsvm_cpp_gpc_multiclass_predict", (DL_FUNC) &_gpsvm_cpp_gpc_multiclass_predict, 2},
     {"_gpsvm_cpp_multiclass_probabilities", (DL_FUNC) &_gpsvm_cpp_multiclass_probabilities, 4},
@@ -655,7 +653,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_gpsvm_cpp_rvm_fit", (DL_FUNC) &_gpsvm_cpp_rvm_fit, 6},
     {"_gpsvm_cpp_rvm_evidence_gradient", (DL_FUNC) &_gpsvm_cpp_rvm_evidence_gradient, 6},
     {"_gpsvm_cpp_gp_kernel_evidence", (DL_FUNC) &_gpsvm_cpp_gp_kernel_evidence, 3},
-    {"_gpsvm_cpp_rvm_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_rvm_varying_noise_fit, 8},
+    {"_gpsvm_cpp_rvm_varying_noise_fit", (DL_FUNC) &_gpsvm_cpp_rvm_varying_noise_fit, 7},
     {"_gpsvm_cpp_ep_part_new", (DL_FUNC) &_gpsvm_cpp_ep_part_new, 5},
     {"_gpsvm_cpp_ep_parts_answer", (DL_FUNC) &_gpsvm_cpp_ep_parts_answer, 2},
     {"_gpsvm_cpp_ep_part_result", (DL_FUNC) &_gpsvm_cpp_ep_part_result, 1},

@@ -27,6 +27,7 @@
 #include <gpsvm/solver_status.hpp>
 #include <gpsvm/ep_engine.hpp>
 #include <gpsvm/fitc.hpp>
+#include <gpsvm/rvm_noise.hpp>
 
 namespace gpsvm_glue {
 
@@ -156,7 +157,17 @@ inline Eigen::Map<const Eigen::MatrixXd> matrix_element(const Rcpp::List& list, 
   return Eigen::Map<const Eigen::MatrixXd>(REAL(v), Rf_nrows(v), Rf_ncols(v));
 }
 
-// A numeric vector element of a list, copied; NULL or absent is empty.
+// A varying-noise fit's noise bases: a list of list(basis, precision).
+inline std::vector<gpsvm::NoiseBasis> noise_bases_from_r(const Rcpp::List& bases) {
+  std::vector<gpsvm::NoiseBasis> out;
+  for (R_xlen_t i = 0; i < bases.size(); ++i) {
+    if (!Rf_isNewList(bases[i])) Rcpp::stop("'noise_bases' must be a list of list(basis, precision)");
+    const Rcpp::List b(bases[i]);
+    out.push_back({matrix_element(b, "basis"), matrix_element(b, "precision")});
+  }
+  return out;
+}
+
 // The rows of a FITC fit's n x m factor kept in memory, which the R layer
 // sets from its memory budget (.inducing_held_rows()); absent: all.
 inline Eigen::Index inducing_held_rows(const Rcpp::List& list) {
@@ -313,6 +324,17 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
   out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
   out.damping = number_in(element(c, "damping"), "damping", 0.0, 1.0);
   out.seed = seed_from_r(c);
+  return out;
+}
+
+// A varying-noise fit's search settings (rvm() and mfsvr() name them alike;
+// `amplitude` is mfsvr()'s alone and read only where present).
+inline gpsvm::VaryingNoiseControl varying_noise_control_from_r(const Rcpp::List& c) {
+  gpsvm::VaryingNoiseControl out;
+  out.max_iter = int_in(element(c, "max_iter"), "max_iter", 1, kMaxInt);
+  out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
+  out.screen_log_bf = number_in(element(c, "screen_log_bf"), "screen_log_bf", R_NegInf, R_PosInf);
+  if (c.containsElementNamed("amplitude")) out.amplitude = flag(element(c, "amplitude"), "amplitude");
   return out;
 }
 

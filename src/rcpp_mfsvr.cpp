@@ -109,34 +109,34 @@ Rcpp::List cpp_mfsvr_fit(Rcpp::List kernel, SEXP x,
 
 // mfsvr(noise = "varying"): the noise scale exp(level + basis theta) at the
 // posterior mode of (level, theta), theta ~ N(0, precision^-1)
-// (mfsvr_noise.hpp), at the given C, epsilon and kernel; the sites of that
-// fit (for the R layer's fit, warm-started from them) and both models'
+// (mfsvr_noise.hpp), at the given C, epsilon and kernel, one fit per element
+// list(basis, precision) of `noise_bases`; for each, the sites of that fit
+// (for the R layer's fit, warm-started from them) and both models'
 // evidences.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_mfsvr_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                        Eigen::Map<Eigen::VectorXd> y, double C, double epsilon,
-                                       Rcpp::List control, Eigen::Map<Eigen::MatrixXd> noise_basis,
-                                       Eigen::Map<Eigen::MatrixXd> noise_precision,
+                                       Rcpp::List control, Rcpp::List noise_bases,
                                        Rcpp::List noise_control) try {
-  using gpsvm_glue::element;
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
-  gpsvm::VaryingNoiseControl nctl;
-  nctl.max_iter = gpsvm_glue::int_in(element(noise_control, "max_iter"), "max_iter", 1,
-                                     gpsvm_glue::kMaxInt);
-  nctl.tol = gpsvm_glue::number_in(element(noise_control, "tol"), "tol", 0.0, R_PosInf);
-  nctl.amplitude = gpsvm_glue::flag(element(noise_control, "amplitude"), "amplitude");
-  const gpsvm::MfsvrNoiseResult r = gpsvm::mfsvr_varying_noise_fit(
-      x, y, k, C, epsilon, control_from_r(control), noise_basis, noise_precision, nctl,
-      gpsvm_glue::interrupt_callback());
-  return Rcpp::List::create(
-      Rcpp::Named("site_precision") = r.fit.ep.site_precision,
-      Rcpp::Named("site_nu") = r.fit.ep.site_nu, Rcpp::Named("theta") = r.theta,
-      Rcpp::Named("level") = r.level, Rcpp::Named("log_noise_scale") = r.log_noise_scale,
-      Rcpp::Named("log_amplitude") = r.log_amplitude,
-      Rcpp::Named("log_evidence") = r.log_evidence,
-      Rcpp::Named("log_marginal") = r.log_marginal,
-      Rcpp::Named("constant_log_evidence") = r.constant_log_evidence,
-      Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+  const std::vector<gpsvm::MfsvrNoiseResult> results = gpsvm::mfsvr_varying_noise_fits(
+      x, y, k, C, epsilon, control_from_r(control), gpsvm_glue::noise_bases_from_r(noise_bases),
+      gpsvm_glue::varying_noise_control_from_r(noise_control), gpsvm_glue::interrupt_callback());
+  Rcpp::List out;
+  for (const gpsvm::MfsvrNoiseResult& r : results) {
+    out.push_back(Rcpp::List::create(
+        Rcpp::Named("site_precision") = r.fit.ep.site_precision,
+        Rcpp::Named("site_nu") = r.fit.ep.site_nu, Rcpp::Named("theta") = r.theta,
+        Rcpp::Named("level") = r.level, Rcpp::Named("log_noise_scale") = r.log_noise_scale,
+        Rcpp::Named("log_amplitude") = r.log_amplitude,
+        Rcpp::Named("log_evidence") = r.log_evidence,
+        Rcpp::Named("log_marginal") = r.log_marginal,
+        Rcpp::Named("constant_log_evidence") = r.constant_log_evidence,
+        Rcpp::Named("first_step_log_bf") = r.first_step_log_bf,
+        Rcpp::Named("screened") = r.screened,
+        Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status)));
+  }
+  return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

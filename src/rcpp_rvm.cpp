@@ -145,32 +145,34 @@ Rcpp::List cpp_gp_kernel_evidence(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd>
   gpsvm_glue::stop_out_of_memory();
 }
 
-// rvm(noise = "varying"): the RVM with log noise variance log sigma2 +
-// basis theta, theta ~ N(0, precision^-1) (rvm_noise.hpp), beside the
-// constant-noise fit; `basis` the noise functions at the rows of x,
-// `noise_control` its scoring steps and tolerance on the log noise.
+// rvm(noise = "varying"): the noise variance sigma2 exp(basis theta) at the
+// posterior mode of theta (rvm_noise.hpp), one fit per element
+// list(basis, precision) of `noise_bases`, each with the constant-noise fit
+// beside it; `noise_control` the scoring steps, tolerance and screen.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_rvm_varying_noise_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                                      Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                     Eigen::Map<Eigen::MatrixXd> noise_basis,
-                                     Eigen::Map<Eigen::MatrixXd> noise_precision,
-                                     Rcpp::List noise_control,
+                                     Rcpp::List noise_bases, Rcpp::List noise_control,
                                      Rcpp::Nullable<Rcpp::IntegerVector> basis = R_NilValue) try {
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);
   std::optional<std::vector<Eigen::Index>> centres;
   if (basis.isNotNull()) centres = centre_rows(Rcpp::IntegerVector(basis.get()), x.rows());
-  gpsvm::VaryingNoiseControl nctl;
-  nctl.max_iter = gpsvm_glue::int_in(element(noise_control, "max_iter"), "max_iter", 1,
-                                     gpsvm_glue::kMaxInt);
-  nctl.tol = number_in(element(noise_control, "tol"), "tol", 0.0, R_PosInf);
-  const gpsvm::VaryingNoiseResult r = gpsvm::rvm_varying_noise_fit(
-      k, x, y, rvm_control_from_r(control), noise_basis, noise_precision, nctl,
-      gpsvm_glue::interrupt_callback(), centres ? &*centres : nullptr);
-  return Rcpp::List::create(Rcpp::Named("fit") = rvm_result_to_r(r.fit),
-                            Rcpp::Named("constant") = rvm_result_to_r(r.constant),
-                            Rcpp::Named("theta") = r.theta, Rcpp::Named("eta") = r.eta,
-                            Rcpp::Named("log_marginal") = r.log_marginal,
-                            Rcpp::Named("convergence") = gpsvm_glue::convergence_to_r(r.status));
+  const std::vector<gpsvm::VaryingNoiseResult> results = gpsvm::rvm_varying_noise_fits(
+      k, x, y, rvm_control_from_r(control), gpsvm_glue::noise_bases_from_r(noise_bases),
+      gpsvm_glue::varying_noise_control_from_r(noise_control), gpsvm_glue::interrupt_callback(),
+      centres ? &*centres : nullptr);
+  Rcpp::List out;
+  for (const gpsvm::VaryingNoiseResult& r : results) {
+    out.push_back(Rcpp::List::create(Rcpp::Named("fit") = rvm_result_to_r(r.fit),
+                                     Rcpp::Named("constant") = rvm_result_to_r(r.constant),
+                                     Rcpp::Named("theta") = r.theta, Rcpp::Named("eta") = r.eta,
+                                     Rcpp::Named("log_marginal") = r.log_marginal,
+                                     Rcpp::Named("first_step_log_bf") = r.first_step_log_bf,
+                                     Rcpp::Named("screened") = r.screened,
+                                     Rcpp::Named("convergence") =
+                                         gpsvm_glue::convergence_to_r(r.status)));
+  }
+  return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

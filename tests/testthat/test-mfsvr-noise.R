@@ -171,6 +171,52 @@ test_that("noise = \"auto\" keeps the constant fit on constant noise (mfsvr() an
 })
 
 
+# The search's factors at every noise width with the screen off, for the
+# fit `fit` (scaled data) as .tube_noise() would search them.
+mf_searched_log_bf <- function(fit, screen) {
+  ctl <- unclass(gpsvm:::.resolve_control(fit$control, length(fit$y)))
+  y <- mf_noise_pieces(fit)$y
+  cores <- NULL
+  gpsvm:::.fit_noise_widths(fit$x, function(bases) {
+    cores <<- gpsvm:::cpp_mfsvr_varying_noise_fit(
+      fit$kernel, fit$x, y, fit$C, fit$epsilon, ctl, bases,
+      list(max_iter = 50L, tol = 1e-3, screen_log_bf = screen, amplitude = TRUE))
+  })
+  vapply(cores, function(core) c(first = core$first_step_log_bf,
+                                  searched = core$log_marginal - core$constant_log_evidence,
+                                  screened = core$screened), numeric(3))
+}
+
+test_that("\"auto\" stops at constant noise only where the search would keep it", {
+  # constant noise: the first steps' factors are below the screen at every
+  # width, "auto" makes no search, and the searches it skipped (screen off)
+  # all keep constant noise; varying noise: no stop
+  set.seed(11)
+  x <- sort(runif(test_size(150, 80), 0, 10))
+  flat <- mfsvr(x, sin(x) + rnorm(length(x), sd = 0.3), noise = "auto", calibration_folds = 0)
+  expect_true(flat$noise_model$screened)
+  expect_identical(flat$noise_model$type, "constant")
+  off <- mf_searched_log_bf(flat, -Inf)
+  expect_true(all(off["first", ] < gpsvm:::.rvm_noise_settings$screen_log_bf))
+  expect_true(all(off["searched", ] < gpsvm:::.noise_choice_log_bf))
+  expect_true(all(off["screened", ] == 0))
+  on <- mf_searched_log_bf(flat, 0)
+  expect_identical(on["first", ], off["first", ])
+  expect_true(all(on["screened", ] == 1))
+  # the factor the fit reports is the best width's first step
+  expect_equal(diff(flat$noise_model$log_evidence), max(on["first", ]), ignore_attr = TRUE)
+  expect_match(paste(capture.output(print(flat)), collapse = " "), "first step .* so not searched")
+  expect_match(flat$plan$by[flat$plan$step == "noise"], "not searched")
+  d <- mf_het_data(test_size(150, 80), seed = 6)
+  loud <- mfsvr(d$x, d$y, noise = "auto", calibration_folds = 0)
+  expect_false(loud$noise_model$screened)
+  expect_identical(loud$noise_model$type, "varying")
+  # a hand-edited screen on a varying fit is an error
+  bad <- loud
+  bad$noise_model$screened <- TRUE
+  expect_error(predict(bad, 1), "noise_model")
+})
+
 # The default weighs a width per input from per_input_min_n rows of two or
 # more inputs; "auto" must weigh it too, or the constant fit it keeps (and
 # the one its varying noise is weighed against) is not the default's.
@@ -329,8 +375,10 @@ test_that("the mean's amplitude fitted with the noise: the evidence against plai
   ctl <- unclass(gpsvm:::.resolve_control(mfsvr_control(tol = 1e-12, rank_tol = 0), 8))
   C <- 3
   eps <- 0.05
-  core <- gpsvm:::cpp_mfsvr_varying_noise_fit(k, x, y, C, eps, ctl, B, P,
-                                              list(max_iter = 200L, tol = 1e-8, amplitude = TRUE))
+  bases <- list(list(basis = B, precision = P))
+  core <- gpsvm:::cpp_mfsvr_varying_noise_fit(k, x, y, C, eps, ctl, bases,
+                                              list(max_iter = 200L, tol = 1e-8, screen_log_bf = -Inf,
+                                                   amplitude = TRUE))[[1]]
   rho <- core$log_amplitude
   l <- core$log_noise_scale
   expect_gt(abs(rho), 0.05)
@@ -344,8 +392,9 @@ test_that("the mean's amplitude fitted with the noise: the evidence against plai
   expect_lt(plain(rho + 0.1), at)
   expect_lt(plain(rho - 0.1), at)
   # without the amplitude: rho stays 0 and the constant model is the fit at l = 0
-  fixed <- gpsvm:::cpp_mfsvr_varying_noise_fit(k, x, y, C, eps, ctl, B, P,
-                                               list(max_iter = 200L, tol = 1e-8, amplitude = FALSE))
+  fixed <- gpsvm:::cpp_mfsvr_varying_noise_fit(k, x, y, C, eps, ctl, bases,
+                                               list(max_iter = 200L, tol = 1e-8, screen_log_bf = -Inf,
+                                                    amplitude = FALSE))[[1]]
   expect_identical(fixed$log_amplitude, 0)
   expect_equal(fixed$constant_log_evidence,
                mf_plain_ep_evidence(kernel_matrix(k, x, x), y, rep(C, 8), rep(eps, 8)),

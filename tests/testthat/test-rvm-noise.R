@@ -220,8 +220,14 @@ test_that("noise = 'auto' needs a log Bayes factor above 3 for varying noise", {
     # for mfsvr(), whose constant side has its mean's amplitude profiled as
     # the varying side does, see ?mfsvr)
     bf <- unname(diff(auto$noise_model$log_evidence))
-    if (!inherits(auto, "gpsvm_mfsvr")) {
-      expect_equal(bf, c(logLik(varying)) - c(logLik(constant)), tolerance = 1e-6)
+    searched <- c(logLik(varying)) - c(logLik(constant))
+    if (isTRUE(auto$noise_model$screened)) {
+      # "auto" stopped at Newton's first step: its prediction below the
+      # screen, and the search it skipped keeps constant noise too
+      expect_lt(bf, gpsvm:::.rvm_noise_settings$screen_log_bf)
+      if (!inherits(auto, "gpsvm_mfsvr")) expect_lt(searched, 3)
+    } else if (!inherits(auto, "gpsvm_mfsvr")) {
+      expect_equal(bf, searched, tolerance = 1e-6)
     }
     # (the case the threshold decides: positive, below 3)
     if (inherits(auto, "gpsvm_rvm")) expect_true(bf > 0 && bf < 3)

@@ -55,7 +55,9 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "mfsvr.hpp"
 #include "rvm_noise.hpp"
@@ -75,6 +77,8 @@ struct MfsvrNoiseResult {
   double log_amplitude = 0.0;  // rho (0 unless the amplitude is fitted)
   double log_evidence = 0.0;   // L(rho, l) at the mode
   double log_marginal = 0.0;  // theta integrated out (Laplace), a and rho at their mode
+  double first_step_log_bf = 0.0;  // rvm_noise_detail::first_step_log_bf() at theta = 0
+  bool screened = false;      // stopped at theta = 0 by the screen
   SolverStatus status;        // change: the last max |change| of l and rho
 };
 
@@ -150,111 +154,181 @@ inline AmplitudePoint fit_at(const ConstMatrixRef& x, const Eigen::VectorXd& y,
   return p;
 }
 
+// What every noise basis's search shares: the data, the settings, and the
+// constant model's point (theta = 0; with the amplitude fitted, rho and a at
+// their maximum), from which each search starts.
+struct NoiseSearch {
+  const ConstMatrixRef& x;
+  Eigen::VectorXd y;
+  const Kernel& kernel;
+  double C, epsilon;
+  MfsvrControl trial_control;
+  VaryingNoiseControl nctl;
+  const std::function<void()>& interrupt;
+  // the search's state: at the constant point before any basis's search
+  AmplitudePoint at;
+  double objective = 0.0;
+  double level = 0.0, log_amplitude = 0.0;
+  double constant_log_evidence = 0.0;
+};
+
+// Newton's steps in (rho, a, theta) from the state in `s` and `out`, or in
+// (rho, a) alone for the constant model (with_theta false; the basis then
+// only sizes the system); rho moves only with nctl.amplitude.
+inline void newton(NoiseSearch& s, const Eigen::MatrixXd& basis, const Eigen::MatrixXd& prec,
+                   bool with_theta, MfsvrNoiseResult& out) {
+  const Eigen::Index m = basis.cols();
+  out.status = SolverStatus();
+  out.status.tol = s.nctl.tol;
+  for (int it = 1; it <= s.nctl.max_iter; ++it) {
+    Eigen::VectorXd grad;
+    Eigen::MatrixXd a;
+    newton_system(s.at.fit, basis, &grad, &a);
+    grad.tail(m) -= prec * out.theta;
+    a.bottomRightCorner(m, m) += prec;
+    a.diagonal().array() += 1e-10 * (1.0 + a.diagonal().array().abs());
+    Eigen::VectorXd step = Eigen::VectorXd::Zero(m + 1);
+    if (with_theta) {
+      step = Eigen::LDLT<Eigen::MatrixXd>(a).solve(grad);
+    } else {
+      step[0] = grad[0] / a(0, 0);
+    }
+    double rho_step = 0.0;
+    if (s.nctl.amplitude) {
+      double information = 0.0;
+      const double g = amplitude_gradient(
+          s.at.fit, s.x, s.y * std::exp(-out.log_amplitude), s.kernel, s.C, s.epsilon,
+          (out.log_noise_scale.array() - out.log_amplitude).matrix(), &information, s.interrupt);
+      rho_step = g / (information + 1e-10 * (1.0 + information));
+    }
+    if (!step.allFinite() || !std::isfinite(rho_step)) break;
+    // at most a factor e in any noise scale, and in the amplitude, per step
+    const double largest = std::max(
+        (step[0] + (basis * step.tail(m)).array()).abs().maxCoeff(), std::fabs(rho_step));
+    if (largest > 1.0) {
+      step /= largest;
+      rho_step /= largest;
+    }
+    const auto try_step = [&](double fraction, double* change) {
+      const Eigen::VectorXd theta = out.theta + fraction * step.tail(m);
+      const double level = out.level + fraction * step[0];
+      const double rho = out.log_amplitude + fraction * rho_step;
+      const Eigen::VectorXd l = (basis * theta).array() + level;
+      AmplitudePoint trial = fit_at(s.x, s.y, s.kernel, s.C, s.epsilon, s.trial_control, rho, l,
+                                    &s.at.fit, out.log_amplitude, s.interrupt);
+      if (!trial.fit.ep.status.converged) return false;
+      const double value = trial.log_evidence - 0.5 * theta.dot(prec * theta);
+      if (!(value >= s.objective - 1e-10)) return false;
+      *change = std::max((l - out.log_noise_scale).cwiseAbs().maxCoeff(),
+                         std::fabs(rho - out.log_amplitude));
+      out.theta = theta;
+      out.level = level;
+      out.log_amplitude = rho;
+      out.log_noise_scale = l;
+      s.at = std::move(trial);
+      s.objective = value;
+      return true;
+    };
+    if (rvm_noise_detail::halved_step(try_step, it, out.status)) break;
+  }
+}
+
+// A result at the search's current point, theta = 0 for a basis of m columns.
+inline MfsvrNoiseResult at_constant(const NoiseSearch& s, Eigen::Index m) {
+  MfsvrNoiseResult out;
+  out.theta = Eigen::VectorXd::Zero(m);
+  out.level = s.level;
+  out.log_amplitude = s.log_amplitude;
+  out.log_noise_scale = Eigen::VectorXd::Constant(s.x.rows(), s.level);
+  out.constant_log_evidence = s.constant_log_evidence;
+  return out;
+}
+
 }  // namespace mfsvr_noise_detail
 
-// The fit at (C, epsilon) with the noise scale exp(a + B theta), (a, theta)
-// (and rho, with nctl.amplitude) at the posterior mode, and the constant
-// model's evidence beside it.  `control` as for mfsvr_fit() (EP, no
+// The fits at (C, epsilon) with the noise scale exp(a + B theta), one per
+// noise basis B, (a, theta) (and rho, with nctl.amplitude) at the posterior
+// mode, and the constant model's evidence beside each.  The constant model
+// does not depend on B, so it is fitted once and every search starts from
+// it.  Where the log Bayes factor Newton's first step predicts
+// (rvm_noise_detail::first_step_log_bf()) is below nctl.screen_log_bf for
+// every basis, no search is made: each result is the constant model's, with
+// that prediction as its factor.  `control` as for mfsvr_fit() (EP, no
 // inducing inputs, no search for C).
-inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const ConstVectorRef& y_in,
-                                                const Kernel& kernel, double C, double epsilon,
-                                                MfsvrControl control,
-                                                const Eigen::MatrixXd& basis,
-                                                const Eigen::MatrixXd& prec,
-                                                const VaryingNoiseControl& nctl,
-                                                const std::function<void()>& interrupt) {
+inline std::vector<MfsvrNoiseResult> mfsvr_varying_noise_fits(
+    const ConstMatrixRef& x, const ConstVectorRef& y_in, const Kernel& kernel, double C,
+    double epsilon, MfsvrControl control, const std::vector<NoiseBasis>& bases,
+    const VaryingNoiseControl& nctl, const std::function<void()>& interrupt) {
   namespace nd = mfsvr_noise_detail;
-  const Eigen::Index n = x.rows(), m = basis.cols();
-  rvm_noise_detail::check_noise(basis, prec, n, nctl);
+  const Eigen::Index n = x.rows();
+  if (bases.empty()) throw std::invalid_argument("no noise basis was given");
+  for (const NoiseBasis& b : bases) rvm_noise_detail::check_noise(b.basis, b.precision, n, nctl);
   if (y_in.size() != n) throw std::invalid_argument("'x' and 'y' differ in length");
   control.gradient = true;
   control.choose_C = false;
-  const Eigen::VectorXd y = y_in;
-  MfsvrNoiseResult out;
-  out.theta = Eigen::VectorXd::Zero(m);
-  out.log_noise_scale = Eigen::VectorXd::Zero(n);
-  nd::AmplitudePoint at =
-      nd::fit_at(x, y, kernel, C, epsilon, control, 0.0, out.log_noise_scale, nullptr, 0.0, interrupt);
-  out.constant_log_evidence = at.log_evidence;
-  double objective = at.log_evidence;
+  nd::NoiseSearch s{x, y_in, kernel, C, epsilon, control, nctl, interrupt, {}};
+  s.at = nd::fit_at(x, s.y, kernel, C, epsilon, control, 0.0, Eigen::VectorXd::Zero(n), nullptr,
+                    0.0, interrupt);
+  s.objective = s.constant_log_evidence = s.at.log_evidence;
   // A trial warm-started a small step away converges in fewer sweeps than
   // the cold fit; one that has not within a few times as many is treated
   // as a failed step and halved (near the mode such trials stall at the
   // rounding level, and each would otherwise run EP's whole sweep budget).
-  MfsvrControl trial_control = control;
-  trial_control.ep.max_iter = static_cast<int>(std::min<std::int64_t>(
+  s.trial_control.ep.max_iter = static_cast<int>(std::min<std::int64_t>(
       control.ep.max_iter,
-      std::max<std::int64_t>(nd::kTrialSweeps, nd::kTrialSweepFactor * at.fit.ep.status.iterations)));
-  // Newton's steps in (rho, a, theta), or (rho, a) alone for the constant
-  // model (with_theta false); rho moves only with nctl.amplitude
-  const auto newton = [&](bool with_theta) {
-    out.status = SolverStatus();
-    out.status.tol = nctl.tol;
-    for (int it = 1; it <= nctl.max_iter; ++it) {
-      Eigen::VectorXd grad;
-      Eigen::MatrixXd a;
-      nd::newton_system(at.fit, basis, &grad, &a);
-      grad.tail(m) -= prec * out.theta;
-      a.bottomRightCorner(m, m) += prec;
-      a.diagonal().array() += 1e-10 * (1.0 + a.diagonal().array().abs());
-      Eigen::VectorXd step = Eigen::VectorXd::Zero(m + 1);
-      if (with_theta) {
-        step = Eigen::LDLT<Eigen::MatrixXd>(a).solve(grad);
-      } else {
-        step[0] = grad[0] / a(0, 0);
-      }
-      double rho_step = 0.0;
-      if (nctl.amplitude) {
-        double information = 0.0;
-        const double g = nd::amplitude_gradient(
-            at.fit, x, y * std::exp(-out.log_amplitude), kernel, C, epsilon,
-            (out.log_noise_scale.array() - out.log_amplitude).matrix(), &information, interrupt);
-        rho_step = g / (information + 1e-10 * (1.0 + information));
-      }
-      if (!step.allFinite() || !std::isfinite(rho_step)) break;
-      // at most a factor e in any noise scale, and in the amplitude, per step
-      const double largest = std::max(
-          (step[0] + (basis * step.tail(m)).array()).abs().maxCoeff(), std::fabs(rho_step));
-      if (largest > 1.0) {
-        step /= largest;
-        rho_step /= largest;
-      }
-      const auto try_step = [&](double fraction, double* change) {
-        const Eigen::VectorXd theta = out.theta + fraction * step.tail(m);
-        const double level = out.level + fraction * step[0];
-        const double rho = out.log_amplitude + fraction * rho_step;
-        const Eigen::VectorXd l = (basis * theta).array() + level;
-        nd::AmplitudePoint trial =
-            nd::fit_at(x, y, kernel, C, epsilon, trial_control, rho, l, &at.fit, out.log_amplitude,
-                       interrupt);
-        if (!trial.fit.ep.status.converged) return false;
-        const double value = trial.log_evidence - 0.5 * theta.dot(prec * theta);
-        if (!(value >= objective - 1e-10)) return false;
-        *change = std::max((l - out.log_noise_scale).cwiseAbs().maxCoeff(),
-                           std::fabs(rho - out.log_amplitude));
-        out.theta = theta;
-        out.level = level;
-        out.log_amplitude = rho;
-        out.log_noise_scale = l;
-        at = std::move(trial);
-        objective = value;
-        return true;
-      };
-      if (rvm_noise_detail::halved_step(try_step, it, out.status)) break;
-    }
-  };
+      std::max<std::int64_t>(nd::kTrialSweeps, nd::kTrialSweepFactor * s.at.fit.ep.status.iterations)));
   if (nctl.amplitude) {
-    newton(false);
-    out.constant_log_evidence = objective;
+    MfsvrNoiseResult constant = nd::at_constant(s, bases.front().basis.cols());
+    nd::newton(s, bases.front().basis, bases.front().precision, false, constant);
+    s.level = constant.level;
+    s.log_amplitude = constant.log_amplitude;
+    s.constant_log_evidence = s.objective;
   }
-  newton(true);
-  Eigen::VectorXd grad;
-  Eigen::MatrixXd info;
-  nd::newton_system(at.fit, basis, &grad, &info);
-  out.log_evidence = at.log_evidence;
-  out.log_marginal = objective - 0.5 * rvm_noise_detail::occam_logdet(info, prec);
-  out.fit = std::move(at.fit);
+  std::vector<MfsvrNoiseResult> out;
+  bool screened = true;
+  for (const NoiseBasis& b : bases) {
+    Eigen::VectorXd grad;
+    Eigen::MatrixXd info;
+    nd::newton_system(s.at.fit, b.basis, &grad, &info);
+    out.push_back(nd::at_constant(s, b.basis.cols()));
+    out.back().first_step_log_bf = rvm_noise_detail::first_step_log_bf(grad, info, b.precision);
+    screened = screened && out.back().first_step_log_bf < nctl.screen_log_bf;
+  }
+  for (size_t i = 0; i < bases.size(); ++i) {
+    MfsvrNoiseResult& r = out[i];
+    r.log_evidence = s.at.log_evidence;
+    if (screened) {
+      r.screened = true;
+      r.status = SolverStatus();
+      r.status.tol = nctl.tol;
+      r.status.converged = true;
+      r.status.reason = "stopped at constant noise: the first step's log Bayes factor is below the screen";
+      r.log_marginal = s.objective + r.first_step_log_bf;
+      r.fit = s.at.fit;
+      continue;
+    }
+    nd::NoiseSearch from = s;  // every basis's search starts at the constant point
+    nd::newton(from, bases[i].basis, bases[i].precision, true, r);
+    Eigen::VectorXd grad;
+    Eigen::MatrixXd info;
+    nd::newton_system(from.at.fit, bases[i].basis, &grad, &info);
+    r.log_evidence = from.at.log_evidence;
+    r.log_marginal = from.objective - 0.5 * rvm_noise_detail::occam_logdet(info, bases[i].precision);
+    r.fit = std::move(from.at.fit);
+  }
   return out;
+}
+
+// The same for one noise basis.
+inline MfsvrNoiseResult mfsvr_varying_noise_fit(const ConstMatrixRef& x, const ConstVectorRef& y,
+                                                const Kernel& kernel, double C, double epsilon,
+                                                const MfsvrControl& control,
+                                                const Eigen::MatrixXd& basis,
+                                                const Eigen::MatrixXd& prec,
+                                                const VaryingNoiseControl& nctl,
+                                                const std::function<void()>& interrupt) {
+  return std::move(mfsvr_varying_noise_fits(x, y, kernel, C, epsilon, control, {{basis, prec}},
+                                            nctl, interrupt).front());
 }
 
 }  // namespace gpsvm

@@ -54,6 +54,16 @@ struct VaryingNoiseControl {
   // mfsvr_varying_noise_fit() only: also fit the amplitude of the latent
   // function's prior with the noise (mfsvr_noise.hpp); the RVM ignores it
   bool amplitude = false;
+  // Where the log Bayes factor that Newton's first step from constant noise
+  // predicts (first_step_log_bf()) is below this, the search stops there
+  // and the result is the constant model's; -infinity searches always.
+  double screen_log_bf = kUnset;
+};
+
+// One noise basis: its columns at the training rows, and its weights' prior
+// precision.
+struct NoiseBasis {
+  MatrixXd basis, precision;
 };
 
 struct VaryingNoiseResult {
@@ -62,6 +72,8 @@ struct VaryingNoiseResult {
   VectorXd theta;
   VectorXd eta;             // B theta at the training rows
   double log_marginal = 0;  // L(theta*) with theta integrated out (Laplace)
+  double first_step_log_bf = 0;  // first_step_log_bf() at theta = 0
+  bool screened = false;    // stopped at theta = 0 by the screen
   SolverStatus status;      // change: the last max |change| of eta
 };
 
@@ -134,6 +146,22 @@ inline double occam_logdet(const MatrixXd& info, const MatrixXd& prec) {
                 b.matrixLLT().diagonal().array().log().sum());
 }
 
+// The log Bayes factor of varying against constant noise that one Newton
+// step from theta = 0 predicts, from the gradient g and information F in
+// (level, theta) there: the objective's quadratic model maximised, less
+// what the level alone gains (the constant model moves its level too), less
+// the Occam term at F.  It costs no fit; where the noise is constant it is
+// about -|Occam term|/2, where it varies it is far above any threshold, so
+// a search whose outcome is plain from it can stop (noise = "auto").
+inline double first_step_log_bf(const VectorXd& g, const MatrixXd& info, const MatrixXd& prec) {
+  const Index m = prec.rows();
+  MatrixXd a = info;
+  a.bottomRightCorner(m, m) += prec;
+  a.diagonal().array() += 1e-10 * (1.0 + a.diagonal().array().abs());
+  const double gain = 0.5 * g.dot(Eigen::LDLT<MatrixXd>(a).solve(g)) - 0.5 * g[0] * g[0] / a(0, 0);
+  return gain - 0.5 * occam_logdet(info, prec);
+}
+
 inline void check_noise(const MatrixXd& basis, const MatrixXd& prec, Index n,
                         const VaryingNoiseControl& c) {
   if (basis.rows() != n) throw std::invalid_argument("the noise basis must have one row per observation");
@@ -144,6 +172,7 @@ inline void check_noise(const MatrixXd& basis, const MatrixXd& prec, Index n,
     throw std::invalid_argument("the noise basis and its prior must be finite");
   if (c.max_iter < 1) throw std::invalid_argument("the noise fit's 'max_iter' must be >= 1");
   if (!(c.tol > 0.0)) throw std::invalid_argument("the noise fit's 'tol' must be > 0");
+  if (std::isnan(c.screen_log_bf)) throw std::invalid_argument("the noise fit's 'screen_log_bf' is unset");
 }
 
 // A step on the noise weights, halved (at most 7 times) until
@@ -166,33 +195,22 @@ bool halved_step(const TryStep& try_step, int it, SolverStatus& status) {
 
 }  // namespace rvm_noise_detail
 
-// The RVM with noise sigma2 exp(B theta), theta at its posterior mode, and
-// the constant-noise fit beside it (see the top of this file).  `centres`
-// as for rvm_fast_fit(); the result's active sets are labelled as there.
-inline VaryingNoiseResult rvm_varying_noise_fit(const Kernel& kernel, const ConstMatrixRef& x,
-                                                const ConstVectorRef& y_in, const RvmControl& ctl,
-                                                const MatrixXd& basis, const MatrixXd& prec,
-                                                const VaryingNoiseControl& nctl,
-                                                const std::function<void()>& interrupt,
-                                                const std::vector<Index>* centres = nullptr) {
-  namespace nd = rvm_noise_detail;
-  rvm_detail::check_data(x, y_in);
-  rvm_detail::check_control(ctl);
-  const Index n = x.rows(), m = basis.cols();
-  nd::check_noise(basis, prec, n, nctl);
-  const KernelEvaluator ev(kernel, x);
-  const MatrixXd h =
-      centres ? rvm_detail::design(ev, *centres, interrupt) : rvm_detail::design(ev, interrupt);
-  const VectorXd y = y_in;
-  VaryingNoiseResult out;
-  out.theta = VectorXd::Zero(m);
-  out.eta = VectorXd::Zero(n);
-  out.constant = nd::fit_at(h, y, out.eta, ctl, interrupt);
-  RvmResult fit = out.constant;
+namespace rvm_noise_detail {
+
+// The search for theta on one basis from the constant fit `constant` (the
+// design h, targets y); fills `out` (theta, eta, fit, status, log_marginal).
+inline void search_noise(const MatrixXd& h, const VectorXd& y, const NoiseBasis& b,
+                         const RvmControl& ctl, const VaryingNoiseControl& nctl,
+                         const RvmResult& constant, VaryingNoiseResult& out,
+                         const std::function<void()>& interrupt) {
+  const MatrixXd& basis = b.basis;
+  const MatrixXd& prec = b.precision;
+  const Index m = basis.cols();
+  RvmResult fit = constant;
   double objective = fit.log_lik;
   out.status.tol = nctl.tol;
   for (int it = 1; it <= nctl.max_iter; ++it) {
-    const nd::Score sc = nd::score_at(h, y, basis, out.eta, fit, interrupt);
+    const Score sc = score_at(h, y, basis, out.eta, fit, interrupt);
     VectorXd grad = sc.gradient;
     grad.tail(m) -= prec * out.theta;
     MatrixXd a = sc.information;
@@ -206,7 +224,7 @@ inline VaryingNoiseResult rvm_varying_noise_fit(const Kernel& kernel, const Cons
     const auto try_step = [&](double fraction, double* change) {
       const VectorXd theta = out.theta + fraction * step;
       const VectorXd eta = basis * theta;
-      RvmResult trial = nd::fit_at(h, y, eta, ctl, interrupt);
+      RvmResult trial = fit_at(h, y, eta, ctl, interrupt);
       const double value = trial.log_lik - 0.5 * theta.dot(prec * theta);
       if (!(value >= objective - 1e-10)) return false;
       *change = (eta - out.eta).cwiseAbs().maxCoeff();
@@ -216,15 +234,77 @@ inline VaryingNoiseResult rvm_varying_noise_fit(const Kernel& kernel, const Cons
       objective = value;
       return true;
     };
-    if (nd::halved_step(try_step, it, out.status)) break;
+    if (halved_step(try_step, it, out.status)) break;
   }
-  const nd::Score sc = nd::score_at(h, y, basis, out.eta, fit, interrupt);
+  const Score sc = score_at(h, y, basis, out.eta, fit, interrupt);
   out.log_marginal = fit.log_lik - 0.5 * out.theta.dot(prec * out.theta) -
-                     0.5 * nd::occam_logdet(sc.information, prec);
-  rvm_fast_detail::relabel(fit, h.cols(), centres);
-  rvm_fast_detail::relabel(out.constant, h.cols(), centres);
+                     0.5 * occam_logdet(sc.information, prec);
   out.fit = std::move(fit);
+}
+
+}  // namespace rvm_noise_detail
+
+// The RVM with noise sigma2 exp(B theta), theta at its posterior mode, one
+// fit per noise basis B, and the constant-noise fit beside each (see the top
+// of this file).  The constant fit does not depend on B: it is made once,
+// and each search starts from it.  Where the log Bayes factor Newton's first
+// step predicts (first_step_log_bf()) is below nctl.screen_log_bf for every
+// basis, no search is made: each result is the constant fit, with that
+// prediction as its factor.  `centres` as for rvm_fast_fit(); the results'
+// active sets are labelled as there.
+inline std::vector<VaryingNoiseResult> rvm_varying_noise_fits(
+    const Kernel& kernel, const ConstMatrixRef& x, const ConstVectorRef& y_in,
+    const RvmControl& ctl, const std::vector<NoiseBasis>& bases, const VaryingNoiseControl& nctl,
+    const std::function<void()>& interrupt, const std::vector<Index>* centres = nullptr) {
+  namespace nd = rvm_noise_detail;
+  rvm_detail::check_data(x, y_in);
+  rvm_detail::check_control(ctl);
+  const Index n = x.rows();
+  if (bases.empty()) throw std::invalid_argument("no noise basis was given");
+  for (const NoiseBasis& b : bases) nd::check_noise(b.basis, b.precision, n, nctl);
+  const KernelEvaluator ev(kernel, x);
+  const MatrixXd h =
+      centres ? rvm_detail::design(ev, *centres, interrupt) : rvm_detail::design(ev, interrupt);
+  const VectorXd y = y_in;
+  const RvmResult constant = nd::fit_at(h, y, VectorXd::Zero(n), ctl, interrupt);
+  std::vector<VaryingNoiseResult> out(bases.size());
+  bool screened = true;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    VaryingNoiseResult& r = out[i];
+    r.theta = VectorXd::Zero(bases[i].basis.cols());
+    r.eta = VectorXd::Zero(n);
+    const nd::Score sc = nd::score_at(h, y, bases[i].basis, r.eta, constant, interrupt);
+    r.first_step_log_bf = nd::first_step_log_bf(sc.gradient, sc.information, bases[i].precision);
+    screened = screened && r.first_step_log_bf < nctl.screen_log_bf;
+  }
+  for (size_t i = 0; i < bases.size(); ++i) {
+    VaryingNoiseResult& r = out[i];
+    r.constant = constant;
+    if (screened) {
+      r.screened = true;
+      r.status.tol = nctl.tol;
+      r.status.converged = true;
+      r.status.reason = "stopped at constant noise: the first step's log Bayes factor is below the screen";
+      r.log_marginal = constant.log_lik + r.first_step_log_bf;
+      r.fit = constant;
+    } else {
+      nd::search_noise(h, y, bases[i], ctl, nctl, constant, r, interrupt);
+    }
+    rvm_fast_detail::relabel(r.fit, h.cols(), centres);
+    rvm_fast_detail::relabel(r.constant, h.cols(), centres);
+  }
   return out;
+}
+
+// The same for one noise basis.
+inline VaryingNoiseResult rvm_varying_noise_fit(const Kernel& kernel, const ConstMatrixRef& x,
+                                                const ConstVectorRef& y, const RvmControl& ctl,
+                                                const MatrixXd& basis, const MatrixXd& prec,
+                                                const VaryingNoiseControl& nctl,
+                                                const std::function<void()>& interrupt,
+                                                const std::vector<Index>* centres = nullptr) {
+  return std::move(
+      rvm_varying_noise_fits(kernel, x, y, ctl, {{basis, prec}}, nctl, interrupt, centres).front());
 }
 
 }  // namespace gpsvm
