@@ -45,8 +45,6 @@ Eigen::MatrixXd noisy_gram(const Prior& p, const Eigen::Ref<const Eigen::MatrixX
   return gpsvm::noisy_gram(p.kernel, x, p.noise, gpsvm_glue::interrupt_callback());
 }
 
-double svc_C(const Rcpp::List& model) { return number_in(element(model, "C"), "C", 0.0, R_PosInf); }
-
 double gpc_kappa(const Rcpp::List& model) {
   return number_in(element(model, "kappa"), "kappa", 0.0, 0.5);
 }
@@ -159,65 +157,138 @@ gpsvm::EpControl ep_control_with_sites(const Rcpp::List& control, const Rcpp::Li
   return ep;
 }
 
+// ---- svc() and gpc(method = "naive") ---------------------------------------
+// Both fit dual variables alpha with the solver control$algorithm picks: the
+// fast one on the inputs and a column cache, or the paper's iteration on
+// the noisy Gram matrix.  A method says which core calls and settings those
+// are; the fit and the leave-one-out entries below are the same for both.
+// The core's calls are overloaded on the Gram matrix or the inputs; the
+// forwarding keeps a temporary Gram matrix a temporary, which
+// naive_mf_loo_approx() takes as its workspace instead of copying it.
+
+// svc(): SMO on the adatron's dual, or the kernel adatron; linear response
+// eqs. 17.26-17.31.
+struct Svc {
+  static constexpr const char* fast_solver = "smo";
+  static constexpr const char* paper_solver = "adatron";
+  static constexpr auto fast_control = smo_control;
+  static constexpr auto paper_control = adatron_control;
+  static double parameter(const Rcpp::List& model) {
+    return number_in(element(model, "C"), "C", 0.0, R_PosInf);
+  }
+  template <class... A>
+  static auto fit_on_inputs(A&&... a) { return gpsvm::svc_smo_solve(std::forward<A>(a)...); }
+  template <class... A>
+  static auto fit_on_gram(A&&... a) { return gpsvm::adatron_fit(std::forward<A>(a)...); }
+  // either solver's result, with its objective
+  template <class Result>
+  static Rcpp::List fit_to_r(const Result& r) {
+    Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
+    out.push_back(r.objective, "objective");
+    return out;
+  }
+  template <class... A>
+  static auto loo_approx(A&&... a) { return gpsvm::svc_loo_approx(std::forward<A>(a)...); }
+  template <class... A>
+  static auto loo_exact(A&&... a) { return gpsvm::svc_loo_exact(std::forward<A>(a)...); }
+};
+
+// gpc(method = "naive"): quasi-Newton steps on the mean-field equations, or
+// Algorithm 17.1; linear response eqs. 17.41-17.42.
+struct NaiveGpc {
+  static constexpr const char* fast_solver = "newton";
+  static constexpr const char* paper_solver = "paper";
+  static constexpr auto fast_control = newton_control;
+  static constexpr auto paper_control = naive_control;
+  static double parameter(const Rcpp::List& model) { return gpc_kappa(model); }
+  template <class... A>
+  static auto fit_on_inputs(A&&... a) { return gpsvm::naive_mf_solve(std::forward<A>(a)...); }
+  template <class... A>
+  static auto fit_on_gram(A&&... a) { return gpsvm::naive_mf_fit(std::forward<A>(a)...); }
+  static Rcpp::List fit_to_r(const gpsvm::NaiveMfResult& r) {
+    return alpha_fit_to_r(r.alpha, r.field, r.status);
+  }
+  template <class... A>
+  static auto loo_approx(A&&... a) { return gpsvm::naive_mf_loo_approx(std::forward<A>(a)...); }
+  template <class... A>
+  static auto loo_exact(A&&... a) { return gpsvm::naive_mf_loo_exact(std::forward<A>(a)...); }
+};
+
+// The fit, warm-started from `alpha` (NULL: the solver's own start).
+template <class Method>
+Rcpp::List alpha_fit(const Rcpp::List& model, const Eigen::Map<Eigen::MatrixXd>& x,
+                     const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+                     SEXP alpha) {
+  const Prior p = prior_from_r(model);
+  const double parameter = Method::parameter(model);
+  const Eigen::VectorXd start = optional_alpha(alpha);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (paper_algorithm(control, {Method::fast_solver, Method::paper_solver}))
+    return Method::fit_to_r(Method::fit_on_gram(
+        noisy_gram(p, x), y, Method::paper_control(control, parameter), start, interrupt));
+  return Method::fit_to_r(Method::fit_on_inputs(
+      p.kernel, x, y, Method::fast_control(p, parameter, control), start, interrupt));
+}
+
+// The linear-response leave-one-out margins of the fit `alpha`.
+template <class Method>
+Eigen::VectorXd alpha_loo_approx(const Rcpp::List& model, const Eigen::Map<Eigen::MatrixXd>& x,
+                                 const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+                                 const Eigen::Map<Eigen::VectorXd>& alpha) {
+  const Prior p = prior_from_r(model);
+  const double parameter = Method::parameter(model);
+  if (paper_algorithm(control, {Method::fast_solver, Method::paper_solver}))
+    return Method::loo_approx(noisy_gram(p, x), y, alpha, parameter);
+  return Method::loo_approx(p.kernel, x, p.noise, y, alpha, parameter);
+}
+
+// Refits without each case in `which` (1-based), warm-started from `alpha`.
+template <class Method>
+Rcpp::List alpha_loo_refits(const Rcpp::List& model, const Eigen::Map<Eigen::MatrixXd>& x,
+                            const Eigen::Map<Eigen::VectorXd>& y, const Rcpp::List& control,
+                            const Eigen::Map<Eigen::VectorXd>& alpha,
+                            const Rcpp::IntegerVector& which) {
+  const Prior p = prior_from_r(model);
+  const double parameter = Method::parameter(model);
+  const std::vector<Eigen::Index> cases = zero_based(which);
+  const auto interrupt = gpsvm_glue::interrupt_callback();
+  if (paper_algorithm(control, {Method::fast_solver, Method::paper_solver}))
+    return refits_to_r(Method::loo_exact(noisy_gram(p, x), y, alpha,
+                                         Method::paper_control(control, parameter), cases,
+                                         interrupt));
+  return refits_to_r(Method::loo_exact(p.kernel, x, y, alpha,
+                                       Method::fast_control(p, parameter, control), cases,
+                                       interrupt));
+}
+
 }  // namespace
 
 // ---- svc() -----------------------------------------------------------------
 // `model` is a list with kernel, noise and C; `control` svc_control()'s
 // list with max_iter resolved.
 
-// The fit, warm-started from `alpha` (NULL: alpha = 0).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
-  const Prior p = prior_from_r(model);
-  const double C = svc_C(model);
-  const Eigen::VectorXd start = optional_alpha(alpha);
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  if (paper_algorithm(control, {"smo", "adatron"})) {
-    const gpsvm::AdatronResult r = gpsvm::adatron_fit(noisy_gram(p, x), y,
-                                                      adatron_control(control, C), start,
-                                                      interrupt);
-    Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
-    out.push_back(r.objective, "objective");
-    return out;
-  }
-  const gpsvm::SvcResult r =
-      gpsvm::svc_smo_solve(p.kernel, x, y, smo_control(p, C, control), start, interrupt);
-  Rcpp::List out = alpha_fit_to_r(r.alpha, r.field, r.status);
-  out.push_back(r.objective, "objective");
-  return out;
+  return alpha_fit<Svc>(model, x, y, control, alpha);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
 
-// Linear-response leave-one-out margins (eqs. 17.26-17.31) of the fit `alpha`.
 // [[Rcpp::export(rng = false)]]
 Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                    Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                                    Eigen::Map<Eigen::VectorXd> alpha) try {
-  const Prior p = prior_from_r(model);
-  const double C = svc_C(model);
-  if (paper_algorithm(control, {"smo", "adatron"}))
-    return gpsvm::svc_loo_approx(noisy_gram(p, x), y, alpha, C);
-  return gpsvm::svc_loo_approx(p.kernel, x, p.noise, y, alpha, C);
+  return alpha_loo_approx<Svc>(model, x, y, control, alpha);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
 
-// Refits without each case in `which` (1-based), warm-started from `alpha`.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                               Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                               Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which) try {
-  const Prior p = prior_from_r(model);
-  const double C = svc_C(model);
-  const std::vector<Eigen::Index> cases = zero_based(which);
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  if (paper_algorithm(control, {"smo", "adatron"}))
-    return refits_to_r(gpsvm::svc_loo_exact(noisy_gram(p, x), y, alpha,
-                                            adatron_control(control, C), cases, interrupt));
-  return refits_to_r(gpsvm::svc_loo_exact(p.kernel, x, y, alpha, smo_control(p, C, control),
-                                          cases, interrupt));
+  return alpha_loo_refits<Svc>(model, x, y, control, alpha, which);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -229,31 +300,16 @@ Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                              Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
-  const Prior p = prior_from_r(model);
-  const double kappa = gpc_kappa(model);
-  const Eigen::VectorXd start = optional_alpha(alpha);
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  const gpsvm::NaiveMfResult r =
-      paper_algorithm(control, {"newton", "paper"})
-          ? gpsvm::naive_mf_fit(noisy_gram(p, x), y,
-                                naive_control(control, kappa), start, interrupt)
-          : gpsvm::naive_mf_solve(p.kernel, x, y, newton_control(p, kappa, control), start,
-                                  interrupt);
-  return alpha_fit_to_r(r.alpha, r.field, r.status);
+  return alpha_fit<NaiveGpc>(model, x, y, control, alpha);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
 
-// Linear-response leave-one-out margins (eqs. 17.41-17.42) of the fit `alpha`.
 // [[Rcpp::export(rng = false)]]
 Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
                                          Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                                          Eigen::Map<Eigen::VectorXd> alpha) try {
-  const Prior p = prior_from_r(model);
-  const double kappa = gpc_kappa(model);
-  if (paper_algorithm(control, {"newton", "paper"}))  // the Gram matrix is the workspace
-    return gpsvm::naive_mf_loo_approx(noisy_gram(p, x), y, alpha, kappa);
-  return gpsvm::naive_mf_loo_approx(p.kernel, x, p.noise, y, alpha, kappa);
+  return alpha_loo_approx<NaiveGpc>(model, x, y, control, alpha);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -263,17 +319,7 @@ Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd
                                     Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
                                     Eigen::Map<Eigen::VectorXd> alpha,
                                     Rcpp::IntegerVector which) try {
-  const Prior p = prior_from_r(model);
-  const double kappa = gpc_kappa(model);
-  const std::vector<Eigen::Index> cases = zero_based(which);
-  const auto interrupt = gpsvm_glue::interrupt_callback();
-  if (paper_algorithm(control, {"newton", "paper"}))
-    return refits_to_r(gpsvm::naive_mf_loo_exact(noisy_gram(p, x), y,
-                                                 alpha, naive_control(control, kappa), cases,
-                                                 interrupt));
-  return refits_to_r(gpsvm::naive_mf_loo_exact(p.kernel, x, y, alpha,
-                                               newton_control(p, kappa, control), cases,
-                                               interrupt));
+  return alpha_loo_refits<NaiveGpc>(model, x, y, control, alpha, which);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }

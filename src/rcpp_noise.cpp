@@ -19,6 +19,39 @@ double cpp_epsins_noise_variance(double C, double epsilon) try {
   gpsvm_glue::stop_out_of_memory();
 }
 
+namespace {
+
+// row(i) for each i in [0, n), polling for Ctrl-C (a call may hold many rows).
+template <class Index, class Row>
+void for_each_row(Index n, Row row) {
+  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
+  for (Index i = 0; i < n; ++i) {
+    poll();
+    row(i);
+  }
+}
+
+// at(x[i], mean[i], var[i]) for each row of T = f + noise, f ~ N(mean, var),
+// once x (named `x_name` in the errors), mean and var are found of one
+// length and finite, var >= 0; a latent variance of 0 is floored at 1e-300.
+template <class At>
+Rcpp::NumericVector epsins_rows(const Rcpp::NumericVector& x, const char* x_name,
+                                const Rcpp::NumericVector& mean, const Rcpp::NumericVector& var,
+                                At at) {
+  if (x.size() != mean.size() || var.size() != mean.size())
+    Rcpp::stop("'%s', 'mean' and 'var' differ in length", x_name);
+  Rcpp::NumericVector out(mean.size());
+  for_each_row(mean.size(), [&](R_xlen_t i) {
+    if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(x[i]) ||
+        !std::isfinite(mean[i]))
+      Rcpp::stop("'%s', 'mean' and 'var' must be finite, 'var' >= 0", x_name);
+    out[i] = at(x[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]);
+  });
+  return out;
+}
+
+}  // namespace
+
 // P(T <= q) for T = f + noise, f ~ N(mean, var), elementwise (the predictive
 // CDF the quantiles above invert); a latent variance of 0 is floored at
 // 1e-300 as there.
@@ -26,18 +59,9 @@ double cpp_epsins_noise_variance(double C, double epsilon) try {
 Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector mean,
                                    Rcpp::NumericVector var, double C, double epsilon) try {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
-  if (q.size() != mean.size() || var.size() != mean.size())
-    Rcpp::stop("'q', 'mean' and 'var' differ in length");
-  Rcpp::NumericVector out(mean.size());
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
-  for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    poll();
-    if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(q[i]) ||
-        !std::isfinite(mean[i]))
-      Rcpp::stop("'q', 'mean' and 'var' must be finite, 'var' >= 0");
-    out[i] = lik.predictive_cdf(q[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]);
-  }
-  return out;
+  return epsins_rows(q, "q", mean, var, [&](double q_i, double mean_i, double var_i) {
+    return lik.predictive_cdf(q_i, mean_i, var_i);
+  });
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -50,18 +74,9 @@ Rcpp::NumericVector cpp_epsins_cdf(Rcpp::NumericVector q, Rcpp::NumericVector me
 Rcpp::NumericVector cpp_epsins_log_density(Rcpp::NumericVector t, Rcpp::NumericVector mean,
                                            Rcpp::NumericVector var, double C, double epsilon) try {
   const gpsvm::EpsilonInsensitive lik(C, epsilon);
-  if (t.size() != mean.size() || var.size() != mean.size())
-    Rcpp::stop("'t', 'mean' and 'var' differ in length");
-  Rcpp::NumericVector out(mean.size());
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
-  for (R_xlen_t i = 0; i < mean.size(); ++i) {
-    poll();
-    if (!(var[i] >= 0.0) || !std::isfinite(var[i]) || !std::isfinite(t[i]) ||
-        !std::isfinite(mean[i]))
-      Rcpp::stop("'t', 'mean' and 'var' must be finite, 'var' >= 0");
-    out[i] = lik.moments(t[i], mean[i], var[i] < 1e-300 ? 1e-300 : var[i]).log_z;
-  }
-  return out;
+  return epsins_rows(t, "t", mean, var, [&](double t_i, double mean_i, double var_i) {
+    return lik.moments(t_i, mean_i, var_i).log_z;
+  });
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
@@ -171,12 +186,10 @@ Rcpp::NumericVector cpp_predictive_quantile(Rcpp::List g, SEXP calibration, Rcpp
   if (u.size() != rows.rows() || upper.size() != rows.rows())
     Rcpp::stop("'u' and 'upper' need one value per row");
   Rcpp::NumericVector out(u.size());
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
-  for (int i = 0; i < rows.rows(); ++i) {
-    poll();
+  for_each_row(rows.rows(), [&](int i) {
     if (upper[i] == NA_LOGICAL) Rcpp::stop("'upper' must not be NA");
     out[i] = gpsvm::predictive_quantile(rows.row(i), map, u[i], upper[i]);
-  }
+  });
   return out;
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
@@ -190,15 +203,13 @@ Rcpp::List cpp_predictive_at(Rcpp::List g, SEXP calibration, Rcpp::NumericVector
   const gpsvm::CalibrationMap map = calibration_from_r(calibration);
   if (t.size() != rows.rows()) Rcpp::stop("'t' needs one value per row");
   Rcpp::NumericVector lower(t.size()), upper(t.size()), log_density(t.size());
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
-  for (int i = 0; i < rows.rows(); ++i) {
-    poll();
+  for_each_row(rows.rows(), [&](int i) {
     if (!std::isfinite(t[i])) Rcpp::stop("'t' must be finite");
     const gpsvm::PredictivePoint p = gpsvm::predictive_at(rows.row(i), map, t[i]);
     lower[i] = p.lower;
     upper[i] = p.upper;
     log_density[i] = p.log_density;
-  }
+  });
   return Rcpp::List::create(Rcpp::Named("lower") = lower, Rcpp::Named("upper") = upper,
                             Rcpp::Named("log_density") = log_density);
 } catch (const std::bad_alloc&) {
@@ -213,25 +224,22 @@ Rcpp::List cpp_predictive_integrals(Rcpp::List g, SEXP calibration, SEXP y) try 
   const TargetRows rows(g);
   const gpsvm::CalibrationMap map = calibration_from_r(calibration);
   const int n = rows.rows();
-  gpsvm::InterruptPoll poll(gpsvm_glue::interrupt_callback());
   if (!Rf_isNull(y)) {
     const Rcpp::NumericVector target(y);
     if (target.size() != n) Rcpp::stop("'y' needs one value per row");
     Rcpp::NumericVector crps(n);
-    for (int i = 0; i < n; ++i) {
-      poll();
+    for_each_row(n, [&](int i) {
       if (!std::isfinite(target[i])) Rcpp::stop("'y' must be finite");
       crps[i] = gpsvm::predictive_crps(rows.row(i), map, target[i]);
-    }
+    });
     return Rcpp::List::create(Rcpp::Named("crps") = crps);
   }
   Rcpp::NumericVector mean(n), var(n);
-  for (int i = 0; i < n; ++i) {
-    poll();
+  for_each_row(n, [&](int i) {
     const gpsvm::PredictiveMoments m = gpsvm::predictive_moments(rows.row(i), map);
     mean[i] = m.mean;
     var[i] = m.var;
-  }
+  });
   return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("var") = var);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
