@@ -30,6 +30,29 @@ inline Index prediction_block(double work_per_point, Index largest) {
   return std::max<Index>(1, std::min<Index>(largest, static_cast<Index>(points)));
 }
 
+namespace detail {
+
+// The fit views' checks (below) share their wording, so that every view
+// reports a damaged fit in the same form.
+[[noreturn]] inline void fit_inconsistent(const std::string& what) {
+  throw std::invalid_argument("the fit is inconsistent: " + what);
+}
+
+// A matrix's size as the messages print it: "rows x cols".
+inline std::string rows_by_cols(Index rows, Index cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+// That a fit holds one of `things` per input: "59 weights for 60 training
+// inputs" otherwise.
+inline void check_fit_length(Index length, const char* things, Index n, const char* inputs) {
+  if (length != n)
+    fit_inconsistent(std::to_string(length) + " " + things + " for " + std::to_string(n) + " " +
+                     inputs);
+}
+
+}  // namespace detail
+
 // What a prediction reads from a dense fit: views of the training inputs,
 // the weights and site precisions, and chol, the n x n factor of
 // B = I + S^1/2 K S^1/2 (see EpPosterior; an inducing-point fit has
@@ -45,22 +68,15 @@ struct EpFitView {
   // shortened or a factor replaced) is an error, never a read out of bounds.
   void check() const {
     const Index n = x.rows();
-    auto fail = [](const std::string& what) {
-      throw std::invalid_argument("the fit is inconsistent: " + what);
-    };
-    if (n < 1) fail("it has no training inputs");
-    if (weights.size() != n)
-      fail(std::to_string(weights.size()) + " weights for " + std::to_string(n) +
-           " training inputs");
-    if (site_precision.size() != n)
-      fail(std::to_string(site_precision.size()) + " site precisions for " +
-           std::to_string(n) + " training inputs");
+    if (n < 1) detail::fit_inconsistent("it has no training inputs");
+    detail::check_fit_length(weights.size(), "weights", n, "training inputs");
+    detail::check_fit_length(site_precision.size(), "site precisions", n, "training inputs");
     if (!(site_precision.allFinite() && site_precision.minCoeff() >= 0.0))
-      fail("site precisions must be finite and >= 0");
+      detail::fit_inconsistent("site precisions must be finite and >= 0");
     if (chol.rows() != n || chol.cols() != n)
-      fail("the Cholesky factor is " + std::to_string(chol.rows()) + " x " +
-           std::to_string(chol.cols()) + ", not " + std::to_string(n) + " x " +
-           std::to_string(n));
+      detail::fit_inconsistent("the Cholesky factor is " +
+                               detail::rows_by_cols(chol.rows(), chol.cols()) + ", not " +
+                               detail::rows_by_cols(n, n));
   }
 };
 
@@ -126,16 +142,11 @@ struct InducingFitView {
 
   void check() const {
     const Index m = inducing.rows();
-    auto fail = [](const std::string& what) {
-      throw std::invalid_argument("the fit is inconsistent: " + what);
-    };
-    if (m < 1) fail("it has no inducing inputs");
-    if (weights.size() != m)
-      fail(std::to_string(weights.size()) + " weights for " + std::to_string(m) +
-           " inducing inputs");
+    if (m < 1) detail::fit_inconsistent("it has no inducing inputs");
+    detail::check_fit_length(weights.size(), "weights", m, "inducing inputs");
     if (inducing_chol.rows() != m || inducing_chol.cols() != m || chol.rows() != m ||
         chol.cols() != m)
-      fail("its factors are not " + std::to_string(m) + " x " + std::to_string(m));
+      detail::fit_inconsistent("its factors are not " + detail::rows_by_cols(m, m));
   }
 };
 
