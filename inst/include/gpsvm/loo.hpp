@@ -366,18 +366,21 @@ inline MatrixXd drop_row(const ConstMatrixRef& x, Index drop) {
 }
 
 // The same from the kernel and inputs, for the solvers that never form the
-// Gram matrix: refit(i, xi, yi, start, alpha_i, status) gets the inputs and
-// labels without point i; the prediction at x_i uses its kernel column.
-template <typename Refit>
-LooRefits loo_refit_points(const Kernel& kernel, const ConstMatrixRef& x,
+// Gram matrix: solve(i, xi, yi, start) gets the inputs and labels without
+// point i and returns a result holding alpha and status (SMO's and the
+// Newton iteration's); the prediction at x_i uses its kernel column.
+template <typename Solve>
+LooRefits loo_solve_points(const Kernel& kernel, const ConstMatrixRef& x,
                            const ConstVectorRef& y, const ConstVectorRef& alpha,
-                           const std::vector<Index>& which, Refit refit,
+                           const std::vector<Index>& which, Solve solve,
                            const std::function<void()>& interrupt) {
   const Index n = x.rows();
   const KernelEvaluator k(kernel, x);
   VectorXd col(n);
   auto fit = [&](Index i, const VectorXd& start, VectorXd& alpha_i, SolverStatus& status) {
-    refit(i, drop_row(x, i), drop_one(y, i), start, alpha_i, status);
+    auto r = solve(i, drop_row(x, i), drop_one(y, i), start);
+    alpha_i = std::move(r.alpha);
+    status = r.status;
   };
   auto field = [&](Index i, const VectorXd& alpha_i) {
     k.column(i, col.data());
@@ -408,13 +411,10 @@ inline LooRefits svc_loo_exact(const Kernel& kernel, const ConstMatrixRef& x,
                                const std::function<void()>& interrupt = {}) {
   control.validate();
   check_labels(y, x.rows());
-  auto refit = [&](Index, const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
-                   VectorXd& alpha_i, SolverStatus& status) {
-    SvcResult r = svc_smo_solve(kernel, xi, yi, control, start, interrupt);
-    alpha_i = std::move(r.alpha);
-    status = r.status;
+  auto solve = [&](Index, const MatrixXd& xi, const VectorXd& yi, const VectorXd& start) {
+    return svc_smo_solve(kernel, xi, yi, control, start, interrupt);
   };
-  return detail::loo_refit_points(kernel, x, y, alpha, which, refit, interrupt);
+  return detail::loo_solve_points(kernel, x, y, alpha, which, solve, interrupt);
 }
 
 inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
@@ -436,14 +436,11 @@ inline LooRefits naive_mf_loo_exact(const Kernel& kernel, const ConstMatrixRef& 
   control.validate();
   check_labels(y, x.rows());
   const MatrixXd factor = naive_mf_jacobian_factor(KernelEvaluator(kernel, x), interrupt);
-  auto refit = [&](Index i, const MatrixXd& xi, const VectorXd& yi, const VectorXd& start,
-                   VectorXd& alpha_i, SolverStatus& status) {
+  auto solve = [&](Index i, const MatrixXd& xi, const VectorXd& yi, const VectorXd& start) {
     const MatrixXd factor_i = detail::drop_row(factor, i);
-    NaiveMfResult r = naive_mf_solve(kernel, xi, yi, control, start, interrupt, &factor_i);
-    alpha_i = std::move(r.alpha);
-    status = r.status;
+    return naive_mf_solve(kernel, xi, yi, control, start, interrupt, &factor_i);
   };
-  return detail::loo_refit_points(kernel, x, y, alpha, which, refit, interrupt);
+  return detail::loo_solve_points(kernel, x, y, alpha, which, solve, interrupt);
 }
 
 // TAP: each refit starts from the full fit's EP sites without point i
