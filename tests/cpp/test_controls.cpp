@@ -20,6 +20,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,12 @@ void check_each_field(
   }
 }
 
+// One entry of check_each_field's list: the field at `path` (a member, or a
+// member's member) reset to what a default-constructed control holds, named
+// by the path as written, so that the name reported is the field reset.
+#define UNSET_FIELD(path) \
+  { #path, [](auto& c) { c.path = std::decay_t<decltype(c)>().path; } }
+
 struct Data {
   MatrixXd x, K;
   VectorXd y, label;
@@ -82,66 +89,47 @@ Data data() {
 
 TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive mean field)") {
   const Data d = data();
-  const gpsvm::EpControl blank_ep;
   const gpsvm::EpControl ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
   check_each_field<gpsvm::EpControl>(
       "EpControl", ep,
-      {{"max_iter", [&](gpsvm::EpControl& c) { c.max_iter = blank_ep.max_iter; }},
-       {"tol", [&](gpsvm::EpControl& c) { c.tol = blank_ep.tol; }},
-       {"damping", [&](gpsvm::EpControl& c) { c.damping = blank_ep.damping; }}},
+      {UNSET_FIELD(max_iter), UNSET_FIELD(tol), UNSET_FIELD(damping)},
       [&](const gpsvm::EpControl& c) {
         gpsvm::ep_fit(d.K, d.y, gpsvm::EpsilonInsensitive(5.0, 0.1), c, nullptr);
       });
 
-  const gpsvm::SvrControl blank_svr;
   const gpsvm::SvrControl svr = fixture::svr_control(10.0, 0.1, false, 1e-6);
   check_each_field<gpsvm::SvrControl>(
       "SvrControl", svr,
-      {{"C", [&](gpsvm::SvrControl& c) { c.C = blank_svr.C; }},
-       {"epsilon", [&](gpsvm::SvrControl& c) { c.epsilon = blank_svr.epsilon; }},
-       {"tol", [&](gpsvm::SvrControl& c) { c.tol = blank_svr.tol; }},
-       {"max_iter", [&](gpsvm::SvrControl& c) { c.max_iter = blank_svr.max_iter; }},
-       {"cache_mb", [&](gpsvm::SvrControl& c) { c.cache_mb = blank_svr.cache_mb; }}},
+      {UNSET_FIELD(C), UNSET_FIELD(epsilon), UNSET_FIELD(tol), UNSET_FIELD(max_iter),
+       UNSET_FIELD(cache_mb)},
       [&](const gpsvm::SvrControl& c) { gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), d.x, d.y, c); });
 
-  const gpsvm::AdatronControl blank_ada;
   const gpsvm::AdatronControl ada = fixture::adatron_control(5.0, 1e-10);
   check_each_field<gpsvm::AdatronControl>(
       "AdatronControl", ada,
-      {{"C", [&](gpsvm::AdatronControl& c) { c.C = blank_ada.C; }},
-       {"tol", [&](gpsvm::AdatronControl& c) { c.tol = blank_ada.tol; }},
-       {"max_iter", [&](gpsvm::AdatronControl& c) { c.max_iter = blank_ada.max_iter; }}},
+      {UNSET_FIELD(C), UNSET_FIELD(tol), UNSET_FIELD(max_iter)},
       [&](const gpsvm::AdatronControl& c) { gpsvm::adatron_fit(d.K, d.label, c); });
 
-  const gpsvm::NaiveMfControl blank_mf;
   const gpsvm::NaiveMfControl mf = fixture::naive_mf_control(0.05, 1e-10);
   MatrixXd Kn = d.K;
   Kn.diagonal().array() += 0.1;
   check_each_field<gpsvm::NaiveMfControl>(
       "NaiveMfControl", mf,
-      {{"kappa", [&](gpsvm::NaiveMfControl& c) { c.kappa = blank_mf.kappa; }},
-       {"tol", [&](gpsvm::NaiveMfControl& c) { c.tol = blank_mf.tol; }},
-       {"eta", [&](gpsvm::NaiveMfControl& c) { c.eta = blank_mf.eta; }},
-       {"max_iter", [&](gpsvm::NaiveMfControl& c) { c.max_iter = blank_mf.max_iter; }}},
+      {UNSET_FIELD(kappa), UNSET_FIELD(tol), UNSET_FIELD(eta), UNSET_FIELD(max_iter)},
       [&](const gpsvm::NaiveMfControl& c) { gpsvm::naive_mf_fit(Kn, d.label, c); });
 }
 
 TEST_CASE("controls: every numeric field must be set (mean-field SVR and the paper's iteration)") {
   const Data d = data();
-  const gpsvm::MfsvrPaperControl blank_paper;
   const gpsvm::MfsvrPaperControl paper = fixture::paper_control(1e-8, 50);
   check_each_field<gpsvm::MfsvrPaperControl>(
       "MfsvrPaperControl", paper,
-      {{"eta", [&](gpsvm::MfsvrPaperControl& c) { c.eta = blank_paper.eta; }},
-       {"inner", [&](gpsvm::MfsvrPaperControl& c) { c.inner = blank_paper.inner; }},
-       {"max_iter", [&](gpsvm::MfsvrPaperControl& c) { c.max_iter = blank_paper.max_iter; }},
-       {"tol", [&](gpsvm::MfsvrPaperControl& c) { c.tol = blank_paper.tol; }}},
+      {UNSET_FIELD(eta), UNSET_FIELD(inner), UNSET_FIELD(max_iter), UNSET_FIELD(tol)},
       [&](const gpsvm::MfsvrPaperControl& c) {
         gpsvm::mfsvr_paper_fit(d.K, d.y, gpsvm::EpsilonInsensitive(2.0, 0.1), c, nullptr);
       });
 
   // mfsvr_fit: the engine's fields through it
-  const gpsvm::MfsvrControl blank;
   gpsvm::MfsvrControl mf;
   mf.algorithm = gpsvm::MfsvrAlgorithm::ep;
   mf.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
@@ -149,13 +137,11 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
   mf.gradient = true;
   check_each_field<gpsvm::MfsvrControl>(
       "MfsvrControl", mf,
-      {{"ep.tol", [&](gpsvm::MfsvrControl& c) { c.ep.tol = blank.ep.tol; }},
-       {"ep.max_iter", [&](gpsvm::MfsvrControl& c) { c.ep.max_iter = blank.ep.max_iter; }},
-       {"ep.damping", [&](gpsvm::MfsvrControl& c) { c.ep.damping = blank.ep.damping; }},
+      {UNSET_FIELD(ep.tol), UNSET_FIELD(ep.max_iter), UNSET_FIELD(ep.damping),
        {"paper.eta (algorithm = paper)",
         [&](gpsvm::MfsvrControl& c) {
           c.algorithm = gpsvm::MfsvrAlgorithm::paper;
-          c.paper.eta = blank.paper.eta;
+          c.paper.eta = gpsvm::MfsvrControl().paper.eta;
         }}},
       [&](const gpsvm::MfsvrControl& c) {
         gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
@@ -168,13 +154,8 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
   mf.C_search.max_moves = 50;
   check_each_field<gpsvm::MfsvrControl>(
       "MfsvrControl (choose_C)", mf,
-      {{"C_search.log_C_lower",
-        [&](gpsvm::MfsvrControl& c) { c.C_search.log_C_lower = blank.C_search.log_C_lower; }},
-       {"C_search.log_C_upper",
-        [&](gpsvm::MfsvrControl& c) { c.C_search.log_C_upper = blank.C_search.log_C_upper; }},
-       {"C_search.tol", [&](gpsvm::MfsvrControl& c) { c.C_search.tol = blank.C_search.tol; }},
-       {"C_search.max_moves",
-        [&](gpsvm::MfsvrControl& c) { c.C_search.max_moves = blank.C_search.max_moves; }}},
+      {UNSET_FIELD(C_search.log_C_lower), UNSET_FIELD(C_search.log_C_upper),
+       UNSET_FIELD(C_search.tol), UNSET_FIELD(C_search.max_moves)},
       [&](const gpsvm::MfsvrControl& c) {
         gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
       });
@@ -182,20 +163,15 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
 
 TEST_CASE("controls: every numeric field must be set (RVM and smooth RVM)") {
   const Data d = data();
-  const gpsvm::SrvmControl blank;
   const gpsvm::SrvmControl s = fixture::srvm_control(1e-6, 1e-8);
   using Field = std::pair<std::string, std::function<void(gpsvm::SrvmControl&)>>;
   const std::vector<Field> shared = {
-      {"max_iter", [&](gpsvm::SrvmControl& c) { c.max_iter = blank.max_iter; }},
-      {"tol", [&](gpsvm::SrvmControl& c) { c.tol = blank.tol; }},
-      {"tol_evidence", [&](gpsvm::SrvmControl& c) { c.tol_evidence = blank.tol_evidence; }},
-      {"prune_alpha", [&](gpsvm::SrvmControl& c) { c.prune_alpha = blank.prune_alpha; }},
-      {"sigma2_init", [&](gpsvm::SrvmControl& c) { c.sigma2_init = blank.sigma2_init; }},
-      {"min_sigma2", [&](gpsvm::SrvmControl& c) { c.min_sigma2 = blank.min_sigma2; }}};
+      UNSET_FIELD(max_iter), UNSET_FIELD(tol), UNSET_FIELD(tol_evidence),
+      UNSET_FIELD(prune_alpha), UNSET_FIELD(sigma2_init), UNSET_FIELD(min_sigma2)};
   std::vector<Field> all = shared;
-  all.push_back({"min_alpha", [&](gpsvm::SrvmControl& c) { c.min_alpha = blank.min_alpha; }});
-  all.push_back({"alpha_init", [&](gpsvm::SrvmControl& c) { c.alpha_init = blank.alpha_init; }});
-  all.push_back({"lambda_init", [&](gpsvm::SrvmControl& c) { c.lambda_init = blank.lambda_init; }});
+  all.push_back(UNSET_FIELD(min_alpha));
+  all.push_back(UNSET_FIELD(alpha_init));
+  all.push_back(UNSET_FIELD(lambda_init));
   const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
   check_each_field<gpsvm::SrvmControl>("SrvmControl", s, all, [&](const gpsvm::SrvmControl& c) {
     gpsvm::srvm_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, d.x, pen, c, nullptr);
@@ -231,3 +207,5 @@ TEST_CASE("controls: counts from a caller, up to R's longest vector, on every pl
 }
 
 }  // namespace gpsvm_tests_controls
+
+#undef UNSET_FIELD
