@@ -150,8 +150,9 @@ inline double occam_logdet(const MatrixXd& info, const MatrixXd& prec) {
 // step from theta = 0 predicts, from the gradient g and information F in
 // (level, theta) there: the objective's quadratic model maximised, less
 // what the level alone gains (the constant model moves its level too), less
-// the Occam term at F.  It costs no fit; where the noise is constant it is
-// about -|Occam term|/2, where it varies it is far above any threshold, so
+// the Occam term at F.  It costs no fit.  Where the noise is constant it
+// lies near the search's own factor, which is negative on most such data;
+// where the noise varies the search raises the factor well beyond it.  So
 // a search whose outcome is plain from it can stop (noise = "auto").
 inline double first_step_log_bf(const VectorXd& g, const MatrixXd& info, const MatrixXd& prec) {
   const Index m = prec.rows();
@@ -192,10 +193,6 @@ bool halved_step(const TryStep& try_step, int it, SolverStatus& status) {
   if (!accepted) status.reason = "no step on the noise function raised the evidence";
   return true;
 }
-
-}  // namespace rvm_noise_detail
-
-namespace rvm_noise_detail {
 
 // The search for theta on one basis from the constant fit `constant` (the
 // design h, targets y); fills `out` (theta, eta, fit, status, log_marginal).
