@@ -46,10 +46,9 @@
 // control's inducing inputs, e.g. the pivots of a factor exact to the R
 // layer's rank_tol) it is formed from the m x m side in O(n m^2)
 // (low_rank_information()), as every EP fit of the search is.  rho is
-// profiled in the Laplace
-// evidence, as a is; the constant model it is weighed against then has its
-// amplitude and level profiled too (theta = 0), so that the comparison is
-// of the noise alone.
+// profiled in the Laplace evidence, as a is; the constant model it is
+// weighed against then has its amplitude and level profiled too
+// (theta = 0), so that the comparison is of the noise alone.
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_MFSVR_NOISE_HPP
 #define GPSVM_MFSVR_NOISE_HPP
@@ -155,8 +154,8 @@ inline double low_rank_information(const RowSource& rows, const Eigen::VectorXd&
   LA.solveInPlace(M);
   M.transposeInPlace();
   LA.solveInPlace(M);
-  const double I_minus_P = (Eigen::MatrixXd::Identity(m, m) - P).squaredNorm();
-  return 2.0 * (I_minus_P + per_row + M.squaredNorm());
+  const double i_minus_p = (Eigen::MatrixXd::Identity(m, m) - P).squaredNorm();
+  return 2.0 * (i_minus_p + per_row + M.squaredNorm());
 }
 
 // The inducing-point prior the search's fits run on when the control has
