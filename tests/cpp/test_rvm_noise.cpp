@@ -524,6 +524,15 @@ TEST_CASE("varying-noise mfsvr with the amplitude: the same search on an exact l
   CHECK_NEAR(b.log_amplitude, a.log_amplitude, tol);
   CHECK_NEAR((b.theta - a.theta).cwiseAbs().maxCoeff(), 0.0, tol * (1.0 + a.theta.cwiseAbs().maxCoeff()));
   CHECK_NEAR(b.level, a.level, tol);
+  // a step's fit on the factor starts from the last fit's sites, and
+  // from the mode's own it stays there
+  gpsvm::MfsvrControl warm = low;
+  warm.gradient = true;
+  const nd::AmplitudePoint again = nd::fit_at(d.x, ys, kernel, C, eps, warm, b.log_amplitude,
+                                              b.log_noise_scale, &b.fit, b.log_amplitude, kNoInterrupt);
+  CHECK(again.fit.ep.warm_start);
+  CHECK(again.fit.ep.status.iterations <= 2);
+  CHECK_NEAR(again.log_evidence, b.log_evidence, 1e-8);
   // and the information at the low-rank fit equals the dense formula at its sites
   const double rho = b.log_amplitude;
   const VectorXd t = ys * std::exp(-rho);
