@@ -203,7 +203,7 @@
 # rows' l about it and EP's sites.  With `amplitude` the mean's prior amplitude
 # is fitted too, and C, epsilon and the sites are those of y / amplitude.
 .tube_noise <- function(x, y, C, epsilon, kernel, control, noise, amplitude = FALSE) {
-  ctl <- unclass(.resolve_control(control, length(y)))
+  ctl <- .tube_noise_control(x, kernel, control)
   best <- .fit_noise_widths(x, function(bases) {
     cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, ctl, bases,
                                 .noise_search_control(noise, amplitude = amplitude))
@@ -217,6 +217,19 @@
   list(model = model, C = C * exp(-level), epsilon = epsilon * exp(level),
        l = core$log_noise_scale - centre, amplitude = exp(core$log_amplitude),
        start = core[c("site_precision", "site_nu")])
+}
+
+# The core's control for .tube_noise()'s search on rows x: on the prior
+# .mfsvr_fit() chooses (a low-rank factor's FITC model where K has one), as
+# the final fit, warm-started from the search's sites, runs on.
+.tube_noise_control <- function(x, kernel, control) {
+  control <- .resolve_control(control, nrow(x))
+  ctl <- unclass(control)
+  if (control$algorithm != "ep") return(ctl)
+  inducing <- .chosen_inducing(x, .mfsvr_prior(x, kernel, control))
+  ctl$inducing <- inducing
+  if (!is.null(inducing)) ctl$inducing_held_rows <- .inducing_held_rows(nrow(x), nrow(inducing))
+  ctl
 }
 
 # .tube_noise()'s answer for a calibration's refit on rows x: `refit`'s own.

@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <gpsvm/kernels.hpp>
+#include <gpsvm/lowrank.hpp>
 #include <gpsvm/mfsvr_noise.hpp>
 #include <gpsvm/rvm_fast.hpp>
 #include <gpsvm/rvm_noise.hpp>
@@ -73,6 +74,31 @@ gpsvm::VaryingNoiseControl noise_control(double tol) {
   return c;
 }
 
+
+// 2 tr((R K)^2), R = (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 with a plain inverse of
+// B = I + S^1/2 K S^1/2 (sites at tau = 0 allowed).
+double dense_information(const MatrixXd& K, const VectorXd& tau) {
+  const VectorXd sw = tau.cwiseSqrt();
+  MatrixXd b = sw.asDiagonal() * K * sw.asDiagonal();
+  b.diagonal().array() += 1.0;
+  const MatrixXd rk = sw.asDiagonal() * b.inverse() * sw.asDiagonal() * K;
+  return 2.0 * (rk * rk).trace();
+}
+
+// y = 2 sin(x) + N(0, s(x)^2) at `levels` inputs 0, 1, ... each taken
+// `copies` times: a Gaussian kernel matrix of rank `levels` exactly.
+Data replicated(int levels, int copies, std::uint32_t seed) {
+  ref::Random rng(seed);
+  Data d;
+  d.x.resize(levels * copies, 1);
+  d.y.resize(levels * copies);
+  for (int i = 0; i < levels * copies; ++i) {
+    const double u = static_cast<double>(i % levels);
+    d.x(i, 0) = u;
+    d.y[i] = 2.0 * std::sin(u) + (0.1 + 0.9 * u * u / 100.0) * rng.normal();
+  }
+  return d;
+}
 }  // namespace
 
 TEST_CASE("varying-noise RVM: evidence, constant fit and Laplace evidence against dense formulas") {
@@ -404,6 +430,119 @@ TEST_CASE("varying-noise mfsvr with the mean's amplitude: its gradient and the m
   CHECK(r.constant_log_evidence > fixed.constant_log_evidence);
   CHECK(r.log_marginal > fixed.log_marginal - 1e-6);
   CHECK_MSG(r.log_marginal > r.constant_log_evidence, "varying noise fits these data better");
+}
+
+TEST_CASE("varying-noise mfsvr: the amplitude's information on a low-rank prior") {
+  // 2 tr((R K)^2) from the m x m side against the dense formula on the same
+  // K = G G' + diag(lambda), with sites at tau = 0 and a large one
+  namespace nd = gpsvm::mfsvr_noise_detail;
+  ref::Random rng(31);
+  const Index n = 30, m = 5;
+  const MatrixXd G = rng.uniform_matrix(n, m, -1.0, 1.0);
+  VectorXd tau = rng.uniform_matrix(n, 1, 0.0, 3.0).col(0);
+  tau[3] = 0.0;
+  tau[17] = 0.0;
+  tau[8] = 1e4;
+  for (const double scale : {0.0, 1e-3, 0.5}) {
+    VectorXd lambda = scale * rng.uniform_matrix(n, 1, 0.0, 1.0).col(0);
+    lambda[5] = 0.0;
+    const VectorXd W = tau.cwiseQuotient((1.0 + lambda.array() * tau.array()).matrix());
+    MatrixXd a = G.transpose() * W.asDiagonal() * G;
+    a.diagonal().array() += 1.0;
+    const MatrixXd chol_a = Eigen::LLT<MatrixXd>(a).matrixL();
+    const gpsvm::HeldRows rows(G);
+    const double low = nd::low_rank_information(rows, lambda, tau, chol_a, kNoInterrupt);
+    MatrixXd K = G * G.transpose();
+    K.diagonal() += lambda;
+    CHECK_REL_MSG(low, dense_information(K, tau), 1e-8, "lambda scale " + std::to_string(scale));
+  }
+  // a site at tau = 0 adds nothing: the same without its row
+  const VectorXd lambda = VectorXd::Constant(n, 0.01);
+  const auto information = [&](const MatrixXd& g, const VectorXd& lam, const VectorXd& t) {
+    MatrixXd a = g.transpose() * t.cwiseQuotient((1.0 + lam.array() * t.array()).matrix())
+                                     .asDiagonal() * g;
+    a.diagonal().array() += 1.0;
+    return nd::low_rank_information(gpsvm::HeldRows(g), lam, t,
+                                    Eigen::LLT<MatrixXd>(a).matrixL(), kNoInterrupt);
+  };
+  std::vector<Index> keep;
+  for (Index i = 0; i < n; ++i)
+    if (tau[i] > 0.0) keep.push_back(i);
+  MatrixXd g_kept(static_cast<Index>(keep.size()), m);
+  VectorXd lam_kept(g_kept.rows()), tau_kept(g_kept.rows());
+  for (Index k = 0; k < g_kept.rows(); ++k) {
+    g_kept.row(k) = G.row(keep[static_cast<std::size_t>(k)]);
+    lam_kept[k] = lambda[keep[static_cast<std::size_t>(k)]];
+    tau_kept[k] = tau[keep[static_cast<std::size_t>(k)]];
+  }
+  CHECK_REL(information(G, lambda, tau), information(g_kept, lam_kept, tau_kept), 1e-12);
+}
+
+TEST_CASE("varying-noise mfsvr with the amplitude: the same search on an exact low-rank factor") {
+  // 12 inputs, 5 copies each: K has rank 12, and the pivoted factor exact
+  // to 1e-13 makes FITC on its pivots K itself, so the search on it (EP
+  // and the amplitude's information in O(n m^2)) must find the dense one
+  namespace nd = gpsvm::mfsvr_noise_detail;
+  const Data d = replicated(12, 5, 44);
+  const Index n = d.x.rows();
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
+  const gpsvm::MfsvrControl dense = dense_ep_control(1e-10, 2000);
+  MatrixXd G;
+  std::vector<Index> pivots;
+  CHECK(gpsvm::pivoted_cholesky(gpsvm::KernelEvaluator(kernel, d.x), 1e-13, n, G, pivots));
+  CHECK(G.cols() == 12);
+  gpsvm::MfsvrControl low = dense;
+  low.inducing.resize(G.cols(), 1);
+  for (Index k = 0; k < G.cols(); ++k) low.inducing.row(k) = d.x.row(pivots[static_cast<std::size_t>(k)]);
+  low.inducing_factor.emplace(gpsvm::PivotedFactor{G, pivots});
+  MatrixXd z(4, 1);
+  z << 0.5, 4.0, 7.5, 11.0;
+  const NoisePrior np = noise_prior(d.x, z);
+  gpsvm::VaryingNoiseControl nctl = noise_control(1e-6);
+  nctl.max_iter = 200;
+  nctl.amplitude = true;
+  const VectorXd ys = d.y / std::sqrt(d.y.squaredNorm() / static_cast<double>(n));
+  const double C = 3.0, eps = 0.05;
+  const gpsvm::MfsvrNoiseResult a =
+      gpsvm::mfsvr_varying_noise_fit(d.x, ys, kernel, C, eps, dense, np.basis, np.prec, nctl, kNoInterrupt);
+  const gpsvm::MfsvrNoiseResult b =
+      gpsvm::mfsvr_varying_noise_fit(d.x, ys, kernel, C, eps, low, np.basis, np.prec, nctl, kNoInterrupt);
+  CHECK(a.status.converged && b.status.converged);
+  CHECK(a.fit.ep.low_rank_mean.size() == 0 && b.fit.ep.low_rank_mean.size() == 12);
+  CHECK(std::fabs(a.log_amplitude) > 0.05);
+  // The factor changes K by at most 1e-13 of its diagonal, below EP's tol
+  // (1e-10), so each EP fit of one search is the other's to about that tol
+  // in its sites (the evidence, stationary in them, closer still), both
+  // searches take the same Newton steps (their accept tests have a margin
+  // of 1e-10 in the objective), and the mode moves with the fits' error
+  // through Newton's system: a hundred times EP's tol bounds it.
+  const double tol = 100.0 * dense.ep.tol;
+  CHECK(a.status.iterations == b.status.iterations);
+  CHECK_NEAR(b.log_marginal, a.log_marginal, tol * (1.0 + std::fabs(a.log_marginal)));
+  CHECK_NEAR(b.constant_log_evidence, a.constant_log_evidence,
+             tol * (1.0 + std::fabs(a.constant_log_evidence)));
+  CHECK_NEAR(b.log_amplitude, a.log_amplitude, tol);
+  CHECK_NEAR((b.theta - a.theta).cwiseAbs().maxCoeff(), 0.0, tol * (1.0 + a.theta.cwiseAbs().maxCoeff()));
+  CHECK_NEAR(b.level, a.level, tol);
+  // a step's fit on the factor starts from the last fit's sites, and
+  // from the mode's own it stays there
+  gpsvm::MfsvrControl warm = low;
+  warm.gradient = true;
+  const nd::AmplitudePoint again = nd::fit_at(d.x, ys, kernel, C, eps, warm, b.log_amplitude,
+                                              b.log_noise_scale, &b.fit, b.log_amplitude, kNoInterrupt);
+  CHECK(again.fit.ep.warm_start);
+  CHECK(again.fit.ep.status.iterations <= 2);
+  CHECK_NEAR(again.log_evidence, b.log_evidence, 1e-8);
+  // and the information at the low-rank fit equals the dense formula at its sites
+  const double rho = b.log_amplitude;
+  const VectorXd t = ys * std::exp(-rho);
+  const VectorXd scaled = (b.log_noise_scale.array() - rho).matrix();
+  const nd::InducingPriorRows prior(kernel, d.x, low, kNoInterrupt);
+  double low_info = 0.0;
+  nd::amplitude_gradient(b.fit, d.x, t, kernel, C, eps, scaled, &low_info, kNoInterrupt, &prior);
+  CHECK_REL(low_info, dense_information(gpsvm::kernel_matrix(kernel, d.x, d.x), b.fit.ep.site_precision), 1e-8);
+  CHECK_THROWS(nd::amplitude_gradient(b.fit, d.x, t, kernel, C, eps, scaled, &low_info, kNoInterrupt),
+               std::logic_error);
 }
 
 }  // namespace gpsvm_tests_rvm_noise

@@ -174,7 +174,7 @@ test_that("noise = \"auto\" keeps the constant fit on constant noise (mfsvr() an
 # The search's factors at every noise width with the screen off, for the
 # fit `fit` (scaled data) as .tube_noise() would search them.
 mf_searched_log_bf <- function(fit, screen) {
-  ctl <- unclass(gpsvm:::.resolve_control(fit$control, length(fit$y)))
+  ctl <- gpsvm:::.tube_noise_control(fit$x, fit$kernel, fit$control)
   y <- mf_noise_pieces(fit)$y
   cores <- NULL
   gpsvm:::.fit_noise_widths(fit$x, function(bases) {
@@ -283,6 +283,34 @@ test_that("a varying noise's mean width is the varying evidence's rung of the la
   bad <- fit
   bad$noise_model$mean_width[["factor"]] <- -1
   expect_error(predict(bad, new), "noise_model")
+})
+
+test_that("on replicated inputs the noise search runs on the low-rank prior, as the dense one", {
+  # 15 inputs taken 8 (small: 5) times: K has rank 15 and the constant fit's
+  # prior is FITC on the pivots of a factor exact to rank_tol; the noise
+  # search runs on it too, and must find what it finds on the dense matrix
+  set.seed(21)
+  x <- rep(seq(0, 10, length.out = 15), each = test_size(8, 5))
+  y <- 2 * sin(x) + rnorm(length(x), sd = 0.1 + 0.09 * x)
+  low <- mfsvr(x, y, noise = "auto", calibration_folds = 0)
+  dense <- mfsvr(x, y, noise = "auto", calibration_folds = 0, control = mfsvr_control(rank_tol = 0))
+  expect_true(isTRUE(attr(low$inducing, "low_rank")))
+  expect_null(dense$inducing)
+  expect_identical(low$noise_model$type, "varying")
+  expect_identical(low$noise_model$type, dense$noise_model$type)
+  expect_identical(low$noise_model$mean_width, dense$noise_model$mean_width)
+  # The factor moves K by 1e-13 of its diagonal, below EP's tol (1e-9), so
+  # the two fits' EP fixed points, and every step of the searches (for C,
+  # the noise function, the amplitude and the width), agree to about that
+  # tol, and so do the noise function and the predictions.  The Laplace
+  # term of the varying evidence, log|P + F| with P = K_zz / tau2 nearly
+  # singular for the wider noise bases, moves by some 1e-6 nats under any
+  # rounding-level change of the sites (on the dense prior alone too).
+  expect_lt(max(abs(unlist(low$noise_model$log_evidence) -
+                      unlist(dense$noise_model$log_evidence))), 1e-4)
+  new <- seq(0, 10, length.out = 9)
+  expect_equal(predict(low, new, interval = "prediction"),
+               predict(dense, new, interval = "prediction"), tolerance = 1e-6)
 })
 
 test_that("bad noise arguments and hand-edited noise models are errors", {

@@ -114,8 +114,8 @@ struct MfsvrControl {
   // Noise that varies with the inputs (mfsvr_noise.hpp): the log of each
   // row's noise scale, l_i, the site of row i the likelihood with
   // C exp(-l_i) and epsilon exp(l_i) (the noise of the given C and epsilon
-  // stretched by exp(l_i)); empty for constant noise.  EP only, without
-  // inducing inputs or a search for C.
+  // stretched by exp(l_i)); empty for constant noise.  EP only, without a
+  // search for C; on the dense prior or with inducing inputs.
   Eigen::VectorXd log_noise_scale;
 };
 

@@ -41,10 +41,14 @@
 // Sigma = e^(2 rho) (K + S^-1), dSigma / d rho = 2 e^(2 rho) K:
 //   F = 2 tr((R K)^2),  R = (K + S^-1)^-1,
 // and neglects the coupling of rho with (a, theta) (the steps are halved
-// until the objective rises, and repeated).  rho is profiled in the Laplace
-// evidence, as a is; the constant model it is weighed against then has its
-// amplitude and level profiled too (theta = 0), so that the comparison is
-// of the noise alone.
+// until the objective rises, and repeated).  On the dense prior F costs
+// O(n^3); on a FITC or low-rank prior K = G G' + diag(lambda) (the
+// control's inducing inputs, e.g. the pivots of a factor exact to the R
+// layer's rank_tol) it is formed from the m x m side in O(n m^2)
+// (low_rank_information()), as every EP fit of the search is.  rho is
+// profiled in the Laplace evidence, as a is; the constant model it is
+// weighed against then has its amplitude and level profiled too
+// (theta = 0), so that the comparison is of the noise alone.
 // Pure C++17 + Eigen: no R headers.
 #ifndef GPSVM_MFSVR_NOISE_HPP
 #define GPSVM_MFSVR_NOISE_HPP
@@ -55,6 +59,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -103,14 +108,100 @@ inline void newton_system(const MfsvrFit& fit, const Eigen::MatrixXd& basis,
   *information = j.transpose() * w.asDiagonal() * j;
 }
 
+// The Fisher information 2 tr((R K)^2), R = (K + S^-1)^-1, of EP's sites
+// (precisions tau >= 0) on the prior K = G G' + diag(lambda), G n x m read
+// through `rows`, from L_A, the factor of A = I + G' W G the fit left
+// (W = tau / (1 + lambda tau)).  Woodbury gives R = W - W G P G' W with
+// P = A^-1, so (with G' W G = A - I) G' R G = I - P and R G = W G P, and
+//   tr((R K)^2) = |I - P|_F^2 + 2 sum_i lambda_i W_i^2 |P g_i|^2
+//               + sum_{i,j} lambda_i lambda_j R_ij^2,
+// the last sum_i lambda_i^2 W_i^2 (1 - 2 W_i q_i) + tr(P E P E) with
+// q_i = g_i' P g_i and E = G' diag(lambda W^2) G.  A site at tau_i = 0 has
+// W_i = 0: R's row and column i vanish and so does its part of every term.
+// Each per-row term is at most of order one (lambda_i W_i < 1,
+// W_i |P g_i|^2 <= W_i q_i < 1), so nothing large cancels.  One pass over
+// G's rows, O(n m^2); memory O(m^2 + block m) beyond them.
+inline double low_rank_information(const RowSource& rows, const Eigen::VectorXd& lambda,
+                                   const Eigen::VectorXd& tau, const Eigen::MatrixXd& chol_a,
+                                   const std::function<void()>& interrupt) {
+  const Eigen::Index n = rows.rows(), m = rows.cols();
+  if (lambda.size() != n || tau.size() != n || chol_a.rows() != m || chol_a.cols() != m)
+    throw std::invalid_argument("the low-rank prior, the sites and L_A differ in size");
+  const auto LA = chol_a.triangularView<Eigen::Lower>();
+  Eigen::MatrixXd P = Eigen::MatrixXd::Identity(m, m);
+  LA.solveInPlace(P);
+  P = (P.transpose() * P).eval();
+  const Eigen::VectorXd W = tau.cwiseQuotient((1.0 + lambda.array() * tau.array()).matrix());
+  const Eigen::VectorXd a = lambda.cwiseProduct(W.cwiseAbs2());  // lambda W^2
+  Eigen::MatrixXd E = Eigen::MatrixXd::Zero(m, m);
+  double per_row = 0.0;
+  InterruptPoll poll(interrupt);
+  const Eigen::Index block = 1024;
+  Eigen::MatrixXd scratch;
+  // (one thread: the blocks add to the same sums, in row order)
+  blocks_in_rounds(n, block, 1, poll, [&](Eigen::Index s, Eigen::Index len, int) {
+    const FactorBlock Gb = rows.block(s, len, scratch);
+    const Eigen::MatrixXd V = Gb * P;  // rows (P g_i)'
+    const Eigen::ArrayXd q = Gb.cwiseProduct(V).rowwise().sum().array();
+    const Eigen::ArrayXd pg2 = V.rowwise().squaredNorm().array();
+    const Eigen::ArrayXd lw = lambda.segment(s, len).array() * W.segment(s, len).array();
+    const Eigen::ArrayXd w = W.segment(s, len).array();
+    per_row += (2.0 * a.segment(s, len).array() * pg2 + lw.square() * (1.0 - 2.0 * w * q)).sum();
+    add_weighted_gram(E, Gb, a.segment(s, len));
+  });
+  // tr(P E P E) = |L_A^-1 E L_A^-T|_F^2
+  Eigen::MatrixXd M = E.selfadjointView<Eigen::Lower>();
+  LA.solveInPlace(M);
+  M.transposeInPlace();
+  LA.solveInPlace(M);
+  const double i_minus_p = (Eigen::MatrixXd::Identity(m, m) - P).squaredNorm();
+  return 2.0 * (i_minus_p + per_row + M.squaredNorm());
+}
+
+// The inducing-point prior the search's fits run on when the control has
+// inducing inputs (and perhaps their factor), made once for the amplitude's
+// information: the fits change the sites, never the prior.  Not movable
+// (the rows refer to the basis and the inputs); held by a shared pointer.
+struct InducingPriorRows {
+  HeldRows source;
+  InducingBasis basis;
+  InducingRows rows;
+  InducingPriorRows(const Kernel& kernel, const ConstMatrixRef& x, const MfsvrControl& control,
+                    const std::function<void()>& interrupt)
+      : source(x),
+        basis(inducing_basis(kernel, source, control.inducing, 0.0, interrupt,
+                             control.inducing_held_rows,
+                             control.inducing_factor ? &*control.inducing_factor : nullptr)),
+        rows(kernel, source, basis) {}
+  InducingPriorRows(const InducingPriorRows&) = delete;
+  InducingPriorRows& operator=(const InducingPriorRows&) = delete;
+};
+
+// 2 tr((R K)^2) at a fit: densely, O(n^3), or on the inducing-point prior
+// `low_rank` the fit ran on (which an inducing-point fit needs: its EP
+// result keeps L_A and the sites, not G and lambda).
+inline double amplitude_information(const MfsvrFit& fit, const ConstMatrixRef& x,
+                                    const Kernel& kernel, const InducingPriorRows* low_rank,
+                                    const std::function<void()>& interrupt) {
+  if (fit.ep.low_rank_mean.size() > 0) {
+    if (!low_rank) throw std::logic_error("an inducing-point fit needs its prior's rows");
+    return low_rank_information(low_rank->rows, low_rank->basis.lambda, fit.ep.site_precision,
+                                fit.ep.chol, interrupt);
+  }
+  const Eigen::MatrixXd rk = ep_site_inverse(fit.ep, interrupt) * KernelEvaluator(kernel, x).gram();
+  return 2.0 * rk.cwiseProduct(rk.transpose()).sum();
+}
+
 // dL / d rho at a fit on the targets t = y e^-rho with noise scales
 // `scaled` = l - rho (the fit's row_gradient at them), and, when
 // `information` is given, the Fisher information 2 tr((R K)^2) (see the top
-// of the file; O(n^3), on the dense prior the noise fit runs on).
+// of the file), on the dense prior or, for an inducing-point fit, on
+// `low_rank`.
 inline double amplitude_gradient(const MfsvrFit& fit, const ConstMatrixRef& x,
                                  const Eigen::VectorXd& t, const Kernel& kernel, double C,
                                  double epsilon, const Eigen::VectorXd& scaled,
-                                 double* information, const std::function<void()>& interrupt) {
+                                 double* information, const std::function<void()>& interrupt,
+                                 const InducingPriorRows* low_rank = nullptr) {
   using R = mfsvr_detail::RowEpsilonInsensitive;
   const Eigen::Index n = t.size();
   double g = -static_cast<double>(n);
@@ -119,10 +210,7 @@ inline double amplitude_gradient(const MfsvrFit& fit, const ConstMatrixRef& x,
         R::site(C, epsilon, scaled[i]).moments(t[i], fit.ep.cavity_mean[i], fit.ep.cavity_var[i]);
     g += t[i] * mo.dlog_z - fit.row_gradient[i];
   }
-  if (information) {
-    const Eigen::MatrixXd rk = ep_site_inverse(fit.ep, interrupt) * KernelEvaluator(kernel, x).gram();
-    *information = 2.0 * rk.cwiseProduct(rk.transpose()).sum();
-  }
+  if (information) *information = amplitude_information(fit, x, kernel, low_rank, interrupt);
   return g;
 }
 
@@ -165,6 +253,8 @@ struct NoiseSearch {
   MfsvrControl trial_control;
   VaryingNoiseControl nctl;
   const std::function<void()>& interrupt;
+  // with inducing inputs in the control: the prior the fits run on
+  std::shared_ptr<const InducingPriorRows> low_rank;
   // the search's state: at the constant point before any basis's search
   AmplitudePoint at;
   double objective = 0.0;
@@ -198,7 +288,8 @@ inline void newton(NoiseSearch& s, const Eigen::MatrixXd& basis, const Eigen::Ma
       double information = 0.0;
       const double g = amplitude_gradient(
           s.at.fit, s.x, s.y * std::exp(-out.log_amplitude), s.kernel, s.C, s.epsilon,
-          (out.log_noise_scale.array() - out.log_amplitude).matrix(), &information, s.interrupt);
+          (out.log_noise_scale.array() - out.log_amplitude).matrix(), &information, s.interrupt,
+          s.low_rank.get());
       rho_step = g / (information + 1e-10 * (1.0 + information));
     }
     if (!step.allFinite() || !std::isfinite(rho_step)) break;
@@ -254,7 +345,8 @@ inline MfsvrNoiseResult at_constant(const NoiseSearch& s, Eigen::Index m) {
 // (rvm_noise_detail::first_step_log_bf()) is below nctl.screen_log_bf for
 // every basis, no search is made: each result is the constant model's, with
 // that prediction as its factor.  `control` as for mfsvr_fit() (EP, no
-// inducing inputs, no search for C).
+// search for C; with inducing inputs, and perhaps their pivoted factor,
+// every fit runs on that prior, in O(n m^2) a fit).
 inline std::vector<MfsvrNoiseResult> mfsvr_varying_noise_fits(
     const ConstMatrixRef& x, const ConstVectorRef& y_in, const Kernel& kernel, double C,
     double epsilon, MfsvrControl control, const std::vector<NoiseBasis>& bases,
@@ -266,7 +358,9 @@ inline std::vector<MfsvrNoiseResult> mfsvr_varying_noise_fits(
   if (y_in.size() != n) throw std::invalid_argument("'x' and 'y' differ in length");
   control.gradient = true;
   control.choose_C = false;
-  nd::NoiseSearch s{x, y_in, kernel, C, epsilon, control, nctl, interrupt, {}};
+  nd::NoiseSearch s{x, y_in, kernel, C, epsilon, control, nctl, interrupt, nullptr, {}};
+  if (nctl.amplitude && control.inducing.size() > 0)
+    s.low_rank = std::make_shared<const nd::InducingPriorRows>(kernel, x, control, interrupt);
   s.at = nd::fit_at(x, s.y, kernel, C, epsilon, control, 0.0, Eigen::VectorXd::Zero(n), nullptr,
                     0.0, interrupt);
   s.objective = s.constant_log_evidence = s.at.log_evidence;
