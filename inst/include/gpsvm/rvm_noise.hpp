@@ -195,10 +195,11 @@ bool halved_step(const TryStep& try_step, int it, SolverStatus& status) {
 }
 
 // The search for theta on one basis from the constant fit `constant` (the
-// design h, targets y); fills `out` (theta, eta, fit, status, log_marginal).
+// design h, targets y), whose score at theta = 0 the screen has already
+// computed (`first`); fills `out` (theta, eta, fit, status, log_marginal).
 inline void search_noise(const MatrixXd& h, const VectorXd& y, const NoiseBasis& b,
                          const RvmControl& ctl, const VaryingNoiseControl& nctl,
-                         const RvmResult& constant, VaryingNoiseResult& out,
+                         const RvmResult& constant, Score first, VaryingNoiseResult& out,
                          const std::function<void()>& interrupt) {
   const MatrixXd& basis = b.basis;
   const MatrixXd& prec = b.precision;
@@ -207,7 +208,7 @@ inline void search_noise(const MatrixXd& h, const VectorXd& y, const NoiseBasis&
   double objective = fit.log_lik;
   out.status.tol = nctl.tol;
   for (int it = 1; it <= nctl.max_iter; ++it) {
-    const Score sc = score_at(h, y, basis, out.eta, fit, interrupt);
+    const Score sc = it == 1 ? std::move(first) : score_at(h, y, basis, out.eta, fit, interrupt);
     VectorXd grad = sc.gradient;
     grad.tail(m) -= prec * out.theta;
     MatrixXd a = sc.information;
@@ -265,13 +266,15 @@ inline std::vector<VaryingNoiseResult> rvm_varying_noise_fits(
   const VectorXd y = y_in;
   const RvmResult constant = nd::fit_at(h, y, VectorXd::Zero(n), ctl, interrupt);
   std::vector<VaryingNoiseResult> out(bases.size());
+  std::vector<nd::Score> first(bases.size());
   bool screened = true;
   for (size_t i = 0; i < bases.size(); ++i) {
     VaryingNoiseResult& r = out[i];
     r.theta = VectorXd::Zero(bases[i].basis.cols());
     r.eta = VectorXd::Zero(n);
-    const nd::Score sc = nd::score_at(h, y, bases[i].basis, r.eta, constant, interrupt);
-    r.first_step_log_bf = nd::first_step_log_bf(sc.gradient, sc.information, bases[i].precision);
+    first[i] = nd::score_at(h, y, bases[i].basis, r.eta, constant, interrupt);
+    r.first_step_log_bf =
+        nd::first_step_log_bf(first[i].gradient, first[i].information, bases[i].precision);
     screened = screened && r.first_step_log_bf < nctl.screen_log_bf;
   }
   for (size_t i = 0; i < bases.size(); ++i) {
@@ -285,7 +288,7 @@ inline std::vector<VaryingNoiseResult> rvm_varying_noise_fits(
       r.log_marginal = constant.log_lik + r.first_step_log_bf;
       r.fit = constant;
     } else {
-      nd::search_noise(h, y, bases[i], ctl, nctl, constant, r, interrupt);
+      nd::search_noise(h, y, bases[i], ctl, nctl, constant, std::move(first[i]), r, interrupt);
     }
     rvm_fast_detail::relabel(r.fit, h.cols(), centres);
     rvm_fast_detail::relabel(r.constant, h.cols(), centres);
