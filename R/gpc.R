@@ -547,7 +547,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   model <- list(kernel = kernel, noise = noise, kappa = kappa, inducing = inducing)
   if (!is.null(inducing)) model$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (method == "naive") {
-    res <- cpp_gpc_naive_fit(model, x, y, unclass(control), start)
+    res <- cpp_alpha_fit("naive", model, x, y, unclass(control), start)
     alpha <- res$alpha
     extra <- list()
   } else {
@@ -838,14 +838,14 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
 # cavity mean is its posterior mean of the activation without the case.
 # Exact refits start from the full fit's alpha, or its EP sites.
 .loo_approx.gpsvm_gpc_naive <- function(model) {
-  cpp_gpc_naive_loo_approx(.gpc_model(model), model$x, model$y, unclass(model$control),
-                           model$alpha)
+  cpp_alpha_loo_approx("naive", .gpc_model(model), model$x, model$y, unclass(model$control),
+                       model$alpha)
 }
 .loo_approx.gpsvm_gpc_tap <- function(model) model$y * model$cavity_mean
 .loo_approx_label.gpsvm_gpc_tap <- function(model) "TAP cavity means"
 .loo_refits.gpsvm_gpc_naive <- function(model, which) {
-  cpp_gpc_naive_loo_refits(.gpc_model(model), model$x, model$y, unclass(model$control),
-                           model$alpha, which)
+  cpp_alpha_loo_refits("naive", .gpc_model(model), model$x, model$y, unclass(model$control),
+                       model$alpha, which)
 }
 .loo_refits.gpsvm_gpc_tap <- function(model, which) {
   cpp_gpc_tap_loo_refits(.gpc_model(model), model$x, model$y, unclass(model$control),

@@ -205,7 +205,8 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 
 # The solver on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
-  res <- cpp_svc_fit(list(kernel = kernel, noise = noise, C = C), x, y, unclass(control), start)
+  res <- cpp_alpha_fit("svc", list(kernel = kernel, noise = noise, C = C), x, y, unclass(control),
+                       start)
   alpha <- stats::setNames(res$alpha, rownames(x))
   # the field K (y alpha) includes the noise on the diagonal; the decision
   # function at x_i uses the noise-free kernel
@@ -265,11 +266,12 @@ logLik.gpsvm_svc <- function(object, ...) {
 # Leave-one-out (loo.R): eqs. (17.26)-(17.31), and refits warm-started from
 # the full fit's alpha without the case left out.
 .loo_approx.gpsvm_svc <- function(model) {
-  cpp_svc_loo_approx(.svc_model(model), model$x, model$y, unclass(model$control), model$alpha)
+  cpp_alpha_loo_approx("svc", .svc_model(model), model$x, model$y, unclass(model$control),
+                       model$alpha)
 }
 .loo_refits.gpsvm_svc <- function(model, which) {
-  cpp_svc_loo_refits(.svc_model(model), model$x, model$y, unclass(model$control), model$alpha,
-                     which)
+  cpp_alpha_loo_refits("svc", .svc_model(model), model$x, model$y, unclass(model$control),
+                       model$alpha, which)
 }
 
 #' Predict with a support vector classifier

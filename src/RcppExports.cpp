@@ -11,89 +11,49 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// cpp_svc_fit
-Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha);
-RcppExport SEXP _gpsvm_cpp_svc_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
+// cpp_alpha_fit
+Rcpp::List cpp_alpha_fit(SEXP method, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha);
+RcppExport SEXP _gpsvm_cpp_alpha_fit(SEXP methodSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type method(methodSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< SEXP >::type alpha(alphaSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svc_fit(model, x, y, control, alpha));
+    rcpp_result_gen = Rcpp::wrap(cpp_alpha_fit(method, model, x, y, control, alpha));
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_svc_loo_approx
-Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha);
-RcppExport SEXP _gpsvm_cpp_svc_loo_approx(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
+// cpp_alpha_loo_approx
+Eigen::VectorXd cpp_alpha_loo_approx(SEXP method, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha);
+RcppExport SEXP _gpsvm_cpp_alpha_loo_approx(SEXP methodSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type method(methodSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svc_loo_approx(model, x, y, control, alpha));
+    rcpp_result_gen = Rcpp::wrap(cpp_alpha_loo_approx(method, model, x, y, control, alpha));
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_svc_loo_refits
-Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which);
-RcppExport SEXP _gpsvm_cpp_svc_loo_refits(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP, SEXP whichSEXP) {
+// cpp_alpha_loo_refits
+Rcpp::List cpp_alpha_loo_refits(SEXP method, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which);
+RcppExport SEXP _gpsvm_cpp_alpha_loo_refits(SEXP methodSEXP, SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP, SEXP whichSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type method(methodSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_svc_loo_refits(model, x, y, control, alpha, which));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_naive_fit
-Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha);
-RcppExport SEXP _gpsvm_cpp_gpc_naive_fit(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type alpha(alphaSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_fit(model, x, y, control, alpha));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_naive_loo_approx
-Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha);
-RcppExport SEXP _gpsvm_cpp_gpc_naive_loo_approx(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_loo_approx(model, x, y, control, alpha));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gpc_naive_loo_refits
-Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which);
-RcppExport SEXP _gpsvm_cpp_gpc_naive_loo_refits(SEXP modelSEXP, SEXP xSEXP, SEXP ySEXP, SEXP controlSEXP, SEXP alphaSEXP, SEXP whichSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type which(whichSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gpc_naive_loo_refits(model, x, y, control, alpha, which));
+    rcpp_result_gen = Rcpp::wrap(cpp_alpha_loo_refits(method, model, x, y, control, alpha, which));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -616,12 +576,9 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_gpsvm_cpp_svc_fit", (DL_FUNC) &_gpsvm_cpp_svc_fit, 5},
-    {"_gpsvm_cpp_svc_loo_approx", (DL_FUNC) &_gpsvm_cpp_svc_loo_approx, 5},
-    {"_gpsvm_cpp_svc_loo_refits", (DL_FUNC) &_gpsvm_cpp_svc_loo_refits, 6},
-    {"_gpsvm_cpp_gpc_naive_fit", (DL_FUNC) &_gpsvm_cpp_gpc_naive_fit, 5},
-    {"_gpsvm_cpp_gpc_naive_loo_approx", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_approx, 5},
-    {"_gpsvm_cpp_gpc_naive_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_naive_loo_refits, 6},
+    {"_gpsvm_cpp_alpha_fit", (DL_FUNC) &_gpsvm_cpp_alpha_fit, 6},
+    {"_gpsvm_cpp_alpha_loo_approx", (DL_FUNC) &_gpsvm_cpp_alpha_loo_approx, 6},
+    {"_gpsvm_cpp_alpha_loo_refits", (DL_FUNC) &_gpsvm_cpp_alpha_loo_refits, 7},
     {"_gpsvm_cpp_gpc_tap_fit", (DL_FUNC) &_gpsvm_cpp_gpc_tap_fit, 6},
     {"_gpsvm_cpp_gpc_tap_loo_refits", (DL_FUNC) &_gpsvm_cpp_gpc_tap_loo_refits, 6},
     {"_gpsvm_cpp_ep_predict", (DL_FUNC) &_gpsvm_cpp_ep_predict, 5},

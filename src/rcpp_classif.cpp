@@ -1,8 +1,8 @@
-// Glue for the classifiers of Opper and Winther (2000), one set of entries
-// per method: svc() (SMO on the adatron's dual, or the kernel adatron
-// itself), gpc(method = "naive") (quasi-Newton steps on the mean-field
-// equations, or Algorithm 17.1) and gpc(method = "tap") (the EP engine),
-// each with its fit and its leave-one-out estimators.  The fast solvers
+// Glue for the classifiers of Opper and Winther (2000): svc() (SMO on the
+// adatron's dual, or the kernel adatron itself), gpc(method = "naive")
+// (quasi-Newton steps on the mean-field equations, or Algorithm 17.1) and
+// gpc(method = "tap") (the EP engine), each with its fit and its
+// leave-one-out estimators (the first two share theirs, by method name).  The fast solvers
 // (SMO, Newton) work from the inputs and a column cache; the paper's
 // iterations and TAP from the noisy Gram matrix.  Converts, calls the core
 // in inst/include/gpsvm/, wraps.  No algorithm here.
@@ -71,26 +71,30 @@ gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   return c;
 }
 
-gpsvm::SvcControl smo_control(const Prior& p, double C, const Rcpp::List& control) {
-  gpsvm::SvcControl c;
-  c.C = C;
+// The settings the two fast solvers (SMO, Newton) share: the prior's noise
+// on the diagonal, tol, max_iter and the kernel-column cache.
+template <class Control>
+Control cached_solver_control(const Prior& p, const Rcpp::List& control) {
+  Control c;
   c.noise = p.noise;
   c.tol = tol_from_r(control);
-  // (svc_control() allows R's integers; the core's counter is wider)
+  // (the controls allow R's integers; SMO's counter is wider)
   c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
   c.cache_mb = cache_from_r(control);
+  return c;
+}
+
+gpsvm::SvcControl smo_control(const Prior& p, double C, const Rcpp::List& control) {
+  auto c = cached_solver_control<gpsvm::SvcControl>(p, control);
+  c.C = C;
   c.shrinking = true;
   return c;
 }
 
 gpsvm::NaiveMfCoordinateControl newton_control(const Prior& p, double kappa,
                                                const Rcpp::List& control) {
-  gpsvm::NaiveMfCoordinateControl c;
+  auto c = cached_solver_control<gpsvm::NaiveMfCoordinateControl>(p, control);
   c.kappa = kappa;
-  c.noise = p.noise;
-  c.tol = tol_from_r(control);
-  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
-  c.cache_mb = cache_from_r(control);
   return c;
 }
 
@@ -261,64 +265,42 @@ Rcpp::List alpha_loo_refits(const Rcpp::List& model, const Eigen::Map<Eigen::Mat
                                        interrupt));
 }
 
+// Whether `method` is "svc" (svc()) rather than "naive" (gpc(method = "naive")).
+bool is_svc(SEXP method) { return gpsvm_glue::choice(method, "method", {"svc", "naive"}) == 0; }
+
 }  // namespace
 
-// ---- svc() -----------------------------------------------------------------
-// `model` is a list with kernel, noise and C; `control` svc_control()'s
-// list with max_iter resolved.
+// ---- svc() and gpc(method = "naive"): their entries ------------------------
+// `method` is "svc" (`model` a list with kernel, noise and C; `control`
+// svc_control()'s list with max_iter resolved) or "naive" (`model` a list
+// with kernel, noise and kappa; `control` gpc_control()'s list with tol and
+// max_iter resolved).
 
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_svc_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                       Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
-  return alpha_fit<Svc>(model, x, y, control, alpha);
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
-// [[Rcpp::export(rng = false)]]
-Eigen::VectorXd cpp_svc_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                                   Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                   Eigen::Map<Eigen::VectorXd> alpha) try {
-  return alpha_loo_approx<Svc>(model, x, y, control, alpha);
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_svc_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                              Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                              Eigen::Map<Eigen::VectorXd> alpha, Rcpp::IntegerVector which) try {
-  return alpha_loo_refits<Svc>(model, x, y, control, alpha, which);
-} catch (const std::bad_alloc&) {
-  gpsvm_glue::stop_out_of_memory();
-}
-
-// ---- gpc(method = "naive") -------------------------------------------------
-// `model` is a list with kernel, noise and kappa; `control` gpc_control()'s
-// list with tol and max_iter resolved.
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_gpc_naive_fit(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                             Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
+Rcpp::List cpp_alpha_fit(SEXP method, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                         Eigen::Map<Eigen::VectorXd> y, Rcpp::List control, SEXP alpha) try {
+  if (is_svc(method)) return alpha_fit<Svc>(model, x, y, control, alpha);
   return alpha_fit<NaiveGpc>(model, x, y, control, alpha);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
 
 // [[Rcpp::export(rng = false)]]
-Eigen::VectorXd cpp_gpc_naive_loo_approx(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                                         Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                         Eigen::Map<Eigen::VectorXd> alpha) try {
+Eigen::VectorXd cpp_alpha_loo_approx(SEXP method, Rcpp::List model,
+                                     Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> y,
+                                     Rcpp::List control, Eigen::Map<Eigen::VectorXd> alpha) try {
+  if (is_svc(method)) return alpha_loo_approx<Svc>(model, x, y, control, alpha);
   return alpha_loo_approx<NaiveGpc>(model, x, y, control, alpha);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();
 }
 
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_gpc_naive_loo_refits(Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
-                                    Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
-                                    Eigen::Map<Eigen::VectorXd> alpha,
-                                    Rcpp::IntegerVector which) try {
+Rcpp::List cpp_alpha_loo_refits(SEXP method, Rcpp::List model, Eigen::Map<Eigen::MatrixXd> x,
+                                Eigen::Map<Eigen::VectorXd> y, Rcpp::List control,
+                                Eigen::Map<Eigen::VectorXd> alpha,
+                                Rcpp::IntegerVector which) try {
+  if (is_svc(method)) return alpha_loo_refits<Svc>(model, x, y, control, alpha, which);
   return alpha_loo_refits<NaiveGpc>(model, x, y, control, alpha, which);
 } catch (const std::bad_alloc&) {
   gpsvm_glue::stop_out_of_memory();

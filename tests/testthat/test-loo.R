@@ -67,14 +67,14 @@ test_that("eqs. (17.41)-(17.42) with points whose response underflows, and indef
     ref <- y * f
     ref[act] <- ref[act] -
       (1 / diag(solve(diag(omega[act]) + K[act, act])) - omega[act]) * a[act]
-    got <- gpsvm:::cpp_gpc_naive_loo_approx(list(kernel = rbf_kernel(1), noise = 0.5,
-                                                 kappa = kappa),
-                                            x, y, list(algorithm = "paper"), a)
+    got <- gpsvm:::cpp_alpha_loo_approx("naive", list(kernel = rbf_kernel(1), noise = 0.5,
+                                                      kappa = kappa),
+                                        x, y, list(algorithm = "paper"), a)
     expect_equal(got, ref, tolerance = 1e-10)
     # the same without the Gram matrix (the coordinate solver's path)
-    got <- gpsvm:::cpp_gpc_naive_loo_approx(list(kernel = rbf_kernel(1), noise = 0.5,
-                                                 kappa = kappa),
-                                            x, y, list(algorithm = "newton"), a)
+    got <- gpsvm:::cpp_alpha_loo_approx("naive", list(kernel = rbf_kernel(1), noise = 0.5,
+                                                      kappa = kappa),
+                                        x, y, list(algorithm = "newton"), a)
     expect_equal(got, ref, tolerance = 1e-10)
   }
 })

@@ -50,8 +50,7 @@ struct AdatronControl {
 
   void validate() const {
     if (!(C >= 0.0)) throw std::invalid_argument("'C' must be >= 0");
-    if (!(tol > 0.0) || !std::isfinite(tol))
-      throw std::invalid_argument("'tol' must be a positive finite number");
+    require_positive_finite(tol, "tol");
     if (max_iter < 1) throw std::invalid_argument("'max_iter' must be >= 1");
   }
 };

@@ -1,5 +1,5 @@
 // Pieces shared by the kernel classifiers of Opper and Winther (2000):
-// label checks, the covariance of the noisy process (eq. 17.16) and the
+// label and flip-probability checks, the covariance of the noisy process (eq. 17.16) and the
 // kernel matrix without one point.  Pure C++17 + Eigen.
 #ifndef GPSVM_CLASSIFIER_HPP
 #define GPSVM_CLASSIFIER_HPP
@@ -25,6 +25,11 @@ inline void check_labels(const ConstVectorRef& y, Index n) {
     if (y[i] != 1.0 && y[i] != -1.0)
       throw std::invalid_argument("labels must be -1 or +1");
   }
+}
+
+// The flip probability kappa of the likelihood (eq. 17.17), in [0, 1/2).
+inline void check_kappa(double kappa) {
+  if (!(kappa >= 0.0 && kappa < 0.5)) throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
 }
 
 // A square kernel matrix whose diagonal is positive: every classifier here

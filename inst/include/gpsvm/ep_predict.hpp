@@ -85,6 +85,44 @@ struct EpPrediction {
   Eigen::VectorXd variance;  // empty unless asked for
 };
 
+namespace detail {
+
+// The frame both predictions share.  The new points z go in blocks (of up
+// to `largest`, see prediction_block()) over the threads; per block the
+// cross-kernel kz = D^n k(z, .) against the fit's basis (ev's inputs) gives
+// the mean kz w and, when asked, the prior variances D^n D'^n k(z, z),
+// which variance(kz, prior) turns into the posterior's (kz, len x basis, is
+// the block's own to overwrite).  A variance that rounding takes below 0 is
+// 0; a NaN stays.
+template <class Variance>
+EpPrediction predict_in_blocks(const KernelEvaluator& ev, const ConstVectorRef& weights,
+                               const ConstMatrixRef& z, bool want_variance, int order,
+                               Index coord, double per_point, Index largest,
+                               const std::function<void()>& interrupt, Variance variance) {
+  const Index m = z.rows();
+  const Eigen::MatrixXd zt = z.transpose();  // each point's coordinates contiguous
+  EpPrediction out;
+  out.mean.resize(m);
+  if (want_variance) out.variance.resize(m);
+  const Index block = prediction_block(per_point, largest);
+  InterruptPoll poll(interrupt);
+  blocks_in_rounds(m, block, threads_for_work(static_cast<double>(m) * per_point), poll,
+                   [&](Index start, Index len, int) {
+    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);
+    out.mean.segment(start, len).noalias() = kz * weights;
+    if (!want_variance) return;
+    Eigen::VectorXd prior(len);
+    for (Index i = 0; i < len; ++i)
+      prior[i] = ev.kernel().mixed_derivative_diagonal(zt.col(start + i).data(), zt.rows(), order,
+                                                       coord);
+    const Eigen::VectorXd value = variance(kz, prior);
+    for (Index i = 0; i < len; ++i) out.variance[start + i] = value[i] < 0.0 ? 0.0 : value[i];
+  });
+  return out;
+}
+
+}  // namespace detail
+
 // Posterior mean and latent variance at new points z (rows):
 //   mean = k_z' w,  var = k(z, z) - k_z' (K + S^-1)^-1 k_z  (Gao et al. eq. 5.1),
 // with (K + S^-1)^-1 = S^1/2 B^-1 S^1/2 from the factor L of B.  With order n > 0 the same for
@@ -96,37 +134,21 @@ inline EpPrediction ep_predict(const EpFitView& fit, const ConstMatrixRef& z, bo
                                int order = 0, Index coord = 0,
                                const std::function<void()>& interrupt = nullptr) {
   fit.check();
-  const KernelEvaluator ev(fit.kernel, fit.x);
-  const Index m = z.rows();
-  const Eigen::MatrixXd zt = z.transpose();
-  EpPrediction out;
-  out.mean.resize(m);
-  if (want_variance) out.variance.resize(m);
   const Eigen::VectorXd sw = fit.site_precision.cwiseSqrt();
   const auto L = fit.chol.triangularView<Eigen::Lower>();
-  // blocks of new points keep the cross-kernel matrix small
   const double n = static_cast<double>(fit.x.rows());
   const double rank = static_cast<double>(fit.chol.rows());
   const double per_point = n * (static_cast<double>(fit.x.cols()) + (want_variance ? rank : 1.0));
-  const Index block = prediction_block(per_point, 512);
-  InterruptPoll poll(interrupt);
-  blocks_in_rounds(m, block, threads_for_work(static_cast<double>(m) * per_point), poll,
-                   [&](Index start, Index len, int) {
-    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x n
-    out.mean.segment(start, len).noalias() = kz * fit.weights;
-    if (!want_variance) return;
+  const auto variance = [&](const Eigen::MatrixXd& kz, const Eigen::VectorXd& prior) {
     // rows (L^-1 S^1/2 k)' = k' S^1/2 L^-T
     Eigen::MatrixXd v = kz * sw.asDiagonal();
     L.transpose().solveInPlace<Eigen::OnTheRight>(v);
     const Eigen::VectorXd reduction = v.rowwise().squaredNorm();
-    for (Index i = 0; i < len; ++i) {
-      const double* zi = zt.col(start + i).data();
-      const double value =
-          fit.kernel.mixed_derivative_diagonal(zi, zt.rows(), order, coord) - reduction[i];
-      out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
-    }
-  });
-  return out;
+    return Eigen::VectorXd(prior - reduction);
+  };
+  return detail::predict_in_blocks(KernelEvaluator(fit.kernel, fit.x), fit.weights, z,
+                                   want_variance, order, coord, per_point, 512, interrupt,
+                                   variance);
 }
 
 // What a prediction reads from an inducing-point (FITC) fit (fitc.hpp):
@@ -160,37 +182,20 @@ inline EpPrediction fitc_predict(const InducingFitView& fit, const ConstMatrixRe
                                  bool want_variance, int order = 0, Index coord = 0,
                                  const std::function<void()>& interrupt = nullptr) {
   fit.check();
-  const KernelEvaluator ev(fit.kernel, fit.inducing);
-  const Index n = z.rows();
-  const Eigen::MatrixXd zt = z.transpose();
-  EpPrediction out;
-  out.mean.resize(n);
-  if (want_variance) out.variance.resize(n);
   const auto Lm = fit.inducing_chol.triangularView<Eigen::Lower>();
   const auto LA = fit.chol.triangularView<Eigen::Lower>();
   const double m = static_cast<double>(fit.inducing.rows());
   const double per_point = m * (static_cast<double>(fit.inducing.cols()) + m);
-  const Index block = prediction_block(per_point, 1024);
-  InterruptPoll poll(interrupt);
-  blocks_in_rounds(n, block, threads_for_work(static_cast<double>(n) * per_point), poll,
-                   [&](Index start, Index len, int) {
-    Eigen::MatrixXd kz = ev.cross(z.middleRows(start, len), order, coord);  // len x m
-    out.mean.segment(start, len).noalias() = kz * fit.weights;
-    if (!want_variance) return;
+  const auto variance = [&](Eigen::MatrixXd& kz, const Eigen::VectorXd& prior) {
     Lm.transpose().solveInPlace<Eigen::OnTheRight>(kz);  // rows a'
     const Eigen::VectorXd prior_share = kz.rowwise().squaredNorm();
-    Eigen::VectorXd prior(len);
-    for (Index i = 0; i < len; ++i)
-      prior[i] = fit.kernel.mixed_derivative_diagonal(zt.col(start + i).data(), zt.rows(), order,
-                                                      coord);
     LA.transpose().solveInPlace<Eigen::OnTheRight>(kz);  // rows (L_A^-1 a)'
     const Eigen::VectorXd posterior_share = kz.rowwise().squaredNorm();
-    for (Index i = 0; i < len; ++i) {
-      const double value = prior[i] - prior_share[i] + posterior_share[i];
-      out.variance[start + i] = value < 0.0 ? 0.0 : value;  // rounding below 0; NaN stays
-    }
-  });
-  return out;
+    return Eigen::VectorXd(prior - prior_share + posterior_share);
+  };
+  return detail::predict_in_blocks(KernelEvaluator(fit.kernel, fit.inducing), fit.weights, z,
+                                   want_variance, order, coord, per_point, 1024, interrupt,
+                                   variance);
 }
 
 }  // namespace gpsvm

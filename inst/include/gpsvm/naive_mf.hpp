@@ -45,12 +45,9 @@ struct NaiveMfControl {
   int max_iter = -1;      // cap on parallel updates, >= 0
 
   void validate() const {
-    if (!(kappa >= 0.0 && kappa < 0.5))
-      throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
-    if (!(tol > 0.0) || !std::isfinite(tol))
-      throw std::invalid_argument("'tol' must be a positive finite number");
-    if (!(eta > 0.0) || !std::isfinite(eta))
-      throw std::invalid_argument("'eta' must be a positive finite number");
+    check_kappa(kappa);
+    require_positive_finite(tol, "tol");
+    require_positive_finite(eta, "eta");
     if (max_iter < 0) throw std::invalid_argument("'max_iter' must be >= 0");
   }
 };
@@ -166,14 +163,11 @@ struct NaiveMfCoordinateControl {
   double cache_mb = kUnset;  // memory for K whole, else for a kernel-column cache
 
   void validate() const {
-    if (!(kappa >= 0.0 && kappa < 0.5))
-      throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
-    if (!(noise >= 0.0) || !std::isfinite(noise))
-      throw std::invalid_argument("'noise' must be a finite number >= 0");
-    if (!(tol > 0.0) || !std::isfinite(tol))
-      throw std::invalid_argument("'tol' must be a positive finite number");
+    check_kappa(kappa);
+    require_finite_nonnegative(noise, "noise");
+    require_positive_finite(tol, "tol");
     if (max_iter < 0) throw std::invalid_argument("'max_iter' must be >= 0");
-    if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
+    require_positive(cache_mb, "cache_mb");
   }
 };
 

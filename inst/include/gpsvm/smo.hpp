@@ -87,14 +87,14 @@ struct SvrControl {
   Eigen::VectorXd log_noise_scale;
 
   void validate() const {
-    if (!(C > 0.0) || !std::isfinite(C)) throw std::invalid_argument("'C' must be a positive finite number");
+    require_positive_finite(C, "C");
     if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
       throw std::invalid_argument("'epsilon' must be a non-negative finite number");
     if (!log_noise_scale.allFinite())
       throw std::invalid_argument("'log_noise_scale' must be finite");
-    if (!(tol > 0.0)) throw std::invalid_argument("'tol' must be positive");
+    require_positive(tol, "tol");
     if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
-    if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
+    require_positive(cache_mb, "cache_mb");
   }
 };
 
@@ -760,12 +760,10 @@ struct SvcControl {
 
   void validate() const {
     if (!(C > 0.0)) throw std::invalid_argument("'C' must be positive (Inf allowed)");
-    if (!(noise >= 0.0) || !std::isfinite(noise))
-      throw std::invalid_argument("'noise' must be a finite number >= 0");
-    if (!(tol > 0.0) || !std::isfinite(tol))
-      throw std::invalid_argument("'tol' must be a positive finite number");
+    require_finite_nonnegative(noise, "noise");
+    require_positive_finite(tol, "tol");
     if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
-    if (!(cache_mb > 0.0)) throw std::invalid_argument("'cache_mb' must be positive");
+    require_positive(cache_mb, "cache_mb");
   }
 
   double unit() const { return std::min(1.0, C); }

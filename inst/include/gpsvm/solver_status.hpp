@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace gpsvm {
@@ -33,6 +34,24 @@ constexpr std::int64_t kMaxCount = std::int64_t{1} << 52;
 inline bool is_count_in(double v, std::int64_t lower, std::int64_t upper) {
   return v >= static_cast<double>(lower) && v <= static_cast<double>(upper) &&
          v == std::floor(v);
+}
+
+// The rules the control structs' validate() share, each with its one
+// wording: a field `name` that breaks one is an std::invalid_argument that
+// names it ("'tol' must be a positive finite number").  An unset field
+// (kUnset, a NaN) breaks each of them.
+inline void require_positive(double v, const char* name) {
+  if (!(v > 0.0)) throw std::invalid_argument(std::string("'") + name + "' must be positive");
+}
+
+inline void require_positive_finite(double v, const char* name) {
+  if (!(v > 0.0) || !std::isfinite(v))
+    throw std::invalid_argument(std::string("'") + name + "' must be a positive finite number");
+}
+
+inline void require_finite_nonnegative(double v, const char* name) {
+  if (!(v >= 0.0) || !std::isfinite(v))
+    throw std::invalid_argument(std::string("'") + name + "' must be a finite number >= 0");
 }
 
 struct SolverStatus {

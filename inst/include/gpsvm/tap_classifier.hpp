@@ -89,17 +89,6 @@ inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const Ro
   return out;
 }
 
-// The same for inputs held in memory.
-inline TapInducingFit tap_classifier_fit_inducing(const Kernel& kernel, const ConstMatrixRef& x,
-                                                  const ConstVectorRef& y, double noise,
-                                                  double kappa, const ConstMatrixRef& z,
-                                                  const EpControl& control, bool gradient,
-                                                  const std::function<void()>& interrupt = {},
-                                                  Eigen::Index held_rows = -1) {
-  return tap_classifier_fit_inducing(kernel, HeldRows(x), y, noise, kappa, z, control, gradient,
-                                     interrupt, held_rows);
-}
-
 }  // namespace gpsvm
 
 #endif  // GPSVM_TAP_CLASSIFIER_HPP
