@@ -201,19 +201,19 @@
 #'   84%.
 #' * Noise that varies: on 20 splits of `MASS::mcycle` (93 training rows)
 #'   and of simulated data whose noise sd grows tenfold (200 rows),
-#'   `noise = "auto"` chose the varying noise on every split, its calibrated
-#'   95% intervals held 0.95-0.98 in each third of the input range
-#'   (constant noise: 0.86-1.00), and a fit took 1.4-2.8 times as long; on a
-#'   sine (150 rows) it kept the constant fit on every split, on `faithful`
-#'   on 19 of 20. With the threshold of 3 (`bench/bench-noise-auto.R`, 10
-#'   splits 70:30, own intervals; 2026-12-04, with the factor on the
-#'   constant fit's relevance vectors): the constant fit kept on every split
-#'   of `women`, `trees`, `cars`, `faithful`, a sine and Friedman 1 at 130
-#'   and 400 rows (before that factor, varying on 4 and 8 of 10 splits of
-#'   Friedman 1, log score +0.15 and +0.09); varying noise chosen on every
-#'   split of `mcycle` (log score -0.43 against constant noise), the
-#'   simulated set (-0.44), `ChickWeight` (-0.77) and Boston (2 splits,
-#'   -0.03), and on 6 of 10 of `airquality` (+0.21, se 0.25).
+#'   `noise = "auto"` chose the varying noise on every split and its
+#'   calibrated 95% intervals held 0.95-0.98 in each third of the input
+#'   range (constant noise: 0.86-1.00). Against the default
+#'   (`bench/bench-noise-auto.R`, 10 splits 70:30, the default calibration,
+#'   2026-12-04, machine busy): constant noise kept on every split of
+#'   `women`, `faithful`, a sine, `cars`, `trees` and Friedman 1 at 130
+#'   rows and on 9 of 10 at 400 rows (log score within 0.01 of the
+#'   default's; CPU 1.4-7 times, 37 at 400 rows); varying noise on every
+#'   split of `mcycle` (log score -0.43), the simulated set (-0.44),
+#'   `ChickWeight` (-0.77) and Boston housing (4 splits, -0.13, se 0.03),
+#'   and on 6 of 10 of `airquality` (+0.05, se 0.12), CPU 4-47 times (47:
+#'   Boston housing, 354 rows; 58 on 2520 training rows of the simulated
+#'   set). Hence the default `"constant"`.
 #' * Time: on mlbench's Friedman 1 (`calibration_folds = 0`) a fit took
 #'   2.5 s at \eqn{n = 500}, 13 s at 1000 and 16 s at 2000 with R's
 #'   reference BLAS (`kernlab::rvm()`: 2.5, 14 and 97 s); 1000 candidates at
