@@ -206,10 +206,11 @@
 #'   range (constant noise: 0.86-1.00). Against the default
 #'   (`bench/bench-noise-auto.R`, 10 splits 70:30, the default calibration,
 #'   2026-12-04, machine busy): constant noise kept on every split of
-#'   `women`, `faithful`, a sine, `cars`, `trees` and Friedman 1 at 130
-#'   rows and on 9 of 10 at 400 rows (log score within 0.01 of the
-#'   default's; CPU 1.4-7 times, 37 at 400 rows); varying noise on every
-#'   split of `mcycle` (log score -0.43), the simulated set (-0.44),
+#'   `women`, `faithful`, a sine, `cars`, `trees` and Friedman 1 at 130 and
+#'   400 rows (log score within 0.01 of the default's; CPU 1.4-7 times, 37
+#'   at 400 rows, where searches reached factors up to 22 that the checks
+#'   described above turned down); varying noise on every split of
+#'   `mcycle` (log score -0.43), the simulated set (-0.44),
 #'   `ChickWeight` (-0.77) and Boston housing (4 splits, -0.13, se 0.03),
 #'   and on 6 of 10 of `airquality` (+0.05, se 0.12), CPU 4-47 times (47:
 #'   Boston housing, 354 rows; 58 on 2520 training rows of the simulated
