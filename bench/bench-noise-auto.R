@@ -30,8 +30,8 @@
 # simulated 2 sin(x) with noise sd 0.1 + 0.9 (x/10)^2 (400 rows),
 # ChickWeight (weight ~ Time + Diet, 578 rows: the spread grows with Time);
 # only when GPSVM_BENCH_SETS names it, the simulated sine at 3600 rows
-# (simulated_large: 2520 training rows, where the kernel matrix has no low
-# rank of a few pivots).
+# (simulated_large: 2520 training rows, past the dense prior's size rule
+# dense_max_n).
 # Unknown: airquality (Ozone ~ Solar.R + Wind + Temp, the 111 complete
 # rows).  Each split is 70 : 30.
 
