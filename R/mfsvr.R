@@ -315,7 +315,7 @@
 #'   on `MASS::mcycle` the model's own 95% intervals held 90-96% in each
 #'   third of the input range, log score 4.326 (constant noise about 4.6,
 #'   `hetGP::mleHetGP()` 4.348); on a simulated sine whose noise sd grows
-#'   from 0.1 to 1 (200 rows) 0.298 (constant noise about 0.61, hetGP 0.359).
+#'   from 0.1 to 1 (200 rows) 0.298 (constant noise about 0.60, hetGP 0.359).
 #'   On the low-rank prior (`quakes`, `stations ~ mag`, 700 training rows, a
 #'   kernel matrix of rank 11) 1.5 s, log score 3.705 (hetGP 3.755, constant
 #'   noise 3.790).
@@ -323,16 +323,17 @@
 #'   70:30, the default calibration, 2026-12-04, machine busy): the default's
 #'   fit, identical, on every split of `women`, `trees`, `cars`,
 #'   `faithful`, a sine and Friedman 1 at 130 and 400 rows (mostly stopped by
-#'   the screen, CPU 1.1-1.9 times the default's); varying noise on every
+#'   the screen, CPU 0.9-1.9 times the default's); varying noise on every
 #'   split of `mcycle` (held-out log score -0.32 against the default),
 #'   ChickWeight (-0.65), the simulated sine (-0.28) and Boston housing (4
 #'   splits, 354 training rows; -0.02, se 0.015) and on 8 of 10 of
-#'   `airquality` (+0.02, se 0.07), CPU 1.1-3.8 times (1.2 on 2520
-#'   training rows of the simulated sine). But on Boston housing the held-out RMSE was 1.12 times
-#'   the default's (1.20 and a log score +0.04, se 0.024, on 4 other
-#'   splits; 1.42 on one split): the noise function takes the dearest
-#'   homes, censored at 50, for noise, and the mean there falls. Hence the
-#'   default `"constant"`, and `"auto"` on request.
+#'   `airquality` (+0.02, se 0.07), CPU 2.9-6.6 times (1.2 on 2520
+#'   training rows of the simulated sine). But on Boston housing the
+#'   held-out RMSE was 1.12 times the default's (1.20 and a log score
+#'   +0.04, se 0.024, on 4 other splits; 1.42 on one split): the noise
+#'   function takes the dearest homes, censored at 50, for noise, and the
+#'   mean there falls. Hence the default `"constant"`, and `"auto"` on
+#'   request.
 #'
 #' @param x A numeric vector, matrix or data frame of inputs (one row per
 #'   observation), or a formula for `mfsvr.formula`.

@@ -212,7 +212,7 @@
 #'   described above turned down); varying noise on every split of
 #'   `mcycle` (log score -0.43), the simulated set (-0.44),
 #'   `ChickWeight` (-0.77) and Boston housing (4 splits, -0.13, se 0.03),
-#'   and on 6 of 10 of `airquality` (+0.05, se 0.12), CPU 4-47 times (47:
+#'   and on 6 of 10 of `airquality` (+0.05, se 0.12), CPU 3.6-47 times (47:
 #'   Boston housing, 354 rows; 58 on 2520 training rows of the simulated
 #'   set). Hence the default `"constant"`.
 #' * Time: on mlbench's Friedman 1 (`calibration_folds = 0`) a fit took
