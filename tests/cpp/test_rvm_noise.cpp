@@ -528,8 +528,9 @@ TEST_CASE("varying-noise mfsvr with the amplitude: the same search on an exact l
   // from the mode's own it stays there
   gpsvm::MfsvrControl warm = low;
   warm.gradient = true;
-  const nd::AmplitudePoint again = nd::fit_at(d.x, ys, kernel, C, eps, warm, b.log_amplitude,
-                                              b.log_noise_scale, &b.fit, b.log_amplitude, kNoInterrupt);
+  const nd::AmplitudePoint again =
+      nd::fit_at(d.x, ys, kernel, C, eps, warm, b.log_amplitude, b.log_noise_scale, &b.fit,
+                 b.log_amplitude, kNoInterrupt);
   CHECK(again.fit.ep.warm_start);
   CHECK(again.fit.ep.status.iterations <= 2);
   CHECK_NEAR(again.log_evidence, b.log_evidence, 1e-8);

@@ -1,6 +1,6 @@
 // Pieces shared by the kernel classifiers of Opper and Winther (2000):
-// label and flip-probability checks, the covariance of the noisy process (eq. 17.16) and the
-// kernel matrix without one point.  Pure C++17 + Eigen.
+// label and flip-probability checks, the covariance of the noisy process
+// (eq. 17.16) and the kernel matrix without one point.  Pure C++17 + Eigen.
 #ifndef GPSVM_CLASSIFIER_HPP
 #define GPSVM_CLASSIFIER_HPP
 
