@@ -14,6 +14,7 @@
 #include <gpsvm/srvm.hpp>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "check.hpp"
@@ -94,15 +95,31 @@ double max_log_ratio(const VectorXd& a, const VectorXd& b) {
   return (a.array() / b.array()).log().abs().maxCoeff();
 }
 
+// The sRVM's problem in the tests: a noisy sinc, a Gaussian kernel of the
+// given width on it, and the roughness penalty on an evenly spaced grid
+// over [-half_range, half_range].
+struct SincProblem {
+  Data d;
+  gpsvm::Kernel kernel;
+  gpsvm::KernelEvaluator ev;
+  MatrixXd z;
+  gpsvm::RoughnessPenalty pen;
+};
+
+SincProblem sinc_problem(int n, std::uint32_t seed, double width, int grid_points,
+                         double half_range, gpsvm::RoughnessPenalty pen) {
+  Data d = sinc(n, seed);
+  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(width);
+  gpsvm::KernelEvaluator ev(kernel, d.x);
+  return {std::move(d), kernel, std::move(ev), fixture::grid(grid_points, -half_range, half_range),
+          std::move(pen)};
+}
+
 }  // namespace
 
 TEST_CASE("RVM posterior: mean, covariance, evidence and penalty terms against dense inverses") {
-  const Data d = sinc(10, 1);
-  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
+  const auto [d, kernel, ev, z, pen] = sinc_problem(10, 1, 1.5, 15, 8.0, {{2}, {1.0}});
   const MatrixXd h = design(kernel, d.x);
-  const MatrixXd z = fixture::grid(15, -8.0, 8.0);
-  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
   const MatrixXd lh = gpsvm::roughness_design(ev, z, pen);
   const MatrixXd p_all = lh.transpose() * lh;
   const std::vector<Index> active = {0, 2, 3, 5, 7, 8, 10};
@@ -143,11 +160,7 @@ TEST_CASE("RVM posterior: mean, covariance, evidence and penalty terms against d
 }
 
 TEST_CASE("sRVM: the updates (7)-(9) against their dense direct formulas") {
-  const Data d = sinc(12, 3);
-  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.5);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
-  const MatrixXd z = fixture::grid(20, -8.0, 8.0);
-  const gpsvm::RoughnessPenalty pen{{1, 2}, {0.5, 1.0}};
+  const auto [d, kernel, ev, z, pen] = sinc_problem(12, 3, 1.5, 20, 8.0, {{1, 2}, {0.5, 1.0}});
   namespace sd = gpsvm::srvm_detail;
   const sd::Problem pb = sd::make_problem(ev, d.y, z, pen);
   gpsvm::SrvmControl ctl = fixture::srvm_control(1e-8);
@@ -206,11 +219,7 @@ TEST_CASE("sRVM: the updates (7)-(9) against their dense direct formulas") {
 // to 1e3 (ill-conditioned prior precisions and posteriors); the trace to the
 // rounding of the identity it comes from, about 1e-16 m tr(B^-1 Pi~) / lambda.
 TEST_CASE("sRVM: the iterations' diagonal and trace without the whole inverse") {
-  const Data d = sinc(40, 7);
-  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.0);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
-  const MatrixXd z = fixture::grid(60, -10.0, 10.0);
-  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
+  const auto [d, kernel, ev, z, pen] = sinc_problem(40, 7, 1.0, 60, 10.0, {{2}, {1.0}});
   namespace sd = gpsvm::srvm_detail;
   const sd::Problem pb = sd::make_problem(ev, d.y, z, pen);
   ref::Random rng(9);
@@ -252,11 +261,7 @@ const std::function<void()> kNoInterrupt = [] {};
 }  // namespace
 
 TEST_CASE("sRVM fit: a fixed point of (7)-(9), with the closed-form evidence, in the units of y") {
-  const Data d = sinc(25, 5);
-  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.6);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
-  const MatrixXd z = fixture::grid(30, -8.0, 8.0);
-  const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
+  const auto [d, kernel, ev, z, pen] = sinc_problem(25, 5, 1.6, 30, 8.0, {{2}, {1.0}});
   for (double scale : {1.0, 1e3}) {
     const VectorXd y = d.y * scale;
     const gpsvm::SrvmControl ctl = srvm_control(1e-7);
@@ -601,12 +606,8 @@ TEST_CASE("sRVM penalty design on several inputs: every coordinate's derivatives
 }
 
 TEST_CASE("sRVM on candidate centres: the blocked penalty Gram, every row, and a subset") {
-  const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(1.6);
-  const gpsvm::RoughnessPenalty pen{{1, 2}, {0.5, 1.0}};
   // more penalty points than one block (1024) of roughness_gram()
-  const Data d = sinc(12, 7);
-  const gpsvm::KernelEvaluator ev(kernel, d.x);
-  const MatrixXd z = fixture::grid(2500, -9.0, 9.0);
+  const auto [d, kernel, ev, z, pen] = sinc_problem(12, 7, 1.6, 2500, 9.0, {{1, 2}, {0.5, 1.0}});
   const MatrixXd lh = gpsvm::roughness_design(ev, z, pen);
   const MatrixXd direct = lh.transpose() * lh;
   CHECK_NEAR((gpsvm::roughness_gram(ev, z, pen) - direct).cwiseAbs().maxCoeff(), 0.0,
