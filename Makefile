@@ -76,8 +76,11 @@ site: install site-deps
 site-deps:
 	bash tools/install-deps.sh --site
 
+# The exports, the help pages, and tests/cpp/control_defaults.hpp (the R
+# control constructors' defaults the C++ tests' fixtures start from).
 docs: deps
 	Rscript --vanilla -e 'Rcpp::compileAttributes(); roxygen2::roxygenise(load_code = roxygen2::load_source)'
+	Rscript --vanilla tools/control-defaults.R
 
 clean:
 	rm -rf $(LIB) docs src/*.o src/*.so src/*.dll

@@ -21,6 +21,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gpsvm/kernels.hpp>
@@ -121,9 +122,31 @@ inline int choice(SEXP value, const char* name, std::initializer_list<const char
   Rcpp::stop("'%s' must be one of %s", name, all);
 }
 
-// The seed of a seeded schedule: a whole number in [0, 2^31 - 1].
-inline std::uint32_t seed_from_r(const Rcpp::List& c) {
-  return static_cast<std::uint32_t>(count_in(element(c, "seed"), "seed", 0, kMaxInt));
+// One field of a control's table (solver_status.hpp) from R's list, within
+// its rule's range: a number, a switch or a whole number.
+inline void field_from_r(SEXP value, const char* name, double& field, const gpsvm::FieldRule& r) {
+  field = number_in(value, name, r.lower, r.upper);
+}
+
+inline void field_from_r(SEXP value, const char* name, bool& field, const gpsvm::FieldRule&) {
+  field = flag(value, name);
+}
+
+template <class Count>
+void field_from_r(SEXP value, const char* name, Count& field, const gpsvm::FieldRule& r) {
+  static_assert(std::is_integral<Count>::value, "a table's field is a number, switch or count");
+  field = static_cast<Count>(count_in(value, name, static_cast<std::int64_t>(r.lower),
+                                      static_cast<std::int64_t>(r.upper)));
+}
+
+// Every field of a control's table from R's control list, in the table's
+// order, but the model's parameters (FieldRule::model), which the caller
+// sets.
+template <class Control>
+void fields_from_r(const Rcpp::List& list, Control& control) {
+  Control::fields(control, [&list](const char* name, auto& field, const gpsvm::FieldRule& r) {
+    if (!r.model) field_from_r(element(list, name), name, field, r);
+  });
 }
 
 // A solver's status as R's convergence record, with exactly the fields of
@@ -320,10 +343,7 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
                                                 gpsvm::EpSchedule::sequential};
   out.schedule = schedules[choice(element(c, "schedule"), "schedule",
                                   {"parallel", "accelerated", "sequential"})];
-  out.max_iter = int_in(element(c, "max_iter"), "max_iter", 1, kMaxInt);
-  out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
-  out.damping = number_in(element(c, "damping"), "damping", 0.0, 1.0);
-  out.seed = seed_from_r(c);
+  fields_from_r(c, out);
   return out;
 }
 
@@ -331,9 +351,7 @@ inline gpsvm::EpControl ep_control_from_r(const Rcpp::List& c) {
 // `amplitude` is mfsvr()'s alone and read only where present).
 inline gpsvm::VaryingNoiseControl varying_noise_control_from_r(const Rcpp::List& c) {
   gpsvm::VaryingNoiseControl out;
-  out.max_iter = int_in(element(c, "max_iter"), "max_iter", 1, kMaxInt);
-  out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
-  out.screen_log_bf = number_in(element(c, "screen_log_bf"), "screen_log_bf", R_NegInf, R_PosInf);
+  fields_from_r(c, out);
   if (c.containsElementNamed("amplitude")) out.amplitude = flag(element(c, "amplitude"), "amplitude");
   return out;
 }

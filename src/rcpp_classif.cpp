@@ -23,8 +23,6 @@
 namespace {
 
 using gpsvm_glue::element;
-using gpsvm_glue::int_in;
-using gpsvm_glue::kMaxInt;
 using gpsvm_glue::number_in;
 
 // The prior every classifier shares: the kernel (with the bias as a
@@ -49,14 +47,6 @@ double gpc_kappa(const Rcpp::List& model) {
   return number_in(element(model, "kappa"), "kappa", 0.0, 0.5);
 }
 
-double tol_from_r(const Rcpp::List& control) {
-  return number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
-}
-
-double cache_from_r(const Rcpp::List& control) {
-  return number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
-}
-
 // control$algorithm: the first of `choices` is the fast solver on the
 // inputs, the second the paper's iteration on the Gram matrix.
 bool paper_algorithm(const Rcpp::List& control, std::initializer_list<const char*> choices) {
@@ -66,21 +56,17 @@ bool paper_algorithm(const Rcpp::List& control, std::initializer_list<const char
 gpsvm::AdatronControl adatron_control(const Rcpp::List& control, double C) {
   gpsvm::AdatronControl c;
   c.C = C;
-  c.tol = tol_from_r(control);
-  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
+  gpsvm_glue::fields_from_r(control, c);
   return c;
 }
 
 // The settings the two fast solvers (SMO, Newton) share: the prior's noise
-// on the diagonal, tol, max_iter and the kernel-column cache.
+// on the diagonal and their tables' settings (tol, max_iter, cache_mb).
 template <class Control>
 Control cached_solver_control(const Prior& p, const Rcpp::List& control) {
   Control c;
   c.noise = p.noise;
-  c.tol = tol_from_r(control);
-  // (the controls allow R's integers; SMO's counter is wider)
-  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
-  c.cache_mb = cache_from_r(control);
+  gpsvm_glue::fields_from_r(control, c);
   return c;
 }
 
@@ -101,9 +87,7 @@ gpsvm::NaiveMfCoordinateControl newton_control(const Prior& p, double kappa,
 gpsvm::NaiveMfControl naive_control(const Rcpp::List& control, double kappa) {
   gpsvm::NaiveMfControl c;
   c.kappa = kappa;
-  c.tol = tol_from_r(control);
-  c.eta = number_in(element(control, "eta"), "eta", 0.0, R_PosInf);
-  c.max_iter = int_in(element(control, "max_iter"), "max_iter", 1, kMaxInt);
+  gpsvm_glue::fields_from_r(control, c);
   return c;
 }
 

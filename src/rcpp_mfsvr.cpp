@@ -16,12 +16,8 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
                       ? gpsvm::MfsvrAlgorithm::paper
                       : gpsvm::MfsvrAlgorithm::ep;
   out.ep = gpsvm_glue::ep_control_from_r(c);
-  out.paper.eta = gpsvm_glue::number_in(element(c, "eta"), "eta", 0.0, 1.0);
-  out.paper.inner = gpsvm_glue::int_in(element(c, "inner"), "inner", 1, gpsvm::kMaxPaperInner);
-  out.paper.max_iter = out.ep.max_iter;
-  out.paper.tol = out.ep.tol;
-  out.paper.adaptive = gpsvm_glue::flag(element(c, "adaptive_eta"), "adaptive_eta");
-  out.paper.seed = out.ep.seed;
+  // (max_iter, tol and seed again, the same settings as EP's)
+  gpsvm_glue::fields_from_r(c, out.paper);
   // inducing inputs (scaled like x), set by the R layer from mfsvr(inducing = )
   // or, with their pivoted factor, from its low-rank prior (R/inducing.R)
   out.inducing = gpsvm_glue::matrix_element(c, "inducing", true);
@@ -46,13 +42,7 @@ gpsvm::MfsvrControl control_from_r(const Rcpp::List& c) {
   if (c.containsElementNamed("C_search") && !Rf_isNull(c["C_search"])) {
     const Rcpp::List s = c["C_search"];
     out.choose_C = true;
-    out.C_search.log_C_lower = gpsvm_glue::number_in(element(s, "log_C_lower"), "log_C_lower",
-                                                     R_NegInf, R_PosInf);
-    out.C_search.log_C_upper = gpsvm_glue::number_in(element(s, "log_C_upper"), "log_C_upper",
-                                                     R_NegInf, R_PosInf);
-    out.C_search.tol = gpsvm_glue::number_in(element(s, "tol"), "tol", 0.0, R_PosInf);
-    out.C_search.max_moves =
-        gpsvm_glue::int_in(element(s, "max_moves"), "max_moves", 0, 1000000);
+    gpsvm_glue::fields_from_r(s, out.C_search);
   }
   return out;
 }

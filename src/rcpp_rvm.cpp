@@ -17,12 +17,7 @@ using gpsvm_glue::number_in;
 // rvm_control()'s settings (shared by srvm_control()).
 gpsvm::RvmControl rvm_control_from_r(const Rcpp::List& c) {
   gpsvm::RvmControl out;
-  out.max_iter = gpsvm_glue::int_in(element(c, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
-  out.tol = number_in(element(c, "tol"), "tol", 0.0, R_PosInf);
-  out.tol_evidence = number_in(element(c, "tol_evidence"), "tol_evidence", 0.0, R_PosInf);
-  out.prune_alpha = number_in(element(c, "prune_alpha"), "prune_alpha", 0.0, R_PosInf);
-  out.sigma2_init = number_in(element(c, "sigma2_init"), "sigma2_init", 0.0, R_PosInf);
-  out.min_sigma2 = number_in(element(c, "min_sigma2"), "min_sigma2", 0.0, R_PosInf);
+  gpsvm_glue::fields_from_r(c, out);
   return out;
 }
 
@@ -36,10 +31,7 @@ std::optional<double> fixed_from_r(const Rcpp::List& c, const char* name, double
 // srvm_control()'s settings.
 gpsvm::SrvmControl srvm_control_from_r(const Rcpp::List& c) {
   gpsvm::SrvmControl out;
-  static_cast<gpsvm::RvmControl&>(out) = rvm_control_from_r(c);
-  out.min_alpha = number_in(element(c, "min_alpha"), "min_alpha", 0.0, R_PosInf);
-  out.alpha_init = number_in(element(c, "alpha_init"), "alpha_init", 0.0, R_PosInf);
-  out.lambda_init = number_in(element(c, "lambda_init"), "lambda_init", 0.0, R_PosInf);
+  gpsvm_glue::fields_from_r(c, out);
   out.lambda = fixed_from_r(c, "lambda", 0.0);
   out.sigma2 = fixed_from_r(c, "sigma2", 0.0);
   return out;

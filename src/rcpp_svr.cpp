@@ -17,13 +17,7 @@ Rcpp::List cpp_svr_fit(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x,
                        Eigen::Map<Eigen::VectorXd> y, Rcpp::List control) try {
   using gpsvm_glue::element;
   gpsvm::SvrControl ctl;
-  ctl.C = gpsvm_glue::number_in(element(control, "C"), "C", 0.0, R_PosInf);
-  ctl.epsilon = gpsvm_glue::number_in(element(control, "epsilon"), "epsilon", 0.0, R_PosInf);
-  ctl.bias = gpsvm_glue::flag(element(control, "bias"), "bias");
-  ctl.tol = gpsvm_glue::number_in(element(control, "tol"), "tol", 0.0, R_PosInf);
-  ctl.max_iter = gpsvm_glue::count_in(element(control, "max_iter"), "max_iter", 1, gpsvm_glue::kMaxInt);
-  ctl.cache_mb = gpsvm_glue::number_in(element(control, "cache_mb"), "cache_mb", 0.0, R_PosInf);
-  ctl.shrinking = gpsvm_glue::flag(element(control, "shrinking"), "shrinking");
+  gpsvm_glue::fields_from_r(control, ctl);
   // internal: the log noise scale of each row (svr(noise = "varying"))
   ctl.log_noise_scale = gpsvm_glue::optional_vector(control, "log_noise_scale");
   const gpsvm::Kernel k = gpsvm_glue::kernel_from_r(kernel);

@@ -1,10 +1,16 @@
 // Complete solver controls for the tests (the core's control structs carry
-// no defaults, so a test sets every field), small grids and random samples.
+// no defaults): each starts from the R constructor's defaults
+// (control_defaults.hpp, generated from R), filled through the struct's
+// field table, and sets the values its tests depend on; small grids and
+// random samples.
 #ifndef GPSVM_TESTS_FIXTURES_HPP
 #define GPSVM_TESTS_FIXTURES_HPP
 
 #include <Eigen/Dense>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <utility>
 #include <gpsvm/adatron.hpp>
 #include <gpsvm/ep_engine.hpp>
@@ -14,14 +20,27 @@
 #include <gpsvm/smo.hpp>
 #include <gpsvm/srvm.hpp>
 
+#include "control_defaults.hpp"
 #include "reference.hpp"
 
 namespace fixture {
 
+// A control with every field of its table that R's constructor has a
+// default for set to it; the others as the struct initialises them.
+template <class Control, std::size_t N>
+Control from_defaults(const control_defaults::Setting (&defaults)[N]) {
+  Control c;
+  Control::fields(c, [&defaults](const char* name, auto& field, const gpsvm::FieldRule&) {
+    for (const auto& d : defaults)
+      if (std::strcmp(d.name, name) == 0) field = static_cast<std::decay_t<decltype(field)>>(d.value);
+  });
+  return c;
+}
+
 inline gpsvm::EpControl ep_control(gpsvm::EpSchedule schedule, double tol = 1e-12,
                                    int max_iter = 2000, double damping = 1.0,
                                    std::uint32_t seed = 1) {
-  gpsvm::EpControl c;
+  auto c = from_defaults<gpsvm::EpControl>(control_defaults::mfsvr_control);
   c.schedule = schedule;
   c.tol = tol;
   c.max_iter = max_iter;
@@ -32,7 +51,7 @@ inline gpsvm::EpControl ep_control(gpsvm::EpSchedule schedule, double tol = 1e-1
 
 // The paper's M = 30 inner steps from eta = 0.05, with the adaptive rule.
 inline gpsvm::MfsvrPaperControl paper_control(double tol, int max_iter) {
-  gpsvm::MfsvrPaperControl c;
+  auto c = from_defaults<gpsvm::MfsvrPaperControl>(control_defaults::mfsvr_control);
   c.eta = 0.05;
   c.inner = 30;
   c.max_iter = max_iter;
@@ -44,7 +63,7 @@ inline gpsvm::MfsvrPaperControl paper_control(double tol, int max_iter) {
 
 inline gpsvm::SvrControl svr_control(double C, double eps, bool bias, double tol,
                                      bool shrinking = true, double cache_mb = 10.0) {
-  gpsvm::SvrControl c;
+  auto c = from_defaults<gpsvm::SvrControl>(control_defaults::svr_control);
   c.C = C;
   c.epsilon = eps;
   c.bias = bias;
@@ -56,7 +75,7 @@ inline gpsvm::SvrControl svr_control(double C, double eps, bool bias, double tol
 }
 
 inline gpsvm::AdatronControl adatron_control(double C, double tol) {
-  gpsvm::AdatronControl c;
+  auto c = from_defaults<gpsvm::AdatronControl>(control_defaults::svc_control);
   c.C = C;
   c.tol = tol;
   c.max_iter = 1000000;
@@ -64,7 +83,7 @@ inline gpsvm::AdatronControl adatron_control(double C, double tol) {
 }
 
 inline gpsvm::NaiveMfControl naive_mf_control(double kappa, double tol) {
-  gpsvm::NaiveMfControl c;
+  auto c = from_defaults<gpsvm::NaiveMfControl>(control_defaults::gpc_control);
   c.kappa = kappa;
   c.tol = tol;
   c.eta = 0.1;
@@ -73,7 +92,7 @@ inline gpsvm::NaiveMfControl naive_mf_control(double kappa, double tol) {
 }
 
 inline gpsvm::SvcControl svc_control(double C, double noise, double tol, double cache_mb = 100.0) {
-  gpsvm::SvcControl c;
+  auto c = from_defaults<gpsvm::SvcControl>(control_defaults::svc_control);
   c.C = C;
   c.noise = noise;
   c.tol = tol;
@@ -86,7 +105,7 @@ inline gpsvm::SvcControl svc_control(double C, double noise, double tol, double 
 inline gpsvm::NaiveMfCoordinateControl naive_mf_newton_control(double kappa, double noise,
                                                                double tol,
                                                                double cache_mb = 100.0) {
-  gpsvm::NaiveMfCoordinateControl c;
+  auto c = from_defaults<gpsvm::NaiveMfCoordinateControl>(control_defaults::gpc_control);
   c.kappa = kappa;
   c.noise = noise;
   c.tol = tol;
@@ -97,7 +116,7 @@ inline gpsvm::NaiveMfCoordinateControl naive_mf_newton_control(double kappa, dou
 
 // tol_evidence = 0: stop on the hyperparameters' change alone.
 inline gpsvm::RvmControl rvm_control(double tol, double tol_evidence = 0.0) {
-  gpsvm::RvmControl c;
+  auto c = from_defaults<gpsvm::RvmControl>(control_defaults::rvm_control);
   c.max_iter = 20000;
   c.tol = tol;
   c.tol_evidence = tol_evidence;
@@ -108,7 +127,7 @@ inline gpsvm::RvmControl rvm_control(double tol, double tol_evidence = 0.0) {
 }
 
 inline gpsvm::SrvmControl srvm_control(double tol, double tol_evidence = 0.0) {
-  gpsvm::SrvmControl c;
+  auto c = from_defaults<gpsvm::SrvmControl>(control_defaults::srvm_control);
   static_cast<gpsvm::RvmControl&>(c) = rvm_control(tol, tol_evidence);
   c.min_alpha = 1e-10;
   c.alpha_init = 1.0;

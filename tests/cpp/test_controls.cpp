@@ -1,8 +1,8 @@
 // The solvers' control structs carry no defaults (R's constructors hold
 // them): a C++ caller sets every number, and one left as the struct
 // initialises it (unset) is an error, never a silent second default.  For
-// every control: a complete one works, and leaving any single numeric field
-// unset throws std::invalid_argument.
+// every control: a complete one works, and leaving any single field of its
+// table (solver_status.hpp) unset throws std::invalid_argument.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -34,13 +34,24 @@ namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
-// Runs `fit` on the complete control, then once per field with that field
-// reset to the value a default-constructed control has.
+// The fields of a control's table that have an unset state (a value that
+// fails their rule), with that value: what a default-constructed control
+// holds.
 template <class Control>
-void check_each_field(
-    const std::string& what, const Control& complete,
-    const std::vector<std::pair<std::string, std::function<void(Control&)>>>& unset,
-    const std::function<void(const Control&)>& fit) {
+std::vector<std::pair<std::string, double>> unset_fields() {
+  std::vector<std::pair<std::string, double>> out;
+  const Control unset{};
+  Control::fields(unset, [&out](const char* name, const auto& value, const gpsvm::FieldRule& r) {
+    if (!r.ok(static_cast<double>(value))) out.emplace_back(name, static_cast<double>(value));
+  });
+  return out;
+}
+
+// Runs `fit` on the complete control, then once per field of its table with
+// that field reset to its unset value.
+template <class Control>
+void check_each_field(const std::string& what, const Control& complete,
+                      const std::function<void(const Control&)>& fit) {
   bool ok = true;
   try {
     fit(complete);
@@ -49,9 +60,11 @@ void check_each_field(
     CHECK_MSG(false, what + ": the complete control failed: " + e.what());
   }
   if (ok) CHECK_MSG(true, what + ": complete");
-  for (const auto& field : unset) {
+  for (const auto& field : unset_fields<Control>()) {
     Control c = complete;
-    field.second(c);
+    Control::fields(c, [&field](const char* name, auto& value, const gpsvm::FieldRule&) {
+      if (field.first == name) value = static_cast<std::decay_t<decltype(value)>>(field.second);
+    });
     bool thrown = false;
     try {
       fit(c);
@@ -61,12 +74,6 @@ void check_each_field(
     CHECK_MSG(thrown, what + ": '" + field.first + "' left unset is an error");
   }
 }
-
-// One entry of check_each_field's list: the field at `path` (a member, or a
-// member's member) reset to what a default-constructed control holds, named
-// by the path as written, so that the name reported is the field reset.
-#define UNSET_FIELD(path) \
-  { #path, [](auto& c) { c.path = std::decay_t<decltype(c)>().path; } }
 
 struct Data {
   MatrixXd x, K;
@@ -89,62 +96,62 @@ Data data() {
 
 TEST_CASE("controls: every numeric field must be set (EP, SMO, adatron, naive mean field)") {
   const Data d = data();
-  const gpsvm::EpControl ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
   check_each_field<gpsvm::EpControl>(
-      "EpControl", ep,
-      {UNSET_FIELD(max_iter), UNSET_FIELD(tol), UNSET_FIELD(damping)},
+      "EpControl", fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100),
       [&](const gpsvm::EpControl& c) {
         gpsvm::ep_fit(d.K, d.y, gpsvm::EpsilonInsensitive(5.0, 0.1), c, nullptr);
       });
-
-  const gpsvm::SvrControl svr = fixture::svr_control(10.0, 0.1, false, 1e-6);
   check_each_field<gpsvm::SvrControl>(
-      "SvrControl", svr,
-      {UNSET_FIELD(C), UNSET_FIELD(epsilon), UNSET_FIELD(tol), UNSET_FIELD(max_iter),
-       UNSET_FIELD(cache_mb)},
+      "SvrControl", fixture::svr_control(10.0, 0.1, false, 1e-6),
       [&](const gpsvm::SvrControl& c) { gpsvm::svr_solve(gpsvm::Kernel::rbf(1.0), d.x, d.y, c); });
-
-  const gpsvm::AdatronControl ada = fixture::adatron_control(5.0, 1e-10);
   check_each_field<gpsvm::AdatronControl>(
-      "AdatronControl", ada,
-      {UNSET_FIELD(C), UNSET_FIELD(tol), UNSET_FIELD(max_iter)},
+      "AdatronControl", fixture::adatron_control(5.0, 1e-10),
       [&](const gpsvm::AdatronControl& c) { gpsvm::adatron_fit(d.K, d.label, c); });
-
-  const gpsvm::NaiveMfControl mf = fixture::naive_mf_control(0.05, 1e-10);
   MatrixXd Kn = d.K;
   Kn.diagonal().array() += 0.1;
   check_each_field<gpsvm::NaiveMfControl>(
-      "NaiveMfControl", mf,
-      {UNSET_FIELD(kappa), UNSET_FIELD(tol), UNSET_FIELD(eta), UNSET_FIELD(max_iter)},
+      "NaiveMfControl", fixture::naive_mf_control(0.05, 1e-10),
       [&](const gpsvm::NaiveMfControl& c) { gpsvm::naive_mf_fit(Kn, d.label, c); });
+  check_each_field<gpsvm::SvcControl>(
+      "SvcControl", fixture::svc_control(5.0, 0.1, 1e-10),
+      [&](const gpsvm::SvcControl& c) {
+        gpsvm::svc_smo_solve(gpsvm::Kernel::rbf(1.0), d.x, d.label, c);
+      });
+  check_each_field<gpsvm::NaiveMfCoordinateControl>(
+      "NaiveMfCoordinateControl", fixture::naive_mf_newton_control(0.05, 0.1, 1e-10),
+      [&](const gpsvm::NaiveMfCoordinateControl& c) {
+        gpsvm::naive_mf_solve(gpsvm::Kernel::rbf(1.0), d.x, d.label, c);
+      });
 }
 
 TEST_CASE("controls: every numeric field must be set (mean-field SVR and the paper's iteration)") {
   const Data d = data();
   const gpsvm::MfsvrPaperControl paper = fixture::paper_control(1e-8, 50);
   check_each_field<gpsvm::MfsvrPaperControl>(
-      "MfsvrPaperControl", paper,
-      {UNSET_FIELD(eta), UNSET_FIELD(inner), UNSET_FIELD(max_iter), UNSET_FIELD(tol)},
-      [&](const gpsvm::MfsvrPaperControl& c) {
+      "MfsvrPaperControl", paper, [&](const gpsvm::MfsvrPaperControl& c) {
         gpsvm::mfsvr_paper_fit(d.K, d.y, gpsvm::EpsilonInsensitive(2.0, 0.1), c, nullptr);
       });
 
-  // mfsvr_fit: the engine's fields through it
+  // mfsvr_fit: the nested controls' fields through it
   gpsvm::MfsvrControl mf;
   mf.algorithm = gpsvm::MfsvrAlgorithm::ep;
   mf.ep = fixture::ep_control(gpsvm::EpSchedule::parallel, 1e-8, 100);
   mf.paper = paper;
   mf.gradient = true;
-  check_each_field<gpsvm::MfsvrControl>(
-      "MfsvrControl", mf,
-      {UNSET_FIELD(ep.tol), UNSET_FIELD(ep.max_iter), UNSET_FIELD(ep.damping),
-       {"paper.eta (algorithm = paper)",
-        [&](gpsvm::MfsvrControl& c) {
-          c.algorithm = gpsvm::MfsvrAlgorithm::paper;
-          c.paper.eta = gpsvm::MfsvrControl().paper.eta;
-        }}},
-      [&](const gpsvm::MfsvrControl& c) {
-        gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
+  const auto mfsvr = [&](const gpsvm::MfsvrControl& c) {
+    gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
+  };
+  check_each_field<gpsvm::EpControl>("MfsvrControl: ep", mf.ep, [&](const gpsvm::EpControl& c) {
+    gpsvm::MfsvrControl m = mf;
+    m.ep = c;
+    mfsvr(m);
+  });
+  check_each_field<gpsvm::MfsvrPaperControl>(
+      "MfsvrControl: paper (algorithm = paper)", paper, [&](const gpsvm::MfsvrPaperControl& c) {
+        gpsvm::MfsvrControl m = mf;
+        m.algorithm = gpsvm::MfsvrAlgorithm::paper;
+        m.paper = c;
+        mfsvr(m);
       });
   // and the search for C, when asked for
   mf.choose_C = true;
@@ -152,35 +159,26 @@ TEST_CASE("controls: every numeric field must be set (mean-field SVR and the pap
   mf.C_search.log_C_upper = std::log(1e4);
   mf.C_search.tol = 1e-3;
   mf.C_search.max_moves = 50;
-  check_each_field<gpsvm::MfsvrControl>(
-      "MfsvrControl (choose_C)", mf,
-      {UNSET_FIELD(C_search.log_C_lower), UNSET_FIELD(C_search.log_C_upper),
-       UNSET_FIELD(C_search.tol), UNSET_FIELD(C_search.max_moves)},
-      [&](const gpsvm::MfsvrControl& c) {
-        gpsvm::mfsvr_fit(d.x, d.y, gpsvm::Kernel::rbf(1.0), 2.0, 0.1, c, nullptr);
+  check_each_field<gpsvm::MfsvrCSearchControl>(
+      "MfsvrControl: C_search (choose_C)", mf.C_search,
+      [&](const gpsvm::MfsvrCSearchControl& c) {
+        gpsvm::MfsvrControl m = mf;
+        m.C_search = c;
+        mfsvr(m);
       });
 }
 
 TEST_CASE("controls: every numeric field must be set (RVM and smooth RVM)") {
   const Data d = data();
-  const gpsvm::SrvmControl s = fixture::srvm_control(1e-6, 1e-8);
-  using Field = std::pair<std::string, std::function<void(gpsvm::SrvmControl&)>>;
-  const std::vector<Field> shared = {
-      UNSET_FIELD(max_iter), UNSET_FIELD(tol), UNSET_FIELD(tol_evidence),
-      UNSET_FIELD(prune_alpha), UNSET_FIELD(sigma2_init), UNSET_FIELD(min_sigma2)};
-  std::vector<Field> all = shared;
-  all.push_back(UNSET_FIELD(min_alpha));
-  all.push_back(UNSET_FIELD(alpha_init));
-  all.push_back(UNSET_FIELD(lambda_init));
   const gpsvm::RoughnessPenalty pen{{2}, {1.0}};
-  check_each_field<gpsvm::SrvmControl>("SrvmControl", s, all, [&](const gpsvm::SrvmControl& c) {
-    gpsvm::srvm_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, d.x, pen, c, nullptr);
-  });
-  // the plain RVM reads the shared part only
-  check_each_field<gpsvm::SrvmControl>("RvmControl", s, shared, [&](const gpsvm::SrvmControl& c) {
-    gpsvm::rvm_fast_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, static_cast<const gpsvm::RvmControl&>(c),
-                        nullptr);
-  });
+  check_each_field<gpsvm::SrvmControl>(
+      "SrvmControl", fixture::srvm_control(1e-6, 1e-8), [&](const gpsvm::SrvmControl& c) {
+        gpsvm::srvm_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, d.x, pen, c, nullptr);
+      });
+  check_each_field<gpsvm::RvmControl>(
+      "RvmControl", fixture::rvm_control(1e-6, 1e-8), [&](const gpsvm::RvmControl& c) {
+        gpsvm::rvm_fast_fit(gpsvm::Kernel::rbf(1.0), d.x, d.y, c, nullptr);
+      });
 }
 
 TEST_CASE("controls: counts from a caller, up to R's longest vector, on every platform") {
@@ -208,4 +206,3 @@ TEST_CASE("controls: counts from a caller, up to R's longest vector, on every pl
 
 }  // namespace gpsvm_tests_controls
 
-#undef UNSET_FIELD

@@ -48,11 +48,13 @@ struct AdatronControl {
   double tol = kUnset;  // stop when max_i (natural residual_i)^2 < tol (the paper's ftol)
   int max_iter = 0;     // cap on parallel steps (including undone ones)
 
-  void validate() const {
-    if (!(C >= 0.0)) throw std::invalid_argument("'C' must be >= 0");
-    require_positive_finite(tol, "tol");
-    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be >= 1");
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("C", s.C, rule::of_model({is_nonnegative, "'{}' must be >= 0", 0.0, kInf}));
+    v("tol", s.tol, rule::positive_finite);
+    v("max_iter", s.max_iter, rule::max_iter("'{}' must be >= 1"));
   }
+  void validate() const { check_fields(*this); }
 };
 
 struct AdatronResult {

@@ -28,9 +28,8 @@ inline void check_labels(const ConstVectorRef& y, Index n) {
 }
 
 // The flip probability kappa of the likelihood (eq. 17.17), in [0, 1/2).
-inline void check_kappa(double kappa) {
-  if (!(kappa >= 0.0 && kappa < 0.5)) throw std::invalid_argument("'kappa' must lie in [0, 0.5)");
-}
+inline bool is_flip_probability(double kappa) { return kappa >= 0.0 && kappa < 0.5; }
+constexpr FieldRule kKappaRule{is_flip_probability, "'{}' must lie in [0, 0.5)", 0.0, 0.5};
 
 // A square kernel matrix whose diagonal is positive: every classifier here
 // divides by k_ii or needs k_ii > 0 for its local field to have a spread.

@@ -121,6 +121,14 @@ struct EpControl {
   // the wrong length, not finite or with a variance <= 0 are ignored.
   Eigen::VectorXd initial_mean;
   Eigen::VectorXd initial_variance;
+
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("max_iter", s.max_iter, rule::max_iter("EP's '{}' must be >= 1"));
+    v("tol", s.tol, FieldRule{is_positive, "EP's '{}' must be positive", 0.0, kInf});
+    v("damping", s.damping, FieldRule{is_step, "EP damping must lie in (0, 1]", 0.0, 1.0});
+    v("seed", s.seed, rule::seed);
+  }
 };
 
 // The Gaussian posterior N(mu, Sigma), Sigma = (K^-1 + S)^-1, mu = Sigma nu,
@@ -736,10 +744,7 @@ void iterate(Prior& prior, const Eigen::VectorXd& targets, const Likelihood& lik
 }
 
 inline void check_control(const EpControl& control, Eigen::Index n) {
-  if (!(control.damping > 0.0 && control.damping <= 1.0))
-    throw std::invalid_argument("EP damping must lie in (0, 1]");
-  if (!(control.tol > 0.0)) throw std::invalid_argument("EP's 'tol' must be positive");
-  if (control.max_iter < 1) throw std::invalid_argument("EP's 'max_iter' must be >= 1");
+  check_fields(control);
   const bool given = control.initial_precision.size() != 0 || control.initial_nu.size() != 0;
   if (given && (control.initial_precision.size() != n || control.initial_nu.size() != n))
     throw std::invalid_argument("initial EP sites differ in size from the data");

@@ -65,6 +65,15 @@ struct MfsvrCSearchControl {
   double log_C_lower = kUnset, log_C_upper = kUnset;
   double tol = kUnset;  // on |d log Z / d log C| per observation
   int max_moves = 0;    // the most moves of C, >= 1
+
+  // mfsvr_fit() words one error for these and C's place between the bounds
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("log_C_lower", s.log_C_lower, FieldRule{is_set, nullptr, -kInf, kInf});
+    v("log_C_upper", s.log_C_upper, FieldRule{is_set, nullptr, -kInf, kInf});
+    v("tol", s.tol, FieldRule{is_positive, nullptr, 0.0, kInf});
+    v("max_moves", s.max_moves, FieldRule{is_at_least_one, nullptr, 0.0, 1000000.0});
+  }
 };
 
 // Where C stood when the search moved it, and finally where it stopped.
@@ -437,8 +446,7 @@ inline MfsvrFit mfsvr_fit(const RowSource& source, const ConstVectorRef& y, cons
     const MfsvrCSearchControl& c = control.C_search;
     if (control.algorithm != MfsvrAlgorithm::ep || !control.gradient)
       throw std::invalid_argument("choosing C needs the EP algorithm and the gradient");
-    if (!(c.log_C_lower <= std::log(C) && std::log(C) <= c.log_C_upper) || !(c.tol > 0.0) ||
-        c.max_moves < 1)
+    if (!fields_ok(c) || !(c.log_C_lower <= std::log(C) && std::log(C) <= c.log_C_upper))
       throw std::invalid_argument("the search for C needs C in its range, tol > 0, max_moves >= 1");
   }
   EpsilonInsensitive lik(C, epsilon);  // C moves when control.choose_C

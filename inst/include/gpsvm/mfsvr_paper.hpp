@@ -42,6 +42,17 @@ struct MfsvrPaperControl {
   double tol = kUnset;      // on max_i |F_i/G_i - w_i| / (1 + max |y|) and on sigma^2
   bool adaptive = true;     // eta x 1.1 / 2 as the error falls / rises
   std::uint32_t seed = 0;   // of the random starting weights
+
+  // mfsvr_paper_fit() words one error for the four numbers
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("eta", s.eta, FieldRule{is_step, nullptr, 0.0, 1.0});
+    v("inner", s.inner, FieldRule{is_at_least_one, nullptr, 1.0, kMaxPaperInner});
+    v("max_iter", s.max_iter, rule::max_iter(nullptr));
+    v("tol", s.tol, FieldRule{is_positive, nullptr, 0.0, kInf});
+    v("adaptive_eta", s.adaptive, rule::flag);
+    v("seed", s.seed, rule::seed);
+  }
 };
 
 namespace mfsvr_paper_detail {
@@ -149,8 +160,7 @@ EpResult mfsvr_paper_fit(const Eigen::MatrixXd& K, const Eigen::VectorXd& target
     throw std::invalid_argument("kernel matrix and targets differ in size or are empty");
   if (!K.allFinite() || !targets.allFinite())
     throw std::invalid_argument("kernel matrix and targets must be finite");
-  if (!(control.eta > 0.0 && control.eta <= 1.0) || control.inner < 1 ||
-      control.inner > kMaxPaperInner || control.max_iter < 1 || !(control.tol > 0.0))
+  if (!fields_ok(control) || control.inner > kMaxPaperInner)
     throw std::invalid_argument("the paper's iteration needs 'eta' in (0, 1], 'inner' in [1, " +
                                 std::to_string(kMaxPaperInner) +
                                 "], 'max_iter' >= 1 and 'tol' > 0");

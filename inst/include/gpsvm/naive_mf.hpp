@@ -44,12 +44,14 @@ struct NaiveMfControl {
   double eta = kUnset;    // initial learning rate
   int max_iter = -1;      // cap on parallel updates, >= 0
 
-  void validate() const {
-    check_kappa(kappa);
-    require_positive_finite(tol, "tol");
-    require_positive_finite(eta, "eta");
-    if (max_iter < 0) throw std::invalid_argument("'max_iter' must be >= 0");
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("kappa", s.kappa, rule::of_model(kKappaRule));
+    v("tol", s.tol, rule::positive_finite);
+    v("eta", s.eta, rule::positive_finite);
+    v("max_iter", s.max_iter, FieldRule{is_nonnegative, "'{}' must be >= 0", 1.0, kIntMax});
   }
+  void validate() const { check_fields(*this); }
 };
 
 struct NaiveMfResult {
@@ -162,13 +164,15 @@ struct NaiveMfCoordinateControl {
   int max_iter = -1;         // cap on Newton steps (or sweeps), >= 0
   double cache_mb = kUnset;  // memory for K whole, else for a kernel-column cache
 
-  void validate() const {
-    check_kappa(kappa);
-    require_finite_nonnegative(noise, "noise");
-    require_positive_finite(tol, "tol");
-    if (max_iter < 0) throw std::invalid_argument("'max_iter' must be >= 0");
-    require_positive(cache_mb, "cache_mb");
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("kappa", s.kappa, rule::of_model(kKappaRule));
+    v("noise", s.noise, rule::of_model(rule::finite_nonnegative));
+    v("tol", s.tol, rule::positive_finite);
+    v("max_iter", s.max_iter, FieldRule{is_nonnegative, "'{}' must be >= 0", 1.0, kIntMax});
+    v("cache_mb", s.cache_mb, rule::positive);
   }
+  void validate() const { check_fields(*this); }
 };
 
 namespace detail {

@@ -58,6 +58,15 @@ struct VaryingNoiseControl {
   // predicts (first_step_log_bf()) is below this, the search stops there
   // and the result is the constant model's; -infinity searches always.
   double screen_log_bf = kUnset;
+
+  // amplitude, mfsvr()'s alone, is read by hand where R's list has it
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("max_iter", s.max_iter, rule::max_iter("the noise fit's '{}' must be >= 1"));
+    v("tol", s.tol, FieldRule{is_positive, "the noise fit's '{}' must be > 0", 0.0, kInf});
+    v("screen_log_bf", s.screen_log_bf,
+      FieldRule{is_set, "the noise fit's '{}' is unset", -kInf, kInf});
+  }
 };
 
 // One noise basis: its columns at the training rows, and its weights' prior
@@ -171,9 +180,7 @@ inline void check_noise(const MatrixXd& basis, const MatrixXd& prec, Index n,
     throw std::invalid_argument("the noise prior's precision must be square, one row per basis column");
   if (!basis.allFinite() || !prec.allFinite())
     throw std::invalid_argument("the noise basis and its prior must be finite");
-  if (c.max_iter < 1) throw std::invalid_argument("the noise fit's 'max_iter' must be >= 1");
-  if (!(c.tol > 0.0)) throw std::invalid_argument("the noise fit's 'tol' must be > 0");
-  if (std::isnan(c.screen_log_bf)) throw std::invalid_argument("the noise fit's 'screen_log_bf' is unset");
+  check_fields(c);
 }
 
 // A step on the noise weights, halved (at most 7 times) until

@@ -52,6 +52,22 @@ struct RvmControl {
   double prune_alpha = kUnset;   // alpha above this (for RMS-scaled y) removes a basis function
   double sigma2_init = kUnset;   // initial noise variance as a fraction of var(y)
   double min_sigma2 = kUnset;    // floor of the noise variance (RMS-scaled y)
+
+  // The fields rvm() and srvm() share (SrvmControl's table starts with them).
+  template <class Self, class Visit>
+  static void shared_fields(Self& s, Visit&& v) {
+    v("max_iter", s.max_iter, rule::max_iter("'{}' must be >= 1"));
+    v("tol", s.tol, rule::above_zero);
+    v("tol_evidence", s.tol_evidence, rule::at_least_zero);
+    v("prune_alpha", s.prune_alpha, rule::above_zero);
+    v("sigma2_init", s.sigma2_init, rule::above_zero);
+    v("min_sigma2", s.min_sigma2, rule::above_zero);
+  }
+  // rvm()'s: the shared fields, then those the RVM alone reads.
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    shared_fields(s, v);
+  }
 };
 
 struct RvmResult {
@@ -167,12 +183,7 @@ inline void check_data(const ConstMatrixRef& x, const ConstVectorRef& y) {
 }
 
 inline void check_control(const RvmControl& c) {
-  if (c.max_iter < 1) throw std::invalid_argument("'max_iter' must be >= 1");
-  if (!(c.tol > 0.0)) throw std::invalid_argument("'tol' must be > 0");
-  if (!(c.tol_evidence >= 0.0)) throw std::invalid_argument("'tol_evidence' must be >= 0");
-  if (!(c.prune_alpha > 0.0)) throw std::invalid_argument("'prune_alpha' must be > 0");
-  if (!(c.sigma2_init > 0.0)) throw std::invalid_argument("'sigma2_init' must be > 0");
-  if (!(c.min_sigma2 > 0.0)) throw std::invalid_argument("'min_sigma2' must be > 0");
+  check_fields(c);
 }
 
 

@@ -86,15 +86,22 @@ struct SvrControl {
   // Empty: every point at (C, epsilon).
   Eigen::VectorXd log_noise_scale;
 
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("C", s.C, rule::positive_finite);
+    v("epsilon", s.epsilon,
+      FieldRule{is_finite_nonnegative, "'{}' must be a non-negative finite number", 0.0, kInf});
+    v("bias", s.bias, rule::flag);
+    v("tol", s.tol, rule::positive);
+    v("max_iter", s.max_iter, rule::max_iter("'{}' must be positive"));
+    v("cache_mb", s.cache_mb, rule::positive);
+    v("shrinking", s.shrinking, rule::flag);
+  }
+
   void validate() const {
-    require_positive_finite(C, "C");
-    if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
-      throw std::invalid_argument("'epsilon' must be a non-negative finite number");
+    check_fields(*this);
     if (!log_noise_scale.allFinite())
       throw std::invalid_argument("'log_noise_scale' must be finite");
-    require_positive(tol, "tol");
-    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
-    require_positive(cache_mb, "cache_mb");
   }
 };
 
@@ -758,13 +765,16 @@ struct SvcControl {
   double cache_mb = kUnset;
   bool shrinking = true;
 
-  void validate() const {
-    if (!(C > 0.0)) throw std::invalid_argument("'C' must be positive (Inf allowed)");
-    require_finite_nonnegative(noise, "noise");
-    require_positive_finite(tol, "tol");
-    if (max_iter < 1) throw std::invalid_argument("'max_iter' must be positive");
-    require_positive(cache_mb, "cache_mb");
+  // shrinking is no setting of svc(): the glue always shrinks
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    v("C", s.C, rule::of_model({is_positive, "'{}' must be positive (Inf allowed)", 0.0, kInf}));
+    v("noise", s.noise, rule::of_model(rule::finite_nonnegative));
+    v("tol", s.tol, rule::positive_finite);
+    v("max_iter", s.max_iter, rule::max_iter("'{}' must be positive"));
+    v("cache_mb", s.cache_mb, rule::positive);
   }
+  void validate() const { check_fields(*this); }
 
   double unit() const { return std::min(1.0, C); }
 };

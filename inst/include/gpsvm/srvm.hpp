@@ -36,6 +36,16 @@ struct SrvmControl : RvmControl {
   double lambda_init = kUnset;   // initial lambda when it is learned, relative (see srvm_fit)
   std::optional<double> lambda;  // a fixed lambda in the units of y; empty: learn it
   std::optional<double> sigma2;  // a fixed noise variance in the units of y; empty: learn it
+
+  // the RVM's shared fields and srvm()'s own (not the RVM's alone)
+  template <class Self, class Visit>
+  static void fields(Self& s, Visit&& v) {
+    RvmControl::shared_fields(s, v);
+    v("min_alpha", s.min_alpha,
+      FieldRule{is_positive, "'{}' must be > 0 and below 'prune_alpha'", 0.0, kInf});
+    v("alpha_init", s.alpha_init, rule::above_zero);
+    v("lambda_init", s.lambda_init, rule::at_least_zero);
+  }
 };
 
 // The roughness operator applied to the design: the rows of L H evaluated at
@@ -99,11 +109,9 @@ namespace srvm_detail {
 using namespace rvm_detail;
 
 inline void check_control(const SrvmControl& c) {
-  rvm_detail::check_control(static_cast<const RvmControl&>(c));
-  if (!(c.min_alpha > 0.0) || !(c.min_alpha < c.prune_alpha))
+  check_fields(c);
+  if (!(c.min_alpha < c.prune_alpha))
     throw std::invalid_argument("'min_alpha' must be > 0 and below 'prune_alpha'");
-  if (!(c.alpha_init > 0.0)) throw std::invalid_argument("'alpha_init' must be > 0");
-  if (!(c.lambda_init >= 0.0)) throw std::invalid_argument("'lambda_init' must be >= 0");
   if (c.lambda && !(*c.lambda >= 0.0 && std::isfinite(*c.lambda)))
     throw std::invalid_argument("a fixed 'lambda' must be finite and >= 0");
   if (c.sigma2 && !(*c.sigma2 > 0.0 && std::isfinite(*c.sigma2)))
