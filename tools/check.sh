@@ -129,11 +129,13 @@ git ls-files -z 2>/dev/null | xargs -0 -I{} cp --parents {} "$work/src-copy" 2>/
 (cd "$work/src-copy" && Rscript --vanilla -e '
   invisible(Rcpp::compileAttributes("."))
   suppressMessages(roxygen2::roxygenise(".", load_code = roxygen2::load_source))' \
-  >"$work/roxygen.log" 2>&1) || { cat "$work/roxygen.log"; fail "roxygen2 failed"; }
-for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp; do
+  >"$work/roxygen.log" 2>&1 &&
+  Rscript --vanilla tools/control-defaults.R >>"$work/roxygen.log" 2>&1) ||
+  { cat "$work/roxygen.log"; fail "roxygen2 or tools/control-defaults.R failed"; }
+for f in NAMESPACE man R/RcppExports.R src/RcppExports.cpp tests/cpp/control_defaults.hpp; do
   if ! diff -r "$f" "$work/src-copy/$f" >"$work/drift.diff" 2>&1; then
     cat "$work/drift.diff"
-    fail "$f is out of date: run roxygen2::roxygenise() and Rcpp::compileAttributes()"
+    fail "$f is out of date: run make docs"
   fi
 done
 # The site's reference index (_pkgdown.yml) must list every help topic, or
