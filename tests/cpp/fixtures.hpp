@@ -114,23 +114,21 @@ inline gpsvm::NaiveMfCoordinateControl naive_mf_newton_control(double kappa, dou
   return c;
 }
 
-// tol_evidence = 0: stop on the hyperparameters' change alone.
+// tol_evidence = 0: stop on the hyperparameters' change alone; the
+// pruning threshold and the noise's start and floor are R's.
 inline gpsvm::RvmControl rvm_control(double tol, double tol_evidence = 0.0) {
   auto c = from_defaults<gpsvm::RvmControl>(control_defaults::rvm_control);
   c.max_iter = 20000;
   c.tol = tol;
   c.tol_evidence = tol_evidence;
-  c.prune_alpha = 1e9;
-  c.sigma2_init = 0.1;
-  c.min_sigma2 = 1e-10;
   return c;
 }
 
+// rvm_control()'s fields, R's alpha floor and start, and the strong lambda
+// start alone (R's default on scaled data tries a weak one too).
 inline gpsvm::SrvmControl srvm_control(double tol, double tol_evidence = 0.0) {
   auto c = from_defaults<gpsvm::SrvmControl>(control_defaults::srvm_control);
   static_cast<gpsvm::RvmControl&>(c) = rvm_control(tol, tol_evidence);
-  c.min_alpha = 1e-10;
-  c.alpha_init = 1.0;
   c.lambda_init = 1e4;
   return c;
 }
