@@ -305,6 +305,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                         optimize = NULL, inducing = NULL, search = search_control(),
                         multiclass = NULL, ...) {
   .check_dots_empty(...)
+  .check_kernel(kernel)
   noise_given <- !is.null(noise)
   noise <- if (noise_given) .check_number(noise, "noise", lower = 0) else .gpc_default_noise
   kappa <- .check_number(kappa, "kappa", lower = 0, upper = 0.5)

@@ -140,6 +140,17 @@ test_that("bad input gives clear errors naming the argument", {
   expect_error(kernel_matrix(rbf_kernel(1), numeric(0)), "'x' has no data")
 })
 
+test_that("every model refuses a kernel argument that is no kernel, naming it", {
+  x <- as.matrix(mtcars[, 2:4])
+  for (model in c("mfsvr", "svr", "rvm", "srvm", "gpc", "svc")) {
+    y <- if (model %in% c("gpc", "svc")) factor(mtcars$am) else mtcars$mpg
+    for (kernel in list("linear", 3, NA, NULL, list(type = "rbf"))) {
+      expect_error(get(model)(x, y, kernel = kernel), "'kernel' must be a kernel such as",
+                   info = paste(model, deparse(kernel)))
+    }
+  }
+})
+
 test_that("one data point and far-apart points are handled", {
   expect_equal(kernel_matrix(rbf_kernel(1), 2), matrix(1))
   expect_identical(kernel_matrix(rbf_kernel(0.01), c(0, 100))[1, 2], 0)
