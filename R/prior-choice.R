@@ -431,7 +431,8 @@
   list(choice = if (won) .kernel_words(object$kernel) else if (linear) "none (linear kernel)" else
          "one width",
        by = if (is.na(gain)) "the search of a width per input failed" else
-         sprintf("the evidence, log Bayes factor %.3g of a width per input against %s (%s asked)",
+         sprintf(paste("the evidence, log Bayes factor %.3g of a width per input against %s;",
+                       "it must exceed %s (%s nat per hyperparameter it adds)"),
                  gain, if (linear) "the linear kernel" else "one",
-                 format(.per_input_margin * diff(choice$parameters))))
+                 format(.per_input_margin * diff(choice$parameters)), format(.per_input_margin)))
 }
