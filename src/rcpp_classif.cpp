@@ -241,9 +241,9 @@ Rcpp::List alpha_loo_refits(const Rcpp::List& model, const Eigen::Map<Eigen::Mat
   const std::vector<Eigen::Index> cases = zero_based(which);
   const auto interrupt = gpsvm_glue::interrupt_callback();
   if (paper_algorithm(control, {Method::fast_solver, Method::paper_solver}))
-    return refits_to_r(Method::loo_exact(noisy_gram(p, x), y, alpha,
-                                         Method::paper_control(control, parameter), cases,
-                                         interrupt));
+    return refits_to_r(gpsvm::loo_exact_dense(noisy_gram(p, x), y, alpha,
+                                              Method::paper_control(control, parameter), cases,
+                                              interrupt));
   return refits_to_r(Method::loo_exact(p.kernel, x, y, alpha,
                                        Method::fast_control(p, parameter, control), cases,
                                        interrupt));

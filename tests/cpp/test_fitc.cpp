@@ -59,8 +59,8 @@ MatrixXd fitc_dense(const gpsvm::InducingBasis& b) {
 }  // namespace
 
 TEST_CASE("FITC: a factor with a diagonal gives the dense fit of G G' + diag(lambda)") {
-  const Data d = wiggly(25, 3);
   const gpsvm::Kernel kernel = gpsvm::Kernel::rbf(0.7);
+  const Data d = wiggly(25, 3);
   const MatrixXd z = d.x.topRows(5);
   for (double extra : {0.0, 0.3}) {
     const gpsvm::InducingBasis b = gpsvm::inducing_basis(kernel, d.x, z, extra);

@@ -93,10 +93,10 @@ test_that("a penalty's own points are given in the data's units and scaled with 
 
 test_that("derivatives on the data's scale match central differences of the predictions", {
   d <- awkward_data(seed = 2)
-  x <- as.matrix(d[c("a", "b")])
+  fits <- lapply(fitters, function(fit) fit(as.matrix(d[c("a", "b")]), d$y))
   z <- cbind(a = c(800, 1100), b = c(-5.005, -4.99))
-  for (name in names(fitters)) {
-    f <- fitters[[name]](x, d$y)
+  for (name in names(fits)) {
+    f <- fits[[name]]
     for (wrt in 1:2) {
       # steps of 1e-3 and 1e-2 input standard deviations
       step <- function(h) {

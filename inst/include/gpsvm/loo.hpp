@@ -395,13 +395,21 @@ LooRefits loo_solve_points(const Kernel& kernel, const ConstMatrixRef& x,
   return loo_refit_loop(n, y, alpha, which, fit, field, interrupt);
 }
 
+// The solver on the Gram matrix each dense control belongs to.
+inline auto dense_solver(const AdatronControl&) { return &adatron_fit; }
+inline auto dense_solver(const NaiveMfControl&) { return &naive_mf_fit; }
+
 }  // namespace detail
 
-inline LooRefits svc_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
-                               const ConstVectorRef& alpha, const AdatronControl& control,
-                               const std::vector<Index>& which,
-                               const std::function<void()>& interrupt = {}) {
-  return detail::loo_solve_dense(k, y, alpha, control, which, adatron_fit, interrupt);
+// Refits on the Gram matrix without each point, warm-started, by the dense
+// solver of the control: the adatron (svc), Algorithm 17.1 (naive gpc).
+template <typename Control>
+LooRefits loo_exact_dense(const ConstMatrixRef& k, const ConstVectorRef& y,
+                          const ConstVectorRef& alpha, const Control& control,
+                          const std::vector<Index>& which,
+                          const std::function<void()>& interrupt = {}) {
+  return detail::loo_solve_dense(k, y, alpha, control, which, detail::dense_solver(control),
+                                 interrupt);
 }
 
 // SMO refits on the inputs without each point, warm-started.
@@ -415,13 +423,6 @@ inline LooRefits svc_loo_exact(const Kernel& kernel, const ConstMatrixRef& x,
     return svc_smo_solve(kernel, xi, yi, control, start, interrupt);
   };
   return detail::loo_solve_points(kernel, x, y, alpha, which, solve, interrupt);
-}
-
-inline LooRefits naive_mf_loo_exact(const ConstMatrixRef& k, const ConstVectorRef& y,
-                                    const ConstVectorRef& alpha, const NaiveMfControl& control,
-                                    const std::vector<Index>& which,
-                                    const std::function<void()>& interrupt = {}) {
-  return detail::loo_solve_dense(k, y, alpha, control, which, naive_mf_fit, interrupt);
 }
 
 // Newton refits on the inputs without each point, warm-started.  The
