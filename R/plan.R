@@ -121,7 +121,7 @@ gpsvm_plan <- function(object) {
   if (is.null(choice)) {
     by <- if (.width_searched(fit)) "the call's family; its width by the search below" else
       if (!is.null(fit$kernel$sigma_rule)) "the data's width rule" else "the call"
-    return(.plan_row("kernel", .kernel_words(fit$kernel), by))
+    return(.plan_row("kernel", .kernel_words(fit$kernel, .class_model_widths(fit)), by))
   }
   words <- .kernel_choice_words(fit)
   if (inherits(fit, "gpsvm_mfsvr") && is.null(fit$width_choice) && ncol(fit$x) >= 2L &&
@@ -151,9 +151,20 @@ gpsvm_plan <- function(object) {
   any(vapply(models, function(m) any(grepl("^sigma", names(m$optimization$estimate))), logical(1)))
 }
 
-# A kernel in a few words: "Gaussian (sigma = 2.26)".
-.kernel_words <- function(kernel) {
+# The widths of one-vs-rest models' kernels where they differ (each class's
+# search chose its own), else NULL.
+.class_model_widths <- function(fit) {
+  if (!inherits(fit, "gpsvm_classifier") || !.is_multiclass(fit)) return(NULL)
+  sigma <- unlist(lapply(fit$models, function(m) m$kernel$sigma))
+  if (length(sigma) == length(fit$models) && length(unique(sigma)) > 1L) sigma
+}
+
+# A kernel in a few words: "Gaussian (sigma = 2.26)"; with `widths`, the
+# range of the widths the class models chose.
+.kernel_words <- function(kernel, widths = NULL) {
   width <- if (!is.null(kernel$input_widths)) ", a width per input" else
+    if (!is.null(widths)) sprintf(" (sigma per class model, %s to %s)",
+                                  format(min(widths), digits = 4), format(max(widths), digits = 4)) else
     sprintf(" (sigma = %s)", format(kernel$sigma, digits = 4))
   switch(kernel$type,
          rbf = paste0("Gaussian", width),

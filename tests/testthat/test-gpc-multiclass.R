@@ -355,6 +355,20 @@ test_that("by default the classes are fitted against the rest up to ovr_max_nk, 
   expect_output(print(big), "one joint model")
 })
 
+test_that("a one-vs-rest plan gives the range of the widths its class models chose", {
+  fit <- gpc(Species ~ ., iris, multiclass = "ovr")
+  sigma <- vapply(fit$models, function(m) m$kernel$sigma, numeric(1))
+  expect_gt(diff(range(sigma)), 0)
+  row <- gpsvm_plan(fit)[gpsvm_plan(fit)$step == "kernel", ]
+  expect_identical(row$choice, sprintf("Gaussian (sigma per class model, %s to %s)",
+                                       format(min(sigma), digits = 4),
+                                       format(max(sigma), digits = 4)))
+  # one width given for all classes: that width
+  given <- gpc(Species ~ ., iris, multiclass = "ovr", kernel = rbf_kernel(2), optimize = FALSE)
+  row <- gpsvm_plan(given)[gpsvm_plan(given)$step == "kernel", ]
+  expect_identical(row$choice, "Gaussian (sigma = 2)")
+})
+
 test_that("a binary gpc() search records its plan", {
   set.seed(7)
   x <- matrix(stats::rnorm(120), 60, 2)
