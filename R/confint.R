@@ -84,6 +84,7 @@ confint.gpsvm_regression <- function(object, parm, level = 0.95, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
   .check_constant_tube(object, "confint()")
+  .needs_inputs(object, "confint()")  # (its curvature refits the model)
   level <- .check_level(level)
   hyper <- .hyperparameter_intervals(object, level)
   out <- rbind(.weight_intervals(object, level), hyper)

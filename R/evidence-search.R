@@ -50,12 +50,32 @@
   if (n > .size_rule("gpc_search_max_n")) .evenly_spaced_rows(n, .size_rule("search_subset_n"))
 }
 
-# fit$skipped_search: the default search over `which` left out by the size
-# rule search_max_n, what the fit used `instead`, and the call that runs it.
-.skipped_search <- function(which, instead) {
-  quoted <- paste0("\"", which, "\"", collapse = ", ")
-  sprintf("not run: %s; optimize = %s runs it", instead,
-          if (length(which) > 1L) sprintf("c(%s)", quoted) else quoted)
+# mfsvr()'s and svr()'s default beyond search_max_n: the whole default
+# (kernel and offset weighed, C by the evidence, constant noise) on
+# search_max_n evenly spaced rows, then the fit on every row at what it
+# chose.  C scales the tube's likelihood of each observation, so the
+# evidence's choice on rows spread over the data stands for all of them,
+# and the fits either side of the rule are the default on the same number
+# of rows.  `args` are the call's other arguments (no kernel where the call
+# left it to the default's candidates).
+.fit_on_search_rows <- function(fitter, x, y, args, call, what) {
+  rows <- .evenly_spaced_rows(NROW(x), .size_rule("search_max_n"))
+  some <- if (is.null(dim(x))) x[rows] else x[rows, , drop = FALSE]
+  attr(some, "factor_column") <- attr(x, "factor_column")
+  sub_args <- args
+  sub_args[c("noise", "calibration_folds")] <- list("constant", 0)
+  searched <- .quiet_refits(do.call(fitter, c(list(some, y[rows]), sub_args)))
+  full_args <- args
+  full_args[c("C", "kernel", "bias")] <- gpsvm_settings(searched)[c("C", "kernel", "bias")]
+  fit <- .quiet_refits(do.call(fitter, c(list(x, y), full_args)))
+  fit$optimization <- c(searched$optimization, list(search_rows = length(rows)))
+  keep <- intersect(c("kernel_choice", "width_choice", "bias_choice"), names(searched))
+  fit[keep] <- searched[keep]
+  # (the kernel records the rule that made it, as the choice it came from says)
+  for (field in c("sigma_rule", "candidate")) fit$kernel[[field]] <- searched$kernel[[field]]
+  fit$fit_time <- fit$fit_time + searched$fit_time
+  fit$call <- call
+  .with_plan(fit, what)
 }
 
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or

@@ -352,10 +352,11 @@
 #' @param kernel A kernel from [rbf_kernel()], [matern_kernel()],
 #'   [poly_kernel()] or [linear_kernel()]; the default `rbf_kernel()` chooses
 #'   its width from the (scaled) inputs by kernlab's sigest rule ([kernels]).
-#'   On standardised data of at most 10000 observations fitted on the full
-#'   prior (no `inducing`), where e1071's \eqn{\gamma = 1/p} for the \eqn{p}
-#'   input columns, \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from
-#'   it, the evidence chooses between the two widths; when the call gives no
+#'   On standardised data fitted on the full prior (no `inducing`; beyond
+#'   10000 observations, on 10000 evenly spaced rows, see `optimize`), where
+#'   e1071's \eqn{\gamma = 1/p} for the \eqn{p} input columns,
+#'   \eqn{\sigma = \sqrt{p/2}}, is more than 30% away from it, the evidence
+#'   chooses between the two widths; when the call gives no
 #'   `kernel` it also weighs a linear kernel, `poly_kernel(1, scale = 1/p,
 #'   offset = 0)` (whose prior variance of \eqn{f(x)} is about the
 #'   standardised response's, as the Gaussian kernel's is), each candidate
@@ -389,10 +390,15 @@
 #'   width by maximising the evidence, starting from the values given; a subset
 #'   of `c("C", "epsilon", "sigma")` chooses only those; `FALSE` chooses none.
 #'   `NULL` (the default) chooses `C` when the call gives none, on standardised
-#'   data (`scale = TRUE`) of at most 10000 observations fitted by EP (with
-#'   `inducing`, or beyond 2000 observations where the kernel matrix has no low
-#'   rank, on the FITC evidence), and otherwise none; beyond 10000 observations
-#'   the fit says so in a message, which `print()` repeats. The search moves
+#'   data (`scale = TRUE`) fitted by EP (with `inducing`, or beyond 2000
+#'   observations where the kernel matrix has no low rank, on the FITC
+#'   evidence), and otherwise none. Beyond 10000 observations (the size rule
+#'   `search_max_n` of [gpsvm_size_policy()]) the whole default (this search,
+#'   the kernel and the offset weighed) runs on 10000 evenly spaced rows, and
+#'   the fit on every row keeps what it chose: `C` scales each observation's
+#'   likelihood, so its evidence-chosen value carries over to more rows of
+#'   the same data; the fit says so in a message, which `print()` repeats,
+#'   and `fit$optimization$search_rows` counts the rows. The search moves
 #'   `C` within one EP run while the sites converge (a Newton step on the
 #'   evidence's curvature in `log C`, then secant steps on its gradient), EP
 #'   converging to the search's accuracy (see `tol` in [mfsvr_control()]), and
@@ -421,11 +427,11 @@
 #' @param bias Prior variance \eqn{b \ge 0} of a constant offset of the latent
 #'   function, \eqn{f(x) = c + g(x)} with \eqn{c \sim N(0, b)}, added to the
 #'   kernel as a constant (as [gpc()]'s `bias`); on the scaled response when
-#'   `scale = TRUE`. `NULL` (the default): on standardised data of at most
-#'   10000 observations the evidence chooses between no offset and `bias = 1`,
-#'   and `logLik()` counts the choice as one estimated parameter; on the data
-#'   as given (`scale = FALSE`), and beyond 10000 observations (as the fit's
-#'   message says), 0: the paper's zero-mean model. Centring the response is
+#'   `scale = TRUE`. `NULL` (the default): on standardised data the evidence
+#'   chooses between no offset and `bias = 1` (beyond 10000 observations on
+#'   the rows of the search, see `optimize`), and `logLik()` counts the
+#'   choice as one estimated parameter; on the data as given
+#'   (`scale = FALSE`), 0: the paper's zero-mean model. Centring the response is
 #'   not the same: away from the data a zero-mean prior pulls the predictions
 #'   to the data's mean, where the function may settle at another level (a peak
 #'   on a flat floor). The model without the offset is fitted first; the
@@ -441,8 +447,10 @@
 #'   padded with `NA` at the rows left out. `data` may also be row
 #'   partitions from [gpsvm_partitions()] (files or data frames, read one at
 #'   a time and never gathered), with `inducing`: the fit is the one to the
-#'   partitions' rows bound together, at `C` (5 unless given: no search,
-#'   offset or calibration, as beyond the size rule `search_max_n`), and
+#'   partitions' rows bound together, at `C` (when not given, the default's
+#'   on up to `search_max_n` evenly spaced rows read from the partitions, as
+#'   beyond that size in memory, on the FITC prior and without an offset; no
+#'   offset or calibration), and
 #'   keeps no inputs, so [predict()] needs `newdata` (partitions too).
 #' @param calibration_folds The number of cross-validation folds that calibrate
 #'   the prediction intervals (see [predict.gpsvm_regression()]): `NULL` (the
@@ -488,8 +496,7 @@
 #'   input, a data frame of `widths`, "one" and "per input", and their log
 #'   evidences), `bias_variance` (the offset's prior variance used) and
 #'   `bias_choice` (when the evidence chose it, a data frame of the two
-#'   variances weighed and their log evidences), `skipped_search` (beyond 10000
-#'   observations, the note that the default search did not run), `fit_time`,
+#'   variances weighed and their log evidences), `fit_time`,
 #'   `call` and `fields` (see [hyperparameters()], "Fitted objects"); formula
 #'   fits also `terms`, `xlevels`, `contrasts`, `na.action`, `variables` (the
 #'   formula's variables as the data gave them, at the rows used).
@@ -539,6 +546,14 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   settings <- .search_settings(search, "gradient")
   open <- is.null(optimize) && .mfsvr_search_by_default(C_given, scale, control)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
+  if (open && !automatic) {
+    args <- list(epsilon = epsilon, control = control, scale = scale, inducing = inducing,
+                 search = search, bias = bias, calibration_folds = calibration_folds,
+                 noise = noise)
+    if (!weigh_linear) args$kernel <- kernel
+    return(.fit_on_search_rows(mfsvr.default, x, y, args, .generic_call(match.call(), "mfsvr"),
+                               "mfsvr():"))
+  }
   which <- .mfsvr_which_hyper(if (automatic) "C" else optimize %||% FALSE, epsilon, kernel)
   # (what the data pin poorly on few rows: the tube and the widths)
   settings$hyperprior <- settings$hyperprior %||%
@@ -608,10 +623,6 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   }
   fit <- .with_mean_amplitude(.fit_regression(x, y, kernel, scale, .generic_call(match.call(), "mfsvr"),
                                                fit_model))
-  if (open && !automatic) {
-    fit$skipped_search <- .skipped_search("C", sprintf(
-      "C = %g %s used", C, if (is.null(bias)) "and no offset (bias = 0) are" else "is"))
-  }
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)

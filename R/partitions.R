@@ -329,8 +329,9 @@ print.gpsvm_partitions <- function(x, ...) {
   }
 }
 
-# mfsvr() on partitions: one EP fit at C (5 unless given, as beyond the
-# size rule search_max_n), the core reading the rows through the reader.
+# mfsvr() on partitions: one EP fit at C, the core reading the rows through
+# the reader.  C not given (on standardised data) is the default's on
+# evenly spaced rows, as in memory beyond search_max_n; otherwise 5.
 .mfsvr_partitioned <- function(design, parts, call, C = NULL, epsilon = 0.1,
                                kernel = rbf_kernel(), control = mfsvr_control(), scale = TRUE,
                                inducing = NULL, optimize = NULL, search = NULL, bias = NULL,
@@ -345,6 +346,13 @@ print.gpsvm_partitions <- function(x, ...) {
   if (control$algorithm != "ep") .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
   y <- .check_targets(design$y, length(design$y))
   start <- proc.time()[["elapsed"]]
+  searched <- NULL
+  if (!C_given && isTRUE(scale)) {
+    searched <- .search_partition_rows(design, parts, if (!missing(kernel)) kernel, epsilon,
+                                       control, inducing)
+    C <- searched$C
+    kernel <- gpsvm_settings(searched)$kernel
+  }
   inputs <- .partition_model_inputs(design, parts, kernel, scale, inducing)
   response_scaling <- .response_scaling(y, scale)
   fit <- .mfsvr_fit(inputs$reader, .scale_response(y, response_scaling), C, epsilon,
@@ -360,11 +368,31 @@ print.gpsvm_partitions <- function(x, ...) {
   fit$response_scaling <- response_scaling
   fit$partitions <- .partition_record(parts, design, inducing)
   fit$call <- call
-  if (!C_given && isTRUE(scale)) {
-    fit$skipped_search <- sprintf(paste("not run on data in partitions: C = %g and no offset",
-                                        "(bias = 0) are used"), C)
+  if (!is.null(searched)) {
+    fit$optimization <- searched$optimization
+    fit$kernel_choice <- searched$kernel_choice
+    for (field in c("sigma_rule", "candidate")) fit$kernel[[field]] <- searched$kernel[[field]]
   }
   .with_plan(.seal(fit), "mfsvr():")
+}
+
+# mfsvr()'s default on data in partitions: the default in memory (C by the
+# evidence on the FITC prior of the same inducing inputs, without the offset
+# that fits to partitions lack) on search_max_n evenly spaced rows, read in
+# one pass.
+.search_partition_rows <- function(design, parts, kernel, epsilon, control, inducing) {
+  n <- sum(design$rows)
+  rows <- .evenly_spaced_rows(n, .size_rule("search_max_n"))
+  template <- list(terms = design$terms, xlevels = design$xlevels, contrasts = design$contrasts,
+                   x = design$x[0L, , drop = FALSE])
+  x <- .partition_moments(parts, template, rows)$rows
+  attr(x, "factor_column") <- design$factor_column
+  args <- list(epsilon = epsilon, control = control, inducing = inducing, bias = 0,
+               calibration_folds = 0)
+  if (!is.null(kernel)) args$kernel <- kernel
+  fit <- .quiet_refits(do.call(mfsvr.default, c(list(x, design$y[rows]), args)))
+  if (length(rows) < n) fit$optimization$search_rows <- length(rows)
+  fit
 }
 
 # gpc() on partitions: the TAP fit at the given noise and width, or the

@@ -186,12 +186,8 @@ gpsvm_plan <- function(object) {
 # the search), kept because a size rule left the search out, or as given.
 .plan_search <- function(fit, n) {
   if (!is.null(fit$skipped_search)) {
-    choice <- paste("the evidence search", fit$skipped_search)
-    if (!is.null(fit$partitions)) {
-      return(.plan_row("hyperparameters", choice, "data in partitions (no search)", exact = FALSE))
-    }
-    return(.plan_row("hyperparameters", choice, .rule_words("search_max_n", n, TRUE),
-                     "search_max_n", FALSE))
+    return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
+                     "data in partitions (no search)", exact = FALSE))
   }
   lines <- .search_summary(fit)
   if (length(lines) == 0L && inherits(fit, "gpsvm_rvm")) {
@@ -203,8 +199,11 @@ gpsvm_plan <- function(object) {
   inducing <- fit$optimization$search_inducing %||%
     fit$models[[1L]]$optimization$search_inducing
   if (!is.null(rows)) {
-    rule <- if (inherits(fit, "gpsvm_gpc_joint")) "joint_search_max_n" else "gpc_search_max_n"
-    return(.plan_search_row(c(lines, .search_effort(fit)),
+    rule <- if (inherits(fit, "gpsvm_gpc_joint")) "joint_search_max_n" else
+      if (inherits(fit, "gpsvm_regression")) "search_max_n" else "gpc_search_max_n"
+    # (a classifier's fit on every row starts from its search's sites)
+    effort <- if (inherits(fit, "gpsvm_classifier")) .search_effort(fit)
+    return(.plan_search_row(c(lines, effort),
                             sprintf("searched on %d evenly spaced rows", rows), rule, n))
   }
   if (!is.null(inducing) && is.null(fit$inducing) && is.null(fit$call$control)) {

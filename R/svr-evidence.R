@@ -252,6 +252,7 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
   .check_dots_empty(...)
   .validate_fit(x)
   .check_constant_tube(x, "evidence_curve()")
+  .needs_inputs(x, "evidence_curve()")
   C <- .check_C_grid(C)
   method <- .curve_methods(x, method)
   # each refit in a worker sees only the fit and one C

@@ -89,8 +89,9 @@
 #' `fit$optimization` (see [mfsvr()]; its `path` lists the values of `C`
 #' tried with their log evidence, and `evidence` says which evidence was
 #' maximised). `optimize = NULL`, the default, chooses `C` when the call
-#' gives none, on standardised data (`scale = TRUE`) of at most
-#' `search_max_n` observations ([gpsvm_size_policy()]); otherwise `C` is the one given, or 1
+#' gives none, on standardised data (`scale = TRUE`; beyond `search_max_n`
+#' observations of [gpsvm_size_policy()], on that many evenly spaced rows,
+#' as [mfsvr()]'s); otherwise `C` is the one given, or 1
 #' (e1071's `cost`). Read as a likelihood, `C = 1` on a standardised
 #' response implies a noise standard deviation of about 1.4 times the
 #' response's, so its prediction intervals are wide; the evidence's `C`
@@ -199,7 +200,8 @@
 #'   "Choosing C"); `FALSE` keeps the `C` given. `NULL` (the default)
 #'   chooses `C` when the call gives none, on standardised data, by
 #'   [mfsvr()]'s default search and under its size rule (`search_max_n` of
-#'   [gpsvm_size_policy()]: beyond it `C = 5` stays, and the fit says so).
+#'   [gpsvm_size_policy()]: beyond it the search runs on that many evenly
+#'   spaced rows and the fit on every row keeps its `C`, and says so).
 #' @param control Solver and selection settings from [svr_control()].
 #' @param select_C Deprecated (with a warning), the argument that chose `C`
 #'   before `optimize`: `"evidence"` is `optimize = TRUE`, `"fixed_point"` is
@@ -297,6 +299,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   C_given <- !is.null(C)
   if (C_given) C <- .check_tube(C, "C")
   epsilon <- .check_tube(epsilon, "epsilon")
+  bias_given <- bias
   .resolve_calibration_folds(calibration_folds, .Machine$integer.max, "svr")  # its checks
   # `bias` below flags libsvm's free threshold, `bias_variance` is an offset's
   flag <- is.logical(bias) && length(bias) == 1L && !is.na(bias)
@@ -311,6 +314,13 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   # the default search is mfsvr()'s, under the same size rule
   open <- is.null(optimize) && !C_given && isTRUE(scale)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
+  if (open && !automatic) {
+    args <- list(epsilon = epsilon, bias = bias_given, control = control, scale = scale,
+                 search = search, calibration_folds = calibration_folds, noise = noise)
+    if (!weigh_linear) args$kernel <- kernel
+    return(.fit_on_search_rows(svr.default, x, y, args, .generic_call(match.call(), "svr"),
+                               "svr():"))
+  }
   searched <- length(.optimize_which(if (automatic) TRUE else optimize %||% FALSE, "C")) > 0L
   # (a search starts where mfsvr()'s does, so that one model's fits agree)
   if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
@@ -351,9 +361,6 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
     fit
   }
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"), fit_model)
-  if (open && !automatic) {
-    fit$skipped_search <- .skipped_search("C", sprintf("C = %g and no offset (bias = 0) are used", C))
-  }
   fit <- .with_calibration(fit, calibration_folds, function(x, y) {
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)

@@ -301,7 +301,7 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   expect_named(mfsvr(x, y, optimize = "epsilon")$optimization$estimate, "epsilon")
 })
 
-test_that("mfsvr()'s default search stops at the size rule search_max_n, and says so", {
+test_that("beyond search_max_n mfsvr()'s default searches on evenly spaced rows, and says so", {
   # the rule lowered for the test (10000 by default): the same switch
   op <- options(gpsvm.size_policy = list(search_max_n = 300))
   on.exit(options(op), add = TRUE)
@@ -309,17 +309,31 @@ test_that("mfsvr()'s default search stops at the size rule search_max_n, and say
   x <- runif(301, -3, 3)
   y <- sin(x) + rnorm(301, sd = 0.3)
   expect_message(big <- mfsvr(x, y),
-                 paste("mfsvr\\(\\): 301 observations: hyperparameters: the evidence search not run:",
-                       "C = 5 and no offset \\(bias = 0\\) are used; optimize = \"C\" runs it"))
-  expect_null(big$optimization)
-  expect_identical(big$C, 5)
+                 paste("mfsvr\\(\\): 301 observations: hyperparameters: searched on 300 evenly",
+                       "spaced rows"))
+  # the default on 300 rows spread evenly over the data, written out here
+  rows <- unique(round(seq(1, 301, length.out = 300)))
+  expect_length(rows, 300)
+  sub <- suppressMessages(mfsvr(x[rows], y[rows]))
+  expect_identical(big$C, sub$C)
+  expect_identical(big$kernel$sigma, sub$kernel$sigma)
+  expect_identical(big$bias_variance, sub$bias_variance)
+  expect_identical(big$optimization$search_rows, 300L)
+  # then every row at what it chose: the fit at those settings given
+  at <- suppressMessages(mfsvr(x, y, C = sub$C, kernel = rbf_kernel(sub$kernel$sigma),
+                               bias = sub$bias_variance))
+  expect_equal(fitted(big), fitted(at), tolerance = 1e-12)
+  expect_equal(c(logLik(big)), c(logLik(at)), tolerance = 1e-12)
+  # (what the search chose from the response counts in the df, as on all rows)
+  expect_identical(attr(logLik(big), "df"), attr(logLik(suppressMessages(mfsvr(x[-1], y[-1]))), "df"))
   plan <- gpsvm_plan(big)
   expect_identical(plan$size_rule[plan$step == "hyperparameters"], "search_max_n")
   expect_false(plan$exact[plan$step == "hyperparameters"])
-  expect_output(print(big), "the evidence search not run: C = 5")
+  expect_output(print(big), "hyperparameters: searched on 300 evenly spaced rows; C by evidence")
+  expect_identical(suppressMessages(update(big))$C, big$C)
   expect_message(searched <- mfsvr(x[-1], y[-1]), "C mixture: not integrated over C")
   expect_named(searched$optimization$estimate, "C")
-  expect_null(searched$skipped_search)
+  expect_null(searched$optimization$search_rows)
   expect_true(gpsvm_plan(searched)$exact[gpsvm_plan(searched)$step == "hyperparameters"])
   # a C given: no search to leave out; the option and suppressMessages()
   # silence what remains (the intervals' rules beyond 200 and 100 rows)

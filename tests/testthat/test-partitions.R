@@ -106,6 +106,35 @@ test_that("mfsvr() on partitions is the fit to their bound rows, predictions inc
   expect_error(predict(edited, d$parts), "was the object edited")
 })
 
+test_that("mfsvr() on partitions without C: the default's on evenly spaced rows read from them", {
+  d <- partition_data()
+  z <- partition_inducing()
+  # the rule lowered so that the search sees a subset (10000 by default)
+  op <- options(gpsvm.size_policy = list(search_max_n = 100))
+  on.exit(options(op))
+  expect_message(fit <- mfsvr(y ~ x1 + x2 + g, data = d$parts, inducing = z),
+                 "hyperparameters: searched on 100 evenly spaced rows")
+  # the default in memory on those rows of the bound data, without an offset
+  rows <- unique(round(seq(1, nrow(d$bound), length.out = 100)))
+  some <- d$bound[rows, ]
+  expect_setequal(unique(some$g), c("a", "b", "c"))
+  ref <- suppressMessages(mfsvr(y ~ x1 + x2 + g, data = some, inducing = z, bias = 0,
+                                calibration_folds = 0))
+  expect_equal(fit$C, ref$C, tolerance = 1e-10)
+  expect_equal(fit$kernel$sigma, ref$kernel$sigma, tolerance = 1e-12)
+  expect_identical(fit$optimization$search_rows, 100L)
+  # then every row at that C and width
+  at <- suppressMessages(mfsvr(y ~ x1 + x2 + g, data = d$parts, inducing = z, C = ref$C,
+                               kernel = rbf_kernel(ref$kernel$sigma)))
+  expect_equal(unname(fitted(fit)), unname(fitted(at)), tolerance = 1e-10)
+  plan <- gpsvm_plan(fit)
+  expect_identical(plan$size_rule[plan$step == "hyperparameters"], "search_max_n")
+  expect_false(plan$exact[plan$step == "hyperparameters"])
+  # confint() and evidence_curve() refit the model on inputs the fit does not keep
+  expect_error(confint(fit), "confint\\(\\) reads the training inputs")
+  expect_error(evidence_curve(fit, C = c(1, 2)), "evidence_curve\\(\\) reads the training inputs")
+})
+
 test_that("mfsvr() on partitions: the width rule, the greedy inducing inputs and rows read again", {
   skip_on_cran()
   # 9000 rows: with 15 inducing inputs the factor's budget of 1 MB holds

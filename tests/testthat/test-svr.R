@@ -388,13 +388,20 @@ test_that("without a C, svr() chooses it by the model's evidence, as mfsvr() doe
   expect_identical(svr(d$x, d$y, C = 2)$C, 2)
   expect_identical(svr(d$x, d$y, optimize = FALSE)$C, 1)
   expect_identical(svr(d$x, d$y, scale = FALSE)$C, 1)
-  # beyond the size rule search_max_n (lowered here from 10000) mfsvr()'s
-  # default C stays, as mfsvr() keeps it, and the fit says so
+  # beyond the size rule search_max_n (lowered here from 10000) the default
+  # searches on that many evenly spaced rows, as mfsvr()'s, and says so
   op <- options(gpsvm.size_policy = list(search_max_n = 100))
   on.exit(options(op), add = TRUE)
-  expect_message(beyond <- svr(seq_len(101) / 101, sin(seq_len(101) / 10)),
-                 "svr\\(\\): 101 observations: hyperparameters: the evidence search not run")
-  expect_identical(beyond$C, 5)
+  u <- seq_len(101) / 101
+  expect_message(beyond <- svr(u, sin(10 * u)),
+                 "svr\\(\\): 101 observations: hyperparameters: searched on 100 evenly spaced rows")
+  rows <- unique(round(seq(1, 101, length.out = 100)))
+  sub <- suppressMessages(svr(u[rows], sin(10 * u[rows])))
+  expect_identical(beyond$C, sub$C)
+  expect_false(beyond$C == 5)
+  expect_equal(coef(beyond), coef(suppressMessages(
+    svr(u, sin(10 * u), C = sub$C, kernel = rbf_kernel(sub$kernel$sigma), bias = sub$bias_variance))),
+    tolerance = 1e-12)
   options(op)
   # with a threshold, the grid search: every point refits b, and the fit's
   # evidence is the largest the search saw
