@@ -266,6 +266,8 @@ residuals.gpsvm_classifier <- function(object, ...) {
 
 # Training confusion table and error, for summaries.
 .classif_training <- function(object) {
+  # (a fit to partitions has no inputs to predict at; NULL: not available)
+  if (!is.null(object$partitions)) return(NULL)
   truth <- object$classes
   pred <- factor(stats::predict(object, type = "class"), levels = levels(truth))
   if (!is.null(object$na.action)) pred <- pred[!is.na(pred)]
@@ -276,6 +278,11 @@ residuals.gpsvm_classifier <- function(object, ...) {
 # would wrap at the console's width (many classes with long names), each
 # class's count and errors on one line; the table stays in the summary.
 .print_training <- function(training) {
+  if (is.null(training)) {
+    cat("Training error: not computed (a fit to data in partitions keeps no inputs; predict() at",
+        "the partitions for it)\n")
+    return(invisible())
+  }
   cat(sprintf("Training error: %.4f\n", training$error))
   tab <- training$table
   shown <- .printed_unwrapped(tab)

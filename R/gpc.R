@@ -219,9 +219,12 @@
 #'   approximation on 500 inducing inputs, and `print()` says so: see
 #'   `rank_tol` in [gpc_control()]. Row partitions from [gpsvm_partitions()]
 #'   as the formula's `data` need `inducing`; their fit takes
-#'   `method = "tap"`, `multiclass = "ovr"` and the `noise` and kernel width
-#'   given (else 0.1 and the width rule: no search), and keeps no inputs, so
-#'   [predict()] needs `newdata`.
+#'   `method = "tap"` and `multiclass = "ovr"`; the `noise` and kernel width
+#'   the call leaves open are the default search's on the rows it sees in
+#'   memory (all up to `gpc_search_max_n`, else `search_subset_n` evenly
+#'   spaced; [gpsvm_size_policy()]), read from the partitions, or with
+#'   `optimize = FALSE` 0.1 and the width rule. The fit keeps no inputs, so
+#'   [predict()] needs `newdata` and `summary()` gives no training error.
 #' @param optimize With `method = "tap"`: `TRUE` chooses the width of an
 #'   [rbf_kernel()] and `noise` by maximising the EP evidence, a subset of
 #'   `c("sigma", "noise", "kappa")` chooses those, and `FALSE` chooses none.

@@ -19,7 +19,11 @@
 #' `.csv` ([utils::read.csv()]; also `.csv.gz`), or `.parquet` (with the
 #' arrow package). The fit on the partitions is the fit on their rows bound
 #' by [rbind()] (to rounding), a factor's levels in the order the partitions
-#' first show them. Rows with missing values are an error.
+#' first show them. Rows with missing values are an error. What a default
+#' call leaves to a search (the `C` of [mfsvr()], the width and noise of
+#' [gpc()]) is chosen by the default in memory on evenly spaced rows read from
+#' the partitions, as many as the search would see in memory
+#' ([gpsvm_size_policy()]); the fit on every row keeps it.
 #'
 #' With a [future::plan()] of several cluster or multisession workers (see
 #' [gpsvm_parallel]), [mfsvr()] and a two-class [gpc()] run their EP sweeps
@@ -348,8 +352,11 @@ print.gpsvm_partitions <- function(x, ...) {
   start <- proc.time()[["elapsed"]]
   searched <- NULL
   if (!C_given && isTRUE(scale)) {
-    searched <- .search_partition_rows(design, parts, if (!missing(kernel)) kernel, epsilon,
-                                       control, inducing)
+    # (the default in memory, without the offset that fits to partitions lack)
+    args <- list(epsilon = epsilon, control = control, inducing = inducing, bias = 0,
+                 calibration_folds = 0)
+    if (!missing(kernel)) args$kernel <- kernel
+    searched <- .partition_search(design, parts, mfsvr.default, args, .size_rule("search_max_n"))
     C <- searched$C
     kernel <- gpsvm_settings(searched)$kernel
   }
@@ -376,27 +383,37 @@ print.gpsvm_partitions <- function(x, ...) {
   .with_plan(.seal(fit), "mfsvr():")
 }
 
-# mfsvr()'s default on data in partitions: the default in memory (C by the
-# evidence on the FITC prior of the same inducing inputs, without the offset
-# that fits to partitions lack) on search_max_n evenly spaced rows, read in
-# one pass.
-.search_partition_rows <- function(design, parts, kernel, epsilon, control, inducing) {
+# A default fit in memory, fitter(x, y, args), on `size` evenly spaced rows
+# read from the partitions in one pass: the search whose choices the fit to
+# the partitions keeps (NULL where `usable(rows)` says the rows cannot
+# serve).  Its search records (a classifier's, per class) count the rows
+# when they are fewer than all.
+.partition_search <- function(design, parts, fitter, args, size, usable = function(rows) TRUE) {
   n <- sum(design$rows)
-  rows <- .evenly_spaced_rows(n, .size_rule("search_max_n"))
+  rows <- .evenly_spaced_rows(n, size)
+  if (!usable(rows)) return(NULL)
   template <- list(terms = design$terms, xlevels = design$xlevels, contrasts = design$contrasts,
                    x = design$x[0L, , drop = FALSE])
   x <- .partition_moments(parts, template, rows)$rows
   attr(x, "factor_column") <- design$factor_column
-  args <- list(epsilon = epsilon, control = control, inducing = inducing, bias = 0,
-               calibration_folds = 0)
-  if (!is.null(kernel)) args$kernel <- kernel
-  fit <- .quiet_refits(do.call(mfsvr.default, c(list(x, design$y[rows]), args)))
-  if (length(rows) < n) fit$optimization$search_rows <- length(rows)
+  y <- design$y[rows]
+  if (is.factor(y)) y <- droplevels(y)
+  fit <- .quiet_refits(do.call(fitter, c(list(x, y), args)))
+  if (length(rows) < n) {
+    if (is.null(fit$models)) {
+      fit$optimization$search_rows <- length(rows)
+    } else {
+      for (k in seq_along(fit$models)) fit$models[[k]]$optimization$search_rows <- length(rows)
+    }
+  }
   fit
 }
 
-# gpc() on partitions: the TAP fit at the given noise and width, or the
-# defaults' starting values (noise 0.1, the width rule): no search runs.
+# gpc() on partitions: the TAP fit at the given noise and width; what the
+# call leaves open, the default's search chooses on the rows it would see in
+# memory (all up to gpc_search_max_n, else search_subset_n evenly spaced),
+# read from the partitions, each class's model its own; with optimize =
+# FALSE, the defaults' starting values (noise 0.1, the width rule).
 .gpc_partitioned <- function(design, parts, call, kernel = rbf_kernel(), noise = NULL, kappa = 0,
                              bias = 1, method = "tap", scale = TRUE, control = gpc_control(),
                              optimize = NULL, inducing = NULL, search = NULL,
@@ -416,14 +433,34 @@ print.gpsvm_partitions <- function(x, ...) {
   open <- c(if (.has_width(kernel) && is.null(kernel$sigma)) "the width rule",
             if (!noise_given) sprintf("noise = %g", noise))
   labels <- .classif_labels(design$y, length(design$y))
+  lev <- labels$levels
   start <- proc.time()[["elapsed"]]
+  searched <- NULL
+  n <- length(labels$classes)
+  size <- if (n > .size_rule("gpc_search_max_n")) .size_rule("search_subset_n") else n
+  if (length(open) > 0L && is.null(optimize)) {
+    args <- list(kappa = kappa, bias = bias, method = method, scale = scale, control = control,
+                 inducing = inducing, multiclass = "ovr")
+    if (!"the width rule" %in% open) args$kernel <- kernel
+    if (noise_given) args$noise <- noise
+    searched <- .partition_search(design, parts, gpc.default, args, size,
+                                  function(rows) all(lev %in% labels$classes[rows]))
+  }
   inputs <- .partition_model_inputs(design, parts, kernel, scale, inducing, bias)
   fit_binary <- function(x, y, kernel) {
+    chosen <- NULL
+    if (!is.null(searched)) {
+      # (the class this model separates from the rest, and its search's model)
+      chosen <- if (length(lev) > 2L) searched$models[[as.character(labels$classes[match(1, y)])]] else
+        searched
+      kernel <- .with_width(kernel, chosen$kernel$sigma)
+      noise <- chosen$noise
+    }
     model <- .gpc_fit(x, y, kernel, noise, kappa, method, control, inducing = inputs$inducing)
     model$x <- design$x[0L, , drop = FALSE]  # (the inputs' columns; no rows are kept)
+    model$optimization <- chosen$optimization
     .seal(model)
   }
-  lev <- labels$levels
   what <- "gpc: TAP mean field (EP)"
   fit <- .classif_models(inputs$reader, labels, inputs$kernel, fit_binary, what)
   if (length(lev) == 2L) .warn_not_converged(what, fit$convergence)
@@ -435,9 +472,10 @@ print.gpsvm_partitions <- function(x, ...) {
   fit$bias_variance <- bias
   fit$partitions <- .partition_record(parts, design, inducing)
   fit$call <- call
-  if (length(open) > 0L) {
-    fit$skipped_search <- sprintf("not run on data in partitions: %s used",
-                                  paste(open, collapse = " and "))
+  if (length(open) > 0L && is.null(optimize) && is.null(searched)) {
+    fit$skipped_search <- sprintf(paste("not run: a class is missing from the %d evenly spaced",
+                                        "rows it would see; %s used"),
+                                  size, paste(open, collapse = " and "))
   }
   .with_plan(.seal(fit), "gpc():")
 }

@@ -104,7 +104,8 @@ gpsvm_plan <- function(object) {
     sprintf("one model per class against the rest (%d models)", K)
   if (!isTRUE(fit$size_ruled_multiclass)) {
     by <- if (!is.null(fit$call$multiclass)) "the call" else
-      "kept: the joint model needs method = \"tap\" and kappa = 0"
+      if (!is.null(fit$partitions)) "data in partitions take one model per class" else
+        "kept: the joint model needs method = \"tap\" and kappa = 0"
     return(list(.plan_row("multiclass", choice, by)))
   }
   limit <- .size_rule("ovr_max_nk")
@@ -187,7 +188,7 @@ gpsvm_plan <- function(object) {
 .plan_search <- function(fit, n) {
   if (!is.null(fit$skipped_search)) {
     return(.plan_row("hyperparameters", paste("the evidence search", fit$skipped_search),
-                     "data in partitions (no search)", exact = FALSE))
+                     "data in partitions", exact = FALSE))
   }
   lines <- .search_summary(fit)
   if (length(lines) == 0L && inherits(fit, "gpsvm_rvm")) {
@@ -202,7 +203,7 @@ gpsvm_plan <- function(object) {
     rule <- if (inherits(fit, "gpsvm_gpc_joint")) "joint_search_max_n" else
       if (inherits(fit, "gpsvm_regression")) "search_max_n" else "gpc_search_max_n"
     # (a classifier's fit on every row starts from its search's sites)
-    effort <- if (inherits(fit, "gpsvm_classifier")) .search_effort(fit)
+    effort <- if (inherits(fit, "gpsvm_classifier") && is.null(fit$partitions)) .search_effort(fit)
     return(.plan_search_row(c(lines, effort),
                             sprintf("searched on %d evenly spaced rows", rows), rule, n))
   }

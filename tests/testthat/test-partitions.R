@@ -179,10 +179,36 @@ test_that("gpc() on partitions is the fit to their bound rows: two classes, one 
   expect_equal(unname(predict(fit3, parts, type = "prob")),
                unname(predict(ref3, three(d$bound), type = "prob")), tolerance = 1e-8)
   expect_error(fitted(fit3), "keeps no inputs")
-  # the defaults' noise and width, where in memory a search would choose them
+  # the default: each class's search on the rows read back (all 260 up to
+  # gpc_search_max_n), as in memory; the fits on every row then start from
+  # the prior instead of the search's sites, so they agree to EP's tolerance
   fit4 <- gpc(factor(label) ~ x1 + x2, data = parts, inducing = 12)
-  expect_match(fit4$plan$choice[fit4$plan$step == "hyperparameters"],
-               "not run on data in partitions: the width rule and noise = 0.1 used")
+  ref4 <- gpc(factor(label) ~ x1 + x2, data = three(d$bound), inducing = 12)
+  for (k in names(ref4$models)) {
+    expect_equal(fit4$models[[k]]$kernel$sigma, ref4$models[[k]]$kernel$sigma, tolerance = 1e-10)
+    expect_equal(fit4$models[[k]]$noise, ref4$models[[k]]$noise, tolerance = 1e-10)
+  }
+  expect_equal(unname(predict(fit4, parts, type = "prob")),
+               unname(predict(ref4, three(d$bound), type = "prob")), tolerance = 1e-6)
+  expect_match(fit4$plan$by[fit4$plan$step == "multiclass"], "data in partitions take one model")
+  expect_output(print(summary(fit4)), "Training error: not computed")
+  # beyond gpc_search_max_n (lowered here) on search_subset_n evenly spaced rows
+  op <- options(gpsvm.size_policy = list(gpc_search_max_n = 100, search_subset_n = 80))
+  on.exit(options(op))
+  expect_message(fit5 <- gpc(factor(label) ~ x1 + x2, data = parts, inducing = 12),
+                 "hyperparameters: searched on 80 evenly spaced rows")
+  rows <- unique(round(seq(1, 260, length.out = 80)))
+  ref5 <- suppressMessages(gpc(factor(label) ~ x1 + x2, data = three(d$bound)[rows, ],
+                               inducing = 12))
+  for (k in names(ref5$models)) {
+    expect_equal(fit5$models[[k]]$kernel$sigma, ref5$models[[k]]$kernel$sigma, tolerance = 1e-10)
+    expect_equal(fit5$models[[k]]$noise, ref5$models[[k]]$noise, tolerance = 1e-10)
+  }
+  expect_identical(fit5$plan$size_rule[fit5$plan$step == "hyperparameters"], "gpc_search_max_n")
+  # optimize = FALSE: the defaults' starting noise and width
+  fit6 <- gpc(factor(label) ~ x1 + x2, data = parts, inducing = 12, optimize = FALSE)
+  expect_identical(fit6$models[[1]]$noise, 0.1)
+  expect_identical(fit6$plan$choice[fit6$plan$step == "hyperparameters"], "fixed")
 })
 
 test_that("factor levels first seen in later partitions are ordered as rbind() orders them", {
