@@ -54,6 +54,9 @@ command -v pdflatex >/dev/null ||
   tools_missing="$tools_missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended"
 # HTML Tidy, with which R CMD check --as-cran validates the HTML help pages.
 command -v tidy >/dev/null || tools_missing="$tools_missing tidy"
+# optipng: the vignettes' figures are compressed losslessly where it is
+# present (the built documentation counts toward CRAN's 5 MB installed size).
+command -v optipng >/dev/null || tools_missing="$tools_missing optipng"
 
 if { [ -n "$missing" ] || [ -n "$tools_missing" ]; } && is_debian_root; then
   debs=""
