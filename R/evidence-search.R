@@ -68,14 +68,22 @@
   full_args <- args
   full_args[c("C", "kernel", "bias")] <- gpsvm_settings(searched)[c("C", "kernel", "bias")]
   fit <- .quiet_refits(do.call(fitter, c(list(x, y), full_args)))
-  fit$optimization <- c(searched$optimization, list(search_rows = length(rows)))
+  searched$optimization$search_rows <- length(rows)
+  fit <- .with_search_choices(fit, searched)
+  fit$fit_time <- fit$fit_time + searched$fit_time
+  fit$call <- call
+  .with_plan(fit, what)
+}
+
+# A fit at the settings a search on other rows chose (`searched`, a fit of
+# the same model) records that search and the choices it made, for its plan.
+.with_search_choices <- function(fit, searched) {
+  fit$optimization <- searched$optimization
   keep <- intersect(c("kernel_choice", "width_choice", "bias_choice"), names(searched))
   fit[keep] <- searched[keep]
   # (the kernel records the rule that made it, as the choice it came from says)
   for (field in c("sigma_rule", "candidate")) fit$kernel[[field]] <- searched$kernel[[field]]
-  fit$fit_time <- fit$fit_time + searched$fit_time
-  fit$call <- call
-  .with_plan(fit, what)
+  fit
 }
 
 # `optimize` as given to a model: TRUE (the `default` parameters), FALSE, or

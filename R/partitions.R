@@ -356,7 +356,8 @@ print.gpsvm_partitions <- function(x, ...) {
     args <- list(epsilon = epsilon, control = control, inducing = inducing, bias = 0,
                  calibration_folds = 0)
     if (!missing(kernel)) args$kernel <- kernel
-    searched <- .partition_search(design, parts, mfsvr.default, args, .size_rule("search_max_n"))
+    rows <- .evenly_spaced_rows(sum(design$rows), .size_rule("search_max_n"))
+    searched <- .partition_search(design, parts, mfsvr.default, args, rows)
     C <- searched$C
     kernel <- gpsvm_settings(searched)$kernel
   }
@@ -375,23 +376,16 @@ print.gpsvm_partitions <- function(x, ...) {
   fit$response_scaling <- response_scaling
   fit$partitions <- .partition_record(parts, design, inducing)
   fit$call <- call
-  if (!is.null(searched)) {
-    fit$optimization <- searched$optimization
-    fit$kernel_choice <- searched$kernel_choice
-    for (field in c("sigma_rule", "candidate")) fit$kernel[[field]] <- searched$kernel[[field]]
-  }
+  if (!is.null(searched)) fit <- .with_search_choices(fit, searched)
   .with_plan(.seal(fit), "mfsvr():")
 }
 
-# A default fit in memory, fitter(x, y, args), on `size` evenly spaced rows
-# read from the partitions in one pass: the search whose choices the fit to
-# the partitions keeps (NULL where `usable(rows)` says the rows cannot
-# serve).  Its search records (a classifier's, per class) count the rows
-# when they are fewer than all.
-.partition_search <- function(design, parts, fitter, args, size, usable = function(rows) TRUE) {
+# A default fit in memory, fitter(x, y, args), on the rows `rows` (over all
+# partitions) read in one pass: the search whose choices the fit to the
+# partitions keeps.  Its search records (a classifier's, per class) count
+# the rows when they are fewer than all.
+.partition_search <- function(design, parts, fitter, args, rows) {
   n <- sum(design$rows)
-  rows <- .evenly_spaced_rows(n, size)
-  if (!usable(rows)) return(NULL)
   template <- list(terms = design$terms, xlevels = design$xlevels, contrasts = design$contrasts,
                    x = design$x[0L, , drop = FALSE])
   x <- .partition_moments(parts, template, rows)$rows
@@ -436,15 +430,16 @@ print.gpsvm_partitions <- function(x, ...) {
   lev <- labels$levels
   start <- proc.time()[["elapsed"]]
   searched <- NULL
-  n <- length(labels$classes)
-  size <- if (n > .size_rule("gpc_search_max_n")) .size_rule("search_subset_n") else n
-  if (length(open) > 0L && is.null(optimize)) {
+  # (the rows gpc()'s search sees in memory; a class absent from them leaves
+  # the search out)
+  rows <- .search_rows(length(labels$classes)) %||% seq_along(labels$classes)
+  usable <- all(lev %in% labels$classes[rows])
+  if (length(open) > 0L && is.null(optimize) && usable) {
     args <- list(kappa = kappa, bias = bias, method = method, scale = scale, control = control,
                  inducing = inducing, multiclass = "ovr")
     if (!"the width rule" %in% open) args$kernel <- kernel
     if (noise_given) args$noise <- noise
-    searched <- .partition_search(design, parts, gpc.default, args, size,
-                                  function(rows) all(lev %in% labels$classes[rows]))
+    searched <- .partition_search(design, parts, gpc.default, args, rows)
   }
   inputs <- .partition_model_inputs(design, parts, kernel, scale, inducing, bias)
   fit_binary <- function(x, y, kernel) {
@@ -472,10 +467,10 @@ print.gpsvm_partitions <- function(x, ...) {
   fit$bias_variance <- bias
   fit$partitions <- .partition_record(parts, design, inducing)
   fit$call <- call
-  if (length(open) > 0L && is.null(optimize) && is.null(searched)) {
+  if (length(open) > 0L && is.null(optimize) && !usable) {
     fit$skipped_search <- sprintf(paste("not run: a class is missing from the %d evenly spaced",
                                         "rows it would see; %s used"),
-                                  size, paste(open, collapse = " and "))
+                                  length(rows), paste(open, collapse = " and "))
   }
   .with_plan(.seal(fit), "gpc():")
 }
