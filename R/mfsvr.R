@@ -419,7 +419,10 @@
 #'   beyond 2000 observations whose kernel matrix has no low rank (1000 pivots
 #'   do not represent it to `rank_tol` in [mfsvr_control()]), the fit is the
 #'   FITC approximation on the 500 inducing inputs `inducing = 500` chooses, as
-#'   in [gpc()], and `print()` says so: a dense sweep costs \eqn{O(n^3)}. Where
+#'   in [gpc()], and `print()` says so: a dense sweep costs \eqn{O(n^3)}. The
+#'   default's kernel, widths per input and offset are then weighed as on 2000
+#'   rows, by the dense default on 2000 evenly spaced rows (size rule
+#'   `dense_max_n`), and `C` searched on every row at what they chose. Where
 #'   a few of many inputs matter, 500 inducing inputs can be too few, and a
 #'   larger count (or the dense prior) gives a lower error ("Performance"
 #'   below). `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to
@@ -567,7 +570,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     }
     if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
-    fit <- if (is.null(refit)) {
+    # the kernel, the widths and the offset the evidence weighs on rows x, y
+    weigh_default <- function(x, y, z, fit_at) {
       # (a search of the width too runs on the kernel and offset weighed)
       weigh <- .kernel_by_default(scale, length(y), setdiff(which, "sigma"), z)
       kernels <- .kernel_candidates(kernel, x, weigh, linear = weigh_linear, matern = weigh_linear)
@@ -593,6 +597,21 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
         })
       }
       chosen
+    }
+    fit <- if (is.null(refit) && weigh_linear && automatic && isTRUE(attr(z, "approximation"))) {
+      # (the FITC prior's inducing inputs depend on the kernel, so no
+      # evidence on it can weigh kernels or widths: see .weigh_on_dense_rows())
+      weighed <- .weigh_on_dense_rows(x, y, function(x, y) {
+        weigh_default(x, y, NULL, .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic,
+                                                NULL, settings))
+      })
+      x <- weighed$x
+      z <- .mfsvr_approximation(x, weighed$fit$kernel, control)
+      fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
+      .with_weighed_choices(fit_at(weighed$fit$kernel, weighed$fit[c("C", "epsilon")]),
+                            weighed$fit)
+    } else if (is.null(refit)) {
+      weigh_default(x, y, z, fit_at)
     } else if (identical(refit$noise_model$type, "varying")) {
       # (the refit keeps the fit's noise function, C, epsilon and kernel)
       return(.mfsvr_with_noise(list(x = x, y = y, kernel = refit$kernel, control = control,
@@ -627,6 +646,31 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     fit_model(x, y, fit$kernel, fit$scaling, refit = fit)
   }, weigh = identical(fit$noise_model$type, "varying"))  # (the refits keep its noise function)
   .with_plan(fit, "mfsvr():")
+}
+
+# Beyond dense_max_n rows a kernel matrix without a low rank takes the FITC
+# prior, and the evidence on it cannot weigh kernels or widths (its inducing
+# inputs depend on the kernel).  mfsvr()'s default then weighs them, and the
+# offset, as on fewer rows: `weigh(x, y)`, the dense default, on dense_max_n
+# evenly spaced rows, so that the fits either side of the rule make the same
+# choices.  Returns that fit and every row's inputs over its widths per input.
+.weigh_on_dense_rows <- function(x, y, weigh) {
+  rows <- .evenly_spaced_rows(nrow(x), .size_rule("dense_max_n"))
+  weighed <- weigh(x[rows, , drop = FALSE], y[rows])
+  weighed$choice_rows <- length(rows)
+  widths <- .input_widths(weighed$kernel)
+  if (!is.null(widths)) x <- sweep(x, 2L, widths, "/", check.margin = FALSE)
+  list(fit = weighed, x = x)
+}
+
+# The fit on every row at the choices `weighed` made on some of them, with
+# their records for its plan.
+.with_weighed_choices <- function(fit, weighed) {
+  keep <- intersect(c("kernel_choice", "width_choice", "bias_choice", "choice_rows"),
+                    names(weighed))
+  fit[keep] <- weighed[keep]
+  fit$bias_variance <- weighed$bias_variance
+  fit
 }
 
 # The search of `which` at the kernel and offset weighed first (`chosen`).

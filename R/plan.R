@@ -125,6 +125,12 @@ gpsvm_plan <- function(object) {
     return(.plan_row("kernel", .kernel_words(fit$kernel, .class_model_widths(fit)), by))
   }
   words <- .kernel_choice_words(fit)
+  if (!is.null(fit$choice_rows)) {  # (.weigh_on_dense_rows())
+    return(.plan_row("kernel", sprintf("%s, weighed on %d evenly spaced rows", words$choice,
+                                       as.integer(fit$choice_rows)),
+                     paste(words$by, .rule_words("dense_max_n", n, TRUE), sep = "; "),
+                     "dense_max_n", FALSE))
+  }
   if (inherits(fit, "gpsvm_mfsvr") && is.null(fit$width_choice) && ncol(fit$x) >= 2L &&
       !.per_input_weighed(n, ncol(fit$x))) {
     rule <- if (n < .size_rule("per_input_min_n")) "per_input_min_n" else "per_input_max_n"
@@ -142,8 +148,9 @@ gpsvm_plan <- function(object) {
 # One width (or the linear kernel) or a width per input, by the evidence.
 .plan_widths <- function(fit) {
   words <- .width_choice_words(fit)
+  n <- fit$choice_rows %||% length(fit$y)
   .plan_row("widths", words$choice, words$by,
-            if (.per_input_weighed(length(fit$y), ncol(fit$x))) "per_input_min_n" else NA_character_)
+            if (.per_input_weighed(n, ncol(fit$x))) "per_input_min_n" else NA_character_)
 }
 
 # Whether a search (any of a classifier's) chose the kernel's width.

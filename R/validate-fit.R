@@ -372,6 +372,7 @@
              "must be the two biases weighed and their log evidences"
            }
          }),
+         choice_rows = .optional(.number(lower = 1, upper = n)),
          width_choice = .optional(function(d) {
            if (!is.data.frame(d) ||
                !identical(names(d), c("widths", "log_evidence", "parameters")) ||
@@ -430,7 +431,9 @@
            # width starts at the one weighed
            chosen <- .chosen_candidate(object)
            width <- .weighed_width(object)
-           searched <- any(startsWith(as.character(names(object$optimization$estimate)), "sigma"))
+           # (widths per input come from a search, maybe on other rows)
+           searched <- any(startsWith(as.character(names(object$optimization$estimate)), "sigma")) ||
+             !is.null(object$kernel$input_widths)
            if (is.na(chosen) || (d$rule[chosen] != "linear" && !searched &&
                                  !isTRUE(abs(d$sigma[chosen] - width) <= 1e-12 * width))) {
              return("must have the fit's kernel among the kernels weighed")

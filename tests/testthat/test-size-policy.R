@@ -58,6 +58,50 @@ test_that("beyond dense_max_n a kernel matrix without low rank gets the FITC pri
   expect_true(all(gpsvm_plan(plain)$exact))
 })
 
+test_that("beyond dense_max_n mfsvr()'s default weighs kernel, widths and offset on dense rows", {
+  # two inputs matter and two do not: the dense default takes a width per
+  # input, which the evidence of a FITC prior could not weigh
+  set.seed(12)
+  n <- 160L
+  x <- matrix(runif(n * 4), n, 4, dimnames = list(NULL, paste0("x", 1:4)))
+  y <- sin(6 * x[, 1]) + 2 * x[, 2] + rnorm(n, sd = 0.2)
+  new_x <- matrix(runif(200 * 4), 200, 4, dimnames = list(NULL, paste0("x", 1:4)))
+  side <- function(rule) {
+    withr::local_options(gpsvm.size_policy = list(dense_max_n = rule, per_input_min_n = 50))
+    suppressMessages(mfsvr(x, y))
+  }
+  dense <- side(n)
+  sparse <- side(n - 1L)
+  expect_null(dense$inducing)
+  expect_true(isTRUE(attr(sparse$inducing, "approximation")))
+  expect_identical(sparse$choice_rows, n - 1L)
+  # the same choices either side of the rule: widths per input on both
+  expect_false(is.null(dense$kernel$input_widths))
+  expect_false(is.null(sparse$kernel$input_widths))
+  expect_identical(dense$kernel$type, sparse$kernel$type)
+  expect_identical(dense$bias_variance, sparse$bias_variance)
+  # inputs that do not matter are given widths far beyond those that do,
+  # and each width is near the dense fit's
+  expect_gt(min(sparse$kernel$input_widths[3:4]), 3 * max(sparse$kernel$input_widths[1:2]))
+  expect_equal(sparse$kernel$input_widths, dense$kernel$input_widths, tolerance = 0.15)
+  # and predictions within a small fraction of a predictive sd of each other
+  p_dense <- predict(dense, new_x, se.fit = TRUE)
+  p_sparse <- predict(sparse, new_x)
+  sd <- sqrt(p_dense$se.fit^2 + sigma(dense)^2)
+  expect_lt(max(abs(p_dense$fit - p_sparse) / sd), 0.15)
+  plan <- gpsvm_plan(sparse)
+  kernel_row <- plan[plan$step == "kernel", ]
+  expect_identical(kernel_row$size_rule, "dense_max_n")
+  expect_false(kernel_row$exact)
+  expect_match(kernel_row$choice, sprintf("weighed on %d evenly spaced rows", n - 1L), fixed = TRUE)
+  expect_identical(plan$step[2], "widths")
+  # a hand-edited record of those rows is caught
+  bad <- unclass(sparse)
+  bad$choice_rows <- 10 * n
+  class(bad) <- class(sparse)
+  expect_error(print(bad), "choice_rows")
+})
+
 test_that("the calibration's size rule is the same for mfsvr() and svr(), and is recorded", {
   op <- options(gpsvm.size_policy = list(calibration_max_n_ep = 20))
   on.exit(options(op), add = TRUE)
