@@ -45,6 +45,23 @@
 # ?gpsvm_size_policy.
 .calibration_default_folds <- 5L
 
+# Beyond its size rule the default calibration runs on that many evenly
+# spaced rows (refits of four fifths of them), so that its cost stays that
+# of the rule's size and a fit either side of the rule is calibrated alike.
+# Such refits adapt to their targets as a fit on that many rows does: a
+# relevance vector machine's (a precision per basis function, so the
+# adaptation does not fade with more rows: its scale on Friedman 1 stayed
+# near 0.75 from 300 to 1500 rows) is kept whole; a tube model's, whose
+# few hyperparameters adapt by O(1/n) of the predictive variance, keeps
+# the fraction rows / n of the excess mean square the refits show
+# (.calibration_scale()'s `weight`).  NULL: all rows, weight 1.
+.calibration_subset <- function(n, model) {
+  max_n <- .calibration_max_n(model)
+  if (n <= max_n) return(NULL)
+  fading <- model %in% c("mfsvr", "svr")
+  list(rows = .evenly_spaced_rows(n, max_n), weight = if (fading) max_n / n else 1)
+}
+
 # The size rule of each fitter's default calibration.
 .calibration_max_n <- function(model) {
   .size_rule(c(rvm = "calibration_max_n_rvm", srvm = "calibration_max_n_rvm",
@@ -60,8 +77,7 @@
 # of folds for n observations of `model`'s fit, 0 for none.
 .resolve_calibration_folds <- function(folds, n, model) {
   if (is.null(folds)) {
-    within <- n >= .size_rule("calibration_min_n") && n <= .calibration_max_n(model)
-    return(if (within) .calibration_default_folds else 0L)
+    return(if (n >= .size_rule("calibration_min_n")) .calibration_default_folds else 0L)
   }
   if (isFALSE(folds)) return(0L)
   if (isTRUE(folds)) folds <- .calibration_default_folds
@@ -102,13 +118,16 @@
   folds <- .resolve_calibration_folds(calibration_folds, nrow(fit$x), model)
   if (folds == 0L) return(fit)
   start <- proc.time()[["elapsed"]]
-  fit <- .calibrate_intervals(fit, folds, fit_rows, sprintf("%s():", model))
+  subset <- if (is.null(calibration_folds)) .calibration_subset(nrow(fit$x), model)
+  fit <- .calibrate_intervals(fit, folds, fit_rows, sprintf("%s():", model), subset)
   cal <- fit$interval_calibration
   if (weigh && is.null(calibration_folds) && !is.null(cal)) {
     gain <- .calibration_log_score_gain(cal)
     if (!(gain > 0)) {
       fit$interval_calibration <- NULL
-      fit$calibration_declined <- c(cal[c("folds", "fold", "tail")], list(log_score_gain = gain))
+      fit$calibration_declined <- c(cal[intersect(c("folds", "fold", "tail", "rows", "weight"),
+                                                  names(cal))],
+                                    list(log_score_gain = gain))
     }
   }
   fit$fit_time <- fit$fit_time + proc.time()[["elapsed"]] - start
@@ -118,26 +137,29 @@
 # fit$interval_calibration: the folds, each row's fold, each left-out
 # target's two-sided tail probability p under its refit's predictive, and,
 # where the refits chose their kernel among candidates (.rvm_refit()), the
-# rule of each one's choice (.kernel_rule()).  A
+# rule of each one's choice (.kernel_rule()); on `subset`
+# (.calibration_subset()) those of its rows, and its rows and weight.  A
 # fold whose refit fails drops the calibration, with a warning that begins
 # with `what`; one that leaves no noise estimate drops it silently (the
 # model's own intervals remain in both cases).
-.calibrate_intervals <- function(fit, folds, fit_rows, what) {
-  n <- nrow(fit$x)
+.calibrate_intervals <- function(fit, folds, fit_rows, what, subset = NULL) {
+  rows <- subset$rows %||% seq_len(nrow(fit$x))
+  x <- fit$x[rows, , drop = FALSE]
+  n <- length(rows)
   fold <- .fold_assignment(n, folds, seed = 1L)
-  y <- .to_model_units(fit$y, fit$response_scaling)
+  y <- .to_model_units(fit$y, fit$response_scaling)[rows]
   tail <- numeric(n)
   kernel <- rep(NA_character_, folds)
   for (k in seq_len(folds)) {
     out <- fold == k
     p <- tryCatch({
-      fk <- suppressWarnings(fit_rows(fit$x[!out, , drop = FALSE], y[!out]))
+      fk <- suppressWarnings(fit_rows(x[!out, , drop = FALSE], y[!out]))
       # fk's targets are in the model's units already; a response centred by
       # the scaling has its mean integrated out of the noise's posterior
       # where the model estimates the noise (rvm(), .rvm_target_noise())
       if (!is.null(fit$response_scaling)) fk$response_scaling <- list(center = 0, scale = 1)
       if (!is.null(fk$kernel_choice)) kernel[k] <- .kernel_rule(fk$kernel)
-      .target_tail(fk, fit$x[out, , drop = FALSE], y[out])
+      .target_tail(fk, x[out, , drop = FALSE], y[out])
     }, error = function(e) e)
     if (inherits(p, "error")) {
       warning(sprintf(paste("%s the prediction intervals are the model's own: the refit without",
@@ -153,18 +175,23 @@
     tail[out] <- p
   }
   fit$interval_calibration <- c(list(folds = folds, fold = fold, tail = tail),
-                                if (!anyNA(kernel)) list(kernel = kernel))
+                                if (!anyNA(kernel)) list(kernel = kernel), subset)
   fit
 }
 
 # The calibration's scale s of the tail probabilities `tail` (see above),
-# 1 without them.  A p below 1e-12 counts as 1e-12 (normal score 7.1): a
-# target beyond that is an outlier, whose own square would set the scale.
-.calibration_scale <- function(tail) {
+# 1 without them; `weight` keeps that fraction of the excess mean square
+# (.calibration_subset()).  A p below 1e-12 counts as 1e-12 (normal score
+# 7.1): a target beyond that is an outlier, whose own square would set the
+# scale.
+.calibration_scale <- function(tail, weight = 1) {
   if (is.null(tail)) return(1)
-  m <- mean(.calibration_scores(tail)^2)
+  m <- 1 + weight * (mean(.calibration_scores(tail)^2) - 1)
   if (m <= 1) 1 else 1 / sqrt(m)
 }
+
+# A fit's calibration scale from its record (NULL: none).
+.fit_calibration_scale <- function(cal) .calibration_scale(cal$tail, cal$weight %||% 1)
 
 # The normal scores of two-sided tail probabilities.
 .calibration_scores <- function(tail) stats::qnorm(pmax(tail, 1e-12) / 2, lower.tail = FALSE)
@@ -173,7 +200,7 @@
 # `level` is (`level` itself without a calibration, or where it did not
 # widen).
 .calibrated_level <- function(object, level) {
-  .own_level(.calibration_scale(object$interval_calibration$tail), level)
+  .own_level(.fit_calibration_scale(object$interval_calibration), level)
 }
 
 # The model's own level at `level` under the calibration's scale s.
@@ -196,7 +223,7 @@
   gain <- numeric(length(cal$tail))
   for (k in seq_len(cal$folds)) {
     out <- cal$fold == k
-    s <- .calibration_scale(cal$tail[!out])
+    s <- .calibration_scale(cal$tail[!out], cal$weight %||% 1)
     z <- .calibration_scores(cal$tail[out])
     gain[out] <- log(s) + z^2 * (1 - s^2) / 2
   }
@@ -208,11 +235,23 @@
   .optional(function(v) {
     if (!is.list(v)) return("must be the record of the calibration (a list)")
     folds <- v$folds
-    problem <- .nested(v, list(folds = .indices(1L, lower = 2L, upper = n),
-                               tail = .numbers(n, lower = 0, upper = 1)))
-    problem %||% .nested(v, list(fold = .indices(n, upper = folds, distinct = FALSE),
+    problem <- .calibration_rows_check(v, n)
+    rows <- length(v$rows %||% seq_len(n))
+    problem <- problem %||% .nested(v, list(folds = .indices(1L, lower = 2L, upper = rows),
+                                            tail = .numbers(rows, lower = 0, upper = 1)))
+    problem %||% .nested(v, list(fold = .indices(rows, upper = folds, distinct = FALSE),
                                  kernel = .optional(.strings(folds, .kernel_rules))))
   })
+}
+
+# A calibration record's rows (increasing, of the n training rows) and the
+# weight of its excess mean square, both or neither.
+.calibration_rows_check <- function(v, n) {
+  if (is.null(v$rows) != is.null(v$weight)) return("must have rows and weight, both or neither")
+  if (is.null(v$rows)) return(NULL)
+  .nested(v, list(rows = .indices(NULL, upper = n),
+                  weight = .number(lower = 0, upper = 1, open = TRUE))) %||%
+    if (is.unsorted(v$rows)) "must have its rows in increasing order"
 }
 
 # The validator's check of fit$calibration_declined: the record of a
@@ -220,9 +259,11 @@
 .calibration_declined_check <- function(n) {
   .optional(function(v) {
     if (!is.list(v)) return("must be the record of the declined calibration (a list)")
-    problem <- .nested(v, list(folds = .indices(1L, lower = 2L, upper = n),
-                               tail = .numbers(n, lower = 0, upper = 1),
-                               log_score_gain = .number(upper = 0, inf = TRUE)))
-    problem %||% .nested(v, list(fold = .indices(n, upper = v$folds, distinct = FALSE)))
+    rows <- length(v$rows %||% seq_len(n))
+    problem <- .calibration_rows_check(v, n) %||%
+      .nested(v, list(folds = .indices(1L, lower = 2L, upper = rows),
+                      tail = .numbers(rows, lower = 0, upper = 1),
+                      log_score_gain = .number(upper = 0, inf = TRUE)))
+    problem %||% .nested(v, list(fold = .indices(rows, upper = v$folds, distinct = FALSE)))
   })
 }

@@ -87,10 +87,14 @@
 #' five fits at a fixed `C`.
 #'
 #' The mixture does not suffice on few rows: there its intervals held less
-#' than their level ("Performance" below). From 10 to 100 observations the
-#' default therefore calibrates the intervals by cross-validation
+#' than their level ("Performance" below). From 10 observations the default
+#' therefore calibrates the intervals by cross-validation
 #' (`calibration_folds`; see [predict.gpsvm_regression()]), which brings
-#' them near their level, at the price of five refits.
+#' them near their level, at the price of five refits; beyond 100
+#' observations (size rule `calibration_max_n_ep`) on 100 evenly spaced
+#' rows, the widening they ask for weighted by 100/n, since the few
+#' hyperparameters the evidence chooses adapt to their data less on more
+#' rows.
 #'
 #' By default the evidence makes two more choices (see `bias` and
 #' `kernel`): a constant offset of the regression function or none, and the
@@ -457,7 +461,8 @@
 #'   keeps no inputs, so [predict()] needs `newdata` (partitions too).
 #' @param calibration_folds The number of cross-validation folds that calibrate
 #'   the prediction intervals (see [predict.gpsvm_regression()]): `NULL` (the
-#'   default) 5 for 10 to 100 observations and none otherwise, `TRUE` 5,
+#'   default) 5 from 10 observations (beyond 100 on 100 evenly spaced rows,
+#'   see Details) and none below, `TRUE` 5,
 #'   `FALSE` or 0 the model's own intervals, or a count from 2 to the number of
 #'   observations (as many as there are is leave-one-out with refits). At least
 #'   10 observations are needed. The refits choose `C` again where the fit's

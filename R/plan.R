@@ -382,10 +382,20 @@ gpsvm_plan <- function(object) {
             mfsvr = "calibration_max_n_ep", svr = "calibration_max_n_ep")[[model]]
   by_default <- is.null(fit$call$calibration_folds)
   if (!is.null(cal)) {
-    s <- .calibration_scale(cal$tail)
+    s <- .fit_calibration_scale(cal)
     what <- if (s == 1) "the model's own held the left-out targets: not widened" else
       sprintf("widened %s times on the normal-score scale; at 95%%, the model's own at %s%%",
               format(1 / s, digits = 3), format(100 * .calibrated_level(fit, 0.95), digits = 4))
+    if (!is.null(cal$rows)) {  # (.calibration_subset())
+      faded <- if (cal$weight < 1) {
+        sprintf("; the refits' excess variance weighted by %d/n, as their %d rows adapt more than n",
+                length(cal$rows), length(cal$rows))
+      } else ""
+      return(.plan_row("calibration",
+                       sprintf("intervals calibrated by %d-fold cross-validation on %d evenly spaced rows (%s)",
+                               cal$folds, length(cal$rows), what),
+                       paste0(.rule_words(rule, n, TRUE), faded), rule, FALSE))
+    }
     return(.plan_row("calibration", sprintf("intervals calibrated by %d-fold cross-validation (%s)",
                                             cal$folds, what),
                      if (by_default) .rule_words(rule, n, FALSE) else "the call",
@@ -396,14 +406,10 @@ gpsvm_plan <- function(object) {
   if (!is.null(declined)) {
     return(own(sprintf(paste("the %d-fold calibration's cross-validated log score per row",
                              "was %.3g below the model's own (noise varying with the inputs)"),
-                       declined$folds, -declined$log_score_gain)))
+                       declined$folds, abs(declined$log_score_gain))))
   }
   if (!by_default) return(own("the call"))
   if (!is.null(fit$partitions)) return(own("data in partitions (no refits on folds)"))
-  if (n > .size_rule(rule)) {
-    return(.plan_row("calibration", "not calibrated (the model's own intervals)",
-                     .rule_words(rule, n, TRUE), rule, FALSE))
-  }
   if (n < .size_rule("calibration_min_n")) {
     return(own(sprintf("size rule calibration_min_n (n = %d < %d)", n,
                        .size_rule("calibration_min_n")), "calibration_min_n"))

@@ -61,8 +61,9 @@
 #'   costs a fit.
 #' * By default the `"prediction"` interval of every model is then
 #'   calibrated by cross-validation (`calibration_folds` of each fitter: 5
-#'   folds, from 10 to 500 observations for [rvm()] and [srvm()] and from 10
-#'   to 100 for [svr()] and [mfsvr()]). The model is refitted on all folds
+#'   folds from 10 observations; beyond 500 for [rvm()] and [srvm()] and
+#'   beyond 100 for [svr()] and [mfsvr()], on that many evenly spaced rows,
+#'   see `calibration_max_n_rvm` in [gpsvm_size_policy()]). The model is refitted on all folds
 #'   but one, what its fit chooses from the data chosen again (the
 #'   relevance vector machines' pruning and noise level, and their kernel
 #'   where the fit's was chosen between the linear and the Gaussian one;
@@ -361,7 +362,7 @@ predict.gpsvm_regression <- function(object, newdata = NULL, deriv = 0, wrt = 1,
     .target_distribution(object, m$mean, m$var, z)
   }
   s <- object$response_scaling %||% list(center = 0, scale = 1)
-  structure(list(g = g, calibration = .calibration_scale(object$interval_calibration$tail),
+  structure(list(g = g, calibration = .fit_calibration_scale(object$interval_calibration),
                  center = s$center, scale = s$scale, names = rownames(z)),
             class = "gpsvm_predictive")
 }

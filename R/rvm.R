@@ -69,7 +69,7 @@
 #'   interval of astronomical width).
 #'
 #'   By default these intervals are then calibrated by cross-validation
-#'   (`calibration_folds`; 5 folds from 10 to 500 observations), as every
+#'   (`calibration_folds`; 5 folds from 10 observations), as every
 #'   regression model's are (see [predict.gpsvm_regression()]), the refits
 #'   choosing the pruning, the noise level and, where the fit's was chosen,
 #'   the kernel afresh. Leave-one-out at the fitted hyperparameters would not
@@ -77,8 +77,11 @@
 #'   model's standardised residuals look calibrated; only refits that choose
 #'   them again show how far the choice adapts to the training targets. The
 #'   five refits make the fit several times as slow ("Performance" below), so
-#'   beyond 500 observations the default keeps the model's own intervals and
-#'   [print()] says so. `fit$interval_calibration` holds the record.
+#'   beyond 500 observations (size rule `calibration_max_n_rvm`) the
+#'   default calibrates on 500 evenly spaced rows, and [print()] says so.
+#'   The widening those refits ask for is kept whole: with a precision per
+#'   basis function the choice adapts to the training targets about as much
+#'   on more rows. `fit$interval_calibration` holds the record.
 #'
 #'   The model's own intervals (`calibration_folds = 0`) are too narrow:
 #'   the evidence that prunes the basis functions and sets the noise is
@@ -278,7 +281,8 @@
 #' @param calibration_folds The number of cross-validation folds that
 #'   calibrate the prediction intervals (see "Prediction intervals" and
 #'   [predict.gpsvm_regression()]): `NULL`
-#'   (the default) 5 for 10 to 500 observations and none otherwise, `TRUE`
+#'   (the default) 5 from 10 observations (beyond 500 on 500 evenly spaced
+#'   rows) and none below, `TRUE`
 #'   5, `FALSE` or 0 the model's own intervals, or a count from 2 to the
 #'   number of observations (as many as there are is leave-one-out with
 #'   refits). At least 10 observations are needed.

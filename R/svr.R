@@ -209,8 +209,9 @@
 #'   `"none"` is `optimize = FALSE`; the record that was `fit$C_selection`
 #'   (and `fit$C_path`) is `fit$optimization`.
 #' @param calibration_folds The number of cross-validation folds that
-#'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 for
-#'   10 to 100 observations; see [predict.gpsvm_regression()]); the refits
+#'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 from
+#'   10 observations, beyond 100 on 100 evenly spaced rows; see
+#'   [predict.gpsvm_regression()]); the refits
 #'   choose `C` again where the fit's search chose it, at the fit's kernel
 #'   and offset. With noise varying with the inputs, the default
 #'   calibration stays only where its cross-validated log score beats the

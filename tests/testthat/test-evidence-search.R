@@ -285,7 +285,9 @@ test_that("mfsvr() by default chooses C by evidence on scaled data, and only the
   }
   expect_gt(covered(fit), 0.93)
   expect_lt(covered(fit), 0.97)
-  expect_lt(covered(mfsvr(x, y, C = 5)), 0.8)
+  expect_lt(covered(mfsvr(x, y, C = 5, calibration_folds = 0)), 0.8)
+  # (where the calibration's refits on 100 of the rows widen them)
+  expect_gt(covered(mfsvr(x, y, C = 5)), 0.85)
   # no search when the call gives C, optimize = FALSE, the data as given or
   # the paper's algorithm; C = 5 is the value kept
   kept <- list(mfsvr(x, y, C = 2), mfsvr(x, y, optimize = FALSE), mfsvr(x, y, scale = FALSE),

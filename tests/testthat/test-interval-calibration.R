@@ -266,19 +266,48 @@ test_that("rvm()'s refits choose the kernel again where the fit chose it", {
   expect_null(rvm(Fertility ~ ., data = swiss, kernel = rbf_kernel())$interval_calibration$kernel)
 })
 
-test_that("rvm() calibrates by default from 10 to 500 observations and print() says why not", {
+# The 95% prediction interval of `own` (a fit with the model's own
+# intervals) at the level a calibration with tails `tail` and weight `w`
+# gives, by plain R: mean square m of the normal scores, its excess kept in
+# the fraction w, s = 1 / sqrt(m), the own level 1 - 2 Phi(Phi^-1(0.025) / s).
+reference_calibrated_interval <- function(own, new, tail, w) {
+  m <- 1 + w * (mean(qnorm(pmax(tail, 1e-12) / 2, lower.tail = FALSE)^2) - 1)
+  s <- if (m > 1) 1 / sqrt(m) else 1
+  predict(own, new, interval = "prediction", level = 1 - 2 * pnorm(qnorm(0.025) / s))
+}
+
+test_that("rvm() calibrates by default from 10 observations, beyond 500 on 500 of them", {
   d <- sinc_data(9, 2)
   small <- rvm(d$x, d$y)
   expect_null(small$interval_calibration)
   d <- sinc_data(10, 2)
   expect_identical(rvm(d$x, d$y)$interval_calibration$folds, 5L)
   d <- sinc_data(501, 3)
-  large <- rvm(d$x, d$y, kernel = rbf_kernel(1))
-  expect_null(large$interval_calibration)
+  large <- suppressMessages(rvm(d$x, d$y, kernel = rbf_kernel(1)))
+  cal <- large$interval_calibration
+  # evenly spaced rows, the refits' adaptation kept whole (a precision per
+  # basis function adapts as much on more rows)
+  expect_equal(cal$rows, round(seq(1, 501, length.out = 500)))
+  expect_identical(cal$weight, 1)
+  expect_length(cal$tail, 500L)
+  own <- rvm(d$x, d$y, kernel = rbf_kernel(1), calibration_folds = 0)
+  new <- c(-2, 0.5, 3)
+  expect_equal(predict(large, new, interval = "prediction"),
+               reference_calibrated_interval(own, new, cal$tail, 1), tolerance = 1e-8)
   expect_match(paste(capture.output(print(large)), collapse = "\n"),
-               "calibration: not calibrated.*calibration_max_n_rvm \\(n = 501 > 500\\)")
+               paste("calibration: intervals calibrated by 5-fold cross-validation on 500 evenly",
+                     "spaced rows.*calibration_max_n_rvm \\(n = 501 > 500\\)"))
+  expect_message(rvm(d$x, d$y, kernel = rbf_kernel(1)), "calibration: intervals calibrated")
+  # a hand-edited record of the rows is caught
+  bad <- unclass(large)
+  bad$interval_calibration$rows[2] <- 600
+  class(bad) <- class(large)
+  expect_error(predict(bad, new), "interval_calibration")
+  bad$interval_calibration$rows <- NULL
+  expect_error(predict(bad, new), "interval_calibration")
   three <- rvm(d$x, d$y, kernel = rbf_kernel(1), calibration_folds = 3)
   expect_identical(three$interval_calibration$folds, 3L)
+  expect_null(three$interval_calibration$rows)  # (folds given: all rows)
   # TRUE is the default's five folds, FALSE none
   d <- sinc_data(30, 4)
   expect_identical(rvm(d$x, d$y, calibration_folds = TRUE)$interval_calibration$folds, 5L)
@@ -288,18 +317,25 @@ test_that("rvm() calibrates by default from 10 to 500 observations and print() s
   expect_setequal(loo$interval_calibration$fold, 1:30)
 })
 
-test_that("mfsvr() and svr() calibrate by default from 10 to 100 observations", {
+test_that("mfsvr() and svr() calibrate beyond 100 observations on 100, weighted by 100/n", {
   skip_on_cran()
   for (fitter in list(mfsvr, svr)) {
     d <- sinc_data(9, 2)
     expect_null(fitter(d$x, d$y)$interval_calibration)
     d <- sinc_data(100, 3)
     expect_identical(fitter(d$x, d$y)$interval_calibration$folds, 5L)
-    d <- sinc_data(101, 3)
-    large <- fitter(d$x, d$y)
-    expect_null(large$interval_calibration)
+    expect_null(fitter(d$x, d$y)$interval_calibration$rows)
+    d <- sinc_data(300, 3)
+    large <- suppressMessages(fitter(d$x, d$y, C = 5))
+    cal <- large$interval_calibration
+    expect_equal(cal$rows, round(seq(1, 300, length.out = 100)))
+    expect_equal(cal$weight, 100 / 300)
+    own <- fitter(d$x, d$y, C = 5, calibration_folds = 0)
+    new <- c(-2, 0.5, 3)
+    expect_equal(predict(large, new, interval = "prediction"),
+                 reference_calibrated_interval(own, new, cal$tail, 1 / 3), tolerance = 1e-8)
     expect_match(paste(capture.output(print(large)), collapse = "\n"),
-                 "calibration: not calibrated.*calibration_max_n_ep \\(n = 101 > 100\\)")
+                 "calibration: intervals calibrated .* on 100 evenly spaced rows.*\\(n = 300 > 100\\)")
     expect_identical(fitter(d$x, d$y, calibration_folds = 4)$interval_calibration$folds, 4L)
   }
 })

@@ -108,10 +108,11 @@ test_that("the calibration's size rule is the same for mfsvr() and svr(), and is
   d <- data.frame(x = seq(0, 3, length.out = 25))
   d$y <- sin(2 * d$x) + rnorm(25, sd = 0.1)
   for (fitter in list(mfsvr, svr)) {
-    expect_message(fit <- fitter(y ~ x, d), "calibration: not calibrated")
-    expect_null(fit$interval_calibration)
+    expect_message(fit <- fitter(y ~ x, d), "calibration: intervals calibrated .* on 20 evenly")
+    expect_length(fit$interval_calibration$rows, 20L)
     plan <- gpsvm_plan(fit)
     expect_identical(plan$size_rule[plan$step == "calibration"], "calibration_max_n_ep")
+    expect_false(plan$exact[plan$step == "calibration"])
   }
   options(gpsvm.size_policy = list(calibration_max_n_ep = 25))
   expect_identical(suppressMessages(mfsvr(y ~ x, d))$interval_calibration$folds, 5L)
