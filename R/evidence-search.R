@@ -79,10 +79,17 @@
 # the same model) records that search and the choices it made, for its plan.
 .with_search_choices <- function(fit, searched) {
   fit$optimization <- searched$optimization
-  keep <- intersect(c("kernel_choice", "width_choice", "bias_choice"), names(searched))
-  fit[keep] <- searched[keep]
+  fit <- .with_choice_records(fit, searched)
   # (the kernel records the rule that made it, as the choice it came from says)
   for (field in c("sigma_rule", "candidate")) fit$kernel[[field]] <- searched$kernel[[field]]
+  fit
+}
+
+# The records of the kernel, widths and offset `chosen` weighed, for the
+# plan of a fit at its choices on other rows.
+.with_choice_records <- function(fit, chosen) {
+  keep <- intersect(c("kernel_choice", "width_choice", "bias_choice", "choice_rows"), names(chosen))
+  fit[keep] <- chosen[keep]
   fit
 }
 

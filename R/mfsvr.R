@@ -613,8 +613,10 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       x <- weighed$x
       z <- .mfsvr_approximation(x, weighed$fit$kernel, control)
       fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
-      .with_weighed_choices(fit_at(weighed$fit$kernel, weighed$fit[c("C", "epsilon")]),
-                            weighed$fit)
+      fit <- .with_choice_records(fit_at(weighed$fit$kernel, weighed$fit[c("C", "epsilon")]),
+                                  weighed$fit)
+      fit$bias_variance <- weighed$fit$bias_variance
+      fit
     } else if (is.null(refit)) {
       weigh_default(x, y, z, fit_at)
     } else if (identical(refit$noise_model$type, "varying")) {
@@ -666,16 +668,6 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
   widths <- .input_widths(weighed$kernel)
   if (!is.null(widths)) x <- sweep(x, 2L, widths, "/", check.margin = FALSE)
   list(fit = weighed, x = x)
-}
-
-# The fit on every row at the choices `weighed` made on some of them, with
-# their records for its plan.
-.with_weighed_choices <- function(fit, weighed) {
-  keep <- intersect(c("kernel_choice", "width_choice", "bias_choice", "choice_rows"),
-                    names(weighed))
-  fit[keep] <- weighed[keep]
-  fit$bias_variance <- weighed$bias_variance
-  fit
 }
 
 # The search of `which` at the kernel and offset weighed first (`chosen`).

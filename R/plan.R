@@ -388,8 +388,8 @@ gpsvm_plan <- function(object) {
               format(1 / s, digits = 3), format(100 * .calibrated_level(fit, 0.95), digits = 4))
     if (!is.null(cal$rows)) {  # (.calibration_subset())
       faded <- if (cal$weight < 1) {
-        sprintf("; the refits' excess variance weighted by %d/n, as their %d rows adapt more than n",
-                length(cal$rows), length(cal$rows))
+        sprintf("; the widening weighted by %d/n (a few hyperparameters adapt less on more rows)",
+                length(cal$rows))
       } else ""
       return(.plan_row("calibration",
                        sprintf("intervals calibrated by %d-fold cross-validation on %d evenly spaced rows (%s)",

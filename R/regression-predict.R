@@ -63,9 +63,10 @@
 #'   calibrated by cross-validation (`calibration_folds` of each fitter: 5
 #'   folds from 10 observations; beyond 500 for [rvm()] and [srvm()] and
 #'   beyond 100 for [svr()] and [mfsvr()], on that many evenly spaced rows,
-#'   see `calibration_max_n_rvm` in [gpsvm_size_policy()]). The model is refitted on all folds
-#'   but one, what its fit chooses from the data chosen again (the
-#'   relevance vector machines' pruning and noise level, and their kernel
+#'   see `calibration_max_n_rvm` in [gpsvm_size_policy()]). The model is
+#'   refitted on all folds but one, what its fit chooses from the data
+#'   chosen again (the relevance vector machines' pruning and noise level,
+#'   and their kernel
 #'   where the fit's was chosen between the linear and the Gaussian one;
 #'   the tube models' `C` where the evidence chose it, with its mixture, at
 #'   the fit's kernel and offset), and

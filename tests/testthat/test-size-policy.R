@@ -95,6 +95,13 @@ test_that("beyond dense_max_n mfsvr()'s default weighs kernel, widths and offset
   expect_false(kernel_row$exact)
   expect_match(kernel_row$choice, sprintf("weighed on %d evenly spaced rows", n - 1L), fixed = TRUE)
   expect_identical(plan$step[2], "widths")
+  # beyond search_max_n too the fit records where its kernel was weighed
+  both <- withr::with_options(list(gpsvm.size_policy = list(dense_max_n = 100, search_max_n = 140,
+                                                            per_input_min_n = 50)),
+                              suppressMessages(mfsvr(x, y)))
+  expect_identical(both$choice_rows, 100L)
+  expect_identical(both$optimization$search_rows, 140L)
+  expect_false(is.null(both$kernel$input_widths))
   # a hand-edited record of those rows is caught
   bad <- unclass(sparse)
   bad$choice_rows <- 10 * n
