@@ -374,9 +374,10 @@
 #'   kernel that led stays unless a Matern kernel beats it by more than a
 #'   nat), at the widths \eqn{\sqrt{5/3}\sigma} and \eqn{\sqrt 3 \sigma} whose
 #'   derivatives have the Gaussian kernel's variance (they wiggle as often):
-#'   rougher functions, which measured responses often are. From 100 to 2000
+#'   rougher functions, which measured responses often are. From 100
 #'   observations of two or more inputs (size rules `per_input_min_n` and
-#'   `per_input_max_n`, [gpsvm_size_policy()]) a width per input is then
+#'   `per_input_max_n`, [gpsvm_size_policy()]; beyond 2000 these choices are
+#'   made on 2000 evenly spaced rows, see `inducing`) a width per input is then
 #'   searched with `C` from the width of the Gaussian or Matern kernel that
 #'   won, or of the best of them where the linear kernel won (hyperprior as
 #'   for `optimize`), in that family and in Matern 5/2, and the one of higher
@@ -423,10 +424,11 @@
 #'   beyond 2000 observations whose kernel matrix has no low rank (1000 pivots
 #'   do not represent it to `rank_tol` in [mfsvr_control()]), the fit is the
 #'   FITC approximation on the 500 inducing inputs `inducing = 500` chooses, as
-#'   in [gpc()], and `print()` says so: a dense sweep costs \eqn{O(n^3)}. The
-#'   default's kernel, widths per input and offset are then weighed as on 2000
-#'   rows, by the dense default on 2000 evenly spaced rows (size rule
-#'   `dense_max_n`), and `C` searched on every row at what they chose. Where
+#'   in [gpc()], and `print()` says so: a dense sweep costs \eqn{O(n^3)}.
+#'   Beyond 2000 observations, whatever the prior, the default's kernel,
+#'   widths per input and offset are weighed as on 2000 rows, by the default
+#'   on 2000 evenly spaced rows (size rule `dense_max_n`), and `C` searched
+#'   on every row at what they chose. Where
 #'   a few of many inputs matter, 500 inducing inputs can be too few, and a
 #'   larger count (or the dense prior) gives a lower error ("Performance"
 #'   below). `mfsvr_control(rank_tol = 0)` keeps the dense matrix. A fit to
@@ -603,9 +605,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       }
       chosen
     }
-    fit <- if (is.null(refit) && weigh_linear && automatic && isTRUE(attr(z, "approximation"))) {
-      # (the FITC prior's inducing inputs depend on the kernel, so no
-      # evidence on it can weigh kernels or widths: see .weigh_on_dense_rows())
+    fit <- if (is.null(refit) && weigh_linear && automatic && is.null(inducing) &&
+               length(y) > .size_rule("dense_max_n")) {
       weighed <- .weigh_on_dense_rows(x, y, function(x, y) {
         weigh_default(x, y, NULL, .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic,
                                                 NULL, settings))
@@ -657,10 +658,12 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
 
 # Beyond dense_max_n rows a kernel matrix without a low rank takes the FITC
 # prior, and the evidence on it cannot weigh kernels or widths (its inducing
-# inputs depend on the kernel).  mfsvr()'s default then weighs them, and the
-# offset, as on fewer rows: `weigh(x, y)`, the dense default, on dense_max_n
-# evenly spaced rows, so that the fits either side of the rule make the same
-# choices.  Returns that fit and every row's inputs over its widths per input.
+# inputs depend on the kernel); one with a low rank could, but the search of
+# a width per input costs as much on the factor as on 2000 dense rows.
+# mfsvr()'s default weighs them, and the offset, as on fewer rows:
+# `weigh(x, y)`, the default, on dense_max_n evenly spaced rows, so that the
+# fits either side of the rule make the same choices at the same cost.
+# Returns that fit and every row's inputs over its widths per input.
 .weigh_on_dense_rows <- function(x, y, weigh) {
   rows <- .evenly_spaced_rows(nrow(x), .size_rule("dense_max_n"))
   weighed <- weigh(x[rows, , drop = FALSE], y[rows])

@@ -384,8 +384,8 @@ gpsvm_plan <- function(object) {
   if (!is.null(cal)) {
     s <- .fit_calibration_scale(cal)
     what <- if (s == 1) "the model's own held the left-out targets: not widened" else
-      sprintf("widened %s times on the normal-score scale; at 95%%, the model's own at %s%%",
-              format(1 / s, digits = 3), format(100 * .calibrated_level(fit, 0.95), digits = 4))
+      sprintf("widened by %s%% on the normal-score scale; at 95%%, the model's own at %s%%",
+              format(100 * (1 / s - 1), digits = 2), format(100 * .calibrated_level(fit, 0.95), digits = 4))
     if (!is.null(cal$rows)) {  # (.calibration_subset())
       faded <- if (cal$weight < 1) {
         sprintf("; the widening weighted by %d/n (a few hyperparameters adapt less on more rows)",

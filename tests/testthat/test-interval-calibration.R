@@ -148,7 +148,7 @@ test_that("calibration moves the intervals only: fits, means and confidence band
       expect_match(fit$plan$choice[fit$plan$step == "calibration"], "not widened")
     } else {
       expect_true(all(band[, "upr"] - band[, "lwr"] > own_band[, "upr"] - own_band[, "lwr"]))
-      expect_match(fit$plan$choice[fit$plan$step == "calibration"], "widened [0-9.]+ times")
+      expect_match(fit$plan$choice[fit$plan$step == "calibration"], "widened by [0-9.e-]+%")
     }
     expect_match(paste(capture.output(summary(fit)), collapse = "\n"),
                  "calibrated by 5-fold cross-validation", fixed = TRUE)
