@@ -374,7 +374,7 @@
 #'   kernel that led stays unless a Matern kernel beats it by more than a
 #'   nat), at the widths \eqn{\sqrt{5/3}\sigma} and \eqn{\sqrt 3 \sigma} whose
 #'   derivatives have the Gaussian kernel's variance (they wiggle as often):
-#'   rougher functions, which measured responses often are. From 100
+#'   rougher functions, which measured responses often are. From 25
 #'   observations of two or more inputs (size rules `per_input_min_n` and
 #'   `per_input_max_n`, [gpsvm_size_policy()]; beyond 2000 these choices are
 #'   made on 2000 evenly spaced rows, see `inducing`) a width per input is then
@@ -382,7 +382,8 @@
 #'   won, or of the best of them where the linear kernel won (hyperprior as
 #'   for `optimize`), in that family and in Matern 5/2, and the one of higher
 #'   evidence is kept where it beats the kernel that won by more than a nat
-#'   per width added (`fit$width_choice` keeps the two log evidences and the
+#'   per width added, below 100 observations 100/n nats (`fit$width_choice`
+#'   keeps the two log evidences, that margin and the
 #'   hyperparameters each side fitted, its first row "one" or, for the linear
 #'   kernel, "none"; the plan's `widths` row says which won): inputs that
 #'   matter unequally, or not at all, are fitted far better so, and from a

@@ -320,17 +320,28 @@
   object$kernel[["sigma"]] / (object$noise_model$mean_width[["factor"]] %||% 1)
 }
 
-# A width per input, weighed after the kernel (mfsvr()'s default between
-# per_input_min_n and per_input_max_n rows of two or more inputs): inputs
-# that matter unequally are fitted far better by a width each.  The search
-# starts from the chosen kernel's width (or, where the linear kernel won, the
-# best candidate with one), in its family and Matern 5/2.  Maximised over
-# more hyperparameters, it must win by .per_input_margin nats per one added
-# (a width pinned to a tenth of its prior range costs about log 10).
+# A width per input, weighed after the kernel (mfsvr()'s default on up to
+# per_input_max_n rows of two or more inputs): inputs that matter unequally
+# are fitted far better by a width each.  The search starts from the chosen
+# kernel's width (or, where the linear kernel won, the best candidate with
+# one), in its family and Matern 5/2.  Maximised over more hyperparameters,
+# it must win by .per_input_margin nats per one added (a width pinned to a
+# tenth of its prior range costs about log 10), and below per_input_min_n
+# rows by that times per_input_min_n / n: on fewer rows the evidence of
+# several widths rewards fitting the noise more.  The margin grows smoothly
+# instead of the choice stopping at one size; below a quarter of
+# per_input_min_n (a margin of four nats a width) no search is made.
 .per_input_margin <- 1
+.per_input_floor_ratio <- 4
 
 .per_input_weighed <- function(n, p) {
-  p >= 2L && n >= .size_rule("per_input_min_n") && n <= .size_rule("per_input_max_n")
+  p >= 2L && n >= .size_rule("per_input_min_n") / .per_input_floor_ratio &&
+    n <= .size_rule("per_input_max_n")
+}
+
+# The nats per hyperparameter added that a width per input must win by on n rows.
+.per_input_margin_at <- function(n) {
+  .per_input_margin * max(1, .size_rule("per_input_min_n") / n)
 }
 
 # `chosen` (.fit_with_bias()'s fit) against the search of a width per input
@@ -351,7 +362,7 @@
   evidence <- vapply(found, function(h) h$value$log_evidence %||% NA_real_, numeric(1))
   held <- if (any(!is.na(evidence))) found[[which.max(evidence)]]
   log_evidence <- c(chosen$log_evidence, held$value$log_evidence %||% NA_real_)
-  record <- .width_record(chosen, log_evidence, 1L + ncol(x))
+  record <- .width_record(chosen, log_evidence, 1L + ncol(x), nrow(x))
   if (!.per_input_wins(record)) {
     chosen$width_choice <- record
     return(chosen)
@@ -370,7 +381,7 @@
 .per_input_or_default <- function(searched, default) {
   if (is.null(default)) return(searched)
   record <- .width_record(default, c(default$log_evidence, searched$log_evidence %||% NA_real_),
-                          length(searched$optimization$estimate))
+                          length(searched$optimization$estimate), length(default$y))
   fit <- if (.per_input_wins(record)) {
     searched$kernel_choice <- default$kernel_choice
     searched
@@ -410,16 +421,17 @@
 }
 
 # fit$width_choice: one width or none against a width per input, their log
-# evidences and the hyperparameters each fitted.
-.width_record <- function(chosen, log_evidence, searched) {
+# evidences, the hyperparameters each fitted, and the margin per one added
+# on the n rows weighed (.per_input_margin_at()).
+.width_record <- function(chosen, log_evidence, searched, n) {
   one <- .has_width(chosen$kernel)
   data.frame(widths = c(if (one) "one" else "none", "per input"), log_evidence = log_evidence,
-             parameters = c(1L + one, as.integer(searched)))
+             parameters = c(1L + one, as.integer(searched)), margin = .per_input_margin_at(n))
 }
 
 .per_input_wins <- function(record) {
   added <- record$parameters[2L] - record$parameters[1L]
-  isTRUE(record$log_evidence[2L] - record$log_evidence[1L] > .per_input_margin * added)
+  isTRUE(record$log_evidence[2L] - record$log_evidence[1L] > record$margin[1L] * added)
 }
 
 # The width choice in words for the plan: list(choice, by).
@@ -434,5 +446,6 @@
          sprintf(paste("the evidence, log Bayes factor %.3g of a width per input against %s;",
                        "it must exceed %s (%s nat per hyperparameter it adds)"),
                  gain, if (linear) "the linear kernel" else "one",
-                 format(.per_input_margin * diff(choice$parameters)), format(.per_input_margin)))
+                 format(choice$margin[1L] * diff(choice$parameters), digits = 3),
+                 format(choice$margin[1L], digits = 3)))
 }

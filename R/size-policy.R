@@ -113,13 +113,17 @@
 #'   \item{`greedy_max_rows` (20000)}{The greedy choice of inducing inputs,
 #'     and the test for a low rank, look at most at this many evenly spaced
 #'     rows (four times the count asked where that is more).}
-#'   \item{`per_input_min_n` (100), `per_input_max_n` (2000)}{From
-#'     `per_input_min_n` to `per_input_max_n` observations of two or more
-#'     inputs, [mfsvr()]'s default (the call gives no kernel) also searches
-#'     a width per input, from the chosen Gaussian or Matern kernel's width,
-#'     with `C`, and keeps it where its evidence is higher by more than a nat
-#'     per width added. On fewer rows the evidence of a search of several
-#'     widths rewards fitting the noise; beyond `per_input_max_n` the search's
+#'   \item{`per_input_min_n` (100), `per_input_max_n` (2000)}{Up to
+#'     `per_input_max_n` observations of two or more inputs, [mfsvr()]'s
+#'     default (the call gives no kernel) also searches a width per input,
+#'     from the chosen Gaussian or Matern kernel's width, with `C`, and keeps
+#'     it where its evidence is higher by more than a nat per width added,
+#'     and below `per_input_min_n` observations by more than
+#'     `per_input_min_n` / \eqn{n} nats (no search below a quarter of
+#'     `per_input_min_n`, where that is four). On fewer rows the evidence of
+#'     a search of several widths rewards fitting the noise more; the margin
+#'     grows with it, so that no size switches the choice abruptly
+#'     ("Performance" below). Beyond `per_input_max_n` the search's
 #'     dense fits cost as much as several default fits each. (Beyond
 #'     `dense_max_n` observations the widths are weighed on `dense_max_n`
 #'     rows; see there.)}

@@ -375,14 +375,15 @@
          choice_rows = .optional(.number(lower = 1, upper = n)),
          width_choice = .optional(function(d) {
            if (!is.data.frame(d) ||
-               !identical(names(d), c("widths", "log_evidence", "parameters")) ||
+               !identical(names(d), c("widths", "log_evidence", "parameters", "margin")) ||
+               !is.numeric(d$margin) || !isTRUE(all(d$margin >= .per_input_margin)) ||
                !isTRUE(d$widths[1L] %in% c("one", "none")) ||
                !identical(d$widths[2L], "per input") || nrow(d) != 2L ||
                !is.numeric(d$log_evidence) || is.na(d$log_evidence[1L]) ||
                !identical(d$parameters[1L], 1L + (d$widths[1L] == "one")) ||
                !isTRUE(d$parameters[2L] >= size$p)) {
              return(paste("must be the log evidences of one width (or none) and of a width per",
-                          "input, and the hyperparameters each fitted"))
+                          "input, the hyperparameters each fitted, and the margin"))
            }
            # ("none": the search started from the linear kernel that won)
            if ((d$widths[1L] == "none") != isTRUE(.linear_kept(object$kernel_choice))) {

@@ -30,7 +30,10 @@ test_that("a default fit's settings through gpsvm_fit() give the model of a rout
   reference <- list(
     mfsvr = function(s) {
       if (identical(s$prior, "dense")) s$control$rank_tol <- 0
-      gpsvm:::.mfsvr_fit(xs, ys, s$C, s$epsilon, with_offset(s$kernel, s$bias), s$control)
+      # (a width per input divides each input; the kernel's own width is 1)
+      widths <- s$kernel$input_widths
+      xw <- if (is.null(widths)) xs else sweep(xs, 2, s$kernel$sigma * widths, "/")
+      gpsvm:::.mfsvr_fit(xw, ys, s$C, s$epsilon, with_offset(s$kernel, s$bias), s$control)
     },
     svr = function(s) gpsvm:::.svr_fit(xs, ys, s$C, s$epsilon, with_offset(s$kernel, s$bias),
                                        isTRUE(s$bias), s$control),

@@ -217,12 +217,12 @@ test_that("\"auto\" stops at constant noise only where the search would keep it"
   expect_error(predict(bad, 1), "noise_model")
 })
 
-# The default weighs a width per input from per_input_min_n rows of two or
+# The default weighs a width per input on rows of two or
 # more inputs; "auto" must weigh it too, or the constant fit it keeps (and
 # the one its varying noise is weighed against) is not the default's.
 test_that("noise = \"auto\" weighs a width per input as the default does", {
   set.seed(11)
-  n <- 100  # (per_input_min_n: the smallest size the default weighs widths at)
+  n <- 100  # (per_input_min_n: from here a width per input wins by a nat a width)
   x <- matrix(runif(3 * n), n, dimnames = list(NULL, c("a", "b", "c")))
   signal <- sin(6 * x[, "a"]) + 0.3 * x[, "b"]  # (c irrelevant)
   new <- matrix(runif(15), 5, dimnames = list(NULL, colnames(x)))

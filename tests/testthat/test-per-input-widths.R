@@ -370,17 +370,19 @@ test_that("a width per input asked for on a few nearly linear rows is weighed ag
                predict(default, test, interval = "prediction"), tolerance = 1e-8)
   # the record: the default fit's log evidence (of the standardised
   # response, logLik's less the scaling's Jacobian) against the search's,
-  # which fell short of the margin of 4 nats (3 widths and epsilon)
+  # which fell short of the margin: on 15 rows 100 / 15 nats per
+  # hyperparameter added (3 widths and epsilon)
   record <- asked$width_choice
   expect_identical(record$widths, c("none", "per input"))
   expect_identical(record$parameters, c(1L, 5L))
+  expect_equal(record$margin, rep(100 / 15, 2))
   unit <- default$response_scaling$scale
   expect_equal(record$log_evidence[1], c(logLik(default)) + nrow(train) * log(unit),
                tolerance = 1e-8)
   expect_lt(diff(record$log_evidence), 4)
   plan <- gpsvm_plan(asked)
   expect_match(plan$choice[plan$step == "widths"], "none (linear kernel)", fixed = TRUE)
-  expect_match(plan$by[plan$step == "widths"], "it must exceed 4 (1 nat per hyperparameter",
+  expect_match(plan$by[plan$step == "widths"], "it must exceed 26.7 (6.67 nat per hyperparameter",
                fixed = TRUE)
   # the search's own fit: its evidence is the record's, and it is what
   # search_control(hyperprior = FALSE) leaves alone, the evidence's maximum

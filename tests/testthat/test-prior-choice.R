@@ -680,6 +680,40 @@ test_that("the default weighs a width per input by the evidence, a nat per width
   expect_error(predict(bad, x[1:2, ]), "width_choice")
 })
 
+test_that("below per_input_min_n a width per input must win by per_input_min_n / n nats a width", {
+  set.seed(65)
+  make <- function(n) {
+    x <- cbind(a = runif(n, -2, 2), b = runif(n, -2, 2), c = runif(n, -2, 2))
+    list(x = x, y = sin(2 * x[, "a"]) + 0.5 * x[, "b"] + rnorm(n, sd = 0.2))
+  }
+  d <- make(60)
+  fit <- mfsvr(d$x, d$y, calibration_folds = 0)
+  record <- fit$width_choice
+  expect_equal(record$margin, rep(100 / 60, 2))
+  # the rule in plain R: the gain against 100 / 60 nats for each of the
+  # three widths that replace the one
+  gain <- record$log_evidence[2] - record$log_evidence[1]
+  expect_identical(!is.null(fit$kernel$input_widths), gain > 100 / 60 * 2)
+  expect_match(fit$plan$by[fit$plan$step == "widths"], "it must exceed 3.33 (1.67 nat", fixed = TRUE)
+  # no abrupt switch: the rule at the data's size and one above it weigh alike
+  at <- function(min_n) {
+    withr::with_options(list(gpsvm.size_policy = list(per_input_min_n = min_n)),
+                        mfsvr(d$x, d$y, calibration_folds = 0))
+  }
+  same <- at(60)
+  above <- at(61)
+  expect_equal(same$width_choice$margin[1], 1)
+  expect_equal(above$width_choice$margin[1], 61 / 60)
+  expect_equal(predict(same, d$x[1:5, ]), predict(above, d$x[1:5, ]), tolerance = 1e-8)
+  # below a quarter of the rule no search is made
+  small <- make(24)
+  expect_null(mfsvr(small$x, small$y, calibration_folds = 0)$width_choice)
+  # a margin edited by hand is refused
+  bad <- fit
+  bad$width_choice$margin <- c(0.5, 0.5)
+  expect_error(predict(bad, d$x[1:2, ]), "width_choice")
+})
+
 test_that("a width per input is not weighed for one input, a kernel given; against a linear winner only by the margin", {
   old <- options(gpsvm.size_policy = list(per_input_min_n = 20))
   on.exit(options(old))
