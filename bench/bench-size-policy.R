@@ -1,7 +1,8 @@
 # The size rules of ?gpsvm_size_policy at their thresholds: each rule
 # switches between two computations at some n.  For each, the same data of
 # that size are fitted on both sides of the switch (the rule set to n and
-# to n - 1 through options(gpsvm.size_policy)), and the fits compared on
+# to n - 1 through options(gpsvm.size_policy), or to n + 1 for a smallest
+# size), and the fits compared on
 # held-out rows: the largest difference of the point predictions in units
 # of the predictive sd, the ratio of the mean widths of the 95% prediction
 # intervals (regression) or the largest difference of class probabilities
@@ -21,8 +22,9 @@ friedman1 <- function(n, seed) {
   list(x = x, y = y)
 }
 
-# Fits `fit(x, y)` with the rule at n (the small-data side) and at n - 1.
-both_sides <- function(rule, n, fit) {
+# Fits `fit(x, y)` with the rule at n (the small-data side) and at `other`
+# (n - 1 for a largest size; n + 1 for a smallest, per_input_min_n).
+both_sides <- function(rule, n, fit, other = n - 1) {
   side <- function(value) {
     old <- options(gpsvm.size_policy = stats::setNames(list(value), rule))
     on.exit(options(old))
@@ -30,7 +32,7 @@ both_sides <- function(rule, n, fit) {
     f <- fit()
     list(fit = f, seconds = proc.time()[["elapsed"]] - t0)
   }
-  list(small = side(n), large = side(n - 1))
+  list(small = side(n), large = side(other))
 }
 
 regression_row <- function(rule, model, n, sides, test) {
@@ -61,7 +63,8 @@ add <- function(row) {
   rows[[length(rows) + 1L]] <<- row
 }
 
-for (case in list(list(rule = "C_mixture_max_n", model = "mfsvr", n = 200),
+for (case in list(list(rule = "per_input_min_n", model = "mfsvr", n = 100, other = 101),
+                  list(rule = "C_mixture_max_n", model = "mfsvr", n = 200),
                   list(rule = "calibration_max_n_ep", model = "mfsvr", n = 100),
                   list(rule = "calibration_max_n_ep", model = "svr", n = 100),
                   list(rule = "calibration_max_n_rvm", model = "rvm", n = 500),
@@ -74,7 +77,8 @@ for (case in list(list(rule = "C_mixture_max_n", model = "mfsvr", n = 200),
   d <- make(case$n, 1)
   test <- make(1000, 2)
   fitter <- get(case$model, asNamespace("gpsvm"))
-  sides <- both_sides(case$rule, case$n, function() fitter(d$x, d$y))
+  other <- if (is.null(case$other)) case$n - 1 else case$other
+  sides <- both_sides(case$rule, case$n, function() fitter(d$x, d$y), other)
   add(cbind(regression_row(case$rule, case$model, case$n, sides, test),
             data = if (is.null(case$data)) "friedman1" else "low_rank"))
 }
