@@ -300,9 +300,13 @@ sigma.gpsvm_regression <- function(object, ...) {
 logLik.gpsvm_regression <- function(object, ...) {
   .check_dots_empty(...)
   .validate_fit(object)
-  # (an offset and a kernel weighed by the evidence count as one each)
+  # (an offset and a kernel weighed by the evidence count as one each;
+  # widths per input searched on other rows, .weigh_on_dense_rows(), as
+  # the search on these rows would have counted them)
+  weighed_widths <- if (!is.null(object$choice_rows)) length(object$kernel$input_widths) else 0L
   estimated <- c(.response_df(object), searched = length(object$optimization$estimate),
-                 bias = !is.null(object$bias_choice), kernel = !is.null(object$kernel_choice))
+                 widths = weighed_widths, bias = !is.null(object$bias_choice),
+                 kernel = !is.null(object$kernel_choice))
   .as_logLik(.response_log_density(object, .log_evidence(object)),
              df = .evidence_df(estimated, object$response_scaling), nobs = length(object$y))
 }

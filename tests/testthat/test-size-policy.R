@@ -84,6 +84,8 @@ test_that("beyond dense_max_n mfsvr()'s default weighs kernel, widths and offset
   # and each width is near the dense fit's
   expect_gt(min(sparse$kernel$input_widths[3:4]), 3 * max(sparse$kernel$input_widths[1:2]))
   expect_equal(sparse$kernel$input_widths, dense$kernel$input_widths, tolerance = 0.15)
+  # the widths chosen on other rows count in the df as the search's do
+  expect_identical(attr(logLik(sparse), "df"), attr(logLik(dense), "df"))
   # and predictions within a small fraction of a predictive sd of each other
   p_dense <- predict(dense, new_x, se.fit = TRUE)
   p_sparse <- predict(sparse, new_x)
