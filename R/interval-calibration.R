@@ -50,13 +50,14 @@
 # of the rule's size and a fit either side of the rule is calibrated alike.
 # Such refits adapt to their targets as a fit on that many rows does: a
 # relevance vector machine's (a precision per basis function, so the
-# adaptation does not fade with more rows: its scale on Friedman 1 stayed
-# near 0.75 from 300 to 1500 rows) is kept whole; a tube model's, whose
-# few hyperparameters adapt by O(1/n) of the predictive variance, keeps
-# the fraction rows / n of the excess mean square the refits show
-# (.calibration_scale()'s `weight`).  NULL: all rows, weight 1.
+# adaptation does not fade with more rows; "Performance" in
+# ?gpsvm_size_policy) is kept whole; a tube model's, whose few
+# hyperparameters adapt by O(1/n) of the predictive variance, keeps the
+# fraction rows / n of the excess mean square the refits show
+# (.calibration_scale()'s `weight`).  NULL: all rows, weight 1.  (Never
+# fewer rows than calibration_min_n, whatever the rule is set to.)
 .calibration_subset <- function(n, model) {
-  max_n <- .calibration_max_n(model)
+  max_n <- max(.calibration_max_n(model), .size_rule("calibration_min_n"))
   if (n <= max_n) return(NULL)
   fading <- model %in% c("mfsvr", "svr")
   list(rows = .evenly_spaced_rows(n, max_n), weight = if (fading) max_n / n else 1)
