@@ -332,7 +332,6 @@
 # instead of the choice stopping at one size; below a quarter of
 # per_input_min_n (a margin of four nats a width) no search is made.
 .per_input_margin <- 1
-.per_input_floor_ratio <- 4
 
 .per_input_weighed <- function(n, p) {
   p >= 2L && n >= .size_rule("per_input_min_n") / .per_input_floor_ratio &&

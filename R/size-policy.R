@@ -279,6 +279,11 @@ gpsvm_size_policy <- function() {
   ep_start_subset_n = list(default = 100000, decides = "gpc()'s EP on inducing inputs started from a fit on every tenth row, or from the prior")
 )
 
+# Below per_input_min_n / this many rows (a margin of this many nats a width)
+# mfsvr()'s default makes no search of a width per input; a ratio to the
+# rule, so that options(gpsvm.size_policy) moves both (R/prior-choice.R).
+.per_input_floor_ratio <- 4
+
 # The value in force of one rule: options(gpsvm.size_policy) or the default.
 .size_rule <- function(name) {
   rule <- .size_policy[[name]]
