@@ -576,7 +576,13 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     if (!is.null(z) && control$algorithm != "ep") {
       .stop("'inducing' needs mfsvr_control(algorithm = \"ep\")")
     }
-    if (is.null(z) && control$algorithm == "ep") z <- .mfsvr_approximation(x, kernel, control)
+    # (beyond dense_max_n the default weighs its kernel on fewer rows first,
+    # and the prior is chosen for the kernel it weighs, not this one)
+    on_rows <- is.null(refit) && weigh_linear && automatic && is.null(inducing) &&
+      length(y) > .size_rule("dense_max_n")
+    if (is.null(z) && control$algorithm == "ep" && !on_rows) {
+      z <- .mfsvr_approximation(x, kernel, control)
+    }
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     # the kernel, the widths and the offset the evidence weighs on rows x, y
     weigh_default <- function(x, y, z, fit_at) {
@@ -606,8 +612,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       }
       chosen
     }
-    fit <- if (is.null(refit) && weigh_linear && automatic && is.null(inducing) &&
-               length(y) > .size_rule("dense_max_n")) {
+    fit <- if (on_rows) {
       weighed <- .weigh_on_dense_rows(x, y, function(x, y) {
         weigh_default(x, y, NULL, .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic,
                                                 NULL, settings))
