@@ -306,18 +306,19 @@ gpsvm_plan <- function(object) {
 
 # The relevance vector machines' candidate centres.
 .plan_basis <- function(fit, n) {
-  model <- if (inherits(fit, "gpsvm_srvm")) "srvm" else "rvm"
-  rule <- paste0(model, "_basis_all_max_n")
   m <- length(fit$basis %||% seq_len(n))
   if (!is.null(fit$call$basis)) {
     return(.plan_row("basis", sprintf("%d candidate centres", m), "the call"))
   }
-  if (n > .size_rule(rule)) {
-    return(.plan_row("basis", sprintf("%d candidate centres, chosen greedily", m),
-                     .rule_words(rule, n, TRUE), rule, FALSE))
+  distinct <- sum(!duplicated(fit$x))
+  beyond <- distinct > .size_rule("basis_chosen")
+  words <- sprintf("size rule basis_chosen (%d distinct inputs %s %d)", distinct,
+                   if (beyond) ">" else "<=", .size_rule("basis_chosen"))
+  if (beyond) {
+    return(.plan_row("basis", sprintf("%d candidate centres, chosen greedily", m), words,
+                     "basis_chosen", FALSE))
   }
-  .plan_row("basis", sprintf("every distinct input (%d candidate centres)", m),
-            .rule_words(rule, n, FALSE), rule)
+  .plan_row("basis", sprintf("every distinct input (%d candidate centres)", m), words, "basis_chosen")
 }
 
 # The intervals' integration over C, where the evidence chose C, up to the size rule.

@@ -85,10 +85,9 @@
     mfsvr = , gpc = sprintf(paste("keep %s_control(rank_tol) at its default (a low-rank factor",
                                   "where the kernel matrix has one), give 'inducing' inputs (see",
                                   "?`inducing-points`), or fit fewer observations"), model),
-    rvm = , srvm = sprintf(paste("offer fewer candidate centres ('basis'; by default %d beyond",
-                                 "%d observations for rvm(): see gpsvm_size_policy()), or fit",
-                                 "fewer observations"),
-                           .size_rule("basis_chosen"), .size_rule("rvm_basis_all_max_n")),
+    rvm = , srvm = sprintf(paste("offer fewer candidate centres ('basis'; by default at most %d:",
+                                 "see gpsvm_size_policy()), or fit fewer observations"),
+                           .size_rule("basis_chosen")),
     "fit fewer observations")
 }
 

@@ -160,10 +160,10 @@
 #'   costs \eqn{O(m r)}, a re-estimate of \eqn{\sigma^2} \eqn{O(m r^2)}, and
 #'   \eqn{O(n m)} more when a function enters. With every input a
 #'   candidate (\eqn{m = n}) this is \eqn{O(n^2)} memory, 3.2 GB at
-#'   \eqn{n = 20000}; the default limits the candidates to 1000 beyond 5000
-#'   observations (\eqn{O(n)} memory). The relevance vectors are then
-#'   chosen among the candidates only: raise `basis` when the fit keeps
-#'   nearly all of them (see `fit$basis`). A prediction with a standard
+#'   \eqn{n = 20000}; the default offers at most 1000 (\eqn{O(n)} memory;
+#'   the size rule `basis_chosen` of [gpsvm_size_policy()]). The relevance
+#'   vectors are then chosen among the candidates only: raise `basis` when
+#'   the fit keeps nearly all of them (see `fit$basis`). A prediction with a standard
 #'   error or an interval costs \eqn{O(n r)} per new input, since the
 #'   augmenting basis function (see "Prediction intervals") is evaluated at
 #'   every training input; the mean alone costs \eqn{O(r)}. The number of
@@ -219,7 +219,8 @@
 #'   Boston housing, 354 rows; 58 on 2520 training rows of the simulated
 #'   set). Hence the default `"constant"`.
 #' * Time: on mlbench's Friedman 1 (`calibration_folds = 0`) a fit took
-#'   2.5 s at \eqn{n = 500}, 13 s at 1000 and 16 s at 2000 with R's
+#'   2.5 s at \eqn{n = 500}, 13 s at 1000 and 16 s at 2000 (every input a
+#'   candidate) with R's
 #'   reference BLAS (`kernlab::rvm()`: 2.5, 14 and 97 s); 1000 candidates at
 #'   \eqn{n = 20000} about three seconds and 250 MB on two-dimensional
 #'   inputs.
@@ -272,10 +273,11 @@
 #'   it. A warning says when the width
 #'   found makes the fit nearly interpolate (see "Prediction intervals").
 #' @param basis The number of training inputs offered as centres of basis
-#'   functions, or `NULL`: every distinct input up to 5000 observations, 1000
-#'   beyond. Fewer than all are chosen greedily on the scaled inputs with the
-#'   fit's kernel, each the input whose kernel column is worst explained by
-#'   those chosen before (the rule of [inducing-points]; deterministic, and
+#'   functions, or `NULL`: every distinct input up to 1000 of them, 1000
+#'   chosen ones beyond (the size rule `basis_chosen` of
+#'   [gpsvm_size_policy()]). Fewer than all are chosen greedily on the
+#'   scaled inputs with the fit's kernel, each the input whose kernel
+#'   column is worst explained by those chosen before (the rule of [inducing-points]; deterministic, and
 #'   duplicated inputs are never chosen twice, so fewer may be used). See
 #'   "Cost".
 #' @param calibration_folds The number of cross-validation folds that
@@ -390,7 +392,7 @@ rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), sc
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "rvm"),
                          function(x, y, kernel, scaling) {
     resolved <<- kernel
-    control <- .resolve_control(control, .candidate_count(basis, x, "rvm"))
+    control <- .resolve_control(control, .candidate_count(basis, x))
     .rvm_fit_candidates(function(kernel) {
       .rvm_optimize(x, kernel, optimize, control,
                     function(k, ctl) .rvm_fit(x, y, k, ctl, basis, noise), "rvm()", settings)
@@ -456,14 +458,9 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   control
 }
 
-# Every input a candidate centre up to `all` observations, `chosen` beyond.
-.default_basis <- function(model) {
-  c(all = .size_rule(paste0(model, "_basis_all_max_n")), chosen = .size_rule("basis_chosen"))
-}
-
 # One fit of the fast RVM to (scaled) data with the noise model `noise`.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
-  rows <- .rvm_basis_rows(basis, x, kernel, "rvm")
+  rows <- .rvm_basis_rows(basis, x, kernel)
   fit <- if (noise != "constant") .rvm_fit_noise(x, y, kernel, control, rows, noise) else
     .new_rvm(cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows), x, y, kernel, control,
              class = "rvm")
@@ -472,10 +469,9 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 }
 
 # How many candidate centres a fit offers (.rvm_basis_rows() chooses them).
-.candidate_count <- function(basis, x, model) {
-  default <- .default_basis(model)
+.candidate_count <- function(basis, x) {
   if (!is.null(basis)) return(.check_basis_count(basis, nrow(x)))
-  if (nrow(x) <= default[["all"]]) sum(!duplicated(x)) else default[["chosen"]]
+  min(sum(!duplicated(x)), .size_rule("basis_chosen"))
 }
 
 # A number of candidate centres, at most the n observations.
@@ -487,18 +483,19 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
   basis
 }
 
-# The candidate centres (rows of x, increasing) for `basis` (NULL: `model`'s
-# default), or NULL for every input: chosen greedily as the inducing inputs
-# are.  The default offers each distinct input once: duplicates give equal
-# columns, along whose alphas' flat direction srvm()'s joint update drifts.
-.rvm_basis_rows <- function(basis, x, kernel, model) {
+# The candidate centres (rows of x, increasing) for `basis` (NULL: the
+# default), or NULL for every input.  The default offers each distinct input
+# once (duplicates give equal columns, along whose alphas' flat direction
+# srvm()'s joint update drifts) up to basis_chosen of them; beyond, that many
+# chosen greedily as the inducing inputs are, so that the candidates grow
+# with the data up to the rule and then stay as many.
+.rvm_basis_rows <- function(basis, x, kernel) {
   n <- nrow(x)
-  default <- .default_basis(model)
-  if (is.null(basis) && n <= default[["all"]]) {
+  if (is.null(basis)) {
     distinct <- which(!duplicated(x))
-    return(if (length(distinct) < n) distinct)
+    if (length(distinct) <= .size_rule("basis_chosen")) return(if (length(distinct) < n) distinct)
   }
-  m <- if (is.null(basis)) default[["chosen"]] else .check_basis_count(basis, n)
+  m <- if (is.null(basis)) .size_rule("basis_chosen") else .check_basis_count(basis, n)
   if (m == n) return(NULL)
   sort(.greedy_rows(kernel, x, m))
 }

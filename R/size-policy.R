@@ -133,12 +133,14 @@
 #'   \item{`width_rule_max_n` (1000)}{The data-driven width of
 #'     [rbf_kernel()] (kernlab's sigest rule) looks at most at this many
 #'     evenly spaced rows, so it needs no random numbers.}
-#'   \item{`rvm_basis_all_max_n` (5000)}{Up to this many observations every
-#'     distinct input is a candidate centre of [rvm()]; beyond,
-#'     `basis_chosen` of them (its design matrix costs \eqn{8 n m} bytes).}
-#'   \item{`srvm_basis_all_max_n` (1000)}{The same for [srvm()], which
-#'     factors the \eqn{m \times m} prior precision at every step.}
-#'   \item{`basis_chosen` (1000)}{See `rvm_basis_all_max_n`.}
+#'   \item{`basis_chosen` (1000)}{Up to this many distinct inputs each is
+#'     a candidate centre of [rvm()] and [srvm()]; beyond, this many of them
+#'     are, chosen greedily as inducing inputs are. Their design matrix
+#'     costs \eqn{8 n m} bytes, srvm() factors the \eqn{m \times m} prior
+#'     precision at every step, and on several thousand candidates rvm()'s
+#'     iterations may not converge; the number of candidates grows with the
+#'     data up to the rule and then stays, so no size changes it abruptly
+#'     ("Performance" below).}
 #'   \item{`inducing_factor_mb` (1000)}{A fit on \eqn{m} inducing inputs
 #'     (FITC) sweeps over the \eqn{n \times m} factor of its cross-kernel,
 #'     \eqn{8 n m} bytes (400 MB at \eqn{n = 10^5}, \eqn{m = 500}). Up to
@@ -272,9 +274,7 @@ gpsvm_size_policy <- function() {
   per_input_max_n = list(default = 2000, decides = "the most observations for which mfsvr()'s default weighs a width per input"),
   kernel_choice_max_n = list(default = 500, decides = "the rows on which rvm() and srvm() weigh kernels"),
   width_rule_max_n = list(default = 1000, decides = "the rows the data-driven width looks at"),
-  rvm_basis_all_max_n = list(default = 5000, decides = "every input a candidate centre of rvm(), or basis_chosen"),
-  srvm_basis_all_max_n = list(default = 1000, decides = "every input a candidate centre of srvm(), or basis_chosen"),
-  basis_chosen = list(default = 1000, decides = "the candidate centres beyond the *_basis_all_max_n rules"),
+  basis_chosen = list(default = 1000, decides = "every distinct input a candidate centre of rvm() and srvm(), or this many chosen"),
   inducing_factor_mb = list(default = 1000, decides = "the megabytes of a FITC fit's n x m factor held in memory; its other rows recomputed in every sweep"),
   ep_start_subset_n = list(default = 100000, decides = "gpc()'s EP on inducing inputs started from a fit on every tenth row, or from the prior")
 )

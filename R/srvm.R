@@ -115,8 +115,8 @@
 #'
 #' @inheritParams rvm
 #' @param basis The number of training inputs offered as centres of basis
-#'   functions, or `NULL`: every distinct input up to 1000 observations,
-#'   1000 chosen ones beyond. They are chosen as in [rvm()]; see "Cost".
+#'   functions, or `NULL`: every distinct input up to 1000 of them, 1000
+#'   chosen ones beyond, as in [rvm()]; see "Cost".
 #' @param penalty A [roughness_penalty()]. Where the linear kernel is
 #'   chosen (see `kernel`), a penalty on second or higher
 #'   derivatives vanishes on its basis functions: \eqn{\lambda} is then 0
@@ -265,7 +265,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 .srvm_fit <- function(x, y, kernel, penalty, control, scaling, basis) {
   points <- .penalty_points(penalty, x, scaling)
   .check_penalty_scale(penalty, kernel, points, nrow(x))
-  rows <- .rvm_basis_rows(basis, x, kernel, "srvm")
+  rows <- .rvm_basis_rows(basis, x, kernel)
   fit_from <- function(start) {
     ctl <- control
     ctl$lambda_init <- start
@@ -304,8 +304,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
 # the fit on wide inputs: beyond the budget the fit is refused before any work.
 .srvm_penalty_budget <- 1e11
 .check_penalty_cost <- function(penalty, n, d, basis, starts) {
-  default <- .default_basis("srvm")
-  candidates <- basis %||% if (n <= default[["all"]]) n else default[["chosen"]]
+  candidates <- basis %||% min(n, .size_rule("basis_chosen"))
   points <- if (is.null(penalty$at)) n else nrow(penalty$at)
   cost <- starts * points * d * (candidates + 1)^2 / 2
   if (cost > .srvm_penalty_budget) {

@@ -69,6 +69,7 @@ for (case in list(list(rule = "per_input_min_n", model = "mfsvr", n = 100, other
                   list(rule = "calibration_max_n_ep", model = "svr", n = 100),
                   list(rule = "calibration_max_n_rvm", model = "rvm", n = 500),
                   list(rule = "kernel_choice_max_n", model = "rvm", n = 500),
+                  list(rule = "basis_chosen", model = "rvm", n = 1000),
                   list(rule = "dense_max_n", model = "mfsvr", n = 2000),
                   list(rule = "dense_max_n", model = "mfsvr", n = 2000, data = low_rank_inputs),
                   list(rule = "search_max_n", model = "mfsvr", n = 2000),

@@ -117,7 +117,7 @@ test_that("gpsvm_fit() keeps the given prior beyond the size rules and searches 
                     modifyList(given, list(prior = "low_rank", kernel = rbf_kernel(2))))
   expect_true(isTRUE(attr(wide$inducing, "low_rank")))
   # every row a candidate centre, beyond the rule that would choose 20
-  op2 <- options(gpsvm.size_policy = list(rvm_basis_all_max_n = 20, basis_chosen = 20))
+  op2 <- options(gpsvm.size_policy = list(basis_chosen = 20))
   r <- gpsvm_fit(d$x, d$y, list(model = "rvm", kernel = rbf_kernel(1), basis = 60, noise = "constant",
                                 scale = TRUE, control = rvm_control()))
   options(op2)

@@ -56,19 +56,27 @@ test_that("every input as a candidate is the default fit", {
   expect_identical(a$relevance_vectors, b$relevance_vectors)
 })
 
-test_that("the default offers every input up to 5000 observations and 1000 beyond", {
-  skip_on_cran()
+test_that("the default offers every distinct input up to 1000 of them and 1000 beyond", {
   set.seed(14)
-  x <- matrix(runif(6000 * 2), ncol = 2)
+  x <- matrix(runif(1500 * 2), ncol = 2)
   k <- rbf_kernel(0.05)
-  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:5000, ], k, "rvm"))
-  rows <- gpsvm:::.rvm_basis_rows(NULL, x, k, "rvm")
+  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:1000, ], k))
+  rows <- gpsvm:::.rvm_basis_rows(NULL, x[1:1001, ], k)
   expect_length(rows, 1000L)
   expect_false(is.unsorted(rows, strictly = TRUE))
-  expect_length(gpsvm:::.rvm_basis_rows(20L, x, k, "rvm"), 20L)
-  # srvm() factors the coupled m x m prior at every step: 1000 at most
-  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:1000, ], k, "srvm"))
-  expect_length(gpsvm:::.rvm_basis_rows(NULL, x[1:1001, ], k, "srvm"), 1000L)
+  # one row more swaps at most a candidate: no size changes them abruptly
+  expect_lte(length(setdiff(rows, gpsvm:::.rvm_basis_rows(NULL, x[1:1002, ], k))), 1L)
+  expect_length(gpsvm:::.rvm_basis_rows(20L, x, k), 20L)
+  expect_identical(gpsvm:::.candidate_count(NULL, x), 1000L)
+  # the rule counts distinct inputs: 1200 rows holding 700 distinct offer all 700
+  dup <- x[c(1:700, 1:500), ]
+  expect_identical(gpsvm:::.rvm_basis_rows(NULL, dup, k), 1:700)
+  expect_identical(gpsvm:::.candidate_count(NULL, dup), 700L)
+  # the rule is the size policy's, for rvm() and srvm() alike
+  op <- options(gpsvm.size_policy = list(basis_chosen = 30))
+  on.exit(options(op))
+  expect_length(gpsvm:::.rvm_basis_rows(NULL, x[1:31, ], k), 30L)
+  expect_null(gpsvm:::.rvm_basis_rows(NULL, x[1:30, ], k))
 })
 
 test_that("duplicated inputs are never offered twice, and one point works", {
@@ -108,10 +116,12 @@ test_that("by default each distinct input is offered once", {
   smooth <- expect_silent(srvm(x, y, control = srvm_control(max_iter = 1000)))
   expect_identical(smooth$basis, distinct)
   expect_true(smooth$convergence$converged)
-  # beyond srvm()'s 1000 observations the greedy rule chooses, and it too
-  # offers no input twice (and stops when the rest are explained)
+  # on 1600 rows the rule counts the 83 distinct inputs and offers each; a
+  # greedy choice of more than there are offers no input twice either (it
+  # stops when the rest are explained)
   many <- rep(x, 8)
-  rows <- gpsvm:::.rvm_basis_rows(NULL, matrix(many), rbf_kernel(1), "srvm")
+  expect_identical(gpsvm:::.rvm_basis_rows(NULL, matrix(many), rbf_kernel(1)), distinct)
+  rows <- gpsvm:::.rvm_basis_rows(150L, matrix(many), rbf_kernel(1))
   expect_false(anyDuplicated(many[rows]) > 0)
   expect_lte(length(rows), 83L)
 })

@@ -187,8 +187,10 @@ test_that("rvm()'s default step cap grows with the candidate centres", {
   set.seed(1)
   x <- runif(2600, -5, 5)
   y <- sin(x) + rnorm(2600, sd = 0.2)
-  # four steps per candidate (this fit takes 7910 steps)
-  expect_identical(rvm(x, y)$control$max_iter, 10400L)
+  # four steps per candidate (this fit takes 7910 steps); the default offers
+  # at most basis_chosen (1000) candidates, so the cap grows only with 'basis'
+  expect_identical(rvm(x, y, basis = 2600)$control$max_iter, 10400L)
+  expect_identical(rvm(x, y)$control$max_iter, 10000L)
   # 101 distinct inputs are 101 candidates
   expect_identical(rvm(round(x, 1), y)$control$max_iter, 10000L)
   expect_identical(rvm(x[1:50], y[1:50], control = rvm_control(max_iter = 5000))$control$max_iter,

@@ -57,8 +57,8 @@ test_that("defaults that depend on the data are resolved at the fit and recorded
   expect_identical(r$control$max_iter, 10000L)
   many <- suppressWarnings(rvm(voc_x, voc_y, control = rvm_control(max_iter = 7)))
   expect_identical(many$control$max_iter, 7L)
-  expect_identical(gpsvm:::.candidate_count(NULL, rbind(voc_x, voc_x[1:3, ]), "rvm"), 30L)
-  expect_identical(gpsvm:::.candidate_count(12L, voc_x, "rvm"), 12L)
+  expect_identical(gpsvm:::.candidate_count(NULL, rbind(voc_x, voc_x[1:3, ])), 30L)
+  expect_identical(gpsvm:::.candidate_count(12L, voc_x), 12L)
   # srvm(): both starts on scaled data, the paper's strong one as given
   expect_identical(srvm(voc_x, voc_y)$control$lambda_init, c(1e4, 1))
   expect_identical(srvm(voc_x, voc_y, scale = FALSE)$control$lambda_init, 1e4)
