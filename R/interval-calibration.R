@@ -48,19 +48,18 @@
 # Beyond its size rule the default calibration runs on that many evenly
 # spaced rows (refits of four fifths of them), so that its cost stays that
 # of the rule's size and a fit either side of the rule is calibrated alike.
-# Such refits adapt to their targets as a fit on that many rows does: a
-# relevance vector machine's (a precision per basis function, so the
-# adaptation does not fade with more rows; "Performance" in
-# ?gpsvm_size_policy) is kept whole; a tube model's, whose few
-# hyperparameters adapt by O(1/n) of the predictive variance, keeps the
-# fraction rows / n of the excess mean square the refits show
-# (.calibration_scale()'s `weight`).  NULL: all rows, weight 1.  (Never
-# fewer rows than calibration_min_n, whatever the rule is set to.)
+# Such refits adapt to their targets as a fit on that many rows does, and a
+# fit on all n rows adapts less: the tube models' few hyperparameters by
+# O(1/n) of the predictive variance, and the relevance vector machines' own
+# intervals too come closer to their nominal level as n grows ("Performance"
+# in ?gpsvm_size_policy).  So every model keeps the fraction rows / n of the
+# excess mean square the refits show (.calibration_scale()'s `weight`),
+# which is 1 at the rule.  NULL: all rows, weight 1.  (Never fewer rows than
+# calibration_min_n, whatever the rule is set to.)
 .calibration_subset <- function(n, model) {
   max_n <- max(.calibration_max_n(model), .size_rule("calibration_min_n"))
   if (n <= max_n) return(NULL)
-  fading <- model %in% c("mfsvr", "svr")
-  list(rows = .evenly_spaced_rows(n, max_n), weight = if (fading) max_n / n else 1)
+  list(rows = .evenly_spaced_rows(n, max_n), weight = max_n / n)
 }
 
 # The size rule of each fitter's default calibration.

@@ -79,9 +79,9 @@
 #'   five refits make the fit several times as slow ("Performance" below), so
 #'   beyond 500 observations (size rule `calibration_max_n_rvm`) the
 #'   default calibrates on 500 evenly spaced rows, and [print()] says so.
-#'   The widening those refits ask for is kept whole: with a precision per
-#'   basis function the choice adapts to the training targets about as much
-#'   on more rows. `fit$interval_calibration` holds the record.
+#'   The widening those refits ask for is weighted by 500 / \eqn{n}, since
+#'   the model's own intervals come closer to their level on more rows.
+#'   `fit$interval_calibration` holds the record.
 #'
 #'   The model's own intervals (`calibration_folds = 0`) are too narrow:
 #'   the evidence that prunes the basis functions and sets the noise is

@@ -84,20 +84,38 @@ for (case in list(list(rule = "per_input_min_n", model = "mfsvr", n = 100, other
             data = if (is.null(case$data)) "friedman1" else "low_rank"))
 }
 
-# gpc(): its search on the full prior up to search_dense_max_n, on FITC
-# beyond; two noisy classes of mlbench-style two-input data
+# gpc()'s rules: two noisy classes of two inputs, and five classes around a
+# circle (mlbench's 2dnormals); the largest difference of a class probability
+# between the two sides, and the held-out log loss on each
 set.seed(3)
 two_class <- function(n) {
   x <- matrix(rnorm(2 * n), n, 2)
   p <- stats::pnorm(2 * sin(2 * x[, 1]) + x[, 2])
   list(x = x, y = factor(ifelse(runif(n) < p, "b", "a")))
 }
-d <- two_class(300)
-test <- two_class(2000)
-sides <- both_sides("search_dense_max_n", 300, function() gpc(d$x, d$y))
-prob <- lapply(sides, function(s) predict(s$fit, test$x, type = "prob")[, "b"])
-log_loss <- vapply(prob, function(p) -mean(ifelse(test$y == "b", log(p), log(1 - p))), numeric(1))
-add(data.frame(rule = "search_dense_max_n", model = "gpc", n = 300,
-               largest_probability_difference = max(abs(prob$small - prob$large)),
-               log_loss_small = log_loss[["small"]], log_loss_large = log_loss[["large"]],
-               seconds_small = sides$small$seconds, seconds_large = sides$large$seconds))
+five_class <- function(n) {
+  d <- mlbench::mlbench.2dnormals(n, cl = 5, sd = 0.6)
+  list(x = d$x, y = d$classes)
+}
+classification_row <- function(rule, n, sides, test) {
+  prob <- lapply(sides, function(s) predict(s$fit, test$x, type = "prob"))
+  log_loss <- vapply(prob, function(p) {
+    -mean(log(pmax(p[cbind(seq_along(test$y), match(test$y, colnames(p)))], 1e-15)))
+  }, numeric(1))
+  data.frame(rule = rule, model = "gpc", n = n,
+             largest_probability_difference = max(abs(prob$small - prob$large)),
+             log_loss_small = log_loss[["small"]], log_loss_large = log_loss[["large"]],
+             seconds_small = sides$small$seconds, seconds_large = sides$large$seconds)
+}
+for (case in list(list(rule = "search_dense_max_n", n = 300, data = two_class),
+                  list(rule = "gpc_search_max_n", n = 2000, data = two_class),
+                  list(rule = "joint_search_max_n", n = 500, data = five_class,
+                       multiclass = "joint"),
+                  list(rule = "ovr_max_nk", n = 2000, data = five_class, nk = 10000))) {
+  d <- case$data(case$n)
+  test <- case$data(2000)
+  fit <- if (is.null(case$multiclass)) function() gpc(d$x, d$y) else
+    function() gpc(d$x, d$y, multiclass = case$multiclass)
+  at <- if (is.null(case$nk)) case$n else case$nk
+  add(classification_row(case$rule, case$n, both_sides(case$rule, at, fit), test))
+}
