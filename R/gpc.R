@@ -95,8 +95,16 @@
 #' binary models are. Normalising the odds \eqn{p/(1 - p)} instead (the K
 #' models as independent experts) helps only where the binary models are
 #' under-confident and is over-confident elsewhere ("Performance" below), so
-#' it is not used. Beyond the size rule `ovr_max_nk` (observations times
-#' classes; [gpsvm_size_policy]) the default is the joint model below.
+#' it is not used. From the size rule `ovr_max_nk` (observations times
+#' classes; [gpsvm_size_policy]) the default is the joint model below, and
+#' from half the rule up to it both, their class probabilities pooled as
+#' \eqn{(1 - w) p_{ovr} + w p_{joint}} with the weight \eqn{w} rising
+#' linearly from 0 to 1 (recorded in `fit$joint_pool`), so that no size
+#' changes the model abruptly. The
+#' classes are then the most probable under the pool; the activations
+#' (`type = "link"`), [loo_error()] and [gpsvm_settings()] are those of the
+#' one-vs-rest models, and [logLik()][logLik.gpsvm_gpc] has none, as for
+#' one-vs-rest.
 #'
 #' @section The joint multi-class model:
 #' `multiclass = "joint"` fits K latent functions with one kernel, one bias
@@ -200,10 +208,10 @@
 #'   fits one model of all the classes (see "The joint multi-class model"
 #'   below), with one evidence ([logLik()][logLik.gpsvm_gpc]). `NULL` (the
 #'   default) chooses by size: `"ovr"` while the observations times the
-#'   classes are at most `ovr_max_nk` (10000; see [gpsvm_size_policy]), and
-#'   `"joint"` beyond, or `"ovr"` when `kappa` is positive or searched; the
-#'   fit's plan records the choice and a message says when the joint model
-#'   was chosen. Ignored for two classes and for `method = "naive"` (always
+#'   classes are at most half `ovr_max_nk` (10000; see [gpsvm_size_policy]),
+#'   `"joint"` from `ovr_max_nk`, and both pooled in between (see "Details"),
+#'   or `"ovr"` when `kappa` is positive or searched; the fit's plan records
+#'   the choice and a message says when the joint model was chosen. Ignored for two classes and for `method = "naive"` (always
 #'   one against the rest).
 #' @param control Solver settings from [gpc_control()].
 #' @param search The evidence search's tolerance, budget and grid, from
@@ -327,35 +335,55 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
   if (is.null(inducing) && method == "tap" && identical(optimize, FALSE)) {
     inducing <- structure(list(rank_tol = control$rank_tol), class = "gpsvm_low_rank")
   }
-  joint <- if (method == "tap" && multiclass == "joint") {
-    function(x, labels, kernel, inducing) {
-      .gpc_joint_fit(x, labels, kernel, noise, kappa, control, optimize, inducing, settings)
-    }
+  fit_joint <- function(x, labels, kernel, inducing) {
+    .gpc_joint_fit(x, labels, kernel, noise, kappa, control, optimize, inducing, settings)
   }
-  fit <- .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing,
-                        call = .generic_call(match.call(), "gpc"),
-                        function(x, y, kernel, inducing = NULL) {
-    binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing,
-                            settings, rows)
-    if (method == "naive") .warn_coarse_tol(binary)
-    binary
-  }, fit_joint = joint)
+  call <- .generic_call(match.call(), "gpc")
+  train <- function(fit_joint) {
+    .classif_train(x, y, kernel, bias, scale, what = what, inducing = inducing, call = call,
+                   function(x, y, kernel, inducing = NULL) {
+      binary <- .gpc_optimize(x, y, kernel, noise, kappa, method, control, optimize, inducing,
+                              settings, rows)
+      if (method == "naive") .warn_coarse_tol(binary)
+      binary
+    }, fit_joint = fit_joint)
+  }
+  fit <- train(if (method == "tap" && multiclass == "joint") fit_joint)
+  weight <- attr(multiclass, "joint_weight")
+  if (!is.null(weight)) {
+    # (the pool's joint model is the fit multiclass = "joint" makes, and its
+    # plan says so)
+    joint <- train(fit_joint)
+    joint$call$multiclass <- "joint"
+    joint$plan <- .plan_frame(.plan_rows(joint))
+    fit$joint_pool <- list(fit = .seal(joint), weight = weight)
+    fit$fit_time <- fit$fit_time + joint$fit_time
+  }
   fit$size_ruled_multiclass <- attr(multiclass, "rule")
   .with_plan(fit, "gpc():")
 }
 
-# The multi-class model: the call's, or for NULL by size (one-vs-rest costs
-# K searches; beyond ovr_max_nk the joint model's one search serves all K,
-# unless kappa needs one-vs-rest).  Attribute "rule": the size rule decided.
+# The multi-class model: the call's, or for NULL by size.  One-vs-rest costs
+# K searches, the joint model one for all K; up to half ovr_max_nk
+# observations times classes the first, from ovr_max_nk the second (unless
+# kappa needs one-vs-rest), and between them both, their probabilities
+# pooled with the joint model's weight rising from 0 to 1 (attribute
+# "joint_weight"), so that no size switches the model abruptly and the
+# pool costs one joint fit more than one-vs-rest.  Attribute "rule": the
+# size rule decided.
 .gpc_multiclass <- function(multiclass, method, kappa, optimize, n, classes) {
   if (!is.null(multiclass)) {
     return(structure(.match_choice(multiclass, c("ovr", "joint")), rule = FALSE))
   }
   decided <- method == "tap" && classes > 2L && kappa == 0 &&
     !(is.character(optimize) && "kappa" %in% optimize)
-  joint <- decided && n * classes > .size_rule("ovr_max_nk")
-  structure(if (joint) "joint" else "ovr", rule = decided)
+  weight <- if (decided) .joint_pool_weight(n * classes) else 0
+  structure(if (weight >= 1) "joint" else "ovr", rule = decided,
+            joint_weight = if (weight > 0 && weight < 1) weight)
 }
+
+# The joint model's share of the pooled probabilities at n x K = nk.
+.joint_pool_weight <- function(nk) min(1, max(0, 2 * nk / .size_rule("ovr_max_nk") - 1))
 
 # The noise variance when the call gives none and no search chooses it.
 .gpc_default_noise <- 0.1
@@ -668,8 +696,14 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
 # Class probabilities at scaled inputs x, an n x K matrix named by the
 # levels; f: the decision values at x (for the naive method).  Two classes:
 # each column computed directly, so that neither loses digits as 1 - p; K
-# one-vs-rest classes normalised in logs, so that tiny ones do not give 0 / 0.
+# one-vs-rest classes normalised in logs, so that tiny ones do not give 0 / 0;
+# a fit between the multi-class size rules pools them with its joint model's.
 .gpc_prob <- function(object, x, f = NULL) {
+  pool <- object$joint_pool
+  if (!is.null(pool)) {
+    object$joint_pool <- NULL
+    return((1 - pool$weight) * .gpc_prob(object, x, f) + pool$weight * .gpc_prob(pool$fit, x))
+  }
   if (.is_joint(object)) {
     mo <- .joint_moments(object, x)
     p <- cpp_multiclass_probabilities(mo$mean, mo$variance, object$noise)
@@ -809,7 +843,14 @@ predict.gpsvm_gpc <- function(object, newdata = NULL, type = c("class", "prob", 
             if (inherits(m, "gpsvm_gpc_tap")) sprintf(", log evidence (EP) = %.6g",
                                                       m$log_evidence) else "")
   }, character(1))
-  c(settings, strengths, .inducing_line(models[[1L]]))
+  pool <- object$joint_pool
+  c(settings, strengths, .inducing_line(models[[1L]]),
+    if (!is.null(pool)) {
+      joint <- pool$fit
+      sprintf("pooled with one joint model (weight %.3f): sigma = %s, noise variance = %s",
+              pool$weight, format(joint$kernel$sigma %||% NA, digits = digits),
+              format(joint$noise, digits = digits))
+    })
 }
 
 # The smallest embedding strength as print() shows it: 0 where its size is

@@ -146,6 +146,10 @@ loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores
 .loo_model_name <- function(fit) {
   name <- .model_label(fit)
   if (.is_joint(fit)) return(sprintf("%s, %d classes, one joint model", name, length(fit$levels)))
+  if (!is.null(fit$joint_pool)) {
+    return(sprintf("%s, %d classes one-vs-rest (without the joint model it pools them with)", name,
+                   length(fit$levels)))
+  }
   if (.is_multiclass(fit)) sprintf("%s, %d classes one-vs-rest", name, length(fit$levels)) else name
 }
 

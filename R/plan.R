@@ -109,9 +109,18 @@ gpsvm_plan <- function(object) {
     return(list(.plan_row("multiclass", choice, by)))
   }
   limit <- .size_rule("ovr_max_nk")
+  pool <- fit$joint_pool
+  if (!is.null(pool)) {
+    return(list(.plan_row("multiclass",
+                          sprintf("%s, its probabilities pooled with a joint model's (weight %.3f)",
+                                  choice, pool$weight),
+                          sprintf("size rule ovr_max_nk (n x K = %d x %d between %d and %d)",
+                                  n, K, limit %/% 2L, limit),
+                          "ovr_max_nk", exact = FALSE)))
+  }
   list(.plan_row("multiclass", choice,
                  sprintf("size rule ovr_max_nk (n x K = %d x %d %s %d)", n, K,
-                         if (joint) ">" else "<=", limit),
+                         if (joint) ">=" else "<=", if (joint) limit else limit %/% 2L),
                  "ovr_max_nk", exact = !joint))
 }
 
@@ -581,6 +590,12 @@ gpsvm_settings <- function(object) {
     .stop(sprintf(paste("gpsvm_settings(): this %s() fit has noise that varies with the inputs,",
                         "which gpsvm_fit() does not fit; refit it with %s(noise = \"varying\")"),
                   model, model))
+  }
+  if (!is.null(object$joint_pool)) {
+    .stop(paste("gpsvm_settings(): this gpc() fit pools one-vs-rest models with a joint model",
+                "(size rule ovr_max_nk), which gpsvm_fit() does not fit; refit with",
+                "multiclass = \"ovr\" or \"joint\", or take the joint model's settings,",
+                "gpsvm_settings(fit$joint_pool$fit)"))
   }
   one <- if (model %in% c("gpc", "svc")) .shared_binary_model(object) else object
   kernel <- one$kernel

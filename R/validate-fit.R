@@ -537,7 +537,24 @@
     .validate_binary(object$models[[level]], n, size$p, sprintf("fit$models$%s$", level),
                      class(object), constant, kept)
   }
+  .check_fields(object, list(joint_pool = .optional(function(v) .joint_pool_problem(v, object))))
   invisible(object)
+}
+
+# A pooled one-vs-rest fit's joint model (gpc()): one of the same classes on
+# the same inputs, and its share of the probabilities strictly in (0, 1).
+.joint_pool_problem <- function(v, object) {
+  if (!is.list(v) || !setequal(names(v), c("fit", "weight"))) return("must be a list of fit and weight")
+  weight <- v$weight
+  if (!is.numeric(weight) || length(weight) != 1L || is.na(weight) || weight <= 0 || weight >= 1) {
+    return("$weight must be one number strictly between 0 and 1")
+  }
+  if (!inherits(v$fit, "gpsvm_gpc_joint") || !identical(v$fit$levels, object$levels) ||
+      !identical(v$fit$x, object$x)) {
+    return("$fit must be a joint gpc() model of the same classes and inputs")
+  }
+  .validate_model(v$fit)
+  NULL
 }
 
 .validate_model.gpsvm_classifier <- function(object) .validate_classifier(object)

@@ -324,22 +324,23 @@ test_that("the joint model refuses what it does not have", {
   expect_error(gpc(Species ~ ., iris, multiclass = "both"), "multiclass")
 })
 
-test_that("by default the classes are fitted against the rest up to ovr_max_nk, jointly beyond", {
+test_that("by default the classes are fitted against the rest up to ovr_max_nk / 2, jointly from it", {
   small <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05)
   expect_null(small$multiclass)
   plan <- gpsvm_plan(small)
   row <- plan[plan$step == "multiclass", ]
   expect_identical(row$size_rule, "ovr_max_nk")
   expect_true(row$exact)
-  expect_match(row$by, "n x K = 150 x 3 <= 10000", fixed = TRUE)
-  op <- options(gpsvm.size_policy = list(ovr_max_nk = 449))
+  expect_match(row$by, "n x K = 150 x 3 <= 5000", fixed = TRUE)
+  # from the rule the joint model alone
+  op <- options(gpsvm.size_policy = list(ovr_max_nk = 450))
   on.exit(options(op), add = TRUE)
   expect_message(big <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05),
                  "multiclass: one joint model of the 3 classes")
   expect_s3_class(big, "gpsvm_gpc_joint")
   row <- gpsvm_plan(big)[gpsvm_plan(big)$step == "multiclass", ]
   expect_false(row$exact)
-  expect_match(row$by, "150 x 3 > 449", fixed = TRUE)
+  expect_match(row$by, "150 x 3 >= 450", fixed = TRUE)
   asked <- gpc(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05, multiclass = "joint")
   expect_equal(predict(big, iris, type = "prob"), predict(asked, iris, type = "prob"))
   row <- gpsvm_plan(asked)[gpsvm_plan(asked)$step == "multiclass", ]
@@ -353,6 +354,53 @@ test_that("by default the classes are fitted against the rest up to ovr_max_nk, 
   expect_match(row$choice, "one model per class against the rest (3 models)", fixed = TRUE)
   expect_match(row$by, "kappa = 0", fixed = TRUE)
   expect_output(print(big), "one joint model")
+})
+
+test_that("between half ovr_max_nk and it the two models' probabilities are pooled", {
+  args <- list(Species ~ ., iris, kernel = rbf_kernel(2), noise = 0.05)
+  ovr <- do.call(gpc, c(args, multiclass = "ovr"))
+  joint <- do.call(gpc, c(args, multiclass = "joint"))
+  new <- iris[c(1, 51, 71, 84, 120, 150), ]
+  p_ovr <- predict(ovr, new, type = "prob")
+  p_joint <- predict(joint, new, type = "prob")
+  op <- options(gpsvm.size_policy = list(ovr_max_nk = 600))
+  on.exit(options(op), add = TRUE)
+  expect_message(pooled <- do.call(gpc, args), "pooled with a joint model's \\(weight 0.500\\)")
+  # 2 n K / rule - 1 = 900 / 600 - 1 on the joint model
+  expect_identical(pooled$joint_pool$weight, 0.5)
+  p <- predict(pooled, new, type = "prob")
+  expect_equal(p, 0.5 * p_ovr + 0.5 * p_joint, tolerance = 1e-10)
+  expect_equal(unname(rowSums(p)), rep(1, 6), tolerance = 1e-12)
+  expect_identical(as.character(predict(pooled, new)), colnames(p)[max.col(p, "first")])
+  expect_equal(fitted(pooled, type = "prob"), 0.5 * fitted(ovr, type = "prob") +
+                 0.5 * fitted(joint, type = "prob"), tolerance = 1e-10)
+  # the activations are one-vs-rest's
+  expect_equal(predict(pooled, new, type = "link"), predict(ovr, new, type = "link"))
+  row <- gpsvm_plan(pooled)[gpsvm_plan(pooled)$step == "multiclass", ]
+  expect_false(row$exact)
+  expect_match(row$by, "150 x 3 between 300 and 600", fixed = TRUE)
+  expect_output(print(pooled), "pooled with a joint model")
+  expect_output(print(pooled), "pooled with one joint model (weight 0.500): sigma = 2, noise variance = 0.05",
+                fixed = TRUE)
+  expect_output(print(summary(pooled)), "pooled")
+  expect_match(loo_error(pooled)$model, "without the joint model")
+  expect_error(logLik(pooled), "one-vs-rest")
+  expect_error(gpsvm_settings(pooled), "pools one-vs-rest models with a joint model")
+  expect_identical(update(pooled)$joint_pool$weight, 0.5)
+  # just past half the rule the pool is one-vs-rest to within its weight
+  options(gpsvm.size_policy = list(ovr_max_nk = 898))
+  near <- do.call(gpc, c(args, list(optimize = FALSE)))
+  w <- 900 / 898 - 1
+  expect_equal(near$joint_pool$weight, w)
+  expect_lte(max(abs(predict(near, new, type = "prob") - p_ovr)),
+             w * max(abs(p_joint - p_ovr)) + 1e-12)
+  # a hand-edited pool is caught
+  bad <- unclass(pooled)
+  bad$joint_pool$weight <- 1.5
+  class(bad) <- class(pooled)
+  expect_error(predict(bad, new), "fit\\$joint_pool\\$weight must be one number strictly between 0 and 1")
+  bad$joint_pool <- list(fit = ovr, weight = 0.5)
+  expect_error(predict(bad, new), "joint_pool\\$fit must be a joint gpc\\(\\) model")
 })
 
 test_that("a one-vs-rest plan gives the range of the widths its class models chose", {
