@@ -398,7 +398,7 @@ gpsvm_plan <- function(object) {
               format(100 * (1 / s - 1), digits = 2), format(100 * .calibrated_level(fit, 0.95), digits = 4))
     if (!is.null(cal$rows)) {  # (.calibration_subset())
       faded <- if (cal$weight < 1) {
-        sprintf("; the widening weighted by %d/n (a few hyperparameters adapt less on more rows)",
+        sprintf("; the widening weighted by %d/n (a fit on all rows adapts less than the refits)",
                 length(cal$rows))
       } else ""
       return(.plan_row("calibration",
