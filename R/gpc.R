@@ -100,8 +100,8 @@
 #' from half the rule up to it both, their class probabilities pooled as
 #' \eqn{(1 - w) p_{ovr} + w p_{joint}} with the weight \eqn{w} rising
 #' linearly from 0 to 1 (recorded in `fit$joint_pool`), so that no size
-#' changes the model abruptly. The
-#' classes are then the most probable under the pool; the activations
+#' changes the model abruptly. The classes are then the most probable
+#' under the pool; the activations
 #' (`type = "link"`), [loo_error()] and [gpsvm_settings()] are those of the
 #' one-vs-rest models, and [logLik()][logLik.gpsvm_gpc] has none, as for
 #' one-vs-rest.
@@ -211,7 +211,8 @@
 #'   classes are at most half `ovr_max_nk` (10000; see [gpsvm_size_policy]),
 #'   `"joint"` from `ovr_max_nk`, and both pooled in between (see "Details"),
 #'   or `"ovr"` when `kappa` is positive or searched; the fit's plan records
-#'   the choice and a message says when the joint model was chosen. Ignored for two classes and for `method = "naive"` (always
+#'   the choice and a message says when the joint model was chosen or
+#'   pooled. Ignored for two classes and for `method = "naive"` (always
 #'   one against the rest).
 #' @param control Solver settings from [gpc_control()].
 #' @param search The evidence search's tolerance, budget and grid, from

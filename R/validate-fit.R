@@ -544,7 +544,9 @@
 # A pooled one-vs-rest fit's joint model (gpc()): one of the same classes on
 # the same inputs, and its share of the probabilities strictly in (0, 1).
 .joint_pool_problem <- function(v, object) {
-  if (!is.list(v) || !setequal(names(v), c("fit", "weight"))) return("must be a list of fit and weight")
+  if (!is.list(v) || !setequal(names(v), c("fit", "weight"))) {
+    return("must be a list of fit and weight")
+  }
   weight <- v$weight
   if (!is.numeric(weight) || length(weight) != 1L || is.na(weight) || weight <= 0 || weight >= 1) {
     return("$weight must be one number strictly between 0 and 1")
