@@ -68,6 +68,11 @@
   full_args <- args
   full_args[c("C", "kernel", "bias")] <- gpsvm_settings(searched)[c("C", "kernel", "bias")]
   fit <- .quiet_refits(do.call(fitter, c(list(x, y), full_args)))
+  # (each fitter charged its steps in its own plan; the fit at the settings
+  # the search chose is the search's)
+  .charge_plan(searched$plan)
+  .charge_plan(fit$plan)
+  .charge("hyperparameters")
   searched$optimization$search_rows <- length(rows)
   fit <- .with_search_choices(fit, searched)
   fit$fit_time <- fit$fit_time + searched$fit_time

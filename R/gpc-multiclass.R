@@ -47,6 +47,7 @@
 # The fit at given hyperparameters (`start`: latent means to start from).
 .gpc_joint_bare <- function(x, y, K, kernel, noise, control, inducing, start = NULL) {
   model <- list(kernel = kernel, noise = noise, inducing = inducing)
+  .count_fit()
   res <- cpp_gpc_multiclass_fit(model, x, y, K, .joint_control(control), start, FALSE)
   fitted <- res$mean
   dimnames(fitted) <- list(rownames(x), NULL)
@@ -93,6 +94,7 @@
   }
   fit_at <- function(par, start, tol, gradient) {
     ctl <- c(.joint_control(control, tol), adjoint_tol = .joint_adjoint_tol)
+    .count_fit()
     tryCatch(cpp_gpc_multiclass_fit(at(par), search_x, search_y, K, ctl, start, FALSE, gradient),
              error = function(e) e)
   }

@@ -57,6 +57,7 @@
                   inducing = h$search_inducing %||%
                     .choose_prior(h$x, h$kernel, control$rank_tol, "search"))
     state <- if (!is.null(warm)) warm[c("site_precision", "site_nu")] else list()
+    .count_fit()
     tryCatch(cpp_gpc_tap_fit(model, h$x, search_y, ctl, state, gradient), error = function(e) e)
   }
   # entries of the core's gradient the search has (a width per input has its

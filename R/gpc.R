@@ -316,6 +316,8 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                         method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
                         optimize = NULL, inducing = NULL, search = search_control(),
                         multiclass = NULL, ...) {
+  ledger <- .open_ledger()
+  on.exit(.close_ledger(ledger), add = TRUE)
   .check_dots_empty(...)
   .check_kernel(kernel)
   noise_given <- !is.null(noise)
@@ -350,6 +352,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
     }, fit_joint = fit_joint)
   }
   fit <- train(if (method == "tap" && multiclass == "joint") fit_joint)
+  .charge_chosen(fit, isTRUE(.searched(fit)))
   weight <- attr(multiclass, "joint_weight")
   if (!is.null(weight)) {
     # (the pool's joint model is the fit multiclass = "joint" makes, and its
@@ -359,6 +362,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
     joint$plan <- .plan_frame(.plan_rows(joint))
     fit$joint_pool <- list(fit = .seal(joint), weight = weight)
     fit$fit_time <- fit$fit_time + joint$fit_time
+    .charge("multiclass")
   }
   fit$size_ruled_multiclass <- attr(multiclass, "rule")
   .with_plan(fit, "gpc():")
@@ -580,6 +584,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
   model <- list(kernel = kernel, noise = noise, kappa = kappa, inducing = inducing)
   if (!is.null(inducing)) model$inducing_held_rows <- .inducing_held_rows(length(y), nrow(inducing))
   if (method == "naive") {
+    .count_fit()
     res <- cpp_alpha_fit("naive", model, x, y, unclass(control), start)
     alpha <- res$alpha
     extra <- list()
@@ -595,6 +600,7 @@ gpc_control <- function(tol = NULL, max_iter = NULL, eta = 0.05,
     first <- if (is.null(res) && is.null(sites)) {
       .gpc_subset_start(x, y, kernel, noise, kappa, control, inducing)
     }
+    if (is.null(res)) .count_fit()
     res <- res %||% cpp_gpc_tap_fit(model, x, y, unclass(control),
                                     sites %||% first$sites %||% list())
     alpha <- y * res$weights

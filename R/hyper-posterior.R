@@ -172,11 +172,17 @@
   .plan_row("posterior", paste(choice, collapse = "; "), by, "C_mixture_max_n")
 }
 
+# The plan's step of a fit's mixture: over C alone, or over several
+# searched hyperparameters about their posterior's mode.
+.mixture_step <- function(mixture) {
+  if (is.null(mixture$posterior)) "C mixture" else "hyperparameter mixture"
+}
+
 # The plan's row for a mixture over several searched hyperparameters.
 .plan_hyper_mixture <- function(fit, n) {
   mixture <- fit$C_mixture
   ess <- 1 / sum(mixture$weight^2)
-  .plan_row("hyperparameter mixture",
+  .plan_row(.mixture_step(mixture),
             sprintf("intervals integrate over %d fits at %s drawn about the posterior mode",
                     length(mixture$C), .parameter_words(names(fit$optimization$estimate))),
             sprintf(paste("importance weights on the posterior's Laplace approximation (effective",

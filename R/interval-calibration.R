@@ -119,7 +119,9 @@
   if (folds == 0L) return(fit)
   start <- proc.time()[["elapsed"]]
   subset <- if (is.null(calibration_folds)) .calibration_subset(nrow(fit$x), model)
-  fit <- .calibrate_intervals(fit, folds, fit_rows, sprintf("%s():", model), subset)
+  .charge(NULL)
+  fit <- .charge_whole("calibration",
+                       .calibrate_intervals(fit, folds, fit_rows, sprintf("%s():", model), subset))
   cal <- fit$interval_calibration
   if (weigh && is.null(calibration_folds) && !is.null(cal)) {
     gain <- .calibration_log_score_gain(cal)

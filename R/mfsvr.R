@@ -543,8 +543,10 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = NULL, scale = TRUE,
                           inducing = NULL, search = search_control(), bias = NULL,
                           calibration_folds = NULL, noise = "constant", ...) {
+  ledger <- .open_ledger()
+  on.exit(.close_ledger(ledger), add = TRUE)
   .check_dots_empty(...)
-  on.exit(.forget_mfsvr_prior())
+  on.exit(.forget_mfsvr_prior(), add = TRUE)
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
@@ -582,6 +584,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       length(y) > .size_rule("dense_max_n")
     if (is.null(z) && control$algorithm == "ep" && !on_rows) {
       z <- .mfsvr_approximation(x, kernel, control)
+      .charge("prior")
     }
     fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
     # the kernel, the widths and the offset the evidence weighs on rows x, y
@@ -594,12 +597,14 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       chosen <- .fit_with_bias(weigh_at, kernels, bias %||% 0,
                                choose = is.null(bias) && .bias_by_default(scale, length(y)))
       if (first) chosen <- .search_chosen(fit_at, chosen)
+      .charge_chosen(chosen, length(which) > 0L)
       if (weigh && isTRUE(kernel$per_input) && "sigma" %in% which &&
           isTRUE(settings$hyperprior)) {
         # (x is the scaled inputs over the kernel's starting widths)
         standard <- sweep(x, 2L, kernel$input_widths, "*", check.margin = FALSE)
         chosen <- .per_input_or_default(chosen, .mfsvr_default_fit(standard, y, epsilon, control,
                                                                    bias, scale, search))
+        .charge("widths")
       }
       if (weigh && weigh_linear && automatic && is.null(z) &&
           .per_input_weighed(length(y), ncol(x))) {
@@ -609,6 +614,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
           .mfsvr_fit_at(x_unit, y, C, epsilon, control, c("C", "sigma"), FALSE, NULL,
                         per_input_settings)
         })
+        .charge("widths")
       }
       chosen
     }
@@ -619,9 +625,11 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
       })
       x <- weighed$x
       z <- .mfsvr_approximation(x, weighed$fit$kernel, control)
+      .charge("prior")
       fit_at <- .mfsvr_fit_at(x, y, C, epsilon, control, which, automatic, z, settings)
       fit <- .with_choice_records(fit_at(weighed$fit$kernel, weighed$fit[c("C", "epsilon")]),
                                   weighed$fit)
+      .charge("hyperparameters")
       fit$bias_variance <- weighed$fit$bias_variance
       fit
     } else if (is.null(refit)) {
@@ -646,11 +654,13 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
           .mfsvr_with_noise(fit_at(kernel, constant), "varying", amplitude = isTRUE(scale))
         })
       }
+      .charge("noise")
     }
     # (predictions integrate over hyperparameters chosen by the evidence)
     if (length(which) > 0L && !is.null(fit$optimization) &&
         !identical(fit$noise_model$type, "varying")) {
       fit$C_mixture <- .C_mixture(fit, y)
+      .charge(if (!is.null(fit$C_mixture)) .mixture_step(fit$C_mixture))
     }
     fit
   }
@@ -887,6 +897,7 @@ mfsvr_control <- function(algorithm = c("ep", "paper"),
   res <- if (workers > 0L) {
     .split_ep_fit(x, y, kernel, ctl, workers, list(C = C, epsilon = epsilon))
   }
+  if (is.null(res)) .count_fit()
   res <- if (is.null(res)) cpp_mfsvr_fit(kernel, x, y, C, epsilon, ctl, gradient) else c(res, C = C)
   C <- res$C  # the one chosen when control$C_search asks for it (.mfsvr_choose_C())
   convergence <- res$convergence

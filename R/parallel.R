@@ -56,18 +56,25 @@ NULL
   restore <- .keep_random_state()
   on.exit(restore(), add = TRUE)
   step <- progressr::progressor(steps = length(xs))
-  future.apply::future_lapply(xs, .stepping(f, step), ..., future.seed = TRUE)
+  done <- future.apply::future_lapply(xs, .stepping(f, step), ..., future.seed = TRUE)
+  .count_fit(sum(vapply(done, `[[`, numeric(1), "fits")))
+  lapply(done, `[[`, "value")
 }
 
 # f followed by one progress step, made here so that the function sent to
 # the workers carries only f and the progressor, not the list mapped over.
+# It returns f's value and the model fits it ran, taken off the count where
+# it ran, so that .future_map() counts them once on any plan.
 .stepping <- function(f, step) {
   force(f)
   force(step)
   function(x, ...) {
+    before <- .costs$fits
     out <- f(x, ...)
+    fits <- .costs$fits - before
+    .costs$fits <- before
     step()
-    out
+    list(value = out, fits = fits)
   }
 }
 

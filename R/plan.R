@@ -18,9 +18,15 @@
 #' @return A data frame with one row per choice: `step` (what was chosen),
 #'   `choice` (the outcome), `by` (what decided it, in words: the call, a
 #'   default, the evidence, or a size rule with the data's size), `size_rule` (the
-#'   name of the rule of [gpsvm_size_policy()] that decided it, else `NA`)
-#'   and `exact` (`FALSE` where that rule made the fit differ from the
-#'   computation on small data).
+#'   name of the rule of [gpsvm_size_policy()] that decided it, else `NA`),
+#'   `exact` (`FALSE` where that rule made the fit differ from the
+#'   computation on small data), and what the step cost: `fits` (the model
+#'   fits it ran, each evaluation of an evidence search one, wherever
+#'   [future::plan()] sent them) and `seconds` (elapsed). The fit kept is
+#'   part of the step that made it (the kernel where candidates were
+#'   weighed, else the hyperparameters' search); a step weighed together
+#'   with another (the offset with the kernel) or that ran nothing of its
+#'   own has `NA`, and so does a fit at settings the call gave in full.
 #' @seealso [gpsvm_size_policy()]
 #' @examples
 #' fit <- mfsvr(dist ~ speed, data = cars)
@@ -42,9 +48,11 @@ gpsvm_plan <- function(object) {
 .plan_frame <- function(rows) {
   columns <- names(.plan_row("", "", ""))
   sizes <- vapply(rows, function(row) max(lengths(row)), integer(1))
-  as.data.frame(stats::setNames(lapply(columns, function(column) {
+  plan <- as.data.frame(stats::setNames(lapply(columns, function(column) {
     unlist(Map(function(row, size) rep_len(row[[column]], size), rows, sizes), use.names = FALSE)
   }), columns), stringsAsFactors = FALSE)
+  plan$fits <- plan$seconds <- rep(NA_real_, nrow(plan))
+  plan[c(columns, "fits", "seconds")]
 }
 
 # "size rule NAME (n = 150 > 100)": the words of a rule's verdict.
@@ -55,9 +63,104 @@ gpsvm_plan <- function(object) {
 # The fit with its plan, and the message when a size rule made it differ
 # from the computation on small data (`what`: "mfsvr():").
 .with_plan <- function(fit, what) {
-  fit$plan <- .plan_frame(.plan_rows(fit))
+  fit$plan <- .with_costs(.plan_frame(.plan_rows(fit)))
   .plan_message(fit$plan, what, length(fit$classes %||% fit$y))
   .seal(fit)
+}
+
+# What each choice cost.  A fitter's default method opens a ledger
+# (.open_ledger()), every model fit the core runs is counted
+# (.count_fit()), and at each step of its selection the fitter charges the
+# fits and seconds since its last charge to that step (.charge()); the
+# fit it keeps is charged to the step that made it.  A step that runs the
+# fitter's steps again on other rows (the calibration's refits) is charged
+# whole (.charge_whole()): its refits' own charges are muted.  A fitter
+# called inside another keeps a ledger of its own, and its cost falls to
+# the outer one's next charge.  Fits on future's workers come back in
+# .future_map()'s count.
+.costs <- new.env(parent = emptyenv())
+.costs$fits <- 0
+.costs$ledgers <- list()
+
+.count_fit <- function(count = 1) {
+  .costs$fits <- .costs$fits + count
+  invisible()
+}
+
+.cost_mark <- function() c(fits = .costs$fits, seconds = proc.time()[["elapsed"]])
+
+.open_ledger <- function() {
+  ledger <- new.env(parent = emptyenv())
+  ledger$mark <- .cost_mark()
+  ledger$steps <- list()
+  ledger$muted <- FALSE
+  .costs$ledgers <- c(list(ledger), .costs$ledgers)
+  ledger
+}
+
+.close_ledger <- function(ledger) {
+  .costs$ledgers <- Filter(function(open) !identical(open, ledger), .costs$ledgers)
+  invisible()
+}
+
+# (NULL: what ran since the last charge is no step's: the fit at settings
+# the call gave)
+.charge <- function(step) {
+  ledger <- .costs$ledgers[1L][[1L]]
+  if (is.null(ledger) || ledger$muted) return(invisible())
+  now <- .cost_mark()
+  if (!is.null(step)) ledger$steps[[step]] <- (ledger$steps[[step]] %||% 0) + now - ledger$mark
+  ledger$mark <- now
+  invisible()
+}
+
+# The fit kept is charged to the step that made it: the kernel where
+# candidates were weighed, the hyperparameters where a search ran, none
+# where the call gave them all.
+.charge_chosen <- function(fit, searched) {
+  .charge(if (!is.null(fit$kernel_choice)) "kernel" else if (searched) "hyperparameters")
+}
+
+.charge_whole <- function(step, expr) {
+  ledger <- .costs$ledgers[1L][[1L]]
+  if (is.null(ledger) || ledger$muted) return(expr)
+  ledger$muted <- TRUE
+  on.exit(ledger$muted <- FALSE)
+  value <- expr
+  ledger$muted <- FALSE
+  .charge(step)
+  value
+}
+
+# A plan's fits and seconds (a fit made by a fitter inside this one, as
+# at the rows of a search) charged to the open ledger's steps of the same
+# names; the next charge gets what that fitter's plan did not hold.
+.charge_plan <- function(plan) {
+  ledger <- .costs$ledgers[1L][[1L]]
+  if (is.null(ledger) || ledger$muted || is.null(plan$fits)) return(invisible())
+  for (i in which(!is.na(plan$fits))) {
+    spent <- c(fits = plan$fits[i], seconds = plan$seconds[i])
+    ledger$steps[[plan$step[i]]] <- (ledger$steps[[plan$step[i]]] %||% 0) + spent
+    ledger$mark <- ledger$mark + spent
+  }
+  invisible()
+}
+
+# The plan with the open ledger's charges: each step's fits and seconds on
+# its first row, NA where nothing was charged to it.
+.with_costs <- function(plan) {
+  ledger <- .costs$ledgers[1L][[1L]]
+  steps <- if (!is.null(ledger)) ledger$steps
+  first <- !duplicated(plan$step)
+  cost <- function(what) {
+    vapply(seq_len(nrow(plan)), function(i) {
+      spent <- steps[[plan$step[i]]]
+      if (first[i] && !is.null(spent)) spent[[what]] else NA_real_
+    }, numeric(1))
+  }
+  plan$fits <- cost("fits")
+  plan$seconds <- cost("seconds")
+  plan
 }
 
 .plan_message <- function(plan, what, n) {
@@ -430,13 +533,17 @@ gpsvm_plan <- function(object) {
 # The validator's check of fit$plan: the columns, and the steps the fit's
 # records give (its words depend on the size rules in force at the fit).
 .plan_check <- function(v, object) {
-  columns <- names(.plan_row("", "", ""))
+  columns <- c(names(.plan_row("", "", "")), "fits", "seconds")
   if (!is.data.frame(v) || !identical(names(v), columns) || nrow(v) == 0L) {
     return(sprintf("must be a data frame with the columns %s", paste(columns, collapse = ", ")))
   }
   if (!is.logical(v$exact) || anyNA(v$exact) ||
       !all(vapply(v[columns[1:4]], is.character, logical(1))) || anyNA(v$step)) {
     return("has columns of the wrong type")
+  }
+  costs <- c(v$fits, v$seconds)
+  if (!is.numeric(costs) || any(costs < 0 | is.infinite(costs), na.rm = TRUE)) {
+    return("must have fits and seconds that are numbers >= 0 (or NA)")
   }
   steps <- tryCatch(unlist(lapply(.plan_rows(object), function(row) {
     rep_len(row$step, max(lengths(row)))
@@ -532,7 +639,7 @@ gpsvm_fit <- function(x, y, settings) {
   # the representation is the one given: no size rule may switch it to FITC
   op <- options(gpsvm.size_policy = utils::modifyList(as.list(getOption("gpsvm.size_policy")),
                                                       list(dense_max_n = .Machine$integer.max)))
-  on.exit(options(op))
+  on.exit(options(op), add = TRUE)
   fit <- do.call(get(paste0(model, ".default"), envir = asNamespace("gpsvm")), args)
   .check_given_prior(fit, settings$prior)
   fit$plan$by <- "given"

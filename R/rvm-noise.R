@@ -82,6 +82,7 @@
 # where its evidence wins.  `rows`: the candidate centres (.rvm_basis_rows()).
 .rvm_fit_noise <- function(x, y, kernel, control, rows, noise) {
   fit_noise <- function(rows) .fit_noise_widths(x, function(bases) {
+    .count_fit()
     cpp_rvm_varying_noise_fit(kernel, x, y, unclass(control), bases, .noise_search_control(noise),
                               basis = rows)
   })
@@ -205,6 +206,7 @@
 .tube_noise <- function(x, y, C, epsilon, kernel, control, noise, amplitude = FALSE) {
   ctl <- .tube_noise_control(x, kernel, control)
   best <- .fit_noise_widths(x, function(bases) {
+    .count_fit()
     cpp_mfsvr_varying_noise_fit(kernel, x, y, C, epsilon, ctl, bases,
                                 .noise_search_control(noise, amplitude = amplitude))
   })

@@ -125,11 +125,14 @@
   choose <- .kernel_by_default(scale, nrow(x), .optimize_which(optimize, "sigma"), NULL)
   linear <- linear && nrow(x) > ncol(x) + 2L
   kernels <- .kernel_candidates(kernel, x, choose, linear, widths = FALSE)
-  if (length(kernels) == 1L) return(fit_at(kernel))
-  log_evidence <- vapply(kernels, .gp_kernel_evidence, numeric(1), x = x, y = y)
-  fit <- fit_at(kernels[[which.max(log_evidence)]])
-  rows <- .candidate_rows(kernels)
-  fit$kernel_choice <- data.frame(rows, log_evidence = log_evidence[attr(rows, "order")])
+  fit <- if (length(kernels) == 1L) fit_at(kernel) else {
+    log_evidence <- vapply(kernels, .gp_kernel_evidence, numeric(1), x = x, y = y)
+    chosen <- fit_at(kernels[[which.max(log_evidence)]])
+    rows <- .candidate_rows(kernels)
+    chosen$kernel_choice <- data.frame(rows, log_evidence = log_evidence[attr(rows, "order")])
+    chosen
+  }
+  .charge_chosen(fit, TRUE)  # (the fit itself is the evidence's choice of the precisions)
   fit
 }
 
@@ -138,6 +141,7 @@
 # rvm_posterior.hpp), on at most kernel_choice_max_n evenly spaced rows.
 .gp_kernel_evidence <- function(kernel, x, y) {
   rows <- .evenly_spaced_rows(nrow(x), .size_rule("kernel_choice_max_n"))
+  .count_fit()
   cpp_gp_kernel_evidence(kernel, x[rows, , drop = FALSE], y[rows])$log_evidence
 }
 

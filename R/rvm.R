@@ -381,6 +381,8 @@ rvm <- function(x, ...) UseMethod("rvm")
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
                         optimize = FALSE, basis = NULL, search = search_control(),
                         calibration_folds = NULL, noise = "constant", ...) {
+  ledger <- .open_ledger()
+  on.exit(.close_ledger(ledger), add = TRUE)
   .check_dots_empty(...)
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)
@@ -461,6 +463,7 @@ rvm_control <- function(max_iter = NULL, tol = 1e-6, tol_evidence = 1e-8, prune_
 # One fit of the fast RVM to (scaled) data with the noise model `noise`.
 .rvm_fit <- function(x, y, kernel, control, basis = NULL, noise = "constant") {
   rows <- .rvm_basis_rows(basis, x, kernel)
+  if (noise == "constant") .count_fit()
   fit <- if (noise != "constant") .rvm_fit_noise(x, y, kernel, control, rows, noise) else
     .new_rvm(cpp_rvm_fit(kernel, x, y, unclass(control), basis = rows), x, y, kernel, control,
              class = "rvm")

@@ -143,6 +143,7 @@
   if (!setequal(held, seq_len(workers)) || anyDuplicated(held)) {
     .stop("the workers of the future plan did not each set up their partitions")
   }
+  .count_fit()
   run <- cpp_ep_split_run(gather, workers, nrow(ctl$inducing), ctl)
   if (!is.null(run$unavailable)) return(NULL)
   if (is.null(rows)) .stop("the split fit ended without the workers' rows of the fit")

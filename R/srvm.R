@@ -157,6 +157,8 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
                          control = srvm_control(), scale = TRUE, optimize = FALSE,
                          basis = NULL, search = search_control(), calibration_folds = NULL,
                          ...) {
+  ledger <- .open_ledger()
+  on.exit(.close_ledger(ledger), add = TRUE)
   .check_dots_empty(...)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?srvm)
   .check_penalty(penalty)
@@ -269,6 +271,7 @@ srvm_control <- function(max_iter = 10000, tol = 1e-6, tol_evidence = 1e-8, prun
   fit_from <- function(start) {
     ctl <- control
     ctl$lambda_init <- start
+    .count_fit()
     core <- cpp_rvm_fit(kernel, x, y, unclass(ctl),
                         list(points = points, orders = penalty$orders, weights = penalty$weights),
                         basis = rows)

@@ -149,6 +149,8 @@ svc <- function(x, ...) UseMethod("svc")
 #' @export
 svc.default <- function(x, y, kernel = rbf_kernel(), C = Inf, noise = 0.3, bias = 0.25,
                         scale = TRUE, control = svc_control(), ...) {
+  ledger <- .open_ledger()
+  on.exit(.close_ledger(ledger), add = TRUE)
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE, allow_inf = TRUE)
   noise <- .check_number(noise, "noise", lower = 0)
@@ -205,6 +207,7 @@ svc_control <- function(tol = 1e-5, max_iter = NULL, algorithm = c("smo", "adatr
 
 # The solver on -1/+1 labels; `start` warm-starts alpha.
 .svc_fit <- function(x, y, kernel, C, noise, control, start = NULL) {
+  .count_fit()
   res <- cpp_alpha_fit("svc", list(kernel = kernel, noise = noise, C = C), x, y, unclass(control),
                        start)
   alpha <- stats::setNames(res$alpha, rownames(x))

@@ -293,8 +293,10 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         optimize = NULL, control = svr_control(), scale = TRUE,
                         search = search_control(), select_C = NULL, calibration_folds = NULL,
                         noise = "constant", ...) {
+  ledger <- .open_ledger()
+  on.exit(.close_ledger(ledger), add = TRUE)
   .check_dots_empty(...)
-  on.exit(.forget_mfsvr_prior())
+  on.exit(.forget_mfsvr_prior(), add = TRUE)
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
@@ -358,7 +360,11 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
       fit$bias_variance <- bias_variance
       fit
     }
-    if (noise != "constant") fit <- .svr_with_noise(fit, noise, control)
+    .charge_chosen(fit, !is.null(kind))
+    if (noise != "constant") {
+      fit <- .svr_with_noise(fit, noise, control)
+      .charge("noise")
+    }
     fit
   }
   fit <- .fit_regression(x, y, kernel, scale, .generic_call(match.call(), "svr"), fit_model)
@@ -496,6 +502,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
 # One fit at a fixed C: the dual solved and polished (smo.hpp), the set split.
 .svr_fit <- function(x, y, C, epsilon, kernel, bias, control, warn = TRUE,
                      log_noise_scale = NULL) {
+  .count_fit()
   res <- cpp_svr_fit(kernel, x, y, list(
     C = C, epsilon = epsilon, bias = bias, tol = control$tol, max_iter = control$max_iter,
     cache_mb = control$cache_mb, shrinking = control$shrinking,

@@ -1,0 +1,90 @@
+# The plan's fits and seconds: each step's cost, counted where the core's
+# fit routines are called.  The independent count is trace() on those
+# routines, which sees every call the package makes in this session.
+
+# `code` evaluated while the core routines `routines` count their calls;
+# returns its value with attribute "calls".
+count_core_calls <- function(routines, code) {
+  calls <- 0
+  ns <- asNamespace("gpsvm")
+  for (routine in routines) {
+    suppressMessages(trace(routine, tracer = function() calls <<- calls + 1, where = ns,
+                           print = FALSE))
+  }
+  on.exit(for (routine in routines) suppressMessages(untrace(routine, where = ns)), add = TRUE)
+  value <- code
+  structure(list(value), calls = calls)
+}
+
+test_that("a fit at given settings charges only its calibration, one core fit per fold", {
+  fit <- mfsvr(dist ~ speed, cars, kernel = rbf_kernel(1), C = 2, epsilon = 0.1, bias = 0,
+               optimize = FALSE, noise = "constant", calibration_folds = 4)
+  plan <- gpsvm_plan(fit)
+  expect_identical(plan$fits[plan$step == "calibration"], 4)
+  # (the prior's choice factorises the kernel matrix: seconds, no fit)
+  expect_identical(plan$fits[plan$step == "prior"], 0)
+  expect_true(all(is.na(plan$fits[!plan$step %in% c("calibration", "prior")])))
+  expect_true(all(is.na(plan$seconds) == is.na(plan$fits)))
+  own <- mfsvr(dist ~ speed, cars, kernel = rbf_kernel(1), C = 2, epsilon = 0.1, bias = 0,
+               optimize = FALSE, noise = "constant", calibration_folds = 0)
+  expect_true(all(is.na(gpsvm_plan(own)$fits[gpsvm_plan(own)$step != "prior"])))
+})
+
+test_that("the plan's fits add up to the core's calls, and its seconds to no more than the call's", {
+  routines <- c("cpp_mfsvr_fit", "cpp_svr_fit", "cpp_rvm_fit", "cpp_gp_kernel_evidence",
+                "cpp_gpc_tap_fit")
+  set.seed(4)
+  d <- data.frame(x1 = runif(60), x2 = runif(60))
+  d$y <- sin(4 * d$x1) + d$x2 + rnorm(60, sd = 0.2)
+  for (fitter in list(mfsvr, svr, rvm)) {
+    time <- system.time(counted <- count_core_calls(routines, fitter(y ~ ., d)))[["elapsed"]]
+    plan <- gpsvm_plan(counted[[1]])
+    expect_equal(sum(plan$fits, na.rm = TRUE), attr(counted, "calls"))
+    expect_true(sum(plan$seconds, na.rm = TRUE) <= time + 0.05)
+  }
+  # beyond search_max_n: the search on some rows and the fit on all are
+  # fitters of their own, whose plans the outer one adds up
+  withr::with_options(list(gpsvm.size_policy = list(search_max_n = 40)), {
+    counted <- count_core_calls(routines, suppressMessages(svr(y ~ ., d)))
+  })
+  plan <- gpsvm_plan(counted[[1]])
+  expect_equal(sum(plan$fits, na.rm = TRUE), attr(counted, "calls"))
+  expect_false(is.na(plan$fits[plan$step == "hyperparameters"]))
+  counted <- count_core_calls(routines, gpc(Species ~ ., iris))
+  plan <- gpsvm_plan(counted[[1]])
+  expect_equal(sum(plan$fits, na.rm = TRUE), attr(counted, "calls"))
+  expect_gt(plan$fits[plan$step == "hyperparameters"], 3)  # three searches, each a few steps
+})
+
+test_that("fits on future's workers are counted once, as in this session", {
+  skip_on_cran()
+  skip_if_not(requireNamespace("gpsvm", quietly = TRUE) &&
+                length(find.package("gpsvm", lib.loc = .libPaths(), quiet = TRUE)) > 0L,
+              "gpsvm is not installed for background sessions")
+  skip_if(nzchar(Sys.getenv("R_COVR")), "covr instruments only this session")
+  sequential <- gpsvm_plan(gpc(Species ~ ., iris))$fits
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  expect_identical(gpsvm_plan(gpc(Species ~ ., iris))$fits, sequential)
+})
+
+test_that("a fitter inside another keeps its own count, and the outer one charges it", {
+  fit <- gpc(Species ~ ., iris, multiclass = "ovr")
+  withr::local_options(gpsvm.size_policy = list(ovr_max_nk = 600))  # 150 x 3 in the pool's band
+  pooled <- suppressMessages(gpc(Species ~ ., iris))
+  plan <- gpsvm_plan(pooled)
+  expect_false(is.na(plan$fits[plan$step == "multiclass"]))
+  # the one-vs-rest part costs what a one-vs-rest fit costs
+  expect_identical(plan$fits[plan$step == "hyperparameters"],
+                   gpsvm_plan(fit)$fits[gpsvm_plan(fit)$step == "hyperparameters"])
+})
+
+test_that("a plan whose costs were edited by hand is refused", {
+  fit <- mfsvr(dist ~ speed, cars)
+  bad <- fit
+  bad$plan$fits[1] <- -1
+  expect_error(predict(bad, cars[1:2, ]), "fits and seconds that are numbers >= 0")
+  bad <- fit
+  bad$plan$seconds <- NULL
+  expect_error(predict(bad, cars[1:2, ]), "must be a data frame with the columns")
+})
