@@ -948,6 +948,7 @@ summary.gpsvm_gpc <- function(object, ...) {
 #' @export
 print.summary.gpsvm_gpc <- function(x, ...) {
   print(x$fit)
+  writeLines(as.character(.plan_cost_line(x$fit$plan)))
   .print_training(x$training)
   cat(sprintf("Approximate leave-one-out error: %.4f (%d of %d)\n", x$loo$error, x$loo$count,
               length(x$loo$margins)))

@@ -27,6 +27,8 @@
 #'   weighed, else the hyperparameters' search); a step weighed together
 #'   with another (the offset with the kernel) or that ran nothing of its
 #'   own has `NA`, and so does a fit at settings the call gave in full.
+#'   `summary()` of a regression fit or of a [gpc()] fit lists the charged
+#'   steps' costs in one line.
 #' @seealso [gpsvm_size_policy()]
 #' @examples
 #' fit <- mfsvr(dist ~ speed, data = cars)
@@ -558,6 +560,16 @@ gpsvm_plan <- function(object) {
 # print()'s and summary()'s account of the plan.
 .plan_lines <- function(plan) {
   c("Plan:", sprintf("  %s: %s; %s", plan$step, plan$choice, plan$by))
+}
+
+# summary()'s line of what the steps cost (NULL where none was charged).
+.plan_cost_line <- function(plan) {
+  charged <- !is.na(plan$fits)
+  if (!any(charged)) return(NULL)
+  sprintf("Cost of the choices: %s", paste(sprintf(
+    "%s %s (%s s)", plan$step[charged],
+    ifelse(plan$fits[charged] == 1, "1 fit", sprintf("%d fits", as.integer(plan$fits[charged]))),
+    format(round(plan$seconds[charged], 2), nsmall = 2, trim = TRUE)), collapse = ", "))
 }
 
 #' Fit a model at given settings, choosing nothing

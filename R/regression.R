@@ -423,7 +423,7 @@ summary.gpsvm_regression <- function(object, ...) {
     kernel = object$kernel, scaling = .format_scaling(object),
     residuals = stats::quantile(object$residuals), log_lik = c(ll), df = attr(ll, "df"),
     sigma = sigma(object), r_squared = .r_squared(object), convergence = object$convergence,
-    plan = .plan_lines(object$plan),
+    plan = c(.plan_lines(object$plan), .plan_cost_line(object$plan)),
     details = .summary_details(object)),
     class = paste0("summary.", class(object)))
 }

@@ -88,3 +88,19 @@ test_that("a plan whose costs were edited by hand is refused", {
   bad$plan$seconds <- NULL
   expect_error(predict(bad, cars[1:2, ]), "must be a data frame with the columns")
 })
+
+test_that("summary() says what the choices cost, print() does not", {
+  fit <- mfsvr(dist ~ speed, cars)
+  plan <- gpsvm_plan(fit)
+  text <- capture.output(summary(fit))
+  line <- grep("^Cost of the choices:", text, value = TRUE)
+  expect_length(line, 1L)
+  charged <- plan$step[!is.na(plan$fits)]
+  expect_match(line, sprintf("calibration %d fits", as.integer(plan$fits[plan$step == "calibration"])),
+               fixed = TRUE)
+  for (step in charged) expect_match(line, paste0(step, " "), fixed = TRUE)
+  expect_false(any(grepl("Cost of the choices", capture.output(print(fit)))))
+  g <- gpc(Species ~ ., iris)
+  expect_match(capture.output(summary(g)), "^Cost of the choices: hyperparameters \\d+ fits",
+               all = FALSE)
+})
