@@ -583,6 +583,7 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
     on_rows <- is.null(refit) && weigh_linear && automatic && is.null(inducing) &&
       length(y) > .size_rule("dense_max_n")
     if (is.null(z) && control$algorithm == "ep" && !on_rows) {
+      .charge(NULL)  # (the data's checks and scaling are no choice's)
       z <- .mfsvr_approximation(x, kernel, control)
       .charge("prior")
     }

@@ -544,7 +544,8 @@ gpsvm_plan <- function(object) {
     return("has columns of the wrong type")
   }
   costs <- c(v$fits, v$seconds)
-  if (!is.numeric(costs) || any(costs < 0 | is.infinite(costs), na.rm = TRUE)) {
+  if (!is.numeric(costs) || any(is.nan(costs)) ||
+      any(costs < 0 | is.infinite(costs), na.rm = TRUE)) {
     return("must have fits and seconds that are numbers >= 0 (or NA)")
   }
   steps <- tryCatch(unlist(lapply(.plan_rows(object), function(row) {

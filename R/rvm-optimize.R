@@ -125,6 +125,7 @@
   choose <- .kernel_by_default(scale, nrow(x), .optimize_which(optimize, "sigma"), NULL)
   linear <- linear && nrow(x) > ncol(x) + 2L
   kernels <- .kernel_candidates(kernel, x, choose, linear, widths = FALSE)
+  .charge(NULL)  # (the data's checks and scaling are no choice's)
   fit <- if (length(kernels) == 1L) fit_at(kernel) else {
     log_evidence <- vapply(kernels, .gp_kernel_evidence, numeric(1), x = x, y = y)
     chosen <- fit_at(kernels[[which.max(log_evidence)]])

@@ -340,6 +340,7 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   }
   # `refit` (the calibration's refits) keeps that fit's kernel and offset
   fit_model <- function(x, y, kernel, scaling, refit = NULL) {
+    .charge(NULL)  # (the data's checks and scaling are no choice's)
     if (!is.null(refit)) bias_variance <- refit$bias_variance
     .check_bias_scale(bias_variance, kernel, x)
     if (identical(refit$noise_model$type, "varying")) {

@@ -85,6 +85,9 @@ test_that("a plan whose costs were edited by hand is refused", {
   bad$plan$fits[1] <- -1
   expect_error(predict(bad, cars[1:2, ]), "fits and seconds that are numbers >= 0")
   bad <- fit
+  bad$plan$seconds[nrow(bad$plan)] <- NaN
+  expect_error(summary(bad), "fits and seconds that are numbers >= 0")
+  bad <- fit
   bad$plan$seconds <- NULL
   expect_error(predict(bad, cars[1:2, ]), "must be a data frame with the columns")
 })
