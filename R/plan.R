@@ -536,7 +536,9 @@ gpsvm_plan <- function(object) {
 # records give (its words depend on the size rules in force at the fit).
 .plan_check <- function(v, object) {
   columns <- c(names(.plan_row("", "", "")), "fits", "seconds")
-  if (!is.data.frame(v) || !identical(names(v), columns) || nrow(v) == 0L) {
+  # (a fit saved before plans had costs keeps working)
+  if (!is.data.frame(v) || !(identical(names(v), columns) || identical(names(v), columns[1:5])) ||
+      nrow(v) == 0L) {
     return(sprintf("must be a data frame with the columns %s", paste(columns, collapse = ", ")))
   }
   if (!is.logical(v$exact) || anyNA(v$exact) ||
@@ -544,7 +546,7 @@ gpsvm_plan <- function(object) {
     return("has columns of the wrong type")
   }
   costs <- c(v$fits, v$seconds)
-  if (!is.numeric(costs) || any(is.nan(costs)) ||
+  if ((!is.null(v$fits) && !is.numeric(costs)) || any(is.nan(costs)) ||
       any(costs < 0 | is.infinite(costs), na.rm = TRUE)) {
     return("must have fits and seconds that are numbers >= 0 (or NA)")
   }

@@ -90,6 +90,11 @@ test_that("a plan whose costs were edited by hand is refused", {
   bad <- fit
   bad$plan$seconds <- NULL
   expect_error(predict(bad, cars[1:2, ]), "must be a data frame with the columns")
+  # a fit saved before plans had costs
+  old <- fit
+  old$plan$fits <- old$plan$seconds <- NULL
+  expect_equal(predict(old, cars[1:2, ]), predict(fit, cars[1:2, ]))
+  expect_false(any(grepl("Cost of the choices", capture.output(summary(old)))))
 })
 
 test_that("summary() says what the choices cost, print() does not", {
