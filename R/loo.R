@@ -51,11 +51,6 @@
 #'
 #' @param fit A fit from [svc()] or [gpc()].
 #' @param method `"approx"` (linear response) or `"exact"` (refits).
-#' @param progress,cores,cl Deprecated, still honoured with a warning (see
-#'   [gpsvm_parallel]): `progress = TRUE` wraps the call in
-#'   `progressr::with_progress()`; `cores` above 1 or a cluster `cl` from
-#'   [parallel::makeCluster()] sets `future::plan(future::multicore, workers =
-#'   cores)` or `future::plan(future::cluster, workers = cl)` for the call.
 #' @param x A `gpsvm_loo` object.
 #' @param ... Not used; unknown arguments are an error.
 #' @return An object of class `gpsvm_loo`: a list with `error` (the
@@ -82,22 +77,11 @@
 #' loo_error(fit, "exact")
 #' loo_error(gpc(Species ~ ., data = iris))
 #' @export
-loo_error <- function(fit, method = c("approx", "exact"), progress = NULL, cores = NULL,
-                      cl = NULL, ...) {
+loo_error <- function(fit, method = c("approx", "exact"), ...) {
   .check_dots_empty(...)
   if (!inherits(fit, "gpsvm_classifier")) .stop("'fit' must be a fit from svc() or gpc()")
   .validate_fit(fit)
   method <- .match_choice(method)
-  if (!is.null(progress)) .check_flag(progress, "progress")
-  cores <- if (is.null(cores)) 1L else .check_count(cores, "cores", lower = 1L)
-  if (!is.null(cl) && !inherits(cl, "cluster")) {
-    .stop("'cl' must be a cluster from parallel::makeCluster() or NULL")
-  }
-  if (!is.null(progress) && .legacy_progress("loo_error", progress)) {
-    return(progressr::with_progress(loo_error(fit, method, cores = cores, cl = cl)))
-  }
-  restore_plan <- .legacy_plan("loo_error", cores, cl)
-  on.exit(restore_plan(), add = TRUE)
   start <- proc.time()[["elapsed"]]
   joint <- .is_joint(fit)
   if (joint) {

@@ -254,17 +254,3 @@
                   "one EP run, C by a Newton step, then secant steps, on the evidence's gradient",
                   reason = reason)
 }
-
-#' @rdname evidence
-#' @export
-mfsvr_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
-                           control = mfsvr_control(), inducing = NULL) {
-  .deprecated("mfsvr_evidence", "this function", paste(
-    "evidence(mfsvr(x, y, C = C, epsilon = epsilon, kernel = kernel, optimize = FALSE,",
-    "scale = FALSE), gradient = TRUE)"), see = "evidence")
-  .check_kernel(kernel, resolved = TRUE)
-  fit <- mfsvr(x, y, C = C, epsilon = epsilon, kernel = kernel, control = control,
-               optimize = FALSE, scale = FALSE, inducing = inducing)
-  value <- evidence(fit, gradient = TRUE)
-  list(log_evidence = c(value), gradient = attr(value, "gradient"))
-}

@@ -27,10 +27,6 @@
 #' asked for, either for the session with `progressr::handlers(global =
 #' TRUE)` or around one call with `progressr::with_progress(...)`; the look
 #' of the bar is chosen with `progressr::handlers()`.
-#'
-#' The arguments `cores` and `cl` of [loo_error()] and `progress` of
-#' [loo_error()] and [evidence_curve()] are deprecated: they still work, with
-#' a warning that says what to write instead.
 #' @name gpsvm_parallel
 #' @examples
 #' set.seed(1)
@@ -93,31 +89,6 @@ NULL
     RNGkind(kind[1], kind[2], kind[3])
     if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env)
   }
-}
-
-# The old ways of asking for parallel work or a progress bar, still honoured
-# with a warning: `cores` and `cl` set a future plan (returned: what undoes
-# it), `progress = TRUE` a progressr::with_progress() around the call.
-.legacy_plan <- function(fun, cores = 1L, cl = NULL) {
-  if (!is.null(cl)) {
-    .deprecated(fun, "'cl'", sprintf("future::plan(future::cluster, workers = cl) before %s()", fun))
-    old <- future::plan(future::cluster, workers = cl)
-  } else if (cores > 1L) {
-    .deprecated(fun, "'cores'", sprintf("future::plan(future::multicore, workers = %d) before %s()",
-                                        cores, fun))
-    old <- future::plan(future::multicore, workers = cores)
-  } else {
-    return(function() invisible(NULL))
-  }
-  function() future::plan(old)
-}
-
-# TRUE when the caller should rerun itself inside progressr::with_progress().
-.legacy_progress <- function(fun, progress) {
-  .deprecated(fun, "'progress'", sprintf(paste(
-    "progressr::with_progress(%s(...)) for one call, or progressr::handlers(global = TRUE)",
-    "once per session"), fun))
-  progress
 }
 
 #' Threads of the fits' matrix work

@@ -165,7 +165,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
                searched = c(cost = "C", margin = "epsilon", rbf_sigma = "sigma"),
                reserved = c("x", "y", "C", "epsilon", "kernel", "optimize")),
   svr = list(fitter = "svr", mode = "regression", searched = c(cost = "C"),
-             reserved = c("x", "y", "C", "epsilon", "kernel", "optimize", "select_C")),
+             reserved = c("x", "y", "C", "epsilon", "kernel", "optimize")),
   gpc = list(fitter = "gpc", mode = "classification",
              searched = c(cost = "noise", rbf_sigma = "sigma"),
              reserved = c("x", "y", "noise", "kernel", "optimize"))
@@ -174,7 +174,7 @@ gpsvm_parsnip_fit <- function(formula, data, ..., kernel = c("rbf", "poly", "lin
 # Where each reserved argument comes from, for the error that refuses it.
 .parsnip_reserved_source <- c(C = "cost", noise = "cost", epsilon = "margin",
                               kernel = "the model (svm_rbf(), svm_poly(), svm_linear())",
-                              optimize = "optimize", select_C = "cost and optimize",
+                              optimize = "optimize",
                               x = "the data", y = "the data")
 
 .parsnip_model <- function(model, classification) {

@@ -60,11 +60,7 @@
 #' `log_sigma` (the Gaussian kernel's width on the scale the model was
 #' fitted on, 0 for other kernels), or with a width per input `log_C`,
 #' `log_epsilon` and one `log_sigma[<column>]` per input. It costs one more
-#' EP sweep from the fit's sites. (This is what `mfsvr_evidence()` gave,
-#' which is deprecated: `mfsvr_evidence(x, y, C, epsilon, kernel, control,
-#' inducing)` is `evidence(mfsvr(x, y, C = C, epsilon = epsilon, kernel =
-#' kernel, control = control, inducing = inducing, optimize = FALSE, scale =
-#' FALSE), gradient = TRUE)`, its value and `attr(, "gradient")`.)
+#' EP sweep from the fit's sites.
 #'
 #' @seealso [gpsvm_corrections], items 4 and 14.
 #' @param object A fit from [svr()], [mfsvr()], [rvm()], [srvm()] or
@@ -72,11 +68,9 @@
 #' @param method For [svr()] fits, `"ep"` (the model's evidence, as
 #'   `logLik()`), `"eq16"` or `"refined"`.
 #' @param gradient For [mfsvr()] fits, `TRUE` adds the gradient (see above).
-#' @param x,y,C,epsilon,kernel,control,inducing For the deprecated
-#'   `mfsvr_evidence()`, as in [mfsvr()].
 #' @param ... Unused; unknown arguments are an error.
 #' @return The log evidence, a number (with attribute `gradient` when
-#'   asked). `mfsvr_evidence()`: a list with `log_evidence` and `gradient`.
+#'   asked).
 #' @references Gao, J. B., Gunn, S. R., Harris, C. J. and Brown, M. (2002).
 #'   A probabilistic framework for SVM regression and error bar estimation.
 #'   *Machine Learning* 46, 71-89.
@@ -225,10 +219,6 @@ evidence.gpsvm_svr <- function(object, method = c("ep", "eq16", "refined"), ...)
 #' @param method `"ep"` (the model's evidence, the default), `"eq16"`,
 #'   `"refined"`, or several (for data and [svr()] fits; an [mfsvr()] fit's
 #'   is `"ep"`).
-#' @param progress Deprecated: progress is reported through progressr and
-#'   shown with `progressr::with_progress(evidence_curve(...))` or, for the
-#'   session, `progressr::handlers(global = TRUE)`. `TRUE` still wraps the
-#'   call in `progressr::with_progress()`, with a warning.
 #' @param ... For a fit, `C` and `method`; unknown arguments are an error.
 #' @return A data frame with one row per `C` and method: `C`, `method`,
 #'   `log_evidence` (mean over data sets), `se` (its standard error; `NA` for
@@ -287,7 +277,7 @@ evidence_curve.gpsvm_regression <- function(x, C, method = NULL, ...) {
 #' @export
 evidence_curve.default <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_kernel(1),
                                    bias = FALSE, method = c("ep", "eq16", "refined"),
-                                   control = svr_control(), progress = NULL, ...) {
+                                   control = svr_control(), ...) {
   .check_dots_empty(...)
   sets <- if (is.list(x) && !is.data.frame(x)) x else list(list(x = x, y = y))
   if (length(sets) == 0L) .stop("'x' holds no data sets")
@@ -297,14 +287,6 @@ evidence_curve.default <- function(x, y = NULL, C, epsilon = 0.1, kernel = rbf_k
   epsilon <- .check_tube(epsilon, "epsilon")
   .check_kernel(kernel)
   .check_control(control, "svr_control")
-  if (!is.null(progress)) {
-    .check_flag(progress, "progress")
-    if (.legacy_progress("evidence_curve", progress)) {
-      return(progressr::with_progress(evidence_curve(sets, C = C, epsilon = epsilon,
-                                                     kernel = kernel, bias = bias,
-                                                     method = method, control = control)))
-    }
-  }
   sets <- lapply(seq_along(sets), function(s) .evidence_curve_set(sets[[s]], s))
   # one task per data set and C, in the order of a C x sets matrix
   tasks <- expand.grid(k = seq_along(C), s = seq_along(sets))

@@ -203,11 +203,6 @@
 #'   [gpsvm_size_policy()]: beyond it the search runs on that many evenly
 #'   spaced rows and the fit on every row keeps its `C`, and says so).
 #' @param control Solver and selection settings from [svr_control()].
-#' @param select_C Deprecated (with a warning), the argument that chose `C`
-#'   before `optimize`: `"evidence"` is `optimize = TRUE`, `"fixed_point"` is
-#'   `optimize = TRUE` with `control = svr_control(C_search = "fixed_point")`,
-#'   `"none"` is `optimize = FALSE`; the record that was `fit$C_selection`
-#'   (and `fit$C_path`) is `fit$optimization`.
 #' @param calibration_folds The number of cross-validation folds that
 #'   calibrate the prediction intervals, as in [mfsvr()] (by default 5 from
 #'   10 observations, beyond 100 on 100 evenly spaced rows; see
@@ -291,7 +286,7 @@ svr <- function(x, ...) UseMethod("svr")
 #' @export
 svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bias = NULL,
                         optimize = NULL, control = svr_control(), scale = TRUE,
-                        search = search_control(), select_C = NULL, calibration_folds = NULL,
+                        search = search_control(), calibration_folds = NULL,
                         noise = "constant", ...) {
   ledger <- .open_ledger()
   on.exit(.close_ledger(ledger), add = TRUE)
@@ -309,11 +304,6 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   bias_variance <- if (!flag) .check_bias_variance(bias) else if (!bias) 0
   bias <- isTRUE(bias)
   .check_control(control, "svr_control")
-  if (!is.null(select_C)) {
-    legacy <- .svr_select_C(select_C, control)
-    optimize <- legacy$optimize
-    control <- legacy$control
-  }
   # the default search is mfsvr()'s, under the same size rule
   open <- is.null(optimize) && !C_given && isTRUE(scale)
   automatic <- open && NROW(x) <= .size_rule("search_max_n")
@@ -327,8 +317,8 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
   searched <- length(.optimize_which(if (automatic) TRUE else optimize %||% FALSE, "C")) > 0L
   # (a search starts where mfsvr()'s does, so that one model's fits agree)
   if (!C_given) C <- if (searched || open) .mfsvr_default_C else .svr_default_C
-  settings <- if (searched) .svr_search_settings(search, control, bias)
   kind <- if (searched) .svr_search_kind(control, bias)
+  settings <- if (searched) .search_settings(search, kind)
   # the evidence weighs an offset against none where its gradient chooses C
   choose_bias <- identical(kind, "gradient") && is.null(bias_variance) &&
     .bias_by_default(scale, NROW(x))
@@ -379,16 +369,6 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
 # The C a fit without one keeps when no search chooses it: e1071's cost.
 .svr_default_C <- 1
 
-# The deprecated select_C as optimize and the control's C_search.
-.svr_select_C <- function(select_C, control) {
-  select_C <- .match_choice(select_C, c("none", "fixed_point", "evidence"), "select_C")
-  .deprecated("svr", "'select_C'", paste(
-    "optimize = TRUE (with control = svr_control(C_search = \"fixed_point\") for the eq. (17)",
-    "iteration), or optimize = FALSE for select_C = \"none\""), see = "svr")
-  if (select_C == "fixed_point") control$C_search <- "fixed_point"
-  list(optimize = select_C != "none", control = control)
-}
-
 # Which search chooses C (a kind of ?search_control's table): the EP
 # evidence's gradient where it has one in C (no threshold refitted at each C,
 # no interval given), else a grid and golden sections.
@@ -398,19 +378,6 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
     "C_evidence"
 }
 
-# The search's settings: search_control()'s, else svr_control()'s deprecated ones.
-.svr_search_settings <- function(search, control, bias) {
-  kind <- .svr_search_kind(control, bias)
-  settings <- .search_settings(search, kind)
-  legacy <- switch(kind,
-    C_fixed_point = list(tol = control$fixed_point_tol, max_iter = control$max_steps),
-    C_evidence = list(grid = control$grid_size),
-    list())
-  for (name in names(legacy)) {
-    if (is.null(search[[name]]) && !is.null(legacy[[name]])) settings[[name]] <- legacy[[name]]
-  }
-  settings
-}
 
 #' @rdname svr
 #' @export
@@ -451,11 +418,6 @@ svr.formula <- function(formula, data, subset, na.action, ...) {
 #'   means `C / 100` to `100 C` around the starting `C` for the grid search,
 #'   and the ranges of `mfsvr(optimize = "C")` for the EP evidence's
 #'   gradient search (an interval given makes it a grid search).
-#' @param fixed_point_tol,max_steps,grid_size Deprecated: the tolerance and
-#'   budget of the eq. (17) iteration and the grid of the evidence search
-#'   are `tol`, `max_iter` and `grid` of [search_control()], given to
-#'   [svr()] as `search`. Given here, they still apply (where `search` leaves
-#'   them `NULL`), with a warning.
 #' @return A list of class `gpsvm_svr_control`.
 #' @examples
 #' svr_control(tol = 1e-6)
@@ -465,8 +427,7 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
                         shrinking = TRUE, margin_tol = 1e-8,
                         evidence = c("ep", "eq16", "refined"),
                         C_search = c("evidence", "fixed_point"),
-                        C_interval = NULL, fixed_point_tol = NULL, max_steps = NULL,
-                        grid_size = NULL) {
+                        C_interval = NULL) {
   tol <- .check_number(tol, "tol", lower = 0, open_lower = TRUE)
   max_iter <- .check_count(max_iter, "max_iter", lower = 1L)
   cache_mb <- .check_number(cache_mb, "cache_mb", lower = 0, open_lower = TRUE)
@@ -478,25 +439,9 @@ svr_control <- function(tol = 1e-3, max_iter = 1e7, cache_mb = 500,
       any(!is.finite(C_interval)) || any(C_interval <= 0) || C_interval[1] >= C_interval[2])) {
     .stop("'C_interval' must be two increasing positive finite numbers")
   }
-  legacy <- list(fixed_point_tol = c("tol", fixed_point_tol), max_steps = c("max_iter", max_steps),
-                 grid_size = c("grid", grid_size))
-  for (name in names(legacy)) {
-    if (length(legacy[[name]]) > 1L) {
-      .deprecated("svr_control", sprintf("'%s'", name),
-                  sprintf("search = search_control(%s = %s) in svr()", legacy[[name]][1],
-                          legacy[[name]][2]), see = "search_control")
-    }
-  }
-  if (!is.null(fixed_point_tol)) {
-    fixed_point_tol <- .check_number(fixed_point_tol, "fixed_point_tol", lower = 0,
-                                     open_lower = TRUE)
-  }
-  if (!is.null(max_steps)) max_steps <- .check_count(max_steps, "max_steps", lower = 1L)
-  if (!is.null(grid_size)) grid_size <- .check_count(grid_size, "grid_size", lower = 3L)
   structure(list(tol = tol, max_iter = max_iter, cache_mb = cache_mb,
                  shrinking = shrinking, margin_tol = margin_tol, evidence = evidence,
-                 C_search = C_search, C_interval = C_interval, fixed_point_tol = fixed_point_tol,
-                 max_steps = max_steps, grid_size = grid_size),
+                 C_search = C_search, C_interval = C_interval),
             class = c("gpsvm_svr_control", "gpsvm_control"))
 }
 

@@ -90,14 +90,6 @@
 # control class beside its constructor, so that fit$control says what was used.
 .resolve_control.gpsvm_control <- function(control, ...) control
 
-# The one deprecation warning: what, what to write instead, where to read more.
-.deprecated <- function(fun, what, instead, see = "gpsvm_parallel") {
-  warning(structure(class = c("deprecatedWarning", "warning", "condition"), list(
-    message = sprintf("%s(): %s is deprecated; write %s instead (see ?%s)",
-                      fun, what, instead, see),
-    call = NULL)))
-}
-
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
 # match.arg() whose error names the argument instead of match.arg's 'arg'.

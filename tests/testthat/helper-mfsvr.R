@@ -36,7 +36,7 @@ ep_control_list <- function(...) {
 }
 
 # The EP evidence of mfsvr() at given hyperparameters on the data as given,
-# with its gradient, as a list (what the deprecated mfsvr_evidence() gives).
+# with its gradient, as a list.
 ep_evidence <- function(x, y, C = 5, epsilon = 0.1, kernel = rbf_kernel(1),
                         control = mfsvr_control(), inducing = NULL) {
   fit <- mfsvr(x, y, C = C, epsilon = epsilon, kernel = kernel, control = control,

@@ -150,32 +150,6 @@ test_that("progress is signalled through progressr, one step per piece of work",
   expect_identical(sum(steps == "update"), 6L)
 })
 
-test_that("the deprecated cores, cl and progress still work and say what to write", {
-  skip_on_cran()
-  d <- two_class_data(30, 66)
-  fit <- gpc_paper(d$x, d$y, rbf_kernel(1), noise = 0.5)
-  serial <- loo_error(fit, "exact")
-  expect_warning(quiet <- loo_error(fit, "exact", progress = FALSE),
-                 "progressr::with_progress\\(loo_error\\(...\\)\\)", class = "deprecatedWarning")
-  expect_identical(quiet$margins, serial$margins)
-  sets <- list(svr_sine_data(20, 1))
-  expect_warning(evidence_curve(sets, C = 1, epsilon = 0.4, progress = FALSE),
-                 "progressr::handlers\\(global = TRUE\\)", class = "deprecatedWarning")
-  skip_without_multisession()
-  if (.Platform$OS.type != "windows") {
-    expect_warning(forked <- loo_error(fit, "exact", cores = 2),
-                   "future::plan\\(future::multicore, workers = 2\\)", class = "deprecatedWarning")
-    expect_identical(forked$margins, serial$margins)
-  }
-  cl <- parallel::makeCluster(1L)
-  on.exit(parallel::stopCluster(cl), add = TRUE)
-  expect_warning(clustered <- loo_error(fit, "exact", cl = cl),
-                 "future::plan\\(future::cluster, workers = cl\\)", class = "deprecatedWarning")
-  expect_identical(clustered$margins, serial$margins)
-  # the plan the call set for itself is gone afterwards
-  expect_true(inherits(future::plan(), "sequential"))
-})
-
 test_that("fits draw no random numbers, so future finds none in a fresh worker", {
   skip_on_cran()
   # a session without a seed keeps none after fitting every model

@@ -330,20 +330,6 @@ test_that("the eq. (17) fixed point follows the plain-R update from plain-R fits
   expect_equal(fp$C, C_path[5])
   expect_warning(svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, optimize = TRUE,
                      control = ctl, search = four, scale = FALSE), "did not settle")
-  # the deprecated ways of asking for the same still work, with a warning
-  # saying what to write
-  said <- character(0)
-  legacy <- withCallingHandlers(
-    svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, select_C = "fixed_point",
-        control = svr_control(tol = 1e-10, max_steps = 4, fixed_point_tol = 1e-12), scale = FALSE),
-    warning = function(w) {
-      said <<- c(said, conditionMessage(w))
-      invokeRestart("muffleWarning")
-    })
-  expect_match(said, "'select_C' is deprecated; write optimize = TRUE", all = FALSE)
-  expect_match(said, "'max_steps' is deprecated; write search = search_control\\(max_iter = 4\\)",
-               all = FALSE)
-  expect_identical(legacy$optimization$path, fp$optimization$path)
   # with the paper's tolerance it settles on this problem
   ok <- svr(d$x, d$y, C = 10, epsilon = eps, kernel = k_paper, optimize = TRUE,
             control = svr_control(C_search = "fixed_point"), scale = FALSE)
@@ -623,8 +609,8 @@ test_that("input validation gives clear errors", {
   expect_error(svr(d$x, d$y, kernel = "rbf", scale = FALSE), "'kernel'")
   expect_error(svr(d$x, d$y, bias = NA, scale = FALSE), "'bias'")
   expect_error(svr(d$x, d$y, optimize = "cv", scale = FALSE), "'optimize' must be TRUE, FALSE")
-  expect_error(suppressWarnings(svr(d$x, d$y, select_C = "cv", scale = FALSE)),
-               "'select_C' must be one of")
+  # select_C, which chose C before optimize, is gone before any release
+  expect_error(svr(d$x, d$y, select_C = "evidence", scale = FALSE), "select_C")
   expect_error(svr(d$x, d$y, control = list(), scale = FALSE), "'control'")
   expect_error(svr(d$x, d$y, foo = 1, scale = FALSE), "unknown argument")
   # lm()'s weights = <column> is named, not evaluated (the column is not

@@ -1,6 +1,5 @@
 # One vocabulary across the models: the controls' shared settings, the
-# search settings, hyperparameters(), the evidence family and the
-# deprecated names that still work.
+# search settings, hyperparameters() and the evidence family.
 
 set.seed(7)
 voc_x <- matrix(runif(60, -3, 3), 30, 2)
@@ -165,27 +164,4 @@ test_that("evidence() is every model's log evidence; evidence_curve() refits a f
   up <- evidence(update(m, C = 2 * exp(h), control = mfsvr_control(tol = 1e-12)))
   down <- evidence(update(m, C = 2 * exp(-h), control = mfsvr_control(tol = 1e-12)))
   expect_equal(attr(e, "gradient")[["log_C"]], (up - down) / (2 * h), tolerance = 1e-4)
-})
-
-test_that("the deprecated names still work and say what to write", {
-  skip_on_cran()
-  d <- data.frame(voc_x, y = voc_y)
-  expect_warning(old <- mfsvr_evidence(voc_x, voc_y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1)),
-                 "mfsvr_evidence\\(\\): this function is deprecated; write evidence\\(mfsvr")
-  expect_identical(old, ep_evidence(voc_x, voc_y, C = 2, epsilon = 0.1, kernel = rbf_kernel(1)))
-  # (the evidence here is largest at the end of the interval: a warning too)
-  at_end <- "evidence for C is largest, at the upper end of its search interval"
-  expect_warning(
-    expect_warning(s <- svr(voc_x, voc_y, select_C = "evidence",
-                            control = svr_control(C_interval = c(0.1, 10))),
-                   "'select_C' is deprecated; write optimize = TRUE"),
-    at_end)
-  expect_warning(new <- svr(voc_x, voc_y, optimize = TRUE,
-                            control = svr_control(C_interval = c(0.1, 10))), at_end)
-  expect_identical(coef(s), coef(new))
-  expect_warning(none <- svr(voc_x, voc_y, select_C = "none"), "deprecated")
-  expect_identical(coef(none), coef(svr(voc_x, voc_y, optimize = FALSE)))
-  expect_warning(svr_control(grid_size = 9), "'grid_size' is deprecated; write search = search_control\\(grid = 9\\)")
-  # (a class checked by the deprecation warnings' handlers)
-  expect_warning(svr_control(fixed_point_tol = 0.1), class = "deprecatedWarning")
 })
