@@ -316,8 +316,7 @@ gpc.default <- function(x, y, kernel = rbf_kernel(), noise = NULL, kappa = 0, bi
                         method = c("tap", "naive"), scale = TRUE, control = gpc_control(),
                         optimize = NULL, inducing = NULL, search = search_control(),
                         multiclass = NULL, ...) {
-  ledger <- .open_ledger()
-  on.exit(.close_ledger(ledger), add = TRUE)
+  .open_ledger()
   .check_dots_empty(...)
   .check_kernel(kernel)
   noise_given <- !is.null(noise)

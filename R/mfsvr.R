@@ -543,10 +543,8 @@ mfsvr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(),
                           control = mfsvr_control(), optimize = NULL, scale = TRUE,
                           inducing = NULL, search = search_control(), bias = NULL,
                           calibration_folds = NULL, noise = "constant", ...) {
-  ledger <- .open_ledger()
-  on.exit(.close_ledger(ledger), add = TRUE)
+  .open_ledger()
   .check_dots_empty(...)
-  on.exit(.forget_mfsvr_prior(), add = TRUE)
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)

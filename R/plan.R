@@ -97,12 +97,15 @@ gpsvm_plan <- function(object) {
   ledger$steps <- list()
   ledger$muted <- FALSE
   .costs$ledgers <- c(list(ledger), .costs$ledgers)
-  ledger
+  # closed when the fitter that opened it returns or fails
+  do.call(on.exit, list(bquote(.close_ledger(.(ledger))), add = TRUE), envir = parent.frame())
+  invisible(ledger)
 }
 
 .close_ledger <- function(ledger) {
   .costs$ledgers <- Filter(function(open) !identical(open, ledger), .costs$ledgers)
-  invisible()
+  # the prior mfsvr() kept for the fits of this call goes with it
+  .forget_mfsvr_prior()
 }
 
 # (NULL: what ran since the last charge is no step's: the fit at settings

@@ -381,8 +381,7 @@ rvm <- function(x, ...) UseMethod("rvm")
 rvm.default <- function(x, y, kernel = rbf_kernel(), control = rvm_control(), scale = TRUE,
                         optimize = FALSE, basis = NULL, search = search_control(),
                         calibration_folds = NULL, noise = "constant", ...) {
-  ledger <- .open_ledger()
-  on.exit(.close_ledger(ledger), add = TRUE)
+  .open_ledger()
   .check_dots_empty(...)
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?rvm)

@@ -157,8 +157,7 @@ srvm.default <- function(x, y, kernel = rbf_kernel(), penalty = roughness_penalt
                          control = srvm_control(), scale = TRUE, optimize = FALSE,
                          basis = NULL, search = search_control(), calibration_folds = NULL,
                          ...) {
-  ledger <- .open_ledger()
-  on.exit(.close_ledger(ledger), add = TRUE)
+  .open_ledger()
   .check_dots_empty(...)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?srvm)
   .check_penalty(penalty)

@@ -149,8 +149,7 @@ svc <- function(x, ...) UseMethod("svc")
 #' @export
 svc.default <- function(x, y, kernel = rbf_kernel(), C = Inf, noise = 0.3, bias = 0.25,
                         scale = TRUE, control = svc_control(), ...) {
-  ledger <- .open_ledger()
-  on.exit(.close_ledger(ledger), add = TRUE)
+  .open_ledger()
   .check_dots_empty(...)
   C <- .check_number(C, "C", lower = 0, open_lower = TRUE, allow_inf = TRUE)
   noise <- .check_number(noise, "noise", lower = 0)

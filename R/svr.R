@@ -288,10 +288,8 @@ svr.default <- function(x, y, C = NULL, epsilon = 0.1, kernel = rbf_kernel(), bi
                         optimize = NULL, control = svr_control(), scale = TRUE,
                         search = search_control(), calibration_folds = NULL,
                         noise = "constant", ...) {
-  ledger <- .open_ledger()
-  on.exit(.close_ledger(ledger), add = TRUE)
+  .open_ledger()
   .check_dots_empty(...)
-  on.exit(.forget_mfsvr_prior(), add = TRUE)
   noise <- .check_noise_choice(noise)
   weigh_linear <- missing(kernel)  # (the default's candidates, see ?mfsvr)
   C_given <- !is.null(C)
