@@ -112,3 +112,24 @@ test_that("summary() says what the choices cost, print() does not", {
   expect_match(capture.output(summary(g)), "^Cost of the choices: hyperparameters \\d+ fits",
                all = FALSE)
 })
+
+test_that("every fitter closes the ledger it opened, when it returns and when it fails", {
+  # (.open_ledger() registers its close on the fitter's exit: an on.exit()
+  # without add = TRUE later in a default method would drop it, and every
+  # later fit would charge its costs to a ledger nobody reads)
+  open_ledgers <- function() length(get(".costs", asNamespace("gpsvm"))$ledgers)
+  set.seed(5)
+  x <- matrix(runif(60), 30, 2)
+  y <- x[, 1] + rnorm(30, sd = 0.1)
+  classes <- factor(ifelse(x[, 1] + rnorm(30, sd = 0.2) > 0.5, "a", "b"))
+  for (fit in list(function() mfsvr(x, y), function() svr(x, y), function() rvm(x, y),
+                   function() srvm(x, y), function() gpc(x, classes), function() svc(x, classes))) {
+    suppressWarnings(fit())
+    expect_identical(open_ledgers(), 0L)
+  }
+  for (fails in list(function() mfsvr(x, y, C = -1), function() svr(x, y[-1]),
+                     function() gpc(x, classes, noise = -1), function() rvm(x, y, kernel = "rbf"))) {
+    expect_error(fails())
+    expect_identical(open_ledgers(), 0L)
+  }
+})
