@@ -3,8 +3,11 @@
 #
 #   R_LIBS=... Rscript bench/bench-matern.R
 #   GPSVM_BENCH_SPLITS=3 Rscript bench/bench-matern.R
+#   GPSVM_BENCH_FRIEDMAN_N=2860 GPSVM_BENCH_SETS=friedman1 Rscript bench/bench-matern.R
+#     (about 2000 training rows, where mfsvr()'s default weighs its widths
+#     per input on the most rows it does that on: see ?gpsvm_size_policy)
 #
-# Data: mlbench's Friedman 1 (n = 500, sd 1; 10 inputs, 5 of them
+# Data: mlbench's Friedman 1 (n = 500 unless GPSVM_BENCH_FRIEDMAN_N, sd 1; 10 inputs, 5 of them
 # irrelevant) and BostonHousing (506 rows, 13 inputs; chas as a number for
 # km()), random 70/30 splits.  For each split and model: held-out RMSE, mean
 # log score (the negative log predictive density of the held-out targets:
@@ -21,16 +24,18 @@ if (!requireNamespace("DiceKriging", quietly = TRUE)) {
   quit(save = "no")
 }
 splits <- as.integer(Sys.getenv("GPSVM_BENCH_SPLITS", "3"))
+friedman_n <- as.integer(Sys.getenv("GPSVM_BENCH_FRIEDMAN_N", "500"))
+only <- strsplit(Sys.getenv("GPSVM_BENCH_SETS", "friedman1,boston"), ",")[[1]]
 
 sets <- function() {
   set.seed(1)
-  f1 <- mlbench::mlbench.friedman1(500, sd = 1)
+  f1 <- mlbench::mlbench.friedman1(friedman_n, sd = 1)
   friedman <- data.frame(f1$x, y = f1$y)
   data(BostonHousing, package = "mlbench", envir = environment())
   boston <- BostonHousing
   boston$chas <- as.numeric(as.character(boston$chas))
   names(boston)[names(boston) == "medv"] <- "y"
-  list(friedman1 = friedman, boston = boston)
+  list(friedman1 = friedman, boston = boston)[only]
 }
 
 # CPU seconds (user + system) of the fit: the machine may be shared
