@@ -276,7 +276,7 @@
 #'   above one width, the margin 2.6), at held-out RMSE 20.8 against 19.4
 #'   with the search off (log score 4.38 against 4.35); [svr()] 19.7,
 #'   `e1071::svm()` 20.7, `DiceKriging::km()` 20.0. On Friedman 1 at 60
-#'   rows, where the evidence's margin per width is lower (1.9 to 2.4
+#'   rows, where the evidence's gain per width is lower (1.9 to 2.4
 #'   nats), the widths lowered the log score by 0.37; no margin separates
 #'   the two, nor does EP's leave-one-out density.
 #' * The default's cost on 1000 and 2000 rows of Friedman 1 (10 inputs,
