@@ -108,11 +108,19 @@ gpsvm_plan <- function(object) {
   .forget_mfsvr_prior()
 }
 
+# The innermost open ledger, and the one charges go to: NULL where none is
+# open, and for charges also while it is muted.
+.current_ledger <- function() if (length(.costs$ledgers) > 0L) .costs$ledgers[[1L]]
+.charging_ledger <- function() {
+  ledger <- .current_ledger()
+  if (!is.null(ledger) && !ledger$muted) ledger
+}
+
 # (NULL: what ran since the last charge is no step's: the fit at settings
 # the call gave)
 .charge <- function(step) {
-  ledger <- .costs$ledgers[1L][[1L]]
-  if (is.null(ledger) || ledger$muted) return(invisible())
+  ledger <- .charging_ledger()
+  if (is.null(ledger)) return(invisible())
   now <- .cost_mark()
   if (!is.null(step)) ledger$steps[[step]] <- (ledger$steps[[step]] %||% 0) + now - ledger$mark
   ledger$mark <- now
@@ -127,8 +135,8 @@ gpsvm_plan <- function(object) {
 }
 
 .charge_whole <- function(step, expr) {
-  ledger <- .costs$ledgers[1L][[1L]]
-  if (is.null(ledger) || ledger$muted) return(expr)
+  ledger <- .charging_ledger()
+  if (is.null(ledger)) return(expr)
   ledger$muted <- TRUE
   on.exit(ledger$muted <- FALSE)
   value <- expr
@@ -141,8 +149,8 @@ gpsvm_plan <- function(object) {
 # at the rows of a search) charged to the open ledger's steps of the same
 # names; the next charge gets what that fitter's plan did not hold.
 .charge_plan <- function(plan) {
-  ledger <- .costs$ledgers[1L][[1L]]
-  if (is.null(ledger) || ledger$muted || is.null(plan$fits)) return(invisible())
+  ledger <- .charging_ledger()
+  if (is.null(ledger) || is.null(plan$fits)) return(invisible())
   for (i in which(!is.na(plan$fits))) {
     spent <- c(fits = plan$fits[i], seconds = plan$seconds[i])
     ledger$steps[[plan$step[i]]] <- (ledger$steps[[plan$step[i]]] %||% 0) + spent
@@ -154,8 +162,7 @@ gpsvm_plan <- function(object) {
 # The plan with the open ledger's charges: each step's fits and seconds on
 # its first row, NA where nothing was charged to it.
 .with_costs <- function(plan) {
-  ledger <- .costs$ledgers[1L][[1L]]
-  steps <- if (!is.null(ledger)) ledger$steps
+  steps <- .current_ledger()$steps
   first <- !duplicated(plan$step)
   cost <- function(what) {
     vapply(seq_len(nrow(plan)), function(i) {
